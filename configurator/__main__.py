@@ -1,0 +1,3 @@
+from configurator.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Catalog: spec models for cards, chassis and models, and YAML loading. No Qt."""

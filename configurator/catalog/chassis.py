@@ -1,0 +1,73 @@
+"""Chassis specifications (``specs/chassis.yaml``): slot maps, PCIe roots, PSU and airflow."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from configurator.catalog.sourced import Sourced, Strict
+
+
+class SlotPosition(Strict):
+    """One place a GPU can go.
+
+    ``x`` is the position along the slot axis in expansion-slot pitches (20.32 mm each),
+    so a double-width card at x=0 covers x=0 and x=1; a position at x=1 is then blocked.
+    """
+
+    slot: int = Field(ge=1)  # the number the user sees (1-based)
+    kind: Literal["pcie", "sxm"] = "pcie"
+    x: int = Field(ge=0)
+    pcie_generation: int = Field(ge=3, le=6)
+    lanes: int = Field(ge=1, le=16)
+    cpu: int = Field(ge=0)  # CPU socket whose root complex the slot hangs on
+    switch: str | None = None  # PCIe switch name, when the slot sits behind one
+    max_width: int = Field(default=2, ge=0)  # widest card (in slot pitches) the position takes
+    label: str | None = None  # vendor's slot name, e.g. "SLOT7 PCIe5 x16"
+
+
+class PsuSpec(Strict):
+    units: int = Field(ge=1)
+    watts_each: Sourced
+    redundant_units: int = Field(default=0, ge=0)  # units held in reserve (N+M: M)
+    atx3_excursion: bool = False  # ATX 3.x PSU rated for 200 % for 100 us (Intel ATX12VO guide table 3-3)
+
+
+class ChassisSpec(Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
+    name: str
+    vendor: str
+    kind: Literal["workstation", "server", "hgx"]
+    form_factor: str  # e.g. "tower", "4U rack"
+    generic: bool = False  # a typical build, not a product
+    source: str = Field(min_length=3)
+    cpu_sockets: int = Field(ge=1)
+    airflow: Literal["desk", "server"]  # desk: tower fans; server: front-to-rear high static pressure
+    airflow_source: str = Field(min_length=3)
+    max_card_length_mm: Sourced
+    platform_power_w: Sourced  # CPUs, memory, drives, fans: everything but the GPUs
+    psu: PsuSpec
+    nvswitch: bool = False  # SXM baseboard with NVSwitch (HGX)
+    positions: list[SlotPosition]
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _slots_unique(self) -> ChassisSpec:
+        slots = [p.slot for p in self.positions]
+        if len(slots) != len(set(slots)):
+            raise ValueError("slot numbers must be unique")
+        if any(p.cpu >= self.cpu_sockets for p in self.positions):
+            raise ValueError("a position names a CPU socket the chassis does not have")
+        return self
+
+    def position(self, slot: int) -> SlotPosition:
+        for p in self.positions:
+            if p.slot == slot:
+                return p
+        raise KeyError(slot)
+
+    @property
+    def psu_capacity_w(self) -> float:
+        """Continuous PSU capacity with the redundant units removed."""
+        return self.psu.watts_each.require(f"{self.id} PSU rating") * (self.psu.units - self.psu.redundant_units)

@@ -1,0 +1,120 @@
+"""Command line: ``configurator [BUILD.yaml]``, ``configurator size``, ``catalog``, ``nccl-busbw``.
+
+Bad input exits non-zero with file, line and field; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from configurator import __version__
+from configurator.catalog.errors import FileError
+from configurator.catalog.loader import default_catalog
+from configurator.catalog.yamlio import read_text
+
+
+def default_build_path() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "resources" / "builds", here.parent / "resources" / "builds"):
+        if (candidate / "default.yaml").is_file():
+            return candidate / "default.yaml"
+    raise FileNotFoundError("default build not found in resources/builds")
+
+
+def _size(path: Path | None, as_json: bool) -> int:
+    from configurator.engine import evaluate
+    from configurator.engine.buildfile import load_build
+    from configurator.report.text import render
+
+    path = path or default_build_path()
+    build = load_build(path)
+    result = evaluate(build, base_dir=path.parent)
+    if as_json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(render(result), end="")
+    return 1 if result.errors else 0
+
+
+def _catalog(kind: str, as_json: bool) -> int:
+    cat = default_catalog()
+    if kind == "cards":
+        items = cat.cards.values()
+        if as_json:
+            print(json.dumps([c.model_dump(mode="json") for c in items], indent=2))
+            return 0
+        print(f"{'id':22s} {'name':42s} {'visible GB':>10s} {'BF16 TFLOPS':>11s} {'TDP W':>6s}  NVLink  MIG")
+        for c in items:
+            bf16 = f"{c.bf16_dense_tflops.value:.1f}" if c.bf16_dense_tflops.value else "n/p"
+            print(f"{c.id:22s} {c.name:42s} {c.visible_gb:10.1f} {bf16:>11s} {c.power.tdp_w.value or 0:6.0f}  "
+                  f"{'yes' if c.nvlink else 'no ':6s}  {'yes' if c.mig else 'no'}")  # fmt: skip
+    elif kind == "models":
+        items = cat.models.values()
+        if as_json:
+            print(json.dumps([m.model_dump(mode="json") for m in items], indent=2))
+            return 0
+        print(f"{'id':22s} {'name':44s} {'parameters':>16s}  architecture")
+        for m in items:
+            print(f"{m.id:22s} {m.name:44s} {m.total_params:16,d}  {m.architecture}")
+    else:
+        items = cat.chassis.values()
+        if as_json:
+            print(json.dumps([c.model_dump(mode="json") for c in items], indent=2))
+            return 0
+        print(f"{'id':24s} {'name':44s} {'GPUs':>4s} {'CPUs':>4s}  airflow  PSU")
+        for c in items:
+            psu = f"{c.psu.units} x {c.psu.watts_each.value:,.0f} W" if c.psu.watts_each.value else "unpublished"
+            print(f"{c.id:24s} {c.name:44s} {len(c.positions):4d} {c.cpu_sockets:4d}  {c.airflow:7s}  {psu}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="configurator",
+        description=(
+            "GPU build configurator for LLM fine-tuning. With no command, sizes the given build (or the default)."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    p_size = sub.add_parser("size", help="size a build file and print the report")
+    p_size.add_argument("build", type=Path, nargs="?", help="build YAML (default: the preloaded build)")
+    p_size.add_argument("--json", action="store_true", help="print the result model as JSON")
+    p_cat = sub.add_parser("catalog", help="list the catalog")
+    p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
+    p_cat.add_argument("--json", action="store_true")
+    p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
+    p_nccl.add_argument("file", type=Path)
+    p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
+
+    args, rest = parser.parse_known_args(argv)
+    try:
+        if args.command == "size":
+            return _size(args.build, args.json)
+        if args.command == "catalog":
+            return _catalog(args.kind, args.json)
+        if args.command == "nccl-busbw":
+            from configurator.engine.nccl import large_message_busbw
+
+            busbw = large_message_busbw(read_text(args.file))
+            print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
+                  f"add to the build's assumptions:\n  calibration: [{{link: {args.link}, busbw_gb_s: {busbw:.1f}, "
+                  f"source: \"{args.file.name}\"}}]")  # fmt: skip
+            return 0
+        build = Path(rest[0]) if rest else None
+        if rest and rest[0].startswith("-"):
+            parser.error(f"unknown option {rest[0]}")
+        return _size(build, False)
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,164 @@
+"""Activation memory: what autograd keeps between the forward and the backward pass.
+
+The model counts, per decoder layer and per token, the tensors a Hugging Face Llama-style block saves
+(the structure of Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+Models", §4.1, re-derived for RMSNorm, rotary attention with SDPA/flash kernels, grouped-query attention
+and SwiGLU MLPs), plus the logits and loss buffers, which dominate at 128k+ vocabularies.
+All sizes in bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from configurator.catalog.models import ModelSpec
+from configurator.engine.build import Job
+
+BF16, FP32 = 2, 4
+
+# Module groups a LoRA target (or a full fine-tune) can make trainable.
+Q, K, V, O, GATE, UP, DOWN, ROUTER = "q", "k", "v", "o", "gate", "up", "down", "router"
+_SHORT = {
+    "q_proj": {Q}, "k_proj": {K}, "v_proj": {V}, "o_proj": {O}, "qkv_proj": {Q, K, V},
+    "gate_proj": {GATE}, "up_proj": {UP}, "down_proj": {DOWN}, "gate_up_proj": {GATE, UP},
+    "w1": {GATE}, "w3": {UP}, "w2": {DOWN}, "gate": {ROUTER}, "shared_expert_gate": {ROUTER},
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ActivationBreakdown:
+    per_layer_bytes_per_token: float  # kept without checkpointing
+    layers_bytes: float  # all layers, as stored (checkpointing: only layer inputs)
+    recompute_bytes: float  # checkpointing: one layer's activations rebuilt during backward (transient)
+    head_bytes: float  # final norm and lm_head input
+    loss_bytes: float  # logits, log-probabilities and their gradients at the start of backward
+    backward_workspace_bytes: float  # gradient buffers of one layer during backward (transient)
+
+    @property
+    def saved_bytes(self) -> float:
+        return self.layers_bytes + self.head_bytes + self.loss_bytes
+
+    @property
+    def transient_bytes(self) -> float:
+        return self.recompute_bytes + self.backward_workspace_bytes
+
+
+def trained_groups(model: ModelSpec, job: Job) -> frozenset[str]:
+    """Which linear groups have trainable weights (and so keep their inputs for weight gradients)."""
+    if job.method == "full":
+        return frozenset({Q, K, V, O, GATE, UP, DOWN, ROUTER})
+    if model.is_params_only:
+        return frozenset()
+    groups: set[str] = set()
+    targets = job.lora.targets
+    names = [t for t in targets if t not in ("lm_head", "output")] if isinstance(targets, list) else targets
+    if not names:
+        return frozenset()
+    for module in _lora_modules(model, names if isinstance(names, str) else tuple(names)):
+        groups |= _SHORT.get(module.short_name, _SHORT.get(module.name, set()))
+    return frozenset(groups)
+
+
+@functools.lru_cache(maxsize=256)
+def _lora_modules(model: ModelSpec, targets: str | tuple[str, ...]):  # type: ignore[no-untyped-def]
+    return model.lora_modules(targets if isinstance(targets, str) else list(targets))
+
+
+def lm_head_trained(job: Job) -> bool:
+    targets = job.lora.targets
+    return job.method == "full" or (isinstance(targets, list) and bool({"lm_head", "output"} & set(targets)))
+
+
+def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
+    """Bytes one decoder layer keeps per token for the backward pass (no checkpointing).
+
+    tp: tensor-parallel degree; attention and MLP tensors are split across the group, norms and
+    block inputs are replicated (Korthikanti et al. 2022, eq. 2: sbh(10 + 24/t + 5as/ht)).
+    """
+    assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
+    h, nh = model.hidden_size, model.num_attention_heads
+    a = nh * model.head_dim  # query width
+    kv = model.num_key_value_heads * model.head_dim
+    f = model.tokens_ffn_width
+    groups = trained_groups(model, job)
+    full = job.method == "full"
+    if job.method == "qlora":
+        # bitsandbytes' MatMul4Bit kept the input of every 4-bit linear for backward
+        # (ctx.tensors = (A, B) up to 0.42; later releases keep only B): the LitGPT QLoRA runs in
+        # measured-runs.md show it. Planning with it errs on the safe side for newer releases.
+        keeps_input = frozenset({Q, K, V, O, GATE, UP, DOWN})
+    else:
+        keeps_input = groups
+
+    # RMSNorm: HF's LlamaRMSNorm upcasts its input to fp32 and autograd keeps that copy (pow, mul);
+    # a trained norm weight also keeps the normalised bf16 tensor for its gradient.
+    norm = FP32 * h + (BF16 * h if full else 0)
+    replicated = 2 * norm
+    if keeps_input & {Q, K, V}:
+        replicated += BF16 * h  # q/k/v input (norm output), for their weight gradients (or LoRA A)
+    if keeps_input & {GATE, UP, ROUTER}:
+        replicated += BF16 * h  # MLP input
+
+    # Attention kernels keep q, k, v, the output and the fp32 log-sum-exp per head.
+    if job.attention == "flash":
+        attn = BF16 * (2 * a + 2 * kv) + FP32 * nh  # flash-attn 2 handles GQA natively
+    elif job.attention == "sdpa":
+        # HF's SDPA path expands k and v to all heads (repeat_kv) when an attention mask is present
+        attn = BF16 * 4 * a + FP32 * nh
+    else:  # eager: q, k, v and the s x s probabilities (fp32 softmax output and its bf16 copy)
+        attn = BF16 * 4 * a + (FP32 + BF16) * nh * sequence
+    if O in keeps_input:
+        attn += BF16 * a  # o_proj input: the transposed, contiguous copy of the attention output
+
+    # SwiGLU: SiLU keeps its input (gate output); the product keeps SiLU(gate) and up; down's input
+    # (the product) is kept only when down_proj is trained.
+    mlp = 3 * BF16 * f + (BF16 * f if DOWN in keeps_input else 0)
+    if model.is_moe and groups & {GATE, UP, DOWN}:
+        # tokens are copied to each of their k experts before the expert linears
+        mlp += BF16 * h * model.num_experts_per_tok + FP32 * model.num_experts
+
+    lora = 0.0
+    if job.method in ("lora", "qlora"):
+        r = job.lora.rank
+        adapter_bytes = FP32 if job.precision == "mixed-bf16" else BF16
+        n_modules = len(groups - {ROUTER})
+        lora += n_modules * adapter_bytes * r  # A's output, kept for B's gradient
+        if job.lora.dropout > 0:
+            # nn.Dropout makes a new input copy per adapted module, plus a 1-byte mask
+            lora += n_modules * (BF16 + 1) * h
+    return replicated + (attn + mlp + lora) / tp
+
+
+def activation_breakdown(model: ModelSpec, job: Job, tp: int = 1) -> ActivationBreakdown:
+    """Activation bytes on one card for one micro-batch."""
+    assert model.hidden_size and model.num_layers and model.vocab_size
+    tokens = job.sequence_length * job.micro_batch_size
+    h, layers, vocab = model.hidden_size, model.num_layers, model.vocab_size
+    per_layer = per_layer_bytes_per_token(model, job, job.sequence_length, tp)
+    f = model.tokens_ffn_width
+
+    if job.gradient_checkpointing:
+        # HF gradient checkpointing keeps each decoder layer's input and rebuilds one layer at a time.
+        layers_bytes = layers * BF16 * h * tokens
+        recompute = per_layer * tokens
+    else:
+        layers_bytes = layers * per_layer * tokens
+        recompute = 0.0
+
+    head = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
+    if lm_head_trained(job):
+        head += BF16 * h * tokens  # lm_head input for its weight gradient
+
+    logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
+    if job.loss == "standard":
+        # bf16 logits (held by the model output) + fp32 log-probabilities kept by log_softmax, and at the
+        # start of backward the fp32 gradients of the log-probabilities and of the logits: 2 + 4 + 4 + 4.
+        loss = logits * (BF16 + FP32 + FP32 + FP32)
+    else:
+        # chunked cross-entropy: bf16 logits and bf16 log-probabilities of every chunk, no fp32 copy
+        loss = logits * (BF16 + BF16)
+
+    # Gradient buffers of one layer in backward: the MLP intermediates' gradients and the residual stream.
+    workspace = tokens * (BF16 * 2 * f / tp + FP32 * h)
+    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace)

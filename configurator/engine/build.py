@@ -1,0 +1,149 @@
+"""The build document: what the user saves, opens and edits (``*.yaml``).
+
+Structural rules (types, ranges, allowed words) live here so a bad file fails at load
+with file, line and field. References to the catalog (card, chassis, model ids) and
+physical rules are checked by the engine, which reports them as checks, never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from configurator.catalog.sourced import Strict
+
+SCHEMA_VERSION = 1
+
+Method = Literal["full", "lora", "qlora"]
+Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd"]
+Precision = Literal["mixed-bf16", "pure-bf16"]
+Parallelism = Literal["single", "ddp", "fsdp", "tp"]
+LinkRates = Literal["nominal", "measured"]
+LinkKind = Literal["nvlink", "nvswitch", "pcie"]
+
+
+class MigInstanceRequest(Strict):
+    profile: str
+    start: int | None = Field(default=None, ge=0)
+
+
+class CardPlacement(Strict):
+    slot: int = Field(ge=1, le=64)
+    card: str = Field(min_length=1)
+    power_limit_w: float | None = Field(default=None, gt=0, le=2000)
+    # A MIG layout: profile names (placed automatically) or {profile, start}
+    mig: list[MigInstanceRequest] | None = None
+
+    @field_validator("mig", mode="before")
+    @classmethod
+    def _profiles_as_requests(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [{"profile": v} if isinstance(v, str) else v for v in value]
+        return value
+
+
+class Bridge(Strict):
+    slots: list[int] = Field(min_length=2, max_length=8)
+
+    @field_validator("slots")
+    @classmethod
+    def _distinct(cls, slots: list[int]) -> list[int]:
+        if len(set(slots)) != len(slots):
+            raise ValueError("a bridge joins distinct slots")
+        return sorted(slots)
+
+
+class LinkCalibration(Strict):
+    """A measured all_reduce bus bandwidth for one link kind (from nccl-tests all_reduce_perf)."""
+
+    link: LinkKind
+    busbw_gb_s: float = Field(gt=0, le=5000)
+    source: str = "nccl-tests all_reduce_perf"
+
+
+class Assumptions(Strict):
+    # nominal: datasheet rates per direction; measured: typical nccl-tests busbw (hardware-facts §3.3)
+    link_rates: LinkRates = "measured"
+    # Model FLOPs utilisation for compute time. 0.4 is the usual planning figure: Megatron-LM and
+    # PaLM report 40-55 % MFU on large dense training (Chowdhery et al. 2022, Table 3; Korthikanti
+    # et al. 2022 report 54.2 % at 530B); fine-tuning on a few cards sits at the low end.
+    utilization: float = Field(default=0.4, gt=0, le=1)
+    # Seed A calls ~6 GB of 150.8 "too little to plan on": warn under this fraction of capacity.
+    safety_margin_fraction: float = Field(default=0.05, ge=0, le=0.5)
+    calibration: list[LinkCalibration] = []
+
+
+class LoraSettings(Strict):
+    rank: int = Field(default=16, ge=1, le=4096)
+    alpha: float | None = None
+    targets: Literal["all-linear", "attention", "qv"] | list[str] = "all-linear"
+    dropout: float = Field(default=0.0, ge=0, lt=1)
+
+    @field_validator("targets")
+    @classmethod
+    def _non_empty(cls, targets: str | list[str]) -> str | list[str]:
+        if isinstance(targets, list) and not targets:
+            raise ValueError("name at least one module, or use all-linear / attention / qv")
+        return targets
+
+
+class InstanceRef(Strict):
+    slot: int = Field(ge=1)
+    instance: int = Field(ge=0)
+
+
+class ParamsOnlyModel(Strict):
+    parameters: float = Field(gt=0, le=1e13)
+    adapter_fraction: float = Field(default=0.005, gt=0, le=1)
+    name: str | None = None
+
+
+class Job(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    # catalog id, a path to a Hugging Face config.json (relative to the build file), or {parameters: 30e9}
+    model: str | ParamsOnlyModel
+    method: Method = "lora"
+    lora: LoraSettings = LoraSettings()
+    quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
+    optimizer: Optimizer = "adamw"
+    precision: Precision = "mixed-bf16"
+    parallelism: Parallelism = "single"
+    tensor_parallel: int = Field(default=1, ge=1, le=64)
+    sequence_length: int = Field(default=2048, ge=1, le=2_097_152)
+    micro_batch_size: int = Field(default=1, ge=1, le=4096)
+    gradient_accumulation_steps: int = Field(default=1, ge=1, le=65536)
+    gradient_checkpointing: bool = True
+    loss: Literal["standard", "chunked"] = "standard"
+    attention: Literal["sdpa", "flash", "eager"] = "sdpa"
+    activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
+    cards: list[int | InstanceRef] = Field(default_factory=list)
+
+    @property
+    def card_keys(self) -> list[tuple[int, int | None]]:
+        """(slot, MIG instance or None) for every card the job runs on."""
+        return [(c, None) if isinstance(c, int) else (c.slot, c.instance) for c in self.cards]
+
+
+class Build(Strict):
+    schema_version: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
+    name: str = Field(default="Untitled build", max_length=200)
+    chassis: str
+    cards: list[CardPlacement] = []
+    bridges: list[Bridge] = []
+    assumptions: Assumptions = Assumptions()
+    jobs: list[Job] = []
+
+    @model_validator(mode="after")
+    def _slots_once(self) -> Build:
+        slots = [c.slot for c in self.cards]
+        dup = sorted({s for s in slots if slots.count(s) > 1})
+        if dup:
+            raise ValueError(f"slot(s) {dup} hold more than one card")
+        return self
+
+    def card_in(self, slot: int) -> CardPlacement | None:
+        for c in self.cards:
+            if c.slot == slot:
+                return c
+        return None

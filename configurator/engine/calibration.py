@@ -1,0 +1,128 @@
+"""Published peak-memory measurements used to check the memory model (measured-runs.md).
+
+Each case states its settings as a Job and the counter it measured. ``model_error`` runs the memory
+model on a case; the spread of those errors is the uncertainty band the engine reports around its
+peak (``UNCERTAINTY_LOW`` / ``UNCERTAINTY_HIGH``), and tests/test_calibration.py holds every case
+within 15 % and the band to the spread actually found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from configurator.catalog.models import ModelSpec
+from configurator.engine.build import Job, LoraSettings
+from configurator.engine.memory import memory_for_card
+
+GIB = 2**30
+Counter = Literal["allocated", "reserved"]
+
+
+@dataclass(frozen=True)
+class MeasuredRun:
+    label: str
+    source: str
+    model_id: str
+    job: Job
+    shards: int
+    counter: Counter  # allocated = max_memory_allocated; reserved = max_memory_reserved (no CUDA context)
+    measured_bytes: float
+
+
+def _job(**kw) -> Job:  # type: ignore[no-untyped-def]
+    return Job(name=kw.pop("name", "case"), model=kw.pop("model", "x"), **kw)
+
+
+_LITGPT = "Lightning-AI/litgpt tutorials/resource-tables.md (A100 40GB, Oct 2023)"
+_PEFT = "huggingface/peft method_comparison/MetaMathQA results (L40S)"
+_ANSWERAI = "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md (2 x RTX 3090)"
+_TORCHTUNE = "pytorch/torchtune docs/source/tutorials/lora_finetune.rst (April 2024)"
+
+# LitGPT: bf16-true, LoRA r8 on q and v (dropout 0.05), no checkpointing, chunked CE, peak at 1,304 tokens
+_lit = dict(
+    precision="pure-bf16", gradient_checkpointing=False, loss="chunked", attention="flash", sequence_length=1304,
+    lora=LoraSettings(rank=8, targets="qv", dropout=0.05),
+)  # fmt: skip
+# PEFT MetaMathQA: pure bf16 base, fp32 adapters (mixed-bf16 adapter convention), batch 4 x 768, SDPA
+_peft = dict(sequence_length=768, micro_batch_size=4, gradient_checkpointing=False, attention="sdpa")
+# Answer.AI: LoRA r64 on q, k, v, gate, up, down; pure bf16; FSDP over 2; checkpointing
+_aai = dict(
+    precision="pure-bf16", gradient_checkpointing=True, attention="sdpa",
+    lora=LoraSettings(rank=64, targets=["q_proj", "k_proj", "v_proj", "gate_proj", "up_proj", "down_proj"]),
+)  # fmt: skip
+# torchtune: bf16, checkpointing on, batch 2, Alpaca at 512 tokens
+_tt = dict(precision="pure-bf16", gradient_checkpointing=True, micro_batch_size=2, sequence_length=512)
+_ALL8 = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "output"]
+
+MEASURED_RUNS: tuple[MeasuredRun, ...] = (
+    MeasuredRun("LitGPT Llama 2 7B LoRA mb1", _LITGPT, "llama-2-7b", _job(method="lora", **_lit), 1,
+                "allocated", 21.30e9),
+    MeasuredRun("LitGPT Llama 2 7B LoRA mb2", _LITGPT, "llama-2-7b",
+                _job(method="lora", micro_batch_size=2, **_lit), 1, "allocated", 29.07e9),
+    MeasuredRun("LitGPT Llama 2 7B QLoRA nf4", _LITGPT, "llama-2-7b",
+                _job(method="qlora", quantization="nf4", **_lit), 1, "allocated", 14.14e9),
+    MeasuredRun("LitGPT Llama 2 7B QLoRA nf4-dq", _LITGPT, "llama-2-7b",
+                _job(method="qlora", quantization="nf4-dq", **_lit), 1, "allocated", 13.84e9),
+    MeasuredRun("LitGPT Llama 2 13B LoRA", _LITGPT, "llama-2-13b", _job(method="lora", **_lit), 1,
+                "allocated", 38.12e9),
+    MeasuredRun("LitGPT Llama 2 13B QLoRA nf4", _LITGPT, "llama-2-13b",
+                _job(method="qlora", quantization="nf4", **_lit), 1, "allocated", 23.14e9),
+    MeasuredRun("LitGPT Llama 2 13B QLoRA nf4-dq", _LITGPT, "llama-2-13b",
+                _job(method="qlora", quantization="nf4-dq", **_lit), 1, "allocated", 22.55e9),
+    MeasuredRun("PEFT Llama 3.2 3B full FT", _PEFT, "llama-3.2-3b",
+                _job(method="full", precision="pure-bf16", **_peft), 1, "reserved", 34.78 * GIB),
+    MeasuredRun("PEFT Llama 3.2 3B LoRA r32 qv", _PEFT, "llama-3.2-3b",
+                _job(method="lora", lora=LoraSettings(rank=32, targets="qv"), **_peft), 1, "reserved",
+                18.74 * GIB),
+    MeasuredRun("Answer.AI QLoRA 1x512", _ANSWERAI, "llama-2-7b",
+                _job(method="qlora", quantization="nf4", sequence_length=512, parallelism="fsdp", **_aai), 2,
+                "reserved", 4.98 * GIB),
+    MeasuredRun("Answer.AI QLoRA 1x2048", _ANSWERAI, "llama-2-7b",
+                _job(method="qlora", quantization="nf4", sequence_length=2048, parallelism="fsdp", **_aai), 2,
+                "reserved", 5.21 * GIB),
+    MeasuredRun("Answer.AI LoRA 1x2048 (allocated)", _ANSWERAI, "llama-2-7b",
+                _job(method="lora", sequence_length=2048, parallelism="fsdp", **_aai), 2, "allocated",
+                9.16 * GIB),
+    MeasuredRun("Answer.AI LoRA 1x2048", _ANSWERAI, "llama-2-7b",
+                _job(method="lora", sequence_length=2048, parallelism="fsdp", **_aai), 2, "reserved",
+                10.22 * GIB),
+    MeasuredRun("Answer.AI LoRA 4x2048", _ANSWERAI, "llama-2-7b",
+                _job(method="lora", sequence_length=2048, micro_batch_size=4, parallelism="fsdp", **_aai), 2,
+                "reserved", 16.14 * GIB),
+    MeasuredRun("torchtune LoRA r8 qv", _TORCHTUNE, "llama-2-7b",
+                _job(method="lora", lora=LoraSettings(rank=8, targets="qv"), **_tt), 1, "reserved", 15.57e9),
+    MeasuredRun("torchtune LoRA r8 all+output", _TORCHTUNE, "llama-2-7b",
+                _job(method="lora", lora=LoraSettings(rank=8, targets=_ALL8), **_tt), 1, "reserved", 15.87e9),
+    MeasuredRun("torchtune LoRA r64 qv", _TORCHTUNE, "llama-2-7b",
+                _job(method="lora", lora=LoraSettings(rank=64, targets="qv"), **_tt), 1, "reserved", 15.86e9),
+    MeasuredRun("torchtune LoRA r64 all+output", _TORCHTUNE, "llama-2-7b",
+                _job(method="lora", lora=LoraSettings(rank=64, targets=_ALL8), **_tt), 1, "reserved",
+                17.04e9),
+)  # fmt: skip
+
+
+def predicted_bytes(run: MeasuredRun, model: ModelSpec) -> float:
+    mem = memory_for_card(model, run.job, shards=run.shards)
+    return mem.peak_allocated if run.counter == "allocated" else mem.allocator_reserved
+
+
+def model_error(run: MeasuredRun, model: ModelSpec) -> float:
+    """Relative error of the model on one case: (predicted - measured) / measured."""
+    return predicted_bytes(run, model) / run.measured_bytes - 1.0
+
+
+# Cases the training-step model is known not to represent, with the reason (kept visible, not hidden):
+# Answer.AI's QLoRA reserves ~5 GiB whatever the context (4.98 GiB at 512, 5.21 at 2048): a floor set
+# before training (quantising the model on each rank before FSDP shards it), not by the step itself.
+KNOWN_OUTLIERS = {"Answer.AI QLoRA 1x512": "reserved floor from model loading and quantisation, not the step"}
+
+# Spread of model_error over MEASURED_RUNS less KNOWN_OUTLIERS (checked by tests/test_calibration.py):
+# the model lands between 9 % under and 11 % over the measured peak.
+MODEL_ERROR_MIN = -0.09
+MODEL_ERROR_MAX = 0.11
+
+
+def uncertainty_band(predicted: float) -> tuple[float, float]:
+    """Range the true peak falls in, given the model's error spread on the measured runs."""
+    return predicted / (1 + MODEL_ERROR_MAX), predicted / (1 + MODEL_ERROR_MIN)

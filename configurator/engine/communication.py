@@ -1,0 +1,100 @@
+"""Communication per step, collective by collective.
+
+Ring algorithms (nccl-tests doc/PERFORMANCE.md): each card sends and receives
+all-reduce 2(N-1)/N x S, all-gather and reduce-scatter (N-1)/N x S, where S is the whole buffer.
+Time = bytes per card / per-direction rate of the slowest link on the ring; with measured rates the
+typical nccl-tests busbw stands in for that rate (busbw is defined so that this holds).
+"""
+
+from __future__ import annotations
+
+from configurator.engine.build import Job
+from configurator.engine.memory import Parameters
+from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.result import Collective, Communication
+from configurator.engine.topology import Link
+
+ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all-reduce", "all-gather", "reduce-scatter"
+
+
+def ring_factor(kind: str, n: int) -> float:
+    if n <= 1:
+        return 0.0
+    return 2 * (n - 1) / n if kind == ALL_REDUCE else (n - 1) / n
+
+
+def slowest_link(slots: list[int], link_of, basis: str, calibration: dict[str, float]):  # type: ignore[no-untyped-def]
+    """The ring over the job's cards in slot order; the slowest hop bounds every collective."""
+    hops = [link_of(slots[i], slots[(i + 1) % len(slots)]) for i in range(len(slots))]
+    return min(((h, *h.rate(basis, calibration)) for h in hops), key=lambda t: t[1])
+
+
+def frozen_base_bytes(job: Job, p: Parameters) -> float:
+    """The base weights as stored: what FSDP gathers (bf16, or NF4 storage under QLoRA)."""
+    if job.method == "qlora":
+        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        return p.frozen_linear * nf4 + p.frozen_other * BF16
+    return p.total * BF16
+
+
+def communication(
+    job: Job,
+    p: Parameters,
+    tb: TrainedBytes,
+    slots: list[int],
+    link: Link | None,
+    rate_gb_s: float,
+    basis: str,
+    hidden_size: int | None,
+    num_layers: int | None,
+) -> Communication:
+    n = len(slots)
+    if n <= 1 or link is None or job.parallelism == "single":
+        return Communication()
+    accum = job.gradient_accumulation_steps
+    rate = rate_gb_s * 1e9
+    collectives: list[Collective] = []
+
+    def add(name: str, kind: str, payload: float, count: int) -> None:
+        per_card = ring_factor(kind, n) * payload * count
+        collectives.append(
+            Collective(
+                name=name, kind=kind, count_per_step=count, payload_bytes=payload, bytes_per_card=per_card,
+                link=link.name, rate_gb_s=rate_gb_s, rate_basis=basis, seconds=per_card / rate,
+            )
+        )  # fmt: skip
+
+    grad_bytes = p.trainable * tb.gradient  # gradients in their training dtype (BF16 for a full fine-tune)
+    notes: list[str] = []
+    tp_token = None
+    if job.parallelism == "ddp":
+        # ZeRO paper §5: data parallelism all-reduces the gradients once per step ("2 Psi data movement");
+        # gradient accumulation uses no_sync, so one all-reduce per optimizer step.
+        add("gradient all-reduce", ALL_REDUCE, grad_bytes, 1)
+    elif job.parallelism == "fsdp":
+        # FSDP / ZeRO-3 gathers the sharded weights before the forward and again before the backward
+        # pass and reduce-scatters the gradients, every micro-batch. For LoRA and QLoRA the frozen base is
+        # what is gathered (seed A: 141 GB per card per micro-batch for a 70B LoRA on 2 cards).
+        base = frozen_base_bytes(job, p) if job.method != "full" else p.total * tb.weight
+        what = "frozen base" if job.method != "full" else "weights"
+        add(f"forward all-gather of the {what}", ALL_GATHER, base, accum)
+        add(f"backward all-gather of the {what}", ALL_GATHER, base, accum)
+        add("gradient reduce-scatter", REDUCE_SCATTER, grad_bytes, accum)
+    elif job.parallelism == "tp" and hidden_size and num_layers:
+        # Megatron tensor parallelism (Shoeybi et al. 2019, §3): two all-reduces per layer in the forward
+        # pass (after attention and after the MLP) and two in the backward pass, of tokens x hidden in bf16.
+        tokens = job.sequence_length * job.micro_batch_size
+        payload = tokens * hidden_size * BF16
+        add("forward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum)
+        add("backward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum)
+        tp_token = num_layers * 2 * hidden_size * BF16 * ring_factor(ALL_REDUCE, n)
+        notes.append(
+            f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (seed B's figure); the backward "
+            "pass moves as much again, so a training step moves twice that."
+        )
+    total_s = sum(c.seconds for c in collectives)
+    total_b = sum(c.bytes_per_card for c in collectives)
+    return Communication(
+        collectives=collectives, seconds_per_step=total_s, bytes_per_card_per_step=total_b, bound_by=link.name,
+        tp_forward_bytes_per_token=tp_token, notes=notes,
+    )  # fmt: skip

@@ -1,0 +1,111 @@
+"""Compute per step: FLOPs, time at a utilisation, and arithmetic intensity for the roofline."""
+
+from __future__ import annotations
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.models import ModelSpec
+from configurator.engine.build import Job
+from configurator.engine.memory import Parameters
+from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.result import Compute, MatmulIntensity
+
+
+def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
+    """Training FLOPs per token.
+
+    Full fine-tune: 6N (2N forward, 4N backward: activation and weight gradients; Kaplan et al. 2020,
+    §2.1), 8N with activation recomputation. LoRA/QLoRA: the frozen base needs no weight gradients, so
+    forward 2N + backward 2N, + 2N when recomputing, + 6 per adapter parameter. Attention scores add
+    6 x layers x sequence x query width per token (causal: half of the 12 of Narayanan et al. 2021).
+    """
+    n, t = p.total, p.trainable
+    recompute = 2 * n if job.gradient_checkpointing else 0
+    if job.method == "full":
+        dense = 6 * n + recompute
+    else:
+        dense = 4 * n + recompute + 6 * t
+    attention = 0.0
+    if model.num_layers and model.num_attention_heads and model.head_dim:
+        width = model.num_attention_heads * model.head_dim
+        passes = 4 if job.gradient_checkpointing else 3  # forward, backward (x2), recompute
+        attention = 2 * model.num_layers * job.sequence_length * width * passes
+    return dense + attention
+
+
+def matmul_intensity(tokens: int, d_in: int, d_out: int) -> tuple[float, float]:
+    """(FLOPs, bytes) of a BF16 matmul of tokens x d_in by d_in x d_out: NVIDIA's performance guide,
+    arithmetic intensity = 2MNK / 2(MK + KN + MN) (seed A: ~1,250 for 8B's up-projection on 2,048 tokens)."""
+    flops = 2.0 * tokens * d_in * d_out
+    moved = BF16 * (tokens * d_in + d_in * d_out + tokens * d_out)
+    return flops, moved
+
+
+def compute(
+    job: Job,
+    model: ModelSpec,
+    p: Parameters,
+    tb: TrainedBytes,
+    cards: list[tuple[CardSpec, float]],  # (card, share of the card: 1, or a MIG instance's compute fraction)
+    utilization: float,
+    tp: int,
+) -> Compute:
+    tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
+    split = tp if job.parallelism == "tp" else 1
+    flops = flops_per_token(job, model, p) * tokens / split
+    notes: list[str] = []
+    rates = [(c, (c.bf16_dense_tflops.value or 0) * share) for c, share in cards]
+    known = [r for _, r in rates if r > 0]
+    slowest = min(known) if known else None
+    missing = [c.name for c, r in rates if r <= 0]
+    if missing:
+        notes.append(f"No published dense BF16 rate for {', '.join(sorted(set(missing)))}: compute time unknown.")
+    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
+    # Memory-bound parts (seed A): the optimizer step touches every trained state once; QLoRA dequantises
+    # every 4-bit weight before each multiplication (forward, backward, and the recompute).
+    optimizer_bytes = 2 * p.trainable * tb.total / split  # read and write weights, grads and states
+    dequant_bytes = 0.0
+    if job.method == "qlora":
+        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        passes = 3 if job.gradient_checkpointing else 2  # per micro-batch, whatever its size
+        dequant_bytes = p.frozen_linear * (nf4 + 2 * BF16) * passes * job.gradient_accumulation_steps
+    memory_s = (optimizer_bytes + dequant_bytes) / bandwidth if bandwidth else None
+    matmul_s = flops / (slowest * 1e12 * utilization) if slowest and missing == [] else None
+    seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
+
+    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    matmuls: list[MatmulIntensity] = []
+    micro_tokens = job.sequence_length * job.micro_batch_size
+    if model.hidden_size and model.intermediate_size:
+        h, f = model.hidden_size, model.tokens_ffn_width if not model.is_moe else model.moe_intermediate_size
+        assert f
+        shapes = [("MLP up-projection", h, f), ("MLP down-projection", f, h)]
+        if model.num_attention_heads and model.head_dim:
+            shapes.append(("attention q-projection", h, model.num_attention_heads * model.head_dim))
+        if job.method in ("lora", "qlora"):
+            shapes.append((f"LoRA A (rank {job.lora.rank})", h, job.lora.rank))
+        for name, d_in, d_out in shapes:
+            fl, by = matmul_intensity(micro_tokens, d_in, d_out)
+            ai = fl / by
+            matmuls.append(MatmulIntensity(
+                name=name, flops=fl, bytes=by, intensity=ai,
+                bound={cid: ("compute" if ai > r else "memory") for cid, r in ops.items()},
+            ))  # fmt: skip
+    # Optimizer step: ~1 FLOP per 16+ bytes touched; dequantisation: a few FLOPs per byte.
+    if p.trainable:
+        fl, moved = 10.0 * p.trainable, 2 * p.trainable * tb.total
+        matmuls.append(MatmulIntensity(
+            name="optimizer step (AdamW)", flops=fl, bytes=moved, intensity=fl / moved,
+            bound={cid: "memory" for cid in ops},
+        ))  # fmt: skip
+    if job.method == "qlora":
+        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        per = nf4 + BF16
+        matmuls.append(MatmulIntensity(
+            name="NF4 dequantisation", flops=4.0 * p.frozen_linear, bytes=per * p.frozen_linear,
+            intensity=4.0 / per, bound={cid: "memory" for cid in ops},
+        ))  # fmt: skip
+    return Compute(
+        tokens_per_step=tokens // split if split > 1 else tokens, flops_per_step=flops, matmul_seconds=matmul_s,
+        memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
+        card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
+    )  # fmt: skip

@@ -1,0 +1,455 @@
+"""``evaluate(build) -> BuildResult``: the one function the CLI, GUI and PDF call.
+
+Never raises on a structurally valid build: unknown ids, impossible placements and jobs that do not
+fit become checks with a code, a severity and a sentence.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.errors import FileError, UnknownIdError
+from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.catalog.models import ModelSpec
+from configurator.engine import calibration
+from configurator.engine.build import Build, Job, ParamsOnlyModel
+from configurator.engine.communication import communication, slowest_link
+from configurator.engine.compute import compute
+from configurator.engine.memory import GB, MemoryBreakdown, job_parameters, memory_for_card
+from configurator.engine.mig import LayoutCheck, MigRequest, mig_commands, mig_parted_yaml, place_layout
+from configurator.engine.physical import bridge_checks, power_budget, slot_checks
+from configurator.engine.precision import trained_bytes
+from configurator.engine.result import (
+    BuildResult,
+    CardMemory,
+    Check,
+    FitStatus,
+    JobResult,
+    MigCard,
+    MigInstanceResult,
+    Topology,
+)
+from configurator.engine.topology import LEGEND, TopologyModel, build_topology, calibration_map
+
+_imported_models: dict[tuple[str, float], ModelSpec] = {}
+
+
+def resolve_model(ref: str | ParamsOnlyModel, catalog: Catalog, base_dir: Path | None) -> ModelSpec:
+    """A catalog id, a path to a Hugging Face config.json, or {parameters: N}."""
+    if isinstance(ref, ParamsOnlyModel):
+        label = ref.name or f"{ref.parameters / 1e9:g}B (parameter count only)"
+        return ModelSpec(id=f"params-{ref.parameters:.0f}", name=label, source="build file: parameter count",
+                         architecture="params-only", parameters=int(ref.parameters),
+                         adapter_fraction=ref.adapter_fraction)  # fmt: skip
+    if ref in catalog.models:
+        return catalog.models[ref]
+    if ref.endswith(".json") or "/" in ref or "\\" in ref:
+        path = Path(ref).expanduser()
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        key = (str(path.resolve()), path.stat().st_mtime if path.exists() else 0.0)
+        if key not in _imported_models:
+            _imported_models[key] = load_hf_config(path)
+        return _imported_models[key]
+    raise UnknownIdError("model", ref, list(catalog.models))
+
+
+def _status(headroom: float, capacity: float, peak: float, margin: float) -> FitStatus:
+    if headroom < 0:
+        return "does-not-fit"
+    _low, high = calibration.uncertainty_band(peak)
+    if headroom < margin * capacity or high > capacity:
+        return "tight"
+    return "fits"
+
+
+def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nominal: float, margin: float,
+         mig: str | None = None, instance: int | None = None) -> CardMemory:  # fmt: skip
+    peak = mem.peak_reserved
+    low, high = calibration.uncertainty_band(peak)
+    headroom = capacity - peak
+    return CardMemory(
+        slot=slot, card=card.id, card_name=card.name, mig=mig, instance=instance,
+        capacity_gb=capacity / GB, capacity_nominal_gb=nominal / GB,
+        weights_gb=mem.weights / GB, adapters_gb=mem.adapters / GB, gradients_gb=mem.gradients / GB,
+        optimizer_gb=mem.optimizer / GB, activations_gb=mem.activations / GB, transient_gb=mem.transient / GB,
+        overhead_gb=mem.overhead / GB, model_states_gb=mem.model_states / GB,
+        room_for_activations_gb=(capacity - mem.model_states) / GB,
+        peak_allocated_gb=mem.peak_allocated / GB, allocator_reserved_gb=mem.allocator_reserved / GB,
+        cuda_context_gb=mem.cuda_context / GB, peak_reserved_gb=peak / GB,
+        peak_low_gb=low / GB, peak_high_gb=high / GB,
+        headroom_gb=headroom / GB, headroom_nominal_gb=(nominal - mem.peak_allocated) / GB,
+        fits=headroom >= 0, status=_status(headroom, capacity, peak, margin),
+        fixed_activation_budget=mem.fixed_budget,
+    )  # fmt: skip
+
+
+def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) -> dict[int, LayoutCheck]:
+    layouts: dict[int, LayoutCheck] = {}
+    for placement in build.cards:
+        card = cards.get(placement.slot)
+        if placement.mig is None or card is None:
+            continue
+        if card.mig is None:
+            checks.append(
+                Check(
+                    severity="error",
+                    code="MIG_UNSUPPORTED",
+                    slot=placement.slot,
+                    message=(f"{card.name} does not support MIG; remove the layout from slot {placement.slot}."),
+                )
+            )
+            continue
+        layout = place_layout(card.mig, [MigRequest(r.profile, r.start) for r in placement.mig])
+        layouts[placement.slot] = layout
+        for problem in layout.problems:
+            checks.append(
+                Check(
+                    severity="error",
+                    code="MIG_LAYOUT_INVALID",
+                    slot=placement.slot,
+                    message=f"Slot {placement.slot} ({card.name}): {problem}",
+                )
+            )
+        if card.mig.display_mode_required:
+            checks.append(Check(severity="warning", code="MIG_DISPLAY_MODE", slot=placement.slot, message=(
+                f"{card.name} in slot {placement.slot} must be switched from graphics to compute display mode "
+                "(DisplayModeSelector --gpumode=compute, then reboot) before MIG can be enabled; its display "
+                "outputs turn off.")))  # fmt: skip
+    return layouts
+
+
+def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> BuildResult:
+    catalog = catalog or default_catalog()
+    base = Path(base_dir) if base_dir else None
+    a = build.assumptions
+    checks: list[Check] = []
+    try:
+        chassis = catalog.chassis_spec(build.chassis)
+    except UnknownIdError as exc:
+        checks.append(Check(severity="error", code="CHASSIS_UNKNOWN", message=f"{exc}."))
+        return BuildResult(name=build.name, chassis=None, link_rates=a.link_rates, utilization=a.utilization,
+                           checks=checks)  # fmt: skip
+
+    cards: dict[int, CardSpec] = {}
+    slots_in_chassis = {p.slot for p in chassis.positions}
+    for placement in build.cards:
+        if placement.slot not in slots_in_chassis:
+            checks.append(
+                Check(
+                    severity="error",
+                    code="SLOT_UNKNOWN",
+                    slot=placement.slot,
+                    message=(f"{chassis.name} has no slot {placement.slot} (slots: {sorted(slots_in_chassis)})."),
+                )
+            )
+            continue
+        try:
+            cards[placement.slot] = catalog.card(placement.card)
+        except UnknownIdError as exc:
+            checks.append(
+                Check(
+                    severity="error",
+                    code="CARD_UNKNOWN",
+                    slot=placement.slot,
+                    message=f"Slot {placement.slot}: {exc}.",
+                )
+            )
+    checks += slot_checks(build, chassis, cards)
+    checks += bridge_checks(build, chassis, cards)
+    power, power_checks = power_budget(build, chassis, cards)
+    checks += power_checks
+    topo = build_topology(build, cards, chassis)
+    layouts = _mig_layouts(build, cards, checks)
+    calib = calibration_map(a.calibration)
+
+    jobs: list[JobResult] = []
+    placed_jobs: dict[tuple[int, int], list[str]] = {}
+    card_use: dict[tuple[int, int | None], list[tuple[str, float]]] = {}
+    for job in build.jobs:
+        result = _evaluate_job(job, build, catalog, base, cards, layouts, topo, calib, checks, card_use)
+        jobs.append(result)
+        for row in result.cards:
+            if row.instance is not None:
+                placed_jobs.setdefault((row.slot, row.instance), []).append(job.name)
+
+    for (slot, instance), users in card_use.items():
+        if len(users) > 1:
+            total = sum(peak for _, peak in users)
+            capacity = _capacity(cards[slot], layouts.get(slot), instance)[0]
+            where = f"slot {slot}" + (f" instance {instance}" if instance is not None else "")
+            sev = "error" if total > capacity else "warning"
+            checks.append(Check(severity=sev, code="CARD_SHARED", slot=slot, message=(
+                f"Jobs {', '.join(n for n, _ in users)} share {where}: together they need {total / GB:.1f} GB "
+                f"of {capacity / GB:.1f} GB. Run them one after another, or give each its own card or MIG "
+                "instance.")))  # fmt: skip
+
+    mig_cards = []
+    for slot, layout in layouts.items():
+        card = cards[slot]
+        assert card.mig is not None
+        gpu_index = topo.slots.index(slot) if slot in topo.slots else 0
+        cmds, yaml_text = [], None
+        if layout.valid and layout.instances:
+            cmds = mig_commands(card.mig, layout, gpu_index, display_mode_switch=card.mig.display_mode_required)
+            yaml_text = mig_parted_yaml(card.mig, layout, config_name=f"{build.name} slot {slot}".lower()
+                                        .replace(" ", "-"), devices=[gpu_index])  # fmt: skip
+        mig_cards.append(MigCard(
+            slot=slot, card=card.id, valid=layout.valid, display_mode_required=card.mig.display_mode_required,
+            instances=[MigInstanceResult(
+                index=i.index, profile=i.profile.name, start=i.start, size=i.size,
+                capacity_gb=i.profile.capacity_gb, capacity_nominal_gb=i.profile.memory_nominal_gb.value or 0,
+                jobs=placed_jobs.get((slot, i.index), [])) for i in layout.instances],
+            problems=list(layout.problems), commands=cmds, mig_parted_yaml=yaml_text,
+        ))  # fmt: skip
+
+    topology = Topology(slots=topo.slots, matrix=topo.matrix(), nvlink_domains=topo.domains, legend=LEGEND)
+    severity_order = {"error": 0, "warning": 1, "info": 2}
+    checks.sort(key=lambda c: severity_order[c.severity])
+    return BuildResult(
+        name=build.name, chassis=chassis.id, chassis_name=chassis.name, link_rates=a.link_rates,
+        utilization=a.utilization, jobs=jobs, checks=checks, topology=topology, mig=mig_cards, power=power,
+        notes=[f"GB = 10^9 bytes. Link rates: {a.link_rates}"
+               + (" (datasheet, per direction)" if a.link_rates == "nominal" else " (typical nccl-tests busbw)")
+               + ("; calibrated from nccl-tests for " + ", ".join(sorted(calib)) if calib else "") + "."],
+    )  # fmt: skip
+
+
+def _capacity(card: CardSpec, layout: LayoutCheck | None, instance: int | None) -> tuple[float, float, str | None]:
+    """(driver-visible bytes, nominal bytes, MIG profile) of a card or one of its instances."""
+    if instance is None or layout is None:
+        return card.visible_gb * GB, (card.memory_gb.value or card.visible_gb) * GB, None
+    for inst in layout.instances:
+        if inst.index == instance:
+            p = inst.profile
+            return p.capacity_gb * GB, (p.memory_nominal_gb.value or p.capacity_gb) * GB, p.name
+    raise KeyError(instance)
+
+
+def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, cards: dict[int, CardSpec],
+                  layouts: dict[int, LayoutCheck], topo: TopologyModel, calib: dict[str, float],
+                  checks: list[Check], card_use: dict) -> JobResult:  # type: ignore[type-arg]  # fmt: skip
+    a = build.assumptions
+    name = job.name
+    try:
+        model = resolve_model(job.model, catalog, base)
+    except (UnknownIdError, FileError, OSError, ValueError) as exc:
+        checks.append(
+            Check(
+                severity="error",
+                code="JOB_MODEL_UNKNOWN",
+                job=name,
+                message=f"Job '{name}': {str(exc).splitlines()[0]}",
+            )
+        )
+        return JobResult(name=name, model=str(job.model), model_name="?", method=job.method,
+                         parallelism=job.parallelism, params_total=0, params_trainable=0)  # fmt: skip
+    try:
+        params = job_parameters(model, job)
+    except ValueError as exc:
+        checks.append(Check(severity="error", code="JOB_LORA_TARGETS", job=name, message=f"Job '{name}': {exc}"))
+        return JobResult(
+            name=name,
+            model=model.id,
+            model_name=model.name,
+            method=job.method,
+            parallelism=job.parallelism,
+            params_total=model.total_params,
+            params_trainable=0,
+        )
+
+    keys = job.card_keys
+    base_result = dict(
+        name=name,
+        model=model.id,
+        model_name=model.name,
+        method=job.method,
+        parallelism=job.parallelism,
+        params_total=params.total,
+        params_trainable=params.trainable,
+    )
+    if not keys:
+        checks.append(
+            Check(
+                severity="warning",
+                code="JOB_NO_CARDS",
+                job=name,
+                message=(f"Job '{name}' runs on no card yet: assign it to a card or a MIG instance."),
+            )
+        )
+        return JobResult(**base_result)  # type: ignore[arg-type]
+    valid_keys: list[tuple[int, int | None]] = []
+    for slot, instance in keys:
+        if slot not in cards:
+            checks.append(
+                Check(
+                    severity="error",
+                    code="JOB_SLOT_EMPTY",
+                    slot=slot,
+                    job=name,
+                    message=(f"Job '{name}' names slot {slot}, which holds no card."),
+                )
+            )
+            continue
+        layout = layouts.get(slot)
+        if instance is not None:
+            if layout is None:
+                checks.append(
+                    Check(
+                        severity="error",
+                        code="MIG_INSTANCE_UNKNOWN",
+                        slot=slot,
+                        job=name,
+                        message=(
+                            f"Job '{name}' names MIG instance {instance} of slot {slot}, which has no MIG layout."
+                        ),
+                    )
+                )
+                continue
+            if instance not in {i.index for i in layout.instances}:
+                checks.append(Check(severity="error", code="MIG_INSTANCE_UNKNOWN", slot=slot, job=name, message=(
+                    f"Job '{name}' names MIG instance {instance} of slot {slot}; that layout has instances "
+                    f"{[i.index for i in layout.instances]}.")))  # fmt: skip
+                continue
+        elif layout is not None:
+            checks.append(Check(severity="error", code="MIG_CARD_WHOLE_JOB", slot=slot, job=name, message=(
+                f"Slot {slot} is split into MIG instances; job '{name}' must name one "
+                f"({{slot: {slot}, instance: N}}) or the layout must go.")))  # fmt: skip
+            continue
+        valid_keys.append((slot, instance))
+    if not valid_keys:
+        return JobResult(**base_result)  # type: ignore[arg-type]
+
+    n = len(valid_keys)
+    on_mig = any(i is not None for _, i in valid_keys)
+    if on_mig and n > 1:
+        checks.append(Check(severity="error", code="MIG_MULTI_CARD_JOB", job=name, message=(
+            f"Job '{name}' spans {n} MIG instances: NCCL is not supported with MIG (NVIDIA MIG user guide), "
+            "so an instance runs a single-GPU job. Give the job whole cards, or one instance.")))  # fmt: skip
+    parallelism = job.parallelism
+    if parallelism == "single" and n > 1:
+        checks.append(
+            Check(
+                severity="error",
+                code="JOB_PARALLELISM",
+                job=name,
+                message=(f"Job '{name}' is set to a single card but names {n}: choose DDP, FSDP or tensor parallel."),
+            )
+        )
+    if parallelism != "single" and n == 1:
+        checks.append(
+            Check(
+                severity="info",
+                code="JOB_PARALLELISM",
+                job=name,
+                message=(f"Job '{name}' is set to {parallelism} on one card: it runs as a single-card job."),
+            )
+        )
+    tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if parallelism == "tp" else 1
+    if parallelism == "tp" and tp != n:
+        checks.append(
+            Check(
+                severity="error",
+                code="JOB_TP_DEGREE",
+                job=name,
+                message=(
+                    f"Job '{name}' has tensor_parallel {tp} on {n} cards: the degree must equal the number of cards."
+                ),
+            )
+        )
+        tp = n
+    multi = n > 1 and not on_mig
+    shards = n if (multi and parallelism == "fsdp") else 1
+    if model.is_params_only and job.activation_memory_gb is None:
+        checks.append(Check(severity="warning", code="JOB_NO_ACTIVATION_MODEL", job=name, message=(
+            f"Job '{name}': {model.name} has no architecture, so activations cannot be derived; set "
+            "activation_memory_gb (seed B uses 15 GB) or import its config.json.")))  # fmt: skip
+
+    mem = memory_for_card(model, job, shards=shards, tp=tp if multi else 1, ddp=multi and parallelism == "ddp")
+    rows = []
+    for slot, instance in valid_keys:
+        card = cards[slot]
+        capacity, nominal, profile = _capacity(card, layouts.get(slot), instance)
+        rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance))
+        card_use.setdefault((slot, instance), []).append((name, mem.peak_reserved))
+    for row in rows:
+        where = f"slot {row.slot}" + (f" ({row.mig} instance {row.instance})" if row.mig else "")
+        if not row.fits:
+            checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
+                f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
+                f"{row.capacity_gb:.1f} GB: short by {-row.headroom_gb:.1f} GB. Use QLoRA, 8-bit Adam, "
+                "gradient checkpointing, a shorter sequence, or shard it (FSDP) over more cards.")))  # fmt: skip
+        elif row.status == "tight":
+            checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
+                f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
+                f"model's uncertainty (peak {row.peak_low_gb:.1f}-{row.peak_high_gb:.1f} GB) or under the "
+                f"{a.safety_margin_fraction:.0%} safety margin; too little to plan on.")))  # fmt: skip
+
+    if len({cards[s].id for s, _ in valid_keys}) > 1:
+        checks.append(
+            Check(
+                severity="info",
+                code="JOB_MIXED_CARDS",
+                job=name,
+                message=(
+                    f"Job '{name}' runs on different cards: it is bound by the smallest card and the slowest link."
+                ),
+            )
+        )
+
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    slots = [s for s, _ in valid_keys]
+    comm_link = None
+    rate, basis = 0.0, a.link_rates
+    if multi:
+        comm_link, rate, basis = slowest_link(slots, topo.link, a.link_rates, calib)
+    comm = communication(job, params, tb, slots, comm_link, rate, basis, model.hidden_size, model.num_layers)
+    shares = []
+    for slot, instance in valid_keys:
+        card = cards[slot]
+        share = 1.0
+        if instance is not None and card.mig is not None:
+            profile = _capacity(card, layouts.get(slot), instance)[2]
+            total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
+            share = card.mig.profile(profile).compute_slices / total_slices if profile else 1.0
+        shares.append((card, share))
+    comp = None if model.is_params_only else compute(job, model, params, tb, shares, a.utilization, tp)
+    step = None
+    if comp and comp.seconds_per_step is not None:
+        overlap = parallelism in ("ddp", "fsdp")  # bucketed all-reduce and prefetched gathers overlap compute
+        exposed = max(0.0, comm.seconds_per_step - comp.seconds_per_step) if overlap else comm.seconds_per_step
+        step = comp.seconds_per_step + exposed
+        if comm.collectives:
+            ratio = comm.seconds_per_step / comp.seconds_per_step
+            comm = comm.model_copy(
+                update={"ratio_to_compute": ratio, "hidden_behind_compute": overlap and ratio <= 1.0}
+            )
+            if ratio > 1.0:
+                checks.append(Check(severity="warning", code="COMM_DOMINATES", job=name, message=(
+                    f"Job '{name}' spends {comm.seconds_per_step:.2f} s per step communicating over "
+                    f"{comm.bound_by} against {comp.seconds_per_step:.2f} s computing ({ratio:.1f}x): the cards "
+                    "wait on the link. Bridge the cards (NVLink), use fewer cards, or a method that moves "
+                    "less (LoRA on one card, QLoRA).")))  # fmt: skip
+    if parallelism == "tp" and multi and comm_link is not None and comm_link.family == "pcie":
+        checks.append(
+            Check(
+                severity="warning",
+                code="TP_OVER_PCIE",
+                job=name,
+                message=(
+                    f"Job '{name}' runs tensor parallel over PCIe: two all-reduces per layer sit on the critical "
+                    "path (seed B: 7x slower than NVLink per direction). Prefer FSDP, or NVLink-bridged cards."
+                ),
+            )
+        )
+    if multi and comm_link is not None and comm_link.family == "pcie" and \
+            any(cards[s].nvlink is None for s in slots):  # fmt: skip
+        checks.append(Check(severity="info", code="PCIE_P2P", job=name, message=(
+            "Peer-to-peer over PCIe needs IOMMU off (or passthrough) and ACS disabled on PCIe switches "
+            "(NCCL documentation); check both before blaming the cards.")))  # fmt: skip
+    fits = all(r.fits for r in rows)
+    status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
+    return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,  # type: ignore[arg-type]
+                     fits=fits, status=status)  # fmt: skip

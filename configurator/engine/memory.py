@@ -1,0 +1,185 @@
+"""Memory per card for one job: model states, activations, transients and overhead.
+
+GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the driver report them:
+- peak allocated: live tensors at the peak (``torch.cuda.max_memory_allocated``);
+- allocator reserved: the caching allocator's pool (``torch.cuda.max_memory_reserved``);
+- peak reserved: the pool plus the CUDA context: what nvidia-smi shows for the process.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from configurator.catalog.models import ModelSpec
+from configurator.engine.activations import activation_breakdown
+from configurator.engine.build import Job
+from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, trained_bytes
+
+GB = 1e9
+
+# CUDA context and kernels loaded by PyTorch: 0.3-0.6 GiB (measured-runs.md, "Counters differ").
+CUDA_CONTEXT_BYTES = 0.5 * 2**30
+# Caching-allocator pool over live tensors: block rounding and fragmentation. Fitted to the measured
+# runs' reserved/allocated pairs (Answer.AI: 10.22 GiB reserved over 9.16 allocated), see calibration.py.
+ALLOCATOR_STATIC_FRACTION = 0.02  # long-lived tensors are allocated once, in large blocks
+ALLOCATOR_DYNAMIC_FRACTION = 0.05  # activations and transients are freed and re-allocated every step
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes on one card (or MIG instance) for one job."""
+
+    weights: float  # base model weights as stored on this card (bf16, NF4 or a shard)
+    adapters: float  # LoRA adapter weights
+    gradients: float
+    optimizer: float  # optimizer states, and fp32 master weights for mixed precision
+    activations: float  # saved for backward: layers, head, logits and loss
+    transient: float  # at the peak only: recomputed layer, gathered FSDP unit, dequantised weights, grads
+    cuda_context: float
+    allocator_reserve: float
+    gradients_at_peak: float  # gradients alive at the activation peak (0 with zero_grad(set_to_none))
+    fixed_budget: bool  # activations + transients replaced by the job's activation_memory_gb
+
+    @property
+    def model_states(self) -> float:
+        """The seeds' "model states": weights, gradients and optimizer states (adapters included)."""
+        return self.weights + self.adapters + self.gradients + self.optimizer
+
+    @property
+    def peak_allocated(self) -> float:
+        static = self.weights + self.adapters + self.optimizer
+        if self.fixed_budget:
+            return static + self.gradients + self.activations
+        at_backward_start = static + self.gradients_at_peak + self.activations + self.transient
+        at_backward_end = static + self.gradients + self.transient
+        return max(at_backward_start, at_backward_end)
+
+    @property
+    def allocator_reserved(self) -> float:
+        return self.peak_allocated + self.allocator_reserve
+
+    @property
+    def peak_reserved(self) -> float:
+        return self.allocator_reserved + self.cuda_context
+
+    @property
+    def overhead(self) -> float:
+        return self.cuda_context + self.allocator_reserve
+
+
+@dataclass(frozen=True)
+class Parameters:
+    total: int
+    trainable: int
+    frozen_linear: int  # block linear weights (NF4 under QLoRA)
+    frozen_other: int  # embeddings, lm_head, norms, biases (bf16 under QLoRA)
+    largest_linear: int  # weights of the largest single linear layer (dequantised one at a time)
+    layer_params: int  # parameters of one decoder layer (one FSDP unit)
+    embedding_and_head: int
+
+
+@functools.lru_cache(maxsize=1024)
+def parameters(model: ModelSpec, method: str, rank: int, targets: str | tuple[str, ...]) -> Parameters:
+    counts = model.param_counts()
+    tgt = targets if isinstance(targets, str) else [t for t in targets if t not in ("lm_head", "output")]
+    if method == "full":
+        trainable = counts.total
+    else:
+        trainable = model.lora_trainable(rank, tgt) if tgt else 0
+        if not model.is_params_only and isinstance(targets, tuple) and {"lm_head", "output"} & set(targets):
+            assert model.hidden_size and model.vocab_size
+            trainable += rank * (model.hidden_size + model.vocab_size)
+    modules = model.linear_modules()
+    largest = max((m.in_features * m.out_features for m in modules), default=0)
+    layers = model.num_layers or 1
+    embed_head = counts.embedding + counts.lm_head
+    layer = (counts.block_linear + counts.other) // layers if model.num_layers else counts.total
+    return Parameters(
+        total=counts.total,
+        trainable=trainable,
+        frozen_linear=counts.block_linear,
+        frozen_other=counts.total - counts.block_linear,
+        largest_linear=largest,
+        layer_params=layer,
+        embedding_and_head=embed_head,
+    )
+
+
+def job_parameters(model: ModelSpec, job: Job) -> Parameters:
+    targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
+    return parameters(model, job.method, job.lora.rank, targets)
+
+
+def memory_for_card(model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False) -> MemoryBreakdown:
+    """Memory of ``job`` on one of its cards.
+
+    shards: FSDP / ZeRO-3 group size (model states divided by it, seed A's 64.2 GB per card);
+    tp: tensor-parallel degree (weights and most activations divided by it); ddp: replicas keep
+    gradient buckets allocated through the step (torch DDP's bucket views).
+    """
+    p = job_parameters(model, job)
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    split = shards * tp
+
+    # ---- weights (seed A conventions) ----
+    if job.method == "full":
+        weights = p.total * tb.weight
+        adapters = 0.0
+        trained = p.total
+    else:
+        if job.method == "qlora":
+            nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+            weights = p.frozen_linear * nf4 + p.frozen_other * BF16  # embeddings, lm_head, norms stay bf16
+        else:
+            weights = p.total * BF16
+        adapters = p.trainable * tb.weight
+        trained = p.trainable
+    weights /= split
+    adapters /= split
+    gradients = trained * tb.gradient / split
+    optimizer = trained * tb.optimizer / split
+
+    # ---- activations ----
+    fixed = job.activation_memory_gb is not None
+    if fixed:
+        activations = job.activation_memory_gb * GB  # type: ignore[operator]
+        transient = 0.0
+    elif model.is_params_only:
+        # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
+        activations = transient = 0.0
+    fsdp_buffers = 0.0
+    if not fixed and not model.is_params_only:
+        act = activation_breakdown(model, job, tp)
+        activations = act.saved_bytes
+        transient = act.transient_bytes
+        if job.method == "qlora":
+            transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
+        if shards > 1:
+            # FSDP gathers one decoder layer at a time and prefetches the next (two units in flight), and
+            # the root unit (embeddings, lm_head) stays gathered through forward and backward.
+            layer_bytes = p.layer_params * (weights * split / max(p.total, 1))  # same storage as the weights
+            fsdp_buffers = 2 * layer_bytes * (shards - 1) / shards / tp
+            fsdp_buffers += p.embedding_and_head * BF16 * (shards - 1) / shards / tp
+            transient += fsdp_buffers
+
+    gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
+    static = weights + adapters + optimizer + gradients
+    dynamic = activations + transient
+    reserve = ALLOCATOR_STATIC_FRACTION * static + ALLOCATOR_DYNAMIC_FRACTION * dynamic
+    if not fixed and not model.is_params_only:
+        # FSDP allocates gathered weights on its own stream; the caching allocator keeps per-stream
+        # pools, so those blocks stay reserved beside the compute stream's (PyTorch FSDP notes).
+        reserve += fsdp_buffers
+    return MemoryBreakdown(
+        weights=weights,
+        adapters=adapters,
+        gradients=gradients,
+        optimizer=optimizer,
+        activations=activations,
+        transient=transient,
+        cuda_context=CUDA_CONTEXT_BYTES,
+        allocator_reserve=reserve,
+        gradients_at_peak=gradients_at_peak,
+        fixed_budget=fixed,
+    )

@@ -1,0 +1,168 @@
+"""The engine's output: one immutable pydantic model the CLI, GUI and PDF all read. GB = 10^9 bytes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Severity = Literal["error", "warning", "info"]
+FitStatus = Literal["fits", "tight", "does-not-fit", "unknown"]
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Check(Out):
+    severity: Severity
+    code: str
+    message: str  # a plain sentence with the fix
+    slot: int | None = None  # the slot it concerns, for the GUI to select
+    job: str | None = None  # the job it concerns
+
+
+class CardMemory(Out):
+    slot: int
+    card: str
+    card_name: str
+    mig: str | None = None  # MIG profile when the job runs in an instance
+    instance: int | None = None
+    capacity_gb: float  # memory the driver shows (whole card, or the MIG instance)
+    capacity_nominal_gb: float  # the product's headline figure (96 GB, 141 GB, a 24 GB slice)
+    weights_gb: float
+    adapters_gb: float
+    gradients_gb: float
+    optimizer_gb: float
+    activations_gb: float
+    transient_gb: float
+    overhead_gb: float  # CUDA context + caching-allocator reserve
+    model_states_gb: float  # weights + adapters + gradients + optimizer (the seeds' "model states")
+    room_for_activations_gb: float  # capacity - model states (the seeds' "left for activations")
+    peak_allocated_gb: float  # torch.cuda.max_memory_allocated
+    allocator_reserved_gb: float  # torch.cuda.max_memory_reserved
+    cuda_context_gb: float
+    peak_reserved_gb: float  # allocator pool + CUDA context: what nvidia-smi shows
+    peak_low_gb: float  # uncertainty band of peak_reserved from the calibration runs
+    peak_high_gb: float
+    headroom_gb: float  # capacity - peak reserved
+    headroom_nominal_gb: float  # nominal capacity - peak allocated (seed B's simplified "spare")
+    fits: bool
+    status: FitStatus
+    fixed_activation_budget: bool = False
+
+
+class Collective(Out):
+    name: str  # e.g. "forward all-gather of the frozen base"
+    kind: Literal["all-reduce", "all-gather", "reduce-scatter"]
+    count_per_step: int  # how many times it runs per optimizer step
+    payload_bytes: float  # size of the buffer (S in nccl-tests terms)
+    bytes_per_card: float  # what each card sends (and receives) per step: ring factor x payload x count
+    link: str  # the slowest link on the ring: nvlink, nvswitch, pcie-pix, pcie-node, pcie-sys
+    rate_gb_s: float  # per direction, GB/s
+    rate_basis: str  # nominal (datasheet), measured (typical busbw) or calibrated (user's nccl-tests)
+    seconds: float
+
+
+class Communication(Out):
+    collectives: list[Collective] = []
+    seconds_per_step: float = 0.0
+    bytes_per_card_per_step: float = 0.0
+    bound_by: str | None = None  # the slowest link kind
+    ratio_to_compute: float | None = None
+    hidden_behind_compute: bool | None = None
+    tp_forward_bytes_per_token: float | None = None  # seed B's per-token figure (forward only)
+    notes: list[str] = []
+
+
+class MatmulIntensity(Out):
+    name: str
+    flops: float
+    bytes: float
+    intensity: float  # FLOPs per byte
+    bound: dict[str, Literal["compute", "memory"]]  # per card id in the job
+
+
+class Compute(Out):
+    tokens_per_step: int  # per card
+    flops_per_step: float  # per card
+    matmul_seconds: float | None
+    memory_bound_seconds: float | None  # optimizer step, QLoRA dequantisation
+    seconds_per_step: float | None
+    utilization: float
+    bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
+    card_ops_per_byte: dict[str, float] = {}
+    matmuls: list[MatmulIntensity] = []
+    notes: list[str] = []
+
+
+class JobResult(Out):
+    name: str
+    model: str
+    model_name: str
+    method: str
+    parallelism: str
+    params_total: int
+    params_trainable: int
+    cards: list[CardMemory] = []
+    communication: Communication = Communication()
+    compute: Compute | None = None
+    step_seconds: float | None = None  # compute + communication that is not hidden
+    fits: bool = False
+    status: FitStatus = "unknown"
+
+
+class MigInstanceResult(Out):
+    index: int
+    profile: str
+    start: int
+    size: int
+    capacity_gb: float
+    capacity_nominal_gb: float
+    jobs: list[str] = []
+
+
+class MigCard(Out):
+    slot: int
+    card: str
+    valid: bool
+    display_mode_required: bool
+    instances: list[MigInstanceResult] = []
+    problems: list[str] = []
+    commands: list[str] = []
+    mig_parted_yaml: str | None = None
+
+
+class Topology(Out):
+    slots: list[int]
+    matrix: list[list[str]]  # nvidia-smi topo -m style: X, NV#, PIX, PXB, NODE, SYS
+    nvlink_domains: list[list[int]]
+    legend: dict[str, str]
+
+
+class Power(Out):
+    cards_w: float
+    platform_w: float
+    total_w: float
+    psu_capacity_w: float  # continuous, redundant units removed
+    margin_w: float
+    transient_demand_w: float
+    transient_capacity_w: float | None
+
+
+class BuildResult(Out):
+    name: str
+    chassis: str | None
+    chassis_name: str | None = None
+    link_rates: str
+    utilization: float
+    jobs: list[JobResult] = []
+    checks: list[Check] = []
+    topology: Topology | None = None
+    mig: list[MigCard] = []
+    power: Power | None = None
+    notes: list[str] = []
+
+    @property
+    def errors(self) -> list[Check]:
+        return [c for c in self.checks if c.severity == "error"]

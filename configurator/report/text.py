@@ -1,0 +1,99 @@
+"""Plain-text sizing report for ``configurator size``. Every figure comes from the engine's result."""
+
+from __future__ import annotations
+
+from configurator.engine.result import BuildResult, JobResult
+
+STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
+
+
+def _gb(x: float) -> str:
+    return f"{x:8.1f}"
+
+
+def _job(job: JobResult) -> list[str]:
+    out = [
+        f"Job: {job.name}  [{STATUS[job.status]}]",
+        f"  model {job.model_name} ({job.model}), {job.params_total / 1e9:.2f} B parameters, "
+        f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
+    ]
+    if job.cards:
+        out.append("  memory per card, GB      weights adapters   grads    optim    activ  transnt overhead  states"
+                   "     peak capacity headroom")  # fmt: skip
+        for c in job.cards:
+            where = f"slot {c.slot} {c.card}" + (f" {c.mig}#{c.instance}" if c.mig else "")
+            out.append(
+                f"  {where:24s}" + "".join(_gb(v) for v in (
+                    c.weights_gb, c.adapters_gb, c.gradients_gb, c.optimizer_gb, c.activations_gb, c.transient_gb,
+                    c.overhead_gb, c.model_states_gb, c.peak_reserved_gb, c.capacity_gb, c.headroom_gb))
+                + f"  {STATUS[c.status]}"
+            )  # fmt: skip
+        c = job.cards[0]
+        out.append(
+            f"  peak allocated {c.peak_allocated_gb:.1f} GB, allocator reserved {c.allocator_reserved_gb:.1f} GB, "
+            f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
+            f"(model band {c.peak_low_gb:.1f}-{c.peak_high_gb:.1f} GB)"
+        )
+    comm = job.communication
+    if comm.collectives:
+        out.append(f"  communication per step ({comm.collectives[0].rate_basis} rates):")
+        for col in comm.collectives:
+            out.append(
+                f"    {col.name:42s} {col.kind:14s} x{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
+                f" over {col.link} at {col.rate_gb_s:.0f} GB/s = {col.seconds:.3f} s"
+            )
+        ratio = f", {comm.ratio_to_compute:.2f}x compute" if comm.ratio_to_compute is not None else ""
+        hidden = {True: ", can hide behind compute", False: ", on the critical path", None: ""}[
+            comm.hidden_behind_compute
+        ]
+        out.append(f"    total {comm.seconds_per_step:.3f} s{ratio}{hidden}")
+        out += [f"    {n}" for n in comm.notes]
+    comp = job.compute
+    if comp:
+        secs = f"{comp.seconds_per_step:.3f} s" if comp.seconds_per_step is not None else "unknown"
+        rate = f"{comp.bf16_tflops:.1f}" if comp.bf16_tflops else "?"
+        out.append(
+            f"  compute per step: {comp.flops_per_step / 1e12:,.1f} TFLOP per card on {comp.tokens_per_step:,} tokens, "
+            f"{secs} at {rate} TFLOPS x {comp.utilization:.0%} utilisation"
+        )
+        for m in comp.matmuls:
+            bound = ", ".join(f"{k}: {v}" for k, v in m.bound.items())
+            out.append(f"    {m.name:32s} {m.intensity:9.1f} FLOP/byte  ({bound})")
+        out += [f"    {n}" for n in comp.notes]
+    if job.step_seconds is not None:
+        out.append(f"  step time: {job.step_seconds:.3f} s")
+    return out
+
+
+def render(result: BuildResult) -> str:
+    lines = [f"Build: {result.name}", f"Chassis: {result.chassis_name or result.chassis or '?'}"]
+    lines += result.notes
+    if result.power:
+        p = result.power
+        lines.append(
+            f"Power: cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = {p.total_w:,.0f} W "
+            f"of {p.psu_capacity_w:,.0f} W PSU ({p.margin_w:,.0f} W margin)"
+        )
+    if result.topology and result.topology.slots:
+        t = result.topology
+        lines.append("Topology (nvidia-smi topo -m style):")
+        lines.append("          " + "".join(f"slot{s:<4d}" for s in t.slots))
+        for s, row in zip(t.slots, t.matrix, strict=True):
+            lines.append(f"  slot{s:<4d}" + "".join(f"{v:8s}" for v in row))
+        lines.append("  " + "; ".join(f"{k} = {v}" for k, v in t.legend.items()))
+    for job in result.jobs:
+        lines.append("")
+        lines += _job(job)
+    for mig in result.mig:
+        lines.append("")
+        state = "valid" if mig.valid else "INVALID"
+        lines.append(f"MIG slot {mig.slot} ({mig.card}): {state}")
+        for i in mig.instances:
+            jobs = f" <- {', '.join(i.jobs)}" if i.jobs else ""
+            lines.append(f"  instance {i.index}: {i.profile} at {i.start}, {i.capacity_gb:.1f} GB{jobs}")
+        lines += [f"  {c}" for c in mig.commands]
+    if result.checks:
+        lines.append("")
+        lines.append("Checks:")
+        lines += [f"  {c.severity.upper():7s} {c.code}: {c.message}" for c in result.checks]
+    return "\n".join(lines) + "\n"

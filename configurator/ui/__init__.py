@@ -1,0 +1,1 @@
+"""Qt user interface (PySide6, pyqtgraph). The only layer that imports Qt."""
