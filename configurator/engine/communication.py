@@ -92,6 +92,11 @@ def communication(
             f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (seed B's figure); the backward "
             "pass moves as much again, so a training step moves twice that."
         )
+        notes.append(
+            "NVLink's quoted 900 GB/s adds both directions; an all-reduce sends and receives at once, so the "
+            "per-direction 450 GB/s applies: against PCIe Gen5's 64 GB/s each way that is 7x, not the 14x "
+            "seed B gets by dividing by the two-direction total."
+        )
     total_s = sum(c.seconds for c in collectives)
     total_b = sum(c.bytes_per_card for c in collectives)
     return Communication(

@@ -1,0 +1,45 @@
+"""Engine timings (pytest-benchmark; run with `make bench`, not part of the timed suite).
+
+Targets (issue "Sizing engine I/II"): an 8-card, 4-job build with communication, compute and MIG
+under 2 ms median; a 200-point headroom-vs-sequence sweep under 100 ms.
+"""
+
+from __future__ import annotations
+
+from configurator.engine import Build, evaluate
+from configurator.engine.memory import memory_for_card
+from configurator.catalog.loader import default_catalog
+
+BIG = Build.model_validate({
+    "name": "8 cards, 4 jobs",
+    "chassis": "generic-server-8",
+    "cards": [{"slot": s, "card": "h200-nvl"} for s in range(1, 8)]
+    + [{"slot": 8, "card": "h200-nvl", "mig": ["1g.18gb", "1g.18gb", "2g.35gb", "3g.71gb"]}],
+    "bridges": [{"slots": [1, 2, 3, 4]}, {"slots": [5, 6]}],
+    "jobs": [
+        {"name": "70B LoRA FSDP", "model": "llama-3.3-70b", "method": "lora", "parallelism": "fsdp", "cards": [1, 2, 3, 4]},
+        {"name": "8B full DDP", "model": "llama-3.1-8b", "method": "full", "parallelism": "ddp", "cards": [5, 6]},
+        {"name": "32B QLoRA", "model": "qwen3-32b", "method": "qlora", "cards": [7]},
+        {"name": "8B QLoRA in MIG", "model": "llama-3.1-8b", "method": "qlora", "cards": [{"slot": 8, "instance": 3}]},
+    ],
+})  # fmt: skip
+
+
+def test_evaluate_8_cards_4_jobs(benchmark) -> None:  # type: ignore[no-untyped-def]
+    evaluate(BIG)  # warm the catalog and caches, as the app is warm while the user drags
+    result = benchmark(evaluate, BIG)
+    assert len(result.jobs) == 4
+    assert benchmark.stats.stats.median < 2e-3
+
+
+def test_sweep_200_sequence_lengths(benchmark) -> None:  # type: ignore[no-untyped-def]
+    model = default_catalog().model("llama-3.1-8b")
+    job = BIG.jobs[2].model_copy(update={"model": "llama-3.1-8b"})
+    lengths = [256 * (i + 1) for i in range(200)]
+
+    def sweep() -> list[float]:
+        return [memory_for_card(model, job.model_copy(update={"sequence_length": s})).peak_reserved for s in lengths]
+
+    peaks = benchmark(sweep)
+    assert peaks == sorted(peaks)
+    assert benchmark.stats.stats.median < 0.1

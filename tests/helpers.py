@@ -1,0 +1,35 @@
+"""Small builders for tests: one job on some cards, evaluated through the public API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from configurator.engine import Build, evaluate
+from configurator.engine.result import BuildResult, JobResult
+
+
+def single_job(
+    model: Any,
+    method: str,
+    card: str = "h200-nvl",
+    chassis: str = "generic-server-8",
+    n: int = 1,
+    bridges: list[list[int]] | None = None,
+    assumptions: dict[str, Any] | None = None,
+    mig: list[str] | None = None,
+    **job: Any,
+) -> tuple[BuildResult, JobResult]:
+    slots = list(range(1, n + 1))
+    cards = [{"slot": s, "card": card, **({"mig": mig} if mig and s == 1 else {})} for s in slots]
+    job.setdefault("cards", slots)
+    job.setdefault("parallelism", "single" if n == 1 else "fsdp")
+    data = {
+        "name": "test",
+        "chassis": chassis,
+        "cards": cards,
+        "bridges": [{"slots": b} for b in bridges or []],
+        "assumptions": assumptions or {},
+        "jobs": [{"name": "job", "model": model, "method": method, **job}],
+    }
+    result = evaluate(Build.model_validate(data))
+    return result, result.jobs[0]
