@@ -6,9 +6,9 @@ under 2 ms median; a 200-point headroom-vs-sequence sweep under 100 ms.
 
 from __future__ import annotations
 
+from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
 from configurator.engine.memory import memory_for_card
-from configurator.catalog.loader import default_catalog
 
 BIG = Build.model_validate({
     "name": "8 cards, 4 jobs",
@@ -17,7 +17,8 @@ BIG = Build.model_validate({
     + [{"slot": 8, "card": "h200-nvl", "mig": ["1g.18gb", "1g.18gb", "2g.35gb", "3g.71gb"]}],
     "bridges": [{"slots": [1, 2, 3, 4]}, {"slots": [5, 6]}],
     "jobs": [
-        {"name": "70B LoRA FSDP", "model": "llama-3.3-70b", "method": "lora", "parallelism": "fsdp", "cards": [1, 2, 3, 4]},
+        {"name": "70B LoRA FSDP", "model": "llama-3.3-70b", "method": "lora", "parallelism": "fsdp",
+         "cards": [1, 2, 3, 4]},
         {"name": "8B full DDP", "model": "llama-3.1-8b", "method": "full", "parallelism": "ddp", "cards": [5, 6]},
         {"name": "32B QLoRA", "model": "qwen3-32b", "method": "qlora", "cards": [7]},
         {"name": "8B QLoRA in MIG", "model": "llama-3.1-8b", "method": "qlora", "cards": [{"slot": 8, "instance": 3}]},

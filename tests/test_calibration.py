@@ -6,7 +6,7 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import calibration
-from configurator.engine.calibration import MEASURED_RUNS, KNOWN_OUTLIERS, model_error
+from configurator.engine.calibration import KNOWN_OUTLIERS, MEASURED_RUNS, model_error
 
 TOLERANCE = 0.15
 HELD = [r for r in MEASURED_RUNS if r.label not in KNOWN_OUTLIERS]
