@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="configurator",
         description=(
-            "GPU build configurator for LLM fine-tuning. With no command, sizes the given build (or the default)."
+            "GPU build configurator for LLM fine-tuning. With no command, opens the window: "
+            "configurator [BUILD.yaml] [--screenshot FILE.png [--size 1920x1080]]."
         ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -90,7 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
 
-    args, rest = parser.parse_known_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    if not words or words[0] not in {"size", "catalog", "nccl-busbw", "-h", "--help", "--version"}:
+        # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
+        from configurator.ui.app import main as gui_main
+
+        return gui_main(words)
+    args = parser.parse_args(words)
     try:
         if args.command == "size":
             return _size(args.build, args.json)
@@ -104,10 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"add to the build's assumptions:\n  calibration: [{{link: {args.link}, busbw_gb_s: {busbw:.1f}, "
                   f"source: \"{args.file.name}\"}}]")  # fmt: skip
             return 0
-        build = Path(rest[0]) if rest else None
-        if rest and rest[0].startswith("-"):
-            parser.error(f"unknown option {rest[0]}")
-        return _size(build, False)
+        parser.print_help()
+        return 2
     except FileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,197 @@
+"""Edits on a build, Qt-free: each returns a new Build (builds are immutable) or raises EditRefused.
+
+``check_*`` functions return the reason an edit is refused, or None; the GUI asks them while the user
+drags, to highlight slots and to say why a drop is refused. ``Document`` operations in the Qt layer
+wrap these in undo commands.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Bridge, Build, CardPlacement, InstanceRef, Job
+from configurator.engine.physical import card_span
+
+
+class EditRefused(ValueError):
+    """An edit that would make the build physically impossible; the message says why."""
+
+
+def _spans(build: Build, catalog: Catalog, skip: int | None = None) -> dict[int, range]:
+    chassis = catalog.chassis.get(build.chassis)
+    out: dict[int, range] = {}
+    if chassis is None:
+        return out
+    for c in build.cards:
+        if c.slot == skip or c.card not in catalog.cards:
+            continue
+        try:
+            out[c.slot] = card_span(catalog.cards[c.card], chassis.position(c.slot).x)
+        except KeyError:
+            continue
+    return out
+
+
+def check_place(build: Build, catalog: Catalog, slot: int, card_id: str, moving_from: int | None = None) -> str | None:
+    """Why ``card_id`` cannot go into ``slot`` (None when it can)."""
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return f"unknown chassis '{build.chassis}'"
+    card = catalog.cards.get(card_id)
+    if card is None:
+        return f"unknown card '{card_id}'"
+    try:
+        pos = chassis.position(slot)
+    except KeyError:
+        return f"{chassis.name} has no slot {slot}"
+    occupant = build.card_in(slot)
+    if occupant is not None and slot != moving_from:
+        held = catalog.cards[occupant.card].name if occupant.card in catalog.cards else occupant.card
+        return f"slot {slot} already holds {held}"
+    if card.form_factor.kind == "sxm" and pos.kind != "sxm":
+        return f"{card.name} is an SXM module; slot {slot} is a PCIe slot (SXM needs an HGX baseboard)"
+    if card.form_factor.kind == "pcie" and pos.kind == "sxm":
+        return f"slot {slot} is an SXM socket; {card.name} is a PCIe card"
+    width = int(card.form_factor.slot_width.value or 0)
+    if pos.kind == "pcie" and width > pos.max_width:
+        return f"{card.name} is {width} slots wide; slot {slot} takes up to {pos.max_width}"
+    length, room = card.form_factor.length_mm.value, chassis.max_card_length_mm.value
+    if pos.kind == "pcie" and length and room and length > room:
+        return f"{card.name} is {length:.0f} mm long; this chassis takes up to {room:.0f} mm"
+    mine = card_span(card, pos.x)
+    for other, span in _spans(build, catalog, skip=moving_from).items():
+        if other == slot:
+            continue
+        if set(mine) & set(span):
+            return (
+                f"slot {slot} is blocked: the card in slot {other} covers it"
+                if pos.x in span
+                else (f"{card.name} is {len(mine)} slots wide and would cover the card in slot {other}")
+            )
+    return None
+
+
+def place_card(build: Build, catalog: Catalog, slot: int, card_id: str) -> Build:
+    reason = check_place(build, catalog, slot, card_id)
+    if reason:
+        raise EditRefused(reason)
+    cards = sorted([*build.cards, CardPlacement(slot=slot, card=card_id)], key=lambda c: c.slot)
+    return build.model_copy(update={"cards": cards})
+
+
+def _job_cards(job: Job, mapping: dict[int, int | None]) -> list[int | InstanceRef]:
+    """Re-point a job's slots: mapping old slot -> new slot (None drops it)."""
+    out: list[int | InstanceRef] = []
+    for ref in job.cards:
+        slot = ref if isinstance(ref, int) else ref.slot
+        new = mapping.get(slot, slot)
+        if new is None:
+            continue
+        out.append(new if isinstance(ref, int) else InstanceRef(slot=new, instance=ref.instance))
+    return out
+
+
+def _drop_bridges_with(build: Build, slots: set[int]) -> list[Bridge]:
+    return [b for b in build.bridges if not (set(b.slots) & slots)]
+
+
+def move_card(build: Build, catalog: Catalog, from_slot: int, to_slot: int) -> Build:
+    placed = build.card_in(from_slot)
+    if placed is None:
+        raise EditRefused(f"slot {from_slot} holds no card")
+    if from_slot == to_slot:
+        return build
+    reason = check_place(build, catalog, to_slot, placed.card, moving_from=from_slot)
+    if reason:
+        raise EditRefused(reason)
+    cards = sorted([c for c in build.cards if c.slot != from_slot] + [placed.model_copy(update={"slot": to_slot})],
+                   key=lambda c: c.slot)  # fmt: skip
+    jobs = [j.model_copy(update={"cards": _job_cards(j, {from_slot: to_slot})}) for j in build.jobs]
+    # A moved card leaves its bridge: the bridge is a physical part on the old neighbours.
+    return build.model_copy(update={"cards": cards, "jobs": jobs, "bridges": _drop_bridges_with(build, {from_slot})})
+
+
+def remove_card(build: Build, slot: int) -> Build:
+    if build.card_in(slot) is None:
+        raise EditRefused(f"slot {slot} holds no card")
+    cards = [c for c in build.cards if c.slot != slot]
+    jobs = [j.model_copy(update={"cards": _job_cards(j, {slot: None})}) for j in build.jobs]
+    return build.model_copy(update={"cards": cards, "jobs": jobs, "bridges": _drop_bridges_with(build, {slot})})
+
+
+def check_bridge(build: Build, catalog: Catalog, slots: list[int]) -> str | None:
+    """Why these slots cannot share an NVLink bridge (None when they can)."""
+    slots = sorted(set(slots))
+    if len(slots) < 2:
+        return "select two or four cards to bridge"
+    placed = [build.card_in(s) for s in slots]
+    if any(p is None for p in placed):
+        return "a bridge joins cards: every selected slot needs one"
+    ids = {p.card for p in placed if p}
+    if len(ids) > 1:
+        return "an NVLink bridge joins identical cards"
+    card: CardSpec | None = catalog.cards.get(next(iter(ids)))
+    if card is None:
+        return "unknown card"
+    if card.nvlink is None or card.nvlink.fabric != "bridge":
+        return f"{card.name} has no NVLink bridge connector" + (
+            " (SXM modules use the NVSwitch baseboard)"
+            if card.form_factor.kind == "sxm"
+            else ": it talks over PCIe only"
+        )
+    if len(slots) not in card.nvlink.bridge_sizes:
+        sizes = " or ".join(f"{n}" for n in card.nvlink.bridge_sizes)
+        return f"{card.name} bridges join {sizes} cards, not {len(slots)}"
+    if any(set(b.slots) & set(slots) for b in build.bridges):
+        return "a selected card already has a bridge: remove it first"
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return "unknown chassis"
+    xs = sorted(chassis.position(s).x for s in slots)
+    width = int(card.form_factor.slot_width.value or 2)
+    if any(b - a != width for a, b in itertools.pairwise(xs)):
+        return "bridged cards must sit side by side in adjacent slots"
+    return None
+
+
+def add_bridge(build: Build, catalog: Catalog, slots: list[int]) -> Build:
+    reason = check_bridge(build, catalog, slots)
+    if reason:
+        raise EditRefused(reason)
+    return build.model_copy(update={"bridges": [*build.bridges, Bridge(slots=sorted(set(slots)))]})
+
+
+def remove_bridge(build: Build, slot: int) -> Build:
+    bridges = _drop_bridges_with(build, {slot})
+    if len(bridges) == len(build.bridges):
+        raise EditRefused(f"slot {slot} has no bridge")
+    return build.model_copy(update={"bridges": bridges})
+
+
+def set_chassis(build: Build, catalog: Catalog, chassis_id: str) -> Build:
+    """Change chassis, keeping each card whose slot exists and still takes it; the rest are removed."""
+    if chassis_id not in catalog.chassis:
+        raise EditRefused(f"unknown chassis '{chassis_id}'")
+    new = build.model_copy(update={"chassis": chassis_id, "cards": [], "bridges": []})
+    dropped: list[int] = []
+    for c in build.cards:
+        if check_place(new, catalog, c.slot, c.card) is None:
+            new = new.model_copy(update={"cards": [*new.cards, c]})
+        else:
+            dropped.append(c.slot)
+    kept = {c.slot for c in new.cards}
+    bridges = [b for b in build.bridges if set(b.slots) <= kept and check_bridge(new, catalog, b.slots) is None]
+    jobs = [j.model_copy(update={"cards": _job_cards(j, dict.fromkeys(dropped))}) for j in build.jobs]
+    return new.model_copy(update={"bridges": bridges, "jobs": jobs})
+
+
+def update_job(build: Build, index: int, **changes: Any) -> Build:
+    """Change fields of one job, validated like a loaded file (pydantic raises on bad values)."""
+    if not 0 <= index < len(build.jobs):
+        raise EditRefused(f"no job {index + 1}")
+    job = Job.model_validate({**build.jobs[index].model_dump(), **changes})
+    jobs = [*build.jobs[:index], job, *build.jobs[index + 1 :]]
+    return build.model_copy(update={"jobs": jobs})

@@ -1,0 +1,80 @@
+"""Starting the window: ``configurator [BUILD.yaml]`` and ``configurator --screenshot FILE.png``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+NO_DISPLAY = (
+    "No display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open.\n"
+    "  Headless: configurator --screenshot window.png [BUILD.yaml]   (renders offscreen)\n"
+    "  Virtual display: xvfb-run -a configurator [BUILD.yaml]\n"
+    "  Sizing only: configurator size [BUILD.yaml]"
+)
+
+
+def _has_display() -> bool:
+    if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
+    from configurator.cli import default_build_path
+    from configurator.engine.buildfile import load_build
+    from configurator.ui.document import BuildDocument
+    from configurator.ui.main_window import MainWindow
+
+    path = build_path or default_build_path()
+    build = load_build(path)
+    doc = BuildDocument(build, path=path if build_path else None)
+    return MainWindow(doc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="configurator", description="GPU build configurator for LLM fine-tuning")
+    parser.add_argument("build", nargs="?", type=Path, help="build file to open (default: the preloaded build)")
+    parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
+    parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
+    args = parser.parse_args(argv)
+    if args.screenshot and not _has_display():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if not _has_display():
+        print(NO_DISPLAY, file=sys.stderr)
+        return 2
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        parser.error("--size takes WIDTHxHEIGHT, e.g. 1920x1080")
+
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.catalog.errors import FileError
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("configurator")
+    app.setOrganizationName("GPU Build Configurator")
+    try:
+        window = make_window(args.build)
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.screenshot:
+        window.resize(width, height)
+        window.show()
+        app.processEvents()
+        window.chassis_view.fit()
+        app.processEvents()
+        ok = window.grab().save(str(args.screenshot))
+        window.doc.undo_stack.setClean()
+        window.close()
+        if not ok:
+            print(f"error: cannot write {args.screenshot}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.screenshot} ({width}x{height})")
+        return 0
+    window.show()
+    window.offer_restore()
+    return app.exec()

@@ -1,0 +1,385 @@
+"""The chassis drawn to scale from its spec, with cards in their slots and bridges over them.
+
+Drops carry a card id (from the palette) or a slot (a placed card being moved). While dragging, the
+slot under the cursor turns green or red, and a refused drop says why through ``status``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QKeySequence, QPainter, QPen
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QMenu,
+    QWidget,
+)
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.chassis import ChassisSpec, SlotPosition
+from configurator.engine import Build, BuildResult
+from configurator.engine.editing import check_place
+from configurator.ui.document import BuildDocument
+from configurator.ui.mime import read_card, read_slot, slot_mime
+from configurator.ui.style import card_colour
+
+MM = 2.0  # scene pixels per millimetre
+PITCH_MM = 20.32  # PCIe expansion-slot pitch (PCI CEM)
+LABEL_W = 290.0
+TOP = 90.0
+SXM_SIZE = 150.0
+ALLOWED = QColor(46, 125, 50, 90)
+REFUSED = QColor(198, 40, 40, 90)
+
+
+class SlotItem(QGraphicsRectItem):
+    def __init__(self, pos: SlotPosition, rect: QRectF) -> None:
+        super().__init__(rect)
+        self.position = pos
+        self.slot = pos.slot
+        self.setPen(QPen(QColor("#9E9E9E"), 1, Qt.PenStyle.DashLine))
+        self.setBrush(QBrush(QColor(0, 0, 0, 12)))
+        self.setZValue(0)
+        root = f"CPU{pos.cpu}" + (f" · {pos.switch}" if pos.switch else "")
+        self.setToolTip(f"Slot {pos.slot}: PCIe Gen{pos.pcie_generation} x{pos.lanes}, {root}"
+                        + (f" ({pos.label})" if pos.label else ""))  # fmt: skip
+
+    def highlight(self, colour: QColor | None) -> None:
+        self.setBrush(QBrush(colour if colour else QColor(0, 0, 0, 12)))
+
+
+class CardItem(QGraphicsRectItem):
+    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None) -> None:
+        super().__init__(rect)
+        self.slot, self.card = slot, card
+        colour = card_colour(card.id)
+        self.setBrush(QBrush(colour))
+        self.setPen(QPen(colour.darker(160), 1.5))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsFocusable, True)
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        self.setZValue(2)
+        text = f"{card.name}\n{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
+        if mig:
+            text += f" · MIG {'+'.join(mig)}"
+        label = QGraphicsSimpleTextItem(text, self)
+        label.setBrush(QBrush(QColor("white")))
+        font = QFont()
+        font.setPointSizeF(15)
+        font.setBold(True)
+        label.setFont(font)
+        fm_h = label.boundingRect().height()
+        label.setPos(rect.left() + 10, rect.center().y() - fm_h / 2)
+        if label.boundingRect().width() > rect.width() - 14:
+            label.setScale((rect.width() - 14) / label.boundingRect().width())
+        self.setToolTip(f"Slot {slot}: {card.name}. Drag to move; Delete removes it; select two with Ctrl "
+                        "and press Ctrl+B to bridge.")  # fmt: skip
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+        selected = self.isSelected()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(self.brush())
+        painter.setPen(QPen(QColor("#FFD54F"), 3) if selected else self.pen())
+        painter.drawRoundedRect(self.rect(), 5, 5)
+        if self.card.form_factor.kind == "pcie":  # bracket at the rear
+            painter.setBrush(QColor("#BDBDBD"))
+            painter.setPen(Qt.PenStyle.NoPen)
+            r = self.rect()
+            painter.drawRect(QRectF(r.left() - 6, r.top(), 5, r.height()))
+
+
+class ChassisView(QGraphicsView):
+    status = Signal(str)
+    slot_selected = Signal(int)
+
+    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = document
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setAcceptDrops(True)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setAccessibleName("Chassis view")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.slot_items: dict[int, SlotItem] = {}
+        self.card_items: dict[int, CardItem] = {}
+        self._overlay: list[QGraphicsItem] = []
+        self._chassis_id: str | None = None
+        self._press: QPointF | None = None
+        self._highlighted: SlotItem | None = None
+        self.remove_action = QAction("Remove card", self)
+        self.remove_action.setShortcut(QKeySequence.StandardKey.Delete)
+        self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.remove_action.triggered.connect(self.remove_selected)
+        self.addAction(self.remove_action)
+        document.changed.connect(self.refresh)
+        self.refresh(document.build, document.result)
+
+    # ---- drawing ----
+    def _geometry(self, chassis: ChassisSpec, pos: SlotPosition) -> QRectF:
+        if pos.kind == "sxm":
+            col, row = pos.x % 4, pos.x // 4
+            return QRectF(LABEL_W + col * (SXM_SIZE + 24), TOP + row * (SXM_SIZE + 40), SXM_SIZE, SXM_SIZE)
+        length = (chassis.max_card_length_mm.value or 312.0) * MM
+        return QRectF(LABEL_W, TOP + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
+
+    def _card_rect(self, chassis: ChassisSpec, pos: SlotPosition, card: CardSpec) -> QRectF:
+        slot_rect = self._geometry(chassis, pos)
+        if pos.kind == "sxm" or card.form_factor.kind == "sxm":
+            return slot_rect.adjusted(8, 8, -8, -8)
+        width = max(int(card.form_factor.slot_width.value or 1), 1)
+        length = (card.form_factor.length_mm.value or 267.0) * MM
+        return QRectF(slot_rect.left() + 4, slot_rect.top() + 3, length, width * PITCH_MM * MM - 6)
+
+    def _build_chassis(self, chassis: ChassisSpec) -> None:
+        scene = self.scene()
+        scene.clear()
+        self.slot_items.clear()
+        self.card_items.clear()
+        self._overlay.clear()
+        title = QGraphicsSimpleTextItem(chassis.name)
+        f = QFont()
+        f.setPointSizeF(24)
+        f.setBold(True)
+        title.setFont(f)
+        title.setPos(0, 0)
+        scene.addItem(title)
+        psu = chassis.psu
+        watts = (
+            f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value else f"{psu.units} PSU (rating n/p)"
+        )
+        red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
+        airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
+        sub = QGraphicsSimpleTextItem(
+            f"{chassis.cpu_sockets} CPU socket(s) · PSU {watts}{red} · {airflow} · "
+            f"cards up to {chassis.max_card_length_mm.value or 0:.0f} mm"
+        )
+        small = QFont()
+        small.setPointSizeF(16)
+        sub.setFont(small)
+        sub.setPos(0, 40)
+        scene.addItem(sub)
+        for pos in sorted(chassis.positions, key=lambda p: p.x):
+            rect = self._geometry(chassis, pos)
+            item = SlotItem(pos, rect)
+            scene.addItem(item)
+            self.slot_items[pos.slot] = item
+            root = f"CPU{pos.cpu}" + (f" · {pos.switch}" if pos.switch else "")
+            kind = "SXM5 socket" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
+            label = QGraphicsSimpleTextItem(f"Slot {pos.slot}\n{kind} · {root}")
+            label.setFont(small)
+            if pos.kind == "sxm":
+                label.setPos(rect.left() + 6, rect.bottom() + 2)
+            else:
+                label.setPos(6, rect.top() + 4)
+            scene.addItem(label)
+        if chassis.airflow == "server":
+            arrow = QGraphicsSimpleTextItem("airflow →  front to rear")
+            arrow.setFont(small)
+            arrow.setBrush(QBrush(QColor("#1565C0")))
+            bottom = max(i.rect().bottom() for i in self.slot_items.values())
+            arrow.setPos(LABEL_W, bottom + 30)
+            scene.addItem(arrow)
+
+    def refresh(self, build: Build, result: BuildResult) -> None:
+        chassis = self.doc.catalog.chassis.get(build.chassis)
+        if chassis is None:
+            self.scene().clear()
+            self.slot_items.clear()
+            self.card_items.clear()
+            self._chassis_id = None
+            return
+        if chassis.id != self._chassis_id:
+            self._build_chassis(chassis)
+            self._chassis_id = chassis.id
+        selected = {i.slot for i in self.card_items.values() if i.isSelected()}
+        for item in self.card_items.values():
+            self.scene().removeItem(item)
+        self.card_items.clear()
+        for item in self._overlay:
+            self.scene().removeItem(item)
+        self._overlay.clear()
+        for placement in build.cards:
+            card = self.doc.catalog.cards.get(placement.card)
+            if card is None or placement.slot not in self.slot_items:
+                continue
+            pos = chassis.position(placement.slot)
+            mig = [r.profile for r in placement.mig] if placement.mig else None
+            item = CardItem(placement.slot, card, self._card_rect(chassis, pos, card), mig)
+            self.scene().addItem(item)
+            item.setSelected(placement.slot in selected)
+            self.card_items[placement.slot] = item
+        for bridge in build.bridges:
+            items = [self.card_items[s] for s in bridge.slots if s in self.card_items]
+            if len(items) < 2:
+                continue
+            top = min(i.rect().top() for i in items)
+            bottom = max(i.rect().bottom() for i in items)
+            right = min(i.rect().right() for i in items)
+            bar = QGraphicsRectItem(QRectF(right - 70, top + 6, 22, bottom - top - 12))
+            bar.setBrush(QBrush(QColor("#FFB300")))
+            bar.setPen(QPen(QColor("#E65100"), 1.5))
+            bar.setZValue(3)
+            bar.setToolTip(f"NVLink bridge over slots {bridge.slots}")
+            self.scene().addItem(bar)
+            text = QGraphicsSimpleTextItem(f"NVLink ×{len(items)}")
+            text.setRotation(-90)
+            text.setPos(right - 66, (top + bottom) / 2 + 30)
+            text.setZValue(4)
+            self.scene().addItem(text)
+            self._overlay += [bar, text]
+        self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
+        self.fit()
+
+    def fit(self) -> None:
+        self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self.fit()
+
+    # ---- selection and keys ----
+    def selected_slots(self) -> list[int]:
+        return sorted(i.slot for i in self.card_items.values() if i.isSelected())
+
+    def select_slot(self, slot: int) -> None:
+        self.scene().clearSelection()
+        if slot in self.card_items:
+            self.card_items[slot].setSelected(True)
+            self.centerOn(self.card_items[slot])
+        elif slot in self.slot_items:
+            self.centerOn(self.slot_items[slot])
+
+    def remove_selected(self) -> None:
+        slots = self.selected_slots()
+        if not slots:
+            self.status.emit("Select a card to remove")
+            return
+        from configurator.engine.editing import remove_card
+
+        def make(build: Build) -> Build:
+            for s in slots:
+                build = remove_card(build, s)
+            return build
+
+        names = ", ".join(f"slot {s}" for s in slots)
+        self.doc.edit(f"Remove card from {names}", make)
+
+    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        item = self._card_at(self.mapToScene(event.pos()))
+        if item is not None and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        menu = QMenu(self)
+        for action in self.actions():
+            menu.addAction(action)
+        menu.exec(event.globalPos())
+
+    # ---- dragging a placed card ----
+    def _card_at(self, scene_pos: QPointF) -> CardItem | None:
+        for item in self.scene().items(scene_pos):
+            while item is not None and not isinstance(item, CardItem):
+                item = item.parentItem()
+            if isinstance(item, CardItem):
+                return item
+        return None
+
+    def _slot_at(self, scene_pos: QPointF) -> SlotItem | None:
+        for item in self.slot_items.values():
+            if item.rect().contains(scene_pos):
+                return item
+        card = self._card_at(scene_pos)
+        return self.slot_items.get(card.slot) if card else None
+
+    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self._press = event.position() if event.button() == Qt.MouseButton.LeftButton else None
+        item = self._card_at(self.mapToScene(event.position().toPoint()))
+        if item is not None:
+            self.slot_selected.emit(item.slot)
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if self._press is not None and (event.position() - self._press).manhattanLength() > \
+                QApplication.startDragDistance():  # fmt: skip
+            item = self._card_at(self.mapToScene(self._press.toPoint()))
+            if item is not None:
+                self._press = None
+                drag = QDrag(self)
+                drag.setMimeData(slot_mime(item.slot, item.card.id))
+                drag.exec(Qt.DropAction.MoveAction)
+                return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self._press = None
+        super().mouseReleaseEvent(event)
+
+    # ---- drops ----
+    def _drop_target(self, event) -> tuple[SlotItem | None, str | None]:  # type: ignore[no-untyped-def]
+        card_id = read_card(event.mimeData())
+        if card_id is None:
+            return None, "not a card"
+        slot_item = self._slot_at(self.mapToScene(event.position().toPoint()))
+        if slot_item is None:
+            return None, "drop the card onto a slot"
+        moving = read_slot(event.mimeData())
+        reason = check_place(self.doc.build, self.doc.catalog, slot_item.slot, card_id, moving_from=moving)
+        return slot_item, reason
+
+    def _highlight(self, item: SlotItem | None, allowed: bool) -> None:
+        if self._highlighted is not None and self._highlighted is not item:
+            self._highlighted.highlight(None)
+        self._highlighted = item
+        if item is not None:
+            item.highlight(ALLOWED if allowed else REFUSED)
+
+    def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if read_card(event.mimeData()) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        item, reason = self._drop_target(event)
+        self._highlight(item, reason is None)
+        if item is not None and reason is None:
+            self.status.emit(f"Drop into slot {item.slot}")
+            event.acceptProposedAction()
+        else:
+            if item is not None and reason:
+                self.status.emit(f"Cannot drop here: {reason}")
+            event.ignore()
+
+    def dragLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self._highlight(None, False)
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        item, reason = self._drop_target(event)
+        self._highlight(None, False)
+        if item is None or reason is not None:
+            self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the card onto a slot")
+            event.ignore()
+            return
+        card_id = read_card(event.mimeData())
+        moving = read_slot(event.mimeData())
+        catalog = self.doc.catalog
+        name = catalog.cards[card_id].name if card_id in catalog.cards else card_id
+        from configurator.engine.editing import move_card, place_card
+
+        if moving is not None:
+            ok = self.doc.edit(f"Move {name} from slot {moving} to slot {item.slot}",
+                               lambda b: move_card(b, catalog, moving, item.slot))  # fmt: skip
+        else:
+            ok = self.doc.edit(
+                f"Place {name} in slot {item.slot}", lambda b: place_card(b, catalog, item.slot, card_id)
+            )
+        if ok:
+            self.status.emit(f"{name} in slot {item.slot}")
+            event.acceptProposedAction()
+        else:
+            event.ignore()

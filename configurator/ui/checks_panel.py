@@ -1,0 +1,55 @@
+"""The engine's errors and warnings, each with its sentence; clicking one selects its slot or job."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
+
+from configurator.engine.result import BuildResult
+from configurator.ui.style import SEVERITY_COLOUR
+
+SLOT_ROLE = Qt.ItemDataRole.UserRole
+JOB_ROLE = Qt.ItemDataRole.UserRole + 1
+CODE_ROLE = Qt.ItemDataRole.UserRole + 2
+MARK = {"error": "✖", "warning": "▲", "info": "ℹ"}
+
+
+class ChecksPanel(QListWidget):
+    slot_clicked = Signal(int)
+    job_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setAlternatingRowColors(True)
+        self.setAccessibleName("Checks")
+        self.itemActivated.connect(self._activated)
+        self.itemClicked.connect(self._activated)
+
+    def update_result(self, result: BuildResult) -> None:
+        self.clear()
+        if not result.checks:
+            item = QListWidgetItem("✔ No problems found.")
+            item.setForeground(QBrush(QColor("#2E7D32")))
+            self.addItem(item)
+            return
+        for check in result.checks:
+            item = QListWidgetItem(f"{MARK[check.severity]} {check.code}: {check.message}")
+            item.setForeground(QBrush(QColor(SEVERITY_COLOUR[check.severity])))
+            item.setData(SLOT_ROLE, check.slot)
+            item.setData(JOB_ROLE, check.job)
+            item.setData(CODE_ROLE, check.code)
+            item.setToolTip(check.message)
+            self.addItem(item)
+
+    def codes(self) -> list[str]:
+        return [self.item(i).data(CODE_ROLE) for i in range(self.count()) if self.item(i).data(CODE_ROLE)]
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        slot = item.data(SLOT_ROLE)
+        if slot is not None:
+            self.slot_clicked.emit(int(slot))
+        job = item.data(JOB_ROLE)
+        if job:
+            self.job_clicked.emit(str(job))

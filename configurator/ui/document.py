@@ -1,0 +1,109 @@
+"""The one source of state in the window: a build document with an undo stack.
+
+The build itself is an immutable pydantic ``Build``; every user edit is a ``QUndoCommand`` that swaps
+in a new build made by ``configurator.engine.editing``. After each change the engine re-runs once and
+``changed`` carries the build and its result to every view; views never talk to each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.engine import Build, BuildResult, evaluate
+from configurator.engine.buildfile import load_build, save_build
+from configurator.engine.editing import EditRefused
+
+
+class SetBuildCommand(QUndoCommand):
+    """Replace the build with another; undo puts the old one back."""
+
+    def __init__(self, document: BuildDocument, before: Build, after: Build, text: str) -> None:
+        super().__init__(text)
+        self._doc, self._before, self._after = document, before, after
+
+    def redo(self) -> None:
+        self._doc._set(self._after)
+
+    def undo(self) -> None:
+        self._doc._set(self._before)
+
+
+class BuildDocument(QObject):
+    changed = Signal(object, object)  # (Build, BuildResult)
+    path_changed = Signal(object)  # Path | None
+    refused = Signal(str)  # an edit refused, with the reason
+
+    def __init__(self, build: Build, catalog: Catalog | None = None, path: Path | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog or default_catalog()
+        self.undo_stack = QUndoStack(self)
+        self._build = build
+        self._path = path
+        self._result = self._evaluate(build)
+
+    # ---- state ----
+    @property
+    def build(self) -> Build:
+        return self._build
+
+    @property
+    def result(self) -> BuildResult:
+        return self._result
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    @property
+    def modified(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    def _evaluate(self, build: Build) -> BuildResult:
+        return evaluate(build, self.catalog, base_dir=self._path.parent if self._path else None)
+
+    def _set(self, build: Build) -> None:
+        self._build = build
+        self._result = self._evaluate(build)
+        self.changed.emit(self._build, self._result)
+
+    # ---- edits ----
+    def edit(self, text: str, make: Callable[[Build], Build]) -> bool:
+        """Apply ``make`` to the build as one undoable step; a refusal is reported, nothing changes."""
+        try:
+            after = make(self._build)
+        except (EditRefused, ValueError) as exc:
+            self.refused.emit(str(exc))
+            return False
+        if after == self._build:
+            return False
+        self.undo_stack.push(SetBuildCommand(self, self._build, after, text))
+        return True
+
+    # ---- files ----
+    def replace(self, build: Build, path: Path | None) -> None:
+        """A new or opened build: fresh history, clean state."""
+        self.undo_stack.clear()
+        self._path = path
+        self._set(build)
+        self.undo_stack.setClean()
+        self.path_changed.emit(path)
+
+    def open(self, path: Path) -> None:
+        """Load ``path``; raises FileError and leaves the current build untouched on any problem."""
+        build = load_build(path, self.catalog)
+        self.replace(build, path)
+
+    def save(self, path: Path | None = None) -> None:
+        target = path or self._path
+        if target is None:
+            raise ValueError("no file name: use Save As")
+        save_build(self._build, target)
+        if target != self._path:
+            self._path = target
+            self.path_changed.emit(target)
+        self.undo_stack.setClean()

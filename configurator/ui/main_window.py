@@ -1,0 +1,348 @@
+"""The main window: palette, chassis view, headroom chart, checks and summary around one document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator import __version__
+from configurator.catalog.errors import FileError
+from configurator.engine import Build, BuildResult
+from configurator.engine.buildfile import load_build, save_build
+from configurator.engine.editing import add_bridge, remove_bridge, set_chassis
+from configurator.ui.chassis_view import ChassisView
+from configurator.ui.checks_panel import ChecksPanel
+from configurator.ui.document import BuildDocument
+from configurator.ui.headroom_chart import HeadroomChart
+from configurator.ui.jobs_bar import JobsBar
+from configurator.ui.palette import Palette
+from configurator.ui.settings import Settings
+
+APP_NAME = "GPU Build Configurator"
+
+
+def resources_dir() -> Path:
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "resources", here.parent / "resources"):
+        if candidate.is_dir():
+            return candidate
+    return here
+
+
+def autosave_path() -> Path:
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or Path.home() / ".local/share/gpu-configurator") / "autosave.yaml"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, document: BuildDocument, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.doc = document
+        self.settings = settings or Settings()
+        self.unit = self.settings.get("units")
+        icon = resources_dir() / "icons" / "configurator.svg"
+        if icon.is_file():
+            self.setWindowIcon(QIcon(str(icon)))
+
+        # ---- views ----
+        self.palette = Palette(document.catalog)
+        self.chassis_view = ChassisView(document)
+        self.chart = HeadroomChart(unit=self.unit)
+        self.checks = ChecksPanel()
+        from configurator.ui.summary import SummaryStrip
+
+        self.summary = SummaryStrip()
+        self.jobs_bar = JobsBar(document)
+
+        centre = QWidget()
+        col = QVBoxLayout(centre)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addWidget(self.jobs_bar)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.chassis_view)
+        split.addWidget(self.chart)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        split.setChildrenCollapsible(False)
+        self.chart.setMinimumHeight(240)
+        self.chassis_view.setMinimumHeight(240)
+        split.setSizes([430, 470])
+        self.splitter = split
+        col.addWidget(split, 1)
+        col.addWidget(self.summary)
+        self.setCentralWidget(centre)
+
+        left = QDockWidget("Cards", self)
+        left.setObjectName("palette")
+        left.setWidget(self.palette)
+        left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
+        right = QDockWidget("Checks", self)
+        right.setObjectName("checks")
+        right.setWidget(self.checks)
+        self.checks.setMinimumWidth(300)
+        self.palette.setMinimumWidth(240)
+        right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
+        self.resizeDocks([left, right], [260, 330], Qt.Orientation.Horizontal)
+
+        # ---- wiring: views subscribe to the document only ----
+        document.changed.connect(self._on_changed)
+        document.path_changed.connect(self._update_title)
+        document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
+        document.undo_stack.cleanChanged.connect(self._update_title)
+        self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.checks.slot_clicked.connect(self.chassis_view.select_slot)
+        self.palette.chassis_chosen.connect(self._choose_chassis)
+        self._make_actions()
+        self._autosave = QTimer(self)
+        self._autosave.timeout.connect(self.autosave)
+        self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
+        geometry = self.settings.q.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1440, 900)
+        self._on_changed(document.build, document.result)
+        self._update_title()
+        self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
+
+    # ---- actions ----
+    def _make_actions(self) -> None:
+        mb = self.menuBar()
+        file = mb.addMenu("&File")
+
+        def act(menu, text, slot, shortcut=None, tip=None):  # type: ignore[no-untyped-def]
+            a = QAction(text, self)
+            if shortcut is not None:
+                a.setShortcut(shortcut)
+            if tip:
+                a.setStatusTip(tip)
+                a.setToolTip(tip)
+            a.triggered.connect(slot)
+            menu.addAction(a)
+            return a
+
+        self.new_action = act(file, "&New", self.new_build, QKeySequence.StandardKey.New, "Start an empty build")
+        self.open_action = act(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open, "Open a build file")
+        self.recent_menu = file.addMenu("Open &Recent")
+        self.recent_menu.triggered.connect(lambda action: self.open_path(Path(action.data())))
+        self._fill_recent()
+        file.addSeparator()
+        self.save_action = act(file, "&Save", self.save, QKeySequence.StandardKey.Save, "Save the build")
+        self.save_as_action = act(file, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        file.addSeparator()
+        act(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        edit = mb.addMenu("&Edit")
+        undo = self.doc.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo = self.doc.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+        edit.addAction(undo)
+        edit.addAction(redo)
+        self.undo_action, self.redo_action = undo, redo
+        edit.addSeparator()
+        edit.addAction(self.chassis_view.remove_action)
+        self.bridge_action = act(edit, "&Bridge selected cards", self.bridge_selected, QKeySequence("Ctrl+B"),
+                                 "Join two or four adjacent identical cards with an NVLink bridge")  # fmt: skip
+        self.unbridge_action = act(edit, "Remove bridge", self.unbridge_selected, None,
+                                   "Remove the NVLink bridge of the selected card")  # fmt: skip
+        for a in (self.bridge_action, self.unbridge_action):
+            self.chassis_view.addAction(a)
+
+        view = mb.addMenu("&View")
+        units = view.addMenu("&Units")
+        group = QActionGroup(self)
+        for u in ("GB", "GiB"):
+            a = QAction(f"{u} ({'10^9' if u == 'GB' else '2^30'} bytes)", self)
+            a.setCheckable(True)
+            a.setChecked(u == self.unit)
+            a.setData(u)
+            group.addAction(a)
+            units.addAction(a)
+        group.triggered.connect(lambda action: self.set_unit(action.data()))
+        rates = view.addMenu("&Link rates")
+        self.rate_actions: dict[str, QAction] = {}
+        rgroup = QActionGroup(self)
+        for key, label in (("measured", "Measured (typical nccl-tests busbw)"), ("nominal", "Nominal (datasheet)")):
+            a = QAction(label, self)
+            a.setCheckable(True)
+            a.setData(key)
+            rgroup.addAction(a)
+            rates.addAction(a)
+            self.rate_actions[key] = a
+        rgroup.triggered.connect(lambda action: self.set_link_rates(action.data()))
+        help_menu = mb.addMenu("&Help")
+        act(help_menu, "&About", self.about)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.get("recent_files")
+        for path in recent:
+            a = QAction(path, self)
+            a.setData(path)
+            self.recent_menu.addAction(a)
+        self.recent_menu.setEnabled(bool(recent))
+
+    # ---- document updates ----
+    def _on_changed(self, build: Build, result: BuildResult) -> None:
+        self.chart.update_result(result)
+        self.checks.update_result(result)
+        self.summary.update_result(result, len(build.cards), len(build.bridges))
+        self.palette.set_chassis(build.chassis)
+        a = self.rate_actions.get(build.assumptions.link_rates)
+        if a is not None:
+            a.setChecked(True)
+        self._update_title()
+
+    def _update_title(self, *_: object) -> None:
+        name = self.doc.path.name if self.doc.path else "untitled"
+        self.setWindowTitle(f"{self.doc.build.name} — {name}[*] — {APP_NAME}")
+        self.setWindowModified(self.doc.modified)
+
+    def _choose_chassis(self, chassis_id: str) -> None:
+        if chassis_id == self.doc.build.chassis:
+            return
+        name = self.doc.catalog.chassis[chassis_id].name
+        self.doc.edit(f"Change chassis to {name}", lambda b: set_chassis(b, self.doc.catalog, chassis_id))
+
+    def bridge_selected(self) -> None:
+        slots = self.chassis_view.selected_slots()
+        self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", lambda b: add_bridge(b, self.doc.catalog, slots))
+
+    def unbridge_selected(self) -> None:
+        slots = self.chassis_view.selected_slots()
+        if slots:
+            self.doc.edit(f"Remove bridge from slot {slots[0]}", lambda b: remove_bridge(b, slots[0]))
+
+    def set_unit(self, unit: str) -> None:
+        self.unit = unit
+        self.settings.set("units", unit)
+        self.chart.set_unit(unit, self.doc.result)
+
+    def set_link_rates(self, key: str) -> None:
+        if key != self.doc.build.assumptions.link_rates:
+            self.doc.edit(f"Use {key} link rates", lambda b: b.model_copy(
+                update={"assumptions": b.assumptions.model_copy(update={"link_rates": key})}))  # fmt: skip
+
+    # ---- files ----
+    def show_error(self, title: str, text: str) -> None:
+        QMessageBox.critical(self, title, text)
+
+    def new_build(self) -> None:
+        if not self.maybe_save():
+            return
+        self.doc.replace(Build(name="New build", chassis=self.doc.build.chassis), None)
+
+    def open_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        path, _ = QFileDialog.getOpenFileName(self, "Open build", self.settings.get("last_folder"),
+                                              "Build files (*.yaml *.yml);;All files (*)")  # fmt: skip
+        if path:
+            self.open_path(Path(path))
+
+    def open_path(self, path: Path) -> bool:
+        """Open a build; on any problem show file, line and reason and keep the current build."""
+        try:
+            self.doc.open(path)
+        except FileError as exc:
+            self.show_error("Cannot open build", str(exc))
+            return False
+        self.settings.add_recent(str(path))
+        self.settings.set("last_folder", str(path.parent))
+        self._fill_recent()
+        self.statusBar().showMessage(f"Opened {path}", 5000)
+        return True
+
+    def save(self) -> bool:
+        if self.doc.path is None:
+            return self.save_as()
+        return self._save_to(self.doc.path)
+
+    def save_as(self) -> bool:
+        start = str(Path(self.settings.get("last_folder") or Path.home()) / f"{self.doc.build.name}.yaml")
+        path, _ = QFileDialog.getSaveFileName(self, "Save build", start, "Build files (*.yaml)")
+        return self._save_to(Path(path)) if path else False
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.doc.save(path)
+        except (FileError, ValueError) as exc:
+            self.show_error("Cannot save build", f"{exc}\nThe build is unchanged; choose another place.")
+            return False
+        self.settings.add_recent(str(path))
+        self.settings.set("last_folder", str(path.parent))
+        self._fill_recent()
+        autosave_path().unlink(missing_ok=True)
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def autosave(self) -> bool:
+        """Write unsaved edits to the user data folder (atomic); the next start offers them back."""
+        if not self.doc.modified:
+            return False
+        target = autosave_path()
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            save_build(self.doc.build, target)
+        except (FileError, OSError) as exc:
+            self.statusBar().showMessage(f"Autosave failed: {exc}", 8000)
+            return False
+        return True
+
+    def offer_restore(self) -> bool:
+        """After a crash: offer the autosaved build back."""
+        path = autosave_path()
+        if not path.is_file():
+            return False
+        answer = QMessageBox.question(self, "Restore unsaved build?",
+                                      "The configurator closed with unsaved changes. Restore them?")  # fmt: skip
+        if answer != QMessageBox.StandardButton.Yes:
+            path.unlink(missing_ok=True)
+            return False
+        try:
+            build = load_build(path, self.doc.catalog)
+        except FileError as exc:
+            self.show_error("Cannot restore", str(exc))
+            return False
+        self.doc.replace(build, None)
+        self.doc.undo_stack.resetClean()
+        self._update_title()
+        return True
+
+    def maybe_save(self) -> bool:
+        if not self.doc.modified:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", f"Save changes to {self.doc.build.name}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        )  # fmt: skip
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.settings.q.setValue("window/geometry", self.saveGeometry())
+        if not self.doc.modified:
+            autosave_path().unlink(missing_ok=True)
+        event.accept()
+
+    def about(self) -> None:
+        QMessageBox.about(self, APP_NAME, f"<b>{APP_NAME}</b> {__version__}<br>Which GPUs, how many, in which "
+                          "chassis, for the fine-tuning runs you plan.<br>GB = 10<sup>9</sup> bytes.")  # fmt: skip

@@ -1,0 +1,35 @@
+"""Drag payloads: only ids, under vendor MIME types (the drop handler looks the id up)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData
+
+CARD_MIME = "application/vnd.gpu-configurator.card-id"
+SLOT_MIME = "application/vnd.gpu-configurator.slot"
+
+
+def card_mime(card_id: str) -> QMimeData:
+    data = QMimeData()
+    data.setData(CARD_MIME, card_id.encode())
+    data.setText(card_id)
+    return data
+
+
+def slot_mime(slot: int, card_id: str) -> QMimeData:
+    data = QMimeData()
+    data.setData(SLOT_MIME, str(slot).encode())
+    data.setData(CARD_MIME, card_id.encode())
+    return data
+
+
+def read_card(data: QMimeData) -> str | None:
+    return bytes(data.data(CARD_MIME).data()).decode() if data.hasFormat(CARD_MIME) else None
+
+
+def read_slot(data: QMimeData) -> int | None:
+    if not data.hasFormat(SLOT_MIME):
+        return None
+    try:
+        return int(bytes(data.data(SLOT_MIME).data()).decode())
+    except ValueError:
+        return None

@@ -1,0 +1,135 @@
+"""The card palette: every catalog card, filterable, dragged out by id; the chassis picker above it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QDrag, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.loader import Catalog
+from configurator.ui.mime import card_mime
+from configurator.ui.style import card_colour
+
+ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+def card_icon(card: CardSpec, size: int = 40) -> QIcon:
+    """A drawn silhouette: a PCIe card with its bracket and fan openings, or a square SXM module."""
+    pm = QPixmap(size * 2, size * 2)  # drawn at 2x for high-DPI screens
+    pm.setDevicePixelRatio(2.0)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    colour = card_colour(card.id)
+    p.setPen(colour.darker(150))
+    p.setBrush(colour)
+    if card.form_factor.kind == "sxm":
+        p.drawRoundedRect(6, 6, size - 12, size - 12, 3, 3)
+        p.setBrush(QColor("#D4AF37"))
+        p.drawRect(size // 2 - 6, size // 2 - 6, 12, 12)
+    else:
+        p.drawRoundedRect(4, 12, size - 8, size - 22, 3, 3)
+        p.setBrush(QColor("#B0B0B0"))
+        p.drawRect(2, 10, 3, size - 18)  # bracket
+        p.setBrush(QColor("#D4AF37"))
+        p.drawRect(12, size - 10, size - 24, 3)  # edge connector
+        if card.cooling.kind in ("flow-through", "blower"):
+            p.setBrush(colour.darker(170))
+            p.drawEllipse(size // 2 - 7, 16, 14, 14)
+    p.end()
+    return QIcon(pm)
+
+
+def card_summary(card: CardSpec) -> str:
+    nvlink = "NVLink" if card.nvlink else "no NVLink"
+    power = card.power.tdp_w.value
+    name = card.name.removeprefix("NVIDIA ").replace(" Blackwell", "")
+    return f"{name}\n{card.visible_gb:.1f} GB · {power:.0f} W · {nvlink}"
+
+
+class CardList(QListWidget):
+    """A list that drags card ids, not widgets."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QListWidget.DragDropMode.DragOnly)
+        self.setIconSize(QSize(40, 40))
+        self.setSpacing(2)
+        self.setWordWrap(True)
+
+    def startDrag(self, supported_actions: Qt.DropAction) -> None:
+        item = self.currentItem()
+        if item is None:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(card_mime(item.data(ID_ROLE)))
+        drag.setPixmap(item.icon().pixmap(40, 40))
+        drag.exec(Qt.DropAction.CopyAction)
+
+
+class Palette(QWidget):
+    chassis_chosen = Signal(str)
+
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(QLabel("<b>Chassis</b>"))
+        self.chassis_box = QComboBox()
+        self.chassis_box.setAccessibleName("Chassis")
+        for ch in catalog.chassis.values():
+            self.chassis_box.addItem(ch.name, ch.id)
+            self.chassis_box.setItemData(
+                self.chassis_box.count() - 1, ch.note or ch.source, Qt.ItemDataRole.ToolTipRole
+            )
+        self.chassis_box.activated.connect(lambda i: self.chassis_chosen.emit(self.chassis_box.itemData(i)))
+        layout.addWidget(self.chassis_box)
+        layout.addWidget(QLabel("<b>Cards</b> <span style='color:gray'>(drag into a slot)</span>"))
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter cards…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setAccessibleName("Filter cards")
+        self.filter.textChanged.connect(self._apply_filter)
+        layout.addWidget(self.filter)
+        self.cards = CardList()
+        self.cards.setAccessibleName("Card palette")
+        for card in catalog.cards.values():
+            item = QListWidgetItem(card_icon(card), card_summary(card))
+            item.setData(ID_ROLE, card.id)
+            mig = f"MIG: up to {card.mig.max_instances} instances" if card.mig else "no MIG"
+            item.setToolTip(
+                f"<b>{card.name}</b><br>{card.memory_gb.value:.0f} GB {card.memory_type}, "
+                f"{card.visible_gb:.1f} GB visible<br>{card.memory_bandwidth_gb_s.value or 0:,.0f} GB/s · "
+                f"BF16 {card.bf16_dense_tflops.value or 0:.0f} TFLOPS dense<br>{card.cooling.kind} · "
+                f"{card.form_factor.kind.upper()} · {mig}"
+            )
+            self.cards.addItem(item)
+        layout.addWidget(self.cards, 1)
+
+    def set_chassis(self, chassis_id: str) -> None:
+        i = self.chassis_box.findData(chassis_id)
+        if i >= 0:
+            self.chassis_box.setCurrentIndex(i)
+
+    def _apply_filter(self, text: str) -> None:
+        words = text.lower().split()
+        for i in range(self.cards.count()):
+            item = self.cards.item(i)
+            hay = (item.text() + " " + item.data(ID_ROLE)).lower()
+            item.setHidden(not all(w in hay for w in words))
+
+    def visible_ids(self) -> list[str]:
+        return [
+            self.cards.item(i).data(ID_ROLE) for i in range(self.cards.count()) if not self.cards.item(i).isHidden()
+        ]
