@@ -289,7 +289,10 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
                     code="JOB_SLOT_EMPTY",
                     slot=slot,
                     job=name,
-                    message=(f"Job '{name}' names slot {slot}, which holds no card."),
+                    message=(
+                        f"Job '{name}' names slot {slot}, which holds no card: place a card there or give the "
+                        "job an occupied slot."
+                    ),
                 )
             )
             continue
@@ -303,7 +306,8 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
                         slot=slot,
                         job=name,
                         message=(
-                            f"Job '{name}' names MIG instance {instance} of slot {slot}, which has no MIG layout."
+                            f"Job '{name}' names MIG instance {instance} of slot {slot}, which has no MIG layout: "
+                            "add a layout to that card, or name the slot alone for the whole card."
                         ),
                     )
                 )
@@ -385,7 +389,8 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
                 f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
                 f"model's uncertainty (peak {row.peak_low_gb:.1f}-{row.peak_high_gb:.1f} GB) or under the "
-                f"{a.safety_margin_fraction:.0%} safety margin; too little to plan on.")))  # fmt: skip
+                f"{a.safety_margin_fraction:.0%} safety margin; too little to plan on. Use a larger card or instance, "
+                "or lower the peak (QLoRA, a shorter sequence, FSDP over more cards).")))  # fmt: skip
 
     if len({cards[s].id for s, _ in valid_keys}) > 1:
         checks.append(
@@ -447,7 +452,8 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
     if multi and comm_link is not None and comm_link.family == "pcie" and \
             any(cards[s].nvlink is None for s in slots):  # fmt: skip
         checks.append(Check(severity="info", code="PCIE_P2P", job=name, message=(
-            "Peer-to-peer over PCIe needs IOMMU off (or passthrough) and ACS disabled on PCIe switches "
+            f"Job '{name}' exchanges data peer-to-peer over PCIe, which needs IOMMU off (or passthrough) "
+            "and ACS disabled on PCIe switches "
             "(NCCL documentation); check both before blaming the cards.")))  # fmt: skip
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")

@@ -55,18 +55,19 @@ def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) 
         length, room = card.form_factor.length_mm.value, chassis.max_card_length_mm.value
         if pos.kind == "pcie" and length and room and length > room:
             out.append(Check(severity="error", code="CARD_TOO_LONG", slot=slot, message=(
-                f"{card.name} is {length:.0f} mm long; {chassis.name} takes cards up to {room:.0f} mm. "
+                f"{card.name} in slot {slot} is {length:.0f} mm long; {chassis.name} takes cards up to {room:.0f} mm. "
                 "Pick a shorter card or a chassis with full-length (312 mm) slots.")))  # fmt: skip
         if card.cooling.kind == "passive" and chassis.airflow == "desk":
             out.append(Check(severity="error", code="PASSIVE_CARD_NEEDS_SERVER_AIRFLOW", slot=slot, message=(
-                f"{card.name} has a passive heat sink that needs the front-to-rear airflow of a server "
+                f"{card.name} in slot {slot} has a passive heat sink that needs the front-to-rear airflow of a server "
                 f"chassis (NVIDIA H100 PCIe product brief); {chassis.name} has desk airflow. Choose a "
                 "server chassis, or an actively cooled card (RTX PRO 6000 Workstation or Max-Q).")))  # fmt: skip
         card_gen = int(card.pcie_generation.value or pos.pcie_generation)
         if pos.kind == "pcie" and (pos.pcie_generation < card_gen or pos.lanes < 16):
             out.append(Check(severity="warning", code="SLOT_SLOWER_THAN_CARD", slot=slot, message=(
                 f"Slot {slot} is PCIe Gen{pos.pcie_generation} x{pos.lanes}; {card.name} is Gen{card_gen} x16, "
-                "so host and peer-to-peer transfers run at the slot's rate.")))  # fmt: skip
+                "so host and peer-to-peer transfers run at the slot's rate. Move it to a "
+                f"Gen{card_gen} x16 slot for its full rate.")))  # fmt: skip
     # occupancy: a card covering another position
     occupied = sorted(spans.items())
     for i, (a, span_a) in enumerate(occupied):
@@ -127,15 +128,18 @@ def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]
                         severity="error",
                         code="BRIDGE_OVERLAP",
                         slot=s,
-                        message=(f"Slot {s} is in bridges {seen[s] + 1} and {i + 1}: a card takes one NVLink bridge."),
+                        message=(
+                            f"Slot {s} is in bridges {seen[s] + 1} and {i + 1}: a card takes one NVLink bridge; "
+                            "remove it from one of them."
+                        ),
                     )
                 )
             seen[s] = i
         kinds = {cards[s].id for s in slots}
         if len(kinds) > 1:
             out.append(Check(severity="error", code="BRIDGE_MIXED_CARDS", slot=first, message=(
-                f"Bridge {i + 1} joins different cards ({', '.join(sorted(kinds))}): an NVLink bridge joins "
-                "identical cards.")))  # fmt: skip
+                f"Bridge {i + 1} (slots {slots}) joins different cards ({', '.join(sorted(kinds))}): an NVLink "
+                "bridge joins identical cards.")))  # fmt: skip
             continue
         card = cards[first]
         if card.form_factor.kind == "sxm":
@@ -144,14 +148,17 @@ def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]
                     severity="error",
                     code="BRIDGE_ON_SXM",
                     slot=first,
-                    message=(f"{card.name} modules talk over the NVSwitch baseboard; they take no NVLink bridge."),
+                    message=(
+                        f"Bridge {i + 1} (slots {slots}): {card.name} modules talk over the NVSwitch baseboard; "
+                        "they take no NVLink bridge. Remove the bridge."
+                    ),
                 )
             )
             continue
         if card.nvlink is None or card.nvlink.fabric != "bridge":
             out.append(Check(severity="error", code="BRIDGE_NO_NVLINK", slot=first, message=(
-                f"{card.name} has no NVLink: it exchanges data over PCIe only. Remove the bridge, or use "
-                "H200 NVL / H100 NVL cards for an NVLink domain.")))  # fmt: skip
+                f"{card.name} in slots {slots} has no NVLink: it exchanges data over PCIe only. Remove the "
+                "bridge, or use H200 NVL / H100 NVL cards for an NVLink domain.")))  # fmt: skip
             continue
         if len(slots) not in card.nvlink.bridge_sizes:
             sizes = " or ".join(f"{n}-way" for n in card.nvlink.bridge_sizes)
@@ -160,7 +167,10 @@ def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]
                     severity="error",
                     code="BRIDGE_SIZE",
                     slot=first,
-                    message=(f"{card.name} takes a {sizes} NVLink bridge, not {len(slots)} cards."),
+                    message=(
+                        f"Bridge {i + 1} (slots {slots}): {card.name} takes a {sizes} NVLink bridge, not "
+                        f"{len(slots)} cards."
+                    ),
                 )
             )
             continue
