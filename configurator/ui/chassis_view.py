@@ -111,6 +111,8 @@ class ChassisView(QGraphicsView):
         self._chassis_id: str | None = None
         self._press: QPointF | None = None
         self._highlighted: SlotItem | None = None
+        self.ink = QColor("#222222")
+        self._texts: list[QGraphicsSimpleTextItem] = []
         self.remove_action = QAction("Remove card", self)
         self.remove_action.setShortcut(QKeySequence.StandardKey.Delete)
         self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -135,34 +137,46 @@ class ChassisView(QGraphicsView):
         length = (card.form_factor.length_mm.value or 267.0) * MM
         return QRectF(slot_rect.left() + 4, slot_rect.top() + 3, length, width * PITCH_MM * MM - 6)
 
+    def set_ink(self, colour: str) -> None:
+        """Text colour for the chassis drawing (light or dark theme)."""
+        self.ink = QColor(colour)
+        for t in self._texts:
+            t.setBrush(QBrush(self.ink))
+
+    def _text(self, text: str, font: QFont) -> QGraphicsSimpleTextItem:
+        item = QGraphicsSimpleTextItem(text)
+        item.setFont(font)
+        item.setBrush(QBrush(self.ink))
+        self.scene().addItem(item)
+        self._texts.append(item)
+        return item
+
     def _build_chassis(self, chassis: ChassisSpec) -> None:
         scene = self.scene()
         scene.clear()
+        self._texts.clear()
         self.slot_items.clear()
         self.card_items.clear()
         self._overlay.clear()
-        title = QGraphicsSimpleTextItem(chassis.name)
         f = QFont()
         f.setPointSizeF(24)
         f.setBold(True)
-        title.setFont(f)
-        title.setPos(0, 0)
-        scene.addItem(title)
+        self._text(chassis.name, f).setPos(0, 0)
         psu = chassis.psu
         watts = (
             f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value else f"{psu.units} PSU (rating n/p)"
         )
         red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
         airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
-        sub = QGraphicsSimpleTextItem(
-            f"{chassis.cpu_sockets} CPU socket(s) · PSU {watts}{red} · {airflow} · "
-            f"cards up to {chassis.max_card_length_mm.value or 0:.0f} mm"
-        )
         small = QFont()
         small.setPointSizeF(16)
-        sub.setFont(small)
+        length = chassis.max_card_length_mm.value
+        sub = self._text(
+            f"{chassis.cpu_sockets} CPU socket(s) · PSU {watts}{red} · {airflow}"
+            + (f" · cards up to {length:.0f} mm" if length else ""),
+            small,
+        )
         sub.setPos(0, 40)
-        scene.addItem(sub)
         for pos in sorted(chassis.positions, key=lambda p: p.x):
             rect = self._geometry(chassis, pos)
             item = SlotItem(pos, rect)
@@ -170,19 +184,17 @@ class ChassisView(QGraphicsView):
             self.slot_items[pos.slot] = item
             root = f"CPU{pos.cpu}" + (f" · {pos.switch}" if pos.switch else "")
             kind = "SXM5 socket" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
-            label = QGraphicsSimpleTextItem(f"Slot {pos.slot}\n{kind} · {root}")
-            label.setFont(small)
+            label = self._text(f"Slot {pos.slot}\n{kind} · {root}", small)
             if pos.kind == "sxm":
                 label.setPos(rect.left() + 6, rect.bottom() + 2)
             else:
                 label.setPos(6, rect.top() + 4)
-            scene.addItem(label)
         if chassis.airflow == "server":
             arrow = QGraphicsSimpleTextItem("airflow →  front to rear")
             arrow.setFont(small)
-            arrow.setBrush(QBrush(QColor("#1565C0")))
+            arrow.setBrush(QBrush(QColor("#42A5F5")))
             bottom = max(i.rect().bottom() for i in self.slot_items.values())
-            arrow.setPos(LABEL_W, bottom + 30)
+            arrow.setPos(LABEL_W, bottom + (60 if chassis.nvswitch else 30))
             scene.addItem(arrow)
 
     def refresh(self, build: Build, result: BuildResult) -> None:

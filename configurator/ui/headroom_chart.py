@@ -46,7 +46,7 @@ class HeadroomChart(QWidget):
             self.bars[key] = bar
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
-        self.legend.addItem(self.capacity, "Visible memory (capacity)")
+        self.legend.addItem(self.capacity, "Capacity")
         self.labels: list[pg.TextItem] = []
         font = QFont()
         font.setPointSizeF(8.5)
@@ -62,13 +62,27 @@ class HeadroomChart(QWidget):
         self._set_axes()
         self.plot.scene().sigMouseMoved.connect(self._hover)
 
+    def set_dark(self, dark: bool) -> None:
+        """Follow the window's light or dark theme."""
+        self.ink = "#e6e6e6" if dark else "#222"
+        self.view.setBackground("#1f1f1f" if dark else "w")
+        self.plot.setTitle("Memory per card against what the driver shows", color=self.ink, size="10pt")
+        self.legend.setLabelTextColor(self.ink)
+        for _, label in self.legend.items:
+            label.setText(label.text, color=self.ink)
+        self.capacity.setPen(pg.mkPen(self.ink, width=2.5))
+        self._set_axes()
+        if self.rows:
+            self.update_result_rows()
+
     def _set_axes(self) -> None:
-        self.plot.setLabel("left", f"Memory ({self.unit})", color="#222")
+        ink = getattr(self, "ink", "#222")
+        self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
         self.plot.getAxis("bottom").setHeight(44)
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
-            ax.setTextPen("#222")
-            ax.setPen("#555")
+            ax.setTextPen(ink)
+            ax.setPen("#888")
 
     def set_unit(self, unit: str, result: BuildResult | None = None) -> None:
         self.unit = unit
@@ -79,6 +93,9 @@ class HeadroomChart(QWidget):
     # ---- data ----
     def update_result(self, result: BuildResult) -> None:
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
+        self.update_result_rows()
+
+    def update_result_rows(self) -> None:
         n = len(self.rows)
         xs = np.arange(n, dtype=float)
         base = np.zeros(n)
@@ -96,14 +113,18 @@ class HeadroomChart(QWidget):
                 head = to_unit(r.headroom_gb, self.unit)
                 word = f"{head:+.1f} {self.unit}" if r.fits else f"short {-head:.1f} {self.unit}"
                 label.setText(word)
-                label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else "#1B5E20")
+                ok = "#81C784" if getattr(self, "ink", "#222") != "#222" else "#1B5E20"
+                label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
                 label.setPos(float(i), max(base[i], caps[i]) * 1.01)
                 label.setVisible(True)
             else:
                 label.setVisible(False)
         self.empty.setVisible(n == 0)
-        ticks = [(float(i), f"slot {r.slot}{' ' + r.mig + '#' + str(r.instance) if r.mig else ''}\n{job[:22]}")
-                 for i, (job, r) in enumerate(self.rows)]  # fmt: skip
+        ticks = []
+        for i, (job, r) in enumerate(self.rows):
+            where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+            short = job if len(job) <= 18 else job[:17] + "…"
+            ticks.append((float(i), f"{where}\n{short}"))
         self.plot.getAxis("bottom").setTicks([ticks])
         top = max([*(base.tolist() if n else []), *caps, 1.0]) * 1.25
         self.plot.setXRange(-0.6, max(n - 0.4, 0.6), padding=0)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -69,15 +70,15 @@ class MainWindow(QMainWindow):
         col = QVBoxLayout(centre)
         col.setContentsMargins(0, 0, 0, 0)
         col.addWidget(self.jobs_bar)
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.chassis_view)
         split.addWidget(self.chart)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setChildrenCollapsible(False)
-        self.chart.setMinimumHeight(240)
-        self.chassis_view.setMinimumHeight(240)
-        split.setSizes([430, 470])
+        self.chart.setMinimumSize(360, 240)
+        self.chassis_view.setMinimumSize(320, 240)
+        split.setSizes([520, 520])
         self.splitter = split
         col.addWidget(split, 1)
         col.addWidget(self.summary)
@@ -91,11 +92,12 @@ class MainWindow(QMainWindow):
         right = QDockWidget("Checks", self)
         right.setObjectName("checks")
         right.setWidget(self.checks)
-        self.checks.setMinimumWidth(300)
-        self.palette.setMinimumWidth(240)
+        self.checks.setMinimumHeight(80)
+        self.palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
-        self.resizeDocks([left, right], [260, 330], Qt.Orientation.Horizontal)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
+        self.resizeDocks([left], [250], Qt.Orientation.Horizontal)
+        self.resizeDocks([right], [120], Qt.Orientation.Vertical)
 
         # ---- wiring: views subscribe to the document only ----
         document.changed.connect(self._on_changed)
@@ -105,6 +107,7 @@ class MainWindow(QMainWindow):
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
         self.palette.chassis_chosen.connect(self._choose_chassis)
+        self.palette.card_activated.connect(self.place_in_first_free_slot)
         self._make_actions()
         self._autosave = QTimer(self)
         self._autosave.timeout.connect(self.autosave)
@@ -115,6 +118,8 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1440, 900)
         self._on_changed(document.build, document.result)
+        if self.settings.get("theme") == "dark":
+            self.set_dark(True)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
 
@@ -184,6 +189,12 @@ class MainWindow(QMainWindow):
             rates.addAction(a)
             self.rate_actions[key] = a
         rgroup.triggered.connect(lambda action: self.set_link_rates(action.data()))
+        view.addSeparator()
+        self.dark_action = QAction("&Dark theme", self)
+        self.dark_action.setCheckable(True)
+        self.dark_action.setChecked(self.settings.get("theme") == "dark")
+        self.dark_action.toggled.connect(self.set_dark)
+        view.addAction(self.dark_action)
         help_menu = mb.addMenu("&Help")
         act(help_menu, "&About", self.about)
 
@@ -218,6 +229,21 @@ class MainWindow(QMainWindow):
         name = self.doc.catalog.chassis[chassis_id].name
         self.doc.edit(f"Change chassis to {name}", lambda b: set_chassis(b, self.doc.catalog, chassis_id))
 
+    def place_in_first_free_slot(self, card_id: str) -> bool:
+        """Keyboard placement: Enter on a palette card puts it in the first slot that takes it."""
+        from configurator.engine.editing import check_place, place_card
+
+        chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
+        card = self.doc.catalog.cards.get(card_id)
+        if chassis is None or card is None:
+            return False
+        for pos in sorted(chassis.positions, key=lambda p: p.slot):
+            if check_place(self.doc.build, self.doc.catalog, pos.slot, card_id) is None:
+                make = partial(place_card, catalog=self.doc.catalog, slot=pos.slot, card_id=card_id)
+                return self.doc.edit(f"Place {card.name} in slot {pos.slot}", make)
+        self.statusBar().showMessage(f"No free slot in this chassis takes {card.name}", 8000)
+        return False
+
     def bridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()
         self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", lambda b: add_bridge(b, self.doc.catalog, slots))
@@ -231,6 +257,20 @@ class MainWindow(QMainWindow):
         self.unit = unit
         self.settings.set("units", unit)
         self.chart.set_unit(unit, self.doc.result)
+
+    def set_dark(self, dark: bool) -> None:
+        """Light or dark palette (Fusion style), remembered in the settings."""
+        from PySide6.QtWidgets import QApplication
+
+        from configurator.ui.style import dark_palette
+
+        app = QApplication.instance()
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette() if dark else app.style().standardPalette())
+        self.chassis_view.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
+        self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
+        self.chart.set_dark(dark)
+        self.settings.set("theme", "dark" if dark else "light")
 
     def set_link_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.link_rates:

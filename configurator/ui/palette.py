@@ -79,6 +79,7 @@ class CardList(QListWidget):
 
 class Palette(QWidget):
     chassis_chosen = Signal(str)
+    card_activated = Signal(str)  # Enter / double-click: place the card in the first slot that takes it
 
     def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,6 +89,8 @@ class Palette(QWidget):
         layout.addWidget(QLabel("<b>Chassis</b>"))
         self.chassis_box = QComboBox()
         self.chassis_box.setAccessibleName("Chassis")
+        self.chassis_box.setMinimumContentsLength(18)
+        self.chassis_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         for ch in catalog.chassis.values():
             self.chassis_box.addItem(ch.name, ch.id)
             self.chassis_box.setItemData(
@@ -115,6 +118,7 @@ class Palette(QWidget):
                 f"{card.form_factor.kind.upper()} · {mig}"
             )
             self.cards.addItem(item)
+        self.cards.itemActivated.connect(lambda item: self.card_activated.emit(item.data(ID_ROLE)))
         layout.addWidget(self.cards, 1)
 
     def set_chassis(self, chassis_id: str) -> None:

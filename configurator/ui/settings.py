@@ -13,6 +13,7 @@ DEFAULTS: dict[str, Any] = {
     "recent_files": [],
     "last_folder": "",
     "autosave_seconds": 30,
+    "theme": "light",  # light | dark
 }
 
 

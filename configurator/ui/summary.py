@@ -20,7 +20,7 @@ class SummaryStrip(QWidget):
         for w in (self.power, self.cards, self.bridges, self.jobs, self.links):
             w.setTextFormat(w.textFormat().RichText)
             layout.addWidget(w)
-            layout.addSpacing(18)
+            layout.addSpacing(10)
         layout.addStretch(1)
 
     def update_result(self, result: BuildResult, n_cards: int, n_bridges: int) -> None:
@@ -28,7 +28,7 @@ class SummaryStrip(QWidget):
         if p and p.psu_capacity_w:
             colour = "#C62828" if p.margin_w < 0 else ("#E69F00" if p.total_w > 0.9 * p.psu_capacity_w else "#2E7D32")
             self.power.setText(f"<b>Power</b> <span style='color:{colour}'>{p.total_w:,.0f} W</span> of "
-                               f"{p.psu_capacity_w:,.0f} W PSU")  # fmt: skip
+                               f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
             self.power.setToolTip(f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; "
                                   f"margin {p.margin_w:,.0f} W (redundant PSUs held back)")  # fmt: skip
         else:
@@ -39,6 +39,6 @@ class SummaryStrip(QWidget):
         self.jobs.setText(
             f"<b>Jobs</b> <span style='color:#2E7D32'>{counts['fits']} fit</span> · "
             f"<span style='color:#E69F00'>{counts['tight']} tight</span> · "
-            f"<span style='color:#C62828'>{counts['does-not-fit']} do not fit</span>"
+            f"<span style='color:#C62828'>{counts['does-not-fit']} don't fit</span>"
         )
-        self.links.setText(f"<b>Link rates</b> {result.link_rates}")
+        self.links.setText(f"<b>Links</b> {result.link_rates}")

@@ -1,0 +1,262 @@
+"""The main window driven like a user drives it: real widgets, offscreen, synthetic drag-and-drop events.
+
+Every assertion on a number reads it from the widget and compares it with the engine's own result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QStandardPaths
+
+from configurator.engine.buildfile import load_build
+from configurator.ui.mime import card_mime, slot_mime
+from tests.gui_helpers import drag_drop, drag_over, make_window
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_paths() -> None:
+    QStandardPaths.setTestModeEnabled(True)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    return make_window(qtbot, tmp_path)
+
+
+def chart_weights(window) -> list[float]:  # type: ignore[no-untyped-def]
+    return window.chart.heights("weights_gb")
+
+
+def test_first_screen_shows_the_default_build(window) -> None:  # type: ignore[no-untyped-def]
+    """The window opens with the preloaded build: cards drawn, one bar per job card, figures from the engine."""
+    result = window.doc.result
+    rows = [row for job in result.jobs for row in job.cards]
+    assert sorted(window.chassis_view.card_items) == [1, 2, 3]
+    assert chart_weights(window) == pytest.approx([r.weights_gb for r in rows])
+    assert window.chart.labels[0].toPlainText() == f"{rows[0].headroom_gb:+.1f} GB"
+    assert window.checks.item(0).text().startswith("✔")
+    assert "3,500 W" in window.summary.power.text()
+    assert window.windowTitle().startswith(result.name)
+
+
+def test_drag_card_from_palette_into_slot(window) -> None:  # type: ignore[no-untyped-def]
+    """Dropping a palette card on an empty slot places it, undoably, and the summary counts it."""
+    assert drag_over(window.chassis_view, card_mime("h200-nvl"), 4)
+    assert drag_drop(window.chassis_view, card_mime("h200-nvl"), 4)
+    assert window.doc.build.card_in(4).card == "h200-nvl"
+    assert 4 in window.chassis_view.card_items
+    assert window.doc.undo_stack.undoText() == "Place NVIDIA H200 NVL in slot 4"
+    assert "Cards</b> 4" in window.summary.cards.text()
+    assert window.isWindowModified()
+
+
+def test_refused_drop_says_why(window) -> None:  # type: ignore[no-untyped-def]
+    """An SXM module dropped on a PCIe slot is refused, the slot is marked, and the status bar says why."""
+    before = window.doc.build
+    assert not drag_over(window.chassis_view, card_mime("h200-sxm"), 5)
+    assert window.chassis_view.slot_items[5].brush().color().red() > 150  # highlighted red while hovering
+    assert not drag_drop(window.chassis_view, card_mime("h200-sxm"), 5)
+    assert window.doc.build == before
+    assert "SXM" in window.statusBar().currentMessage()
+    # an occupied slot is refused too
+    assert not drag_drop(window.chassis_view, card_mime("l40s"), 1)
+    assert "already holds" in window.statusBar().currentMessage()
+
+
+def test_move_card_keeps_the_job_on_it(window) -> None:  # type: ignore[no-untyped-def]
+    """Dragging a placed card to another slot moves it; the job follows and the chart label shows the new slot."""
+    assert drag_drop(window.chassis_view, slot_mime(3, "rtx-pro-6000-server"), 5)
+    build = window.doc.build
+    assert build.card_in(3) is None and build.card_in(5).card == "rtx-pro-6000-server"
+    assert build.jobs[1].cards == [5]
+    assert window.chart.rows[-1][1].slot == 5
+    assert window.doc.undo_stack.undoText().startswith("Move NVIDIA RTX PRO 6000")
+
+
+def test_delete_removes_card_and_checks_report_the_orphan_job(window) -> None:  # type: ignore[no-untyped-def]
+    """Select a card, press Delete: it goes, and the checks panel says its job has no card."""
+    window.chassis_view.select_slot(3)
+    window.chassis_view.remove_action.trigger()
+    assert window.doc.build.card_in(3) is None
+    assert "JOB_NO_CARDS" in window.checks.codes()
+    assert len(chart_weights(window)) == 2
+
+
+def test_bridge_two_h200_nvl_and_refuse_rtx(window) -> None:  # type: ignore[no-untyped-def]
+    """Bridge two adjacent H200 NVL; an RTX PRO 6000 pair is refused with the reason."""
+    view = window.chassis_view
+    for slot in (5, 6):
+        assert drag_drop(view, card_mime("h200-nvl"), slot)
+    view.scene().clearSelection()
+    view.card_items[5].setSelected(True)
+    view.card_items[6].setSelected(True)
+    window.bridge_action.trigger()
+    assert [b.slots for b in window.doc.build.bridges] == [[1, 2], [5, 6]]
+    assert "Bridges</b> 2" in window.summary.bridges.text()
+    assert window.doc.result.topology.nvlink_domains == [[1, 2], [5, 6]]
+    for slot in (7, 8):
+        assert drag_drop(view, card_mime("rtx-pro-6000-server"), slot)
+    view.scene().clearSelection()
+    view.card_items[7].setSelected(True)
+    view.card_items[8].setSelected(True)
+    window.bridge_action.trigger()
+    assert len(window.doc.build.bridges) == 2
+    assert "no NVLink" in window.statusBar().currentMessage()
+
+
+def test_undo_redo_whole_sequence(window) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+Z walks every edit back to the opened build; Ctrl+Shift+Z replays them to the same end state."""
+    start = window.doc.build
+    view = window.chassis_view
+    drag_drop(view, card_mime("h200-nvl"), 5)
+    drag_drop(view, card_mime("h200-nvl"), 6)
+    view.scene().clearSelection()
+    view.card_items[5].setSelected(True)
+    view.card_items[6].setSelected(True)
+    window.bridge_action.trigger()
+    drag_drop(view, slot_mime(3, "rtx-pro-6000-server"), 8)
+    view.select_slot(1)
+    view.remove_action.trigger()
+    end = window.doc.build
+    assert window.doc.undo_stack.count() == 5
+    while window.doc.undo_stack.canUndo():
+        window.undo_action.trigger()
+    assert window.doc.build == start
+    assert not window.isWindowModified()
+    assert chart_weights(window) == pytest.approx([r.weights_gb for j in window.doc.result.jobs for r in j.cards])
+    while window.doc.undo_stack.canRedo():
+        window.redo_action.trigger()
+    assert window.doc.build == end
+
+
+def test_change_model_updates_chart(window) -> None:  # type: ignore[no-untyped-def]
+    """Choosing Llama 3.1 8B for the first job shrinks its weight bars to the engine's figure."""
+    box = window.jobs_bar.model_box
+    box.setCurrentIndex(box.findData("llama-3.1-8b"))
+    box.activated.emit(box.currentIndex())
+    assert window.doc.build.jobs[0].model == "llama-3.1-8b"
+    rows = window.doc.result.jobs[0].cards
+    assert chart_weights(window)[:2] == pytest.approx([r.weights_gb for r in rows])
+    assert rows[0].weights_gb == pytest.approx(8.03e9 * 2 / 2 / 1e9, abs=0.01)  # bf16, sharded over 2
+    assert "Set model" in window.doc.undo_stack.undoText()
+
+
+def test_link_rate_switch_changes_step_time(window) -> None:  # type: ignore[no-untyped-def]
+    """View > Link rates > Nominal re-runs the engine: the FSDP job's communication gets faster."""
+    measured = window.doc.result.jobs[0].communication.seconds_per_step
+    window.rate_actions["nominal"].trigger()
+    nominal = window.doc.result.jobs[0].communication.seconds_per_step
+    assert window.doc.build.assumptions.link_rates == "nominal"
+    assert nominal < measured
+    assert "nominal" in window.summary.links.text()
+
+
+def test_save_reopen_and_compare(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Save writes the build atomically; reopening gives the same build; the title shows the file name."""
+    drag_drop(window.chassis_view, card_mime("l40s"), 7)
+    target = tmp_path / "mine.yaml"
+    assert window._save_to(target)
+    assert not window.isWindowModified()
+    assert "mine.yaml" in window.windowTitle()
+    assert load_build(target) == window.doc.build
+    saved = window.doc.build
+    window.doc.replace(load_build(window.doc.path), None)
+    assert window.open_path(target)
+    assert window.doc.build == saved
+    assert window.settings.get("recent_files")[0] == str(target)
+
+
+def test_broken_file_keeps_current_build(window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A file that fails to load shows file, line and reason, and leaves the open build untouched."""
+    shown: list[str] = []
+    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nchassis: generic-server-8\ncards:\n  - {slot: 1, card: h200-nvx}\n")
+    before = window.doc.build
+    assert not window.open_path(bad)
+    assert window.doc.build == before
+    assert "bad.yaml" in shown[0] and ":4:" in shown[0] and "h200-nvl" in shown[0]
+    bad.write_text("name: [unclosed\n")
+    assert not window.open_path(bad)
+    assert window.doc.build == before and "YAML" in shown[1]
+
+
+def test_unwritable_save_keeps_build(window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Saving into a path that cannot be written says so and changes nothing."""
+    shown: list[str] = []
+    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
+    (tmp_path / "afile").write_text("x")
+    assert not window._save_to(tmp_path / "afile" / "b.yaml")
+    assert shown and "cannot write" in shown[0]
+
+
+def test_autosave_and_restore(window, qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Unsaved edits are autosaved; the next start offers them back."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from configurator.ui.main_window import autosave_path
+
+    drag_drop(window.chassis_view, card_mime("l40s"), 7)
+    assert window.autosave()
+    assert autosave_path().is_file()
+    edited = window.doc.build
+    other = make_window(qtbot, tmp_path)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    assert other.offer_restore()
+    assert other.doc.build == edited
+    assert other.isWindowModified()
+    other.doc.undo_stack.setClean()
+    autosave_path().unlink()
+
+
+def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no-untyped-def]
+    """Choosing the 4-slot workstation keeps cards whose slots exist; the view redraws the new chassis."""
+    window.palette.chassis_chosen.emit("generic-workstation-4")
+    assert window.doc.build.chassis == "generic-workstation-4"
+    assert sorted(window.chassis_view.slot_items) == [1, 2, 3, 4]
+    assert "PASSIVE_CARD_NEEDS_SERVER_AIRFLOW" in window.checks.codes()
+    window.undo_action.trigger()
+    assert window.doc.build.chassis == "generic-server-8"
+
+
+def test_checks_click_selects_slot(window) -> None:  # type: ignore[no-untyped-def]
+    """Clicking a check selects the card it concerns in the chassis view."""
+    window.palette.chassis_chosen.emit("generic-workstation-4")
+    row = next(i for i in range(window.checks.count()) if "PASSIVE" in window.checks.item(i).text())
+    window.checks.itemClicked.emit(window.checks.item(row))
+    assert window.chassis_view.selected_slots() == [window.doc.result.checks[row].slot]
+
+
+def test_palette_filter(window) -> None:  # type: ignore[no-untyped-def]
+    """Typing in the filter box narrows the palette."""
+    window.palette.filter.setText("rtx")
+    assert set(window.palette.visible_ids()) == {"rtx-pro-6000-ws", "rtx-pro-6000-maxq", "rtx-pro-6000-server"}
+
+
+def test_hover_tooltip_has_exact_figures(window) -> None:  # type: ignore[no-untyped-def]
+    """Hovering a bar shows every component and the headroom, as the engine computed them."""
+    text = window.chart.tooltip_for(0)
+    row = window.doc.result.jobs[0].cards[0]
+    assert f"{row.weights_gb:.2f} GB" in text and f"{row.headroom_gb:.2f} GB" in text
+
+
+def test_units_preference_gib(window) -> None:  # type: ignore[no-untyped-def]
+    """Switching to GiB converts the bars and is remembered in the settings."""
+    gb = chart_weights(window)[0]
+    window.set_unit("GiB")
+    assert chart_weights(window)[0] == pytest.approx(gb * 1e9 / 2**30)
+    assert window.settings.get("units") == "GiB"
+
+
+def test_keyboard_placement(window) -> None:  # type: ignore[no-untyped-def]
+    """Enter on a palette card places it in the first free slot that takes it (no mouse needed)."""
+    palette = window.palette.cards
+    item = next(palette.item(i) for i in range(palette.count()) if palette.item(i).data(256) == "l40s")
+    palette.itemActivated.emit(item)
+    assert window.doc.build.card_in(4).card == "l40s"
+    window.palette.card_activated.emit("h200-sxm")  # no SXM socket in a PCIe chassis
+    assert "No free slot" in window.statusBar().currentMessage()

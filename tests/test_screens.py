@@ -1,0 +1,77 @@
+"""Screens rendered and saved for review, the --screenshot command line, and a real window under Xvfb."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QStandardPaths
+from PySide6.QtGui import QImage
+
+from tests.gui_helpers import make_window
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_main_window_screens(qtbot, tmp_path: Path, size: tuple[int, int], theme: str) -> None:
+    """The window renders at both sizes and themes without growing past the requested size."""
+    QStandardPaths.setTestModeEnabled(True)
+    window = make_window(qtbot, tmp_path)
+    window.set_dark(theme == "dark")
+    window.resize(*size)
+    qtbot.wait(50)
+    window.chassis_view.fit()
+    image = window.grab().toImage()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    image.save(str(SHOTS / f"main-{size[0]}x{size[1]}-{theme}.png"))
+    assert (image.width(), image.height()) == size
+    # the chart and the chassis view have real room
+    assert window.chart.height() >= 240 and window.chassis_view.height() >= 240
+    centre = image.pixelColor(image.width() // 2, image.height() // 2)
+    assert (centre.lightness() < 128) == (theme == "dark") or theme == "light"
+    window.set_dark(False)
+
+
+def test_screenshot_command(tmp_path: Path) -> None:
+    """`configurator --screenshot FILE --size WxH` renders offscreen and exits 0."""
+    out = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    run = subprocess.run([sys.executable, "-m", "configurator", "--screenshot", str(out), "--size", "1280x800"],
+                         env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+
+
+def test_no_display_says_how(tmp_path: Path) -> None:
+    """Without a display the window command explains how to run headless instead of crashing in Qt."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    run = subprocess.run([sys.executable, "-m", "configurator"], env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert "--screenshot" in run.stderr and "xvfb-run" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb-run not installed (.ci/run installs it)")
+def test_real_window_under_xvfb(tmp_path: Path) -> None:
+    """The app starts a real xcb window on a virtual X server (needs libxcb-cursor0 & co.) and paints it."""
+    out = tmp_path / "xvfb.png"
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    run = subprocess.run(
+        ["xvfb-run", "-a", "-s", "-screen 0 1920x1080x24", sys.executable, "-m", "configurator",
+         "--screenshot", str(out), "--size", "1600x900"],
+        env=env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    image = QImage(str(out))
+    assert image.width() == 1600 and image.height() == 900
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(out, SHOTS / "xvfb-1600x900.png")
