@@ -205,7 +205,8 @@ class ChassisView(QGraphicsView):
             self.card_items.clear()
             self._chassis_id = None
             return
-        if chassis.id != self._chassis_id:
+        new_chassis = chassis.id != self._chassis_id
+        if new_chassis:
             self._build_chassis(chassis)
             self._chassis_id = chassis.id
         selected = {i.slot for i in self.card_items.values() if i.isSelected()}
@@ -244,8 +245,9 @@ class ChassisView(QGraphicsView):
             text.setZValue(4)
             self.scene().addItem(text)
             self._overlay += [bar, text]
-        self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
-        self.fit()
+        if new_chassis:  # the drawing's extent is the chassis; re-fitting on every edit would repaint it all
+            self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
+            self.fit()
 
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)

@@ -37,7 +37,8 @@ class HeadroomChart(QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setTitle("Memory per card against what the driver shows", color="#222", size="10pt")
-        self.plot.showGrid(y=True, alpha=0.25)
+        # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
+        # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
         self.bars: dict[str, pg.BarGraphItem] = {}
         for key, label, colour in COMPONENTS:
             bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, y0=[], brush=colour, pen=pg.mkPen("w", width=0.5))
