@@ -1,0 +1,37 @@
+"""The built wheel carries its catalogs, resources and default build, and finds them when installed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_installed_wheel_sizes_a_build(tmp_path: Path) -> None:
+    """pip wheel, install it (non-editable) into a separate folder, run `configurator size` from elsewhere."""
+    wheels, target = tmp_path / "wheels", tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                    str(wheels), str(ROOT)], check=True, timeout=300)  # fmt: skip
+    wheel = next(wheels.glob("*.whl"))
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True, timeout=300)  # fmt: skip
+    # The wheel's copy comes first on sys.path, ahead of the editable checkout; dependencies come from this venv.
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    build = ROOT / "resources" / "builds" / "seed-mig-four-tenants.yaml"
+    code = "import configurator, sys; print(configurator.__file__); sys.exit(__import__('configurator.cli').cli.main(sys.argv[1:]))"
+    run = subprocess.run([sys.executable, "-c", code, "size", str(build)], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0].startswith(str(target))
+    assert "1g.24gb" in run.stdout
+    run = subprocess.run([sys.executable, "-c", code, "catalog", "cards"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "h200-nvl" in run.stdout
+    assert (target / "configurator" / "specs" / "cards.yaml").is_file()
+    assert (target / "configurator" / "resources" / "builds" / "default.yaml").is_file()
