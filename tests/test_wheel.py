@@ -24,7 +24,10 @@ def test_installed_wheel_sizes_a_build(tmp_path: Path) -> None:
     # The wheel's copy comes first on sys.path, ahead of the editable checkout; dependencies come from this venv.
     env = {**os.environ, "PYTHONPATH": str(target)}
     build = ROOT / "resources" / "builds" / "seed-mig-four-tenants.yaml"
-    code = "import configurator, sys; print(configurator.__file__); sys.exit(__import__('configurator.cli').cli.main(sys.argv[1:]))"
+    code = (
+        "import configurator, sys; print(configurator.__file__); "
+        "sys.exit(__import__('configurator.cli').cli.main(sys.argv[1:]))"
+    )
     run = subprocess.run([sys.executable, "-c", code, "size", str(build)], env=env, cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert run.returncode == 0, run.stderr
