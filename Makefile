@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean xcb-deps
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -12,7 +12,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-run: $(STAMP)  ## install and start the app with the preloaded build
+# Qt's xcb platform plugin cannot open a real window without these Debian packages.
+XCB_DEBS := libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1
+
+xcb-deps:
+	@missing=$$(for p in $(XCB_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ] && command -v apt-get >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+		else echo "Qt needs: sudo apt-get install -y $$missing"; sudo apt-get install -y -qq $$missing >/dev/null; fi; \
+	fi
+
+run: $(STAMP) xcb-deps  ## install and open the window with the preloaded build
 	$(BIN)/configurator $(BUILD)
 
 lint: $(STAMP)
