@@ -39,6 +39,28 @@ def _size(path: Path | None, as_json: bool) -> int:
     return 1 if result.errors else 0
 
 
+def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None) -> int:
+    import time
+
+    from configurator.engine import evaluate
+    from configurator.engine.buildfile import load_build
+    from configurator.report.pdf import default_page, ensure_app, export_pdf
+    from configurator.report.sheet import SheetOptions
+
+    start = time.perf_counter()
+    build = load_build(path)
+    result = evaluate(build, base_dir=path.parent)
+    ensure_app()
+    options = SheetOptions(page=page or default_page())
+    if seller:
+        options.seller_name = seller
+    if logo:
+        options.seller_logo = logo
+    pages = export_pdf(output, build, result, options=options)
+    print(f"wrote {output}: {pages} page(s), {options.page.upper()}, {time.perf_counter() - start:.2f} s")
+    return 0
+
+
 def _catalog(kind: str, as_json: bool) -> int:
     cat = default_catalog()
     if kind == "cards":
@@ -87,12 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     p_cat = sub.add_parser("catalog", help="list the catalog")
     p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
     p_cat.add_argument("--json", action="store_true")
+    p_exp = sub.add_parser("export", help="export the build sheet to PDF (headless; no display needed)")
+    p_exp.add_argument("build", type=Path)
+    p_exp.add_argument("-o", "--output", type=Path, required=True, help="PDF file to write")
+    p_exp.add_argument("--page", choices=["a4", "letter"], default=None, help="paper size (default: from the locale)")
+    p_exp.add_argument("--seller", default=None, help="seller name for the header")
+    p_exp.add_argument("--logo", default=None, help="seller logo (SVG or PNG) for the header")
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
 
     words = sys.argv[1:] if argv is None else list(argv)
-    if not words or words[0] not in {"size", "catalog", "nccl-busbw", "-h", "--help", "--version"}:
+    if not words or words[0] not in {"size", "catalog", "export", "nccl-busbw", "-h", "--help", "--version"}:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.app import main as gui_main
 
@@ -103,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             return _size(args.build, args.json)
         if args.command == "catalog":
             return _catalog(args.kind, args.json)
+        if args.command == "export":
+            return _export(args.build, args.output, args.page, args.seller, args.logo)
         if args.command == "nccl-busbw":
             from configurator.engine.nccl import large_message_busbw
 

@@ -1,0 +1,193 @@
+"""Vector figures for the build sheet, painted with QPainter straight into the PDF (no rasters).
+
+Every number drawn comes from the engine's result; the drawing code only places it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build
+from configurator.engine.result import CardMemory, JobResult
+
+COMPONENTS = [
+    ("weights_gb", "Weights", "#0072B2"),
+    ("adapters_gb", "Adapters", "#56B4E9"),
+    ("gradients_gb", "Gradients", "#009E73"),
+    ("optimizer_gb", "Optimizer", "#E69F00"),
+    ("activations_gb", "Activations", "#CC79A7"),
+    ("transient_gb", "Transients", "#D55E00"),
+    ("overhead_gb", "Overhead", "#999999"),
+]
+PITCH_MM = 20.32
+
+
+def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
+    """A font of ``size_pt`` on paper: the device resolves points, so undo the painter's own scale."""
+    f = QFont(painter.font())
+    f.setPointSizeF(size_pt / max(abs(painter.worldTransform().m11()), 1e-6))
+    f.setBold(bold)
+    painter.setFont(f)
+
+
+def _card_colour(card_id: str) -> QColor:
+    if card_id.startswith(("h200", "h100", "b200")):
+        return QColor("#76B900")
+    if card_id.startswith("rtx-pro"):
+        return QColor("#4A4A4A")
+    return QColor("#2F6F8F")
+
+
+def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog) -> None:
+    """The chassis to scale: slot positions with their PCIe roots, cards at their real width, bridges."""
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    label_w = rect.width() * 0.22
+    sxm = any(p.kind == "sxm" for p in chassis.positions)
+    max_x = max(p.x + max(p.max_width, 1) for p in chassis.positions)
+    length_mm = chassis.max_card_length_mm.value or 312.0
+    if sxm:
+        cols, rows = 4, (max_x + 3) // 4
+        cell = min((rect.width() - label_w) / cols, rect.height() / rows)
+    else:
+        scale = min((rect.width() - label_w) / length_mm, rect.height() / (max_x * PITCH_MM))
+    ink = QColor("#222222")
+
+    def slot_rect(pos) -> QRectF:  # type: ignore[no-untyped-def]
+        if sxm:
+            c, r = pos.x % 4, pos.x // 4
+            return QRectF(rect.left() + label_w + c * cell, rect.top() + r * cell, cell * 0.92, cell * 0.85)
+        return QRectF(rect.left() + label_w, rect.top() + pos.x * PITCH_MM * scale, length_mm * scale,
+                      max(pos.max_width, 1) * PITCH_MM * scale)  # fmt: skip
+
+    for pos in chassis.positions:
+        r = slot_rect(pos)
+        painter.setPen(QPen(QColor("#9E9E9E"), 0.8, Qt.PenStyle.DashLine))
+        painter.setBrush(QBrush(QColor("#F5F5F5")))
+        painter.drawRect(r)
+        painter.setPen(ink)
+        _font(painter, 6.5)
+        root = f"CPU{pos.cpu}" + (f" {pos.switch}" if pos.switch else "")
+        kind = "SXM5" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
+        if sxm:
+            painter.drawText(QRectF(r.left(), r.bottom(), r.width(), 12), Qt.AlignmentFlag.AlignLeft,
+                             f"Slot {pos.slot} · {root}")  # fmt: skip
+        else:
+            painter.drawText(QRectF(rect.left(), r.top(), label_w - 4, r.height()),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                             f"Slot {pos.slot}\n{kind} · {root}")  # fmt: skip
+    card_rects: dict[int, QRectF] = {}
+    for placement in build.cards:
+        card = catalog.cards.get(placement.card)
+        if card is None:
+            continue
+        try:
+            pos = chassis.position(placement.slot)
+        except KeyError:
+            continue
+        r = slot_rect(pos)
+        if not sxm and card.form_factor.kind == "pcie":
+            width = max(int(card.form_factor.slot_width.value or 1), 1)
+            r = QRectF(r.left() + 1.5, r.top() + 1, (card.form_factor.length_mm.value or 267.0) * scale,
+                       width * PITCH_MM * scale - 2)  # fmt: skip
+        else:
+            r = r.adjusted(3, 3, -3, -3)
+        card_rects[placement.slot] = r
+        colour = _card_colour(card.id)
+        painter.setPen(QPen(colour.darker(160), 0.8))
+        painter.setBrush(colour)
+        painter.drawRoundedRect(r, 2, 2)
+        painter.setPen(QColor("white"))
+        _font(painter, 6.5, bold=True)
+        text = f"{card.name.removeprefix('NVIDIA ')}\n{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
+        if placement.mig:
+            text += f" · MIG {'+'.join(m.profile for m in placement.mig)}"
+        painter.drawText(r.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
+                         | Qt.TextFlag.TextWordWrap, text)  # fmt: skip
+    for bridge in build.bridges:
+        rs = [card_rects[s] for s in bridge.slots if s in card_rects]
+        if len(rs) < 2:
+            continue
+        top, bottom, right = min(r.top() for r in rs), max(r.bottom() for r in rs), min(r.right() for r in rs)
+        bar = QRectF(right - 22, top + 2, 9, bottom - top - 4)
+        painter.setPen(QPen(QColor("#E65100"), 0.8))
+        painter.setBrush(QColor("#FFB300"))
+        painter.drawRect(bar)
+    painter.restore()
+
+
+def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
+    """Stacked memory per card against the visible memory, headroom written on each bar (GB)."""
+    rows: list[CardMemory] = job.cards
+    if not rows:
+        return
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    legend_h, axis_w, bottom_h = 14.0, 34.0, 22.0
+    plot = QRectF(rect.left() + axis_w, rect.top() + legend_h + 6, rect.width() - axis_w - 4,
+                  rect.height() - legend_h - bottom_h - 6)  # fmt: skip
+    top = max(max(sum(getattr(r, k) for k, _, _ in COMPONENTS), r.capacity_gb) for r in rows) * 1.15
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000) if top / s <= 6)
+
+    def y(v: float) -> float:
+        return plot.bottom() - v / top * plot.height()
+
+    ink = QColor("#222222")
+    _font(painter, 6)
+    # legend
+    x = rect.left() + axis_w
+    for _, label, colour in [*COMPONENTS, ("", "Capacity (visible)", "#212121")]:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawRect(QRectF(x, rect.top() + 3, 7, 7))
+        painter.setPen(ink)
+        painter.drawText(QPointF(x + 9, rect.top() + 9.5), label)
+        x += 11 + painter.fontMetrics().horizontalAdvance(label) + 6
+    # axis
+    painter.setPen(QPen(QColor("#888888"), 0.5))
+    painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
+    painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
+    v = 0.0
+    while v <= top:
+        painter.setPen(QPen(QColor("#DDDDDD"), 0.3))
+        painter.drawLine(QPointF(plot.left(), y(v)), QPointF(plot.right(), y(v)))
+        painter.setPen(ink)
+        painter.drawText(QRectF(rect.left(), y(v) - 5, axis_w - 3, 10), Qt.AlignmentFlag.AlignRight, f"{v:g}")
+        v += step
+    painter.save()
+    painter.translate(rect.left() + 6, plot.center().y())
+    painter.rotate(-90)
+    painter.drawText(QRectF(-40, -6, 80, 10), Qt.AlignmentFlag.AlignCenter, "GB (10^9 bytes)")
+    painter.restore()
+    n = len(rows)
+    slot_w = plot.width() / n
+    bar_w = min(slot_w * 0.55, 60)
+    for i, r in enumerate(rows):
+        cx = plot.left() + (i + 0.5) * slot_w
+        base = 0.0
+        for key, _, colour in COMPONENTS:
+            h = getattr(r, key)
+            if h > 0:
+                painter.setPen(QPen(QColor("white"), 0.3))
+                painter.setBrush(QColor(colour))
+                painter.drawRect(QRectF(cx - bar_w / 2, y(base + h), bar_w, y(base) - y(base + h)))
+            base += h
+        painter.setPen(QPen(QColor("#212121"), 1.2))
+        painter.drawLine(QPointF(cx - bar_w * 0.8, y(r.capacity_gb)), QPointF(cx + bar_w * 0.8, y(r.capacity_gb)))
+        colour = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828"}.get(r.status, "#222222")
+        painter.setPen(QColor(colour))
+        _font(painter, 6.5, bold=True)
+        text = f"{r.headroom_gb:+.1f} GB" if r.fits else f"short {-r.headroom_gb:.1f} GB"
+        painter.drawText(QRectF(cx - 40, y(max(base, r.capacity_gb)) - 11, 80, 10), Qt.AlignmentFlag.AlignCenter, text)
+        painter.setPen(ink)
+        _font(painter, 6)
+        where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+        painter.drawText(QRectF(cx - slot_w / 2, plot.bottom() + 2, slot_w, 10), Qt.AlignmentFlag.AlignCenter, where)
+        painter.drawText(QRectF(cx - slot_w / 2, plot.bottom() + 11, slot_w, 10), Qt.AlignmentFlag.AlignCenter,
+                         r.card_name.removeprefix("NVIDIA "))  # fmt: skip
+    painter.restore()

@@ -1,0 +1,274 @@
+"""Rendering the build sheet: a paginated QTextDocument with vector figures, a header and page numbers
+on every page, into a PDF written atomically (temporary file, then rename).
+
+Text stays text (selectable, searchable, fonts embedded by Qt's PDF engine); tables repeat their header
+row when they break across pages; figures are QPainter drawings replayed into the PDF as vectors.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QMarginsF, QObject, QRectF, QSizeF, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QGuiApplication,
+    QPagedPaintDevice,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QPen,
+    QPyTextObject,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
+from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.engine import Build, BuildResult
+from configurator.report.figures import draw_chassis, draw_headroom
+from configurator.report.sheet import FIGURE_MARK, SheetOptions, build_html, reference_number
+
+FIGURE_TYPE = QTextFormat.ObjectTypes.UserObject + 1
+FIGURE_ID = QTextFormat.Property.UserProperty + 1
+MARGIN_MM, HEADER_MM, FOOTER_MM = 14.0, 14.0, 9.0
+PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
+
+
+def ensure_app() -> QGuiApplication:
+    """A Qt application for fonts and painting; offscreen when there is no display (batch export)."""
+    app = QGuiApplication.instance()
+    if app is None:
+        if sys.platform == "linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QGuiApplication(sys.argv[:1])
+    return app  # type: ignore[return-value]
+
+
+def default_page() -> str:
+    """Letter where the locale measures in US units, A4 elsewhere (the paper size that locale uses)."""
+    from PySide6.QtCore import QLocale
+
+    imperial = QLocale.system().measurementSystem() == QLocale.MeasurementSystem.ImperialUSSystem
+    return "letter" if imperial else "a4"
+
+
+class FigureObject(QPyTextObject):
+    """Draws a figure where its marker was, as vectors, sized to the text width."""
+
+    def __init__(self, build: Build, result: BuildResult, catalog: Catalog, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.build, self.result, self.catalog = build, result, catalog
+
+    def intrinsicSize(self, doc: QTextDocument, pos: int, fmt: QTextFormat) -> QSizeF:
+        width = doc.textWidth() - 4
+        kind = str(fmt.property(FIGURE_ID))
+        if kind == "chassis":
+            chassis = self.catalog.chassis.get(self.build.chassis)
+            slots = max((p.x + max(p.max_width, 1) for p in chassis.positions), default=8) if chassis else 8
+            sxm = bool(chassis and any(p.kind == "sxm" for p in chassis.positions))
+            ratio = 0.42 if sxm else min(0.62, 0.07 * slots + 0.05)
+            return QSizeF(width, width * ratio)
+        return QSizeF(width, width * 0.36)
+
+    def drawObject(self, painter: QPainter, rect: QRectF, doc: QTextDocument, pos: int, fmt: QTextFormat) -> None:
+        kind = str(fmt.property(FIGURE_ID))
+        k = painter.device().logicalDpiX() / 72.0  # draw in points, whatever the device resolution
+        painter.save()
+        painter.translate(rect.topLeft())
+        painter.scale(k, k)
+        area = QRectF(0, 0, rect.width() / k, rect.height() / k)
+        if kind == "chassis":
+            draw_chassis(painter, area, self.build, self.catalog)
+        elif kind.startswith("headroom:"):
+            draw_headroom(painter, area, self.result.jobs[int(kind.split(":")[1])])
+        painter.restore()
+
+
+class BuildSheet:
+    """A laid-out sheet for one build, ready to paint on a PDF writer or a printer (preview)."""
+
+    def __init__(self, build: Build, result: BuildResult, catalog: Catalog | None = None,
+                 options: SheetOptions | None = None) -> None:  # fmt: skip
+        self.build, self.result = build, result
+        self.catalog = catalog or default_catalog()
+        self.options = options or SheetOptions()
+        self.reference = reference_number(build, self.options.date)
+
+    def _document(self, device: QPagedPaintDevice) -> tuple[QTextDocument, QRectF]:
+        dpi = device.logicalDpiX()
+        mm = dpi / 25.4
+        page = device.pageLayout().fullRectPixels(dpi)
+        body = QRectF(MARGIN_MM * mm, (MARGIN_MM + HEADER_MM) * mm, page.width() - 2 * MARGIN_MM * mm,
+                      page.height() - (2 * MARGIN_MM + HEADER_MM + FOOTER_MM) * mm)  # fmt: skip
+        doc = QTextDocument()
+        doc.documentLayout().setPaintDevice(device)
+        font = QFont("DejaVu Sans")
+        font.setPointSizeF(9)
+        doc.setDefaultFont(font)
+        doc.setDefaultStyleSheet(
+            "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td, th {font-size: 8pt}"
+        )
+        doc.setPageSize(body.size())
+        self._handler = FigureObject(self.build, self.result, self.catalog, doc)
+        doc.documentLayout().registerHandler(FIGURE_TYPE, self._handler)
+        doc.setHtml(build_html(self.build, self.result, self.catalog, self.options))
+        self._insert_figures(doc)
+        # Inserting the figure objects leaves later blocks only partly laid out (zero-sized, so never
+        # painted); a full relayout after the edits fixes that.
+        doc.markContentsDirty(0, doc.characterCount())
+        doc.documentLayout().documentSize()
+        return doc, body
+
+    def _insert_figures(self, doc: QTextDocument) -> None:
+        ids = ["chassis"] + [f"headroom:{i}" for i, j in enumerate(self.result.jobs) if j.cards]
+        for fig in ids:
+            cursor = doc.find(FIGURE_MARK.format(fig))
+            if cursor.isNull():
+                continue
+            fmt = QTextCharFormat()
+            fmt.setObjectType(FIGURE_TYPE)
+            fmt.setProperty(FIGURE_ID, fig)
+            cursor.insertText("\ufffc", fmt)
+            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.MoveAnchor)
+
+    def paint(self, device: QPagedPaintDevice) -> int:
+        """Paint every page on ``device``; returns the page count."""
+        doc, body = self._document(device)
+        pages = doc.pageCount()
+        painter = QPainter()
+        if not painter.begin(device):
+            raise OSError("cannot start painting on the output")
+        try:
+            for i in range(pages):
+                if i:
+                    device.newPage()
+                self._header_footer(painter, device, i + 1, pages)
+                painter.save()
+                painter.translate(body.left(), body.top() - i * body.height())
+                clip = QRectF(0, i * body.height(), body.width(), body.height())
+                painter.setClipRect(clip)
+                ctx = QAbstractTextDocumentLayout.PaintContext()
+                ctx.clip = clip  # only blocks on this page go into its content stream
+                doc.documentLayout().draw(painter, ctx)
+                painter.restore()
+        finally:
+            painter.end()
+        return pages
+
+    def _header_footer(self, painter: QPainter, device: QPagedPaintDevice, page: int, pages: int) -> None:
+        dpi = device.logicalDpiX()
+        mm = dpi / 25.4
+        full = device.pageLayout().fullRectPixels(dpi)
+        left, right = MARGIN_MM * mm, full.width() - MARGIN_MM * mm
+        top = MARGIN_MM * mm
+        painter.save()
+        logo = QRectF(left, top, 9 * mm, 9 * mm)
+        self._draw_logo(painter, logo)
+        f = QFont("DejaVu Sans")
+        f.setPointSizeF(10)
+        f.setBold(True)
+        painter.setFont(f)
+        painter.setPen(QColor("#222222"))
+        left_mid = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        text_w = right - left - 11 * mm
+        painter.drawText(QRectF(left + 11 * mm, top, text_w, 5 * mm), left_mid, self.options.seller_name)
+        f.setBold(False)
+        f.setPointSizeF(8)
+        painter.setFont(f)
+        painter.drawText(QRectF(left + 11 * mm, top + 5 * mm, right - left - 11 * mm, 5 * mm),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         f"Build sheet · {self.build.name}")  # fmt: skip
+        right_mid = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(QRectF(left, top, right - left, 5 * mm), right_mid, f"Ref. {self.reference}")
+        painter.drawText(
+            QRectF(left, top + 5 * mm, right - left, 5 * mm),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            f"{self.options.date:%Y-%m-%d}",
+        )
+        painter.setPen(QPen(QColor("#76B900"), 0.6 * mm))
+        painter.drawLine(int(left), int(top + 11 * mm), int(right), int(top + 11 * mm))
+        bottom = full.height() - MARGIN_MM * mm
+        painter.setPen(QColor("#555555"))
+        painter.drawText(
+            QRectF(left, bottom - 5 * mm, right - left, 5 * mm),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            f"Page {page} of {pages}",
+        )
+        painter.drawText(QRectF(left, bottom - 5 * mm, right - left, 5 * mm),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         "GB = 10^9 bytes · figures from the configurator's sizing engine")  # fmt: skip
+        painter.restore()
+
+    def _draw_logo(self, painter: QPainter, rect: QRectF) -> None:
+        from PySide6.QtSvg import QSvgRenderer
+
+        path = self.options.seller_logo or str(_resources() / "icons" / "configurator.svg")
+        if path.lower().endswith(".svg"):
+            renderer = QSvgRenderer(path)
+            if renderer.isValid():
+                renderer.render(painter, rect)  # vector
+                return
+        from PySide6.QtGui import QImage
+
+        image = QImage(path)
+        if not image.isNull():
+            painter.drawImage(rect, image)
+
+
+def _resources() -> Path:
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "resources", here.parent / "resources"):
+        if candidate.is_dir():
+            return candidate
+    return here
+
+
+def page_layout(page: str) -> QPageLayout:
+    return QPageLayout(QPageSize(PAGE_SIZES.get(page, QPageSize.PageSizeId.A4)), QPageLayout.Orientation.Portrait,
+                       QMarginsF(0, 0, 0, 0))  # fmt: skip
+
+
+def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, catalog: Catalog | None = None,
+               options: SheetOptions | None = None) -> int:  # fmt: skip
+    """Write the build sheet to ``path``; returns the page count.
+
+    Written to a temporary file beside the target and renamed over it, so an unwritable folder or a full
+    disk leaves no half-written file; the error (FileError) says what and where.
+    """
+    ensure_app()
+    options = options or SheetOptions()
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
+        )
+        os.close(fd)
+    except OSError as exc:
+        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
+    try:
+        writer = QPdfWriter(tmp)
+        writer.setResolution(300)
+        writer.setPageLayout(page_layout(options.page))
+        writer.setTitle(f"Build sheet: {build.name}")
+        writer.setCreator("GPU Build Configurator")
+        pages = BuildSheet(build, result, catalog, options).paint(writer)
+        del writer  # flushes and closes the file
+        if os.path.getsize(tmp) == 0:
+            raise OSError("the PDF writer produced an empty file (disk full?)")
+        os.replace(tmp, target)
+        return pages
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise FileError(str(target), [Problem("", f"cannot write the build sheet: {exc.strerror or exc}")]) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
