@@ -19,26 +19,66 @@ T = TypeVar("T", bound=BaseModel)
 
 MAX_FILE_BYTES = 5_000_000
 MAX_ALIASES = 200
+MAX_ALIAS_EXPANSION = 100_000  # values aliases may add once expanded (a billion-laughs file adds ~10^8)
 
 
 class _LineLoader(yaml.SafeLoader):
     """SafeLoader that records the line of every mapping key and sequence item."""
 
 
-def _count_aliases(node: yaml.Node, seen: set[int], count: list[int]) -> None:
-    if id(node) in seen:
-        count[0] += 1
-        if count[0] > MAX_ALIASES:
-            raise yaml.YAMLError(f"more than {MAX_ALIASES} aliases: refusing a possible alias bomb")
-        return
-    seen.add(id(node))
+class _SafeLoader(yaml.SafeLoader):
+    """SafeLoader whose out-of-range scalars (2001-13-45, a 5000-digit int) fail as YAML errors with their line."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except ValueError as exc:
+            what = f"{node.value!r}" if isinstance(node, yaml.ScalarNode) else "this value"
+            raise yaml.constructor.ConstructorError(None, None, f"cannot read {what}: {exc}", node.start_mark) from None
+
+
+def _check_aliases(root: yaml.Node, where: str) -> None:
+    """Refuse recursive aliases and alias bombs before anything walks the document.
+
+    Counts alias references (a node reached again) and the nodes the document would hold with every alias
+    expanded; a billion-laughs file has few aliases but expands to millions of nodes. Iterative, so deep
+    nesting cannot overflow the stack here.
+    """
+    size: dict[int, int] = {}  # id(node) -> nodes in its expansion (memoised, so counting stays linear)
+    on_path: set[int] = set()
+    aliases = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if finished:
+            on_path.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            if size[key] - len(size) > MAX_ALIAS_EXPANSION:
+                msg = f"aliases expand to over {MAX_ALIAS_EXPANSION:,} extra values: refusing a possible alias bomb"
+                raise FileError(where, [Problem("", msg, node.start_mark.line + 1)])
+            continue
+        if key in on_path:
+            msg = "an alias refers to a node that contains it (recursive alias)"
+            raise FileError(where, [Problem("", msg, node.start_mark.line + 1)])
+        if key in size:
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                msg = f"more than {MAX_ALIASES} aliases: refusing a possible alias bomb"
+                raise FileError(where, [Problem("", msg, node.start_mark.line + 1)])
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(children))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            _count_aliases(k, seen, count)
-            _count_aliases(v, seen, count)
-    elif isinstance(node, yaml.SequenceNode):
-        for v in node.value:
-            _count_aliases(v, seen, count)
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _lines(node: yaml.Node, path: tuple[Any, ...], out: dict[tuple[Any, ...], int]) -> None:
@@ -62,15 +102,19 @@ def parse_yaml(text: str, where: str) -> tuple[Any, dict[tuple[Any, ...], int]]:
         node = yaml.compose(text, Loader=_LineLoader)
         if node is None:
             return None, {}
-        _count_aliases(node, set(), [0])
-        data = yaml.load(text, Loader=yaml.SafeLoader)
+        _check_aliases(node, where)
+        data = yaml.load(text, Loader=_SafeLoader)
+        lines: dict[tuple[Any, ...], int] = {}
+        _lines(node, (), lines)
     except yaml.MarkedYAMLError as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark else None
         raise FileError(where, [Problem("", f"not valid YAML: {exc.problem}", line)]) from None
     except yaml.YAMLError as exc:
         raise FileError(where, [Problem("", f"not valid YAML: {exc}")]) from None
-    lines: dict[tuple[Any, ...], int] = {}
-    _lines(node, (), lines)
+    except RecursionError:
+        raise FileError(where, [Problem("", "not valid YAML: nested too deeply")]) from None
+    except ValueError as exc:  # fallback: _SafeLoader already turns unreadable scalars into errors with a line
+        raise FileError(where, [Problem("", f"not valid YAML: a value cannot be read ({exc})")]) from None
     return data, lines
 
 

@@ -44,12 +44,17 @@ PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Lett
 
 
 def ensure_app() -> QGuiApplication:
-    """A Qt application for fonts and painting; offscreen when there is no display (batch export)."""
+    """A Qt application for fonts and painting; offscreen when there is no display (batch export).
+
+    A QApplication (not just QGuiApplication), so the window or a test harness can share it later.
+    """
+    from PySide6.QtWidgets import QApplication
+
     app = QGuiApplication.instance()
     if app is None:
         if sys.platform == "linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = QGuiApplication(sys.argv[:1])
+        app = QApplication(sys.argv[:1])
     return app  # type: ignore[return-value]
 
 
@@ -115,7 +120,7 @@ class BuildSheet:
         font.setPointSizeF(9)
         doc.setDefaultFont(font)
         doc.setDefaultStyleSheet(
-            "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td, th {font-size: 8pt}"
+            "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7.5pt} th {font-size: 7pt}"
         )
         doc.setPageSize(body.size())
         self._handler = FigureObject(self.build, self.result, self.catalog, doc)

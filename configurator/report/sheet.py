@@ -42,6 +42,15 @@ def _table(headers: list[str], rows: list[list[str]], widths: list[int] | None =
     )
 
 
+def short_card_name(name: str) -> str:
+    """'NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition' -> 'RTX PRO 6000 Max-Q' (narrow tables)."""
+    short = name.removeprefix("NVIDIA ").replace(" Blackwell", "")
+    for long, abbrev in ((" Max-Q Workstation Edition", " Max-Q"), (" Workstation Edition", " WS"),
+                         (" Server Edition", " Server")):  # fmt: skip
+        short = short.replace(long, abbrev)
+    return short
+
+
 def _gb(v: float) -> str:
     return f"{v:,.1f}"
 
@@ -150,12 +159,13 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
             rows = []
             for r in job.cards:
                 where = f"{r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
-                rows.append([where, escape(r.card_name.removeprefix("NVIDIA ")), _gb(r.weights_gb), _gb(r.adapters_gb),
+                rows.append([where, escape(short_card_name(r.card_name)), _gb(r.weights_gb), _gb(r.adapters_gb),
                              _gb(r.gradients_gb), _gb(r.optimizer_gb), _gb(r.activations_gb), _gb(r.transient_gb),
                              _gb(r.overhead_gb), _gb(r.peak_reserved_gb), _gb(r.capacity_gb), _gb(r.headroom_gb),
                              r.status])  # fmt: skip
-            out.append(_table(["Slot", "Card", "Weights", "Adapters", "Grads", "Optim.", "Activ.", "Transient",
-                               "Overhead", "Peak", "Capacity", "Headroom", "Fit"], rows))  # fmt: skip
+            out.append(_table(["Slot", "Card", "Weights", "Adapt.", "Grads", "Optim.", "Activ.", "Trans.", "Ovhd.",
+                               "Peak", "Capacity", "Headroom", "Fit"], rows,
+                              [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
             r0 = job.cards[0]
             out.append(
                 f"<p style='font-size:8pt'>Memory in GB. Model states {r0.model_states_gb:.1f} GB; peak allocated "
@@ -213,7 +223,7 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
         colour = {"error": "#C62828", "warning": "#B26A00", "info": "#1565C0"}
         rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>", c.code, escape(c.message)]
                 for c in result.checks]  # fmt: skip
-        out.append(_table(["Severity", "Code", "What and how to fix it"], rows, [10, 24, 66]))
+        out.append(_table(["Severity", "Code", "What and how to fix it"], rows, [9, 34, 57]))
     else:
         out.append("<p>No problems found.</p>")
 

@@ -148,6 +148,10 @@ class MainWindow(QMainWindow):
         self.save_action = act(file, "&Save", self.save, QKeySequence.StandardKey.Save, "Save the build")
         self.save_as_action = act(file, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
         file.addSeparator()
+        self.export_action = act(file, "&Export build sheet…", self.export_sheet, QKeySequence("Ctrl+E"),
+                                 "Preview the build sheet and save it as PDF")  # fmt: skip
+        act(file, "Pr&eferences…", self.preferences, QKeySequence.StandardKey.Preferences)
+        file.addSeparator()
         act(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
         edit = mb.addMenu("&Edit")
@@ -382,6 +386,74 @@ class MainWindow(QMainWindow):
         if not self.doc.modified:
             autosave_path().unlink(missing_ok=True)
         event.accept()
+
+    # ---- build sheet ----
+    def sheet_options(self):  # type: ignore[no-untyped-def]
+        from configurator.report.pdf import default_page
+        from configurator.report.sheet import SheetOptions
+
+        return SheetOptions(
+            seller_name=self.settings.get("seller_name"),
+            seller_logo=self.settings.get("seller_logo") or None,
+            page=self.settings.get("page") or default_page(),
+        )
+
+    def preview_dialog(self):  # type: ignore[no-untyped-def]
+        """Print preview of the build sheet, with a Save PDF button; page size changeable in the dialog."""
+        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
+        from PySide6.QtWidgets import QToolBar
+
+        from configurator.report.pdf import BuildSheet, page_layout
+
+        options = self.sheet_options()
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        printer.setPageLayout(page_layout(options.page))
+        dialog = QPrintPreviewDialog(printer, self)
+        dialog.setWindowTitle(f"Build sheet — {self.doc.build.name}")
+        sheet = BuildSheet(self.doc.build, self.doc.result, self.doc.catalog, options)
+        dialog.paintRequested.connect(sheet.paint)
+        save = QAction("Save PDF…", dialog)
+        save.setToolTip("Save this build sheet as a PDF file")
+        save.triggered.connect(lambda: self._save_sheet_dialog(printer, dialog))
+        toolbar = dialog.findChild(QToolBar)
+        if toolbar is not None:
+            toolbar.addSeparator()
+            toolbar.addAction(save)
+        dialog._sheet = sheet  # keep the sheet alive as long as the dialog
+        return dialog
+
+    def export_sheet(self) -> None:
+        self.preview_dialog().exec()
+
+    def _save_sheet_dialog(self, printer, dialog) -> None:  # type: ignore[no-untyped-def]
+        from PySide6.QtGui import QPageSize
+
+        page = "letter" if printer.pageLayout().pageSize().id() == QPageSize.PageSizeId.Letter else "a4"
+        start = str(Path(self.settings.get("last_folder") or Path.home()) / f"{self.doc.build.name}.pdf")
+        path, _ = QFileDialog.getSaveFileName(dialog, "Save build sheet", start, "PDF (*.pdf)")
+        if path and self.export_sheet_to(Path(path), page):
+            dialog.accept()
+
+    def export_sheet_to(self, path: Path, page: str | None = None) -> bool:
+        """Write the build sheet; an unwritable path shows a message and leaves no file behind."""
+        from configurator.report.pdf import export_pdf
+
+        options = self.sheet_options()
+        if page:
+            options.page = page
+        try:
+            pages = export_pdf(path, self.doc.build, self.doc.result, self.doc.catalog, options)
+        except FileError as exc:
+            self.show_error("Cannot export build sheet", str(exc))
+            return False
+        self.statusBar().showMessage(f"Build sheet saved: {path} ({pages} pages)", 8000)
+        return True
+
+    def preferences(self) -> None:
+        from configurator.ui.preferences import PreferencesDialog
+
+        if PreferencesDialog(self.settings, self).exec():
+            self.set_unit(self.settings.get("units"))
 
     def about(self) -> None:
         QMessageBox.about(self, APP_NAME, f"<b>{APP_NAME}</b> {__version__}<br>Which GPUs, how many, in which "

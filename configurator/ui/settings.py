@@ -14,6 +14,9 @@ DEFAULTS: dict[str, Any] = {
     "last_folder": "",
     "autosave_seconds": 30,
     "theme": "light",  # light | dark
+    "seller_name": "GPU Build Configurator",  # build sheet header
+    "seller_logo": "",  # SVG or PNG; the app icon when empty
+    "page": "",  # a4 | letter | "" = from the locale
 }
 
 
