@@ -83,9 +83,9 @@ def squash(text: str) -> str:
 def test_cli_export_prints_the_engine_figures(name: str, tmp_path: Path) -> None:
     """`configurator export` writes a PDF whose text holds every figure of the engine's result."""
     out = tmp_path / f"{Path(name).stem}.pdf"
-    run = subprocess.run([sys.executable, "-m", "configurator", "export", str(BUILDS / name), "-o", str(out),
-                          "--page", "a4"], capture_output=True, text=True, timeout=120,
-                         env={k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")})  # fmt: skip
+    headless = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")}
+    command = [sys.executable, "-m", "configurator", "export", str(BUILDS / name), "-o", str(out), "--page", "a4"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, env=headless)
     assert run.returncode == 0, run.stderr
     text = squash(pdf_text(out))
     build = load_build(BUILDS / name)
