@@ -181,6 +181,9 @@ CASES: list[Case] = [
                        cards=[{"slot": 1, "instance": 0}, {"slot": 1, "instance": 1}])]},
          job="t", says=("Job 't'", "NCCL is not supported with MIG", "Give the job whole cards, or one instance")),
     # ---- jobs -------------------------------------------------------------------------------------------------
+    Case("job-card-repeated", "JOB_CARD_REPEATED", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(parallelism="ddp", cards=[1, 1, 2])]},
+         slot=1, job="t", says=("Job 't'", "slot 1", "list each card once")),
     Case("job-model-unknown", "JOB_MODEL_UNKNOWN", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(model="llama-3.1-9b", cards=[1])]},
          job="t", says=("Job 't'", "unknown model 'llama-3.1-9b'", "did you mean")),

@@ -18,7 +18,9 @@ from configurator.engine.build import Build
 def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
     data, lines = parse_yaml(text, where)
     if not isinstance(data, dict):
-        raise FileError(where, [Problem("", "a build file is a YAML mapping with name, chassis, cards and jobs")])
+        msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
+        raise FileError(where, [Problem("", f"{msg}: a build file is a YAML mapping with name, chassis, cards and "
+                                        "jobs", lines.get((), 1))])  # fmt: skip
     build = validate_as(Build, data, lines, where)
     problems = reference_problems(build, catalog or default_catalog(), lines)
     if problems:
@@ -56,13 +58,28 @@ def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None) -> 
     return parse_build(read_text(path), str(path), catalog)
 
 
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that double-quotes strings holding NEL (U+0085).
+
+    With allow_unicode PyYAML writes NEL raw, and a YAML reader folds that line break into a space: a
+    name with it would come back changed. Double quotes escape it as \\N.
+    """
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"' if "\x85" in value else None)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 def build_to_yaml(build: Build) -> str:
     data = build.model_dump(mode="json", exclude_defaults=True)
     data = {
         "schema_version": build.schema_version,
         **{k: v for k, v in data.items() if k != "schema_version"},
     }
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
 
 
 def save_build(build: Build, path: str | os.PathLike[str]) -> None:

@@ -281,7 +281,12 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         )
         return JobResult(**base_result)  # type: ignore[arg-type]
     valid_keys: list[tuple[int, int | None]] = []
-    for slot, instance in keys:
+    for k, (slot, instance) in enumerate(keys):
+        if (slot, instance) in keys[:k]:
+            where = f"slot {slot}" + (f" instance {instance}" if instance is not None else "")
+            checks.append(Check(severity="error", code="JOB_CARD_REPEATED", slot=slot, job=name, message=(
+                f"Job '{name}' names {where} more than once: list each card once.")))  # fmt: skip
+            continue
         if slot not in cards:
             checks.append(
                 Check(
