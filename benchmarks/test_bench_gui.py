@@ -11,11 +11,10 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QApplication
 
+from benchmarks.test_bench_engine import BIG
 from configurator.engine.buildfile import save_build
 from configurator.ui.mime import card_mime
 from tests.gui_helpers import drag_drop, make_window
-
-from benchmarks.test_bench_engine import BIG
 
 
 def test_drop_to_repaint(benchmark, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -260,3 +260,29 @@ def test_keyboard_placement(window) -> None:  # type: ignore[no-untyped-def]
     assert window.doc.build.card_in(4).card == "l40s"
     window.palette.card_activated.emit("h200-sxm")  # no SXM socket in a PCIe chassis
     assert "No free slot" in window.statusBar().currentMessage()
+
+
+def test_drag_tints_every_slot(window) -> None:  # type: ignore[no-untyped-def]
+    """While an H200 NVL is dragged, free slots turn green and occupied ones red; leaving clears the tint."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent
+    from PySide6.QtWidgets import QApplication
+
+    view = window.chassis_view
+    mime = card_mime("h200-nvl")  # the event holds a pointer only: keep the data alive
+    enter = QDragEnterEvent(QPoint(5, 5), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    QApplication.sendEvent(view.viewport(), enter)
+    assert view.slot_items[5].brush().color().green() > view.slot_items[5].brush().color().red()
+    assert view.slot_items[1].brush().color().red() > view.slot_items[1].brush().color().green()
+    QApplication.sendEvent(view.viewport(), QDragLeaveEvent())
+    assert view.slot_items[5].brush().color().alpha() < 30
+
+
+def test_check_click_selects_job(window) -> None:  # type: ignore[no-untyped-def]
+    """Clicking a job's check selects that job in the job bar."""
+    window.chassis_view.select_slot(3)
+    window.chassis_view.remove_action.trigger()  # the QLoRA job loses its card
+    row = next(i for i in range(window.checks.count()) if "JOB_NO_CARDS" in window.checks.item(i).text())
+    window.checks.itemClicked.emit(window.checks.item(row))
+    assert window.jobs_bar.job_box.currentText() == window.doc.build.jobs[1].name

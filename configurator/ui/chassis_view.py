@@ -346,16 +346,35 @@ class ChassisView(QGraphicsView):
 
     def _highlight(self, item: SlotItem | None, allowed: bool) -> None:
         if self._highlighted is not None and self._highlighted is not item:
-            self._highlighted.highlight(None)
+            slot = self._highlighted.slot
+            tint = None
+            if slot in getattr(self, "_allowed", {}):
+                tint = QColor(46, 125, 50, 35) if self._allowed[slot] else QColor(198, 40, 40, 30)
+            self._highlighted.highlight(tint)
         self._highlighted = item
         if item is not None:
             item.highlight(ALLOWED if allowed else REFUSED)
 
     def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if read_card(event.mimeData()) is not None:
-            event.acceptProposedAction()
-        else:
+        card_id = read_card(event.mimeData())
+        if card_id is None:
             event.ignore()
+            return
+        # Tint every slot: pale green where the card may go, pale red where it may not.
+        moving = read_slot(event.mimeData())
+        self._allowed = {
+            slot: check_place(self.doc.build, self.doc.catalog, slot, card_id, moving_from=moving) is None
+            for slot in self.slot_items
+        }
+        for slot, item in self.slot_items.items():
+            item.highlight(QColor(46, 125, 50, 35) if self._allowed[slot] else QColor(198, 40, 40, 30))
+        event.acceptProposedAction()
+
+    def _clear_tints(self) -> None:
+        self._allowed = {}
+        self._highlighted = None
+        for item in self.slot_items.values():
+            item.highlight(None)
 
     def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         item, reason = self._drop_target(event)
@@ -369,12 +388,12 @@ class ChassisView(QGraphicsView):
             event.ignore()
 
     def dragLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        self._highlight(None, False)
+        self._clear_tints()
         super().dragLeaveEvent(event)
 
     def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         item, reason = self._drop_target(event)
-        self._highlight(None, False)
+        self._clear_tints()
         if item is None or reason is not None:
             self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the card onto a slot")
             event.ignore()

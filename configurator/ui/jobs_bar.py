@@ -47,6 +47,11 @@ class JobsBar(QWidget):
         document.changed.connect(self._show)
         self._show(document.build, document.result)
 
+    def select_job(self, name: str) -> None:
+        i = self.job_box.findText(name)
+        if i >= 0:
+            self.job_box.setCurrentIndex(i)
+
     def _job_changed(self, *_: object) -> None:
         self._show(self.doc.build, self.doc.result)
 

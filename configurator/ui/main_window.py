@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
+        self.checks.job_clicked.connect(self.jobs_bar.select_job)
         self.palette.chassis_chosen.connect(self._choose_chassis)
         self.palette.card_activated.connect(self.place_in_first_free_slot)
         self._make_actions()
