@@ -195,3 +195,128 @@ def update_job(build: Build, index: int, **changes: Any) -> Build:
     job = Job.model_validate({**build.jobs[index].model_dump(), **changes})
     jobs = [*build.jobs[:index], job, *build.jobs[index + 1 :]]
     return build.model_copy(update={"jobs": jobs})
+
+
+# ---- jobs ---------------------------------------------------------------------------------------------
+
+
+def unique_job_name(build: Build, base: str) -> str:
+    names = {j.name for j in build.jobs}
+    if base not in names:
+        return base
+    n = 2
+    while f"{base} ({n})" in names:
+        n += 1
+    return f"{base} ({n})"
+
+
+def add_job(build: Build, job: Job | None = None) -> Build:
+    """Append a job (a default 8B LoRA on the first card when none is given); names stay unique."""
+    if job is None:
+        first = [build.cards[0].slot] if build.cards else []
+        job = Job(name="New job", model="llama-3.1-8b", method="lora", cards=first)
+    job = job.model_copy(update={"name": unique_job_name(build, job.name)})
+    return build.model_copy(update={"jobs": [*build.jobs, job]})
+
+
+def remove_job(build: Build, index: int) -> Build:
+    if not 0 <= index < len(build.jobs):
+        raise EditRefused(f"no job {index + 1}")
+    return build.model_copy(update={"jobs": [j for i, j in enumerate(build.jobs) if i != index]})
+
+
+def duplicate_job(build: Build, index: int) -> Build:
+    if not 0 <= index < len(build.jobs):
+        raise EditRefused(f"no job {index + 1}")
+    copy = build.jobs[index].model_copy(update={"name": unique_job_name(build, f"{build.jobs[index].name} copy")})
+    jobs = [*build.jobs[: index + 1], copy, *build.jobs[index + 1 :]]
+    return build.model_copy(update={"jobs": jobs})
+
+
+def rename_job(build: Build, index: int, name: str) -> Build:
+    name = name.strip()
+    if not name:
+        raise EditRefused("a job needs a name")
+    if any(j.name == name for i, j in enumerate(build.jobs) if i != index):
+        raise EditRefused(f"another job is already called '{name}'")
+    return update_job(build, index, name=name)
+
+
+def assign_job(build: Build, catalog: Catalog, index: int, slot: int, instance: int | None = None,
+               add: bool = False) -> Build:  # fmt: skip
+    """Put job ``index`` on a card (or one MIG instance of it); ``add`` keeps its other cards (multi-card jobs)."""
+    if build.card_in(slot) is None:
+        raise EditRefused(f"slot {slot} holds no card")
+    placement = build.card_in(slot)
+    assert placement is not None
+    if instance is None and placement.mig:
+        raise EditRefused(f"slot {slot} is split into MIG instances: drop the job on one of them")
+    if instance is not None and (not placement.mig or instance >= len(placement.mig)):
+        raise EditRefused(f"slot {slot} has no MIG instance {instance}")
+    ref: int | InstanceRef = slot if instance is None else InstanceRef(slot=slot, instance=instance)
+    job = build.jobs[index]
+    if instance is not None:
+        cards: list[int | InstanceRef] = [ref]  # NCCL does not run across MIG instances: one instance per job
+    elif add:
+        keep = [c for c in job.cards if isinstance(c, int) and c != slot]
+        cards = sorted([*keep, slot])
+    else:
+        cards = [ref]
+    changes: dict[str, Any] = {"cards": cards}
+    if len(cards) > 1 and job.parallelism == "single":
+        changes["parallelism"] = "fsdp"
+    if len(cards) == 1 and job.parallelism != "single":
+        changes["parallelism"] = "single"
+    return update_job(build, index, **changes)
+
+
+# ---- MIG ----------------------------------------------------------------------------------------------
+
+
+def set_mig_layout(build: Build, catalog: Catalog, slot: int, profiles: list[tuple[str, int | None]] | None) -> Build:
+    """Give the card in ``slot`` a MIG layout (profile, start) list, or None to leave MIG mode.
+
+    Jobs that named instances beyond the new layout are taken off the card; an invalid layout is refused
+    with the placement reason.
+    """
+    from configurator.engine.build import MigInstanceRequest
+    from configurator.engine.mig import MigRequest, place_layout
+
+    placement = build.card_in(slot)
+    if placement is None:
+        raise EditRefused(f"slot {slot} holds no card")
+    card = catalog.cards.get(placement.card)
+    if card is None or card.mig is None:
+        raise EditRefused(f"{card.name if card else placement.card} does not support MIG")
+    requests = None
+    if profiles is not None:
+        check = place_layout(card.mig, [MigRequest(p, s) for p, s in profiles])
+        if not check.valid:
+            raise EditRefused(check.problems[0] if check.problems else "invalid MIG layout")
+        requests = [MigInstanceRequest(profile=p, start=s) for p, s in profiles]
+    cards = [c.model_copy(update={"mig": requests}) if c.slot == slot else c for c in build.cards]
+    count = len(requests) if requests else 0
+
+    def keep(ref: int | InstanceRef) -> bool:
+        if isinstance(ref, int):
+            return ref != slot or requests is None
+        return ref.slot != slot or ref.instance < count
+
+    jobs = [j.model_copy(update={"cards": [c for c in j.cards if keep(c)]}) for j in build.jobs]
+    return build.model_copy(update={"cards": cards, "jobs": jobs})
+
+
+def swap_cards(build: Build, catalog: Catalog, old: str, new: str) -> Build:
+    """Every ``old`` card becomes ``new`` (for comparing builds); bridges and MIG layouts that no longer
+    apply are dropped."""
+    if new not in catalog.cards:
+        raise EditRefused(f"unknown card '{new}'")
+    cards = [c.model_copy(update={"card": new, "mig": None if c.card == old else c.mig}) if c.card == old else c
+             for c in build.cards]  # fmt: skip
+    swapped = build.model_copy(update={"cards": cards, "name": f"{build.name} ({catalog.cards[new].name})"})
+    bridges = [b for b in swapped.bridges if check_bridge(swapped.model_copy(update={"bridges": []}), catalog, b.slots)
+               is None]  # fmt: skip
+    moved = {c.slot for c in build.cards if c.card == old}
+    jobs = [j.model_copy(update={"cards": [r for r in j.cards if isinstance(r, int) or r.slot not in moved]})
+            for j in swapped.jobs]  # fmt: skip
+    return swapped.model_copy(update={"bridges": bridges, "jobs": jobs})

@@ -18,13 +18,31 @@ from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build, save_build
 from configurator.engine.editing import EditRefused
 
+_MERGE_IDS: dict[str, int] = {}
+
 
 class SetBuildCommand(QUndoCommand):
-    """Replace the build with another; undo puts the old one back."""
+    """Replace the build with another; undo puts the old one back.
 
-    def __init__(self, document: BuildDocument, before: Build, after: Build, text: str) -> None:
+    Edits with the same ``merge_key`` in a row (a slider being dragged, a spin box being stepped) merge
+    into one undo step that goes back to the value before the first of them.
+    """
+
+    def __init__(self, document: BuildDocument, before: Build, after: Build, text: str,
+                 merge_key: str | None = None) -> None:  # fmt: skip
         super().__init__(text)
         self._doc, self._before, self._after = document, before, after
+        self._id = _MERGE_IDS.setdefault(merge_key, 1000 + len(_MERGE_IDS)) if merge_key else -1
+
+    def id(self) -> int:
+        return self._id
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, SetBuildCommand) or other.id() != self.id() or self.id() == -1:
+            return False
+        self._after = other._after
+        self.setText(other.text())
+        return True
 
     def redo(self) -> None:
         self._doc._set(self._after)
@@ -72,8 +90,11 @@ class BuildDocument(QObject):
         self.changed.emit(self._build, self._result)
 
     # ---- edits ----
-    def edit(self, text: str, make: Callable[[Build], Build]) -> bool:
-        """Apply ``make`` to the build as one undoable step; a refusal is reported, nothing changes."""
+    def edit(self, text: str, make: Callable[[Build], Build], merge_key: str | None = None) -> bool:
+        """Apply ``make`` to the build as one undoable step; a refusal is reported, nothing changes.
+
+        ``merge_key``: consecutive edits with the same key merge into one undo step (slider drags).
+        """
         try:
             after = make(self._build)
         except (EditRefused, ValueError) as exc:
@@ -81,7 +102,7 @@ class BuildDocument(QObject):
             return False
         if after == self._build:
             return False
-        self.undo_stack.push(SetBuildCommand(self, self._build, after, text))
+        self.undo_stack.push(SetBuildCommand(self, self._build, after, text, merge_key))
         return True
 
     # ---- files ----

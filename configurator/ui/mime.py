@@ -33,3 +33,34 @@ def read_slot(data: QMimeData) -> int | None:
         return int(bytes(data.data(SLOT_MIME).data()).decode())
     except ValueError:
         return None
+
+
+JOB_MIME = "application/vnd.gpu-configurator.job"  # a job, by its index in the build
+MIG_PROFILE_MIME = "application/vnd.gpu-configurator.mig-profile"  # a MIG profile name
+
+
+def job_mime(index: int, name: str = "") -> QMimeData:
+    data = QMimeData()
+    data.setData(JOB_MIME, str(index).encode())
+    data.setText(name or f"job {index + 1}")
+    return data
+
+
+def read_job(data: QMimeData) -> int | None:
+    if not data.hasFormat(JOB_MIME):
+        return None
+    try:
+        return int(bytes(data.data(JOB_MIME).data()).decode())
+    except ValueError:
+        return None
+
+
+def mig_profile_mime(profile: str) -> QMimeData:
+    data = QMimeData()
+    data.setData(MIG_PROFILE_MIME, profile.encode())
+    data.setText(profile)
+    return data
+
+
+def read_mig_profile(data: QMimeData) -> str | None:
+    return bytes(data.data(MIG_PROFILE_MIME).data()).decode() if data.hasFormat(MIG_PROFILE_MIME) else None

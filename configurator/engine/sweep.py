@@ -1,0 +1,107 @@
+"""Sweeps for the fit-frontier chart: headroom against sequence length (and micro-batch), per method.
+
+Uses the same memory model as ``evaluate``; a 200-point sweep runs in a few ms (benchmarks/).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Build, Job
+from configurator.engine.evaluate import resolve_model
+from configurator.engine.memory import GB, memory_for_card
+
+# The comparison methods drawn dimmed beside the job's own (seed A's cases).
+COMPARE_METHODS: list[tuple[str, dict]] = [  # type: ignore[type-arg]
+    ("full, 8-bit Adam", {"method": "full", "optimizer": "adamw-8bit"}),
+    ("LoRA", {"method": "lora"}),
+    ("QLoRA", {"method": "qlora"}),
+]
+
+
+@dataclass(frozen=True)
+class FrontierCurve:
+    label: str
+    micro_batch: int
+    lengths: list[int]
+    headroom_gb: list[float]
+    max_fitting_length: int | None  # longest swept length that still fits; None when none does
+    is_job: bool  # the job's own settings (drawn solid) or a comparison (dimmed)
+
+
+@dataclass(frozen=True)
+class Frontier:
+    job: str
+    card: str
+    capacity_gb: float
+    curves: list[FrontierCurve]
+
+
+def default_lengths(top: int = 131072, points: int = 64) -> list[int]:
+    """Log-spaced sequence lengths from 256 to ``top``."""
+    lo, hi = 256, max(top, 512)
+    step = (hi / lo) ** (1 / (points - 1))
+    return sorted({int(round(lo * step**i / 64) * 64) or 64 for i in range(points)})
+
+
+def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, shards: int, tp: int,  # type: ignore[no-untyped-def]
+           is_job: bool) -> FrontierCurve:  # fmt: skip
+    heads = []
+    best = None
+    for s in lengths:
+        mem = memory_for_card(model, job.model_copy(update={"sequence_length": s}), shards=shards, tp=tp)
+        head = (capacity - mem.peak_reserved) / GB
+        heads.append(head)
+        if head >= 0:
+            best = s
+    return FrontierCurve(label, job.micro_batch_size, lengths, heads, best, is_job)
+
+
+def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[int] | None = None,
+                 micro_batches: tuple[int, ...] = (1, 2, 4, 8)) -> Frontier | None:  # fmt: skip
+    """Headroom on the job's smallest card against sequence length, for each micro-batch, and the same
+    curve (job's micro-batch) for the comparison methods. None when the job has no card or model."""
+    if not 0 <= job_index < len(build.jobs):
+        return None
+    job = build.jobs[job_index]
+    try:
+        model = resolve_model(job.model, catalog, None)
+    except Exception:
+        return None
+    if model.is_params_only or not job.cards:
+        return None
+    from configurator.engine.evaluate import _capacity  # same capacity rule as the main result
+    from configurator.engine.mig import MigRequest, place_layout
+
+    caps = []
+    for slot, instance in job.card_keys:
+        placement = build.card_in(slot)
+        card = catalog.cards.get(placement.card) if placement else None
+        if card is None:
+            continue
+        layout = None
+        if instance is not None and placement and placement.mig and card.mig:
+            layout = place_layout(card.mig, [MigRequest(r.profile, r.start) for r in placement.mig])
+        try:
+            caps.append((_capacity(card, layout, instance)[0], card.name))
+        except KeyError:
+            continue
+    if not caps:
+        return None
+    capacity, card_name = min(caps)
+    n = len(job.cards)
+    shards = n if job.parallelism == "fsdp" and n > 1 else 1
+    tp = n if job.parallelism == "tp" and n > 1 else 1
+    lengths = lengths or default_lengths()
+    curves = [
+        _curve(model, job.model_copy(update={"micro_batch_size": b}), f"{job.method}, micro-batch {b}", lengths,
+               capacity, shards, tp, is_job=(b == job.micro_batch_size))
+        for b in sorted(set(micro_batches) | {job.micro_batch_size})
+    ]  # fmt: skip
+    for label, changes in COMPARE_METHODS:
+        if changes["method"] == job.method and changes.get("optimizer", job.optimizer) == job.optimizer:
+            continue
+        other = job.model_copy(update=changes)
+        curves.append(_curve(model, other, label, lengths, capacity, shards, tp, is_job=False))
+    return Frontier(job.name, card_name, capacity / GB, curves)
