@@ -286,3 +286,14 @@ def test_check_click_selects_job(window) -> None:  # type: ignore[no-untyped-def
     row = next(i for i in range(window.checks.count()) if "JOB_NO_CARDS" in window.checks.item(i).text())
     window.checks.itemClicked.emit(window.checks.item(row))
     assert window.jobs_bar.job_box.currentText() == window.doc.build.jobs[1].name
+
+
+def test_drag_job_onto_card(window) -> None:  # type: ignore[no-untyped-def]
+    """Dropping a job on a card runs it there; the chart's bar moves to that slot."""
+    from configurator.ui.mime import job_mime
+
+    assert drag_drop(window.chassis_view, card_mime("rtx-pro-6000-server"), 5)
+    assert drag_drop(window.chassis_view, job_mime(1, "70B QLoRA"), 5)
+    assert window.doc.build.jobs[1].cards == [5]
+    assert window.chart.rows[-1][1].slot == 5
+    assert window.doc.undo_stack.undoText().startswith("Move job")

@@ -24,7 +24,7 @@ from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine import Build, BuildResult
 from configurator.engine.editing import check_place
 from configurator.ui.document import BuildDocument
-from configurator.ui.mime import read_card, read_slot, slot_mime
+from configurator.ui.mime import read_card, read_job, read_slot, slot_mime
 from configurator.ui.style import card_colour
 
 MM = 2.0  # scene pixels per millimetre
@@ -358,7 +358,10 @@ class ChassisView(QGraphicsView):
     def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         card_id = read_card(event.mimeData())
         if card_id is None:
-            event.ignore()
+            if read_job(event.mimeData()) is not None:  # a job from the jobs panel: assign it to a card
+                event.acceptProposedAction()
+            else:
+                event.ignore()
             return
         # Tint every slot: pale green where the card may go, pale red where it may not.
         moving = read_slot(event.mimeData())
@@ -376,7 +379,27 @@ class ChassisView(QGraphicsView):
         for item in self.slot_items.values():
             item.highlight(None)
 
+    def _job_target(self, event) -> tuple[int | None, str | None]:  # type: ignore[no-untyped-def]
+        """(slot, refusal reason) for a job dragged over the view."""
+        card = self._card_at(self.mapToScene(event.position().toPoint()))
+        if card is None:
+            return None, "drop the job onto a card"
+        placement = self.doc.build.card_in(card.slot)
+        if placement is not None and placement.mig:
+            return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"
+        return card.slot, None
+
     def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if read_job(event.mimeData()) is not None and read_card(event.mimeData()) is None:
+            slot, reason = self._job_target(event)
+            self._highlight(self.slot_items.get(slot) if slot else None, reason is None)
+            if reason is None:
+                self.status.emit(f"Run the job on slot {slot} (Ctrl: add this card to the job)")
+                event.acceptProposedAction()
+            else:
+                self.status.emit(f"Cannot drop here: {reason}")
+                event.ignore()
+            return
         item, reason = self._drop_target(event)
         self._highlight(item, reason is None)
         if item is not None and reason is None:
@@ -391,7 +414,28 @@ class ChassisView(QGraphicsView):
         self._clear_tints()
         super().dragLeaveEvent(event)
 
+    def _drop_job(self, event) -> None:  # type: ignore[no-untyped-def]
+        from configurator.engine.editing import assign_job
+
+        index = read_job(event.mimeData())
+        slot, reason = self._job_target(event)
+        self._clear_tints()
+        if index is None or slot is None or reason is not None or not 0 <= index < len(self.doc.build.jobs):
+            self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the job onto a card")
+            event.ignore()
+            return
+        add = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        name = self.doc.build.jobs[index].name
+        text = f"{'Add' if add else 'Move'} job {name} {'to' if add else 'onto'} slot {slot}"
+        if self.doc.edit(text, lambda b: assign_job(b, self.doc.catalog, index, slot, add=add)):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
     def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if read_job(event.mimeData()) is not None and read_card(event.mimeData()) is None:
+            self._drop_job(event)
+            return
         item, reason = self._drop_target(event)
         self._clear_tints()
         if item is None or reason is not None:
