@@ -17,7 +17,9 @@ class Difference:
 
 
 def _fmt(v: float | None, unit: str) -> str:
-    return "—" if v is None else f"{v:,.1f} {unit}" if unit != "s" else f"{v:.2f} s"
+    if v is None:
+        return "—"
+    return {"s": f"{v:.2f} s", "W": f"{v:,.0f} W"}.get(unit, f"{v:,.1f} {unit}")
 
 
 def compare(left: BuildResult, right: BuildResult) -> list[Difference]:

@@ -195,6 +195,12 @@ class MainWindow(QMainWindow):
             self.rate_actions[key] = a
         rgroup.triggered.connect(lambda action: self.set_link_rates(action.data()))
         view.addSeparator()
+        self.compare_action = QAction("&Compare with…", self)
+        self.compare_action.setShortcut(QKeySequence("Ctrl+K"))
+        self.compare_action.setStatusTip("This build beside another, or beside itself with another card")
+        self.compare_action.triggered.connect(self.compare_with)
+        view.addAction(self.compare_action)
+        view.addSeparator()
         self.dark_action = QAction("&Dark theme", self)
         self.dark_action.setCheckable(True)
         self.dark_action.setChecked(self.settings.get("theme") == "dark")
@@ -449,6 +455,16 @@ class MainWindow(QMainWindow):
             return False
         self.statusBar().showMessage(f"Build sheet saved: {path} ({pages} pages)", 8000)
         return True
+
+    def compare_dialog(self):  # type: ignore[no-untyped-def]
+        from configurator.ui.compare import CompareDialog
+
+        return CompareDialog(self.doc, self)
+
+    def compare_with(self) -> None:
+        dialog = self.compare_dialog()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()  # non-modal: keep editing, both sides update live
 
     def preferences(self) -> None:
         from configurator.ui.preferences import PreferencesDialog
