@@ -1,0 +1,1143 @@
+"""The jobs panel: the build's jobs in a list and an editor for every field of the selected job.
+
+The list adds, duplicates, removes and renames jobs (F2 or double-click) and is a drag source: a dragged
+job carries ``job_mime(index, name)`` so the chassis view and the MIG editor can put it on a card. The
+editor below it changes one field at a time, each change one undoable ``BuildDocument.edit`` with a
+readable text. A value the engine refuses (``update_job`` raises) leaves the document unchanged and is
+shown on the field itself: red border, the reason in its tooltip. Spin box ranges come from the pydantic
+``Field`` bounds so they never drift from the build file's rules.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import annotated_types
+from pydantic import BaseModel, ValidationError
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QDrag, QFont, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator.catalog.errors import FileError
+from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.models import ModelSpec
+from configurator.engine import Build, BuildResult
+from configurator.engine.build import InstanceRef, Job, LoraSettings, ParamsOnlyModel
+from configurator.engine.editing import add_job, duplicate_job, remove_job, rename_job, update_job
+from configurator.engine.evaluate import resolve_model
+from configurator.ui.document import BuildDocument
+from configurator.ui.mime import job_mime
+from configurator.ui.style import FIT_COLOUR
+
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
+STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}
+REFUSED = "#C62828"
+
+# readable names for the words the build file allows (a word missing here is shown as it is)
+LABELS: dict[str, dict[str, str]] = {
+    "method": {"full": "Full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},
+    "quantization": {"nf4-dq": "NF4 + double quant", "nf4": "NF4"},
+    "optimizer": {
+        "adamw": "AdamW",
+        "adamw-8bit": "AdamW 8-bit",
+        "paged-adamw": "Paged AdamW",
+        "paged-adamw-8bit": "Paged AdamW 8-bit",
+        "sgd": "SGD",
+    },
+    "precision": {"mixed-bf16": "Mixed BF16", "pure-bf16": "Pure BF16"},
+    "parallelism": {"single": "Single card", "ddp": "DDP", "fsdp": "FSDP", "tp": "Tensor parallel"},
+    "loss": {"standard": "Standard", "chunked": "Chunked"},
+    "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "Eager"},
+    "targets": {"all-linear": "All linear", "attention": "Attention (q k v o)", "qv": "q and v"},
+}
+CUSTOM = "custom"
+
+# how a field is named in undo texts: "Set sequence length of 70B QLoRA to 4,096"
+FIELD_NAMES = {
+    "model": "model", "method": "method", "quantization": "quantization", "optimizer": "optimizer",
+    "precision": "precision", "parallelism": "parallelism", "tensor_parallel": "tensor-parallel degree",
+    "sequence_length": "sequence length", "micro_batch_size": "micro-batch size",
+    "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
+    "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
+    "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
+}  # fmt: skip
+
+SEQ_MIN_EXP, SEQ_MAX_EXP = 7, 17  # the slider spans 2^7 = 128 .. 2^17 = 131,072 tokens in half octaves
+DEBOUNCE_MS = 60
+_PARAMS = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbt]?)\s*(?:params|parameters)?\s*$", re.IGNORECASE)
+_SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+# ---- helpers ----------------------------------------------------------------------------------------------
+
+
+def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
+    """(low, high, low_open, high_open) of a pydantic field, from its ``Field(ge/gt/le/lt)`` metadata."""
+    low = high = None
+    low_open = high_open = False
+    for m in model.model_fields[name].metadata:
+        if isinstance(m, annotated_types.Ge):
+            low = m.ge
+        elif isinstance(m, annotated_types.Gt):
+            low, low_open = m.gt, True
+        elif isinstance(m, annotated_types.Le):
+            high = m.le
+        elif isinstance(m, annotated_types.Lt):
+            high, high_open = m.lt, True
+    return low, high, low_open, high_open  # type: ignore[return-value]
+
+
+def int_range(model: type[BaseModel], name: str) -> tuple[int, int]:
+    low, high, lo_open, hi_open = field_bounds(model, name)
+    lo = int(low if low is not None else 0) + (1 if lo_open else 0)
+    hi = int(high if high is not None else 2**31 - 1) - (1 if hi_open else 0)
+    return lo, min(hi, 2**31 - 1)
+
+
+def float_range(model: type[BaseModel], name: str, decimals: int, scale: float = 1.0) -> tuple[float, float]:
+    low, high, lo_open, hi_open = field_bounds(model, name)
+    step = 10.0**-decimals
+    lo = (low if low is not None else 0.0) * scale + (step if lo_open else 0.0)
+    hi = (high if high is not None else 1e9) * scale - (step if hi_open else 0.0)
+    return lo, hi
+
+
+def choices(model: type[BaseModel], name: str) -> list[str]:
+    """The words a ``Literal`` field (or the Literal part of a union) allows, in declaration order."""
+
+    def walk(tp: Any) -> list[str]:
+        if typing.get_origin(tp) is typing.Literal:
+            return [str(a) for a in typing.get_args(tp)]
+        return [w for arg in typing.get_args(tp) for w in walk(arg)]
+
+    return walk(model.model_fields[name].annotation)
+
+
+def reason(exc: Exception) -> str:
+    """A one-line reason from an engine refusal or a pydantic validation error."""
+    if isinstance(exc, ValidationError):
+        parts = []
+        for e in exc.errors():
+            loc = ".".join(str(p) for p in e["loc"])
+            parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
+        return "; ".join(parts)
+    return str(exc)
+
+
+def seq_from_pos(pos: int) -> int:
+    """Slider position (half octaves from 128) -> tokens: 128, 192, 256, 384, 512, ..."""
+    exp = SEQ_MIN_EXP + pos // 2
+    return 2**exp * 3 // 2 if pos % 2 else 2**exp
+
+
+def pos_from_seq(tokens: int) -> int:
+    import math
+
+    pos = round(2 * math.log2(max(tokens, 1) / 2**SEQ_MIN_EXP))
+    return max(0, min(pos, 2 * (SEQ_MAX_EXP - SEQ_MIN_EXP)))
+
+
+def shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+@contextlib.contextmanager
+def blocked(widgets: list[QObject]) -> Iterator[None]:
+    old = [w.blockSignals(True) for w in widgets]
+    try:
+        yield
+    finally:
+        for w, was in zip(widgets, old, strict=True):
+            w.blockSignals(was)
+
+
+# ---- the job list -----------------------------------------------------------------------------------------
+
+
+class StatusDelegate(QStyledItemDelegate):
+    """Draws the job's name with its fit status, coloured, at the right; editing edits the name only."""
+
+    def _status(self, index) -> str:  # type: ignore[no-untyped-def]
+        return STATUS_TEXT.get(index.data(STATUS_ROLE) or "unknown", "")
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:  # type: ignore[no-untyped-def]
+        status = index.data(STATUS_ROLE) or "unknown"
+        text = self._status(index)
+        bold = QFont(option.font)
+        bold.setBold(True)
+        painter.save()
+        painter.setFont(bold)
+        width = painter.fontMetrics().horizontalAdvance(text) + 14
+        painter.restore()
+        full = QStyleOptionViewItem(option)
+        self.initStyleOption(full, index)
+        full.text = ""
+        widget = option.widget
+        style = widget.style() if widget is not None else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, full, painter, widget)
+        narrow = QStyleOptionViewItem(option)
+        self.initStyleOption(narrow, index)
+        narrow.rect = option.rect.adjusted(0, 0, -width, 0)
+        if style is not None:  # the name, elided before the status; the background is already drawn
+            text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, narrow, widget)
+            name = option.fontMetrics.elidedText(narrow.text, Qt.TextElideMode.ElideRight, text_rect.width())
+            selected = bool(option.state & QStyle.StateFlag.State_Selected)
+            role = option.palette.ColorRole.HighlightedText if selected else option.palette.ColorRole.Text
+            painter.save()
+            painter.setFont(option.font)
+            painter.setPen(option.palette.color(role))
+            painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
+            painter.restore()
+        painter.save()
+        painter.setFont(bold)
+        colour = QColor(FIT_COLOUR.get(status, "#777777"))
+        if option.state & QStyle.StateFlag.State_Selected:
+            colour = option.palette.color(option.palette.ColorRole.HighlightedText)
+        painter.setPen(colour)
+        badge = QRect(option.rect.right() - width, option.rect.top(), width - 6, option.rect.height())
+        painter.drawText(badge, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:  # type: ignore[no-untyped-def]
+        size = super().sizeHint(option, index)
+        extra = option.fontMetrics.horizontalAdvance(self._status(index)) + 20
+        return QSize(size.width() + extra, max(size.height(), option.fontMetrics.height() + 8))
+
+
+class JobList(QListWidget):
+    """The jobs, draggable onto cards (the payload is the job's index and name)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.setItemDelegate(StatusDelegate(self))
+        self.setUniformItemSizes(True)
+        self._drag_mime = None  # kept referenced while the drag runs
+
+    def mime_for(self, row: int):  # type: ignore[no-untyped-def]
+        item = self.item(row)
+        return job_mime(row, item.text() if item is not None else "")
+
+    def startDrag(self, supported_actions: Qt.DropAction) -> None:
+        row = self.currentRow()
+        item = self.currentItem()
+        if item is None or row < 0:
+            return
+        self._drag_mime = self.mime_for(row)
+        drag = QDrag(self)
+        drag.setMimeData(self._drag_mime)
+        fm = self.fontMetrics()
+        pm = QPixmap(min(fm.horizontalAdvance(item.text()) + 16, 260), fm.height() + 8)
+        pm.fill(QColor(40, 40, 40, 200))
+        p = QPainter(pm)
+        p.setPen(Qt.GlobalColor.white)
+        p.drawText(pm.rect().adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter), item.text())
+        p.end()
+        drag.setPixmap(pm)
+        drag.exec(Qt.DropAction.CopyAction)
+
+
+class CardCheck(QCheckBox):
+    """One card (or one MIG instance of a card) the job may run on."""
+
+    chosen = Signal(int, int, bool)  # slot, MIG instance (-1: the whole card), checked
+
+    def __init__(self, label: str, slot: int, instance: int | None, width: int = 250) -> None:
+        super().__init__()
+        self.setText(self.fontMetrics().elidedText(label, Qt.TextElideMode.ElideMiddle, width))
+        self.label, self.slot, self.instance = label, slot, instance
+        self.toggled.connect(self._emit)
+
+    def _emit(self, checked: bool) -> None:
+        self.chosen.emit(self.slot, -1 if self.instance is None else self.instance, checked)
+
+
+class ChoiceBox(QComboBox):
+    """A combo box for one ``Literal`` field of the job; says which field the user changed."""
+
+    chosen = Signal(str, int)  # field, index
+
+    def __init__(self, field: str) -> None:
+        super().__init__()
+        self.field = field
+        self.currentIndexChanged.connect(self._emit)
+
+    def _emit(self, index: int) -> None:
+        self.chosen.emit(self.field, index)
+
+
+class _WheelGuard(QObject):
+    """Wheel over an unfocused combo/spin/slider scrolls the form instead of changing the value."""
+
+    def __init__(self, scroll: QScrollArea) -> None:
+        super().__init__(scroll)
+        self._scroll = scroll
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Wheel and isinstance(obj, QWidget) and not obj.hasFocus():
+            bar = self._scroll.verticalScrollBar()
+            delta = event.angleDelta().y()  # type: ignore[attr-defined]
+            bar.setValue(bar.value() - delta // 2)
+            return True
+        return False
+
+
+# ---- the panel --------------------------------------------------------------------------------------------
+
+
+class JobsPanel(QWidget):
+    job_selected = Signal(int)
+
+    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = document
+        self._index = -1
+        self._tips: dict[QWidget, str] = {}
+        self._invalid: set[QWidget] = set()
+        self._cards_key: tuple = ()  # type: ignore[type-arg]
+        self.card_checks: dict[tuple[int, int | None], CardCheck] = {}
+        self._seq_pending: tuple[int, int] | None = None  # (job index, tokens) not yet pushed
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        outer.addWidget(split)
+
+        # -- list --
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.setSpacing(4)
+        self.job_list = JobList()
+        self.job_list.setAccessibleName("Jobs")
+        self.job_list.setToolTip(
+            "Jobs in this build. F2 or double-click renames; drag a job onto a card to run it there."
+        )
+        self.job_list.setMinimumHeight(60)
+        self.job_list.setObjectName("jobList")
+        self._tips[self.job_list] = self.job_list.toolTip()
+        tl.addWidget(self.job_list, 1)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(4)
+        self.add_button = QPushButton("Add")
+        self.add_button.setToolTip("Add a job (an 8B LoRA on the first card)")
+        self.duplicate_button = QPushButton("Duplicate")
+        self.duplicate_button.setToolTip("Add a copy of the selected job")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Remove the selected job (Delete)")
+        for b in (self.add_button, self.duplicate_button, self.remove_button):
+            buttons.addWidget(b)
+        tl.addLayout(buttons)
+        split.addWidget(top)
+        remove_action = QAction("Remove job", self.job_list)
+        remove_action.setShortcut(Qt.Key.Key_Delete)
+        remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        remove_action.triggered.connect(self._remove)
+        self.job_list.addAction(remove_action)
+
+        # -- editor --
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.editor = QWidget()
+        self.scroll.setWidget(self.editor)
+        split.addWidget(self.scroll)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 4)
+        split.setSizes([110, 620])
+        self.splitter = split
+        self._build_editor()
+
+        self.add_button.clicked.connect(self._add)
+        self.duplicate_button.clicked.connect(self._duplicate)
+        self.remove_button.clicked.connect(self._remove)
+        self.job_list.currentRowChanged.connect(self._row_changed)
+        self.job_list.itemChanged.connect(self._item_renamed)
+        document.changed.connect(self._on_changed)
+        document.path_changed.connect(self._document_replaced)
+        self._on_changed(document.build, document.result)
+
+    # ---- construction ----------------------------------------------------------------------------------
+
+    def _build_editor(self) -> None:
+        form = QFormLayout(self.editor)
+        form.setContentsMargins(2, 2, 8, 2)
+        form.setHorizontalSpacing(8)
+        form.setVerticalSpacing(5)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.form = form
+        self._inputs: list[QObject] = []
+        self._choice_boxes: dict[str, ChoiceBox] = {}
+
+        self.info = QLabel()
+        self.info.setTextFormat(Qt.TextFormat.RichText)
+        self.info.setWordWrap(True)
+        self.info.setObjectName("jobInfo")
+        form.addRow(self.info)
+
+        # model
+        self.model_box = QComboBox()
+        self.model_box.setEditable(True)
+        self.model_box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_box.setMinimumContentsLength(8)
+        self.model_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self._catalog_models = list(self.doc.catalog.models.values())
+        for m in self._catalog_models:
+            self.model_box.addItem(m.name, m.id)
+        completer = QCompleter(self.model_box.model(), self.model_box)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.model_box.setCompleter(completer)
+        tip = "A catalog model (type to search), a parameter count such as 30B, or import a config.json"
+        self._add_row("Model", self.model_box, "modelBox", tip)
+        self.model_box.activated.connect(self._model_chosen)
+        self.model_box.lineEdit().editingFinished.connect(self._model_typed)
+        self.import_button = QPushButton("Import config.json…")
+        self.import_button.setObjectName("importButton")
+        self.import_button.setToolTip("Use a Hugging Face config.json as this job's model")
+        self.import_button.clicked.connect(self._import_config)
+        form.addRow("", self.import_button)
+        self.adapter_spin = QDoubleSpinBox()
+        self.adapter_spin.setDecimals(2)
+        self.adapter_spin.setRange(*float_range(ParamsOnlyModel, "adapter_fraction", 2, scale=100))
+        self.adapter_spin.setSuffix(" %")
+        self.adapter_spin.setSingleStep(0.1)
+        self._add_row("Adapter share", self.adapter_spin, "adapterSpin",
+                      "LoRA's trainable share of a parameter-count-only model")  # fmt: skip
+        self.adapter_spin.valueChanged.connect(self._adapter_changed)
+
+        # method and LoRA
+        self.method_box = self._choice_box("method", Job, "Method", "methodBox", "How the model is fine-tuned")
+        self.rank_spin = QSpinBox()
+        self.rank_spin.setRange(*int_range(LoraSettings, "rank"))
+        self._add_row("LoRA rank", self.rank_spin, "rankSpin", "LoRA rank r: adapter width")
+        self.rank_spin.valueChanged.connect(self._rank_changed)
+        self.alpha_spin = QDoubleSpinBox()
+        self.alpha_spin.setDecimals(1)
+        self.alpha_spin.setRange(0, 65536)
+        self.alpha_spin.setSpecialValueText("auto")
+        self._add_row("LoRA alpha", self.alpha_spin, "alphaSpin", "LoRA scaling alpha (auto: the trainer's default)")
+        self.alpha_spin.valueChanged.connect(self._alpha_changed)
+        self.targets_box = QComboBox()
+        for word in choices(LoraSettings, "targets"):
+            self.targets_box.addItem(LABELS["targets"].get(word, word), word)
+        self.targets_box.addItem("Custom list", CUSTOM)
+        self._add_row("LoRA targets", self.targets_box, "targetsBox", "Which linear layers get adapters")
+        self.targets_box.currentIndexChanged.connect(self._targets_preset)
+        self.targets_edit = QLineEdit()
+        self.targets_edit.setPlaceholderText("q_proj, v_proj")
+        self._add_row("Modules", self.targets_edit, "targetsEdit", "Comma-separated module names")
+        self.targets_edit.editingFinished.connect(self._targets_typed)
+        self.dropout_spin = QDoubleSpinBox()
+        self.dropout_spin.setDecimals(2)
+        self.dropout_spin.setSingleStep(0.05)
+        self.dropout_spin.setRange(*float_range(LoraSettings, "dropout", 2))
+        self._add_row("LoRA dropout", self.dropout_spin, "dropoutSpin", "Dropout on the LoRA path")
+        self.dropout_spin.valueChanged.connect(self._dropout_changed)
+        self.quant_box = self._choice_box("quantization", Job, "Quantization", "quantBox",
+                                          "4-bit base weights for QLoRA")  # fmt: skip
+
+        # training
+        self.optimizer_box = self._choice_box("optimizer", Job, "Optimizer", "optimizerBox", "Optimizer states kept")
+        self.precision_box = self._choice_box("precision", Job, "Precision", "precisionBox",
+                                              "Mixed BF16 keeps FP32 master weights; pure BF16 does not")  # fmt: skip
+        self.parallelism_box = self._choice_box("parallelism", Job, "Parallelism", "parallelismBox",
+                                                "How a job spreads over several cards")  # fmt: skip
+        self.tp_spin = QSpinBox()
+        self.tp_spin.setRange(*int_range(Job, "tensor_parallel"))
+        self._add_row("TP degree", self.tp_spin, "tpSpin", "Tensor-parallel degree (with Tensor parallel)")
+        self.tp_spin.valueChanged.connect(self._tp_changed)
+
+        self.seq_slider = QSlider(Qt.Orientation.Horizontal)
+        self.seq_slider.setObjectName("seqSlider")
+        self.seq_slider.setRange(0, 2 * (SEQ_MAX_EXP - SEQ_MIN_EXP))
+        self.seq_slider.setPageStep(2)
+        self.seq_slider.setAccessibleName("Sequence length slider")
+        self.seq_slider.setToolTip("Sequence length, 128 to 131,072 tokens (log scale)")
+        self.seq_spin = QSpinBox()
+        self.seq_spin.setRange(*int_range(Job, "sequence_length"))
+        self.seq_spin.setGroupSeparatorShown(True)
+        self.seq_spin.setMinimumWidth(82)
+        self.seq_slider.setMinimumWidth(50)
+        seq_row = QWidget()
+        sl = QHBoxLayout(seq_row)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.setSpacing(4)
+        sl.addWidget(self.seq_slider, 1)
+        sl.addWidget(self.seq_spin)
+        self._register(self.seq_spin, "seqSpin", "Sequence length in tokens", "Sequence length")
+        self._inputs.append(self.seq_slider)
+        self.form.addRow(self._label("Sequence", self.seq_spin), seq_row)
+        self._seq_timer = QTimer(self)
+        self._seq_timer.setSingleShot(True)
+        self._seq_timer.setInterval(DEBOUNCE_MS)
+        self._seq_timer.timeout.connect(self._seq_tick)
+        self.seq_slider.valueChanged.connect(self._seq_slid)
+        self.seq_slider.sliderReleased.connect(self._seq_released)
+        self.seq_spin.valueChanged.connect(self._seq_typed)
+
+        self.micro_spin = QSpinBox()
+        self.micro_spin.setRange(*int_range(Job, "micro_batch_size"))
+        self._add_row("Micro-batch", self.micro_spin, "microSpin", "Sequences per card per step")
+        self.micro_spin.valueChanged.connect(self._micro_changed)
+        self.accum_spin = QSpinBox()
+        self.accum_spin.setRange(*int_range(Job, "gradient_accumulation_steps"))
+        self._add_row("Grad. accum.", self.accum_spin, "accumSpin", "Gradient accumulation steps")
+        self.accum_spin.valueChanged.connect(self._accum_changed)
+        self.checkpointing_check = QCheckBox("Gradient checkpointing")
+        self._register(self.checkpointing_check, "checkpointingCheck",
+                       "Recompute activations in the backward pass: far less activation memory")  # fmt: skip
+        form.addRow("", self.checkpointing_check)
+        self.checkpointing_check.toggled.connect(self._checkpointing_changed)
+        self.loss_box = self._choice_box("loss", Job, "Loss", "lossBox", "Chunked loss avoids the full logits tensor")
+        self.attention_box = self._choice_box("attention", Job, "Attention", "attentionBox", "Attention kernel")
+
+        self.budget_check = QCheckBox("fixed")
+        self.budget_spin = QDoubleSpinBox()
+        self.budget_spin.setDecimals(1)
+        self.budget_spin.setRange(*float_range(Job, "activation_memory_gb", 1))
+        self.budget_spin.setSuffix(" GB")
+        self.budget_spin.setSingleStep(1.0)
+        budget_row = QWidget()
+        bl = QHBoxLayout(budget_row)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.setSpacing(4)
+        bl.addWidget(self.budget_check)
+        bl.addWidget(self.budget_spin, 1)
+        self._register(self.budget_check, "budgetCheck", "Fixed budget: use this activation memory instead of "
+                       "the estimate (from a measured run)", "Fixed activation budget")  # fmt: skip
+        self._register(self.budget_spin, "budgetSpin", "Activation memory per card", "Activation budget")
+        form.addRow(self._label("Activations", self.budget_spin), budget_row)
+        self.budget_check.toggled.connect(self._budget_toggled)
+        self.budget_spin.valueChanged.connect(self._budget_changed)
+
+        self.cards_group = QGroupBox("Runs on")
+        self.cards_group.setObjectName("cardsGroup")
+        self.cards_layout = QVBoxLayout(self.cards_group)
+        self.cards_layout.setContentsMargins(6, 4, 6, 4)
+        self.cards_layout.setSpacing(2)
+        self.no_cards = QLabel("No cards placed: drag a card into the chassis first.")
+        self.no_cards.setWordWrap(True)
+        self.cards_layout.addWidget(self.no_cards)
+        form.addRow(self.cards_group)
+
+        guard = _WheelGuard(self.scroll)
+        for w in self._inputs:
+            if isinstance(w, QComboBox):  # narrow panels: combos do not grow to their longest item
+                w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                w.setMinimumContentsLength(min(w.minimumContentsLength() or 8, 8))
+            if isinstance(w, QAbstractSpinBox | QComboBox) and w is not self.seq_spin:
+                w.setMinimumWidth(60)
+            if isinstance(w, QComboBox | QAbstractSpinBox | QSlider):
+                w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+                w.installEventFilter(guard)
+
+    def _label(self, text: str, buddy: QWidget) -> QLabel:
+        label = QLabel(text)
+        label.setBuddy(buddy)
+        return label
+
+    def _register(self, widget: QWidget, name: str, tip: str, accessible: str | None = None) -> None:
+        widget.setObjectName(name)
+        widget.setToolTip(tip)
+        widget.setAccessibleName(accessible or name)
+        self._tips[widget] = tip
+        self._inputs.append(widget)
+        if isinstance(widget, QAbstractSpinBox):
+            widget.setKeyboardTracking(False)  # typed digits are one edit, on Enter or leaving the field
+
+    def _add_row(self, label: str, widget: QWidget, name: str, tip: str) -> None:
+        self._register(widget, name, tip, label)
+        self.form.addRow(self._label(label, widget), widget)
+
+    def _choice_box(self, field: str, model: type[BaseModel], label: str, name: str, tip: str) -> ChoiceBox:
+        box = ChoiceBox(field)
+        for word in choices(model, field):
+            box.addItem(LABELS.get(field, {}).get(word, word), word)
+        self._add_row(label, box, name, tip)
+        self._choice_boxes[field] = box
+        box.chosen.connect(self._choice_changed)
+        return box
+
+    # ---- selection -------------------------------------------------------------------------------------
+
+    @property
+    def index(self) -> int:
+        return self._index
+
+    def select_job(self, index: int) -> None:
+        if 0 <= index < self.job_list.count():
+            self.job_list.setCurrentRow(index)
+
+    def _row_changed(self, row: int) -> None:
+        if row == self._index:
+            return
+        self._flush_pending()
+        self._index = row
+        for w in list(self._invalid):
+            self._clear_invalid(w)
+        self._fill(self.doc.build, self.doc.result)
+        self.job_selected.emit(row)
+
+    def _document_replaced(self, *_: object) -> None:
+        for w in list(self._invalid):
+            self._clear_invalid(w)
+        self._fill(self.doc.build, self.doc.result)
+
+    # ---- refresh ---------------------------------------------------------------------------------------
+
+    def _on_changed(self, build: Build, result: BuildResult) -> None:
+        lst = self.job_list
+        with blocked([lst]):
+            if lst.count() != len(build.jobs):
+                for w in list(self._invalid):  # marks belong to the job they were made on
+                    self._clear_invalid(w)
+                lst.clear()
+                for _ in build.jobs:
+                    item = QListWidgetItem()
+                    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsDragEnabled)
+                    lst.addItem(item)
+            for i, job in enumerate(build.jobs):
+                item = lst.item(i)
+                status = result.jobs[i].status if i < len(result.jobs) else "unknown"
+                if item.text() != job.name and lst.state() != QAbstractItemView.State.EditingState:
+                    item.setText(job.name)
+                if item.data(STATUS_ROLE) != status:
+                    item.setData(STATUS_ROLE, status)
+                item.setToolTip(f"{job.name}: {STATUS_TEXT.get(status, status)}. F2 renames; drag onto a card.")
+            row = self._index if 0 <= self._index < len(build.jobs) else min(max(self._index, 0), len(build.jobs) - 1)
+            if lst.currentRow() != row:
+                lst.setCurrentRow(row)
+        lst.viewport().update()
+        moved = row != self._index
+        self._index = row
+        self._fill(build, result)
+        if moved:
+            self.job_selected.emit(row)
+
+    def _model_of(self, job: Job) -> ModelSpec | None:
+        try:
+            base = self.doc.path.parent if self.doc.path else None
+            return resolve_model(job.model, self.doc.catalog, base)
+        except (FileError, OSError, ValueError, KeyError):
+            return None
+
+    def _model_text(self, job: Job, spec: ModelSpec | None) -> str:
+        if isinstance(job.model, ParamsOnlyModel):
+            return job.model.name or f"{job.model.parameters / 1e9:g}B (parameter count only)"
+        if job.model in self.doc.catalog.models:
+            return self.doc.catalog.models[job.model].name
+        return f"{spec.name} ({Path(job.model).name})" if spec else job.model
+
+    def _fill(self, build: Build, result: BuildResult) -> None:
+        i = self._index
+        has_job = 0 <= i < len(build.jobs)
+        self.editor.setEnabled(has_job)
+        self.duplicate_button.setEnabled(has_job)
+        self.remove_button.setEnabled(has_job)
+        if not has_job:
+            self.info.setText("No job selected. Add one to see whether it fits.")
+            return
+        job = build.jobs[i]
+        jr = result.jobs[i] if i < len(result.jobs) else None
+        spec = self._model_of(job)
+        with blocked(self._inputs):
+            self._fill_model(job, spec)
+            self._set_choice(self.method_box, job.method)
+            self._set_value(self.rank_spin, job.lora.rank)
+            self._set_value(self.alpha_spin, job.lora.alpha or 0.0)
+            targets = job.lora.targets
+            self._set_choice(self.targets_box, targets if isinstance(targets, str) else CUSTOM)
+            typing_now = self.targets_edit.hasFocus() and self.targets_edit.isModified()
+            if self.targets_edit not in self._invalid and not typing_now:
+                text = ", ".join(targets) if isinstance(targets, list) else ""
+                if self.targets_edit.text() != text:
+                    self.targets_edit.setText(text)
+            self._set_value(self.dropout_spin, job.lora.dropout)
+            self._set_choice(self.quant_box, job.quantization)
+            self._set_choice(self.optimizer_box, job.optimizer)
+            self._set_choice(self.precision_box, job.precision)
+            self._set_choice(self.parallelism_box, job.parallelism)
+            self._set_value(self.tp_spin, job.tensor_parallel)
+            if not self.seq_slider.isSliderDown():  # while dragged, the slider and spin show the pointer
+                self._set_value(self.seq_spin, job.sequence_length)
+                self.seq_slider.setValue(pos_from_seq(job.sequence_length))
+            self._set_value(self.micro_spin, job.micro_batch_size)
+            self._set_value(self.accum_spin, job.gradient_accumulation_steps)
+            self.checkpointing_check.setChecked(job.gradient_checkpointing)
+            self._set_choice(self.loss_box, job.loss)
+            self._set_choice(self.attention_box, job.attention)
+            fixed = job.activation_memory_gb is not None
+            self.budget_check.setChecked(fixed)
+            if fixed:
+                self._set_value(self.budget_spin, job.activation_memory_gb)
+            elif jr is not None and jr.cards:
+                self._set_value(self.budget_spin, round(max(c.activations_gb for c in jr.cards), 1))
+        lora = job.method != "full"
+        for w in (self.rank_spin, self.alpha_spin, self.targets_box, self.targets_edit, self.dropout_spin):
+            w.setEnabled(lora)
+        self.quant_box.setEnabled(job.method == "qlora")
+        self.tp_spin.setEnabled(job.parallelism == "tp")
+        self.budget_spin.setEnabled(job.activation_memory_gb is not None)
+        self.form.setRowVisible(self.adapter_spin, isinstance(job.model, ParamsOnlyModel))
+        self._fill_targets_tip(job, spec)
+        self._fill_cards(build, job)
+        if jr is not None:
+            status = STATUS_TEXT.get(jr.status, jr.status)
+            colour = FIT_COLOUR.get(jr.status, "#777777")
+            trained = f"{jr.params_trainable / 1e6:,.1f} M trained" if jr.params_trainable else "none trained"
+            self.info.setText(f"<b>{job.name}</b> · <span style='color:{colour}'><b>{status}</b></span><br>"
+                              f"{jr.params_total / 1e9:.2f} B params · {trained}")  # fmt: skip
+
+    def _fill_model(self, job: Job, spec: ModelSpec | None) -> None:
+        box = self.model_box
+        n = len(self._catalog_models)
+        extra = None if isinstance(job.model, str) and job.model in self.doc.catalog.models else job.model
+        text = self._model_text(job, spec)
+        if box.count() > n and (extra is None or box.itemData(n) != extra or box.itemText(n) != text):
+            box.removeItem(n)  # one extra item: the job's imported or parameter-count-only model
+        if extra is not None and box.count() == n:
+            box.addItem(text, extra)
+        index = n if extra is not None else box.findData(job.model)
+        if box not in self._invalid:
+            editing = box.lineEdit().hasFocus() and box.lineEdit().isModified()
+            if not editing and (box.currentIndex() != index or box.currentText() != box.itemText(index)):
+                box.setCurrentIndex(index)
+                box.setEditText(box.itemText(index))
+        tip = self._tips[box]
+        if isinstance(job.model, str) and job.model not in self.doc.catalog.models:
+            tip = f"Imported from {job.model}"
+        if box not in self._invalid:
+            box.setToolTip(tip)
+        if isinstance(job.model, ParamsOnlyModel):
+            self._set_value(self.adapter_spin, job.model.adapter_fraction * 100)
+
+    def _fill_targets_tip(self, job: Job, spec: ModelSpec | None) -> None:
+        if spec is None or spec.is_params_only:
+            tip = "Comma-separated module names (the model's modules are unknown: parameter count only)"
+            modules: list[str] = []
+        else:
+            modules = list(dict.fromkeys(spec.module_names))
+            tip = f"Comma-separated module names. {spec.name} has: {', '.join(modules)}"
+        self._tips[self.targets_edit] = tip
+        self._tips[self.targets_box] = f"Which linear layers get adapters. {spec.name if spec else 'The model'} " + (
+            f"has: {', '.join(modules)}" if modules else "has no module list"
+        )
+        for w in (self.targets_edit, self.targets_box):
+            if w not in self._invalid:
+                w.setToolTip(self._tips[w])
+        if spec is not None and not spec.is_params_only and isinstance(job.lora.targets, str):
+            try:
+                names = [m.name for m in spec.lora_modules(job.lora.targets)]
+                self.targets_edit.setPlaceholderText(", ".join(dict.fromkeys(names)))
+            except ValueError:
+                self.targets_edit.setPlaceholderText("q_proj, v_proj")
+
+    def _fill_cards(self, build: Build, job: Job) -> None:
+        key = tuple((c.slot, c.card, tuple(r.profile for r in c.mig) if c.mig else None) for c in build.cards)
+        if key != self._cards_key:
+            self._cards_key = key
+            for check in self.card_checks.values():
+                self.cards_layout.removeWidget(check)
+                check.setParent(None)
+                check.deleteLater()
+            self.card_checks = {}
+            for c in build.cards:
+                card = self.doc.catalog.cards.get(c.card)
+                full = card.name if card else c.card
+                name = full.removeprefix("NVIDIA ").replace(" Blackwell", "")
+                refs = [(k, f"slot {c.slot} · {r.profile} #{k}") for k, r in enumerate(c.mig)] if c.mig else [
+                    (None, f"slot {c.slot} · {name}")]  # fmt: skip
+                for instance, text in refs:
+                    check = CardCheck(text, c.slot, instance)
+                    check.setAccessibleName(f"{text} ({full})")
+                    check.setObjectName(f"card{c.slot}" + ("" if instance is None else f"_{instance}"))
+                    check.chosen.connect(self._card_toggled)
+                    self.cards_layout.addWidget(check)
+                    self.card_checks[(c.slot, instance)] = check
+            self.no_cards.setVisible(not build.cards)
+        mine = set(job.card_keys)
+        others: dict[tuple[int, int | None], list[str]] = {}
+        for k, other in enumerate(build.jobs):
+            if k != self._index:
+                for ref in other.card_keys:
+                    others.setdefault(ref, []).append(other.name)
+        for ref, check in self.card_checks.items():
+            with blocked([check]):
+                check.setChecked(ref in mine)
+            shared = others.get(ref, [])
+            what = "this MIG instance (a job runs in one instance only)" if ref[1] is not None else "this card"
+            check.setToolTip(f"Run {job.name} on {what}" + (f"; also used by {', '.join(shared)}" if shared else ""))
+
+    def _set_value(self, spin: QSpinBox | QDoubleSpinBox, value: float | int | None) -> None:
+        if value is None or spin in self._invalid:
+            return
+        if spin.value() != value:
+            spin.setValue(value)  # type: ignore[arg-type]
+
+    def _set_choice(self, box: QComboBox, word: str) -> None:
+        i = box.findData(word)
+        if i >= 0 and box.currentIndex() != i and box not in self._invalid:
+            box.setCurrentIndex(i)
+
+    # ---- refusals in place -----------------------------------------------------------------------------
+
+    def _mark_invalid(self, widget: QWidget, message: str) -> None:
+        self._invalid.add(widget)
+        name = widget.objectName()
+        widget.setStyleSheet(f"#{name} {{ border: 2px solid {REFUSED}; border-radius: 3px; }}")
+        widget.setToolTip(f"Refused: {message}")
+
+    def _clear_invalid(self, widget: QWidget) -> None:
+        if widget in self._invalid:
+            self._invalid.discard(widget)
+            widget.setStyleSheet("")
+            widget.setToolTip(self._tips.get(widget, ""))
+
+    def refusal(self, widget: QWidget) -> str | None:
+        """The reason shown on ``widget`` when its last value was refused, else None."""
+        return widget.toolTip().removeprefix("Refused: ") if widget in self._invalid else None
+
+    # ---- edits -----------------------------------------------------------------------------------------
+
+    def _job(self) -> Job | None:
+        return self.doc.build.jobs[self._index] if 0 <= self._index < len(self.doc.build.jobs) else None
+
+    def _apply(self, widget: QWidget, field: str, value_text: str, changes: dict[str, Any],
+               merge: bool = False, check_targets: bool = False, text: str | None = None) -> bool:  # fmt: skip
+        """One undoable change of the selected job; a refusal is shown on ``widget``, nothing changes."""
+        i, job = self._index, self._job()
+        if job is None:
+            return False
+        build = self.doc.build
+        try:
+            after = update_job(build, i, **changes)
+            if check_targets:
+                spec = self._model_of(after.jobs[i])
+                if spec is not None and not spec.is_params_only:
+                    spec.lora_modules(after.jobs[i].lora.targets)
+        except ValueError as exc:  # EditRefused and pydantic's ValidationError are ValueErrors
+            self._mark_invalid(widget, reason(exc))
+            return False
+        self._clear_invalid(widget)
+        label = text or f"Set {FIELD_NAMES.get(field, field)} of {job.name} to {value_text}"
+        return self.doc.edit(label, lambda b: after if b is build else update_job(b, i, **changes),
+                             merge_key=f"job{i}.{field}" if merge else None)  # fmt: skip
+
+    def _lora(self, **changes: Any) -> dict[str, Any]:
+        job = self._job()
+        assert job is not None
+        return {"lora": {**job.lora.model_dump(), **changes}}
+
+    def _choice_changed(self, field: str, index: int) -> None:
+        box = self._choice_boxes[field]
+        if index < 0:
+            return
+        word = box.itemData(index)
+        job = self._job()
+        if job is None:
+            return
+        changes: dict[str, Any] = {field: word}
+        if field == "parallelism" and word == "tp" and job.tensor_parallel == 1 and len(job.cards) > 1:
+            changes["tensor_parallel"] = len(job.cards)
+        self._apply(box, field, box.itemText(index), changes)
+
+    # model
+    def _model_ref(self, text: str) -> str | ParamsOnlyModel:
+        """What the user typed into the model box, as a job.model value (ValueError if it names nothing)."""
+        text = text.strip()
+        if not text:
+            raise ValueError("choose a model")
+        for k in range(self.model_box.count()):
+            if self.model_box.itemText(k).casefold() == text.casefold():
+                return self.model_box.itemData(k)  # type: ignore[no-any-return]
+        if text in self.doc.catalog.models:
+            return text
+        m = _PARAMS.match(text)
+        if m:
+            return ParamsOnlyModel(parameters=float(m.group(1)) * _SCALE[m.group(2).lower()])
+        if text.endswith(".json") or "/" in text or "\\" in text:
+            try:
+                load_hf_config(text)
+            except FileError as exc:
+                raise ValueError(str(exc).splitlines()[-1].strip()) from None
+            return str(Path(text).expanduser().resolve())
+        raise ValueError(f"unknown model '{text}': pick one from the list, type a parameter count such as 30B, "
+                         "or import a config.json")  # fmt: skip
+
+    def _set_model(self, ref: str | ParamsOnlyModel, label: str) -> None:
+        job = self._job()
+        if job is None:
+            return
+        value = ref.model_dump() if isinstance(ref, ParamsOnlyModel) else ref
+        self._apply(self.model_box, "model", label, {"model": value})
+
+    def _model_chosen(self, index: int) -> None:
+        if index >= 0:
+            self._set_model(self.model_box.itemData(index), self.model_box.itemText(index))
+
+    def _model_typed(self) -> None:
+        job = self._job()
+        if job is None:
+            return
+        text = self.model_box.currentText()
+        self.model_box.lineEdit().setModified(False)
+        try:
+            ref = self._model_ref(text)
+        except ValueError as exc:
+            self._mark_invalid(self.model_box, reason(exc))
+            return
+        self._set_model(ref, text.strip())
+
+    def _import_config(self) -> None:
+        job = self._job()
+        if job is None:
+            return
+        start = str(self.doc.path.parent) if self.doc.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Import a Hugging Face config.json", start,
+                                              "Model config (*.json);;All files (*)")  # fmt: skip
+        if not path:
+            return
+        try:
+            spec = load_hf_config(path)
+        except FileError as exc:
+            QMessageBox.critical(self, "Cannot import the model", str(exc))
+            return
+        self._set_model(str(Path(path).resolve()), spec.name)
+
+    def _adapter_changed(self, percent: float) -> None:
+        job = self._job()
+        if job is None or not isinstance(job.model, ParamsOnlyModel):
+            return
+        model = {**job.model.model_dump(), "adapter_fraction": percent / 100}
+        self._apply(self.adapter_spin, "adapter_fraction", f"{percent:g} %", {"model": model}, merge=True)
+
+    # LoRA
+    def _rank_changed(self, value: int) -> None:
+        if self._job() is not None:
+            self._apply(self.rank_spin, "rank", shown(value), self._lora(rank=value), merge=True)
+
+    def _alpha_changed(self, value: float) -> None:
+        if self._job() is not None:
+            alpha = value or None
+            self._apply(self.alpha_spin, "alpha", "auto" if alpha is None else f"{value:g}",
+                        self._lora(alpha=alpha), merge=True)  # fmt: skip
+
+    def _dropout_changed(self, value: float) -> None:
+        if self._job() is not None:
+            self._apply(self.dropout_spin, "dropout", f"{value:g}", self._lora(dropout=value), merge=True)
+
+    def _targets_preset(self, index: int) -> None:
+        job = self._job()
+        if job is None or index < 0:
+            return
+        word = self.targets_box.itemData(index)
+        if word == CUSTOM:
+            names = [n.strip() for n in self.targets_edit.text().split(",") if n.strip()]
+            if not names:
+                names = [n.strip() for n in self.targets_edit.placeholderText().split(",") if n.strip()]
+            if not names:
+                self.targets_edit.setFocus()
+                return
+            self._apply(self.targets_box, "targets", ", ".join(names), self._lora(targets=names), check_targets=True)
+            return
+        self._clear_invalid(self.targets_edit)
+        self._apply(self.targets_box, "targets", self.targets_box.itemText(index), self._lora(targets=word),
+                    check_targets=True)  # fmt: skip
+
+    def _targets_typed(self) -> None:
+        job = self._job()
+        if job is None:
+            return
+        self.targets_edit.setModified(False)
+        names = list(dict.fromkeys(n.strip() for n in self.targets_edit.text().split(",") if n.strip()))
+        if not names:
+            if isinstance(job.lora.targets, list):
+                self._mark_invalid(self.targets_edit, "name at least one module, or pick a preset")
+            else:
+                self._clear_invalid(self.targets_edit)
+            return
+        self._apply(self.targets_edit, "targets", ", ".join(names), self._lora(targets=names), check_targets=True)
+
+    # training
+    def _tp_changed(self, value: int) -> None:
+        if self._job() is not None:
+            self._apply(self.tp_spin, "tensor_parallel", shown(value), {"tensor_parallel": value}, merge=True)
+
+    def _micro_changed(self, value: int) -> None:
+        if self._job() is not None:
+            self._apply(self.micro_spin, "micro_batch_size", shown(value), {"micro_batch_size": value}, merge=True)
+
+    def _accum_changed(self, value: int) -> None:
+        if self._job() is not None:
+            self._apply(self.accum_spin, "gradient_accumulation_steps", shown(value),
+                        {"gradient_accumulation_steps": value}, merge=True)  # fmt: skip
+
+    def _checkpointing_changed(self, checked: bool) -> None:
+        job = self._job()
+        if job is not None:
+            text = f"{'Turn on' if checked else 'Turn off'} gradient checkpointing for {job.name}"
+            self._apply(self.checkpointing_check, "gradient_checkpointing", shown(checked),
+                        {"gradient_checkpointing": checked}, text=text)  # fmt: skip
+
+    def _budget_toggled(self, checked: bool) -> None:
+        job = self._job()
+        if job is None:
+            return
+        self.budget_spin.setEnabled(checked)
+        value = round(self.budget_spin.value(), 1) if checked else None
+        text = (f"Fix activation budget of {job.name} at {value:g} GB" if value is not None
+                else f"Estimate activations of {job.name}")  # fmt: skip
+        self._apply(self.budget_check, "activation_memory_gb", "", {"activation_memory_gb": value}, text=text)
+
+    def _budget_changed(self, value: float) -> None:
+        job = self._job()
+        if job is None or not self.budget_check.isChecked():
+            return
+        self._apply(self.budget_spin, "activation_memory_gb", f"{value:g} GB", {"activation_memory_gb": value},
+                    merge=True)  # fmt: skip
+
+    # sequence length: the slider pushes at most one edit per DEBOUNCE_MS while dragged, and always on release
+    def _seq_slid(self, pos: int) -> None:
+        tokens = seq_from_pos(pos)
+        with blocked([self.seq_spin]):
+            self.seq_spin.setValue(tokens)
+        self._seq_pending = (self._index, tokens)
+        if not self.seq_slider.isSliderDown():
+            self._flush_pending()
+        elif not self._seq_timer.isActive():
+            self._flush_pending()
+            self._seq_timer.start()
+
+    def _seq_tick(self) -> None:
+        if self._seq_pending is not None:
+            self._flush_pending()
+            self._seq_timer.start()
+
+    def _seq_released(self) -> None:
+        self._seq_timer.stop()
+        self._flush_pending()
+
+    def _flush_pending(self) -> None:
+        pending, self._seq_pending = self._seq_pending, None
+        if pending is None or pending[0] != self._index:
+            return
+        self._push_seq(pending[1], self.seq_slider)
+
+    def _seq_typed(self, tokens: int) -> None:
+        with blocked([self.seq_slider]):
+            self.seq_slider.setValue(pos_from_seq(tokens))
+        self._push_seq(tokens, self.seq_spin)
+
+    def _push_seq(self, tokens: int, widget: QWidget) -> None:
+        if self._job() is not None:
+            self._apply(widget, "sequence_length", shown(tokens), {"sequence_length": tokens}, merge=True)
+
+    # cards
+    def _card_toggled(self, slot: int, instance: int, checked: bool) -> None:
+        job = self._job()
+        if job is None:
+            return
+        check = self.card_checks.get((slot, None if instance < 0 else instance))
+        where = check.label if check else f"slot {slot}"
+        changes: dict[str, Any]
+        if instance >= 0:  # a MIG instance: a job runs in one instance only (no NCCL across instances)
+            changes = {"cards": [InstanceRef(slot=slot, instance=instance).model_dump()] if checked else []}
+            if checked:
+                changes["parallelism"] = "single"
+        else:
+            whole = [c for c in job.cards if isinstance(c, int) and c != slot]
+            slots = sorted([*whole, slot] if checked else whole)
+            changes = {"cards": slots}
+            if len(slots) > 1 and job.parallelism == "single":
+                changes["parallelism"] = "fsdp"
+            elif len(slots) == 1 and job.parallelism != "single":
+                changes["parallelism"] = "single"
+        text = f"Run {job.name} on {where}" if checked else f"Take {job.name} off {where}"
+        if check is not None and not self._apply(check, "cards", where, changes, text=text):
+            with blocked([check]):
+                check.setChecked(not checked)
+
+    # ---- list edits ------------------------------------------------------------------------------------
+
+    def _add(self) -> None:
+        name = add_job(self.doc.build).jobs[-1].name
+        if self.doc.edit(f"Add job {name}", add_job):
+            self.select_job(len(self.doc.build.jobs) - 1)
+
+    def _duplicate(self) -> None:
+        i, job = self._index, self._job()
+        if job is None:
+            return
+        if self.doc.edit(f"Duplicate job {job.name}", lambda b: duplicate_job(b, i)):
+            self.select_job(i + 1)
+
+    def _remove(self) -> None:
+        i, job = self._index, self._job()
+        if job is None:
+            return
+        self.doc.edit(f"Remove job {job.name}", lambda b: remove_job(b, i))
+
+    def _item_renamed(self, item: QListWidgetItem) -> None:
+        i = self.job_list.row(item)
+        if not 0 <= i < len(self.doc.build.jobs):
+            return
+        old, new = self.doc.build.jobs[i].name, item.text().strip()
+        if new == old:
+            return
+        try:
+            rename_job(self.doc.build, i, new)
+        except ValueError as exc:
+            self._mark_invalid(self.job_list, reason(exc))
+            self.doc.refused.emit(reason(exc))
+            with blocked([self.job_list]):
+                item.setText(old)
+            return
+        self._clear_invalid(self.job_list)
+        self.doc.edit(f"Rename job {old} to {new}", lambda b: rename_job(b, i, new))
