@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean xcb-deps
+.PHONY: run test bench lint clean xcb-deps bundle
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -37,3 +37,6 @@ bench: $(STAMP)  ## timing benchmarks (not part of the test suite)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .benchmarks
+
+bundle: $(STAMP)  ## one-folder desktop app in dist/configurator (PyInstaller; see packaging/README.md)
+	$(BIN)/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/configurator.spec
