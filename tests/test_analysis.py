@@ -1,0 +1,295 @@
+"""The analysis tabs: fit frontier, step time, roofline and topology, against the engine's own numbers."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
+
+from configurator.engine.buildfile import load_build
+from configurator.engine.editing import update_job
+from configurator.engine.sweep import fit_frontier
+from configurator.ui.analysis import AnalysisTabs, topo_colour
+from configurator.ui.document import BuildDocument
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILDS = ROOT / "resources" / "builds"
+EIGHT = BUILDS / "seed-70b-lora-8x-h200-nvl.yaml"
+SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))
+TABS = ["frontier", "step-time", "roofline", "topology"]
+
+
+def make_tabs(qtbot, path: Path = EIGHT, build=None) -> AnalysisTabs:  # type: ignore[no-untyped-def]
+    doc = BuildDocument(build if build is not None else load_build(path))
+    tabs = AnalysisTabs(doc)
+    qtbot.addWidget(tabs)
+    tabs.resize(900, 420)
+    return tabs
+
+
+def own_curve(frontier):  # type: ignore[no-untyped-def]
+    return next(c for c in frontier.curves if c.is_job)
+
+
+def drawn_points(item) -> int:  # type: ignore[no-untyped-def]
+    xs = item.getOriginalDataset()[0]
+    return 0 if xs is None else len(xs)
+
+
+def with_link_rates(rates: str):  # type: ignore[no-untyped-def]
+    return lambda b: b.model_copy(update={"assumptions": b.assumptions.model_copy(update={"link_rates": rates})})
+
+
+# ---- fit frontier ----------------------------------------------------------------------------------
+
+
+def test_frontier_marks_the_sweeps_longest_fitting_length(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot)
+    doc = tabs.doc
+    expected = own_curve(fit_frontier(doc.build, 0, doc.catalog)).max_fitting_length
+    assert expected is not None
+    assert tabs.frontier.point_of_no_fit() == expected
+    # the marker sits at that length, on the job's own curve
+    xs, ys = tabs.frontier.marker.getOriginalDataset()
+    assert list(xs) == [expected]
+    curve = own_curve(tabs.frontier.frontier)
+    assert ys[0] == pytest.approx(curve.headroom_gb[curve.lengths.index(expected)])
+    assert ys[0] >= 0
+    title = tabs.frontier.plot.titleLabel.text
+    assert "70B LoRA, FSDP over all 8" in title and "H200 NVL" in title
+    # one curve per micro-batch plus the comparison methods, the job's own drawn bold
+    frontier = tabs.frontier.frontier
+    drawn = [c for c in tabs.frontier.curves if drawn_points(c)]
+    assert len(drawn) == len(frontier.curves)
+    widths = [c.opts["pen"].widthF() for c in drawn]
+    own_index = next(i for i, c in enumerate(frontier.curves) if c.is_job)
+    assert widths[own_index] == max(widths) and widths.count(max(widths)) == 1
+
+
+def test_frontier_follows_micro_batch_edit(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot)
+    doc = tabs.doc
+    before = tabs.frontier.point_of_no_fit()
+    curves_before = list(tabs.frontier.curves)
+    assert doc.edit("micro-batch 4", lambda b: update_job(b, 0, micro_batch_size=4))
+    after = tabs.frontier.point_of_no_fit()
+    assert after == own_curve(fit_frontier(doc.build, 0, doc.catalog)).max_fitting_length
+    assert after is not None and before is not None and after < before
+    assert own_curve(tabs.frontier.frontier).micro_batch == 4
+    # the same plot items, updated in place
+    assert tabs.frontier.curves == curves_before
+    doc.undo_stack.undo()
+    assert tabs.frontier.point_of_no_fit() == before
+
+
+# ---- step time -------------------------------------------------------------------------------------
+
+
+def test_step_time_bars_are_compute_plus_collectives(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    result = tabs.doc.result
+    expected = []
+    for job in result.jobs:
+        compute = (job.compute.matmul_seconds or 0) + (job.compute.memory_bound_seconds or 0) if job.compute else 0
+        expected.append(compute + sum(c.seconds for c in job.communication.collectives))
+    assert tabs.step_time.bar_totals() == pytest.approx(expected)
+    assert tabs.step_time.comm_seconds() == pytest.approx(
+        [c.seconds for j in result.jobs for c in j.communication.collectives]
+    )
+    # the step time and comm/compute ratio above the first bar
+    text = tabs.step_time.labels[0].textItem.toPlainText()
+    ratio = result.jobs[0].communication.ratio_to_compute
+    assert f"comm/compute = {ratio:.2f}" in text and f"{result.jobs[0].step_seconds:.2f} s" in text
+    # hovering a collective names it
+    fwd = result.jobs[0].communication.collectives[0]
+    compute = result.jobs[0].compute.seconds_per_step
+    assert fwd.name in tabs.step_time.tooltip_for(0, compute + fwd.seconds / 2)
+
+
+def test_link_rate_switch_scales_each_collective_by_the_rate_ratio(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot)
+    doc = tabs.doc
+    measured = tabs.step_time.comm_seconds()
+    measured_rates = [c.rate_gb_s for j in doc.result.jobs for c in j.communication.collectives]
+    assert "measured" in tabs.step_time.note.text
+    bars = dict(tabs.step_time.bars)
+    assert doc.edit("nominal link rates", with_link_rates("nominal"))
+    nominal = tabs.step_time.comm_seconds()
+    nominal_rates = [c.rate_gb_s for j in doc.result.jobs for c in j.communication.collectives]
+    assert len(nominal) == len(measured) > 0
+    assert measured_rates != nominal_rates
+    for m, n, rm, rn in zip(measured, nominal, measured_rates, nominal_rates, strict=True):
+        assert n / m == pytest.approx(rm / rn, rel=1e-12)
+    assert "nominal" in tabs.step_time.note.text and "measured" not in tabs.step_time.note.text
+    assert tabs.step_time.bars == bars  # same bar items, new data
+
+
+# ---- roofline --------------------------------------------------------------------------------------
+
+
+def test_roofline_points_match_the_results_matmuls(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot)
+    doc = tabs.doc
+    job = doc.result.jobs[0]
+    card = doc.catalog.cards["h200-nvl"]
+    peak, bw = card.bf16_dense_tflops.value, card.memory_bandwidth_gb_s.value
+    points = tabs.roofline.points()
+    assert [p[0] for p in points] == [m.name for m in job.compute.matmuls]
+    assert [p[1] for p in points] == pytest.approx([m.intensity for m in job.compute.matmuls])
+    bounds = tabs.roofline.bounds()
+    assert {"compute", "memory"} <= set(bounds)
+    for (_, intensity, y), m, bound in zip(points, job.compute.matmuls, bounds, strict=True):
+        assert bound == m.bound["h200-nvl"]
+        assert y == pytest.approx(min(peak, intensity * bw / 1000))
+        if bound == "compute":  # on the flat part, at the card's peak
+            assert y == pytest.approx(peak) and intensity >= card.ops_per_byte
+        else:  # on the slope, below the peak
+            assert y == pytest.approx(intensity * bw / 1000) and y < peak
+    # one roofline for the one card kind, its ridge at the ops:byte ratio
+    rx, ry = tabs.roofline.ridges.getOriginalDataset()
+    assert list(rx) == pytest.approx([card.ops_per_byte]) and list(ry) == pytest.approx([peak])
+    labels = [t.textItem.toPlainText() for t in tabs.roofline.point_labels if t.isVisible()]
+    assert any("LoRA A" in t for t in labels) and any("MLP up-projection" in t for t in labels)
+
+
+def test_roofline_one_line_per_card_kind(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot, BUILDS / "mixed-with-errors.yaml")
+    build, catalog = tabs.doc.build, tabs.doc.catalog
+    kinds = {c.card for c in build.cards if catalog.cards[c.card].bf16_dense_tflops.value}
+    drawn = [r for r in tabs.roofline.roofs if drawn_points(r)]
+    assert len(drawn) == len(kinds)
+
+
+# ---- topology --------------------------------------------------------------------------------------
+
+
+def test_topology_cells_match_the_matrix(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot)
+    topo = tabs.doc.result.topology
+    assert topo is not None and topo.nvlink_domains == [[1, 2, 3, 4], [5, 6, 7, 8]]
+    grid = tabs.topology
+    n = len(topo.slots)
+    assert grid.table.rowCount() == grid.table.columnCount() == n
+    for r in range(n):
+        for c in range(n):
+            assert grid.cell_text(r, c) == topo.matrix[r][c]
+            item = grid.table.item(r, c)
+            assert item.background().color() == QColor(topo_colour(topo.matrix[r][c]))
+    assert grid.table.horizontalHeaderItem(0).text() == "Slot 1"
+    # two 4-way domains outlined, SYS between them, with the legend's words in the tooltips
+    assert grid.domain_of == {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 1}
+    assert grid.cell_text(0, 4) == "SYS" and topo.legend["SYS"] in grid.table.item(0, 4).toolTip()
+    assert grid.cell_text(0, 1).startswith("NV") and "NVLink" in grid.table.item(0, 1).toolTip()
+    assert "slots 1–4" in grid.legend.text() and "slots 5–8" in grid.legend.text()
+
+
+# ---- job selection and empty states ----------------------------------------------------------------
+
+
+def test_set_job_clamps_and_switches(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    first = tabs.frontier.point_of_no_fit()
+    tabs.set_job(7)
+    assert tabs.job_index == 1
+    doc = tabs.doc
+    assert tabs.frontier.point_of_no_fit() == own_curve(fit_frontier(doc.build, 1, doc.catalog)).max_fitting_length
+    assert tabs.frontier.point_of_no_fit() != first
+    # the QLoRA job's card has no published BF16 rate: no operations placed, the chart says so
+    assert tabs.roofline.points() == []
+    assert "BF16" in tabs.roofline.note.text
+    tabs.set_job(-2)
+    assert tabs.job_index == 0 and tabs.frontier.point_of_no_fit() == first
+
+
+@pytest.mark.parametrize("case", ["no-jobs", "no-cards", "params-only", "no-bf16-rate"])
+def test_empty_states(qtbot, case: str) -> None:  # type: ignore[no-untyped-def]
+    build = load_build(BUILDS / "default.yaml")
+    if case == "no-jobs":
+        build = build.model_copy(update={"jobs": []})
+    elif case == "no-cards":
+        jobs = [j.model_copy(update={"cards": []}) for j in build.jobs]
+        build = build.model_copy(update={"cards": [], "bridges": [], "jobs": jobs})
+    elif case == "params-only":
+        build = update_job(build, 0, model="seed-b-30b")
+    else:
+        build = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    tabs = make_tabs(qtbot, build=build)
+    tabs.set_job(3 if case == "no-bf16-rate" else 0)
+    for i in range(tabs.count()):
+        tabs.setCurrentIndex(i)
+        tabs.grab()
+    if case == "no-jobs":
+        assert tabs.frontier.is_empty() and tabs.step_time.is_empty()
+        assert tabs.frontier.point_of_no_fit() is None and tabs.step_time.bar_totals() == []
+        assert tabs.roofline.points() == [] and not tabs.roofline.is_empty()  # the cards' rooflines still show
+    elif case == "no-cards":
+        assert tabs.frontier.is_empty() and tabs.roofline.is_empty() and tabs.topology.is_empty()
+        assert "Place" in tabs.topology.empty_text()
+    elif case == "params-only":
+        assert tabs.frontier.is_empty() and "parameter count" in tabs.frontier.empty_text()
+    else:
+        assert tabs.roofline.is_empty() and "BF16" in tabs.roofline.empty_text()
+    # and back to a full build: everything shows again
+    tabs.doc.replace(load_build(EIGHT), None)
+    assert not any(w.is_empty() for w in (tabs.frontier, tabs.step_time, tabs.roofline, tabs.topology))
+    assert tabs.frontier.point_of_no_fit() is not None
+
+
+# ---- screens and speed -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped-def]
+    """Each tab rendered at the size it gets in a 1280x800 window's dock (~900x420), saved for review."""
+    from configurator.ui.style import dark_palette
+
+    app = QApplication.instance()
+    saved = app.palette()
+    if theme == "dark":
+        app.setPalette(dark_palette())
+    try:
+        tabs = make_tabs(qtbot)
+        tabs.set_dark(theme == "dark")
+        tabs.show()
+        qtbot.waitExposed(tabs)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        suffix = "" if theme == "light" else "-dark"
+        for i, name in enumerate(TABS):
+            tabs.setCurrentIndex(i)
+            qtbot.wait(20)
+            image = tabs.grab().toImage()
+            image.save(str(SHOTS / f"analysis-{name}{suffix}.png"))
+            assert (image.width(), image.height()) == (900, 420)
+            # something was drawn: more than a handful of distinct colours in the middle of the tab
+            colours = {image.pixel(x, y) for x in range(100, 800, 7) for y in range(80, 380, 7)}
+            assert len(colours) > 4, name
+        # the default build too (two jobs, one card without a BF16 rate)
+        tabs.doc.replace(load_build(BUILDS / "default.yaml"), None)
+        for i, name in enumerate(TABS[:3]):
+            tabs.setCurrentIndex(i)
+            qtbot.wait(20)
+            tabs.grab().save(str(SHOTS / f"analysis-{name}-default{suffix}.png"))
+        tabs.set_dark(False)
+    finally:
+        app.setPalette(saved)
+
+
+def test_update_after_edit_is_fast(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """All four tabs update after an edit on the 8-card build in < 30 ms (engine evaluation not counted).
+
+    Each edit changes the job, so the frontier's sweep runs again every time; the best of several runs
+    keeps a busy test machine from failing it."""
+    tabs = make_tabs(qtbot)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    doc = tabs.doc
+    times = []
+    for mb in (2, 4, 1, 2, 4, 1, 2):
+        assert doc.edit("micro-batch", lambda b, mb=mb: update_job(b, 0, micro_batch_size=mb))
+        times.append(tabs.last_update_ms)
+    print(f"analysis update after edit: best {min(times):.1f} ms, median {statistics.median(times):.1f} ms")
+    assert min(times) < 30
