@@ -36,3 +36,25 @@ def test_drop_to_repaint(benchmark, qtbot, tmp_path: Path) -> None:  # type: ign
     benchmark(drop_and_repaint)
     # two edits and two repaints per round: one drop-to-repaint is half the round
     assert benchmark.stats.stats.median / 2 < 0.016
+
+
+def test_sequence_slider_to_repaint(benchmark, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Moving the sequence-length slider of an 8-card, 4-job build: edit, engine, every view, one paint."""
+    from configurator.engine.editing import update_job
+
+    QStandardPaths.setTestModeEnabled(True)
+    path = tmp_path / "big.yaml"
+    save_build(BIG, path)
+    window = make_window(qtbot, tmp_path, path)
+    window.resize(1920, 1080)
+    window.analysis.setCurrentIndex(1)  # the fit-frontier tab, the one that moves with the slider
+    QApplication.processEvents()
+    lengths = iter([1024 + 64 * i for i in range(100000)])
+
+    def slide_and_repaint() -> None:
+        s = next(lengths)
+        window.doc.edit("seq", lambda b: update_job(b, 0, sequence_length=s), merge_key="bench.seq")
+        QApplication.processEvents()
+
+    benchmark(slide_and_repaint)
+    assert benchmark.stats.stats.median < 0.016

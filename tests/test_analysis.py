@@ -118,6 +118,7 @@ def test_link_rate_switch_scales_each_collective_by_the_rate_ratio(qtbot) -> Non
     assert "measured" in tabs.step_time.note.text
     bars = dict(tabs.step_time.bars)
     assert doc.edit("nominal link rates", with_link_rates("nominal"))
+    tabs.setCurrentWidget(tabs.step_time)  # hidden tabs catch up when shown
     nominal = tabs.step_time.comm_seconds()
     nominal_rates = [c.rate_gb_s for j in doc.result.jobs for c in j.communication.collectives]
     assert len(nominal) == len(measured) > 0
@@ -235,6 +236,8 @@ def test_empty_states(qtbot, case: str) -> None:  # type: ignore[no-untyped-def]
         assert tabs.roofline.is_empty() and "BF16" in tabs.roofline.empty_text()
     # and back to a full build: everything shows again
     tabs.doc.replace(load_build(EIGHT), None)
+    for i in range(tabs.count()):  # hidden tabs catch up when shown
+        tabs.setCurrentIndex(i)
     assert not any(w.is_empty() for w in (tabs.frontier, tabs.step_time, tabs.roofline, tabs.topology))
     assert tabs.frontier.point_of_no_fit() is not None
 
@@ -293,3 +296,14 @@ def test_update_after_edit_is_fast(qtbot) -> None:  # type: ignore[no-untyped-de
         times.append(tabs.last_update_ms)
     print(f"analysis update after edit: best {min(times):.1f} ms, median {statistics.median(times):.1f} ms")
     assert min(times) < 30
+
+
+def test_hidden_tabs_catch_up_when_shown(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """While editing only the visible tab redraws; a hidden tab shows the current figures once selected."""
+    tabs = make_tabs(qtbot)
+    tabs.setCurrentWidget(tabs.topology)
+    before = tabs.step_time.comm_seconds()
+    assert tabs.doc.edit("nominal link rates", with_link_rates("nominal"))
+    assert tabs.step_time.comm_seconds() == before  # stale while hidden
+    tabs.setCurrentWidget(tabs.step_time)
+    assert tabs.step_time.comm_seconds() != before

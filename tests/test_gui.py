@@ -135,7 +135,8 @@ def test_undo_redo_whole_sequence(window) -> None:  # type: ignore[no-untyped-de
 
 def test_change_model_updates_chart(window) -> None:  # type: ignore[no-untyped-def]
     """Choosing Llama 3.1 8B for the first job shrinks its weight bars to the engine's figure."""
-    box = window.jobs_bar.model_box
+    window.jobs_panel.select_job(0)
+    box = window.jobs_panel.model_box
     box.setCurrentIndex(box.findData("llama-3.1-8b"))
     box.activated.emit(box.currentIndex())
     assert window.doc.build.jobs[0].model == "llama-3.1-8b"
@@ -285,7 +286,8 @@ def test_check_click_selects_job(window) -> None:  # type: ignore[no-untyped-def
     window.chassis_view.remove_action.trigger()  # the QLoRA job loses its card
     row = next(i for i in range(window.checks.count()) if "JOB_NO_CARDS" in window.checks.item(i).text())
     window.checks.itemClicked.emit(window.checks.item(row))
-    assert window.jobs_bar.job_box.currentText() == window.doc.build.jobs[1].name
+    assert window.jobs_panel.job_list.currentRow() == 1
+    assert window.analysis.job_index == 1  # the charts follow the selected job
 
 
 def test_drag_job_onto_card(window) -> None:  # type: ignore[no-untyped-def]

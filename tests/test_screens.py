@@ -75,3 +75,22 @@ def test_real_window_under_xvfb(tmp_path: Path) -> None:
     assert image.width() == 1600 and image.height() == 900
     SHOTS.mkdir(parents=True, exist_ok=True)
     shutil.copy(out, SHOTS / "xvfb-1600x900.png")
+
+
+def test_every_tab_at_1280x800(qtbot, tmp_path: Path) -> None:
+    """Each chart tab and the MIG editor, in the window at 1280x800, with the jobs panel raised."""
+    QStandardPaths.setTestModeEnabled(True)
+    from tests.test_report import BUILDS
+
+    window = make_window(qtbot, tmp_path, BUILDS / "seed-70b-lora-8x-h200-nvl.yaml")
+    window.resize(1280, 800)
+    window.jobs_dock.raise_()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for i in range(window.analysis.count()):
+        window.analysis.setCurrentIndex(i)
+        qtbot.wait(20)
+        name = window.analysis.tabText(i).lower().replace(" ", "-")
+        image = window.grab().toImage()
+        image.save(str(SHOTS / f"main-tab-{name}.png"))
+        assert (image.width(), image.height()) == (1280, 800)
+    assert window.analysis.tabText(0) == "Headroom" and window.analysis.tabText(window.analysis.count() - 1) == "MIG"

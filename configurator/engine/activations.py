@@ -46,13 +46,18 @@ class ActivationBreakdown:
 
 def trained_groups(model: ModelSpec, job: Job) -> frozenset[str]:
     """Which linear groups have trainable weights (and so keep their inputs for weight gradients)."""
-    if job.method == "full":
+    targets = job.lora.targets
+    return _trained_groups(model, job.method, targets if isinstance(targets, str) else tuple(targets))
+
+
+@functools.lru_cache(maxsize=1024)
+def _trained_groups(model: ModelSpec, method: str, targets: str | tuple[str, ...]) -> frozenset[str]:
+    if method == "full":
         return frozenset({Q, K, V, O, GATE, UP, DOWN, ROUTER})
     if model.is_params_only:
         return frozenset()
     groups: set[str] = set()
-    targets = job.lora.targets
-    names = [t for t in targets if t not in ("lm_head", "output")] if isinstance(targets, list) else targets
+    names = [t for t in targets if t not in ("lm_head", "output")] if isinstance(targets, tuple) else targets
     if not names:
         return frozenset()
     for module in _lora_modules(model, names if isinstance(names, str) else tuple(names)):
@@ -70,7 +75,24 @@ def lm_head_trained(job: Job) -> bool:
     return job.method == "full" or (isinstance(targets, list) and bool({"lm_head", "output"} & set(targets)))
 
 
+_PER_LAYER_CACHE: dict[tuple, float] = {}  # type: ignore[type-arg]
+
+
 def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
+    """Cached on what it depends on; only eager attention depends on the sequence length (s x s scores)."""
+    lora = job.lora
+    targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
+    key = (id(model), model.id, job.method, targets, lora.rank, lora.dropout, job.precision, job.attention,
+           sequence if job.attention == "eager" else 0, tp)  # fmt: skip
+    value = _PER_LAYER_CACHE.get(key)
+    if value is None:
+        if len(_PER_LAYER_CACHE) > 4096:
+            _PER_LAYER_CACHE.clear()
+        value = _PER_LAYER_CACHE[key] = _per_layer(model, job, sequence, tp)
+    return value
+
+
+def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     """Bytes one decoder layer keeps per token for the backward pass (no checkpointing).
 
     tp: tensor-parallel degree; attention and MLP tensors are split across the group, norms and
@@ -130,12 +152,15 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     return replicated + (attn + mlp + lora) / tp
 
 
-def activation_breakdown(model: ModelSpec, job: Job, tp: int = 1) -> ActivationBreakdown:
-    """Activation bytes on one card for one micro-batch."""
+def activation_breakdown(
+    model: ModelSpec, job: Job, tp: int = 1, sequence_length: int | None = None
+) -> ActivationBreakdown:
+    """Activation bytes on one card for one micro-batch (``sequence_length`` overrides the job's, for sweeps)."""
     assert model.hidden_size and model.num_layers and model.vocab_size
-    tokens = job.sequence_length * job.micro_batch_size
+    seq = sequence_length or job.sequence_length
+    tokens = seq * job.micro_batch_size
     h, layers, vocab = model.hidden_size, model.num_layers, model.vocab_size
-    per_layer = per_layer_bytes_per_token(model, job, job.sequence_length, tp)
+    per_layer = per_layer_bytes_per_token(model, job, seq, tp)
     f = model.tokens_ffn_width
 
     if job.gradient_checkpointing:

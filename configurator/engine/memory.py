@@ -111,7 +111,9 @@ def job_parameters(model: ModelSpec, job: Job) -> Parameters:
     return parameters(model, job.method, job.lora.rank, targets)
 
 
-def memory_for_card(model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False) -> MemoryBreakdown:
+def memory_for_card(
+    model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None
+) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards.
 
     shards: FSDP / ZeRO-3 group size (model states divided by it, seed A's 64.2 GB per card);
@@ -150,7 +152,7 @@ def memory_for_card(model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1,
         activations = transient = 0.0
     fsdp_buffers = 0.0
     if not fixed and not model.is_params_only:
-        act = activation_breakdown(model, job, tp)
+        act = activation_breakdown(model, job, tp, sequence_length)
         activations = act.saved_bytes
         transient = act.transient_bytes
         if job.method == "qlora":

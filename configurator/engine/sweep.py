@@ -38,7 +38,7 @@ class Frontier:
     curves: list[FrontierCurve]
 
 
-def default_lengths(top: int = 131072, points: int = 64) -> list[int]:
+def default_lengths(top: int = 131072, points: int = 48) -> list[int]:
     """Log-spaced sequence lengths from 256 to ``top``."""
     lo, hi = 256, max(top, 512)
     step = (hi / lo) ** (1 / (points - 1))
@@ -50,7 +50,7 @@ def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, sha
     heads = []
     best = None
     for s in lengths:
-        mem = memory_for_card(model, job.model_copy(update={"sequence_length": s}), shards=shards, tp=tp)
+        mem = memory_for_card(model, job, shards=shards, tp=tp, sequence_length=s)
         head = (capacity - mem.peak_reserved) / GB
         heads.append(head)
         if head >= 0:

@@ -1192,6 +1192,8 @@ class AnalysisTabs(QTabWidget):
         self.setTabToolTip(2, "Where the selected job's operations sit against the cards' peak rates")
         self.setTabToolTip(3, "How the placed cards connect: NVLink, PCIe switch, CPU root, across CPUs")
         document.changed.connect(self._changed)
+        self._stale: set[QWidget] = set()
+        self.currentChanged.connect(self._tab_changed)
         self.refresh()
 
     @property
@@ -1210,16 +1212,31 @@ class AnalysisTabs(QTabWidget):
         self.roofline.update_document(build, result, self.doc.catalog, self._job)
 
     def _changed(self, build: Build, result: BuildResult) -> None:
-        self.refresh()
+        self.refresh(only_visible=True)
 
-    def refresh(self) -> None:
+    def _tab_changed(self, *_: object) -> None:
+        if self._stale:
+            self.refresh(only_visible=True)
+
+    def refresh(self, only_visible: bool = False) -> None:
+        """Update the tabs from the document. While editing, only the visible tab is redrawn (the fit
+        frontier's sweep alone is a few ms); the others catch up when they are shown."""
         t0 = time.perf_counter()
         build, result, catalog = self.doc.build, self.doc.result, self.doc.catalog
         self._job = min(max(self._job, 0), max(len(build.jobs) - 1, 0))
-        self.frontier.update_document(build, catalog, self._job)
-        self.step_time.update_result(result)
-        self.roofline.update_document(build, result, catalog, self._job)
-        self.topology.update_document(build, result, catalog)
+        current = self.currentWidget()
+        updates = [
+            (self.frontier, lambda: self.frontier.update_document(build, catalog, self._job)),
+            (self.step_time, lambda: self.step_time.update_result(result)),
+            (self.roofline, lambda: self.roofline.update_document(build, result, catalog, self._job)),
+            (self.topology, lambda: self.topology.update_document(build, result, catalog)),
+        ]
+        self._stale = set()
+        for widget, update in updates:
+            if only_visible and widget is not current:
+                self._stale.add(widget)
+            else:
+                update()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
 
     def set_dark(self, dark: bool) -> None:

@@ -26,7 +26,6 @@ from configurator.ui.chassis_view import ChassisView
 from configurator.ui.checks_panel import ChecksPanel
 from configurator.ui.document import BuildDocument
 from configurator.ui.headroom_chart import HeadroomChart
-from configurator.ui.jobs_bar import JobsBar
 from configurator.ui.palette import Palette
 from configurator.ui.settings import Settings
 
@@ -57,28 +56,37 @@ class MainWindow(QMainWindow):
             self.setWindowIcon(QIcon(str(icon)))
 
         # ---- views ----
-        self.palette = Palette(document.catalog)
-        self.chassis_view = ChassisView(document)
-        self.chart = HeadroomChart(unit=self.unit)
-        self.checks = ChecksPanel()
+        from configurator.ui.analysis import AnalysisTabs
+        from configurator.ui.jobs_panel import JobsPanel
+        from configurator.ui.mig_editor import MigEditor
         from configurator.ui.summary import SummaryStrip
 
+        self.palette = Palette(document.catalog)
+        self.jobs_panel = JobsPanel(document)
+        self.chassis_view = ChassisView(document)
+        self.chart = HeadroomChart(unit=self.unit)
+        self.analysis = AnalysisTabs(document)
+        self.mig_editor = MigEditor(document)
+        self.checks = ChecksPanel()
         self.summary = SummaryStrip()
-        self.jobs_bar = JobsBar(document)
+        # One tab strip for every chart, with the MIG editor beside them: headroom first (the question the
+        # user asks first), then fit frontier, step time, roofline, topology.
+        self.analysis.insertTab(0, self.chart, "Headroom")
+        self.analysis.addTab(self.mig_editor, "MIG")
+        self.analysis.setCurrentIndex(0)
 
         centre = QWidget()
         col = QVBoxLayout(centre)
         col.setContentsMargins(0, 0, 0, 0)
-        col.addWidget(self.jobs_bar)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.chassis_view)
-        split.addWidget(self.chart)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.addWidget(self.analysis)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
-        self.chart.setMinimumSize(360, 240)
-        self.chassis_view.setMinimumSize(320, 240)
-        split.setSizes([520, 520])
+        self.analysis.setMinimumSize(360, 240)
+        self.chassis_view.setMinimumSize(300, 240)
+        split.setSizes([500, 560])
         self.splitter = split
         col.addWidget(split, 1)
         col.addWidget(self.summary)
@@ -89,6 +97,14 @@ class MainWindow(QMainWindow):
         left.setWidget(self.palette)
         left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
+        jobs = QDockWidget("Jobs", self)
+        jobs.setObjectName("jobs")
+        jobs.setWidget(self.jobs_panel)
+        jobs.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, jobs)
+        self.tabifyDockWidget(left, jobs)
+        left.raise_()
+        self.jobs_dock, self.cards_dock = jobs, left
         right = QDockWidget("Checks", self)
         right.setObjectName("checks")
         right.setWidget(self.checks)
@@ -96,7 +112,7 @@ class MainWindow(QMainWindow):
         self.palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
-        self.resizeDocks([left], [250], Qt.Orientation.Horizontal)
+        self.resizeDocks([left], [290], Qt.Orientation.Horizontal)
         self.resizeDocks([right], [120], Qt.Orientation.Vertical)
 
         # ---- wiring: views subscribe to the document only ----
@@ -106,7 +122,9 @@ class MainWindow(QMainWindow):
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
-        self.checks.job_clicked.connect(self.jobs_bar.select_job)
+        self.checks.job_clicked.connect(self.select_job_named)
+        self.jobs_panel.job_selected.connect(self.analysis.set_job)
+        self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.palette.chassis_chosen.connect(self._choose_chassis)
         self.palette.card_activated.connect(self.place_in_first_free_slot)
         self._make_actions()
@@ -240,6 +258,14 @@ class MainWindow(QMainWindow):
         name = self.doc.catalog.chassis[chassis_id].name
         self.doc.edit(f"Change chassis to {name}", lambda b: set_chassis(b, self.doc.catalog, chassis_id))
 
+    def select_job_named(self, name: str) -> None:
+        """Show a job in the jobs panel (and the charts that follow it)."""
+        for i, job in enumerate(self.doc.build.jobs):
+            if job.name == name:
+                self.jobs_dock.raise_()
+                self.jobs_panel.select_job(i)
+                return
+
     def place_in_first_free_slot(self, card_id: str) -> bool:
         """Keyboard placement: Enter on a palette card puts it in the first slot that takes it."""
         from configurator.engine.editing import check_place, place_card
@@ -281,6 +307,7 @@ class MainWindow(QMainWindow):
         self.chassis_view.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
         self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
         self.chart.set_dark(dark)
+        self.analysis.set_dark(dark)
         self.settings.set("theme", "dark" if dark else "light")
 
     def set_link_rates(self, key: str) -> None:
