@@ -4,4 +4,28 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def _no_modal_dialogs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A modal dialog nobody answers would hang an offscreen run: fail the test instead.
+
+    Tests that expect a dialog patch it themselves (their monkeypatch wins, being applied later).
+    """
+    try:
+        from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+    except ImportError:  # engine-only environments
+        return
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        text = " | ".join(str(a) for a in args[1:3])
+        raise AssertionError(f"unexpected modal dialog: {text}")
+
+    for name in ("critical", "warning", "information", "question", "about"):
+        monkeypatch.setattr(QMessageBox, name, refuse)
+    for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory"):
+        monkeypatch.setattr(QFileDialog, name, refuse)
+    monkeypatch.setattr(QInputDialog, "getText", refuse)

@@ -529,3 +529,39 @@ def test_screenshots_of_the_overlays(demo: DemoWindow, qtbot) -> None:  # type: 
     qtbot.wait(30)
     demo.grab().save(str(SHOTS / "demo-code.png"))
     assert clipped_labels(demo) == []
+
+
+def test_demo_from_the_window_and_back(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """View > Demo mode hides the window; the right PIN brings it back; the code a visitor got reopens the build."""
+    from PySide6.QtCore import QSettings, QStandardPaths
+
+    from tests.gui_helpers import make_window
+
+    QStandardPaths.setTestModeEnabled(True)
+    window = make_window(qtbot, tmp_path)
+    window.settings.q.setValue("demo/folder", str(tmp_path / "demo"))
+    demo = window.start_demo()
+    qtbot.addWidget(demo)
+    assert not window.isVisible()
+    code = demo.take_home()
+    assert demo.enter_pin(window.settings.q.value("demo/pin", "2468"))
+    qtbot.waitUntil(window.isVisible, timeout=3000)
+    assert window.open_code(code.lower())
+    assert window.doc.path.name == f"{code}.yaml"
+    assert isinstance(window.settings.q, QSettings)
+
+
+def test_demo_command_line_screenshot(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`configurator --demo --screenshot` renders the kiosk offscreen."""
+    import os
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    out = tmp_path / "demo.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-m", "configurator", "--demo", "--screenshot", str(out), "--size",
+                          "1920x1080"], env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert QImage(str(out)).width() == 1920

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("build", nargs="?", type=Path, help="build file to open (default: the preloaded build)")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
+    parser.add_argument("--demo", action="store_true", help="in-store demo mode: full screen, guided scenarios")
     args = parser.parse_args(argv)
     if args.screenshot and not _has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -56,6 +57,20 @@ def main(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("configurator")
     app.setOrganizationName("GPU Build Configurator")
+    if args.demo:
+        from configurator.ui.demo import DemoWindow
+
+        demo = DemoWindow()
+        demo.exit_requested.connect(app.quit)
+        if args.screenshot:
+            demo.resize(width, height)
+            demo.show()
+            app.processEvents()
+            ok = demo.grab().save(str(args.screenshot))
+            print(f"wrote {args.screenshot} ({width}x{height})" if ok else f"error: cannot write {args.screenshot}")
+            return 0 if ok else 2
+        demo.showFullScreen()
+        return app.exec()
     try:
         window = make_window(args.build)
     except FileError as exc:

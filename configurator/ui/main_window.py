@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
 
         self.new_action = act(file, "&New", self.new_build, QKeySequence.StandardKey.New, "Start an empty build")
         self.open_action = act(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open, "Open a build file")
+        act(file, "Open &demo code…", self.open_demo_code, None, "Reopen a build a visitor took home from the demo")
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.triggered.connect(lambda action: self.open_path(Path(action.data())))
         self._fill_recent()
@@ -218,6 +219,11 @@ class MainWindow(QMainWindow):
         self.compare_action.setStatusTip("This build beside another, or beside itself with another card")
         self.compare_action.triggered.connect(self.compare_with)
         view.addAction(self.compare_action)
+        self.demo_action = QAction("Demo &mode", self)
+        self.demo_action.setShortcut(QKeySequence("F11"))
+        self.demo_action.setStatusTip("Full-screen in-store demo; leave with Ctrl+Shift+Q and the PIN")
+        self.demo_action.triggered.connect(self.start_demo)
+        view.addAction(self.demo_action)
         view.addSeparator()
         self.dark_action = QAction("&Dark theme", self)
         self.dark_action.setCheckable(True)
@@ -492,6 +498,40 @@ class MainWindow(QMainWindow):
         dialog = self.compare_dialog()
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()  # non-modal: keep editing, both sides update live
+
+    def start_demo(self):  # type: ignore[no-untyped-def]
+        """Full-screen demo over the window; the PIN brings the window back."""
+        from configurator.ui.demo import DemoWindow
+
+        self.demo = DemoWindow(self.settings)
+        self.demo.exit_requested.connect(self._end_demo)
+        self.demo.showFullScreen()
+        self.hide()
+        return self.demo
+
+    def _end_demo(self) -> None:
+        self.demo.close()
+        self.demo.deleteLater()
+        self.show()
+
+    def open_demo_code(self) -> None:
+        from PySide6.QtWidgets import QInputDialog
+
+        code, ok = QInputDialog.getText(self, "Open demo code", "Code the visitor was given:")
+        if ok and code.strip():
+            self.open_code(code)
+
+    def open_code(self, code: str) -> bool:
+        from configurator.ui.demo import demo_folder, open_demo_code
+
+        if not self.maybe_save():
+            return False
+        try:
+            path = open_demo_code(code, demo_folder(self.settings))
+        except (ValueError, FileNotFoundError) as exc:
+            self.show_error("Cannot open demo code", str(exc))
+            return False
+        return self.open_path(path)
 
     def preferences(self) -> None:
         from configurator.ui.preferences import PreferencesDialog
