@@ -44,3 +44,13 @@ def test_sweep_200_sequence_lengths(benchmark) -> None:  # type: ignore[no-untyp
     peaks = benchmark(sweep)
     assert peaks == sorted(peaks)
     assert benchmark.stats.stats.median < 0.1
+
+
+def test_export_build_sheet_8_cards_4_jobs(benchmark, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The PDF build sheet of the 8-card, 4-job build (target: under 2 s)."""
+    from configurator.report.pdf import export_pdf
+
+    result = evaluate(BIG)
+    pages = benchmark.pedantic(export_pdf, args=(tmp_path / "big.pdf", BIG, result), rounds=5, iterations=1)
+    assert pages >= 3
+    assert benchmark.stats.stats.median < 2.0
