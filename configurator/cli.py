@@ -17,11 +17,9 @@ from configurator.catalog.yamlio import read_text
 
 
 def default_build_path() -> Path:
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "resources" / "builds", here.parent / "resources" / "builds"):
-        if (candidate / "default.yaml").is_file():
-            return candidate / "default.yaml"
-    raise FileNotFoundError("default build not found in resources/builds")
+    from configurator.paths import resource
+
+    return resource("builds", "default.yaml")
 
 
 def _size(path: Path | None, as_json: bool) -> int:

@@ -12,7 +12,8 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.result import CardMemory, JobResult
 
-COMPONENTS = [
+# Memory components in stacking order (bottom to top), colour-blind-safe colours (Okabe-Ito).
+COMPONENTS: list[tuple[str, str, str]] = [
     ("weights_gb", "Weights", "#0072B2"),
     ("adapters_gb", "Adapters", "#56B4E9"),
     ("gradients_gb", "Gradients", "#009E73"),
@@ -32,7 +33,8 @@ def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
     painter.setFont(f)
 
 
-def _card_colour(card_id: str) -> QColor:
+def card_colour(card_id: str) -> QColor:
+    """A stable colour per card family (NVIDIA green for data-centre parts)."""
     if card_id.startswith(("h200", "h100", "b200")):
         return QColor("#76B900")
     if card_id.startswith("rtx-pro"):
@@ -98,7 +100,7 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
         else:
             r = r.adjusted(3, 3, -3, -3)
         card_rects[placement.slot] = r
-        colour = _card_colour(card.id)
+        colour = card_colour(card.id)
         painter.setPen(QPen(colour.darker(160), 0.8))
         painter.setBrush(colour)
         painter.drawRoundedRect(r, 2, 2)

@@ -216,7 +216,9 @@ class BuildSheet:
     def _draw_logo(self, painter: QPainter, rect: QRectF) -> None:
         from PySide6.QtSvg import QSvgRenderer
 
-        path = self.options.seller_logo or str(_resources() / "icons" / "configurator.svg")
+        from configurator.paths import resource
+
+        path = self.options.seller_logo or str(resource("icons", "configurator.svg"))
         if path.lower().endswith(".svg"):
             renderer = QSvgRenderer(path)
             if renderer.isValid():
@@ -227,14 +229,6 @@ class BuildSheet:
         image = QImage(path)
         if not image.isNull():
             painter.drawImage(rect, image)
-
-
-def _resources() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "resources", here.parent / "resources"):
-        if candidate.is_dir():
-            return candidate
-    return here
 
 
 def page_layout(page: str) -> QPageLayout:

@@ -107,11 +107,9 @@ STATUS_WORDS = {"fits": "Fits in memory", "tight": "Tight: little memory to spar
 
 def demo_resources() -> Path:
     """resources/demo beside the package (source tree) or inside it (installed wheel)."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "resources" / "demo", here.parent / "resources" / "demo"):
-        if (candidate / "scenarios.yaml").is_file():
-            return candidate
-    raise FileNotFoundError("resources/demo/scenarios.yaml not found")
+    from configurator.paths import resource
+
+    return resource("demo", "scenarios.yaml").parent
 
 
 # ---- scenarios ---------------------------------------------------------------------------------------------

@@ -32,14 +32,6 @@ from configurator.ui.settings import Settings
 APP_NAME = "GPU Build Configurator"
 
 
-def resources_dir() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "resources", here.parent / "resources"):
-        if candidate.is_dir():
-            return candidate
-    return here
-
-
 def autosave_path() -> Path:
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return Path(base or Path.home() / ".local/share/gpu-configurator") / "autosave.yaml"
@@ -51,9 +43,9 @@ class MainWindow(QMainWindow):
         self.doc = document
         self.settings = settings or Settings()
         self.unit = self.settings.get("units")
-        icon = resources_dir() / "icons" / "configurator.svg"
-        if icon.is_file():
-            self.setWindowIcon(QIcon(str(icon)))
+        from configurator.paths import resource
+
+        self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         # ---- views ----
         from configurator.ui.analysis import AnalysisTabs

@@ -4,30 +4,12 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-# Memory components, in stacking order (bottom to top), with colour-blind-safe colours (Okabe-Ito).
-COMPONENTS: list[tuple[str, str, str]] = [
-    ("weights_gb", "Weights", "#0072B2"),
-    ("adapters_gb", "Adapters", "#56B4E9"),
-    ("gradients_gb", "Gradients", "#009E73"),
-    ("optimizer_gb", "Optimizer", "#E69F00"),
-    ("activations_gb", "Activations", "#CC79A7"),
-    ("transient_gb", "Transients", "#D55E00"),
-    ("overhead_gb", "Overhead", "#999999"),
-]
+# Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
+from configurator.report.figures import COMPONENTS as COMPONENTS
+from configurator.report.figures import card_colour as card_colour
 
 SEVERITY_COLOUR = {"error": "#C62828", "warning": "#E69F00", "info": "#1565C0"}
 FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", "unknown": "#777777"}
-
-
-def card_colour(card_id: str) -> QColor:
-    """A stable colour per card family."""
-    if card_id.startswith("h200") or card_id.startswith("h100") or card_id.startswith("b200"):
-        return QColor("#76B900")  # NVIDIA green for data-centre parts
-    if card_id.startswith("rtx-pro"):
-        return QColor("#4A4A4A")
-    if card_id.startswith("a100"):
-        return QColor("#5E8C31")
-    return QColor("#2F6F8F")
 
 
 def to_unit(gb: float, unit: str) -> float:
