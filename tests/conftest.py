@@ -29,3 +29,14 @@ def _no_modal_dialogs(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory"):
         monkeypatch.setattr(QFileDialog, name, refuse)
     monkeypatch.setattr(QInputDialog, "getText", refuse)
+
+
+@pytest.fixture(autouse=True)
+def _private_autosave(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test gets its own autosave file, so a window closing in one test cannot remove another's."""
+    try:
+        import configurator.ui.main_window as main_window
+    except ImportError:
+        return
+    path = tmp_path_factory.mktemp("autosave") / "autosave.yaml"
+    monkeypatch.setattr(main_window, "autosave_path", lambda: path)
