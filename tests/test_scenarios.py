@@ -511,3 +511,19 @@ def test_seed_file_figures() -> None:
     _, jobs = _seed_result("seed-13b-tensor-parallel.yaml")
     assert {j.communication.tp_forward_bytes_per_token for j in jobs.values()} == {819_200}
     assert sorted(j.communication.bound_by or "" for j in jobs.values()) == ["nvlink", "pcie-pix"]
+
+
+def test_equal_nominal_rates_name_the_farthest_hop() -> None:
+    """At nominal rates every PCIe hop is 64 GB/s; an 8-card ring across sockets is reported as pcie-sys,
+    and unbridged NVLink cards talking over PCIe still get the IOMMU/ACS note."""
+    from configurator.engine import Build, evaluate
+
+    build = Build.model_validate({
+        "name": "8 unbridged", "chassis": "generic-server-8", "assumptions": {"link_rates": "nominal"},
+        "cards": [{"slot": s, "card": "h200-nvl", "power_limit_w": 300} for s in range(1, 9)],
+        "jobs": [{"name": "70B LoRA", "model": "llama-3.3-70b", "method": "lora", "parallelism": "fsdp",
+                  "cards": list(range(1, 9))}],
+    })  # fmt: skip
+    result = evaluate(build)
+    assert result.jobs[0].communication.bound_by == "pcie-sys"
+    assert any(c.code == "PCIE_P2P" for c in result.checks)

@@ -26,7 +26,10 @@ def ring_factor(kind: str, n: int) -> float:
 def slowest_link(slots: list[int], link_of, basis: str, calibration: dict[str, float]):  # type: ignore[no-untyped-def]
     """The ring over the job's cards in slot order; the slowest hop bounds every collective."""
     hops = [link_of(slots[i], slots[(i + 1) % len(slots)]) for i in range(len(slots))]
-    return min(((h, *h.rate(basis, calibration)) for h in hops), key=lambda t: t[1])
+    # Equal rates (nominal PCIe is 64 GB/s on every hop) tie-break to the farther hop: SYS before NODE
+    # before PIX, so the report names the link that really bounds the ring.
+    distance = {"SYS": 0, "NODE": 1, "PXB": 2, "PIX": 3, "nvlink": 4, "nvswitch": 5}
+    return min(((h, *h.rate(basis, calibration)) for h in hops), key=lambda t: (t[1], distance.get(t[0].kind, 9)))
 
 
 def frozen_base_bytes(job: Job, p: Parameters) -> float:

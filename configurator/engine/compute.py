@@ -105,7 +105,7 @@ def compute(
             intensity=4.0 / per, bound={cid: "memory" for cid in ops},
         ))  # fmt: skip
     return Compute(
-        tokens_per_step=tokens // split if split > 1 else tokens, flops_per_step=flops, matmul_seconds=matmul_s,
+        tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
         card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
     )  # fmt: skip

@@ -454,8 +454,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
                 ),
             )
         )
-    if multi and comm_link is not None and comm_link.family == "pcie" and \
-            any(cards[s].nvlink is None for s in slots):  # fmt: skip
+    if multi and comm_link is not None and comm_link.family == "pcie":
         checks.append(Check(severity="info", code="PCIE_P2P", job=name, message=(
             f"Job '{name}' exchanges data peer-to-peer over PCIe, which needs IOMMU off (or passthrough) "
             "and ACS disabled on PCIe switches "

@@ -84,7 +84,7 @@ class MatmulIntensity(Out):
 
 
 class Compute(Out):
-    tokens_per_step: int  # per card
+    tokens_per_step: int  # tokens each card processes per step (tensor parallel: the group shares them)
     flops_per_step: float  # per card
     matmul_seconds: float | None
     memory_bound_seconds: float | None  # optimizer step, QLoRA dequantisation
