@@ -299,3 +299,24 @@ def test_drag_job_onto_card(window) -> None:  # type: ignore[no-untyped-def]
     assert window.doc.build.jobs[1].cards == [5]
     assert window.chart.rows[-1][1].slot == 5
     assert window.doc.undo_stack.undoText().startswith("Move job")
+
+
+def test_drag_job_onto_bridge_runs_it_on_the_group(window) -> None:  # type: ignore[no-untyped-def]
+    """Dropping a job on the NVLink bridge drawing puts it on every bridged card (FSDP)."""
+    from PySide6.QtCore import QPointF, Qt
+    from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.ui.mime import job_mime
+
+    view = window.chassis_view
+    bar = next(item for item in view.scene().items() if isinstance(item.data(0), list))
+    point = view.mapFromScene(bar.sceneBoundingRect().center())
+    mime = job_mime(1, "70B QLoRA")
+    args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), QDragEnterEvent(point, *args))
+    QApplication.sendEvent(view.viewport(), QDragMoveEvent(point, *args))
+    QApplication.sendEvent(view.viewport(), QDropEvent(QPointF(point), *args))
+    job = window.doc.build.jobs[1]
+    assert job.cards == [1, 2] and job.parallelism == "fsdp"
+    assert "bridged slots 1, 2" in window.doc.undo_stack.undoText()

@@ -237,7 +237,8 @@ class ChassisView(QGraphicsView):
             bar.setBrush(QBrush(QColor("#FFB300")))
             bar.setPen(QPen(QColor("#E65100"), 1.5))
             bar.setZValue(3)
-            bar.setToolTip(f"NVLink bridge over slots {bridge.slots}")
+            bar.setToolTip(f"NVLink bridge over slots {bridge.slots}: drop a job here to run it on all of them")
+            bar.setData(0, list(bridge.slots))
             self.scene().addItem(bar)
             text = QGraphicsSimpleTextItem(f"NVLink ×{len(items)}")
             text.setRotation(-90)
@@ -379,8 +380,19 @@ class ChassisView(QGraphicsView):
         for item in self.slot_items.values():
             item.highlight(None)
 
+    def _bridge_at(self, scene_pos: QPointF) -> list[int] | None:
+        """The slots of the NVLink bridge drawn under ``scene_pos`` (a job dropped there runs on the group)."""
+        for item in self.scene().items(scene_pos):
+            slots = item.data(0)
+            if isinstance(slots, list):
+                return slots
+        return None
+
     def _job_target(self, event) -> tuple[int | None, str | None]:  # type: ignore[no-untyped-def]
         """(slot, refusal reason) for a job dragged over the view."""
+        group = self._bridge_at(self.mapToScene(event.position().toPoint()))
+        if group:
+            return group[0], None
         card = self._card_at(self.mapToScene(event.position().toPoint()))
         if card is None:
             return None, "drop the job onto a card"
@@ -394,7 +406,9 @@ class ChassisView(QGraphicsView):
             slot, reason = self._job_target(event)
             self._highlight(self.slot_items.get(slot) if slot else None, reason is None)
             if reason is None:
-                self.status.emit(f"Run the job on slot {slot} (Ctrl: add this card to the job)")
+                group = self._bridge_at(self.mapToScene(event.position().toPoint()))
+                self.status.emit(f"Run the job on bridged slots {group}" if group else
+                                 f"Run the job on slot {slot} (Ctrl: add this card to the job)")  # fmt: skip
                 event.acceptProposedAction()
             else:
                 self.status.emit(f"Cannot drop here: {reason}")
@@ -426,6 +440,20 @@ class ChassisView(QGraphicsView):
             return
         add = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
         name = self.doc.build.jobs[index].name
+        group = self._bridge_at(self.mapToScene(event.position().toPoint()))
+        if group:
+            from configurator.engine.editing import update_job
+
+            def onto_group(b: Build) -> Build:
+                job = b.jobs[index]
+                parallelism = job.parallelism if job.parallelism != "single" else "fsdp"
+                return update_job(b, index, cards=list(group), parallelism=parallelism)
+
+            if self.doc.edit(f"Run job {name} on bridged slots {', '.join(map(str, group))}", onto_group):
+                event.acceptProposedAction()
+            else:
+                event.ignore()
+            return
         text = f"{'Add' if add else 'Move'} job {name} {'to' if add else 'onto'} slot {slot}"
         if self.doc.edit(text, lambda b: assign_job(b, self.doc.catalog, index, slot, add=add)):
             event.acceptProposedAction()
