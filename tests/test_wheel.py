@@ -38,3 +38,35 @@ def test_installed_wheel_sizes_a_build(tmp_path: Path) -> None:
     assert "h200-nvl" in run.stdout
     assert (target / "configurator" / "specs" / "cards.yaml").is_file()
     assert (target / "configurator" / "resources" / "builds" / "default.yaml").is_file()
+
+
+@pytest.mark.slow
+def test_wheel_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
+    """A new venv with only the wheel and the engine's two dependencies runs `configurator size` and
+    `configurator catalog`: the CLI's sizing path needs neither Qt nor the source tree."""
+    import venv
+
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                    str(wheels), str(ROOT)], check=True, timeout=300)  # fmt: skip
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    python = env_dir / "bin" / "python"
+    wheel = next(wheels.glob("*.whl"))
+    # pydantic and PyYAML come from the package index (or pip's cache); --no-deps keeps Qt out on purpose
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=300)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "pydantic>=2.6,<3", "PyYAML>=6.0"], check=True,
+                   timeout=600)  # fmt: skip
+    script = env_dir / "bin" / "configurator"
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    build = ROOT / "resources" / "builds" / "default.yaml"
+    run = subprocess.run([str(script), "size", str(build)], cwd=tmp_path, env=clean, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "Job:" in run.stdout and "70B QLoRA" in run.stdout
+    run = subprocess.run([str(script), "catalog", "models"], cwd=tmp_path, env=clean, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    assert "llama-3.3-70b" in run.stdout
+    where = subprocess.run([str(python), "-c", "import configurator, sys; print(configurator.__file__)"],
+                           cwd=tmp_path, env=clean, capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert str(env_dir) in where
