@@ -7,13 +7,11 @@ wrap these in undo commands.
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
-from configurator.catalog.cards import CardSpec
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Bridge, Build, CardPlacement, InstanceRef, Job
-from configurator.engine.physical import card_span
+from configurator.engine.physical import bridge_problem, card_span, fit_problems, slot_width
 
 
 class EditRefused(ValueError):
@@ -51,16 +49,16 @@ def check_place(build: Build, catalog: Catalog, slot: int, card_id: str, moving_
     if occupant is not None and slot != moving_from:
         held = catalog.cards[occupant.card].name if occupant.card in catalog.cards else occupant.card
         return f"slot {slot} already holds {held}"
-    if card.form_factor.kind == "sxm" and pos.kind != "sxm":
-        return f"{card.name} is an SXM module; slot {slot} is a PCIe slot (SXM needs an HGX baseboard)"
-    if card.form_factor.kind == "pcie" and pos.kind == "sxm":
-        return f"slot {slot} is an SXM socket; {card.name} is a PCIe card"
-    width = int(card.form_factor.slot_width.value or 0)
-    if pos.kind == "pcie" and width > pos.max_width:
-        return f"{card.name} is {width} slots wide; slot {slot} takes up to {pos.max_width}"
-    length, room = card.form_factor.length_mm.value, chassis.max_card_length_mm.value
-    if pos.kind == "pcie" and length and room and length > room:
-        return f"{card.name} is {length:.0f} mm long; this chassis takes up to {room:.0f} mm"
+    problems = fit_problems(card, chassis, pos)
+    if problems:
+        return {
+            "SXM_IN_PCIE_SLOT": f"{card.name} is an SXM module; slot {slot} is a PCIe slot "
+            "(SXM needs an HGX baseboard)",
+            "PCIE_IN_SXM_SOCKET": f"slot {slot} is an SXM socket; {card.name} is a PCIe card",
+            "CARD_TOO_WIDE": f"{card.name} is {slot_width(card)} slots wide; slot {slot} takes up to {pos.max_width}",
+            "CARD_TOO_LONG": f"{card.name} is {card.form_factor.length_mm.value or 0:.0f} mm long; this chassis "
+            f"takes up to {chassis.max_card_length_mm.value or 0:.0f} mm",
+        }[problems[0]]
     mine = card_span(card, pos.x)
     for other, span in _spans(build, catalog, skip=moving_from).items():
         if other == slot:
@@ -127,34 +125,28 @@ def check_bridge(build: Build, catalog: Catalog, slots: list[int]) -> str | None
     slots = sorted(set(slots))
     if len(slots) < 2:
         return "select two or four cards to bridge"
-    placed = [build.card_in(s) for s in slots]
-    if any(p is None for p in placed):
-        return "a bridge joins cards: every selected slot needs one"
-    ids = {p.card for p in placed if p}
-    if len(ids) > 1:
-        return "an NVLink bridge joins identical cards"
-    card: CardSpec | None = catalog.cards.get(next(iter(ids)))
-    if card is None:
-        return "unknown card"
-    if card.nvlink is None or card.nvlink.fabric != "bridge":
-        return f"{card.name} has no NVLink bridge connector" + (
-            " (SXM modules use the NVSwitch baseboard)"
-            if card.form_factor.kind == "sxm"
-            else ": it talks over PCIe only"
-        )
-    if len(slots) not in card.nvlink.bridge_sizes:
-        sizes = " or ".join(f"{n}" for n in card.nvlink.bridge_sizes)
-        return f"{card.name} bridges join {sizes} cards, not {len(slots)}"
-    if any(set(b.slots) & set(slots) for b in build.bridges):
-        return "a selected card already has a bridge: remove it first"
     chassis = catalog.chassis.get(build.chassis)
     if chassis is None:
         return "unknown chassis"
-    xs = sorted(chassis.position(s).x for s in slots)
-    width = int(card.form_factor.slot_width.value or 2)
-    if any(b - a != width for a, b in itertools.pairwise(xs)):
-        return "bridged cards must sit side by side in adjacent slots"
-    return None
+    cards = {c.slot: catalog.cards[c.card] for c in build.cards if c.slot in slots and c.card in catalog.cards}
+    problem = bridge_problem(slots, cards, chassis)
+    if problem is None and any(set(b.slots) & set(slots) for b in build.bridges):
+        return "a selected card already has a bridge: remove it first"
+    if problem is None:
+        return None
+    card = cards.get(slots[0])
+    if problem == "BRIDGE_EMPTY_SLOT" or card is None:
+        return "a bridge joins cards: every selected slot needs one"
+    if problem == "BRIDGE_SIZE":
+        assert card.nvlink is not None
+        sizes = " or ".join(f"{n}" for n in card.nvlink.bridge_sizes)
+        return f"{card.name} bridges join {sizes} cards, not {len(slots)}"
+    return {
+        "BRIDGE_MIXED_CARDS": "an NVLink bridge joins identical cards",
+        "BRIDGE_ON_SXM": f"{card.name} has no NVLink bridge connector (SXM modules use the NVSwitch baseboard)",
+        "BRIDGE_NO_NVLINK": f"{card.name} has no NVLink bridge connector: it talks over PCIe only",
+        "BRIDGE_NOT_ADJACENT": "bridged cards must sit side by side in adjacent slots",
+    }[problem]
 
 
 def add_bridge(build: Build, catalog: Catalog, slots: list[int]) -> Build:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from configurator.catalog.cards import CardSpec
-from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine.build import Build
 from configurator.engine.result import Check, Power
 
@@ -26,34 +26,72 @@ def card_span(card: CardSpec, x: int) -> range:
     return range(x, x + max(width, 1))
 
 
+def slot_width(card: CardSpec) -> int:
+    return int(card.form_factor.slot_width.value or 0)
+
+
+def fit_problems(card: CardSpec, chassis: ChassisSpec, pos: SlotPosition) -> list[str]:
+    """Codes of the rules that keep ``card`` out of position ``pos`` (empty when it fits there).
+
+    One rule set for the checks on a build and for refusing a drop in the window (editing.check_place).
+    """
+    if card.form_factor.kind == "sxm" and pos.kind != "sxm":
+        return ["SXM_IN_PCIE_SLOT"]
+    if card.form_factor.kind == "pcie" and pos.kind == "sxm":
+        return ["PCIE_IN_SXM_SOCKET"]
+    out = []
+    if pos.kind == "pcie" and slot_width(card) > pos.max_width:
+        out.append("CARD_TOO_WIDE")
+    length, room = card.form_factor.length_mm.value, chassis.max_card_length_mm.value
+    if pos.kind == "pcie" and length and room and length > room:
+        out.append("CARD_TOO_LONG")
+    return out
+
+
+def bridge_problem(slots: list[int], cards: dict[int, CardSpec], chassis: ChassisSpec) -> str | None:
+    """Code of the first rule a bridge over ``slots`` breaks (None when it is a valid NVLink bridge):
+    every slot holds a card, the cards are identical and bridgeable, the group size is one the card takes,
+    and the cards sit side by side at one card-width pitch. Shared by bridge_checks and check_bridge."""
+    if any(s not in cards for s in slots):
+        return "BRIDGE_EMPTY_SLOT"
+    if len({cards[s].id for s in slots}) > 1:
+        return "BRIDGE_MIXED_CARDS"
+    card = cards[slots[0]]
+    if card.form_factor.kind == "sxm":
+        return "BRIDGE_ON_SXM"
+    if card.nvlink is None or card.nvlink.fabric != "bridge":
+        return "BRIDGE_NO_NVLINK"
+    if len(slots) not in card.nvlink.bridge_sizes:
+        return "BRIDGE_SIZE"
+    xs = sorted(chassis.position(s).x for s in slots)
+    if any(b - a != (slot_width(card) or 2) for a, b in itertools.pairwise(xs)):
+        return "BRIDGE_NOT_ADJACENT"
+    return None
+
+
 def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) -> list[Check]:
     out: list[Check] = []
     spans: dict[int, range] = {}
     for slot, card in sorted(cards.items()):
         pos = chassis.position(slot)
-        if card.form_factor.kind == "sxm" and pos.kind != "sxm":
+        problems = fit_problems(card, chassis, pos)
+        if "SXM_IN_PCIE_SLOT" in problems:
             out.append(Check(severity="error", code="SXM_IN_PCIE_SLOT", slot=slot, message=(
                 f"{card.name} is an SXM module and slot {slot} is a PCIe slot: choose an HGX chassis "
                 "(SXM sockets on an NVSwitch baseboard) or a PCIe card.")))  # fmt: skip
             continue
-        if card.form_factor.kind == "pcie" and pos.kind == "sxm":
+        if "PCIE_IN_SXM_SOCKET" in problems:
             out.append(Check(severity="error", code="PCIE_IN_SXM_SOCKET", slot=slot, message=(
                 f"Slot {slot} is an SXM socket on an HGX baseboard; {card.name} is a PCIe card. "
                 "Use H100 SXM or H200 SXM here, or a PCIe chassis.")))  # fmt: skip
             continue
         spans[slot] = card_span(card, pos.x)
-        width = int(card.form_factor.slot_width.value or 0)
-        if pos.kind == "pcie" and width > pos.max_width:
-            out.append(
-                Check(
-                    severity="error",
-                    code="CARD_TOO_WIDE",
-                    slot=slot,
-                    message=(f"{card.name} is {width} slots wide; slot {slot} takes cards up to {pos.max_width} wide."),
-                )
-            )
-        length, room = card.form_factor.length_mm.value, chassis.max_card_length_mm.value
-        if pos.kind == "pcie" and length and room and length > room:
+        if "CARD_TOO_WIDE" in problems:
+            out.append(Check(severity="error", code="CARD_TOO_WIDE", slot=slot, message=(
+                f"{card.name} is {slot_width(card)} slots wide; slot {slot} takes cards up to "
+                f"{pos.max_width} wide.")))  # fmt: skip
+        if "CARD_TOO_LONG" in problems:
+            length, room = card.form_factor.length_mm.value or 0, chassis.max_card_length_mm.value or 0
             out.append(Check(severity="error", code="CARD_TOO_LONG", slot=slot, message=(
                 f"{card.name} in slot {slot} is {length:.0f} mm long; {chassis.name} takes cards up to {room:.0f} mm. "
                 "Pick a shorter card or a chassis with full-length (312 mm) slots.")))  # fmt: skip
@@ -135,52 +173,32 @@ def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]
                     )
                 )
             seen[s] = i
-        kinds = {cards[s].id for s in slots}
-        if len(kinds) > 1:
-            out.append(Check(severity="error", code="BRIDGE_MIXED_CARDS", slot=first, message=(
-                f"Bridge {i + 1} (slots {slots}) joins different cards ({', '.join(sorted(kinds))}): an NVLink "
-                "bridge joins identical cards.")))  # fmt: skip
-            continue
+        problem = bridge_problem(slots, cards, chassis)
         card = cards[first]
-        if card.form_factor.kind == "sxm":
-            out.append(
-                Check(
-                    severity="error",
-                    code="BRIDGE_ON_SXM",
-                    slot=first,
-                    message=(
-                        f"Bridge {i + 1} (slots {slots}): {card.name} modules talk over the NVSwitch baseboard; "
-                        "they take no NVLink bridge. Remove the bridge."
-                    ),
-                )
-            )
-            continue
-        if card.nvlink is None or card.nvlink.fabric != "bridge":
+        if problem == "BRIDGE_MIXED_CARDS":
+            kinds = sorted({cards[s].id for s in slots})
+            out.append(Check(severity="error", code="BRIDGE_MIXED_CARDS", slot=first, message=(
+                f"Bridge {i + 1} (slots {slots}) joins different cards ({', '.join(kinds)}): an NVLink "
+                "bridge joins identical cards.")))  # fmt: skip
+        elif problem == "BRIDGE_ON_SXM":
+            out.append(Check(severity="error", code="BRIDGE_ON_SXM", slot=first, message=(
+                f"Bridge {i + 1} (slots {slots}): {card.name} modules talk over the NVSwitch baseboard; "
+                "they take no NVLink bridge. Remove the bridge.")))  # fmt: skip
+        elif problem == "BRIDGE_NO_NVLINK":
             out.append(Check(severity="error", code="BRIDGE_NO_NVLINK", slot=first, message=(
                 f"{card.name} in slots {slots} has no NVLink: it exchanges data over PCIe only. Remove the "
                 "bridge, or use H200 NVL / H100 NVL cards for an NVLink domain.")))  # fmt: skip
-            continue
-        if len(slots) not in card.nvlink.bridge_sizes:
+        elif problem == "BRIDGE_SIZE":
+            assert card.nvlink is not None
             sizes = " or ".join(f"{n}-way" for n in card.nvlink.bridge_sizes)
-            out.append(
-                Check(
-                    severity="error",
-                    code="BRIDGE_SIZE",
-                    slot=first,
-                    message=(
-                        f"Bridge {i + 1} (slots {slots}): {card.name} takes a {sizes} NVLink bridge, not "
-                        f"{len(slots)} cards."
-                    ),
-                )
-            )
-            continue
-        xs = sorted((chassis.position(s).x, s) for s in slots)
-        width = int(card.form_factor.slot_width.value or 2)
-        gaps = [b[0] - a[0] for a, b in itertools.pairwise(xs)]
-        if any(g != width for g in gaps):
+            out.append(Check(severity="error", code="BRIDGE_SIZE", slot=first, message=(
+                f"Bridge {i + 1} (slots {slots}): {card.name} takes a {sizes} NVLink bridge, not "
+                f"{len(slots)} cards.")))  # fmt: skip
+        elif problem == "BRIDGE_NOT_ADJACENT":
+            order = [s for _, s in sorted((chassis.position(s).x, s) for s in slots)]
             out.append(Check(severity="error", code="BRIDGE_NOT_ADJACENT", slot=first, message=(
                 f"Bridge {i + 1} needs its cards side by side at one card-width pitch; slots "
-                f"{[s for _, s in xs]} are not adjacent. Move the cards next to each other.")))  # fmt: skip
+                f"{order} are not adjacent. Move the cards next to each other.")))  # fmt: skip
     return out
 
 
