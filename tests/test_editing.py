@@ -105,3 +105,13 @@ def test_compare_h200_against_rtx(build: Build) -> None:
     head = next(r for r in rows if r.job == build.jobs[0].name and r.what.startswith("headroom"))
     assert head.better == "left"
     assert any(r.what == "power" for r in rows)
+
+
+def test_fit_frontier_agrees_with_evaluate_for_ddp() -> None:
+    """The sweep shares evaluate's sharding rule: DDP replicas keep their gradient buckets at the peak."""
+    b = load_build(BUILDS / "default.yaml")
+    b = update_job(b, 0, model="llama-3.1-8b", method="full", parallelism="ddp", sequence_length=1024)
+    frontier = fit_frontier(b, 0, CAT, lengths=[1024])
+    own = next(c for c in frontier.curves if c.is_job)
+    row = evaluate(b).jobs[0].cards[0]
+    assert own.headroom_gb[0] == pytest.approx(row.headroom_gb, abs=1e-9)

@@ -17,7 +17,7 @@ from configurator.engine import calibration
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.communication import communication, slowest_link
 from configurator.engine.compute import compute
-from configurator.engine.memory import GB, MemoryBreakdown, job_parameters, memory_for_card
+from configurator.engine.memory import GB, MemoryBreakdown, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import LayoutCheck, MigRequest, mig_commands, mig_parted_yaml, place_layout
 from configurator.engine.physical import bridge_checks, power_budget, slot_checks
 from configurator.engine.precision import trained_bytes
@@ -178,7 +178,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     for (slot, instance), users in card_use.items():
         if len(users) > 1:
             total = sum(peak for _, peak in users)
-            capacity = _capacity(cards[slot], layouts.get(slot), instance)[0]
+            capacity = capacity_of(cards[slot], layouts.get(slot), instance)[0]
             where = f"slot {slot}" + (f" instance {instance}" if instance is not None else "")
             sev = "error" if total > capacity else "warning"
             checks.append(Check(severity=sev, code="CARD_SHARED", slot=slot, message=(
@@ -217,7 +217,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     )  # fmt: skip
 
 
-def _capacity(card: CardSpec, layout: LayoutCheck | None, instance: int | None) -> tuple[float, float, str | None]:
+def capacity_of(card: CardSpec, layout: LayoutCheck | None, instance: int | None) -> tuple[float, float, str | None]:
     """(driver-visible bytes, nominal bytes, MIG profile) of a card or one of its instances."""
     if instance is None or layout is None:
         return card.visible_gb * GB, (card.memory_gb.value or card.visible_gb) * GB, None
@@ -370,17 +370,17 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         )
         tp = n
     multi = n > 1 and not on_mig
-    shards = n if (multi and parallelism == "fsdp") else 1
     if model.is_params_only and job.activation_memory_gb is None:
         checks.append(Check(severity="warning", code="JOB_NO_ACTIVATION_MODEL", job=name, message=(
             f"Job '{name}': {model.name} has no architecture, so activations cannot be derived; set "
             "activation_memory_gb (seed B uses 15 GB) or import its config.json.")))  # fmt: skip
 
-    mem = memory_for_card(model, job, shards=shards, tp=tp if multi else 1, ddp=multi and parallelism == "ddp")
+    split = sharding(job, n, on_mig)
+    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp)
     rows = []
     for slot, instance in valid_keys:
         card = cards[slot]
-        capacity, nominal, profile = _capacity(card, layouts.get(slot), instance)
+        capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
         rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance))
         card_use.setdefault((slot, instance), []).append((name, mem.peak_reserved))
     for row in rows:
@@ -421,7 +421,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         card = cards[slot]
         share = 1.0
         if instance is not None and card.mig is not None:
-            profile = _capacity(card, layouts.get(slot), instance)[2]
+            profile = capacity_of(card, layouts.get(slot), instance)[2]
             total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
             share = card.mig.profile(profile).compute_slices / total_slices if profile else 1.0
         shares.append((card, share))

@@ -111,6 +111,25 @@ def job_parameters(model: ModelSpec, job: Job) -> Parameters:
     return parameters(model, job.method, job.lora.rank, targets)
 
 
+@dataclass(frozen=True)
+class Sharding:
+    shards: int  # FSDP / ZeRO-3 group size
+    tp: int  # tensor-parallel degree
+    ddp: bool  # data-parallel replicas keeping gradient buckets
+
+
+def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
+    """How the job's model states and activations split over its ``n_cards`` cards; one rule for the main
+    result and for the sweeps. MIG instances never form a group (NCCL does not run across them)."""
+    if n_cards <= 1 or on_mig:
+        return Sharding(1, 1, False)
+    return Sharding(
+        shards=n_cards if job.parallelism == "fsdp" else 1,
+        tp=n_cards if job.parallelism == "tp" else 1,
+        ddp=job.parallelism == "ddp",
+    )
+
+
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None
 ) -> MemoryBreakdown:

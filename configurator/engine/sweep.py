@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build, Job
-from configurator.engine.evaluate import resolve_model
-from configurator.engine.memory import GB, memory_for_card
+from configurator.engine.evaluate import capacity_of, resolve_model  # the main result's capacity rule
+from configurator.engine.memory import GB, Sharding, memory_for_card, sharding
+from configurator.engine.mig import MigRequest, place_layout
 
 # The comparison methods drawn dimmed beside the job's own (seed A's cases).
 COMPARE_METHODS: list[tuple[str, dict]] = [  # type: ignore[type-arg]
@@ -45,12 +46,12 @@ def default_lengths(top: int = 131072, points: int = 48) -> list[int]:
     return sorted({int(round(lo * step**i / 64) * 64) or 64 for i in range(points)})
 
 
-def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, shards: int, tp: int,  # type: ignore[no-untyped-def]
+def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, split: Sharding,  # type: ignore[no-untyped-def]
            is_job: bool) -> FrontierCurve:  # fmt: skip
     heads = []
     best = None
     for s in lengths:
-        mem = memory_for_card(model, job, shards=shards, tp=tp, sequence_length=s)
+        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, sequence_length=s)
         head = (capacity - mem.peak_reserved) / GB
         heads.append(head)
         if head >= 0:
@@ -71,9 +72,6 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
         return None
     if model.is_params_only or not job.cards:
         return None
-    from configurator.engine.evaluate import _capacity  # same capacity rule as the main result
-    from configurator.engine.mig import MigRequest, place_layout
-
     caps = []
     for slot, instance in job.card_keys:
         placement = build.card_in(slot)
@@ -84,24 +82,22 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
         if instance is not None and placement and placement.mig and card.mig:
             layout = place_layout(card.mig, [MigRequest(r.profile, r.start) for r in placement.mig])
         try:
-            caps.append((_capacity(card, layout, instance)[0], card.name))
+            caps.append((capacity_of(card, layout, instance)[0], card.name))
         except KeyError:
             continue
     if not caps:
         return None
     capacity, card_name = min(caps)
-    n = len(job.cards)
-    shards = n if job.parallelism == "fsdp" and n > 1 else 1
-    tp = n if job.parallelism == "tp" and n > 1 else 1
+    split = sharding(job, len(job.cards), on_mig=any(i is not None for _, i in job.card_keys))
     lengths = lengths or default_lengths()
     curves = [
         _curve(model, job.model_copy(update={"micro_batch_size": b}), f"{job.method}, micro-batch {b}", lengths,
-               capacity, shards, tp, is_job=(b == job.micro_batch_size))
+               capacity, split, is_job=(b == job.micro_batch_size))
         for b in sorted(set(micro_batches) | {job.micro_batch_size})
     ]  # fmt: skip
     for label, changes in COMPARE_METHODS:
         if changes["method"] == job.method and changes.get("optimizer", job.optimizer) == job.optimizer:
             continue
         other = job.model_copy(update=changes)
-        curves.append(_curve(model, other, label, lengths, capacity, shards, tp, is_job=False))
+        curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False))
     return Frontier(job.name, card_name, capacity / GB, curves)
