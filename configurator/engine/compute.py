@@ -32,6 +32,16 @@ def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
     return dense + attention
 
 
+def ridge_intensity(peak_tflops: float, bandwidth_gb_s: float) -> float:
+    """FLOP/byte where a card stops being memory-bound: its ops:byte ratio (NVIDIA performance guide; seed A)."""
+    return peak_tflops * 1e12 / (bandwidth_gb_s * 1e9)
+
+
+def attainable_tflops(peak_tflops: float, bandwidth_gb_s: float, intensity: float) -> float:
+    """Roofline model (Williams, Waterman and Patterson 2009): min(peak, intensity x bandwidth), in TFLOPS."""
+    return min(peak_tflops, intensity * bandwidth_gb_s * 1e9 / 1e12)
+
+
 def matmul_intensity(tokens: int, d_in: int, d_out: int) -> tuple[float, float]:
     """(FLOPs, bytes) of a BF16 matmul of tokens x d_in by d_in x d_out: NVIDIA's performance guide,
     arithmetic intensity = 2MNK / 2(MK + KN + MN) (seed A: ~1,250 for 8B's up-projection on 2,048 tokens)."""

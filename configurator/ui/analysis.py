@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
+from configurator.engine.compute import attainable_tflops, ridge_intensity
 from configurator.engine.result import JobResult
 from configurator.engine.sweep import Frontier, fit_frontier
 
@@ -724,10 +725,10 @@ class _Roof:
     @property
     def ridge(self) -> float:
         """FLOP/byte where memory stops being the limit."""
-        return self.peak_tflops * 1000 / self.bandwidth_gb_s
+        return ridge_intensity(self.peak_tflops, self.bandwidth_gb_s)
 
     def attainable(self, intensity: float) -> float:
-        return min(self.peak_tflops, intensity * self.bandwidth_gb_s / 1000)
+        return attainable_tflops(self.peak_tflops, self.bandwidth_gb_s, intensity)
 
 
 class RooflineChart(_Chart):
