@@ -119,3 +119,14 @@ class CardSpec(Strict):
         return (self.bf16_dense_tflops.require(f"{self.id} BF16 rate") * 1e12) / (
             self.memory_bandwidth_gb_s.require(f"{self.id} bandwidth") * 1e9
         )
+
+
+def short_card_name(name: str, *, abbreviate: bool = True) -> str:
+    """One shortening for every narrow label: 'NVIDIA RTX PRO 6000 Blackwell Server Edition' ->
+    'RTX PRO 6000 Server' (abbreviated) or 'RTX PRO 6000 Server Edition'."""
+    short = name.removeprefix("NVIDIA ").replace(" Blackwell", "")
+    if abbreviate:
+        for long, abbrev in ((" Max-Q Workstation Edition", " Max-Q"), (" Workstation Edition", " WS"),
+                             (" Server Edition", " Server")):  # fmt: skip
+            short = short.replace(long, abbrev)
+    return short

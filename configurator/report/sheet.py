@@ -9,6 +9,7 @@ import hashlib
 from dataclasses import dataclass, field
 from html import escape
 
+from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult, calibration
 from configurator.engine.buildfile import build_to_yaml
@@ -40,15 +41,6 @@ def _table(headers: list[str], rows: list[list[str]], widths: list[int] | None =
         "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
         f"border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
-
-
-def short_card_name(name: str) -> str:
-    """'NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition' -> 'RTX PRO 6000 Max-Q' (narrow tables)."""
-    short = name.removeprefix("NVIDIA ").replace(" Blackwell", "")
-    for long, abbrev in ((" Max-Q Workstation Edition", " Max-Q"), (" Workstation Edition", " WS"),
-                         (" Server Edition", " Server")):  # fmt: skip
-        short = short.replace(long, abbrev)
-    return short
 
 
 def _gb(v: float) -> str:

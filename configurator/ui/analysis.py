@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.compute import attainable_tflops, ridge_intensity
@@ -103,14 +104,6 @@ def _wrap(text: str, width: int, lines: int = 2) -> str:
     if len(out) > lines:
         out = [*out[: lines - 1], _shorten(" ".join(out[lines - 1 :]), width)]
     return "\n".join(out)
-
-
-def short_card_name(name: str) -> str:
-    """'NVIDIA RTX PRO 6000 Blackwell Server Edition' -> 'RTX PRO 6000 Server'."""
-    for a, b in (("NVIDIA ", ""), ("Blackwell ", ""), ("Max-Q Workstation Edition", "Max-Q"),
-                 ("Workstation Edition", "WS"), ("Server Edition", "Server")):  # fmt: skip
-        name = name.replace(a, b)
-    return name.strip()
 
 
 def _length_label(v: float) -> str:

@@ -59,6 +59,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.build import CardPlacement, InstanceRef, MigInstanceRequest
@@ -192,11 +193,7 @@ def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> 
 
 def short_name(name: str) -> str:
     """'NVIDIA RTX PRO 6000 Blackwell Server Edition' -> 'RTX PRO 6000 Server'; 'H100 SXM 80GB' -> 'H100 SXM'."""
-    short = name.removeprefix("NVIDIA ").replace(" Blackwell", "")
-    for long, abbrev in ((" Max-Q Workstation Edition", " Max-Q"), (" Workstation Edition", " WS"),
-                         (" Server Edition", " Server"), (" (SXM)", "")):  # fmt: skip
-        short = short.replace(long, abbrev)
-    return re.sub(r"\s+\d+GB$", "", short)
+    return re.sub(r"\s+\d+GB$", "", short_card_name(name).replace(" (SXM)", ""))
 
 
 def _link_words(bound_by: str | None) -> str:

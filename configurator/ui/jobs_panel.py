@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.cards import short_card_name
 from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
@@ -791,7 +792,7 @@ class JobsPanel(QWidget):
             for c in build.cards:
                 card = self.doc.catalog.cards.get(c.card)
                 full = card.name if card else c.card
-                name = full.removeprefix("NVIDIA ").replace(" Blackwell", "")
+                name = short_card_name(full, abbreviate=False)
                 refs = [(k, f"slot {c.slot} · {r.profile} #{k}") for k, r in enumerate(c.mig)] if c.mig else [
                     (None, f"slot {c.slot} · {name}")]  # fmt: skip
                 for instance, text in refs:

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from configurator.catalog.cards import CardSpec, MigProfile, MigSpec
+from configurator.catalog.cards import CardSpec, MigProfile, MigSpec, short_card_name
 from configurator.engine import Build, BuildResult
 from configurator.engine.build import InstanceRef
 from configurator.engine.editing import EditRefused, assign_job, set_mig_layout
@@ -72,7 +72,7 @@ HEADER_H = 18.0
 
 
 def _short_name(card: CardSpec) -> str:
-    return card.name.removeprefix("NVIDIA ").replace(" Blackwell", "")
+    return short_card_name(card.name, abbreviate=False)
 
 
 def _size_order(spec: MigSpec, names: list[str] | tuple[str, ...]) -> list[str]:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from configurator.catalog.cards import CardSpec
+from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.ui.mime import card_mime
 from configurator.ui.style import card_colour
@@ -52,7 +52,7 @@ def card_icon(card: CardSpec, size: int = 40) -> QIcon:
 def card_summary(card: CardSpec) -> str:
     nvlink = "NVLink" if card.nvlink else "no NVLink"
     power = card.power.tdp_w.value
-    name = card.name.removeprefix("NVIDIA ").replace(" Blackwell", "")
+    name = short_card_name(card.name, abbreviate=False)
     return f"{name}\n{card.visible_gb:.1f} GB · {power:.0f} W · {nvlink}"
 
 
