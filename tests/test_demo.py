@@ -250,8 +250,8 @@ def test_drag_a_card_onto_a_slot_changes_the_key_figure(demo: DemoWindow) -> Non
 def test_tap_a_card_then_a_slot(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     """Touch screens: tap a palette card, then tap a slot."""
     demo.show_scenario(1)
-    palette = demo.palette
-    item = palette.item(demo.palette.card_ids().index("rtx-pro-6000-server"))
+    palette = demo.card_palette
+    item = palette.item(demo.card_palette.card_ids().index("rtx-pro-6000-server"))
     qtbot.mouseClick(palette.viewport(), Qt.MouseButton.LeftButton, pos=palette.visualItemRect(item).center())
     assert demo.chassis.armed == "rtx-pro-6000-server"
     view = demo.chassis
@@ -331,7 +331,7 @@ def test_idle_starts_the_attract_loop_and_input_stops_it(qtbot, tmp_path: Path) 
     assert demo.current_index() == index and not demo.is_attracting()
     # idle again: it comes back; a key press stops it too
     qtbot.waitUntil(demo.is_attracting, timeout=5000)
-    qtbot.keyClick(demo.palette, Qt.Key.Key_Space)
+    qtbot.keyClick(demo.card_palette, Qt.Key.Key_Space)
     assert not demo.is_attracting()
 
 
@@ -507,7 +507,7 @@ def test_screenshot_of_every_scenario(demo: DemoWindow, qtbot, index: int) -> No
     for button in demo.findChildren(type(demo.reset_button)):
         if button.isVisibleTo(demo) and button.parent() is not demo.pin_pad.panel:
             assert button.height() >= 64, button.text()
-    assert demo.palette.count() == len(demo.scenario.cards)
+    assert demo.card_palette.count() == len(demo.scenario.cards)
     assert demo.chassis.height() >= 300 and demo.chart.height() >= 300
 
 

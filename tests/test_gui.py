@@ -216,7 +216,7 @@ def test_autosave_and_restore(window, qtbot, tmp_path: Path, monkeypatch) -> Non
 
 def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no-untyped-def]
     """Choosing the 4-slot workstation keeps cards whose slots exist; the view redraws the new chassis."""
-    window.palette.chassis_chosen.emit("generic-workstation-4")
+    window.card_palette.chassis_chosen.emit("generic-workstation-4")
     assert window.doc.build.chassis == "generic-workstation-4"
     assert sorted(window.chassis_view.slot_items) == [1, 2, 3, 4]
     assert "PASSIVE_CARD_NEEDS_SERVER_AIRFLOW" in window.checks.codes()
@@ -226,7 +226,7 @@ def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no
 
 def test_checks_click_selects_slot(window) -> None:  # type: ignore[no-untyped-def]
     """Clicking a check selects the card it concerns in the chassis view."""
-    window.palette.chassis_chosen.emit("generic-workstation-4")
+    window.card_palette.chassis_chosen.emit("generic-workstation-4")
     row = next(i for i in range(window.checks.count()) if "PASSIVE" in window.checks.item(i).text())
     window.checks.itemClicked.emit(window.checks.item(row))
     assert window.chassis_view.selected_slots() == [window.doc.result.checks[row].slot]
@@ -234,8 +234,8 @@ def test_checks_click_selects_slot(window) -> None:  # type: ignore[no-untyped-d
 
 def test_palette_filter(window) -> None:  # type: ignore[no-untyped-def]
     """Typing in the filter box narrows the palette."""
-    window.palette.filter.setText("rtx")
-    assert set(window.palette.visible_ids()) == {"rtx-pro-6000-ws", "rtx-pro-6000-maxq", "rtx-pro-6000-server"}
+    window.card_palette.filter.setText("rtx")
+    assert set(window.card_palette.visible_ids()) == {"rtx-pro-6000-ws", "rtx-pro-6000-maxq", "rtx-pro-6000-server"}
 
 
 def test_hover_tooltip_has_exact_figures(window) -> None:  # type: ignore[no-untyped-def]
@@ -255,11 +255,11 @@ def test_units_preference_gib(window) -> None:  # type: ignore[no-untyped-def]
 
 def test_keyboard_placement(window) -> None:  # type: ignore[no-untyped-def]
     """Enter on a palette card places it in the first free slot that takes it (no mouse needed)."""
-    palette = window.palette.cards
+    palette = window.card_palette.cards
     item = next(palette.item(i) for i in range(palette.count()) if palette.item(i).data(256) == "l40s")
     palette.itemActivated.emit(item)
     assert window.doc.build.card_in(4).card == "l40s"
-    window.palette.card_activated.emit("h200-sxm")  # no SXM socket in a PCIe chassis
+    window.card_palette.card_activated.emit("h200-sxm")  # no SXM socket in a PCIe chassis
     assert "No free slot" in window.statusBar().currentMessage()
 
 

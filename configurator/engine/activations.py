@@ -60,14 +60,9 @@ def _trained_groups(model: ModelSpec, method: str, targets: str | tuple[str, ...
     names = [t for t in targets if t not in ("lm_head", "output")] if isinstance(targets, tuple) else targets
     if not names:
         return frozenset()
-    for module in _lora_modules(model, names if isinstance(names, str) else tuple(names)):
+    for module in model.lora_modules(names if isinstance(names, str) else list(names)):
         groups |= _SHORT.get(module.short_name, _SHORT.get(module.name, set()))
     return frozenset(groups)
-
-
-@functools.lru_cache(maxsize=256)
-def _lora_modules(model: ModelSpec, targets: str | tuple[str, ...]):  # type: ignore[no-untyped-def]
-    return model.lora_modules(targets if isinstance(targets, str) else list(targets))
 
 
 def lm_head_trained(job: Job) -> bool:

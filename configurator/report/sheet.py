@@ -14,6 +14,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult, calibration
 from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.memory import ALLOCATOR_DYNAMIC_FRACTION, ALLOCATOR_STATIC_FRACTION, CUDA_CONTEXT_BYTES
+from configurator.report.text import overlap_phrase
 
 FIGURE_MARK = "[[figure:{}]]"
 
@@ -174,12 +175,9 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
                      f"{c.rate_gb_s:,.0f} ({c.rate_basis})", f"{c.seconds:.3f}"] for c in comm.collectives]  # fmt: skip
             out.append(_table(["Collective", "Kind", "×/step", "GB per card", "Link", "GB/s per direction", "Seconds"],
                               rows, [30, 13, 7, 11, 10, 17, 12]))  # fmt: skip
-            ratio = f"; {comm.ratio_to_compute:.2f}× compute" if comm.ratio_to_compute is not None else ""
-            hidden = {True: ", can hide behind compute", False: ", on the critical path", None: ""}[
-                comm.hidden_behind_compute
-            ]
             out.append(
-                f"<p>Communication {comm.seconds_per_step:.3f} s per step over {comm.bound_by}{ratio}{hidden}.</p>"
+                f"<p>Communication {comm.seconds_per_step:.3f} s per step over {comm.bound_by}"
+                f"{overlap_phrase(comm)}.</p>"
             )
             out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comm.notes]
         if comp:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from configurator.engine.result import BuildResult, JobResult
+from configurator.engine.result import BuildResult, Communication, JobResult
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
+
+
+def overlap_phrase(comm: Communication) -> str:
+    """How the step's communication relates to its compute, in words (text report and build sheet)."""
+    ratio = f", {comm.ratio_to_compute:.2f}× compute" if comm.ratio_to_compute is not None else ""
+    hidden = {True: ", can hide behind compute", False: ", on the critical path", None: ""}
+    return ratio + hidden[comm.hidden_behind_compute]
 
 
 def _gb(x: float) -> str:
@@ -42,11 +49,7 @@ def _job(job: JobResult) -> list[str]:
                 f"    {col.name:42s} {col.kind:14s} x{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
                 f" over {col.link} at {col.rate_gb_s:.0f} GB/s = {col.seconds:.3f} s"
             )
-        ratio = f", {comm.ratio_to_compute:.2f}x compute" if comm.ratio_to_compute is not None else ""
-        hidden = {True: ", can hide behind compute", False: ", on the critical path", None: ""}[
-            comm.hidden_behind_compute
-        ]
-        out.append(f"    total {comm.seconds_per_step:.3f} s{ratio}{hidden}")
+        out.append(f"    total {comm.seconds_per_step:.3f} s{overlap_phrase(comm)}")
         out += [f"    {n}" for n in comm.notes]
     comp = job.compute
     if comp:

@@ -25,6 +25,7 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.editing import check_place
 from configurator.ui.document import BuildDocument
 from configurator.ui.mime import read_card, read_job, read_slot, slot_mime
+from configurator.ui.scene import item_under
 from configurator.ui.style import card_colour
 
 MM = 2.0  # scene pixels per millimetre
@@ -296,12 +297,7 @@ class ChassisView(QGraphicsView):
 
     # ---- dragging a placed card ----
     def _card_at(self, scene_pos: QPointF) -> CardItem | None:
-        for item in self.scene().items(scene_pos):
-            while item is not None and not isinstance(item, CardItem):
-                item = item.parentItem()
-            if isinstance(item, CardItem):
-                return item
-        return None
+        return item_under(self.scene(), scene_pos, CardItem)
 
     def _slot_at(self, scene_pos: QPointF) -> SlotItem | None:
         for item in self.slot_items.values():

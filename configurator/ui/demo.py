@@ -1052,9 +1052,9 @@ class DemoWindow(QWidget):
         pal_label = QLabel("Drag a card onto a slot:")
         pal_label.setFont(_font(18, True))
         pal.addWidget(pal_label)
-        self.palette = DemoPalette(self.catalog)
-        self.palette.armed.connect(self._armed)
-        pal.addWidget(self.palette)
+        self.card_palette = DemoPalette(self.catalog)
+        self.card_palette.armed.connect(self._armed)
+        pal.addWidget(self.card_palette)
         controls.addLayout(pal)
 
         knobs = QVBoxLayout()
@@ -1225,7 +1225,7 @@ class DemoWindow(QWidget):
         s = self.scenarios[index]
         self.title.setText(s.title)
         self.text.setText(s.text)
-        self.palette.set_cards(s.cards)
+        self.card_palette.set_cards(s.cards)
         self.chassis.armed = None
         self.seq_box.setVisible("sequence" in s.controls)
         self.method_box.setVisible("method" in s.controls)
@@ -1526,7 +1526,8 @@ class DemoWindow(QWidget):
     def _place_banner(self) -> None:
         """Over the controls row, which the loop does not use."""
         stage = self.stage.geometry()
-        top = self.palette.mapTo(self, QPoint(0, 0)).y() - 40 if self.palette.isVisible() else stage.bottom() - 220
+        shown = self.card_palette.isVisible()
+        top = self.card_palette.mapTo(self, QPoint(0, 0)).y() - 40 if shown else stage.bottom() - 220
         self.banner.setGeometry(stage.left(), top, stage.width(), stage.bottom() - top + 1)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -53,7 +53,7 @@ class MainWindow(QMainWindow):
         from configurator.ui.mig_editor import MigEditor
         from configurator.ui.summary import SummaryStrip
 
-        self.palette = Palette(document.catalog)
+        self.card_palette = Palette(document.catalog)
         self.jobs_panel = JobsPanel(document)
         self.chassis_view = ChassisView(document)
         self.chart = HeadroomChart(unit=self.unit)
@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
 
         left = QDockWidget("Cards", self)
         left.setObjectName("palette")
-        left.setWidget(self.palette)
+        left.setWidget(self.card_palette)
         left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
         jobs = QDockWidget("Jobs", self)
@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         right.setObjectName("checks")
         right.setWidget(self.checks)
         self.checks.setMinimumHeight(80)
-        self.palette.setMinimumWidth(230)
+        self.card_palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
         self.resizeDocks([left], [290], Qt.Orientation.Horizontal)
@@ -117,8 +117,8 @@ class MainWindow(QMainWindow):
         self.checks.job_clicked.connect(self.select_job_named)
         self.jobs_panel.job_selected.connect(self.analysis.set_job)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.palette.chassis_chosen.connect(self._choose_chassis)
-        self.palette.card_activated.connect(self.place_in_first_free_slot)
+        self.card_palette.chassis_chosen.connect(self._choose_chassis)
+        self.card_palette.card_activated.connect(self.place_in_first_free_slot)
         self._make_actions()
         self._autosave = QTimer(self)
         self._autosave.timeout.connect(self.autosave)
@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         self.chart.update_result(result)
         self.checks.update_result(result)
         self.summary.update_result(result, len(build.cards), len(build.bridges))
-        self.palette.set_chassis(build.chassis)
+        self.card_palette.set_chassis(build.chassis)
         a = self.rate_actions.get(build.assumptions.link_rates)
         if a is not None:
             a.setChecked(True)

@@ -53,6 +53,7 @@ from configurator.engine.mig import MigRequest, enumerate_layouts, place_layout
 from configurator.engine.result import CardMemory, MigCard, MigInstanceResult
 from configurator.ui.document import BuildDocument
 from configurator.ui.mime import job_mime, mig_profile_mime, read_job, read_mig_profile
+from configurator.ui.scene import item_under
 from configurator.ui.style import FIT_COLOUR
 
 DISPLAY_MODE_NOTE = (
@@ -334,20 +335,10 @@ class MigView(QGraphicsView):
         return unit if 0 <= unit < spec.grid_units else None
 
     def block_at(self, scene_pos: QPointF) -> InstanceBlock | None:
-        for item in self.scene().items(scene_pos):
-            while item is not None and not isinstance(item, InstanceBlock):
-                item = item.parentItem()
-            if isinstance(item, InstanceBlock):
-                return item
-        return None
+        return item_under(self.scene(), scene_pos, InstanceBlock)
 
     def chip_at(self, scene_pos: QPointF) -> JobChip | None:
-        for item in self.scene().items(scene_pos):
-            while item is not None and not isinstance(item, JobChip):
-                item = item.parentItem()
-            if isinstance(item, JobChip):
-                return item
-        return None
+        return item_under(self.scene(), scene_pos, JobChip)
 
     # ---- drawing ----
     def show_card(self, spec: MigSpec | None, caption: str, mig: MigCard | None, enabled: bool,
