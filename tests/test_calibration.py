@@ -6,30 +6,33 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import calibration
-from configurator.engine.calibration import KNOWN_OUTLIERS, MEASURED_RUNS, model_error
+from configurator.engine.calibration import GIB, HELD_OUT_RUNS, MEASURED_RUNS, model_error
+from configurator.engine.memory import memory_for_card
 
 TOLERANCE = 0.15
-HELD = [r for r in MEASURED_RUNS if r.label not in KNOWN_OUTLIERS]
 
 
-@pytest.mark.parametrize("run", HELD, ids=[r.label for r in HELD])
+def _error(run: calibration.MeasuredRun) -> float:
+    return model_error(run, default_catalog().model(run.model_id))
+
+
+@pytest.mark.parametrize("run", MEASURED_RUNS, ids=[r.label for r in MEASURED_RUNS])
 def test_within_15_percent(run: calibration.MeasuredRun) -> None:
     """Each case lands within 15 % of its measured peak, in the counter that case measured."""
-    err = model_error(run, default_catalog().model(run.model_id))
+    err = _error(run)
     assert abs(err) <= TOLERANCE, f"{run.label}: {err:+.1%} ({run.source})"
 
 
-@pytest.mark.parametrize("label", sorted(KNOWN_OUTLIERS))
-def test_known_outliers_stay_explained(label: str) -> None:
-    """An outlier is kept visible: it must still be under-predicted (a load-time floor), never silently fixed."""
-    run = next(r for r in MEASURED_RUNS if r.label == label)
-    err = model_error(run, default_catalog().model(run.model_id))
-    assert err < -TOLERANCE, "the outlier now fits: move it back into the held cases"
+@pytest.mark.parametrize("run", HELD_OUT_RUNS, ids=[r.label for r in HELD_OUT_RUNS])
+def test_held_out_runs_within_the_band(run: calibration.MeasuredRun) -> None:
+    """Runs no constant was fitted to land inside the band printed with every peak."""
+    err = _error(run)
+    assert calibration.MODEL_ERROR_MIN <= err <= calibration.MODEL_ERROR_MAX, f"{run.label}: {err:+.1%}"
 
 
 def test_band_matches_the_spread() -> None:
     """The uncertainty band reported around each peak is the spread of the model's errors on these runs."""
-    errors = [model_error(r, default_catalog().model(r.model_id)) for r in HELD]
+    errors = [_error(r) for r in MEASURED_RUNS]
     assert calibration.MODEL_ERROR_MIN <= min(errors) < calibration.MODEL_ERROR_MIN + 0.02
     assert calibration.MODEL_ERROR_MAX - 0.02 < max(errors) <= calibration.MODEL_ERROR_MAX
     low, high = calibration.uncertainty_band(100.0)
@@ -40,3 +43,40 @@ def test_every_measured_counter_is_named() -> None:
     """Each case says which counter it measured, so the comparison is like for like."""
     assert {r.counter for r in MEASURED_RUNS} == {"allocated", "reserved"}
     assert len(MEASURED_RUNS) == 18
+
+
+def _answerai(label: str) -> calibration.MeasuredRun:
+    return next(r for r in MEASURED_RUNS + HELD_OUT_RUNS if r.label == label)
+
+
+def test_fsdp_setup_pool_matches_the_published_one() -> None:
+    """benchmarks_03_2024.md: 'about 3.72GiB (see reserved_after_model_wrap)' for the QLoRA 1x512 command."""
+    run = _answerai("Answer.AI QLoRA 1x512")
+    mem = memory_for_card(default_catalog().model(run.model_id), run.job, shards=run.shards)
+    assert mem.setup_pool / calibration.FSDP_SETUP_POOL_MEASURED == pytest.approx(1.0, abs=0.02)
+
+
+def test_short_fsdp_runs_are_held_up_by_the_setup_pool() -> None:
+    """Answer.AI: reserved 4.98 GiB at 512 tokens and 5.21 at 2048 (LoRA: 10.24 and 10.22) while allocated
+    grows 8.28 -> 9.16 GiB: a floor, not the step. The model says the set-up pool binds at 512, so the
+    reserved figure grows much less than allocated does over the longer sequence."""
+    model = default_catalog().model("llama-2-7b")
+    for short, long in (("Answer.AI QLoRA 1x512", "Answer.AI QLoRA 1x2048"),
+                        ("Answer.AI LoRA 1x512", "Answer.AI LoRA 1x2048")):  # fmt: skip
+        a, b = (_answerai(label) for label in (short, long))
+        mem_a = memory_for_card(model, a.job, shards=2)
+        mem_b = memory_for_card(model, b.job, shards=2)
+        assert mem_a.setup_bound
+        allocated_growth = mem_b.peak_allocated - mem_a.peak_allocated
+        assert allocated_growth > 0.5 * GIB
+        assert mem_b.allocator_reserved - mem_a.allocator_reserved < 0.6 * allocated_growth
+
+
+def test_setup_pool_only_with_fsdp() -> None:
+    """One card, DDP replicas and fixed activation budgets keep no FSDP set-up pool."""
+    model = default_catalog().model("llama-2-7b")
+    run = _answerai("Answer.AI QLoRA 1x512")
+    assert memory_for_card(model, run.job, shards=1).setup_pool == 0
+    assert memory_for_card(model, run.job, shards=1, ddp=True).setup_pool == 0
+    fixed = run.job.model_copy(update={"activation_memory_gb": 15.0})
+    assert memory_for_card(model, fixed, shards=2).setup_pool == 0

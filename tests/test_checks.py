@@ -238,6 +238,11 @@ CASES: list[Case] = [
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
           "jobs": [job(parallelism="tp", cards=[1, 2])]},
          job="t", says=("Job 't'", "tensor parallel over PCIe", "Prefer FSDP, or NVLink-bridged cards")),
+    # ---- memory phases ----------------------------------------------------------------------------------------
+    Case("fsdp-setup-floor", "FSDP_SETUP_FLOOR", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "bridges": [{"slots": [1, 2]}],
+          "jobs": [job(model="llama-2-7b", method="qlora", parallelism="fsdp", sequence_length=512, cards=[1, 2])]},
+         job="t", says=("Job 't'", "FSDP set-up", "torch.cuda.empty_cache()")),
     Case("pcie-p2p", "PCIE_P2P", "info",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
           "jobs": [job(parallelism="ddp", cards=[1, 2])]},

@@ -82,7 +82,8 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
         peak_low_gb=low / GB, peak_high_gb=high / GB,
         headroom_gb=headroom / GB, headroom_nominal_gb=(nominal - mem.peak_allocated) / GB,
         fits=headroom >= 0, status=_status(headroom, capacity, peak, margin),
-        fixed_activation_budget=mem.fixed_budget,
+        fixed_activation_budget=mem.fixed_budget, fsdp_setup_pool_gb=mem.setup_pool / GB,
+        reserved_set_by="fsdp-setup" if mem.setup_bound else "step",
     )  # fmt: skip
 
 
@@ -397,6 +398,12 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
                 f"{a.safety_margin_fraction:.0%} safety margin; too little to plan on. Use a larger card or instance, "
                 "or lower the peak (QLoRA, a shorter sequence, FSDP over more cards).")))  # fmt: skip
 
+    if mem.setup_bound and rows:
+        checks.append(Check(severity="info", code="FSDP_SETUP_FLOOR", job=name, message=(
+            f"Job '{name}': the peak reserved memory is set by the pool FSDP set-up leaves behind "
+            f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card), not by the training step, so a shorter sequence or "
+            "smaller batch will not lower it. Calling torch.cuda.empty_cache() after wrapping the model releases "
+            "that pool.")))  # fmt: skip
     if len({cards[s].id for s, _ in valid_keys}) > 1:
         checks.append(
             Check(

@@ -25,6 +25,17 @@ CUDA_CONTEXT_BYTES = 0.5 * 2**30
 ALLOCATOR_STATIC_FRACTION = 0.02  # long-lived tensors are allocated once, in large blocks
 ALLOCATOR_DYNAMIC_FRACTION = 0.05  # activations and transients are freed and re-allocated every step
 
+# FSDP set-up leaves a pool behind. FSDP1 builds each unit by moving its parameters to the GPU and copying
+# them into one flat parameter before keeping 1/N of it (torch/distributed/fsdp/_flat_param.py:
+# flatten_tensors, then _get_shard), so the largest unit (the root: embeddings and lm_head) exists twice,
+# unsharded, at once. The caching allocator keeps those freed blocks, and reset_peak_memory_stats() does not
+# release them, so a run's peak reserved memory never falls below this pool (AnswerDotAI/fsdp_qlora train.py
+# resets the peak right after wrapping). The one published pool, "reserved_after_model_wrap" about 3.72 GiB
+# for Llama 2 7B QLoRA over 2 GPUs (benchmarks_03_2024.md), is the sharded states (with the static block
+# rounding above) plus 3.3 root units: the two copies above, and the smaller units' copies and block rounding,
+# which cannot serve the largest unit. tests/test_calibration.py holds the model to that figure.
+FSDP_SETUP_UNIT_COPIES = 3.3
+
 
 @dataclass(frozen=True)
 class MemoryBreakdown:
@@ -37,9 +48,15 @@ class MemoryBreakdown:
     activations: float  # saved for backward: layers, head, logits and loss
     transient: float  # at the peak only: recomputed layer, gathered FSDP unit, dequantised weights, grads
     cuda_context: float
-    allocator_reserve: float
+    fragmentation: float  # caching-allocator block rounding over the compute stream's live tensors
     gradients_at_peak: float  # gradients alive at the activation peak (0 with zero_grad(set_to_none))
     fixed_budget: bool  # activations + transients replaced by the job's activation_memory_gb
+    # FSDP only: bytes of the peak allocated on FSDP's own CUDA streams (gathered units on the unshard
+    # stream, reduce-scattered gradient shards on the post-backward stream). The caching allocator keeps
+    # one pool per stream, so these blocks never serve the compute stream (PyTorch "CUDA semantics",
+    # memory management) and add to whichever compute-stream pool is larger.
+    side_stream: float = 0.0
+    setup_pool: float = 0.0  # pool the allocator still holds from FSDP set-up (FSDP_SETUP_UNIT_COPIES)
 
     @property
     def model_states(self) -> float:
@@ -56,8 +73,28 @@ class MemoryBreakdown:
         return max(at_backward_start, at_backward_end)
 
     @property
+    def compute_stream_pool(self) -> float:
+        """Pool the training step needs on the compute stream: its live tensors plus block rounding."""
+        static = self.weights + self.adapters + self.optimizer
+        if not self.side_stream:
+            return self.peak_allocated + self.fragmentation
+        # gradients live on FSDP's post-backward stream (in side_stream), so they are left out here
+        compute_transient = self.transient - (self.side_stream - self.gradients)
+        return static + self.activations + compute_transient + self.fragmentation
+
+    @property
+    def setup_bound(self) -> bool:
+        """True when the pool left from FSDP set-up, not the training step, sets the peak reserved."""
+        return self.setup_pool > self.compute_stream_pool
+
+    @property
     def allocator_reserved(self) -> float:
-        return self.peak_allocated + self.allocator_reserve
+        return max(self.compute_stream_pool, self.setup_pool) + self.side_stream
+
+    @property
+    def allocator_reserve(self) -> float:
+        """The pool beyond live tensors at the peak: fragmentation, per-stream pools, set-up leftovers."""
+        return self.allocator_reserved - self.peak_allocated
 
     @property
     def peak_reserved(self) -> float:
@@ -169,7 +206,7 @@ def memory_for_card(
     elif model.is_params_only:
         # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
         activations = transient = 0.0
-    fsdp_buffers = 0.0
+    gathered = setup_pool = 0.0
     if not fixed and not model.is_params_only:
         act = activation_breakdown(model, job, tp, sequence_length)
         activations = act.saved_bytes
@@ -178,20 +215,22 @@ def memory_for_card(
             transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
         if shards > 1:
             # FSDP gathers one decoder layer at a time and prefetches the next (two units in flight), and
-            # the root unit (embeddings, lm_head) stays gathered through forward and backward.
-            layer_bytes = p.layer_params * (weights * split / max(p.total, 1))  # same storage as the weights
-            fsdp_buffers = 2 * layer_bytes * (shards - 1) / shards / tp
-            fsdp_buffers += p.embedding_and_head * BF16 * (shards - 1) / shards / tp
-            transient += fsdp_buffers
+            # the root unit (embeddings, lm_head) stays gathered through forward and backward. Each gathered
+            # unit is a whole unsharded copy, beside the local shard (FSDP's padded unsharded flat param).
+            layer_bytes = p.layer_params * (weights * split / max(p.total, 1)) / tp  # stored as the weights
+            root_bytes = p.embedding_and_head * BF16 / tp
+            gathered = 2 * layer_bytes + root_bytes
+            transient += gathered
+            largest_unit = max(layer_bytes, root_bytes)
+            setup_pool = (weights + adapters) * (1 + ALLOCATOR_STATIC_FRACTION)
+            setup_pool += FSDP_SETUP_UNIT_COPIES * largest_unit
 
     gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
     static = weights + adapters + optimizer + gradients
-    dynamic = activations + transient
-    reserve = ALLOCATOR_STATIC_FRACTION * static + ALLOCATOR_DYNAMIC_FRACTION * dynamic
-    if not fixed and not model.is_params_only:
-        # FSDP allocates gathered weights on its own stream; the caching allocator keeps per-stream
-        # pools, so those blocks stay reserved beside the compute stream's (PyTorch FSDP notes).
-        reserve += fsdp_buffers
+    dynamic = activations + transient - gathered
+    fragmentation = ALLOCATOR_STATIC_FRACTION * static + ALLOCATOR_DYNAMIC_FRACTION * dynamic
+    # gathered units on the unshard stream; gradient shards on the post-backward stream
+    side_stream = gathered + gradients if gathered else 0.0
     return MemoryBreakdown(
         weights=weights,
         adapters=adapters,
@@ -200,7 +239,9 @@ def memory_for_card(
         activations=activations,
         transient=transient,
         cuda_context=CUDA_CONTEXT_BYTES,
-        allocator_reserve=reserve,
+        fragmentation=fragmentation,
         gradients_at_peak=gradients_at_peak,
         fixed_budget=fixed,
+        side_stream=side_stream,
+        setup_pool=setup_pool,
     )

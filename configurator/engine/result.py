@@ -50,6 +50,8 @@ class CardMemory(Out):
     fits: bool
     status: FitStatus
     fixed_activation_budget: bool = False
+    fsdp_setup_pool_gb: float = 0.0  # allocator pool left from FSDP set-up (0 without FSDP)
+    reserved_set_by: Literal["step", "fsdp-setup"] = "step"  # which phase sets allocator_reserved_gb
 
 
 class Collective(Out):

@@ -13,7 +13,12 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult, calibration
 from configurator.engine.buildfile import build_to_yaml
-from configurator.engine.memory import ALLOCATOR_DYNAMIC_FRACTION, ALLOCATOR_STATIC_FRACTION, CUDA_CONTEXT_BYTES
+from configurator.engine.memory import (
+    ALLOCATOR_DYNAMIC_FRACTION,
+    ALLOCATOR_STATIC_FRACTION,
+    CUDA_CONTEXT_BYTES,
+    FSDP_SETUP_UNIT_COPIES,
+)
 from configurator.report.text import overlap_phrase
 
 FIGURE_MARK = "[[figure:{}]]"
@@ -164,7 +169,13 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
                 f"<p style='font-size:8pt'>Memory in GB. Model states {r0.model_states_gb:.1f} GB; peak allocated "
                 f"{r0.peak_allocated_gb:.1f} GB; allocator reserved {r0.allocator_reserved_gb:.1f} GB; peak as "
                 f"nvidia-smi shows it {r0.peak_reserved_gb:.1f} GB (model band {r0.peak_low_gb:.1f}–"
-                f"{r0.peak_high_gb:.1f} GB).</p>"
+                f"{r0.peak_high_gb:.1f} GB)"
+                + (
+                    f"; the reserved pool is set by FSDP set-up ({r0.fsdp_setup_pool_gb:.1f} GB), not the step"
+                    if r0.reserved_set_by == "fsdp-setup"
+                    else ""
+                )
+                + ".</p>"
             )
             out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")
         comm, comp = job.communication, job.compute
@@ -237,12 +248,15 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
         f"<li>Safety margin {a.safety_margin_fraction:.0%} of capacity; "
         f"CUDA context {CUDA_CONTEXT_BYTES / 1e9:.2f} GB; "
         f"caching-allocator reserve {ALLOCATOR_STATIC_FRACTION:.0%} of static and {ALLOCATOR_DYNAMIC_FRACTION:.0%} "
-        "of dynamic memory, plus FSDP's gathered units.</li>"
+        "of dynamic memory; under FSDP, the gathered units and gradient shards keep pools of their own streams, "
+        f"and the pool left from FSDP set-up (sharded states plus {FSDP_SETUP_UNIT_COPIES:g} copies of the largest "
+        "unit) is a floor under the peak.</li>"
         "<li>Activations: per-layer saved tensors of a Llama-style block (Korthikanti et al. 2022, re-derived for "
         "RMSNorm, rotary SDPA/flash attention, GQA and SwiGLU) plus logits and loss buffers. Checked against "
         f"{len(calibration.MEASURED_RUNS)} published runs: the model lands between "
         f"{calibration.MODEL_ERROR_MIN:+.0%} and {calibration.MODEL_ERROR_MAX:+.0%} of the measured peak "
-        "(one load-time outlier excluded); that spread is the band printed with each peak.</li>"
+        f"({len(calibration.HELD_OUT_RUNS)} further published runs, which no constant was fitted to, fall inside "
+        "that range); that spread is the band printed with each peak.</li>"
         "<li>Model states follow the ZeRO count: 16 B per trained parameter with mixed-precision AdamW, 10 B with "
         "8-bit AdamW; QLoRA stores block linears in NF4 (bitsandbytes, double quantisation by default).</li>"
         "</ul>"

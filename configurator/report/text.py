@@ -41,6 +41,9 @@ def _job(job: JobResult) -> list[str]:
             f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
             f"(model band {c.peak_low_gb:.1f}-{c.peak_high_gb:.1f} GB)"
         )
+        if c.reserved_set_by == "fsdp-setup":
+            pool = c.fsdp_setup_pool_gb
+            out.append(f"  allocator reserved is set by the pool FSDP set-up leaves ({pool:.1f} GB), not the step")
     comm = job.communication
     if comm.collectives:
         out.append(f"  communication per step ({comm.collectives[0].rate_basis} rates):")

@@ -29,11 +29,11 @@ class ChecksPanel(QListWidget):
 
     def update_result(self, result: BuildResult) -> None:
         self.clear()
-        if not result.checks:
-            item = QListWidgetItem("✔ No problems found.")
+        if all(check.severity == "info" for check in result.checks):
+            # notes are not problems: say so first, then list them
+            item = QListWidgetItem("✔ No problems found." + (" Notes:" if result.checks else ""))
             item.setForeground(QBrush(QColor("#2E7D32")))
             self.addItem(item)
-            return
         for check in result.checks:
             item = QListWidgetItem(f"{MARK[check.severity]} {check.code}: {check.message}")
             item.setForeground(QBrush(QColor(SEVERITY_COLOUR[check.severity])))

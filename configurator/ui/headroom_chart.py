@@ -147,6 +147,10 @@ class HeadroomChart(QWidget):
             f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}",
             f"Status: {r.status}",
         ]
+        if r.reserved_set_by == "fsdp-setup":
+            lines.append(
+                f"Reserved set by the FSDP set-up pool ({to_unit(r.fsdp_setup_pool_gb, u):.2f} {u}), not the step"
+            )
         return "<br>".join(lines)
 
     def _hover(self, pos: QPointF) -> None:
