@@ -48,6 +48,7 @@ def test_sequence_slider_to_repaint(benchmark, qtbot, tmp_path: Path) -> None:  
     window = make_window(qtbot, tmp_path, path)
     window.resize(1920, 1080)
     window.analysis.setCurrentIndex(1)  # the fit-frontier tab, the one that moves with the slider
+    window.jobs_dock.raise_()  # the slider lives in the jobs panel, so its form is on screen and redrawn
     QApplication.processEvents()
     lengths = iter([1024 + 64 * i for i in range(100000)])
 

@@ -320,3 +320,33 @@ def test_drag_job_onto_bridge_runs_it_on_the_group(window) -> None:  # type: ign
     job = window.doc.build.jobs[1]
     assert job.cards == [1, 2] and job.parallelism == "fsdp"
     assert "bridged slots 1, 2" in window.doc.undo_stack.undoText()
+
+
+def test_hidden_views_catch_up_when_shown(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Views behind another tab skip the per-edit redraw (it costs frames while dragging) and show the
+    document as it is the moment the user brings them forward."""
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.engine.editing import set_mig_layout, update_job
+    from configurator.ui.lazy import hidden_in_shown_window
+
+    window.jobs_panel.select_job(0)
+    window.analysis.setCurrentWidget(window.mig_editor)
+    window.mig_editor.select_slot(3)
+    window.cards_dock.raise_()
+    window.analysis.setCurrentIndex(0)
+    QApplication.processEvents()
+    assert hidden_in_shown_window(window.jobs_panel) and hidden_in_shown_window(window.mig_editor)
+
+    window.doc.edit("seq", lambda b: update_job(b, 0, sequence_length=4096))
+    window.doc.edit("mig", lambda b: set_mig_layout(b, window.doc.catalog, 3, [("2g.48gb", None)]))
+    assert window.jobs_panel.seq_spin.value() != 4096  # not redrawn while hidden
+    assert window.mig_editor.view.blocks == {}
+
+    window.jobs_dock.raise_()
+    window.analysis.setCurrentWidget(window.mig_editor)
+    QApplication.processEvents()
+    assert not hidden_in_shown_window(window.jobs_panel)
+    assert window.jobs_panel.seq_spin.value() == 4096
+    assert window.mig_editor.current_slot() == 3
+    assert len(window.mig_editor.view.blocks) == 1

@@ -20,7 +20,7 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QDrag, QFont, QPainter, QPixmap
+from PySide6.QtGui import QAction, QColor, QDrag, QFont, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -59,6 +59,7 @@ from configurator.engine.build import InstanceRef, Job, LoraSettings, ParamsOnly
 from configurator.engine.editing import add_job, duplicate_job, remove_job, rename_job, update_job
 from configurator.engine.evaluate import resolve_model
 from configurator.ui.document import BuildDocument
+from configurator.ui.lazy import hidden_in_shown_window
 from configurator.ui.mime import job_mime
 from configurator.ui.style import FIT_COLOUR
 
@@ -340,6 +341,7 @@ class JobsPanel(QWidget):
         self._cards_key: tuple = ()  # type: ignore[type-arg]
         self.card_checks: dict[tuple[int, int | None], CardCheck] = {}
         self._seq_pending: tuple[int, int] | None = None  # (job index, tokens) not yet pushed
+        self._fill_pending = False  # the form missed an edit while its dock tab was hidden
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
@@ -658,7 +660,10 @@ class JobsPanel(QWidget):
         lst.viewport().update()
         moved = row != self._index
         self._index = row
-        self._fill(build, result)
+        if hidden_in_shown_window(self):
+            self._fill_pending = True  # the form costs a few ms per edit; it is filled when shown
+        else:
+            self._fill(build, result)
         if moved:
             self.job_selected.emit(row)
 
@@ -676,7 +681,18 @@ class JobsPanel(QWidget):
             return self.doc.catalog.models[job.model].name
         return f"{spec.name} ({Path(job.model).name})" if spec else job.model
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.catch_up()
+
+    def catch_up(self, visible: bool = True) -> None:
+        """Fill the form if an edit arrived while it was hidden (connected to its dock's visibilityChanged:
+        a dock behind another dock's tab gets no show event when its tab is chosen)."""
+        if visible and self._fill_pending:
+            self._fill(self.doc.build, self.doc.result)
+
     def _fill(self, build: Build, result: BuildResult) -> None:
+        self._fill_pending = False
         i = self._index
         has_job = 0 <= i < len(build.jobs)
         self.editor.setEnabled(has_job)

@@ -95,6 +95,7 @@ class MainWindow(QMainWindow):
         jobs.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, jobs)
         self.tabifyDockWidget(left, jobs)
+        jobs.visibilityChanged.connect(self.jobs_panel.catch_up)
         left.raise_()
         self.jobs_dock, self.cards_dock = jobs, left
         right = QDockWidget("Checks", self)

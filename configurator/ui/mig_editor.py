@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
     QPixmap,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -52,6 +53,7 @@ from configurator.engine.editing import EditRefused, assign_job, set_mig_layout
 from configurator.engine.mig import MigRequest, enumerate_layouts, place_layout
 from configurator.engine.result import CardMemory, MigCard, MigInstanceResult
 from configurator.ui.document import BuildDocument
+from configurator.ui.lazy import hidden_in_shown_window
 from configurator.ui.mime import job_mime, mig_profile_mime, read_job, read_mig_profile
 from configurator.ui.scene import item_under
 from configurator.ui.style import FIT_COLOUR
@@ -597,6 +599,7 @@ class MigEditor(QWidget):
         self._spec_id: str | None = None  # card whose palette and layout list are shown
         self._choices: list[tuple[str, tuple[str, ...]]] = []  # layout combo entries: (name, profiles)
         self._editing = False
+        self._refresh_pending = False  # an edit arrived while the MIG tab was hidden
         self._action_message: tuple[str, bool] | None = None
 
         outer = QVBoxLayout(self)
@@ -737,13 +740,22 @@ class MigEditor(QWidget):
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         if not self._editing:
             self._action_message = None
+        if hidden_in_shown_window(self):
+            self._refresh_pending = True  # redrawn when the tab is shown
+            return
         self.setUpdatesEnabled(False)
         try:
             self._refresh(build, result)
         finally:
             self.setUpdatesEnabled(True)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._refresh_pending:
+            self._on_changed(self.doc.build, self.doc.result)
+
     def _refresh(self, build: Build, result: BuildResult) -> None:
+        self._refresh_pending = False
         slots = self.mig_slots()
         if not slots:
             self._slot = None
