@@ -281,6 +281,25 @@ def test_more_fsdp_cards_never_raise_model_states(job: Job) -> None:
     assert states[-1] < states[0]  # sharding actually divides something
 
 
+@settings(max_examples=40, deadline=None)
+@given(catalog_jobs(arch_only=False), st.integers(1, 8), st.integers(1, 65536), st.integers(1, 65536))
+def test_counters_are_ordered_and_grow_with_the_sequence(job: Job, shards: int, s1: int, s2: int) -> None:
+    """Whatever the phase that sets it (training step or FSDP set-up pool), the allocator never holds less
+    than is allocated, nvidia-smi never shows less than the allocator holds, and a longer sequence never
+    lowers any of the three counters."""
+    short, long_ = sorted((s1, s2))
+    model = _model_for(job)
+    counters = []
+    for seq in (short, long_):
+        mem = memory_for_card(model, job.model_copy(update={"sequence_length": seq}), shards=shards)
+        assert mem.peak_allocated <= mem.allocator_reserved * (1 + 1e-12)
+        assert mem.allocator_reserved < mem.peak_reserved
+        assert mem.setup_pool <= mem.allocator_reserved * (1 + 1e-12)
+        counters.append((mem.peak_allocated, mem.allocator_reserved, mem.peak_reserved))
+    for a, b in zip(*counters, strict=True):
+        assert a <= b * (1 + 1e-12)
+
+
 @settings(max_examples=60, deadline=None)
 @given(catalog_jobs(), st.integers(1, 131072), st.integers(1, 131072))
 def test_longer_sequences_never_lower_activations(job: Job, s1: int, s2: int) -> None:
