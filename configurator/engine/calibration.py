@@ -118,30 +118,28 @@ def model_error(run: MeasuredRun, model: ModelSpec) -> float:
 # used only to check the model on runs it was not built from. "ddp" rows are FSDP's NO_SHARD strategy
 # (a full copy on each GPU, gradients all-reduced), which the engine sizes as DDP.
 _AAI_FILE = _ANSWERAI + ", further rows"
+
+
+def _aai_row(label: str, method: str, batch: int, context: int, sharding: str, counter: Counter, gib: float
+             ) -> MeasuredRun:  # fmt: skip
+    """One row of Answer.AI's Llama 2 7B tables: sharding 'fsdp' (FULL_SHARD over 2) or 'ddp' (NO_SHARD)."""
+    quant = {"quantization": "nf4"} if method == "qlora" else {}
+    job = _job(method=method, sequence_length=context, micro_batch_size=batch, parallelism=sharding, **quant, **_aai)
+    return MeasuredRun(label, _AAI_FILE, "llama-2-7b", job, 2 if sharding == "fsdp" else 1, counter, gib * GIB)
+
+
 HELD_OUT_RUNS: tuple[MeasuredRun, ...] = (
-    MeasuredRun("Answer.AI LoRA 1x512", _AAI_FILE, "llama-2-7b",
-                _job(method="lora", sequence_length=512, parallelism="fsdp", **_aai), 2, "reserved", 10.24 * GIB),
-    MeasuredRun("Answer.AI LoRA 1x512 (allocated)", _AAI_FILE, "llama-2-7b",
-                _job(method="lora", sequence_length=512, parallelism="fsdp", **_aai), 2, "allocated", 8.28 * GIB),
-    MeasuredRun("Answer.AI QLoRA 4x2048", _AAI_FILE, "llama-2-7b",
-                _job(method="qlora", quantization="nf4", sequence_length=2048, micro_batch_size=4,
-                     parallelism="fsdp", **_aai), 2, "reserved", 11.22 * GIB),
-    MeasuredRun("Answer.AI QLoRA 10x2048", _AAI_FILE, "llama-2-7b",
-                _job(method="qlora", quantization="nf4", sequence_length=2048, micro_batch_size=10,
-                     parallelism="fsdp", **_aai), 2, "reserved", 20.97 * GIB),
-    MeasuredRun("Answer.AI LoRA 6x2048", _AAI_FILE, "llama-2-7b",
-                _job(method="lora", sequence_length=2048, micro_batch_size=6, parallelism="fsdp", **_aai), 2,
-                "reserved", 21.35 * GIB),
-    MeasuredRun("Answer.AI QLoRA 8x2048 NO_SHARD", _AAI_FILE, "llama-2-7b",
-                _job(method="qlora", quantization="nf4", sequence_length=2048, micro_batch_size=8,
-                     parallelism="ddp", **_aai), 1, "reserved", 20.94 * GIB),
-    MeasuredRun("Answer.AI LoRA 4x2048 NO_SHARD", _AAI_FILE, "llama-2-7b",
-                _job(method="lora", sequence_length=2048, micro_batch_size=4, parallelism="ddp", **_aai), 1,
-                "reserved", 22.04 * GIB),
-)  # fmt: skip
+    _aai_row("Answer.AI LoRA 1x512", "lora", 1, 512, "fsdp", "reserved", 10.24),
+    _aai_row("Answer.AI LoRA 1x512 (allocated)", "lora", 1, 512, "fsdp", "allocated", 8.28),
+    _aai_row("Answer.AI QLoRA 4x2048", "qlora", 4, 2048, "fsdp", "reserved", 11.22),
+    _aai_row("Answer.AI QLoRA 10x2048", "qlora", 10, 2048, "fsdp", "reserved", 20.97),
+    _aai_row("Answer.AI LoRA 6x2048", "lora", 6, 2048, "fsdp", "reserved", 21.35),
+    _aai_row("Answer.AI QLoRA 8x2048 NO_SHARD", "qlora", 8, 2048, "ddp", "reserved", 20.94),
+    _aai_row("Answer.AI LoRA 4x2048 NO_SHARD", "lora", 4, 2048, "ddp", "reserved", 22.04),
+)
 
 # The one published FSDP set-up pool: "reserved_after_model_wrap" about 3.72 GiB per GPU for the QLoRA 1x512
-# command (benchmarks_03_2024.md). memory.FSDP_SETUP_FRAGMENTATION is derived from it.
+# command (benchmarks_03_2024.md). memory.FSDP_SETUP_UNIT_COPIES is derived from it.
 FSDP_SETUP_POOL_MEASURED = 3.72 * GIB
 
 # Spread of model_error over MEASURED_RUNS (checked by tests/test_calibration.py): the model lands between
