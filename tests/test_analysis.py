@@ -307,3 +307,31 @@ def test_hidden_tabs_catch_up_when_shown(qtbot) -> None:  # type: ignore[no-unty
     assert tabs.step_time.comm_seconds() == before  # stale while hidden
     tabs.setCurrentWidget(tabs.step_time)
     assert tabs.step_time.comm_seconds() != before
+
+
+def test_roofline_of_a_job_in_a_mig_instance_is_the_instance_share(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A job in a 3g MIG instance of an H200 NVL runs at 3/7 of the card's rate and bandwidth (the engine's
+    compute share): its operations sit on that lower roof, whose ridge is the card's."""
+    from configurator.engine import Build
+
+    build = Build.model_validate({
+        "chassis": "generic-server-8",
+        "cards": [{"slot": 1, "card": "h200-nvl", "mig": ["3g.71gb"]}],
+        "jobs": [{"name": "8B in 3g", "model": "llama-3.1-8b", "method": "qlora", "cards": [{"slot": 1, "instance": 0}]}],
+    })  # fmt: skip
+    tabs = make_tabs(qtbot, build=build)
+    tabs.setCurrentWidget(tabs.roofline)
+    job = tabs.doc.result.jobs[0]
+    card = tabs.doc.catalog.cards["h200-nvl"]
+    share = card.mig.profile("3g.71gb").compute_slices / 7
+    peak, bw = card.bf16_dense_tflops.value * share, card.memory_bandwidth_gb_s.value * share
+    assert job.compute.bf16_tflops == pytest.approx(peak)
+    points = tabs.roofline.points()
+    assert points and [p[0] for p in points] == [m.name for m in job.compute.matmuls]
+    for _, intensity, y in points:
+        assert y == pytest.approx(min(peak, intensity * bw / 1000))
+    # the whole card's roof and the instance's roof share one ridge intensity, at different heights
+    rx, ry = tabs.roofline.ridges.getOriginalDataset()
+    assert list(rx) == pytest.approx([card.ops_per_byte] * 2)
+    assert sorted(ry) == pytest.approx(sorted([card.bf16_dense_tflops.value, peak]))
+    assert "3g.71gb" in tabs.roofline.title_text and "MIG instance" in tabs.roofline.note.text

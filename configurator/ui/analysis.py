@@ -189,6 +189,11 @@ class _Chart(QWidget):
         else:
             item.setText(text, color=colour)
 
+    @property
+    def title_text(self) -> str:
+        """The chart's title as drawn above the plot."""
+        return self._title
+
     def _set_title(self, title: str) -> None:
         if title != self._title:
             self._title = title
@@ -800,6 +805,15 @@ class RooflineChart(_Chart):
         job_ids = {row.card for row in job.cards} if job else set()
         on_job = [r for r in roofs if r.card_id in job_ids]
         slow = min(on_job, key=lambda r: r.peak_tflops) if on_job else None
+        rate = job.compute.bf16_tflops if job and job.compute else None
+        on_instance = slow is not None and job is not None and bool(rate) and rate < slow.peak_tflops * (1 - 1e-9)
+        if on_instance:
+            # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike,
+            # so the ridge stays put); draw that roof and place the operations on it
+            share = rate / slow.peak_tflops
+            profile = next((row.mig for row in job.cards if row.card == slow.card_id and row.mig), "instance")
+            slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, slow.bandwidth_gb_s * share)
+            roofs = [*roofs[: self.MAX_CARDS - 1], slow]
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
         self._points = [(m.name, m.intensity, slow.attainable(m.intensity)) for m in ops] if slow else []
@@ -823,7 +837,7 @@ class RooflineChart(_Chart):
                 width = 3.0 if slow is not None and r is slow else 2.0
                 item.setData([10**xa, r.ridge, 10**xb], [r.attainable(10**xa), r.peak_tflops, r.peak_tflops],
                              pen=pg.mkPen(colour, width=width))  # fmt: skip
-                entries.append((item, f"{r.name}: {r.peak_tflops:g} TFLOPS, {r.bandwidth_gb_s / 1000:g} TB/s"))
+                entries.append((item, f"{r.name}: {r.peak_tflops:.4g} TFLOPS, {r.bandwidth_gb_s / 1000:.4g} TB/s"))
             else:
                 item.setData([], [])
         self.ridges.setData([r.ridge for r in roofs], [r.peak_tflops for r in roofs])
@@ -866,7 +880,11 @@ class RooflineChart(_Chart):
             note = "This job's cards have no published BF16 rate: its operations are not placed."
         else:
             title = f"Roofline — {_shorten(job.name, 40)} on {slow.name}"
-            note = "Operations at the job's slowest card's peak rate (before utilisation)."
+            note = (
+                "Operations at the MIG instance's share of its card's peak rate (before utilisation)."
+                if on_instance
+                else "Operations at the job's slowest card's peak rate (before utilisation)."
+            )
         if missing:
             note += " No BF16 rate: " + ", ".join(short_card_name(catalog.cards[c].name) for c in missing) + "."
         self._set_title(title)
