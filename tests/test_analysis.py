@@ -317,7 +317,8 @@ def test_roofline_of_a_job_in_a_mig_instance_is_the_instance_share(qtbot) -> Non
     build = Build.model_validate({
         "chassis": "generic-server-8",
         "cards": [{"slot": 1, "card": "h200-nvl", "mig": ["3g.71gb"]}],
-        "jobs": [{"name": "8B in 3g", "model": "llama-3.1-8b", "method": "qlora", "cards": [{"slot": 1, "instance": 0}]}],
+        "jobs": [{"name": "8B in 3g", "model": "llama-3.1-8b", "method": "qlora",
+                  "cards": [{"slot": 1, "instance": 0}]}],
     })  # fmt: skip
     tabs = make_tabs(qtbot, build=build)
     tabs.setCurrentWidget(tabs.roofline)
