@@ -58,3 +58,17 @@ def drag_over(view: ChassisView, mime: QMimeData, slot: int) -> bool:
     move = QDragMoveEvent(point, actions, mime, buttons, mods)
     QApplication.sendEvent(target, move)
     return move.isAccepted()
+
+
+def hover_tooltip(view, plot, x: float, y: float) -> str:  # type: ignore[no-untyped-def]
+    """Move the real mouse over ``plot`` at view coordinates (x, y) inside the pyqtgraph ``view`` and
+    return the tooltip text the chart shows ('' when none)."""
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QToolTip
+
+    QToolTip.hideText()
+    QApplication.processEvents()
+    scene_point = plot.vb.mapViewToScene(QPointF(x, y))
+    QTest.mouseMove(view.viewport(), view.mapFromScene(scene_point))
+    QApplication.processEvents()
+    return QToolTip.text() if QToolTip.isVisible() else ""

@@ -336,3 +336,49 @@ def test_roofline_of_a_job_in_a_mig_instance_is_the_instance_share(qtbot) -> Non
     assert list(rx) == pytest.approx([card.ops_per_byte] * 2)
     assert sorted(ry) == pytest.approx(sorted([card.bf16_dense_tflops.value, peak]))
     assert "3g.71gb" in tabs.roofline.title_text and "MIG instance" in tabs.roofline.note.text
+
+
+def test_hovering_the_frontier_and_roofline_names_what_is_under_the_pointer(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Hover texts read the engine's numbers: the frontier names the curve and its headroom at the nearest
+    sampled length; the roofline names the operation (or ridge) and its intensity and rate."""
+    tabs = make_tabs(qtbot)
+    curve = own_curve(tabs.frontier.frontier)
+    i = len(curve.lengths) // 2
+    length, head = curve.lengths[i], curve.headroom_gb[i]
+    tip = tabs.frontier.tooltip_at(length * 1.01, head)
+    assert tip is not None and "(this job)" in tip and f"{length:,} tokens" in tip and f"{head:+.1f} GB" in tip
+    assert tabs.frontier.tooltip_at(length, head + 1000.0) is None  # far from every curve
+
+    tabs.setCurrentWidget(tabs.roofline)
+    name, x, y = tabs.roofline.points()[0]
+    tip = tabs.roofline.tooltip_at(x * 1.05, y * 0.97)
+    assert tip is not None and name in tip and f"{x:,.1f} FLOP/byte" in tip and "bound on H200 NVL" in tip
+    card = tabs.doc.catalog.cards["h200-nvl"]
+    tip = tabs.roofline.tooltip_at(card.ops_per_byte, card.bf16_dense_tflops.value)
+    assert tip is not None and "ridge point" in tip and f"{card.ops_per_byte:,.0f} FLOP/byte" in tip
+    assert tabs.roofline.tooltip_at(1e-3, 1e-3) is None
+
+
+def test_real_mouse_hover_shows_the_tooltips(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Moving the mouse over a bar segment, a frontier curve or a roofline point shows its tooltip (a real
+    mouse move through the chart's scene, not a call to the text function)."""
+    import math
+
+    from tests.gui_helpers import hover_tooltip
+
+    tabs = make_tabs(qtbot)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    tabs.setCurrentWidget(tabs.roofline)
+    name, x, y = tabs.roofline.points()[0]
+    assert name in hover_tooltip(tabs.roofline.view, tabs.roofline.plot, math.log10(x), math.log10(y))
+
+    tabs.setCurrentWidget(tabs.frontier)
+    curve = own_curve(tabs.frontier.frontier)
+    i = len(curve.lengths) // 2
+    tip = hover_tooltip(tabs.frontier.view, tabs.frontier.plot, math.log10(curve.lengths[i]), curve.headroom_gb[i])
+    assert "(this job)" in tip and f"{curve.lengths[i]:,} tokens" in tip
+
+    tabs.setCurrentWidget(tabs.step_time)
+    compute = tabs.doc.result.jobs[0].compute.seconds_per_step
+    assert "compute" in hover_tooltip(tabs.step_time.view, tabs.step_time.plot, 0.0, compute / 2).lower()

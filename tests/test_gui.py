@@ -350,3 +350,12 @@ def test_hidden_views_catch_up_when_shown(window, qtbot) -> None:  # type: ignor
     assert window.jobs_panel.seq_spin.value() == 4096
     assert window.mig_editor.current_slot() == 3
     assert len(window.mig_editor.view.blocks) == 1
+
+
+def test_hovering_a_headroom_bar_shows_its_breakdown(window) -> None:  # type: ignore[no-untyped-def]
+    """A real mouse move over the first bar shows the job, the card and the engine's peak for it."""
+    from tests.gui_helpers import hover_tooltip
+
+    row = window.doc.result.jobs[0].cards[0]
+    tip = hover_tooltip(window.chart.view, window.chart.plot, 0.0, row.weights_gb / 2)
+    assert window.doc.result.jobs[0].name in tip and f"{row.peak_reserved_gb:.2f} GB" in tip

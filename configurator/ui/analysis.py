@@ -189,6 +189,14 @@ class _Chart(QWidget):
         else:
             item.setText(text, color=colour)
 
+    def _show_tip(self, pos: QPointF, text: str | None) -> None:
+        """Show ``text`` as a tooltip at the scene position ``pos`` (or hide the tooltip)."""
+        if text:
+            where = self.view.mapToGlobal(self.view.mapFromScene(pos))  # scene -> widget -> screen
+            QToolTip.showText(where, text, self.view)
+        else:
+            QToolTip.hideText()
+
     @property
     def title_text(self) -> str:
         """The chart's title as drawn above the plot."""
@@ -338,6 +346,32 @@ class FitFrontierChart(_Chart):
         self.plot.vb.sigResized.connect(self._anchor_marker)
         self.current_label = self._label((0.0, 0.0))
         self._set_axes("Sequence length (tokens, log scale)", "Headroom (GB)")
+        self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom GB)
+        self._y_span = 1.0
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+
+    def tooltip_at(self, tokens: float, headroom_gb: float) -> str | None:
+        """The curve nearest (tokens, headroom) within a few % of the chart's height: its label, the
+        sampled length nearest the pointer (log scale) and the headroom there."""
+        if not self._drawn or tokens <= 0:
+            return None
+        best: tuple[float, str, int, float] | None = None
+        for label, lengths, heads in self._drawn:
+            i = min(range(len(lengths)), key=lambda k: abs(math.log(lengths[k] / tokens)))
+            gap = abs(heads[i] - headroom_gb)
+            if best is None or gap < best[0]:
+                best = (gap, label, lengths[i], heads[i])
+        if best is None or best[0] > 0.04 * self._y_span:
+            return None
+        _, label, length, head = best
+        verdict = "fits" if head >= 0 else "does not fit"
+        return f"<b>{html.escape(label)}</b><br>{length:,} tokens: headroom {head:+.1f} GB ({verdict})"
+
+    def _hover(self, pos: QPointF) -> None:
+        if self.is_empty() or not self._drawn:
+            return
+        point = self.plot.vb.mapSceneToView(pos)
+        self._show_tip(pos, self.tooltip_at(10 ** point.x(), point.y()))
 
     def point_of_no_fit(self) -> int | None:
         """The length marked on the chart: the job's own curve's longest length that still fits."""
@@ -363,6 +397,7 @@ class FitFrontierChart(_Chart):
                 t.setVisible(False)
             self.below.setVisible(False)
             self._marked = None
+            self._drawn = []
             self._set_legend([])
             self._set_title("Fit frontier")
             self._set_note("")
@@ -404,10 +439,14 @@ class FitFrontierChart(_Chart):
             entries.append((item, label))
         for item in self.curves[len(shown) :]:
             item.setData([], [])
+        self._drawn = [
+            (label, list(c.lengths), list(c.headroom_gb)) for (_, label), c in zip(entries, shown, strict=True)
+        ]
         cap = f.capacity_gb
         top = max(max(max(c.headroom_gb) for c in shown), 0.0)
         y_hi = max(top * 1.18, cap * 0.12, 5.0)
         y_lo = -max(0.45 * y_hi, 10.0)
+        self._y_span = y_hi - y_lo
         self.below.setRegion((y_lo * 2, 0))
         self.zero.setData([x0, x1], [0.0, 0.0])
         entries.append((self.zero, "0 GB: does not fit below"))
@@ -693,11 +732,7 @@ class StepTimeChart(_Chart):
         point = self.plot.vb.mapSceneToView(pos)
         i = round(point.x())
         text = self.tooltip_for(i, point.y()) if abs(point.x() - i) <= BAR_WIDTH / 2 else None
-        if text:
-            where = self.plot.mapToGlobal(self.plot.mapFromScene(pos).toPoint())
-            QToolTip.showText(where, text, self.plot)
-        else:
-            QToolTip.hideText()
+        self._show_tip(pos, text)
 
     def set_dark(self, dark: bool) -> None:
         super().set_dark(dark)
@@ -763,6 +798,35 @@ class RooflineChart(_Chart):
         self._ranges = (0.0, 1.0, 0.0, 1.0)
         self._set_axes("Arithmetic intensity (FLOP/byte, log)", "Attainable BF16 (TFLOPS, log)")
         self.plot.vb.sigResized.connect(self._place_labels)
+        self._roofs: list[_Roof] = []
+        self._slow: _Roof | None = None
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+
+    def tooltip_at(self, intensity: float, tflops: float) -> str | None:
+        """The operation or ridge point nearest (intensity, TFLOPS), within 0.12 decades on both axes."""
+        if intensity <= 0 or tflops <= 0:
+            return None
+        x, y = math.log10(intensity), math.log10(tflops)
+        near = 0.12
+        best: tuple[float, str] | None = None
+        for (name, px, py), bound in zip(self._points, self._bounds, strict=True):
+            d = max(abs(math.log10(px) - x), abs(math.log10(py) - y))
+            if d <= near and (best is None or d < best[0]):
+                where = self._slow.name if self._slow else "its card"
+                best = (d, f"<b>{html.escape(name)}</b><br>{px:,.1f} FLOP/byte, {py:,.1f} TFLOPS attainable<br>"
+                           f"{bound}-bound on {html.escape(where)}")  # fmt: skip
+        for r in self._roofs:
+            d = max(abs(math.log10(r.ridge) - x), abs(math.log10(r.peak_tflops) - y))
+            if d <= near and (best is None or d < best[0]):
+                best = (d, f"<b>{html.escape(r.name)}</b> ridge point<br>{r.ridge:,.0f} FLOP/byte: "
+                           f"{r.peak_tflops:,.1f} TFLOPS peak over {r.bandwidth_gb_s / 1000:.3g} TB/s")  # fmt: skip
+        return best[1] if best else None
+
+    def _hover(self, pos: QPointF) -> None:
+        if self.is_empty() or not self._roofs:
+            return
+        point = self.plot.vb.mapSceneToView(pos)
+        self._show_tip(pos, self.tooltip_at(10 ** point.x(), 10 ** point.y()))
 
     def points(self) -> list[tuple[str, float, float]]:
         """(operation, intensity FLOP/byte, attainable TFLOPS) for each operation on the chart."""
@@ -793,6 +857,7 @@ class RooflineChart(_Chart):
             for t in (*self.ridge_labels, *self.point_labels):
                 t.setVisible(False)
             self._points, self._bounds, self._placing = [], [], []
+            self._roofs, self._slow = [], None
             self._set_legend([])
             self._set_title("Roofline")
             self._set_note("")
@@ -814,6 +879,7 @@ class RooflineChart(_Chart):
             profile = next((row.mig for row in job.cards if row.card == slow.card_id and row.mig), "instance")
             slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, slow.bandwidth_gb_s * share)
             roofs = [*roofs[: self.MAX_CARDS - 1], slow]
+        self._roofs, self._slow = roofs, slow
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
         self._points = [(m.name, m.intensity, slow.attainable(m.intensity)) for m in ops] if slow else []

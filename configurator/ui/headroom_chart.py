@@ -159,9 +159,9 @@ class HeadroomChart(QWidget):
         point = self.plot.vb.mapSceneToView(pos)
         i = round(point.x())
         if 0 <= i < len(self.rows) and abs(point.x() - i) <= BAR_WIDTH / 2:
-            QToolTip.showText(
-                self.plot.mapToGlobal(self.plot.mapFromScene(pos).toPoint()), self.tooltip_for(i), self.plot
-            )
+            # scene -> widget -> screen: the plot is a graphics item, the layout widget maps to the screen
+            where = self.view.mapToGlobal(self.view.mapFromScene(pos))
+            QToolTip.showText(where, self.tooltip_for(i), self.view)
         else:
             QToolTip.hideText()
 
