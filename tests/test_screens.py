@@ -37,7 +37,23 @@ def test_main_window_screens(qtbot, tmp_path: Path, size: tuple[int, int], theme
     # the palette follows the theme: the window background is dark in the dark theme and light otherwise
     window_bg = window.palette().window().color()
     assert (window_bg.lightness() < 128) == (theme == "dark")
+    # the checks list is readable on either background: WCAG AA 4.5:1 against the list's base colour
+    base = window.checks.palette().base().color()
+    for i in range(window.checks.count()):
+        ink = window.checks.item(i).foreground().color()
+        assert contrast(ink, base) >= 4.5, (theme, window.checks.item(i).text()[:40], ink.name(), base.name())
     window.set_dark(False)
+
+
+def contrast(a, b) -> float:  # type: ignore[no-untyped-def]
+    """WCAG 2 contrast ratio of two QColors."""
+
+    def luminance(c) -> float:  # type: ignore[no-untyped-def]
+        parts = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in (c.redF(), c.greenF(), c.blueF())]
+        return 0.2126 * parts[0] + 0.7152 * parts[1] + 0.0722 * parts[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def test_screenshot_command(tmp_path: Path) -> None:

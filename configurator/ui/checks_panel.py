@@ -1,4 +1,4 @@
-"""The engine's errors and warnings, each with its sentence; clicking one selects its slot or job."""
+"""The engine's errors, warnings and notes, each with its sentence; clicking one selects its slot or job."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from configurator.engine.result import BuildResult
-from configurator.ui.style import SEVERITY_COLOUR
+from configurator.ui.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 
 SLOT_ROLE = Qt.ItemDataRole.UserRole
 JOB_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -26,17 +26,28 @@ class ChecksPanel(QListWidget):
         self.setAccessibleName("Checks")
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
+        self._dark = False
+        self._result: BuildResult | None = None
+
+    def set_dark(self, dark: bool) -> None:
+        """Use the colours made for a dark (or light) background and redraw the list."""
+        self._dark = dark
+        if self._result is not None:
+            self.update_result(self._result)
 
     def update_result(self, result: BuildResult) -> None:
+        self._result = result
         self.clear()
+        dark = self._dark
+        colours = SEVERITY_COLOUR_DARK if dark else SEVERITY_COLOUR
         if all(check.severity == "info" for check in result.checks):
             # notes are not problems: say so first, then list them
             item = QListWidgetItem("✔ No problems found." + (" Notes:" if result.checks else ""))
-            item.setForeground(QBrush(QColor("#2E7D32")))
+            item.setForeground(QBrush(QColor(OK_COLOUR_DARK if dark else OK_COLOUR)))
             self.addItem(item)
         for check in result.checks:
             item = QListWidgetItem(f"{MARK[check.severity]} {check.code}: {check.message}")
-            item.setForeground(QBrush(QColor(SEVERITY_COLOUR[check.severity])))
+            item.setForeground(QBrush(QColor(colours[check.severity])))
             item.setData(SLOT_ROLE, check.slot)
             item.setData(JOB_ROLE, check.job)
             item.setData(CODE_ROLE, check.code)

@@ -307,6 +307,7 @@ class MainWindow(QMainWindow):
         self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
         self.chart.set_dark(dark)
         self.analysis.set_dark(dark)
+        self.checks.set_dark(dark)
         self.settings.set("theme", "dark" if dark else "light")
 
     def set_link_rates(self, key: str) -> None:

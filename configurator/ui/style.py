@@ -9,6 +9,9 @@ from configurator.report.figures import COMPONENTS as COMPONENTS
 from configurator.report.figures import card_colour as card_colour
 
 SEVERITY_COLOUR = {"error": "#C62828", "warning": "#E69F00", "info": "#1565C0"}
+# the same meanings lightened for a dark background (at least 4.5:1 contrast on #2a2a2a, WCAG AA)
+SEVERITY_COLOUR_DARK = {"error": "#EF7A78", "warning": "#FFB74D", "info": "#7FB8F5"}
+OK_COLOUR, OK_COLOUR_DARK = "#2E7D32", "#7BC67E"
 FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", "unknown": "#777777"}
 
 
