@@ -267,3 +267,13 @@ def _placeable(profiles: list[MigProfile], grid: int) -> bool:
         return False
 
     return place(0)
+
+
+def test_rate_estimates_are_marked_and_only_stand_in_for_missing_rates(cards: dict[str, CardSpec]) -> None:
+    """An estimated BF16 rate exists only where no rate is published, and its source says UNCONFIRMED."""
+    estimated = [c for c in cards.values() if c.bf16_dense_tflops_estimate is not None]
+    assert [c.id for c in estimated] == ["rtx-pro-6000-server"]
+    for card in estimated:
+        assert card.bf16_dense_tflops.value is None
+        assert card.bf16_dense_tflops_estimate.source.startswith("UNCONFIRMED")
+        assert card.bf16_dense_tflops_estimate.value == cards["rtx-pro-6000-ws"].bf16_dense_tflops.value

@@ -156,6 +156,28 @@ def test_link_rate_switch_changes_step_time(window) -> None:  # type: ignore[no-
     assert "nominal" in window.summary.links.text()
 
 
+def test_compute_rate_estimates_fill_the_unknown_step_time(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The default build's RTX PRO 6000 Server has no published dense BF16 rate: its step time is unknown
+    until View > Compute rates > Include UNCONFIRMED estimates, which labels the bar; undo restores it."""
+    from PySide6.QtWidgets import QApplication
+
+    qlora = window.doc.result.jobs[1]
+    assert qlora.step_seconds is None and window.compute_rate_actions["published"].isChecked()
+    window.compute_rate_actions["estimated"].trigger()
+    qlora = window.doc.result.jobs[1]
+    assert window.doc.build.assumptions.compute_rates == "estimated"
+    assert qlora.compute.bf16_rate_estimated and qlora.compute.bf16_tflops == pytest.approx(503.8)
+    assert qlora.step_seconds is not None and qlora.step_seconds > 0
+    assert any("UNCONFIRMED estimate" in n for n in qlora.compute.notes)
+    assert not window.doc.result.jobs[0].compute.bf16_rate_estimated  # the H200 NVL rate is published
+    window.analysis.setCurrentWidget(window.analysis.step_time)
+    QApplication.processEvents()
+    assert "(estimated rate)" in window.analysis.step_time.labels[1].textItem.toPlainText()
+    window.doc.undo_stack.undo()
+    assert window.doc.result.jobs[1].step_seconds is None
+    assert window.compute_rate_actions["published"].isChecked()
+
+
 def test_save_reopen_and_compare(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Save writes the build atomically; reopening gives the same build; the title shows the file name."""
     drag_drop(window.chassis_view, card_mime("l40s"), 7)

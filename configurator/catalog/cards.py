@@ -97,6 +97,9 @@ class CardSpec(Strict):
     memory_type: str
     memory_bandwidth_gb_s: Sourced
     bf16_dense_tflops: Sourced  # dense (not 2:4 sparse) BF16 tensor rate, FP32 accumulate
+    # Where no dense BF16 rate is published: a comparable figure with its reasoning, marked UNCONFIRMED in its
+    # source. Used only when a build's assumptions ask for estimated compute rates, and always labelled so.
+    bf16_dense_tflops_estimate: Sourced | None = None
     fp8_dense_tflops: Sourced
     power: CardPower
     pcie_generation: Sourced

@@ -65,6 +65,9 @@ class LinkCalibration(Strict):
 class Assumptions(Strict):
     # nominal: datasheet rates per direction; measured: typical nccl-tests busbw (hardware-facts §3.3)
     link_rates: LinkRates = "measured"
+    # published: compute time only from published dense BF16 rates (unknown where none is published);
+    # estimated: where none is published, the catalog's UNCONFIRMED estimate, named in every result that uses it
+    compute_rates: Literal["published", "estimated"] = "published"
     # Model FLOPs utilisation for compute time. 0.4 is the usual planning figure: Megatron-LM and
     # PaLM report 40-55 % MFU on large dense training (Chowdhery et al. 2022, Table 3; Korthikanti
     # et al. 2022 report 54.2 % at 530B); fine-tuning on a few cards sits at the low end.

@@ -50,6 +50,15 @@ def matmul_intensity(tokens: int, d_in: int, d_out: int) -> tuple[float, float]:
     return flops, moved
 
 
+def bf16_rate(card: CardSpec, estimates: bool = False) -> float | None:
+    """The card's dense BF16 TFLOPS: published, or with ``estimates`` the catalog's UNCONFIRMED estimate."""
+    if card.bf16_dense_tflops.value:
+        return float(card.bf16_dense_tflops.value)
+    if estimates and card.bf16_dense_tflops_estimate is not None and card.bf16_dense_tflops_estimate.value:
+        return float(card.bf16_dense_tflops_estimate.value)
+    return None
+
+
 def compute(
     job: Job,
     model: ModelSpec,
@@ -58,17 +67,24 @@ def compute(
     cards: list[tuple[CardSpec, float]],  # (card, share of the card: 1, or a MIG instance's compute fraction)
     utilization: float,
     tp: int,
+    estimates: bool = False,
 ) -> Compute:
     tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
     split = tp if job.parallelism == "tp" else 1
     flops = flops_per_token(job, model, p) * tokens / split
     notes: list[str] = []
-    rates = [(c, (c.bf16_dense_tflops.value or 0) * share) for c, share in cards]
+    rates = [(c, (bf16_rate(c, estimates) or 0) * share) for c, share in cards]
     known = [r for _, r in rates if r > 0]
     slowest = min(known) if known else None
     missing = [c.name for c, r in rates if r <= 0]
+    estimated = sorted({c.name for c, _ in cards if not c.bf16_dense_tflops.value and bf16_rate(c, estimates)})
     if missing:
         notes.append(f"No published dense BF16 rate for {', '.join(sorted(set(missing)))}: compute time unknown.")
+    for name in estimated:
+        card = next(c for c, _ in cards if c.name == name)
+        assert card.bf16_dense_tflops_estimate is not None
+        notes.append(f"Compute time for {name} uses an UNCONFIRMED estimate of "
+                     f"{card.bf16_dense_tflops_estimate.value:g} dense BF16 TFLOPS: no rate is published.")  # fmt: skip
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
     # Memory-bound parts (seed A): the optimizer step touches every trained state once; QLoRA dequantises
     # every 4-bit weight before each multiplication (forward, backward, and the recompute).
@@ -117,5 +133,5 @@ def compute(
     return Compute(
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
-        card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
     )  # fmt: skip

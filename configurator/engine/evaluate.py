@@ -214,7 +214,9 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         utilization=a.utilization, jobs=jobs, checks=checks, topology=topology, mig=mig_cards, power=power,
         notes=[f"GB = 10^9 bytes. Link rates: {a.link_rates}"
                + (" (datasheet, per direction)" if a.link_rates == "nominal" else " (typical nccl-tests busbw)")
-               + ("; calibrated from nccl-tests for " + ", ".join(sorted(calib)) if calib else "") + "."],
+               + ("; calibrated from nccl-tests for " + ", ".join(sorted(calib)) if calib else "") + ". "
+               + ("Compute rates: published, or the catalog's UNCONFIRMED estimate where none is published."
+                  if a.compute_rates == "estimated" else "Compute rates: published dense BF16 only.")],
     )  # fmt: skip
 
 
@@ -432,7 +434,8 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
             share = card.mig.profile(profile).compute_slices / total_slices if profile else 1.0
         shares.append((card, share))
-    comp = None if model.is_params_only else compute(job, model, params, tb, shares, a.utilization, tp)
+    estimates = a.compute_rates == "estimated"
+    comp = None if model.is_params_only else compute(job, model, params, tb, shares, a.utilization, tp, estimates)
     step = None
     if comp and comp.seconds_per_step is not None:
         overlap = parallelism in ("ddp", "fsdp")  # bucketed all-reduce and prefetched gathers overlap compute

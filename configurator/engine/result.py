@@ -93,6 +93,7 @@ class Compute(Out):
     seconds_per_step: float | None
     utilization: float
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
+    bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
     card_ops_per_byte: dict[str, float] = {}
     matmuls: list[MatmulIntensity] = []
     notes: list[str] = []

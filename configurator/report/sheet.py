@@ -243,7 +243,13 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
             else ""
         )
         + ".</li>"
-        f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical of "
+        + (
+            "<li>Compute rates: published dense BF16, or the catalog's UNCONFIRMED estimate where NVIDIA publishes "
+            "none (each job that uses one says so).</li>"
+            if a.compute_rates == "estimated"
+            else "<li>Compute rates: published dense BF16 only; a card without one has no compute time.</li>"
+        )
+        + f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical of "
         "large dense training, Chowdhery et al. 2022; Korthikanti et al. 2022).</li>"
         f"<li>Safety margin {a.safety_margin_fraction:.0%} of capacity; "
         f"CUDA context {CUDA_CONTEXT_BYTES / 1e9:.2f} GB; "

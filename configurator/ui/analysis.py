@@ -609,7 +609,13 @@ class StepTimeChart(_Chart):
                 ):
                     if seconds:
                         put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
-                        segs.append(_Segment(y, y + seconds, f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step"))
+                        est = (
+                            "<br>at an UNCONFIRMED estimated rate"
+                            if key == "matmul" and comp.bf16_rate_estimated
+                            else ""
+                        )
+                        segs.append(_Segment(y, y + seconds,
+                                             f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step{est}"))  # fmt: skip
                         y += seconds
             for c in job.communication.collectives:
                 key = c.link if c.link in LINK_STYLE else "other"
@@ -664,6 +670,8 @@ class StepTimeChart(_Chart):
                     )
                 else:
                     text = f"step {job.step_seconds:.2f} s\nno communication"
+                if job.compute is not None and job.compute.bf16_rate_estimated:
+                    text = text.replace(" s\n", " s (estimated rate)\n", 1)
                 colour = self.alert if ratio is not None and ratio > 1 else self.ink
             self._set_text(label, text, colour, centred=True)
             label.setPos(float(i), totals[i])

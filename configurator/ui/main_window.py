@@ -206,6 +206,22 @@ class MainWindow(QMainWindow):
             rates.addAction(a)
             self.rate_actions[key] = a
         rgroup.triggered.connect(lambda action: self.set_link_rates(action.data()))
+        compute_rates = view.addMenu("Compute &rates")
+        self.compute_rate_actions: dict[str, QAction] = {}
+        cgroup = QActionGroup(self)
+        for key, label, tip in (
+            ("published", "Published only", "Compute time only where NVIDIA publishes a dense BF16 rate"),
+            ("estimated", "Include UNCONFIRMED estimates",
+             "Where no rate is published, use the catalog's sourced estimate; every result that does says so"),
+        ):  # fmt: skip
+            a = QAction(label, self)
+            a.setCheckable(True)
+            a.setData(key)
+            a.setStatusTip(tip)
+            cgroup.addAction(a)
+            compute_rates.addAction(a)
+            self.compute_rate_actions[key] = a
+        cgroup.triggered.connect(lambda action: self.set_compute_rates(action.data()))
         view.addSeparator()
         self.compare_action = QAction("&Compare with…", self)
         self.compare_action.setShortcut(QKeySequence("Ctrl+K"))
@@ -241,9 +257,11 @@ class MainWindow(QMainWindow):
         self.checks.update_result(result)
         self.summary.update_result(result, len(build.cards), len(build.bridges))
         self.card_palette.set_chassis(build.chassis)
-        a = self.rate_actions.get(build.assumptions.link_rates)
-        if a is not None:
-            a.setChecked(True)
+        for actions, key in ((self.rate_actions, build.assumptions.link_rates),
+                             (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
+            a = actions.get(key)
+            if a is not None:
+                a.setChecked(True)
         self._update_title()
 
     def _update_title(self, *_: object) -> None:
@@ -309,6 +327,12 @@ class MainWindow(QMainWindow):
         self.analysis.set_dark(dark)
         self.checks.set_dark(dark)
         self.settings.set("theme", "dark" if dark else "light")
+
+    def set_compute_rates(self, key: str) -> None:
+        if key != self.doc.build.assumptions.compute_rates:
+            label = "estimated" if key == "estimated" else "published"
+            self.doc.edit(f"Use {label} compute rates", lambda b: b.model_copy(
+                update={"assumptions": b.assumptions.model_copy(update={"compute_rates": key})}))  # fmt: skip
 
     def set_link_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.link_rates:
