@@ -381,3 +381,31 @@ def test_hovering_a_headroom_bar_shows_its_breakdown(window) -> None:  # type: i
     row = window.doc.result.jobs[0].cards[0]
     tip = hover_tooltip(window.chart.view, window.chart.plot, 0.0, row.weights_gb / 2)
     assert window.doc.result.jobs[0].name in tip and f"{row.peak_reserved_gb:.2f} GB" in tip
+
+
+def test_drag_a_bridge_from_the_palette_onto_a_card(window) -> None:  # type: ignore[no-untyped-def]
+    """The palette's NVLink bridges drop onto a card: it joins that card and its identical neighbour, one
+    undo step; a card without a bridge connector refuses the drop and the status bar says why."""
+    from configurator.ui.mime import bridge_mime
+
+    palette = window.card_palette.bridges
+    assert [palette.item(i).text() for i in range(palette.count())] == ["NVLink bridge, 2-way", "NVLink bridge, 4-way"]
+    assert drag_drop(window.chassis_view, card_mime("h200-nvl"), 4)
+    assert drag_drop(window.chassis_view, card_mime("h200-nvl"), 5)
+    before = list(window.doc.build.bridges)
+
+    assert drag_over(window.chassis_view, bridge_mime(2), 4)
+    lit = [s for s, item in window.chassis_view.slot_items.items() if item.brush().color().alpha() > 0]
+    assert {4, 5} <= set(lit)
+    assert drag_drop(window.chassis_view, bridge_mime(2), 4)
+    assert [b.slots for b in window.doc.build.bridges] == [*(b.slots for b in before), [4, 5]]
+    assert window.doc.undo_stack.undoText() == "Bridge slots 4, 5"
+    topo = window.doc.result.topology
+    assert topo.matrix[topo.slots.index(4)][topo.slots.index(5)].startswith("NV")
+    assert [4, 5] in topo.nvlink_domains
+
+    assert not drag_drop(window.chassis_view, bridge_mime(2), 3)  # RTX PRO 6000 Server: PCIe only
+    assert "no NVLink bridge connector" in window.statusBar().currentMessage()
+    assert not drag_drop(window.chassis_view, bridge_mime(4), 4)  # 4-way needs four cards side by side
+    window.doc.undo_stack.undo()
+    assert list(window.doc.build.bridges) == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from configurator.catalog.cards import CardSpec
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Bridge, Build, CardPlacement, InstanceRef, Job
 from configurator.engine.physical import bridge_problem, card_span, fit_problems, slot_width
@@ -134,19 +135,52 @@ def check_bridge(build: Build, catalog: Catalog, slots: list[int]) -> str | None
         return "a selected card already has a bridge: remove it first"
     if problem is None:
         return None
-    card = cards.get(slots[0])
+    return _explain_bridge(problem, cards.get(slots[0]), len(slots))
+
+
+def _explain_bridge(problem: str, card: CardSpec | None, n: int) -> str:
+    """physical.bridge_problem's code in words for the person making the bridge."""
     if problem == "BRIDGE_EMPTY_SLOT" or card is None:
         return "a bridge joins cards: every selected slot needs one"
     if problem == "BRIDGE_SIZE":
         assert card.nvlink is not None
-        sizes = " or ".join(f"{n}" for n in card.nvlink.bridge_sizes)
-        return f"{card.name} bridges join {sizes} cards, not {len(slots)}"
+        sizes = " or ".join(f"{k}" for k in card.nvlink.bridge_sizes)
+        return f"{card.name} bridges join {sizes} cards, not {n}"
     return {
         "BRIDGE_MIXED_CARDS": "an NVLink bridge joins identical cards",
         "BRIDGE_ON_SXM": f"{card.name} has no NVLink bridge connector (SXM modules use the NVSwitch baseboard)",
         "BRIDGE_NO_NVLINK": f"{card.name} has no NVLink bridge connector: it talks over PCIe only",
         "BRIDGE_NOT_ADJACENT": "bridged cards must sit side by side in adjacent slots",
     }[problem]
+
+
+def bridge_group_for(build: Build, catalog: Catalog, slot: int, size: int) -> tuple[list[int] | None, str | None]:
+    """The ``size`` cards an NVLink bridge dropped on ``slot`` would join: runs of neighbouring positions that
+    include ``slot``, the one starting there first. Returns (slots, None), or (None, why not) when no run
+    can take a bridge (the reason of the first run tried, or why the slot itself cannot)."""
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return None, "unknown chassis"
+    if build.card_in(slot) is None:
+        return None, "drop the bridge onto a card"
+    card = catalog.cards.get(build.card_in(slot).card)  # type: ignore[union-attr]
+    if card is not None:  # a card that takes no bridge of this size, wherever it sits
+        problem = bridge_problem([slot] * size, {slot: card}, chassis)
+        if problem in ("BRIDGE_ON_SXM", "BRIDGE_NO_NVLINK", "BRIDGE_SIZE"):
+            return None, _explain_bridge(problem, card, size)
+    order = [p.slot for p in sorted(chassis.positions, key=lambda p: p.x)]
+    if slot not in order:
+        return None, f"no slot {slot} in {chassis.name}"
+    at = order.index(slot)
+    starts = sorted(range(max(0, at - size + 1), min(at, len(order) - size) + 1), key=lambda i: abs(i - at))
+    first_reason: str | None = None
+    for start in starts:
+        group = order[start : start + size]
+        reason = check_bridge(build, catalog, group)
+        if reason is None:
+            return sorted(group), None
+        first_reason = first_reason or reason
+    return None, first_reason or f"{chassis.name} has no {size} positions side by side here"
 
 
 def add_bridge(build: Build, catalog: Catalog, slots: list[int]) -> Build:

@@ -24,7 +24,7 @@ from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine import Build, BuildResult
 from configurator.engine.editing import check_place
 from configurator.ui.document import BuildDocument
-from configurator.ui.mime import read_card, read_job, read_slot, slot_mime
+from configurator.ui.mime import read_bridge, read_card, read_job, read_slot, slot_mime
 from configurator.ui.scene import item_under
 from configurator.ui.style import card_colour
 
@@ -352,7 +352,24 @@ class ChassisView(QGraphicsView):
         if item is not None:
             item.highlight(ALLOWED if allowed else REFUSED)
 
+    def _bridge_target(self, event) -> tuple[list[int] | None, str | None]:  # type: ignore[no-untyped-def]
+        """(slots the dragged bridge would join, refusal reason) at the pointer."""
+        from configurator.engine.editing import bridge_group_for
+
+        size = read_bridge(event.mimeData())
+        card = self._card_at(self.mapToScene(event.position().toPoint()))
+        if size is None or card is None:
+            return None, "drop the bridge onto a card"
+        return bridge_group_for(self.doc.build, self.doc.catalog, card.slot, size)
+
+    def _show_bridge_target(self, slots: list[int] | None) -> None:
+        for slot, item in self.slot_items.items():
+            item.highlight(ALLOWED if slots and slot in slots else None)
+
     def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if read_bridge(event.mimeData()) is not None:
+            event.acceptProposedAction()
+            return
         card_id = read_card(event.mimeData())
         if card_id is None:
             if read_job(event.mimeData()) is not None:  # a job from the jobs panel: assign it to a card
@@ -398,6 +415,16 @@ class ChassisView(QGraphicsView):
         return card.slot, None
 
     def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if read_bridge(event.mimeData()) is not None:
+            slots, reason = self._bridge_target(event)
+            self._show_bridge_target(slots)
+            if slots:
+                self.status.emit(f"Bridge slots {', '.join(map(str, slots))}")
+                event.acceptProposedAction()
+            else:
+                self.status.emit(f"Cannot bridge here: {reason}")
+                event.ignore()
+            return
         if read_job(event.mimeData()) is not None and read_card(event.mimeData()) is None:
             slot, reason = self._job_target(event)
             self._highlight(self.slot_items.get(slot) if slot else None, reason is None)
@@ -456,7 +483,26 @@ class ChassisView(QGraphicsView):
         else:
             event.ignore()
 
+    def _drop_bridge(self, event) -> None:  # type: ignore[no-untyped-def]
+        from configurator.engine.editing import add_bridge
+
+        slots, reason = self._bridge_target(event)
+        self._clear_tints()
+        if not slots:
+            self.status.emit(f"Cannot bridge here: {reason}")
+            event.ignore()
+            return
+        text = f"Bridge slots {', '.join(map(str, slots))}"
+        if self.doc.edit(text, lambda b: add_bridge(b, self.doc.catalog, slots)):
+            self.status.emit(text)
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
     def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if read_bridge(event.mimeData()) is not None:
+            self._drop_bridge(event)
+            return
         if read_job(event.mimeData()) is not None and read_card(event.mimeData()) is None:
             self._drop_job(event)
             return

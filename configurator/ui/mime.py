@@ -64,3 +64,22 @@ def mig_profile_mime(profile: str) -> QMimeData:
 
 def read_mig_profile(data: QMimeData) -> str | None:
     return bytes(data.data(MIG_PROFILE_MIME).data()).decode() if data.hasFormat(MIG_PROFILE_MIME) else None
+
+
+BRIDGE_MIME = "application/vnd.gpu-configurator.nvlink-bridge"  # a bridge, by how many cards it joins
+
+
+def bridge_mime(size: int) -> QMimeData:
+    data = QMimeData()
+    data.setData(BRIDGE_MIME, str(size).encode())
+    data.setText(f"NVLink bridge, {size}-way")
+    return data
+
+
+def read_bridge(data: QMimeData) -> int | None:
+    if not data.hasFormat(BRIDGE_MIME):
+        return None
+    try:
+        return int(bytes(data.data(BRIDGE_MIME).data()).decode())
+    except ValueError:
+        return None

@@ -16,10 +16,11 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
-from configurator.ui.mime import card_mime
+from configurator.ui.mime import bridge_mime, card_mime
 from configurator.ui.style import card_colour
 
 ID_ROLE = Qt.ItemDataRole.UserRole
+BRIDGE_COLOUR = QColor("#E69F00")  # the chassis view draws bridges in this colour
 
 
 def card_icon(card: CardSpec, size: int = 40) -> QIcon:
@@ -47,6 +48,54 @@ def card_icon(card: CardSpec, size: int = 40) -> QIcon:
             p.drawEllipse(size // 2 - 7, 16, 14, 14)
     p.end()
     return QIcon(pm)
+
+
+def bridge_icon(size_cards: int, size: int = 40) -> QIcon:
+    """An NVLink bridge seen from above: a bar over ``size_cards`` connector fingers."""
+    pm = QPixmap(size * 2, size * 2)
+    pm.setDevicePixelRatio(2.0)
+    pm.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pm)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.setPen(BRIDGE_COLOUR.darker(150))
+    p.setBrush(BRIDGE_COLOUR)
+    p.drawRoundedRect(4, 13, size - 8, 10, 3, 3)
+    p.setBrush(QColor("#D4AF37"))
+    pitch = (size - 12) / size_cards
+    for i in range(size_cards):
+        p.drawRect(int(7 + i * pitch + pitch / 2 - 3), 24, 6, 5)
+    p.end()
+    return QIcon(pm)
+
+
+class BridgeList(QListWidget):
+    """NVLink bridges by how many cards they join, dragged onto a card in the chassis."""
+
+    def __init__(self, sizes: list[int], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QListWidget.DragDropMode.DragOnly)
+        self.setIconSize(QSize(40, 40))
+        self.setSpacing(2)
+        for n in sizes:
+            item = QListWidgetItem(bridge_icon(n), f"NVLink bridge, {n}-way")
+            item.setData(ID_ROLE, n)
+            item.setToolTip(
+                f"Drag onto a card: joins it and its {n - 1} identical neighbour(s) side by side "
+                "(the cards must take a bridge of this size). Ctrl+B bridges the selected cards."
+            )
+            self.addItem(item)
+        rows = max(len(sizes), 1)
+        self.setFixedHeight(rows * (self.sizeHintForRow(0) + 4) + 6)
+
+    def startDrag(self, supported_actions: Qt.DropAction) -> None:
+        item = self.currentItem()
+        if item is None:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(bridge_mime(int(item.data(ID_ROLE))))
+        drag.setPixmap(item.icon().pixmap(40, 40))
+        drag.exec(Qt.DropAction.CopyAction)
 
 
 def card_summary(card: CardSpec) -> str:
@@ -120,6 +169,12 @@ class Palette(QWidget):
             self.cards.addItem(item)
         self.cards.itemActivated.connect(lambda item: self.card_activated.emit(item.data(ID_ROLE)))
         layout.addWidget(self.cards, 1)
+        sizes = sorted({n for c in catalog.cards.values() if c.nvlink and c.nvlink.fabric == "bridge"
+                        for n in c.nvlink.bridge_sizes})  # fmt: skip
+        layout.addWidget(QLabel("<b>Bridges</b> <span style='color:gray'>(drag onto a card)</span>"))
+        self.bridges = BridgeList(sizes)
+        self.bridges.setAccessibleName("Bridge palette")
+        layout.addWidget(self.bridges)
 
     def set_chassis(self, chassis_id: str) -> None:
         i = self.chassis_box.findData(chassis_id)
