@@ -115,3 +115,22 @@ def test_fit_frontier_agrees_with_evaluate_for_ddp() -> None:
     own = next(c for c in frontier.curves if c.is_job)
     row = evaluate(b).jobs[0].cards[0]
     assert own.headroom_gb[0] == pytest.approx(row.headroom_gb, abs=1e-9)
+
+
+def test_bridge_group_for_a_dropped_bridge() -> None:
+    """A 2-way bridge dropped on a card joins the run of identical bridgeable cards that starts there (or
+    ends there); refusals say why in the words Ctrl+B uses."""
+    from configurator.engine.editing import bridge_group_for, place_card, remove_bridge
+
+    base = remove_bridge(load_build(BUILDS / "default.yaml"), 1)  # H200 NVL in 1 and 2, RTX PRO Server in 3
+    assert bridge_group_for(base, CAT, 1, 2) == ([1, 2], None)
+    assert bridge_group_for(base, CAT, 2, 2) == ([1, 2], None)
+    four = place_card(place_card(base, CAT, 4, "h200-nvl"), CAT, 5, "h200-nvl")
+    assert bridge_group_for(four, CAT, 4, 2) == ([4, 5], None)  # the run starting at slot 4 comes first
+    group, why = bridge_group_for(base, CAT, 3, 2)
+    assert group is None and "no NVLink bridge connector" in (why or "")
+    group, why = bridge_group_for(base, CAT, 1, 3)
+    assert group is None and "bridges join 2 or 4 cards, not 3" in (why or "")
+    assert bridge_group_for(base, CAT, 6, 2) == (None, "drop the bridge onto a card")
+    group, why = bridge_group_for(load_build(BUILDS / "default.yaml"), CAT, 1, 2)  # already bridged
+    assert group is None and "already has a bridge" in (why or "")
