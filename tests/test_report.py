@@ -65,7 +65,11 @@ def expected_figures(result: BuildResult) -> list[str]:
         if job.compute:
             figs.append(f"{job.compute.flops_per_step / 1e12:,.1f} TFLOP")
     if result.power:
-        figs += [f"{result.power.total_w:,.0f} W", f"margin {result.power.margin_w:,.0f} W"]
+        figs.append(f"{result.power.total_w:,.0f} W")
+        if result.power.margin_w is not None:
+            figs.append(f"margin {result.power.margin_w:,.0f} W")
+        else:  # unpublished PSU rating: said in words, never as a 0 W supply
+            figs.append("PSU rating not published")
     for m in result.mig:
         for i in m.instances:
             figs.append(f"{i.capacity_gb:.1f}")

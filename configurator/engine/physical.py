@@ -208,7 +208,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
     platform = chassis.platform_power_w.value or 0.0
     total = cards_w + platform
     watts_each = chassis.psu.watts_each.value
-    capacity = chassis.psu_capacity_w if watts_each else 0.0
+    capacity = chassis.psu_capacity_w if watts_each else None
     transient = platform + CARD_EXCURSION * cards_w
     transient_cap = (watts_each * chassis.psu.units * ATX3_PSU_EXCURSION) if (
         watts_each and chassis.psu.atx3_excursion) else None  # fmt: skip
@@ -217,7 +217,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
         platform_w=platform,
         total_w=total,
         psu_capacity_w=capacity,
-        margin_w=capacity - total,
+        margin_w=capacity - total if capacity is not None else None,
         transient_demand_w=transient,
         transient_capacity_w=transient_cap,
     )
@@ -226,7 +226,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
         checks.append(Check(severity="warning", code="PSU_UNKNOWN", message=(
             f"{chassis.name}: PSU rating not published in the catalog; check the vendor's configuration "
             f"against {total:,.0f} W of cards and platform.")))  # fmt: skip
-    elif total > capacity:
+    elif capacity is not None and total > capacity:
         red = f" with {chassis.psu.redundant_units} redundant unit(s) held back" if chassis.psu.redundant_units else ""
         checks.append(
             Check(

@@ -147,8 +147,8 @@ class Power(Out):
     cards_w: float
     platform_w: float
     total_w: float
-    psu_capacity_w: float  # continuous, redundant units removed
-    margin_w: float
+    psu_capacity_w: float | None  # continuous, redundant units removed; None when the PSU rating is unpublished
+    margin_w: float | None
     transient_demand_w: float
     transient_capacity_w: float | None
 

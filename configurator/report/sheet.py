@@ -130,9 +130,13 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
         transient = (f"; transient demand up to {p.transient_demand_w:,.0f} W against {p.transient_capacity_w:,.0f} W "
                      "of PSU excursion rating" if p.transient_capacity_w else "")  # fmt: skip
         airflow = "front-to-rear server airflow" if chassis.airflow == "server" else "desk (tower) airflow"
+        supply = (
+            f"against {p.psu_capacity_w:,.0f} W of PSU capacity{red}: margin <b>{p.margin_w:,.0f} W</b>{transient}"
+            if p.psu_capacity_w is not None and p.margin_w is not None
+            else "(PSU rating not published: check it against the vendor's configuration)"
+        )
         out.append(
-            f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> against "
-            f"{p.psu_capacity_w:,.0f} W of PSU capacity{red}: margin <b>{p.margin_w:,.0f} W</b>{transient}. "
+            f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> {supply}. "
             f"Airflow: {airflow}.</p>"
         )
 

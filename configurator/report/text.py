@@ -76,10 +76,12 @@ def render(result: BuildResult) -> str:
     lines += result.notes
     if result.power:
         p = result.power
-        lines.append(
-            f"Power: cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = {p.total_w:,.0f} W "
+        supply = (
             f"of {p.psu_capacity_w:,.0f} W PSU ({p.margin_w:,.0f} W margin)"
+            if p.psu_capacity_w is not None and p.margin_w is not None
+            else "(PSU rating unpublished: check the vendor's configuration)"
         )
+        lines.append(f"Power: cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = {p.total_w:,.0f} W {supply}")
     if result.topology and result.topology.slots:
         t = result.topology
         lines.append("Topology (nvidia-smi topo -m style):")

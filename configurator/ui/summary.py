@@ -25,7 +25,7 @@ class SummaryStrip(QWidget):
 
     def update_result(self, result: BuildResult, n_cards: int, n_bridges: int) -> None:
         p = result.power
-        if p and p.psu_capacity_w:
+        if p and p.psu_capacity_w and p.margin_w is not None:
             colour = "#C62828" if p.margin_w < 0 else ("#E69F00" if p.total_w > 0.9 * p.psu_capacity_w else "#2E7D32")
             self.power.setText(f"<b>Power</b> <span style='color:{colour}'>{p.total_w:,.0f} W</span> of "
                                f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
