@@ -86,6 +86,19 @@ def test_frontier_follows_micro_batch_edit(qtbot) -> None:  # type: ignore[no-un
     assert tabs.frontier.point_of_no_fit() == before
 
 
+def test_sequence_slider_moves_the_now_marker_without_a_new_sweep(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The sweep already covers every length: a new sequence length moves the 'now' line and keeps the
+    sweep, which still equals a fresh one for the edited build."""
+    tabs = make_tabs(qtbot)
+    doc = tabs.doc
+    sweep = tabs.frontier.frontier
+    assert doc.edit("seq", lambda b: update_job(b, 0, sequence_length=8192))
+    assert tabs.frontier.frontier is sweep
+    assert sweep == fit_frontier(doc.build, 0, doc.catalog)
+    xs, _ = tabs.frontier.current.getOriginalDataset()
+    assert list(xs) == [8192, 8192]
+
+
 # ---- step time -------------------------------------------------------------------------------------
 
 

@@ -380,7 +380,10 @@ class FitFrontierChart(_Chart):
     def update_document(self, build: Build, catalog: Catalog, job_index: int) -> None:
         job = build.jobs[job_index] if 0 <= job_index < len(build.jobs) else None
         placements = tuple(build.card_in(s) for s, _ in job.card_keys) if job is not None else ()
-        key = (job_index, job, placements)
+        # the sweep covers every length itself, so moving the job's own sequence length only moves the
+        # "now" marker: keep the sweep (a few ms) out of the slider's frame
+        swept = job.model_copy(update={"sequence_length": 1}) if job is not None else None
+        key = (job_index, swept, placements)
         if key != self._key or self.frontier is None:
             self._key = key
             self.frontier = fit_frontier(build, job_index, catalog) if job is not None else None
