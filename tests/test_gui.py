@@ -146,6 +146,13 @@ def test_change_model_updates_chart(window) -> None:  # type: ignore[no-untyped-
     assert "Set model" in window.doc.undo_stack.undoText()
 
 
+def test_summary_strip_says_which_compute_rates_are_used(window) -> None:  # type: ignore[no-untyped-def]
+    assert "published" in window.summary.compute.text()
+    window.compute_rate_actions["estimated"].trigger()
+    assert "incl. estimates" in window.summary.compute.text()
+    assert window.doc.result.compute_rates == "estimated"
+
+
 def test_link_rate_switch_changes_step_time(window) -> None:  # type: ignore[no-untyped-def]
     """View > Link rates > Nominal re-runs the engine: the FSDP job's communication gets faster."""
     measured = window.doc.result.jobs[0].communication.seconds_per_step
@@ -409,3 +416,12 @@ def test_drag_a_bridge_from_the_palette_onto_a_card(window) -> None:  # type: ig
     assert not drag_drop(window.chassis_view, bridge_mime(4), 4)  # 4-way needs four cards side by side
     window.doc.undo_stack.undo()
     assert list(window.doc.build.bridges) == before
+
+    # from the keyboard: select the two cards, then Enter on the palette's 2-way bridge
+    palette.setCurrentRow(0)
+    window.chassis_view.card_items[4].setSelected(True)
+    palette.itemActivated.emit(palette.item(0))  # what Enter on the focused item emits
+    assert "Select the 2 cards" in window.statusBar().currentMessage()
+    window.chassis_view.card_items[5].setSelected(True)
+    palette.itemActivated.emit(palette.item(0))
+    assert [4, 5] in [b.slots for b in window.doc.build.bridges]

@@ -131,8 +131,8 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         chassis = catalog.chassis_spec(build.chassis)
     except UnknownIdError as exc:
         checks.append(Check(severity="error", code="CHASSIS_UNKNOWN", message=f"{exc}."))
-        return BuildResult(name=build.name, chassis=None, link_rates=a.link_rates, utilization=a.utilization,
-                           checks=checks)  # fmt: skip
+        return BuildResult(name=build.name, chassis=None, link_rates=a.link_rates, compute_rates=a.compute_rates,
+                           utilization=a.utilization, checks=checks)  # fmt: skip
 
     cards: dict[int, CardSpec] = {}
     slots_in_chassis = {p.slot for p in chassis.positions}
@@ -211,6 +211,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     checks.sort(key=lambda c: severity_order[c.severity])
     return BuildResult(
         name=build.name, chassis=chassis.id, chassis_name=chassis.name, link_rates=a.link_rates,
+        compute_rates=a.compute_rates,
         utilization=a.utilization, jobs=jobs, checks=checks, topology=topology, mig=mig_cards, power=power,
         notes=[f"GB = 10^9 bytes. Link rates: {a.link_rates}"
                + (" (datasheet, per direction)" if a.link_rates == "nominal" else " (typical nccl-tests busbw)")

@@ -159,6 +159,7 @@ class BuildResult(Out):
     chassis_name: str | None = None
     link_rates: str
     utilization: float
+    compute_rates: str = "published"  # or "estimated": UNCONFIRMED catalog estimates stand in for missing rates
     jobs: list[JobResult] = []
     checks: list[Check] = []
     topology: Topology | None = None

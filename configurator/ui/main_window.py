@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
+        self.card_palette.bridge_activated.connect(self.bridge_from_palette)
         self._make_actions()
         self._autosave = QTimer(self)
         self._autosave.timeout.connect(self.autosave)
@@ -301,6 +302,16 @@ class MainWindow(QMainWindow):
     def bridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()
         self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", lambda b: add_bridge(b, self.doc.catalog, slots))
+
+    def bridge_from_palette(self, size: int) -> None:
+        """Keyboard bridging: Enter on a palette bridge joins the selected cards, when they are ``size``."""
+        slots = self.chassis_view.selected_slots()
+        if len(slots) != size:
+            self.statusBar().showMessage(
+                f"Select the {size} cards to bridge (Ctrl+click), or drag the bridge onto one of them", 8000
+            )
+            return
+        self.bridge_selected()
 
     def unbridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()

@@ -82,7 +82,7 @@ class BridgeList(QListWidget):
             item.setData(ID_ROLE, n)
             item.setToolTip(
                 f"Drag onto a card: joins it and its {n - 1} identical neighbour(s) side by side "
-                "(the cards must take a bridge of this size). Ctrl+B bridges the selected cards."
+                "(the cards must take a bridge of this size). Enter or Ctrl+B bridges the selected cards."
             )
             self.addItem(item)
         rows = max(len(sizes), 1)
@@ -129,6 +129,7 @@ class CardList(QListWidget):
 class Palette(QWidget):
     chassis_chosen = Signal(str)
     card_activated = Signal(str)  # Enter / double-click: place the card in the first slot that takes it
+    bridge_activated = Signal(int)  # Enter / double-click on a bridge: bridge the selected cards
 
     def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -174,6 +175,7 @@ class Palette(QWidget):
         layout.addWidget(QLabel("<b>Bridges</b> <span style='color:gray'>(drag onto a card)</span>"))
         self.bridges = BridgeList(sizes)
         self.bridges.setAccessibleName("Bridge palette")
+        self.bridges.itemActivated.connect(lambda item: self.bridge_activated.emit(int(item.data(ID_ROLE))))
         layout.addWidget(self.bridges)
 
     def set_chassis(self, chassis_id: str) -> None:

@@ -17,7 +17,8 @@ class SummaryStrip(QWidget):
         self.bridges = QLabel()
         self.jobs = QLabel()
         self.links = QLabel()
-        for w in (self.power, self.cards, self.bridges, self.jobs, self.links):
+        self.compute = QLabel()
+        for w in (self.power, self.cards, self.bridges, self.jobs, self.links, self.compute):
             w.setTextFormat(w.textFormat().RichText)
             layout.addWidget(w)
             layout.addSpacing(10)
@@ -42,3 +43,10 @@ class SummaryStrip(QWidget):
             f"<span style='color:#C62828'>{counts['does-not-fit']} don't fit</span>"
         )
         self.links.setText(f"<b>Links</b> {result.link_rates}")
+        if result.compute_rates == "estimated":
+            self.compute.setText("<b>Compute</b> <span style='color:#E69F00'>incl. estimates</span>")
+            self.compute.setToolTip("Cards without a published dense BF16 rate use the catalog's UNCONFIRMED "
+                                    "estimate (View > Compute rates)")  # fmt: skip
+        else:
+            self.compute.setText("<b>Compute</b> published")
+            self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
