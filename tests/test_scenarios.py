@@ -205,6 +205,24 @@ def test_eight_unbridged_cards_show_pcie_kinds() -> None:
     assert topo.nvlink_domains == []
 
 
+def test_cascaded_switches_give_pxb_and_keep_fsdp_off_the_cpu_link() -> None:
+    """Supermicro's cascaded-switch root: pairs share a leaf switch (PIX); other pairs meet at the upstream
+    switch (PXB), never at a CPU, so an 8-card FSDP job's slowest link is PXB, not SYS as in the
+    dual-root server."""
+    slots = list(range(1, 9))
+    sharded = [{"name": "all 8", **SHARDED_70B, "cards": slots}]
+    cascaded = run("generic-server-8-cascaded", on("rtx-pro-6000-server", *slots), sharded)
+    topo = cascaded.topology
+    assert topo is not None
+    assert topo.matrix[0][1:] == ["PIX", "PXB", "PXB", "PXB", "PXB", "PXB", "PXB"]
+    assert "PXB" in topo.legend
+    dual_root = run(SERVER, on("rtx-pro-6000-server", *slots), sharded)
+    assert cascaded.jobs[0].communication.bound_by == "pcie-pxb"
+    assert dual_root.jobs[0].communication.bound_by == "pcie-sys"
+    assert cascaded.jobs[0].communication.seconds_per_step < dual_root.jobs[0].communication.seconds_per_step
+    assert cascaded.power is not None and cascaded.power.psu_capacity_w == 3 * 2000  # 3+1
+
+
 # ---- MIG tenants (seed A, seed B) ----------------------------------------------------------------------------------
 
 

@@ -23,8 +23,16 @@ class SlotPosition(Strict):
     lanes: int = Field(ge=1, le=16)
     cpu: int = Field(ge=0)  # CPU socket whose root complex the slot hangs on
     switch: str | None = None  # PCIe switch name, when the slot sits behind one
+    # cascaded switches: the switch ``switch`` hangs on, when that is another switch rather than the CPU
+    # (Supermicro's "cascaded switches" root option, chassis-power.md section 1.2); nvidia-smi shows PXB
+    upstream_switch: str | None = None
     max_width: int = Field(default=2, ge=0)  # widest card (in slot pitches) the position takes
     label: str | None = None  # vendor's slot name, e.g. "SLOT7 PCIe5 x16"
+
+    def root_label(self, sep: str = " · ") -> str:
+        """Where the slot hangs, host side first: 'CPU0 · sw0', or 'CPU0 · sw-root › sw0' when cascaded."""
+        switches = " › ".join(s for s in (self.upstream_switch, self.switch) if s)
+        return f"CPU{self.cpu}" + (f"{sep}{switches}" if switches else "")
 
 
 class PsuSpec(Strict):

@@ -74,7 +74,7 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
         painter.drawRect(r)
         painter.setPen(ink)
         _font(painter, 6.5)
-        root = f"CPU{pos.cpu}" + (f" {pos.switch}" if pos.switch else "")
+        root = pos.root_label(" ")
         kind = "SXM5" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
         if sxm:
             painter.drawText(QRectF(r.left(), r.bottom(), r.width(), 12), Qt.AlignmentFlag.AlignLeft,

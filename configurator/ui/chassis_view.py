@@ -7,7 +7,7 @@ slot under the cursor turns green or red, and a refused drop says why through ``
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QKeySequence, QPainter, QPen
+from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
     QApplication,
     QGraphicsItem,
@@ -45,7 +45,7 @@ class SlotItem(QGraphicsRectItem):
         self.setPen(QPen(QColor("#9E9E9E"), 1, Qt.PenStyle.DashLine))
         self.setBrush(QBrush(QColor(0, 0, 0, 12)))
         self.setZValue(0)
-        root = f"CPU{pos.cpu}" + (f" · {pos.switch}" if pos.switch else "")
+        root = pos.root_label()
         self.setToolTip(f"Slot {pos.slot}: PCIe Gen{pos.pcie_generation} x{pos.lanes}, {root}"
                         + (f" ({pos.label})" if pos.label else ""))  # fmt: skip
 
@@ -100,6 +100,7 @@ class ChassisView(QGraphicsView):
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = document
+        self._label_w = LABEL_W  # widened to the longest slot label on each redraw
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setAcceptDrops(True)
@@ -126,9 +127,9 @@ class ChassisView(QGraphicsView):
     def _geometry(self, chassis: ChassisSpec, pos: SlotPosition) -> QRectF:
         if pos.kind == "sxm":
             col, row = pos.x % 4, pos.x // 4
-            return QRectF(LABEL_W + col * (SXM_SIZE + 24), TOP + row * (SXM_SIZE + 40), SXM_SIZE, SXM_SIZE)
+            return QRectF(self._label_w + col * (SXM_SIZE + 24), TOP + row * (SXM_SIZE + 40), SXM_SIZE, SXM_SIZE)
         length = (chassis.max_card_length_mm.value or 312.0) * MM
-        return QRectF(LABEL_W, TOP + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
+        return QRectF(self._label_w, TOP + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
 
     def _card_rect(self, chassis: ChassisSpec, pos: SlotPosition, card: CardSpec) -> QRectF:
         slot_rect = self._geometry(chassis, pos)
@@ -178,14 +179,22 @@ class ChassisView(QGraphicsView):
             small,
         )
         sub.setPos(0, 40)
+
+        def slot_label(pos: SlotPosition) -> str:
+            kind = "SXM5 socket" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
+            return f"Slot {pos.slot}\n{kind} · {pos.root_label()}"
+
+        # the label column is as wide as the longest label (cascaded switches name two switches)
+        metrics = QFontMetricsF(small)
+        widest = max((metrics.horizontalAdvance(line) for p in chassis.positions if p.kind != "sxm"
+                      for line in slot_label(p).split("\n")), default=0.0)  # fmt: skip
+        self._label_w = max(LABEL_W, widest + 18)
         for pos in sorted(chassis.positions, key=lambda p: p.x):
             rect = self._geometry(chassis, pos)
             item = SlotItem(pos, rect)
             scene.addItem(item)
             self.slot_items[pos.slot] = item
-            root = f"CPU{pos.cpu}" + (f" · {pos.switch}" if pos.switch else "")
-            kind = "SXM5 socket" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
-            label = self._text(f"Slot {pos.slot}\n{kind} · {root}", small)
+            label = self._text(slot_label(pos), small)
             if pos.kind == "sxm":
                 label.setPos(rect.left() + 6, rect.bottom() + 2)
             else:
@@ -195,7 +204,7 @@ class ChassisView(QGraphicsView):
             arrow.setFont(small)
             arrow.setBrush(QBrush(QColor("#42A5F5")))
             bottom = max(i.rect().bottom() for i in self.slot_items.values())
-            arrow.setPos(LABEL_W, bottom + (60 if chassis.nvswitch else 30))
+            arrow.setPos(self._label_w, bottom + (60 if chassis.nvswitch else 30))
             scene.addItem(arrow)
 
     def refresh(self, build: Build, result: BuildResult) -> None:
