@@ -395,3 +395,24 @@ def test_real_mouse_hover_shows_the_tooltips(qtbot) -> None:  # type: ignore[no-
     tabs.setCurrentWidget(tabs.step_time)
     compute = tabs.doc.result.jobs[0].compute.seconds_per_step
     assert "compute" in hover_tooltip(tabs.step_time.view, tabs.step_time.plot, 0.0, compute / 2).lower()
+
+
+def test_roofline_names_no_mig_instance_for_a_whole_card_job(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """With estimated rates, a job over an H200 NVL and an RTX PRO 6000 Server runs at the RTX's estimated
+    rate: its operations sit on that card's (estimate) roof, and no MIG instance roof is invented."""
+    from configurator.engine import Build
+
+    build = Build.model_validate({
+        "chassis": "generic-server-8", "assumptions": {"compute_rates": "estimated"},
+        "cards": [{"slot": 1, "card": "h200-nvl"}, {"slot": 3, "card": "rtx-pro-6000-server"}],
+        "jobs": [{"name": "mixed", "model": "llama-3.1-8b", "method": "lora", "parallelism": "ddp",
+                  "cards": [1, 3]}],
+    })  # fmt: skip
+    tabs = make_tabs(qtbot, build=build)
+    tabs.setCurrentWidget(tabs.roofline)
+    assert "MIG" not in tabs.roofline.note.text and "instance" not in tabs.roofline.title_text
+    assert "RTX PRO 6000 Server (estimate)" in tabs.roofline.title_text
+    peak = tabs.doc.result.jobs[0].compute.bf16_tflops
+    assert peak == pytest.approx(503.8)
+    points = tabs.roofline.points()
+    assert points and all(y <= peak * (1 + 1e-9) for _, _, y in points)

@@ -107,6 +107,17 @@ def test_compare_h200_against_rtx(build: Build) -> None:
     assert any(r.what == "power" for r in rows)
 
 
+def test_compare_shows_differing_rate_bases(build: Build) -> None:
+    """Step times on different link or compute rate bases are flagged in the comparison, not ranked."""
+    left = evaluate(build)
+    a = build.assumptions.model_copy(update={"link_rates": "nominal", "compute_rates": "estimated"})
+    rows = compare(left, evaluate(build.model_copy(update={"assumptions": a})))
+    bases = {r.what: r for r in rows if r.what in ("link rates", "compute rates")}
+    assert bases["link rates"].left == "measured" and bases["link rates"].right == "nominal"
+    assert bases["compute rates"].right == "estimated" and bases["compute rates"].better is None
+    assert not any(r.what.endswith("rates") for r in compare(left, left))
+
+
 def test_fit_frontier_agrees_with_evaluate_for_ddp() -> None:
     """The sweep shares evaluate's sharding rule: DDP replicas keep their gradient buckets at the peak."""
     b = load_build(BUILDS / "default.yaml")

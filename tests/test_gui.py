@@ -372,6 +372,13 @@ def test_hidden_views_catch_up_when_shown(window, qtbot) -> None:  # type: ignor
     assert window.jobs_panel.seq_spin.value() != 4096  # not redrawn while hidden
     assert window.mig_editor.view.blocks == {}
 
+    # keyboard focus left inside the hidden form keeps it current: an arrow key must step from the real value
+    window.jobs_panel.micro_spin.setFocus()
+    QApplication.processEvents()
+    window.doc.edit("mb", lambda b: update_job(b, 0, micro_batch_size=4))
+    assert window.jobs_panel.micro_spin.value() == 4
+    window.chassis_view.setFocus()
+
     window.jobs_dock.raise_()
     window.analysis.setCurrentWidget(window.mig_editor)
     QApplication.processEvents()

@@ -223,6 +223,35 @@ def test_cascaded_switches_give_pxb_and_keep_fsdp_off_the_cpu_link() -> None:
     assert cascaded.power is not None and cascaded.power.psu_capacity_w == 3 * 2000  # 3+1
 
 
+def test_a_slot_on_the_upstream_switch_itself_is_pxb_to_the_leaves() -> None:
+    """A GPU hung directly on the upstream switch reaches a GPU under one of its leaf switches through two
+    switches and no host bridge: PXB (not NODE)."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.topology import link_between
+
+    chassis = default_catalog().chassis["generic-server-8-cascaded"]
+    on_root = chassis.positions[0].model_copy(update={"switch": "sw-root", "upstream_switch": None})
+    chassis = chassis.model_copy(update={"positions": [on_root, *chassis.positions[1:]]})
+    card = default_catalog().cards["rtx-pro-6000-server"]
+    cards = {s: card for s in (1, 3)}
+    assert link_between(1, 3, cards, chassis, {}).kind == "PXB"
+
+
+def test_an_estimated_rate_is_flagged_only_where_it_sets_the_step() -> None:
+    """With estimated rates, an RTX PRO 6000 Server (503.8 estimated) beside an L40S (362.05 published) runs
+    at the L40S's rate: the estimate changes nothing and nothing says 'estimated'. Alone, it is flagged."""
+    job = {"name": "t", "model": "llama-3.1-8b", "method": "lora", "parallelism": "ddp"}
+    mixed = run(SERVER, [{"slot": 1, "card": "l40s"}, {"slot": 3, "card": "rtx-pro-6000-server"}],
+                [{**job, "cards": [1, 3]}], compute_rates="estimated").jobs[0].compute  # fmt: skip
+    assert mixed is not None and mixed.bf16_tflops == pytest.approx(362.05)
+    assert not mixed.bf16_rate_estimated and not any("estimate" in n for n in mixed.notes)
+    alone = run(SERVER, on("rtx-pro-6000-server", 3), [{**job, "parallelism": "single", "cards": [3]}],
+                compute_rates="estimated").jobs[0].compute  # fmt: skip
+    assert alone is not None and alone.bf16_rate_estimated and alone.bf16_tflops == pytest.approx(503.8)
+    published = run(SERVER, on("rtx-pro-6000-server", 3), [{**job, "parallelism": "single", "cards": [3]}])
+    assert published.jobs[0].compute.seconds_per_step is None  # the default: published rates only
+
+
 # ---- MIG tenants (seed A, seed B) ----------------------------------------------------------------------------------
 
 

@@ -47,4 +47,9 @@ def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
     rows.append(Difference(None, "power", _fmt(pa, "W"), _fmt(pb, "W"), better))
     ea, eb = len(left.errors), len(right.errors)
     rows.append(Difference(None, "errors", str(ea), str(eb), None if ea == eb else ("left" if ea < eb else "right")))
+    # step times on different rate bases are not like for like: show the bases, rank neither
+    for what, la, rb in (("link rates", left.link_rates, right.link_rates),
+                         ("compute rates", left.compute_rates, right.compute_rates)):  # fmt: skip
+        if la != rb:
+            rows.append(Difference(None, what, la, rb, None))
     return rows

@@ -77,7 +77,8 @@ def compute(
     known = [r for _, r in rates if r > 0]
     slowest = min(known) if known else None
     missing = [c.name for c, r in rates if r <= 0]
-    estimated = sorted({c.name for c, _ in cards if not c.bf16_dense_tflops.value and bf16_rate(c, estimates)})
+    # an estimate matters only where it sets the job's rate (the slowest card's); elsewhere it changes nothing
+    estimated = sorted({c.name for c, r in rates if not c.bf16_dense_tflops.value and r > 0 and r == slowest})
     if missing:
         notes.append(f"No published dense BF16 rate for {', '.join(sorted(set(missing)))}: compute time unknown.")
     for name in estimated:

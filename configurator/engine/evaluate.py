@@ -406,7 +406,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             f"Job '{name}': the peak reserved memory is set by the pool FSDP set-up leaves behind "
             f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card), not by the training step, so a shorter sequence or "
             "smaller batch will not lower it. Calling torch.cuda.empty_cache() after wrapping the model releases "
-            "that pool.")))  # fmt: skip
+            "the set-up copies it holds beyond the sharded weights.")))  # fmt: skip
     if len({cards[s].id for s, _ in valid_keys}) > 1:
         checks.append(
             Check(

@@ -99,8 +99,8 @@ def link_between(
         kind = "SYS"
     elif pa.switch and pa.switch == pb.switch:
         kind = "PIX"
-    elif pa.upstream_switch and pa.upstream_switch == pb.upstream_switch:
-        kind = "PXB"  # leaf switch -> shared upstream switch -> leaf switch, never through the host bridge
+    elif {pa.switch, pa.upstream_switch} & {pb.switch, pb.upstream_switch} - {None}:
+        kind = "PXB"  # through a switch both paths share (leaf -> upstream -> leaf), never the host bridge
     else:
         kind = "NODE"
     return Link(kind, kind, nominal, MEASURED_PCIE_GEN5_GB_S[kind] * scale)

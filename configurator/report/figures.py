@@ -23,6 +23,7 @@ COMPONENTS: list[tuple[str, str, str]] = [
     ("overhead_gb", "Overhead", "#999999"),
 ]
 PITCH_MM = 20.32
+BRIDGE_FILL, BRIDGE_EDGE = "#FFB300", "#E65100"  # NVLink bridge bar: here, in the chassis view and the palette
 
 
 def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
@@ -117,8 +118,8 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
             continue
         top, bottom, right = min(r.top() for r in rs), max(r.bottom() for r in rs), min(r.right() for r in rs)
         bar = QRectF(right - 22, top + 2, 9, bottom - top - 4)
-        painter.setPen(QPen(QColor("#E65100"), 0.8))
-        painter.setBrush(QColor("#FFB300"))
+        painter.setPen(QPen(QColor(BRIDGE_EDGE), 0.8))
+        painter.setBrush(QColor(BRIDGE_FILL))
         painter.drawRect(bar)
     painter.restore()
 

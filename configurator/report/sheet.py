@@ -259,8 +259,8 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
         f"CUDA context {CUDA_CONTEXT_BYTES / 1e9:.2f} GB; "
         f"caching-allocator reserve {ALLOCATOR_STATIC_FRACTION:.0%} of static and {ALLOCATOR_DYNAMIC_FRACTION:.0%} "
         "of dynamic memory; under FSDP, the gathered units and gradient shards keep pools of their own streams, "
-        f"and the pool left from FSDP set-up (sharded states plus {FSDP_SETUP_UNIT_COPIES:g} copies of the largest "
-        "unit) is a floor under the peak.</li>"
+        f"and the pool left from FSDP set-up (sharded weights and adapters plus {FSDP_SETUP_UNIT_COPIES:g} copies "
+        "of the largest unit) is a floor under the peak.</li>"
         "<li>Activations: per-layer saved tensors of a Llama-style block (Korthikanti et al. 2022, re-derived for "
         "RMSNorm, rotary SDPA/flash attention, GQA and SwiGLU) plus logits and loss buffers. Checked against "
         f"{len(calibration.MEASURED_RUNS)} published runs: the model lands between "
@@ -282,16 +282,19 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
                          ("memory bandwidth", card.memory_bandwidth_gb_s), ("power", card.power.tdp_w)):  # fmt: skip
             value = f"{s.value:g}" if s.value is not None else "n/p"
             rows.append([escape(card.name.removeprefix("NVIDIA ")), label, value, _src(s.source)])
+        estimate = card.bf16_dense_tflops_estimate
+        if estimate is not None and a.compute_rates == "estimated" and not card.bf16_dense_tflops.value:
+            rows.append([escape(card.name.removeprefix("NVIDIA ")), "dense BF16 rate, estimate used",
+                         f"{estimate.value:g}", _src(estimate.source)])  # fmt: skip
         if card.nvlink:
             s = card.nvlink.gb_s_bidirectional
             rows.append([escape(card.name.removeprefix("NVIDIA ")), "NVLink GB/s (both directions)", f"{s.value:g}",
                          _src(s.source)])  # fmt: skip
     if chassis:
         rows.append([escape(chassis.name), "slot map", "—", _src(chassis.source)])
-        rows.append([escape(chassis.name), "PSU W each", f"{chassis.psu.watts_each.value or 0:g}",
-                     _src(chassis.psu.watts_each.source)])  # fmt: skip
-        rows.append([escape(chassis.name), "platform W", f"{chassis.platform_power_w.value or 0:g}",
-                     _src(chassis.platform_power_w.source)])  # fmt: skip
+        for label, s in (("PSU W each", chassis.psu.watts_each), ("platform W", chassis.platform_power_w)):
+            value = f"{s.value:g}" if s.value is not None else "n/p"
+            rows.append([escape(chassis.name), label, value, _src(s.source)])
     for job in result.jobs:
         m = catalog.models.get(job.model)
         if m is not None and m.id not in seen:

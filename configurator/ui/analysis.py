@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.compute import attainable_tflops, ridge_intensity
+from configurator.engine.compute import attainable_tflops, bf16_rate, ridge_intensity
 from configurator.engine.result import JobResult
 from configurator.engine.sweep import Frontier, fit_frontier
 
@@ -777,7 +777,9 @@ class _Roof:
 
 class RooflineChart(_Chart):
     """Attainable BF16 TFLOPS against arithmetic intensity, one roofline per card in the build, with the
-    selected job's main operations placed on its slowest card's roofline."""
+    selected job's main operations placed on its slowest card's roofline (or, for a job in a MIG instance,
+    on the instance's share of that card). Cards without a published rate get a roof only when the build
+    asks for estimated compute rates, and their name says so."""
 
     MAX_CARDS = 6
     MAX_POINTS = 12
@@ -855,9 +857,11 @@ class RooflineChart(_Chart):
             card = catalog.cards.get(placement.card)
             if card is None or any(r.card_id == card.id for r in roofs) or card.id in missing:
                 continue
-            peak, bw = card.bf16_dense_tflops.value, card.memory_bandwidth_gb_s.value
+            peak = bf16_rate(card, build.assumptions.compute_rates == "estimated")  # as the step time uses
+            bw = card.memory_bandwidth_gb_s.value
             if peak and bw:
-                roofs.append(_Roof(card.id, short_card_name(card.name), float(peak), float(bw)))
+                name = short_card_name(card.name) + ("" if card.bf16_dense_tflops.value else " (estimate)")
+                roofs.append(_Roof(card.id, name, float(peak), float(bw)))
             else:
                 missing.append(card.id)
         roofs = roofs[: self.MAX_CARDS]
@@ -882,7 +886,13 @@ class RooflineChart(_Chart):
         on_job = [r for r in roofs if r.card_id in job_ids]
         slow = min(on_job, key=lambda r: r.peak_tflops) if on_job else None
         rate = job.compute.bf16_tflops if job and job.compute else None
-        on_instance = slow is not None and job is not None and bool(rate) and rate < slow.peak_tflops * (1 - 1e-9)
+        on_instance = (
+            slow is not None
+            and job is not None
+            and any(row.card == slow.card_id and row.mig for row in job.cards)
+            and bool(rate)
+            and rate < slow.peak_tflops * (1 - 1e-9)
+        )
         if on_instance:
             # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike,
             # so the ridge stays put); draw that roof and place the operations on it

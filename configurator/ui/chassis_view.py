@@ -23,6 +23,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine import Build, BuildResult
 from configurator.engine.editing import check_place
+from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.ui.document import BuildDocument
 from configurator.ui.mime import read_bridge, read_card, read_job, read_slot, slot_mime
 from configurator.ui.scene import item_under
@@ -244,8 +245,8 @@ class ChassisView(QGraphicsView):
             bottom = max(i.rect().bottom() for i in items)
             right = min(i.rect().right() for i in items)
             bar = QGraphicsRectItem(QRectF(right - 70, top + 6, 22, bottom - top - 12))
-            bar.setBrush(QBrush(QColor("#FFB300")))
-            bar.setPen(QPen(QColor("#E65100"), 1.5))
+            bar.setBrush(QBrush(QColor(BRIDGE_FILL)))
+            bar.setPen(QPen(QColor(BRIDGE_EDGE), 1.5))
             bar.setZValue(3)
             bar.setToolTip(f"NVLink bridge over slots {bridge.slots}: drop a job here to run it on all of them")
             bar.setData(0, list(bridge.slots))

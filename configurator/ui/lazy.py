@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 
 def hidden_in_shown_window(widget: QWidget) -> bool:
@@ -12,4 +12,7 @@ def hidden_in_shown_window(widget: QWidget) -> bool:
     visible-region test."""
     if not widget.window().isVisible():
         return False
+    focus = QApplication.focusWidget()
+    if focus is not None and (focus is widget or widget.isAncestorOf(focus)):
+        return False  # keyboard focus can sit in a dock behind another tab: its fields must be current
     return not widget.isVisible() or widget.visibleRegion().isEmpty()

@@ -16,11 +16,11 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
+from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.ui.mime import bridge_mime, card_mime
 from configurator.ui.style import card_colour
 
 ID_ROLE = Qt.ItemDataRole.UserRole
-BRIDGE_COLOUR = QColor("#E69F00")  # the chassis view draws bridges in this colour
 
 
 def card_icon(card: CardSpec, size: int = 40) -> QIcon:
@@ -57,8 +57,8 @@ def bridge_icon(size_cards: int, size: int = 40) -> QIcon:
     pm.fill(Qt.GlobalColor.transparent)
     p = QPainter(pm)
     p.setRenderHint(QPainter.RenderHint.Antialiasing)
-    p.setPen(BRIDGE_COLOUR.darker(150))
-    p.setBrush(BRIDGE_COLOUR)
+    p.setPen(QColor(BRIDGE_EDGE))
+    p.setBrush(QColor(BRIDGE_FILL))
     p.drawRoundedRect(4, 13, size - 8, 10, 3, 3)
     p.setBrush(QColor("#D4AF37"))
     pitch = (size - 12) / size_cards

@@ -34,6 +34,11 @@ class SummaryStrip(QWidget):
                                   f"margin {p.margin_w:,.0f} W (redundant PSUs held back)")  # fmt: skip
         else:
             self.power.setText("<b>Power</b> PSU rating unpublished")
+            self.power.setToolTip(
+                f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; check them against the vendor's PSU"
+                if p
+                else ""
+            )
         self.cards.setText(f"<b>Cards</b> {n_cards}")
         self.bridges.setText(f"<b>Bridges</b> {n_bridges}")
         counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}
