@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QVBoxLayout,
@@ -186,43 +188,18 @@ class MainWindow(QMainWindow):
             self.chassis_view.addAction(a)
 
         view = mb.addMenu("&View")
-        units = view.addMenu("&Units")
-        group = QActionGroup(self)
-        for u in ("GB", "GiB"):
-            a = QAction(f"{u} ({'10^9' if u == 'GB' else '2^30'} bytes)", self)
-            a.setCheckable(True)
-            a.setChecked(u == self.unit)
-            a.setData(u)
-            group.addAction(a)
-            units.addAction(a)
-        group.triggered.connect(lambda action: self.set_unit(action.data()))
-        rates = view.addMenu("&Link rates")
-        self.rate_actions: dict[str, QAction] = {}
-        rgroup = QActionGroup(self)
-        for key, label in (("measured", "Measured (typical nccl-tests busbw)"), ("nominal", "Nominal (datasheet)")):
-            a = QAction(label, self)
-            a.setCheckable(True)
-            a.setData(key)
-            rgroup.addAction(a)
-            rates.addAction(a)
-            self.rate_actions[key] = a
-        rgroup.triggered.connect(lambda action: self.set_link_rates(action.data()))
-        compute_rates = view.addMenu("Compute &rates")
-        self.compute_rate_actions: dict[str, QAction] = {}
-        cgroup = QActionGroup(self)
-        for key, label, tip in (
+        unit_actions = self._radio_menu(view, "&Units", [
+            ("GB", "GB (10^9 bytes)", ""), ("GiB", "GiB (2^30 bytes)", "")], self.set_unit)  # fmt: skip
+        unit_actions[self.unit].setChecked(True)
+        self.rate_actions = self._radio_menu(view, "&Link rates", [
+            ("measured", "Measured (typical nccl-tests busbw)", ""),
+            ("nominal", "Nominal (datasheet)", ""),
+        ], self.set_link_rates)  # fmt: skip
+        self.compute_rate_actions = self._radio_menu(view, "Compute &rates", [
             ("published", "Published only", "Compute time only where NVIDIA publishes a dense BF16 rate"),
             ("estimated", "Include UNCONFIRMED estimates",
              "Where no rate is published, use the catalog's sourced estimate; every result that does says so"),
-        ):  # fmt: skip
-            a = QAction(label, self)
-            a.setCheckable(True)
-            a.setData(key)
-            a.setStatusTip(tip)
-            cgroup.addAction(a)
-            compute_rates.addAction(a)
-            self.compute_rate_actions[key] = a
-        cgroup.triggered.connect(lambda action: self.set_compute_rates(action.data()))
+        ], self.set_compute_rates)  # fmt: skip
         view.addSeparator()
         self.compare_action = QAction("&Compare with…", self)
         self.compare_action.setShortcut(QKeySequence("Ctrl+K"))
@@ -338,6 +315,24 @@ class MainWindow(QMainWindow):
         self.analysis.set_dark(dark)
         self.checks.set_dark(dark)
         self.settings.set("theme", "dark" if dark else "light")
+
+    def _radio_menu(self, parent: QMenu, title: str, entries: list[tuple[str, str, str]],
+                    on_pick: Callable[[str], None]) -> dict[str, QAction]:  # fmt: skip
+        """A submenu of exclusive checkable choices (key, label, status tip); picking one calls ``on_pick(key)``."""
+        menu = parent.addMenu(title)
+        group = QActionGroup(self)
+        actions: dict[str, QAction] = {}
+        for key, label, tip in entries:
+            a = QAction(label, self)
+            a.setCheckable(True)
+            a.setData(key)
+            if tip:
+                a.setStatusTip(tip)
+            group.addAction(a)
+            menu.addAction(a)
+            actions[key] = a
+        group.triggered.connect(lambda action: on_pick(action.data()))
+        return actions
 
     def set_compute_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.compute_rates:

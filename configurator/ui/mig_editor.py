@@ -23,7 +23,6 @@ from PySide6.QtGui import (
     QIcon,
     QPainter,
     QPen,
-    QPixmap,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
@@ -56,7 +55,7 @@ from configurator.ui.document import BuildDocument
 from configurator.ui.lazy import hidden_in_shown_window
 from configurator.ui.mime import job_mime, mig_profile_mime, read_job, read_mig_profile
 from configurator.ui.scene import item_under
-from configurator.ui.style import FIT_COLOUR
+from configurator.ui.style import FIT_COLOUR, hidpi_canvas
 
 DISPLAY_MODE_NOTE = (
     "Workstation and Max-Q editions: switch display mode to compute first "
@@ -105,11 +104,7 @@ def _count_label(spec: MigSpec, names: list[str] | tuple[str, ...]) -> str:
 
 
 def _swatch(colour: QColor, size: int = 14) -> QIcon:
-    pm = QPixmap(size * 2, size * 2)
-    pm.setDevicePixelRatio(2.0)
-    pm.fill(Qt.GlobalColor.transparent)
-    p = QPainter(pm)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pm, p = hidpi_canvas(size)
     p.setPen(colour.darker(150))
     p.setBrush(colour)
     p.drawRoundedRect(QRectF(1, 1, size - 2, size - 2), 3, 3)

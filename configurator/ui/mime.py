@@ -22,17 +22,22 @@ def slot_mime(slot: int, card_id: str) -> QMimeData:
     return data
 
 
+def _read_int(data: QMimeData, mime: str) -> int | None:
+    """The integer payload under ``mime``; None when absent or not a number (a foreign drag)."""
+    if not data.hasFormat(mime):
+        return None
+    try:
+        return int(bytes(data.data(mime).data()).decode())
+    except ValueError:
+        return None
+
+
 def read_card(data: QMimeData) -> str | None:
     return bytes(data.data(CARD_MIME).data()).decode() if data.hasFormat(CARD_MIME) else None
 
 
 def read_slot(data: QMimeData) -> int | None:
-    if not data.hasFormat(SLOT_MIME):
-        return None
-    try:
-        return int(bytes(data.data(SLOT_MIME).data()).decode())
-    except ValueError:
-        return None
+    return _read_int(data, SLOT_MIME)
 
 
 JOB_MIME = "application/vnd.gpu-configurator.job"  # a job, by its index in the build
@@ -47,12 +52,7 @@ def job_mime(index: int, name: str = "") -> QMimeData:
 
 
 def read_job(data: QMimeData) -> int | None:
-    if not data.hasFormat(JOB_MIME):
-        return None
-    try:
-        return int(bytes(data.data(JOB_MIME).data()).decode())
-    except ValueError:
-        return None
+    return _read_int(data, JOB_MIME)
 
 
 def mig_profile_mime(profile: str) -> QMimeData:
@@ -77,9 +77,4 @@ def bridge_mime(size: int) -> QMimeData:
 
 
 def read_bridge(data: QMimeData) -> int | None:
-    if not data.hasFormat(BRIDGE_MIME):
-        return None
-    try:
-        return int(bytes(data.data(BRIDGE_MIME).data()).decode())
-    except ValueError:
-        return None
+    return _read_int(data, BRIDGE_MIME)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QDrag, QIcon
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -18,18 +18,14 @@ from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.ui.mime import bridge_mime, card_mime
-from configurator.ui.style import card_colour
+from configurator.ui.style import card_colour, hidpi_canvas
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 def card_icon(card: CardSpec, size: int = 40) -> QIcon:
     """A drawn silhouette: a PCIe card with its bracket and fan openings, or a square SXM module."""
-    pm = QPixmap(size * 2, size * 2)  # drawn at 2x for high-DPI screens
-    pm.setDevicePixelRatio(2.0)
-    pm.fill(Qt.GlobalColor.transparent)
-    p = QPainter(pm)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pm, p = hidpi_canvas(size)
     colour = card_colour(card.id)
     p.setPen(colour.darker(150))
     p.setBrush(colour)
@@ -52,11 +48,7 @@ def card_icon(card: CardSpec, size: int = 40) -> QIcon:
 
 def bridge_icon(size_cards: int, size: int = 40) -> QIcon:
     """An NVLink bridge seen from above: a bar over ``size_cards`` connector fingers."""
-    pm = QPixmap(size * 2, size * 2)
-    pm.setDevicePixelRatio(2.0)
-    pm.fill(Qt.GlobalColor.transparent)
-    p = QPainter(pm)
-    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pm, p = hidpi_canvas(size)
     p.setPen(QColor(BRIDGE_EDGE))
     p.setBrush(QColor(BRIDGE_FILL))
     p.drawRoundedRect(4, 13, size - 8, 10, 3, 3)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPainter, QPixmap
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.report.figures import COMPONENTS as COMPONENTS
@@ -35,3 +36,14 @@ def dark_palette():  # type: ignore[no-untyped-def]
     ):  # fmt: skip
         p.setColor(r, QColor(c))
     return p
+
+
+def hidpi_canvas(size: int) -> tuple[QPixmap, QPainter]:
+    """A transparent ``size`` x ``size`` icon canvas drawn at 2x for high-DPI screens, and an antialiased
+    painter on it (the caller ends the painter and wraps the pixmap in a QIcon)."""
+    pm = QPixmap(size * 2, size * 2)
+    pm.setDevicePixelRatio(2.0)
+    pm.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pm)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    return pm, painter
