@@ -276,8 +276,13 @@ def test_hover_tooltip_has_exact_figures(window) -> None:  # type: ignore[no-unt
 
 def test_units_preference_gib(window) -> None:  # type: ignore[no-untyped-def]
     """Switching to GiB converts the bars and is remembered in the settings."""
+    from PySide6.QtGui import QAction
+
     gb = chart_weights(window)[0]
-    window.set_unit("GiB")
+    units = {a.data(): a for a in window.findChildren(QAction) if a.data() in ("GB", "GiB")}
+    assert units["GB"].isChecked() and not units["GiB"].isChecked()
+    units["GiB"].trigger()  # View > Units > GiB
+    assert window.unit == "GiB" and units["GiB"].isChecked()
     assert chart_weights(window)[0] == pytest.approx(gb * 1e9 / 2**30)
     assert window.settings.get("units") == "GiB"
 
