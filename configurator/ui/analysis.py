@@ -347,6 +347,7 @@ class FitFrontierChart(_Chart):
         self.current_label = self._label((0.0, 0.0))
         self._set_axes("Sequence length (tokens, log scale)", "Headroom (GB)")
         self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom GB)
+        self._current_range: tuple[float, float, float, float] | None = None  # x0, x1, y_lo, y_hi of the last draw
         self._y_span = 1.0
         self.plot.scene().sigMouseMoved.connect(self._hover)
 
@@ -384,11 +385,28 @@ class FitFrontierChart(_Chart):
         # "now" marker: keep the sweep (a few ms) out of the slider's frame
         swept = job.model_copy(update={"sequence_length": 1}) if job is not None else None
         key = (job_index, swept, placements)
-        if key != self._key or self.frontier is None:
+        new_sweep = key != self._key or self.frontier is None
+        if new_sweep:
             self._key = key
             self.frontier = fit_frontier(build, job_index, catalog) if job is not None else None
         self._last = (build, job_index)
-        self._draw(build, job_index)
+        if new_sweep or self._current_range is None or job is None:
+            self._draw(build, job_index)
+        else:  # same sweep, same curves: only the "now" line moves
+            self._draw_current(job.sequence_length)
+
+    def _draw_current(self, s: int) -> None:
+        """The vertical 'now' line at the job's own sequence length (hidden outside the swept range)."""
+        assert self._current_range is not None
+        x0, x1, y_lo, y_hi = self._current_range
+        if x0 <= s <= x1:
+            self.current.setData([s, s], [y_lo, y_hi])
+            self._set_text(self.current_label, f"now {_length_label(s)}", "#8a8a8a" if self.dark else "#666")
+            self.current_label.setPos(math.log10(s), y_hi)
+            self.current_label.setVisible(True)
+        else:
+            self.current.setData([], [])
+            self.current_label.setVisible(False)
 
     def _draw(self, build: Build, job_index: int) -> None:
         f = self.frontier
@@ -401,6 +419,7 @@ class FitFrontierChart(_Chart):
             self.below.setVisible(False)
             self._marked = None
             self._drawn = []
+            self._current_range = None
             self._set_legend([])
             self._set_title("Fit frontier")
             self._set_note("")
@@ -458,15 +477,8 @@ class FitFrontierChart(_Chart):
         self.zero_label.setPos(lx0 + 0.02 * (lx1 - lx0), 0.0)
         self.zero_label.setVisible(True)
         # the job's own sequence length
-        s = job.sequence_length
-        if x0 <= s <= x1:
-            self.current.setData([s, s], [y_lo, y_hi])
-            self._set_text(self.current_label, f"now {_length_label(s)}", "#8a8a8a" if self.dark else "#666")
-            self.current_label.setPos(math.log10(s), y_hi)
-            self.current_label.setVisible(True)
-        else:
-            self.current.setData([], [])
-            self.current_label.setVisible(False)
+        self._current_range = (x0, x1, y_lo, y_hi)
+        self._draw_current(job.sequence_length)
         # the longest length that fits on the job's own curve
         self._marked = own.max_fitting_length if own else None
         if own is not None and self._marked is not None:
