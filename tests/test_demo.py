@@ -125,7 +125,9 @@ def test_scenario_1_70b_qlora_which_card(demo: DemoWindow) -> None:
     assert demo.key_number.text() == "60 GB"
     more = [demo.figure(m) for m in demo.scenario.more]
     assert (
-        more[0].text == f"{h200.room_for_activations_gb:.0f} GB left on the H200 NVL" == "108 GB left on the H200 NVL"
+        more[0].text
+        == f"{h200.room_for_activations_gb:.0f} GB left for activations on the H200 NVL"
+        == "108 GB left for activations on the H200 NVL"
     )
     assert more[1].number == "42.8 GB"
 
