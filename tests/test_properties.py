@@ -260,6 +260,21 @@ def test_valid_builds_evaluate_without_raising(data: dict[str, Any]) -> None:
 
 
 @FAST
+@given(build_dicts(), st.integers(0, 12), st.sampled_from([2, 3, 4, 8]))
+def test_a_dropped_bridge_either_joins_valid_cards_or_says_why(data: dict[str, Any], slot: int, size: int) -> None:
+    """Dropping a bridge of any size on any slot of any build never raises: it names a group that add_bridge
+    takes, or gives a reason."""
+    from configurator.engine.editing import add_bridge, bridge_group_for
+
+    build = Build.model_validate(data)
+    group, reason = bridge_group_for(build, CATALOG, slot, size)
+    assert (group is None) != (reason is None)
+    if group is not None:
+        assert slot in group and len(group) == size
+        assert group in [b.slots for b in add_bridge(build, CATALOG, group).bridges]
+
+
+@FAST
 @given(build_dicts(known_ids_only=True))
 def test_saved_build_reopens_identical(data: dict[str, Any]) -> None:
     """A build saved as YAML and opened again is the same build (nothing lost or changed by the round trip)."""
