@@ -44,6 +44,7 @@ CATALOG_TOTALS = {
     "gemma-2-9b": 9_241_705_984,
     "phi-3-mini": 3_821_079_552,
     "qwen2.5-7b": 7_615_616_512,
+    "yi-34b": 34_388_917_248,  # from its config; the model card rounds to 34.4B
     "generic-13b": 13_015_864_320,  # Llama-2-13B-like by construction
     "seed-b-30b": 30_000_000_000,
     "generic-8b": 8_000_000_000,
