@@ -9,7 +9,6 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
-    QApplication,
     QGraphicsItem,
     QGraphicsRectItem,
     QGraphicsScene,
@@ -26,7 +25,7 @@ from configurator.engine.editing import check_place
 from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.ui.document import BuildDocument
 from configurator.ui.mime import read_bridge, read_card, read_job, read_slot, slot_mime
-from configurator.ui.scene import item_under
+from configurator.ui.scene import drag_started, item_under
 from configurator.ui.style import card_colour
 
 MM = 2.0  # scene pixels per millimetre
@@ -324,8 +323,7 @@ class ChassisView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if self._press is not None and (event.position() - self._press).manhattanLength() > \
-                QApplication.startDragDistance():  # fmt: skip
+        if drag_started(self._press, event.position()):
             item = self._card_at(self.mapToScene(self._press.toPoint()))
             if item is not None:
                 self._press = None

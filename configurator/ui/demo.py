@@ -22,6 +22,7 @@ import datetime as dt
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -1342,14 +1343,8 @@ class DemoWindow(QWidget):
         self.say(f"Now tap a slot for the {short_name(self.catalog.cards[card_id].name)}", colour=ACCENT)
 
     def set_sequence_length(self, tokens: int) -> bool:
-        return self.doc.edit(f"Sequence length {tokens}", self._sequencer(tokens), merge_key="demo-sequence")
-
-    @staticmethod
-    def _sequencer(tokens: int):  # type: ignore[no-untyped-def]
-        def make(build: Build) -> Build:
-            return set_sequence_length(build, tokens)
-
-        return make
+        return self.doc.edit(f"Sequence length {tokens}", partial(set_sequence_length, tokens=tokens),
+                             merge_key="demo-sequence")  # fmt: skip
 
     def _sequence_moved(self, position: int) -> None:
         tokens = SEQUENCE_LENGTHS[position]
@@ -1357,24 +1352,13 @@ class DemoWindow(QWidget):
         self.set_sequence_length(tokens)
 
     def set_method(self, method: str) -> bool:
-        return self.doc.edit(f"Method {method}", self._methoder(method))
-
-    @staticmethod
-    def _methoder(method: str):  # type: ignore[no-untyped-def]
-        def make(build: Build) -> Build:
-            return set_method(build, method)
-
-        return make
+        return self.doc.edit(f"Method {method}", partial(set_method, method=method))
 
     def _method_clicked(self, index: int) -> None:
         self.set_method(METHODS[index][0])
 
     def set_card_count(self, count: int) -> bool:
-        job, catalog = self.scenario.key.job, self.catalog
-
-        def make(build: Build) -> Build:
-            return set_card_count(build, catalog, job, count)
-
+        make = partial(set_card_count, catalog=self.catalog, job=self.scenario.key.job, count=count)
         ok = self.doc.edit(f"{count} cards", make)
         self._sync_controls(self.doc.build)
         return ok
@@ -1383,11 +1367,7 @@ class DemoWindow(QWidget):
         self.set_card_count(count)
 
     def set_bridged(self, on: bool) -> bool:
-        job, catalog = self.scenario.key.job, self.catalog
-
-        def make(build: Build) -> Build:
-            return set_bridged(build, catalog, job, on)
-
+        make = partial(set_bridged, catalog=self.catalog, job=self.scenario.key.job, on=on)
         ok = self.doc.edit("NVLink bridge " + ("on" if on else "off"), make)
         self._sync_controls(self.doc.build)
         return ok

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -26,7 +26,6 @@ from PySide6.QtGui import (
     QShowEvent,
 )
 from PySide6.QtWidgets import (
-    QApplication,
     QCheckBox,
     QComboBox,
     QGraphicsItem,
@@ -36,7 +35,6 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QHBoxLayout,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QMenu,
     QPushButton,
@@ -52,9 +50,10 @@ from configurator.engine.editing import EditRefused, assign_job, set_mig_layout
 from configurator.engine.mig import MigRequest, enumerate_layouts, place_layout
 from configurator.engine.result import CardMemory, MigCard, MigInstanceResult
 from configurator.ui.document import BuildDocument
+from configurator.ui.drag_list import DragList
 from configurator.ui.lazy import hidden_in_shown_window
 from configurator.ui.mime import job_mime, mig_profile_mime, read_job, read_mig_profile
-from configurator.ui.scene import item_under
+from configurator.ui.scene import drag_started, item_under
 from configurator.ui.style import FIT_COLOUR, hidpi_canvas
 
 DISPLAY_MODE_NOTE = (
@@ -479,8 +478,7 @@ class MigView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if self._press is not None and (event.position() - self._press).manhattanLength() > \
-                QApplication.startDragDistance():  # fmt: skip
+        if drag_started(self._press, event.position()):
             chip = self.chip_at(self.mapToScene(self._press.toPoint()))
             self._press = None
             if chip is not None:
@@ -563,25 +561,15 @@ class MigView(QGraphicsView):
             event.ignore()
 
 
-class ProfileList(QListWidget):
+class ProfileList(DragList):
     """The card's MIG profiles; dragged out by name (``MIG_PROFILE_MIME``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setDragEnabled(True)
-        self.setDragDropMode(QListWidget.DragDropMode.DragOnly)
-        self.setSpacing(3)
-        self.setWordWrap(True)
-        self.setIconSize(QSize(14, 14))
+        super().__init__(icon_px=14, spacing=3, parent=parent)
         self.setAccessibleName("MIG profiles")
 
-    def startDrag(self, supported_actions: Qt.DropAction) -> None:
-        item = self.currentItem()
-        if item is None:
-            return
-        drag = QDrag(self)
-        drag.setMimeData(mig_profile_mime(item.data(PROFILE_ROLE)))
-        drag.exec(Qt.DropAction.CopyAction)
+    def payload(self, item: QListWidgetItem) -> QMimeData:
+        return mig_profile_mime(item.data(PROFILE_ROLE))
 
 
 class MigEditor(QWidget):

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QIcon
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QLineEdit,
-    QListWidget,
     QListWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.ui.drag_list import DragList
 from configurator.ui.mime import bridge_mime, card_mime
 from configurator.ui.style import card_colour, hidpi_canvas
 
@@ -60,15 +60,11 @@ def bridge_icon(size_cards: int, size: int = 40) -> QIcon:
     return QIcon(pm)
 
 
-class BridgeList(QListWidget):
+class BridgeList(DragList):
     """NVLink bridges by how many cards they join, dragged onto a card in the chassis."""
 
     def __init__(self, sizes: list[int], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setDragEnabled(True)
-        self.setDragDropMode(QListWidget.DragDropMode.DragOnly)
-        self.setIconSize(QSize(40, 40))
-        self.setSpacing(2)
+        super().__init__(icon_px=40, spacing=2, drag_icon_px=40, parent=parent)
         for n in sizes:
             item = QListWidgetItem(bridge_icon(n), f"NVLink bridge, {n}-way")
             item.setData(ID_ROLE, n)
@@ -80,14 +76,8 @@ class BridgeList(QListWidget):
         rows = max(len(sizes), 1)
         self.setFixedHeight(rows * (self.sizeHintForRow(0) + 4) + 6)
 
-    def startDrag(self, supported_actions: Qt.DropAction) -> None:
-        item = self.currentItem()
-        if item is None:
-            return
-        drag = QDrag(self)
-        drag.setMimeData(bridge_mime(int(item.data(ID_ROLE))))
-        drag.setPixmap(item.icon().pixmap(40, 40))
-        drag.exec(Qt.DropAction.CopyAction)
+    def payload(self, item: QListWidgetItem) -> QMimeData:
+        return bridge_mime(int(item.data(ID_ROLE)))
 
 
 def card_summary(card: CardSpec) -> str:
@@ -97,25 +87,14 @@ def card_summary(card: CardSpec) -> str:
     return f"{name}\n{card.visible_gb:.1f} GB · {power:.0f} W · {nvlink}"
 
 
-class CardList(QListWidget):
+class CardList(DragList):
     """A list that drags card ids, not widgets."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setDragEnabled(True)
-        self.setDragDropMode(QListWidget.DragDropMode.DragOnly)
-        self.setIconSize(QSize(40, 40))
-        self.setSpacing(2)
-        self.setWordWrap(True)
+        super().__init__(icon_px=40, spacing=2, drag_icon_px=40, parent=parent)
 
-    def startDrag(self, supported_actions: Qt.DropAction) -> None:
-        item = self.currentItem()
-        if item is None:
-            return
-        drag = QDrag(self)
-        drag.setMimeData(card_mime(item.data(ID_ROLE)))
-        drag.setPixmap(item.icon().pixmap(40, 40))
-        drag.exec(Qt.DropAction.CopyAction)
+    def payload(self, item: QListWidgetItem) -> QMimeData:
+        return card_mime(item.data(ID_ROLE))
 
 
 class Palette(QWidget):
