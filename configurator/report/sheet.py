@@ -19,7 +19,7 @@ from configurator.engine.memory import (
     CUDA_CONTEXT_BYTES,
     FSDP_SETUP_UNIT_COPIES,
 )
-from configurator.report.text import overlap_phrase
+from configurator.report.text import compute_phrase, overlap_phrase
 
 FIGURE_MARK = "[[figure:{}]]"
 
@@ -196,11 +196,10 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
             )
             out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comm.notes]
         if comp:
-            secs = f"{comp.seconds_per_step:.3f} s" if comp.seconds_per_step is not None else "unknown"
-            rate = f"{comp.bf16_tflops:.1f}" if comp.bf16_tflops else "unpublished"
+            secs, rate = compute_phrase(comp)
             out.append(
                 f"<p>Compute {comp.flops_per_step / 1e12:,.1f} TFLOP per card per step ({comp.tokens_per_step:,} "
-                f"tokens) at {rate} dense BF16 TFLOPS × {comp.utilization:.0%} utilisation: {secs}"
+                f"tokens) {rate}: {secs}"
                 + (f". Step time {job.step_seconds:.3f} s." if job.step_seconds is not None else ".")
                 + "</p>"
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from configurator.engine.result import BuildResult, Communication, JobResult
+from configurator.engine.result import BuildResult, Communication, Compute, JobResult
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
 
@@ -12,6 +12,15 @@ def overlap_phrase(comm: Communication) -> str:
     ratio = f", {comm.ratio_to_compute:.2f}× compute" if comm.ratio_to_compute is not None else ""
     hidden = {True: ", can hide behind compute", False: ", on the critical path", None: ""}
     return ratio + hidden[comm.hidden_behind_compute]
+
+
+def compute_phrase(comp: Compute) -> tuple[str, str]:
+    """(time, rate clause) of a job's compute as both reports word it: ('2.669 s', 'at 835.5 dense BF16
+    TFLOPS × 40% utilisation'), or ('unknown', 'with no published dense BF16 rate')."""
+    secs = f"{comp.seconds_per_step:.3f} s" if comp.seconds_per_step is not None else "unknown"
+    if not comp.bf16_tflops:
+        return secs, "with no published dense BF16 rate"
+    return secs, f"at {comp.bf16_tflops:.1f} dense BF16 TFLOPS × {comp.utilization:.0%} utilisation"
 
 
 def _gb(x: float) -> str:
@@ -56,11 +65,10 @@ def _job(job: JobResult) -> list[str]:
         out += [f"    {n}" for n in comm.notes]
     comp = job.compute
     if comp:
-        secs = f"{comp.seconds_per_step:.3f} s" if comp.seconds_per_step is not None else "unknown"
-        rate = f"{comp.bf16_tflops:.1f}" if comp.bf16_tflops else "?"
+        secs, rate = compute_phrase(comp)
         out.append(
             f"  compute per step: {comp.flops_per_step / 1e12:,.1f} TFLOP per card on {comp.tokens_per_step:,} tokens, "
-            f"{secs} at {rate} TFLOPS x {comp.utilization:.0%} utilisation"
+            f"{secs} {rate}"
         )
         for m in comp.matmuls:
             bound = ", ".join(f"{k}: {v}" for k, v in m.bound.items())
