@@ -55,7 +55,7 @@ class ServiceLine(Strict):
 
 
 class PriceList(Strict):
-    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 code: EUR, USD, GBP, ...")
+    currency: str
     tax_rate: Decimal | None = Field(default=None, ge=0, le=1)
     valid_days: int | None = Field(default=None, ge=1, le=3650)
     parts: dict[str, Decimal] = {}
@@ -63,8 +63,10 @@ class PriceList(Strict):
 
     @field_validator("currency", mode="before")
     @classmethod
-    def _upper(cls, value: object) -> object:
-        return value.strip().upper() if isinstance(value, str) else value
+    def _iso_code(cls, value: object) -> object:
+        if isinstance(value, str) and re.fullmatch(r"[A-Za-z]{3}", value.strip()):
+            return value.strip().upper()
+        raise ValueError(f"{value!r} is not a currency: give its three-letter ISO 4217 code such as EUR, USD or GBP")
 
     @field_validator("parts")
     @classmethod
