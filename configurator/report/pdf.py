@@ -42,13 +42,21 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.buildcode import CodeTooLarge, encode_build
 from configurator.engine.buildfile import build_to_yaml
 from configurator.report.figures import draw_chassis, draw_headroom
-from configurator.report.sheet import FIGURE_MARK, SheetOptions, build_html, reference_number
+from configurator.report.sheet import (
+    FIGURE_MARK,
+    ROW_BREAKS,
+    SheetOptions,
+    build_html,
+    reference_number,
+    table_parts,
+)
 
 FIGURE_TYPE = QTextFormat.ObjectTypes.UserObject + 1
 FIGURE_ID = QTextFormat.Property.UserProperty + 1
 MARGIN_MM, HEADER_MM, FOOTER_MM = 14.0, 14.0, 9.0
 QR_WIDTH_FRACTION = 0.3  # of the text width: about 55 mm on A4, modules of 0.6-0.8 mm for a phone camera
 ATTACHMENT_NAME = "build.yaml"
+MAX_ROW_SPLITS = 12
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 
 
@@ -181,6 +189,28 @@ def keep_together(doc: QTextDocument) -> int:
     return moved
 
 
+def first_split_row(doc: QTextDocument) -> tuple[int, int] | None:
+    """(table index in layout order, row) of the first table row that breaks across a page, header rows aside."""
+    layout = doc.documentLayout()
+    page_h = doc.pageSize().height()
+    tables: dict[int, int] = {}
+    rows: dict[tuple[int, int], list[float]] = {}
+    block = doc.begin()
+    while block.isValid():
+        cursor = QTextCursor(block)
+        table = cursor.currentTable()
+        if table is not None:
+            t = tables.setdefault(table.firstPosition(), len(tables))
+            r = layout.blockBoundingRect(block)
+            span = rows.setdefault((t, table.cellAt(cursor).row()), [r.top(), r.bottom()])
+            span[0], span[1] = min(span[0], r.top()), max(span[1], r.bottom())
+        block = block.next()
+    for (t, row), (top, bottom) in sorted(rows.items()):
+        if row > 0 and int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.5 * page_h:
+            return t, row
+    return None
+
+
 class BuildSheet:
     """A laid-out sheet for one build, ready to paint on a PDF writer or a printer (preview)."""
 
@@ -208,14 +238,36 @@ class BuildSheet:
         doc.setPageSize(body.size())
         self._handler = FigureObject(self.build, self.result, self.catalog, doc, self.options.build_code)
         doc.documentLayout().registerHandler(FIGURE_TYPE, self._handler)
-        doc.setHtml(build_html(self.build, self.result, self.catalog, self.options))
-        self._insert_figures(doc)
-        # Inserting the figure objects leaves later blocks only partly laid out (zero-sized, so never
-        # painted); a full relayout after the edits fixes that.
-        doc.markContentsDirty(0, doc.characterCount())
-        doc.documentLayout().documentSize()
-        keep_together(doc)
+        # Lay out, then move whole what would break across a page: paragraphs (keep_together) and table
+        # rows (the sheet splits that table before the row, header repeated). Each split moves only what
+        # follows it, so the first split row is fixed and the layout run again, a few times at most.
+        breaks: dict[int, set[int]] = {}
+        for _ in range(MAX_ROW_SPLITS + 1):
+            token = ROW_BREAKS.set({k: frozenset(v) for k, v in breaks.items()})
+            try:
+                doc.setHtml(build_html(self.build, self.result, self.catalog, self.options))
+                parts = table_parts()
+            finally:
+                ROW_BREAKS.reset(token)
+            self._insert_figures(doc)
+            # Inserting the figure objects leaves later blocks only partly laid out (zero-sized, so never
+            # painted); a full relayout after the edits fixes that.
+            doc.markContentsDirty(0, doc.characterCount())
+            doc.documentLayout().documentSize()
+            keep_together(doc)
+            split = first_split_row(doc)
+            if split is None or split[0] >= len(parts):
+                break
+            ordinal, first_row = parts[split[0]]
+            row = first_row + split[1] - 1  # Qt's row 0 is the header
+            if row <= first_row or row in breaks.get(ordinal, set()):
+                break  # a part's first row taller than the room left: nothing to gain
+            breaks.setdefault(ordinal, set()).add(row)
         return doc, body
+
+    def prepare(self, device: QPagedPaintDevice) -> tuple[QTextDocument, QRectF]:
+        """The laid-out document for ``device`` and its text area (what paint() draws), for checks and previews."""
+        return self._document(device)
 
     def _insert_figures(self, doc: QTextDocument) -> None:
         ids = ["chassis", "qr"] + [f"headroom:{i}" for i, j in enumerate(self.result.jobs) if j.cards]

@@ -4,6 +4,7 @@ vector figures go. Every figure printed here is read from the result (or the cat
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
@@ -55,20 +56,56 @@ def priced_bom(build: Build, catalog: Catalog, options: SheetOptions) -> BillOfM
     return bill_of_materials(build, catalog, options.prices, quote_number(build, options.date), options.date)
 
 
+# Rows a table starts a new page before, by the order the sheet emits its tables: set by the PDF layout
+# (report.pdf) when a row would otherwise break across a page, so no cell's sentence is split. Each part
+# after a break is a table of its own with the header row again, starting on a new page.
+ROW_BREAKS: contextvars.ContextVar[dict[int, frozenset[int]] | None] = contextvars.ContextVar(
+    "ROW_BREAKS", default=None
+)
+_TABLES: contextvars.ContextVar[list[int]] = contextvars.ContextVar("_TABLES")
+
+
 def _table(headers: list[str], rows: list[list[str]], widths: list[int] | None = None,
            right: frozenset[int] = frozenset()) -> str:  # fmt: skip
     head = "".join(
         f"<th{f' width={widths[i]}%' if widths else ''} align={'right' if i in right else 'left'}>{escape(h)}</th>"
         for i, h in enumerate(headers)
     )
-    body = "".join(
-        "<tr>" + "".join(f"<td{' align=right' if i in right else ''}>{c}</td>" for i, c in enumerate(row)) + "</tr>"
-        for row in rows
-    )
-    return (
-        "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
-        f"border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    counter = _TABLES.get(None)
+    ordinal = counter[0] if counter is not None else -1
+    if counter is not None:
+        counter[0] += 1
+    cuts = sorted(b for b in (ROW_BREAKS.get() or {}).get(ordinal, frozenset()) if 0 < b < len(rows))
+    parts = [rows[a:b] for a, b in zip([0, *cuts], [*cuts, len(rows)], strict=True)]
+    out = []
+    for n, part in enumerate(parts):
+        body = "".join(
+            "<tr>" + "".join(f"<td{' align=right' if i in right else ''}>{c}</td>" for i, c in enumerate(row))
+            + "</tr>"
+            for row in part
+        )
+        brk = "page-break-before:always;" if n else ""
+        out.append(
+            "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
+            f"{brk}border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody>"
+            "</table>"
+        )
+    return "".join(out)
+
+
+def table_parts() -> list[tuple[int, int]]:
+    """For each table Qt lays out, in order: (the sheet's table ordinal, index of its first data row).
+
+    The inverse of the splits ROW_BREAKS asks for, so a row found in the laid-out document maps back.
+    """
+    out: list[tuple[int, int]] = []
+    breaks = ROW_BREAKS.get() or {}
+    for ordinal in range(_TABLES_EMITTED.get()):
+        out += [(ordinal, 0)] + [(ordinal, b) for b in sorted(breaks.get(ordinal, frozenset()))]
+    return out
+
+
+_TABLES_EMITTED: contextvars.ContextVar[int] = contextvars.ContextVar("_TABLES_EMITTED", default=0)
 
 
 def _gb(v: float) -> str:
@@ -80,6 +117,16 @@ def _src(text: str | None) -> str:
 
 
 def build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
+    counter = [0]
+    token = _TABLES.set(counter)
+    try:
+        return _build_html(build, result, catalog, options)
+    finally:
+        _TABLES.reset(token)
+        _TABLES_EMITTED.set(counter[0])
+
+
+def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
     chassis = catalog.chassis.get(build.chassis)
     out: list[str] = []
     h2 = "<h2 style='color:#33691E;margin-top:14px'>{}</h2>"
