@@ -144,7 +144,8 @@ def test_unpriced_parts_are_lines_and_make_the_total_incomplete() -> None:
 @pytest.mark.parametrize(
     ("amount", "currency", "text"),
     [("31000", "EUR", "31,000.00 €"), ("1440.5", "USD", "$1,440.50"), ("0.125", "GBP", "£0.13"),
-     ("1234567", "JPY", "¥1,234,567"), ("12.3", "XAU", "12.30 XAU")],
+     ("1234567", "JPY", "¥1,234,567"), ("12.3", "XAU", "12.30 XAU"), ("-5", "USD", "-$5.00"),
+     ("99", "CHF", "CHF 99.00")],
 )  # fmt: skip
 def test_money_is_written_for_its_currency(amount: str, currency: str, text: str) -> None:
     assert money(Decimal(amount), currency) == text
@@ -194,6 +195,16 @@ def test_truncated_real_code_is_refused() -> None:
     with pytest.raises(FileError) as err:
         decode_build(code[: len(code) // 2])
     assert "cut short" in str(err.value) or "broken" in str(err.value)
+
+
+def test_qr_modules_are_square_with_a_quiet_zone() -> None:
+    from configurator.engine.buildcode import qr_modules
+
+    rows = qr_modules(encode_build(load_build(BUILDS / "default.yaml")))
+    n = len(rows)
+    assert all(len(r) == n for r in rows) and (n - 8 - 17) % 4 == 0  # version v has 17 + 4v modules a side
+    assert not any(rows[0]) and not any(r[0] for r in rows)  # quiet zone
+    assert rows[4][4] and rows[4][10]  # the finder pattern's dark frame
 
 
 def test_a_build_too_large_for_one_qr_says_so() -> None:

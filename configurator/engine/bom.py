@@ -53,7 +53,8 @@ def money(amount: Decimal, currency: str) -> str:
         sign = "-"
     else:
         sign = ""
-    return f"{sign}{symbol}{number}" if before else f"{sign}{number} {symbol}"
+    gap = " " if symbol[-1].isalpha() else ""  # CHF 1,234.00, but $1,234.00
+    return f"{sign}{symbol}{gap}{number}" if before else f"{sign}{number} {symbol}"
 
 
 def round_money(amount: Decimal, currency: str) -> Decimal:

@@ -45,6 +45,18 @@ def encode_build(build: Build) -> str:
     return code
 
 
+def qr_modules(code: str) -> list[list[bool]]:
+    """The QR code of ``code`` as rows of dark (True) and light modules, quiet zone of 4 included.
+
+    segno (ISO/IEC 18004 encoder), error correction M: the version follows the length, up to 40. For the
+    sheet (report.pdf.draw_qr) and any screen that shows the code (the kiosk).
+    """
+    import segno
+
+    qr = segno.make(code, error="m", micro=False)
+    return [[bool(v) for v in row] for row in qr.matrix_iter(border=4)]
+
+
 def decode_yaml(code: str) -> str:
     """The build YAML a code holds; FileError saying what is wrong with a corrupt or foreign code."""
 

@@ -39,7 +39,7 @@ from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.filemode import apply_new_file_mode
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.buildcode import CodeTooLarge, encode_build
+from configurator.engine.buildcode import CodeTooLarge, encode_build, qr_modules
 from configurator.engine.buildfile import build_to_yaml
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.sheet import (
@@ -122,11 +122,8 @@ class FigureObject(QPyTextObject):
 
 
 def draw_qr(painter: QPainter, area: QRectF, code: str) -> None:
-    """The build code as a QR (segno, error correction M, quiet zone of 4 modules), as filled vector squares."""
-    import segno
-
-    qr = segno.make(code, error="m", micro=False)
-    rows = [list(r) for r in qr.matrix_iter(border=4)]
+    """The build code as a QR (engine.buildcode.qr_modules), as filled vector squares."""
+    rows = qr_modules(code)
     n = len(rows)
     side = min(area.width(), area.height())
     k = side / n
