@@ -37,7 +37,8 @@ def _size(path: Path | None, as_json: bool) -> int:
     return 1 if result.errors else 0
 
 
-def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None) -> int:
+def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None,
+            prices: Path | None = None) -> int:  # fmt: skip
     import time
 
     from configurator.engine import evaluate
@@ -54,9 +55,33 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
         options.seller_name = seller
     if logo:
         options.seller_logo = logo
+    if prices:
+        from configurator.catalog.prices import load_price_list
+
+        options.prices = load_price_list(prices)
     pages = export_pdf(output, build, result, options=options)
     print(f"wrote {output}: {pages} page(s), {options.page.upper()}, {time.perf_counter() - start:.2f} s")
     return 0
+
+
+def _open_code(code: str, print_only: bool) -> int:
+    """The build a sheet's QR code holds: printed as YAML (--print), or opened in the window."""
+    from configurator.engine.buildcode import decode_build
+    from configurator.engine.buildfile import build_to_yaml
+
+    build = decode_build(code)
+    if print_only:
+        print(build_to_yaml(build), end="")
+        return 0
+    import tempfile
+
+    from configurator.engine.buildfile import save_build
+    from configurator.ui.app import main as gui_main
+
+    folder = Path(tempfile.mkdtemp(prefix="configurator-code-"))
+    path = folder / "build-from-code.yaml"
+    save_build(build, path)  # the window opens files; Save As gives it a home of the user's choosing
+    return gui_main([str(path)])
 
 
 def _catalog(kind: str, as_json: bool) -> int:
@@ -113,12 +138,18 @@ def main(argv: list[str] | None = None) -> int:
     p_exp.add_argument("--page", choices=["a4", "letter"], default=None, help="paper size (default: from the locale)")
     p_exp.add_argument("--seller", default=None, help="seller name for the header")
     p_exp.add_argument("--logo", default=None, help="seller logo (SVG or PNG) for the header")
+    p_exp.add_argument("--prices", type=Path, default=None,
+                       help="seller's price list (YAML or CSV): adds a priced bill of materials")  # fmt: skip
+    p_code = sub.add_parser("open-code", help="open the build a sheet's QR code holds (GBC1:...)")
+    p_code.add_argument("code", help="the code text, as a scanner reads it")
+    p_code.add_argument("--print", dest="print_only", action="store_true", help="print the build YAML instead")
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
 
     words = sys.argv[1:] if argv is None else list(argv)
-    if not words or words[0] not in {"size", "catalog", "export", "nccl-busbw", "-h", "--help", "--version"}:
+    commands = {"size", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+    if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.app import main as gui_main
 
@@ -130,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "catalog":
             return _catalog(args.kind, args.json)
         if args.command == "export":
-            return _export(args.build, args.output, args.page, args.seller, args.logo)
+            return _export(args.build, args.output, args.page, args.seller, args.logo, args.prices)
+        if args.command == "open-code":
+            return _open_code(args.code, args.print_only)
         if args.command == "nccl-busbw":
             from configurator.engine.nccl import large_message_busbw
 

@@ -155,6 +155,10 @@ CASES: list[Case] = [
     # 600 W + 3 x 1,200 W = 4,200 W excursion against 2 x 2,000 W for 100 us (ATX 3.x)
     Case("psu-transient", "PSU_TRANSIENT", "warning", {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, 3)},
          says=("4,200 W", "4,000 W for 100 us", "Lower power limits or fit a larger PSU")),
+    # 4 x 600 W + 600 W platform = 3,000 W / 0.89 PSU efficiency = 3,371 W at the wall; 120 V x 15 A x 80 % = 1,440 W
+    Case("wall-circuit-overload", "WALL_CIRCUIT_OVERLOAD", "error",
+         {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, 2, 3, 4), "site": "us-120v-15a"},
+         says=("3,371 W", "1,440 W continuously", "120 V × 15 A × 80%", "NEC 210.19(A)(1)", "Lower card power limits")),
     # ---- MIG --------------------------------------------------------------------------------------------------
     Case("mig-unsupported", "MIG_UNSUPPORTED", "error", {"chassis": SERVER, "cards": cards("l40s", 1, mig=["1g.24gb"])},
          slot=1, says=("does not support MIG", "remove the layout from slot 1")),

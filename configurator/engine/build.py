@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from configurator.catalog.sourced import Strict
+from configurator.engine.wall import SITE_PRESETS, WallCircuit
 
 SCHEMA_VERSION = 1
 
@@ -136,6 +137,19 @@ class Build(Strict):
     bridges: list[Bridge] = []
     assumptions: Assumptions = Assumptions()
     jobs: list[Job] = []
+    # the wall circuit it plugs into: a preset (engine.wall.SITE_PRESETS) or {volts, amps}; None: not checked
+    site: str | WallCircuit | None = None
+
+    @field_validator("site")
+    @classmethod
+    def _known_site(cls, site: str | WallCircuit | None) -> str | WallCircuit | None:
+        if isinstance(site, str) and site not in SITE_PRESETS:
+            import difflib
+
+            close = difflib.get_close_matches(site, list(SITE_PRESETS), n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(SITE_PRESETS)}"
+            raise ValueError(f"unknown site '{site}'; {hint} (or give {{volts: V, amps: A}})")
+        return site
 
     @model_validator(mode="after")
     def _slots_once(self) -> Build:

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.filemode import apply_new_file_mode
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validate_as
 from configurator.engine.build import Build
@@ -98,6 +99,7 @@ def save_build(build: Build, path: str | os.PathLike[str]) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        apply_new_file_mode(tmp)  # mkstemp makes it 0600; a saved build gets the user's usual permissions
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

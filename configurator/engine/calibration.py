@@ -1,4 +1,4 @@
-"""Published peak-memory measurements used to check the memory model (measured-runs.md).
+"""Published peak-memory measurements used to check the memory model (each run names its public source).
 
 Each case states its settings as a Job and the counter it measured. ``model_error`` runs the memory
 model on a case; the spread of those errors is the uncertainty band the engine reports around its
@@ -35,9 +35,9 @@ def _job(**kw) -> Job:  # type: ignore[no-untyped-def]
     return Job(name=kw.pop("name", "case"), model=kw.pop("model", "x"), **kw)
 
 
-_LITGPT = "Lightning-AI/litgpt tutorials/resource-tables.md (A100 40GB, Oct 2023)"
+_LITGPT = "https://github.com/Lightning-AI/litgpt/blob/main/tutorials/resource-tables.md (A100 40GB, Oct 2023)"
 _PEFT = "huggingface/peft method_comparison/MetaMathQA results (L40S)"
-_ANSWERAI = "AnswerDotAI/fsdp_qlora benchmarks_03_2024.md (2 x RTX 3090)"
+_ANSWERAI = "https://github.com/AnswerDotAI/fsdp_qlora/blob/main/benchmarks_03_2024.md (2 x RTX 3090)"
 _TORCHTUNE = "pytorch/torchtune docs/source/tutorials/lora_finetune.rst (April 2024)"
 
 # LitGPT: bf16-true, LoRA r8 on q and v (dropout 0.05), no checkpointing, chunked CE, peak at 1,304 tokens
@@ -114,7 +114,7 @@ def model_error(run: MeasuredRun, model: ModelSpec) -> float:
     return predicted_bytes(run, model) / run.measured_bytes - 1.0
 
 
-# Published in the same Answer.AI file but not in measured-runs.md: kept out of every fitted constant and
+# Published in the same Answer.AI file but not among the fitted runs: kept out of every fitted constant and
 # used only to check the model on runs it was not built from. "ddp" rows are FSDP's NO_SHARD strategy
 # (a full copy on each GPU, gradients all-reduced), which the engine sizes as DDP.
 _AAI_FILE = _ANSWERAI + ", further rows"
@@ -145,7 +145,7 @@ HELD_OUT_RUNS: tuple[MeasuredRun, ...] = (
 # LoRA r32 alpha 16 dropout 0.05 on q and v (the configs' YAML), chunked cross-entropy, no checkpointing, Alpaca2k
 # at max_seq_length 512; LitGPT expands grouped k and v to every head before SDPA. Llama 3 8B has Llama 3.1 8B's
 # shapes.
-_LITGPT_HUB = "Lightning-AI/litgpt config_hub/finetune/README.md (1x A10G)"
+_LITGPT_HUB = "https://github.com/Lightning-AI/litgpt/blob/main/config_hub/finetune/README.md (1x A10G)"
 _hub = dict(
     method="lora", precision="pure-bf16", gradient_checkpointing=False, loss="chunked", attention="sdpa",
     sequence_length=512, lora=LoraSettings(rank=32, targets="qv", dropout=0.05),
@@ -165,7 +165,7 @@ HELD_OUT_RUNS += (
 #   and bitsandbytes up to 0.43.1 kept MatMul4Bit's input as a ctx attribute, so a loop that holds the last
 #   step's logits keeps that step's inputs alive into the next forward. No published breakdown confirms either.
 # - PEFT MetaMathQA LoRA q,v on torch 2.7.1 (reserved, 99th percentile): r32 17.71 GB and r64 17.95 GB, model
-#   +25 % and +24 %. The r32 row measures 20.12 GB on torch 2.13 (the one in measured-runs.md): the software
+#   +25 % and +24 %. The r32 row measures 20.12 GB on torch 2.13 (the one fitted above): the software
 #   stack alone moves this run by 13 %.
 # - LitGPT's 2023 multi-GPU LoRA rows (FSDP over 2 A100, Llama 2 7B, 22.18-23.39 GB allocated at micro-batch
 #   1-4): 2.0-2.5 times the model. That script keeps loading and FSDP set-up inside the measured peak in a way

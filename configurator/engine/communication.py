@@ -92,13 +92,13 @@ def communication(
         add("backward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum)
         tp_token = num_layers * 2 * hidden_size * BF16 * ring_factor(ALL_REDUCE, n)
         notes.append(
-            f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (seed B's figure); the backward "
-            "pass moves as much again, so a training step moves twice that."
+            f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (2 all-reduces per layer of hidden x 2 B "
+            "each); the backward pass moves as much again, so a training step moves twice that."
         )
         notes.append(
             "NVLink's quoted 900 GB/s adds both directions; an all-reduce sends and receives at once, so the "
             "per-direction 450 GB/s applies: against PCIe Gen5's 64 GB/s each way that is 7x, not the 14x "
-            "seed B gets by dividing by the two-direction total."
+            "that dividing by the two-direction total would give."
         )
     total_s = sum(c.seconds for c in collectives)
     total_b = sum(c.bytes_per_card for c in collectives)

@@ -377,7 +377,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
     if model.is_params_only and job.activation_memory_gb is None:
         checks.append(Check(severity="warning", code="JOB_NO_ACTIVATION_MODEL", job=name, message=(
             f"Job '{name}': {model.name} has no architecture, so activations cannot be derived; set "
-            "activation_memory_gb (seed B uses 15 GB) or import its config.json.")))  # fmt: skip
+            "activation_memory_gb (e.g. 15 GB) or import its config.json.")))  # fmt: skip
 
     split = sharding(job, n, on_mig)
     mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp)
@@ -461,7 +461,8 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
                 job=name,
                 message=(
                     f"Job '{name}' runs tensor parallel over PCIe: two all-reduces per layer sit on the critical "
-                    "path (seed B: 7x slower than NVLink per direction). Prefer FSDP, or NVLink-bridged cards."
+                    "path (PCIe Gen5 x16 moves 64 GB/s per direction, NVLink 450 GB/s: 7x slower). Prefer FSDP, or "
+                    "NVLink-bridged cards."
                 ),
             )
         )

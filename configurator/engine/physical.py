@@ -8,6 +8,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine.build import Build
 from configurator.engine.result import Check, Power
+from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
 
 # PCIe CEM 5.0 lets a card draw up to 3x its sustained power for 100 us (Intel's Stephen Eastman via
 # TweakTown, chassis-power.md §2.2); an ATX 3.x PSU must carry 200 % of its rating for 100 us (Intel
@@ -254,4 +255,23 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 ),
             )
         )
+    checks += wall_checks(build, power)
     return power, checks
+
+
+def wall_checks(build: Build, power: Power) -> list[Check]:
+    """The build's sustained draw at the wall against its site's circuit (engine.wall; none without a site)."""
+    if build.site is None:
+        return []
+    w = wall_draw(build.site, power.total_w, power.transient_demand_w)
+    c = w.circuit
+    if not w.overloaded:
+        return []
+    limit = f" × {c.continuous_fraction:.0%}" if c.continuous_fraction < 1 else ""
+    message = (
+        f"At the wall the build draws about {w.sustained_w:,.0f} W ({power.total_w:,.0f} W of cards and platform "
+        f"at {PSU_EFFICIENCY:.0%} PSU efficiency, {w.amps:,.1f} A at {c.volts:g} V) on one circuit; "
+        f"{c.label} carries {w.continuous_w:,.0f} W continuously ({c.volts:g} V × {c.amps:g} A{limit}; {c.basis}). "
+        "Lower card power limits, split the PSUs over two circuits, or use a higher-rated circuit (208-240 V)."
+    )
+    return [Check(severity="error", code="WALL_CIRCUIT_OVERLOAD", message=message)]

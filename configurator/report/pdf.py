@@ -7,6 +7,7 @@ row when they break across pages; figures are QPainter drawings replayed into th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import tempfile
@@ -22,9 +23,12 @@ from PySide6.QtGui import (
     QPageLayout,
     QPageSize,
     QPainter,
+    QPainterPath,
     QPdfWriter,
     QPen,
     QPyTextObject,
+    QTextBlock,
+    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -32,14 +36,27 @@ from PySide6.QtGui import (
 )
 
 from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.filemode import apply_new_file_mode
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
+from configurator.engine.buildcode import CodeTooLarge, encode_build, qr_modules
+from configurator.engine.buildfile import build_to_yaml
 from configurator.report.figures import draw_chassis, draw_headroom
-from configurator.report.sheet import FIGURE_MARK, SheetOptions, build_html, reference_number
+from configurator.report.sheet import (
+    FIGURE_MARK,
+    ROW_BREAKS,
+    SheetOptions,
+    build_html,
+    reference_number,
+    table_parts,
+)
 
 FIGURE_TYPE = QTextFormat.ObjectTypes.UserObject + 1
 FIGURE_ID = QTextFormat.Property.UserProperty + 1
 MARGIN_MM, HEADER_MM, FOOTER_MM = 14.0, 14.0, 9.0
+QR_WIDTH_FRACTION = 0.3  # of the text width: about 55 mm on A4, modules of 0.6-0.8 mm for a phone camera
+ATTACHMENT_NAME = "build.yaml"
+MAX_ROW_SPLITS = 12
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 
 
@@ -69,13 +86,17 @@ def default_page() -> str:
 class FigureObject(QPyTextObject):
     """Draws a figure where its marker was, as vectors, sized to the text width."""
 
-    def __init__(self, build: Build, result: BuildResult, catalog: Catalog, parent: QObject | None = None) -> None:
+    def __init__(self, build: Build, result: BuildResult, catalog: Catalog, parent: QObject | None = None,
+                 code: str | None = None) -> None:  # fmt: skip
         super().__init__(parent)
-        self.build, self.result, self.catalog = build, result, catalog
+        self.build, self.result, self.catalog, self.code = build, result, catalog, code
+
 
     def intrinsicSize(self, doc: QTextDocument, pos: int, fmt: QTextFormat) -> QSizeF:
         width = doc.textWidth() - 4
         kind = str(fmt.property(FIGURE_ID))
+        if kind == "qr":
+            return QSizeF(width * QR_WIDTH_FRACTION, width * QR_WIDTH_FRACTION)
         if kind == "chassis":
             chassis = self.catalog.chassis.get(self.build.chassis)
             slots = max((p.x + max(p.max_width, 1) for p in chassis.positions), default=8) if chassis else 8
@@ -93,9 +114,98 @@ class FigureObject(QPyTextObject):
         area = QRectF(0, 0, rect.width() / k, rect.height() / k)
         if kind == "chassis":
             draw_chassis(painter, area, self.build, self.catalog)
+        elif kind == "qr" and self.code:
+            draw_qr(painter, area, self.code)
         elif kind.startswith("headroom:"):
             draw_headroom(painter, area, self.result.jobs[int(kind.split(":")[1])])
         painter.restore()
+
+
+def draw_qr(painter: QPainter, area: QRectF, code: str) -> None:
+    """The build code as a QR (engine.buildcode.qr_modules), as filled vector squares."""
+    rows = qr_modules(code)
+    n = len(rows)
+    side = min(area.width(), area.height())
+    k = side / n
+    path = QPainterPath()
+    for y, row in enumerate(rows):
+        x = 0
+        while x < n:  # one rectangle per run of dark modules: no hairline gaps between neighbours
+            if row[x]:
+                start = x
+                while x < n and row[x]:
+                    x += 1
+                path.addRect(QRectF(area.left() + start * k, area.top() + y * k, (x - start) * k, k))
+            else:
+                x += 1
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    painter.fillRect(QRectF(area.left(), area.top(), side, side), QColor("white"))
+    path.setFillRule(Qt.FillRule.WindingFill)
+    painter.fillPath(path, QColor("black"))
+    painter.restore()
+
+
+def keep_together(doc: QTextDocument) -> int:
+    """Move a paragraph that would break across pages to the next page whole, and a heading that would end
+    a page to the next page with what follows it. Returns the number of blocks moved.
+
+    Qt's layout splits a paragraph between its lines at a page end; a sheet read on paper should not split
+    a sentence. Table rows are left to Qt (their header row repeats on the next page). A block taller than
+    a page is left to split. Walks the document once, top to bottom: moving a block only shifts the
+    blocks after it.
+    """
+    layout = doc.documentLayout()
+    page_h = doc.pageSize().height()
+    moved = 0
+
+    def pages_of(block: QTextBlock) -> tuple[int, int, float]:
+        r = layout.blockBoundingRect(block)
+        return int(r.top() // page_h), int(max(r.top(), r.bottom() - 1) // page_h), r.height()
+
+    def break_before(block: QTextBlock) -> None:
+        fmt = QTextBlockFormat()
+        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+        QTextCursor(block).mergeBlockFormat(fmt)
+        layout.documentSize()  # lay the rest out again before measuring the next block
+
+    block = doc.begin()
+    while block.isValid():
+        if QTextCursor(block).currentTable() is None and block.length() > 1:
+            first, last, height = pages_of(block)
+            already = bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            if first != last and height < 0.8 * page_h and not already:
+                break_before(block)
+                moved += 1
+            elif block.blockFormat().headingLevel() and not already:
+                nxt = block.next()
+                if nxt.isValid() and pages_of(nxt)[0] > last:
+                    break_before(block)
+                    moved += 1
+        block = block.next()
+    return moved
+
+
+def first_split_row(doc: QTextDocument) -> tuple[int, int] | None:
+    """(table index in layout order, row) of the first table row that breaks across a page, header rows aside."""
+    layout = doc.documentLayout()
+    page_h = doc.pageSize().height()
+    tables: dict[int, int] = {}
+    rows: dict[tuple[int, int], list[float]] = {}
+    block = doc.begin()
+    while block.isValid():
+        cursor = QTextCursor(block)
+        table = cursor.currentTable()
+        if table is not None:
+            t = tables.setdefault(table.firstPosition(), len(tables))
+            r = layout.blockBoundingRect(block)
+            span = rows.setdefault((t, table.cellAt(cursor).row()), [r.top(), r.bottom()])
+            span[0], span[1] = min(span[0], r.top()), max(span[1], r.bottom())
+        block = block.next()
+    for (t, row), (top, bottom) in sorted(rows.items()):
+        if row > 0 and int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.5 * page_h:
+            return t, row
+    return None
 
 
 class BuildSheet:
@@ -105,7 +215,7 @@ class BuildSheet:
                  options: SheetOptions | None = None) -> None:  # fmt: skip
         self.build, self.result = build, result
         self.catalog = catalog or default_catalog()
-        self.options = options or SheetOptions()
+        self.options = with_build_code(options or SheetOptions(), build)
         self.reference = reference_number(build, self.options.date)
 
     def _document(self, device: QPagedPaintDevice) -> tuple[QTextDocument, QRectF]:
@@ -123,18 +233,41 @@ class BuildSheet:
             "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7.5pt} th {font-size: 7pt}"
         )
         doc.setPageSize(body.size())
-        self._handler = FigureObject(self.build, self.result, self.catalog, doc)
+        self._handler = FigureObject(self.build, self.result, self.catalog, doc, self.options.build_code)
         doc.documentLayout().registerHandler(FIGURE_TYPE, self._handler)
-        doc.setHtml(build_html(self.build, self.result, self.catalog, self.options))
-        self._insert_figures(doc)
-        # Inserting the figure objects leaves later blocks only partly laid out (zero-sized, so never
-        # painted); a full relayout after the edits fixes that.
-        doc.markContentsDirty(0, doc.characterCount())
-        doc.documentLayout().documentSize()
+        # Lay out, then move whole what would break across a page: paragraphs (keep_together) and table
+        # rows (the sheet splits that table before the row, header repeated). Each split moves only what
+        # follows it, so the first split row is fixed and the layout run again, a few times at most.
+        breaks: dict[int, set[int]] = {}
+        for _ in range(MAX_ROW_SPLITS + 1):
+            token = ROW_BREAKS.set({k: frozenset(v) for k, v in breaks.items()})
+            try:
+                doc.setHtml(build_html(self.build, self.result, self.catalog, self.options))
+                parts = table_parts()
+            finally:
+                ROW_BREAKS.reset(token)
+            self._insert_figures(doc)
+            # Inserting the figure objects leaves later blocks only partly laid out (zero-sized, so never
+            # painted); a full relayout after the edits fixes that.
+            doc.markContentsDirty(0, doc.characterCount())
+            doc.documentLayout().documentSize()
+            keep_together(doc)
+            split = first_split_row(doc)
+            if split is None or split[0] >= len(parts):
+                break
+            ordinal, first_row = parts[split[0]]
+            row = first_row + split[1] - 1  # Qt's row 0 is the header
+            if row <= first_row or row in breaks.get(ordinal, set()):
+                break  # a part's first row taller than the room left: nothing to gain
+            breaks.setdefault(ordinal, set()).add(row)
         return doc, body
 
+    def prepare(self, device: QPagedPaintDevice) -> tuple[QTextDocument, QRectF]:
+        """The laid-out document for ``device`` and its text area (what paint() draws), for checks and previews."""
+        return self._document(device)
+
     def _insert_figures(self, doc: QTextDocument) -> None:
-        ids = ["chassis"] + [f"headroom:{i}" for i, j in enumerate(self.result.jobs) if j.cards]
+        ids = ["chassis", "qr"] + [f"headroom:{i}" for i, j in enumerate(self.result.jobs) if j.cards]
         for fig in ids:
             cursor = doc.find(FIGURE_MARK.format(fig))
             if cursor.isNull():
@@ -240,19 +373,27 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
                options: SheetOptions | None = None) -> int:  # fmt: skip
     """Write the build sheet to ``path``; returns the page count.
 
-    Written to a temporary file beside the target and renamed over it, so an unwritable folder or a full
-    disk leaves no half-written file; the error (FileError) says what and where.
+    The sheet carries the build twice: a QR of its code (engine.buildcode) and the build YAML as a PDF file
+    attachment (``build.yaml``), added to Qt's output with pypdf (QPdfWriter cannot attach files).
+    Written to temporary files beside the target and renamed over it, so an unwritable folder or a full
+    disk leaves no half-written file; the error (FileError) says what and where. The file gets the user's
+    usual permissions (umask), not mkstemp's 0600.
     """
     ensure_app()
-    options = options or SheetOptions()
+    options = with_build_code(options or SheetOptions(), build)
     target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    made: list[str] = []
     try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-        )
-        os.close(fd)
+        for suffix in (".tmp", ".pdf.tmp"):  # Qt's output, then the copy with the attachment
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=folder)
+            os.close(fd)
+            made.append(name)
     except OSError as exc:
+        for name in made:
+            Path(name).unlink(missing_ok=True)
         raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
+    tmp, final = made
     try:
         writer = QPdfWriter(tmp)
         writer.setResolution(300)
@@ -263,11 +404,46 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
         del writer  # flushes and closes the file
         if os.path.getsize(tmp) == 0:
             raise OSError("the PDF writer produced an empty file (disk full?)")
-        os.replace(tmp, target)
+        attach_build(tmp, final, build)
+        apply_new_file_mode(final)
+        os.replace(final, target)
         return pages
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise FileError(str(target), [Problem("", f"cannot write the build sheet: {exc.strerror or exc}")]) from None
-    except BaseException:
+    finally:
         Path(tmp).unlink(missing_ok=True)
-        raise
+        Path(final).unlink(missing_ok=True)
+
+
+def with_build_code(options: SheetOptions, build: Build) -> SheetOptions:
+    """``options`` with the build's code for the QR; none (the attachment alone) when it is too long for one."""
+    if options.build_code is not None:
+        return options
+    try:
+        return dataclasses.replace(options, build_code=encode_build(build))
+    except CodeTooLarge:
+        return options
+
+
+def attach_build(source: str, target: str, build: Build) -> None:
+    """Copy the PDF ``source`` to ``target`` with the build YAML embedded as the file attachment build.yaml."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.errors import PyPdfError
+
+    try:
+        writer = PdfWriter(clone_from=PdfReader(source))
+        writer.add_attachment(ATTACHMENT_NAME, build_to_yaml(build).encode("utf-8"))
+        with open(target, "wb") as fh:
+            writer.write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except PyPdfError as exc:
+        raise OSError(f"cannot attach the build to the PDF: {exc}") from None
+
+
+def read_attached_build(path: str | os.PathLike[str]) -> str | None:
+    """The build YAML a sheet carries as its build.yaml attachment, or None when it has none."""
+    from pypdf import PdfReader
+
+    files = PdfReader(str(path)).attachments.get(ATTACHMENT_NAME)
+    return files[0].decode("utf-8") if files else None

@@ -4,6 +4,7 @@ vector figures go. Every figure printed here is read from the result (or the cat
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
@@ -11,7 +12,9 @@ from html import escape
 
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
+from configurator.catalog.prices import PriceList
 from configurator.engine import Build, BuildResult, calibration
+from configurator.engine.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.memory import (
     ALLOCATOR_DYNAMIC_FRACTION,
@@ -19,6 +22,8 @@ from configurator.engine.memory import (
     CUDA_CONTEXT_BYTES,
     FSDP_SETUP_UNIT_COPIES,
 )
+from configurator.engine.result import Power
+from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
 from configurator.report.text import compute_phrase, overlap_phrase
 
 FIGURE_MARK = "[[figure:{}]]"
@@ -30,6 +35,8 @@ class SheetOptions:
     seller_logo: str | None = None  # path to an SVG or PNG; the app icon when unset
     page: str = "a4"  # a4 | letter
     date: dt.date = field(default_factory=dt.date.today)
+    prices: PriceList | None = None  # the seller's price list: a bill of materials when set
+    build_code: str | None = None  # the build as a GBC1: code, printed under the QR (engine.buildcode)
 
 
 def reference_number(build: Build, date: dt.date) -> str:
@@ -38,15 +45,67 @@ def reference_number(build: Build, date: dt.date) -> str:
     return f"GBC-{date:%Y%m%d}-{digest}"
 
 
-def _table(headers: list[str], rows: list[list[str]], widths: list[int] | None = None) -> str:
+def quote_number(build: Build, date: dt.date) -> str:
+    """The quote's number: the sheet's reference with a Q, so a quote and its sheet name each other."""
+    return "Q" + reference_number(build, date).removeprefix("GBC")
+
+
+def priced_bom(build: Build, catalog: Catalog, options: SheetOptions) -> BillOfMaterials | None:
+    if options.prices is None:
+        return None
+    return bill_of_materials(build, catalog, options.prices, quote_number(build, options.date), options.date)
+
+
+# Rows a table starts a new page before, by the order the sheet emits its tables: set by the PDF layout
+# (report.pdf) when a row would otherwise break across a page, so no cell's sentence is split. Each part
+# after a break is a table of its own with the header row again, starting on a new page.
+ROW_BREAKS: contextvars.ContextVar[dict[int, frozenset[int]] | None] = contextvars.ContextVar(
+    "ROW_BREAKS", default=None
+)
+_TABLES: contextvars.ContextVar[list[int]] = contextvars.ContextVar("_TABLES")
+
+
+def _table(headers: list[str], rows: list[list[str]], widths: list[int] | None = None,
+           right: frozenset[int] = frozenset()) -> str:  # fmt: skip
     head = "".join(
-        f"<th{f' width={widths[i]}%' if widths else ''} align=left>{escape(h)}</th>" for i, h in enumerate(headers)
+        f"<th{f' width={widths[i]}%' if widths else ''} align={'right' if i in right else 'left'}>{escape(h)}</th>"
+        for i, h in enumerate(headers)
     )
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return (
-        "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
-        f"border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
+    counter = _TABLES.get(None)
+    ordinal = counter[0] if counter is not None else -1
+    if counter is not None:
+        counter[0] += 1
+    cuts = sorted(b for b in (ROW_BREAKS.get() or {}).get(ordinal, frozenset()) if 0 < b < len(rows))
+    parts = [rows[a:b] for a, b in zip([0, *cuts], [*cuts, len(rows)], strict=True)]
+    out = []
+    for n, part in enumerate(parts):
+        body = "".join(
+            "<tr>" + "".join(f"<td{' align=right' if i in right else ''}>{c}</td>" for i, c in enumerate(row))
+            + "</tr>"
+            for row in part
+        )
+        brk = "page-break-before:always;" if n else ""
+        out.append(
+            "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
+            f"{brk}border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody>"
+            "</table>"
+        )
+    return "".join(out)
+
+
+def table_parts() -> list[tuple[int, int]]:
+    """For each table Qt lays out, in order: (the sheet's table ordinal, index of its first data row).
+
+    The inverse of the splits ROW_BREAKS asks for, so a row found in the laid-out document maps back.
+    """
+    out: list[tuple[int, int]] = []
+    breaks = ROW_BREAKS.get() or {}
+    for ordinal in range(_TABLES_EMITTED.get()):
+        out += [(ordinal, 0)] + [(ordinal, b) for b in sorted(breaks.get(ordinal, frozenset()))]
+    return out
+
+
+_TABLES_EMITTED: contextvars.ContextVar[int] = contextvars.ContextVar("_TABLES_EMITTED", default=0)
 
 
 def _gb(v: float) -> str:
@@ -58,6 +117,16 @@ def _src(text: str | None) -> str:
 
 
 def build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
+    counter = [0]
+    token = _TABLES.set(counter)
+    try:
+        return _build_html(build, result, catalog, options)
+    finally:
+        _TABLES.reset(token)
+        _TABLES_EMITTED.set(counter[0])
+
+
+def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
     chassis = catalog.chassis.get(build.chassis)
     out: list[str] = []
     h2 = "<h2 style='color:#33691E;margin-top:14px'>{}</h2>"
@@ -114,6 +183,11 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
         )
     out.append(_table(["Qty", "Part", "Key specifications", "Slot(s)"], rows, [6, 28, 52, 14]))
 
+    bom = priced_bom(build, catalog, options)
+    if bom is not None:
+        out.append(h2.format("Bill of materials"))
+        out.append(_bom_html(bom))
+
     # 4. power and cooling
     out.append(h2.format("Power and cooling"))
     if result.power and chassis:
@@ -139,6 +213,7 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
             f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> {supply}. "
             f"Airflow: {airflow}.</p>"
         )
+        out.append(_wall_html(build, p))
 
     # 5 and 6. jobs
     for i, job in enumerate(result.jobs):
@@ -236,7 +311,7 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
     a = build.assumptions
     out.append(
         "<ul>"
-        "<li>GB = 10<sup>9</sup> bytes (as the seed articles); capacities are what nvidia-smi shows.</li>"
+        "<li>GB = 10<sup>9</sup> bytes (SI prefix); capacities are what nvidia-smi shows.</li>"
         f"<li>Link rates: {result.link_rates} ("
         + ("datasheet rates per direction" if a.link_rates == "nominal" else "typical nccl-tests busbw")
         + ")"
@@ -300,4 +375,59 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
             seen.add(m.id)
             rows.append([escape(m.name), "architecture", f"{m.total_params:,} params", _src(m.source)])
     out.append(_table(["Item", "Figure", "Value", "Source"], rows, [22, 18, 12, 48]))
+    if options.build_code:
+        out.append(h2.format("Reopen this build"))
+        out.append(
+            f"<p>{FIGURE_MARK.format('qr')}</p><p>Scan the code, or type it, into the configurator "
+            "(File &gt; Open from code, or <tt>configurator open-code CODE</tt>) to reopen this build; the PDF also "
+            "carries the build file as an attachment (build.yaml).</p>"
+            f"<p style='font-family:monospace;font-size:6pt'>{_breakable(options.build_code)}</p>"
+        )
     return "\n".join(out)
+
+
+def _breakable(code: str, width: int = 96) -> str:
+    """The code in lines of ``width`` characters (it has no spaces to break at)."""
+    return "<br>".join(escape(code[i : i + width]) for i in range(0, len(code), width))
+
+
+def _wall_html(build: Build, p: Power) -> str:
+    if build.site is None:
+        return ("<p>Wall circuit: no site given in the build, so the draw at the wall is not checked (set "
+                "<tt>site:</tt>, e.g. us-120v-15a or eu-230v-16a).</p>")  # fmt: skip
+    w = wall_draw(build.site, p.total_w, p.transient_demand_w)
+    c = w.circuit
+    verdict = ("<span style='color:#C62828'><b>over</b></span> its continuous rating" if w.overloaded
+               else "within its continuous rating")  # fmt: skip
+    fraction = f" × {c.continuous_fraction:.0%}" if c.continuous_fraction < 1 else ""
+    return (
+        f"<p>Wall circuit: <b>{escape(c.label)}</b>. Sustained draw about <b>{w.sustained_w:,.0f} W</b> "
+        f"({p.total_w:,.0f} W at {PSU_EFFICIENCY:.0%} PSU efficiency, {w.amps:,.1f} A) against "
+        f"<b>{w.continuous_w:,.0f} W</b> continuous ({c.volts:g} V × {c.amps:g} A{fraction}; {escape(c.basis)}): "
+        f"{verdict}. Transient card excursions (to {w.transient_w:,.0f} W for 100 µs) are carried by the PSU's "
+        "capacitors, far shorter than a breaker takes to trip. All PSUs are assumed on this one circuit.</p>"
+    )
+
+
+def _bom_html(bom: BillOfMaterials) -> str:
+    cur = bom.currency
+    rows = []
+    for ln in bom.lines:
+        unit = money(ln.unit_price, cur) if ln.unit_price is not None else "<i>no price in the list</i>"
+        total = money(ln.line_total, cur) if ln.line_total is not None else "—"
+        part = f" <span style='color:#666'>({escape(ln.part_id)})</span>" if ln.part_id else ""
+        rows.append([str(ln.quantity), escape(ln.description) + part, unit, total])
+    rows.append(["", "<b>Subtotal (net)</b>", "", f"<b>{money(bom.subtotal, cur)}</b>"])
+    if bom.tax is not None and bom.tax_rate is not None:
+        rows.append(["", f"Tax {(bom.tax_rate * 100).normalize():f} %", "", money(bom.tax, cur)])
+    rows.append(["", "<b>Total</b>" + ("" if bom.complete else " (incomplete)"), "", f"<b>{money(bom.total, cur)}</b>"])
+    valid = (f"valid until {bom.valid_until:%d %B %Y}" if bom.valid_until
+             else "no validity period in the price list")  # fmt: skip
+    tax = "" if bom.tax is not None else " Prices are net; the price list gives no tax rate."
+    missing = ("" if bom.complete else
+               f" <span style='color:#C62828'><b>Incomplete:</b> no price for {escape(', '.join(bom.unpriced))}; "
+               "the total leaves them out.</span>")  # fmt: skip
+    return (
+        f"<p>Quote <b>{escape(bom.quote_number)}</b> of {bom.date:%d %B %Y}, {valid}. Currency {cur}.{tax}{missing}</p>"
+        + _table(["Qty", "Item", "Unit price", "Line total"], rows, [7, 55, 19, 19], right=frozenset({0, 2, 3}))
+    )
