@@ -211,7 +211,7 @@ CASES: list[Case] = [
          job="t", says=("Job 't'", "set activation_memory_gb")),
     Case("job-does-not-fit", "JOB_DOES_NOT_FIT", "error",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1), "jobs": [job(model="llama-3.3-70b", cards=[1])]},
-         slot=1, job="t", says=("Job 't'", "slot 1", "short by", "Use QLoRA")),
+         slot=1, job="t", says=("Job 't'", "slot 1", "short by", "Smallest change that fits")),
     # seed B: 30B LoRA at 77.4 GB is "not comfortably on an 80 GB H100"
     Case("job-tight", "JOB_TIGHT", "warning",
          {"chassis": HGX, "cards": cards("h100-sxm", 1),

@@ -6,6 +6,7 @@ fit become checks with a code, a severity and a sentence.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
@@ -14,6 +15,7 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
+from configurator.engine.advice import fit_advice
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.communication import communication, slowest_link
 from configurator.engine.compute import compute
@@ -63,6 +65,11 @@ def _status(headroom: float, capacity: float, peak: float, margin: float) -> Fit
     if headroom < margin * capacity or high > capacity:
         return "tight"
     return "fits"
+
+
+def _fits_clearly(peak: float, *, capacity: float, margin: float) -> bool:
+    """The verdict rule as a predicate on the peak: what the advice must reach ("fits", not "tight")."""
+    return _status(capacity - peak, capacity, peak, margin) == "fits"
 
 
 def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nominal: float, margin: float,
@@ -387,13 +394,20 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
         rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance))
         card_use.setdefault((slot, instance), []).append((name, mem.peak_reserved))
+    advice_for: dict[float, str] = {}  # capacity -> advice sentence, so cards of one kind share one search
     for row in rows:
         where = f"slot {row.slot}" + (f" ({row.mig} instance {row.instance})" if row.mig else "")
         if not row.fits:
+            capacity = row.capacity_gb * GB
+            if capacity not in advice_for:
+                advice_for[capacity] = fit_advice(
+                    model, job, n, on_mig, mem.peak_reserved, capacity,
+                    partial(_fits_clearly, capacity=capacity, margin=a.safety_margin_fraction),
+                ).sentence()  # fmt: skip
             checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
                 f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
-                f"{row.capacity_gb:.1f} GB: short by {-row.headroom_gb:.1f} GB. Use QLoRA, 8-bit Adam, "
-                "gradient checkpointing, a shorter sequence, or shard it (FSDP) over more cards.")))  # fmt: skip
+                f"{row.capacity_gb:.1f} GB: short by {-row.headroom_gb:.1f} GB. "
+                f"{advice_for[capacity]}")))  # fmt: skip
         elif row.status == "tight":
             checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
                 f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
