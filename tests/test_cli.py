@@ -388,4 +388,4 @@ def test_size_table_columns_align_with_long_card_ids_and_no_empty_bound(capsys) 
             row = lines[i + 1]
             number_end = row.rstrip().rsplit(" ", 1)[0].rstrip()
             assert len(number_end) == header_end, (line, row)  # the last number ends under "headroom"
-    assert "()" not in out
+    assert "FLOP/byte  ()" not in out
