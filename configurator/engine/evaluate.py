@@ -417,10 +417,12 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
 
     if mem.setup_bound and rows:
         checks.append(Check(severity="info", code="FSDP_SETUP_FLOOR", job=name, message=(
-            f"Job '{name}': the peak reserved memory is set by the pool FSDP set-up leaves behind "
-            f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card), not by the training step, so a shorter sequence or "
-            "smaller batch will not lower it. Calling torch.cuda.empty_cache() after wrapping the model releases "
-            "the set-up copies it holds beyond the sharded weights.")))  # fmt: skip
+            f"Job '{name}': memory left over from loading and sharding the model "
+            f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card) sets this job's peak, so a shorter sequence or "
+            "a smaller batch will not lower it."), detail=(
+            "FSDP set-up copies each unit into a flat parameter before sharding; the caching allocator keeps that "
+            "pool. Calling torch.cuda.empty_cache() after wrapping the model releases what it holds beyond the "
+            "sharded weights.")))  # fmt: skip
     if len({cards[s].id for s, _ in valid_keys}) > 1:
         checks.append(
             Check(
@@ -481,9 +483,10 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         )
     if multi and comm_link is not None and comm_link.family == "pcie":
         checks.append(Check(severity="info", code="PCIE_P2P", job=name, message=(
-            f"Job '{name}' exchanges data peer-to-peer over PCIe, which needs IOMMU off (or passthrough) "
-            "and ACS disabled on PCIe switches "
-            "(NCCL documentation); check both before blaming the cards.")))  # fmt: skip
+            f"Job '{name}' sends data card to card over PCIe: two system settings decide whether that runs at full "
+            "speed; check them before blaming the cards."), detail=(
+            "PCIe peer-to-peer needs the IOMMU off (or in passthrough) and ACS disabled on PCIe switches "
+            "(NCCL documentation, troubleshooting).")))  # fmt: skip
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,  # type: ignore[arg-type]

@@ -109,5 +109,8 @@ def render(result: BuildResult) -> str:
     if result.checks:
         lines.append("")
         lines.append("Checks:")
-        lines += [f"  {c.severity.upper():7s} {c.code}: {c.message}" for c in result.checks]
+        for c in result.checks:
+            lines.append(f"  {c.severity.upper():7s} {c.code}: {c.message}")
+            if c.detail:
+                lines.append(f"          details: {c.detail}")
     return "\n".join(lines) + "\n"
