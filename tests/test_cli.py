@@ -376,3 +376,16 @@ def test_nccl_busbw_garbage_subprocess(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "no all_reduce_perf rows" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_size_table_columns_align_with_long_card_ids_and_no_empty_bound(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["size", str(DEFAULT)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("memory per card, GB"):
+            header_end = line.index("headroom") + len("headroom")
+            row = lines[i + 1]
+            number_end = row.rstrip().rsplit(" ", 1)[0].rstrip()
+            assert len(number_end) == header_end, (line, row)  # the last number ends under "headroom"
+    assert "FLOP/byte  ()" not in out

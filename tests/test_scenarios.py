@@ -574,3 +574,13 @@ def test_equal_nominal_rates_name_the_farthest_hop() -> None:
     result = evaluate(build)
     assert result.jobs[0].communication.bound_by == "pcie-sys"
     assert any(c.code == "PCIE_P2P" for c in result.checks)
+
+
+@pytest.mark.parametrize(("card", "group", "label"), [("h100-nvl", 2, "NV12"), ("h200-nvl", 2, "NV18"),
+                                                      ("h200-nvl", 4, "NV6"), ("a100-80gb-pcie", 2, "NV12")])
+def test_bridge_label_counts_the_cards_own_links(card: str, group: int, label: str) -> None:
+    """nvidia-smi topo -m prints NV# with the links between the pair: 12 on H100 NVL (600 GB/s), not 18."""
+    slots = list(range(1, group + 1))
+    result = run(SERVER, on(card, *slots), [], bridges=[slots])
+    assert result.topology is not None
+    assert result.topology.matrix[0][1] == label

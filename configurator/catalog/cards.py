@@ -35,6 +35,8 @@ class NvlinkSpec(Strict):
     bridge_sizes: list[int] = []  # cards one bridge may join, e.g. [2, 4] for H200 NVL
     gb_s_bidirectional: Sourced  # per GPU, both directions added (NVIDIA's quoted figure)
     measured_busbw_gb_s: Sourced  # typical nccl-tests all_reduce busbw over this fabric
+    # NVLink links per GPU: the "NV#" nvidia-smi topo -m prints for a pair joined by all of them
+    links: Sourced | None = None
 
 
 class MigPlacement(Strict):

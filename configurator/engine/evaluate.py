@@ -6,6 +6,7 @@ fit become checks with a code, a severity and a sentence.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
@@ -14,6 +15,7 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
+from configurator.engine.advice import fit_advice
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.communication import communication, slowest_link
 from configurator.engine.compute import compute
@@ -63,6 +65,11 @@ def _status(headroom: float, capacity: float, peak: float, margin: float) -> Fit
     if headroom < margin * capacity or high > capacity:
         return "tight"
     return "fits"
+
+
+def _fits_clearly(peak: float, *, capacity: float, margin: float) -> bool:
+    """The verdict rule as a predicate on the peak: what the advice must reach ("fits", not "tight")."""
+    return _status(capacity - peak, capacity, peak, margin) == "fits"
 
 
 def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nominal: float, margin: float,
@@ -387,13 +394,20 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
         rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance))
         card_use.setdefault((slot, instance), []).append((name, mem.peak_reserved))
+    advice_for: dict[float, str] = {}  # capacity -> advice sentence, so cards of one kind share one search
     for row in rows:
         where = f"slot {row.slot}" + (f" ({row.mig} instance {row.instance})" if row.mig else "")
         if not row.fits:
+            capacity = row.capacity_gb * GB
+            if capacity not in advice_for:
+                advice_for[capacity] = fit_advice(
+                    model, job, n, on_mig, mem.peak_reserved, capacity,
+                    partial(_fits_clearly, capacity=capacity, margin=a.safety_margin_fraction),
+                ).sentence()  # fmt: skip
             checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
                 f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
-                f"{row.capacity_gb:.1f} GB: short by {-row.headroom_gb:.1f} GB. Use QLoRA, 8-bit Adam, "
-                "gradient checkpointing, a shorter sequence, or shard it (FSDP) over more cards.")))  # fmt: skip
+                f"{row.capacity_gb:.1f} GB: short by {-row.headroom_gb:.1f} GB. "
+                f"{advice_for[capacity]}")))  # fmt: skip
         elif row.status == "tight":
             checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
                 f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
@@ -403,10 +417,12 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
 
     if mem.setup_bound and rows:
         checks.append(Check(severity="info", code="FSDP_SETUP_FLOOR", job=name, message=(
-            f"Job '{name}': the peak reserved memory is set by the pool FSDP set-up leaves behind "
-            f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card), not by the training step, so a shorter sequence or "
-            "smaller batch will not lower it. Calling torch.cuda.empty_cache() after wrapping the model releases "
-            "the set-up copies it holds beyond the sharded weights.")))  # fmt: skip
+            f"Job '{name}': memory left over from loading and sharding the model "
+            f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card) sets this job's peak, so a shorter sequence or "
+            "a smaller batch will not lower it."), detail=(
+            "FSDP set-up copies each unit into a flat parameter before sharding; the caching allocator keeps that "
+            "pool. Calling torch.cuda.empty_cache() after wrapping the model releases what it holds beyond the "
+            "sharded weights.")))  # fmt: skip
     if len({cards[s].id for s, _ in valid_keys}) > 1:
         checks.append(
             Check(
@@ -468,9 +484,10 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         )
     if multi and comm_link is not None and comm_link.family == "pcie":
         checks.append(Check(severity="info", code="PCIE_P2P", job=name, message=(
-            f"Job '{name}' exchanges data peer-to-peer over PCIe, which needs IOMMU off (or passthrough) "
-            "and ACS disabled on PCIe switches "
-            "(NCCL documentation); check both before blaming the cards.")))  # fmt: skip
+            f"Job '{name}' sends data card to card over PCIe: two system settings decide whether that runs at full "
+            "speed; check them before blaming the cards."), detail=(
+            "PCIe peer-to-peer needs the IOMMU off (or in passthrough) and ACS disabled on PCIe switches "
+            "(NCCL documentation, troubleshooting).")))  # fmt: skip
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,  # type: ignore[arg-type]

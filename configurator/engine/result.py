@@ -17,7 +17,8 @@ class Out(BaseModel):
 class Check(Out):
     severity: Severity
     code: str
-    message: str  # a plain sentence with the fix
+    message: str  # a plain sentence with the fix, in words a buyer understands
+    detail: str | None = None  # for the engineer: API calls, settings and sources (a details view shows it)
     slot: int | None = None  # the slot it concerns, for the GUI to select
     job: str | None = None  # the job it concerns
 

@@ -73,6 +73,13 @@ def _pcie_gen(card: CardSpec, chassis: ChassisSpec, slot: int) -> tuple[int, int
     return gen, lanes
 
 
+def _links(card: CardSpec) -> int:
+    """NVLink links per GPU from the catalog (H100 NVL: 12, so a bridged pair reads NV12 as in nvidia-smi)."""
+    if card.nvlink is not None and card.nvlink.links is not None and card.nvlink.links.value:
+        return int(card.nvlink.links.value)
+    return NVLINK4_LINKS
+
+
 def link_between(
     a: int, b: int, cards: dict[int, CardSpec], chassis: ChassisSpec, groups: dict[int, tuple[int, ...]]
 ) -> Link:
@@ -81,10 +88,10 @@ def link_between(
     if chassis.nvswitch and pa.kind == "sxm" and pb.kind == "sxm" and ca.nvlink and cb.nvlink:
         nominal = min(ca.nvlink.gb_s_bidirectional.value or 0, cb.nvlink.gb_s_bidirectional.value or 0) / 2
         measured = min(ca.nvlink.measured_busbw_gb_s.value or 0, cb.nvlink.measured_busbw_gb_s.value or 0)
-        return Link("nvswitch", f"NV{NVLINK4_LINKS}", nominal, measured or nominal)
+        return Link("nvswitch", f"NV{min(_links(ca), _links(cb))}", nominal, measured or nominal)
     if a in groups and groups[a] == groups.get(b) and ca.nvlink and cb.nvlink:
         size = len(groups[a])
-        links = NVLINK4_LINKS // max(size - 1, 1)
+        links = min(_links(ca), _links(cb)) // max(size - 1, 1)
         # A bridge gives each GPU its quoted total (900 GB/s on H200 NVL) over all its peers; ring
         # collectives use every peer at once (NCCL runs several rings), so per GPU per direction = total / 2.
         nominal = min(ca.nvlink.gb_s_bidirectional.value or 0, cb.nvlink.gb_s_bidirectional.value or 0) / 2

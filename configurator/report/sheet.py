@@ -300,7 +300,8 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     out.append(h2.format("Checks"))
     if result.checks:
         colour = {"error": "#C62828", "warning": "#B26A00", "info": "#1565C0"}
-        rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>", c.code, escape(c.message)]
+        rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>", c.code,
+                 escape(c.message) + (f"<br/><small>{escape(c.detail)}</small>" if c.detail else "")]
                 for c in result.checks]  # fmt: skip
         out.append(_table(["Severity", "Code", "What and how to fix it"], rows, [9, 34, 57]))
     else:

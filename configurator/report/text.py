@@ -23,10 +23,6 @@ def compute_phrase(comp: Compute) -> tuple[str, str]:
     return secs, f"at {comp.bf16_tflops:.1f} dense BF16 TFLOPS × {comp.utilization:.0%} utilisation"
 
 
-def _gb(x: float) -> str:
-    return f"{x:8.1f}"
-
-
 def _job(job: JobResult) -> list[str]:
     out = [
         f"Job: {job.name}  [{STATUS[job.status]}]",
@@ -34,12 +30,14 @@ def _job(job: JobResult) -> list[str]:
         f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
     ]
     if job.cards:
-        out.append("  memory per card, GB      weights adapters   grads    optim    activ  transnt overhead  states"
-                   "     peak capacity headroom")  # fmt: skip
-        for c in job.cards:
-            where = f"slot {c.slot} {c.card}" + (f" {c.mig}#{c.instance}" if c.mig else "")
+        wheres = [f"slot {c.slot} {c.card}" + (f" {c.mig}#{c.instance}" if c.mig else "") for c in job.cards]
+        width = max(24, *(len(w) + 1 for w in wheres))  # long card ids must not push the columns over
+        out.append(f"  {'memory per card, GB':{width}s}" + "".join(f"{h:>9s}" for h in (
+            "weights", "adapters", "grads", "optim", "activ", "transnt", "overhead", "states", "peak", "capacity",
+            "headroom")))  # fmt: skip
+        for where, c in zip(wheres, job.cards, strict=True):
             out.append(
-                f"  {where:24s}" + "".join(_gb(v) for v in (
+                f"  {where:{width}s}" + "".join(f"{v:9.1f}" for v in (
                     c.weights_gb, c.adapters_gb, c.gradients_gb, c.optimizer_gb, c.activations_gb, c.transient_gb,
                     c.overhead_gb, c.model_states_gb, c.peak_reserved_gb, c.capacity_gb, c.headroom_gb))
                 + f"  {STATUS[c.status]}"
@@ -71,7 +69,7 @@ def _job(job: JobResult) -> list[str]:
             f"{secs} {rate}"
         )
         for m in comp.matmuls:
-            bound = ", ".join(f"{k}: {v}" for k, v in m.bound.items())
+            bound = ", ".join(f"{k}: {v}" for k, v in m.bound.items()) or "bound unknown: no published rate"
             out.append(f"    {m.name:32s} {m.intensity:9.1f} FLOP/byte  ({bound})")
         out += [f"    {n}" for n in comp.notes]
     if job.step_seconds is not None:
@@ -111,5 +109,8 @@ def render(result: BuildResult) -> str:
     if result.checks:
         lines.append("")
         lines.append("Checks:")
-        lines += [f"  {c.severity.upper():7s} {c.code}: {c.message}" for c in result.checks]
+        for c in result.checks:
+            lines.append(f"  {c.severity.upper():7s} {c.code}: {c.message}")
+            if c.detail:
+                lines.append(f"          details: {c.detail}")
     return "\n".join(lines) + "\n"
