@@ -95,7 +95,10 @@ class Model:
         return monthly / (n.cards_per_node * self.hours_per_day * self.days_per_month) * dev.card_fraction
 
     def orders(self, month: int) -> list[list[tuple[int, int, float, float | None]]]:
-        """Per class, its devices (index, devices needed, service hours, cost per job), cheapest first."""
+        """Per class, its devices (index, devices needed, service hours, cost per job), cheapest first.
+
+        Cheapest is what the devices the whole class needs cost per hour (so an Erlang C count for a wait
+        target counts), or without prices the cards they take."""
         if month in self._orders:
             return self._orders[month]
         out = []
@@ -106,10 +109,12 @@ class Model:
                 need = devices_needed(lam, s, self.utilisation, self.hours_per_day, c.wait_target_hours)
                 rate = self.device_cost_per_hour(d)
                 cost = None if rate is None else s * rate / self.utilisation
-                card_hours = s * self.devices[d].card_fraction
-                rows.append((d, need, s, cost, card_hours))
-            rows.sort(key=lambda r: (r[3] if r[3] is not None else math.inf, r[4], r[0]))
-            out.append([(d, need, s, cost) for d, need, s, cost, _ in rows])
+                # what serving the whole class there takes: its devices' cost, or their share of cards
+                spend = math.inf if rate is None else need * rate
+                cards = need * self.devices[d].card_fraction
+                rows.append((d, need, s, cost, spend, cards))
+            rows.sort(key=lambda r: (r[4], r[5], r[0]))
+            out.append([(d, need, s, cost) for d, need, s, cost, _, _ in rows])
         self._orders[month] = out
         return out
 

@@ -61,6 +61,10 @@ class FitCell(Out):
     step_seconds: float | None = None
     service_hours: float | None = None  # one job, start to end; None when no compute rate is known
     jobs_per_day_per_device: float | None = None  # at the utilisation target and hours of operation
+    # tenants one card holds at once: 1 for a whole card, the most instances of the profile a valid layout
+    # places (4 x 1g.24gb on an RTX PRO 6000), 1 / cards for a group
+    devices_per_card: float = 1.0
+    jobs_per_day_per_card: float | None = None  # jobs_per_day_per_device x devices_per_card
     devices_needed: int | None = None  # for the class's demand in the sizing month (Erlang C where a target)
     mean_wait_hours: float | None = None  # M/M/c mean wait with devices_needed devices
     cost_per_job: float | None = None  # on this device alone: S x device cost per hour / U

@@ -27,7 +27,7 @@ from configurator.engine.planner.fleet import (
 )
 from configurator.engine.planner.matrix import Cell, Device, class_cells, node_devices
 from configurator.engine.planner.nodes import ResolvedNode, resolve_nodes
-from configurator.engine.planner.packing import pack
+from configurator.engine.planner.packing import pack, placeable
 from configurator.engine.planner.plan import Plan
 from configurator.engine.planner.prices import PriceList, load_price_list
 from configurator.engine.planner.queueing import devices_needed, mean_wait_hours, offered_load
@@ -197,6 +197,20 @@ def _fleet(model: Model, cand: Candidate, rank: int, month: int, months: int, re
                        unserved=[model.classes[ci].name for ci in r.unfit + r.unserved])  # fmt: skip
 
 
+def _distinct(model: Model, ranked: list, top: int) -> list:  # type: ignore[type-arg]
+    """Drop a fleet that ties a better-ranked one on score with the same node counts: an unused MIG layout
+    change is not another answer."""
+    seen: set[tuple] = set()  # type: ignore[type-arg]
+    out = []
+    for key, cand, s in ranked:
+        sig = (tuple(n for n, _l, _k in cand), s)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        out.append((key, cand, s))
+    return out[:top]
+
+
 def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> PlanResult:
     catalog = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
@@ -283,7 +297,16 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
             wait = None if math.isinf(w) else w
             rate = model.device_cost_per_hour(index[c.device])
             cost = None if rate is None else c.service_hours * rate / svc.utilisation_target
-        out_cells.append(FitCell(job_class=plan.classes[c.job_class].name, device=c.device, status=c.status,
+        dev = devices[c.device]
+        per_card = 1.0 / dev.cards
+        if dev.kind == "mig" and dev.profile:
+            spec = resolved[node_pos[dev.node]].card.mig
+            assert spec is not None
+            limit = spec.profile(dev.profile).max_count
+            per_card = float(max((k for k in range(1, limit + 1) if placeable(spec, [dev.profile] * k)), default=0))
+        out_cells.append(FitCell(devices_per_card=per_card,
+                                 jobs_per_day_per_card=None if per_day is None else per_day * per_card,
+job_class=plan.classes[c.job_class].name, device=c.device, status=c.status,
                                  fits=c.fits, peak_gb=c.peak_gb, capacity_gb=c.capacity_gb,
                                  step_seconds=c.step_seconds, service_hours=c.service_hours,
                                  jobs_per_day_per_device=per_day, devices_needed=need, mean_wait_hours=wait,
@@ -299,7 +322,8 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
                                              f"({plan.search.max_candidates:,}): lower nodes[].max_nodes or list "
                                              "fewer mig_layouts, or raise the limit")))  # fmt: skip
     elif n_cand > 0 and class_models:
-        ranked, n, feasible, seconds, workers = search(model, month, plan.search.top, plan.search.processes)
+        ranked, n, feasible, seconds, workers = search(model, month, plan.search.top * 16, plan.search.processes)
+        ranked = _distinct(model, ranked, plan.search.top)
         stats = SearchStats(candidates=n, feasible=feasible, seconds=seconds, processes=workers)
         fleets = [_fleet(model, cand, i + 1, month, months, resolved, plan) for i, (_key, cand, _s) in enumerate(ranked)]
 
