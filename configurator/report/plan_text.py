@@ -32,26 +32,34 @@ def _cell(c: FitCell) -> str:
 def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     t = f.totals
     out = [f"#{f.rank}  {f.label}" + ("" if f.feasible else "   [DOES NOT SERVE: " + ", ".join(f.unserved) + "]")]
-    out.append(f"    {t.nodes} node(s), {t.cards} card(s), {t.power_kw:.1f} kW IT / {t.facility_kw:.1f} kW facility"
-               + (f", {t.racks} rack(s)" if t.racks is not None else "")
-               + f", {t.energy_kwh_per_month:,.0f} kWh/month")  # fmt: skip
-    out.append(f"    capital {money(t.capital, currency)}, per month {money(t.cost_per_month, currency)}, "
-               f"{t.jobs_per_month:,.0f} jobs/month, cost per job {money(t.cost_per_job, currency)}, "
-               f"{_num(t.kwh_per_job, '{:.1f}')} kWh per job")  # fmt: skip
+    out.append(
+        f"    {t.nodes} node(s), {t.cards} card(s), {t.power_kw:.1f} kW IT / {t.facility_kw:.1f} kW facility"
+        + (f", {t.racks} rack(s)" if t.racks is not None else "")
+        + f", {t.energy_kwh_per_month:,.0f} kWh/month"
+    )
+    out.append(
+        f"    capital {money(t.capital, currency)}, per month {money(t.cost_per_month, currency)}, "
+        f"{t.jobs_per_month:,.0f} jobs/month, cost per job {money(t.cost_per_job, currency)}, "
+        f"{_num(t.kwh_per_job, '{:.1f}')} kWh per job"
+    )
     for r in f.routes:
         if not r.device:
             out.append(f"    {r.job_class}: fits no device of this fleet")
             continue
         wait = f", mean wait {r.mean_wait_hours:.2f} h" if r.mean_wait_hours is not None else ""
-        out.append(f"    {r.job_class} -> {r.devices} x {r.device} ({r.share:.0%} of its jobs, "
-                   f"{_num(r.service_hours)} h each{wait})")  # fmt: skip
+        out.append(
+            f"    {r.job_class} -> {r.devices} x {r.device} ({r.share:.0%} of its jobs, "
+            f"{_num(r.service_hours)} h each{wait})"
+        )
     for u in f.use:
         out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {u.cards} card(s)")
     for p in f.packing:
         layouts = "; ".join("+".join(c.profiles) for c in p.cards)
-        out.append(f"    MIG packing on {p.card}: {sum(p.demand.values())} instance(s) on {len(p.cards)} card(s) "
-                   f"({p.method}, lower bound {p.lower_bound}): {layouts}; "
-                   f"{p.stranded_compute_slices} stranded compute slice(s)")  # fmt: skip
+        out.append(
+            f"    MIG packing on {p.card}: {sum(p.demand.values())} instance(s) on {len(p.cards)} card(s) "
+            f"({p.method}, lower bound {p.lower_bound}): {layouts}; "
+            f"{p.stranded_compute_slices} stranded compute slice(s)"
+        )
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"never within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"never within {months} months"
     out.append(f"    roadmap: stops fitting the largest job {stops}; runs out of capacity {short}")
@@ -59,8 +67,11 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
 
 
 def render_plan(result: PlanResult) -> str:
-    out = [f"Plan: {result.name}", f"sized for month {result.size_for_month} of {result.months}; "
-           f"currency {result.currency or 'none (no prices)'}", ""]  # fmt: skip
+    out = [
+        f"Plan: {result.name}",
+        f"sized for month {result.size_for_month} of {result.months}; currency {result.currency or 'none (no prices)'}",
+        "",
+    ]
     for p in result.problems:
         where = f" [{p.field}]" if p.field else ""
         out.append(f"{p.severity.upper():7s} {p.code}{where}: {p.message}")
@@ -70,8 +81,10 @@ def render_plan(result: PlanResult) -> str:
     for c in result.classes:
         wait = f", wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
         start = f", from month {c.from_month}" if c.from_month > 1 else ""
-        out.append(f"  {c.name}: {c.model_name}, {c.method}, {c.parameters / 1e9:.1f} B parameters, "
-                   f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day{wait}{start}")  # fmt: skip
+        out.append(
+            f"  {c.name}: {c.model_name}, {c.method}, {c.parameters / 1e9:.1f} B parameters, "
+            f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day{wait}{start}"
+        )
     out.append("")
     out.append("Classes x devices (peak/capacity per card, service time per job)")
     for c in result.classes:
@@ -80,8 +93,10 @@ def render_plan(result: PlanResult) -> str:
             out.append(f"    {cell.device:42s} {_cell(cell)}")
     out.append("")
     s = result.search
-    out.append(f"Fleets: {s.candidates:,} candidates searched in {s.seconds:.2f} s on {s.processes} process(es), "
-               f"{s.feasible:,} serve every class; best first")  # fmt: skip
+    out.append(
+        f"Fleets: {s.candidates:,} candidates searched in {s.seconds:.2f} s on {s.processes} process(es), "
+        f"{s.feasible:,} serve every class; best first"
+    )
     for f in result.fleets:
         out += fleet_lines(f, result.currency, result.months)
     out.append("")

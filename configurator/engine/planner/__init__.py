@@ -8,5 +8,14 @@ from configurator.engine.planner.planfile import load_plan, parse_plan, plan_to_
 from configurator.engine.planner.result import PlanResult
 from configurator.engine.planner.service import plan_service
 
-__all__ = ["JobClass", "NodeType", "Plan", "PlanResult", "load_plan", "parse_plan", "plan_service",
-           "plan_to_yaml", "save_plan"]  # fmt: skip
+__all__ = [
+    "JobClass",
+    "NodeType",
+    "Plan",
+    "PlanResult",
+    "load_plan",
+    "parse_plan",
+    "plan_service",
+    "plan_to_yaml",
+    "save_plan",
+]

@@ -73,14 +73,22 @@ def group_device(node: ResolvedNode, g: int) -> Device:
 
 def _job(cls: JobClass, cards: list, parallelism: str, g: int) -> dict:  # type: ignore[type-arg]
     return {
-        "name": cls.name, "model": cls.model if isinstance(cls.model, str) else cls.model.model_dump(),
-        "method": cls.method, "lora": cls.lora.model_dump(), "quantization": cls.quantization,
-        "optimizer": cls.optimizer, "precision": cls.precision, "parallelism": parallelism,
-        "tensor_parallel": g if parallelism == "tp" else 1, "sequence_length": cls.sequence_length,
-        "micro_batch_size": cls.micro_batch_size, "gradient_accumulation_steps": cls.gradient_accumulation_steps,
-        "gradient_checkpointing": cls.gradient_checkpointing, "activation_memory_gb": cls.activation_memory_gb,
+        "name": cls.name,
+        "model": cls.model if isinstance(cls.model, str) else cls.model.model_dump(),
+        "method": cls.method,
+        "lora": cls.lora.model_dump(),
+        "quantization": cls.quantization,
+        "optimizer": cls.optimizer,
+        "precision": cls.precision,
+        "parallelism": parallelism,
+        "tensor_parallel": g if parallelism == "tp" else 1,
+        "sequence_length": cls.sequence_length,
+        "micro_batch_size": cls.micro_batch_size,
+        "gradient_accumulation_steps": cls.gradient_accumulation_steps,
+        "gradient_checkpointing": cls.gradient_checkpointing,
+        "activation_memory_gb": cls.activation_memory_gb,
         "cards": cards,
-    }  # fmt: skip
+    }
 
 
 def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) -> Build:
@@ -99,13 +107,21 @@ def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) ->
         cards = [{"slot": s, "card": node.card.id} for s in slots]
         job = _job(cls, slots, cls.multi_card_parallelism, device.cards)
         bridges = [{"slots": list(b)} for b in node.bridges if set(b) <= set(slots)]
-    return Build.model_validate({"name": f"{cls.name} on {device.id}", "chassis": node.chassis.id, "cards": cards,
-                                 "bridges": bridges, "assumptions": plan.assumptions.model_dump(),
-                                 "jobs": [job]})  # fmt: skip
+    return Build.model_validate(
+        {
+            "name": f"{cls.name} on {device.id}",
+            "chassis": node.chassis.id,
+            "cards": cards,
+            "bridges": bridges,
+            "assumptions": plan.assumptions.model_dump(),
+            "jobs": [job],
+        }
+    )
 
 
-def _params_only_step(build: Build, jr: JobResult, node: ResolvedNode, device: Device, catalog: Catalog,
-                      base: Path | None) -> tuple[float | None, bool]:  # fmt: skip
+def _params_only_step(
+    build: Build, jr: JobResult, node: ResolvedNode, device: Device, catalog: Catalog, base: Path | None
+) -> tuple[float | None, bool]:
     """Step time for a parameter-count-only model, which the build engine leaves without compute.
 
     Dense FLOPs need only the parameter count (compute.flops_per_token: 4N + 2N recompute + 6 per adapter
@@ -128,8 +144,9 @@ def _params_only_step(build: Build, jr: JobResult, node: ResolvedNode, device: D
     return comp.seconds_per_step + exposed, comp.bf16_rate_estimated
 
 
-def evaluate_cell(cls: JobClass, k: int, node: ResolvedNode, device: Device, plan: Plan, catalog: Catalog,
-                  base: Path | None) -> Cell:  # fmt: skip
+def evaluate_cell(
+    cls: JobClass, k: int, node: ResolvedNode, device: Device, plan: Plan, catalog: Catalog, base: Path | None
+) -> Cell:
     build = cell_build(cls, node, device, plan)
     result = evaluate(build, catalog, base)
     jr = result.jobs[0]
@@ -174,8 +191,9 @@ def evaluate_cell(cls: JobClass, k: int, node: ResolvedNode, device: Device, pla
     return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note)
 
 
-def class_cells(cls: JobClass, k: int, nodes: list[ResolvedNode], plan: Plan, catalog: Catalog,
-                base: Path | None) -> tuple[list[Cell], list[Device]]:  # fmt: skip
+def class_cells(
+    cls: JobClass, k: int, nodes: list[ResolvedNode], plan: Plan, catalog: Catalog, base: Path | None
+) -> tuple[list[Cell], list[Device]]:
     """Every device of every node for one class; a group only where no whole card holds the class."""
     cells: list[Cell] = []
     groups: list[Device] = []

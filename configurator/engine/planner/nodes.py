@@ -53,8 +53,9 @@ def _layouts(node: NodeType, card: CardSpec, where: str, problems: list[Problem]
             break
         if isinstance(entry, str):
             if entry not in card.mig.presets:
-                problems.append(Problem(loc, f"unknown MIG preset {entry!r} for {card.id}; "
-                                        f"{_near(entry, list(card.mig.presets))}"))  # fmt: skip
+                problems.append(
+                    Problem(loc, f"unknown MIG preset {entry!r} for {card.id}; {_near(entry, list(card.mig.presets))}")
+                )
                 continue
             names = tuple(card.mig.presets[entry])
         else:
@@ -95,8 +96,13 @@ def resolve_nodes(plan: Plan, catalog: Catalog, base_dir: Path | None) -> tuple[
                 continue
             ids = {c.card for c in build.cards}
             if len(ids) > 1:
-                problems.append(Problem(f"{where}.build", f"{path} mixes cards ({', '.join(sorted(ids))}): a node "
-                                        "type holds one card type; list each as its own node type"))  # fmt: skip
+                problems.append(
+                    Problem(
+                        f"{where}.build",
+                        f"{path} mixes cards ({', '.join(sorted(ids))}): a node "
+                        "type holds one card type; list each as its own node type",
+                    )
+                )
                 continue
             chassis_id, card_id = build.chassis, build.cards[0].card
             placements = sorted(build.cards, key=lambda c: c.slot)
@@ -108,10 +114,15 @@ def resolve_nodes(plan: Plan, catalog: Catalog, base_dir: Path | None) -> tuple[
             chassis_id, card_id = node.chassis or "", node.card or ""
             slots = ()
         if chassis_id not in catalog.chassis:
-            problems.append(Problem(f"{where}.chassis", f"unknown chassis '{chassis_id}'; "
-                                    f"{_near(chassis_id, list(catalog.chassis))}"))  # fmt: skip
+            problems.append(
+                Problem(
+                    f"{where}.chassis", f"unknown chassis '{chassis_id}'; {_near(chassis_id, list(catalog.chassis))}"
+                )
+            )
         if card_id not in catalog.cards:
-            problems.append(Problem(f"{where}.card", f"unknown card '{card_id}'; {_near(card_id, list(catalog.cards))}"))
+            problems.append(
+                Problem(f"{where}.card", f"unknown card '{card_id}'; {_near(card_id, list(catalog.cards))}")
+            )
         if len(problems) > n_before:
             continue
         chassis, card = catalog.chassis[chassis_id], catalog.cards[card_id]
@@ -119,29 +130,53 @@ def resolve_nodes(plan: Plan, catalog: Catalog, base_dir: Path | None) -> tuple[
             positions = sorted(p.slot for p in chassis.positions)
             count = node.cards_per_node or len(positions)
             if count > len(positions):
-                problems.append(Problem(f"{where}.cards_per_node", f"{chassis.name} has {len(positions)} GPU "
-                                        f"positions, not {count}"))  # fmt: skip
+                problems.append(
+                    Problem(
+                        f"{where}.cards_per_node", f"{chassis.name} has {len(positions)} GPU positions, not {count}"
+                    )
+                )
                 continue
             slots = tuple(positions[:count])
         elif node.cards_per_node is not None and node.cards_per_node != len(slots):
-            problems.append(Problem(f"{where}.cards_per_node", f"the build holds {len(slots)} cards; leave "
-                                    "cards_per_node out or make it match"))  # fmt: skip
+            problems.append(
+                Problem(
+                    f"{where}.cards_per_node",
+                    f"the build holds {len(slots)} cards; leave cards_per_node out or make it match",
+                )
+            )
             continue
         layouts = _layouts(node, card, where, problems)
         if build_layout and build_layout not in layouts:
             layouts.insert(0, build_layout)
         # The full node through the build engine: a chassis that cannot hold or power the cards is refused.
-        full = Build(name=node.name, chassis=chassis.id,
-                     cards=[{"slot": s, "card": card.id} for s in slots],  # type: ignore[misc]
-                     bridges=[{"slots": list(b)} for b in bridges])  # type: ignore[misc]  # fmt: skip
+        full = Build(
+            name=node.name,
+            chassis=chassis.id,
+            cards=[{"slot": s, "card": card.id} for s in slots],  # type: ignore[misc]
+            bridges=[{"slots": list(b)} for b in bridges],
+        )  # type: ignore[misc]
         result = evaluate(full, catalog)
         errors = [c.message for c in result.checks if c.severity == "error"]
         if errors:
-            problems.append(Problem(where, f"{node.name}: {len(slots)} x {card.id} in {chassis.id} is not a "
-                                    f"valid build: {errors[0]}"))  # fmt: skip
+            problems.append(
+                Problem(
+                    where, f"{node.name}: {len(slots)} x {card.id} in {chassis.id} is not a valid build: {errors[0]}"
+                )
+            )
             continue
         warnings = tuple(c.message for c in result.checks if c.severity == "warning")
-        out.append(ResolvedNode(index=i, name=node.name, chassis=chassis, card=card, slots=slots, bridges=bridges,
-                                layouts=tuple(layouts), max_nodes=node.max_nodes, price=node.price,
-                                checks=warnings))  # fmt: skip
+        out.append(
+            ResolvedNode(
+                index=i,
+                name=node.name,
+                chassis=chassis,
+                card=card,
+                slots=slots,
+                bridges=bridges,
+                layouts=tuple(layouts),
+                max_nodes=node.max_nodes,
+                price=node.price,
+                checks=warnings,
+            )
+        )
     return out, problems

@@ -79,8 +79,13 @@ def _card(spec: MigSpec, names: list[str]) -> PackedCard:
     free = max(0, total - used)
     room = any(placeable(spec, [*names, p.name]) for p in spec.profiles if is_base_profile(p))
     grid = spec.grid_units - sum(by[n].placement.size for n in names)
-    return PackedCard(profiles=order, used_compute_slices=used, free_compute_slices=free,
-                      stranded_compute_slices=0 if room else free, free_grid_units=grid)  # fmt: skip
+    return PackedCard(
+        profiles=order,
+        used_compute_slices=used,
+        free_compute_slices=free,
+        stranded_compute_slices=0 if room else free,
+        free_grid_units=grid,
+    )
 
 
 def lower_bound(spec: MigSpec, demand: Mapping[str, int]) -> int:
@@ -100,8 +105,10 @@ def lower_bound(spec: MigSpec, demand: Mapping[str, int]) -> int:
 
 def _ffd(spec: MigSpec, demand: Mapping[str, int]) -> list[list[str]]:
     by = {p.name: p for p in spec.profiles}
-    items = sorted((n for n, c in demand.items() for _ in range(c)),
-                   key=lambda n: (-by[n].placement.size, -by[n].compute_slices, n))  # fmt: skip
+    items = sorted(
+        (n for n, c in demand.items() for _ in range(c)),
+        key=lambda n: (-by[n].placement.size, -by[n].compute_slices, n),
+    )
     cards: list[list[str]] = []
     for name in items:
         for card in cards:
@@ -121,7 +128,7 @@ def _exact(spec: MigSpec, demand: Mapping[str, int], best: int) -> list[list[str
     layouts = [{n: lay.get(n, 0) for n in names} for lay in layouts]
     layouts = [lay for lay in layouts if any(lay.values())]
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def go(rest: tuple[int, ...], budget: int) -> tuple[tuple[int, ...], ...] | None:
         if not any(rest):
             return ()
@@ -162,5 +169,12 @@ def pack(spec: MigSpec, card_id: str, demand: Mapping[str, int]) -> Packing:
         if better is not None:
             cards, method = better, "exact search"
     packed = [_card(spec, c) for c in cards]
-    return Packing(card=card_id, demand=wanted, cards=packed, lower_bound=bound, method=method,
-                   stranded_compute_slices=sum(c.stranded_compute_slices for c in packed), problems=problems)  # fmt: skip
+    return Packing(
+        card=card_id,
+        demand=wanted,
+        cards=packed,
+        lower_bound=bound,
+        method=method,
+        stranded_compute_slices=sum(c.stranded_compute_slices for c in packed),
+        problems=problems,
+    )

@@ -29,8 +29,9 @@ def _loc(field: str) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def reference_problems(plan: Plan, catalog: Catalog, lines: dict[tuple[Any, ...], int],
-                       base_dir: Path | None) -> list[Problem]:  # fmt: skip
+def reference_problems(
+    plan: Plan, catalog: Catalog, lines: dict[tuple[Any, ...], int], base_dir: Path | None
+) -> list[Problem]:
     """Unknown catalog ids, bad MIG layouts, unreadable build or price files: with the line of the key."""
     out: list[Problem] = []
 
@@ -41,14 +42,24 @@ def reference_problems(plan: Plan, catalog: Catalog, lines: dict[tuple[Any, ...]
     for i, c in enumerate(plan.classes):
         m = c.model
         if isinstance(m, str) and not (m.endswith(".json") or "/" in m) and m not in catalog.models:
-            out.append(Problem(f"classes[{i}].model", f"unknown model '{m}'; {near(m, list(catalog.models))} "
-                               "(or give a path to a config.json, or {parameters: 30e9})",
-                               line_for(("classes", i, "model"), lines)))  # fmt: skip
+            out.append(
+                Problem(
+                    f"classes[{i}].model",
+                    f"unknown model '{m}'; {near(m, list(catalog.models))} "
+                    "(or give a path to a config.json, or {parameters: 30e9})",
+                    line_for(("classes", i, "model"), lines),
+                )
+            )
     known = set(catalog.cards) | set(catalog.chassis)
     for key in plan.prices:
         if key not in known:
-            out.append(Problem(f"prices.{key}", f"unknown catalog id '{key}'; {near(key, sorted(known))}",
-                               line_for(("prices", key), lines)))  # fmt: skip
+            out.append(
+                Problem(
+                    f"prices.{key}",
+                    f"unknown catalog id '{key}'; {near(key, sorted(known))}",
+                    line_for(("prices", key), lines),
+                )
+            )
     _nodes, node_problems = resolve_nodes(plan, catalog, base_dir)
     for p in node_problems:
         out.append(Problem(p.field, p.message, line_for(_loc(p.field), lines)))
@@ -63,8 +74,13 @@ def reference_problems(plan: Plan, catalog: Catalog, lines: dict[tuple[Any, ...]
             out.append(Problem("price_list", f"{path}: {first}", line_for(("price_list",), lines)))
         else:
             if plan.currency and plist.currency != plan.currency:
-                out.append(Problem("currency", f"the plan is in {plan.currency} but {path.name} is in "
-                                   f"{plist.currency}: use one currency", line_for(("currency",), lines)))  # fmt: skip
+                out.append(
+                    Problem(
+                        "currency",
+                        f"the plan is in {plan.currency} but {path.name} is in {plist.currency}: use one currency",
+                        line_for(("currency",), lines),
+                    )
+                )
     return out
 
 
@@ -72,8 +88,9 @@ def parse_plan(text: str, where: str, catalog: Catalog | None = None, base_dir: 
     data, lines = parse_yaml(text, where)
     if not isinstance(data, dict):
         msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
-        raise FileError(where, [Problem("", f"{msg}: a plan file is a YAML mapping with name, classes and nodes",
-                                        lines.get((), 1))])  # fmt: skip
+        raise FileError(
+            where, [Problem("", f"{msg}: a plan file is a YAML mapping with name, classes and nodes", lines.get((), 1))]
+        )
     plan = validate_as(Plan, data, lines, where)
     base = Path(base_dir) if base_dir else None
     problems = reference_problems(plan, catalog or default_catalog(), lines, base)

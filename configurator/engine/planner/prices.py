@@ -49,8 +49,9 @@ def parse_price_list(text: str, where: str) -> PriceList:
     data, lines = parse_yaml(text, where)
     if not isinstance(data, dict):
         msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
-        raise FileError(where, [Problem("", f"{msg}: a price list is a YAML mapping with currency and parts",
-                                        lines.get((), 1))])  # fmt: skip
+        raise FileError(
+            where, [Problem("", f"{msg}: a price list is a YAML mapping with currency and parts", lines.get((), 1))]
+        )
     return validate_as(PriceList, data, lines, where)
 
 

@@ -85,8 +85,11 @@ def search(model: Model, month: int, top: int, processes: int | None = None) -> 
     else:
         bounds = [total * w // workers for w in range(workers + 1)]
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(_best, *zip(*[(model, month, top, bounds[w], bounds[w + 1])
-                                               for w in range(workers)], strict=True)))  # fmt: skip
+            parts = list(
+                pool.map(
+                    _best, *zip(*[(model, month, top, bounds[w], bounds[w + 1]) for w in range(workers)], strict=True)
+                )
+            )
         best = [b for part in parts for b in part[0]]
         n = sum(p[1] for p in parts)
         feasible = sum(p[2] for p in parts)

@@ -58,12 +58,24 @@ def _prices(plan: Plan, base: Path | None, problems: list[PlanProblem]) -> tuple
         try:
             plist: PriceList = load_price_list(path)
         except FileError as exc:
-            problems.append(PlanProblem(severity="error", code="PRICE_LIST_UNREADABLE", field="price_list",
-                                        message=str(exc).splitlines()[-1].strip()))  # fmt: skip
+            problems.append(
+                PlanProblem(
+                    severity="error",
+                    code="PRICE_LIST_UNREADABLE",
+                    field="price_list",
+                    message=str(exc).splitlines()[-1].strip(),
+                )
+            )
         else:
             if currency and plist.currency != currency:
-                problems.append(PlanProblem(severity="error", code="PRICE_LIST_CURRENCY", field="currency", message=(
-                    f"the plan is in {currency} but {path.name} is in {plist.currency}: use one currency")))  # fmt: skip
+                problems.append(
+                    PlanProblem(
+                        severity="error",
+                        code="PRICE_LIST_CURRENCY",
+                        field="currency",
+                        message=(f"the plan is in {currency} but {path.name} is in {plist.currency}: use one currency"),
+                    )
+                )
             currency = currency or plist.currency
             prices.update(plist.parts)
     prices.update(plan.prices)
@@ -76,16 +88,32 @@ def _node_model(node: ResolvedNode, prices: dict[str, float], problems: list[Pla
     if capital is None:
         missing = [i for i in (node.chassis.id, node.card.id) if i not in prices]
         if missing:
-            problems.append(PlanProblem(severity="warning", code="PRICE_MISSING", field=f"nodes[{node.index}]",
-                                        message=(f"{node.name}: no price for {', '.join(missing)}; its capital and "
-                                                 "cost per job are unknown (add prices: or a price_list)")))  # fmt: skip
+            problems.append(
+                PlanProblem(
+                    severity="warning",
+                    code="PRICE_MISSING",
+                    field=f"nodes[{node.index}]",
+                    message=(
+                        f"{node.name}: no price for {', '.join(missing)}; its capital and "
+                        "cost per job are unknown (add prices: or a price_list)"
+                    ),
+                )
+            )
         else:
             capital = prices[node.chassis.id] + cpn * prices[node.card.id]
     # IT power: chassis platform (CPUs, memory, fans) + each card at its default power limit (catalog TDP)
     watts = (node.chassis.platform_power_w.value or 0) + cpn * (node.card.power.tdp_w.value or 0)
     counts = tuple(dict(Counter(layout)) for layout in node.layouts)
-    return NodeModel(name=node.name, card=node.card.id, cards_per_node=cpn, layouts=node.layouts,
-                     max_nodes=node.max_nodes, capital=capital, kw=watts / 1000, layout_counts=counts)  # fmt: skip
+    return NodeModel(
+        name=node.name,
+        card=node.card.id,
+        cards_per_node=cpn,
+        layouts=node.layouts,
+        max_nodes=node.max_nodes,
+        capital=capital,
+        kw=watts / 1000,
+        layout_counts=counts,
+    )
 
 
 def _label(model: Model, cand: Candidate) -> str:
@@ -103,8 +131,9 @@ def _label(model: Model, cand: Candidate) -> str:
     return " + ".join(parts)
 
 
-def _fleet(model: Model, cand: Candidate, rank: int, month: int, months: int, resolved: list[ResolvedNode],
-           plan: Plan) -> FleetResult:  # fmt: skip
+def _fleet(
+    model: Model, cand: Candidate, rank: int, month: int, months: int, resolved: list[ResolvedNode], plan: Plan
+) -> FleetResult:
     r = route(model, cand, month)
     svc = plan.service
     routes: list[Route] = []
@@ -118,9 +147,17 @@ def _fleet(model: Model, cand: Candidate, rank: int, month: int, months: int, re
         busy[dev.node] = busy.get(dev.node, 0.0) + c.demand(month) * share * s * dev.card_fraction
         if dev.kind == "mig":
             mig_use.setdefault(dev.node, Counter())[dev.profile or ""] += count
-        routes.append(Route(job_class=c.name, device=dev.id, devices=count, share=share, service_hours=s,
-                            mean_wait_hours=wait_of(model, ci, d, count, share, month),
-                            cost_per_job=None if rate is None else s * rate / model.utilisation))  # fmt: skip
+        routes.append(
+            Route(
+                job_class=c.name,
+                device=dev.id,
+                devices=count,
+                share=share,
+                service_hours=s,
+                mean_wait_hours=wait_of(model, ci, d, count, share, month),
+                cost_per_job=None if rate is None else s * rate / model.utilisation,
+            )
+        )
     for ci in r.unfit:
         routes.append(Route(job_class=model.classes[ci].name, device="", devices=0, share=0.0))
     counts = []
@@ -132,13 +169,26 @@ def _fleet(model: Model, cand: Candidate, rank: int, month: int, months: int, re
         if not n:
             continue
         node = model.nodes[t]
-        counts.append(NodeCount(node=node.name, count=n, cards_per_node=node.cards_per_node,
-                                mig_layout=list(node.layouts[layout]) if layout >= 0 else [],
-                                mig_cards_per_node=k if layout >= 0 else 0))  # fmt: skip
+        counts.append(
+            NodeCount(
+                node=node.name,
+                count=n,
+                cards_per_node=node.cards_per_node,
+                mig_layout=list(node.layouts[layout]) if layout >= 0 else [],
+                mig_cards_per_node=k if layout >= 0 else 0,
+            )
+        )
         cap = n * node.cards_per_node * model.hours_per_day
-        use.append(DeviceUse(node=node.name, card=node.card, cards=n * node.cards_per_node,
-                             busy_card_hours_per_day=busy.get(t, 0.0), capacity_card_hours_per_day=cap,
-                             utilisation=busy.get(t, 0.0) / cap))  # fmt: skip
+        use.append(
+            DeviceUse(
+                node=node.name,
+                card=node.card,
+                cards=n * node.cards_per_node,
+                busy_card_hours_per_day=busy.get(t, 0.0),
+                capacity_card_hours_per_day=cap,
+                utilisation=busy.get(t, 0.0) / cap,
+            )
+        )
         cards += n * node.cards_per_node
         nodes += n
         kw += n * node.kw
@@ -151,13 +201,20 @@ def _fleet(model: Model, cand: Candidate, rank: int, month: int, months: int, re
     monthly = fleet_cost(model, cand)
     jobs = jobs_per_month(model, month)
     totals = Totals(
-        nodes=nodes, cards=cards, power_kw=kw, facility_kw=kw * model.pue,
+        nodes=nodes,
+        cards=cards,
+        power_kw=kw,
+        facility_kw=kw * model.pue,
         racks=math.ceil(kw / model.rack_kw) if model.rack_kw else None,
-        energy_kwh_per_month=energy, capital=capital if capital_known else None,
+        energy_kwh_per_month=energy,
+        capital=capital if capital_known else None,
         capital_per_month=capital / model.life_months if capital_known else None,
-        energy_cost_per_month=energy_cost, cost_per_month=monthly, jobs_per_month=jobs, kwh_per_job=energy / jobs if jobs > 0 else None,
+        energy_cost_per_month=energy_cost,
+        cost_per_month=monthly,
+        jobs_per_month=jobs,
+        kwh_per_job=energy / jobs if jobs > 0 else None,
         cost_per_job=monthly / jobs if monthly is not None and jobs > 0 else None,
-    )  # fmt: skip
+    )
     packing = []
     for t, demand in mig_use.items():
         spec = resolved[t].card.mig
@@ -187,14 +244,30 @@ def _fleet(model: Model, cand: Candidate, rank: int, month: int, months: int, re
             stops = m
         if rm.unserved and short is None:
             short = m
-        points.append(MonthPoint(month=m, demand_card_hours_per_day=demand,
-                                 capacity_card_hours_per_day=total_cards * model.hours_per_day * svc.utilisation_target,
-                                 fits_largest=fits_all, enough_capacity=enough,
-                                 unserved=[model.classes[ci].name for ci in rm.unfit + rm.unserved]))  # fmt: skip
-    return FleetResult(rank=rank, label=_label(model, cand), nodes=counts, feasible=not r.unserved and not r.unfit,
-                       totals=totals, routes=routes, use=use, packing=packing, stops_fitting_month=stops,
-                       out_of_capacity_month=short, months=points,
-                       unserved=[model.classes[ci].name for ci in r.unfit + r.unserved])  # fmt: skip
+        points.append(
+            MonthPoint(
+                month=m,
+                demand_card_hours_per_day=demand,
+                capacity_card_hours_per_day=total_cards * model.hours_per_day * svc.utilisation_target,
+                fits_largest=fits_all,
+                enough_capacity=enough,
+                unserved=[model.classes[ci].name for ci in rm.unfit + rm.unserved],
+            )
+        )
+    return FleetResult(
+        rank=rank,
+        label=_label(model, cand),
+        nodes=counts,
+        feasible=not r.unserved and not r.unfit,
+        totals=totals,
+        routes=routes,
+        use=use,
+        packing=packing,
+        stops_fitting_month=stops,
+        out_of_capacity_month=short,
+        months=points,
+        unserved=[model.classes[ci].name for ci in r.unfit + r.unserved],
+    )
 
 
 def _distinct(model: Model, ranked: list, top: int) -> list:  # type: ignore[type-arg]
@@ -221,8 +294,11 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
         problems.append(PlanProblem(severity="error", code="NODE_INVALID", field=p.field, message=p.message))
     for node in resolved:
         for w in node.checks:
-            problems.append(PlanProblem(severity="warning", code="NODE_WARNING", field=f"nodes[{node.index}]",
-                                        message=f"{node.name}: {w}"))  # fmt: skip
+            problems.append(
+                PlanProblem(
+                    severity="warning", code="NODE_WARNING", field=f"nodes[{node.index}]", message=f"{node.name}: {w}"
+                )
+            )
     prices, currency = _prices(plan, base, problems)
     nodes = [_node_model(n, prices, problems) for n in resolved]
     months = plan.roadmap.months
@@ -241,15 +317,31 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
             model_spec = resolve_model(cls.model, catalog, base)
             params = job_parameters(model_spec, cls)  # type: ignore[arg-type]
         except (UnknownIdError, FileError, OSError, ValueError) as exc:
-            problems.append(PlanProblem(severity="error", code="CLASS_MODEL", field=f"classes[{k}].model",
-                                        message=f"class '{cls.name}': {str(exc).splitlines()[0]}"))  # fmt: skip
+            problems.append(
+                PlanProblem(
+                    severity="error",
+                    code="CLASS_MODEL",
+                    field=f"classes[{k}].model",
+                    message=f"class '{cls.name}': {str(exc).splitlines()[0]}",
+                )
+            )
             continue
         usable.append(k)
         growth = cls.growth_per_month if cls.growth_per_month is not None else plan.roadmap.growth_per_month
         lam = 0.0 if month < cls.from_month else cls.jobs_per_day * (1 + growth) ** (month - cls.from_month)
-        infos.append(ClassInfo(name=cls.name, model=model_spec.id, model_name=model_spec.name, method=cls.method,
-                               parameters=params.total, tokens_per_job=cls.job_tokens, jobs_per_day=lam,
-                               wait_target_hours=cls.wait_target_hours, from_month=cls.from_month))  # fmt: skip
+        infos.append(
+            ClassInfo(
+                name=cls.name,
+                model=model_spec.id,
+                model_name=model_spec.name,
+                method=cls.method,
+                parameters=params.total,
+                tokens_per_job=cls.job_tokens,
+                jobs_per_day=lam,
+                wait_target_hours=cls.wait_target_hours,
+                from_month=cls.from_month,
+            )
+        )
         class_list, groups = class_cells(cls, k, resolved, plan, catalog, base)
         cells += class_list
         for g in groups:
@@ -266,20 +358,51 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
         opts = tuple((index[c.device], c.service_hours) for c in mine if c.fits and c.service_hours)
         sizes = [devices[c.device].memory_gb * devices[c.device].cards for c in mine if c.fits]
         growth = cls.growth_per_month if cls.growth_per_month is not None else plan.roadmap.growth_per_month
-        class_models.append(ClassModel(cls.name, cls.jobs_per_day, growth, cls.from_month, cls.wait_target_hours,
-                                       opts, min(sizes) if sizes else math.inf))  # fmt: skip
+        class_models.append(
+            ClassModel(
+                cls.name,
+                cls.jobs_per_day,
+                growth,
+                cls.from_month,
+                cls.wait_target_hours,
+                opts,
+                min(sizes) if sizes else math.inf,
+            )
+        )
         if not any(c.fits for c in mine):
-            problems.append(PlanProblem(severity="warning", code="CLASS_FITS_NOWHERE", field=f"classes[{k}]",
-                                        message=f"class '{cls.name}' fits no device of any node type"))  # fmt: skip
+            problems.append(
+                PlanProblem(
+                    severity="warning",
+                    code="CLASS_FITS_NOWHERE",
+                    field=f"classes[{k}]",
+                    message=f"class '{cls.name}' fits no device of any node type",
+                )
+            )
         elif not opts:
-            problems.append(PlanProblem(severity="warning", code="CLASS_NO_SERVICE_TIME", field=f"classes[{k}]",
-                                        message=(f"class '{cls.name}' fits, but no device has a known compute rate, "
-                                                 "so it cannot be sized (assumptions.compute_rates: estimated uses "
-                                                 "the catalog's UNCONFIRMED estimates)")))  # fmt: skip
-    model = Model(nodes=nodes, devices=dev_models, classes=class_models, utilisation=svc.utilisation_target,
-                  hours_per_day=svc.hours_per_day, days_per_month=svc.days_per_month,
-                  life_months=svc.service_life_years * 12, power_price=svc.power_price_per_kwh, pue=svc.pue,
-                  rack_kw=svc.rack_kw)  # fmt: skip
+            problems.append(
+                PlanProblem(
+                    severity="warning",
+                    code="CLASS_NO_SERVICE_TIME",
+                    field=f"classes[{k}]",
+                    message=(
+                        f"class '{cls.name}' fits, but no device has a known compute rate, "
+                        "so it cannot be sized (assumptions.compute_rates: estimated uses "
+                        "the catalog's UNCONFIRMED estimates)"
+                    ),
+                )
+            )
+    model = Model(
+        nodes=nodes,
+        devices=dev_models,
+        classes=class_models,
+        utilisation=svc.utilisation_target,
+        hours_per_day=svc.hours_per_day,
+        days_per_month=svc.days_per_month,
+        life_months=svc.service_life_years * 12,
+        power_price=svc.power_price_per_kwh,
+        pue=svc.pue,
+        rack_kw=svc.rack_kw,
+    )
 
     # ---- matrix cells for the result, at the sizing month ----
     pos = {k: i for i, k in enumerate(usable)}
@@ -291,8 +414,9 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
         if c.fits and c.service_hours:
             per_day = svc.utilisation_target * svc.hours_per_day / c.service_hours
             cls = plan.classes[c.job_class]
-            need = devices_needed(lam, c.service_hours, svc.utilisation_target, svc.hours_per_day,
-                                  cls.wait_target_hours)  # fmt: skip
+            need = devices_needed(
+                lam, c.service_hours, svc.utilisation_target, svc.hours_per_day, cls.wait_target_hours
+            )
             w = mean_wait_hours(need, offered_load(lam, c.service_hours, svc.hours_per_day), c.service_hours)
             wait = None if math.isinf(w) else w
             rate = model.device_cost_per_hour(index[c.device])
@@ -304,28 +428,51 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
             assert spec is not None
             limit = spec.profile(dev.profile).max_count
             per_card = float(max((k for k in range(1, limit + 1) if placeable(spec, [dev.profile] * k)), default=0))
-        out_cells.append(FitCell(devices_per_card=per_card,
-                                 jobs_per_day_per_card=None if per_day is None else per_day * per_card,
-job_class=plan.classes[c.job_class].name, device=c.device, status=c.status,
-                                 fits=c.fits, peak_gb=c.peak_gb, capacity_gb=c.capacity_gb,
-                                 step_seconds=c.step_seconds, service_hours=c.service_hours,
-                                 jobs_per_day_per_device=per_day, devices_needed=need, mean_wait_hours=wait,
-                                 cost_per_job=cost, estimated_rate=c.estimated_rate, note=c.note))  # fmt: skip
+        out_cells.append(
+            FitCell(
+                devices_per_card=per_card,
+                jobs_per_day_per_card=None if per_day is None else per_day * per_card,
+                job_class=plan.classes[c.job_class].name,
+                device=c.device,
+                status=c.status,
+                fits=c.fits,
+                peak_gb=c.peak_gb,
+                capacity_gb=c.capacity_gb,
+                step_seconds=c.step_seconds,
+                service_hours=c.service_hours,
+                jobs_per_day_per_device=per_day,
+                devices_needed=need,
+                mean_wait_hours=wait,
+                cost_per_job=cost,
+                estimated_rate=c.estimated_rate,
+                note=c.note,
+            )
+        )
 
     # ---- the search ----
     fleets: list[FleetResult] = []
     n_cand = candidate_count(model) if nodes else 0
     stats = SearchStats(candidates=0, feasible=0, seconds=0.0, processes=1)
     if n_cand > plan.search.max_candidates:
-        problems.append(PlanProblem(severity="error", code="SEARCH_TOO_LARGE", field="search.max_candidates",
-                                    message=(f"{n_cand:,} candidate fleets exceed search.max_candidates "
-                                             f"({plan.search.max_candidates:,}): lower nodes[].max_nodes or list "
-                                             "fewer mig_layouts, or raise the limit")))  # fmt: skip
+        problems.append(
+            PlanProblem(
+                severity="error",
+                code="SEARCH_TOO_LARGE",
+                field="search.max_candidates",
+                message=(
+                    f"{n_cand:,} candidate fleets exceed search.max_candidates "
+                    f"({plan.search.max_candidates:,}): lower nodes[].max_nodes or list "
+                    "fewer mig_layouts, or raise the limit"
+                ),
+            )
+        )
     elif n_cand > 0 and class_models:
         ranked, n, feasible, seconds, workers = search(model, month, plan.search.top * 16, plan.search.processes)
         ranked = _distinct(model, ranked, plan.search.top)
         stats = SearchStats(candidates=n, feasible=feasible, seconds=seconds, processes=workers)
-        fleets = [_fleet(model, cand, i + 1, month, months, resolved, plan) for i, (_key, cand, _s) in enumerate(ranked)]
+        fleets = [
+            _fleet(model, cand, i + 1, month, months, resolved, plan) for i, (_key, cand, _s) in enumerate(ranked)
+        ]
 
     notes = [
         "GB = 10^9 bytes. A device runs one job at a time; devices needed = jobs per day x service hours / "
@@ -340,11 +487,34 @@ job_class=plan.classes[c.job_class].name, device=c.device, status=c.status,
     ]
     if any(c.estimated_rate for c in cells):
         names = sorted({devices[c.device].id.split(" / ")[0] for c in cells if c.estimated_rate})
-        notes.append(f"Service times on {', '.join(names)} use the catalog's UNCONFIRMED compute-rate estimate "
-                     "(no dense BF16 rate is published).")  # fmt: skip
-    dev_infos = [DeviceInfo(id=d.id, node=resolved[node_pos[d.node]].name, card=resolved[node_pos[d.node]].card.id,
-                            kind=d.kind, profile=d.profile, cards=d.cards, memory_gb=d.memory_gb,  # type: ignore[arg-type]
-                            compute_share=d.compute_share, card_fraction=d.card_fraction) for d in dev_list]  # fmt: skip
-    return PlanResult(name=plan.name, currency=currency, size_for_month=month, months=months, classes=infos,
-                      devices=dev_infos, matrix=out_cells, fleets=fleets, search=stats, problems=problems,
-                      notes=notes)  # fmt: skip
+        notes.append(
+            f"Service times on {', '.join(names)} use the catalog's UNCONFIRMED compute-rate estimate "
+            "(no dense BF16 rate is published)."
+        )
+    dev_infos = [
+        DeviceInfo(
+            id=d.id,
+            node=resolved[node_pos[d.node]].name,
+            card=resolved[node_pos[d.node]].card.id,
+            kind=d.kind,
+            profile=d.profile,
+            cards=d.cards,
+            memory_gb=d.memory_gb,  # type: ignore[arg-type]
+            compute_share=d.compute_share,
+            card_fraction=d.card_fraction,
+        )
+        for d in dev_list
+    ]
+    return PlanResult(
+        name=plan.name,
+        currency=currency,
+        size_for_month=month,
+        months=months,
+        classes=infos,
+        devices=dev_infos,
+        matrix=out_cells,
+        fleets=fleets,
+        search=stats,
+        problems=problems,
+        notes=notes,
+    )
