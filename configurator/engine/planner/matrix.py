@@ -191,6 +191,31 @@ def evaluate_cell(
     return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note)
 
 
+# What a cell depends on is the job (not its demand), the node, the device and the assumptions. Editing
+# demand, prices or the service parameters re-plans without evaluating a single build again.
+_DEMAND_FIELDS = {"name", "jobs_per_day", "wait_target_hours", "from_month", "growth_per_month"}
+_CACHE: dict[tuple, Cell] = {}  # type: ignore[type-arg]
+CACHE_LIMIT = 20_000
+
+
+def cached_cell(
+    cls: JobClass, k: int, node: ResolvedNode, device: Device, plan: Plan, catalog: Catalog, base: Path | None
+) -> Cell:
+    key = (
+        cls.model_dump_json(exclude=_DEMAND_FIELDS),
+        node.name, node.chassis.id, node.card.id, node.slots, node.bridges, device.id,
+        plan.assumptions.model_dump_json(), plan.service.accept_tight, str(base), id(catalog),
+    )  # fmt: skip
+    cell = _CACHE.get(key)
+    from_file = isinstance(cls.model, str) and (cls.model.endswith(".json") or "/" in cls.model)
+    if cell is None or from_file:  # a config.json may change on disk: evaluate it again
+        cell = evaluate_cell(cls, k, node, device, plan, catalog, base)
+        if len(_CACHE) >= CACHE_LIMIT:
+            _CACHE.clear()
+        _CACHE[key] = cell
+    return Cell(k, *[getattr(cell, f) for f in Cell.__dataclass_fields__ if f != "job_class"])
+
+
 def class_cells(
     cls: JobClass, k: int, nodes: list[ResolvedNode], plan: Plan, catalog: Catalog, base: Path | None
 ) -> tuple[list[Cell], list[Device]]:
@@ -200,14 +225,14 @@ def class_cells(
     for node in nodes:
         devices = node_devices(node)
         for d in devices:
-            cells.append(evaluate_cell(cls, k, node, d, plan, catalog, base))
+            cells.append(cached_cell(cls, k, node, d, plan, catalog, base))
         whole = cells[-len(devices)]
         if whole.fits or whole.status == "unknown" or node.cards_per_node < 2:
             continue
         last = None
         for g in range(2, node.cards_per_node + 1):
             d = group_device(node, g)
-            last = (d, evaluate_cell(cls, k, node, d, plan, catalog, base))
+            last = (d, cached_cell(cls, k, node, d, plan, catalog, base))
             if last[1].fits:
                 break
         if last is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from configurator.catalog.errors import FileError, UnknownIdError
@@ -284,7 +285,24 @@ def _distinct(model: Model, ranked: list, top: int) -> list:  # type: ignore[typ
     return out[:top]
 
 
-def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> PlanResult:
+@dataclass
+class Prepared:
+    """The plan resolved and its class x device matrix evaluated: all a search needs (see :func:`prepare`)."""
+
+    resolved: list[ResolvedNode]
+    model: Model
+    cells: list[Cell]
+    devices: dict[str, Device]
+    usable: list[int]  # plan.classes indices with a model the engine can size
+    infos: list[ClassInfo]
+    problems: list[PlanProblem]
+    currency: str | None
+    month: int
+    months: int
+
+
+def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> Prepared:
+    """Resolve nodes and prices and evaluate every class on every device once (cached across calls)."""
     catalog = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
     svc = plan.service
@@ -403,6 +421,20 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
         pue=svc.pue,
         rack_kw=svc.rack_kw,
     )
+    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months)
+
+
+def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> PlanResult:
+    """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap."""
+    pre = prepare(plan, catalog, base_dir)
+    resolved, model, cells, devices, usable = pre.resolved, pre.model, pre.cells, pre.devices, pre.usable
+    infos, problems, currency, month, months = pre.infos, pre.problems, pre.currency, pre.month, pre.months
+    svc = plan.service
+    class_models = model.classes
+    nodes = model.nodes
+    dev_list = list(devices.values())
+    index = {d.id: i for i, d in enumerate(dev_list)}
+    node_pos = {n.index: t for t, n in enumerate(resolved)}
 
     # ---- matrix cells for the result, at the sizing month ----
     pos = {k: i for i, k in enumerate(usable)}
