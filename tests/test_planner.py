@@ -387,3 +387,15 @@ def test_cli_plan_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["plan", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.yaml:" in err and "nodes[1].card" in err and "Traceback" not in err
+
+
+def test_search_over_worker_processes_ranks_as_one_process() -> None:
+    """Larger searches split the candidate range over processes; the ranking is the same."""
+    from configurator.engine.planner.search import search
+    from configurator.engine.planner.service import prepare
+
+    pre = prepare(load_plan(SEED_B), base_dir=SEED_B.parent)
+    one = search(pre.model, 1, 10, processes=1)
+    two = search(pre.model, 1, 10, processes=2)
+    assert [b[0] for b in one[0]] == [b[0] for b in two[0]]
+    assert one[1] == two[1] and one[2] == two[2] and two[4] == 2
