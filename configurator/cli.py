@@ -59,13 +59,18 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     return 0
 
 
-def _plan(path: Path, as_json: bool) -> int:
+def _plan(path: Path, as_json: bool, pdf: Path | None) -> int:
     from configurator.engine.planner import load_plan, plan_service
     from configurator.report.plan_text import render_plan
 
     plan = load_plan(path)
     result = plan_service(plan, base_dir=path.parent)
     print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
+    if pdf is not None:
+        from configurator.report.plan_sheet import export_plan_pdf
+
+        pages = export_plan_pdf(pdf, result)
+        print(f"wrote {pdf}: {pages} page(s)", file=sys.stderr)
     return 1 if result.errors else 0
 
 
@@ -117,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     p_plan = sub.add_parser("plan", help="size a fleet for a fine-tuning service from a plan file")
     p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
     p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
+    p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
     p_cat = sub.add_parser("catalog", help="list the catalog")
     p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
     p_cat.add_argument("--json", action="store_true")
@@ -141,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "size":
             return _size(args.build, args.json)
         if args.command == "plan":
-            return _plan(args.plan, args.json)
+            return _plan(args.plan, args.json, args.pdf)
         if args.command == "catalog":
             return _catalog(args.kind, args.json)
         if args.command == "export":
