@@ -81,7 +81,10 @@ def test_seed_b_plan_ranks_fleets_that_serve_every_class(seed_b: PlanResult) -> 
     assert seed_b.fleets and seed_b.fleets[0].feasible
     best = seed_b.fleets[0]
     routed = {r.job_class for r in best.routes if r.device}
-    assert routed == {"7B LoRA", "30B LoRA", "8B full fine-tune"}  # the 70B tier starts in month 10
+    # sized for month 18 (seed B: "size to that"), so the 70B tier that starts in month 10 is served too
+    assert seed_b.size_for_month == 18
+    assert routed == {"7B LoRA", "30B LoRA", "8B full fine-tune", "70B LoRA"}
+    assert best.out_of_capacity_month is None and best.stops_fitting_month is None
     assert seed_b.search.candidates > 100
     # 30B LoRA never lands on a single H100 (it does not fit one)
     for f in seed_b.fleets:
@@ -173,17 +176,28 @@ def test_routing_sends_each_class_to_a_device_that_fits(seed_b: PlanResult) -> N
         assert sum(u.busy_card_hours_per_day for u in f.use) <= sum(u.capacity_card_hours_per_day for u in f.use)
 
 
-def test_mig_packing_shows_stranded_slices() -> None:
-    """A fleet whose small class runs on 1g.24gb instances reports their packing."""
-    data = _plan()
-    data["nodes"][0]["mig_layouts"] = ["all-1g"]
-    data["classes"][0]["wait_target_hours"] = 0.25  # many slow slices beat few whole cards on waiting cards
-    result = plan_service(Plan.model_validate(data))
-    packed = [f for f in result.fleets if f.packing]
-    for f in packed:
-        p = f.packing[0]
-        assert p.card == "rtx-pro-6000-server"
-        assert len(p.cards) == math.ceil(p.demand["1g.24gb"] / 4)
+def _tenants_plan() -> Plan:
+    """Four isolated tenants, each a 7B LoRA class of one job a day, on one-card nodes that may use MIG."""
+    classes = [{"name": f"tenant {t}", "model": "mistral-7b", "tokens_per_job": 20e6, "jobs_per_day": 1}
+               for t in "ABCD"]  # fmt: skip
+    nodes = [{"name": "RTX", "chassis": "supermicro-sys-521ge-tnrt", "card": "rtx-pro-6000-server",
+              "cards_per_node": 1, "max_nodes": 4, "mig_layouts": ["all-1g"]}]  # fmt: skip
+    return Plan.model_validate(_plan(classes=classes, nodes=nodes))
+
+
+def test_mig_serves_four_tenants_on_one_card() -> None:
+    """Seed B: 'without partitioning, that job holds a whole card ... with four-way partitioning, the same
+    card serves four such jobs'. Each tenant needs a device of its own: four whole cards, or one card of
+    four 1g.24gb instances; the planner's best fleet is the one card, packed with no stranded slice."""
+    result = plan_service(_tenants_plan())
+    best = result.fleets[0]
+    assert best.feasible and best.totals.cards == 1
+    assert best.nodes[0].mig_layout == ["1g.24gb"] * 4 and best.nodes[0].mig_cards_per_node == 1
+    assert sorted(r.device for r in best.routes) == ["RTX / 1g.24gb"] * 4
+    (packing,) = best.packing
+    assert packing.demand == {"1g.24gb": 4} and len(packing.cards) == 1 and packing.stranded_compute_slices == 0
+    whole = [f for f in result.fleets if f.feasible and not f.nodes[0].mig_layout]
+    assert whole and min(f.totals.cards for f in whole) == 4  # four times the cards without MIG
 
 
 # ---- queueing: hand-worked ----------------------------------------------------------------------------------
@@ -399,3 +413,51 @@ def test_search_over_worker_processes_ranks_as_one_process() -> None:
     two = search(pre.model, 1, 10, processes=2)
     assert [b[0] for b in one[0]] == [b[0] for b in two[0]]
     assert one[1] == two[1] and one[2] == two[2] and two[4] == 2
+
+
+def test_a_fleet_node_opens_as_a_valid_build(seed_b: PlanResult) -> None:
+    """The candidate a user opens in the editor: the node's cards, its MIG layout, the routed classes as jobs."""
+    from configurator.engine import evaluate
+    from configurator.engine.planner.buildout import node_build
+
+    plan = load_plan(SEED_B)
+    for fleet in seed_b.fleets[:3]:
+        for count in fleet.nodes:
+            build = node_build(plan, fleet, count.node, base_dir=SEED_B.parent)
+            assert len(build.cards) == count.cards_per_node
+            assert sum(1 for c in build.cards if c.mig) == count.mig_cards_per_node
+            result = evaluate(build, base_dir=SEED_B.parent)
+            assert not [c for c in result.checks if c.severity == "error"], result.checks
+            assert all(j.fits for j in result.jobs)
+    with pytest.raises(ValueError, match="no node type"):
+        node_build(plan, seed_b.fleets[0], "nowhere")
+
+
+def test_node_build_places_jobs_on_mig_instances() -> None:
+    from configurator.engine import evaluate
+    from configurator.engine.planner.buildout import node_build
+
+    plan = _tenants_plan()
+    best = plan_service(plan).fleets[0]
+    build = node_build(plan, best, "RTX")
+    assert build.cards[0].mig is not None and len(build.cards[0].mig) == 4
+    assert sorted(str(j.cards[0]) for j in build.jobs) == [f"slot=1 instance={i}" for i in range(4)]
+    evaluated = evaluate(build)
+    assert not [c for c in evaluated.checks if c.severity == "error"]
+    assert all(j.fits for j in evaluated.jobs)
+
+
+def test_planner_and_its_text_report_import_no_qt() -> None:
+    """The planner is engine code: planning seed B and printing its report loads neither Qt nor pyqtgraph."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from configurator.cli import main\n"
+        f"assert main(['plan', {str(SEED_B)!r}]) == 0\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')]\n"
+        "assert not bad, bad\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root, capture_output=True)

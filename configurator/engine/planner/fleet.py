@@ -6,7 +6,7 @@ Routing (mixed fleets, by job size): classes go largest first (fewest devices th
 device of the fleet with the lowest cost per job among those that fit it, spilling to the next when the
 first has too few devices left. This is the greedy, per-class special case of Gavel's heterogeneity-aware
 allocation over a throughput matrix T[job, device type] (Narayanan et al., "Heterogeneity-Aware Cluster
-Scheduling Policies for Deep Learning Workloads", OSDI 2020, section 3): each class gets whole devices of one
+Scheduling Policies for Deep Learning Workloads", OSDI 2020): each class gets whole devices of one
 type rather than a fractional time share, as a scheduler routing by job size does.
 
 Cost (per device-hour): capital straight-line over the service life plus energy at the default power limit

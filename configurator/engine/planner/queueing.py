@@ -9,11 +9,13 @@ With a wait-time target the class is an M/M/c queue (Poisson arrivals, exponenti
 the probability that a job waits is Erlang's C formula and the mean wait is ``W_q = C(c, a) x S / (c - a)``
 (Gross, Shortle, Thompson and Harris, *Fundamentals of Queueing Theory*, 4th ed., Wiley 2008, section 2.3,
 the M/M/c queue). C is computed from Erlang's B formula by its recursion
-``B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1))`` and ``C = c B / (c - a (1 - B))`` (same text, section 2.5,
-M/M/c/c), which stays exact for thousands of servers where the factorial form overflows.
+``B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1))`` and ``C = c B / (c - a (1 - B))`` (same text, section 2.6,
+Erlang's loss formula), which stays exact for thousands of servers where the factorial form overflows.
 Fine-tuning jobs of one class have nearly equal lengths, so their service time is closer to deterministic
-than exponential; M/M/c then overstates the wait (M/D/c waits about half as long at moderate load:
-Kingman's approximation, Kingman 1961), which makes these counts conservative.
+than exponential; M/M/c then overstates the wait (the Lee-Longton approximation scales the M/M/c wait by
+(c_a^2 + c_s^2) / 2, one half for deterministic service: Lee and Longton 1959, as given by Whitt 1993,
+"Approximations for the GI/G/m queue", Production and Operations Management 2(2)), which makes these counts
+conservative.
 """
 
 from __future__ import annotations
