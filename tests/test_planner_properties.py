@@ -26,8 +26,8 @@ job_class = st.fixed_dictionaries(
         "model": st.sampled_from(MODELS),
         "method": st.sampled_from(["lora", "qlora", "full"]),
         "sequence_length": st.sampled_from([512, 2048, 8192]),
-        "tokens_per_job": st.floats(1e5, 1e9),
-        "jobs_per_day": st.floats(0, 500),
+        "tokens_per_job": st.floats(1e5, 1e15),
+        "jobs_per_day": st.floats(0, 1e6),
         "activation_memory_gb": st.none() | st.floats(0, 60),
     },
     optional={

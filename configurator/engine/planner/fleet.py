@@ -239,4 +239,4 @@ def wait_of(model: Model, ci: int, d: int, devices: int, share: float, month: in
     s = next(s for dd, s in c.options if dd == d)
     load = offered_load(c.demand(month) * share, s, model.hours_per_day)
     w = mean_wait_hours(devices, load, s)
-    return None if math.isinf(w) else w
+    return None if not math.isfinite(w) else w

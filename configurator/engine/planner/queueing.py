@@ -20,6 +20,7 @@ conservative.
 
 from __future__ import annotations
 
+import functools
 import math
 
 MAX_SERVERS = 1_000_000
@@ -54,26 +55,39 @@ def erlang_c(servers: int, load: float) -> float:
 
 
 def mean_wait_hours(servers: int, load: float, service_hours: float) -> float:
-    """Mean time in queue W_q = C(c, a) x S / (c - a); infinite when a >= c."""
+    """Mean time in queue W_q = C(c, a) x S / (c - a); infinite when a >= c (NaN beyond MAX_SERVERS devices)."""
     if load <= 0:
         return 0.0
     if servers <= load:
         return math.inf
+    if servers > MAX_SERVERS:
+        return math.nan
     return erlang_c(servers, load) * service_hours / (servers - load)
 
 
 def servers_for_wait(load: float, service_hours: float, wait_target_hours: float) -> int:
-    """The fewest devices whose M/M/c mean wait is at most ``wait_target_hours``."""
+    """The fewest devices whose M/M/c mean wait is at most ``wait_target_hours``.
+
+    Walks c upward from the first stable count, carrying Erlang B along its recursion, so the search costs
+    one step per device. ValueError beyond MAX_SERVERS devices.
+    """
     if load <= 0:
         return 0
     c = max(1, math.floor(load) + 1)
-    while mean_wait_hours(c, load, service_hours) > wait_target_hours:
+    if c > MAX_SERVERS:
+        raise ValueError(f"more than {MAX_SERVERS:,} devices needed to meet the wait target")
+    b = erlang_b(c, load)
+    while True:
+        wait = (c * b / (c - load * (1 - b))) * service_hours / (c - load)
+        if wait <= wait_target_hours:
+            return c
         c += 1
         if c > MAX_SERVERS:
             raise ValueError(f"more than {MAX_SERVERS:,} devices needed to meet the wait target")
-    return c
+        b = load * b / (c + load * b)
 
 
+@functools.lru_cache(maxsize=65536)
 def devices_needed(
     jobs_per_day: float,
     service_hours: float,
@@ -86,6 +100,7 @@ def devices_needed(
         return 0
     load = offered_load(jobs_per_day, service_hours, hours_per_day)
     n = max(1, math.ceil(load / utilisation - 1e-9))
-    if wait_target_hours is not None:
+    # beyond a million devices no fleet the search can buy serves the class; the wait target is moot there
+    if wait_target_hours is not None and load < MAX_SERVERS:
         n = max(n, servers_for_wait(load, service_hours, wait_target_hours))
     return n

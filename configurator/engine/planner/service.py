@@ -450,7 +450,7 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
                 lam, c.service_hours, svc.utilisation_target, svc.hours_per_day, cls.wait_target_hours
             )
             w = mean_wait_hours(need, offered_load(lam, c.service_hours, svc.hours_per_day), c.service_hours)
-            wait = None if math.isinf(w) else w
+            wait = None if not math.isfinite(w) else w
             rate = model.device_cost_per_hour(index[c.device])
             cost = None if rate is None else c.service_hours * rate / svc.utilisation_target
         dev = devices[c.device]
