@@ -461,3 +461,19 @@ def test_planner_and_its_text_report_import_no_qt() -> None:
     )
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root, capture_output=True)
+
+
+def test_demand_month_by_month() -> None:
+    """jobs_per_day_by_month sets each roadmap month; its last value holds after the list; none before from_month."""
+    from configurator.engine.planner.fleet import class_demand
+
+    assert [class_demand(0, (10, 20, 40), 0.5, 1, m) for m in (1, 2, 3, 4, 9)] == [10, 20, 40, 40, 40]
+    assert class_demand(10, None, 0.1, 3, 2) == 0.0 and class_demand(10, None, 0.1, 3, 5) == pytest.approx(12.1)
+    data = _plan(search={"size_for_month": 3})
+    data["classes"][0] = {**data["classes"][0], "jobs_per_day": None, "jobs_per_day_by_month": [10, 20, 40]}
+    result = plan_service(Plan.model_validate(data))
+    assert result.classes[0].jobs_per_day == 40
+    both = _plan()
+    both["classes"][0]["jobs_per_day_by_month"] = [1, 2]
+    with pytest.raises(ValueError, match="jobs_per_day or jobs_per_day_by_month"):
+        Plan.model_validate(both)

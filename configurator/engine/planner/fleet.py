@@ -44,6 +44,18 @@ class DevModel:
     card_fraction: float
 
 
+def class_demand(
+    jobs_per_day: float, by_month: tuple[float, ...] | None, growth: float, from_month: int, month: int
+) -> float:
+    """Arrivals per day of a class in a roadmap month: nothing before ``from_month``; then the month-by-month
+    list (its last value holding after it), or ``jobs_per_day`` grown by ``growth`` a month, compounded."""
+    if month < from_month:
+        return 0.0
+    if by_month:
+        return by_month[min(month, len(by_month)) - 1]
+    return jobs_per_day * (1 + growth) ** (month - from_month)
+
+
 @dataclass(frozen=True)
 class ClassModel:
     name: str
@@ -54,11 +66,10 @@ class ClassModel:
     # fitting devices: (device index, service hours), the ones with a known service time only
     options: tuple[tuple[int, float], ...]
     size: float  # smallest memory of a device that holds it (routing order: largest first)
+    by_month: tuple[float, ...] | None = None
 
     def demand(self, month: int) -> float:
-        if month < self.from_month:
-            return 0.0
-        return self.jobs_per_day * (1 + self.growth) ** (month - self.from_month)
+        return class_demand(self.jobs_per_day, self.by_month, self.growth, self.from_month, month)
 
 
 @dataclass

@@ -193,7 +193,14 @@ def evaluate_cell(
 
 # What a cell depends on is the job (not its demand), the node, the device and the assumptions. Editing
 # demand, prices or the service parameters re-plans without evaluating a single build again.
-_DEMAND_FIELDS = {"name", "jobs_per_day", "wait_target_hours", "from_month", "growth_per_month"}
+_DEMAND_FIELDS = {
+    "name",
+    "jobs_per_day",
+    "jobs_per_day_by_month",
+    "wait_target_hours",
+    "from_month",
+    "growth_per_month",
+}
 _CACHE: dict[tuple, Cell] = {}  # type: ignore[type-arg]
 CACHE_LIMIT = 20_000
 

@@ -7,7 +7,7 @@ field; catalog references (cards, chassis, models, MIG profiles) are checked by 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -40,7 +40,11 @@ class JobClass(Strict):
     # sequence_length x micro_batch_size x gradient_accumulation_steps tokens each
     tokens_per_job: float | None = Field(default=None, gt=0, le=1e15)
     steps: int | None = Field(default=None, ge=1, le=100_000_000)
-    jobs_per_day: float = Field(ge=0, le=1_000_000)  # arrivals per day in the class's first month
+    jobs_per_day: float | None = Field(default=None, ge=0, le=1_000_000)  # arrivals per day in its first month
+    # or the roadmap month by month: arrivals per day in months 1, 2, ... (the last value holds after the list)
+    jobs_per_day_by_month: list[Annotated[float, Field(ge=0, le=1_000_000)]] | None = Field(
+        default=None, min_length=1, max_length=MAX_MONTHS
+    )
     # optional: the mean time a job may wait for a device before it starts (Erlang C sizing)
     wait_target_hours: float | None = Field(default=None, gt=0, le=10_000)
     from_month: int = Field(default=1, ge=1, le=MAX_MONTHS)  # first roadmap month the class exists
@@ -51,6 +55,8 @@ class JobClass(Strict):
     def _one_size(self) -> JobClass:
         if (self.tokens_per_job is None) == (self.steps is None):
             raise ValueError("give the size of one job as either tokens_per_job or steps (one of them)")
+        if (self.jobs_per_day is None) == (self.jobs_per_day_by_month is None):
+            raise ValueError("give the demand as either jobs_per_day or jobs_per_day_by_month (one of them)")
         return self
 
     @property

@@ -21,6 +21,7 @@ from configurator.engine.planner.fleet import (
     DevModel,
     Model,
     NodeModel,
+    class_demand,
     fleet_cost,
     jobs_per_month,
     route,
@@ -346,7 +347,8 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
             continue
         usable.append(k)
         growth = cls.growth_per_month if cls.growth_per_month is not None else plan.roadmap.growth_per_month
-        lam = 0.0 if month < cls.from_month else cls.jobs_per_day * (1 + growth) ** (month - cls.from_month)
+        by_month = tuple(cls.jobs_per_day_by_month) if cls.jobs_per_day_by_month else None
+        lam = class_demand(cls.jobs_per_day or 0.0, by_month, growth, cls.from_month, month)
         infos.append(
             ClassInfo(
                 name=cls.name,
@@ -379,12 +381,13 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
         class_models.append(
             ClassModel(
                 cls.name,
-                cls.jobs_per_day,
+                cls.jobs_per_day or 0.0,
                 growth,
                 cls.from_month,
                 cls.wait_target_hours,
                 opts,
                 min(sizes) if sizes else math.inf,
+                tuple(cls.jobs_per_day_by_month) if cls.jobs_per_day_by_month else None,
             )
         )
         if not any(c.fits for c in mine):
