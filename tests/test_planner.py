@@ -477,3 +477,27 @@ def test_demand_month_by_month() -> None:
     both["classes"][0]["jobs_per_day_by_month"] = [1, 2]
     with pytest.raises(ValueError, match="jobs_per_day or jobs_per_day_by_month"):
         Plan.model_validate(both)
+
+
+def test_plan_edits_validate_and_replan() -> None:
+    """The edits a planner window makes: each gives a new valid plan, or a refusal naming the field."""
+    from configurator.engine.planner import editing
+
+    plan = load_plan(SEED_B)
+    more = editing.set_class(plan, 0, jobs_per_day=240)
+    assert more.classes[0].jobs_per_day == 240 and plan.classes[0].jobs_per_day == 120
+    priced = editing.set_price(editing.set_price(more, "h100-sxm", 25000), "hgx-8", 60000)
+    assert priced.prices == {"h100-sxm": 25000, "hgx-8": 60000}
+    assert editing.set_price(priced, "hgx-8", None).prices == {"h100-sxm": 25000}
+    fewer = editing.remove_node(priced, 0)
+    assert [n.name for n in fewer.nodes] == [H100]
+    with pytest.raises(editing.EditRefused, match="utilisation_target"):
+        editing.set_fields(plan, "service", utilisation_target=2)
+    with pytest.raises(editing.EditRefused, match="no job class 9"):
+        editing.set_class(plan, 9, jobs_per_day=1)
+    with pytest.raises(editing.EditRefused, match="classes"):
+        editing.remove_class(editing.remove_class(editing.remove_class(editing.remove_class(plan, 0), 0), 0), 0)
+    added = editing.add_class(plan, {"name": "13B LoRA", "model": "llama-2-13b", "tokens_per_job": 1e7,
+                                     "jobs_per_day": 5})  # fmt: skip
+    result = plan_service(added, base_dir=SEED_B.parent)
+    assert any(c.job_class == "13B LoRA" and c.fits for c in result.matrix)
