@@ -501,3 +501,14 @@ def test_plan_edits_validate_and_replan() -> None:
                                      "jobs_per_day": 5})  # fmt: skip
     result = plan_service(added, base_dir=SEED_B.parent)
     assert any(c.job_class == "13B LoRA" and c.fits for c in result.matrix)
+
+
+def test_racks_hold_whole_nodes() -> None:
+    """A 15 kW rack holds two 6.5 kW RTX PRO 6000 servers (1,700 W platform + 8 x 600 W): 3 nodes, 2 racks."""
+    data = _plan()
+    data["service"]["rack_kw"] = 15
+    data["classes"][0]["jobs_per_day"] = 200
+    result = plan_service(Plan.model_validate(data))
+    f = result.fleets[0]
+    assert f.totals.power_kw == pytest.approx(6.5 * f.totals.nodes)
+    assert f.totals.racks == math.ceil(f.totals.nodes / 2)

@@ -77,7 +77,7 @@ class Totals(Out):
     cards: int
     power_kw: float  # IT power at every card's default power limit plus the chassis platform
     facility_kw: float  # x PUE
-    racks: int | None = None  # at service.rack_kw per rack
+    racks: int | None = None  # at service.rack_kw per rack: whole nodes, one node type per rack
     energy_kwh_per_month: float
     capital: float | None = None
     capital_per_month: float | None = None  # straight-line over the service life

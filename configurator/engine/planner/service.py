@@ -133,6 +133,19 @@ def _label(model: Model, cand: Candidate) -> str:
     return " + ".join(parts)
 
 
+def _racks(model: Model, cand: Candidate) -> int | None:
+    """Racks at service.rack_kw each: whole nodes per rack, one node type per rack (a node over the budget
+    takes a rack of its own)."""
+    if not model.rack_kw:
+        return None
+    racks = 0
+    for t, (n, _l, _k) in enumerate(cand):
+        if n:
+            per_rack = max(1, math.floor(model.rack_kw / model.nodes[t].kw)) if model.nodes[t].kw > 0 else n
+            racks += math.ceil(n / per_rack)
+    return racks
+
+
 def _fleet(
     model: Model, cand: Candidate, rank: int, month: int, months: int, resolved: list[ResolvedNode], plan: Plan
 ) -> FleetResult:
@@ -207,7 +220,7 @@ def _fleet(
         cards=cards,
         power_kw=kw,
         facility_kw=kw * model.pue,
-        racks=math.ceil(kw / model.rack_kw) if model.rack_kw else None,
+        racks=_racks(model, cand),
         energy_kwh_per_month=energy,
         capital=capital if capital_known else None,
         capital_per_month=capital / model.life_months if capital_known else None,
@@ -232,14 +245,12 @@ def _fleet(
             c = model.classes[ci]
             s = next(s for dd, s in c.options if dd == d)
             demand += c.demand(m) * share * s * model.devices[d].card_fraction
-        routed = {(ci) for ci, *_ in rm.routes}
         for ci in rm.unserved:  # the part without devices, at its cheapest device's card-hours
             c = model.classes[ci]
             taken = sum(share for cj, _d, _n, share in rm.routes if cj == ci)
             if c.options:
                 d, s = min(c.options, key=lambda o: o[1] * model.devices[o[0]].card_fraction)
                 demand += c.demand(m) * (1 - taken) * s * model.devices[d].card_fraction
-        del routed
         fits_all = not rm.unfit
         enough = not rm.unserved and fits_all
         if not fits_all and stops is None:
