@@ -87,6 +87,7 @@ class Model:
     pue: float
     rack_kw: float | None
     _orders: dict[int, list[list[tuple[int, int, float, float | None]]]] = field(default_factory=dict)
+    _memo: dict[object, object] = field(default_factory=dict)
 
     def node_cost_per_month(self, t: int) -> float | None:
         n = self.nodes[t]
@@ -130,7 +131,18 @@ class Model:
         return out
 
     def class_order(self) -> list[int]:
-        return sorted(range(len(self.classes)), key=lambda k: (len(self.classes[k].options), -self.classes[k].size, k))
+        if "order" not in self._memo:
+            classes = self.classes
+            self._memo["order"] = sorted(
+                range(len(classes)), key=lambda k: (len(classes[k].options), -classes[k].size, k)
+            )
+        return self._memo["order"]  # type: ignore[return-value]
+
+    def demands(self, month: int) -> list[float]:
+        key = ("demand", month)
+        if key not in self._memo:
+            self._memo[key] = [c.demand(month) for c in self.classes]
+        return self._memo[key]  # type: ignore[return-value]
 
 
 # A candidate: per node type (node count, layout index or -1 for whole cards, MIG'd cards per node)
@@ -165,8 +177,9 @@ def route(model: Model, cand: Candidate, month: int) -> Routing:
     unserved: list[int] = []
     unfit: list[int] = []
     active: list[int] = []
+    demand = model.demands(month)
     for ci in model.class_order():
-        if model.classes[ci].demand(month) <= 0:
+        if demand[ci] <= 0:
             continue
         active.append(ci)
         rest = 1.0
@@ -223,7 +236,7 @@ def fleet_cost(model: Model, cand: Candidate) -> float | None:
 
 
 def jobs_per_month(model: Model, month: int) -> float:
-    return sum(c.demand(month) for c in model.classes) * model.days_per_month
+    return sum(model.demands(month)) * model.days_per_month
 
 
 def score(model: Model, cand: Candidate, month: int) -> tuple[bool, float | None, float, int, int]:
