@@ -84,6 +84,21 @@ def _open_code(code: str, print_only: bool) -> int:
     return gui_main([str(path)])
 
 
+def _plan(path: Path, as_json: bool, pdf: Path | None) -> int:
+    from configurator.engine.planner import load_plan, plan_service
+    from configurator.report.plan_text import render_plan
+
+    plan = load_plan(path)
+    result = plan_service(plan, base_dir=path.parent)
+    print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
+    if pdf is not None:
+        from configurator.report.plan_sheet import export_plan_pdf
+
+        pages = export_plan_pdf(pdf, result)
+        print(f"wrote {pdf}: {pages} page(s)", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
 def _catalog(kind: str, as_json: bool) -> int:
     cat = default_catalog()
     if kind == "cards":
@@ -129,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     p_size = sub.add_parser("size", help="size a build file and print the report")
     p_size.add_argument("build", type=Path, nargs="?", help="build YAML (default: the preloaded build)")
     p_size.add_argument("--json", action="store_true", help="print the result model as JSON")
+    p_plan = sub.add_parser("plan", help="size a fleet for a fine-tuning service from a plan file")
+    p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
+    p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
+    p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
     p_cat = sub.add_parser("catalog", help="list the catalog")
     p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
     p_cat.add_argument("--json", action="store_true")
@@ -148,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
 
     words = sys.argv[1:] if argv is None else list(argv)
-    commands = {"size", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
     if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.app import main as gui_main
@@ -158,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "size":
             return _size(args.build, args.json)
+        if args.command == "plan":
+            return _plan(args.plan, args.json, args.pdf)
         if args.command == "catalog":
             return _catalog(args.kind, args.json)
         if args.command == "export":

@@ -1,0 +1,70 @@
+"""A node of a ranked fleet as a build file: the candidate a user opens in the build editor.
+
+The node's cards sit in its slots with the fleet's MIG layout on the first ``mig_cards_per_node`` cards; the
+classes routed to this node type are placed as jobs on its devices (MIG instances, whole cards, groups of
+whole cards), one job per device, as the routing gives them, until the node's devices run out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.engine.build import Build
+from configurator.engine.planner.matrix import _job
+from configurator.engine.planner.nodes import resolve_nodes
+from configurator.engine.planner.plan import Plan
+from configurator.engine.planner.result import FleetResult
+
+
+def node_build(
+    plan: Plan, fleet: FleetResult, node: str, catalog: Catalog | None = None, base_dir: str | Path | None = None
+) -> Build:
+    """One node of ``fleet`` (by node-type name) as a Build; ValueError when the fleet has no such node."""
+    catalog = catalog or default_catalog()
+    resolved, _problems = resolve_nodes(plan, catalog, Path(base_dir) if base_dir else None)
+    spec = next((n for n in resolved if n.name == node), None)
+    count = next((c for c in fleet.nodes if c.node == node), None)
+    if spec is None or count is None:
+        raise ValueError(f"fleet #{fleet.rank} has no node type {node!r}")
+    k = count.mig_cards_per_node if count.mig_layout else 0
+    cards: list[dict] = []  # type: ignore[type-arg]
+    free_instances: dict[str, list[tuple[int, int]]] = {}
+    for i, slot in enumerate(spec.slots):
+        if i < k:
+            cards.append({"slot": slot, "card": spec.card.id, "mig": list(count.mig_layout)})
+            for j, profile in enumerate(count.mig_layout):
+                free_instances.setdefault(profile, []).append((slot, j))
+        else:
+            cards.append({"slot": slot, "card": spec.card.id})
+    free_whole = list(spec.slots[k:])
+    classes = {c.name: c for c in plan.classes}
+    jobs = []
+    prefix = f"{node} / "
+    for route in fleet.routes:
+        if not route.device.startswith(prefix) or route.job_class not in classes:
+            continue
+        cls = classes[route.job_class]
+        what = route.device.removeprefix(prefix)
+        for n in range(route.devices):
+            name = f"{cls.name} #{n + 1}"
+            if what == "whole card":
+                if not free_whole:
+                    break
+                jobs.append({**_job(cls, [free_whole.pop(0)], "single", 1), "name": name})
+            elif what.endswith(" cards"):
+                g = int(what.split()[0])
+                if len(free_whole) < g:
+                    break
+                group, free_whole = free_whole[:g], free_whole[g:]
+                jobs.append({**_job(cls, group, cls.multi_card_parallelism, g), "name": name})
+            else:
+                pool = free_instances.get(what, [])
+                if not pool:
+                    break
+                slot, j = pool.pop(0)
+                jobs.append({**_job(cls, [{"slot": slot, "instance": j}], "single", 1), "name": name})
+    bridges = [{"slots": list(b)} for b in spec.bridges]
+    return Build.model_validate({"name": f"{plan.name}: {node} (fleet #{fleet.rank})", "chassis": spec.chassis.id,
+                                 "cards": cards, "bridges": bridges, "assumptions": plan.assumptions.model_dump(),
+                                 "jobs": jobs})  # fmt: skip

@@ -1,0 +1,248 @@
+"""The class x device matrix: each job class on each device once, through the build engine.
+
+A device is a whole card, one MIG instance of a profile, or a group of whole cards in one node for a class
+that no single card holds. Each cell is a one-job build evaluated by :func:`configurator.engine.evaluate`,
+so fits, peaks and step times are the build engine's own (memory model, MIG slice share of compute and
+bandwidth, links between the group's slots). The fleet search then only does arithmetic on these cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from configurator.catalog.errors import FileError, UnknownIdError
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Build, Job
+from configurator.engine.compute import compute
+from configurator.engine.evaluate import evaluate, resolve_model
+from configurator.engine.memory import job_parameters
+from configurator.engine.mig import is_base_profile
+from configurator.engine.planner.nodes import ResolvedNode
+from configurator.engine.planner.packing import total_compute_slices
+from configurator.engine.planner.plan import JobClass, Plan
+from configurator.engine.precision import trained_bytes
+from configurator.engine.result import FitStatus, JobResult
+
+
+@dataclass(frozen=True)
+class Device:
+    id: str
+    node: int  # index into the resolved nodes
+    kind: str  # card | mig | group
+    profile: str | None
+    cards: int  # cards one job holds
+    memory_gb: float
+    compute_share: float
+    card_fraction: float  # of one card's cost per job-hour (x cards for a group)
+
+
+@dataclass(frozen=True)
+class Cell:
+    job_class: int
+    device: str
+    status: FitStatus
+    fits: bool
+    peak_gb: float | None
+    capacity_gb: float | None
+    step_seconds: float | None
+    service_hours: float | None
+    estimated_rate: bool
+    note: str | None
+
+
+def node_devices(node: ResolvedNode) -> list[Device]:
+    """The whole card and every MIG profile the node's card offers (groups are added per class)."""
+    card = node.card
+    out = [Device(f"{node.name} / whole card", node.index, "card", None, 1, card.visible_gb, 1.0, 1.0)]
+    if card.mig is not None:
+        total = total_compute_slices(card.mig)
+        used = {n for layout in node.layouts for n in layout}
+        for p in card.mig.profiles:
+            if not (is_base_profile(p) or p.name in used):
+                continue
+            share = p.compute_slices / total
+            frac = max(share, p.placement.size / card.mig.grid_units)
+            out.append(Device(f"{node.name} / {p.name}", node.index, "mig", p.name, 1, p.capacity_gb, share, frac))
+    return out
+
+
+def group_device(node: ResolvedNode, g: int) -> Device:
+    return Device(f"{node.name} / {g} cards", node.index, "group", None, g, node.card.visible_gb, 1.0, float(g))
+
+
+def _job(cls: JobClass, cards: list, parallelism: str, g: int) -> dict:  # type: ignore[type-arg]
+    return {
+        "name": cls.name,
+        "model": cls.model if isinstance(cls.model, str) else cls.model.model_dump(),
+        "method": cls.method,
+        "lora": cls.lora.model_dump(),
+        "quantization": cls.quantization,
+        "optimizer": cls.optimizer,
+        "precision": cls.precision,
+        "parallelism": parallelism,
+        "tensor_parallel": g if parallelism == "tp" else 1,
+        "sequence_length": cls.sequence_length,
+        "micro_batch_size": cls.micro_batch_size,
+        "gradient_accumulation_steps": cls.gradient_accumulation_steps,
+        "gradient_checkpointing": cls.gradient_checkpointing,
+        "activation_memory_gb": cls.activation_memory_gb,
+        "cards": cards,
+    }
+
+
+def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) -> Build:
+    """The one-job build a cell evaluates; also what a UI opens when the user picks this device."""
+    s0 = node.slots[0]
+    if device.kind == "mig":
+        cards = [{"slot": s0, "card": node.card.id, "mig": [device.profile]}]
+        job = _job(cls, [{"slot": s0, "instance": 0}], "single", 1)
+        bridges: list = []  # type: ignore[type-arg]
+    elif device.kind == "card":
+        cards = [{"slot": s0, "card": node.card.id}]
+        job = _job(cls, [s0], "single", 1)
+        bridges = []
+    else:
+        slots = list(node.slots[: device.cards])
+        cards = [{"slot": s, "card": node.card.id} for s in slots]
+        job = _job(cls, slots, cls.multi_card_parallelism, device.cards)
+        bridges = [{"slots": list(b)} for b in node.bridges if set(b) <= set(slots)]
+    return Build.model_validate(
+        {
+            "name": f"{cls.name} on {device.id}",
+            "chassis": node.chassis.id,
+            "cards": cards,
+            "bridges": bridges,
+            "assumptions": plan.assumptions.model_dump(),
+            "jobs": [job],
+        }
+    )
+
+
+def _params_only_step(
+    build: Build, jr: JobResult, node: ResolvedNode, device: Device, catalog: Catalog, base: Path | None
+) -> tuple[float | None, bool]:
+    """Step time for a parameter-count-only model, which the build engine leaves without compute.
+
+    Dense FLOPs need only the parameter count (compute.flops_per_token: 4N + 2N recompute + 6 per adapter
+    parameter for LoRA, 6N (+2N) for a full fine-tune); attention FLOPs need the architecture and are left out,
+    so this time is a lower bound. Communication overlaps compute under DDP/FSDP as in evaluate.py.
+    """
+    job: Job = build.jobs[0]
+    model = resolve_model(job.model, catalog, base)
+    p = job_parameters(model, job)
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    shares = [(node.card, device.compute_share)] * device.cards
+    tp = device.cards if job.parallelism == "tp" else 1
+    a = build.assumptions
+    comp = compute(job, model, p, tb, shares, a.utilization, tp, a.compute_rates == "estimated")
+    if comp.seconds_per_step is None:
+        return None, comp.bf16_rate_estimated
+    comm = jr.communication.seconds_per_step if jr.communication else 0.0
+    overlap = job.parallelism in ("ddp", "fsdp")
+    exposed = max(0.0, comm - comp.seconds_per_step) if overlap else comm
+    return comp.seconds_per_step + exposed, comp.bf16_rate_estimated
+
+
+def evaluate_cell(
+    cls: JobClass, k: int, node: ResolvedNode, device: Device, plan: Plan, catalog: Catalog, base: Path | None
+) -> Cell:
+    build = cell_build(cls, node, device, plan)
+    result = evaluate(build, catalog, base)
+    jr = result.jobs[0]
+    errors = [c for c in result.checks if c.severity == "error"]
+    if not jr.cards:
+        note = errors[0].message if errors else "the build engine could not size this job"
+        return Cell(k, device.id, "unknown", False, None, None, None, None, False, note)
+    peak = max(r.peak_reserved_gb for r in jr.cards)
+    capacity = min(r.capacity_gb for r in jr.cards)
+    status: FitStatus = jr.status
+    fits = status == "fits" or (status == "tight" and plan.service.accept_tight)
+    blocking = [c for c in errors if c.code not in ("JOB_DOES_NOT_FIT",)]
+    if blocking:  # e.g. a tensor-parallel degree the group cannot take
+        fits = False
+    note = None
+    if not fits:
+        if blocking:
+            note = blocking[0].message
+        elif status == "tight":
+            note = f"needs {peak:.1f} GB of {capacity:.1f} GB: inside the memory model's uncertainty (tight)"
+        else:
+            note = f"needs {peak:.1f} GB of {capacity:.1f} GB"
+    step = jr.step_seconds
+    estimated = bool(jr.compute and jr.compute.bf16_rate_estimated)
+    try:
+        model = resolve_model(cls.model, catalog, base)
+        params_only = model.is_params_only
+    except (UnknownIdError, FileError, OSError, ValueError):
+        params_only = False
+    if step is None and params_only:
+        step, estimated = _params_only_step(build, jr, node, device, catalog, base)
+        if step is not None:
+            note = (note + "; " if note else "") + "parameter count only: attention FLOPs left out (a lower bound)"
+    service = None
+    if step is not None:
+        replicas = device.cards if (device.kind == "group" and cls.multi_card_parallelism != "tp") else 1
+        steps = cls.job_tokens / (cls.tokens_per_step * replicas)
+        service = steps * step / 3600.0
+    elif fits:
+        extra = "no compute rate is published for this card (set assumptions.compute_rates: estimated)"
+        note = (note + "; " if note else "") + extra
+    return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note)
+
+
+# What a cell depends on is the job (not its demand), the node, the device and the assumptions. Editing
+# demand, prices or the service parameters re-plans without evaluating a single build again.
+_DEMAND_FIELDS = {
+    "name",
+    "jobs_per_day",
+    "jobs_per_day_by_month",
+    "wait_target_hours",
+    "from_month",
+    "growth_per_month",
+}
+_CACHE: dict[tuple, Cell] = {}  # type: ignore[type-arg]
+CACHE_LIMIT = 20_000
+
+
+def cached_cell(
+    cls: JobClass, k: int, node: ResolvedNode, device: Device, plan: Plan, catalog: Catalog, base: Path | None
+) -> Cell:
+    key = (
+        cls.model_dump_json(exclude=_DEMAND_FIELDS),
+        node.name, node.chassis.id, node.card.id, node.slots, node.bridges, device.id,
+        plan.assumptions.model_dump_json(), plan.service.accept_tight, str(base), id(catalog),
+    )  # fmt: skip
+    cell = _CACHE.get(key)
+    from_file = isinstance(cls.model, str) and (cls.model.endswith(".json") or "/" in cls.model)
+    if cell is None or from_file:  # a config.json may change on disk: evaluate it again
+        cell = evaluate_cell(cls, k, node, device, plan, catalog, base)
+        if len(_CACHE) >= CACHE_LIMIT:
+            _CACHE.clear()
+        _CACHE[key] = cell
+    return Cell(k, *[getattr(cell, f) for f in Cell.__dataclass_fields__ if f != "job_class"])
+
+
+def class_cells(
+    cls: JobClass, k: int, nodes: list[ResolvedNode], plan: Plan, catalog: Catalog, base: Path | None
+) -> tuple[list[Cell], list[Device]]:
+    """Every device of every node for one class; a group only where no whole card holds the class."""
+    cells: list[Cell] = []
+    groups: list[Device] = []
+    for node in nodes:
+        devices = node_devices(node)
+        for d in devices:
+            cells.append(cached_cell(cls, k, node, d, plan, catalog, base))
+        whole = cells[-len(devices)]
+        if whole.fits or whole.status == "unknown" or node.cards_per_node < 2:
+            continue
+        last = None
+        for g in range(2, node.cards_per_node + 1):
+            d = group_device(node, g)
+            last = (d, cached_cell(cls, k, node, d, plan, catalog, base))
+            if last[1].fits:
+                break
+        if last is not None:
+            groups.append(last[0])
+            cells.append(last[1])
+    return cells, groups

@@ -1,0 +1,145 @@
+"""The plan document: a multi-tenant fine-tuning service to size (``*.yaml``, like a build file).
+
+Structural rules (types, ranges, allowed words) live here so a bad plan fails at load with file, line and
+field; catalog references (cards, chassis, models, MIG profiles) are checked by the loader
+(``planfile.py``) with the line of the offending key. GB = 10^9 bytes; money is in the plan's currency.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from configurator.catalog.sourced import Strict
+from configurator.engine.build import Assumptions, LoraSettings, Method, Optimizer, ParamsOnlyModel, Precision
+
+PLAN_SCHEMA_VERSION = 1
+MAX_MONTHS = 120
+
+
+class JobClass(Strict):
+    """One kind of job the service runs: what one job is, and how many arrive."""
+
+    name: str = Field(min_length=1, max_length=200)
+    # catalog id, a path to a Hugging Face config.json (relative to the plan), or {parameters: 30e9}
+    model: str | ParamsOnlyModel
+    method: Method = "lora"
+    lora: LoraSettings = LoraSettings()
+    quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
+    optimizer: Optimizer = "adamw"
+    precision: Precision = "mixed-bf16"
+    sequence_length: int = Field(default=2048, ge=1, le=2_097_152)
+    micro_batch_size: int = Field(default=1, ge=1, le=4096)
+    gradient_accumulation_steps: int = Field(default=1, ge=1, le=65536)
+    gradient_checkpointing: bool = True
+    activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
+    # how a class that needs more than one card splits over a group of cards in one node
+    multi_card_parallelism: Literal["fsdp", "ddp", "tp"] = "fsdp"
+    # the size of one job: tokens processed (epochs x dataset tokens), or optimizer steps of
+    # sequence_length x micro_batch_size x gradient_accumulation_steps tokens each
+    tokens_per_job: float | None = Field(default=None, gt=0, le=1e15)
+    steps: int | None = Field(default=None, ge=1, le=100_000_000)
+    jobs_per_day: float | None = Field(default=None, ge=0, le=1_000_000)  # arrivals per day in its first month
+    # or the roadmap month by month: arrivals per day in months 1, 2, ... (the last value holds after the list)
+    jobs_per_day_by_month: list[Annotated[float, Field(ge=0, le=1_000_000)]] | None = Field(
+        default=None, min_length=1, max_length=MAX_MONTHS
+    )
+    # optional: the mean time a job may wait for a device before it starts (Erlang C sizing)
+    wait_target_hours: float | None = Field(default=None, gt=0, le=10_000)
+    from_month: int = Field(default=1, ge=1, le=MAX_MONTHS)  # first roadmap month the class exists
+    # compound monthly growth of jobs_per_day; None: the roadmap's growth_per_month
+    growth_per_month: float | None = Field(default=None, ge=-0.9, le=10)
+
+    @model_validator(mode="after")
+    def _one_size(self) -> JobClass:
+        if (self.tokens_per_job is None) == (self.steps is None):
+            raise ValueError("give the size of one job as either tokens_per_job or steps (one of them)")
+        if (self.jobs_per_day is None) == (self.jobs_per_day_by_month is None):
+            raise ValueError("give the demand as either jobs_per_day or jobs_per_day_by_month (one of them)")
+        return self
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.sequence_length * self.micro_batch_size * self.gradient_accumulation_steps
+
+    @property
+    def job_tokens(self) -> float:
+        return self.tokens_per_job if self.tokens_per_job is not None else float(self.steps or 0) * self.tokens_per_step
+
+
+class NodeType(Strict):
+    """A kind of server the fleet may buy: a build file, or a chassis filled with one card type."""
+
+    name: str = Field(min_length=1, max_length=200)
+    build: str | None = None  # path to a build file (relative to the plan): its chassis, cards, bridges, MIG
+    chassis: str | None = None
+    card: str | None = None
+    cards_per_node: int | None = Field(default=None, ge=1, le=64)  # default: every GPU position of the chassis
+    # MIG layouts the search may give this node's cards: profile lists, or a card preset name ("all-1g")
+    mig_layouts: list[list[str] | str] = []
+    max_nodes: int = Field(default=8, ge=0, le=10_000)  # search bound for this node type
+    price: float | None = Field(default=None, ge=0)  # the whole node, overriding chassis + cards from prices
+
+    @model_validator(mode="after")
+    def _one_source(self) -> NodeType:
+        if self.build is None and (self.chassis is None or self.card is None):
+            raise ValueError("give either build: PATH, or chassis and card")
+        if self.build is not None and (self.chassis is not None or self.card is not None):
+            raise ValueError("give either build: PATH, or chassis and card, not both")
+        return self
+
+
+class Service(Strict):
+    """How the service runs and what it costs to run."""
+
+    utilisation_target: float = Field(default=0.7, gt=0, le=1)  # U: busy fraction planned per device
+    hours_per_day: float = Field(default=24, gt=0, le=24)  # H: hours of operation per day
+    days_per_month: float = Field(default=30.4, gt=0, le=31)  # 365 / 12 = 30.4
+    service_life_years: float = Field(default=4, gt=0, le=30)  # capital amortised straight-line over this
+    power_price_per_kwh: float | None = Field(default=None, ge=0, le=100)  # None: unknown, so no cost
+    pue: float = Field(default=1.0, ge=1, le=5)  # facility power / IT power (The Green Grid's PUE)
+    rack_kw: float | None = Field(default=None, gt=0, le=1000)  # power a rack may draw, for a rack count
+    accept_tight: bool = False  # count "tight" fits (inside the memory model's uncertainty) as fitting
+
+
+class Roadmap(Strict):
+    months: int = Field(default=18, ge=1, le=MAX_MONTHS)
+    growth_per_month: float = Field(default=0.0, ge=-0.9, le=10)  # compound growth of every class's jobs
+
+
+class Search(Strict):
+    size_for_month: int | None = Field(default=None, ge=1, le=MAX_MONTHS)  # default: month 1 (today)
+    top: int = Field(default=10, ge=1, le=1000)  # fleets reported in full
+    max_candidates: int = Field(default=200_000, ge=1, le=10_000_000)
+    processes: int | None = Field(default=None, ge=1, le=256)  # default: all cores for large searches
+
+
+class Plan(Strict):
+    schema_version: int = Field(default=PLAN_SCHEMA_VERSION, ge=1, le=PLAN_SCHEMA_VERSION)
+    name: str = Field(default="Untitled plan", max_length=200)
+    assumptions: Assumptions = Assumptions()  # the build engine's: link and compute rates, MFU
+    service: Service = Service()
+    currency: str | None = Field(default=None, min_length=1, max_length=8)
+    price_list: str | None = None  # seller price list (issue 16 format), relative to the plan
+    prices: dict[str, float] = {}  # catalog id (card, chassis) -> price; overrides the price list
+    classes: list[JobClass] = Field(min_length=1)
+    nodes: list[NodeType] = Field(min_length=1)
+    roadmap: Roadmap = Roadmap()
+    search: Search = Search()
+
+    @field_validator("prices")
+    @classmethod
+    def _non_negative(cls, prices: dict[str, float]) -> dict[str, float]:
+        bad = sorted(k for k, v in prices.items() if not v >= 0)
+        if bad:
+            raise ValueError(f"prices must be 0 or more: {', '.join(bad)}")
+        return prices
+
+    @model_validator(mode="after")
+    def _names_once(self) -> Plan:
+        for what, names in (("class", [c.name for c in self.classes]), ("node type", [n.name for n in self.nodes])):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            if dup:
+                raise ValueError(f"{what} name(s) {dup} used more than once")
+        return self

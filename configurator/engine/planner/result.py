@@ -1,0 +1,170 @@
+"""The planner's output: one immutable pydantic model the CLI, a window and the PDF section all read.
+
+GB = 10^9 bytes; hours are wall-clock hours; money is in ``PlanResult.currency`` (None when no price is
+known, and then every cost is None rather than a guess).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from configurator.engine.planner.packing import Packing
+from configurator.engine.result import FitStatus
+
+DeviceKind = Literal["card", "mig", "group"]
+
+
+class Out(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class PlanProblem(Out):
+    severity: Literal["error", "warning", "info"]
+    code: str
+    field: str = ""  # the plan field it concerns, e.g. "nodes[1].card"
+    message: str
+
+
+class ClassInfo(Out):
+    name: str
+    model: str
+    model_name: str
+    method: str
+    parameters: int
+    tokens_per_job: float
+    jobs_per_day: float  # in the month the search sizes for
+    wait_target_hours: float | None
+    from_month: int
+
+
+class DeviceInfo(Out):
+    id: str  # "RTX PRO 6000 node / 1g.24gb"
+    node: str  # node type name
+    card: str  # catalog id
+    kind: DeviceKind
+    profile: str | None = None  # MIG profile
+    cards: int = 1  # cards a job holds (a group's size)
+    memory_gb: float  # per card or instance, as the driver shows it
+    compute_share: float  # of one card: a MIG slice's compute slices over the card's
+    card_fraction: float  # of one card's cost a device takes: max(compute share, grid share) x cards
+
+
+class FitCell(Out):
+    job_class: str
+    device: str
+    status: FitStatus  # memory engine's verdict
+    fits: bool  # plannable: "fits" (or "tight" with service.accept_tight)
+    peak_gb: float | None = None  # per card, peak reserved
+    capacity_gb: float | None = None
+    step_seconds: float | None = None
+    service_hours: float | None = None  # one job, start to end; None when no compute rate is known
+    jobs_per_day_per_device: float | None = None  # at the utilisation target and hours of operation
+    # tenants one card holds at once: 1 for a whole card, the most instances of the profile a valid layout
+    # places (4 x 1g.24gb on an RTX PRO 6000), 1 / cards for a group
+    devices_per_card: float = 1.0
+    jobs_per_day_per_card: float | None = None  # jobs_per_day_per_device x devices_per_card
+    devices_needed: int | None = None  # for the class's demand in the sizing month (Erlang C where a target)
+    mean_wait_hours: float | None = None  # M/M/c mean wait with devices_needed devices
+    cost_per_job: float | None = None  # on this device alone: S x device cost per hour / U
+    estimated_rate: bool = False  # compute time uses the catalog's UNCONFIRMED estimate
+    note: str | None = None
+
+
+class Totals(Out):
+    nodes: int
+    cards: int
+    power_kw: float  # IT power at every card's default power limit plus the chassis platform
+    facility_kw: float  # x PUE
+    racks: int | None = None  # at service.rack_kw per rack: whole nodes, one node type per rack
+    energy_kwh_per_month: float
+    capital: float | None = None
+    capital_per_month: float | None = None  # straight-line over the service life
+    energy_cost_per_month: float | None = None  # None when no power price is given
+    kwh_per_job: float | None = None
+    cost_per_month: float | None = None
+    jobs_per_month: float
+    cost_per_job: float | None = None
+
+
+class Route(Out):
+    job_class: str
+    device: str  # where the class runs ("" when nowhere)
+    devices: int  # devices given to the class
+    share: float  # fraction of the class's jobs sent there
+    service_hours: float | None = None
+    mean_wait_hours: float | None = None
+    cost_per_job: float | None = None
+
+
+class DeviceUse(Out):
+    node: str
+    card: str
+    cards: int
+    busy_card_hours_per_day: float
+    capacity_card_hours_per_day: float
+    utilisation: float  # busy / capacity
+
+
+class MonthPoint(Out):
+    month: int
+    demand_card_hours_per_day: float  # the work routed, in card-hours (a 1g of four is a quarter card)
+    capacity_card_hours_per_day: float
+    fits_largest: bool  # every class has a device in the fleet that holds it
+    enough_capacity: bool
+    unserved: list[str] = []  # classes that do not fit, or have too few devices
+
+
+class NodeCount(Out):
+    node: str
+    count: int
+    cards_per_node: int
+    mig_layout: list[str] = []  # the layout of the MIG'd cards; empty: whole cards
+    mig_cards_per_node: int = 0
+
+
+class FleetResult(Out):
+    rank: int
+    label: str
+    nodes: list[NodeCount]
+    feasible: bool  # every class fits and has capacity in the sizing month
+    totals: Totals
+    routes: list[Route]
+    use: list[DeviceUse]
+    packing: list[Packing] = []  # MIG instances the routing uses, packed onto valid layouts
+    stops_fitting_month: int | None = None  # first roadmap month a class fits no device of the fleet
+    out_of_capacity_month: int | None = None  # first roadmap month the fleet lacks devices
+    months: list[MonthPoint] = []
+    unserved: list[str] = []
+
+
+class SearchStats(Out):
+    candidates: int
+    feasible: int
+    seconds: float
+    processes: int
+
+
+class PlanResult(Out):
+    name: str
+    currency: str | None
+    size_for_month: int
+    months: int
+    classes: list[ClassInfo]
+    devices: list[DeviceInfo]
+    matrix: list[FitCell]
+    fleets: list[FleetResult]  # ranked by cost per job (feasible first)
+    search: SearchStats
+    problems: list[PlanProblem] = []
+    notes: list[str] = []
+
+    def cell(self, job_class: str, device: str) -> FitCell:
+        for c in self.matrix:
+            if c.job_class == job_class and c.device == device:
+                return c
+        raise KeyError((job_class, device))
+
+    @property
+    def errors(self) -> list[PlanProblem]:
+        return [p for p in self.problems if p.severity == "error"]

@@ -1,0 +1,97 @@
+"""Search over candidate fleets: node types x node counts x MIG layouts, ranked by cost per job.
+
+Each candidate is priced by :func:`fleet.score` (routing and totals are arithmetic on the cached class x
+device matrix). Small searches run in this process; larger ones are split over worker processes
+(``concurrent.futures.ProcessPoolExecutor``), each scoring a contiguous range of candidate indices.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import os
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+
+from configurator.engine.planner.fleet import Candidate, Model, rank_key, score
+
+PARALLEL_FROM = 20_000  # candidates from which worker processes pay for their start-up
+
+
+def node_options(model: Model, t: int) -> list[tuple[int, int, int]]:
+    """(nodes, layout index or -1, MIG'd cards per node) for one node type, 0 nodes first."""
+    node = model.nodes[t]
+    shapes = [(-1, 0)] + [(j, k) for j in range(len(node.layouts)) for k in range(1, node.cards_per_node + 1)]
+    return [(0, -1, 0)] + [(n, j, k) for n in range(1, node.max_nodes + 1) for j, k in shapes]
+
+
+def candidate_count(model: Model) -> int:
+    return math.prod(len(node_options(model, t)) for t in range(len(model.nodes))) - 1
+
+
+def _candidates(model: Model, start: int, stop: int) -> Iterator[tuple[int, Candidate]]:
+    opts = [node_options(model, t) for t in range(len(model.nodes))]
+    product = itertools.islice(enumerate(itertools.product(*opts)), start, stop)
+    for i, cand in product:
+        if any(n for n, _l, _k in cand):
+            yield i, cand
+
+
+def _best(model: Model, month: int, top: int, start: int, stop: int) -> tuple[list, int, int]:  # type: ignore[type-arg]
+    heap: list = []  # type: ignore[type-arg]  # (negated key, index, candidate) to keep the top n smallest keys
+    feasible = n = 0
+    for i, cand in _candidates(model, start, stop):
+        s = score(model, cand, month)
+        n += 1
+        feasible += s[0]
+        key = (rank_key(s), i)
+        if len(heap) < top:
+            heapq.heappush(heap, (_Neg(key), cand, s))
+        elif key < heap[0][0].key:
+            heapq.heapreplace(heap, (_Neg(key), cand, s))
+    return [(h[0].key, h[1], h[2]) for h in heap], n, feasible
+
+
+class _Neg:
+    """Reverses the order of a key, for a max-heap of the best ``top`` keys."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple) -> None:  # type: ignore[type-arg]
+        self.key = key
+
+    def __lt__(self, other: _Neg) -> bool:
+        return self.key > other.key
+
+    def __reduce__(self) -> tuple:  # type: ignore[type-arg]
+        return (_Neg, (self.key,))
+
+
+def search(model: Model, month: int, top: int, processes: int | None = None) -> tuple[list, int, int, float, int]:  # type: ignore[type-arg]
+    """The ``top`` candidates by (feasible first, cost per job, cards, nodes).
+
+    Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used).
+    """
+    start = time.perf_counter()
+    total = candidate_count(model) + 1  # the index range includes the empty fleet, which is skipped
+    workers = processes or (os.cpu_count() or 1)
+    if processes is None and total < PARALLEL_FROM:
+        workers = 1
+    workers = max(1, min(workers, total))
+    if workers == 1:
+        best, n, feasible = _best(model, month, top, 0, total)
+    else:
+        bounds = [total * w // workers for w in range(workers + 1)]
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parts = list(
+                pool.map(
+                    _best, *zip(*[(model, month, top, bounds[w], bounds[w + 1]) for w in range(workers)], strict=True)
+                )
+            )
+        best = [b for part in parts for b in part[0]]
+        n = sum(p[1] for p in parts)
+        feasible = sum(p[2] for p in parts)
+    best.sort(key=lambda b: b[0])
+    return best[:top], n, feasible, time.perf_counter() - start, workers

@@ -1,0 +1,166 @@
+"""The plan's PDF section: job classes, the class x device table, ranked fleets and the roadmap.
+
+``plan_html(result)`` is the section as HTML (every figure read from the PlanResult), so the build sheet can
+take it in; ``export_plan_pdf`` writes it alone, paginated by Qt's text engine, atomically (temporary file,
+then rename).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from html import escape
+from pathlib import Path
+
+from configurator.catalog.errors import FileError, Problem
+from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.report.plan_text import money
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th align=left>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
+        f"border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _f(x: float | None, fmt: str = "{:,.2f}") -> str:
+    return "unknown" if x is None else fmt.format(x)
+
+
+def _fit(c: FitCell) -> str:
+    if c.fits:
+        return "fits"
+    return {"tight": "tight (not planned on)", "does-not-fit": "does not fit"}.get(c.status, "unknown")
+
+
+def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
+    t = f.totals
+    out = [f"<h3>#{f.rank} {escape(f.label)}</h3>"]
+    if not f.feasible:
+        out.append(f"<p style='color:#C62828'>Does not serve: {escape(', '.join(f.unserved))}</p>")
+    stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"not within {months} months"
+    short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"not within {months} months"
+    out.append(
+        f"<p>{t.nodes} node(s), {t.cards} card(s); {t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
+        + (f", {t.racks} rack(s)" if t.racks is not None else "")
+        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(money(t.capital, currency))}; "
+        f"cost per month {escape(money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
+        f"cost per job <b>{escape(money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
+        f"job. Stops fitting the largest job: {stops}; runs out of capacity: {short}.</p>"
+    )
+    rows = [
+        [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
+         _f(r.service_hours), _f(r.mean_wait_hours), escape(money(r.cost_per_job, currency))]
+        for r in f.routes
+    ]  # fmt: skip
+    out.append(_table(["Class", "Device", "Devices", "Share", "Hours per job", "Mean wait h", "Cost per job"], rows))
+    use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {u.cards} card(s)" for u in f.use)
+    out.append(f"<p>Utilisation: {use}.</p>")
+    for p in f.packing:
+        layouts = "; ".join(" + ".join(c.profiles) for c in p.cards)
+        out.append(
+            f"<p>MIG packing on {escape(p.card)} ({p.method}): {len(p.cards)} card(s), lower bound "
+            f"{p.lower_bound}: {escape(layouts)}; {p.stranded_compute_slices} stranded compute slice(s).</p>"
+        )
+    return "".join(out)
+
+
+def plan_html(result: PlanResult, fleets: int = 3) -> str:
+    """The plan section as HTML: the first ``fleets`` ranked fleets in full."""
+    out = [f"<h1 style='margin:0'>Service plan: {escape(result.name)}</h1>"]
+    out.append(
+        f"<p>Sized for month {result.size_for_month} of a {result.months}-month roadmap. "
+        f"Currency: {escape(result.currency or 'none (no prices given)')}. GB = 10<sup>9</sup> bytes.</p>"
+    )
+    problems = [p for p in result.problems if p.severity != "info"]
+    if problems:
+        items = "".join(f"<li>{escape(p.severity)}: {escape(p.message)}</li>" for p in problems)
+        out.append(f"<h2>Problems</h2><ul>{items}</ul>")
+    out.append("<h2>Job classes</h2>")
+    rows = [
+        [escape(c.name), escape(c.model_name), escape(c.method), f"{c.parameters / 1e9:.1f} B",
+         f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f}",
+         f"{c.wait_target_hours:g} h" if c.wait_target_hours else "none", str(c.from_month)]
+        for c in result.classes
+    ]  # fmt: skip
+    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job", "Jobs per day", "Wait target",
+                       "From month"], rows))  # fmt: skip
+    out.append("<h2>Classes × devices</h2>")
+    rows = [
+        [escape(c.job_class), escape(c.device), _fit(c), _f(c.peak_gb, "{:.1f}"), _f(c.capacity_gb, "{:.1f}"),
+         (_f(c.service_hours) + (" (est.)" if c.estimated_rate else "")) if c.fits else "",
+         _f(c.jobs_per_day_per_card, "{:.1f}") if c.fits else "",
+         "" if c.devices_needed is None else str(c.devices_needed)]
+        for c in result.matrix
+    ]  # fmt: skip
+    out.append(_table(["Class", "Device", "Fit", "Peak GB", "Capacity GB", "Hours per job", "Jobs/day per card",
+                       "Devices needed"], rows))  # fmt: skip
+    s = result.search
+    out.append(
+        f"<h2>Fleets</h2><p>{s.candidates:,} candidate fleets searched, {s.feasible:,} serve every class; "
+        "ranked by cost per job (by energy per job where prices are unknown).</p>"
+    )
+    for f in result.fleets[:fleets]:
+        out.append(_fleet(f, result.currency, result.months))
+    if result.fleets:
+        best = result.fleets[0]
+        out.append("<h2>Roadmap of fleet #1</h2>")
+        rows = [
+            [str(m.month), f"{m.demand_card_hours_per_day:,.1f}", f"{m.capacity_card_hours_per_day:,.1f}",
+             "yes" if m.fits_largest else "no", "yes" if m.enough_capacity else "no", escape(", ".join(m.unserved))]
+            for m in best.months
+        ]  # fmt: skip
+        out.append(_table(["Month", "Demand card-h/day", "Capacity card-h/day", "Fits largest", "Enough",
+                           "Unserved"], rows))  # fmt: skip
+    out.append("<h2>Notes</h2>" + "".join(f"<p>{escape(n)}</p>" for n in result.notes))
+    return "".join(out)
+
+
+def export_plan_pdf(path: str | os.PathLike[str], result: PlanResult, page: str = "a4") -> int:
+    """Write the plan section as a PDF; returns the page count. FileError when it cannot be written."""
+    from PySide6.QtCore import QSizeF
+    from PySide6.QtGui import QFont, QPdfWriter, QTextDocument
+
+    from configurator.report.pdf import ensure_app, page_layout
+
+    ensure_app()
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+        os.close(fd)
+    except OSError as exc:
+        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
+    try:
+        writer = QPdfWriter(tmp)
+        writer.setResolution(300)
+        layout = page_layout(page)
+        writer.setPageLayout(layout)
+        writer.setPageMargins(layout.margins())
+        writer.setTitle(f"Service plan: {result.name}")
+        writer.setCreator("GPU Build Configurator")
+        doc = QTextDocument()
+        font = QFont("DejaVu Sans")
+        font.setPointSizeF(9)
+        doc.setDefaultFont(font)
+        doc.setDefaultStyleSheet("h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} "
+                                 "td {font-size: 7pt} th {font-size: 7pt}")  # fmt: skip
+        doc.setHtml(plan_html(result))
+        rect = writer.pageLayout().paintRectPixels(writer.resolution())
+        doc.documentLayout().setPaintDevice(writer)
+        doc.setPageSize(QSizeF(rect.size()))
+        doc.print_(writer)
+        pages = doc.pageCount()
+        del writer  # flushes and closes the file
+        if os.path.getsize(tmp) == 0:
+            raise OSError("the PDF writer produced an empty file (disk full?)")
+        os.replace(tmp, target)
+        return pages
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise FileError(str(target), [Problem("", f"cannot write the plan sheet: {exc.strerror or exc}")]) from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
