@@ -296,3 +296,37 @@ def test_shipped_builds_mean_bf16(path: Path) -> None:
 
 def test_recipes_listed_once() -> None:
     assert RECIPES == ("fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4")
+
+
+# ---- the sweep and the build sheet read the same recipe ----------------------------------------------------
+
+
+def _fp8_build(card: str, chassis: str) -> Build:
+    return Build.model_validate({
+        "name": "t", "chassis": chassis, "cards": [{"slot": 1, "card": card}],
+        "jobs": [{"name": "j", "model": "llama-3.1-8b", "method": "lora", "cards": [1], "precision": "fp8",
+                  "gradient_checkpointing": False, "sequence_length": 4096}],
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize(("card", "chassis"), [("h100-sxm", "hgx-8"), ("rtx-pro-6000-server", "generic-server-8")])
+def test_frontier_counts_the_cards_copies(card: str, chassis: str) -> None:
+    """The frontier's curve at the job's own length matches the result: both count the card's copies (one FP8
+    tensor on Blackwell, a transpose more on Hopper)."""
+    from configurator.engine.sweep import fit_frontier
+
+    build = _fp8_build(card, chassis)
+    result = evaluate(build)
+    frontier = fit_frontier(build, 0, default_catalog(), lengths=[4096])
+    assert frontier is not None
+    own = next(c for c in frontier.curves if c.is_job)
+    assert own.headroom_gb[0] == pytest.approx(result.jobs[0].cards[0].headroom_gb, abs=1e-9)
+
+
+def test_build_sheet_states_recipe_and_source() -> None:
+    from configurator.report.sheet import SheetOptions, build_html
+
+    build = _fp8_build("h100-sxm", "hgx-8")
+    html = build_html(build, evaluate(build), default_catalog(), SheetOptions())
+    assert "Precision: fp8-delayed, base bf16; support: TransformerEngine" in html
+    assert "_compute_fp8_support" in html

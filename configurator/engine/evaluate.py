@@ -496,7 +496,8 @@ def _precision_info(model: ModelSpec, job: Job, params, cards: list[CardSpec], c
     low = extra_bytes(model, job, params.frozen_linear, params.largest_linear, layer_linear, cc, shards=shards, tp=tp)
     return PrecisionInfo(
         precision=job.precision, recipe=recipe, base_weights=job.base_weights,
-        supported=list(supported_recipes(cards)), source=support_at(cc, recipe).source if recipe else None,
+        supported=list(supported_recipes(cards)),
+        source=support_at(cc, recipe or "fp8-current").source if recipe or job.base_weights == "fp8" else None,
         copies_gb=low.copies / GB, scales_gb=low.scales / GB,
         transient_gb=0.0 if job.activation_memory_gb is not None or model.is_params_only else low.transient / GB,
     )  # fmt: skip
