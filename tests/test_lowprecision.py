@@ -174,6 +174,7 @@ def test_fp8_base_needs_fp8_support() -> None:
 
 # ---- memory ---------------------------------------------------------------------------------------------------
 
+
 # Seed B: "low-rank adaptation on a 30B model ... base weights 30e9 x 2 B = 60 GB ... adapter ... 2.4 GB;
 # activations and workspace ... say 15 GB; total = 77.4 GB ... on H100 SXM (80 GB): does not fit comfortably;
 # needs the base in FP8 or a second card".
