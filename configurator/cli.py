@@ -102,15 +102,20 @@ def _plan(path: Path, as_json: bool, pdf: Path | None) -> int:
 def _catalog(kind: str, as_json: bool) -> int:
     cat = default_catalog()
     if kind == "cards":
+        from configurator.engine.lowprecision import supported_recipes
+
         items = cat.cards.values()
         if as_json:
             print(json.dumps([c.model_dump(mode="json") for c in items], indent=2))
             return 0
-        print(f"{'id':22s} {'name':42s} {'visible GB':>10s} {'BF16 TFLOPS':>11s} {'TDP W':>6s}  NVLink  MIG")
+        print(f"{'id':22s} {'name':42s} {'visible GB':>10s} {'BF16 TFLOPS':>11s} {'TDP W':>6s}  NVLink  MIG  "
+              f"{'CC':>4s}  recipes (Transformer Engine)")  # fmt: skip
         for c in items:
             bf16 = f"{c.bf16_dense_tflops.value:.1f}" if c.bf16_dense_tflops.value else "n/p"
+            cc = f"{c.compute_capability.value:.1f}" if c.compute_capability.value else "?"
+            lp = ", ".join(supported_recipes([c])) or "none (BF16 only)"
             print(f"{c.id:22s} {c.name:42s} {c.visible_gb:10.1f} {bf16:>11s} {c.power.tdp_w.value or 0:6.0f}  "
-                  f"{'yes' if c.nvlink else 'no ':6s}  {'yes' if c.mig else 'no'}")  # fmt: skip
+                  f"{'yes' if c.nvlink else 'no ':6s}  {'yes' if c.mig else 'no ':3s}  {cc:>4s}  {lp}")  # fmt: skip
     elif kind == "models":
         items = cat.models.values()
         if as_json:

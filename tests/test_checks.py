@@ -233,6 +233,18 @@ CASES: list[Case] = [
           "jobs": [job("a", model="llama-3.3-70b", method="qlora", cards=[1]),
                    job("b", model="llama-3.3-70b", method="qlora", cards=[1])]},
          slot=1, says=("Jobs a, b share slot 1", "give each its own card or MIG instance")),
+    # ---- precision (engine/lowprecision.py) -------------------------------------------------------------------
+    Case("precision-unsupported", "PRECISION_UNSUPPORTED", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1), "jobs": [job(precision="mxfp8", cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "compute capability 12.0", "not supported on 12.0+ architectures yet",
+                                "_compute_mxfp8_support", "Choose a supported recipe")),
+    Case("precision-note", "PRECISION_NOTE", "info",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1), "jobs": [job(precision="nvfp4", cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "compute capability 12.0", "SM 10.0 and SM 10.3 only")),
+    Case("precision-default-differs", "PRECISION_DEFAULT_DIFFERS", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1) + cards("rtx-pro-6000-server", 2),
+          "jobs": [job(precision="fp8", parallelism="ddp", cards=[1, 2])]},
+         job="t", says=("Job 't'", "fp8-current, fp8-delayed", "name one recipe")),
     # ---- links ------------------------------------------------------------------------------------------------
     Case("comm-dominates", "COMM_DOMINATES", "warning",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),

@@ -103,6 +103,12 @@ class CardSpec(Strict):
     # source. Used only when a build's assumptions ask for estimated compute rates, and always labelled so.
     bf16_dense_tflops_estimate: Sourced | None = None
     fp8_dense_tflops: Sourced
+    # Dense FP4 (NVFP4 / MXFP4) tensor rate; null with a note where the card has no FP4 tensor cores or none is
+    # published. Used for the nvfp4 recipe's roof, never to predict a step (see engine/lowprecision.py).
+    fp4_dense_tflops: Sourced
+    # CUDA compute capability as major.minor (9.0 = Hopper, 12.0 = RTX Blackwell), from NVIDIA's CUDA GPUs page.
+    # The low-precision support rules (engine/lowprecision.py) compare it the way the software's checks do.
+    compute_capability: Sourced
     power: CardPower
     pcie_generation: Sourced
     pcie_lanes: Sourced
@@ -112,6 +118,22 @@ class CardSpec(Strict):
     nvlink: NvlinkSpec | None = None
     mig: MigSpec | None = None
     note: str | None = None
+
+    @model_validator(mode="after")
+    def _capability_is_major_minor(self) -> CardSpec:
+        cc = self.compute_capability.value
+        if cc is not None and (cc < 1 or round(cc * 10) != cc * 10):
+            raise ValueError(f"compute_capability {cc} is not major.minor (e.g. 9.0, 12.0)")
+        return self
+
+    @property
+    def capability(self) -> tuple[int, int] | None:
+        """Compute capability as (major, minor), as torch.cuda.get_device_capability() returns it."""
+        cc = self.compute_capability.value
+        if cc is None:
+            return None
+        tenths = round(cc * 10)
+        return tenths // 10, tenths % 10
 
     @property
     def visible_gb(self) -> float:

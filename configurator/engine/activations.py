@@ -138,7 +138,7 @@ def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     lora = 0.0
     if job.method in ("lora", "qlora"):
         r = job.lora.rank
-        adapter_bytes = FP32 if job.precision == "mixed-bf16" else BF16
+        adapter_bytes = FP32 if job.precision != "pure-bf16" else BF16  # recipes keep fp32 adapters
         n_modules = len(groups - {ROUTER})
         lora += n_modules * adapter_bytes * r  # A's output, kept for B's gradient
         if job.lora.dropout > 0:

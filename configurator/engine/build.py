@@ -18,7 +18,10 @@ SCHEMA_VERSION = 1
 
 Method = Literal["full", "lora", "qlora"]
 Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd"]
-Precision = Literal["mixed-bf16", "pure-bf16"]
+# mixed-bf16 / pure-bf16 as before; the rest compute the linear layers in low precision through Transformer Engine
+# recipes (engine/lowprecision.py) and keep BF16 weights with FP32 master weights, as mixed-bf16 does.
+# fp8: the card's default FP8 recipe (TE get_default_fp8_recipe).
+Precision = Literal["mixed-bf16", "pure-bf16", "fp8", "fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4"]
 Parallelism = Literal["single", "ddp", "fsdp", "tp"]
 LinkRates = Literal["nominal", "measured"]
 LinkKind = Literal["nvlink", "nvswitch", "pcie"]
@@ -112,6 +115,7 @@ class Job(Strict):
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"
     precision: Precision = "mixed-bf16"
+    base_weights: Literal["bf16", "fp8"] = "bf16"  # LoRA: how the frozen base is stored (QLoRA: quantization)
     parallelism: Parallelism = "single"
     tensor_parallel: int = Field(default=1, ge=1, le=64)
     sequence_length: int = Field(default=2048, ge=1, le=2_097_152)

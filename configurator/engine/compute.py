@@ -5,6 +5,7 @@ from __future__ import annotations
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.lowprecision import FP8, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import Parameters
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.result import Compute, MatmulIntensity
@@ -95,9 +96,17 @@ def compute(
         nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
         passes = 3 if job.gradient_checkpointing else 2  # per micro-batch, whatever its size
         dequant_bytes = p.frozen_linear * (nf4 + 2 * BF16) * passes * job.gradient_accumulation_steps
+    recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
+    if job.method == "lora" and job.base_weights == "fp8" and recipe is None:
+        # an FP8 base under BF16 compute is dequantised before each matmul, as QLoRA's NF4 above
+        passes = 3 if job.gradient_checkpointing else 2
+        dequant_bytes = p.frozen_linear * (FP8 + 2 * BF16) * passes * job.gradient_accumulation_steps
     memory_s = (optimizer_bytes + dequant_bytes) / bandwidth if bandwidth else None
     matmul_s = flops / (slowest * 1e12 * utilization) if slowest and missing == [] else None
     seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
+    low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
+    seconds = low.seconds
+    notes += low.notes
 
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
     matmuls: list[MatmulIntensity] = []
@@ -135,4 +144,8 @@ def compute(
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
         bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
+        recipe=recipe, recipe_tflops=low.recipe_tflops, recipe_peak_matmul_seconds=low.peak_matmul_seconds,
+        speedup=low.speedup, speedup_source=low.speedup_source,
+        card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
+        card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
     )  # fmt: skip

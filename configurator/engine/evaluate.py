@@ -19,6 +19,14 @@ from configurator.engine.advice import fit_advice
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.communication import communication, slowest_link
 from configurator.engine.compute import compute
+from configurator.engine.lowprecision import (
+    extra_bytes,
+    job_capability,
+    precision_checks,
+    recipe_of,
+    support_at,
+    supported_recipes,
+)
 from configurator.engine.memory import GB, MemoryBreakdown, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import LayoutCheck, MigRequest, mig_commands, mig_parted_yaml, place_layout
 from configurator.engine.physical import bridge_checks, power_budget, slot_checks
@@ -31,6 +39,7 @@ from configurator.engine.result import (
     JobResult,
     MigCard,
     MigInstanceResult,
+    PrecisionInfo,
     Topology,
 )
 from configurator.engine.topology import LEGEND, TopologyModel, build_topology, calibration_map
@@ -387,7 +396,11 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             "activation_memory_gb (e.g. 15 GB) or import its config.json.")))  # fmt: skip
 
     split = sharding(job, n, on_mig)
-    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp)
+    job_cards = [cards[s] for s, _ in valid_keys]
+    cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
+    checks += precision_checks(job, [(s, cards[s]) for s, _ in valid_keys])
+    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
+    precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
     rows = []
     for slot, instance in valid_keys:
         card = cards[slot]
@@ -491,4 +504,18 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,  # type: ignore[arg-type]
-                     fits=fits, status=status)  # fmt: skip
+                     fits=fits, status=status, precision=precision)  # fmt: skip
+
+
+def _precision_info(model: ModelSpec, job: Job, params, cards: list[CardSpec], cc,  # type: ignore[no-untyped-def]
+                    shards: int, tp: int) -> PrecisionInfo:  # fmt: skip
+    recipe = recipe_of(job.precision, cc)
+    layer_linear = params.frozen_linear // (model.num_layers or 1)
+    low = extra_bytes(model, job, params.frozen_linear, params.largest_linear, layer_linear, cc, shards=shards, tp=tp)
+    return PrecisionInfo(
+        precision=job.precision, recipe=recipe, base_weights=job.base_weights,
+        supported=list(supported_recipes(cards)),
+        source=support_at(cc, recipe or "fp8-current").source if recipe or job.base_weights == "fp8" else None,
+        copies_gb=low.copies / GB, scales_gb=low.scales / GB,
+        transient_gb=0.0 if job.activation_memory_gb is not None or model.is_params_only else low.transient / GB,
+    )  # fmt: skip

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from configurator.catalog.models import ModelSpec
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.build import Job
+from configurator.engine.lowprecision import Capability, extra_bytes, fp8_base_bytes, linear_tensor_count
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, trained_bytes
 
 GB = 1e9
@@ -169,13 +170,15 @@ def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
 
 
 def memory_for_card(
-    model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None
+    model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
+    capability: Capability | None = None,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards.
 
     shards: FSDP / ZeRO-3 group size (model states divided by it, seed A's 64.2 GB per card);
     tp: tensor-parallel degree (weights and most activations divided by it); ddp: replicas keep
-    gradient buckets allocated through the step (torch DDP's bucket views).
+    gradient buckets allocated through the step (torch DDP's bucket views); capability: the card's compute
+    capability, which decides a low-precision recipe's copies (engine/lowprecision.py; None: the larger count).
     """
     p = job_parameters(model, job)
     tb = trained_bytes(job.method, job.optimizer, job.precision)
@@ -190,6 +193,8 @@ def memory_for_card(
         if job.method == "qlora":
             nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
             weights = p.frozen_linear * nf4 + p.frozen_other * BF16  # embeddings, lm_head, norms stay bf16
+        elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision.py)
+            weights = fp8_base_bytes(p.frozen_linear, p.frozen_other, linear_tensor_count(model))
         else:
             weights = p.total * BF16
         adapters = p.trainable * tb.weight
@@ -198,6 +203,10 @@ def memory_for_card(
     adapters /= split
     gradients = trained * tb.gradient / split
     optimizer = trained * tb.optimizer / split
+    # low-precision recipe: quantized weight copies, scales, amax histories (engine/lowprecision.py)
+    layer_linear = p.frozen_linear // (model.num_layers or 1)
+    low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability, shards=shards, tp=tp)
+    weights += low.persistent
 
     # ---- activations ----
     fixed = job.activation_memory_gb is not None
@@ -217,6 +226,7 @@ def memory_for_card(
         transient = act.transient_bytes
         if job.method == "qlora":
             transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
+        transient += low.transient
         if shards > 1:
             # FSDP gathers one decoder layer at a time and prefetches the next (two units in flight), and
             # the root unit stays gathered through forward and backward. Each gathered unit is a whole

@@ -7,6 +7,10 @@ Conventions (seed A, "by the ZeRO count"; Rajbhandari et al. 2020, ZeRO §3):
   matches PEFT's 24.28 GiB static) = 8 B; 8-bit Adam: 6 B.
 - LoRA/QLoRA adapters under mixed-bf16 are kept in fp32 (PEFT's default), so 4 + 4 + 8 = 16 B per trained
   parameter, the seeds' figure; under pure-bf16 2 + 2 + 4 = 8 B (LitGPT bf16-true).
+- The low-precision recipes (fp8, fp8-delayed, fp8-current, fp8-block, mxfp8, nvfp4) keep the mixed-bf16 states:
+  Transformer Engine "by default stores weights in high precision and quantizes them to low precision before each
+  GEMM", master weights FP32 in the optimizer (TE docs, low_precision_training/performance_considerations, "Memory
+  usage"). What the recipe adds on top (quantized copies, scales, amax histories) is engine/lowprecision.py's.
 """
 
 from __future__ import annotations
@@ -39,10 +43,16 @@ class TrainedBytes:
         return self.weight + self.gradient + self.optimizer
 
 
+def keeps_mixed_states(precision: str) -> bool:
+    """True where the trained states follow mixed-bf16 (BF16 weights, FP32 master weights): every precision but
+    pure-bf16, the low-precision recipes included."""
+    return precision != "pure-bf16"
+
+
 def trained_bytes(method: str, optimizer: str, precision: str) -> TrainedBytes:
     eight_bit = optimizer.endswith("8bit")  # paged variants page to host under pressure: same GPU peak
     sgd = optimizer == "sgd"
-    if precision == "mixed-bf16":
+    if keeps_mixed_states(precision):
         if method == "full":
             # bf16 working weights + bf16 grads; fp32 master + two states (ZeRO's 2 + 2 + 12)
             states = 0.0 if sgd else 2 * (ADAM8_STATE_BYTES if eight_bit else FP32)

@@ -98,6 +98,27 @@ class Compute(Out):
     card_ops_per_byte: dict[str, float] = {}
     matmuls: list[MatmulIntensity] = []
     notes: list[str] = []
+    # low precision (engine/lowprecision.py): the recipe run, its rate, and the roofline's FP8 / FP4 roofs
+    recipe: str | None = None  # None: BF16 compute
+    recipe_tflops: float | None = None  # slowest card's dense rate for the recipe
+    recipe_peak_matmul_seconds: float | None = None  # matmuls at that peak: a bound, not the prediction
+    speedup: float | None = None  # published whole-step speed-up the step time uses (None: unknown or BF16)
+    speedup_source: str | None = None
+    card_fp8_tflops: dict[str, float] = {}  # per card id, published dense FP8 (the roofline's FP8 roof)
+    card_fp4_tflops: dict[str, float] = {}  # per card id, dense FP4 where one is given
+
+
+class PrecisionInfo(Out):
+    """What a job's precision means on its cards (engine/lowprecision.py)."""
+
+    precision: str  # as the job names it
+    recipe: str | None  # the recipe it runs; fp8 resolved as TE's get_default_fp8_recipe on the lowest capability
+    base_weights: str  # LoRA frozen base: bf16 or fp8
+    supported: list[str]  # recipes every card of the job supports (Transformer Engine): the intersection
+    source: str | None = None  # the support rule's source (file and function)
+    copies_gb: float = 0.0  # per card: quantized weight copies, included in weights_gb
+    scales_gb: float = 0.0  # per card: scales and amax histories, included in weights_gb
+    transient_gb: float = 0.0  # per card: copies of gathered units or a dequantised FP8 weight, in transient_gb
 
 
 class JobResult(Out):
@@ -112,6 +133,7 @@ class JobResult(Out):
     communication: Communication = Communication()
     compute: Compute | None = None
     step_seconds: float | None = None  # compute + communication that is not hidden
+    precision: PrecisionInfo | None = None
     fits: bool = False
     status: FitStatus = "unknown"
 

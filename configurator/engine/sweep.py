@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import capacity_of, resolve_model  # the main result's capacity rule
+from configurator.engine.lowprecision import Capability, job_capability
 from configurator.engine.memory import GB, Sharding, memory_for_card, sharding
 from configurator.engine.mig import MigRequest, place_layout
 
@@ -47,11 +48,12 @@ def default_lengths(top: int = 131072, points: int = 48) -> list[int]:
 
 
 def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, split: Sharding,  # type: ignore[no-untyped-def]
-           is_job: bool) -> FrontierCurve:  # fmt: skip
+           is_job: bool, capability: Capability | None = None) -> FrontierCurve:  # fmt: skip
     heads = []
     best = None
     for s in lengths:
-        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, sequence_length=s)
+        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, sequence_length=s,
+                              capability=capability)  # fmt: skip
         head = (capacity - mem.peak_reserved) / GB
         heads.append(head)
         if head >= 0:
@@ -73,11 +75,13 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
     if model.is_params_only or not job.cards:
         return None
     caps = []
+    specs = []
     for slot, instance in job.card_keys:
         placement = build.card_in(slot)
         card = catalog.cards.get(placement.card) if placement else None
         if card is None:
             continue
+        specs.append(card)
         layout = None
         if instance is not None and placement and placement.mig and card.mig:
             layout = place_layout(card.mig, [MigRequest(r.profile, r.start) for r in placement.mig])
@@ -88,16 +92,17 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
     if not caps:
         return None
     capacity, card_name = min(caps)
+    cc = job_capability(specs)  # a low-precision recipe's copies depend on it (engine/lowprecision.py)
     split = sharding(job, len(job.cards), on_mig=any(i is not None for _, i in job.card_keys))
     lengths = lengths or default_lengths()
     curves = [
         _curve(model, job.model_copy(update={"micro_batch_size": b}), f"{job.method}, micro-batch {b}", lengths,
-               capacity, split, is_job=(b == job.micro_batch_size))
+               capacity, split, is_job=(b == job.micro_batch_size), capability=cc)
         for b in sorted(set(micro_batches) | {job.micro_batch_size})
     ]  # fmt: skip
     for label, changes in COMPARE_METHODS:
         if changes["method"] == job.method and changes.get("optimizer", job.optimizer) == job.optimizer:
             continue
         other = job.model_copy(update=changes)
-        curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False))
+        curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False, capability=cc))
     return Frontier(job.name, card_name, capacity / GB, curves)

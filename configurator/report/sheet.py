@@ -232,6 +232,10 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
                if spec.activation_memory_gb is not None else "")
             + f". Status: <b>{job.status}</b>.</p>"
         )  # fmt: skip
+        if job.precision and (job.precision.recipe or job.precision.base_weights != "bf16"):  # low precision
+            lp = job.precision
+            out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {lp.base_weights}; "
+                       f"support: {escape(lp.source or '')}.</p>")  # fmt: skip
         if job.cards:
             rows = []
             for r in job.cards:
