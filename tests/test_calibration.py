@@ -160,3 +160,40 @@ def test_band_is_wider_for_stacks_without_a_measured_run() -> None:
     pooled = calibration.band_for(None)
     assert fsdp2.err_max - fsdp2.err_min > measured.err_max - measured.err_min
     assert unseen.err_max - unseen.err_min > pooled.err_max - pooled.err_min
+
+
+# ---------------------------------------------------------------- runs collected for issue 12
+
+# New runs the model misses by more than 15 %, with what reading the code suggests; the test fails when one of
+# them comes within 15 % (remove it here) or another run leaves the 15 % (explain it here, or fix the model).
+KNOWN_MISSES = {
+    # torchtune reports 9.13 GB reserved right after model init: a load pool the model does not derive
+    "torchtune Llama 2 7B QLoRA tutorial": "load / NF4 set-up pool",
+    # the standard-loss row lands at +9 %: FSDP1 full fine-tuning under Trainer keeps ~16 GiB the model
+    # does not see, which the standard loss's overestimate hides (sequence at the peak <= 512, not pinned)
+    "Liger Qwen2-7B full FSDP1 x4, bs32, fused loss": "FSDP1 full fine-tune under Trainer",
+    "Liger Qwen2-7B full FSDP1 x4, bs48, fused loss": "FSDP1 full fine-tune under Trainer",
+    "Liger Qwen2-7B full FSDP1 x4, bs64, fused loss": "FSDP1 full fine-tune under Trainer",
+    # held apart: compiled, counter unnamed
+    "torchtune Llama 3.1 8B QLoRA, 4090, 2x2048": "torch.compile, counter unnamed",
+    "torchtune Llama 3.1 8B LoRA qv, 4090, 2x2048": "torch.compile, counter unnamed",
+    "torchtune Llama 3.1 70B LoRA, FSDP2 x8": "torch.compile, counter unnamed",
+    "torchtune Llama 3.1 70B full, FSDP2 x8, CPU offload": "torch.compile, counter unnamed",
+}
+
+
+@pytest.mark.parametrize("run", calibration.NEW_RUNS + calibration.HELD_APART_RUNS,
+                         ids=[r.label for r in calibration.NEW_RUNS + calibration.HELD_APART_RUNS])  # fmt: skip
+def test_new_runs_within_15_percent_or_a_named_miss(run: calibration.MeasuredRun) -> None:
+    err = _error(run)
+    if run.label in KNOWN_MISSES:
+        assert abs(err) > TOLERANCE, f"{run.label} now lands at {err:+.1%}: drop it from KNOWN_MISSES"
+    else:
+        assert abs(err) <= TOLERANCE, f"{run.label}: {err:+.1%} ({run.source})"
+
+
+def test_held_apart_runs_shape_nothing(cv_scores: list[calibration.CvScore]) -> None:
+    """The held-apart runs are in no fit and in no band."""
+    held = {r.label for r in calibration.HELD_APART_RUNS}
+    assert held and not held & {s.run.label for s in cv_scores}
+    assert not held & {r.label for r in calibration.cv_runs()}

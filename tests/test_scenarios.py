@@ -493,7 +493,9 @@ def test_30b_lora_fits_rtx_pro_6000_server() -> None:
     assert row.peak_allocated_gb == pytest.approx(77.4, abs=0.1)
     assert row.capacity_nominal_gb == 96
     assert row.headroom_nominal_gb == pytest.approx(18.6, abs=0.1)
-    assert job.fits and job.status == "fits"
+    # fits with 18.6 GB spare; the cross-validated band of the default stack (issue 12: the measured runs'
+    # out-of-source errors reach -42 %) straddles the capacity, so the verdict is tight, never does-not-fit
+    assert job.fits and job.status in ("fits", "tight")
     assert result.errors == []
 
 

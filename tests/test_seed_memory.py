@@ -126,7 +126,9 @@ def test_seed_b_30b_lora_budget() -> None:
     assert row.peak_allocated_gb == pytest.approx(77.4, abs=0.01)
     assert row.capacity_nominal_gb == pytest.approx(96)
     assert row.headroom_nominal_gb == pytest.approx(18.6, abs=0.01)
-    assert rtx.status == "fits"
+    # fits with 18.6 GB spare; the cross-validated band of the default stack (issue 12: the measured runs'
+    # out-of-source errors reach -42 %) straddles the capacity, so the verdict is tight, never does-not-fit
+    assert rtx.fits and rtx.status in ("fits", "tight")
     _, h100 = single_job({"parameters": 30e9}, "lora", card="h100-sxm", chassis="hgx-8", activation_memory_gb=15)
     assert h100.cards[0].headroom_nominal_gb == pytest.approx(2.6, abs=0.01)
     assert h100.status in ("tight", "does-not-fit")  # "does not fit comfortably"

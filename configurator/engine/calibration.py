@@ -18,7 +18,8 @@ from configurator.engine.build import Job, LoraSettings, StackBehaviour
 from configurator.engine.memory import FSDP_SETUP_UNIT_COPIES, AllocatorConstants, memory_for_card
 
 GIB = 2**30
-Counter = Literal["allocated", "reserved"]
+# device: what nvidia-smi shows (allocator pool + CUDA context); used where a source prints a device-level figure
+Counter = Literal["allocated", "reserved", "device"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,13 @@ MEASURED_RUNS: tuple[MeasuredRun, ...] = (
 def predicted_bytes(run: MeasuredRun, model: ModelSpec) -> float:
     ddp = run.job.parallelism == "ddp"
     mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp)
-    return mem.peak_allocated if run.counter == "allocated" else mem.allocator_reserved
+    return _counter(mem, run.counter)
+
+
+def _counter(mem, counter: str) -> float:  # type: ignore[no-untyped-def]
+    if counter == "allocated":
+        return mem.peak_allocated  # type: ignore[no-any-return]
+    return mem.allocator_reserved if counter == "reserved" else mem.peak_reserved  # type: ignore[no-any-return]
 
 
 def model_error(run: MeasuredRun, model: ModelSpec) -> float:
@@ -179,6 +186,92 @@ HELD_OUT_RUNS += (
 #   1-4): 2.0-2.5 times the model. That script keeps loading and FSDP set-up inside the measured peak in a way
 #   the tables do not describe.
 
+# ---------------------------------------------------------------- runs collected for issue 12
+# From /work/research/new_runs.yaml (research helper, 2026-12-01): 41 published rows from 11 sources. Encoded
+# here: the rows whose stack the engine can express and whose model the catalog holds. Left out, with the reason:
+# - torch.compile, selective activation checkpointing, float8, optimizer-in-backward or paged 8-bit states,
+#   which the engine does not model: torchtune "Optimization flags" rows from "+ Compile" on (7), torchtune
+#   README "Memory and training speed" rows other than the held-apart ones below (the 8B full row: paged
+#   AdamW8bit, invisible to torch's counters), torchtitan Dec-2024 (6), Trainy/WhiteFiber (2), torchao (3);
+# - models the catalog lacks: PEFT docs Llama 2 70B (4), Axolotl Ministral-8B / OLMo-3-7B / Apertus-8B /
+#   Seed-OSS-36B (4), DeepSpeed blog Qwen2.5-3B (1), torchtune Llama 3.1 405B (1).
+# Qwen2-7B has Qwen2.5-7B's shapes (hidden 3584, 28 layers, ffn 18944, 28/4 heads, vocab 152,064, untied);
+# Llama 3 / 3.1 70B have Llama 3.3 70B's. "active" (torchtune's active_bytes.all.peak) is the allocated counter.
+_TT_README = "pytorch/torchtune README.md Optimization flags (1814feb, 2024-11-18)"
+_TT_QLORA = "pytorch/torchtune docs/source/tutorials/qlora_finetune.rst (0914d5c, 2024-04-15)"
+_LIGER = "linkedin/Liger-Kernel examples/huggingface qwen_mem_alloc.png (03fd603, 2024-08-26)"
+# Liger: TRL SFTTrainer on transformers 4.43, Qwen2-7B full fine-tune in bf16 over FSDP1 (4 x A100 80GB), FSDP
+# activation checkpointing, Alpaca padded to the longest sample (<= 512: 512 taken), adamw_torch (foreach).
+_liger = dict(
+    framework="hf-trainer", method="full", precision="pure-bf16", parallelism="fsdp", fsdp_version=1,
+    gradient_checkpointing=True, sequence_length=512, attention="sdpa",
+    behaviour=StackBehaviour(optimizer_impl="foreach"),
+)  # fmt: skip
+NEW_RUNS: tuple[MeasuredRun, ...] = (
+    # "| [+ Packed Dataset](...) | 60.0 | +135.16% | 7075 | +238.40% |" -- full_finetune_single_device, batch 2
+    # packed to 4096, bf16, no compile, nn.CrossEntropyLoss on fp32 logits, logits deleted before backward, no AC
+    MeasuredRun("torchtune Llama 3.2 3B full, packed 2x4096, no AC", _TT_README, "llama-3.2-3b",
+                _job(framework="torchtune", method="full", precision="pure-bf16", loss="standard",
+                     gradient_checkpointing=False, sequence_length=4096, micro_batch_size=2), 1,
+                "allocated", 60.0 * GIB),
+    # "QLoRA                  9.13 GB                             9.29 GB" (peak reserved in training; 1e9 bytes)
+    # -- 7B_qlora_single_device: LoRA r8 on q, k, v, o, w1-w3 over torchao NF4 (double-quantised scalers),
+    # batch 2 of Alpaca at <= 512 tokens, AC on, nn.CrossEntropyLoss, torch AdamW (foreach)
+    MeasuredRun("torchtune Llama 2 7B QLoRA tutorial", _TT_QLORA, "llama-2-7b",
+                _job(framework="torchtune", method="qlora", quantization="nf4-dq", precision="pure-bf16",
+                     loss="standard", behaviour=StackBehaviour(optimizer_impl="foreach"),
+                     lora=LoraSettings(rank=8, targets="all-linear"), gradient_checkpointing=True,
+                     sequence_length=512, micro_batch_size=2), 1, "reserved", 9.29e9),
+    # Bar labels of "Peak Allocated Memory (MB)" (MiB: callback.py M_BIN_UNIT = 2**20), batch 32, "w/o liger"
+    MeasuredRun("Liger Qwen2-7B full FSDP1 x4, bs32, standard loss", _LIGER, "qwen2.5-7b",
+                _job(micro_batch_size=32, loss="standard", **_liger), 4, "allocated", 51154.27 * 2**20),
+    # "w liger" at batch 32 / 48 / 64: fused linear cross-entropy (Liger's RMSNorm / SwiGLU / RoPE kernels,
+    # also on, change only the recomputed layer under checkpointing; not modelled)
+    MeasuredRun("Liger Qwen2-7B full FSDP1 x4, bs32, fused loss", _LIGER, "qwen2.5-7b",
+                _job(micro_batch_size=32, loss="fused", **_liger), 4, "allocated", 39300.01 * 2**20),
+    MeasuredRun("Liger Qwen2-7B full FSDP1 x4, bs48, fused loss", _LIGER, "qwen2.5-7b",
+                _job(micro_batch_size=48, loss="fused", **_liger), 4, "allocated", 42085.62 * 2**20),
+    MeasuredRun("Liger Qwen2-7B full FSDP1 x4, bs64, fused loss", _LIGER, "qwen2.5-7b",
+                _job(micro_batch_size=64, loss="fused", **_liger), 4, "allocated", 42709.12 * 2**20),
+)  # fmt: skip
+
+# Held apart from every fitted constant and from the band: checked and reported on their own
+# (tests/test_calibration.py prints them). Chosen by source before any was scored: Schmid is in the research
+# helper's suggested held-out set; the torchtune README "Memory and training speed" rows ran with torch.compile
+# (not modelled; with activation checkpointing the kept tensors are the layer inputs, which compile leaves
+# alone) and name no counter, so they are compared with reserved.
+_TT_SPEED = "pytorch/torchtune README.md Memory and training speed (30b8519, 2024-09-24)"
+_SCHMID = "philschmid/deep-learning-pytorch-huggingface fsdp-qlora-distributed-llama3.ipynb (6cc03d2)"
+_tt31 = dict(framework="torchtune", precision="pure-bf16", gradient_checkpointing=True, sequence_length=2048,
+             micro_batch_size=2)  # fmt: skip
+HELD_APART_RUNS: tuple[MeasuredRun, ...] = (
+    # "| Llama 3.1 8B | QLoRA | 1x 4090 | 7.4 GiB | 2413  |" (8B_qlora_single_device: r8 on q, k, v, o, w1-w3)
+    MeasuredRun("torchtune Llama 3.1 8B QLoRA, 4090, 2x2048", _TT_SPEED, "llama-3.1-8b",
+                _job(method="qlora", quantization="nf4-dq", lora=LoraSettings(rank=8, targets="all-linear"),
+                     **_tt31), 1, "reserved", 7.4 * GIB),
+    # "| Llama 3.1 8B | LoRA | 1x 4090 |  16.2 GiB | 3083 |" (8B_lora_single_device: r8 on q and v)
+    MeasuredRun("torchtune Llama 3.1 8B LoRA qv, 4090, 2x2048", _TT_SPEED, "llama-3.1-8b",
+                _job(method="lora", lora=LoraSettings(rank=8, targets="qv"), **_tt31), 1, "reserved", 16.2 * GIB),
+    # "| Llama 3.1 70B | LoRA | 8x A100 | 27.6 GiB  | 3497  |" (70B_lora: r16 on q, k, v; FSDP2 over 8)
+    MeasuredRun("torchtune Llama 3.1 70B LoRA, FSDP2 x8", _TT_SPEED, "llama-3.3-70b",
+                _job(method="lora", parallelism="fsdp", fsdp_version=2,
+                     lora=LoraSettings(rank=16, targets=["q_proj", "k_proj", "v_proj"]), **_tt31), 8,
+                "reserved", 27.6 * GIB),
+    # "| Llama 3.1 70B | Full finetune | 8x A100  | 13.9 GiB ** | 1568  |", "**= Uses CPU offload with fused optimizer"
+    MeasuredRun("torchtune Llama 3.1 70B full, FSDP2 x8, CPU offload", _TT_SPEED, "llama-3.3-70b",
+                _job(method="full", parallelism="fsdp", fsdp_version=2, offload="cpu", **_tt31), 8, "reserved",
+                13.9 * GIB),
+    # "FSDP + Q-Lora + CPU offloading needs 4x24GB GPUs, with 22 GB/GPU and 127 GB CPU RAM with a sequence length
+    # of 3072 and a batch size of 1." -- TRL SFTTrainer, bnb NF4 + double quant stored in bf16 (sharded QLoRA,
+    # so TRL skips prepare_model_for_kbit_training), LoRA r16 all-linear, FSDP1 full_shard with offload_params
+    MeasuredRun("Schmid Llama 3 70B QLoRA, FSDP1 x4, CPU offload", _SCHMID, "llama-3.3-70b",
+                _job(framework="hf-trainer", method="qlora", quantization="nf4-dq", precision="pure-bf16",
+                     parallelism="fsdp", fsdp_version=1, offload="cpu",
+                     behaviour=StackBehaviour(kbit_fp32_prep=False, optimizer_impl="foreach"),
+                     lora=LoraSettings(rank=16, targets="all-linear", dropout=0.05), gradient_checkpointing=True,
+                     sequence_length=3072, micro_batch_size=1), 4, "device", 22e9),
+)  # fmt: skip
+
 # The one published FSDP set-up pool: "reserved_after_model_wrap" about 3.72 GiB per GPU for the QLoRA 1x512
 # command (benchmarks_03_2024.md). memory.FSDP_SETUP_UNIT_COPIES is derived from it.
 FSDP_SETUP_POOL_MEASURED = 3.72 * GIB
@@ -214,13 +307,13 @@ def source_group(run: MeasuredRun) -> str:
 
 def cv_runs() -> tuple[MeasuredRun, ...]:
     """Every measured run the cross-validation uses (runs held apart for a separate check excluded)."""
-    return MEASURED_RUNS + HELD_OUT_RUNS
+    return MEASURED_RUNS + HELD_OUT_RUNS + NEW_RUNS
 
 
 def _predict(run: MeasuredRun, model: ModelSpec, constants: AllocatorConstants) -> float:
     ddp = run.job.parallelism == "ddp"
     mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp, constants=constants)
-    return mem.peak_allocated if run.counter == "allocated" else mem.allocator_reserved
+    return _counter(mem, run.counter)
 
 
 @dataclass(frozen=True)
@@ -285,11 +378,11 @@ def bands_from(scores: list[CvScore]) -> dict[str, Band]:
 # The result of bands_from(cross_validate(...)) over cv_runs(), rounded outward to 0.5 %;
 # tests/test_calibration.py recomputes it and holds these figures to it.
 CV_BANDS: dict[str, tuple[float, float]] = {
-    "*": (-0.19, 0.1),
-    "fsdp-qlora": (-0.19, 0.08),
-    "hf-trainer": (-0.19, 0.1),
+    "*": (-0.425, 0.115),
+    "fsdp-qlora": (-0.185, 0.08),
+    "hf-trainer": (-0.425, 0.115),
     "litgpt": (-0.085, 0.01),
-    "torchtune": (-0.19, 0.1),
+    "torchtune": (-0.425, 0.115),
 }
 
 

@@ -77,10 +77,11 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
          mig: str | None = None, instance: int | None = None, band: calibration.Band | None = None,
          ) -> CardMemory:  # fmt: skip
     peak = mem.peak_reserved
+    pools = mem.phase_reserved()
     band = band or calibration.band_for(None)
     low, high = band.around(peak)
     headroom = capacity - peak
-    return CardMemory(
+    return CardMemory.model_construct(  # built here from checked numbers: validation would only cost time
         slot=slot, card=card.id, card_name=card.name, mig=mig, instance=instance,
         capacity_gb=capacity / GB, capacity_nominal_gb=nominal / GB,
         weights_gb=mem.weights / GB, adapters_gb=mem.adapters / GB, gradients_gb=mem.gradients / GB,
@@ -94,8 +95,8 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
         fits=headroom >= 0, status=_status(headroom, capacity, high, margin),
         fixed_activation_budget=mem.fixed_budget, fsdp_setup_pool_gb=mem.setup_pool / GB,
         reserved_set_by="fsdp-setup" if mem.setup_bound else "step",
-        peak_phase=mem.peak_phase, band_low_gb=low / GB, band_high_gb=high / GB, band_basis=band.basis,
-        phase_reserved_gb={k: (v + mem.cuda_context) / GB for k, v in mem.phase_reserved().items() if v},
+        peak_phase=max(pools, key=pools.__getitem__), band_low_gb=low / GB, band_high_gb=high / GB,
+        band_basis=band.basis, phase_reserved_gb={k: (v + mem.cuda_context) / GB for k, v in pools.items() if v},
     )  # fmt: skip
 
 

@@ -9,7 +9,7 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from configurator.catalog.models import ModelSpec
@@ -92,8 +92,21 @@ class MemoryBreakdown:
     load_transient: float = 0.0  # bytes alive only while loading: the weight being quantised or cast
     host: float | None = 0.0  # bytes this card's rank keeps in host memory (offload); None: unknown (NVMe)
 
+    # derived once in __post_init__ (the engine reads them many times per evaluation)
+    _phases: dict[str, float] = field(init=False, repr=False, compare=False)
+    _step_phase: tuple[str, float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        phases = self._phase_bytes()
+        object.__setattr__(self, "_phases", phases)
+        step = max(((k, v) for k, v in phases.items() if k not in ("load", "optimizer-step")), key=lambda kv: kv[1])
+        object.__setattr__(self, "_step_phase", step)
+
     def phase_allocated(self) -> dict[str, float]:
         """Live bytes at each phase of the run (torch.cuda.memory_allocated at that point)."""
+        return dict(self._phases)
+
+    def _phase_bytes(self) -> dict[str, float]:
         static = self.weights + self.adapters + self.optimizer
         if self.fixed_budget:
             step = {"backward-start": static + self.gradients + self.activations}
@@ -113,13 +126,12 @@ class MemoryBreakdown:
 
     @property
     def peak_allocated(self) -> float:
-        return max(self.phase_allocated().values())
+        return max(self._phases.values())
 
     @property
     def step_peak_allocated(self) -> float:
         """Peak live bytes of forward and backward (the step's compute-stream peak)."""
-        phases = self.phase_allocated()
-        return max(v for k, v in phases.items() if k not in ("load", "optimizer-step"))
+        return self._step_phase[1]
 
     @property
     def compute_stream_pool(self) -> float:
@@ -139,11 +151,7 @@ class MemoryBreakdown:
     def phase_reserved(self) -> dict[str, float]:
         """Allocator pool each phase needs (torch.cuda.memory_reserved); the pool only grows, so the peak
         reserved is the largest of them. Forward and backward share one pool (the step's)."""
-        step_phase = max(
-            ((k, v) for k, v in self.phase_allocated().items() if k not in ("load", "optimizer-step")),
-            key=lambda kv: kv[1],
-        )[0]
-        pools = {"load": self.load_pool, "wrap": self.setup_pool, step_phase: self.compute_stream_pool,
+        pools = {"load": self.load_pool, "wrap": self.setup_pool, self._step_phase[0]: self.compute_stream_pool,
                  "optimizer-step": self.optimizer_pool}  # fmt: skip
         return {k: v + self.side_stream for k, v in pools.items()}
 
@@ -245,9 +253,30 @@ def effective_offload(job: Job) -> str:
     return "none"
 
 
+_MEMO: dict[tuple, tuple[ModelSpec, Job, MemoryBreakdown]] = {}  # type: ignore[type-arg]
+
+
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
     constants: AllocatorConstants = DEFAULT_CONSTANTS,
+) -> MemoryBreakdown:
+    """Memory of ``job`` on one of its cards (memoised on the very model and job objects: both are immutable,
+    and an evaluation repeated while the user drags sees the same unchanged jobs)."""
+    key = (id(model), id(job), shards, tp, ddp, sequence_length, constants)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is model and hit[1] is job:
+        return hit[2]
+    mem = _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp, sequence_length=sequence_length,
+                           constants=constants)  # fmt: skip
+    if len(_MEMO) > 2048:
+        _MEMO.clear()
+    _MEMO[key] = (model, job, mem)
+    return mem
+
+
+def _memory_for_card(
+    model: ModelSpec, job: Job, *, shards: int, tp: int, ddp: bool, sequence_length: int | None,
+    constants: AllocatorConstants,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards, over the whole run (load, wrap, forward, backward, optimizer step).
 
