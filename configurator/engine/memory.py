@@ -268,7 +268,7 @@ def memory_for_card(
         return hit[2]
     mem = _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp, sequence_length=sequence_length,
                            constants=constants)  # fmt: skip
-    if len(_MEMO) > 2048:
+    if len(_MEMO) > 64:  # a few evaluations of the current build: enough for a drag, bounded for a long session
         _MEMO.clear()
     _MEMO[key] = (model, job, mem)
     return mem

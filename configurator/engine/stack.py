@@ -119,7 +119,7 @@ def stack_of(job: Job) -> Stack:
         optimizer_impl=pick("optimizer_impl"), meta_init=pick("meta_init"), fsdp_version=job.fsdp_version,
         offload=job.offload,
     )  # fmt: skip
-    if len(_CACHE) > 4096:
+    if len(_CACHE) > 256:
         _CACHE.clear()
     _CACHE[id(job)] = (job, stack)
     return stack
