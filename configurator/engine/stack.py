@@ -59,7 +59,8 @@ PROFILES: dict[str, FrameworkProfile] = {
     # - the model is built under `torch.device("meta")`, parallelised (fully_shard), then `to_empty` and
     #   init_weights: no unsharded copy ever exists on the GPU.
     # - checkpointing: torchtitan/models/llama3/infra/parallelize.py apply_ac, mode "full" wraps each block.
-    # - optimizer: components/optimizer.py build_optimizers, implementation "fused" by default.
+    # - optimizer: torchtitan/config/job_config.py Optimizer.implementation = "fused" (read by
+    #   components/optimizer.py build_optimizers); the Dec-2024 configs still stepped with foreach.
     "torchtitan": FrameworkProfile("torchtitan", "standard", False, True, False, "full", "fused", True),
     # Axolotl runs the Transformers Trainer (src/axolotl/core/trainers/base.py AxolotlTrainer subclasses
     # transformers.Trainer), so it inherits the loss path and optimizer default; QLoRA loading calls PEFT's
