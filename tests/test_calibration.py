@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import statistics
+
 import pytest
 
 from configurator.catalog.loader import default_catalog
@@ -16,11 +19,16 @@ def _error(run: calibration.MeasuredRun) -> float:
     return model_error(run, default_catalog().model(run.model_id))
 
 
-@pytest.mark.parametrize("run", MEASURED_RUNS, ids=[r.label for r in MEASURED_RUNS])
+@pytest.mark.parametrize("run", MEASURED_RUNS + HELD_OUT_RUNS, ids=[r.label for r in MEASURED_RUNS + HELD_OUT_RUNS])
 def test_within_15_percent(run: calibration.MeasuredRun) -> None:
-    """Each case lands within 15 % of its measured peak, in the counter that case measured."""
+    """Each case lands within 15 % of its measured peak, in the counter that case measured, under its stack."""
     err = _error(run)
     assert abs(err) <= TOLERANCE, f"{run.label}: {err:+.1%} ({run.source})"
+
+
+def test_median_error_within_7_percent() -> None:
+    errors = sorted(abs(_error(r)) for r in MEASURED_RUNS + HELD_OUT_RUNS)
+    assert statistics.median(errors) <= 0.07
 
 
 @pytest.mark.parametrize("run", HELD_OUT_RUNS, ids=[r.label for r in HELD_OUT_RUNS])
@@ -83,3 +91,117 @@ def test_setup_pool_only_with_fsdp() -> None:
     fixed = memory_for_card(model, run.job.model_copy(update={"activation_memory_gb": 0.5}), shards=2)
     assert fixed.setup_pool == pytest.approx(sized.setup_pool)
     assert fixed.setup_bound and fixed.allocator_reserved >= fixed.setup_pool
+
+
+# ---------------------------------------------------------------- cross-validated band
+
+
+@pytest.fixture(scope="module")
+def cv_scores() -> list[calibration.CvScore]:
+    catalog = default_catalog()
+    return calibration.cross_validate({r.model_id: catalog.model(r.model_id) for r in calibration.cv_runs()})
+
+
+def test_every_run_is_scored_out_of_its_source(cv_scores: list[calibration.CvScore]) -> None:
+    """Each run is scored once, by constants fitted without any run of its source: refitting on the other
+    sources alone gives the same constants."""
+    assert len(cv_scores) == len(calibration.cv_runs())
+    catalog = default_catalog()
+    models = {r.model_id: catalog.model(r.model_id) for r in calibration.cv_runs()}
+    score = cv_scores[0]
+    others = tuple(r for r in calibration.cv_runs()
+                   if calibration.source_group(r) != calibration.source_group(score.run))  # fmt: skip
+    group = calibration.source_group(score.run)
+    changed = tuple(r for r in calibration.cv_runs() if calibration.source_group(r) == group)
+    # doubling the held-out source's measurements must not move the constants it is scored with
+    doubled = tuple(calibration.MeasuredRun(r.label, r.source, r.model_id, r.job, r.shards, r.counter,
+                                            2 * r.measured_bytes) for r in changed)  # fmt: skip
+    again = calibration.cross_validate(models, others + doubled)
+    mine = next(s for s in again if s.run.label == score.run.label)
+    assert mine.constants == score.constants
+
+
+def test_printed_bands_are_the_cross_validated_ones(cv_scores: list[calibration.CvScore]) -> None:
+    """CV_BANDS (what every verdict prints) is bands_from(cross_validate(...)), rounded outward to 0.5 %."""
+    bands = calibration.bands_from(cv_scores)
+    expected = {k: (math.floor(b.err_min * 200) / 200, math.ceil(b.err_max * 200) / 200) for k, b in bands.items()}
+    assert set(calibration.CV_BANDS) == set(expected)
+    for key, (low, high) in expected.items():
+        assert calibration.CV_BANDS[key] == (pytest.approx(low), pytest.approx(high)), key
+
+
+def test_band_covers_90_percent_of_runs(cv_scores: list[calibration.CvScore]) -> None:
+    """Every run scored out of its source; at least 90 % land inside the band printed for a job like theirs."""
+    bands = calibration.bands_from(cv_scores)
+    inside = [calibration.pick_band(bands, s.run.job).err_min <= s.error <= calibration.pick_band(bands, s.run.job).err_max
+              for s in cv_scores]  # fmt: skip
+    assert sum(inside) / len(inside) >= 0.90, f"{sum(inside)} of {len(inside)}"
+
+
+# The runs outside the band printed for their kind of job, and why (the band holds 92 % of each pool, so the
+# few worst misses stay outside and are named here rather than widening every verdict).
+OUTSIDE_THE_BAND = {
+    "torchtune Llama 2 7B QLoRA tutorial",  # 9.13 GB reserved right after model init: an unmodelled load pool
+    "Liger Qwen2-7B full FSDP1 x4, bs32, fused loss",  # FSDP1 full fine-tune under Trainer: ~16 GiB unmodelled
+    "Answer.AI QLoRA 1x512",  # FSDP1 set-up pool, 3.3 unit copies fitted on this source alone (-18 % without)
+}
+
+
+def test_printed_band_covers_every_run_but_the_named_ones(cv_scores: list[calibration.CvScore]) -> None:
+    outside = set()
+    for score in cv_scores:
+        band = calibration.band_for(score.run.job)
+        if "no measured" in band.basis:
+            continue
+        if not band.err_min <= score.error <= band.err_max:
+            outside.add(score.run.label)
+    assert outside == OUTSIDE_THE_BAND
+
+
+def test_band_is_wider_for_stacks_without_a_measured_run() -> None:
+    from configurator.engine.build import Job
+
+    fsdp1 = Job(name="a", model="x", framework="fsdp-qlora", parallelism="fsdp", fsdp_version=1)
+    measured = calibration.band_for(fsdp1)
+    fsdp2 = calibration.band_for(Job(name="a", model="x", framework="fsdp-qlora", parallelism="fsdp"))
+    unseen = calibration.band_for(Job(name="a", model="x", framework="torchtitan"))
+    family = calibration.band_for(Job(name="a", model="x", framework="hf-trainer"))  # LoRA on one card: measured
+    assert fsdp2.err_max - fsdp2.err_min > measured.err_max - measured.err_min
+    assert unseen.err_max - unseen.err_min > family.err_max - family.err_min
+
+
+# ---------------------------------------------------------------- runs collected for issue 12
+
+# New runs the model misses by more than 15 %, with what reading the code suggests; the test fails when one of
+# them comes within 15 % (remove it here) or another run leaves the 15 % (explain it here, or fix the model).
+KNOWN_MISSES = {
+    # torchtune reports 9.13 GB reserved right after model init: a load pool the model does not derive
+    "torchtune Llama 2 7B QLoRA tutorial": "load / NF4 set-up pool",
+    # the standard-loss row lands at +9 %: FSDP1 full fine-tuning under Trainer keeps ~16 GiB the model
+    # does not see, which the standard loss's overestimate hides (sequence at the peak <= 512, not pinned)
+    "Liger Qwen2-7B full FSDP1 x4, bs32, fused loss": "FSDP1 full fine-tune under Trainer",
+    "Liger Qwen2-7B full FSDP1 x4, bs48, fused loss": "FSDP1 full fine-tune under Trainer",
+    "Liger Qwen2-7B full FSDP1 x4, bs64, fused loss": "FSDP1 full fine-tune under Trainer",
+    # held apart: compiled, counter unnamed
+    "torchtune Llama 3.1 8B QLoRA, 4090, 2x2048": "torch.compile, counter unnamed",
+    "torchtune Llama 3.1 8B LoRA qv, 4090, 2x2048": "torch.compile, counter unnamed",
+    "torchtune Llama 3.1 70B LoRA, FSDP2 x8": "torch.compile, counter unnamed",
+    "torchtune Llama 3.1 70B full, FSDP2 x8, CPU offload": "torch.compile, counter unnamed",
+}
+
+
+@pytest.mark.parametrize("run", calibration.NEW_RUNS + calibration.HELD_APART_RUNS,
+                         ids=[r.label for r in calibration.NEW_RUNS + calibration.HELD_APART_RUNS])  # fmt: skip
+def test_new_runs_within_15_percent_or_a_named_miss(run: calibration.MeasuredRun) -> None:
+    err = _error(run)
+    if run.label in KNOWN_MISSES:
+        assert abs(err) > TOLERANCE, f"{run.label} now lands at {err:+.1%}: drop it from KNOWN_MISSES"
+    else:
+        assert abs(err) <= TOLERANCE, f"{run.label}: {err:+.1%} ({run.source})"
+
+
+def test_held_apart_runs_shape_nothing(cv_scores: list[calibration.CvScore]) -> None:
+    """The held-apart runs are in no fit and in no band."""
+    held = {r.label for r in calibration.HELD_APART_RUNS}
+    assert held and not held & {s.run.label for s in cv_scores}
+    assert not held & {r.label for r in calibration.cv_runs()}

@@ -31,6 +31,7 @@ WIDE_CARD = "test-triple-width"
 SHORT_CHASSIS = "test-short-server"  # takes cards up to 250 mm
 GEN4_CHASSIS = "test-gen4-server"  # slot 1 is PCIe Gen4 x16
 DENSE_CHASSIS = "test-dense-server"  # positions one slot pitch apart: a double-width card covers the next
+SMALL_HOST_CHASSIS = "test-small-host-server"  # takes at most 64 GB of system memory
 
 
 @functools.cache
@@ -59,9 +60,12 @@ def extended_catalog() -> Catalog:
     gen4 = server.model_copy(update={"id": GEN4_CHASSIS, "name": "Gen4 test server", "positions": gen4_positions})
     dense_positions = [p.model_copy(update={"x": i}) for i, p in enumerate(server.positions)]
     dense = server.model_copy(update={"id": DENSE_CHASSIS, "name": "Dense test server", "positions": dense_positions})
+    small_host = server.model_copy(update={"id": SMALL_HOST_CHASSIS, "name": "Small-memory test server",
+                                           "host_memory_max_gb": Sourced(value=64, source="test: 64 GB host")})
     return Catalog(
         cards={**base.cards, WIDE_CARD: wide},
-        chassis={**base.chassis, SHORT_CHASSIS: short, GEN4_CHASSIS: gen4, DENSE_CHASSIS: dense},
+        chassis={**base.chassis, SHORT_CHASSIS: short, GEN4_CHASSIS: gen4, DENSE_CHASSIS: dense,
+                 SMALL_HOST_CHASSIS: small_host},
         models=base.models,
     )
 
@@ -259,6 +263,19 @@ CASES: list[Case] = [
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "bridges": [{"slots": [1, 2]}],
           "jobs": [job(model="llama-2-7b", method="qlora", parallelism="fsdp", sequence_length=512, cards=[1, 2])]},
          job="t", says=("Job 't'", "loading and sharding", "FSDP set-up", "torch.cuda.empty_cache()")),
+    # ---- training stack and host memory ------------------------------------------------------------------
+    Case("offload-ignored", "JOB_OFFLOAD_IGNORED", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(parallelism="ddp", offload="cpu",
+                                                                             cards=[1, 2])]},
+         job="t", says=("Job 't'", "cpu offload with ddp", "zero1-3 for CPU offload")),
+    Case("host-memory-over", "HOST_MEMORY", "error",
+         {"chassis": SMALL_HOST_CHASSIS, "cards": cards("h200-nvl", 1, 2),
+          "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
+         says=("Jobs t", "more than the 64 GB"), custom_catalog=True),
+    Case("host-memory-unknown", "HOST_MEMORY_UNKNOWN", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
+          "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
+         says=("Jobs t", "unknown", "check its specification")),
     Case("pcie-p2p", "PCIE_P2P", "info",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
           "jobs": [job(parallelism="ddp", cards=[1, 2])]},
@@ -339,7 +356,8 @@ def test_clean_multi_card_build_has_no_errors() -> None:
             "chassis": SERVER,
             "cards": cards("h200-nvl", 1, 2),
             "bridges": [{"slots": [1, 2]}],
-            "jobs": [job("70B LoRA", model="llama-3.3-70b", parallelism="fsdp", cards=[1, 2])],
+            # QLoRA: well inside the cross-validated band of an FSDP2 stack (no measured run: widened)
+            "jobs": [job("70B LoRA", model="llama-3.3-70b", method="qlora", parallelism="fsdp", cards=[1, 2])],
         }
     )
     result = evaluate(build)

@@ -268,7 +268,9 @@ def test_four_qlora_tenants_on_one_rtx_pro_6000(card: str, chassis: str, display
     switched to compute before MIG can be enabled"."""
     names = ["tenant A", "tenant B", "tenant C", "tenant D"]
     jobs = [
-        {"name": n, "model": "llama-3.1-8b", "method": "qlora", "lora": LORA16, "cards": [{"slot": 1, "instance": i}]}
+        # seed A counts QLoRA's embeddings, norms and lm_head in bf16: no PEFT fp32 cast (engine/stack.py)
+        {"name": n, "model": "llama-3.1-8b", "method": "qlora", "lora": LORA16, "cards": [{"slot": 1, "instance": i}],
+         "behaviour": {"kbit_fp32_prep": False}}
         for i, n in enumerate(names)
     ]
     result = run(chassis, on(card, 1, mig=["1g.24gb"] * 4), jobs)
@@ -317,7 +319,8 @@ def test_8b_lora_in_a_24gb_slice() -> None:
 def test_8b_in_h200_nvl_1g_18gb(method: str, states: float, fits: bool) -> None:
     """Seed A: 8B LoRA leaves "no working room in a 1g.18gb one" (16.5 GB); 8B QLoRA "fits any of these"."""
     result, job = one_job(SERVER, on("h200-nvl", 1, mig=["1g.18gb"] * 7), model="llama-3.1-8b", method=method,
-                          lora=LORA16, cards=[{"slot": 1, "instance": 0}])  # fmt: skip
+                          lora=LORA16, cards=[{"slot": 1, "instance": 0}],
+                          behaviour={"kbit_fp32_prep": False})  # seed A: bf16 embeddings under QLoRA  # fmt: skip
     (row,) = job.cards
     assert row.mig == "1g.18gb" and row.capacity_nominal_gb == pytest.approx(16.5)
     assert row.model_states_gb == pytest.approx(states, abs=0.1)
@@ -490,7 +493,9 @@ def test_30b_lora_fits_rtx_pro_6000_server() -> None:
     assert row.peak_allocated_gb == pytest.approx(77.4, abs=0.1)
     assert row.capacity_nominal_gb == 96
     assert row.headroom_nominal_gb == pytest.approx(18.6, abs=0.1)
-    assert job.fits and job.status == "fits"
+    # fits with 18.6 GB spare; the cross-validated band of the default stack (issue 12: the measured runs'
+    # out-of-source errors reach -42 %) straddles the capacity, so the verdict is tight, never does-not-fit
+    assert job.fits and job.status in ("fits", "tight")
     assert result.errors == []
 
 

@@ -11,6 +11,9 @@ import pytest
 from tests.helpers import single_job
 
 LORA = {"lora": {"rank": 16, "targets": "all-linear"}}
+# Seed A counts QLoRA's embeddings, norms and lm_head in bf16: a stack without PEFT's fp32 cast
+# (prepare_model_for_kbit_training), which the default Transformers/TRL + PEFT stack does (engine/stack.py).
+QLORA_SEED = {**LORA, "behaviour": {"kbit_fp32_prep": False}}
 
 # (model, total params, LoRA r16 all-linear trainable) -- seed A, "Model sizes"
 SIZES = [
@@ -40,11 +43,12 @@ def test_llama_8b_trainable_exact() -> None:
 STATES = [
     ("8B LoRA: RTX PRO 6000 holds it with 86 GB left", "llama-3.1-8b", "lora", LORA, "rtx-pro-6000-server",
      16.7, 0.1, 86),
-    ("8B QLoRA: 6.4 GB of model states", "llama-3.1-8b", "qlora", LORA, "rtx-pro-6000-server", 6.4, 0.1, None),
+    ("8B QLoRA: 6.4 GB of model states", "llama-3.1-8b", "qlora", QLORA_SEED, "rtx-pro-6000-server", 6.4, 0.1, None),
     ("32B LoRA: RTX PRO 6000 with 35 GB left", "qwen3-32b", "lora", LORA, "rtx-pro-6000-server", 67.7, 0.1, 35),
     ("70B LoRA leaves about 6 GB on the H200 NVL", "llama-3.3-70b", "lora", LORA, "h200-nvl", 144.4, 0.1, 6),
-    ("70B QLoRA: 108 GB left on H200 NVL", "llama-3.3-70b", "qlora", LORA, "h200-nvl", 42.8, 0.1, 108),
-    ("70B QLoRA: 60 GB left on RTX PRO 6000", "llama-3.3-70b", "qlora", LORA, "rtx-pro-6000-server", 42.8, 0.1, 60),
+    ("70B QLoRA: 108 GB left on H200 NVL", "llama-3.3-70b", "qlora", QLORA_SEED, "h200-nvl", 42.8, 0.1, 108),
+    ("70B QLoRA: 60 GB left on RTX PRO 6000", "llama-3.3-70b", "qlora", QLORA_SEED, "rtx-pro-6000-server", 42.8, 0.1,
+     60),
     ("8B full, 32-bit Adam: 128 GB, 22 GB left on H200 NVL", "llama-3.1-8b", "full", {}, "h200-nvl", 128, 0.6, 22),
     ("8B full, 8-bit Adam: about 80 GB", "llama-3.1-8b", "full", {"optimizer": "adamw-8bit"}, "rtx-pro-6000-server",
      80, 0.6, None),
@@ -122,7 +126,9 @@ def test_seed_b_30b_lora_budget() -> None:
     assert row.peak_allocated_gb == pytest.approx(77.4, abs=0.01)
     assert row.capacity_nominal_gb == pytest.approx(96)
     assert row.headroom_nominal_gb == pytest.approx(18.6, abs=0.01)
-    assert rtx.status == "fits"
+    # fits with 18.6 GB spare; the cross-validated band of the default stack (issue 12: the measured runs'
+    # out-of-source errors reach -42 %) straddles the capacity, so the verdict is tight, never does-not-fit
+    assert rtx.fits and rtx.status in ("fits", "tight")
     _, h100 = single_job({"parameters": 30e9}, "lora", card="h100-sxm", chassis="hgx-8", activation_memory_gb=15)
     assert h100.cards[0].headroom_nominal_gb == pytest.approx(2.6, abs=0.01)
     assert h100.status in ("tight", "does-not-fit")  # "does not fit comfortably"

@@ -57,6 +57,9 @@ class ChassisSpec(Strict):
     platform_power_w: Sourced  # CPUs, memory, drives, fans: everything but the GPUs
     psu: PsuSpec
     nvswitch: bool = False  # SXM baseboard with NVSwitch (HGX)
+    # Most system memory the chassis takes (DIMM slots x largest supported DIMM), for CPU offload checks;
+    # absent: unknown, and the check says so
+    host_memory_max_gb: Sourced | None = None
     positions: list[SlotPosition]
     note: str | None = None
 

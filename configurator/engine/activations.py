@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.stack import stack_of
 
 BF16, FP32 = 2, 4
 
@@ -34,6 +35,7 @@ class ActivationBreakdown:
     head_bytes: float  # final norm and lm_head input
     loss_bytes: float  # logits, log-probabilities and their gradients at the start of backward
     backward_workspace_bytes: float  # gradient buffers of one layer during backward (transient)
+    loss_backward_bytes: float = 0.0  # the part of loss_bytes made only when backward starts (gradients)
 
     @property
     def saved_bytes(self) -> float:
@@ -158,9 +160,19 @@ def activation_breakdown(
     per_layer = per_layer_bytes_per_token(model, job, seq, tp)
     f = model.tokens_ffn_width
 
+    stack = stack_of(job)
+    # PEFT's prepare_model_for_kbit_training casts embeddings, norms and lm_head to fp32
+    # (peft/src/peft/utils/other.py); under autocast the embedding output is then fp32 and every residual
+    # add (fp32 + bf16) stays fp32, so the residual stream, and the layer inputs checkpointing keeps, are fp32.
+    residual = FP32 if (job.method == "qlora" and stack.kbit_fp32_prep) else BF16
     if job.gradient_checkpointing:
         # HF gradient checkpointing keeps each decoder layer's input and rebuilds one layer at a time.
-        layers_bytes = layers * BF16 * h * tokens
+        layers_bytes = layers * residual * h * tokens
+        if stack.checkpointing == "offload":
+            # torchtune OffloadActivations (torchtune/training/_activation_offloading.py) copies each saved
+            # tensor to pinned host memory on the offload stream and brings it back one layer ahead in
+            # backward: about two layers' inputs are on the GPU at once.
+            layers_bytes = min(layers, 2) * residual * h * tokens
         recompute = per_layer * tokens
     else:
         layers_bytes = layers * per_layer * tokens
@@ -168,17 +180,33 @@ def activation_breakdown(
 
     head = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
     if lm_head_trained(job):
-        head += BF16 * h * tokens  # lm_head input for its weight gradient
+        head += residual * h * tokens  # lm_head input for its weight gradient
 
     logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
-    if job.loss == "standard":
-        # bf16 logits (held by the model output) + fp32 log-probabilities kept by log_softmax, and at the
-        # start of backward the fp32 gradients of the log-probabilities and of the logits: 2 + 4 + 4 + 4.
-        loss = logits * (BF16 + FP32 + FP32 + FP32)
+    held = 0 if stack.frees_logits else BF16  # the model's bf16 logits, unless the loop drops them
+    if stack.loss == "standard":
+        # fp32 copy for cross-entropy (ForCausalLMLoss `logits.float()`): log_softmax keeps its fp32 output;
+        # at the start of backward the fp32 gradients of the log-probabilities and of the logits: 2 + 4 + 4 + 4.
+        loss = logits * (held + FP32)
+        loss_backward = logits * (FP32 + FP32)
+    elif stack.loss == "bf16":
+        # cross-entropy on the bf16 logits: bf16 log-probabilities, and bf16 gradients of both in backward
+        loss = logits * (held + BF16)
+        loss_backward = logits * (BF16 + BF16)
+    elif stack.loss == "chunked":
+        # chunked cross-entropy: the log-probabilities of every chunk stay in the graph (bf16, or fp32 where the
+        # loss upcasts each chunk); backward runs chunk by chunk, so its gradients are one chunk's, negligible
+        loss = logits * (held + (FP32 if stack.loss_upcast else BF16))
+        loss_backward = 0.0
     else:
-        # chunked cross-entropy: bf16 logits and bf16 log-probabilities of every chunk, no fp32 copy
-        loss = logits * (BF16 + BF16)
+        # fused linear cross-entropy never makes the logits: Liger (src/liger_kernel/ops/
+        # fused_linear_cross_entropy.py, fused_linear_cross_entropy_forward) computes the hidden states'
+        # gradient during forward (kept, in the hidden dtype) and one chunk of about tokens x hidden fp32
+        # logits and their gradient at a time (chunk_size = next power of 2 of tokens / ceil(vocab / hidden)).
+        loss = tokens * h * (BF16 + FP32 + FP32)
+        loss_backward = 0.0
+    loss += loss_backward
 
     # Gradient buffers of one layer in backward: the MLP intermediates' gradients and the residual stream.
     workspace = tokens * (BF16 * 2 * f / tp + FP32 * h)
-    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace)
+    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward)

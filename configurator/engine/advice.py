@@ -28,7 +28,9 @@ from pydantic import BaseModel
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.lowprecision import Capability
 from configurator.engine.memory import memory_for_card, sharding
+from configurator.engine.stack import stack_of
 
 GB = 1e9
 MAX_CARDS = 64  # the largest group the build schema allows in one chassis slot map
@@ -64,9 +66,11 @@ class _Candidate:
     fields: dict[str, object]
 
 
-def _peak(model: ModelSpec, job: Job, n_cards: int, on_mig: bool) -> float:
+def _peak(model: ModelSpec, job: Job, n_cards: int, on_mig: bool, capability: Capability | None = None) -> float:
     split = sharding(job, n_cards, on_mig)
-    return memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp).peak_reserved
+    return memory_for_card(
+        model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=capability
+    ).peak_reserved
 
 
 def _largest_fitting_int(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
@@ -87,7 +91,7 @@ def _keeping_result(job: Job, fits_with: Callable[[dict[str, object]], bool]) ->
     out: list[_Candidate] = []
     if not job.gradient_checkpointing:
         out.append(_Candidate("turn on gradient checkpointing", {"gradient_checkpointing": True}))
-    if job.loss not in ("chunked", "fused"):
+    if stack_of(job).loss not in ("chunked", "fused"):  # the loss the job's framework really runs
         out.append(_Candidate("compute the loss in chunks", {"loss": "chunked"}))
     if job.micro_batch_size > 1:
         best = _largest_fitting_int(1, job.micro_batch_size - 1, lambda b: fits_with({"micro_batch_size": b})) or 1
@@ -121,7 +125,7 @@ def _merge(*cands: _Candidate) -> _Candidate:
 
 def fit_advice(
     model: ModelSpec, job: Job, n_cards: int, on_mig: bool, peak_bytes: float, capacity_bytes: float,
-    fits: Callable[[float], bool],
+    fits: Callable[[float], bool], capability: Capability | None = None,
 ) -> FitAdvice:  # fmt: skip
     """Advice for ``job`` whose peak ``peak_bytes`` does not fit ``capacity_bytes`` on each of its cards.
 
@@ -130,7 +134,7 @@ def fit_advice(
     advice = FitAdvice(shortfall_gb=max(0.0, (peak_bytes - capacity_bytes) / GB))
 
     def peak_with(fields: dict[str, object]) -> float:
-        return _peak(model, job.model_copy(update=fields), n_cards, on_mig)
+        return _peak(model, job.model_copy(update=fields), n_cards, on_mig, capability)
 
     def fits_with(fields: dict[str, object]) -> bool:
         return fits(peak_with(fields))
@@ -159,7 +163,7 @@ def fit_advice(
         sharded = job if job.parallelism == "fsdp" else job.model_copy(update={"parallelism": "fsdp"})
 
         def ok_cards(n: int) -> bool:
-            return fits(_peak(model, sharded, n, False))
+            return fits(_peak(model, sharded, n, False, capability))
 
         # Per-card memory under FSDP only falls as the group grows (states / n), so search for the smallest n.
         lo, hi = max(2, n_cards + 1), MAX_CARDS

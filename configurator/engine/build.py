@@ -22,7 +22,18 @@ Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "s
 # recipes (engine/lowprecision.py) and keep BF16 weights with FP32 master weights, as mixed-bf16 does.
 # fp8: the card's default FP8 recipe (TE get_default_fp8_recipe).
 Precision = Literal["mixed-bf16", "pure-bf16", "fp8", "fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4"]
-Parallelism = Literal["single", "ddp", "fsdp", "tp"]
+# zero1 / zero2 / zero3: DeepSpeed ZeRO stages (optimizer states; + gradients; + parameters partitioned)
+Parallelism = Literal["single", "ddp", "fsdp", "tp", "zero1", "zero2", "zero3"]
+# The training stack (engine/stack.py holds each framework's profile and the code it is read from).
+# fsdp-qlora: Answer.AI's train.py (AnswerDotAI/fsdp_qlora), a custom loop over FSDP1.
+Framework = Literal["hf-trainer", "torchtune", "torchtitan", "axolotl", "litgpt", "fsdp-qlora"]
+# standard: cross-entropy on fp32 logits; bf16: on bf16 logits; chunked: over chunks of the sequence;
+# fused: no full logits (Liger fused linear cross-entropy, Cut Cross-Entropy)
+Loss = Literal["standard", "chunked", "bf16", "fused"]
+Offload = Literal["none", "cpu", "nvme"]
+# full: each decoder layer's input kept, the layer recomputed in backward; offload: those inputs on the host
+Checkpointing = Literal["full", "offload"]
+OptimizerImpl = Literal["foreach", "fused", "for-loop"]
 LinkRates = Literal["nominal", "measured"]
 LinkKind = Literal["nvlink", "nvswitch", "pcie"]
 
@@ -106,6 +117,17 @@ class ParamsOnlyModel(Strict):
     name: str | None = None
 
 
+class StackBehaviour(Strict):
+    """Field-by-field overrides of the framework's profile (engine/stack.py); None keeps the profile's."""
+
+    frees_logits: bool | None = None  # the loop drops the model's logits before backward
+    loss_upcast: bool | None = None  # a chunked loss upcasts each chunk to fp32
+    kbit_fp32_prep: bool | None = None  # QLoRA: non-quantised parameters cast to fp32 (PEFT)
+    checkpointing: Checkpointing | None = None
+    optimizer_impl: OptimizerImpl | None = None
+    meta_init: bool | None = None  # model built on the meta device and sharded before weights exist
+
+
 class Job(Strict):
     name: str = Field(min_length=1, max_length=200)
     # catalog id, a path to a Hugging Face config.json (relative to the build file), or {parameters: 30e9}
@@ -122,7 +144,11 @@ class Job(Strict):
     micro_batch_size: int = Field(default=1, ge=1, le=4096)
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=65536)
     gradient_checkpointing: bool = True
-    loss: Literal["standard", "chunked"] = "standard"
+    loss: Loss | None = None  # None: the framework's default loss path
+    framework: Framework = "hf-trainer"
+    fsdp_version: Literal[1, 2] = 2  # FSDP1 (flat parameters) or FSDP2 (fully_shard, per-parameter)
+    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer and offload_param
+    behaviour: StackBehaviour = StackBehaviour()
     attention: Literal["sdpa", "flash", "eager"] = "sdpa"
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
     cards: list[int | InstanceRef] = Field(default_factory=list)
@@ -133,6 +159,19 @@ class Job(Strict):
         return [(c, None) if isinstance(c, int) else (c.slot, c.instance) for c in self.cards]
 
 
+STACK_KEYS = ("framework", "fsdp_version", "offload", "loss", "behaviour")
+
+
+class StackDefaults(Strict):
+    """A build-level default training stack: applies to every job that does not name the key itself."""
+
+    framework: Framework | None = None
+    fsdp_version: Literal[1, 2] | None = None
+    offload: Offload | None = None
+    loss: Loss | None = None
+    behaviour: StackBehaviour | None = None
+
+
 class Build(Strict):
     schema_version: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(default="Untitled build", max_length=200)
@@ -140,6 +179,7 @@ class Build(Strict):
     cards: list[CardPlacement] = []
     bridges: list[Bridge] = []
     assumptions: Assumptions = Assumptions()
+    stack: StackDefaults | None = None
     jobs: list[Job] = []
     # the wall circuit it plugs into: a preset (engine.wall.SITE_PRESETS) or {volts, amps}; None: not checked
     site: str | WallCircuit | None = None
@@ -154,6 +194,18 @@ class Build(Strict):
             hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(SITE_PRESETS)}"
             raise ValueError(f"unknown site '{site}'; {hint} (or give {{volts: V, amps: A}})")
         return site
+
+    @model_validator(mode="after")
+    def _stack_defaults(self) -> Build:
+        if self.stack is None:
+            return self
+        jobs = []
+        for job in self.jobs:
+            update = {k: getattr(self.stack, k) for k in STACK_KEYS
+                      if k not in job.model_fields_set and getattr(self.stack, k) is not None}  # fmt: skip
+            jobs.append(job.model_copy(update=update) if update else job)
+        object.__setattr__(self, "jobs", jobs)
+        return self
 
     @model_validator(mode="after")
     def _slots_once(self) -> Build:

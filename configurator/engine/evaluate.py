@@ -27,7 +27,14 @@ from configurator.engine.lowprecision import (
     support_at,
     supported_recipes,
 )
-from configurator.engine.memory import GB, MemoryBreakdown, job_parameters, memory_for_card, sharding
+from configurator.engine.memory import (
+    GB,
+    MemoryBreakdown,
+    effective_offload,
+    job_parameters,
+    memory_for_card,
+    sharding,
+)
 from configurator.engine.mig import LayoutCheck, MigRequest, mig_commands, mig_parted_yaml, place_layout
 from configurator.engine.physical import bridge_checks, power_budget, slot_checks
 from configurator.engine.precision import trained_bytes
@@ -42,6 +49,7 @@ from configurator.engine.result import (
     PrecisionInfo,
     Topology,
 )
+from configurator.engine.stack import describe, stack_of
 from configurator.engine.topology import LEGEND, TopologyModel, build_topology, calibration_map
 
 _imported_models: dict[tuple[str, float], ModelSpec] = {}
@@ -67,26 +75,30 @@ def resolve_model(ref: str | ParamsOnlyModel, catalog: Catalog, base_dir: Path |
     raise UnknownIdError("model", ref, list(catalog.models))
 
 
-def _status(headroom: float, capacity: float, peak: float, margin: float) -> FitStatus:
+def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
+    """Tight whenever the band straddles capacity (its high end over it) or the margin is not left."""
     if headroom < 0:
         return "does-not-fit"
-    _low, high = calibration.uncertainty_band(peak)
     if headroom < margin * capacity or high > capacity:
         return "tight"
     return "fits"
 
 
-def _fits_clearly(peak: float, *, capacity: float, margin: float) -> bool:
+def _fits_clearly(peak: float, *, capacity: float, margin: float, band: calibration.Band | None = None) -> bool:
     """The verdict rule as a predicate on the peak: what the advice must reach ("fits", not "tight")."""
-    return _status(capacity - peak, capacity, peak, margin) == "fits"
+    high = (band or calibration.band_for(None)).around(peak)[1]
+    return _status(capacity - peak, capacity, high, margin) == "fits"
 
 
 def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nominal: float, margin: float,
-         mig: str | None = None, instance: int | None = None) -> CardMemory:  # fmt: skip
+         mig: str | None = None, instance: int | None = None, band: calibration.Band | None = None,
+         ) -> CardMemory:  # fmt: skip
     peak = mem.peak_reserved
-    low, high = calibration.uncertainty_band(peak)
+    pools = mem.phase_reserved()
+    band = band or calibration.band_for(None)
+    low, high = band.around(peak)
     headroom = capacity - peak
-    return CardMemory(
+    return CardMemory.model_construct(  # built here from checked numbers: validation would only cost time
         slot=slot, card=card.id, card_name=card.name, mig=mig, instance=instance,
         capacity_gb=capacity / GB, capacity_nominal_gb=nominal / GB,
         weights_gb=mem.weights / GB, adapters_gb=mem.adapters / GB, gradients_gb=mem.gradients / GB,
@@ -97,9 +109,11 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
         cuda_context_gb=mem.cuda_context / GB, peak_reserved_gb=peak / GB,
         peak_low_gb=low / GB, peak_high_gb=high / GB,
         headroom_gb=headroom / GB, headroom_nominal_gb=(nominal - mem.peak_allocated) / GB,
-        fits=headroom >= 0, status=_status(headroom, capacity, peak, margin),
+        fits=headroom >= 0, status=_status(headroom, capacity, high, margin),
         fixed_activation_budget=mem.fixed_budget, fsdp_setup_pool_gb=mem.setup_pool / GB,
         reserved_set_by="fsdp-setup" if mem.setup_bound else "step",
+        peak_phase=max(pools, key=pools.__getitem__), band_low_gb=low / GB, band_high_gb=high / GB,
+        band_basis=band.basis, phase_reserved_gb={k: (v + mem.cuda_context) / GB for k, v in pools.items() if v},
     )  # fmt: skip
 
 
@@ -192,6 +206,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
             if row.instance is not None:
                 placed_jobs.setdefault((row.slot, row.instance), []).append(job.name)
 
+    checks += _host_memory_checks(jobs, chassis)
     for (slot, instance), users in card_use.items():
         if len(users) > 1:
             total = sum(peak for _, peak in users)
@@ -235,6 +250,31 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
                + ("Compute rates: published, or the catalog's UNCONFIRMED estimate where none is published."
                   if a.compute_rates == "estimated" else "Compute rates: published dense BF16 only.")],
     )  # fmt: skip
+
+
+def _host_memory_checks(jobs: list[JobResult], chassis) -> list[Check]:  # type: ignore[no-untyped-def]
+    """Offloaded states against the most system memory the chassis takes (catalog host_memory_max_gb)."""
+    offloading = [j for j in jobs if j.host_memory_gb is None or j.host_memory_gb > 0]
+    if not offloading:
+        return []
+    names = ", ".join(j.name for j in offloading)
+    if any(j.host_memory_gb is None for j in offloading):
+        return [Check(severity="info", code="HOST_MEMORY_UNKNOWN", message=(
+            f"Jobs {names} offload to NVMe: the pinned host buffers DeepSpeed stages through depend on its "
+            "buffer settings, so the host memory they need is unknown here."))]  # fmt: skip
+    need = sum(j.host_memory_gb or 0.0 for j in offloading)
+    limit = chassis.host_memory_max_gb
+    if limit is None or limit.value is None:
+        note = f" ({limit.note})" if limit is not None and limit.note else ""
+        return [Check(severity="info", code="HOST_MEMORY_UNKNOWN", message=(
+            f"Jobs {names} keep {need:.0f} GB of offloaded states in host memory, beside the OS and the data "
+            f"loaders; the most memory {chassis.name} takes is unknown{note}: check its specification."))]  # fmt: skip
+    sev = "error" if need > limit.value else "info"
+    verdict = "more than" if need > limit.value else "within"
+    return [Check(severity=sev, code="HOST_MEMORY", message=(
+        f"Jobs {names} keep {need:.0f} GB of offloaded states in host memory, {verdict} the {limit.value:.0f} GB "
+        f"{chassis.name} takes at most; install enough beside the OS and data loaders (pinned memory is not "
+        "swappable)."))]  # fmt: skip
 
 
 def capacity_of(card: CardSpec, layout: LayoutCheck | None, instance: int | None) -> tuple[float, float, str | None]:
@@ -281,6 +321,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         )
 
     keys = job.card_keys
+    stack = stack_of(job)
     base_result = dict(
         name=name,
         model=model.id,
@@ -289,6 +330,11 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
         parallelism=job.parallelism,
         params_total=params.total,
         params_trainable=params.trainable,
+        framework=job.framework,
+        stack=describe(job),
+        loss=stack.loss,
+        fsdp_version=job.fsdp_version,
+        offload=effective_offload(job),
     )
     if not keys:
         checks.append(
@@ -395,17 +441,24 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             f"Job '{name}': {model.name} has no architecture, so activations cannot be derived; set "
             "activation_memory_gb (e.g. 15 GB) or import its config.json.")))  # fmt: skip
 
+    if job.offload != "none" and effective_offload(job) == "none":
+        has = ("FSDP (CPU) and DeepSpeed ZeRO-1/2/3 (CPU; NVMe only with ZeRO-3)" if job.offload == "nvme" or n > 1
+               else "a sharding engine, and this job runs on one card")  # fmt: skip
+        checks.append(Check(severity="warning", code="JOB_OFFLOAD_IGNORED", job=name, message=(
+            f"Job '{name}' asks for {job.offload} offload with {parallelism}: offload exists in {has}. The job is "
+            "sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip
     split = sharding(job, n, on_mig)
     job_cards = [cards[s] for s, _ in valid_keys]
     cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
     checks += precision_checks(job, [(s, cards[s]) for s, _ in valid_keys])
     mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
+    band = calibration.band_for(job)
     rows = []
     for slot, instance in valid_keys:
         card = cards[slot]
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
-        rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance))
+        rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance, band))
         card_use.setdefault((slot, instance), []).append((name, mem.peak_reserved))
     advice_for: dict[float, str] = {}  # capacity -> advice sentence, so cards of one kind share one search
     for row in rows:
@@ -415,7 +468,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             if capacity not in advice_for:
                 advice_for[capacity] = fit_advice(
                     model, job, n, on_mig, mem.peak_reserved, capacity,
-                    partial(_fits_clearly, capacity=capacity, margin=a.safety_margin_fraction),
+                    partial(_fits_clearly, capacity=capacity, margin=a.safety_margin_fraction, band=band), cc,
                 ).sentence()  # fmt: skip
             checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
                 f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
@@ -503,8 +556,9 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
             "(NCCL documentation, troubleshooting).")))  # fmt: skip
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
+    host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
     return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,  # type: ignore[arg-type]
-                     fits=fits, status=status, precision=precision)  # fmt: skip
+                     fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
 
 
 def _precision_info(model: ModelSpec, job: Job, params, cards: list[CardSpec], cc,  # type: ignore[no-untyped-def]

@@ -9,13 +9,15 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.build import Job
 from configurator.engine.lowprecision import Capability, extra_bytes, fp8_base_bytes, linear_tensor_count
-from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, trained_bytes
+from configurator.engine.precision import ADAM8_STATE_BYTES, BF16, FP32, NF4_BYTES, NF4_DQ_BYTES, trained_bytes
+from configurator.engine.stack import stack_of
 
 GB = 1e9
 
@@ -37,6 +39,30 @@ ALLOCATOR_DYNAMIC_FRACTION = 0.05  # activations and transients are freed and re
 # block rounding above) plus 3.3 root units: the two copies above, and the smaller units' copies and block rounding,
 # which cannot serve the largest unit. tests/test_calibration.py holds the model to that figure.
 FSDP_SETUP_UNIT_COPIES = 3.3
+# FSDP2 and DeepSpeed ZeRO-3 shard each parameter as it is wrapped: fully_shard moves one module's parameters
+# to the GPU and FSDPParam._init_sharded_param (torch/distributed/fsdp/_fully_shard/_fsdp_param.py) copies the
+# local dim-0 chunk out, so the unsharded parameters of one unit exist at a time, once; deepspeed.zero.Init
+# (deepspeed/runtime/zero/partition_parameters.py) partitions each module's parameters as it is constructed.
+# Built on the meta device (torchtitan) there is no unsharded copy at all.
+FSDP2_SETUP_UNIT_COPIES = 1.0
+
+# DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py DeepSpeedZeroConfig): gradients are reduced
+# through buckets of reduce_bucket_size = 5e8 elements (stage 2 and 3: the ipg bucket in the gradient dtype).
+ZERO_REDUCE_BUCKET_ELEMENTS = 5e8
+
+Phase = Literal["load", "wrap", "forward", "backward-start", "backward-end", "optimizer-step"]
+
+
+@dataclass(frozen=True)
+class AllocatorConstants:
+    """The memory model's fitted constants, passed explicitly so cross-validation can refit them."""
+
+    static_fraction: float = ALLOCATOR_STATIC_FRACTION
+    dynamic_fraction: float = ALLOCATOR_DYNAMIC_FRACTION
+    fsdp1_unit_copies: float = FSDP_SETUP_UNIT_COPIES
+
+
+DEFAULT_CONSTANTS = AllocatorConstants()
 
 
 @dataclass(frozen=True)
@@ -58,7 +84,41 @@ class MemoryBreakdown:
     # one pool per stream, so these blocks never serve the compute stream (PyTorch "CUDA semantics",
     # memory management) and add to whichever compute-stream pool is larger.
     side_stream: float = 0.0
-    setup_pool: float = 0.0  # pool the allocator still holds from FSDP set-up (FSDP_SETUP_UNIT_COPIES)
+    setup_pool: float = 0.0  # pool the allocator still holds from FSDP / ZeRO-3 set-up (the wrap phase)
+    load_pool: float = 0.0  # pool after loading (and quantising at load): the load phase
+    optimizer_temp: float = 0.0  # temporaries the optimizer step allocates (foreach AdamW's sqrt of v)
+    optimizer_pool: float = 0.0  # pool the optimizer step needs on the compute stream
+    loss_backward: float = 0.0  # part of activations made only when backward starts (loss gradients)
+    gathered: float = 0.0  # FSDP / ZeRO-3 units gathered at once (in transient)
+    load_transient: float = 0.0  # bytes alive only while loading: the weight being quantised or cast
+    host: float | None = 0.0  # bytes this card's rank keeps in host memory (offload); None: unknown (NVMe)
+
+    # derived once in __post_init__ (the engine reads them many times per evaluation)
+    _phases: dict[str, float] = field(init=False, repr=False, compare=False)
+    _step_phase: tuple[str, float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        phases = self._phase_bytes()
+        object.__setattr__(self, "_phases", phases)
+        step = max(((k, v) for k, v in phases.items() if k not in ("load", "optimizer-step")), key=lambda kv: kv[1])
+        object.__setattr__(self, "_step_phase", step)
+
+    def phase_allocated(self) -> dict[str, float]:
+        """Live bytes at each phase of the run (torch.cuda.memory_allocated at that point)."""
+        return dict(self._phases)
+
+    def _phase_bytes(self) -> dict[str, float]:
+        static = self.weights + self.adapters + self.optimizer
+        if self.fixed_budget:
+            step = {"backward-start": static + self.gradients + self.activations}
+        else:
+            step = {
+                "forward": static + self.gradients_at_peak + self.activations - self.loss_backward + self.gathered,
+                "backward-start": static + self.gradients_at_peak + self.activations + self.transient,
+                "backward-end": static + self.gradients + self.transient,
+            }
+        return {"load": self.weights + self.adapters + self.load_transient, **step,
+                "optimizer-step": static + self.gradients + self.optimizer_temp}  # fmt: skip
 
     @property
     def model_states(self) -> float:
@@ -67,19 +127,19 @@ class MemoryBreakdown:
 
     @property
     def peak_allocated(self) -> float:
-        static = self.weights + self.adapters + self.optimizer
-        if self.fixed_budget:
-            return static + self.gradients + self.activations
-        at_backward_start = static + self.gradients_at_peak + self.activations + self.transient
-        at_backward_end = static + self.gradients + self.transient
-        return max(at_backward_start, at_backward_end)
+        return max(self._phases.values())
+
+    @property
+    def step_peak_allocated(self) -> float:
+        """Peak live bytes of forward and backward (the step's compute-stream peak)."""
+        return self._step_phase[1]
 
     @property
     def compute_stream_pool(self) -> float:
         """Pool the training step needs on the compute stream: its live tensors plus block rounding."""
         static = self.weights + self.adapters + self.optimizer
         if not self.side_stream:
-            return self.peak_allocated + self.fragmentation
+            return self.step_peak_allocated + self.fragmentation
         # gradients live on FSDP's post-backward stream (in side_stream), so they are left out here
         compute_transient = self.transient - (self.side_stream - self.gradients)
         return static + self.activations + compute_transient + self.fragmentation
@@ -89,9 +149,22 @@ class MemoryBreakdown:
         """True when the pool left from FSDP set-up, not the training step, sets the peak reserved."""
         return self.setup_pool > self.compute_stream_pool
 
+    def phase_reserved(self) -> dict[str, float]:
+        """Allocator pool each phase needs (torch.cuda.memory_reserved); the pool only grows, so the peak
+        reserved is the largest of them. Forward and backward share one pool (the step's)."""
+        pools = {"load": self.load_pool, "wrap": self.setup_pool, self._step_phase[0]: self.compute_stream_pool,
+                 "optimizer-step": self.optimizer_pool}  # fmt: skip
+        return {k: v + self.side_stream for k, v in pools.items()}
+
+    @property
+    def peak_phase(self) -> str:
+        """The phase that sets the peak reserved memory (the first named, on a tie)."""
+        pools = self.phase_reserved()
+        return max(pools, key=lambda k: pools[k])
+
     @property
     def allocator_reserved(self) -> float:
-        return max(self.compute_stream_pool, self.setup_pool) + self.side_stream
+        return max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
 
     @property
     def allocator_reserve(self) -> float:
@@ -159,30 +232,71 @@ class Sharding:
 
 def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
     """How the job's model states and activations split over its ``n_cards`` cards; one rule for the main
-    result and for the sweeps. MIG instances never form a group (NCCL does not run across them)."""
+    result and for the sweeps. MIG instances never form a group (NCCL does not run across them).
+    ``shards`` is the data-parallel group that partitions states: FSDP and ZeRO-3 all of them, ZeRO-2 gradients
+    and optimizer states, ZeRO-1 optimizer states (memory_for_card reads the stage from the job)."""
     if n_cards <= 1 or on_mig:
         return Sharding(1, 1, False)
     return Sharding(
-        shards=n_cards if job.parallelism == "fsdp" else 1,
+        shards=n_cards if job.parallelism in ("fsdp", "zero1", "zero2", "zero3") else 1,
         tp=n_cards if job.parallelism == "tp" else 1,
-        ddp=job.parallelism == "ddp",
+        ddp=job.parallelism in ("ddp", "zero1"),  # ZeRO-1 keeps every gradient, all-reduced like DDP
     )
+
+
+def effective_offload(job: Job) -> str:
+    """Offload where the sharding engine has it: FSDP CPU offload, DeepSpeed CPU offload, NVMe only for ZeRO-3
+    (ZeRO-Infinity); elsewhere none (evaluate names the mismatch in a check)."""
+    if job.offload == "cpu" and job.parallelism in ("fsdp", "zero1", "zero2", "zero3"):
+        return "cpu"
+    if job.offload == "nvme" and job.parallelism == "zero3":
+        return "nvme"
+    return "none"
+
+
+_MEMO: dict[tuple, tuple[ModelSpec, Job, MemoryBreakdown]] = {}  # type: ignore[type-arg]
 
 
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
-    capability: Capability | None = None,
+    constants: AllocatorConstants = DEFAULT_CONSTANTS, capability: Capability | None = None,
 ) -> MemoryBreakdown:
-    """Memory of ``job`` on one of its cards.
+    """Memory of ``job`` on one of its cards (memoised on the very model and job objects: both are immutable,
+    and an evaluation repeated while the user drags sees the same unchanged jobs)."""
+    key = (id(model), id(job), shards, tp, ddp, sequence_length, constants, capability)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is model and hit[1] is job:
+        return hit[2]
+    mem = _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp, sequence_length=sequence_length,
+                           constants=constants, capability=capability)  # fmt: skip
+    if len(_MEMO) > 64:  # a few evaluations of the current build: enough for a drag, bounded for a long session
+        _MEMO.clear()
+    _MEMO[key] = (model, job, mem)
+    return mem
 
-    shards: FSDP / ZeRO-3 group size (model states divided by it, seed A's 64.2 GB per card);
-    tp: tensor-parallel degree (weights and most activations divided by it); ddp: replicas keep
-    gradient buckets allocated through the step (torch DDP's bucket views); capability: the card's compute
-    capability, which decides a low-precision recipe's copies (engine/lowprecision.py; None: the larger count).
+
+def _memory_for_card(
+    model: ModelSpec, job: Job, *, shards: int, tp: int, ddp: bool, sequence_length: int | None,
+    constants: AllocatorConstants, capability: Capability | None,
+) -> MemoryBreakdown:
+    """Memory of ``job`` on one of its cards, over the whole run (load, wrap, forward, backward, optimizer step).
+
+    shards: FSDP / DeepSpeed ZeRO group size (for FSDP and ZeRO-3 model states divided by it, seed A's
+    64.2 GB per card; ZeRO-2 gradients and optimizer states; ZeRO-1 optimizer states); tp: tensor-parallel
+    degree (weights and most activations divided by it); ddp: replicas keep gradient buckets allocated
+    through the step (torch DDP's bucket views). constants: the allocator constants (cross-validation refits them).
+    capability: the card's compute capability, which decides a low-precision recipe's copies
+    (engine/lowprecision.py; None: the larger count).
     """
     p = job_parameters(model, job)
+    stack = stack_of(job)
     tb = trained_bytes(job.method, job.optimizer, job.precision)
-    split = shards * tp
+    stage = {"zero1": 1, "zero2": 2}.get(job.parallelism, 3)  # FSDP and ZeRO-3 partition everything
+    w_split = (shards if stage == 3 else 1) * tp
+    g_split = (shards if stage >= 2 else 1) * tp
+    o_split = shards * tp
+    offload = effective_offload(job) if shards > 1 or job.parallelism.startswith("zero") else "none"
+    prep = job.method == "qlora" and stack.kbit_fp32_prep
 
     # ---- weights (seed A conventions) ----
     if job.method == "full":
@@ -192,24 +306,28 @@ def memory_for_card(
     else:
         if job.method == "qlora":
             nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
-            weights = p.frozen_linear * nf4 + p.frozen_other * BF16  # embeddings, lm_head, norms stay bf16
+            # embeddings, lm_head and norms stay bf16, or fp32 after PEFT's prepare_model_for_kbit_training
+            weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if prep else BF16)
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision.py)
             weights = fp8_base_bytes(p.frozen_linear, p.frozen_other, linear_tensor_count(model))
         else:
             weights = p.total * BF16
         adapters = p.trainable * tb.weight
         trained = p.trainable
-    weights /= split
-    adapters /= split
-    gradients = trained * tb.gradient / split
-    optimizer = trained * tb.optimizer / split
+    full_weights = weights  # unsharded, as stored
+    weights /= w_split
+    adapters /= w_split
+    gradients = trained * tb.gradient / g_split
+    optimizer = trained * tb.optimizer / o_split
     # low-precision recipe: quantized weight copies, scales, amax histories (engine/lowprecision.py)
     layer_linear = p.frozen_linear // (model.num_layers or 1)
-    low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability, shards=shards, tp=tp)
+    low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
+                      shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
 
     # ---- activations ----
     fixed = job.activation_memory_gb is not None
+    loss_backward = 0.0
     if fixed:
         activations = job.activation_memory_gb * GB  # type: ignore[operator]
         transient = 0.0
@@ -217,33 +335,100 @@ def memory_for_card(
         # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
         activations = transient = 0.0
     gathered = setup_pool = 0.0
+    param_sharded = shards > 1 and stage == 3
     # FSDP units, unsharded and stored as the weights are: one decoder layer, and the root (embeddings, lm_head)
-    layer_unit = p.layer_params * (weights * split / max(p.total, 1)) / tp
-    root_unit = p.embedding_and_head * BF16 / tp
+    layer_unit = p.layer_params * (full_weights / max(p.total, 1)) / tp
+    root_unit = p.embedding_and_head * (FP32 if prep else BF16) / tp
     if not fixed and not model.is_params_only:
         act = activation_breakdown(model, job, tp, sequence_length)
         activations = act.saved_bytes
         transient = act.transient_bytes
+        loss_backward = act.loss_backward_bytes
         if job.method == "qlora":
             transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
         transient += low.transient
-        if shards > 1:
+        if param_sharded:
             # FSDP gathers one decoder layer at a time and prefetches the next (two units in flight), and
             # the root unit stays gathered through forward and backward. Each gathered unit is a whole
-            # unsharded copy, beside the local shard (FSDP's padded unsharded flat param).
+            # unsharded copy, beside the local shard (FSDP's padded unsharded flat param). ZeRO-3 fetches and
+            # prefetches per module the same way (deepspeed/runtime/zero/partitioned_param_coordinator.py).
             gathered = 2 * layer_unit + root_unit
             transient += gathered
-    if shards > 1 and not model.is_params_only:
+        if shards > 1 and stage >= 2 and job.parallelism.startswith("zero"):
+            # the ipg bucket gradients are copied into before each reduce (stage_1_and_2.py
+            # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
+            transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, trained) * tb.gradient
+    sc = constants.static_fraction
+
+    # ---- load: quantising (and PEFT's fp32 cast) one weight at a time ----
+    load_transient = 0.0
+    if job.method == "qlora" and not model.is_params_only:
+        # transformers' bitsandbytes quantizer moves each bf16 weight to the GPU and quantises it there
+        # (bitsandbytes Params4bit._quantize: quantize_4bit on the device copy); PEFT's cast makes an fp32 copy
+        # of each bf16 parameter before the bf16 one is freed (`param.data = param.data.to(torch.float32)`).
+        largest_other = (p.embedding_and_head / 2) * BF16 if prep else 0.0
+        load_transient = max(p.largest_linear * BF16, largest_other) / tp
+
+    # ---- offload: states that live in host memory instead ----
+    host: float | None = 0.0
+    if offload == "cpu":
+        if job.parallelism == "fsdp":
+            # CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py; FSDP2 CPUOffloadPolicy in
+            # _fully_shard/_fsdp_api.py): sharded parameters and their gradients on the host, the optimizer
+            # steps there too; the GPU holds only the gathered units.
+            host = weights + adapters + gradients + optimizer
+            weights = adapters = gradients = optimizer = 0.0
+        else:
+            # ZeRO-Offload: offload_optimizer device cpu keeps the optimizer states (fp32 master included) and
+            # an fp32 copy of the gradient partition in pinned host memory, and steps with DeepSpeedCPUAdam
+            # (deepspeed/runtime/zero/stage_1_and_2.py, cpu_offload; stage3.py offload_optimizer); ZeRO-3 with
+            # offload_param cpu keeps the parameter partitions there too.
+            host = optimizer + trained * FP32 / g_split
+            optimizer = 0.0
+            gradients = 0.0 if stage >= 2 else gradients
+            if stage == 3:
+                host += weights + adapters
+                weights = adapters = 0.0
+    elif offload == "nvme":
+        # ZeRO-Infinity: parameters and optimizer states on NVMe, staged through pinned host buffers whose
+        # size depends on buffer_count / buffer_size and the optimizer's sub-groups: unknown here.
+        host = None
+        weights = adapters = optimizer = gradients = 0.0
+
+    # (after offload: shards that go to the host are not in the pool)
+    if param_sharded and not model.is_params_only:
         # set-up happens before any activation exists, so a fixed activation budget does not remove it
-        setup_pool = (weights + adapters) * (1 + ALLOCATOR_STATIC_FRACTION)
-        setup_pool += FSDP_SETUP_UNIT_COPIES * max(layer_unit, root_unit)
+        if job.parallelism == "fsdp" and stack.fsdp_version == 1:
+            copies = constants.fsdp1_unit_copies
+        else:
+            copies = 0.0 if stack.meta_init else FSDP2_SETUP_UNIT_COPIES
+        setup_pool = (weights + adapters) * (1 + sc) + copies * max(layer_unit, root_unit)
+
+    # ---- optimizer step ----
+    optimizer_temp = 0.0
+    impl = "fused" if job.parallelism.startswith("zero") else stack.optimizer_impl  # DeepSpeed's FusedAdam
+    eight_bit = job.optimizer.endswith("8bit")  # bitsandbytes steps each parameter in one fused kernel
+    if optimizer and job.optimizer != "sgd" and not eight_bit:
+        state_bytes = (tb.optimizer - (FP32 if job.precision == "mixed-bf16" and job.method == "full" else 0)) / 2
+        if impl == "foreach":
+            # torch/optim/adam.py _multi_tensor_adam: `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`
+            # allocates a copy of the second moment for the whole device/dtype group at once.
+            optimizer_temp = trained * state_bytes / o_split
+        elif impl == "for-loop" and job.method == "full":
+            # _single_tensor_adam: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`, one
+            # parameter at a time: the largest parameter's state (an adapter matrix is under a few MB: left out)
+            optimizer_temp = max(p.largest_linear, p.embedding_and_head / 2) * state_bytes / o_split
+    assert ADAM8_STATE_BYTES  # 8-bit states are sized in precision.trained_bytes
 
     gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
     static = weights + adapters + optimizer + gradients
     dynamic = activations + transient - gathered
-    fragmentation = ALLOCATOR_STATIC_FRACTION * static + ALLOCATOR_DYNAMIC_FRACTION * dynamic
+    fragmentation = sc * static + constants.dynamic_fraction * dynamic
     # gathered units on the unshard stream; gradient shards on the post-backward stream
     side_stream = gathered + gradients if gathered else 0.0
+    load_pool = (weights + adapters) * (1 + sc) + load_transient if load_transient else 0.0
+    opt_static = weights + adapters + optimizer + (0.0 if side_stream else gradients)
+    optimizer_pool = opt_static * (1 + sc) + optimizer_temp * (1 + constants.dynamic_fraction)
     return MemoryBreakdown(
         weights=weights,
         adapters=adapters,
@@ -257,4 +442,11 @@ def memory_for_card(
         fixed_budget=fixed,
         side_stream=side_stream,
         setup_pool=setup_pool,
+        load_pool=load_pool,
+        optimizer_temp=optimizer_temp,
+        optimizer_pool=optimizer_pool,
+        loss_backward=loss_backward,
+        gathered=gathered,
+        load_transient=load_transient,
+        host=host,
     )

@@ -53,6 +53,14 @@ class CardMemory(Out):
     fixed_activation_budget: bool = False
     fsdp_setup_pool_gb: float = 0.0  # allocator pool left from FSDP set-up (0 without FSDP)
     reserved_set_by: Literal["step", "fsdp-setup"] = "step"  # which phase sets allocator_reserved_gb
+    # The phase of the run that sets peak reserved: load, wrap, forward, backward-start, backward-end,
+    # optimizer-step (engine/memory.py MemoryBreakdown.phase_reserved)
+    peak_phase: str = "backward-start"
+    phase_reserved_gb: dict[str, float] = {}  # allocator pool + CUDA context each phase needs
+    # Cross-validated band around peak_reserved_gb (calibration.py: leave-one-source-out errors)
+    band_low_gb: float = 0.0
+    band_high_gb: float = 0.0
+    band_basis: str = ""  # which runs the band comes from (a framework's, all runs, or widened: no measured run)
 
 
 class Collective(Out):
@@ -129,6 +137,13 @@ class JobResult(Out):
     parallelism: str
     params_total: int
     params_trainable: int
+    framework: str = "hf-trainer"
+    stack: str = ""  # the training stack in words (engine/stack.py describe)
+    loss: str = "standard"  # the loss path in use (the framework's default when the job names none)
+    fsdp_version: int = 2
+    offload: str = "none"  # offload in effect (none where the sharding engine has no such offload)
+    # host memory the job's offloaded states take on its node (all its ranks); None: unknown (NVMe staging)
+    host_memory_gb: float | None = 0.0
     cards: list[CardMemory] = []
     communication: Communication = Communication()
     compute: Compute | None = None

@@ -227,7 +227,8 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
             f"{spec.optimizer}, {spec.precision}; {spec.parallelism}"
             + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")
             + f"; sequence {spec.sequence_length:,} × micro-batch {spec.micro_batch_size}, gradient checkpointing "
-            f"{'on' if spec.gradient_checkpointing else 'off'}, attention {spec.attention}, loss {spec.loss}"
+            f"{'on' if spec.gradient_checkpointing else 'off'}, attention {spec.attention}, loss {job.loss}"
+            + (f"; stack: {escape(job.stack)}" if job.stack else "")
             + (f", fixed activation budget {spec.activation_memory_gb:g} GB"
                if spec.activation_memory_gb is not None else "")
             + f". Status: <b>{job.status}</b>.</p>"
@@ -252,7 +253,9 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
                 f"<p style='font-size:8pt'>Memory in GB. Model states {r0.model_states_gb:.1f} GB; peak allocated "
                 f"{r0.peak_allocated_gb:.1f} GB; allocator reserved {r0.allocator_reserved_gb:.1f} GB; peak as "
                 f"nvidia-smi shows it {r0.peak_reserved_gb:.1f} GB (model band {r0.peak_low_gb:.1f}–"
-                f"{r0.peak_high_gb:.1f} GB)"
+                f"{r0.peak_high_gb:.1f} GB, leave-one-source-out: {escape(r0.band_basis)}); peak set by the "
+                f"{r0.peak_phase} phase"
+                + (f"; offloaded states take {job.host_memory_gb:.1f} GB of host memory" if job.host_memory_gb else "")
                 + (
                     f"; the reserved pool is set by FSDP set-up ({r0.fsdp_setup_pool_gb:.1f} GB), not the step"
                     if r0.reserved_set_by == "fsdp-setup"

@@ -29,6 +29,12 @@ def _job(job: JobResult) -> list[str]:
         f"  model {job.model_name} ({job.model}), {job.params_total / 1e9:.2f} B parameters, "
         f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
     ]
+    if job.stack:
+        out.append(f"  stack: {job.stack}")
+    if job.host_memory_gb is None:
+        out.append("  host memory for offloaded states: unknown (NVMe staging buffers)")
+    elif job.host_memory_gb > 0:
+        out.append(f"  host memory for offloaded states: {job.host_memory_gb:.1f} GB on this node")
     if job.cards:
         wheres = [f"slot {c.slot} {c.card}" + (f" {c.mig}#{c.instance}" if c.mig else "") for c in job.cards]
         width = max(24, *(len(w) + 1 for w in wheres))  # long card ids must not push the columns over
@@ -46,8 +52,12 @@ def _job(job: JobResult) -> list[str]:
         out.append(
             f"  peak allocated {c.peak_allocated_gb:.1f} GB, allocator reserved {c.allocator_reserved_gb:.1f} GB, "
             f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
-            f"(model band {c.peak_low_gb:.1f}-{c.peak_high_gb:.1f} GB)"
+            f"(model band {c.band_low_gb:.1f}-{c.band_high_gb:.1f} GB)"
         )
+        phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
+        out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
+        if c.band_basis:
+            out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
         if c.reserved_set_by == "fsdp-setup":
             pool = c.fsdp_setup_pool_gb
             out.append(f"  allocator reserved is set by the pool FSDP set-up leaves ({pool:.1f} GB), not the step")

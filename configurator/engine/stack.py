@@ -1,0 +1,143 @@
+"""The training stack as an input: each framework's memory-relevant behaviours, read from its own code.
+
+A job names its framework (``Job.framework``, default ``hf-trainer``); the framework's profile gives the
+loss path, whether the loop drops the logits before backward, QLoRA preparation, checkpointing granularity,
+optimizer implementation and how the model is built before sharding. ``Job.loss`` and ``Job.behaviour``
+override the profile field by field. Nothing here is fitted to a measurement: every field names the code
+it was read from (repository, file, function).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from configurator.engine.build import Checkpointing, Framework, Job, Loss, OptimizerImpl
+
+
+@dataclass(frozen=True)
+class FrameworkProfile:
+    label: str
+    loss: Loss  # loss path when the job does not name one
+    frees_logits: bool  # the loop drops the model's logits tensor before backward
+    loss_upcast: bool  # a chunked loss computes on fp32 copies of each chunk (else on bf16 logits)
+    kbit_fp32_prep: bool  # QLoRA: non-quantised parameters cast to fp32 before training
+    checkpointing: Checkpointing
+    optimizer_impl: OptimizerImpl
+    meta_init: bool  # built on the meta device, sharded, then weights loaded: no unsharded copy on the GPU
+
+
+PROFILES: dict[str, FrameworkProfile] = {
+    # Transformers Trainer / TRL SFTTrainer with PEFT.
+    # - loss: src/transformers/loss/loss_utils.py ForCausalLMLoss does `logits = logits.float()` before
+    #   nn.functional.cross_entropy, on the whole sequence; Trainer.compute_loss keeps `outputs` (logits
+    #   included) alive until training_step calls accelerator.backward (src/transformers/trainer.py).
+    # - QLoRA: TRL's SFTTrainer (trl/trainer/sft_trainer.py, _prepare_peft_model) calls PEFT's
+    #   prepare_model_for_kbit_training (peft/src/peft/utils/other.py), which casts every fp16/bf16
+    #   parameter that is not a bitsandbytes Params4bit to fp32: embeddings, norms and lm_head.
+    # - checkpointing: PreTrainedModel.gradient_checkpointing_enable wraps each decoder layer (layer inputs kept).
+    # - optimizer: TrainingArguments.optim defaults to "adamw_torch_fused" from torch 2.8
+    #   (src/transformers/training_args.py, default_optim), torch.optim.AdamW(fused=True).
+    # - Transformers has no chunked loss of its own: `loss: chunked` there is a user-supplied loss, sized on bf16
+    #   chunks as LitGPT's chunked_cross_entropy computes it (and as this engine sized `chunked` before stacks).
+    "hf-trainer": FrameworkProfile(
+        "Transformers Trainer / TRL + PEFT", "standard", False, False, True, "full", "fused", False
+    ),
+    # torchtune recipes (recipes/lora_finetune_single_device.py, full_finetune_distributed.py, _loss_step):
+    # - loss: configs use torchtune.modules.loss.CEWithChunkedOutputLoss (ce_chunked_output_loss.py): the
+    #   decoder returns the logits in num_output_chunks=8 chunks (torchtune/modules/transformer.py
+    #   TransformerDecoder.chunked_output) and compute_cross_entropy upcasts each chunk with `.float()`.
+    # - `del logits` before loss.backward(): "free logits otherwise it peaks backward memory".
+    # - QLoRA: torchtune's own NF4 (torchao NF4Tensor, torchtune/modules/peft/lora.py LoRALinear) and no
+    #   fp32 cast of the rest of the model.
+    # - checkpointing: training.set_activation_checkpointing(model, auto_wrap_policy={TransformerSelfAttentionLayer})
+    #   wraps whole layers; enable_activation_offloading moves the saved inputs to the host
+    #   (torchtune/training/_activation_offloading.py OffloadActivations).
+    # - optimizer: configs name torch.optim.AdamW with fused: True.
+    "torchtune": FrameworkProfile("torchtune", "chunked", True, True, False, "full", "fused", False),
+    # torchtitan (torchtitan/train.py Trainer.__init__, torchtitan/components/loss.py cross_entropy_loss):
+    # - loss: `torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(), ...)`: fp32, whole sequence.
+    # - the model is built under `torch.device("meta")`, parallelised (fully_shard), then `to_empty` and
+    #   init_weights: no unsharded copy ever exists on the GPU.
+    # - checkpointing: torchtitan/models/llama3/infra/parallelize.py apply_ac, mode "full" wraps each block.
+    # - optimizer: torchtitan/config/job_config.py Optimizer.implementation = "fused" (read by
+    #   components/optimizer.py build_optimizers); the Dec-2024 configs still stepped with foreach.
+    "torchtitan": FrameworkProfile("torchtitan", "standard", False, True, False, "full", "fused", True),
+    # Axolotl runs the Transformers Trainer (src/axolotl/core/trainers/base.py AxolotlTrainer subclasses
+    # transformers.Trainer), so it inherits the loss path and optimizer default; QLoRA loading calls PEFT's
+    # prepare_model_for_kbit_training (src/axolotl/loaders/model.py). Its Liger and Cut Cross-Entropy plugins
+    # (src/axolotl/integrations/) are the `fused` loss, named by the job.
+    "axolotl": FrameworkProfile("Axolotl", "standard", False, False, True, "full", "fused", False),
+    # LitGPT (litgpt/finetune/lora.py fit): `logits = model(input_ids, lm_head_chunk_size=128)` and
+    # litgpt/utils.py chunked_cross_entropy, cross-entropy on each bf16 chunk without an upcast; the logits
+    # list stays alive through fabric.backward. Lightning's BitsandbytesPrecision quantises at load and
+    # casts nothing to fp32 (bf16-true). fit() builds torch.optim.AdamW with defaults: foreach on CUDA
+    # (torch/optim/optimizer.py _default_to_fused_or_foreach).
+    "litgpt": FrameworkProfile("LitGPT", "chunked", False, False, False, "full", "foreach", False),
+    # Answer.AI's train.py (AnswerDotAI/fsdp_qlora): a custom loop over FSDP1; `output = model(...)` on a
+    # Transformers model with labels, so ForCausalLMLoss's fp32 upcast, loss.backward() with `output` alive;
+    # it builds bnb Linear4bit layers itself (replace_linear, load_and_quantize) without PEFT's fp32 cast;
+    # torch.optim.AdamW with defaults (foreach).
+    "fsdp-qlora": FrameworkProfile(
+        "Answer.AI train.py (FSDP1, custom loop)", "standard", False, True, False, "full", "foreach", False
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Stack:
+    """The job's resolved stack: its profile with the job's overrides applied."""
+
+    framework: Framework
+    loss: Loss
+    frees_logits: bool
+    loss_upcast: bool
+    kbit_fp32_prep: bool
+    checkpointing: Checkpointing
+    optimizer_impl: OptimizerImpl
+    meta_init: bool
+    fsdp_version: int
+    offload: str
+
+
+_CACHE: dict[int, tuple[Job, Stack]] = {}
+
+
+def stack_of(job: Job) -> Stack:
+    """The stack a job runs on: framework profile, then the job's `loss` and `behaviour` overrides."""
+    hit = _CACHE.get(id(job))
+    if hit is not None and hit[0] is job:
+        return hit[1]
+    p = PROFILES[job.framework]
+    b = job.behaviour
+
+    def pick(name: str):  # type: ignore[no-untyped-def]
+        value = getattr(b, name)
+        return getattr(p, name) if value is None else value
+
+    stack = Stack(
+        framework=job.framework, loss=job.loss or p.loss, frees_logits=pick("frees_logits"),
+        loss_upcast=pick("loss_upcast"), kbit_fp32_prep=pick("kbit_fp32_prep"), checkpointing=pick("checkpointing"),
+        optimizer_impl=pick("optimizer_impl"), meta_init=pick("meta_init"), fsdp_version=job.fsdp_version,
+        offload=job.offload,
+    )  # fmt: skip
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    _CACHE[id(job)] = (job, stack)
+    return stack
+
+
+def describe(job: Job) -> str:
+    """One line naming the stack, for the reports: 'Transformers Trainer / TRL + PEFT, FSDP2, loss standard'."""
+    s = stack_of(job)
+    parts = [PROFILES[job.framework].label]
+    if job.parallelism == "fsdp":
+        parts.append(f"FSDP{s.fsdp_version}")
+    elif job.parallelism.startswith("zero"):
+        parts.append(f"DeepSpeed ZeRO-{job.parallelism[-1]}")
+    if s.offload != "none":
+        parts.append(f"offload {s.offload}")
+    parts.append(f"loss {s.loss}" + ("" if job.loss else " (framework default)"))
+    parts.append(f"optimizer {s.optimizer_impl}")
+    if s.checkpointing != "full" and job.gradient_checkpointing:
+        parts.append(f"checkpointing {s.checkpointing}")
+    return ", ".join(parts)
