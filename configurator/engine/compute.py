@@ -135,4 +135,5 @@ def compute(
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
         bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
+        memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
     )  # fmt: skip

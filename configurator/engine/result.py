@@ -93,6 +93,7 @@ class Compute(Out):
     seconds_per_step: float | None
     utilization: float
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
+    memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
     card_ops_per_byte: dict[str, float] = {}
     matmuls: list[MatmulIntensity] = []
@@ -149,6 +150,7 @@ class Power(Out):
     total_w: float
     psu_capacity_w: float | None  # continuous, redundant units removed; None when the PSU rating is unpublished
     margin_w: float | None
+    tight_above_w: float | None = None  # draw above this is PSU_TIGHT (physical.PSU_TIGHT_FRACTION)
     transient_demand_w: float
     transient_capacity_w: float | None
 

@@ -906,11 +906,12 @@ class RooflineChart(_Chart):
             and rate < slow.peak_tflops * (1 - 1e-9)
         )
         if on_instance:
-            # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike,
-            # so the ridge stays put); draw that roof and place the operations on it
-            share = rate / slow.peak_tflops
+            # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike);
+            # draw the roof the engine used and place the operations on it
+            assert job.compute is not None
+            bandwidth = job.compute.memory_bandwidth_gb_s or slow.bandwidth_gb_s
             profile = next((row.mig for row in job.cards if row.card == slow.card_id and row.mig), "instance")
-            slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, slow.bandwidth_gb_s * share)
+            slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, bandwidth)
             roofs = [*roofs[: self.MAX_CARDS - 1], slow]
         self._roofs, self._slow = roofs, slow
         ops = job.compute.matmuls if job and job.compute and slow else []

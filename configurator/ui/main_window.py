@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
 
 from configurator import __version__
 from configurator.catalog.errors import FileError
-from configurator.engine import Build, BuildResult
+from configurator.engine import Build, BuildResult, editing
 from configurator.engine.buildfile import load_build, save_build
-from configurator.engine.editing import add_bridge, remove_bridge, set_chassis
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.checks_panel import ChecksPanel
 from configurator.ui.document import BuildDocument
@@ -251,7 +250,8 @@ class MainWindow(QMainWindow):
         if chassis_id == self.doc.build.chassis:
             return
         name = self.doc.catalog.chassis[chassis_id].name
-        self.doc.edit(f"Change chassis to {name}", lambda b: set_chassis(b, self.doc.catalog, chassis_id))
+        self.doc.edit(f"Change chassis to {name}", partial(editing.set_chassis, catalog=self.doc.catalog,
+                                                           chassis_id=chassis_id))  # fmt: skip
 
     def select_job_named(self, name: str) -> None:
         """Show a job in the jobs panel (and the charts that follow it)."""
@@ -263,22 +263,21 @@ class MainWindow(QMainWindow):
 
     def place_in_first_free_slot(self, card_id: str) -> bool:
         """Keyboard placement: Enter on a palette card puts it in the first slot that takes it."""
-        from configurator.engine.editing import check_place, place_card
-
         chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
         card = self.doc.catalog.cards.get(card_id)
         if chassis is None or card is None:
             return False
         for pos in sorted(chassis.positions, key=lambda p: p.slot):
-            if check_place(self.doc.build, self.doc.catalog, pos.slot, card_id) is None:
-                make = partial(place_card, catalog=self.doc.catalog, slot=pos.slot, card_id=card_id)
+            if editing.check_place(self.doc.build, self.doc.catalog, pos.slot, card_id) is None:
+                make = partial(editing.place_card, catalog=self.doc.catalog, slot=pos.slot, card_id=card_id)
                 return self.doc.edit(f"Place {card.name} in slot {pos.slot}", make)
         self.statusBar().showMessage(f"No free slot in this chassis takes {card.name}", 8000)
         return False
 
     def bridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()
-        self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", lambda b: add_bridge(b, self.doc.catalog, slots))
+        make = partial(editing.add_bridge, catalog=self.doc.catalog, slots=slots)
+        self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", make)
 
     def bridge_from_palette(self, size: int) -> None:
         """Keyboard bridging: Enter on a palette bridge joins the selected cards, when they are ``size``."""
@@ -293,7 +292,7 @@ class MainWindow(QMainWindow):
     def unbridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()
         if slots:
-            self.doc.edit(f"Remove bridge from slot {slots[0]}", lambda b: remove_bridge(b, slots[0]))
+            self.doc.edit(f"Remove bridge from slot {slots[0]}", partial(editing.remove_bridge, slot=slots[0]))
 
     def set_unit(self, unit: str) -> None:
         self.unit = unit
@@ -337,13 +336,11 @@ class MainWindow(QMainWindow):
     def set_compute_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.compute_rates:
             label = "estimated" if key == "estimated" else "published"
-            self.doc.edit(f"Use {label} compute rates", lambda b: b.model_copy(
-                update={"assumptions": b.assumptions.model_copy(update={"compute_rates": key})}))  # fmt: skip
+            self.doc.edit(f"Use {label} compute rates", partial(editing.set_compute_rates, rates=key))
 
     def set_link_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.link_rates:
-            self.doc.edit(f"Use {key} link rates", lambda b: b.model_copy(
-                update={"assumptions": b.assumptions.model_copy(update={"link_rates": key})}))  # fmt: skip
+            self.doc.edit(f"Use {key} link rates", partial(editing.set_link_rates, rates=key))
 
     # ---- files ----
     def show_error(self, title: str, text: str) -> None:
