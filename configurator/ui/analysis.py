@@ -36,6 +36,7 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.compute import attainable_tflops, bf16_rate, ridge_intensity
+from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import JobResult
 from configurator.engine.sweep import Frontier, fit_frontier
 
@@ -378,7 +379,9 @@ class FitFrontierChart(_Chart):
         """The length marked on the chart: the job's own curve's longest length that still fits."""
         return self._marked
 
-    def update_document(self, build: Build, catalog: Catalog, job_index: int) -> None:
+    def update_document(self, build: Build, catalog: Catalog, job_index: int,
+                        models: ModelResolver | None = None) -> None:  # fmt: skip
+        """``models``: the document's resolver, so a relative config.json resolves from the build's folder."""
         job = build.jobs[job_index] if 0 <= job_index < len(build.jobs) else None
         placements = tuple(build.card_in(s) for s, _ in job.card_keys) if job is not None else ()
         # the sweep covers every length itself, so moving the job's own sequence length only moves the
@@ -388,7 +391,8 @@ class FitFrontierChart(_Chart):
         new_sweep = key != self._key or self.frontier is None
         if new_sweep:
             self._key = key
-            self.frontier = fit_frontier(build, job_index, catalog) if job is not None else None
+            sweep = fit_frontier(build, job_index, catalog, models=models) if job is not None else None
+            self.frontier = sweep
         self._last = (build, job_index)
         if new_sweep or self._current_range is None or job is None:
             self._draw(build, job_index)
@@ -1320,7 +1324,7 @@ class AnalysisTabs(QTabWidget):
             return
         self._job = index
         build, result = self.doc.build, self.doc.result
-        self.frontier.update_document(build, self.doc.catalog, self._job)
+        self.frontier.update_document(build, self.doc.catalog, self._job, self.doc.models)
         self.roofline.update_document(build, result, self.doc.catalog, self._job)
 
     def _changed(self, build: Build, result: BuildResult) -> None:
@@ -1338,7 +1342,7 @@ class AnalysisTabs(QTabWidget):
         self._job = min(max(self._job, 0), max(len(build.jobs) - 1, 0))
         current = self.currentWidget()
         updates = [
-            (self.frontier, lambda: self.frontier.update_document(build, catalog, self._job)),
+            (self.frontier, lambda: self.frontier.update_document(build, catalog, self._job, self.doc.models)),
             (self.step_time, lambda: self.step_time.update_result(result)),
             (self.roofline, lambda: self.roofline.update_document(build, result, catalog, self._job)),
             (self.topology, lambda: self.topology.update_document(build, result, catalog)),

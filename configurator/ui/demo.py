@@ -73,6 +73,7 @@ from configurator.engine.editing.kiosk import (
     short_name,
     variant_build,
 )
+from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import CardMemory, JobResult
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.document import BuildDocument
@@ -217,11 +218,13 @@ def _rows(result: BuildResult, spec: FigureSpec) -> tuple[JobResult | None, Card
 
 
 
-def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Catalog) -> Figure:
-    """Evaluate one figure spec against a build's result."""
+def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Catalog,
+                models: ModelResolver | None = None) -> Figure:  # fmt: skip
+    """Evaluate one figure spec against a build's result (``models``: the scenario document's resolver, so a
+    variant resolves a relative config.json from the scenario's folder like the build itself)."""
     if spec.variant:
         build = variant_build(build, spec.variant)
-        result = evaluate(build, catalog)
+        result = evaluate(build, catalog, models=models)
     job, row = _rows(result, spec)
     value: float | None = None
     number = ""
@@ -1112,7 +1115,7 @@ class DemoWindow(QWidget):
 
     # ---- the live figures ----
     def figure(self, spec: FigureSpec) -> Figure:
-        return read_figure(spec, self.doc.build, self.doc.result, self.catalog)
+        return read_figure(spec, self.doc.build, self.doc.result, self.catalog, self.doc.models)
 
     def key_figure(self) -> Figure:
         return self.figure(self.scenario.key)

@@ -17,6 +17,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build, save_build
 from configurator.engine.editing import EditRefused
+from configurator.engine.resolver import ModelResolver
 
 _MERGE_IDS: dict[str, int] = {}
 
@@ -62,6 +63,7 @@ class BuildDocument(QObject):
         self.undo_stack = QUndoStack(self)
         self._build = build
         self._path = path
+        self._models = ModelResolver(self.catalog, path.parent if path else None)
         self._result = self._evaluate(build)
 
     # ---- state ----
@@ -78,11 +80,21 @@ class BuildDocument(QObject):
         return self._path
 
     @property
+    def models(self) -> ModelResolver:
+        """The one resolver for this build's model references: relative config.json paths from its folder.
+        evaluate, the sweeps, the compare dialog and the demo's figures all use it."""
+        return self._models
+
+    def _set_path(self, path: Path | None) -> None:
+        self._path = path
+        self._models = ModelResolver(self.catalog, path.parent if path else None)
+
+    @property
     def modified(self) -> bool:
         return not self.undo_stack.isClean()
 
     def _evaluate(self, build: Build) -> BuildResult:
-        return evaluate(build, self.catalog, base_dir=self._path.parent if self._path else None)
+        return evaluate(build, self.catalog, models=self._models)
 
     def _set(self, build: Build) -> None:
         self._build = build
@@ -109,7 +121,7 @@ class BuildDocument(QObject):
     def replace(self, build: Build, path: Path | None) -> None:
         """A new or opened build: fresh history, clean state."""
         self.undo_stack.clear()
-        self._path = path
+        self._set_path(path)
         self._set(build)
         self.undo_stack.setClean()
         self.path_changed.emit(path)
@@ -125,6 +137,6 @@ class BuildDocument(QObject):
             raise ValueError("no file name: use Save As")
         save_build(self._build, target)
         if target != self._path:
-            self._path = target
+            self._set_path(target)
             self.path_changed.emit(target)
         self.undo_stack.setClean()

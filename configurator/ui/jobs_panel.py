@@ -57,7 +57,6 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.build import Job, LoraSettings, ParamsOnlyModel
-from configurator.engine.evaluate import resolve_model
 from configurator.ui.document import BuildDocument
 from configurator.ui.lazy import hidden_in_shown_window
 from configurator.ui.mime import job_mime
@@ -668,11 +667,7 @@ class JobsPanel(QWidget):
             self.job_selected.emit(row)
 
     def _model_of(self, job: Job) -> ModelSpec | None:
-        try:
-            base = self.doc.path.parent if self.doc.path else None
-            return resolve_model(job.model, self.doc.catalog, base)
-        except (FileError, OSError, ValueError, KeyError):
-            return None
+        return self.doc.models.find(job.model)
 
     def _model_text(self, job: Job, spec: ModelSpec | None) -> str:
         if isinstance(job.model, ParamsOnlyModel):
