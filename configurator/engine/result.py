@@ -169,6 +169,10 @@ class BuildResult(Out):
     power: Power | None = None
     notes: list[str] = []
 
+    def job(self, name: str) -> JobResult | None:
+        """The result of the job called ``name`` (job names are unique in a build)."""
+        return next((j for j in self.jobs if j.name == name), None)
+
     @property
     def errors(self) -> list[Check]:
         return [c for c in self.checks if c.severity == "error"]

@@ -881,7 +881,7 @@ class RooflineChart(_Chart):
             else:
                 missing.append(card.id)
         roofs = roofs[: self.MAX_CARDS]
-        job: JobResult | None = result.jobs[job_index] if 0 <= job_index < len(result.jobs) else None
+        job: JobResult | None = result.job(build.jobs[job_index].name) if 0 <= job_index < len(build.jobs) else None
         if not roofs:
             for item in (*self.roofs, self.ridges, self.compute_pts, self.memory_pts, self.leaders):
                 item.setData([], [])

@@ -403,6 +403,9 @@ class ChassisView(QGraphicsView):
 
     def _job_target(self, event) -> tuple[int | None, str | None]:  # type: ignore[no-untyped-def]
         """(slot, refusal reason) for a job dragged over the view."""
+        name = read_job(event.mimeData())
+        if name is not None and self.doc.build.job_index(name) is None:
+            return None, f"this build has no job called '{name}'"
         group = self._bridge_at(self.mapToScene(event.position().toPoint()))
         if group:
             return group[0], None
@@ -452,10 +455,11 @@ class ChassisView(QGraphicsView):
         super().dragLeaveEvent(event)
 
     def _drop_job(self, event) -> None:  # type: ignore[no-untyped-def]
-        index = read_job(event.mimeData())
+        dragged = read_job(event.mimeData())
+        index = self.doc.build.job_index(dragged) if dragged is not None else None
         slot, reason = self._job_target(event)
         self._clear_tints()
-        if index is None or slot is None or reason is not None or not 0 <= index < len(self.doc.build.jobs):
+        if index is None or slot is None or reason is not None:
             self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the job onto a card")
             event.ignore()
             return

@@ -259,7 +259,7 @@ class JobList(QListWidget):
 
     def mime_for(self, row: int):  # type: ignore[no-untyped-def]
         item = self.item(row)
-        return job_mime(row, item.text() if item is not None else "")
+        return job_mime(item.text()) if item is not None else None
 
     def startDrag(self, supported_actions: Qt.DropAction) -> None:
         row = self.currentRow()
@@ -647,7 +647,8 @@ class JobsPanel(QWidget):
                     lst.addItem(item)
             for i, job in enumerate(build.jobs):
                 item = lst.item(i)
-                status = result.jobs[i].status if i < len(result.jobs) else "unknown"
+                jr = result.job(job.name)
+                status = jr.status if jr is not None else "unknown"
                 if item.text() != job.name and lst.state() != QAbstractItemView.State.EditingState:
                     item.setText(job.name)
                 if item.data(STATUS_ROLE) != status:
@@ -697,7 +698,7 @@ class JobsPanel(QWidget):
             self.info.setText("No job selected. Add one to see whether it fits.")
             return
         job = build.jobs[i]
-        jr = result.jobs[i] if i < len(result.jobs) else None
+        jr = result.job(job.name)
         spec = self._model_of(job)
         with blocked(self._inputs):
             self._fill_model(job, spec)

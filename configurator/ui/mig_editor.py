@@ -483,7 +483,7 @@ class MigView(QGraphicsView):
             self._press = None
             if chip is not None:
                 drag = QDrag(self)
-                drag.setMimeData(job_mime(chip.job.index, chip.job.name))
+                drag.setMimeData(job_mime(chip.job.name))
                 drag.exec(Qt.DropAction.MoveAction)
                 return
         super().mouseMoveEvent(event)
@@ -506,12 +506,13 @@ class MigView(QGraphicsView):
             where = self._state[0] if self._state else None
             span = _span_text(where, start, size) if where else str(start)
             return self.unit_rect(start, size), reason, f"Add {profile} at {span}"
-        job = read_job(data)
-        if job is not None:
+        name = read_job(data)
+        if name is not None:
             block = self.block_at(pos)
             if block is None:
                 return None, "drop the job onto a MIG instance", ""
-            reason = self.editor.check_assign(job, block.index)
+            job = self.editor.doc.build.job_index(name)
+            reason = self.editor.check_assign(job, block.index) if job is not None else f"no job called '{name}'"
             return block.rect(), reason, f"Run job in instance {block.index} ({block.profile})"
         return None, "not a MIG profile or a job", ""
 
@@ -541,7 +542,8 @@ class MigView(QGraphicsView):
         pos = self.mapToScene(event.position().toPoint())
         data = event.mimeData()
         self.highlight(None)
-        profile, job = read_mig_profile(data), read_job(data)
+        profile, name = read_mig_profile(data), read_job(data)
+        job = self.editor.doc.build.job_index(name) if name is not None else None
         ok = False
         if profile is not None:
             unit = self.unit_at(pos)
@@ -549,6 +551,8 @@ class MigView(QGraphicsView):
                 self.editor.say("Drop the profile onto a grid position", error=True)
             else:
                 ok = self.editor.add_instance(profile, unit)
+        elif name is not None and job is None:
+            self.editor.say(f"Refused: no job called '{name}' in this build", error=True)
         elif job is not None:
             block = self.block_at(pos)
             if block is None:
