@@ -39,6 +39,7 @@ from configurator.engine.compute import attainable_tflops, bf16_rate, ridge_inte
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import JobResult
 from configurator.engine.sweep import Frontier, fit_frontier
+from configurator.ui.style import to_unit
 
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
 LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates
@@ -346,11 +347,21 @@ class FitFrontierChart(_Chart):
         self._marker_frac = 0.5
         self.plot.vb.sigResized.connect(self._anchor_marker)
         self.current_label = self._label((0.0, 0.0))
-        self._set_axes("Sequence length (tokens, log scale)", "Headroom (GB)")
-        self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom GB)
+        self.unit = "GB"  # the view state's display unit (View > Units)
+        self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({self.unit})")
+        self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom in unit)
         self._current_range: tuple[float, float, float, float] | None = None  # x0, x1, y_lo, y_hi of the last draw
         self._y_span = 1.0
         self.plot.scene().sigMouseMoved.connect(self._hover)
+
+    def set_unit(self, unit: str) -> None:
+        """Headroom in GB or GiB: the axis, the curves, the labels and the tooltips."""
+        if unit == self.unit:
+            return
+        self.unit = unit
+        self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({unit})")
+        if hasattr(self, "_last"):
+            self._draw(*self._last)
 
     def tooltip_at(self, tokens: float, headroom_gb: float) -> str | None:
         """The curve nearest (tokens, headroom) within a few % of the chart's height: its label, the
@@ -367,7 +378,7 @@ class FitFrontierChart(_Chart):
             return None
         _, label, length, head = best
         verdict = "fits" if head >= 0 else "does not fit"
-        return f"<b>{html.escape(label)}</b><br>{length:,} tokens: headroom {head:+.1f} GB ({verdict})"
+        return f"<b>{html.escape(label)}</b><br>{length:,} tokens: headroom {head:+.1f} {self.unit} ({verdict})"
 
     def _hover(self, pos: QPointF) -> None:
         if self.is_empty() or not self._drawn:
@@ -443,7 +454,9 @@ class FitFrontierChart(_Chart):
         dash = 0
         own = None
         shown = f.curves[: self.MAX_CURVES]
-        for item, curve in zip(self.curves, shown, strict=False):
+        u = self.unit
+        heads = [[to_unit(h, u) for h in c.headroom_gb] for c in shown]  # display unit from here on
+        for item, curve, head_u in zip(self.curves, shown, heads, strict=False):
             if curve.is_job or curve.label.split(",")[0] == job.method:
                 colour = MB_COLOURS.get(curve.micro_batch, "#56B4E9")
                 pen = pg.mkPen(colour, width=3.2 if curve.is_job else 1.4)
@@ -461,21 +474,21 @@ class FitFrontierChart(_Chart):
                 dash += 1
                 label = f"{curve.label} (compare)"
                 item.setZValue(3)
-            item.setData(curve.lengths, curve.headroom_gb, pen=pen)
+            item.setData(curve.lengths, head_u, pen=pen)
             entries.append((item, label))
         for item in self.curves[len(shown) :]:
             item.setData([], [])
         self._drawn = [
-            (label, list(c.lengths), list(c.headroom_gb)) for (_, label), c in zip(entries, shown, strict=True)
+            (label, list(c.lengths), h) for (_, label), c, h in zip(entries, shown, heads, strict=True)
         ]
-        cap = f.capacity_gb
-        top = max(max(max(c.headroom_gb) for c in shown), 0.0)
+        cap = to_unit(f.capacity_gb, u)
+        top = max(max(max(h) for h in heads), 0.0)
         y_hi = max(top * 1.18, cap * 0.12, 5.0)
         y_lo = -max(0.45 * y_hi, 10.0)
         self._y_span = y_hi - y_lo
         self.below.setRegion((y_lo * 2, 0))
         self.zero.setData([x0, x1], [0.0, 0.0])
-        entries.append((self.zero, "0 GB: does not fit below"))
+        entries.append((self.zero, f"0 {u}: does not fit below"))
         lx0, lx1 = math.log10(x0), math.log10(x1)
         self._set_text(self.zero_label, "does not fit", self.alert)
         self.zero_label.setPos(lx0 + 0.02 * (lx1 - lx0), 0.0)
@@ -486,7 +499,7 @@ class FitFrontierChart(_Chart):
         # the longest length that fits on the job's own curve
         self._marked = own.max_fitting_length if own else None
         if own is not None and self._marked is not None:
-            head = own.headroom_gb[own.lengths.index(self._marked)]
+            head = to_unit(own.headroom_gb[own.lengths.index(self._marked)], u)
             self.marker.setData([self._marked], [head])
             lx = math.log10(self._marked)
             self._set_text(self.marker_label, f"fits up to {self._marked:,} tokens", self.alert)
@@ -503,8 +516,8 @@ class FitFrontierChart(_Chart):
             self.marker_label.setPos(lx0 + 0.02 * (lx1 - lx0), y_hi * 0.85)
             self.marker_label.setVisible(bool(text))
         self._set_legend(entries)
-        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} GB)")
-        off = [c.label for c in shown if max(c.headroom_gb) < y_lo]
+        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} {u})")
+        off = [c.label for c, h in zip(shown, heads, strict=True) if max(h) < y_lo]
         self._set_note(f"Below the chart at every length (never fits): {', '.join(off)}." if off else "")
         self.plot.setXRange(lx0, lx1, padding=0.045)  # room for the end ticks' labels
         self.plot.setYRange(y_lo, y_hi, padding=0)
@@ -1354,6 +1367,10 @@ class AnalysisTabs(QTabWidget):
             else:
                 update()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
+
+    def set_unit(self, unit: str) -> None:
+        """The view state's display unit: the fit frontier's headroom (the other tabs show no memory)."""
+        self.frontier.set_unit(unit)
 
     def set_dark(self, dark: bool) -> None:
         self.frontier.set_dark(dark)

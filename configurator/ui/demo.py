@@ -12,7 +12,7 @@ LoRA / QLoRA / Full) and watch the key figure, read live from the engine's resul
   Documents/configurator-demo) as ``<CODE>.pdf`` and ``<CODE>.yaml``; the visitor gives the 6-character
   code to the staff, who find the build with :func:`open_demo_code`.
 
-The settings keys above are read with defaults from this module (``Settings.q.value(key, default)``).
+The settings keys above are declared, with their defaults, in ``ui/settings.py``'s OPTIONS.
 """
 
 from __future__ import annotations
@@ -81,12 +81,10 @@ from configurator.ui.headroom_chart import HeadroomChart
 from configurator.ui.mime import card_mime, read_card, read_slot
 from configurator.ui.palette import card_icon
 from configurator.ui.settings import Settings
+from configurator.ui.style import to_unit
 
 # ---- settings (read with these defaults; not part of the Preferences dialog) ---------------------------------
 
-PIN_KEY, DEFAULT_PIN = "demo/pin", "2468"
-IDLE_KEY, DEFAULT_IDLE_MINUTES = "demo/idle_minutes", 3.0
-FOLDER_KEY = "demo/folder"
 CYCLE_MS = 12_000  # attract loop: one scenario every 12 s
 FADE_MS = 700  # cross-fade between scenarios
 MESSAGE_MS = 7_000  # how long a refusal stays on screen
@@ -219,9 +217,10 @@ def _rows(result: BuildResult, spec: FigureSpec) -> tuple[JobResult | None, Card
 
 
 def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Catalog,
-                models: ModelResolver | None = None) -> Figure:  # fmt: skip
+                models: ModelResolver | None = None, unit: str = "GB") -> Figure:  # fmt: skip
     """Evaluate one figure spec against a build's result (``models``: the scenario document's resolver, so a
-    variant resolves a relative config.json from the scenario's folder like the build itself)."""
+    variant resolves a relative config.json from the scenario's folder like the build itself). ``unit``:
+    the display unit (settings ``units``); a figure in GB is shown in it."""
     if spec.variant:
         build = variant_build(build, spec.variant)
         result = evaluate(build, catalog, models=models)
@@ -259,8 +258,10 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
         return Figure(None, "—", "(this job has no card: drag one into the chassis)", "unknown")
     if not number:
         shown = abs(value) if value < 0 and spec.short_label else value
-        unit = f" {spec.unit}" if spec.unit else ""
-        number = f"{shown:,.{spec.digits}f}{unit}"
+        if spec.unit == "GB" and unit != "GB":
+            value, shown = to_unit(value, unit), to_unit(shown, unit)
+        shown_unit = unit if spec.unit == "GB" else spec.unit
+        number = f"{shown:,.{spec.digits}f}" + (f" {shown_unit}" if shown_unit else "")
         if value < 0:
             fallback = "short: it does not fit" if spec.field in HEADROOM_FIELDS else spec.label
             label = spec.short_label or fallback
@@ -289,8 +290,8 @@ def default_demo_folder() -> Path:
 
 
 def demo_folder(settings: Settings) -> Path:
-    value = settings.q.value(FOLDER_KEY, "")
-    return Path(str(value)) if value else default_demo_folder()
+    value = settings.get("demo/folder")
+    return Path(value) if value else default_demo_folder()
 
 
 def normalise_code(code: str) -> str:
@@ -780,13 +781,11 @@ class DemoWindow(QWidget):
         self.setObjectName("DemoWindow")
         self.setWindowTitle("GPU Build Configurator: demo")
         self.settings = settings or Settings()
+        self.unit = self.settings.get("units")  # the window's View > Units, for every figure and the chart
         self.catalog = catalog or default_catalog()
         self.scenarios = load_scenarios(scenarios_path, self.catalog)
         self._builds = [load_build(s.build_path, self.catalog) for s in self.scenarios]
-        try:
-            minutes = float(self.settings.q.value(IDLE_KEY, DEFAULT_IDLE_MINUTES))
-        except (TypeError, ValueError):
-            minutes = DEFAULT_IDLE_MINUTES
+        minutes = self.settings.get("demo/idle_minutes")
         self.idle_ms = idle_ms if idle_ms is not None else max(int(minutes * 60_000), 1_000)
         self.cycle_ms = cycle_ms if cycle_ms is not None else CYCLE_MS
         self.fade_ms = fade_ms if fade_ms is not None else FADE_MS
@@ -896,7 +895,7 @@ class DemoWindow(QWidget):
         self.chassis.setFrameShape(QFrame.Shape.NoFrame)
         self.chassis.setStyleSheet("background: white; border-radius: 14px;")
         views.addWidget(self.chassis, 1)
-        self.chart = HeadroomChart()
+        self.chart = HeadroomChart(unit=self.unit)
         self._enlarge_chart()
         views.addWidget(self.chart, 1)
         stage.addLayout(views, 1)
@@ -1115,7 +1114,7 @@ class DemoWindow(QWidget):
 
     # ---- the live figures ----
     def figure(self, spec: FigureSpec) -> Figure:
-        return read_figure(spec, self.doc.build, self.doc.result, self.catalog, self.doc.models)
+        return read_figure(spec, self.doc.build, self.doc.result, self.catalog, self.doc.models, self.unit)
 
     def key_figure(self) -> Figure:
         return self.figure(self.scenario.key)
@@ -1159,8 +1158,9 @@ class DemoWindow(QWidget):
             label.setFont(font)
             if compact:
                 r = rows[i][1]
-                digits = 0 if abs(r.headroom_gb) >= 100 else 1
-                label.setText(f"{r.headroom_gb:+.{digits}f} GB" if r.fits else f"short {-r.headroom_gb:.{digits}f}")
+                head, u = to_unit(r.headroom_gb, self.unit), self.unit
+                digits = 0 if abs(head) >= 100 else 1
+                label.setText(f"{head:+.{digits}f} {u}" if r.fits else f"short {-head:.{digits}f} {u}")
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])
@@ -1297,7 +1297,7 @@ class DemoWindow(QWidget):
         self.pin_pad.open()
 
     def pin(self) -> str:
-        return str(self.settings.q.value(PIN_KEY, DEFAULT_PIN) or DEFAULT_PIN)
+        return str(self.settings.get("demo/pin"))
 
     def enter_pin(self, digits: str) -> bool:
         """True (and ``exit_requested``) for the right PIN; a wrong one shakes the pad."""

@@ -22,6 +22,8 @@ class HeadroomChart(QWidget):
     def __init__(self, parent: QWidget | None = None, unit: str = "GB") -> None:
         super().__init__(parent)
         self.unit = unit
+        self.dark = False
+        self.ink = "#222"
         self.rows: list[tuple[str, CardMemory]] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -65,6 +67,7 @@ class HeadroomChart(QWidget):
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
+        self.dark = dark
         self.ink = "#e6e6e6" if dark else "#222"
         self.view.setBackground("#1f1f1f" if dark else "w")
         self.plot.setTitle("Memory per card against what the driver shows", color=self.ink, size="10pt")
@@ -77,7 +80,7 @@ class HeadroomChart(QWidget):
             self.update_result_rows()
 
     def _set_axes(self) -> None:
-        ink = getattr(self, "ink", "#222")
+        ink = self.ink
         self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
         self.plot.getAxis("bottom").setHeight(44)
         for side in ("left", "bottom"):
@@ -114,7 +117,7 @@ class HeadroomChart(QWidget):
                 head = to_unit(r.headroom_gb, self.unit)
                 word = f"{head:+.1f} {self.unit}" if r.fits else f"short {-head:.1f} {self.unit}"
                 label.setText(word)
-                ok = "#81C784" if getattr(self, "ink", "#222") != "#222" else "#1B5E20"
+                ok = "#81C784" if self.dark else "#1B5E20"
                 label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
                 label.setPos(float(i), max(base[i], caps[i]) * 1.01)
                 label.setVisible(True)
