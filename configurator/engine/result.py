@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from configurator.engine.codes import CheckCode, LinkKind
+
 Severity = Literal["error", "warning", "info"]
 FitStatus = Literal["fits", "tight", "does-not-fit", "unknown"]
 
@@ -16,7 +18,7 @@ class Out(BaseModel):
 
 class Check(Out):
     severity: Severity
-    code: str
+    code: CheckCode
     message: str  # a plain sentence with the fix
     slot: int | None = None  # the slot it concerns, for the GUI to select
     job: str | None = None  # the job it concerns
@@ -60,7 +62,7 @@ class Collective(Out):
     count_per_step: int  # how many times it runs per optimizer step
     payload_bytes: float  # size of the buffer (S in nccl-tests terms)
     bytes_per_card: float  # what each card sends (and receives) per step: ring factor x payload x count
-    link: str  # the slowest link on the ring: nvlink, nvswitch, pcie-pix, pcie-node, pcie-sys
+    link: LinkKind  # the slowest link on the ring
     rate_gb_s: float  # per direction, GB/s
     rate_basis: str  # nominal (datasheet), measured (typical busbw) or calibrated (user's nccl-tests)
     seconds: float
@@ -70,7 +72,7 @@ class Communication(Out):
     collectives: list[Collective] = []
     seconds_per_step: float = 0.0
     bytes_per_card_per_step: float = 0.0
-    bound_by: str | None = None  # the slowest link kind
+    bound_by: LinkKind | None = None  # the slowest link kind
     ratio_to_compute: float | None = None
     hidden_behind_compute: bool | None = None
     tp_forward_bytes_per_token: float | None = None  # seed B's per-token figure (forward only)

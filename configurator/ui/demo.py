@@ -62,6 +62,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import build_to_yaml, load_build, save_build
+from configurator.engine.codes import LinkKind
 from configurator.engine.editing.kiosk import (
     check_drop,
     fitting_status,
@@ -193,7 +194,7 @@ def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> 
 def _link_words(bound_by: str | None) -> str:
     if not bound_by:
         return "the card's own memory"
-    return "NVLink" if bound_by.startswith(("nvlink", "nvswitch")) else "PCIe"
+    return "NVLink" if LinkKind(bound_by).is_nvlink else "PCIe"
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def _explain_bridge(problem: str, card: CardSpec | None, n: int) -> str:
         "BRIDGE_ON_SXM": f"{card.name} has no NVLink bridge connector (SXM modules use the NVSwitch baseboard)",
         "BRIDGE_NO_NVLINK": f"{card.name} has no NVLink bridge connector: it talks over PCIe only",
         "BRIDGE_NOT_ADJACENT": "bridged cards must sit side by side in adjacent slots",
-    }[problem]
+    }.get(problem, f"no NVLink bridge here ({problem})")
 
 
 def bridge_group_for(build: Build, catalog: Catalog, slot: int, size: int) -> tuple[list[int] | None, str | None]:

@@ -49,7 +49,7 @@ def check_place(build: Build, catalog: Catalog, slot: int, card_id: str, moving_
             "CARD_TOO_WIDE": f"{card.name} is {slot_width(card)} slots wide; slot {slot} takes up to {pos.max_width}",
             "CARD_TOO_LONG": f"{card.name} is {card.form_factor.length_mm.value or 0:.0f} mm long; this chassis "
             f"takes up to {chassis.max_card_length_mm.value or 0:.0f} mm",
-        }[problems[0]]
+        }.get(problems[0], f"{card.name} does not fit slot {slot} ({problems[0]})")
     mine = card_span(card, pos.x)
     for other, span in _spans(build, catalog, skip=moving_from).items():
         if other == slot:
