@@ -23,14 +23,14 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine import Build, BuildResult, editing
-from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.present.words import PITCH_MM
 from configurator.ui.document import BuildDocument
 from configurator.ui.mime import read_bridge, read_card, read_job, read_slot, slot_mime
 from configurator.ui.scene import drag_started, item_under
 from configurator.ui.style import card_colour
 
 MM = 2.0  # scene pixels per millimetre
-PITCH_MM = 20.32  # PCIe expansion-slot pitch (PCI CEM)
 LABEL_W = 290.0
 TOP = 90.0
 SXM_SIZE = 150.0

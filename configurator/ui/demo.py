@@ -76,13 +76,13 @@ from configurator.engine.editing.kiosk import (
 )
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import CardMemory, JobResult
+from configurator.present.words import headroom_label, to_unit
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.document import BuildDocument
 from configurator.ui.headroom_chart import HeadroomChart
 from configurator.ui.mime import card_mime, read_card, read_slot
 from configurator.ui.palette import card_icon
 from configurator.ui.settings import Settings
-from configurator.ui.style import to_unit
 
 # ---- settings (read with these defaults; not part of the Preferences dialog) ---------------------------------
 
@@ -1159,9 +1159,8 @@ class DemoWindow(QWidget):
             label.setFont(font)
             if compact:
                 r = rows[i][1]
-                head, u = to_unit(r.headroom_gb, self.unit), self.unit
-                digits = 0 if abs(head) >= 100 else 1
-                label.setText(f"{head:+.{digits}f} {u}" if r.fits else f"short {-head:.{digits}f} {u}")
+                digits = 0 if abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
+                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit, digits))
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])

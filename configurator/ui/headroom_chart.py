@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 from configurator.engine.result import BuildResult, CardMemory
+from configurator.present.words import headroom_label
 from configurator.ui.style import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
@@ -114,9 +115,7 @@ class HeadroomChart(QWidget):
         for i, label in enumerate(self.labels):
             if i < n:
                 _, r = self.rows[i]
-                head = to_unit(r.headroom_gb, self.unit)
-                word = f"{head:+.1f} {self.unit}" if r.fits else f"short {-head:.1f} {self.unit}"
-                label.setText(word)
+                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit))
                 ok = "#81C784" if self.dark else "#1B5E20"
                 label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
                 label.setPos(float(i), max(base[i], caps[i]) * 1.01)

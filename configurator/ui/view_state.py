@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-UNITS = ("GB", "GiB")  # GB = 10^9 bytes (the seeds' unit); GiB = 2^30 bytes
+from configurator.present.words import UNITS
 
 
 class ViewState(QObject):
