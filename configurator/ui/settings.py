@@ -91,24 +91,22 @@ def text_option(key: str, default: str, doc: str = "", choices: tuple[str, ...] 
     return Option(key, default, _text, doc, choices)
 
 
-OPTIONS: dict[str, Option[Any]] = {
-    o.key: o
-    for o in (
-        text_option("units", "GB", "GB (10^9 B, as the seeds) or GiB", ("GB", "GiB")),
-        Option("recent_files", [], _text_list, "most recent first, at most 10"),
-        text_option("last_folder", "", "where Open and Save start"),
-        Option("autosave_seconds", 30, _int_at_least(5), "seconds between autosaves"),
-        text_option("theme", "light", "light or dark", ("light", "dark")),
-        text_option("seller_name", "GPU Build Configurator", "build sheet header"),
-        text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
-        text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
-        Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
-        # demo mode (not in the Preferences dialog): see ui/demo.py
-        Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
-        Option("demo/idle_minutes", 3.0, _positive_float, "minutes without input before the attract loop"),
-        text_option("demo/folder", "", "where take-home builds go; Documents/configurator-demo when empty"),
-    )
-}
+_DECLARED: tuple[Option[Any], ...] = (
+    text_option("units", "GB", "GB (10^9 B, as the seeds) or GiB", ("GB", "GiB")),
+    Option[list[str]]("recent_files", [], _text_list, "most recent first, at most 10"),
+    text_option("last_folder", "", "where Open and Save start"),
+    Option("autosave_seconds", 30, _int_at_least(5), "seconds between autosaves"),
+    text_option("theme", "light", "light or dark", ("light", "dark")),
+    text_option("seller_name", "GPU Build Configurator", "build sheet header"),
+    text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
+    text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
+    Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
+    # demo mode (not in the Preferences dialog): see ui/demo.py
+    Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
+    Option("demo/idle_minutes", 3.0, _positive_float, "minutes without input before the attract loop"),
+    text_option("demo/folder", "", "where take-home builds go; Documents/configurator-demo when empty"),
+)
+OPTIONS: dict[str, Option[Any]] = {o.key: o for o in _DECLARED}
 DEFAULTS: dict[str, Any] = {key: o.default for key, o in OPTIONS.items()}
 
 

@@ -23,7 +23,8 @@ class ViewState(QObject):
         super().__init__(parent)
         if unit not in UNITS:
             raise ValueError(f"unknown display unit '{unit}': one of {', '.join(UNITS)}")
-        self._unit, self._dark, self._job, self._slot = unit, dark, 0, None
+        self._unit, self._dark, self._job = unit, dark, 0
+        self._slot: int | None = None
 
     @property
     def unit(self) -> str:

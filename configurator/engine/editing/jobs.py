@@ -77,7 +77,7 @@ def assign_job(build: Build, catalog: Catalog, index: int, slot: int, instance: 
         cards: list[int | InstanceRef] = [ref]  # NCCL does not run across MIG instances: one instance per job
     elif add:
         keep = [c for c in job.cards if isinstance(c, int) and c != slot]
-        cards = sorted([*keep, slot])
+        cards = list(sorted([*keep, slot]))
     else:
         cards = [ref]
     return set_job_cards(build, index, cards)
@@ -112,7 +112,7 @@ def toggle_job_card(build: Build, index: int, slot: int, instance: int | None, o
         cards = [InstanceRef(slot=slot, instance=instance)] if on else []
     else:
         whole = [c for c in job.cards if isinstance(c, int) and c != slot]
-        cards = sorted([*whole, slot] if on else whole)  # type: ignore[type-var]
+        cards = list(sorted([*whole, slot] if on else whole))
     return set_job_cards(build, index, cards)
 
 
