@@ -59,3 +59,20 @@ def test_a_job_dropped_on_a_build_without_it_is_refused(qtbot, tmp_path: Path) -
     assert not drag_drop(window.chassis_view, job_mime("a job from another window"), free)
     assert window.doc.build == before
     assert any("no job called 'a job from another window'" in m for m in messages)
+
+
+def test_undo_and_redo_reuse_the_stored_results(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Undo and redo swap the results the engine already gave in: no evaluation on the GUI thread."""
+    from functools import partial
+
+    from configurator.engine import editing
+
+    window = make_window(qtbot, tmp_path)
+    doc = window.doc
+    first = doc.result
+    assert doc.edit("longer", partial(editing.update_job, index=0, sequence_length=8192))
+    edited, runs = doc.result, doc.evaluations
+    doc.undo_stack.undo()
+    assert doc.result is first and doc.evaluations == runs
+    doc.undo_stack.redo()
+    assert doc.result is edited and doc.evaluations == runs

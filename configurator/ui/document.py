@@ -26,13 +26,16 @@ class SetBuildCommand(QUndoCommand):
     """Replace the build with another; undo puts the old one back.
 
     Edits with the same ``merge_key`` in a row (a slider being dragged, a spin box being stepped) merge
-    into one undo step that goes back to the value before the first of them.
+    into one undo step that goes back to the value before the first of them. Each side keeps the result
+    the engine gave for it, so undo and redo swap results in instead of evaluating again.
     """
 
     def __init__(self, document: BuildDocument, before: Build, after: Build, text: str,
                  merge_key: str | None = None) -> None:  # fmt: skip
         super().__init__(text)
         self._doc, self._before, self._after = document, before, after
+        self._before_result: BuildResult | None = document.result if document.build is before else None
+        self._after_result: BuildResult | None = None
         self._id = _MERGE_IDS.setdefault(merge_key, 1000 + len(_MERGE_IDS)) if merge_key else -1
 
     def id(self) -> int:
@@ -41,15 +44,15 @@ class SetBuildCommand(QUndoCommand):
     def mergeWith(self, other: QUndoCommand) -> bool:
         if not isinstance(other, SetBuildCommand) or other.id() != self.id() or self.id() == -1:
             return False
-        self._after = other._after
+        self._after, self._after_result = other._after, other._after_result
         self.setText(other.text())
         return True
 
     def redo(self) -> None:
-        self._doc._set(self._after)
+        self._after_result = self._doc._set(self._after, self._after_result)
 
     def undo(self) -> None:
-        self._doc._set(self._before)
+        self._before_result = self._doc._set(self._before, self._before_result)
 
 
 class BuildDocument(QObject):
@@ -64,6 +67,7 @@ class BuildDocument(QObject):
         self._build = build
         self._path = path
         self._models = ModelResolver(self.catalog, path.parent if path else None)
+        self.evaluations = 1  # how many times the engine ran for this document (undo/redo reuse results)
         self._result = self._evaluate(build)
 
     # ---- state ----
@@ -96,10 +100,13 @@ class BuildDocument(QObject):
     def _evaluate(self, build: Build) -> BuildResult:
         return evaluate(build, self.catalog, models=self._models)
 
-    def _set(self, build: Build) -> None:
+    def _set(self, build: Build, result: BuildResult | None = None) -> BuildResult:
+        """Make ``build`` current with its ``result`` (evaluated when not given); returns the result."""
         self._build = build
-        self._result = self._evaluate(build)
+        self._result = result if result is not None else self._evaluate(build)
+        self.evaluations += 1 if result is None else 0
         self.changed.emit(self._build, self._result)
+        return self._result
 
     # ---- edits ----
     def edit(self, text: str, make: Callable[[Build], Build], merge_key: str | None = None) -> bool:
