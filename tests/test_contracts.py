@@ -51,3 +51,18 @@ def test_an_unknown_physical_problem_does_not_raise_key_error(monkeypatch) -> No
     reason = cards.check_place(build, catalog, 1, "h200-nvl")
     assert reason is not None and "NEW_PROBLEM" in reason
     assert "NEW_PROBLEM" in bridges._explain_bridge("NEW_PROBLEM", catalog.cards["h200-nvl"], 2)
+
+
+def test_kiosk_figures_are_checked_against_the_result_models(tmp_path: Path) -> None:
+    """A scenario figure names a field of the result models; a misspelt one fails the load with its path."""
+    from configurator.ui.demo import FigureSpec, load_scenarios
+
+    assert load_scenarios()  # the shipped scenarios validate
+    FigureSpec(field="communication.seconds_per_step", label="x")
+    FigureSpec(field="room_for_activations_gb", label="x")
+    with pytest.raises(ValidationError, match="no 'second_per_step' in Communication"):
+        FigureSpec(field="communication.second_per_step", label="x")
+    with pytest.raises(ValidationError, match="no 'headroom_gbs' in CardMemory"):
+        FigureSpec(field="headroom_gbs", label="x")
+    with pytest.raises(ValidationError):
+        FigureSpec(field="headroom_gb", label="x", colour="red")  # type: ignore[call-arg]

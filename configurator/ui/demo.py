@@ -20,12 +20,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+import typing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from PySide6.QtCore import (
     QEasingCurve,
     QEvent,
@@ -116,18 +118,57 @@ def demo_resources() -> Path:
 # ---- scenarios ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FigureSpec:
-    """Where a figure comes from in the result and how it reads (see the comment in scenarios.yaml)."""
+# Figures that are not one field of the result: counted or summed by read_figure.
+DERIVED_FIELDS = {"fitting_jobs", "all_gather_gb"}
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (``Compute | None`` -> Compute), else None."""
+    for t in (annotation, *typing.get_args(annotation)):
+        if isinstance(t, type) and issubclass(t, BaseModel):
+            return t
+    return None
+
+
+def _check_path(model: type[BaseModel], path: str) -> None:
+    """``path`` ('communication.seconds_per_step') names a number in ``model``; ValueError naming the part
+    that does not."""
+    here: type[BaseModel] | None = model
+    for part in path.split("."):
+        if here is None or part not in here.model_fields:
+            known = sorted(here.model_fields) if here is not None else []
+            raise ValueError(f"'{path}': no '{part}' in {here.__name__ if here else 'a number'} (one of {known})")
+        here = _model_in(here.model_fields[part].annotation)
+
+
+class FigureSpec(BaseModel):
+    """Where a figure comes from in the result and how it reads (see the comment in scenarios.yaml).
+
+    ``field`` is checked against the result models when the scenarios load: a CardMemory field (read on
+    the job's card ``card``), a dotted JobResult path ('communication.seconds_per_step'), or one of
+    DERIVED_FIELDS. A misspelt field fails the load, not the stand."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     field: str
     label: str
-    job: int = 0
-    card: int = 0
-    unit: str = "GB"
-    digits: int = 1
+    job: int = Field(default=0, ge=0)
+    card: int = Field(default=0, ge=0)
+    unit: Literal["GB", "s", ""] = "GB"
+    digits: int = Field(default=1, ge=0, le=3)
     short_label: str | None = None
     variant: dict[str, str] | None = None
+
+    @field_validator("field")
+    @classmethod
+    def _names_a_result_figure(cls, value: str) -> str:
+        if value in DERIVED_FIELDS:
+            return value
+        if "." in value or value == "step_seconds":  # read_figure reads these from the job, the rest from its card
+            _check_path(JobResult, value)
+        else:
+            _check_path(CardMemory, value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -146,10 +187,11 @@ class Scenario:
 def _figure(data: Any, where: str) -> FigureSpec:
     if not isinstance(data, dict) or "field" not in data or "label" not in data:
         raise ValueError(f"{where}: a figure needs at least field and label")
-    unknown = set(data) - set(FigureSpec.__dataclass_fields__)
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}")
-    return FigureSpec(**data)
+    try:
+        return FigureSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{where}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
 def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> list[Scenario]:
