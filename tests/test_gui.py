@@ -329,7 +329,7 @@ def test_drag_job_onto_card(window) -> None:  # type: ignore[no-untyped-def]
     from configurator.ui.mime import job_mime
 
     assert drag_drop(window.chassis_view, card_mime("rtx-pro-6000-server"), 5)
-    assert drag_drop(window.chassis_view, job_mime(1, "70B QLoRA"), 5)
+    assert drag_drop(window.chassis_view, job_mime("70B QLoRA"), 5)
     assert window.doc.build.jobs[1].cards == [5]
     assert window.chart.rows[-1][1].slot == 5
     assert window.doc.undo_stack.undoText().startswith("Move job")
@@ -346,7 +346,7 @@ def test_drag_job_onto_bridge_runs_it_on_the_group(window) -> None:  # type: ign
     view = window.chassis_view
     bar = next(item for item in view.scene().items() if isinstance(item.data(0), list))
     point = view.mapFromScene(bar.sceneBoundingRect().center())
-    mime = job_mime(1, "70B QLoRA")
+    mime = job_mime("70B QLoRA")
     args = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(view.viewport(), QDragEnterEvent(point, *args))
     QApplication.sendEvent(view.viewport(), QDragMoveEvent(point, *args))

@@ -209,7 +209,7 @@ def test_assign_job_by_dragging_it_onto_an_instance(qtbot, mixed_doc: BuildDocum
     editor = make_editor(qtbot, mixed_doc)
     assert editor.apply_preset("all-balanced")
     small = next(b for b in editor.view.blocks.values() if b.profile == "1g.18gb")
-    mime = job_mime(0, "8B LoRA")
+    mime = job_mime("8B LoRA")
     moved, dropped = drag(editor.view, mime, editor.view.block_point(small.index))
     assert moved and dropped
     assert mixed_doc.build.jobs[0].cards == [InstanceRef(slot=1, instance=small.index)]
@@ -311,7 +311,7 @@ def test_undo_restores_everything(qtbot, seed_doc: BuildDocument) -> None:  # ty
     original, shown = seed_doc.build, diagram(editor)
     chips = [[c.job.headroom_gb for c in b.chips] for b in editor.view.blocks.values()]
     assert editor.apply_preset("all-balanced")
-    mime = job_mime(3, "tenant D")
+    mime = job_mime("tenant D")
     big = next(b for b in editor.view.blocks.values() if b.profile == "2g.48gb")
     assert drag(editor.view, mime, editor.view.block_point(big.index))[1]
     editor.mig_toggle.click()
@@ -346,8 +346,8 @@ def test_seven_small_tenants_stay_readable(qtbot, mixed_doc: BuildDocument) -> N
     """Seven 1g.18gb instances each with a job: every block keeps its text inside it."""
     editor = make_editor(qtbot, mixed_doc)
     assert editor.apply_preset("all-1g")
-    assert drag(editor.view, job_mime(1, "8B QLoRA"), editor.view.block_point(3))[1]
-    assert drag(editor.view, job_mime(0, "8B LoRA"), editor.view.block_point(5))[1]
+    assert drag(editor.view, job_mime("8B QLoRA"), editor.view.block_point(3))[1]
+    assert drag(editor.view, job_mime("8B LoRA"), editor.view.block_point(5))[1]
     for block in editor.view.blocks.values():
         children = list(block.childItems())
         while children:

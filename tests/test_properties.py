@@ -198,7 +198,9 @@ def build_dicts(draw: st.DrawFn, known_ids_only: bool = False) -> dict[str, Any]
         "cards": cards,
         "bridges": bridges,
         "assumptions": assumptions,
-        "jobs": draw(st.lists(job_dicts(slots, mig_counts, known_ids_only), max_size=4)),
+        # a job's name is its identity (Build refuses two alike): draw distinct names
+        "jobs": draw(st.lists(job_dicts(slots, mig_counts, known_ids_only), max_size=4,
+                              unique_by=lambda j: j["name"])),
     }
 
 

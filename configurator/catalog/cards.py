@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -148,12 +149,15 @@ class CardSpec(Strict):
         )
 
 
-def short_card_name(name: str, *, abbreviate: bool = True) -> str:
+def short_card_name(name: str, *, abbreviate: bool = True, bare: bool = False) -> str:
     """One shortening for every narrow label: 'NVIDIA RTX PRO 6000 Blackwell Server Edition' ->
-    'RTX PRO 6000 Server' (abbreviated) or 'RTX PRO 6000 Server Edition'."""
+    'RTX PRO 6000 Server' (abbreviated) or 'RTX PRO 6000 Server Edition'. ``bare`` also drops the memory
+    size and a bracketed form factor, for the kiosk's big labels: 'H100 SXM 80GB' -> 'H100 SXM'."""
     short = name.removeprefix("NVIDIA ").replace(" Blackwell", "")
     if abbreviate:
         for long, abbrev in ((" Max-Q Workstation Edition", " Max-Q"), (" Workstation Edition", " WS"),
                              (" Server Edition", " Server")):  # fmt: skip
             short = short.replace(long, abbrev)
+    if bare:
+        short = re.sub(r"\s+\d+GB$", "", short.replace(" (SXM)", ""))
     return short

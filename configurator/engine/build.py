@@ -215,6 +215,23 @@ class Build(Strict):
             raise ValueError(f"slot(s) {dup} hold more than one card")
         return self
 
+    @model_validator(mode="after")
+    def _job_names_once(self) -> Build:
+        # A job's name is its identity: results, MIG chips, drags and undo steps find the job by it.
+        seen: dict[str, int] = {}
+        for i, job in enumerate(self.jobs):
+            if job.name in seen:
+                raise ValueError(
+                    f"jobs {seen[job.name] + 1} and {i + 1} are both called '{job.name}': a job's name must be "
+                    f"unique in the build; rename one, e.g. to '{job.name} ({i + 1})'"
+                )
+            seen[job.name] = i
+        return self
+
+    def job_index(self, name: str) -> int | None:
+        """Where the job called ``name`` is in the list (None when there is none)."""
+        return next((i for i, j in enumerate(self.jobs) if j.name == name), None)
+
     def card_in(self, slot: int) -> CardPlacement | None:
         for c in self.cards:
             if c.slot == slot:

@@ -148,4 +148,5 @@ def compute(
         speedup=low.speedup, speedup_source=low.speedup_source,
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
+        memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
     )  # fmt: skip

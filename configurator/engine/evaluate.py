@@ -10,8 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
-from configurator.catalog.errors import FileError, UnknownIdError
-from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.errors import UnknownIdError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
@@ -38,6 +37,7 @@ from configurator.engine.memory import (
 from configurator.engine.mig import LayoutCheck, MigRequest, mig_commands, mig_parted_yaml, place_layout
 from configurator.engine.physical import bridge_checks, power_budget, slot_checks
 from configurator.engine.precision import trained_bytes
+from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.result import (
     BuildResult,
     CardMemory,
@@ -52,27 +52,10 @@ from configurator.engine.result import (
 from configurator.engine.stack import describe, stack_of
 from configurator.engine.topology import LEGEND, TopologyModel, build_topology, calibration_map
 
-_imported_models: dict[tuple[str, float], ModelSpec] = {}
-
 
 def resolve_model(ref: str | ParamsOnlyModel, catalog: Catalog, base_dir: Path | None) -> ModelSpec:
-    """A catalog id, a path to a Hugging Face config.json, or {parameters: N}."""
-    if isinstance(ref, ParamsOnlyModel):
-        label = ref.name or f"{ref.parameters / 1e9:g}B (parameter count only)"
-        return ModelSpec(id=f"params-{ref.parameters:.0f}", name=label, source="build file: parameter count",
-                         architecture="params-only", parameters=int(ref.parameters),
-                         adapter_fraction=ref.adapter_fraction)  # fmt: skip
-    if ref in catalog.models:
-        return catalog.models[ref]
-    if ref.endswith(".json") or "/" in ref or "\\" in ref:
-        path = Path(ref).expanduser()
-        if not path.is_absolute() and base_dir is not None:
-            path = base_dir / path
-        key = (str(path.resolve()), path.stat().st_mtime if path.exists() else 0.0)
-        if key not in _imported_models:
-            _imported_models[key] = load_hf_config(path)
-        return _imported_models[key]
-    raise UnknownIdError("model", ref, list(catalog.models))
+    """A catalog id, a path to a Hugging Face config.json, or {parameters: N} (see ``ModelResolver``)."""
+    return ModelResolver(catalog, base_dir).resolve(ref)
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -152,9 +135,12 @@ def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) 
     return layouts
 
 
-def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> BuildResult:
+def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path | None = None,
+             models: ModelResolver | None = None) -> BuildResult:  # fmt: skip
+    """``models``: the resolver for the build's model references (its folder and cache); by default one for
+    ``base_dir``, the build file's folder."""
     catalog = catalog or default_catalog()
-    base = Path(base_dir) if base_dir else None
+    models = models or ModelResolver(catalog, base_dir)
     a = build.assumptions
     checks: list[Check] = []
     try:
@@ -200,7 +186,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     placed_jobs: dict[tuple[int, int], list[str]] = {}
     card_use: dict[tuple[int, int | None], list[tuple[str, float]]] = {}
     for job in build.jobs:
-        result = _evaluate_job(job, build, catalog, base, cards, layouts, topo, calib, checks, card_use)
+        result = _evaluate_job(job, build, catalog, models, cards, layouts, topo, calib, checks, card_use)
         jobs.append(result)
         for row in result.cards:
             if row.instance is not None:
@@ -288,14 +274,14 @@ def capacity_of(card: CardSpec, layout: LayoutCheck | None, instance: int | None
     raise KeyError(instance)
 
 
-def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, cards: dict[int, CardSpec],
+def _evaluate_job(job: Job, build: Build, catalog: Catalog, models: ModelResolver, cards: dict[int, CardSpec],
                   layouts: dict[int, LayoutCheck], topo: TopologyModel, calib: dict[str, float],
                   checks: list[Check], card_use: dict) -> JobResult:  # type: ignore[type-arg]  # fmt: skip
     a = build.assumptions
     name = job.name
     try:
-        model = resolve_model(job.model, catalog, base)
-    except (UnknownIdError, FileError, OSError, ValueError) as exc:
+        model = models.resolve(job.model)
+    except RESOLVE_ERRORS as exc:
         checks.append(
             Check(
                 severity="error",

@@ -219,6 +219,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
         total_w=total,
         psu_capacity_w=capacity,
         margin_w=capacity - total if capacity is not None else None,
+        tight_above_w=PSU_TIGHT_FRACTION * capacity if capacity is not None else None,
         transient_demand_w=transient,
         transient_capacity_w=transient_cap,
     )

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from configurator.engine.codes import CheckCode, LinkKind
+
 Severity = Literal["error", "warning", "info"]
 FitStatus = Literal["fits", "tight", "does-not-fit", "unknown"]
 
@@ -16,7 +18,7 @@ class Out(BaseModel):
 
 class Check(Out):
     severity: Severity
-    code: str
+    code: CheckCode
     message: str  # a plain sentence with the fix, in words a buyer understands
     detail: str | None = None  # for the engineer: API calls, settings and sources (a details view shows it)
     slot: int | None = None  # the slot it concerns, for the GUI to select
@@ -69,7 +71,7 @@ class Collective(Out):
     count_per_step: int  # how many times it runs per optimizer step
     payload_bytes: float  # size of the buffer (S in nccl-tests terms)
     bytes_per_card: float  # what each card sends (and receives) per step: ring factor x payload x count
-    link: str  # the slowest link on the ring: nvlink, nvswitch, pcie-pix, pcie-node, pcie-sys
+    link: LinkKind  # the slowest link on the ring
     rate_gb_s: float  # per direction, GB/s
     rate_basis: str  # nominal (datasheet), measured (typical busbw) or calibrated (user's nccl-tests)
     seconds: float
@@ -79,7 +81,7 @@ class Communication(Out):
     collectives: list[Collective] = []
     seconds_per_step: float = 0.0
     bytes_per_card_per_step: float = 0.0
-    bound_by: str | None = None  # the slowest link kind
+    bound_by: LinkKind | None = None  # the slowest link kind
     ratio_to_compute: float | None = None
     hidden_behind_compute: bool | None = None
     tp_forward_bytes_per_token: float | None = None  # seed B's per-token figure (forward only)
@@ -102,6 +104,7 @@ class Compute(Out):
     seconds_per_step: float | None
     utilization: float
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
+    memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
     card_ops_per_byte: dict[str, float] = {}
     matmuls: list[MatmulIntensity] = []
@@ -187,6 +190,7 @@ class Power(Out):
     total_w: float
     psu_capacity_w: float | None  # continuous, redundant units removed; None when the PSU rating is unpublished
     margin_w: float | None
+    tight_above_w: float | None = None  # draw above this is PSU_TIGHT (physical.PSU_TIGHT_FRACTION)
     transient_demand_w: float
     transient_capacity_w: float | None
 
@@ -204,6 +208,10 @@ class BuildResult(Out):
     mig: list[MigCard] = []
     power: Power | None = None
     notes: list[str] = []
+
+    def job(self, name: str) -> JobResult | None:
+        """The result of the job called ``name`` (job names are unique in a build)."""
+        return next((j for j in self.jobs if j.name == name), None)
 
     @property
     def errors(self) -> list[Check]:

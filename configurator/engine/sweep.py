@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build, Job
-from configurator.engine.evaluate import capacity_of, resolve_model  # the main result's capacity rule
+from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
 from configurator.engine.lowprecision import Capability, job_capability
 from configurator.engine.memory import GB, Sharding, memory_for_card, sharding
 from configurator.engine.mig import MigRequest, place_layout
+from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 
 # The comparison methods drawn dimmed beside the job's own (seed A's cases).
 COMPARE_METHODS: list[tuple[str, dict]] = [  # type: ignore[type-arg]
@@ -62,15 +63,18 @@ def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, spl
 
 
 def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[int] | None = None,
-                 micro_batches: tuple[int, ...] = (1, 2, 4, 8)) -> Frontier | None:  # fmt: skip
+                 micro_batches: tuple[int, ...] = (1, 2, 4, 8),
+                 models: ModelResolver | None = None) -> Frontier | None:  # fmt: skip
     """Headroom on the job's smallest card against sequence length, for each micro-batch, and the same
-    curve (job's micro-batch) for the comparison methods. None when the job has no card or model."""
+    curve (job's micro-batch) for the comparison methods. None when the job has no card or model.
+
+    ``models``: the build's resolver (its folder, for a relative config.json), as ``evaluate`` uses."""
     if not 0 <= job_index < len(build.jobs):
         return None
     job = build.jobs[job_index]
     try:
-        model = resolve_model(job.model, catalog, None)
-    except Exception:
+        model = (models or ModelResolver(catalog)).resolve(job.model)
+    except RESOLVE_ERRORS:  # evaluate reports the reason as JOB_MODEL_UNKNOWN
         return None
     if model.is_params_only or not job.cards:
         return None

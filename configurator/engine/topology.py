@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.engine.build import Build, LinkCalibration
+from configurator.engine.codes import LinkKind
 
 # Per-direction PCIe x16 payload rates by generation: PCIe Gen5 x16 is "128 GB/s" both directions
 # (NVIDIA H100/H200 tables), 64 each way; Gen4 64 GB/s total (A100 datasheet); Gen3 half of Gen4.
@@ -47,8 +48,8 @@ class Link:
         return self.kind if self.kind in ("nvlink", "nvswitch") else "pcie"
 
     @property
-    def name(self) -> str:
-        return self.kind if self.kind in ("nvlink", "nvswitch") else f"pcie-{self.kind.lower()}"
+    def name(self) -> LinkKind:
+        return LinkKind(self.kind if self.kind in ("nvlink", "nvswitch") else f"pcie-{self.kind.lower()}")
 
     def rate(self, basis: str, calibration: dict[str, float]) -> tuple[float, str]:
         if self.family in calibration:

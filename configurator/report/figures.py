@@ -11,19 +11,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.result import CardMemory, JobResult
-
-# Memory components in stacking order (bottom to top), colour-blind-safe colours (Okabe-Ito).
-COMPONENTS: list[tuple[str, str, str]] = [
-    ("weights_gb", "Weights", "#0072B2"),
-    ("adapters_gb", "Adapters", "#56B4E9"),
-    ("gradients_gb", "Gradients", "#009E73"),
-    ("optimizer_gb", "Optimizer", "#E69F00"),
-    ("activations_gb", "Activations", "#CC79A7"),
-    ("transient_gb", "Transients", "#D55E00"),
-    ("overhead_gb", "Overhead", "#999999"),
-]
-PITCH_MM = 20.32
-BRIDGE_FILL, BRIDGE_EDGE = "#FFB300", "#E65100"  # NVLink bridge bar: here, in the chassis view and the palette
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, COMPONENTS, card_colour_hex
+from configurator.present.words import PITCH_MM, headroom_label
 
 
 def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
@@ -35,12 +24,8 @@ def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
 
 
 def card_colour(card_id: str) -> QColor:
-    """A stable colour per card family (NVIDIA green for data-centre parts)."""
-    if card_id.startswith(("h200", "h100", "b200")):
-        return QColor("#76B900")
-    if card_id.startswith("rtx-pro"):
-        return QColor("#4A4A4A")
-    return QColor("#2F6F8F")
+    """A stable colour per card family (present.colours)."""
+    return QColor(card_colour_hex(card_id))
 
 
 def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog) -> None:
@@ -185,7 +170,7 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
         colour = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828"}.get(r.status, "#222222")
         painter.setPen(QColor(colour))
         _font(painter, 6.5, bold=True)
-        text = f"{r.headroom_gb:+.1f} GB" if r.fits else f"short {-r.headroom_gb:.1f} GB"
+        text = headroom_label(r.headroom_gb, r.fits)
         painter.drawText(QRectF(cx - 40, y(max(base, r.capacity_gb)) - 11, 80, 10), Qt.AlignmentFlag.AlignCenter, text)
         painter.setPen(ink)
         _font(painter, 6)

@@ -36,8 +36,10 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.compute import attainable_tflops, bf16_rate, ridge_intensity
+from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import JobResult
 from configurator.engine.sweep import Frontier, fit_frontier
+from configurator.ui.style import to_unit
 
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
 LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates
@@ -345,11 +347,21 @@ class FitFrontierChart(_Chart):
         self._marker_frac = 0.5
         self.plot.vb.sigResized.connect(self._anchor_marker)
         self.current_label = self._label((0.0, 0.0))
-        self._set_axes("Sequence length (tokens, log scale)", "Headroom (GB)")
-        self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom GB)
+        self.unit = "GB"  # the view state's display unit (View > Units)
+        self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({self.unit})")
+        self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom in unit)
         self._current_range: tuple[float, float, float, float] | None = None  # x0, x1, y_lo, y_hi of the last draw
         self._y_span = 1.0
         self.plot.scene().sigMouseMoved.connect(self._hover)
+
+    def set_unit(self, unit: str) -> None:
+        """Headroom in GB or GiB: the axis, the curves, the labels and the tooltips."""
+        if unit == self.unit:
+            return
+        self.unit = unit
+        self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({unit})")
+        if hasattr(self, "_last"):
+            self._draw(*self._last)
 
     def tooltip_at(self, tokens: float, headroom_gb: float) -> str | None:
         """The curve nearest (tokens, headroom) within a few % of the chart's height: its label, the
@@ -366,7 +378,7 @@ class FitFrontierChart(_Chart):
             return None
         _, label, length, head = best
         verdict = "fits" if head >= 0 else "does not fit"
-        return f"<b>{html.escape(label)}</b><br>{length:,} tokens: headroom {head:+.1f} GB ({verdict})"
+        return f"<b>{html.escape(label)}</b><br>{length:,} tokens: headroom {head:+.1f} {self.unit} ({verdict})"
 
     def _hover(self, pos: QPointF) -> None:
         if self.is_empty() or not self._drawn:
@@ -378,7 +390,9 @@ class FitFrontierChart(_Chart):
         """The length marked on the chart: the job's own curve's longest length that still fits."""
         return self._marked
 
-    def update_document(self, build: Build, catalog: Catalog, job_index: int) -> None:
+    def update_document(self, build: Build, catalog: Catalog, job_index: int,
+                        models: ModelResolver | None = None) -> None:  # fmt: skip
+        """``models``: the document's resolver, so a relative config.json resolves from the build's folder."""
         job = build.jobs[job_index] if 0 <= job_index < len(build.jobs) else None
         placements = tuple(build.card_in(s) for s, _ in job.card_keys) if job is not None else ()
         # the sweep covers every length itself, so moving the job's own sequence length only moves the
@@ -388,7 +402,8 @@ class FitFrontierChart(_Chart):
         new_sweep = key != self._key or self.frontier is None
         if new_sweep:
             self._key = key
-            self.frontier = fit_frontier(build, job_index, catalog) if job is not None else None
+            sweep = fit_frontier(build, job_index, catalog, models=models) if job is not None else None
+            self.frontier = sweep
         self._last = (build, job_index)
         if new_sweep or self._current_range is None or job is None:
             self._draw(build, job_index)
@@ -439,7 +454,9 @@ class FitFrontierChart(_Chart):
         dash = 0
         own = None
         shown = f.curves[: self.MAX_CURVES]
-        for item, curve in zip(self.curves, shown, strict=False):
+        u = self.unit
+        heads = [[to_unit(h, u) for h in c.headroom_gb] for c in shown]  # display unit from here on
+        for item, curve, head_u in zip(self.curves, shown, heads, strict=False):
             if curve.is_job or curve.label.split(",")[0] == job.method:
                 colour = MB_COLOURS.get(curve.micro_batch, "#56B4E9")
                 pen = pg.mkPen(colour, width=3.2 if curve.is_job else 1.4)
@@ -457,21 +474,21 @@ class FitFrontierChart(_Chart):
                 dash += 1
                 label = f"{curve.label} (compare)"
                 item.setZValue(3)
-            item.setData(curve.lengths, curve.headroom_gb, pen=pen)
+            item.setData(curve.lengths, head_u, pen=pen)
             entries.append((item, label))
         for item in self.curves[len(shown) :]:
             item.setData([], [])
         self._drawn = [
-            (label, list(c.lengths), list(c.headroom_gb)) for (_, label), c in zip(entries, shown, strict=True)
+            (label, list(c.lengths), h) for (_, label), c, h in zip(entries, shown, heads, strict=True)
         ]
-        cap = f.capacity_gb
-        top = max(max(max(c.headroom_gb) for c in shown), 0.0)
+        cap = to_unit(f.capacity_gb, u)
+        top = max(max(max(h) for h in heads), 0.0)
         y_hi = max(top * 1.18, cap * 0.12, 5.0)
         y_lo = -max(0.45 * y_hi, 10.0)
         self._y_span = y_hi - y_lo
         self.below.setRegion((y_lo * 2, 0))
         self.zero.setData([x0, x1], [0.0, 0.0])
-        entries.append((self.zero, "0 GB: does not fit below"))
+        entries.append((self.zero, f"0 {u}: does not fit below"))
         lx0, lx1 = math.log10(x0), math.log10(x1)
         self._set_text(self.zero_label, "does not fit", self.alert)
         self.zero_label.setPos(lx0 + 0.02 * (lx1 - lx0), 0.0)
@@ -482,7 +499,7 @@ class FitFrontierChart(_Chart):
         # the longest length that fits on the job's own curve
         self._marked = own.max_fitting_length if own else None
         if own is not None and self._marked is not None:
-            head = own.headroom_gb[own.lengths.index(self._marked)]
+            head = to_unit(own.headroom_gb[own.lengths.index(self._marked)], u)
             self.marker.setData([self._marked], [head])
             lx = math.log10(self._marked)
             self._set_text(self.marker_label, f"fits up to {self._marked:,} tokens", self.alert)
@@ -499,8 +516,8 @@ class FitFrontierChart(_Chart):
             self.marker_label.setPos(lx0 + 0.02 * (lx1 - lx0), y_hi * 0.85)
             self.marker_label.setVisible(bool(text))
         self._set_legend(entries)
-        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} GB)")
-        off = [c.label for c in shown if max(c.headroom_gb) < y_lo]
+        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} {u})")
+        off = [c.label for c, h in zip(shown, heads, strict=True) if max(h) < y_lo]
         self._set_note(f"Below the chart at every length (never fits): {', '.join(off)}." if off else "")
         self.plot.setXRange(lx0, lx1, padding=0.045)  # room for the end ticks' labels
         self.plot.setYRange(y_lo, y_hi, padding=0)
@@ -877,7 +894,7 @@ class RooflineChart(_Chart):
             else:
                 missing.append(card.id)
         roofs = roofs[: self.MAX_CARDS]
-        job: JobResult | None = result.jobs[job_index] if 0 <= job_index < len(result.jobs) else None
+        job: JobResult | None = result.job(build.jobs[job_index].name) if 0 <= job_index < len(build.jobs) else None
         if not roofs:
             for item in (*self.roofs, self.ridges, self.compute_pts, self.memory_pts, self.leaders):
                 item.setData([], [])
@@ -906,11 +923,12 @@ class RooflineChart(_Chart):
             and rate < slow.peak_tflops * (1 - 1e-9)
         )
         if on_instance:
-            # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike,
-            # so the ridge stays put); draw that roof and place the operations on it
-            share = rate / slow.peak_tflops
+            # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike);
+            # draw the roof the engine used and place the operations on it
+            assert job.compute is not None
+            bandwidth = job.compute.memory_bandwidth_gb_s or slow.bandwidth_gb_s
             profile = next((row.mig for row in job.cards if row.card == slow.card_id and row.mig), "instance")
-            slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, slow.bandwidth_gb_s * share)
+            slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, bandwidth)
             roofs = [*roofs[: self.MAX_CARDS - 1], slow]
         self._roofs, self._slow = roofs, slow
         ops = job.compute.matmuls if job and job.compute and slow else []
@@ -1319,7 +1337,7 @@ class AnalysisTabs(QTabWidget):
             return
         self._job = index
         build, result = self.doc.build, self.doc.result
-        self.frontier.update_document(build, self.doc.catalog, self._job)
+        self.frontier.update_document(build, self.doc.catalog, self._job, self.doc.models)
         self.roofline.update_document(build, result, self.doc.catalog, self._job)
 
     def _changed(self, build: Build, result: BuildResult) -> None:
@@ -1337,7 +1355,7 @@ class AnalysisTabs(QTabWidget):
         self._job = min(max(self._job, 0), max(len(build.jobs) - 1, 0))
         current = self.currentWidget()
         updates = [
-            (self.frontier, lambda: self.frontier.update_document(build, catalog, self._job)),
+            (self.frontier, lambda: self.frontier.update_document(build, catalog, self._job, self.doc.models)),
             (self.step_time, lambda: self.step_time.update_result(result)),
             (self.roofline, lambda: self.roofline.update_document(build, result, catalog, self._job)),
             (self.topology, lambda: self.topology.update_document(build, result, catalog)),
@@ -1349,6 +1367,10 @@ class AnalysisTabs(QTabWidget):
             else:
                 update()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
+
+    def set_unit(self, unit: str) -> None:
+        """The view state's display unit: the fit frontier's headroom (the other tabs show no memory)."""
+        self.frontier.set_unit(unit)
 
     def set_dark(self, dark: bool) -> None:
         self.frontier.set_dark(dark)

@@ -6,6 +6,8 @@ slot under the cursor turns green or red, and a refused drop says why through ``
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter, QPen
 from PySide6.QtWidgets import (
@@ -20,16 +22,15 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
-from configurator.engine import Build, BuildResult
-from configurator.engine.editing import check_place
-from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.engine import Build, BuildResult, editing
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.present.words import PITCH_MM
 from configurator.ui.document import BuildDocument
 from configurator.ui.mime import read_bridge, read_card, read_job, read_slot, slot_mime
 from configurator.ui.scene import drag_started, item_under
 from configurator.ui.style import card_colour
 
 MM = 2.0  # scene pixels per millimetre
-PITCH_MM = 20.32  # PCIe expansion-slot pitch (PCI CEM)
 LABEL_W = 290.0
 TOP = 90.0
 SXM_SIZE = 150.0
@@ -284,15 +285,8 @@ class ChassisView(QGraphicsView):
         if not slots:
             self.status.emit("Select a card to remove")
             return
-        from configurator.engine.editing import remove_card
-
-        def make(build: Build) -> Build:
-            for s in slots:
-                build = remove_card(build, s)
-            return build
-
         names = ", ".join(f"slot {s}" for s in slots)
-        self.doc.edit(f"Remove card from {names}", make)
+        self.doc.edit(f"Remove card from {names}", partial(editing.remove_cards, slots=slots))
 
     def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         item = self._card_at(self.mapToScene(event.pos()))
@@ -346,7 +340,7 @@ class ChassisView(QGraphicsView):
         if slot_item is None:
             return None, "drop the card onto a slot"
         moving = read_slot(event.mimeData())
-        reason = check_place(self.doc.build, self.doc.catalog, slot_item.slot, card_id, moving_from=moving)
+        reason = editing.check_place(self.doc.build, self.doc.catalog, slot_item.slot, card_id, moving_from=moving)
         return slot_item, reason
 
     def _highlight(self, item: SlotItem | None, allowed: bool) -> None:
@@ -362,13 +356,11 @@ class ChassisView(QGraphicsView):
 
     def _bridge_target(self, event) -> tuple[list[int] | None, str | None]:  # type: ignore[no-untyped-def]
         """(slots the dragged bridge would join, refusal reason) at the pointer."""
-        from configurator.engine.editing import bridge_group_for
-
         size = read_bridge(event.mimeData())
         card = self._card_at(self.mapToScene(event.position().toPoint()))
         if size is None or card is None:
             return None, "drop the bridge onto a card"
-        return bridge_group_for(self.doc.build, self.doc.catalog, card.slot, size)
+        return editing.bridge_group_for(self.doc.build, self.doc.catalog, card.slot, size)
 
     def _show_bridge_target(self, slots: list[int] | None) -> None:
         for slot, item in self.slot_items.items():
@@ -388,7 +380,7 @@ class ChassisView(QGraphicsView):
         # Tint every slot: pale green where the card may go, pale red where it may not.
         moving = read_slot(event.mimeData())
         self._allowed = {
-            slot: check_place(self.doc.build, self.doc.catalog, slot, card_id, moving_from=moving) is None
+            slot: editing.check_place(self.doc.build, self.doc.catalog, slot, card_id, moving_from=moving) is None
             for slot in self.slot_items
         }
         for slot, item in self.slot_items.items():
@@ -411,6 +403,9 @@ class ChassisView(QGraphicsView):
 
     def _job_target(self, event) -> tuple[int | None, str | None]:  # type: ignore[no-untyped-def]
         """(slot, refusal reason) for a job dragged over the view."""
+        name = read_job(event.mimeData())
+        if name is not None and self.doc.build.job_index(name) is None:
+            return None, f"this build has no job called '{name}'"
         group = self._bridge_at(self.mapToScene(event.position().toPoint()))
         if group:
             return group[0], None
@@ -460,12 +455,11 @@ class ChassisView(QGraphicsView):
         super().dragLeaveEvent(event)
 
     def _drop_job(self, event) -> None:  # type: ignore[no-untyped-def]
-        from configurator.engine.editing import assign_job
-
-        index = read_job(event.mimeData())
+        dragged = read_job(event.mimeData())
+        index = self.doc.build.job_index(dragged) if dragged is not None else None
         slot, reason = self._job_target(event)
         self._clear_tints()
-        if index is None or slot is None or reason is not None or not 0 <= index < len(self.doc.build.jobs):
+        if index is None or slot is None or reason is not None:
             self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the job onto a card")
             event.ignore()
             return
@@ -473,27 +467,19 @@ class ChassisView(QGraphicsView):
         name = self.doc.build.jobs[index].name
         group = self._bridge_at(self.mapToScene(event.position().toPoint()))
         if group:
-            from configurator.engine.editing import update_job
-
-            def onto_group(b: Build) -> Build:
-                job = b.jobs[index]
-                parallelism = job.parallelism if job.parallelism != "single" else "fsdp"
-                return update_job(b, index, cards=list(group), parallelism=parallelism)
-
+            onto_group = partial(editing.set_job_cards, index=index, cards=list(group))
             if self.doc.edit(f"Run job {name} on bridged slots {', '.join(map(str, group))}", onto_group):
                 event.acceptProposedAction()
             else:
                 event.ignore()
             return
         text = f"{'Add' if add else 'Move'} job {name} {'to' if add else 'onto'} slot {slot}"
-        if self.doc.edit(text, lambda b: assign_job(b, self.doc.catalog, index, slot, add=add)):
+        if self.doc.edit(text, partial(editing.assign_job, catalog=self.doc.catalog, index=index, slot=slot, add=add)):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def _drop_bridge(self, event) -> None:  # type: ignore[no-untyped-def]
-        from configurator.engine.editing import add_bridge
-
         slots, reason = self._bridge_target(event)
         self._clear_tints()
         if not slots:
@@ -501,7 +487,7 @@ class ChassisView(QGraphicsView):
             event.ignore()
             return
         text = f"Bridge slots {', '.join(map(str, slots))}"
-        if self.doc.edit(text, lambda b: add_bridge(b, self.doc.catalog, slots)):
+        if self.doc.edit(text, partial(editing.add_bridge, catalog=self.doc.catalog, slots=slots)):
             self.status.emit(text)
             event.acceptProposedAction()
         else:
@@ -524,15 +510,12 @@ class ChassisView(QGraphicsView):
         moving = read_slot(event.mimeData())
         catalog = self.doc.catalog
         name = catalog.cards[card_id].name if card_id in catalog.cards else card_id
-        from configurator.engine.editing import move_card, place_card
-
         if moving is not None:
-            ok = self.doc.edit(f"Move {name} from slot {moving} to slot {item.slot}",
-                               lambda b: move_card(b, catalog, moving, item.slot))  # fmt: skip
+            make = partial(editing.move_card, catalog=catalog, from_slot=moving, to_slot=item.slot)
+            ok = self.doc.edit(f"Move {name} from slot {moving} to slot {item.slot}", make)
         else:
-            ok = self.doc.edit(
-                f"Place {name} in slot {item.slot}", lambda b: place_card(b, catalog, item.slot, card_id)
-            )
+            make = partial(editing.place_card, catalog=catalog, slot=item.slot, card_id=card_id)
+            ok = self.doc.edit(f"Place {name} in slot {item.slot}", make)
         if ok:
             self.status.emit(f"{name} in slot {item.slot}")
             event.acceptProposedAction()

@@ -28,6 +28,7 @@ from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build
 from configurator.engine.compare import Difference, compare
 from configurator.engine.editing import EditRefused, swap_cards
+from configurator.engine.resolver import ModelResolver
 from configurator.ui.document import BuildDocument
 from configurator.ui.headroom_chart import HeadroomChart
 
@@ -134,8 +135,9 @@ class CompareDialog(QDialog):
             except EditRefused:
                 self.other = build
         assert self.other is not None
-        base = self.other_path.parent if self.other_path else None
-        self.other_result = evaluate(self.other, self.doc.catalog, base_dir=base)
+        # a swapped copy of this build resolves its models from this build's folder; another file from its own
+        models = ModelResolver(self.doc.catalog, self.other_path.parent) if self.other_path else self.doc.models
+        self.other_result = evaluate(self.other, self.doc.catalog, models=models)
         self.left_title.setText(f"<b>This build:</b> {build.name}")
         self.right_title.setText(
             f"<b>Other:</b> {self.other.name}" + (f" ({self.other_path.name})" if self.other_path else "")

@@ -12,21 +12,22 @@ LoRA / QLoRA / Full) and watch the key figure, read live from the engine's resul
   Documents/configurator-demo) as ``<CODE>.pdf`` and ``<CODE>.yaml``; the visitor gives the 6-character
   code to the staff, who find the build with :func:`open_demo_code`.
 
-The settings keys above are read with defaults from this module (``Settings.q.value(key, default)``).
+The settings keys above are declared, with their defaults, in ``ui/settings.py``'s OPTIONS.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import re
+import typing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from PySide6.QtCore import (
     QEasingCurve,
     QEvent,
@@ -60,21 +61,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
-from configurator.engine.build import CardPlacement, InstanceRef, MigInstanceRequest
 from configurator.engine.buildfile import build_to_yaml, load_build, save_build
-from configurator.engine.editing import (
-    EditRefused,
-    add_bridge,
-    assign_job,
-    check_bridge,
-    check_place,
-    place_card,
-    update_job,
+from configurator.engine.codes import LinkKind
+from configurator.engine.editing.kiosk import (
+    check_drop,
+    fitting_status,
+    put_card,
+    set_bridged,
+    set_card_count,
+    set_method,
+    set_sequence_length,
+    short_name,
+    variant_build,
 )
+from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import CardMemory, JobResult
+from configurator.present.words import headroom_label, to_unit
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.document import BuildDocument
 from configurator.ui.headroom_chart import HeadroomChart
@@ -84,9 +88,6 @@ from configurator.ui.settings import Settings
 
 # ---- settings (read with these defaults; not part of the Preferences dialog) ---------------------------------
 
-PIN_KEY, DEFAULT_PIN = "demo/pin", "2468"
-IDLE_KEY, DEFAULT_IDLE_MINUTES = "demo/idle_minutes", 3.0
-FOLDER_KEY = "demo/folder"
 CYCLE_MS = 12_000  # attract loop: one scenario every 12 s
 FADE_MS = 700  # cross-fade between scenarios
 MESSAGE_MS = 7_000  # how long a refusal stays on screen
@@ -117,18 +118,57 @@ def demo_resources() -> Path:
 # ---- scenarios ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FigureSpec:
-    """Where a figure comes from in the result and how it reads (see the comment in scenarios.yaml)."""
+# Figures that are not one field of the result: counted or summed by read_figure.
+DERIVED_FIELDS = {"fitting_jobs", "all_gather_gb"}
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (``Compute | None`` -> Compute), else None."""
+    for t in (annotation, *typing.get_args(annotation)):
+        if isinstance(t, type) and issubclass(t, BaseModel):
+            return t
+    return None
+
+
+def _check_path(model: type[BaseModel], path: str) -> None:
+    """``path`` ('communication.seconds_per_step') names a number in ``model``; ValueError naming the part
+    that does not."""
+    here: type[BaseModel] | None = model
+    for part in path.split("."):
+        if here is None or part not in here.model_fields:
+            known = sorted(here.model_fields) if here is not None else []
+            raise ValueError(f"'{path}': no '{part}' in {here.__name__ if here else 'a number'} (one of {known})")
+        here = _model_in(here.model_fields[part].annotation)
+
+
+class FigureSpec(BaseModel):
+    """Where a figure comes from in the result and how it reads (see the comment in scenarios.yaml).
+
+    ``field`` is checked against the result models when the scenarios load: a CardMemory field (read on
+    the job's card ``card``), a dotted JobResult path ('communication.seconds_per_step'), or one of
+    DERIVED_FIELDS. A misspelt field fails the load, not the stand."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     field: str
     label: str
-    job: int = 0
-    card: int = 0
-    unit: str = "GB"
-    digits: int = 1
+    job: int = Field(default=0, ge=0)
+    card: int = Field(default=0, ge=0)
+    unit: Literal["GB", "s", ""] = "GB"
+    digits: int = Field(default=1, ge=0, le=3)
     short_label: str | None = None
     variant: dict[str, str] | None = None
+
+    @field_validator("field")
+    @classmethod
+    def _names_a_result_figure(cls, value: str) -> str:
+        if value in DERIVED_FIELDS:
+            return value
+        if "." in value or value == "step_seconds":  # read_figure reads these from the job, the rest from its card
+            _check_path(JobResult, value)
+        else:
+            _check_path(CardMemory, value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -147,10 +187,11 @@ class Scenario:
 def _figure(data: Any, where: str) -> FigureSpec:
     if not isinstance(data, dict) or "field" not in data or "label" not in data:
         raise ValueError(f"{where}: a figure needs at least field and label")
-    unknown = set(data) - set(FigureSpec.__dataclass_fields__)
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}")
-    return FigureSpec(**data)
+    try:
+        return FigureSpec.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{where}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
 def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> list[Scenario]:
@@ -192,15 +233,10 @@ def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> 
 # ---- figures read from the result ------------------------------------------------------------------------
 
 
-def short_name(name: str) -> str:
-    """'NVIDIA RTX PRO 6000 Blackwell Server Edition' -> 'RTX PRO 6000 Server'; 'H100 SXM 80GB' -> 'H100 SXM'."""
-    return re.sub(r"\s+\d+GB$", "", short_card_name(name).replace(" (SXM)", ""))
-
-
 def _link_words(bound_by: str | None) -> str:
     if not bound_by:
         return "the card's own memory"
-    return "NVLink" if bound_by.startswith(("nvlink", "nvswitch")) else "PCIe"
+    return "NVLink" if LinkKind(bound_by).is_nvlink else "PCIe"
 
 
 @dataclass(frozen=True)
@@ -221,20 +257,16 @@ def _rows(result: BuildResult, spec: FigureSpec) -> tuple[JobResult | None, Card
     return job, row
 
 
-def variant_build(build: Build, variant: dict[str, str]) -> Build:
-    """The same build with every card swapped (and the chassis, when given): for 'on an H100 it would...'."""
-    card = variant.get("card")
-    cards = [c.model_copy(update={"card": card, "mig": None}) if card else c for c in build.cards]
-    jobs = [j.model_copy(update={"cards": [r if isinstance(r, int) else r.slot for r in j.cards]}) for j in build.jobs]
-    return build.model_copy(update={"chassis": variant.get("chassis", build.chassis), "cards": cards, "bridges": [],
-                                    "jobs": jobs})  # fmt: skip
 
 
-def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Catalog) -> Figure:
-    """Evaluate one figure spec against a build's result."""
+def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Catalog,
+                models: ModelResolver | None = None, unit: str = "GB") -> Figure:  # fmt: skip
+    """Evaluate one figure spec against a build's result (``models``: the scenario document's resolver, so a
+    variant resolves a relative config.json from the scenario's folder like the build itself). ``unit``:
+    the display unit (settings ``units``); a figure in GB is shown in it."""
     if spec.variant:
         build = variant_build(build, spec.variant)
-        result = evaluate(build, catalog)
+        result = evaluate(build, catalog, models=models)
     job, row = _rows(result, spec)
     value: float | None = None
     number = ""
@@ -243,7 +275,7 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
         fits = sum(1 for j in result.jobs if j.fits)
         value = float(fits)
         number = f"{fits} of {len(result.jobs)}"
-        status = "fits" if fits == len(result.jobs) else ("does-not-fit" if fits == 0 else "tight")
+        status = fitting_status(fits, len(result.jobs))
         row = row or next((c for j in result.jobs for c in j.cards), None)
     elif spec.field == "all_gather_gb" and job is not None:
         value = sum(c.bytes_per_card for c in job.communication.collectives if c.kind == "all-gather") / 1e9
@@ -269,141 +301,14 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
         return Figure(None, "—", "(this job has no card: drag one into the chassis)", "unknown")
     if not number:
         shown = abs(value) if value < 0 and spec.short_label else value
-        unit = f" {spec.unit}" if spec.unit else ""
-        number = f"{shown:,.{spec.digits}f}{unit}"
+        if spec.unit == "GB" and unit != "GB":
+            value, shown = to_unit(value, unit), to_unit(shown, unit)
+        shown_unit = unit if spec.unit == "GB" else spec.unit
+        number = f"{shown:,.{spec.digits}f}" + (f" {shown_unit}" if shown_unit else "")
         if value < 0:
             fallback = "short: it does not fit" if spec.field in HEADROOM_FIELDS else spec.label
             label = spec.short_label or fallback
     return Figure(value, number, label.format(**words), status)
-
-
-# ---- edits a visitor makes (Qt-free; each returns a new Build or raises EditRefused) ---------------------
-
-
-def check_drop(build: Build, catalog: Catalog, slot: int, card_id: str) -> str | None:
-    """Why ``card_id`` from the palette cannot go into ``slot`` (an occupied slot swaps its card)."""
-    occupant = build.card_in(slot)
-    if occupant is not None and occupant.card == card_id:
-        name = catalog.cards[card_id].name if card_id in catalog.cards else card_id
-        return f"slot {slot} already holds a {short_name(name)}"
-    return check_place(build, catalog, slot, card_id, moving_from=slot if occupant is not None else None)
-
-
-def _mig_for(card_id: str, catalog: Catalog, wanted: list[MigInstanceRequest]) -> list[MigInstanceRequest] | None:
-    """The MIG layout for a swapped-in card: the same profiles if it has them, else as many instances of its
-    largest profile that allows that many; None when the card cannot split that far."""
-    from configurator.engine.mig import MigRequest, place_layout
-
-    spec = catalog.cards[card_id].mig
-    if spec is None:
-        return None
-    names = [r.profile for r in wanted]
-    if place_layout(spec, [MigRequest(n) for n in names]).valid:
-        return [MigInstanceRequest(profile=n) for n in names]
-    for p in sorted(spec.profiles, key=lambda p: -p.capacity_gb):
-        if "+" in p.name:
-            continue
-        if place_layout(spec, [MigRequest(p.name)] * len(names)).valid:
-            return [MigInstanceRequest(profile=p.name) for _ in names]
-    return None
-
-
-def _whole(ref: int | InstanceRef, slot: int) -> int | InstanceRef:
-    """A MIG instance reference on ``slot`` as the whole card."""
-    return ref.slot if isinstance(ref, InstanceRef) and ref.slot == slot else ref
-
-
-def put_card(build: Build, catalog: Catalog, slot: int, card_id: str, grow_job: int | None = None) -> Build:
-    """A palette card dropped on ``slot``: into an empty slot (joining job ``grow_job`` when given), or in
-    place of the card there, keeping its jobs (and its MIG split where the new card can do it)."""
-    reason = check_drop(build, catalog, slot, card_id)
-    if reason:
-        raise EditRefused(reason)
-    occupant = build.card_in(slot)
-    if occupant is None:
-        new = place_card(build, catalog, slot, card_id)
-        if grow_job is not None and 0 <= grow_job < len(new.jobs):
-            new = assign_job(new, catalog, grow_job, slot, add=bool(new.jobs[grow_job].cards))
-        return new
-    mig = _mig_for(card_id, catalog, occupant.mig) if occupant.mig else None
-    cards = [c.model_copy(update={"card": card_id, "mig": mig}) if c.slot == slot else c for c in build.cards]
-    jobs = build.jobs
-    if occupant.mig and mig is None:  # no split on the new card: the tenants share the whole card
-        jobs = [j.model_copy(update={"cards": [_whole(r, slot) for r in j.cards]}) for j in build.jobs]
-    new = build.model_copy(update={"cards": cards, "jobs": jobs, "bridges": []})
-    bridges = [b for b in build.bridges if slot not in b.slots or check_bridge(new, catalog, b.slots) is None]
-    return new.model_copy(update={"bridges": bridges})
-
-
-def set_method(build: Build, method: str) -> Build:
-    """Every job to LoRA, QLoRA or a full fine-tune."""
-    for i in range(len(build.jobs)):
-        build = update_job(build, i, method=method)
-    return build
-
-
-def set_sequence_length(build: Build, tokens: int) -> Build:
-    for i in range(len(build.jobs)):
-        build = update_job(build, i, sequence_length=tokens)
-    return build
-
-
-def _bridge_groups(card_id: str, catalog: Catalog, slots: list[int]) -> list[list[int]]:
-    """NVLink bridges over ``slots`` as they can be built: the largest bridge that divides them."""
-    card = catalog.cards.get(card_id)
-    sizes = sorted(card.nvlink.bridge_sizes, reverse=True) if card and card.nvlink else []
-    for size in sizes:
-        if size <= len(slots) and len(slots) % size == 0:
-            return [slots[i : i + size] for i in range(0, len(slots), size)]
-    return [slots]  # check_bridge says why not
-
-
-def set_bridged(build: Build, catalog: Catalog, job: int, on: bool) -> Build:
-    """NVLink bridges over the cards of ``job`` (on), or none at all (off)."""
-    if not on:
-        return build.model_copy(update={"bridges": []})
-    if not 0 <= job < len(build.jobs):
-        raise EditRefused("no job to bridge")
-    slots = sorted({r for r in build.jobs[job].cards if isinstance(r, int)})
-    if len(slots) < 2:
-        raise EditRefused("a bridge joins two or more cards: add a card first")
-    placed = build.card_in(slots[0])
-    new = build.model_copy(update={"bridges": []})
-    for group in _bridge_groups(placed.card if placed else "", catalog, slots):
-        new = add_bridge(new, catalog, group)
-    return new
-
-
-def set_card_count(build: Build, catalog: Catalog, job: int, count: int) -> Build:
-    """Put ``job`` on ``count`` cards like its first one, in the chassis' first slots; bridges follow."""
-    if not 0 <= job < len(build.jobs) or not build.jobs[job].cards:
-        raise EditRefused("the job has no card to copy: drag one into the chassis first")
-    first = build.jobs[job].cards[0]
-    placed = build.card_in(first if isinstance(first, int) else first.slot)
-    chassis = catalog.chassis.get(build.chassis)
-    if placed is None or chassis is None:
-        raise EditRefused("the job has no card to copy")
-    card = catalog.cards[placed.card]
-    slots: list[int] = []
-    trial = build.model_copy(update={"cards": [], "bridges": []})
-    for pos in sorted(chassis.positions, key=lambda p: p.x):
-        if len(slots) == count:
-            break
-        if check_place(trial, catalog, pos.slot, card.id) is None:
-            trial = place_card(trial, catalog, pos.slot, card.id)
-            slots.append(pos.slot)
-    if len(slots) < count:
-        raise EditRefused(f"{chassis.name} takes {len(slots)} {short_name(card.name)} cards, not {count}")
-    cards = [CardPlacement(slot=s, card=card.id, power_limit_w=placed.power_limit_w) for s in slots]
-    parallelism = build.jobs[job].parallelism if count > 1 else "single"
-    if count > 1 and parallelism == "single":
-        parallelism = "fsdp"
-    new = build.model_copy(update={"cards": cards, "bridges": []})
-    new = update_job(new, job, cards=slots, parallelism=parallelism)
-    if build.bridges and count > 1:
-        with contextlib.suppress(EditRefused):  # a card without a bridge connector stays on PCIe
-            new = set_bridged(new, catalog, job, True)
-    return new
 
 
 # ---- take-home codes ------------------------------------------------------------------------------------
@@ -428,8 +333,8 @@ def default_demo_folder() -> Path:
 
 
 def demo_folder(settings: Settings) -> Path:
-    value = settings.q.value(FOLDER_KEY, "")
-    return Path(str(value)) if value else default_demo_folder()
+    value = settings.get("demo/folder")
+    return Path(value) if value else default_demo_folder()
 
 
 def normalise_code(code: str) -> str:
@@ -919,13 +824,11 @@ class DemoWindow(QWidget):
         self.setObjectName("DemoWindow")
         self.setWindowTitle("GPU Build Configurator: demo")
         self.settings = settings or Settings()
+        self.unit = self.settings.get("units")  # the window's View > Units, for every figure and the chart
         self.catalog = catalog or default_catalog()
         self.scenarios = load_scenarios(scenarios_path, self.catalog)
         self._builds = [load_build(s.build_path, self.catalog) for s in self.scenarios]
-        try:
-            minutes = float(self.settings.q.value(IDLE_KEY, DEFAULT_IDLE_MINUTES))
-        except (TypeError, ValueError):
-            minutes = DEFAULT_IDLE_MINUTES
+        minutes = self.settings.get("demo/idle_minutes")
         self.idle_ms = idle_ms if idle_ms is not None else max(int(minutes * 60_000), 1_000)
         self.cycle_ms = cycle_ms if cycle_ms is not None else CYCLE_MS
         self.fade_ms = fade_ms if fade_ms is not None else FADE_MS
@@ -1035,7 +938,7 @@ class DemoWindow(QWidget):
         self.chassis.setFrameShape(QFrame.Shape.NoFrame)
         self.chassis.setStyleSheet("background: white; border-radius: 14px;")
         views.addWidget(self.chassis, 1)
-        self.chart = HeadroomChart()
+        self.chart = HeadroomChart(unit=self.unit)
         self._enlarge_chart()
         views.addWidget(self.chart, 1)
         stage.addLayout(views, 1)
@@ -1254,7 +1157,7 @@ class DemoWindow(QWidget):
 
     # ---- the live figures ----
     def figure(self, spec: FigureSpec) -> Figure:
-        return read_figure(spec, self.doc.build, self.doc.result, self.catalog)
+        return read_figure(spec, self.doc.build, self.doc.result, self.catalog, self.doc.models, self.unit)
 
     def key_figure(self) -> Figure:
         return self.figure(self.scenario.key)
@@ -1298,8 +1201,8 @@ class DemoWindow(QWidget):
             label.setFont(font)
             if compact:
                 r = rows[i][1]
-                digits = 0 if abs(r.headroom_gb) >= 100 else 1
-                label.setText(f"{r.headroom_gb:+.{digits}f} GB" if r.fits else f"short {-r.headroom_gb:.{digits}f}")
+                digits = 0 if abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
+                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit, digits))
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])
@@ -1330,13 +1233,8 @@ class DemoWindow(QWidget):
         name = short_name(self.catalog.cards[card_id].name)
         return self.doc.edit(f"{name} into slot {slot}", self._placer(slot, card_id, grow))
 
-    def _placer(self, slot: int, card_id: str, grow: int | None):  # type: ignore[no-untyped-def]
-        catalog = self.catalog
-
-        def make(build: Build) -> Build:
-            return put_card(build, catalog, slot, card_id, grow)
-
-        return make
+    def _placer(self, slot: int, card_id: str, grow: int | None) -> partial[Build]:
+        return partial(put_card, catalog=self.catalog, slot=slot, card_id=card_id, grow_job=grow)
 
     def _armed(self, card_id: str) -> None:
         self.chassis.armed = card_id
@@ -1441,7 +1339,7 @@ class DemoWindow(QWidget):
         self.pin_pad.open()
 
     def pin(self) -> str:
-        return str(self.settings.q.value(PIN_KEY, DEFAULT_PIN) or DEFAULT_PIN)
+        return str(self.settings.get("demo/pin"))
 
     def enter_pin(self, digits: str) -> bool:
         """True (and ``exit_requested``) for the right PIN; a wrong one shakes the pad."""

@@ -17,6 +17,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build, save_build
 from configurator.engine.editing import EditRefused
+from configurator.engine.resolver import ModelResolver
 
 _MERGE_IDS: dict[str, int] = {}
 
@@ -25,13 +26,16 @@ class SetBuildCommand(QUndoCommand):
     """Replace the build with another; undo puts the old one back.
 
     Edits with the same ``merge_key`` in a row (a slider being dragged, a spin box being stepped) merge
-    into one undo step that goes back to the value before the first of them.
+    into one undo step that goes back to the value before the first of them. Each side keeps the result
+    the engine gave for it, so undo and redo swap results in instead of evaluating again.
     """
 
     def __init__(self, document: BuildDocument, before: Build, after: Build, text: str,
                  merge_key: str | None = None) -> None:  # fmt: skip
         super().__init__(text)
         self._doc, self._before, self._after = document, before, after
+        self._before_result: BuildResult | None = document.result if document.build is before else None
+        self._after_result: BuildResult | None = None
         self._id = _MERGE_IDS.setdefault(merge_key, 1000 + len(_MERGE_IDS)) if merge_key else -1
 
     def id(self) -> int:
@@ -40,15 +44,15 @@ class SetBuildCommand(QUndoCommand):
     def mergeWith(self, other: QUndoCommand) -> bool:
         if not isinstance(other, SetBuildCommand) or other.id() != self.id() or self.id() == -1:
             return False
-        self._after = other._after
+        self._after, self._after_result = other._after, other._after_result
         self.setText(other.text())
         return True
 
     def redo(self) -> None:
-        self._doc._set(self._after)
+        self._after_result = self._doc._set(self._after, self._after_result)
 
     def undo(self) -> None:
-        self._doc._set(self._before)
+        self._before_result = self._doc._set(self._before, self._before_result)
 
 
 class BuildDocument(QObject):
@@ -62,6 +66,8 @@ class BuildDocument(QObject):
         self.undo_stack = QUndoStack(self)
         self._build = build
         self._path = path
+        self._models = ModelResolver(self.catalog, path.parent if path else None)
+        self.evaluations = 1  # how many times the engine ran for this document (undo/redo reuse results)
         self._result = self._evaluate(build)
 
     # ---- state ----
@@ -78,16 +84,29 @@ class BuildDocument(QObject):
         return self._path
 
     @property
+    def models(self) -> ModelResolver:
+        """The one resolver for this build's model references: relative config.json paths from its folder.
+        evaluate, the sweeps, the compare dialog and the demo's figures all use it."""
+        return self._models
+
+    def _set_path(self, path: Path | None) -> None:
+        self._path = path
+        self._models = ModelResolver(self.catalog, path.parent if path else None)
+
+    @property
     def modified(self) -> bool:
         return not self.undo_stack.isClean()
 
     def _evaluate(self, build: Build) -> BuildResult:
-        return evaluate(build, self.catalog, base_dir=self._path.parent if self._path else None)
+        return evaluate(build, self.catalog, models=self._models)
 
-    def _set(self, build: Build) -> None:
+    def _set(self, build: Build, result: BuildResult | None = None) -> BuildResult:
+        """Make ``build`` current with its ``result`` (evaluated when not given); returns the result."""
         self._build = build
-        self._result = self._evaluate(build)
+        self._result = result if result is not None else self._evaluate(build)
+        self.evaluations += 1 if result is None else 0
         self.changed.emit(self._build, self._result)
+        return self._result
 
     # ---- edits ----
     def edit(self, text: str, make: Callable[[Build], Build], merge_key: str | None = None) -> bool:
@@ -109,7 +128,7 @@ class BuildDocument(QObject):
     def replace(self, build: Build, path: Path | None) -> None:
         """A new or opened build: fresh history, clean state."""
         self.undo_stack.clear()
-        self._path = path
+        self._set_path(path)
         self._set(build)
         self.undo_stack.setClean()
         self.path_changed.emit(path)
@@ -125,6 +144,6 @@ class BuildDocument(QObject):
             raise ValueError("no file name: use Save As")
         save_build(self._build, target)
         if target != self._path:
-            self._path = target
+            self._set_path(target)
             self.path_changed.emit(target)
         self.undo_stack.setClean()

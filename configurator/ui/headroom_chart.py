@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 from configurator.engine.result import BuildResult, CardMemory
+from configurator.present.words import headroom_label
 from configurator.ui.style import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
@@ -22,6 +23,8 @@ class HeadroomChart(QWidget):
     def __init__(self, parent: QWidget | None = None, unit: str = "GB") -> None:
         super().__init__(parent)
         self.unit = unit
+        self.dark = False
+        self.ink = "#222"
         self.rows: list[tuple[str, CardMemory]] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -65,6 +68,7 @@ class HeadroomChart(QWidget):
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
+        self.dark = dark
         self.ink = "#e6e6e6" if dark else "#222"
         self.view.setBackground("#1f1f1f" if dark else "w")
         self.plot.setTitle("Memory per card against what the driver shows", color=self.ink, size="10pt")
@@ -77,7 +81,7 @@ class HeadroomChart(QWidget):
             self.update_result_rows()
 
     def _set_axes(self) -> None:
-        ink = getattr(self, "ink", "#222")
+        ink = self.ink
         self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
         self.plot.getAxis("bottom").setHeight(44)
         for side in ("left", "bottom"):
@@ -111,10 +115,8 @@ class HeadroomChart(QWidget):
         for i, label in enumerate(self.labels):
             if i < n:
                 _, r = self.rows[i]
-                head = to_unit(r.headroom_gb, self.unit)
-                word = f"{head:+.1f} {self.unit}" if r.fits else f"short {-head:.1f} {self.unit}"
-                label.setText(word)
-                ok = "#81C784" if getattr(self, "ink", "#222") != "#222" else "#1B5E20"
+                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit))
+                ok = "#81C784" if self.dark else "#1B5E20"
                 label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
                 label.setPos(float(i), max(base[i], caps[i]) * 1.01)
                 label.setVisible(True)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import re
 import typing
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +55,8 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
-from configurator.engine import Build, BuildResult
-from configurator.engine.build import InstanceRef, Job, LoraSettings, ParamsOnlyModel
-from configurator.engine.editing import add_job, duplicate_job, remove_job, rename_job, update_job
-from configurator.engine.evaluate import resolve_model
+from configurator.engine import Build, BuildResult, editing
+from configurator.engine.build import Job, LoraSettings, ParamsOnlyModel
 from configurator.ui.document import BuildDocument
 from configurator.ui.lazy import hidden_in_shown_window
 from configurator.ui.mime import job_mime
@@ -260,7 +259,7 @@ class JobList(QListWidget):
 
     def mime_for(self, row: int):  # type: ignore[no-untyped-def]
         item = self.item(row)
-        return job_mime(row, item.text() if item is not None else "")
+        return job_mime(item.text()) if item is not None else None
 
     def startDrag(self, supported_actions: Qt.DropAction) -> None:
         row = self.currentRow()
@@ -648,7 +647,8 @@ class JobsPanel(QWidget):
                     lst.addItem(item)
             for i, job in enumerate(build.jobs):
                 item = lst.item(i)
-                status = result.jobs[i].status if i < len(result.jobs) else "unknown"
+                jr = result.job(job.name)
+                status = jr.status if jr is not None else "unknown"
                 if item.text() != job.name and lst.state() != QAbstractItemView.State.EditingState:
                     item.setText(job.name)
                 if item.data(STATUS_ROLE) != status:
@@ -668,11 +668,7 @@ class JobsPanel(QWidget):
             self.job_selected.emit(row)
 
     def _model_of(self, job: Job) -> ModelSpec | None:
-        try:
-            base = self.doc.path.parent if self.doc.path else None
-            return resolve_model(job.model, self.doc.catalog, base)
-        except (FileError, OSError, ValueError, KeyError):
-            return None
+        return self.doc.models.find(job.model)
 
     def _model_text(self, job: Job, spec: ModelSpec | None) -> str:
         if isinstance(job.model, ParamsOnlyModel):
@@ -702,7 +698,7 @@ class JobsPanel(QWidget):
             self.info.setText("No job selected. Add one to see whether it fits.")
             return
         job = build.jobs[i]
-        jr = result.jobs[i] if i < len(result.jobs) else None
+        jr = result.job(job.name)
         spec = self._model_of(job)
         with blocked(self._inputs):
             self._fill_model(job, spec)
@@ -867,14 +863,17 @@ class JobsPanel(QWidget):
         return self.doc.build.jobs[self._index] if 0 <= self._index < len(self.doc.build.jobs) else None
 
     def _apply(self, widget: QWidget, field: str, value_text: str, changes: dict[str, Any],
-               merge: bool = False, check_targets: bool = False, text: str | None = None) -> bool:  # fmt: skip
-        """One undoable change of the selected job; a refusal is shown on ``widget``, nothing changes."""
+               merge: bool = False, check_targets: bool = False, text: str | None = None,
+               make: Callable[[Build], Build] | None = None) -> bool:  # fmt: skip
+        """One undoable change of the selected job (``changes`` to its fields, or the edit ``make``); a refusal
+        is shown on ``widget``, nothing changes."""
         i, job = self._index, self._job()
         if job is None:
             return False
         build = self.doc.build
+        make = make or partial(editing.update_job, index=i, **changes)
         try:
-            after = update_job(build, i, **changes)
+            after = make(build)
             if check_targets:
                 spec = self._model_of(after.jobs[i])
                 if spec is not None and not spec.is_params_only:
@@ -884,8 +883,9 @@ class JobsPanel(QWidget):
             return False
         self._clear_invalid(widget)
         label = text or f"Set {FIELD_NAMES.get(field, field)} of {job.name} to {value_text}"
-        return self.doc.edit(label, lambda b: after if b is build else update_job(b, i, **changes),
-                             merge_key=f"job{i}.{field}" if merge else None)  # fmt: skip
+        # the merge key names the job, not its place in the list: a slider drag merges only on one job
+        return self.doc.edit(label, lambda b: after if b is build else make(b),
+                             merge_key=f"job:{job.name}.{field}" if merge else None)  # fmt: skip
 
     def _lora(self, **changes: Any) -> dict[str, Any]:
         job = self._job()
@@ -900,10 +900,8 @@ class JobsPanel(QWidget):
         job = self._job()
         if job is None:
             return
-        changes: dict[str, Any] = {field: word}
-        if field == "parallelism" and word == "tp" and job.tensor_parallel == 1 and len(job.cards) > 1:
-            changes["tensor_parallel"] = len(job.cards)
-        self._apply(box, field, box.itemText(index), changes)
+        make = partial(editing.set_parallelism, index=self._index, parallelism=word) if field == "parallelism" else None
+        self._apply(box, field, box.itemText(index), {field: word}, make=make)
 
     # model
     def _model_ref(self, text: str) -> str | ParamsOnlyModel:
@@ -1103,43 +1101,32 @@ class JobsPanel(QWidget):
             return
         check = self.card_checks.get((slot, None if instance < 0 else instance))
         where = check.label if check else f"slot {slot}"
-        changes: dict[str, Any]
-        if instance >= 0:  # a MIG instance: a job runs in one instance only (no NCCL across instances)
-            changes = {"cards": [InstanceRef(slot=slot, instance=instance).model_dump()] if checked else []}
-            if checked:
-                changes["parallelism"] = "single"
-        else:
-            whole = [c for c in job.cards if isinstance(c, int) and c != slot]
-            slots = sorted([*whole, slot] if checked else whole)
-            changes = {"cards": slots}
-            if len(slots) > 1 and job.parallelism == "single":
-                changes["parallelism"] = "fsdp"
-            elif len(slots) == 1 and job.parallelism != "single":
-                changes["parallelism"] = "single"
+        make = partial(editing.toggle_job_card, index=self._index, slot=slot,
+                       instance=None if instance < 0 else instance, on=checked)  # fmt: skip
         text = f"Run {job.name} on {where}" if checked else f"Take {job.name} off {where}"
-        if check is not None and not self._apply(check, "cards", where, changes, text=text):
+        if check is not None and not self._apply(check, "cards", where, {}, text=text, make=make):
             with blocked([check]):
                 check.setChecked(not checked)
 
     # ---- list edits ------------------------------------------------------------------------------------
 
     def _add(self) -> None:
-        name = add_job(self.doc.build).jobs[-1].name
-        if self.doc.edit(f"Add job {name}", add_job):
+        name = editing.add_job(self.doc.build).jobs[-1].name
+        if self.doc.edit(f"Add job {name}", editing.add_job):
             self.select_job(len(self.doc.build.jobs) - 1)
 
     def _duplicate(self) -> None:
         i, job = self._index, self._job()
         if job is None:
             return
-        if self.doc.edit(f"Duplicate job {job.name}", lambda b: duplicate_job(b, i)):
+        if self.doc.edit(f"Duplicate job {job.name}", partial(editing.duplicate_job, index=i)):
             self.select_job(i + 1)
 
     def _remove(self) -> None:
         i, job = self._index, self._job()
         if job is None:
             return
-        self.doc.edit(f"Remove job {job.name}", lambda b: remove_job(b, i))
+        self.doc.edit(f"Remove job {job.name}", partial(editing.remove_job, index=i))
 
     def _item_renamed(self, item: QListWidgetItem) -> None:
         i = self.job_list.row(item)
@@ -1149,7 +1136,7 @@ class JobsPanel(QWidget):
         if new == old:
             return
         try:
-            rename_job(self.doc.build, i, new)
+            editing.rename_job(self.doc.build, i, new)
         except ValueError as exc:
             self._mark_invalid(self.job_list, reason(exc))
             self.doc.refused.emit(reason(exc))
@@ -1157,4 +1144,4 @@ class JobsPanel(QWidget):
                 item.setText(old)
             return
         self._clear_invalid(self.job_list)
-        self.doc.edit(f"Rename job {old} to {new}", lambda b: rename_job(b, i, new))
+        self.doc.edit(f"Rename job {old} to {new}", partial(editing.rename_job, index=i, name=new))

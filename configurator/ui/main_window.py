@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QColor, QIcon, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QMainWindow,
@@ -21,15 +22,16 @@ from PySide6.QtWidgets import (
 
 from configurator import __version__
 from configurator.catalog.errors import FileError
-from configurator.engine import Build, BuildResult
+from configurator.engine import Build, BuildResult, editing
 from configurator.engine.buildfile import load_build, save_build
-from configurator.engine.editing import add_bridge, remove_bridge, set_chassis
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.checks_panel import ChecksPanel
 from configurator.ui.document import BuildDocument
 from configurator.ui.headroom_chart import HeadroomChart
 from configurator.ui.palette import Palette
 from configurator.ui.settings import Settings
+from configurator.ui.style import dark_palette
+from configurator.ui.view_state import ViewState
 
 APP_NAME = "GPU Build Configurator"
 
@@ -44,7 +46,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.doc = document
         self.settings = settings or Settings()
-        self.unit = self.settings.get("units")
+        # how the build is looked at (unit, theme, selection): views subscribe to it like to the document
+        self.view = ViewState(self.settings.get("units"), self.settings.get("theme") == "dark", self)
         from configurator.paths import resource
 
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
@@ -118,7 +121,16 @@ class MainWindow(QMainWindow):
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
         self.checks.job_clicked.connect(self.select_job_named)
-        self.jobs_panel.job_selected.connect(self.analysis.set_job)
+        self.jobs_panel.job_selected.connect(self.view.set_job)
+        self.view.job_changed.connect(self.analysis.set_job)
+        self.chassis_view.slot_selected.connect(self.view.set_slot)
+        self.view.slot_changed.connect(self._slot_selected)
+        self.view.unit_changed.connect(lambda unit: self.chart.set_unit(unit, self.doc.result))
+        self.view.unit_changed.connect(self.analysis.set_unit)
+        self.view.theme_changed.connect(self._apply_theme)
+        self.view.theme_changed.connect(self.chart.set_dark)
+        self.view.theme_changed.connect(self.analysis.set_dark)
+        self.view.theme_changed.connect(self.checks.set_dark)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -127,14 +139,18 @@ class MainWindow(QMainWindow):
         self._autosave = QTimer(self)
         self._autosave.timeout.connect(self.autosave)
         self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
-        geometry = self.settings.q.value("window/geometry")
-        if geometry is not None:
+        geometry = self.settings.get("window/geometry")
+        if not geometry.isEmpty():
             self.restoreGeometry(geometry)
         else:
             self.resize(1440, 900)
         self._on_changed(document.build, document.result)
-        if self.settings.get("theme") == "dark":
-            self.set_dark(True)
+        if self.view.dark:
+            self._apply_theme(True)
+            self.chart.set_dark(True)
+            self.analysis.set_dark(True)
+            self.checks.set_dark(True)
+        self.analysis.set_unit(self.view.unit)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
 
@@ -251,7 +267,8 @@ class MainWindow(QMainWindow):
         if chassis_id == self.doc.build.chassis:
             return
         name = self.doc.catalog.chassis[chassis_id].name
-        self.doc.edit(f"Change chassis to {name}", lambda b: set_chassis(b, self.doc.catalog, chassis_id))
+        self.doc.edit(f"Change chassis to {name}", partial(editing.set_chassis, catalog=self.doc.catalog,
+                                                           chassis_id=chassis_id))  # fmt: skip
 
     def select_job_named(self, name: str) -> None:
         """Show a job in the jobs panel (and the charts that follow it)."""
@@ -263,22 +280,21 @@ class MainWindow(QMainWindow):
 
     def place_in_first_free_slot(self, card_id: str) -> bool:
         """Keyboard placement: Enter on a palette card puts it in the first slot that takes it."""
-        from configurator.engine.editing import check_place, place_card
-
         chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
         card = self.doc.catalog.cards.get(card_id)
         if chassis is None or card is None:
             return False
         for pos in sorted(chassis.positions, key=lambda p: p.slot):
-            if check_place(self.doc.build, self.doc.catalog, pos.slot, card_id) is None:
-                make = partial(place_card, catalog=self.doc.catalog, slot=pos.slot, card_id=card_id)
+            if editing.check_place(self.doc.build, self.doc.catalog, pos.slot, card_id) is None:
+                make = partial(editing.place_card, catalog=self.doc.catalog, slot=pos.slot, card_id=card_id)
                 return self.doc.edit(f"Place {card.name} in slot {pos.slot}", make)
         self.statusBar().showMessage(f"No free slot in this chassis takes {card.name}", 8000)
         return False
 
     def bridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()
-        self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", lambda b: add_bridge(b, self.doc.catalog, slots))
+        make = partial(editing.add_bridge, catalog=self.doc.catalog, slots=slots)
+        self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", make)
 
     def bridge_from_palette(self, size: int) -> None:
         """Keyboard bridging: Enter on a palette bridge joins the selected cards, when they are ``size``."""
@@ -293,28 +309,35 @@ class MainWindow(QMainWindow):
     def unbridge_selected(self) -> None:
         slots = self.chassis_view.selected_slots()
         if slots:
-            self.doc.edit(f"Remove bridge from slot {slots[0]}", lambda b: remove_bridge(b, slots[0]))
+            self.doc.edit(f"Remove bridge from slot {slots[0]}", partial(editing.remove_bridge, slot=slots[0]))
+
+    @property
+    def unit(self) -> str:
+        return self.view.unit
 
     def set_unit(self, unit: str) -> None:
-        self.unit = unit
+        """View > Units: every chart and label follows the view state; remembered in the settings."""
         self.settings.set("units", unit)
-        self.chart.set_unit(unit, self.doc.result)
+        self.view.set_unit(unit)
 
     def set_dark(self, dark: bool) -> None:
-        """Light or dark palette (Fusion style), remembered in the settings."""
-        from PySide6.QtWidgets import QApplication
+        """View > Dark theme: remembered in the settings; views follow the view state's theme."""
+        self.settings.set("theme", "dark" if dark else "light")
+        self.view.set_dark(dark)
 
-        from configurator.ui.style import dark_palette
-
+    def _apply_theme(self, dark: bool) -> None:
+        """The application palette (Fusion style) and the chassis view's canvas."""
         app = QApplication.instance()
+        assert isinstance(app, QApplication)
         app.setStyle("Fusion")
         app.setPalette(dark_palette() if dark else app.style().standardPalette())
         self.chassis_view.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
         self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
-        self.chart.set_dark(dark)
-        self.analysis.set_dark(dark)
-        self.checks.set_dark(dark)
-        self.settings.set("theme", "dark" if dark else "light")
+
+    def _slot_selected(self, slot: int | None) -> None:
+        """A card clicked in the chassis: the MIG editor shows it when it can split."""
+        if slot is not None and slot in self.mig_editor.mig_slots():
+            self.mig_editor.select_slot(slot)
 
     def _radio_menu(self, parent: QMenu, title: str, entries: list[tuple[str, str, str]],
                     on_pick: Callable[[str], None]) -> dict[str, QAction]:  # fmt: skip
@@ -337,13 +360,11 @@ class MainWindow(QMainWindow):
     def set_compute_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.compute_rates:
             label = "estimated" if key == "estimated" else "published"
-            self.doc.edit(f"Use {label} compute rates", lambda b: b.model_copy(
-                update={"assumptions": b.assumptions.model_copy(update={"compute_rates": key})}))  # fmt: skip
+            self.doc.edit(f"Use {label} compute rates", partial(editing.set_compute_rates, rates=key))
 
     def set_link_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.link_rates:
-            self.doc.edit(f"Use {key} link rates", lambda b: b.model_copy(
-                update={"assumptions": b.assumptions.model_copy(update={"link_rates": key})}))  # fmt: skip
+            self.doc.edit(f"Use {key} link rates", partial(editing.set_link_rates, rates=key))
 
     # ---- files ----
     def show_error(self, title: str, text: str) -> None:
@@ -446,7 +467,7 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
-        self.settings.q.setValue("window/geometry", self.saveGeometry())
+        self.settings.set("window/geometry", self.saveGeometry())
         if not self.doc.modified:
             autosave_path().unlink(missing_ok=True)
         event.accept()

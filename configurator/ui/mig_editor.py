@@ -9,7 +9,9 @@ layouts with the placement reason, which the editor shows and emits through ``st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
@@ -44,10 +46,8 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.cards import CardSpec, MigProfile, MigSpec, short_card_name
-from configurator.engine import Build, BuildResult
-from configurator.engine.build import InstanceRef
-from configurator.engine.editing import EditRefused, assign_job, set_mig_layout
-from configurator.engine.mig import MigRequest, enumerate_layouts, place_layout
+from configurator.engine import Build, BuildResult, editing
+from configurator.engine.mig import enumerate_layouts
 from configurator.engine.result import CardMemory, MigCard, MigInstanceResult
 from configurator.ui.document import BuildDocument
 from configurator.ui.drag_list import DragList
@@ -483,7 +483,7 @@ class MigView(QGraphicsView):
             self._press = None
             if chip is not None:
                 drag = QDrag(self)
-                drag.setMimeData(job_mime(chip.job.index, chip.job.name))
+                drag.setMimeData(job_mime(chip.job.name))
                 drag.exec(Qt.DropAction.MoveAction)
                 return
         super().mouseMoveEvent(event)
@@ -506,12 +506,13 @@ class MigView(QGraphicsView):
             where = self._state[0] if self._state else None
             span = _span_text(where, start, size) if where else str(start)
             return self.unit_rect(start, size), reason, f"Add {profile} at {span}"
-        job = read_job(data)
-        if job is not None:
+        name = read_job(data)
+        if name is not None:
             block = self.block_at(pos)
             if block is None:
                 return None, "drop the job onto a MIG instance", ""
-            reason = self.editor.check_assign(job, block.index)
+            job = self.editor.doc.build.job_index(name)
+            reason = self.editor.check_assign(job, block.index) if job is not None else f"no job called '{name}'"
             return block.rect(), reason, f"Run job in instance {block.index} ({block.profile})"
         return None, "not a MIG profile or a job", ""
 
@@ -541,7 +542,8 @@ class MigView(QGraphicsView):
         pos = self.mapToScene(event.position().toPoint())
         data = event.mimeData()
         self.highlight(None)
-        profile, job = read_mig_profile(data), read_job(data)
+        profile, name = read_mig_profile(data), read_job(data)
+        job = self.editor.doc.build.job_index(name) if name is not None else None
         ok = False
         if profile is not None:
             unit = self.unit_at(pos)
@@ -549,6 +551,8 @@ class MigView(QGraphicsView):
                 self.editor.say("Drop the profile onto a grid position", error=True)
             else:
                 ok = self.editor.add_instance(profile, unit)
+        elif name is not None and job is None:
+            self.editor.say(f"Refused: no job called '{name}' in this build", error=True)
         elif job is not None:
             block = self.block_at(pos)
             if block is None:
@@ -884,7 +888,7 @@ class MigEditor(QWidget):
         if self._editing:
             self.say(f"Refused: {reason}", error=True)
 
-    def _edit(self, text: str, make) -> bool:  # type: ignore[no-untyped-def]
+    def _edit(self, text: str, make: Callable[[Build], Build]) -> bool:
         self._editing = True
         try:
             return self.doc.edit(text, make)
@@ -905,7 +909,8 @@ class MigEditor(QWidget):
         if slot is None:
             return False
         requests: list[tuple[str, int | None]] = [(p, None) for p in profiles]
-        ok = self._edit(f"MIG layout {name} on slot {slot}", lambda b: set_mig_layout(b, catalog, slot, requests))
+        make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=requests)
+        ok = self._edit(f"MIG layout {name} on slot {slot}", make)
         if ok:
             self.say(f"Slot {slot}: MIG layout {name}")
         return ok
@@ -925,9 +930,8 @@ class MigEditor(QWidget):
         if slot is None:
             return False
         layout: list[tuple[str, int | None]] | None = [] if on else None
-        ok = self._edit(
-            f"MIG {'on' if on else 'off'} on slot {slot}", lambda b: set_mig_layout(b, catalog, slot, layout)
-        )
+        make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=layout)
+        ok = self._edit(f"MIG {'on' if on else 'off'} on slot {slot}", make)
         if ok:
             self.say(f"Slot {slot}: MIG {'on: choose a layout or drag profiles onto the grid' if on else 'off'}")
         else:  # refused or unchanged: show the real state again
@@ -935,28 +939,14 @@ class MigEditor(QWidget):
             self.mig_toggle.setChecked(placement is not None and placement.mig is not None)
         return ok
 
-    def _start_for(self, spec: MigSpec, profile: str, unit: int) -> tuple[int, int]:
-        """The legal start whose span covers ``unit`` (drops snap to it), else ``unit`` itself."""
-        try:
-            p = spec.profile(profile)
-        except KeyError:
-            return unit, 1
-        size = p.placement.size
-        for s in p.placement.starts:
-            if s <= unit < s + size:
-                return s, size
-        return unit, size
-
     def check_add(self, profile: str, unit: int) -> tuple[int, int, str | None]:
         """(start, size, refusal reason or None) for dropping ``profile`` on grid unit ``unit``."""
         got = self._spec()
         if got is None:
             return unit, 1, "select a MIG-capable card"
         spec = got[1]
-        start, size = self._start_for(spec, profile, unit)
-        requests = [MigRequest(p, s) for p, s in [*self._pinned(), (profile, start)]]
-        check = place_layout(spec, requests)
-        return start, size, None if check.valid else (check.problems[0] if check.problems else "invalid MIG layout")
+        start, size = editing.snap_start(spec, profile, unit)
+        return start, size, editing.check_mig_layout(spec, [*self._pinned(), (profile, start)])
 
     def add_instance(self, profile: str, unit: int | None) -> bool:
         """Add ``profile`` at the start covering grid ``unit`` (None: wherever it fits)."""
@@ -967,10 +957,11 @@ class MigEditor(QWidget):
         start: int | None = None
         where = "where it fits"
         if unit is not None:
-            start, size = self._start_for(spec, profile, unit)
+            start, size = editing.snap_start(spec, profile, unit)
             where = f"at {_span_text(spec, start, size)}"
         layout = [*self._pinned(), (profile, start)]
-        ok = self._edit(f"Add MIG {profile} {where} on slot {slot}", lambda b: set_mig_layout(b, catalog, slot, layout))
+        make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=layout)
+        ok = self._edit(f"Add MIG {profile} {where} on slot {slot}", make)
         if ok:
             self.say(f"Slot {slot}: added {profile} {where}")
             self.view.select(len(layout) - 1)
@@ -984,25 +975,8 @@ class MigEditor(QWidget):
         layout = self._pinned()
         if slot is None or not 0 <= index < len(layout):
             return False
-        rest = layout[:index] + layout[index + 1 :]
         profile = layout[index][0]
-
-        def make(b: Build) -> Build:
-            # Jobs in later instances follow their instance (its index drops by one); jobs in the removed one
-            # leave the card.
-            jobs = []
-            for j in b.jobs:
-                refs: list[int | InstanceRef] = []
-                for ref in j.cards:
-                    if isinstance(ref, InstanceRef) and ref.slot == slot:
-                        if ref.instance == index:
-                            continue
-                        if ref.instance > index:
-                            ref = InstanceRef(slot=slot, instance=ref.instance - 1)
-                    refs.append(ref)
-                jobs.append(j.model_copy(update={"cards": refs}))
-            return set_mig_layout(b.model_copy(update={"jobs": jobs}), catalog, slot, rest)
-
+        make = partial(editing.remove_mig_instance, catalog=catalog, slot=slot, layout=layout, index=index)
         ok = self._edit(f"Remove MIG instance {index} ({profile}) from slot {slot}", make)
         if ok:
             self.say(f"Slot {slot}: removed instance {index} ({profile})")
@@ -1022,8 +996,8 @@ class MigEditor(QWidget):
         if not 0 <= job < len(self.doc.build.jobs):
             return f"no job {job + 1}"
         try:
-            assign_job(self.doc.build, self.doc.catalog, job, slot, instance)
-        except (EditRefused, ValueError) as exc:
+            editing.assign_job(self.doc.build, self.doc.catalog, job, slot, instance)
+        except ValueError as exc:  # EditRefused is a ValueError
             return str(exc)
         return None
 
@@ -1035,8 +1009,8 @@ class MigEditor(QWidget):
             self.say(f"Refused: no job {job + 1}", error=True)
             return False
         name = self.doc.build.jobs[job].name
-        ok = self._edit(f"Assign {name} to slot {slot} instance {instance}",
-                        lambda b: assign_job(b, catalog, job, slot, instance))  # fmt: skip
+        make = partial(editing.assign_job, catalog=catalog, index=job, slot=slot, instance=instance)
+        ok = self._edit(f"Assign {name} to slot {slot} instance {instance}", make)
         if ok:
             self.say(f"{name} runs in slot {slot} instance {instance}")
         elif self.check_assign(job, instance) is None:

@@ -40,19 +40,22 @@ def read_slot(data: QMimeData) -> int | None:
     return _read_int(data, SLOT_MIME)
 
 
-JOB_MIME = "application/vnd.gpu-configurator.job"  # a job, by its index in the build
+JOB_MIME = "application/vnd.gpu-configurator.job"  # a job, by its name (unique in a build: Build says so)
 MIG_PROFILE_MIME = "application/vnd.gpu-configurator.mig-profile"  # a MIG profile name
 
 
-def job_mime(index: int, name: str = "") -> QMimeData:
+def job_mime(name: str) -> QMimeData:
+    """A dragged job names itself, not its place in the list: a drop finds the job by name in the build it
+    lands on (and refuses when that build has no job of that name)."""
     data = QMimeData()
-    data.setData(JOB_MIME, str(index).encode())
-    data.setText(name or f"job {index + 1}")
+    data.setData(JOB_MIME, name.encode())
+    data.setText(name)
     return data
 
 
-def read_job(data: QMimeData) -> int | None:
-    return _read_int(data, JOB_MIME)
+def read_job(data: QMimeData) -> str | None:
+    """The dragged job's name; None when the drag carries no job."""
+    return bytes(data.data(JOB_MIME).data()).decode() if data.hasFormat(JOB_MIME) else None
 
 
 def mig_profile_mime(profile: str) -> QMimeData:

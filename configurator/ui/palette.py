@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
-from configurator.report.figures import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.ui.drag_list import DragList
 from configurator.ui.mime import bridge_mime, card_mime
 from configurator.ui.style import card_colour, hidpi_canvas

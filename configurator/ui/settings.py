@@ -1,23 +1,113 @@
-"""Preferences over QSettings (INI format), each declared once with its default."""
+"""Preferences over QSettings (INI format), each declared once as a typed option with its default.
+
+Like Picard's ``BoolOption`` / ``TextOption``: an option knows its key, its default and what a valid value
+is. A stored value that is not valid (a hand-edited ``units=MB``, a PIN with letters) is replaced by the
+default with a warning in the log: a bad settings file never stops the window. No other module reads a raw
+QSettings key.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QByteArray, QSettings
 
 ORG, APP = "GPU Build Configurator", "configurator"
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
-DEFAULTS: dict[str, Any] = {
-    "units": "GB",  # GB (10^9 B, as the seeds) or GiB
-    "recent_files": [],
-    "last_folder": "",
-    "autosave_seconds": 30,
-    "theme": "light",  # light | dark
-    "seller_name": "GPU Build Configurator",  # build sheet header
-    "seller_logo": "",  # SVG or PNG; the app icon when empty
-    "page": "",  # a4 | letter | "" = from the locale
-}
+
+@dataclass(frozen=True)
+class Option(Generic[T]):
+    """One setting: ``parse`` turns the stored value into a T or raises ValueError/TypeError."""
+
+    key: str
+    default: T
+    parse: Callable[[Any], T]
+    doc: str = ""
+    choices: tuple[T, ...] = field(default=())
+
+    def read(self, raw: Any) -> T:
+        if raw is None:
+            return copy.copy(self.default)
+        try:
+            value = self.parse(raw)
+        except (TypeError, ValueError) as exc:
+            log.warning("setting %s=%r is not valid (%s): using %r", self.key, raw, exc, self.default)
+            return self.default
+        if self.choices and value not in self.choices:
+            log.warning("setting %s=%r is not one of %s: using %r", self.key, raw, list(self.choices), self.default)
+            return self.default
+        return value
+
+
+def _text(raw: Any) -> str:
+    if isinstance(raw, list | tuple):
+        raise ValueError("a list, not text")
+    return str(raw)
+
+
+def _int_at_least(low: int) -> Callable[[Any], int]:
+    def parse(raw: Any) -> int:
+        value = int(raw)
+        if value < low:
+            raise ValueError(f"under {low}")
+        return value
+
+    return parse
+
+
+def _positive_float(raw: Any) -> float:
+    value = float(raw)
+    if not value > 0:
+        raise ValueError("not positive")
+    return value
+
+
+def _text_list(raw: Any) -> list[str]:
+    if raw == "":
+        return []
+    return [str(v) for v in raw] if isinstance(raw, list | tuple) else [str(raw)]
+
+
+def _digits(raw: Any) -> str:
+    text = str(raw)
+    if not (text.isdigit() and 1 <= len(text) <= 12):  # the PIN pad takes up to 12 digits
+        raise ValueError("a PIN is 1 to 12 digits")
+    return text
+
+
+def _bytes(raw: Any) -> QByteArray:
+    if not isinstance(raw, QByteArray | bytes):
+        raise TypeError("not saved window geometry")
+    return QByteArray(raw)
+
+
+def text_option(key: str, default: str, doc: str = "", choices: tuple[str, ...] = ()) -> Option[str]:
+    return Option(key, default, _text, doc, choices)
+
+
+_DECLARED: tuple[Option[Any], ...] = (
+    text_option("units", "GB", "GB (10^9 B, as the seeds) or GiB", ("GB", "GiB")),
+    Option[list[str]]("recent_files", [], _text_list, "most recent first, at most 10"),
+    text_option("last_folder", "", "where Open and Save start"),
+    Option("autosave_seconds", 30, _int_at_least(5), "seconds between autosaves"),
+    text_option("theme", "light", "light or dark", ("light", "dark")),
+    text_option("seller_name", "GPU Build Configurator", "build sheet header"),
+    text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
+    text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
+    Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
+    # demo mode (not in the Preferences dialog): see ui/demo.py
+    Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
+    Option("demo/idle_minutes", 3.0, _positive_float, "minutes without input before the attract loop"),
+    text_option("demo/folder", "", "where take-home builds go; Documents/configurator-demo when empty"),
+)
+OPTIONS: dict[str, Option[Any]] = {o.key: o for o in _DECLARED}
+DEFAULTS: dict[str, Any] = {key: o.default for key, o in OPTIONS.items()}
 
 
 class Settings:
@@ -25,20 +115,13 @@ class Settings:
         self.q = settings or QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG, APP)
 
     def get(self, key: str) -> Any:
-        default = DEFAULTS[key]
-        value = self.q.value(key, default)
-        if isinstance(default, list):
-            if value in (None, ""):
-                return []
-            return list(value) if isinstance(value, list | tuple) else [value]
-        if isinstance(default, int):
-            try:
-                return int(value)
-            except (TypeError, ValueError):
-                return default
-        return value
+        """The stored value of option ``key``, valid, or its default (KeyError for an undeclared key)."""
+        option = OPTIONS[key]
+        return option.read(self.q.value(key, None))
 
     def set(self, key: str, value: Any) -> None:
+        if key not in OPTIONS:
+            raise KeyError(f"undeclared setting {key!r}: declare it in OPTIONS")
         self.q.setValue(key, value)
 
     def add_recent(self, path: str) -> list[str]:

@@ -6,19 +6,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QPixmap
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
-from configurator.report.figures import COMPONENTS as COMPONENTS
+from configurator.present.colours import COMPONENTS as COMPONENTS
+from configurator.present.colours import FIT_COLOUR as FIT_COLOUR
+from configurator.present.words import to_unit as to_unit
 from configurator.report.figures import card_colour as card_colour
 
 SEVERITY_COLOUR = {"error": "#C62828", "warning": "#E69F00", "info": "#1565C0"}
 # the same meanings lightened for a dark background (at least 4.5:1 contrast on #2a2a2a, WCAG AA)
 SEVERITY_COLOUR_DARK = {"error": "#EF7A78", "warning": "#FFB74D", "info": "#7FB8F5"}
 OK_COLOUR, OK_COLOUR_DARK = "#2E7D32", "#7BC67E"
-FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", "unknown": "#777777"}
-
-
-def to_unit(gb: float, unit: str) -> float:
-    """GB (10^9 B) to the display unit: GB or GiB (2^30 B)."""
-    return gb * 1e9 / 2**30 if unit == "GiB" else gb
 
 
 def dark_palette():  # type: ignore[no-untyped-def]

@@ -27,7 +27,8 @@ class SummaryStrip(QWidget):
     def update_result(self, result: BuildResult, n_cards: int, n_bridges: int) -> None:
         p = result.power
         if p and p.psu_capacity_w and p.margin_w is not None:
-            colour = "#C62828" if p.margin_w < 0 else ("#E69F00" if p.total_w > 0.9 * p.psu_capacity_w else "#2E7D32")
+            tight = p.tight_above_w is not None and p.total_w > p.tight_above_w  # the engine's PSU_TIGHT line
+            colour = "#C62828" if p.margin_w < 0 else ("#E69F00" if tight else "#2E7D32")
             self.power.setText(f"<b>Power</b> <span style='color:{colour}'>{p.total_w:,.0f} W</span> of "
                                f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
             self.power.setToolTip(f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; "

@@ -1,0 +1,67 @@
+"""Edits on a build, Qt-free: each returns a new Build (builds are immutable) or raises EditRefused.
+
+One module per subject: ``cards``, ``bridges``, ``jobs``, ``mig``, ``assumptions`` and ``kiosk`` (the demo's
+edits). ``check_*`` functions return the reason an edit is refused, or None; the GUI asks them while the user
+drags, to highlight slots and to say why a drop is refused. Widgets never change a build themselves: they
+call ``document.edit(text, partial(editing.fn, ...))``, which wraps the edit in an undo command.
+"""
+
+from configurator.engine.editing.assumptions import set_assumption, set_compute_rates, set_link_rates
+from configurator.engine.editing.base import EditRefused
+from configurator.engine.editing.bridges import add_bridge, bridge_group_for, check_bridge, remove_bridge
+from configurator.engine.editing.cards import (
+    check_place,
+    move_card,
+    place_card,
+    remove_card,
+    remove_cards,
+    set_chassis,
+    swap_cards,
+)
+from configurator.engine.editing.jobs import (
+    add_job,
+    assign_job,
+    duplicate_job,
+    parallelism_for,
+    remove_job,
+    rename_job,
+    set_job_cards,
+    set_parallelism,
+    toggle_job_card,
+    unique_job_name,
+    update_job,
+)
+from configurator.engine.editing.mig import check_mig_layout, remove_mig_instance, set_mig_layout, snap_start
+
+__all__ = [
+    "EditRefused",
+    "add_bridge",
+    "add_job",
+    "assign_job",
+    "bridge_group_for",
+    "check_bridge",
+    "check_mig_layout",
+    "check_place",
+    "duplicate_job",
+    "move_card",
+    "parallelism_for",
+    "place_card",
+    "remove_bridge",
+    "remove_card",
+    "remove_cards",
+    "remove_job",
+    "remove_mig_instance",
+    "rename_job",
+    "set_assumption",
+    "set_chassis",
+    "set_compute_rates",
+    "set_job_cards",
+    "set_link_rates",
+    "set_mig_layout",
+    "set_parallelism",
+    "snap_start",
+    "swap_cards",
+    "toggle_job_card",
+    "unique_job_name",
+    "update_job",
+]

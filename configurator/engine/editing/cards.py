@@ -1,0 +1,135 @@
+"""Card edits: place, move, remove, swap, and changing the chassis under them."""
+
+from __future__ import annotations
+
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Build, CardPlacement
+from configurator.engine.editing.base import EditRefused, _drop_bridges_with, _job_cards
+from configurator.engine.editing.bridges import check_bridge
+from configurator.engine.physical import card_span, fit_problems, slot_width
+
+
+def _spans(build: Build, catalog: Catalog, skip: int | None = None) -> dict[int, range]:
+    chassis = catalog.chassis.get(build.chassis)
+    out: dict[int, range] = {}
+    if chassis is None:
+        return out
+    for c in build.cards:
+        if c.slot == skip or c.card not in catalog.cards:
+            continue
+        try:
+            out[c.slot] = card_span(catalog.cards[c.card], chassis.position(c.slot).x)
+        except KeyError:
+            continue
+    return out
+
+
+def check_place(build: Build, catalog: Catalog, slot: int, card_id: str, moving_from: int | None = None) -> str | None:
+    """Why ``card_id`` cannot go into ``slot`` (None when it can)."""
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return f"unknown chassis '{build.chassis}'"
+    card = catalog.cards.get(card_id)
+    if card is None:
+        return f"unknown card '{card_id}'"
+    try:
+        pos = chassis.position(slot)
+    except KeyError:
+        return f"{chassis.name} has no slot {slot}"
+    occupant = build.card_in(slot)
+    if occupant is not None and slot != moving_from:
+        held = catalog.cards[occupant.card].name if occupant.card in catalog.cards else occupant.card
+        return f"slot {slot} already holds {held}"
+    problems = fit_problems(card, chassis, pos)
+    if problems:
+        return {
+            "SXM_IN_PCIE_SLOT": f"{card.name} is an SXM module; slot {slot} is a PCIe slot "
+            "(SXM needs an HGX baseboard)",
+            "PCIE_IN_SXM_SOCKET": f"slot {slot} is an SXM socket; {card.name} is a PCIe card",
+            "CARD_TOO_WIDE": f"{card.name} is {slot_width(card)} slots wide; slot {slot} takes up to {pos.max_width}",
+            "CARD_TOO_LONG": f"{card.name} is {card.form_factor.length_mm.value or 0:.0f} mm long; this chassis "
+            f"takes up to {chassis.max_card_length_mm.value or 0:.0f} mm",
+        }.get(problems[0], f"{card.name} does not fit slot {slot} ({problems[0]})")
+    mine = card_span(card, pos.x)
+    for other, span in _spans(build, catalog, skip=moving_from).items():
+        if other == slot:
+            continue
+        if set(mine) & set(span):
+            return (
+                f"slot {slot} is blocked: the card in slot {other} covers it"
+                if pos.x in span
+                else (f"{card.name} is {len(mine)} slots wide and would cover the card in slot {other}")
+            )
+    return None
+
+
+def place_card(build: Build, catalog: Catalog, slot: int, card_id: str) -> Build:
+    reason = check_place(build, catalog, slot, card_id)
+    if reason:
+        raise EditRefused(reason)
+    cards = sorted([*build.cards, CardPlacement(slot=slot, card=card_id)], key=lambda c: c.slot)
+    return build.model_copy(update={"cards": cards})
+
+
+def move_card(build: Build, catalog: Catalog, from_slot: int, to_slot: int) -> Build:
+    placed = build.card_in(from_slot)
+    if placed is None:
+        raise EditRefused(f"slot {from_slot} holds no card")
+    if from_slot == to_slot:
+        return build
+    reason = check_place(build, catalog, to_slot, placed.card, moving_from=from_slot)
+    if reason:
+        raise EditRefused(reason)
+    cards = sorted([c for c in build.cards if c.slot != from_slot] + [placed.model_copy(update={"slot": to_slot})],
+                   key=lambda c: c.slot)  # fmt: skip
+    jobs = [j.model_copy(update={"cards": _job_cards(j, {from_slot: to_slot})}) for j in build.jobs]
+    # A moved card leaves its bridge: the bridge is a physical part on the old neighbours.
+    return build.model_copy(update={"cards": cards, "jobs": jobs, "bridges": _drop_bridges_with(build, {from_slot})})
+
+
+def remove_card(build: Build, slot: int) -> Build:
+    if build.card_in(slot) is None:
+        raise EditRefused(f"slot {slot} holds no card")
+    cards = [c for c in build.cards if c.slot != slot]
+    jobs = [j.model_copy(update={"cards": _job_cards(j, {slot: None})}) for j in build.jobs]
+    return build.model_copy(update={"cards": cards, "jobs": jobs, "bridges": _drop_bridges_with(build, {slot})})
+
+
+def set_chassis(build: Build, catalog: Catalog, chassis_id: str) -> Build:
+    """Change chassis, keeping each card whose slot exists and still takes it; the rest are removed."""
+    if chassis_id not in catalog.chassis:
+        raise EditRefused(f"unknown chassis '{chassis_id}'")
+    new = build.model_copy(update={"chassis": chassis_id, "cards": [], "bridges": []})
+    dropped: list[int] = []
+    for c in build.cards:
+        if check_place(new, catalog, c.slot, c.card) is None:
+            new = new.model_copy(update={"cards": [*new.cards, c]})
+        else:
+            dropped.append(c.slot)
+    kept = {c.slot for c in new.cards}
+    bridges = [b for b in build.bridges if set(b.slots) <= kept and check_bridge(new, catalog, b.slots) is None]
+    jobs = [j.model_copy(update={"cards": _job_cards(j, dict.fromkeys(dropped))}) for j in build.jobs]
+    return new.model_copy(update={"bridges": bridges, "jobs": jobs})
+
+
+def swap_cards(build: Build, catalog: Catalog, old: str, new: str) -> Build:
+    """Every ``old`` card becomes ``new`` (for comparing builds); bridges and MIG layouts that no longer
+    apply are dropped."""
+    if new not in catalog.cards:
+        raise EditRefused(f"unknown card '{new}'")
+    cards = [c.model_copy(update={"card": new, "mig": None if c.card == old else c.mig}) if c.card == old else c
+             for c in build.cards]  # fmt: skip
+    swapped = build.model_copy(update={"cards": cards, "name": f"{build.name} ({catalog.cards[new].name})"})
+    bridges = [b for b in swapped.bridges if check_bridge(swapped.model_copy(update={"bridges": []}), catalog, b.slots)
+               is None]  # fmt: skip
+    moved = {c.slot for c in build.cards if c.card == old}
+    jobs = [j.model_copy(update={"cards": [r for r in j.cards if isinstance(r, int) or r.slot not in moved]})
+            for j in swapped.jobs]  # fmt: skip
+    return swapped.model_copy(update={"bridges": bridges, "jobs": jobs})
+
+
+def remove_cards(build: Build, slots: list[int]) -> Build:
+    """Remove the cards in ``slots`` (a selection), with their bridges and their place in jobs."""
+    for s in slots:
+        build = remove_card(build, s)
+    return build
