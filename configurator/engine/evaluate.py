@@ -6,10 +6,12 @@ fit become checks with a code, a severity and a sentence.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
-from configurator.catalog.errors import FileError, UnknownIdError
+from configurator.catalog.errors import FileError, Problem, UnknownIdError
+from configurator.catalog.fileio import expand_path
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
@@ -46,10 +48,13 @@ def resolve_model(ref: str | ParamsOnlyModel, catalog: Catalog, base_dir: Path |
     if ref in catalog.models:
         return catalog.models[ref]
     if ref.endswith(".json") or "/" in ref or "\\" in ref:
-        path = Path(ref).expanduser()
+        path = expand_path(ref)  # FileError, not RuntimeError, for ~nosuchuser
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
-        key = (str(path.resolve()), path.stat().st_mtime if path.exists() else 0.0)
+        try:
+            key = (os.path.realpath(path), path.stat().st_mtime if path.exists() else 0.0)
+        except (OSError, ValueError, RuntimeError) as exc:  # a symlink loop, a name too long
+            raise FileError(str(path), [Problem("", f"cannot read: {getattr(exc, 'strerror', None) or exc}")]) from None
         if key not in _imported_models:
             _imported_models[key] = load_hf_config(path)
         return _imported_models[key]
@@ -245,7 +250,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, base: Path | None, c
                 severity="error",
                 code="JOB_MODEL_UNKNOWN",
                 job=name,
-                message=f"Job '{name}': {str(exc).splitlines()[0]}",
+                message=f"Job '{name}': {exc.summary() if isinstance(exc, FileError) else str(exc).splitlines()[0]}",
             )
         )
         return JobResult(name=name, model=str(job.model), model_name="?", method=job.method,

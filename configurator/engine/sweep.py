@@ -6,11 +6,12 @@ Uses the same memory model as ``evaluate``; a 200-point sweep runs in a few ms (
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import capacity_of, resolve_model  # the main result's capacity rule
-from configurator.engine.memory import GB, Sharding, memory_for_card, sharding
+from configurator.engine.memory import GB, Sharding, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import MigRequest, place_layout
 
 # The comparison methods drawn dimmed beside the job's own (seed A's cases).
@@ -60,17 +61,24 @@ def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, spl
 
 
 def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[int] | None = None,
-                 micro_batches: tuple[int, ...] = (1, 2, 4, 8)) -> Frontier | None:  # fmt: skip
+                 micro_batches: tuple[int, ...] = (1, 2, 4, 8),
+                 base_dir: Path | None = None) -> Frontier | None:  # fmt: skip
     """Headroom on the job's smallest card against sequence length, for each micro-batch, and the same
-    curve (job's micro-batch) for the comparison methods. None when the job has no card or model."""
+    curve (job's micro-batch) for the comparison methods. None when the job has no card or model, or when
+    its LoRA targets do not fit the model (``evaluate`` reports that as the JOB_LORA_TARGETS check).
+    ``base_dir``: the build file's folder, against which a relative config.json path resolves."""
     if not 0 <= job_index < len(build.jobs):
         return None
     job = build.jobs[job_index]
     try:
-        model = resolve_model(job.model, catalog, None)
+        model = resolve_model(job.model, catalog, base_dir)
     except Exception:
         return None
     if model.is_params_only or not job.cards:
+        return None
+    try:
+        job_parameters(model, job)  # unknown or fused LoRA targets (qv on Phi-3): no curve, the check says why
+    except ValueError:
         return None
     caps = []
     for slot, instance in job.card_keys:
@@ -99,5 +107,9 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
         if changes["method"] == job.method and changes.get("optimizer", job.optimizer) == job.optimizer:
             continue
         other = job.model_copy(update=changes)
+        try:
+            job_parameters(model, other)  # a full job's LoRA targets are checked only when LoRA is compared
+        except ValueError:
+            continue
         curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False))
     return Frontier(job.name, card_name, capacity / GB, curves)

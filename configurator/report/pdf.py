@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QObject, QRectF, QSizeF, Qt
+from PySide6.QtCore import QByteArray, QMarginsF, QObject, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -31,7 +30,8 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.errors import FileError
+from configurator.catalog.fileio import atomic_replace, pdf_problem, safe_read_bytes
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
 from configurator.report.figures import draw_chassis, draw_headroom
@@ -219,14 +219,19 @@ class BuildSheet:
         from configurator.paths import resource
 
         path = self.options.seller_logo or str(resource("icons", "configurator.svg"))
-        if path.lower().endswith(".svg"):
-            renderer = QSvgRenderer(path)
+        try:  # a regular file of at most 5 MB: a logo set to /dev/zero or a FIFO must not hang the export
+            raw = safe_read_bytes(path)
+        except FileError:
+            return  # the CLI checks --logo first; a stored preference gone missing draws no logo
+        data = QByteArray(raw)
+        if path.lower().endswith(".svg") or b"<svg" in raw[:4096]:
+            renderer = QSvgRenderer(data)
             if renderer.isValid():
                 renderer.render(painter, rect)  # vector
                 return
         from PySide6.QtGui import QImage
 
-        image = QImage(path)
+        image = QImage.fromData(data)
         if not image.isNull():
             painter.drawImage(rect, image)
 
@@ -240,34 +245,24 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
                options: SheetOptions | None = None) -> int:  # fmt: skip
     """Write the build sheet to ``path``; returns the page count.
 
-    Written to a temporary file beside the target and renamed over it, so an unwritable folder or a full
-    disk leaves no half-written file; the error (FileError) says what and where.
+    Written to a temporary file beside the target (``fileio.atomic_replace``), read back and checked as a
+    whole PDF (header, cross-reference, %%EOF trailer) before it is renamed over the target, so an
+    unwritable folder or a full disk (where Qt's PDF writer fails silently) leaves the old file as it was;
+    the error (FileError) says what and where.
     """
     ensure_app()
     options = options or SheetOptions()
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-        )
-        os.close(fd)
-    except OSError as exc:
-        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
-    try:
-        writer = QPdfWriter(tmp)
+    pages = 0
+
+    def produce(tmp: Path) -> None:
+        nonlocal pages
+        writer = QPdfWriter(str(tmp))
         writer.setResolution(300)
         writer.setPageLayout(page_layout(options.page))
         writer.setTitle(f"Build sheet: {build.name}")
         writer.setCreator("GPU Build Configurator")
         pages = BuildSheet(build, result, catalog, options).paint(writer)
         del writer  # flushes and closes the file
-        if os.path.getsize(tmp) == 0:
-            raise OSError("the PDF writer produced an empty file (disk full?)")
-        os.replace(tmp, target)
-        return pages
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise FileError(str(target), [Problem("", f"cannot write the build sheet: {exc.strerror or exc}")]) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_replace(path, produce, pdf_problem, what="the build sheet")
+    return pages
