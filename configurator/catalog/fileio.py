@@ -239,7 +239,9 @@ def atomic_replace(path: str | os.PathLike[str], produce: Callable[[Path], None]
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        why = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else (exc.strerror or str(exc))
+        why = exc.strerror or str(exc)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            why += " (the disk is full)"
         raise _fail(shown, f"cannot save: {why}; the old file is kept") from None
     except BaseException:
         with contextlib.suppress(OSError):
