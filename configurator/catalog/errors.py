@@ -66,7 +66,8 @@ class FileError(Exception):
 
     def lines(self) -> list[str]:
         """One line per problem, the first :data:`MAX_LISTED` of them, then how many more."""
-        out = [f"{self.path}:{p.line or '?'}: {p.field or '(file)'}: {p.message}" for p in self.problems[:MAX_LISTED]]
+        out = [f"{self.path}{f':{p.line}' if p.line else ''}: {f'{p.field}: ' if p.field else ''}{p.message}"
+               for p in self.problems[:MAX_LISTED]]  # fmt: skip
         if len(self.problems) > MAX_LISTED:
             out.append(f"… and {len(self.problems) - MAX_LISTED:,} more problem(s)")
         return out

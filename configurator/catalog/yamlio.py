@@ -219,7 +219,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return safe_read_text(path, MAX_FILE_BYTES)
 
 
-def line_for(loc: tuple[Any, ...], lines: dict[tuple[Any, ...], int]) -> int | None:
+def line_for(loc: tuple[Any, ...], lines: Mapping[tuple[Any, ...], int]) -> int | None:
     """The line of the deepest known prefix of a pydantic error location."""
     loc = tuple(loc)
     while loc:
@@ -239,24 +239,47 @@ def format_loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def _is_union_tag(part: Any) -> bool:
+    """A part pydantic adds to an error's location to name a union member ('str', 'ParamsOnlyModel', ...)."""
+    if not isinstance(part, str):
+        return False
+    return part in {"str", "int", "float", "bool"} or part[:1].isupper() or "[" in part or part.startswith("function-")
+
+
 def validation_problems(
-    exc: ValidationError, lines: dict[tuple[Any, ...], int], prefix: tuple[Any, ...] = ()
+    exc: ValidationError, lines: Mapping[tuple[Any, ...], int], prefix: tuple[Any, ...] = ()
 ) -> list[Problem]:
-    problems = []
-    for err in exc.errors(include_url=False):
-        # pydantic adds the tag of a discriminated/union member to loc; drop non-data parts
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
-        full = (*prefix, *loc)
+    """One problem per wrong value, with its line; for a value that may be one of several types, only the
+    type it was evidently meant as ({parameters: 0.5} is a mapping with a bad number, not "not a string")."""
+    errors = exc.errors(include_url=False)
+    deep: set[tuple[Any, ...]] = set()  # union positions where some member got past the type check
+    for err in errors:
+        loc = tuple(err["loc"])
+        for i, part in enumerate(loc):
+            if _is_union_tag(part) and i + 1 < len(loc):
+                deep.add(loc[:i])
+    problems: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
+    for err in errors:
+        loc = tuple(err["loc"])
+        if any(_is_union_tag(part) and i + 1 == len(loc) and loc[:i] in deep for i, part in enumerate(loc)):
+            continue  # "Input should be a valid string" beside the member the value was meant as
+        data_loc = tuple(p for p in loc if not _is_union_tag(p))
+        full = (*prefix, *data_loc)
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = "unknown key (not allowed here)"
         elif err["type"] == "missing":
             msg = "required key is missing"
-        problems.append(Problem(format_loc(full), msg, line_for(full, lines)))
+        key = (format_loc(full), msg)
+        if key in seen:
+            continue
+        seen.add(key)
+        problems.append(Problem(key[0], msg, line_for(full, lines)))
     return problems
 
 
-def validate_as(model: type[T], data: Any, lines: dict[tuple[Any, ...], int], where: str) -> T:
+def validate_as(model: type[T], data: Any, lines: Mapping[tuple[Any, ...], int], where: str) -> T:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
