@@ -26,8 +26,11 @@ def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 def short_repr(value: Any, limit: int = 60) -> str:
     """A value as a message may echo it: never thousands of characters, never an error of its own."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        digits = int(value.bit_length() * 0.30103) + 1  # log10(2): no str() of a huge int (Python caps it)
-        return f"a number of about {digits} digits"
+        # digits from the bit length (log10 2), never str() of a huge int (Python refuses past 4,300 digits)
+        digits = int((value.bit_length() - 1) * 0.30102999566398) + 1
+        if abs(value) >= 10**digits:
+            digits += 1
+        return f"a {digits}-digit number"
     if isinstance(value, dict | list | tuple | set) and len(value) > 8:
         return f"a {type(value).__name__} of {len(value):,} items"
     try:

@@ -271,6 +271,8 @@ def validation_problems(
             msg = "unknown key (not allowed here)"
         elif err["type"] == "missing":
             msg = "required key is missing"
+        elif err["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")
         key = (format_loc(full), msg)
         if key in seen:
             continue

@@ -52,8 +52,9 @@ def slot_problems(data: dict[str, Any], lines: Mapping[tuple[Any, ...], int]) ->
     cards = data.get("cards")
     for i, card in enumerate(cards if isinstance(cards, list) else []):
         slot = card.get("slot") if isinstance(card, dict) else None
-        if not isinstance(slot, int) or isinstance(slot, bool):
+        if not isinstance(slot, int):  # true counts as 1, as the schema reads it
             continue
+        slot = int(slot)
         if slot in first:
             j = first[slot]
             out.append(Problem(f"cards[{i}].slot", f"slot {slot} already holds cards[{j}] (line "
