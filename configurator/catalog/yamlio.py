@@ -44,6 +44,8 @@ class _SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         except (ValueError, OverflowError) as exc:
             what = shorten(repr(node.value), 60) if isinstance(node, yaml.ScalarNode) else "this value"
             reason = shorten(str(exc), 120)
+            if "limit (4300 digits)" in str(exc):  # Python's int conversion limit
+                what, reason = f"a {len(str(node.value))}-character number", "numbers of over 4,300 digits are refused"
             raise yaml.constructor.ConstructorError(None, None, f"cannot read {what}: {reason}",
                                                     node.start_mark) from None  # fmt: skip
 
