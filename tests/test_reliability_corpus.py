@@ -180,7 +180,9 @@ edit("bridge-mixed-cards", "{slot: 2, card: h200-nvl}", "{slot: 2, card: rtx-pro
      "joins different cards")  # fmt: skip
 edit("mig-unknown-profile", "{slot: 2, card: h200-nvl}", "{slot: 2, card: h200-nvl, mig: [9g.999gb]}", 1,
      "9g.999gb")  # fmt: skip
-edit("mig-too-many", "{slot: 2, card: h200-nvl}", "{slot: 2, card: h200-nvl, mig: [" + ", ".join(["1g.18gb"] * 50)
+edit("mig-eight", "{slot: 2, card: h200-nvl}", "{slot: 2, card: h200-nvl, mig: [" + ", ".join(["1g.18gb"] * 8)
+     + "]}", 1, "slot 2")  # fmt: skip
+edit("mig-too-many", "{slot: 2, card: h200-nvl}", "{slot: 2, card: h200-nvl, mig: [" + ", ".join(["1g.18gb"] * 100)
      + "]}", 2, "at most 7 MIG instances")  # fmt: skip
 edit("too-many-cards", "cards:\n  - {slot: 1, card: h200-nvl}\n  - {slot: 2, card: h200-nvl}",
      "cards:\n" + "".join(f"  - {{slot: {i % 64 + 1}, card: h200-nvl}}\n" for i in range(100)).rstrip("\n"), 2,

@@ -20,7 +20,7 @@ from configurator.engine.build import Build
 # guide: A100/H100/H200 7, RTX PRO 6000 4), so 64 x 7 = 448 jobs could each have an instance of their own.
 # Past these a file is refused before validation, with the line of the first entry too many.
 LIMITS: dict[str, int] = {"cards": 64, "bridges": 32, "jobs": 448}
-MAX_MIG_INSTANCES = 7
+MAX_MIG_ENTRIES = 64  # a layout longer than 7 is a check the engine explains; this long is no layout
 MAX_JOB_CARDS = 64
 
 
@@ -34,9 +34,10 @@ def count_problems(data: dict[str, Any], lines: Mapping[tuple[Any, ...], int]) -
                                line_for((key, limit), lines)))  # fmt: skip
     for i, card in enumerate(data.get("cards") or [] if isinstance(data.get("cards"), list) else []):
         mig = card.get("mig") if isinstance(card, dict) else None
-        if isinstance(mig, list) and len(mig) > MAX_MIG_INSTANCES:
-            out.append(Problem(f"cards[{i}].mig", f"{len(mig):,} instances; a card holds at most {MAX_MIG_INSTANCES} "
-                               "MIG instances", line_for(("cards", i, "mig"), lines)))  # fmt: skip
+        if isinstance(mig, list) and len(mig) > MAX_MIG_ENTRIES:
+            out.append(Problem(f"cards[{i}].mig", f"{len(mig):,} instances; a card holds at most 7 MIG instances "
+                               f"(a layout lists at most {MAX_MIG_ENTRIES})",
+                               line_for(("cards", i, "mig"), lines)))  # fmt: skip
     for i, job in enumerate(data.get("jobs") or [] if isinstance(data.get("jobs"), list) else []):
         cards = job.get("cards") if isinstance(job, dict) else None
         if isinstance(cards, list) and len(cards) > MAX_JOB_CARDS:
