@@ -1,4 +1,5 @@
-"""Command line: ``configurator [BUILD.yaml]``, ``configurator size``, ``catalog``, ``nccl-busbw``.
+"""Command line: ``configurator [BUILD.yaml]``, ``size``, ``plan``, ``catalog``, ``export``, ``open-code``,
+``nccl-busbw``.
 
 Bad input exits non-zero with file, line and field; never a traceback.
 """
@@ -11,9 +12,17 @@ import sys
 from pathlib import Path
 
 from configurator import __version__
-from configurator.catalog.errors import FileError
+from configurator.catalog.errors import FileError, Problem, shorten
+from configurator.catalog.fileio import expand_path
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.yamlio import read_text
+
+INTERNAL_ERROR = 3  # exit status of a bug (bad input is 2, a build with errors 1)
+
+
+def _user_path(path: Path | None) -> Path | None:
+    """A path from the command line with ~ expanded (FileError for ~nosuchuser)."""
+    return expand_path(path) if path is not None else None
 
 
 def default_build_path() -> Path:
@@ -38,7 +47,7 @@ def _size(path: Path | None, as_json: bool) -> int:
 
 
 def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None,
-            prices: Path | None = None) -> int:  # fmt: skip
+            prices: Path | None = None) -> int:
     import time
 
     from configurator.engine import evaluate
@@ -47,14 +56,15 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     from configurator.report.sheet import SheetOptions
 
     start = time.perf_counter()
+    logo_path = check_logo(logo) if logo else None  # before the work: a missing logo is an error, not ignored
     build = load_build(path)
     result = evaluate(build, base_dir=path.parent)
     ensure_app()
     options = SheetOptions(page=page or default_page())
     if seller:
         options.seller_name = seller
-    if logo:
-        options.seller_logo = logo
+    if logo_path:
+        options.seller_logo = str(logo_path)
     if prices:
         from configurator.catalog.prices import load_price_list
 
@@ -97,6 +107,17 @@ def _plan(path: Path, as_json: bool, pdf: Path | None) -> int:
         pages = export_plan_pdf(pdf, result)
         print(f"wrote {pdf}: {pages} page(s)", file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def check_logo(logo: str) -> Path:
+    """The seller logo's path, readable as an SVG or PNG file (at most 5 MB); FileError otherwise."""
+    from configurator.catalog.fileio import safe_read_bytes
+
+    path = expand_path(logo)
+    data = safe_read_bytes(path)
+    if not (data.startswith(b"\x89PNG\r\n\x1a\n") or b"<svg" in data[:4096]):
+        raise FileError(str(path), [Problem("", "not an SVG or PNG image: give the logo as .svg or .png")])
+    return path
 
 
 def _catalog(kind: str, as_json: bool) -> int:
@@ -172,31 +193,33 @@ def main(argv: list[str] | None = None) -> int:
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
 
     words = sys.argv[1:] if argv is None else list(argv)
-    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
-    if not words or words[0] not in commands:
-        # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
-        from configurator.ui.app import main as gui_main
-
-        return gui_main(words)
-    args = parser.parse_args(words)
     try:
+        commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+        if not words or words[0] not in commands:
+            # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
+            from configurator.ui.app import main as gui_main
+
+            return gui_main(words)
+        args = parser.parse_args(words)
         if args.command == "size":
-            return _size(args.build, args.json)
+            return _size(_user_path(args.build), args.json)
         if args.command == "plan":
-            return _plan(args.plan, args.json, args.pdf)
+            return _plan(_user_path(args.plan), args.json, _user_path(args.pdf))
         if args.command == "catalog":
             return _catalog(args.kind, args.json)
         if args.command == "export":
-            return _export(args.build, args.output, args.page, args.seller, args.logo, args.prices)
+            return _export(_user_path(args.build), _user_path(args.output), args.page, args.seller, args.logo,
+                           _user_path(args.prices))
         if args.command == "open-code":
             return _open_code(args.code, args.print_only)
         if args.command == "nccl-busbw":
             from configurator.engine.nccl import large_message_busbw
 
-            busbw = large_message_busbw(read_text(args.file))
+            path = _user_path(args.file)
+            busbw = large_message_busbw(read_text(path))
             print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
                   f"add to the build's assumptions:\n  calibration: [{{link: {args.link}, busbw_gb_s: {busbw:.1f}, "
-                  f"source: \"{args.file.name}\"}}]")  # fmt: skip
+                  f"source: {json.dumps(shorten(path.name, 80))}}}]")  # fmt: skip
             return 0
         parser.print_help()
         return 2
@@ -204,8 +227,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shorten(str(exc), 500)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug, not bad input: one readable line (the traceback on request)
+        import os
+
+        if os.environ.get("CONFIGURATOR_DEBUG"):
+            raise
+        print(f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)}\n"
+              "This is a bug in the configurator; rerun with CONFIGURATOR_DEBUG=1 for the details.",
+              file=sys.stderr)  # fmt: skip
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":

@@ -168,9 +168,11 @@ def test_malformed_yaml_names_line(tmp_path: Path) -> None:
 
 
 def test_duplicate_slot_is_a_file_error(tmp_path: Path) -> None:
-    """Two cards in one slot are refused at load with the slot number."""
+    """Two cards in one slot are refused at load with the slot number, at the second card's line, naming the first's."""
     _, exc = _load_error(tmp_path, _edit("{slot: 2, card: h200-nvl}", "{slot: 1, card: h200-nvl}"))
-    assert any("[1]" in p.message and p.line for p in exc.problems)
+    [problem] = [p for p in exc.problems if "slot 1" in p.message]
+    assert problem.line == CARD0_LINE + 1 and problem.field == "cards[1].slot"
+    assert f"line {CARD0_LINE}" in problem.message
 
 
 # ---------------------------------------------------------------- hostile and odd files

@@ -289,7 +289,7 @@ def test_refused_values_are_shown_on_the_field(qtbot) -> None:  # type: ignore[n
     assert "unknown model" in (panel.refusal(box) or "")
     box.setEditText("0B")
     box.lineEdit().editingFinished.emit()
-    assert "greater than 0" in (panel.refusal(box) or "")
+    assert "greater than or equal to 1" in (panel.refusal(box) or "")  # a whole model: at least 1 parameter
     assert doc.build.jobs[0].model == "llama-3.3-70b"
 
     # q and v alone on a model with a fused qkv_proj

@@ -1,8 +1,43 @@
-"""Errors for files the user or the catalog supplies: they say file, line, field and what is allowed."""
+"""Errors for files the user or the catalog supplies: they say file, line, field and what is allowed.
+
+Messages stay readable whatever the file holds: a field or message is cut to a few hundred characters,
+a value is echoed by :func:`short_repr` (a 5,000-digit number is "a 5000-digit number"), and a file with
+thousands of problems lists the first :data:`MAX_LISTED` and counts the rest.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+MAX_MESSAGE_CHARS = 300
+MAX_FIELD_CHARS = 120
+MAX_LISTED = 20
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (with how much was left out), control characters made visible."""
+    text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text[: limit * 2])
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """A value as a message may echo it: never thousands of characters, never an error of its own."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        # digits from the bit length (log10 2), never str() of a huge int (Python refuses past 4,300 digits)
+        digits = int((value.bit_length() - 1) * 0.30102999566398) + 1
+        if abs(value) >= 10**digits:
+            digits += 1
+        return f"a {digits}-digit number"
+    if isinstance(value, dict | list | tuple | set) and len(value) > 8:
+        return f"a {type(value).__name__} of {len(value):,} items"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -12,6 +47,10 @@ class Problem:
     field: str  # dotted path, e.g. "jobs[0].method"
     message: str  # what is wrong and what is allowed
     line: int | None = None  # 1-based line in the file, when known
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "field", shorten(str(self.field), MAX_FIELD_CHARS))
+        object.__setattr__(self, "message", shorten(str(self.message)))
 
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line else ""
@@ -25,10 +64,26 @@ class FileError(Exception):
     path: str
     problems: list[Problem] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.path = shorten(str(self.path), 500)
+
+    def lines(self) -> list[str]:
+        """One line per problem, the first :data:`MAX_LISTED` of them, then how many more."""
+        out = [f"{self.path}{f':{p.line}' if p.line else ''}: {f'{p.field}: ' if p.field else ''}{p.message}"
+               for p in self.problems[:MAX_LISTED]]  # fmt: skip
+        if len(self.problems) > MAX_LISTED:
+            out.append(f"… and {len(self.problems) - MAX_LISTED:,} more problem(s)")
+        return out
+
+    def summary(self) -> str:
+        """One line: the first problem with its file and line, and how many more there are."""
+        if not self.problems:
+            return f"{self.path}: cannot be read"
+        more = f" (and {len(self.problems) - 1:,} more problem(s))" if len(self.problems) > 1 else ""
+        return self.lines()[0] + more
+
     def __str__(self) -> str:
-        lines = [f"{self.path}: {len(self.problems)} problem(s)"]
-        lines += [f"  {self.path}:{p.line or '?'}: {p.field or '(file)'}: {p.message}" for p in self.problems]
-        return "\n".join(lines)
+        return "\n".join([f"{self.path}: {len(self.problems)} problem(s)", *(f"  {s}" for s in self.lines())])
 
 
 class UnknownIdError(KeyError):
@@ -37,6 +92,7 @@ class UnknownIdError(KeyError):
     def __init__(self, kind: str, wanted: str, known: list[str]) -> None:
         import difflib
 
+        wanted = shorten(str(wanted), 80)
         close = difflib.get_close_matches(wanted, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(known))}"
         super().__init__(f"unknown {kind} '{wanted}'{hint}")

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.errors import FileError, Problem, shorten
 from configurator.catalog.models import ConfigError, ModelSpec, model_from_hf_config
 from configurator.catalog.yamlio import read_text
 
@@ -62,12 +62,17 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         raise FileError(where, [Problem("", f"not valid JSON: {exc.msg} (column {exc.colno})", exc.lineno)]) from None
     except RecursionError:
         raise FileError(where, [Problem("", "not valid JSON: nested too deeply")]) from None
+    except ValueError as exc:  # a number of more than 4,300 digits (Python's int conversion limit)
+        m = re.search(r"\d{4000,}", text)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+        raise FileError(where, [Problem("", f"not valid JSON: a number too long to read ({shorten(str(exc), 80)})",
+                                        line)]) from None  # fmt: skip
     if not isinstance(config, dict):
         raise FileError(where, [Problem("", "a config.json must hold one JSON object {...}", 1)])
-    name = _derive_name(p, config)
+    name = shorten(_derive_name(p, config), 100)
     try:
         return model_from_hf_config(config, id=_slug(name), name=name, source=where)
     except ConfigError as exc:
         raise FileError(where, [Problem(exc.field, exc.message, _line_of(text, exc.field))]) from None
     except ValueError as exc:  # any other validation message
-        raise FileError(where, [Problem("", str(exc))]) from None
+        raise FileError(where, [Problem("", shorten(str(exc)))]) from None

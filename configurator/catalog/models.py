@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from configurator.catalog.errors import short_repr, shorten
 from configurator.catalog.sourced import Strict
 
 PARAMS_ONLY = "params-only"
@@ -176,12 +177,17 @@ class ModelSpec(Strict):
 
     @property
     def moe_layers(self) -> int:
-        """Layers with a sparse MoE block (rule of modeling_qwen2_moe / qwen3_moe; Mixtral: all)."""
+        """Layers with a sparse MoE block (rule of modeling_qwen2_moe / qwen3_moe; Mixtral: all).
+
+        Layer i (0-based) is sparse when i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0:
+        counted, never looped over (a config may claim 10^9 layers before its bounds are checked).
+        """
         if not self.is_moe:
             return 0
         _, layers, *_ = self._arch()
-        only = set(self.mlp_only_layers)
-        return sum(1 for i in range(layers) if i not in only and (i + 1) % self.decoder_sparse_step == 0)
+        step = self.decoder_sparse_step
+        dense_only = {i for i in self.mlp_only_layers if 0 <= i < layers and (i + 1) % step == 0}
+        return layers // step - len(dense_only)
 
     @property
     def dense_layers(self) -> int:
@@ -364,14 +370,41 @@ KNOWN_CONFIG_KEYS = frozenset(
 )
 
 
+# Upper bounds on config.json sizes: about four times the largest published model's, so every real config
+# passes and a typo or a hostile file (10^9 layers, a 400-digit vocab) is refused by name before any count.
+# Largest published, for scale: hidden_size 16384, intermediate_size 53248, 126 layers and 128 heads
+# (Llama 3.1 405B config.json); vocab_size 262144 (Gemma 3); head_dim 256 (Gemma 2); 512 experts
+# (Qwen3-Next-80B-A3B).
+CONFIG_LIMITS: dict[str, int] = {
+    "hidden_size": 65_536,
+    "num_hidden_layers": 1_024,
+    "intermediate_size": 262_144,
+    "num_attention_heads": 1_024,
+    "num_key_value_heads": 1_024,
+    "head_dim": 1_024,
+    "vocab_size": 1_048_576,
+    "num_local_experts": 4_096,
+    "num_experts": 4_096,
+    "num_experts_per_tok": 4_096,
+    "moe_intermediate_size": 262_144,
+    "shared_expert_intermediate_size": 262_144,
+    "decoder_sparse_step": 1_024,
+}
+
+
 def _int(config: dict[str, Any], key: str, default: int | None = None) -> int:
     value = config.get(key, default)
     if value is None:
         raise ConfigError(key, "required key is missing")
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # 4096.0: a whole number written as a float
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, f"must be a whole number, got {value!r}")
-    if value <= 0:
-        raise ConfigError(key, f"must be positive, got {value}")
+        raise ConfigError(key, f"must be a whole number, got {short_repr(value)}")
+    limit = CONFIG_LIMITS.get(key)
+    if value <= 0 or (limit is not None and value > limit):
+        allowed = f"1 to {limit:,}" if limit is not None else "a positive number"
+        what = short_repr(value) if value.bit_length() > 64 else f"{value:,}"
+        raise ConfigError(key, f"must be {allowed} (no published model comes near the top), got {what}")
     return value
 
 
@@ -380,7 +413,7 @@ def _bool(config: dict[str, Any], key: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise ConfigError(key, f"must be true or false, got {value!r}")
+        raise ConfigError(key, f"must be true or false, got {short_repr(value)}")
     return value
 
 
@@ -395,8 +428,21 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
     mt = config.get("model_type")
     if mt is None:
         raise ConfigError("model_type", "required key is missing")
+    text = config.get("text_config")
+    if mt not in SUPPORTED_MODEL_TYPES and isinstance(text, dict):
+        # Multimodal configs (mllama, gemma3, llava ...) hold the language model in text_config: read that one.
+        inner = text.get("model_type")
+        if inner in SUPPORTED_MODEL_TYPES:
+            spec = model_from_hf_config(text, id=id, name=name, source=source)
+            note = f"language model only: read from text_config of this {shorten(str(mt), 40)} config; the " \
+                   "vision tower and projector are not counted"
+            return spec.model_copy(update={"note": note})
+        raise ConfigError("text_config.model_type", f"{short_repr(mt)} is a multimodal config whose language model "
+                          f"(text_config) is {short_repr(inner)}, which is not supported; supported: "
+                          f"{', '.join(SUPPORTED_MODEL_TYPES)}")  # fmt: skip
     if mt not in SUPPORTED_MODEL_TYPES:
-        raise ConfigError("model_type", f"unsupported model type {mt!r}; supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
+        raise ConfigError("model_type", f"unsupported model type {short_repr(mt)}; supported: "
+                          f"{', '.join(SUPPORTED_MODEL_TYPES)}")  # fmt: skip
     hidden = _int(config, "hidden_size")
     heads = _int(config, "num_attention_heads")
     if mt in _HEAD_DIM_DEFAULT:
@@ -446,9 +492,12 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
         fields["moe_intermediate_size"] = _int(config, "moe_intermediate_size")
         fields["decoder_sparse_step"] = _int(config, "decoder_sparse_step", 1)
         only = config.get("mlp_only_layers") or []
-        if not isinstance(only, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in only):
-            raise ConfigError("mlp_only_layers", f"must be a list of layer numbers, got {only!r}")
-        fields["mlp_only_layers"] = tuple(only)
+        layers = fields["num_layers"]
+        if (not isinstance(only, list) or len(only) > layers
+                or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < layers for i in only)):
+            raise ConfigError("mlp_only_layers", f"must be a list of layer numbers 0 to {layers - 1}, got "
+                              f"{short_repr(only)}")  # fmt: skip
+        fields["mlp_only_layers"] = tuple(sorted(set(only)))
     if mt == "qwen2_moe":
         fields["shared_expert_intermediate_size"] = _int(config, "shared_expert_intermediate_size")
         fields["shared_expert_gate"] = True
@@ -467,7 +516,7 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         msg = err["msg"].removeprefix("Value error, ")
-        raise ConfigError(".".join(str(p) for p in err["loc"]), msg) from None
+        raise ConfigError(".".join(str(p) for p in err["loc"]), shorten(msg)) from None
 
 
 # ---- specs/models.yaml ---------------------------------------------------------------------------------

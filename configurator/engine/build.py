@@ -86,7 +86,8 @@ class Assumptions(Strict):
     # Model FLOPs utilisation for compute time. 0.4 is the usual planning figure: Megatron-LM and
     # PaLM report 40-55 % MFU on large dense training (Chowdhery et al. 2022, Table 3; Korthikanti
     # et al. 2022 report 54.2 % at 530B); fine-tuning on a few cards sits at the low end.
-    utilization: float = Field(default=0.4, gt=0, le=1)
+    # At least 1 %: below that a step time is no planning figure (1e-300 would print a 10^301 s step).
+    utilization: float = Field(default=0.4, ge=0.01, le=1)
     # Seed A calls ~6 GB of 150.8 "too little to plan on": warn under this fraction of capacity.
     safety_margin_fraction: float = Field(default=0.05, ge=0, le=0.5)
     calibration: list[LinkCalibration] = []
@@ -112,7 +113,7 @@ class InstanceRef(Strict):
 
 
 class ParamsOnlyModel(Strict):
-    parameters: float = Field(gt=0, le=1e13)
+    parameters: float = Field(ge=1, le=1e13)  # a whole model: at least one parameter, at most 10^13
     adapter_fraction: float = Field(default=0.005, gt=0, le=1)
     name: str | None = None
 

@@ -3,17 +3,67 @@
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from configurator.catalog.errors import FileError, Problem
-from configurator.catalog.filemode import apply_new_file_mode
+from configurator.catalog.fileio import atomic_write_text
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validate_as
+from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validation_problems
 from configurator.engine.build import Build
+
+# How many of each a build may list. Slots are numbered 1..64 (CardPlacement.slot), so 64 cards; a bridge
+# joins two or more of them, so at most 32; a card splits into at most 7 MIG instances (NVIDIA MIG user
+# guide: A100/H100/H200 7, RTX PRO 6000 4), so 64 x 7 = 448 jobs could each have an instance of their own.
+# Past these a file is refused before validation, with the line of the first entry too many.
+LIMITS: dict[str, int] = {"cards": 64, "bridges": 32, "jobs": 448}
+MAX_MIG_ENTRIES = 64  # a layout longer than 7 is a check the engine explains; this long is no layout
+MAX_JOB_CARDS = 64
+
+
+def count_problems(data: dict[str, Any], lines: Mapping[tuple[Any, ...], int]) -> list[Problem]:
+    """Lists longer than a chassis can use, refused with their line (before validating 10^5 entries)."""
+    out: list[Problem] = []
+    for key, limit in LIMITS.items():
+        items = data.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            out.append(Problem(key, f"{len(items):,} entries; a build holds at most {limit}",
+                               line_for((key, limit), lines)))  # fmt: skip
+    for i, card in enumerate(data.get("cards") or [] if isinstance(data.get("cards"), list) else []):
+        mig = card.get("mig") if isinstance(card, dict) else None
+        if isinstance(mig, list) and len(mig) > MAX_MIG_ENTRIES:
+            out.append(Problem(f"cards[{i}].mig", f"{len(mig):,} instances; a card holds at most 7 MIG instances "
+                               f"(a layout lists at most {MAX_MIG_ENTRIES})",
+                               line_for(("cards", i, "mig"), lines)))  # fmt: skip
+    for i, job in enumerate(data.get("jobs") or [] if isinstance(data.get("jobs"), list) else []):
+        cards = job.get("cards") if isinstance(job, dict) else None
+        if isinstance(cards, list) and len(cards) > MAX_JOB_CARDS:
+            out.append(Problem(f"jobs[{i}].cards", f"{len(cards):,} cards; a job runs on at most {MAX_JOB_CARDS}",
+                               line_for(("jobs", i, "cards"), lines)))  # fmt: skip
+    return out
+
+
+def slot_problems(data: dict[str, Any], lines: Mapping[tuple[Any, ...], int]) -> list[Problem]:
+    """Two cards in one slot, pointed at the second card's slot line and naming the first's."""
+    out: list[Problem] = []
+    first: dict[Any, int] = {}
+    cards = data.get("cards")
+    for i, card in enumerate(cards if isinstance(cards, list) else []):
+        slot = card.get("slot") if isinstance(card, dict) else None
+        if not isinstance(slot, int):  # true counts as 1, as the schema reads it
+            continue
+        slot = int(slot)
+        if slot in first:
+            j = first[slot]
+            out.append(Problem(f"cards[{i}].slot", f"slot {slot} already holds cards[{j}] (line "
+                               f"{line_for(('cards', j, 'slot'), lines)}): a slot holds one card",
+                               line_for(("cards", i, "slot"), lines)))  # fmt: skip
+        else:
+            first[slot] = i
+    return out
 
 
 def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
@@ -22,7 +72,17 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
         msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
         raise FileError(where, [Problem("", f"{msg}: a build file is a YAML mapping with name, chassis, cards and "
                                         "jobs", lines.get((), 1))])  # fmt: skip
-    build = validate_as(Build, data, lines, where)
+    counts = count_problems(data, lines)
+    if counts:
+        raise FileError(where, counts)
+    slots = slot_problems(data, lines)
+    try:
+        build = Build.model_validate(data)
+    except ValidationError as exc:
+        problems = validation_problems(exc, lines)
+        if slots:  # the model's own "slot(s) [1] hold more than one card" has no line: these do
+            problems = [p for p in problems if "more than one card" not in p.message] + slots
+        raise FileError(where, problems) from None
     problems = reference_problems(build, catalog or default_catalog(), lines)
     if problems:
         raise FileError(where, problems)
@@ -84,23 +144,9 @@ def build_to_yaml(build: Build) -> str:
 
 
 def save_build(build: Build, path: str | os.PathLike[str]) -> None:
-    """Write atomically: a temporary file in the same folder, fsync, then rename over the target.
+    """Write atomically (``fileio.atomic_write_text``): a temporary file beside the real target, checked,
+    fsynced, given the target's mode and renamed over it; a symlink stays a link to the saved file.
 
     A failure (unwritable folder, full disk) raises FileError and leaves any existing file untouched.
     """
-    target = Path(path)
-    text = build_to_yaml(build)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    except OSError as exc:
-        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        apply_new_file_mode(tmp)  # mkstemp makes it 0600; a saved build gets the user's usual permissions
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise FileError(str(target), [Problem("", f"cannot save: {exc.strerror or exc}")]) from None
+    atomic_write_text(path, build_to_yaml(build), what="the build")

@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
-from configurator.catalog.errors import UnknownIdError
+from configurator.catalog.errors import FileError, UnknownIdError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
@@ -287,7 +287,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, models: ModelResolve
                 severity="error",
                 code="JOB_MODEL_UNKNOWN",
                 job=name,
-                message=f"Job '{name}': {str(exc).splitlines()[0]}",
+                message=f"Job '{name}': {exc.summary() if isinstance(exc, FileError) else str(exc).splitlines()[0]}",
             )
         )
         return JobResult(name=name, model=str(job.model), model_name="?", method=job.method,

@@ -5,9 +5,11 @@ parameter count. A relative config.json path is relative to the build file's fol
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from configurator.catalog.errors import FileError, UnknownIdError
+from configurator.catalog.errors import FileError, Problem, UnknownIdError
+from configurator.catalog.fileio import expand_path
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import Catalog
 from configurator.catalog.models import ModelSpec
@@ -30,7 +32,7 @@ class ModelResolver:
 
     def path_of(self, ref: str) -> Path:
         """Where a config.json reference points (relative references from the build's folder)."""
-        path = Path(ref).expanduser()
+        path = expand_path(ref)  # FileError, not RuntimeError, for ~nosuchuser
         if not path.is_absolute() and self.base_dir is not None:
             path = self.base_dir / path
         return path
@@ -46,7 +48,11 @@ class ModelResolver:
             return self.catalog.models[ref]
         if ref.endswith(".json") or "/" in ref or "\\" in ref:
             path = self.path_of(ref)
-            key = (str(path.resolve()), path.stat().st_mtime if path.exists() else 0.0)
+            try:
+                key = (os.path.realpath(path), path.stat().st_mtime if path.exists() else 0.0)
+            except (OSError, ValueError, RuntimeError) as exc:  # a symlink loop, a name too long
+                reason = getattr(exc, "strerror", None) or exc
+                raise FileError(str(path), [Problem("", f"cannot read: {reason}")]) from None
             if key not in _imported:
                 _imported[key] = load_hf_config(path)
             return _imported[key]

@@ -11,7 +11,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
 from configurator.engine.lowprecision import Capability, job_capability
-from configurator.engine.memory import GB, Sharding, memory_for_card, sharding
+from configurator.engine.memory import GB, Sharding, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import MigRequest, place_layout
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 
@@ -78,6 +78,10 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
         return None
     if model.is_params_only or not job.cards:
         return None
+    try:
+        job_parameters(model, job)  # unknown or fused LoRA targets (qv on Phi-3): no curve, the check says why
+    except ValueError:
+        return None
     caps = []
     specs = []
     for slot, instance in job.card_keys:
@@ -108,5 +112,9 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
         if changes["method"] == job.method and changes.get("optimizer", job.optimizer) == job.optimizer:
             continue
         other = job.model_copy(update=changes)
+        try:
+            job_parameters(model, other)  # a full job's LoRA targets are checked only when LoRA is compared
+        except ValueError:
+            continue
         curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False, capability=cc))
     return Frontier(job.name, card_name, capacity / GB, curves)

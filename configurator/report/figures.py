@@ -5,6 +5,8 @@ Every number drawn comes from the engine's result; the drawing code only places 
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
@@ -13,6 +15,27 @@ from configurator.engine import Build
 from configurator.engine.result import CardMemory, JobResult
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, COMPONENTS, card_colour_hex
 from configurator.present.words import PITCH_MM, headroom_label
+
+
+def _finite(v: float) -> float:
+    """A drawable value: NaN and negative sizes draw as 0, infinity as the largest float."""
+    if v != v or v < 0:  # NaN
+        return 0.0
+    return min(v, 1e300)
+
+
+def axis_step(top: float, ticks: int = 6) -> float:
+    """A 1-2-2.5-5 x 10^k grid step giving at most ``ticks`` intervals up to ``top``, for any magnitude.
+
+    Any positive finite ``top`` has one: the decade is computed (log10), not searched in a fixed list.
+    """
+    if not math.isfinite(top) or top <= 0:
+        return 1.0
+    decade = 10.0 ** math.floor(math.log10(top / ticks))
+    for m in (1, 2, 2.5, 5, 10):
+        if top / (m * decade) <= ticks:
+            return m * decade
+    return 10 * decade
 
 
 def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
@@ -119,8 +142,9 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
     legend_h, axis_w, bottom_h = 14.0, 34.0, 22.0
     plot = QRectF(rect.left() + axis_w, rect.top() + legend_h + 6, rect.width() - axis_w - 4,
                   rect.height() - legend_h - bottom_h - 6)  # fmt: skip
-    top = max(max(sum(getattr(r, k) for k, _, _ in COMPONENTS), r.capacity_gb) for r in rows) * 1.15
-    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000) if top / s <= 6)
+    top = max(max(sum(_finite(getattr(r, k)) for k, _, _ in COMPONENTS), _finite(r.capacity_gb)) for r in rows)
+    top = max(top, 1.0) * 1.15
+    step = axis_step(top)
 
     def y(v: float) -> float:
         return plot.bottom() - v / top * plot.height()
@@ -140,13 +164,12 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
     painter.setPen(QPen(QColor("#888888"), 0.5))
     painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
     painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-    v = 0.0
-    while v <= top:
+    for i in range(int(top / step) + 1):  # at most 6 gridlines (axis_step), whatever the magnitude
+        v = i * step
         painter.setPen(QPen(QColor("#DDDDDD"), 0.3))
         painter.drawLine(QPointF(plot.left(), y(v)), QPointF(plot.right(), y(v)))
         painter.setPen(ink)
         painter.drawText(QRectF(rect.left(), y(v) - 5, axis_w - 3, 10), Qt.AlignmentFlag.AlignRight, f"{v:g}")
-        v += step
     painter.save()
     painter.translate(rect.left() + 6, plot.center().y())
     painter.rotate(-90)
@@ -159,19 +182,20 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
         cx = plot.left() + (i + 0.5) * slot_w
         base = 0.0
         for key, _, colour in COMPONENTS:
-            h = getattr(r, key)
+            h = _finite(getattr(r, key))
             if h > 0:
                 painter.setPen(QPen(QColor("white"), 0.3))
                 painter.setBrush(QColor(colour))
                 painter.drawRect(QRectF(cx - bar_w / 2, y(base + h), bar_w, y(base) - y(base + h)))
             base += h
         painter.setPen(QPen(QColor("#212121"), 1.2))
-        painter.drawLine(QPointF(cx - bar_w * 0.8, y(r.capacity_gb)), QPointF(cx + bar_w * 0.8, y(r.capacity_gb)))
+        cap = _finite(r.capacity_gb)
+        painter.drawLine(QPointF(cx - bar_w * 0.8, y(cap)), QPointF(cx + bar_w * 0.8, y(cap)))
         colour = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828"}.get(r.status, "#222222")
         painter.setPen(QColor(colour))
         _font(painter, 6.5, bold=True)
         text = headroom_label(r.headroom_gb, r.fits)
-        painter.drawText(QRectF(cx - 40, y(max(base, r.capacity_gb)) - 11, 80, 10), Qt.AlignmentFlag.AlignCenter, text)
+        painter.drawText(QRectF(cx - 40, y(max(base, cap)) - 11, 80, 10), Qt.AlignmentFlag.AlignCenter, text)
         painter.setPen(ink)
         _font(painter, 6)
         where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QObject, QRectF, QSizeF, Qt
+from PySide6.QtCore import QByteArray, QMarginsF, QObject, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -35,8 +35,8 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 
-from configurator.catalog.errors import FileError, Problem
-from configurator.catalog.filemode import apply_new_file_mode
+from configurator.catalog.errors import FileError
+from configurator.catalog.fileio import atomic_replace, pdf_problem, safe_read_bytes
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.buildcode import CodeTooLarge, encode_build, qr_modules
@@ -352,14 +352,19 @@ class BuildSheet:
         from configurator.paths import resource
 
         path = self.options.seller_logo or str(resource("icons", "configurator.svg"))
-        if path.lower().endswith(".svg"):
-            renderer = QSvgRenderer(path)
+        try:  # a regular file of at most 5 MB: a logo set to /dev/zero or a FIFO must not hang the export
+            raw = safe_read_bytes(path)
+        except FileError:
+            return  # the CLI checks --logo first; a stored preference gone missing draws no logo
+        data = QByteArray(raw)
+        if path.lower().endswith(".svg") or b"<svg" in raw[:4096]:
+            renderer = QSvgRenderer(data)
             if renderer.isValid():
                 renderer.render(painter, rect)  # vector
                 return
         from PySide6.QtGui import QImage
 
-        image = QImage(path)
+        image = QImage.fromData(data)
         if not image.isNull():
             painter.drawImage(rect, image)
 
@@ -375,44 +380,33 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
 
     The sheet carries the build twice: a QR of its code (engine.buildcode) and the build YAML as a PDF file
     attachment (``build.yaml``), added to Qt's output with pypdf (QPdfWriter cannot attach files).
-    Written to temporary files beside the target and renamed over it, so an unwritable folder or a full
-    disk leaves no half-written file; the error (FileError) says what and where. The file gets the user's
-    usual permissions (umask), not mkstemp's 0600.
+    Written to a temporary file beside the target (``fileio.atomic_replace``), read back and checked as a
+    whole PDF (header, cross-reference, %%EOF trailer) before it is renamed over the target, so an
+    unwritable folder or a full disk (where Qt's PDF writer fails silently) leaves the old file as it was;
+    the error (FileError) says what and where. A new file gets the user's usual permissions (umask).
     """
     ensure_app()
     options = with_build_code(options or SheetOptions(), build)
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    made: list[str] = []
-    try:
-        for suffix in (".tmp", ".pdf.tmp"):  # Qt's output, then the copy with the attachment
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=folder)
-            os.close(fd)
-            made.append(name)
-    except OSError as exc:
-        for name in made:
-            Path(name).unlink(missing_ok=True)
-        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
-    tmp, final = made
-    try:
-        writer = QPdfWriter(tmp)
-        writer.setResolution(300)
-        writer.setPageLayout(page_layout(options.page))
-        writer.setTitle(f"Build sheet: {build.name}")
-        writer.setCreator("GPU Build Configurator")
-        pages = BuildSheet(build, result, catalog, options).paint(writer)
-        del writer  # flushes and closes the file
-        if os.path.getsize(tmp) == 0:
-            raise OSError("the PDF writer produced an empty file (disk full?)")
-        attach_build(tmp, final, build)
-        apply_new_file_mode(final)
-        os.replace(final, target)
-        return pages
-    except OSError as exc:
-        raise FileError(str(target), [Problem("", f"cannot write the build sheet: {exc.strerror or exc}")]) from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-        Path(final).unlink(missing_ok=True)
+    pages = 0
+
+    def produce(tmp: Path) -> None:
+        nonlocal pages
+        # Qt writes to a scratch file; pypdf copies it into ``tmp`` with the build attached.
+        with tempfile.TemporaryDirectory(prefix="configurator-sheet-") as scratch:
+            qt_out = Path(scratch) / "sheet.pdf"
+            writer = QPdfWriter(str(qt_out))
+            writer.setResolution(300)
+            writer.setPageLayout(page_layout(options.page))
+            writer.setTitle(f"Build sheet: {build.name}")
+            writer.setCreator("GPU Build Configurator")
+            pages = BuildSheet(build, result, catalog, options).paint(writer)
+            del writer  # flushes and closes the file
+            if not qt_out.exists() or qt_out.stat().st_size == 0:
+                raise OSError("the PDF writer produced an empty file (disk full?)")
+            attach_build(str(qt_out), str(tmp), build)
+
+    atomic_replace(path, produce, pdf_problem, what="the build sheet")
+    return pages
 
 
 def with_build_code(options: SheetOptions, build: Build) -> SheetOptions:
