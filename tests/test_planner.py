@@ -70,11 +70,14 @@ def test_mig_raises_small_job_capacity_up_to_four_times(seed_b: PlanResult) -> N
 @pytest.mark.parametrize("node", [RTX, H100])
 def test_full_8b_needs_two_cards_of_either_kind(seed_b: PlanResult, node: str) -> None:
     """Seed B: '8B model: 8e9 x 16 = 128 GB -> two cards minimum on either part'."""
-    assert not seed_b.cell("8B full fine-tune", f"{node} / whole card").fits
+    assert seed_b.cell("8B full fine-tune", f"{node} / whole card").status == "does-not-fit"
+    # two cards hold the peak: the minimum. Whether they are planned on depends on the band: a full fine-tune
+    # under the default stack (FSDP2, no measured run) has a wide one, so a pair reads tight and the planner
+    # plans on the next group that fits clearly.
     pair = seed_b.cell("8B full fine-tune", f"{node} / 2 cards")
-    assert pair.fits and pair.service_hours is not None
-    devices = {c.device for c in seed_b.matrix if c.job_class == "8B full fine-tune" and c.fits}
-    assert devices == {f"{node} / 2 cards" for node in (RTX, H100)}
+    assert pair.status in ("fits", "tight") and pair.peak_gb <= pair.capacity_gb
+    planned = [c for c in seed_b.matrix if c.job_class == "8B full fine-tune" and c.fits and c.device.startswith(node)]
+    assert planned and all(" cards" in c.device for c in planned)
 
 
 def test_seed_b_plan_ranks_fleets_that_serve_every_class(seed_b: PlanResult) -> None:
@@ -106,13 +109,13 @@ def _plan(**over: object) -> dict:
 
 
 def test_roadmap_reports_the_month_a_fleet_stops_fitting() -> None:
-    """A 70B LoRA tier from month 7 needs three RTX PRO 6000 (FSDP); a two-card node cannot hold it."""
+    """A 70B LoRA tier from month 7 needs two RTX PRO 6000 (FSDP); a one-card node cannot hold it."""
     classes = [
         {"name": "7B LoRA", "model": "mistral-7b", "tokens_per_job": 20e6, "jobs_per_day": 20},
         {"name": "70B LoRA", "model": "llama-3.3-70b", "tokens_per_job": 5e6, "jobs_per_day": 1, "from_month": 7},
     ]
     nodes = [{"name": "RTX", "chassis": "supermicro-sys-521ge-tnrt", "card": "rtx-pro-6000-server",
-              "cards_per_node": 2, "max_nodes": 4}]  # fmt: skip
+              "cards_per_node": 1, "max_nodes": 4}]  # fmt: skip
     result = plan_service(Plan.model_validate(_plan(classes=classes, nodes=nodes)))
     assert result.fleets
     for f in result.fleets:

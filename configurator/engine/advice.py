@@ -44,11 +44,17 @@ class FitAdvice(BaseModel):
     fields: dict[str, object] = {}  # the job fields that change, as a Job edit would set them
     peak_gb: float | None = None  # peak reserved with the change
     cards_needed: int | None = None  # FSDP over this many cards of this kind fits; None: not up to MAX_CARDS
+    # a cheaper change that holds the peak but leaves it inside the model's uncertainty (tight), if any
+    tight_change: str | None = None
+    tight_peak_gb: float | None = None
     shortfall_gb: float = 0.0
 
     def sentence(self) -> str:
         """One sentence a buyer can act on."""
         parts = []
+        if self.tight_change is not None and self.tight_peak_gb is not None:
+            parts.append(f"{self.tight_change[0].upper()}{self.tight_change[1:]} brings it to "
+                         f"{self.tight_peak_gb:.1f} GB, inside the model's uncertainty for this card.")  # fmt: skip
         if self.change is not None and self.peak_gb is not None:
             parts.append(f"Smallest change that fits: {self.change} (peak {self.peak_gb:.1f} GB).")
         else:
@@ -146,6 +152,12 @@ def fit_advice(
     # with the result-keeping ones), and last a shorter sequence on top of those.
     tries = keep + all_keep + method + [_merge(*keep, m) for m in method if keep]
     found = next((c for c in tries if fits_with(c.fields)), None)
+    # Before the change that fits clearly: the first one that at least holds the peak (a tight verdict).
+    for c in tries[: tries.index(found)] if found is not None else tries:
+        held = peak_with(c.fields)
+        if held <= capacity_bytes:
+            advice = advice.model_copy(update={"tight_change": c.words, "tight_peak_gb": held / GB})
+            break
     if found is None and job.sequence_length > MIN_SEQUENCE:
         for base in [_merge(*keep)] + [_merge(*keep, m) for m in method]:
             best = _largest_fitting_int(

@@ -242,6 +242,8 @@ def class_cells(
             last = (d, cached_cell(cls, k, node, d, plan, catalog, base))
             if last[1].fits:
                 break
+            if last[1].status == "tight":  # the smallest group that holds the peak, shown though not planned on
+                cells.append(last[1])
         if last is not None:
             groups.append(last[0])
             cells.append(last[1])
