@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import statistics
 from dataclasses import dataclass
 from typing import Literal
@@ -309,8 +310,11 @@ FSDP1_CODE_UNIT_COPIES = 2.0
 
 
 def source_group(run: MeasuredRun) -> str:
-    """The publishing project: the repository the source names first."""
-    return run.source.split()[0]
+    """The publishing project: the repository the source names first (owner/name, from a GitHub URL too),
+    so one repository's several documents are one source."""
+    first = run.source.split()[0]
+    match = re.match(r"https?://github\.com/([^/]+/[^/]+)", first)
+    return match.group(1) if match else first
 
 
 def cv_runs() -> tuple[MeasuredRun, ...]:
