@@ -122,3 +122,11 @@ def test_job_model_is_unchanged_by_advice() -> None:
     before = job.model_dump()
     _does_not_fit_message(_build("rtx-pro-6000-server", **{k: v for k, v in before.items() if k != "name"}))
     assert job.model_dump() == before
+
+
+def test_advice_skips_changes_the_model_cannot_run() -> None:
+    # a full fine-tune whose (unused) LoRA targets name no module of Gemma 2: switching to LoRA is no option
+    msg = _does_not_fit_message(
+        _build("rtx-pro-6000-server", model="gemma-2-9b", method="full", lora={"targets": ["qkv_proj"]})
+    )
+    assert "LoRA instead" not in msg

@@ -21,6 +21,7 @@ cards of either kind").
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -73,10 +74,13 @@ class _Candidate:
 
 
 def _peak(model: ModelSpec, job: Job, n_cards: int, on_mig: bool, capability: Capability | None = None) -> float:
+    """The changed job's peak; infinite when the change cannot run (e.g. LoRA targets the model lacks)."""
     split = sharding(job, n_cards, on_mig)
-    return memory_for_card(
-        model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=capability
-    ).peak_reserved
+    try:
+        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=capability)
+    except ValueError:  # a full job switched to LoRA whose targets name no module of this model
+        return math.inf
+    return mem.peak_reserved
 
 
 def _largest_fitting_int(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
