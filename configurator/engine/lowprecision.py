@@ -15,6 +15,7 @@ mixed-bf16 already counts (engine/precision.py). GB = 10^9 bytes.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -228,6 +229,7 @@ def support(
     return support_at(card.capability, recipe, software, version, card.name)
 
 
+@functools.cache  # pure in its (hashable) arguments; asked for every card of every job on every edit
 def support_at(
     cc: Capability | None,
     recipe: Recipe,
@@ -439,9 +441,18 @@ def fp8_base_bytes(frozen_linear: int, frozen_other: int, linear_tensors: int) -
     return frozen_linear * FP8 + linear_tensors * PER_TENSOR_SCALE + frozen_other * BF16
 
 
+_LINEAR_COUNTS: dict[int, tuple[ModelSpec, int]] = {}
+
+
 def linear_tensor_count(model: ModelSpec) -> int:
-    """Linear weight tensors in the decoder blocks (0 for a parameter-count-only model)."""
-    return sum(m.count for m in model.linear_modules())
+    """Linear weight tensors in the decoder blocks (0 for a parameter-count-only model); memoised on the
+    (immutable) model object, which the entry keeps alive so its id is not reused."""
+    hit = _LINEAR_COUNTS.get(id(model))
+    if hit is None or hit[0] is not model:
+        if len(_LINEAR_COUNTS) > 256:
+            _LINEAR_COUNTS.clear()
+        hit = _LINEAR_COUNTS[id(model)] = (model, sum(m.count for m in model.linear_modules()))
+    return hit[1]
 
 
 def extra_bytes(
