@@ -167,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
 
     words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
+        from configurator.ui.planner.app import main as planner_main
+
+        return planner_main(words[1:])
     commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
     if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).

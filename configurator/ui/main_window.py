@@ -217,6 +217,11 @@ class MainWindow(QMainWindow):
         self.dark_action.setChecked(self.settings.get("theme") == "dark")
         self.dark_action.toggled.connect(self.set_dark)
         view.addAction(self.dark_action)
+        from configurator.ui.planner import open_planner  # the service planner window (configurator/ui/planner/)
+
+        self.planner_action = act(mb.addMenu("&Tools"), "Service &planner…", lambda: open_planner(
+            self, lambda b: self.maybe_save() and self.doc.replace(b, None)), QKeySequence("Ctrl+Shift+P"),
+            "Size a fleet for a multi-tenant fine-tuning service; open a candidate node here")  # fmt: skip
         help_menu = mb.addMenu("&Help")
         act(help_menu, "&About", self.about)
 

@@ -212,6 +212,10 @@ class PlannerWindow(QMainWindow):
             self.statusBar().showMessage(f"Cannot open as build: {exc}", 8000)
             return None
         self.on_open_build(build)
+        editor = self.parentWidget()
+        if editor is not None:  # bring the build editor forward with the candidate in it
+            editor.raise_()
+            editor.activateWindow()
         self.statusBar().showMessage(f"Opened {node} of fleet #{rank} in the build editor", 6000)
         return build
 
