@@ -33,6 +33,10 @@ def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan
     return plot
 
 
+def _short(label: str, limit: int = 60) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
 class PlannerCharts(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,17 +48,18 @@ class PlannerCharts(QWidget):
         layout.addWidget(self.view)
 
         # ---- demand against capacity, month by month ----
-        self.roadmap = _plot(self.view, 0, 0, "Demand (dashed) against capacity (solid), card-hours per day", colspan=2)
+        # the fleets' legend in its own row above the plots, so it never covers a line
+        self.roadmap_legend = pg.LegendItem(colCount=2, labelTextColor=INK, horSpacing=18)
+        self.view.addItem(self.roadmap_legend, row=0, col=0, colspan=2)
+        self.roadmap = _plot(self.view, 1, 0, "Demand (dashed) against capacity (solid), card-hours per day", colspan=2)
         self.roadmap.setLabel("bottom", "Roadmap month", color=INK)
         self.roadmap.setLabel("left", "card-hours / day", color=INK)
-        self.roadmap_legend = self.roadmap.addLegend(offset=(8, 4), labelTextColor=INK, colCount=2)
         self.demand: list[pg.PlotDataItem] = []
         self.capacity: list[pg.PlotDataItem] = []
         for i in range(SHOWN_FLEETS):
             colour = FLEET_COLOURS[i]
             cap = pg.PlotDataItem([], [], pen=pg.mkPen(colour, width=2.5), stepMode=None)
-            dem = pg.PlotDataItem([], [], pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine),
-                                  symbol="o", symbolSize=4, symbolBrush=colour, symbolPen=None)  # fmt: skip
+            dem = pg.PlotDataItem([], [], pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
             self.roadmap.addItem(cap)
             self.roadmap.addItem(dem)
             self.capacity.append(cap)
@@ -63,7 +68,7 @@ class PlannerCharts(QWidget):
         self.roadmap.addItem(self.sizing_line)
 
         # ---- utilisation per device type ----
-        self.util = _plot(self.view, 1, 0, "Utilisation per device type (fleet colours as above)")
+        self.util = _plot(self.view, 2, 0, "Utilisation per device type (fleet colours as above)")
         self.util.setLabel("left", "busy / capacity (%)", color=INK)
         self.util_bars: list[pg.BarGraphItem] = []
         for i in range(SHOWN_FLEETS):
@@ -79,19 +84,39 @@ class PlannerCharts(QWidget):
         self.util.addItem(self.target_line)
 
         # ---- cost (or energy) per job per fleet ----
-        self.cost = _plot(self.view, 1, 1, "Cost per job")
+        self.cost = _plot(self.view, 2, 1, "Cost per job")
         self.cost_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brushes=[], pen=pg.mkPen("w", width=0.5))
         self.cost.addItem(self.cost_bars)
         self.cost.setLabel("bottom", "Fleet (rank)", color=INK)
         self.empty = pg.TextItem("", anchor=(0.5, 0.5), color="#777")
         self.cost.addItem(self.empty)
+        grid = self.view.ci.layout
+        grid.setRowStretchFactor(0, 0)  # the legend row takes only its own height
+        grid.setRowStretchFactor(1, 3)
+        grid.setRowStretchFactor(2, 2)
+        grid.setRowMaximumHeight(0, 52)
+        grid.setVerticalSpacing(2)
         self.names: list[str] = []
         self.showing_energy = False
+        self._legend_labels: list[str] = []
+        self._tick_cache: dict[int, list[tuple[float, str]]] = {}
+        self._title_cache = ""
+
+    def _ticks(self, plot: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
+        if self._tick_cache.get(id(plot)) != ticks:  # new ticks re-lay the axis: only when they change
+            plot.getAxis("bottom").setTicks([ticks])
+            self._tick_cache[id(plot)] = ticks
 
     # ---- data ----
     def update_result(self, result: PlanResult, utilisation_target: float) -> None:
         fleets = result.fleets
-        self.roadmap_legend.clear()
+        shown = min(SHOWN_FLEETS, len(fleets))
+        labels = [f"#{f.rank}: {_short(f.label)}" for f in fleets[:shown]]
+        if labels != self._legend_labels:  # rebuilding a legend costs ~10 ms: only when its text changes
+            self.roadmap_legend.clear()
+            for i, text in enumerate(labels):
+                self.roadmap_legend.addItem(self.capacity[i], text)
+            self._legend_labels = labels
         for i in range(SHOWN_FLEETS):
             cap, dem = self.capacity[i], self.demand[i]
             if i < len(fleets):
@@ -99,7 +124,6 @@ class PlannerCharts(QWidget):
                 months = np.array([p.month for p in f.months], dtype=float)
                 cap.setData(months, np.array([p.capacity_card_hours_per_day for p in f.months], dtype=float))
                 dem.setData(months, np.array([p.demand_card_hours_per_day for p in f.months], dtype=float))
-                self.roadmap_legend.addItem(cap, f"#{f.rank} {f.totals.cards} cards")
             else:
                 cap.setData([], [])
                 dem.setData([], [])
@@ -109,7 +133,7 @@ class PlannerCharts(QWidget):
         self.roadmap.setXRange(0.5, max(result.months, 1) + 0.5, padding=0)
         peak = max((max(self.capacity_series(i) + self.demand_series(i), default=0.0)
                     for i in range(min(SHOWN_FLEETS, len(fleets)))), default=0.0)  # fmt: skip
-        self.roadmap.setYRange(0, (peak or 1.0) * 1.3, padding=0)  # room above the lines for the legend
+        self.roadmap.setYRange(0, (peak or 1.0) * 1.1, padding=0)
 
         # utilisation: node types on x, one bar per fleet beside each other
         names: list[str] = []
@@ -118,7 +142,6 @@ class PlannerCharts(QWidget):
                 names.append(d.node)
         names = names[:MAX_NODE_TYPES]
         self.names = names
-        shown = min(SHOWN_FLEETS, len(fleets))
         width = 0.8 / max(shown, 1)
         for i, bar in enumerate(self.util_bars):
             if i < shown:
@@ -129,7 +152,7 @@ class PlannerCharts(QWidget):
             else:
                 bar.setOpts(x=np.array([]), height=np.array([]))
             bar.setVisible(i < shown)
-        self.util.getAxis("bottom").setTicks([[(float(k), n) for k, n in enumerate(names)]])
+        self._ticks(self.util, [(float(k), n) for k, n in enumerate(names)])
         self.util.setXRange(-0.6, max(len(names) - 0.4, 0.6), padding=0)
         self.util.setYRange(0, 110, padding=0)
         self.target_line.setPos(utilisation_target * 100)
@@ -141,21 +164,26 @@ class PlannerCharts(QWidget):
         if self.showing_energy:
             values = [f.totals.kwh_per_job for f in ranked]
             title = "Energy per job (kWh): cost unknown, the plan has no prices for every node"
-            self.cost.setLabel("left", "kWh per job", color=INK)
+            left = "kWh per job"
         else:
             values = costs
             title = f"Cost per job ({result.currency or 'plan currency'}): capital over the life + energy"
-            self.cost.setLabel("left", f"{result.currency or ''} per job", color=INK)
-        self.cost.setTitle(title, color=INK, size="10pt")
+            left = f"{result.currency or ''} per job"
+        if title != self._title_cache:
+            self.cost.setTitle(title, color=INK, size="10pt")
+            self.cost.setLabel("left", left, color=INK)
+            self._title_cache = title
         xs = [float(f.rank) for f, v in zip(ranked, values, strict=True) if v is not None]
         hs = [float(v) for v in values if v is not None]
         brushes = [FLEET_COLOURS[(int(x) - 1) % len(FLEET_COLOURS)] if x <= SHOWN_FLEETS else "#9E9E9E" for x in xs]
         self.cost_bars.setOpts(x=np.array(xs), height=np.array(hs), brushes=brushes, width=0.6)
-        self.cost.getAxis("bottom").setTicks([[(x, f"#{int(x)}") for x in xs]])
+        self._ticks(self.cost, [(x, f"#{int(x)}") for x in xs])
         top = max(hs, default=1.0) * 1.15 or 1.0
         self.cost.setXRange(0.4, max(len(ranked), 1) + 0.6, padding=0)
         self.cost.setYRange(0, top, padding=0)
-        self.empty.setText("" if hs else "No fleet serves this plan")
+        empty = "" if hs else "No fleet serves this plan"
+        if self.empty.textItem.toPlainText() != empty:
+            self.empty.setText(empty)
         self.empty.setPos((len(ranked) + 1) / 2, top / 2)
 
     # ---- read back, for tests and exports ----

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTabWidget,
     QTextBrowser,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -65,7 +66,18 @@ class PlannerWindow(QMainWindow):
         self.problems = QTextBrowser()
         self.problems.setOpenLinks(False)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.table, "Classes × devices")
+        matrix = QWidget()
+        box = QVBoxLayout(matrix)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.table, 1)
+        self.table_note = QLabel(
+            "Per cell: the memory verdict (peak reserved / capacity per card, GB = 10^9 B), then one job's service "
+            "time and jobs per day per card at the utilisation target. * service time from the catalog's "
+            "UNCONFIRMED compute-rate estimate. Hover a cell for its figures."
+        )
+        self.table_note.setWordWrap(True)
+        box.addWidget(self.table_note)
+        self.tabs.addTab(matrix, "Classes × devices")
         self.tabs.addTab(self.fleets, "Fleets")
         self.tabs.addTab(self.problems, "Problems && notes")
         split = QSplitter(Qt.Orientation.Vertical)
@@ -76,6 +88,7 @@ class PlannerWindow(QMainWindow):
         self.tabs.setMinimumHeight(200)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setSizes([480, 360])
         self.setCentralWidget(split)
         self.inputs = InputsPanel(doc)
         scroll = QScrollArea()
