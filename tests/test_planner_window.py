@@ -179,3 +179,31 @@ def test_main_window_menu_opens_planner_and_takes_a_build(qtbot, tmp_path: Path)
     build = planner.open_as_build(1, planner.fleets.node_box.currentText())
     assert build is not None and main.doc.build == build
     assert main.doc.result.jobs
+
+
+def test_plan_no_fleet_serves_shows_empty_charts(planner: PlannerWindow) -> None:
+    def no_nodes(p):  # type: ignore[no-untyped-def]
+        return p.model_copy(update={"nodes": [n.model_copy(update={"max_nodes": 0}) for n in p.nodes]})
+
+    planner.doc.edit("no nodes", no_nodes)
+    result = planner.wait_for_plan()
+    assert result is not None and result.fleets == []
+    assert planner.charts.cost_values() == [] and planner.charts.demand_series(0) == []
+    assert planner.charts.empty.textItem.toPlainText() == "No fleet serves this plan"
+    assert planner.fleets.table.rowCount() == 0 and not planner.fleets.open_button.isEnabled()
+    assert planner.table.rowCount() > 0  # the matrix does not depend on the fleets
+    planner.undo_action.trigger()
+    assert planner.wait_for_plan() is not None and planner.charts.cost_values()
+    assert planner.charts.empty.textItem.toPlainText() == ""
+
+
+def test_cli_planner_screenshot(tmp_path: Path) -> None:
+    from configurator.cli import main
+
+    out = tmp_path / "planner.png"
+    assert main(["planner", str(SEED_B), "--screenshot", str(out), "--size", "1280x800"]) == 0
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+    assert main(["planner", str(tmp_path / "missing.yaml"), "--screenshot", str(out)]) == 2

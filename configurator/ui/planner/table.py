@@ -67,7 +67,12 @@ class MatrixTable(QTableWidget):
 
     def update_result(self, result: PlanResult) -> None:
         classes = [c.name for c in result.classes]
-        devices = [d.id for d in result.devices]
+        nodes: list[str] = []
+        for d in result.devices:
+            if d.node not in nodes:
+                nodes.append(d.node)
+        # a node type's devices together: whole card, MIG profiles, then its group of cards
+        devices = [d.id for d in sorted(result.devices, key=lambda d: nodes.index(d.node))]
         cells = {(c.job_class, c.device): c for c in result.matrix}
         if classes != self.classes or devices != self.devices:
             self.classes, self.devices = classes, devices
