@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
     p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
     p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
+    sub.add_parser("planner", help="open the service planner window: configurator planner [PLAN.yaml]")
     p_cat = sub.add_parser("catalog", help="list the catalog")
     p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
     p_cat.add_argument("--json", action="store_true")

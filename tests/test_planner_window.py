@@ -165,6 +165,18 @@ def test_problems_escape_user_text(planner: PlannerWindow) -> None:
     assert "&lt;b&gt;70B&lt;/b&gt; &amp; co" in html  # shown as typed, never as markup
 
 
+def test_node_names_shown_as_typed(planner: PlannerWindow) -> None:
+    from configurator.engine.planner.editing import set_node
+
+    planner.doc.edit("rename", lambda p: set_node(p, 1, name="<i>HGX</i> & co"))
+    planner.wait_for_plan()
+    legend = " ".join(label.text for _sample, label in planner.charts.roadmap_legend.items)
+    assert "&lt;i&gt;HGX&lt;/i&gt; &amp; co" in legend  # the legend renders HTML: the name is escaped
+    assert any("<i>HGX</i> & co /" in d for d in planner.table.devices)  # plain-text headers keep it as typed
+    tip = planner.fleets.table.item(0, 1).toolTip()
+    assert "<i>" not in tip and "&lt;i&gt;" in tip
+
+
 def test_main_window_menu_opens_planner_and_takes_a_build(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from tests.gui_helpers import make_window
 

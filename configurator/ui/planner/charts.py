@@ -5,6 +5,8 @@ the chart says so). Every item is created once; an update only calls ``setData``
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -111,7 +113,7 @@ class PlannerCharts(QWidget):
     def update_result(self, result: PlanResult, utilisation_target: float) -> None:
         fleets = result.fleets
         shown = min(SHOWN_FLEETS, len(fleets))
-        labels = [f"#{f.rank}: {_short(f.label)}" for f in fleets[:shown]]
+        labels = [f"#{f.rank}: {escape(_short(f.label))}" for f in fleets[:shown]]  # a legend label is HTML
         if labels != self._legend_labels:  # rebuilding a legend costs ~10 ms: only when its text changes
             self.roadmap_legend.clear()
             for i, text in enumerate(labels):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -85,7 +87,7 @@ class FleetsPanel(QWidget):
                     item = QTableWidgetItem()
                     t.setItem(r, c, item)
                 item.setText(v)
-                item.setToolTip(v)
+                item.setToolTip(escape(v))  # a tooltip may be read as rich text: node names are user text
         rank = keep if keep is not None and keep <= len(result.fleets) else (1 if result.fleets else None)
         if rank is not None:
             t.selectRow(rank - 1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QDoubleValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -65,6 +66,7 @@ class InputsPanel(QWidget):
         form.addRow("Class:", self.class_box)
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
+        self.model_label.setTextFormat(Qt.TextFormat.PlainText)  # the model is user text (a path, an id)
         form.addRow("Model:", self.model_label)
         self.jobs_per_day = _dspin(0, 1_000_000, 1, 1.0, " /day")
         self.jobs_per_day.setToolTip("Jobs arriving per day in the class's first month (before growth)")
@@ -147,7 +149,11 @@ class InputsPanel(QWidget):
         if self._loading:
             return
         text = self.power_price.text().strip().replace(",", ".")
-        price = float(text) if text else None
+        try:
+            price = float(text) if text else None
+        except ValueError:
+            self.doc.refused.emit(f"power price: '{text}' is not a number")
+            return
         self.doc.edit("Change power price", lambda p: set_fields(p, "service", power_price_per_kwh=price))
 
     # ---- read the plan into the widgets ----
