@@ -174,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
     p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
     p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
+    sub.add_parser("planner", help="open the service planner window: configurator planner [PLAN.yaml]")
     p_cat = sub.add_parser("catalog", help="list the catalog")
     p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
     p_cat.add_argument("--json", action="store_true")
@@ -194,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
 
     words = sys.argv[1:] if argv is None else list(argv)
     try:
+        if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
+            from configurator.ui.planner.app import main as planner_main
+
+            return planner_main(words[1:])
         commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
         if not words or words[0] not in commands:
             # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).

@@ -233,8 +233,16 @@ class MainWindow(QMainWindow):
         self.dark_action.setChecked(self.settings.get("theme") == "dark")
         self.dark_action.toggled.connect(self.set_dark)
         view.addAction(self.dark_action)
+        self.planner_action = act(mb.addMenu("&Tools"), "Service &planner…", self.open_planner,
+                                  QKeySequence("Ctrl+Shift+P"), "Size a fleet for a fine-tuning service")  # fmt: skip
         help_menu = mb.addMenu("&Help")
         act(help_menu, "&About", self.about)
+
+    def open_planner(self):  # type: ignore[no-untyped-def]
+        """The service planner window (configurator/ui/planner/); "Open as build" loads a node here."""
+        from configurator.ui.planner import open_planner
+
+        return open_planner(self, lambda build: self.maybe_save() and self.doc.replace(build, None))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

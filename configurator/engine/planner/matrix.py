@@ -243,6 +243,7 @@ def class_cells(
             if last[1].fits:
                 break
             if last[1].status == "tight":  # the smallest group that holds the peak, shown though not planned on
+                groups.append(d)
                 cells.append(last[1])
         if last is not None:
             groups.append(last[0])

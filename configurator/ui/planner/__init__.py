@@ -1,0 +1,8 @@
+"""The service planner window: a plan document with undo, planning on a worker thread, charts, the class x
+device table, an inputs panel and "Open as build". Self-contained: the build editor opens it through
+:func:`open_planner` and gets candidate builds back through a callback.
+"""
+
+from configurator.ui.planner.window import PlannerWindow, open_planner
+
+__all__ = ["PlannerWindow", "open_planner"]

@@ -1,0 +1,67 @@
+"""``configurator planner [PLAN.yaml] [--screenshot FILE.png --size WxH]``: the planner window on its own.
+"Open as build" then opens the build editor with the candidate node."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="configurator planner", description="the service planner window")
+    parser.add_argument("plan", nargs="?", type=Path, help="plan YAML (default: the shipped seed B example)")
+    parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
+    parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
+    args = parser.parse_args(argv)
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        parser.error("--size takes WIDTHxHEIGHT, e.g. 1920x1080")
+    from configurator.ui.app import NO_DISPLAY, _has_display
+
+    if args.screenshot and not _has_display():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if not _has_display():
+        print(NO_DISPLAY.replace("configurator ", "configurator planner ", 2), file=sys.stderr)
+        return 2
+
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.catalog.errors import FileError
+    from configurator.engine.planner import load_plan
+    from configurator.ui.planner.document import PlanDocument
+    from configurator.ui.planner.window import PlannerWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("configurator")
+    app.setOrganizationName("GPU Build Configurator")
+    try:
+        doc = PlanDocument(load_plan(args.plan), args.plan) if args.plan else None
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    editors: list[object] = []
+
+    def open_build(build):  # type: ignore[no-untyped-def]
+        from configurator.ui.document import BuildDocument
+        from configurator.ui.main_window import MainWindow
+
+        editor = MainWindow(BuildDocument(build))
+        editors.append(editor)  # keep it alive
+        editor.show()
+
+    window = PlannerWindow(doc, open_build)
+    if args.screenshot:
+        window.resize(width, height)
+        window.show()
+        window.wait_for_plan()
+        app.processEvents()
+        ok = window.grab().save(str(args.screenshot))
+        window.doc.undo_stack.setClean()
+        window.close()
+        print(f"wrote {args.screenshot} ({width}x{height})" if ok else f"error: cannot write {args.screenshot}")
+        return 0 if ok else 2
+    window.show()
+    return app.exec()

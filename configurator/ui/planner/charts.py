@@ -1,0 +1,206 @@
+"""The planner's charts (pyqtgraph): demand against capacity over the roadmap months for the best fleets,
+utilisation per device type, and cost per job per fleet (energy per job where the plan has no prices, and
+the chart says so). Every item is created once; an update only calls ``setData`` / ``setOpts``.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from configurator.engine.planner import PlanResult
+
+# Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
+FLEET_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+SHOWN_FLEETS = 4  # fleets drawn in the roadmap and utilisation charts (the table lists all)
+MAX_BARS = 16  # fleets in the cost chart
+MAX_NODE_TYPES = 12
+INK = "#222"
+
+
+def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan: int = 1) -> pg.PlotItem:
+    plot = view.addPlot(row=row, col=col, colspan=colspan)
+    plot.setMenuEnabled(False)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setTitle(title, color=INK, size="10pt")
+    for side in ("left", "bottom"):
+        ax = plot.getAxis(side)
+        ax.setTextPen(INK)
+        ax.setPen("#888")
+    return plot
+
+
+def _short(label: str, limit: int = 60) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+class PlannerCharts(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setBackground("w")
+        self.view.setAccessibleName("Planner charts")
+        layout.addWidget(self.view)
+
+        # ---- demand against capacity, month by month ----
+        # the fleets' legend in its own row above the plots, so it never covers a line
+        self.roadmap_legend = pg.LegendItem(colCount=2, labelTextColor=INK, horSpacing=18)
+        self.view.addItem(self.roadmap_legend, row=0, col=0, colspan=2)
+        self.roadmap = _plot(self.view, 1, 0, "Demand (dashed) against capacity (solid), card-hours per day", colspan=2)
+        self.roadmap.setLabel("bottom", "Roadmap month", color=INK)
+        self.roadmap.setLabel("left", "card-hours / day", color=INK)
+        self.demand: list[pg.PlotDataItem] = []
+        self.capacity: list[pg.PlotDataItem] = []
+        for i in range(SHOWN_FLEETS):
+            colour = FLEET_COLOURS[i]
+            cap = pg.PlotDataItem([], [], pen=pg.mkPen(colour, width=2.5), stepMode=None)
+            dem = pg.PlotDataItem([], [], pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
+            self.roadmap.addItem(cap)
+            self.roadmap.addItem(dem)
+            self.capacity.append(cap)
+            self.demand.append(dem)
+        self.sizing_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DotLine))
+        self.roadmap.addItem(self.sizing_line)
+
+        # ---- utilisation per device type ----
+        self.util = _plot(self.view, 2, 0, "Utilisation per device type (fleet colours as above)")
+        self.util.setLabel("left", "busy / capacity (%)", color=INK)
+        self.util_bars: list[pg.BarGraphItem] = []
+        for i in range(SHOWN_FLEETS):
+            bar = pg.BarGraphItem(x=[], height=[], width=0.2, brush=FLEET_COLOURS[i], pen=pg.mkPen("w", width=0.5))
+            self.util.addItem(bar)
+            self.util_bars.append(bar)
+        self.target_line = pg.InfiniteLine(
+            angle=0,
+            pen=pg.mkPen("#C62828", width=1.5, style=Qt.PenStyle.DashLine),
+            label="target",
+            labelOpts={"color": "#C62828", "position": 0.93},
+        )
+        self.util.addItem(self.target_line)
+
+        # ---- cost (or energy) per job per fleet ----
+        self.cost = _plot(self.view, 2, 1, "Cost per job")
+        self.cost_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brushes=[], pen=pg.mkPen("w", width=0.5))
+        self.cost.addItem(self.cost_bars)
+        self.cost.setLabel("bottom", "Fleet (rank)", color=INK)
+        self.empty = pg.TextItem("", anchor=(0.5, 0.5), color="#777")
+        self.cost.addItem(self.empty)
+        grid = self.view.ci.layout
+        grid.setRowStretchFactor(0, 0)  # the legend row takes only its own height
+        grid.setRowStretchFactor(1, 3)
+        grid.setRowStretchFactor(2, 2)
+        grid.setRowMaximumHeight(0, 52)
+        grid.setVerticalSpacing(2)
+        self.names: list[str] = []
+        self.showing_energy = False
+        self._legend_labels: list[str] = []
+        self._tick_cache: dict[int, list[tuple[float, str]]] = {}
+        self._title_cache = ""
+
+    def _ticks(self, plot: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
+        if self._tick_cache.get(id(plot)) != ticks:  # new ticks re-lay the axis: only when they change
+            plot.getAxis("bottom").setTicks([ticks])
+            self._tick_cache[id(plot)] = ticks
+
+    # ---- data ----
+    def update_result(self, result: PlanResult, utilisation_target: float) -> None:
+        fleets = result.fleets
+        shown = min(SHOWN_FLEETS, len(fleets))
+        labels = [f"#{f.rank}: {escape(_short(f.label))}" for f in fleets[:shown]]  # a legend label is HTML
+        if labels != self._legend_labels:  # rebuilding a legend costs ~10 ms: only when its text changes
+            self.roadmap_legend.clear()
+            for i, text in enumerate(labels):
+                self.roadmap_legend.addItem(self.capacity[i], text)
+            self._legend_labels = labels
+        for i in range(SHOWN_FLEETS):
+            cap, dem = self.capacity[i], self.demand[i]
+            if i < len(fleets):
+                f = fleets[i]
+                months = np.array([p.month for p in f.months], dtype=float)
+                cap.setData(months, np.array([p.capacity_card_hours_per_day for p in f.months], dtype=float))
+                dem.setData(months, np.array([p.demand_card_hours_per_day for p in f.months], dtype=float))
+            else:
+                cap.setData([], [])
+                dem.setData([], [])
+            cap.setVisible(i < len(fleets))
+            dem.setVisible(i < len(fleets))
+        self.sizing_line.setPos(result.size_for_month)
+        self.roadmap.setXRange(0.5, max(result.months, 1) + 0.5, padding=0)
+        peak = max((max(self.capacity_series(i) + self.demand_series(i), default=0.0)
+                    for i in range(min(SHOWN_FLEETS, len(fleets)))), default=0.0)  # fmt: skip
+        self.roadmap.setYRange(0, (peak or 1.0) * 1.1, padding=0)
+
+        # utilisation: node types on x, one bar per fleet beside each other
+        names: list[str] = []
+        for d in result.devices:
+            if d.node not in names:
+                names.append(d.node)
+        names = names[:MAX_NODE_TYPES]
+        self.names = names
+        width = 0.8 / max(shown, 1)
+        for i, bar in enumerate(self.util_bars):
+            if i < shown:
+                use = {u.node: u.utilisation for u in fleets[i].use}
+                xs = [k - 0.4 + width * (i + 0.5) for k, n in enumerate(names) if n in use]
+                hs = [use[n] * 100 for n in names if n in use]
+                bar.setOpts(x=np.array(xs, dtype=float), height=np.array(hs, dtype=float), width=width * 0.9)
+            else:
+                bar.setOpts(x=np.array([]), height=np.array([]))
+            bar.setVisible(i < shown)
+        self._ticks(self.util, [(float(k), n) for k, n in enumerate(names)])
+        self.util.setXRange(-0.6, max(len(names) - 0.4, 0.6), padding=0)
+        self.util.setYRange(0, 110, padding=0)
+        self.target_line.setPos(utilisation_target * 100)
+
+        # cost per job, or energy per job when any cost is unknown
+        ranked = fleets[:MAX_BARS]
+        costs = [f.totals.cost_per_job for f in ranked]
+        self.showing_energy = not ranked or any(c is None for c in costs)
+        if self.showing_energy:
+            values = [f.totals.kwh_per_job for f in ranked]
+            title = "Energy per job (kWh): cost unknown, the plan has no prices for every node"
+            left = "kWh per job"
+        else:
+            values = costs
+            title = f"Cost per job ({result.currency or 'plan currency'}): capital over the life + energy"
+            left = f"{result.currency or ''} per job"
+        if title != self._title_cache:
+            self.cost.setTitle(title, color=INK, size="10pt")
+            self.cost.setLabel("left", left, color=INK)
+            self._title_cache = title
+        xs = [float(f.rank) for f, v in zip(ranked, values, strict=True) if v is not None]
+        hs = [float(v) for v in values if v is not None]
+        brushes = [FLEET_COLOURS[(int(x) - 1) % len(FLEET_COLOURS)] if x <= SHOWN_FLEETS else "#9E9E9E" for x in xs]
+        self.cost_bars.setOpts(x=np.array(xs), height=np.array(hs), brushes=brushes, width=0.6)
+        self._ticks(self.cost, [(x, f"#{int(x)}") for x in xs])
+        top = max(hs, default=1.0) * 1.15 or 1.0
+        self.cost.setXRange(0.4, max(len(ranked), 1) + 0.6, padding=0)
+        self.cost.setYRange(0, top, padding=0)
+        empty = "" if hs else "No fleet serves this plan"
+        if self.empty.textItem.toPlainText() != empty:
+            self.empty.setText(empty)
+        self.empty.setPos((len(ranked) + 1) / 2, top / 2)
+
+    # ---- read back, for tests and exports ----
+    def demand_series(self, fleet: int = 0) -> list[float]:
+        _x, y = self.demand[fleet].getData()
+        return [] if y is None else [float(v) for v in y]
+
+    def capacity_series(self, fleet: int = 0) -> list[float]:
+        _x, y = self.capacity[fleet].getData()
+        return [] if y is None else [float(v) for v in y]
+
+    def cost_values(self) -> list[float]:
+        h = self.cost_bars.opts.get("height")
+        return [] if h is None else [float(v) for v in h]
+
+    def utilisation_values(self, fleet: int = 0) -> list[float]:
+        h = self.util_bars[fleet].opts.get("height")
+        return [] if h is None else [float(v) for v in h]

@@ -1,0 +1,199 @@
+"""The inputs panel: a job class's demand and shape, and the service settings. Every change is one
+undoable plan edit through ``configurator.engine.planner.editing`` (stepping a spin box merges into one
+undo step); the panel re-reads the plan after every change, undo included."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QDoubleValidator
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator.engine.planner import Plan
+from configurator.engine.planner.editing import set_class, set_fields
+from configurator.ui.planner.document import PlanDocument
+
+NO_GROWTH_OVERRIDE = -91.0  # the growth spin box's "roadmap's" value: the class follows the roadmap
+
+
+def _dspin(lo: float, hi: float, decimals: int, step: float, suffix: str = "", special: str = "") -> QDoubleSpinBox:
+    s = QDoubleSpinBox()
+    s.setRange(lo, hi)
+    s.setDecimals(decimals)
+    s.setSingleStep(step)
+    s.setSuffix(suffix)
+    s.setKeyboardTracking(False)  # typed digits commit on Enter or focus out, arrows at once
+    s.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToNearestValue)
+    if special:
+        s.setSpecialValueText(special)
+    return s
+
+
+def _ispin(lo: int, hi: int, step: int = 1) -> QSpinBox:
+    s = QSpinBox()
+    s.setRange(lo, hi)
+    s.setSingleStep(step)
+    s.setKeyboardTracking(False)
+    return s
+
+
+class InputsPanel(QWidget):
+    def __init__(self, doc: PlanDocument, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = doc
+        self._loading = False
+        col = QVBoxLayout(self)
+        col.setContentsMargins(4, 4, 4, 4)
+
+        box = QGroupBox("Job class")
+        form = QFormLayout(box)
+        self.class_box = QComboBox()
+        self.class_box.setAccessibleName("Job class")
+        self.class_box.currentIndexChanged.connect(lambda _i: self._load())
+        form.addRow("Class:", self.class_box)
+        self.model_label = QLabel()
+        self.model_label.setWordWrap(True)
+        self.model_label.setTextFormat(Qt.TextFormat.PlainText)  # the model is user text (a path, an id)
+        form.addRow("Model:", self.model_label)
+        self.jobs_per_day = _dspin(0, 1_000_000, 1, 1.0, " /day")
+        self.jobs_per_day.setToolTip("Jobs arriving per day in the class's first month (before growth)")
+        form.addRow("Jobs per day:", self.jobs_per_day)
+        self.sequence_length = _ispin(1, 2_097_152, 256)
+        form.addRow("Sequence length:", self.sequence_length)
+        self.micro_batch = _ispin(1, 4096)
+        form.addRow("Micro-batch:", self.micro_batch)
+        self.tokens = _dspin(0.001, 1e9, 3, 1.0, " M tokens")
+        self.tokens.setToolTip("Tokens one job processes (epochs x dataset tokens), in millions")
+        form.addRow("Job size:", self.tokens)
+        self.growth = _dspin(NO_GROWTH_OVERRIDE, 1000, 1, 1.0, " %/month", special="roadmap's")
+        self.growth.setToolTip("Compound monthly growth of this class's jobs; lowest value: the roadmap's growth")
+        form.addRow("Growth:", self.growth)
+        self.wait = _dspin(0, 10_000, 2, 0.25, " h", special="none")
+        self.wait.setToolTip("Mean wait a job may have before it starts (Erlang C sizing); none: no target")
+        form.addRow("Wait target:", self.wait)
+        self.from_month = _ispin(1, 120)
+        form.addRow("From month:", self.from_month)
+        col.addWidget(box)
+
+        svc = QGroupBox("Service")
+        sform = QFormLayout(svc)
+        self.utilisation = _dspin(1, 100, 0, 5, " %")
+        self.utilisation.setToolTip("Busy fraction planned per device")
+        sform.addRow("Utilisation target:", self.utilisation)
+        self.hours = _dspin(0.5, 24, 1, 1, " h/day")
+        sform.addRow("Hours of operation:", self.hours)
+        self.power_price = QLineEdit()
+        self.power_price.setPlaceholderText("unknown")
+        self.power_price.setValidator(QDoubleValidator(0.0, 100.0, 4))
+        self.power_price.setToolTip("Price of a kWh in the plan's currency; empty: unknown, so no energy cost")
+        sform.addRow("Power price / kWh:", self.power_price)
+        self.pue = _dspin(1.0, 5.0, 2, 0.05)
+        sform.addRow("PUE:", self.pue)
+        self.roadmap_growth = _dspin(-90, 1000, 1, 1.0, " %/month")
+        sform.addRow("Roadmap growth:", self.roadmap_growth)
+        self.months = _ispin(1, 120)
+        sform.addRow("Roadmap months:", self.months)
+        self.size_for = _ispin(1, 120)
+        self.size_for.setToolTip("The roadmap month the search sizes the fleet for")
+        sform.addRow("Size for month:", self.size_for)
+        col.addWidget(svc)
+        col.addStretch(1)
+
+        def on(widget: Any, text: str, key: str, make: Callable[[Plan, Any], Plan]) -> None:
+            widget.valueChanged.connect(lambda v: self._edit(text, key, make, v))
+
+        on(self.jobs_per_day, "Change jobs per day", "jpd", lambda p, v: self._cls(p, jobs_per_day=v))
+        on(self.sequence_length, "Change sequence length", "seq", lambda p, v: self._cls(p, sequence_length=v))
+        on(self.micro_batch, "Change micro-batch", "mb", lambda p, v: self._cls(p, micro_batch_size=v))
+        on(self.tokens, "Change job size", "tok", lambda p, v: self._cls(p, tokens_per_job=v * 1e6, steps=None))
+        on(self.growth, "Change class growth", "growth", lambda p, v: self._cls(
+            p, growth_per_month=None if v <= NO_GROWTH_OVERRIDE else v / 100))  # fmt: skip
+        on(self.wait, "Change wait target", "wait", lambda p, v: self._cls(p, wait_target_hours=v or None))
+        on(self.from_month, "Change first month", "from", lambda p, v: self._cls(p, from_month=v))
+        on(self.utilisation, "Change utilisation target", "util",
+           lambda p, v: set_fields(p, "service", utilisation_target=v / 100))  # fmt: skip
+        on(self.hours, "Change hours of operation", "hours", lambda p, v: set_fields(p, "service", hours_per_day=v))
+        on(self.pue, "Change PUE", "pue", lambda p, v: set_fields(p, "service", pue=v))
+        on(self.roadmap_growth, "Change roadmap growth", "rgrowth",
+           lambda p, v: set_fields(p, "roadmap", growth_per_month=v / 100))  # fmt: skip
+        on(self.months, "Change roadmap months", "months", lambda p, v: set_fields(p, "roadmap", months=v))
+        on(self.size_for, "Change sizing month", "sizefor", lambda p, v: set_fields(p, "search", size_for_month=v))
+        self.power_price.editingFinished.connect(self._power_price)
+        doc.changed.connect(lambda _p: self._load())
+        self._load()
+
+    # ---- edits ----
+    def _cls(self, plan: Plan, **changes: Any) -> Plan:
+        return set_class(plan, self.class_box.currentIndex(), **changes)
+
+    def _edit(self, text: str, key: str, make: Callable[[Plan, Any], Plan], value: Any) -> None:
+        if self._loading:
+            return
+        # one undo step per field and class while the user steps it
+        self.doc.edit(text, lambda p: make(p, value), merge_key=f"planner.{key}.{self.class_box.currentIndex()}")
+
+    def _power_price(self) -> None:
+        if self._loading:
+            return
+        text = self.power_price.text().strip().replace(",", ".")
+        try:
+            price = float(text) if text else None
+        except ValueError:
+            self.doc.refused.emit(f"power price: '{text}' is not a number")
+            return
+        self.doc.edit("Change power price", lambda p: set_fields(p, "service", power_price_per_kwh=price))
+
+    # ---- read the plan into the widgets ----
+    def _load(self) -> None:
+        if self._loading:
+            return
+        self._loading = True
+        try:
+            plan = self.doc.plan
+            names = [c.name for c in plan.classes]
+            if names != [self.class_box.itemText(i) for i in range(self.class_box.count())]:
+                keep = max(self.class_box.currentIndex(), 0)
+                self.class_box.clear()
+                self.class_box.addItems(names)
+                self.class_box.setCurrentIndex(min(keep, len(names) - 1))
+            c = plan.classes[max(self.class_box.currentIndex(), 0)]
+            model = c.model if isinstance(c.model, str) else f"{c.model.parameters:.3g} parameters"
+            self.model_label.setText(f"{model}, {c.method}")
+            by_month = c.jobs_per_day_by_month is not None
+            self.jobs_per_day.setEnabled(not by_month)
+            self.jobs_per_day.setToolTip(
+                "Given month by month in the plan file (jobs_per_day_by_month)"
+                if by_month
+                else "Jobs arriving per day in the class's first month (before growth)"
+            )
+            self.jobs_per_day.setValue(c.jobs_per_day or 0.0)
+            self.sequence_length.setValue(c.sequence_length)
+            self.micro_batch.setValue(c.micro_batch_size)
+            self.tokens.setValue(c.job_tokens / 1e6)
+            self.growth.setValue(NO_GROWTH_OVERRIDE if c.growth_per_month is None else c.growth_per_month * 100)
+            self.wait.setValue(c.wait_target_hours or 0.0)
+            self.from_month.setValue(c.from_month)
+            s = plan.service
+            self.utilisation.setValue(s.utilisation_target * 100)
+            self.hours.setValue(s.hours_per_day)
+            if not self.power_price.hasFocus():
+                self.power_price.setText("" if s.power_price_per_kwh is None else f"{s.power_price_per_kwh:g}")
+            self.pue.setValue(s.pue)
+            self.roadmap_growth.setValue(plan.roadmap.growth_per_month * 100)
+            self.months.setValue(plan.roadmap.months)
+            self.size_for.setValue(plan.search.size_for_month or 1)
+        finally:
+            self._loading = False

@@ -1,0 +1,104 @@
+"""The class x device table: for every job class (column) on every device (row: a whole card, a MIG
+profile, a group of cards), whether it fits, the service time of one job and the jobs per day per card at
+the plan's utilisation target and hours of operation."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from configurator.engine.planner import PlanResult
+from configurator.engine.planner.result import FitCell
+from configurator.ui.style import FIT_COLOUR
+
+WORD = {"fits": "fits", "tight": "tight", "does-not-fit": "no fit", "unknown": "unknown"}
+
+
+def cell_text(c: FitCell) -> str:
+    """Two lines: the verdict (and its memory), then service time and jobs per day per card."""
+    mem = f"{c.peak_gb:.0f}/{c.capacity_gb:.0f} GB" if c.peak_gb is not None and c.capacity_gb else ""
+    first = f"{WORD[c.status]} {mem}".strip()
+    if c.status == "tight" and not c.fits:
+        first += " (not planned)"
+    if not c.fits:
+        return first
+    if c.service_hours is None:
+        return f"{first}\nno compute rate"
+    est = "*" if c.estimated_rate else ""
+    per_day = f" · {c.jobs_per_day_per_card:.1f}/day/card" if c.jobs_per_day_per_card is not None else ""
+    return f"{first}\n{c.service_hours:.2f} h{est}{per_day}"
+
+
+def cell_tooltip(c: FitCell) -> str:
+    rows = [f"<b>{escape(c.job_class)}</b> on {escape(c.device)}", f"memory verdict: {escape(c.status)}"]
+    if c.peak_gb is not None and c.capacity_gb is not None:
+        rows.append(f"peak reserved {c.peak_gb:.1f} GB of {c.capacity_gb:.1f} GB per card (GB = 10^9 B)")
+    if c.step_seconds is not None:
+        rows.append(f"step {c.step_seconds:.3f} s")
+    if c.service_hours is not None:
+        rows.append(f"one job {c.service_hours:.2f} h")
+    if c.jobs_per_day_per_device is not None:
+        rows.append(f"{c.jobs_per_day_per_device:.1f} jobs/day per device × {c.devices_per_card:g} per card")
+    if c.devices_needed is not None:
+        wait = f", mean wait {c.mean_wait_hours:.2f} h" if c.mean_wait_hours is not None else ""
+        rows.append(f"{c.devices_needed} devices needed for the sizing month{wait}")
+    if c.estimated_rate:
+        rows.append("* compute time uses the catalog's UNCONFIRMED rate estimate")
+    if c.note:
+        rows.append(escape(c.note))
+    return "<br>".join(rows)
+
+
+class MatrixTable(QTableWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setWordWrap(True)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setMinimumSectionSize(150)
+        self.setAccessibleName("Job classes by devices")
+        self.classes: list[str] = []
+        self.devices: list[str] = []
+
+    def update_result(self, result: PlanResult) -> None:
+        classes = [c.name for c in result.classes]
+        nodes: list[str] = []
+        for d in result.devices:
+            if d.node not in nodes:
+                nodes.append(d.node)
+        # a node type's devices together: whole card, MIG profiles, then its group of cards
+        devices = [d.id for d in sorted(result.devices, key=lambda d: nodes.index(d.node))]
+        cells = {(c.job_class, c.device): c for c in result.matrix}
+        if classes != self.classes or devices != self.devices:
+            self.classes, self.devices = classes, devices
+            self.clear()
+            self.setColumnCount(len(classes))
+            self.setRowCount(len(devices))
+            self.setHorizontalHeaderLabels(classes)
+            self.setVerticalHeaderLabels(devices)
+        for r, dev in enumerate(devices):
+            for col, name in enumerate(classes):
+                c = cells.get((name, dev))
+                item = self.item(r, col)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    self.setItem(r, col, item)
+                if c is None:  # a group device exists only for the classes that need one
+                    item.setText("—")
+                    item.setToolTip("not evaluated: a whole card holds this class, or it needs no group")
+                    item.setForeground(QBrush(QColor("#9E9E9E")))
+                    continue
+                item.setText(cell_text(c))
+                item.setToolTip(cell_tooltip(c))
+                colour = FIT_COLOUR["fits" if c.fits else c.status]
+                item.setForeground(QBrush(QColor(colour)))
+
+    def text_at(self, job_class: str, device: str) -> str:
+        item = self.item(self.devices.index(device), self.classes.index(job_class))
+        return item.text() if item is not None else ""
