@@ -21,22 +21,24 @@ from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
 from configurator.engine.build import Bridge
 from configurator.engine.buildfile import load_build
-from configurator.ui.demo import (
-    CODE_ALPHABET,
-    METHODS,
-    SEQUENCE_LENGTHS,
-    DemoWindow,
+from configurator.engine.editing.kiosk import (
     check_drop,
-    demo_code,
-    load_scenarios,
-    open_demo_code,
     put_card,
-    read_figure,
     set_bridged,
     set_card_count,
     set_method,
     set_sequence_length,
     variant_build,
+)
+from configurator.ui.kiosk import (
+    CODE_ALPHABET,
+    METHODS,
+    SEQUENCE_LENGTHS,
+    DemoWindow,
+    demo_code,
+    load_scenarios,
+    open_demo_code,
+    read_figure,
 )
 from configurator.ui.mime import card_mime
 from configurator.ui.settings import Settings
@@ -340,8 +342,14 @@ def test_idle_starts_the_attract_loop_and_input_stops_it(qtbot, tmp_path: Path) 
 def test_attract_cross_fade_runs(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     demo = open_demo(qtbot, tmp_path, idle_ms=600_000, cycle_ms=100, fade_ms=80)
     demo.start_attract()
-    qtbot.waitUntil(lambda: demo.fade.isVisible(), timeout=2000)
-    qtbot.waitUntil(lambda: not demo.fade.isVisible(), timeout=2000)
+    # wait on the events themselves, not on polling a state the next cycle may already have changed:
+    # the cycle moves to the next scenario with the fade layer shown, then the fade animation finishes
+    shown: list[bool] = []
+    demo.scenario_changed.connect(lambda _i: shown.append(demo.fade.isVisible()))
+    with qtbot.waitSignal(demo.fade_anim.finished, timeout=10_000):
+        pass
+    assert shown and shown[0], "the scenario changed without the cross-fade layer"
+    assert not demo.fade.isVisible()  # _fade_done ran (connected before this test's wait)
     demo.stop_attract()
     assert not demo.is_attracting() and not demo.cycle_timer.isActive() and demo.idle_timer.isActive()
 
