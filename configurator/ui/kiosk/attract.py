@@ -67,7 +67,11 @@ class AttractMixin:
         """Over the controls row, which the loop does not use."""
         stage = self.stage.geometry()
         shown = self.card_palette.isVisible()
-        top = self.card_palette.mapTo(self, QPoint(0, 0)).y() - 40 if shown else stage.bottom() - 220
+        s = self._scale
+        if shown:
+            top = self.card_palette.mapTo(self, QPoint(0, 0)).y() - round(40 * s)
+        else:
+            top = stage.bottom() - round(220 * s)
         self.banner.setGeometry(stage.left(), top, stage.width(), stage.bottom() - top + 1)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -115,6 +119,7 @@ class AttractMixin:
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
+        self._rescale()
         for overlay in (self.pin_pad, self.code_panel):
             if overlay.isVisible():
                 overlay.setGeometry(self.rect())

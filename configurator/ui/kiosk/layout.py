@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from configurator.ui.headroom_chart import HeadroomChart
 from configurator.ui.kiosk.pin import PinPad
+from configurator.ui.kiosk.scaling import scale_css, scale_for, scale_tree
 from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H
 from configurator.ui.kiosk.takehome import CodePanel
 from configurator.ui.kiosk.widgets import DemoChassisView, DemoPalette, WrapButton, _font
@@ -44,6 +45,13 @@ QSlider::sub-page:horizontal {{ background: {ACCENT}; border-radius: 7px; }}
 QSlider::handle:horizontal {{ width: 56px; height: 56px; margin: -21px 0; border-radius: 28px;
                               background: white; border: 4px solid {ACCENT}; }}
 """
+
+
+BANNER_HTML = (
+    "<div style='font-size:34pt; font-weight:bold'>Touch the screen to try it yourself</div>"
+    "<div style='font-size:20pt'>Drag cards into the server, move the slider, switch the method: "
+    "the figures follow.</div>"
+)
 
 
 class LayoutMixin:
@@ -230,12 +238,8 @@ class LayoutMixin:
         self.fade_anim.setEndValue(0.0)
         self.fade_anim.setEasingCurve(QEasingCurve.Type.InOutQuad)
         self.fade_anim.finished.connect(self._fade_done)
-        self.banner = QLabel(
-            "<div style='font-size:34pt; font-weight:bold'>Touch the screen to try it yourself</div>"
-            "<div style='font-size:20pt'>Drag cards into the server, move the slider, switch the method: "
-            "the figures follow.</div>",
-            self,
-        )
+        self.banner = QLabel(BANNER_HTML, self)
+        self.banner.setWordWrap(True)
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet(f"background: {ACCENT}; color: white; border-radius: 18px;")
         self.banner.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -274,18 +278,32 @@ class LayoutMixin:
         return panel
 
     def _enlarge_chart(self) -> None:
-        """Kiosk-sized type in the chart: axes, bar labels and legend."""
-        chart = self.chart
-        chart.plot.setTitle("Memory per card (on top: free after activations)", color="#222", size="18pt")
-        tick = _font(15)
+        """Kiosk-sized type in the chart (axes, bar labels and legend), times the screen scale."""
+        chart, s = self.chart, self._scale
+        chart.plot.setTitle("Memory per card (on top: free after activations)", color="#222", size=f"{18 * s:.1f}pt")
+        tick = _font(15 * s)
         for side in ("left", "bottom"):
             axis = chart.plot.getAxis(side)
             axis.setStyle(tickFont=tick)
-            axis.label.setFont(_font(16))
-        chart.plot.getAxis("bottom").setHeight(70)
-        chart.plot.getAxis("left").setWidth(80)
+            axis.label.setFont(_font(16 * s))
+        chart.plot.getAxis("bottom").setHeight(round(70 * s))
+        chart.plot.getAxis("left").setWidth(round(80 * s))
         for label in chart.labels:
-            label.setFont(_font(16, True))
+            label.setFont(_font(16 * s, True))
         for _, item in chart.legend.items:
-            item.setText(item.text, size="15pt")
-        chart.setMinimumHeight(300)
+            item.setText(item.text, size=f"{15 * s:.1f}pt")
+        chart.legend.setColumnCount(4 if s >= 0.9 else 3)  # four columns overrun a half-stage chart below 1920 px
+        chart.setMinimumHeight(round(300 * s))
+
+    def _rescale(self) -> None:
+        """Fonts and sizes for the window's size (kiosk/scaling.py); nothing when the scale did not change."""
+        s = scale_for(self.width(), self.height())
+        if abs(s - self._scale) < 0.005:
+            return
+        self._scale = s
+        scale_tree(self, s, skip=(self.chassis, self.chart, self.card_palette))
+        self.card_palette.set_scale(s)
+        self.chassis.setMinimumHeight(round(300 * s))
+        self.banner.setText(scale_css(BANNER_HTML, s))
+        self._enlarge_chart()
+        self._on_changed(self.doc.build, self.doc.result)

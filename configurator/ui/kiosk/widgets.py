@@ -80,14 +80,13 @@ class DemoPalette(QListWidget):
         super().__init__(parent)
         self.catalog = catalog
         self._icons: dict[str, QIcon] = {}
+        self.scale = 1.0  # the window's screen scale (kiosk/scaling.py)
         self.setViewMode(QListWidget.ViewMode.IconMode)
         self.setFlow(QListWidget.Flow.LeftToRight)
         self.setWrapping(False)
         self.setMovement(QListWidget.Movement.Static)
         self.setResizeMode(QListWidget.ResizeMode.Adjust)
-        self.setIconSize(QSize(84, 84))
-        self.setGridSize(QSize(GRID_W, 176))
-        self.setFixedHeight(184)
+        self._size_cells()
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWordWrap(True)
         self.setFont(_font(18, True))
@@ -97,6 +96,18 @@ class DemoPalette(QListWidget):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setAccessibleName("Cards to drag into the chassis")
         self.itemClicked.connect(self._clicked)
+
+    def _size_cells(self) -> None:
+        s = self.scale
+        self.setIconSize(QSize(round(84 * s), round(84 * s)))
+        self.setGridSize(QSize(round(GRID_W * s), round(176 * s)))
+        self.setFixedHeight(round(184 * s))
+
+    def set_scale(self, s: float) -> None:
+        """Cells, icons and width for the window's screen scale (the font is scaled with the window's)."""
+        self.scale = s
+        self._size_cells()
+        self.set_cards(self.card_ids())
 
     def set_cards(self, card_ids: list[str]) -> None:
         self.clear()
@@ -108,7 +119,7 @@ class DemoPalette(QListWidget):
             item.setData(Qt.ItemDataRole.UserRole, card_id)
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.addItem(item)
-        self.setFixedWidth(max(len(card_ids), 2) * GRID_W + 2 * self.frameWidth() + 6)
+        self.setFixedWidth(max(len(card_ids), 2) * round(GRID_W * self.scale) + 2 * self.frameWidth() + 6)
 
     def card_ids(self) -> list[str]:
         return [self.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.count())]

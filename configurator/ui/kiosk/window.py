@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.loader import Catalog, default_catalog
+from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult
 from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import (
@@ -76,6 +77,7 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.fade_ms = fade_ms if fade_ms is not None else FADE_MS
         self.allow_close = False  # window-manager closes (Alt+F4) are refused unless this is set
         self._index = 0
+        self._scale = 1.0  # screen scale: kiosk/scaling.py, set on resize
         self._attracting = False
         self._saving = False
         self._filtering = False
@@ -180,8 +182,9 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
             if i < len(s.more):
                 f = self.figure(s.more[i])
                 colour = STATUS_INK.get(f.status, INK) if f.value is not None and f.value < 0 else INK
-                label.setText(f"<span style='font-size:26pt; font-weight:bold; color:{colour}'>{f.number}</span>"
-                              f"&nbsp; {f.label}")  # fmt: skip
+                size = f"{26 * self._scale:.1f}pt"
+                label.setText(f"<span style='font-size:{size}; font-weight:bold; color:{colour}'>"
+                              f"{escape_rich(f.number)}</span>&nbsp; {escape_rich(f.label)}")  # fmt: skip
                 label.show()
             else:
                 label.hide()
@@ -196,8 +199,8 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         if not rows:
             return
         per_bar = self.chart.width() * 0.85 / len(rows)
-        compact = len(rows) >= 4 or per_bar < 190
-        font = _font(12 if compact else 16, True)
+        compact = len(rows) >= 4 or per_bar < 190 * self._scale
+        font = _font((12 if compact else 16) * self._scale, True)
         for i, label in enumerate(self.chart.labels[: len(rows)]):
             label.setFont(font)
             if compact:
