@@ -575,3 +575,91 @@ def test_demo_command_line_screenshot(tmp_path) -> None:  # type: ignore[no-unty
                           "1920x1080"], env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert QImage(str(out)).width() == 1920
+
+
+# ---- every screen size (issue 15) ------------------------------------------------------------------------------
+
+SCREEN_SIZES = [(1280, 800), (1366, 768), (1920, 1080), (2560, 1440)]
+
+
+def _text_widgets(window: DemoWindow) -> list:  # type: ignore[type-arg]
+    """Visible labels and buttons a visitor reads (the chart and chassis draw their own text)."""
+    from PySide6.QtWidgets import QAbstractButton
+
+    out = []
+    for w in window.findChildren(QLabel) + window.findChildren(QAbstractButton):
+        if not w.isVisibleTo(window) or w in (window.fade, window.banner):
+            continue
+        if isinstance(w, QLabel) and not w.text().strip():
+            continue
+        if isinstance(w, QAbstractButton) and not w.text().strip():
+            continue  # a WrapButton: its QLabel child is checked
+        out.append(w)
+    return out
+
+
+def _clipped(w) -> str | None:  # type: ignore[no-untyped-def]
+    """Why ``w`` cannot show all its text in its geometry, else None."""
+    geo = w.contentsRect() if isinstance(w, QLabel) else w.rect()
+    if isinstance(w, QLabel):
+        if w.wordWrap():
+            needed_h = w.heightForWidth(geo.width())
+            if needed_h > geo.height() + 1:
+                return f"needs {needed_h} px high, has {geo.height()}"
+            words = w.text().split() if w.textFormat() != Qt.TextFormat.RichText else []
+            widest = max((w.fontMetrics().horizontalAdvance(x) for x in words), default=0)
+            if widest > geo.width() + 1:
+                return f"a word needs {widest} px, has {geo.width()}"
+            return None
+        hint = w.sizeHint()
+        if hint.width() > geo.width() + 1 or hint.height() > geo.height() + 1:
+            return f"needs {hint.width()}x{hint.height()}, has {geo.width()}x{geo.height()}"
+        return None
+    needed = w.fontMetrics().horizontalAdvance(w.text()) + 8
+    if needed > geo.width() or w.fontMetrics().height() > geo.height():
+        return f"text needs {needed} px wide, button is {geo.width()}x{geo.height()}"
+    return None
+
+
+def _window_rect(w, window):  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QRect
+
+    return QRect(w.mapTo(window, QPoint(0, 0)), w.size())
+
+
+@pytest.mark.parametrize("size", SCREEN_SIZES, ids=[f"{w}x{h}" for w, h in SCREEN_SIZES])
+def test_demo_lays_out_at_every_screen_size(qtbot, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """No visible text widget is clipped or overlaps another, in every scenario, at every stand screen size;
+    a screenshot of each goes to out/screens."""
+    demo = open_demo(qtbot, tmp_path)
+    demo.resize(*size)
+    problems: list[str] = []
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        QApplication.processEvents()
+        widgets = _text_widgets(demo)
+        assert len(widgets) > 10
+        for w in widgets:
+            why = _clipped(w)
+            if why:
+                problems.append(f"scenario {i + 1}: {w.text()[:40]!r} {why}")
+        rects = [(w, _window_rect(w, demo)) for w in widgets]
+        for (a, ra), (b, rb) in itertools.combinations(rects, 2):
+            if a.isAncestorOf(b) or b.isAncestorOf(a):
+                continue
+            if ra.intersects(rb):
+                problems.append(f"scenario {i + 1}: {a.text()[:30]!r} overlaps {b.text()[:30]!r}")
+        inside = demo.rect()
+        for w, r in rects:
+            if not inside.contains(r):
+                problems.append(f"scenario {i + 1}: {w.text()[:30]!r} runs off the window ({r})")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-{i + 1}.png"))
+    demo.start_attract()
+    QApplication.processEvents()
+    banner = _window_rect(demo.banner, demo)
+    assert demo.rect().contains(banner), f"the idle banner runs off the window: {banner}"
+    assert demo.banner.heightForWidth(demo.banner.contentsRect().width()) <= banner.height()
+    demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-attract.png"))
+    demo.stop_attract()
+    assert not problems, "\n".join(problems)

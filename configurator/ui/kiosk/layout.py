@@ -132,7 +132,7 @@ class LayoutMixin:
         top.addWidget(self._key_panel(), 2)
         top_widget = QWidget()
         top_widget.setLayout(top)
-        top_widget.setFixedHeight(TOP_H)
+        top_widget.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
         stage.addWidget(top_widget)
 
         views = QHBoxLayout()
