@@ -663,3 +663,28 @@ def test_demo_lays_out_at_every_screen_size(qtbot, tmp_path: Path, size: tuple[i
     demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-attract.png"))
     demo.stop_attract()
     assert not problems, "\n".join(problems)
+
+
+def test_big_figure_and_chart_say_the_same_thing(demo: DemoWindow) -> None:
+    """One figure, one wording (issue 15): in every scenario the chart's bar for the figure's card shows the
+    big (or first card) figure's number, and the chart's title the words of that figure's field."""
+    from configurator.ui.kiosk.scenarios import CHART_WORDS, chart_spec
+
+    checked = 0
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        spec = chart_spec(demo.scenario)
+        assert spec is not None, f"scenario {i + 1} has no card figure for the chart"
+        figure = demo.figure(spec)
+        bar = demo.chart_bar_text(spec.job, spec.card)
+        assert bar == (figure.number if figure.value >= 0 else f"{figure.number} short")
+        words = CHART_WORDS[spec.field]
+        assert words in demo.chart.plot.titleLabel.text
+        checked += 1
+    # and after a change that makes it not fit: the L40S in scenario 1
+    demo.show_scenario(0)
+    assert demo.place_card(3, "l40s") and demo.set_method("full")
+    spec = chart_spec(demo.scenario)
+    figure = demo.figure(spec)
+    assert figure.value < 0 and demo.chart_bar_text(spec.job, spec.card) == f"{figure.number} short"
+    assert checked == demo.scenario_count()

@@ -208,6 +208,40 @@ def _rows(result: BuildResult, spec: FigureSpec) -> tuple[JobResult | None, Card
     return job, row
 
 
+def format_number(value: float, spec: FigureSpec, unit: str = "GB") -> str:
+    """The number as the kiosk shows it, big or on a chart bar: '60 GB', '1,026 GB' (a shortfall is shown
+    without its sign when the spec has words for it), '2.2 s'. ``value`` in GB for a GB figure."""
+    shown = abs(value) if value < 0 and spec.short_label else value
+    if spec.unit == "GB" and unit != "GB":
+        shown = to_unit(shown, unit)
+    shown_unit = unit if spec.unit == "GB" else spec.unit
+    return f"{shown:,.{spec.digits}f}" + (f" {shown_unit}" if shown_unit else "")
+
+
+# The words over each chart bar for a card figure (the chart's title), so the bars say what the big figure says.
+CHART_WORDS = {
+    "room_for_activations_gb": "left for activations",
+    "headroom_gb": "free after activations",
+    "headroom_nominal_gb": "spare on the card's stated capacity",
+    "model_states_gb": "for weights, adapters, optimizer",
+}
+
+
+def chart_spec(scenario: Scenario) -> FigureSpec | None:
+    """The scenario's figure the chart's bars show: the key figure, else the first of ``more``, that is a GB
+    figure of one card row of this build (not a variant). None: the chart keeps its own headroom labels."""
+    for spec in (scenario.key, *scenario.more):
+        if spec.unit == "GB" and not spec.variant and spec.field in CHART_WORDS:
+            return spec
+    return None
+
+
+def bar_text(value: float, spec: FigureSpec, unit: str = "GB") -> str:
+    """A chart bar's words for one card row: the big figure's number, 'short' when it is negative."""
+    number = format_number(value, spec, unit)
+    return f"{number} short" if value < 0 else number
+
+
 def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Catalog,
                 models: ModelResolver | None = None, unit: str = "GB") -> Figure:  # fmt: skip
     """Evaluate one figure spec against a build's result (``models``: the scenario document's resolver, so a
@@ -249,11 +283,7 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
     if value is None:
         return Figure(None, "—", "(this job has no card: drag one into the chassis)", "unknown")
     if not number:
-        shown = abs(value) if value < 0 and spec.short_label else value
-        if spec.unit == "GB" and unit != "GB":
-            value, shown = to_unit(value, unit), to_unit(shown, unit)
-        shown_unit = unit if spec.unit == "GB" else spec.unit
-        number = f"{shown:,.{spec.digits}f}" + (f" {shown_unit}" if shown_unit else "")
+        number = format_number(value, spec, unit)
         if value < 0:
             fallback = "short: it does not fit" if spec.field in HEADROOM_FIELDS else spec.label
             label = spec.short_label or fallback

@@ -35,6 +35,7 @@ from configurator.ui.kiosk.layout import STYLE, LayoutMixin
 from configurator.ui.kiosk.pin import PinMixin
 from configurator.ui.kiosk.scenarios import (
     ACCENT,
+    CHART_WORDS,
     CYCLE_MS,
     FADE_MS,
     INK,
@@ -46,6 +47,8 @@ from configurator.ui.kiosk.scenarios import (
     Figure,
     FigureSpec,
     Scenario,
+    bar_text,
+    chart_spec,
     load_scenarios,
     read_figure,
 )
@@ -193,23 +196,36 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self._sync_controls(build)
 
     def _tune_chart(self) -> None:
-        """Kiosk-sized bar labels and ticks while there is room; narrower bars get smaller, rounded labels and
-        one-line ticks (the tenant for MIG slices, else the slot)."""
+        """Kiosk-sized bar labels; each bar says what the big figure says, in its words (chart_spec): the same
+        field, the same number format, the field's words in the chart title. Narrow bars get smaller labels
+        and one-line ticks (the tenant for MIG slices, else the slot)."""
         rows = self.chart.rows
         if not rows:
             return
+        s = self._scale
+        spec = chart_spec(self.scenario)
+        words = CHART_WORDS[spec.field] if spec is not None else "free after activations"
+        self.chart.plot.setTitle(f"Memory per card (on top: {words})", color="#222", size=f"{18 * s:.1f}pt")
         per_bar = self.chart.width() * 0.85 / len(rows)
-        compact = len(rows) >= 4 or per_bar < 190 * self._scale
-        font = _font((12 if compact else 16) * self._scale, True)
+        compact = len(rows) >= 4 or per_bar < 190 * s
+        font = _font((12 if compact else 16) * s, True)
         for i, label in enumerate(self.chart.labels[: len(rows)]):
             label.setFont(font)
-            if compact:
-                r = rows[i][1]
+            r = rows[i][1]
+            if spec is not None:
+                label.setText(bar_text(float(getattr(r, spec.field)), spec, self.unit))
+            elif compact:
                 digits = 0 if abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
                 label.setText(headroom_label(r.headroom_gb, r.fits, self.unit, digits))
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])
+
+    def chart_bar_text(self, job: int, card: int) -> str:
+        """The words over the bar of ``job``'s card row ``card``, as drawn."""
+        row = self.doc.result.jobs[job].cards[card]
+        i = next(i for i, (_, r) in enumerate(self.chart.rows) if r is row)
+        return str(self.chart.labels[i].textItem.toPlainText())
 
     def _sync_controls(self, build: Build) -> None:
         s = self.scenario
