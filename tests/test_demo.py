@@ -402,9 +402,12 @@ def test_take_home_writes_pdf_and_yaml_under_a_code(demo: DemoWindow, tmp_path: 
     assert not set(code) & set("0O1IL")
     pdf, yml = folder / f"{code}.pdf", folder / f"{code}.yaml"
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 10_000
-    assert load_build(yml) == demo.doc.build
-    assert demo.code_panel.isVisible() and demo.code_panel.code.text() == code
-    assert "Give this code to our staff" in demo.code_panel.prompt.text()
+    saved = load_build(yml)
+    # the saved build is the visitor's, named after its jobs, not after the scenario's question
+    assert saved.model_copy(update={"name": demo.doc.build.name}) == demo.doc.build
+    assert saved.name == "Llama 3.3 70B QLoRA on H200 NVL" and demo.scenario.title not in saved.name
+    assert demo.code_panel.isVisible() and demo.code_panel.code.text() == f"Shop reference: {code}"
+    assert demo.code_panel.title.text() == saved.name
     # the staff side finds it, however the code is typed
     assert open_demo_code(code, folder) == yml
     assert open_demo_code(f" {code[:3].lower()}-{code[3:]} ", folder) == yml
@@ -535,7 +538,7 @@ def test_screenshots_of_the_overlays(demo: DemoWindow, qtbot) -> None:  # type: 
     demo.grab().save(str(SHOTS / "demo-pin.png"))
     assert clipped_labels(demo) == []
     demo.pin_pad.hide()
-    demo.code_panel.show_code("K7Q2MX")
+    demo.take_home()
     qtbot.wait(30)
     demo.grab().save(str(SHOTS / "demo-code.png"))
     assert clipped_labels(demo) == []
@@ -688,3 +691,72 @@ def test_big_figure_and_chart_say_the_same_thing(demo: DemoWindow) -> None:
     figure = demo.figure(spec)
     assert figure.value < 0 and demo.chart_bar_text(spec.job, spec.card) == f"{figure.number} short"
     assert checked == demo.scenario_count()
+
+
+def _qr_read(pixmap) -> list[list[bool]]:  # type: ignore[no-untyped-def]
+    """The modules a QR image shows, sampled at each module's centre (n from the image's finder pattern)."""
+    from configurator.engine.buildcode import qr_modules
+
+    image = pixmap.toImage()
+    side = image.width()
+    # the quiet zone is 4 modules; the top-left finder's dark run is 7 modules wide
+    y = x0 = None
+    for yy in range(side):
+        row = [image.pixelColor(xx, yy).lightness() < 128 for xx in range(side)]
+        if any(row):
+            y, x0 = yy, row.index(True)
+            break
+    assert y is not None and x0 is not None
+    x1 = x0
+    while image.pixelColor(x1, y).lightness() < 128:
+        x1 += 1
+    k = (x1 - x0) / 7
+    n = round(side / k)
+    del qr_modules
+    return [[image.pixelColor(int((c + 0.5) * k), int((r + 0.5) * k)).lightness() < 128 for c in range(n)]
+            for r in range(n)]  # fmt: skip
+
+
+def test_take_home_shows_a_qr_that_decodes_to_the_shown_build(demo: DemoWindow) -> None:
+    """Issue 16: the panel shows the build's own code as a QR (what 'configurator open-code' reads), and the
+    image is that code's QR module for module."""
+    from configurator.engine.buildcode import decode_build, qr_modules
+
+    demo.show_scenario(0)
+    assert drop_card(demo, "h200-nvl", 3)
+    code = demo.take_home()
+    panel = demo.code_panel
+    assert panel.isVisible() and panel.qr.isVisible() and panel.build_code.startswith("GBC1:")
+    decoded = decode_build(panel.build_code)
+    assert decoded.name == panel.title.text()
+    assert decoded == load_build(Path(demo.settings.get("demo/folder")) / f"{code}.yaml")
+    assert decoded.model_copy(update={"name": demo.doc.build.name}) == demo.doc.build
+    assert _qr_read(panel.qr.pixmap()) == qr_modules(panel.build_code)
+
+
+def test_take_home_button_writes_on_a_worker(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The button shows a busy state, the window keeps answering while the sheet is written, then the QR."""
+    import threading
+
+    main = threading.current_thread()
+    seen: list[threading.Thread] = []
+    from configurator.ui.kiosk import takehome
+
+    real = takehome.write_take_home
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    takehome.write_take_home = spy  # type: ignore[assignment]
+    try:
+        with qtbot.waitSignal(demo.take_home_done, timeout=30_000) as blocker:
+            qtbot.mouseClick(demo.take_home_button, Qt.MouseButton.LeftButton)
+            assert not demo.take_home_button.isEnabled()
+            assert "Preparing" in demo.take_home_button.text()
+            demo.take_home_button.click()  # a second press while busy does nothing
+    finally:
+        takehome.write_take_home = real  # type: ignore[assignment]
+    assert len(seen) == 1 and seen[0] is not main
+    assert blocker.args[0].startswith("Shop reference: ")
+    assert demo.take_home_button.isEnabled() and demo.code_panel.qr.isVisible()

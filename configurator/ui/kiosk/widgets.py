@@ -29,6 +29,7 @@ from configurator.engine.editing.kiosk import (
     check_drop,
     short_name,
 )
+from configurator.present.words import capacity_label
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.document import BuildDocument
 from configurator.ui.kiosk.scenarios import GRID_W, INK
@@ -100,8 +101,8 @@ class DemoPalette(QListWidget):
     def _size_cells(self) -> None:
         s = self.scale
         self.setIconSize(QSize(round(84 * s), round(84 * s)))
-        self.setGridSize(QSize(round(GRID_W * s), round(176 * s)))
-        self.setFixedHeight(round(184 * s))
+        self.setGridSize(QSize(round(GRID_W * s), round(200 * s)))
+        self.setFixedHeight(round(208 * s))
 
     def set_scale(self, s: float) -> None:
         """Cells, icons and width for the window's screen scale (the font is scaled with the window's)."""
@@ -115,7 +116,8 @@ class DemoPalette(QListWidget):
             card = self.catalog.cards[card_id]
             if card_id not in self._icons:
                 self._icons[card_id] = card_icon(card, 84)
-            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{card.memory_gb.value:.0f} GB")
+            words = capacity_label(card.memory_gb.value, card.visible_gb)
+            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{words}")
             item.setData(Qt.ItemDataRole.UserRole, card_id)
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.addItem(item)

@@ -62,6 +62,7 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
 
     exit_requested = Signal()
     scenario_changed = Signal(int)
+    take_home_done = Signal(str)  # the shown shop reference line ('' on failure), after the worker
 
     def __init__(self, settings: Settings | None = None, parent: QWidget | None = None, *,
                  idle_ms: int | None = None, cycle_ms: int | None = None, fade_ms: int | None = None,
