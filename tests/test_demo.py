@@ -760,3 +760,28 @@ def test_take_home_button_writes_on_a_worker(demo: DemoWindow, qtbot) -> None:  
     assert len(seen) == 1 and seen[0] is not main
     assert blocker.args[0].startswith("Shop reference: ")
     assert demo.take_home_button.isEnabled() and demo.code_panel.qr.isVisible()
+
+
+def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
+    """Issue 15: a scenario whose build times links at datasheet (nominal) rates says so beside its figures."""
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        nominal = demo.doc.build.assumptions.link_rates == "nominal"
+        assert demo.rates_note.isVisibleTo(demo) == nominal
+        assert ("datasheet rates" in demo.rates_note.text()) if nominal else True
+    shown = [i for i in range(demo.scenario_count()) if (demo.show_scenario(i), demo.rates_note.isVisibleTo(demo))[1]]
+    assert shown == [1, 2]  # scenarios 2 and 3
+
+
+def test_pin_comes_from_the_settings_option(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from configurator.ui.settings import OPTIONS
+
+    assert "demo/pin" in OPTIONS
+    settings = make_settings(tmp_path)
+    settings.q.setValue("demo/pin", "97531")
+    demo = DemoWindow(settings, idle_ms=600_000)
+    qtbot.addWidget(demo)
+    default = OPTIONS["demo/pin"].default
+    assert not demo.enter_pin(str(default))
+    with qtbot.waitSignal(demo.exit_requested, timeout=1000):
+        assert demo.enter_pin("97531")

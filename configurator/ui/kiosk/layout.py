@@ -47,6 +47,10 @@ QSlider::handle:horizontal {{ width: 56px; height: 56px; margin: -21px 0; border
 """
 
 
+# the build's assumptions.link_rates is "nominal" (engine/build.py: datasheet rates per direction; the main
+# window's default, "measured", is typical nccl-tests bus bandwidth)
+RATES_NOTE = "Link times at datasheet rates (per direction); measured transfers are slower."
+
 BANNER_HTML = (
     "<div style='font-size:34pt; font-weight:bold'>Touch the screen to try it yourself</div>"
     "<div style='font-size:20pt'>Drag cards into the server, move the slider, switch the method: "
@@ -273,6 +277,12 @@ class LayoutMixin:
             label.setTextFormat(Qt.TextFormat.RichText)
             layout.addWidget(label)
             self.more_labels.append(label)
+        self.rates_note = QLabel(RATES_NOTE)  # shown when the build times its links at datasheet rates
+        self.rates_note.setFont(_font(15))
+        self.rates_note.setWordWrap(True)
+        self.rates_note.setStyleSheet(f"color: {MUTED};")
+        self.rates_note.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.rates_note)
         layout.addStretch(1)
         panel.setFixedWidth(640)
         return panel
@@ -290,9 +300,11 @@ class LayoutMixin:
         chart.plot.getAxis("left").setWidth(round(80 * s))
         for label in chart.labels:
             label.setFont(_font(16 * s, True))
+        # below 1920 px the legend keeps its four columns in smaller type, so the bars keep their height
+        legend_pt = 15 * s if s >= 0.9 else 12 * s
         for _, item in chart.legend.items:
-            item.setText(item.text, size=f"{15 * s:.1f}pt")
-        chart.legend.setColumnCount(4 if s >= 0.9 else 3)  # four columns overrun a half-stage chart below 1920 px
+            item.setText(item.text, size=f"{legend_pt:.1f}pt")
+        chart.legend.setColumnCount(4)
         chart.setMinimumHeight(round(300 * s))
 
     def _rescale(self) -> None:

@@ -4,8 +4,8 @@ Five ready builds answer five customer questions (``resources/demo/scenarios.yam
 each one (drag cards from a big-icon palette into the chassis, move the sequence-length slider, switch
 LoRA / QLoRA / Full) and watch the key figure, read live from the engine's result, change with it.
 
-- No menus, no file dialogs. Escape does nothing; Ctrl+Shift+Q opens a PIN pad (settings ``demo/pin``,
-  default 2468) and the right PIN emits ``exit_requested``. Window-manager closes (Alt+F4) are ignored.
+- No menus, no file dialogs. Escape does nothing; Ctrl+Shift+Q opens a PIN pad (the typed settings option ``demo/pin``,
+  set in Preferences) and the right PIN emits ``exit_requested``. Window-manager closes (Alt+F4) are ignored.
 - After ``demo/idle_minutes`` (default 3) without input the visitor's changes are dropped and the
   scenarios cycle every 12 s with a cross-fade, until the next touch, click or key.
 - "Take this build home" writes the build sheet PDF and the build YAML into ``demo/folder`` (default

@@ -192,6 +192,7 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
                 label.show()
             else:
                 label.hide()
+        self.rates_note.setVisible(build.assumptions.link_rates == "nominal")
         self.chart.update_result(result)
         self._tune_chart()
         self._sync_controls(build)
