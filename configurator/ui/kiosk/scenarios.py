@@ -8,9 +8,12 @@ LoRA / QLoRA / Full) and watch the key figure, read live from the engine's resul
   set in Preferences) and the right PIN emits ``exit_requested``. Window-manager closes (Alt+F4) are ignored.
 - After ``demo/idle_minutes`` (default 3) without input the visitor's changes are dropped and the
   scenarios cycle every 12 s with a cross-fade, until the next touch, click or key.
-- "Take this build home" writes the build sheet PDF and the build YAML into ``demo/folder`` (default
-  Documents/configurator-demo) as ``<CODE>.pdf`` and ``<CODE>.yaml``; the visitor gives the 6-character
-  code to the staff, who find the build with :func:`open_demo_code`.
+- "Take this build home" (kiosk/takehome.py, on a worker thread) names the build after its jobs, writes the
+  build sheet PDF and the build YAML into ``demo/folder`` (default Documents/configurator-demo) as
+  ``<CODE>.pdf`` and ``<CODE>.yaml``, and shows the build's QR code (engine.buildcode: the whole build, opened
+  anywhere with ``configurator open-code``); the 6-character shop reference finds the saved files at the
+  stand (:func:`open_demo_code`).
+- Type and sizes scale with the screen (kiosk/scaling.py): designed at 1920x1080, laid out from 1280x800.
 
 The settings keys above are declared, with their defaults, in ``ui/settings.py``'s OPTIONS.
 """
