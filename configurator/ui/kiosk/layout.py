@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import (
     QEasingCurve,
     QPropertyAnimation,
+    QRectF,
     Qt,
 )
 from PySide6.QtWidgets import (
@@ -301,7 +302,7 @@ class LayoutMixin:
         for label in chart.labels:
             label.setFont(_font(16 * s, True))
         # below 1920 px the legend keeps its four columns in smaller type, so the bars keep their height
-        legend_pt = 15 * s if s >= 0.9 else 12 * s
+        legend_pt = 15 * s if s >= 0.9 else (12 * s if s >= 0.7 else 11 * s)
         for _, item in chart.legend.items:
             item.setText(item.text, size=f"{legend_pt:.1f}pt")
         chart.legend.setColumnCount(4)
@@ -319,3 +320,13 @@ class LayoutMixin:
         self.banner.setText(scale_css(BANNER_HTML, s))
         self._enlarge_chart()
         self._on_changed(self.doc.build, self.doc.result)
+        self._settle_chart()
+
+    def _settle_chart(self) -> None:
+        """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
+        the chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
+        view = self.chart.view
+        for item in (self.chart.legend, self.chart.plot.titleLabel, self.chart.plot):
+            item.updateGeometry()
+        view.ci.layout.invalidate()
+        view.ci.setGeometry(QRectF(view.viewport().rect()))

@@ -225,7 +225,7 @@ def format_number(value: float, spec: FigureSpec, unit: str = "GB") -> str:
 CHART_WORDS = {
     "room_for_activations_gb": "left for activations",
     "headroom_gb": "free after activations",
-    "headroom_nominal_gb": "spare on the card's stated capacity",
+    "headroom_nominal_gb": "spare",
     "model_states_gb": "for weights, adapters, optimizer",
 }
 
