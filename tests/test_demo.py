@@ -344,12 +344,16 @@ def test_attract_cross_fade_runs(qtbot, tmp_path: Path) -> None:  # type: ignore
     demo.start_attract()
     # wait on the events themselves, not on polling a state the next cycle may already have changed:
     # the cycle moves to the next scenario with the fade layer shown, then the fade animation finishes
+    # (both read inside slots: under load the next cycle may already have started another fade when the
+    # wait returns)
     shown: list[bool] = []
+    hidden: list[bool] = []
     demo.scenario_changed.connect(lambda _i: shown.append(demo.fade.isVisible()))
+    demo.fade_anim.finished.connect(lambda: hidden.append(not demo.fade.isVisible()))  # after _fade_done
     with qtbot.waitSignal(demo.fade_anim.finished, timeout=10_000):
         pass
     assert shown and shown[0], "the scenario changed without the cross-fade layer"
-    assert not demo.fade.isVisible()  # _fade_done ran (connected before this test's wait)
+    assert hidden and hidden[0], "the fade layer stayed over the stage after its animation finished"
     demo.stop_attract()
     assert not demo.is_attracting() and not demo.cycle_timer.isActive() and demo.idle_timer.isActive()
 
