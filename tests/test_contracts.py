@@ -57,7 +57,7 @@ def test_an_unknown_physical_problem_does_not_raise_key_error(monkeypatch) -> No
 
 def test_kiosk_figures_are_checked_against_the_result_models(tmp_path: Path) -> None:
     """A scenario figure names a field of the result models; a misspelt one fails the load with its path."""
-    from configurator.ui.demo import FigureSpec, load_scenarios
+    from configurator.ui.kiosk import FigureSpec, load_scenarios
 
     assert load_scenarios()  # the shipped scenarios validate
     FigureSpec(field="communication.seconds_per_step", label="x")

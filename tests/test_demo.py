@@ -21,22 +21,24 @@ from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
 from configurator.engine.build import Bridge
 from configurator.engine.buildfile import load_build
-from configurator.ui.demo import (
-    CODE_ALPHABET,
-    METHODS,
-    SEQUENCE_LENGTHS,
-    DemoWindow,
+from configurator.engine.editing.kiosk import (
     check_drop,
-    demo_code,
-    load_scenarios,
-    open_demo_code,
     put_card,
-    read_figure,
     set_bridged,
     set_card_count,
     set_method,
     set_sequence_length,
     variant_build,
+)
+from configurator.ui.kiosk import (
+    CODE_ALPHABET,
+    METHODS,
+    SEQUENCE_LENGTHS,
+    DemoWindow,
+    demo_code,
+    load_scenarios,
+    open_demo_code,
+    read_figure,
 )
 from configurator.ui.mime import card_mime
 from configurator.ui.settings import Settings
@@ -340,8 +342,18 @@ def test_idle_starts_the_attract_loop_and_input_stops_it(qtbot, tmp_path: Path) 
 def test_attract_cross_fade_runs(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     demo = open_demo(qtbot, tmp_path, idle_ms=600_000, cycle_ms=100, fade_ms=80)
     demo.start_attract()
-    qtbot.waitUntil(lambda: demo.fade.isVisible(), timeout=2000)
-    qtbot.waitUntil(lambda: not demo.fade.isVisible(), timeout=2000)
+    # wait on the events themselves, not on polling a state the next cycle may already have changed:
+    # the cycle moves to the next scenario with the fade layer shown, then the fade animation finishes
+    # (both read inside slots: under load the next cycle may already have started another fade when the
+    # wait returns)
+    shown: list[bool] = []
+    hidden: list[bool] = []
+    demo.scenario_changed.connect(lambda _i: shown.append(demo.fade.isVisible()))
+    demo.fade_anim.finished.connect(lambda: hidden.append(not demo.fade.isVisible()))  # after _fade_done
+    with qtbot.waitSignal(demo.fade_anim.finished, timeout=10_000):
+        pass
+    assert shown and shown[0], "the scenario changed without the cross-fade layer"
+    assert hidden and hidden[0], "the fade layer stayed over the stage after its animation finished"
     demo.stop_attract()
     assert not demo.is_attracting() and not demo.cycle_timer.isActive() and demo.idle_timer.isActive()
 
@@ -394,9 +406,12 @@ def test_take_home_writes_pdf_and_yaml_under_a_code(demo: DemoWindow, tmp_path: 
     assert not set(code) & set("0O1IL")
     pdf, yml = folder / f"{code}.pdf", folder / f"{code}.yaml"
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 10_000
-    assert load_build(yml) == demo.doc.build
-    assert demo.code_panel.isVisible() and demo.code_panel.code.text() == code
-    assert "Give this code to our staff" in demo.code_panel.prompt.text()
+    saved = load_build(yml)
+    # the saved build is the visitor's, named after its jobs, not after the scenario's question
+    assert saved.model_copy(update={"name": demo.doc.build.name}) == demo.doc.build
+    assert saved.name == "Llama 3.3 70B QLoRA on H200 NVL" and demo.scenario.title not in saved.name
+    assert demo.code_panel.isVisible() and demo.code_panel.code.text() == f"Shop reference: {code}"
+    assert demo.code_panel.title.text() == saved.name
     # the staff side finds it, however the code is typed
     assert open_demo_code(code, folder) == yml
     assert open_demo_code(f" {code[:3].lower()}-{code[3:]} ", folder) == yml
@@ -527,7 +542,7 @@ def test_screenshots_of_the_overlays(demo: DemoWindow, qtbot) -> None:  # type: 
     demo.grab().save(str(SHOTS / "demo-pin.png"))
     assert clipped_labels(demo) == []
     demo.pin_pad.hide()
-    demo.code_panel.show_code("K7Q2MX")
+    demo.take_home()
     qtbot.wait(30)
     demo.grab().save(str(SHOTS / "demo-code.png"))
     assert clipped_labels(demo) == []
@@ -567,3 +582,220 @@ def test_demo_command_line_screenshot(tmp_path) -> None:  # type: ignore[no-unty
                           "1920x1080"], env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert QImage(str(out)).width() == 1920
+
+
+# ---- every screen size (issue 15) ------------------------------------------------------------------------------
+
+SCREEN_SIZES = [(1280, 800), (1366, 768), (1920, 1080), (2560, 1440)]
+
+
+def _text_widgets(window: DemoWindow) -> list:  # type: ignore[type-arg]
+    """Visible labels and buttons a visitor reads (the chart and chassis draw their own text)."""
+    from PySide6.QtWidgets import QAbstractButton
+
+    out = []
+    for w in window.findChildren(QLabel) + window.findChildren(QAbstractButton):
+        if not w.isVisibleTo(window) or w in (window.fade, window.banner):
+            continue
+        if isinstance(w, QLabel) and not w.text().strip():
+            continue
+        if isinstance(w, QAbstractButton) and not w.text().strip():
+            continue  # a WrapButton: its QLabel child is checked
+        out.append(w)
+    return out
+
+
+def _clipped(w) -> str | None:  # type: ignore[no-untyped-def]
+    """Why ``w`` cannot show all its text in its geometry, else None."""
+    geo = w.contentsRect() if isinstance(w, QLabel) else w.rect()
+    if isinstance(w, QLabel):
+        if w.wordWrap():
+            needed_h = w.heightForWidth(geo.width())
+            if needed_h > geo.height() + 1:
+                return f"needs {needed_h} px high, has {geo.height()}"
+            words = w.text().split() if w.textFormat() != Qt.TextFormat.RichText else []
+            widest = max((w.fontMetrics().horizontalAdvance(x) for x in words), default=0)
+            if widest > geo.width() + 1:
+                return f"a word needs {widest} px, has {geo.width()}"
+            return None
+        hint = w.sizeHint()
+        if hint.width() > geo.width() + 1 or hint.height() > geo.height() + 1:
+            return f"needs {hint.width()}x{hint.height()}, has {geo.width()}x{geo.height()}"
+        return None
+    needed = w.fontMetrics().horizontalAdvance(w.text()) + 8
+    if needed > geo.width() or w.fontMetrics().height() > geo.height():
+        return f"text needs {needed} px wide, button is {geo.width()}x{geo.height()}"
+    return None
+
+
+def _window_rect(w, window):  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QRect
+
+    return QRect(w.mapTo(window, QPoint(0, 0)), w.size())
+
+
+@pytest.mark.parametrize("size", SCREEN_SIZES, ids=[f"{w}x{h}" for w, h in SCREEN_SIZES])
+def test_demo_lays_out_at_every_screen_size(qtbot, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """No visible text widget is clipped or overlaps another, in every scenario, at every stand screen size;
+    a screenshot of each goes to out/screens."""
+    demo = open_demo(qtbot, tmp_path)
+    demo.resize(*size)
+    problems: list[str] = []
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        qtbot.wait(20)  # the chart's graphics layout settles on posted events
+        widgets = _text_widgets(demo)
+        assert len(widgets) > 10
+        for w in widgets:
+            why = _clipped(w)
+            if why:
+                problems.append(f"scenario {i + 1}: {w.text()[:40]!r} {why}")
+        rects = [(w, _window_rect(w, demo)) for w in widgets]
+        for (a, ra), (b, rb) in itertools.combinations(rects, 2):
+            if a.isAncestorOf(b) or b.isAncestorOf(a):
+                continue
+            if ra.intersects(rb):
+                problems.append(f"scenario {i + 1}: {a.text()[:30]!r} overlaps {b.text()[:30]!r}")
+        # the chart's own layout (legend, title, plot) fits its widget once it settles: a long title or a
+        # four-column legend in full-size type overran it
+        def chart_fits() -> bool:
+            return demo.chart.view.ci.geometry().width() <= demo.chart.view.viewport().width() + 1
+
+        try:
+            qtbot.waitUntil(chart_fits, timeout=3000)
+        except Exception:
+            problems.append(f"scenario {i + 1}: chart layout {demo.chart.view.ci.geometry().width():.0f} px "
+                            f"in {demo.chart.view.viewport().width()}")  # fmt: skip
+        inside = demo.rect()
+        for w, r in rects:
+            if not inside.contains(r):
+                problems.append(f"scenario {i + 1}: {w.text()[:30]!r} runs off the window ({r})")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-{i + 1}.png"))
+    demo.start_attract()
+    QApplication.processEvents()
+    banner = _window_rect(demo.banner, demo)
+    assert demo.rect().contains(banner), f"the idle banner runs off the window: {banner}"
+    assert demo.banner.heightForWidth(demo.banner.contentsRect().width()) <= banner.height()
+    demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-attract.png"))
+    demo.stop_attract()
+    assert not problems, "\n".join(problems)
+
+
+def test_big_figure_and_chart_say_the_same_thing(demo: DemoWindow) -> None:
+    """One figure, one wording (issue 15): in every scenario the chart's bar for the figure's card shows the
+    big (or first card) figure's number, and the chart's title the words of that figure's field."""
+    from configurator.ui.kiosk.scenarios import CHART_WORDS, chart_spec
+
+    checked = 0
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        spec = chart_spec(demo.scenario)
+        assert spec is not None, f"scenario {i + 1} has no card figure for the chart"
+        figure = demo.figure(spec)
+        bar = demo.chart_bar_text(spec.job, spec.card)
+        assert bar == (figure.number if figure.value >= 0 else f"{figure.number} short")
+        words = CHART_WORDS[spec.field]
+        assert words in demo.chart.plot.titleLabel.text
+        checked += 1
+    # and after a change that makes it not fit: the L40S in scenario 1
+    demo.show_scenario(0)
+    assert demo.place_card(3, "l40s") and demo.set_method("full")
+    spec = chart_spec(demo.scenario)
+    figure = demo.figure(spec)
+    assert figure.value < 0 and demo.chart_bar_text(spec.job, spec.card) == f"{figure.number} short"
+    assert checked == demo.scenario_count()
+
+
+def _qr_read(pixmap) -> list[list[bool]]:  # type: ignore[no-untyped-def]
+    """The modules a QR image shows, sampled at each module's centre (n from the image's finder pattern)."""
+    from configurator.engine.buildcode import qr_modules
+
+    image = pixmap.toImage()
+    side = image.width()
+    # the quiet zone is 4 modules; the top-left finder's dark run is 7 modules wide
+    y = x0 = None
+    for yy in range(side):
+        row = [image.pixelColor(xx, yy).lightness() < 128 for xx in range(side)]
+        if any(row):
+            y, x0 = yy, row.index(True)
+            break
+    assert y is not None and x0 is not None
+    x1 = x0
+    while image.pixelColor(x1, y).lightness() < 128:
+        x1 += 1
+    k = (x1 - x0) / 7
+    n = round(side / k)
+    del qr_modules
+    return [[image.pixelColor(int((c + 0.5) * k), int((r + 0.5) * k)).lightness() < 128 for c in range(n)]
+            for r in range(n)]  # fmt: skip
+
+
+def test_take_home_shows_a_qr_that_decodes_to_the_shown_build(demo: DemoWindow) -> None:
+    """Issue 16: the panel shows the build's own code as a QR (what 'configurator open-code' reads), and the
+    image is that code's QR module for module."""
+    from configurator.engine.buildcode import decode_build, qr_modules
+
+    demo.show_scenario(0)
+    assert drop_card(demo, "h200-nvl", 3)
+    code = demo.take_home()
+    panel = demo.code_panel
+    assert panel.isVisible() and panel.qr.isVisible() and panel.build_code.startswith("GBC1:")
+    decoded = decode_build(panel.build_code)
+    assert decoded.name == panel.title.text()
+    assert decoded == load_build(Path(demo.settings.get("demo/folder")) / f"{code}.yaml")
+    assert decoded.model_copy(update={"name": demo.doc.build.name}) == demo.doc.build
+    assert _qr_read(panel.qr.pixmap()) == qr_modules(panel.build_code)
+
+
+def test_take_home_button_writes_on_a_worker(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The button shows a busy state, the window keeps answering while the sheet is written, then the QR."""
+    import threading
+
+    main = threading.current_thread()
+    seen: list[threading.Thread] = []
+    from configurator.ui.kiosk import takehome
+
+    real = takehome.write_take_home
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    takehome.write_take_home = spy  # type: ignore[assignment]
+    try:
+        with qtbot.waitSignal(demo.take_home_done, timeout=30_000) as blocker:
+            qtbot.mouseClick(demo.take_home_button, Qt.MouseButton.LeftButton)
+            assert not demo.take_home_button.isEnabled()
+            assert "Preparing" in demo.take_home_button.text()
+            demo.take_home_button.click()  # a second press while busy does nothing
+    finally:
+        takehome.write_take_home = real  # type: ignore[assignment]
+    assert len(seen) == 1 and seen[0] is not main
+    assert blocker.args[0].startswith("Shop reference: ")
+    assert demo.take_home_button.isEnabled() and demo.code_panel.qr.isVisible()
+
+
+def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
+    """Issue 15: a scenario whose build times links at datasheet (nominal) rates says so beside its figures."""
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        nominal = demo.doc.build.assumptions.link_rates == "nominal"
+        assert demo.rates_note.isVisibleTo(demo) == nominal
+        assert ("datasheet rates" in demo.rates_note.text()) if nominal else True
+    shown = [i for i in range(demo.scenario_count()) if (demo.show_scenario(i), demo.rates_note.isVisibleTo(demo))[1]]
+    assert shown == [1, 2]  # scenarios 2 and 3
+
+
+def test_pin_comes_from_the_settings_option(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from configurator.ui.settings import OPTIONS
+
+    assert "demo/pin" in OPTIONS
+    settings = make_settings(tmp_path)
+    settings.q.setValue("demo/pin", "97531")
+    demo = DemoWindow(settings, idle_ms=600_000)
+    qtbot.addWidget(demo)
+    default = OPTIONS["demo/pin"].default
+    assert not demo.enter_pin(str(default))
+    with qtbot.waitSignal(demo.exit_requested, timeout=1000):
+        assert demo.enter_pin("97531")

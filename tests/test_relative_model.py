@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 
 from configurator.engine.sweep import fit_frontier
-from configurator.ui.demo import FigureSpec, read_figure
+from configurator.ui.kiosk import FigureSpec, read_figure
 from tests.gui_helpers import make_window
 
 ROOT = Path(__file__).resolve().parent.parent

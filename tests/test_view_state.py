@@ -94,7 +94,7 @@ def test_view_units_reach_the_fit_frontier(qtbot, tmp_path: Path) -> None:  # ty
 
 
 def test_demo_figures_and_labels_follow_the_unit(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from configurator.ui.demo import DemoWindow
+    from configurator.ui.kiosk import DemoWindow
 
     settings = ini(tmp_path, units="GiB")
     settings.set("demo/folder", str(tmp_path / "take-home"))

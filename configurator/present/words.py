@@ -15,3 +15,10 @@ def headroom_label(headroom_gb: float, fits: bool, unit: str = "GB", digits: int
     """'+12.3 GB' when it fits, 'short 4.5 GB' when it does not (in the display unit)."""
     head = to_unit(headroom_gb, unit)
     return f"{head:+.{digits}f} {unit}" if fits else f"short {-head:.{digits}f} {unit}"
+
+
+def capacity_label(nominal_gb: float, visible_gb: float, unit: str = "GB") -> str:
+    """'141 GB (150.8 GB visible)': the capacity a customer knows from the datasheet, then what the driver
+    shows (nvidia-smi's total); one wording for every view. The nominal figure is the product name's, kept
+    as printed; the visible one is converted to ``unit``."""
+    return f"{nominal_gb:.0f} GB ({to_unit(visible_gb, unit):.1f} {unit} visible)"

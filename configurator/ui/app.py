@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("configurator")
     app.setOrganizationName("GPU Build Configurator")
     if args.demo:
-        from configurator.ui.demo import DemoWindow
+        from configurator.ui.kiosk import DemoWindow
 
         demo = DemoWindow()
         demo.exit_requested.connect(app.quit)

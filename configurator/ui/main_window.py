@@ -554,7 +554,7 @@ class MainWindow(QMainWindow):
 
     def start_demo(self):  # type: ignore[no-untyped-def]
         """Full-screen demo over the window; the PIN brings the window back."""
-        from configurator.ui.demo import DemoWindow
+        from configurator.ui.kiosk import DemoWindow
 
         self.demo = DemoWindow(self.settings)
         self.demo.exit_requested.connect(self._end_demo)
@@ -575,7 +575,7 @@ class MainWindow(QMainWindow):
             self.open_code(code)
 
     def open_code(self, code: str) -> bool:
-        from configurator.ui.demo import demo_folder, open_demo_code
+        from configurator.ui.kiosk import demo_folder, open_demo_code
 
         if not self.maybe_save():
             return False

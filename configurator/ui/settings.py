@@ -101,7 +101,7 @@ _DECLARED: tuple[Option[Any], ...] = (
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
     Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
-    # demo mode (not in the Preferences dialog): see ui/demo.py
+    # demo mode (not in the Preferences dialog): see ui/kiosk/
     Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
     Option("demo/idle_minutes", 3.0, _positive_float, "minutes without input before the attract loop"),
     text_option("demo/folder", "", "where take-home builds go; Documents/configurator-demo when empty"),

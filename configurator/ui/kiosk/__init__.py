@@ -1,0 +1,36 @@
+"""Demo mode: a full-screen kiosk for a trade-show stand or a shop window (see scenarios.py's docstring).
+
+Modules: scenarios (the scenario model and figures read from the result), widgets (palette, chassis,
+overlays), layout (the window's layouts), window (DemoWindow), attract (the idle loop), pin (leaving),
+takehome (codes and the take-home sheet)."""
+
+from configurator.ui.kiosk.scenarios import (
+    CODE_ALPHABET,
+    METHODS,
+    SEQUENCE_LENGTHS,
+    Figure,
+    FigureSpec,
+    Scenario,
+    demo_resources,
+    load_scenarios,
+    read_figure,
+)
+from configurator.ui.kiosk.takehome import demo_code, demo_folder, normalise_code, open_demo_code
+from configurator.ui.kiosk.window import DemoWindow
+
+__all__ = [
+    "CODE_ALPHABET",
+    "METHODS",
+    "SEQUENCE_LENGTHS",
+    "DemoWindow",
+    "Figure",
+    "FigureSpec",
+    "Scenario",
+    "demo_code",
+    "demo_folder",
+    "demo_resources",
+    "load_scenarios",
+    "normalise_code",
+    "open_demo_code",
+    "read_figure",
+]

@@ -1,0 +1,332 @@
+"""The kiosk window's layout: side column of questions, the stage (words, key figure, chassis, chart, controls)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import (
+    QEasingCurve,
+    QPropertyAnimation,
+    QRectF,
+    Qt,
+)
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QFrame,
+    QGraphicsOpacityEffect,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator.ui.headroom_chart import HeadroomChart
+from configurator.ui.kiosk.pin import PinPad
+from configurator.ui.kiosk.scaling import scale_css, scale_for, scale_tree
+from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H
+from configurator.ui.kiosk.takehome import CodePanel
+from configurator.ui.kiosk.widgets import DemoChassisView, DemoPalette, WrapButton, _font
+
+STYLE = f"""
+DemoWindow {{ background: #F4F6F3; }}
+QLabel {{ color: {INK}; }}
+QPushButton {{ background: white; border: 2px solid #B8C2B0; border-radius: 14px; padding: 8px 18px;
+              color: {INK}; min-height: 64px; font-size: 20pt; }}
+QPushButton:checked {{ background: {ACCENT}; border-color: {ACCENT}; color: white; }}
+QPushButton:pressed {{ background: #DDE7D6; }}
+QPushButton:disabled {{ color: #9E9E9E; border-color: #DDDDDD; }}
+QPushButton#primary {{ background: #76B900; border-color: #5E9400; color: #0B1F00; font-weight: bold; }}
+QPushButton#primary:pressed {{ background: #5E9400; }}
+QPushButton#pinkey {{ font-size: 30pt; }}
+QFrame#card {{ background: white; border-radius: 18px; border: 1px solid #D6DDD0; }}
+QListWidget {{ background: white; border: 1px solid #D6DDD0; border-radius: 14px; color: {INK}; }}
+QListWidget::item:selected {{ background: #DDEFD0; color: {INK}; border-radius: 10px; }}
+QSlider::groove:horizontal {{ height: 14px; background: #C9D3C0; border-radius: 7px; }}
+QSlider::sub-page:horizontal {{ background: {ACCENT}; border-radius: 7px; }}
+QSlider::handle:horizontal {{ width: 56px; height: 56px; margin: -21px 0; border-radius: 28px;
+                              background: white; border: 4px solid {ACCENT}; }}
+"""
+
+
+# the build's assumptions.link_rates is "nominal" (engine/build.py: datasheet rates per direction; the main
+# window's default, "measured", is typical nccl-tests bus bandwidth)
+RATES_NOTE = "Link times at datasheet rates (per direction); measured transfers are slower."
+
+BANNER_HTML = (
+    "<div style='font-size:34pt; font-weight:bold'>Touch the screen to try it yourself</div>"
+    "<div style='font-size:20pt'>Drag cards into the server, move the slider, switch the method: "
+    "the figures follow.</div>"
+)
+
+
+class LayoutMixin:
+    """DemoWindow's widgets and layouts."""
+
+    # ---- layout ----
+    def _build_ui(self) -> None:
+        root = QHBoxLayout(self)
+        # the window's size is the screen's: the layout never resizes it (nor re-sends size hints on every
+        # scenario, which the offscreen platform answers with a warning each time)
+        root.setSizeConstraint(QHBoxLayout.SizeConstraint.SetNoConstraint)
+        root.setContentsMargins(24, 20, 24, 20)
+        root.setSpacing(24)
+
+        side = QVBoxLayout()
+        side.setSpacing(12)
+        brand = QLabel("Ask the configurator")
+        brand.setFont(_font(26, True))
+        side.addWidget(brand)
+        hint = QLabel("Tap a question:")
+        hint.setFont(_font(18))
+        hint.setStyleSheet(f"color: {MUTED};")
+        side.addWidget(hint)
+        self.scenario_group = QButtonGroup(self)
+        self.scenario_group.setExclusive(True)
+        self.scenario_buttons: list[WrapButton] = []
+        for i, s in enumerate(self.scenarios):
+            b = WrapButton(f"{i + 1}.  {s.title}")
+            b.label.setFont(_font(19, True))
+            self.scenario_group.addButton(b, i)
+            self.scenario_buttons.append(b)
+            side.addWidget(b)
+        self.scenario_group.idClicked.connect(self._scenario_clicked)
+        side.addStretch(1)
+        about = QLabel(
+            "Every figure here comes from the same sizing engine our staff use: change the build "
+            "and watch the numbers follow."
+        )
+        about.setFont(_font(18))
+        about.setWordWrap(True)
+        about.setStyleSheet(f"color: {MUTED};")
+        side.addWidget(about)
+        side.addSpacing(12)
+        self.reset_button = QPushButton("Start this question over")
+        self.reset_button.setMinimumHeight(80)
+        self.reset_button.clicked.connect(self.reset_scenario)
+        side.addWidget(self.reset_button)
+        self.take_home_button = QPushButton("Take this build home")
+        self.take_home_button.setObjectName("primary")
+        self.take_home_button.setMinimumHeight(104)
+        self.take_home_button.setStyleSheet("font-size: 24pt;")
+        self.take_home_button.clicked.connect(self._take_home_clicked)
+        side.addWidget(self.take_home_button)
+        side_widget = QWidget()
+        side_widget.setLayout(side)
+        side_widget.setFixedWidth(440)
+        root.addWidget(side_widget)
+
+        # the stage: everything that cross-fades between scenarios
+        self.stage = QWidget()
+        stage = QVBoxLayout(self.stage)
+        stage.setContentsMargins(0, 0, 0, 0)
+        stage.setSpacing(14)
+        top = QHBoxLayout()
+        top.setSpacing(20)
+        words = QVBoxLayout()
+        words.setSpacing(8)
+        self.title = QLabel()
+        self.title.setFont(_font(30, True))
+        self.title.setWordWrap(True)
+        words.addWidget(self.title)
+        self.text = QLabel()
+        self.text.setFont(_font(18))
+        self.text.setWordWrap(True)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        words.addWidget(self.text, 1)
+        top.addLayout(words, 3)
+        top.addWidget(self._key_panel(), 2)
+        top_widget = QWidget()
+        top_widget.setLayout(top)
+        top_widget.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
+        stage.addWidget(top_widget)
+
+        views = QHBoxLayout()
+        views.setSpacing(14)
+        self.chassis = DemoChassisView(self.doc)
+        self.chassis.place = self.place_card
+        self.chassis.setMinimumHeight(300)
+        self.chassis.setFrameShape(QFrame.Shape.NoFrame)
+        self.chassis.setStyleSheet("background: white; border-radius: 14px;")
+        views.addWidget(self.chassis, 1)
+        self.chart = HeadroomChart(unit=self.unit)
+        self._enlarge_chart()
+        views.addWidget(self.chart, 1)
+        stage.addLayout(views, 1)
+
+        self.message = QLabel(" ")
+        self.message.setFont(_font(19, True))
+        self.message.setStyleSheet("color: #B71C1C;")
+        self.message.setWordWrap(True)
+        stage.addWidget(self.message)
+
+        controls = QHBoxLayout()
+        controls.setSpacing(22)
+        pal = QVBoxLayout()
+        pal.setSpacing(4)
+        pal_label = QLabel("Drag a card onto a slot:")
+        pal_label.setFont(_font(18, True))
+        pal.addWidget(pal_label)
+        self.card_palette = DemoPalette(self.catalog)
+        self.card_palette.armed.connect(self._armed)
+        pal.addWidget(self.card_palette)
+        controls.addLayout(pal)
+
+        knobs = QVBoxLayout()
+        knobs.setSpacing(10)
+        self.seq_box = QWidget()
+        seq = QVBoxLayout(self.seq_box)
+        seq.setContentsMargins(0, 0, 0, 0)
+        seq.setSpacing(2)
+        self.seq_label = QLabel()
+        self.seq_label.setFont(_font(18, True))
+        seq.addWidget(self.seq_label)
+        self.seq_slider = QSlider(Qt.Orientation.Horizontal)
+        self.seq_slider.setRange(0, len(SEQUENCE_LENGTHS) - 1)
+        self.seq_slider.setPageStep(1)
+        self.seq_slider.setMinimumHeight(68)
+        self.seq_slider.setAccessibleName("Sequence length")
+        self.seq_slider.valueChanged.connect(self._sequence_moved)
+        seq.addWidget(self.seq_slider)
+        knobs.addWidget(self.seq_box)
+
+        self.method_box = QWidget()
+        method = QHBoxLayout(self.method_box)
+        method.setContentsMargins(0, 0, 0, 0)
+        method.setSpacing(10)
+        self.method_group = QButtonGroup(self)
+        self.method_buttons: list[QPushButton] = []
+        for i, (_, label) in enumerate(METHODS):
+            b = QPushButton(label)
+            b.setCheckable(True)
+            b.setMinimumSize(150, 72)
+            self.method_group.addButton(b, i)
+            self.method_buttons.append(b)
+            method.addWidget(b)
+        method.addStretch(1)
+        self.method_group.idClicked.connect(self._method_clicked)
+        knobs.addWidget(self.method_box)
+
+        self.count_box = QWidget()
+        counts = QHBoxLayout(self.count_box)
+        counts.setContentsMargins(0, 0, 0, 0)
+        counts.setSpacing(10)
+        self.count_group = QButtonGroup(self)
+        self.count_buttons: dict[int, QPushButton] = {}
+        for n in sorted({n for s in self.scenarios for n in s.card_counts}):
+            b = QPushButton(f"{n} cards")
+            b.setCheckable(True)
+            b.setMinimumSize(150, 72)
+            self.count_group.addButton(b, n)
+            self.count_buttons[n] = b
+            counts.addWidget(b)
+        self.count_group.idClicked.connect(self._count_clicked)
+        self.bridge_button = QPushButton("NVLink bridge")
+        self.bridge_button.setCheckable(True)
+        self.bridge_button.setMinimumSize(250, 72)
+        self.bridge_button.clicked.connect(self._bridge_clicked)
+        counts.addWidget(self.bridge_button)
+        counts.addStretch(1)
+        knobs.addWidget(self.count_box)
+        knobs.addStretch(1)
+        controls.addLayout(knobs, 1)
+        stage.addLayout(controls)
+        root.addWidget(self.stage, 1)
+
+        # layers above everything
+        self.fade = QLabel(self.stage)
+        self.fade.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.fade_effect = QGraphicsOpacityEffect(self.fade)
+        self.fade.setGraphicsEffect(self.fade_effect)
+        self.fade.hide()
+        self.fade_anim = QPropertyAnimation(self.fade_effect, b"opacity", self)
+        self.fade_anim.setStartValue(1.0)
+        self.fade_anim.setEndValue(0.0)
+        self.fade_anim.setEasingCurve(QEasingCurve.Type.InOutQuad)
+        self.fade_anim.finished.connect(self._fade_done)
+        self.banner = QLabel(BANNER_HTML, self)
+        self.banner.setWordWrap(True)
+        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setStyleSheet(f"background: {ACCENT}; color: white; border-radius: 18px;")
+        self.banner.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.banner.hide()
+        self.code_panel = CodePanel(self)
+        self.pin_pad = PinPad(self)
+        self.pin_pad.submitted.connect(self._pin_submitted)
+
+    def _key_panel(self) -> QFrame:
+        panel = QFrame()
+        panel.setObjectName("card")
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(26, 12, 26, 12)
+        layout.setSpacing(2)
+        self.key_number = QLabel()
+        self.key_number.setFont(_font(56, True))
+        self.key_number.setAccessibleName("Key figure")
+        layout.addWidget(self.key_number)
+        self.key_label = QLabel()
+        self.key_label.setFont(_font(22, True))
+        self.key_label.setWordWrap(True)
+        layout.addWidget(self.key_label)
+        self.key_status = QLabel()
+        self.key_status.setFont(_font(19, True))
+        layout.addWidget(self.key_status)
+        self.more_labels: list[QLabel] = []
+        for _ in range(max(len(s.more) for s in self.scenarios)):
+            label = QLabel()
+            label.setFont(_font(18))
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            layout.addWidget(label)
+            self.more_labels.append(label)
+        self.rates_note = QLabel(RATES_NOTE)  # shown when the build times its links at datasheet rates
+        self.rates_note.setFont(_font(15))
+        self.rates_note.setWordWrap(True)
+        self.rates_note.setStyleSheet(f"color: {MUTED};")
+        self.rates_note.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.rates_note)
+        layout.addStretch(1)
+        panel.setFixedWidth(640)
+        return panel
+
+    def _enlarge_chart(self) -> None:
+        """Kiosk-sized type in the chart (axes, bar labels and legend), times the screen scale."""
+        chart, s = self.chart, self._scale
+        chart.plot.setTitle("Memory per card (on top: free after activations)", color="#222", size=f"{18 * s:.1f}pt")
+        tick = _font(15 * s)
+        for side in ("left", "bottom"):
+            axis = chart.plot.getAxis(side)
+            axis.setStyle(tickFont=tick)
+            axis.label.setFont(_font(16 * s))
+        chart.plot.getAxis("bottom").setHeight(round(70 * s))
+        chart.plot.getAxis("left").setWidth(round(80 * s))
+        for label in chart.labels:
+            label.setFont(_font(16 * s, True))
+        # below 1920 px the legend keeps its four columns in smaller type, so the bars keep their height
+        legend_pt = 15 * s if s >= 0.9 else (12 * s if s >= 0.7 else 11 * s)
+        for _, item in chart.legend.items:
+            item.setText(item.text, size=f"{legend_pt:.1f}pt")
+        chart.legend.setColumnCount(4)
+        chart.setMinimumHeight(round(300 * s))
+
+    def _rescale(self) -> None:
+        """Fonts and sizes for the window's size (kiosk/scaling.py); nothing when the scale did not change."""
+        s = scale_for(self.width(), self.height())
+        if abs(s - self._scale) < 0.005:
+            return
+        self._scale = s
+        scale_tree(self, s, skip=(self.chassis, self.chart, self.card_palette))
+        self.card_palette.set_scale(s)
+        self.chassis.setMinimumHeight(round(300 * s))
+        self.banner.setText(scale_css(BANNER_HTML, s))
+        self._enlarge_chart()
+        self._on_changed(self.doc.build, self.doc.result)
+        self._settle_chart()
+
+    def _settle_chart(self) -> None:
+        """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
+        the chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
+        view = self.chart.view
+        for item in (self.chart.legend, self.chart.plot.titleLabel, self.chart.plot):
+            item.updateGeometry()
+        view.ci.layout.invalidate()
+        view.ci.setGeometry(QRectF(view.viewport().rect()))

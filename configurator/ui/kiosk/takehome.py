@@ -1,0 +1,283 @@
+"""Take this build home: the shop-local code, the demo folder, the code panel, the window's save."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QRectF, QStandardPaths, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build, BuildResult
+from configurator.engine.buildfile import build_to_yaml, save_build
+from configurator.engine.editing.kiosk import short_name
+from configurator.ui.kiosk.scenarios import ACCENT, CODE_ALPHABET, CODE_LENGTH, MUTED
+from configurator.ui.kiosk.widgets import Overlay, _font
+from configurator.ui.settings import Settings
+
+# ---- take-home codes ------------------------------------------------------------------------------------
+
+
+def demo_code(build: Build, date: dt.date, salt: int = 0) -> str:
+    """Six characters from the build's content and the day (its build-sheet reference number)."""
+    from configurator.report.sheet import reference_number
+
+    text = f"{reference_number(build, date)}|{build_to_yaml(build)}|{salt}"
+    n = int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "big")
+    out = []
+    for _ in range(CODE_LENGTH):
+        n, r = divmod(n, len(CODE_ALPHABET))
+        out.append(CODE_ALPHABET[r])
+    return "".join(out)
+
+
+def default_demo_folder() -> Path:
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+    return Path(docs) / "configurator-demo"
+
+
+def demo_folder(settings: Settings) -> Path:
+    value = settings.get("demo/folder")
+    return Path(value) if value else default_demo_folder()
+
+
+def normalise_code(code: str) -> str:
+    """Upper case, spaces and dashes dropped; letters that read like digits mapped to the alphabet."""
+    text = re.sub(r"[\s\-_.]", "", code).upper()
+    if len(text) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in text):
+        raise ValueError(f"a demo code is {CODE_LENGTH} characters from {CODE_ALPHABET}, e.g. K7Q2MX; got {code!r}")
+    return text
+
+
+def open_demo_code(code: str, folder: str | Path | None = None) -> Path:
+    """The build file a visitor saved under ``code`` (``<folder>/<CODE>.yaml``), for File → Open demo code….
+
+    ``folder`` defaults to the demo folder of the user's settings. Raises ValueError for a malformed code
+    and FileNotFoundError when no build was saved under it.
+    """
+    key = normalise_code(code)
+    base = Path(folder) if folder else demo_folder(Settings())
+    path = base / f"{key}.yaml"
+    if not path.is_file():
+        raise FileNotFoundError(f"no demo build saved under {key} in {base}")
+    return path
+
+
+class CodePanel(Overlay):
+    """The build's QR code (engine.buildcode: it holds the whole build and opens anywhere with
+    ``configurator open-code``), and the shop reference the staff can also look up."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self.panel)
+        layout.setContentsMargins(64, 32, 64, 32)
+        layout.setSpacing(14)
+        self.title = QLabel("Take this build home")
+        self.title.setFont(_font(30, True))
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.title)
+        self.prompt = QLabel("Scan this code with your phone:")
+        self.prompt.setFont(_font(24))
+        self.prompt.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.prompt)
+        self.qr = QLabel()
+        self.qr.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.qr.setAccessibleName("Build QR code")
+        layout.addWidget(self.qr)
+        self.build_code = ""  # the GBC1: code the QR shows
+        self.code = QLabel("")
+        self.code.setFont(_font(22, True))
+        self.code.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.code.setStyleSheet(f"color: {ACCENT};")
+        self.code.setAccessibleName("Shop reference")
+        self.code.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.code)
+        self.note = QLabel("")
+        self.note.setFont(_font(18))
+        self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.note.setStyleSheet(f"color: {MUTED};")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.note)
+        self.done = QPushButton("Done")
+        self.done.setFont(_font(24, True))
+        self.done.setMinimumHeight(88)
+        self.done.setObjectName("primary")
+        self.done.clicked.connect(self.hide)
+        layout.addWidget(self.done)
+
+    def show_build(self, name: str, build_code: str, shop_code: str, side: int = 420) -> None:
+        """The QR of ``build_code`` (``side`` px; '' when the build is too large for one QR), the shop code."""
+        self.title.setText(name)
+        self.build_code = build_code
+        if build_code:
+            self.qr.setPixmap(qr_pixmap(build_code, side))
+            self.qr.show()
+            self.prompt.setText("Scan this code to take the build with you:")
+            self.note.setText("It holds the whole build: open it with 'configurator open-code', or show it "
+                              "to our staff. The build sheet is saved at the stand too.")  # fmt: skip
+        else:
+            self.qr.clear()
+            self.qr.hide()
+            self.prompt.setText("This build is too large for one QR code.")
+            self.note.setText("Our staff will open it from the shop reference and send you its build sheet.")
+        self.code.setText(f"Shop reference: {shop_code}")
+        self.code.show()
+        self.cover()
+
+    def show_failure(self, reason: str) -> None:
+        self.title.setText("Sorry, the build could not be saved")
+        self.prompt.setText("Please ask our staff for help.")
+        self.code.setText("")
+        self.code.hide()
+        self.qr.clear()
+        self.qr.hide()
+        self.build_code = ""
+        self.note.setText(reason)
+        self.cover()
+
+
+def qr_pixmap(code: str, side: int) -> QPixmap:
+    """``code``'s QR drawn with the build sheet's painter (report.pdf.draw_qr), whole pixels per module."""
+    from configurator.engine.buildcode import qr_modules
+    from configurator.report.pdf import draw_qr
+
+    n = len(qr_modules(code))
+    k = max(side // n, 2)
+    image = QImage(n * k, n * k, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    draw_qr(painter, QRectF(0, 0, n * k, n * k), code)
+    painter.end()
+    return QPixmap.fromImage(image)
+
+
+def take_home_name(build: Build, result: BuildResult) -> str:
+    """The saved build's name after its jobs: 'Llama 3.3 70B QLoRA on RTX PRO 6000 Server' (not the
+    scenario's question)."""
+    methods = {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tune"}
+    jobs: list[str] = []
+    for job, jr in zip(build.jobs, result.jobs, strict=False):
+        cards = sorted({short_name(c.card_name) for c in jr.cards})
+        words = f"{jr.model_name} {methods.get(job.method, job.method)}" + (f" on {' + '.join(cards)}" if cards else "")
+        if words not in jobs:
+            jobs.append(words)
+    return ("; ".join(jobs) or build.name)[:200]
+
+
+@dataclass(frozen=True)
+class TakeHome:
+    shop_code: str
+    build_code: str  # '' when the build is too large for one QR
+    name: str
+
+
+def write_take_home(build: Build, result: BuildResult, catalog: Catalog, settings: dict[str, str],
+                    folder: Path, today: dt.date) -> TakeHome:  # fmt: skip
+    """Write <CODE>.pdf and <CODE>.yaml into ``folder`` (no widget touched: runs on a worker thread).
+    ``settings``: seller_name, seller_logo, page read on the GUI thread. FileError/OSError on failure."""
+    from configurator.engine.buildcode import CodeTooLarge, encode_build
+    from configurator.report.pdf import default_page, export_pdf
+    from configurator.report.sheet import SheetOptions
+
+    build = build.model_copy(update={"name": take_home_name(build, result)})
+    folder.mkdir(parents=True, exist_ok=True)
+    text = build_to_yaml(build)
+    salt = 0
+    code = demo_code(build, today)
+    while (folder / f"{code}.yaml").is_file() and (folder / f"{code}.yaml").read_text("utf-8") != text:
+        salt += 1
+        code = demo_code(build, today, salt)
+    try:
+        build_code = encode_build(build)
+    except CodeTooLarge:
+        build_code = ""
+    options = SheetOptions(
+        seller_name=settings.get("seller_name") or SheetOptions.seller_name,
+        seller_logo=settings.get("seller_logo") or None,
+        page=settings.get("page") or default_page(),
+        date=today,
+    )
+    export_pdf(folder / f"{code}.pdf", build, result, catalog, options)
+    save_build(build, folder / f"{code}.yaml")
+    return TakeHome(code, build_code, build.name)
+
+
+class _Relay(QObject):
+    """Carries the worker's outcome to the GUI thread (a queued signal)."""
+
+    done = Signal(object)
+
+
+class TakeHomeMixin:
+    """DemoWindow's take-home button."""
+
+    # ---- take home ----
+    def _take_home_job(self) -> tuple[Build, BuildResult, Catalog, dict[str, str], Path, dt.date]:
+        s = self.settings
+        options = {key: str(s.get(key) or "") for key in ("seller_name", "seller_logo", "page")}
+        return self.doc.build, self.doc.result, self.catalog, options, demo_folder(s), dt.date.today()
+
+    def _take_home_shown(self, outcome: TakeHome | Exception) -> str:
+        if isinstance(outcome, Exception):
+            self.code_panel.show_failure(str(outcome))
+            return ""
+        side = round(420 * self._scale)
+        self.code_panel.show_build(outcome.name, outcome.build_code, outcome.shop_code, side)
+        return outcome.shop_code
+
+    def take_home(self) -> str:
+        """Write the sheet and the build now (on this thread) and show the QR; the shop code ('' on failure)."""
+        from configurator.catalog.errors import FileError
+
+        if self._saving:
+            return ""
+        try:
+            outcome: TakeHome | Exception = write_take_home(*self._take_home_job())
+        except (FileError, OSError) as exc:
+            outcome = exc
+        return self._take_home_shown(outcome)
+
+    def _take_home_clicked(self) -> None:
+        """The button: the PDF is written on a worker thread (issue 11 item 8) while the button says so."""
+        from configurator.catalog.errors import FileError
+
+        if self._saving:
+            return
+        self._saving = True
+        self.take_home_button.setEnabled(False)
+        self.take_home_button.setText("Preparing your build sheet…")
+        job = self._take_home_job()
+        relay = _Relay(self)
+        relay.done.connect(self._take_home_finished)
+        self._relay = relay  # kept alive until the worker reports
+
+        def work() -> None:
+            try:
+                outcome: TakeHome | Exception = write_take_home(*job)
+            except (FileError, OSError) as exc:
+                outcome = exc
+            except Exception as exc:
+                outcome = RuntimeError(f"the build sheet could not be written: {exc}")
+            relay.done.emit(outcome)
+
+        self._worker = threading.Thread(target=work, name="take-home", daemon=True)
+        self._worker.start()
+
+    def _take_home_finished(self, outcome: object) -> None:
+        self._saving = False
+        self.take_home_button.setText("Take this build home")
+        self.take_home_button.setEnabled(True)
+        self._take_home_shown(outcome)  # type: ignore[arg-type]
+        self.take_home_done.emit(self.code_panel.code.text())

@@ -1,0 +1,309 @@
+"""Kiosk widgets: wrapped buttons, the big-icon card palette, the touch chassis view, overlays."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import (
+    QPoint,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QDrag, QFont, QIcon
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build, BuildResult
+from configurator.engine.editing.kiosk import (
+    check_drop,
+    short_name,
+)
+from configurator.present.words import capacity_label
+from configurator.ui.chassis_view import ChassisView
+from configurator.ui.document import BuildDocument
+from configurator.ui.kiosk.scenarios import GRID_W, INK
+from configurator.ui.mime import card_mime, read_card, read_slot
+from configurator.ui.palette import card_icon
+
+# ---- widgets ---------------------------------------------------------------------------------------------
+
+
+def _font(points: float, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPointSizeF(points)
+    f.setBold(bold)
+    return f
+
+
+class WrapButton(QPushButton):
+    """A tall button whose words wrap (QPushButton alone never wraps)."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(text, self)
+        self.label.setWordWrap(True)
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(18, 10, 18, 10)
+        layout.addWidget(self.label)
+        self.setAccessibleName(text)
+        self.setCheckable(True)
+        self.setMinimumHeight(112)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.toggled.connect(self._recolour)
+        self._recolour(False)
+
+    def _recolour(self, checked: bool) -> None:
+        self.label.setStyleSheet(f"color: {'white' if checked else INK}; background: transparent;")
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), max(112, self.label.sizeHint().height() + 24))
+
+
+class DemoPalette(QListWidget):
+    """The scenario's cards as big icons; drag one out, or tap it and then tap a slot."""
+
+    armed = Signal(str)
+
+    def __init__(self, catalog: Catalog, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.catalog = catalog
+        self._icons: dict[str, QIcon] = {}
+        self.scale = 1.0  # the window's screen scale (kiosk/scaling.py)
+        self.setViewMode(QListWidget.ViewMode.IconMode)
+        self.setFlow(QListWidget.Flow.LeftToRight)
+        self.setWrapping(False)
+        self.setMovement(QListWidget.Movement.Static)
+        self.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self._size_cells()
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWordWrap(True)
+        self.setFont(_font(18, True))
+        self.setDragEnabled(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setAccessibleName("Cards to drag into the chassis")
+        self.itemClicked.connect(self._clicked)
+
+    def _size_cells(self) -> None:
+        s = self.scale
+        self.setIconSize(QSize(round(84 * s), round(84 * s)))
+        self.setGridSize(QSize(round(GRID_W * s), round(200 * s)))
+        self.setFixedHeight(round(208 * s))
+
+    def set_scale(self, s: float) -> None:
+        """Cells, icons and width for the window's screen scale (the font is scaled with the window's)."""
+        self.scale = s
+        self._size_cells()
+        self.set_cards(self.card_ids())
+
+    def set_cards(self, card_ids: list[str]) -> None:
+        self.clear()
+        for card_id in card_ids:
+            card = self.catalog.cards[card_id]
+            if card_id not in self._icons:
+                self._icons[card_id] = card_icon(card, 84)
+            words = capacity_label(card.memory_gb.value, card.visible_gb)
+            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{words}")
+            item.setData(Qt.ItemDataRole.UserRole, card_id)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+            self.addItem(item)
+        self.setFixedWidth(max(len(card_ids), 2) * round(GRID_W * self.scale) + 2 * self.frameWidth() + 6)
+
+    def card_ids(self) -> list[str]:
+        return [self.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.count())]
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        self.armed.emit(item.data(Qt.ItemDataRole.UserRole))
+
+    def startDrag(self, supported_actions: Qt.DropAction) -> None:
+        item = self.currentItem()
+        if item is None:
+            return
+        drag = QDrag(self)
+        drag.setMimeData(card_mime(item.data(Qt.ItemDataRole.UserRole)))
+        drag.setPixmap(item.icon().pixmap(84, 84))
+        drag.exec(Qt.DropAction.CopyAction)
+
+
+class DemoChassisView(ChassisView):
+    """The chassis view with kiosk rules: a palette card dropped on a card swaps it, a tapped slot takes the
+    armed card, and there is no context menu."""
+
+    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+        super().__init__(document, parent)
+        self.armed: str | None = None
+        self.place = self._no_place
+        self._tints: dict[int, bool] = {}
+        self._focus: QRectF | None = None
+        self.setDragMode(ChassisView.DragMode.NoDrag)
+        self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def _no_place(self, slot: int, card_id: str) -> bool:
+        return False
+
+    def refresh(self, build: Build, result: BuildResult) -> None:
+        super().refresh(build, result)
+        self.fit()
+
+    def focus_rect(self) -> QRectF | None:
+        """The chassis heading and as many whole slots as fit the view at full width, down to one past the
+        last card at least: empty slots further down would only shrink the drawing."""
+        scene = self.scene()
+        if scene is None or not self.slot_items:
+            return None
+        order = sorted(self.slot_items.values(), key=lambda i: i.position.x)
+        full = scene.itemsBoundingRect().adjusted(-10, -10, 10, 10)
+        used = [n for n, item in enumerate(order) if item.slot in self.card_items]
+        least = min(len(order), max(2, max(used, default=0) + 2))
+        scale = self.viewport().width() / max(full.width(), 1.0)
+        extra = 50.0 if order[0].position.kind == "sxm" else 2.0  # labels sit under SXM sockets
+
+        def bottom(n: int) -> float:
+            return max(item.rect().bottom() for item in order[:n]) + extra
+
+        n = len(order)
+        while n > least and (bottom(n) - full.top()) * scale > self.viewport().height():
+            n -= 1
+        return QRectF(full.left(), full.top(), full.width(), min(bottom(n), full.bottom()) - full.top())
+
+    def fit(self) -> None:
+        rect = self.focus_rect()
+        if rect is None:
+            super().fit()
+            return
+        self._focus = rect
+        self.scene().setSceneRect(rect)
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+
+    def drawForeground(self, painter, rect: QRectF) -> None:  # type: ignore[no-untyped-def, override]
+        """Blank out slots below the focus rectangle, so no row shows cut in half at the bottom edge."""
+        focus = self._focus
+        if focus is not None and rect.bottom() > focus.bottom():
+            painter.fillRect(QRectF(rect.left(), focus.bottom(), rect.width(), rect.bottom() - focus.bottom()),
+                             QColor("white"))  # fmt: skip
+
+    def slot_at(self, pos: QPoint) -> int | None:
+        """The slot under a viewport point: a card's slot, else an empty slot's."""
+        scene_pos = self.mapToScene(pos)
+        if self._focus is not None and scene_pos.y() > self._focus.bottom():
+            return None  # blanked out below the drawing
+        for slot, item in self.card_items.items():
+            if item.sceneBoundingRect().contains(scene_pos):
+                return slot
+        for slot, item in self.slot_items.items():
+            if item.sceneBoundingRect().contains(scene_pos):
+                return slot
+        return None
+
+    @staticmethod
+    def _palette_card(event) -> str | None:  # type: ignore[no-untyped-def]
+        mime = event.mimeData()
+        return read_card(mime) if read_slot(mime) is None else None
+
+    def _tint(self, target: int | None = None, allowed: bool = False) -> None:
+        for slot, item in self.slot_items.items():
+            if slot == target:
+                item.highlight(QColor(46, 125, 50, 110) if allowed else QColor(198, 40, 40, 110))
+            elif slot in self._tints:
+                item.highlight(QColor(46, 125, 50, 40) if self._tints[slot] else QColor(198, 40, 40, 30))
+            else:
+                item.highlight(None)
+
+    def _untint(self) -> None:
+        self._tints = {}
+        self._tint()
+
+    def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        card_id = self._palette_card(event)
+        if card_id is None:
+            super().dragEnterEvent(event)
+            return
+        self._tints = {s: check_drop(self.doc.build, self.doc.catalog, s, card_id) is None for s in self.slot_items}
+        self._tint()
+        event.acceptProposedAction()
+
+    def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        card_id = self._palette_card(event)
+        if card_id is None:
+            super().dragMoveEvent(event)
+            return
+        slot = self.slot_at(event.position().toPoint())
+        reason = check_drop(self.doc.build, self.doc.catalog, slot, card_id) if slot else "drop it onto a slot"
+        self._tint(slot, reason is None)
+        if reason is None:
+            event.acceptProposedAction()
+        else:
+            if slot is not None:
+                self.status.emit(f"Not there: {reason}")
+            event.ignore()
+
+    def dragLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self._untint()
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        card_id = self._palette_card(event)
+        if card_id is None:
+            super().dropEvent(event)
+            return
+        slot = self.slot_at(event.position().toPoint())
+        self._untint()
+        if slot is not None and self.place(slot, card_id):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if self.armed and event.button() == Qt.MouseButton.LeftButton:
+            slot = self.slot_at(event.position().toPoint())
+            if slot is not None:
+                card_id, self.armed = self.armed, None
+                self.place(slot, card_id)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        event.accept()  # no menus in the kiosk
+
+
+class Overlay(QFrame):
+    """A dimmed layer over the whole window with a white panel in the middle."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("overlay")
+        self.setStyleSheet("#overlay { background: rgba(0, 0, 0, 150); }")
+        self.panel = QFrame(self)
+        self.panel.setObjectName("panel")
+        self.panel.setStyleSheet("#panel { background: white; border-radius: 24px; }")
+        outer = QVBoxLayout(self)
+        outer.addStretch(1)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.panel)
+        row.addStretch(1)
+        outer.addLayout(row)
+        outer.addStretch(1)
+        self.hide()
+
+    def cover(self) -> None:
+        self.setGeometry(self.parentWidget().rect())
+        self.show()
+        self.raise_()
