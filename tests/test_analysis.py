@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from configurator.engine.buildfile import load_build
 from configurator.engine.editing import update_job
 from configurator.engine.sweep import fit_frontier
-from configurator.ui.analysis import AnalysisTabs, topo_colour
+from configurator.ui.charts import AnalysisTabs, topo_colour
 from configurator.ui.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parent.parent

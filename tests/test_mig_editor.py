@@ -15,7 +15,7 @@ from configurator.engine import Build
 from configurator.engine.build import InstanceRef
 from configurator.engine.buildfile import load_build
 from configurator.ui.document import BuildDocument
-from configurator.ui.mig_editor import DISPLAY_MODE_NOTE, EMPTY_TEXT, MigEditor, MigView
+from configurator.ui.mig import DISPLAY_MODE_NOTE, EMPTY_TEXT, MigEditor, MigView
 from configurator.ui.mime import job_mime, mig_profile_mime
 
 pytestmark = pytest.mark.usefixtures("qapp")
