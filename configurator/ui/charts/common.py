@@ -9,9 +9,10 @@ them as a QPicture on every frame). Every number drawn comes from the engine (th
 from __future__ import annotations
 
 import html
+import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QToolTip,
@@ -98,6 +99,57 @@ def _decade_label(k: int) -> str:
     return f"{v:g}"
 
 
+def axis_number(v: float) -> str:
+    """An axis tick label that stays readable for any value the engine can produce (10,000 GB and up)."""
+    if not math.isfinite(v):
+        return ""
+    a = abs(v)
+    if a >= 1e7:
+        return f"{v:.1e}"
+    if a >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:g}"
+
+
+class TipKeeper(QObject):
+    """Keeps a chart's tooltip up while the mouse rests on what it describes.
+
+    QGraphicsView answers Qt's resting-mouse ``QEvent.ToolTip`` (sent ~700 ms after the last move) by
+    hiding any tooltip when no graphics item has one of its own, so a breakdown shown from
+    ``sigMouseMoved`` vanished before it could be read. While a tip is shown this filter swallows that
+    event, and the tip is shown with no auto-hide timeout; it goes when the pointer leaves the item or
+    the widget.
+    """
+
+    HOLD_MS = 600_000  # effectively no auto-hide: the tip stays until the pointer moves off
+
+    def __init__(self, view: QWidget) -> None:
+        super().__init__(view)
+        self.view = view
+        self.text = ""
+        view.installEventFilter(self)
+        view.viewport().installEventFilter(self)  # type: ignore[attr-defined]
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self.text:
+            return True  # ours is up: don't let the view hide it
+        if event.type() == QEvent.Type.Leave and watched is self.view:
+            self.hide()
+        return False
+
+    def show(self, scene_pos: QPointF, text: str) -> None:
+        where = self.view.mapToGlobal(self.view.mapFromScene(scene_pos))  # type: ignore[attr-defined]
+        if text == self.text and QToolTip.isVisible():
+            return
+        self.text = text
+        QToolTip.showText(where, text, self.view, QRect(), self.HOLD_MS)
+
+    def hide(self) -> None:
+        if self.text:
+            self.text = ""
+            QToolTip.hideText()
+
+
 class _Chart(QWidget):
     """A GraphicsLayoutWidget with a legend row above the plot, a note row below it and an empty-state text."""
 
@@ -126,6 +178,7 @@ class _Chart(QWidget):
         self.plot.hideButtons()
         self.note = pg.LabelItem("", size=f"{LABEL_PT}pt", color=self.ink, justify="left")
         self.view.addItem(self.note, row=2, col=0)
+        self.tips = TipKeeper(self.view)
         self.empty = pg.TextItem("", anchor=(0.5, 0.5), color="#777")
         self.empty.setFont(_font(10))
         self.empty.setZValue(50)
@@ -172,10 +225,9 @@ class _Chart(QWidget):
     def _show_tip(self, pos: QPointF, text: str | None) -> None:
         """Show ``text`` as a tooltip at the scene position ``pos`` (or hide the tooltip)."""
         if text:
-            where = self.view.mapToGlobal(self.view.mapFromScene(pos))  # scene -> widget -> screen
-            QToolTip.showText(where, text, self.view)
+            self.tips.show(pos, text)
         else:
-            QToolTip.hideText()
+            self.tips.hide()
 
     @property
     def title_text(self) -> str:

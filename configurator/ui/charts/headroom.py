@@ -5,14 +5,17 @@ the driver shows, with the headroom written on each bar. Items are created once 
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.words import headroom_label
+from configurator.ui.charts.common import TipKeeper, axis_number
 from configurator.ui.style import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
@@ -26,6 +29,7 @@ class HeadroomChart(QWidget):
         self.dark = False
         self.ink = "#222"
         self.rows: list[tuple[str, CardMemory]] = []
+        self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         # Legend in its own row above the plot, so it never covers a bar.
@@ -51,6 +55,10 @@ class HeadroomChart(QWidget):
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
         self.legend.addItem(self.capacity, "Capacity")
+        # The engine's band around peak reserved (CardMemory.band_low_gb..band_high_gb) as an error bar.
+        self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
+        self.plot.addItem(self.band)
+        self.legend.addItem(self.band, "Peak band")
         self.labels: list[pg.TextItem] = []
         font = QFont()
         font.setPointSizeF(8.5)
@@ -65,6 +73,7 @@ class HeadroomChart(QWidget):
         self.plot.addItem(self.empty)
         self._set_axes()
         self.plot.scene().sigMouseMoved.connect(self._hover)
+        self.tips = TipKeeper(self.view)
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
@@ -76,6 +85,7 @@ class HeadroomChart(QWidget):
         for _, label in self.legend.items:
             label.setText(label.text, color=self.ink)
         self.capacity.setPen(pg.mkPen(self.ink, width=2.5))
+        self.band.setData(pen=pg.mkPen(self.ink, width=1.5))
         self._set_axes()
         if self.rows:
             self.update_result_rows()
@@ -87,6 +97,8 @@ class HeadroomChart(QWidget):
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
             ax.setTextPen(ink)
+            if side == "left":
+                ax.tickStrings = lambda values, scale, spacing: [axis_number(v * scale) for v in values]
             ax.setPen("#888")
 
     def set_unit(self, unit: str, result: BuildResult | None = None) -> None:
@@ -98,6 +110,7 @@ class HeadroomChart(QWidget):
     # ---- data ----
     def update_result(self, result: BuildResult) -> None:
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
+        self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
         self.update_result_rows()
 
     def update_result_rows(self) -> None:
@@ -112,13 +125,19 @@ class HeadroomChart(QWidget):
         cx = np.repeat(xs, 2) + np.tile([-0.42, 0.42], n) if n else np.array([])
         cy = np.repeat(caps, 2) if n else np.array([])
         self.capacity.setData(cx, cy)
+        peak = np.array([to_unit(r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
+        low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
+        high = np.array([to_unit(r.band_high_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
+        self.band.setData(x=xs, y=peak, top=np.maximum(high - peak, 0.0), bottom=np.maximum(peak - low, 0.0))
         for i, label in enumerate(self.labels):
             if i < n:
                 _, r = self.rows[i]
-                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit))
+                words = headroom_label(r.headroom_gb, r.fits, self.unit)
+                # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
+                label.setText(f"tight {words}" if r.status == "tight" else words)
                 ok = "#81C784" if self.dark else "#1B5E20"
                 label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
-                label.setPos(float(i), max(base[i], caps[i]) * 1.01)
+                label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
                 label.setVisible(True)
             else:
                 label.setVisible(False)
@@ -129,7 +148,7 @@ class HeadroomChart(QWidget):
             short = job if len(job) <= 18 else job[:17] + "…"
             ticks.append((float(i), f"{where}\n{short}"))
         self.plot.getAxis("bottom").setTicks([ticks])
-        top = max([*(base.tolist() if n else []), *caps, 1.0]) * 1.25
+        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, 1.0]) * 1.25
         self.plot.setXRange(-0.6, max(n - 0.4, 0.6), padding=0)
         self.plot.setYRange(0, top, padding=0)
         if n == 0:
@@ -139,16 +158,28 @@ class HeadroomChart(QWidget):
     def tooltip_for(self, index: int) -> str:
         job, r = self.rows[index]
         u = self.unit
-        lines = [f"<b>{job}</b> — slot {r.slot} {r.card_name}" + (f" ({r.mig} instance {r.instance})" if r.mig else "")]
+        e = html.escape
+        lines = [
+            f"<b>{e(job)}</b> — slot {r.slot} {e(r.card_name)}"
+            + (f" ({e(r.mig)} instance {r.instance})" if r.mig else "")
+        ]
         lines += [f"{label}: {to_unit(getattr(r, key), u):.2f} {u}" for key, label, _ in COMPONENTS]
         lines += [
             f"Model states: {to_unit(r.model_states_gb, u):.2f} {u}",
             f"Peak allocated: {to_unit(r.peak_allocated_gb, u):.2f} {u}",
-            f"Peak reserved (nvidia-smi): {to_unit(r.peak_reserved_gb, u):.2f} {u} "
-            f"(band {to_unit(r.peak_low_gb, u):.1f}–{to_unit(r.peak_high_gb, u):.1f})",
+            f"Peak reserved (nvidia-smi): {to_unit(r.peak_reserved_gb, u):.2f} {u} (set by {e(r.peak_phase)})",
+            f"Band: {to_unit(r.band_low_gb, u):.1f}–{to_unit(r.band_high_gb, u):.1f} {u}"
+            + (f" ({e(r.band_basis)})" if r.band_basis else ""),
             f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}",
-            f"Status: {r.status}",
+            f"Status: {r.status}"
+            + (" — the band straddles the capacity: it may or may not fit" if r.status == "tight" else ""),
         ]
+        if job in self.host_gb:
+            host = self.host_gb[job]
+            lines.append(
+                "Host memory (offloaded states, whole job): "
+                + ("unknown (NVMe staging)" if host is None else f"{to_unit(host, u):.2f} {u}")
+            )
         if r.reserved_set_by == "fsdp-setup":
             lines.append(
                 f"Reserved set by the FSDP set-up pool ({to_unit(r.fsdp_setup_pool_gb, u):.2f} {u}), not the step"
@@ -162,10 +193,9 @@ class HeadroomChart(QWidget):
         i = round(point.x())
         if 0 <= i < len(self.rows) and abs(point.x() - i) <= BAR_WIDTH / 2:
             # scene -> widget -> screen: the plot is a graphics item, the layout widget maps to the screen
-            where = self.view.mapToGlobal(self.view.mapFromScene(pos))
-            QToolTip.showText(where, self.tooltip_for(i), self.view)
+            self.tips.show(pos, self.tooltip_for(i))
         else:
-            QToolTip.hideText()
+            self.tips.hide()
 
     def bar_colour(self, key: str) -> QColor:
         return QColor(next(c for k, _, c in COMPONENTS if k == key))
