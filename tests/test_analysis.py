@@ -416,3 +416,19 @@ def test_roofline_names_no_mig_instance_for_a_whole_card_job(qtbot) -> None:  # 
     assert peak == pytest.approx(503.8)
     points = tabs.roofline.points()
     assert points and all(y <= peak * (1 + 1e-9) for _, _, y in points)
+
+
+def test_frontier_compare_curve_keeps_its_own_label_for_a_full_fine_tune(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: "full, 8-bit Adam" shares the first word of a full job's method; it was drawn solid and
+    labelled as the job's own "full, micro-batch 1"."""
+    tabs = make_tabs(qtbot, BUILDS / "seed-full-8b-two-rtx.yaml")
+    job = tabs.doc.build.jobs[0]
+    assert job.method == "full" and job.optimizer != "adamw-8bit"
+    tabs.setCurrentWidget(tabs.frontier)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    labels = [label for _, label in tabs.frontier._legend_key]
+    curves = [c.label for c in tabs.frontier.frontier.curves]
+    assert "full, 8-bit Adam" in curves
+    assert "full, 8-bit Adam (compare)" in labels
+    assert len(labels) == len(set(labels))  # each curve carries its own identity

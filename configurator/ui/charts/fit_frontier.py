@@ -174,7 +174,9 @@ class FitFrontierChart(_Chart):
         u = self.unit
         heads = [[to_unit(h, u) for h in c.headroom_gb] for c in shown]  # display unit from here on
         for item, curve, head_u in zip(self.curves, shown, heads, strict=False):
-            if curve.is_job or curve.label.split(",")[0] == job.method:
+            # The job's own settings at another micro-batch carry the sweep's exact label; a compare curve
+            # ("full, 8-bit Adam") keeps its own label even when it shares the job's method.
+            if curve.is_job or curve.label == f"{job.method}, micro-batch {curve.micro_batch}":
                 colour = MB_COLOURS.get(curve.micro_batch, "#56B4E9")
                 pen = pg.mkPen(colour, width=3.2 if curve.is_job else 1.4)
                 label = f"{METHOD_NAMES.get(job.method, job.method)}, micro-batch {curve.micro_batch}" + (
