@@ -432,3 +432,16 @@ def test_frontier_compare_curve_keeps_its_own_label_for_a_full_fine_tune(qtbot) 
     assert "full, 8-bit Adam" in curves
     assert "full, 8-bit Adam (compare)" in labels
     assert len(labels) == len(set(labels))  # each curve carries its own identity
+
+
+def test_step_time_unknown_draws_no_partial_compute(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: a card without a published rate showed "memory-bound 0.58 s" under "step time unknown"."""
+    tabs = make_tabs(qtbot)
+    result = tabs.doc.result
+    job = result.jobs[0]
+    assert job.compute is not None and job.compute.memory_bound_seconds
+    unknown = job.model_copy(update={"step_seconds": None})
+    tabs.step_time.update_result(result.model_copy(update={"jobs": [unknown]}))
+    names = [name for i, _, _, name, _ in tabs.step_time._seg_names if i == 0]
+    assert not any("memory-bound" in n or n.startswith("compute") for n in names)
+    assert "step time unknown" in tabs.step_time.labels[0].textItem.toPlainText()

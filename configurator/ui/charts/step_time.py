@@ -113,7 +113,9 @@ class StepTimeChart(_Chart):
             y = 0.0
             segs: list[_Segment] = []
             comp = job.compute
-            if comp is not None:
+            # No step time (a card without a published rate): draw no partial compute either, so the bar
+            # doesn't show "memory-bound 0.58 s" under "step time unknown".
+            if comp is not None and job.step_seconds is not None:
                 for key, seconds, what in (
                     ("matmul", comp.matmul_seconds, "matrix multiplies"),
                     ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
