@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -54,6 +54,7 @@ class RooflineChart(_Chart):
         super().__init__("Roofline chart", legend_cols=2, parent=parent)
         self.plot.setLogMode(x=True, y=True)
         self.roofs = [pg.PlotDataItem([], []) for _ in range(self.MAX_CARDS)]
+        self._under: _Roof | None = None
         for r in self.roofs:
             self.plot.addItem(r)
         self.ridges = pg.PlotDataItem([], [], pen=None, symbol="d", symbolSize=11, symbolBrush="#555",
@@ -69,6 +70,11 @@ class RooflineChart(_Chart):
             self.plot.addItem(p)
         self.leaders = pg.PlotDataItem([], [], pen=pg.mkPen("#9a9a9a", width=1), connect="pairs")
         self.plot.addItem(self.leaders)
+        # the job's card's FP8 and FP4 roofs (JobResult.compute.card_fp8_tflops / card_fp4_tflops), dashed
+        self.lp_roofs = [pg.PlotDataItem([], []) for _ in range(2)]
+        for r in self.lp_roofs:
+            self.plot.addItem(r)
+        self._lp: list[_Roof] = []
         self.ridge_labels = [self._label((0.5, 1.0)) for _ in range(self.MAX_CARDS)]
         self.point_labels = [self._label((0.5, 0.0)) for _ in range(self.MAX_POINTS)]
         self._points: list[tuple[str, float, float]] = []
@@ -94,7 +100,7 @@ class RooflineChart(_Chart):
                 where = self._slow.name if self._slow else "its card"
                 best = (d, f"<b>{html.escape(name)}</b><br>{px:,.1f} FLOP/byte, {py:,.1f} TFLOPS attainable<br>"
                            f"{bound}-bound on {html.escape(where)}")  # fmt: skip
-        for r in self._roofs:
+        for r in [*self._roofs, *self._lp]:
             d = max(abs(math.log10(r.ridge) - x), abs(math.log10(r.peak_tflops) - y))
             if d <= near and (best is None or d < best[0]):
                 best = (d, f"<b>{html.escape(r.name)}</b> ridge point<br>{r.ridge:,.0f} FLOP/byte: "
@@ -133,7 +139,8 @@ class RooflineChart(_Chart):
         roofs = roofs[: self.MAX_CARDS]
         job: JobResult | None = result.job(build.jobs[job_index].name) if 0 <= job_index < len(build.jobs) else None
         if not roofs:
-            for item in (*self.roofs, self.ridges, self.compute_pts, self.memory_pts, self.leaders):
+            self._lp, self._under = [], None
+            for item in (*self.roofs, *self.lp_roofs, self.ridges, self.compute_pts, self.memory_pts, self.leaders):
                 item.setData([], [])
             for t in (*self.ridge_labels, *self.point_labels):
                 t.setVisible(False)
@@ -168,16 +175,33 @@ class RooflineChart(_Chart):
             slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, bandwidth)
             roofs = [*roofs[: self.MAX_CARDS - 1], slow]
         self._roofs, self._slow = roofs, slow
+        # Low-precision roofs of the job's slowest card, at its published dense FP8 / FP4 rates and the
+        # same memory bandwidth; a job running an FP8 (or NVFP4) recipe sits under that roof.
+        lp: list[_Roof] = []
+        comp = job.compute if job is not None else None
+        if slow is not None and comp is not None and not on_instance:
+            for tag, rates in (("FP8", comp.card_fp8_tflops), ("FP4", comp.card_fp4_tflops)):
+                lp_rate = rates.get(slow.card_id)
+                if lp_rate:
+                    lp.append(_Roof(slow.card_id, f"{slow.name} {tag}", float(lp_rate), slow.bandwidth_gb_s))
+        recipe = (comp.recipe or "") if comp is not None else ""
+        want = "FP4" if "fp4" in recipe else "FP8" if "fp8" in recipe else None
+        under = next((r for r in lp if want and r.name.endswith(want)), None)
+        self._lp, self._under = lp, under
+        place = under or slow
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
-        self._points = [(m.name, m.intensity, slow.attainable(m.intensity)) for m in ops] if slow else []
-        self._bounds = [m.bound.get(slow.card_id, "compute" if m.intensity >= slow.ridge else "memory")
-                        for m in ops] if slow else []  # fmt: skip
+        self._points = [(m.name, m.intensity, place.attainable(m.intensity)) for m in ops] if place else []
+        if under is not None:  # the engine classes bounds at BF16; under the FP8 roof its own ridge decides
+            self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]
+        else:
+            self._bounds = [m.bound.get(slow.card_id, "compute" if m.intensity >= slow.ridge else "memory")
+                            for m in ops] if slow else []  # fmt: skip
         # ranges (log10)
-        xs = [p[1] for p in self._points] + [r.ridge for r in roofs]
+        xs = [p[1] for p in self._points] + [r.ridge for r in [*roofs, *lp]]
         x_lo = math.floor(math.log10(min([0.1, *[x / 2 for x in xs]])))
         x_hi = math.ceil(math.log10(max([1e4, *[x * 4 for x in xs]])))
-        peak_hi = max(r.peak_tflops for r in roofs)
+        peak_hi = max(r.peak_tflops for r in [*roofs, *lp])
         y_min = min([r.attainable(10**x_lo) for r in roofs] + [p[2] for p in self._points])
         y_lo = math.floor(math.log10(y_min) - 0.15)
         y_hi = math.log10(peak_hi) + 0.75
@@ -194,6 +218,18 @@ class RooflineChart(_Chart):
                 entries.append((item, f"{r.name}: {r.peak_tflops:.4g} TFLOPS, {r.bandwidth_gb_s / 1000:.4g} TB/s"))
             else:
                 item.setData([], [])
+        slow_colour = ROOF_COLOURS[roofs.index(slow) % len(ROOF_COLOURS)] if slow in roofs else self.ink
+        for item, style, r in zip(
+            self.lp_roofs, (Qt.PenStyle.DashLine, Qt.PenStyle.DotLine), [*lp, None, None], strict=False
+        ):
+            if r is None:
+                item.setData([], [])
+                continue
+            item.setData([10**xa, r.ridge, 10**xb], [r.attainable(10**xa), r.peak_tflops, r.peak_tflops],
+                         pen=pg.mkPen(slow_colour, width=2.6 if r is under else 1.6, style=style))  # fmt: skip
+            entries.append(
+                (item, f"{r.name}: {r.peak_tflops:.4g} TFLOPS" + (" (this job's recipe)" if r is under else ""))
+            )
         self.ridges.setData([r.ridge for r in roofs], [r.peak_tflops for r in roofs])
         entries.append((self.ridges, "ridge point"))
         cx = [p[1] for p, b in zip(self._points, self._bounds, strict=True) if b == "compute"]
