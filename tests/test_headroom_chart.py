@@ -85,3 +85,31 @@ def test_a_job_needing_ten_thousand_gb_draws_with_a_readable_axis(qtbot) -> None
     assert hi >= 11_000.0
     labels = chart.plot.getAxis("left").tickStrings([5000.0, 10000.0], 1.0, 5000.0)
     assert labels == ["5,000", "10,000"]
+
+
+def test_a_card_with_no_job_shows_as_free_capacity(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: a card no job uses did not appear on the Headroom chart at all."""
+    from configurator.engine import editing
+    from tests.gui_helpers import hover_tooltip, make_window
+
+    window = make_window(qtbot, tmp_path, EIGHT)
+    build = window.doc.build
+    job = build.jobs[0]
+    keep = job.cards[:-1] if job.cards else []
+    assert keep, "the seed job runs on several cards"
+    window.doc.edit("Drop a card from the job", lambda b: editing.update_job(b, 0, cards=keep))
+    chart = window.chart
+    assert chart.free and chart.free[0][0] == job.cards[-1]
+    n = len(chart.rows)
+    free_labels = [t.textItem.toPlainText() for t in chart.labels if t.isVisible()]
+    assert any(text.startswith("free ") for text in free_labels)
+    assert chart.free_bar.opts["height"][0] == pytest.approx(chart.free[0][2])
+    tip = hover_tooltip(chart.view, chart.plot, float(n), chart.free[0][2] / 2)
+    assert "No job on this card" in tip
+
+
+def test_long_job_names_wrap_on_the_axis_instead_of_being_cut() -> None:
+    from configurator.ui.charts.headroom import _tick_name
+
+    assert _tick_name("70B LoRA, FSDP offload to CPU") == "70B LoRA, FSDP offload\nto CPU"
+    assert _tick_name("short") == "short"

@@ -24,7 +24,7 @@ from configurator import __version__
 from configurator.catalog.errors import FileError
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.buildfile import load_build, save_build
-from configurator.ui.charts.headroom import HeadroomChart
+from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.checks_panel import ChecksPanel
 from configurator.ui.document import BuildDocument
@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
 
     # ---- document updates ----
     def _on_changed(self, build: Build, result: BuildResult) -> None:
-        self.chart.update_result(result)
+        self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
         self.checks.update_result(result)
         self.summary.update_result(result, len(build.cards), len(build.bridges))
         self.card_palette.set_chassis(build.chassis)

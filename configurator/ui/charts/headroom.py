@@ -13,6 +13,9 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from configurator.catalog.cards import short_card_name
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build
 from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.words import headroom_label
 from configurator.ui.charts.common import TipKeeper, axis_number
@@ -20,6 +23,23 @@ from configurator.ui.style import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64
+FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
+
+
+def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tuple[int, str, float | None]]:
+    """(slot, card name, driver-visible GB or None when unpublished) for each placed card no job uses."""
+    used = {row.slot for job in result.jobs for row in job.cards}
+    out: list[tuple[int, str, float | None]] = []
+    for placement in build.cards:
+        card = catalog.cards.get(placement.card)
+        if placement.slot in used or card is None:
+            continue
+        try:
+            capacity: float | None = card.visible_gb
+        except ValueError:  # visible memory not published: say unknown, never guess
+            capacity = None
+        out.append((placement.slot, card.name, capacity))
+    return out
 
 
 class HeadroomChart(QWidget):
@@ -29,6 +49,7 @@ class HeadroomChart(QWidget):
         self.dark = False
         self.ink = "#222"
         self.rows: list[tuple[str, CardMemory]] = []
+        self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -52,6 +73,9 @@ class HeadroomChart(QWidget):
             self.plot.addItem(bar)
             self.legend.addItem(bar, label)
             self.bars[key] = bar
+        self.free_bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=FREE_FILL, pen=pg.mkPen("#78909C"))
+        self.plot.addItem(self.free_bar)
+        self.legend.addItem(self.free_bar, "Free (no job)")
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
         self.legend.addItem(self.capacity, "Capacity")
@@ -87,13 +111,13 @@ class HeadroomChart(QWidget):
         self.capacity.setPen(pg.mkPen(self.ink, width=2.5))
         self.band.setData(pen=pg.mkPen(self.ink, width=1.5))
         self._set_axes()
-        if self.rows:
+        if self.rows or self.free:
             self.update_result_rows()
 
     def _set_axes(self) -> None:
         ink = self.ink
         self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
-        self.plot.getAxis("bottom").setHeight(44)
+        self.plot.getAxis("bottom").setHeight(58)  # "slot N" and a name on two lines
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
             ax.setTextPen(ink)
@@ -108,7 +132,9 @@ class HeadroomChart(QWidget):
             self.update_result(result)
 
     # ---- data ----
-    def update_result(self, result: BuildResult) -> None:
+    def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None) -> None:
+        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity."""
+        self.free = list(free or [])
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
         self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
         self.update_result_rows()
@@ -122,8 +148,14 @@ class HeadroomChart(QWidget):
             self.bars[key].setOpts(x=xs, height=h, y0=base.copy(), width=BAR_WIDTH)
             base += h
         caps = [to_unit(r.capacity_gb, self.unit) for _, r in self.rows]
-        cx = np.repeat(xs, 2) + np.tile([-0.42, 0.42], n) if n else np.array([])
-        cy = np.repeat(caps, 2) if n else np.array([])
+        free = self.free[: max(MAX_LABELS - n, 0)]
+        fx = [float(n + k) for k, (_, _, c) in enumerate(free) if c is not None]
+        fcap = [to_unit(c, self.unit) for _, _, c in free if c is not None]
+        self.free_bar.setOpts(x=np.array(fx), height=np.array(fcap), y0=np.zeros(len(fx)), width=BAR_WIDTH)
+        cxs = np.array([*xs.tolist(), *fx])
+        call = [*caps, *fcap]
+        cx = np.repeat(cxs, 2) + np.tile([-0.42, 0.42], len(cxs)) if len(cxs) else np.array([])
+        cy = np.repeat(call, 2) if len(cxs) else np.array([])
         self.capacity.setData(cx, cy)
         peak = np.array([to_unit(r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
@@ -139,23 +171,40 @@ class HeadroomChart(QWidget):
                 label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
                 label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
                 label.setVisible(True)
+            elif i < n + len(free):
+                _, _, cap = free[i - n]
+                label.setText(
+                    "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f} {self.unit}"
+                )
+                label.setColor("#90A4AE" if self.dark else "#546E7A")
+                label.setPos(float(i), (to_unit(cap, self.unit) if cap is not None else 0.0) * 1.01)
+                label.setVisible(True)
             else:
                 label.setVisible(False)
-        self.empty.setVisible(n == 0)
+        total = n + len(free)
+        self.empty.setVisible(total == 0)
         ticks = []
         for i, (job, r) in enumerate(self.rows):
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
-            short = job if len(job) <= 18 else job[:17] + "…"
-            ticks.append((float(i), f"{where}\n{short}"))
+            ticks.append((float(i), f"{where}\n{_tick_name(job)}"))
+        ticks += [
+            (float(n + k), f"slot {slot}\n{_tick_name(short_card_name(name))}")
+            for k, (slot, name, _) in enumerate(free)
+        ]
         self.plot.getAxis("bottom").setTicks([ticks])
-        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, 1.0]) * 1.25
-        self.plot.setXRange(-0.6, max(n - 0.4, 0.6), padding=0)
+        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0]) * 1.25
+        self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
         self.plot.setYRange(0, top, padding=0)
-        if n == 0:
+        if total == 0:
             self.empty.setPos(0, top / 2)
 
     # ---- hover ----
     def tooltip_for(self, index: int) -> str:
+        if index >= len(self.rows):
+            slot, name, cap = self.free[index - len(self.rows)]
+            u = self.unit
+            shown = "unknown (not published)" if cap is None else f"{to_unit(cap, u):.2f} {u}"
+            return f"<b>slot {slot} {html.escape(name)}</b><br>No job on this card: free capacity {shown}"
         job, r = self.rows[index]
         u = self.unit
         e = html.escape
@@ -187,11 +236,12 @@ class HeadroomChart(QWidget):
         return "<br>".join(lines)
 
     def _hover(self, pos: QPointF) -> None:
-        if not self.rows:
+        count = len(self.rows) + len(self.free)
+        if not count:
             return
         point = self.plot.vb.mapSceneToView(pos)
         i = round(point.x())
-        if 0 <= i < len(self.rows) and abs(point.x() - i) <= BAR_WIDTH / 2:
+        if 0 <= i < count and abs(point.x() - i) <= BAR_WIDTH / 2:
             # scene -> widget -> screen: the plot is a graphics item, the layout widget maps to the screen
             self.tips.show(pos, self.tooltip_for(i))
         else:
@@ -204,3 +254,13 @@ class HeadroomChart(QWidget):
         """Bar heights of one component, for tests and exports."""
         opts = self.bars[key].opts
         return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
+
+
+def _tick_name(text: str, width: int = 22) -> str:
+    """A bar's name on at most two lines of ``width`` characters, broken at spaces; the full name is in
+    the tooltip."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width + 1)
+    first, rest = (text[:cut], text[cut + 1 :]) if cut > 0 else (text[:width], text[width:])
+    return f"{first}\n{rest if len(rest) <= width else rest[: width - 1] + '…'}"
