@@ -98,6 +98,7 @@ class HeadroomChart(QWidget):
         self._set_axes()
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.tips = TipKeeper(self.view)
+        self.plot.vb.sigResized.connect(self._rewrap)  # tick names wrap to the width a bar has
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
@@ -161,10 +162,13 @@ class HeadroomChart(QWidget):
         low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         high = np.array([to_unit(r.band_high_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         self.band.setData(x=xs, y=peak, top=np.maximum(high - peak, 0.0), bottom=np.maximum(peak - low, 0.0))
+        total = n + len(free)
+        # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
+        unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
         for i, label in enumerate(self.labels):
             if i < n:
                 _, r = self.rows[i]
-                words = headroom_label(r.headroom_gb, r.fits, self.unit)
+                words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
                 # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
                 label.setText(f"tight {words}" if r.status == "tight" else words)
                 ok = "#81C784" if self.dark else "#1B5E20"
@@ -174,7 +178,7 @@ class HeadroomChart(QWidget):
             elif i < n + len(free):
                 _, _, cap = free[i - n]
                 label.setText(
-                    "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f} {self.unit}"
+                    "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f}{unit_tail}"
                 )
                 label.setColor("#90A4AE" if self.dark else "#546E7A")
                 label.setPos(float(i), (to_unit(cap, self.unit) if cap is not None else 0.0) * 1.01)
@@ -184,11 +188,13 @@ class HeadroomChart(QWidget):
         total = n + len(free)
         self.empty.setVisible(total == 0)
         ticks = []
+        # characters per tick line that fit under one bar at the plot's current width (~6.5 px a character)
+        chars = max(8, min(26, int(self.plot.vb.width() / max(total, 1) / 7.5)))
         for i, (job, r) in enumerate(self.rows):
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
-            ticks.append((float(i), f"{where}\n{_tick_name(job)}"))
+            ticks.append((float(i), f"{where}\n{_tick_name(job, chars)}"))
         ticks += [
-            (float(n + k), f"slot {slot}\n{_tick_name(short_card_name(name))}")
+            (float(n + k), f"slot {slot}\n{_tick_name(short_card_name(name), chars)}")
             for k, (slot, name, _) in enumerate(free)
         ]
         self.plot.getAxis("bottom").setTicks([ticks])
@@ -197,6 +203,10 @@ class HeadroomChart(QWidget):
         self.plot.setYRange(0, top, padding=0)
         if total == 0:
             self.empty.setPos(0, top / 2)
+
+    def _rewrap(self, *_: object) -> None:
+        if self.rows or self.free:
+            self.update_result_rows()
 
     # ---- hover ----
     def tooltip_for(self, index: int) -> str:
