@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
@@ -167,7 +168,7 @@ class JobChip(QGraphicsRectItem):
         _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, rect.width() - 2 * self.PAD)
         h = job.headroom_gb
         self.setToolTip(
-            f"{job.name}: {job.row.peak_reserved_gb:.1f} GB peak of {job.row.capacity_gb:.1f} GB, "
+            f"{html.escape(job.name)}: {job.row.peak_reserved_gb:.1f} GB peak of {job.row.capacity_gb:.1f} GB, "
             f"{h:+.1f} GB headroom ({self.lines[-1]}). Drag it onto another instance to move it."
         )
 
@@ -228,7 +229,7 @@ class InstanceBlock(QGraphicsRectItem):
             self.chips.append(chip)
             y += chip_h + 3
         self.jobs = jobs
-        placed = ", ".join(f"{j.name} ({j.headroom_gb:+.1f} GB)" for j in jobs) or "no job"
+        placed = ", ".join(f"{html.escape(j.name)} ({j.headroom_gb:+.1f} GB)" for j in jobs) or "no job"
         self.setToolTip(
             f"Instance {inst.index}: {inst.profile} at {span}; {cap:.1f} GB as the driver shows it "
             f"({nom:g} GB nominal). Jobs: {placed}. Drop a job here to run it in this instance; "

@@ -143,6 +143,7 @@ class MigEditor(QWidget):
 
         bottom = QHBoxLayout()
         self.message = QLabel()
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # placement reasons may quote user names
         self.message.setWordWrap(True)
         self.message.setMinimumWidth(10)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
