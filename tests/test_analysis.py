@@ -469,3 +469,4 @@ def test_roofline_draws_the_fp8_roof_and_places_an_fp8_job_under_it(qtbot) -> No
     assert fp8 > bf16
     compute_bound = [y for (_, _, y), b in zip(roof._points, roof._bounds, strict=True) if b == "compute"]
     assert compute_bound and all(y == pytest.approx(fp8) for y in compute_bound)
+    assert "BF16" not in roof.plot.getAxis("left").labelText

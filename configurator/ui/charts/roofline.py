@@ -188,6 +188,9 @@ class RooflineChart(_Chart):
         want = "FP4" if "fp4" in recipe else "FP8" if "fp8" in recipe else None
         under = next((r for r in lp if want and r.name.endswith(want)), None)
         self._lp, self._under = lp, under
+        left = "Attainable (TFLOPS, log)" if lp else "Attainable BF16 (TFLOPS, log)"
+        if self._axis_titles[1] != left:  # the FP8 / FP4 roofs are drawn too: the axis is not BF16 only
+            self._set_axes(self._axis_titles[0], left)
         place = under or slow
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
