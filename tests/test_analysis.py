@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from configurator.engine.buildfile import load_build
 from configurator.engine.editing import update_job
 from configurator.engine.sweep import fit_frontier
-from configurator.ui.analysis import AnalysisTabs, topo_colour
+from configurator.ui.charts import AnalysisTabs, topo_colour
 from configurator.ui.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +108,7 @@ def test_step_time_bars_are_compute_plus_collectives(qtbot) -> None:  # type: ig
     expected = []
     for job in result.jobs:
         compute = (job.compute.matmul_seconds or 0) + (job.compute.memory_bound_seconds or 0) if job.compute else 0
+        compute = compute if job.step_seconds is not None else 0  # no step time: no partial compute drawn
         expected.append(compute + sum(c.seconds for c in job.communication.collectives))
     assert tabs.step_time.bar_totals() == pytest.approx(expected)
     assert tabs.step_time.comm_seconds() == pytest.approx(
@@ -416,3 +417,56 @@ def test_roofline_names_no_mig_instance_for_a_whole_card_job(qtbot) -> None:  # 
     assert peak == pytest.approx(503.8)
     points = tabs.roofline.points()
     assert points and all(y <= peak * (1 + 1e-9) for _, _, y in points)
+
+
+def test_frontier_compare_curve_keeps_its_own_label_for_a_full_fine_tune(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: "full, 8-bit Adam" shares the first word of a full job's method; it was drawn solid and
+    labelled as the job's own "full, micro-batch 1"."""
+    tabs = make_tabs(qtbot, BUILDS / "seed-full-8b-two-rtx.yaml")
+    job = tabs.doc.build.jobs[0]
+    assert job.method == "full" and job.optimizer != "adamw-8bit"
+    tabs.setCurrentWidget(tabs.frontier)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    labels = [label for _, label in tabs.frontier._legend_key]
+    curves = [c.label for c in tabs.frontier.frontier.curves]
+    assert "full, 8-bit Adam" in curves
+    assert "full, 8-bit Adam (compare)" in labels
+    assert len(labels) == len(set(labels))  # each curve carries its own identity
+
+
+def test_step_time_unknown_draws_no_partial_compute(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: a card without a published rate showed "memory-bound 0.58 s" under "step time unknown"."""
+    tabs = make_tabs(qtbot)
+    result = tabs.doc.result
+    job = result.jobs[0]
+    assert job.compute is not None and job.compute.memory_bound_seconds
+    unknown = job.model_copy(update={"step_seconds": None})
+    tabs.step_time.update_result(result.model_copy(update={"jobs": [unknown]}))
+    names = [name for i, _, _, name, _ in tabs.step_time._seg_names if i == 0]
+    assert not any("memory-bound" in n or n.startswith("compute") for n in names)
+    assert "step time unknown" in tabs.step_time.labels[0].textItem.toPlainText()
+
+
+def test_roofline_draws_the_fp8_roof_and_places_an_fp8_job_under_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14: the card's published dense FP8 rate is a roof of its own, labelled with the rate; a job
+    running an FP8 recipe sits under it, not under the BF16 roof."""
+    build = load_build(EIGHT)
+    build = build.model_copy(update={"jobs": [build.jobs[0].model_copy(update={"precision": "fp8"}), *build.jobs[1:]]})
+    tabs = make_tabs(qtbot, build=build)
+    tabs.setCurrentWidget(tabs.roofline)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    comp = tabs.doc.result.jobs[0].compute
+    assert comp is not None and comp.recipe and comp.card_fp8_tflops
+    roof = tabs.roofline
+    fp8 = next(iter(comp.card_fp8_tflops.values()))
+    _, ys = roof.lp_roofs[0].getOriginalDataset()
+    assert max(ys) == pytest.approx(fp8)
+    labels = [label for _, label in roof._legend_key]
+    assert any(f"FP8: {fp8:.4g} TFLOPS" in label for label in labels)
+    bf16 = roof._slow.peak_tflops
+    assert fp8 > bf16
+    compute_bound = [y for (_, _, y), b in zip(roof._points, roof._bounds, strict=True) if b == "compute"]
+    assert compute_bound and all(y == pytest.approx(fp8) for y in compute_bound)
+    assert "BF16" not in roof.plot.getAxis("left").labelText

@@ -15,7 +15,7 @@ from configurator.engine import Build
 from configurator.engine.build import InstanceRef
 from configurator.engine.buildfile import load_build
 from configurator.ui.document import BuildDocument
-from configurator.ui.mig_editor import DISPLAY_MODE_NOTE, EMPTY_TEXT, MigEditor, MigView
+from configurator.ui.mig import DISPLAY_MODE_NOTE, EMPTY_TEXT, MigEditor, MigView
 from configurator.ui.mime import job_mime, mig_profile_mime
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -356,3 +356,16 @@ def test_seven_small_tenants_stay_readable(qtbot, mixed_doc: BuildDocument) -> N
             r = child.mapRectToItem(block, child.boundingRect())
             assert block.rect().adjusted(-1, -1, 1, 1).contains(r), (block.profile, r, block.rect())
     shot(editor, "h200-all-1g")
+
+
+def test_user_strings_are_escaped_in_the_mig_tooltips(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 13: a job name is text, never markup, in the instance and job tooltips."""
+    from configurator.engine.editing import update_job
+
+    build = load_build(SEED)
+    doc = BuildDocument(update_job(build, 0, name="<b>A</b> & co"))
+    editor = make_editor(qtbot, doc)
+    tips = [c.toolTip() for b in editor.view.blocks.values() for c in [b, *b.chips]]
+    assert any("&lt;b&gt;A&lt;/b&gt; &amp; co" in t for t in tips)
+    assert not any("<b>A</b>" in t for t in tips)
+    assert editor.message.textFormat() == Qt.TextFormat.PlainText

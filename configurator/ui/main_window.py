@@ -24,10 +24,10 @@ from configurator import __version__
 from configurator.catalog.errors import FileError
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.buildfile import load_build, save_build
+from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.chassis_view import ChassisView
 from configurator.ui.checks_panel import ChecksPanel
 from configurator.ui.document import BuildDocument
-from configurator.ui.headroom_chart import HeadroomChart
 from configurator.ui.palette import Palette
 from configurator.ui.settings import Settings
 from configurator.ui.style import dark_palette
@@ -53,9 +53,9 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         # ---- views ----
-        from configurator.ui.analysis import AnalysisTabs
+        from configurator.ui.charts.tabs import AnalysisTabs
         from configurator.ui.jobs_panel import JobsPanel
-        from configurator.ui.mig_editor import MigEditor
+        from configurator.ui.mig.editor import MigEditor
         from configurator.ui.summary import SummaryStrip
 
         self.card_palette = Palette(document.catalog)
@@ -255,7 +255,7 @@ class MainWindow(QMainWindow):
 
     # ---- document updates ----
     def _on_changed(self, build: Build, result: BuildResult) -> None:
-        self.chart.update_result(result)
+        self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
         self.checks.update_result(result)
         self.summary.update_result(result, len(build.cards), len(build.bridges))
         self.card_palette.set_chassis(build.chassis)

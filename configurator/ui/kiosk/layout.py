@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from configurator.ui.headroom_chart import HeadroomChart
+from configurator.ui.charts import HeadroomChart
 from configurator.ui.kiosk.pin import PinPad
 from configurator.ui.kiosk.scaling import scale_css, scale_for, scale_tree
 from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H

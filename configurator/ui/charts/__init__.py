@@ -1,0 +1,18 @@
+"""Charts: the headroom chart and the analysis tabs (fit frontier, step time, roofline, topology)."""
+
+from configurator.ui.charts.fit_frontier import FitFrontierChart
+from configurator.ui.charts.headroom import HeadroomChart
+from configurator.ui.charts.roofline import RooflineChart
+from configurator.ui.charts.step_time import StepTimeChart
+from configurator.ui.charts.tabs import AnalysisTabs
+from configurator.ui.charts.topology import TopologyGrid, topo_colour
+
+__all__ = [
+    "AnalysisTabs",
+    "FitFrontierChart",
+    "HeadroomChart",
+    "RooflineChart",
+    "StepTimeChart",
+    "TopologyGrid",
+    "topo_colour",
+]

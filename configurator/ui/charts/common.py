@@ -1,0 +1,341 @@
+"""Analysis tabs: fit frontier, step time, roofline and the link topology of the build.
+
+Each chart creates its plot items once and updates them with ``setData`` / ``setOpts`` on every
+``BuildDocument.changed``; text labels come from small fixed pools. No axis grids (pyqtgraph repaints
+them as a QPicture on every frame). Every number drawn comes from the engine (the result or
+``engine.sweep.fit_frontier``); the drawing code only places it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
+LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates
+LABEL_PT = 8.5
+
+# Link kinds as the engine names them (Collective.link), coloured like the topology grid:
+# NVLink green, PCIe inside a switch yellowish, through a CPU orange, across CPUs red.
+LINK_STYLE: dict[str, tuple[str, str]] = {
+    "nvlink": ("NVLink", "#2E9E4F"),
+    "nvswitch": ("NVSwitch", "#00796B"),
+    "pcie-pix": ("PCIe, one switch (PIX)", "#D4B000"),
+    "pcie-pxb": ("PCIe, switches (PXB)", "#E69F00"),
+    "pcie-node": ("PCIe, one CPU (NODE)", "#EF6C00"),
+    "pcie-sys": ("PCIe across CPUs (SYS)", "#C62828"),
+}
+OTHER_LINK = ("Other link", "#8D6E63")
+COMPUTE_MATMUL = ("Compute: matmuls", "#0072B2")
+COMPUTE_MEMORY = ("Compute: memory-bound", "#7FA7C9")
+
+RATE_BASIS = {
+    "measured": "measured (typical nccl-tests busbw)",
+    "nominal": "nominal (datasheet, per direction)",
+    "calibrated": "calibrated (your nccl-tests)",
+}
+
+# Topology cells: (background, short meaning). Text on them is always dark.
+TOPO_COLOURS = {
+    "X": "#CFCFCF",
+    "NV": "#A5D6A7",
+    "PIX": "#FFF59D",
+    "PXB": "#FFE082",
+    "NODE": "#FFB74D",
+    "SYS": "#EF9A9A",
+}
+
+METHOD_NAMES = {"lora": "LoRA", "qlora": "QLoRA", "full": "full"}
+MB_COLOURS = {1: "#0072B2", 2: "#009E73", 4: "#CC79A7", 8: "#E69F00"}
+COMPARE_STYLES = [Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
+ROOF_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]
+
+
+def _font(size: float = LABEL_PT, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPointSizeF(size)
+    f.setBold(bold)
+    return f
+
+
+def _shorten(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _wrap(text: str, width: int, lines: int = 2) -> str:
+    """Word-wrap ``text`` at ``width`` characters into at most ``lines`` lines (the last one shortened)."""
+    out: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    out.append(line)
+    if len(out) > lines:
+        out = [*out[: lines - 1], _shorten(" ".join(out[lines - 1 :]), width)]
+    return "\n".join(out)
+
+
+def _length_label(v: float) -> str:
+    v = int(v)
+    return f"{v // 1024}k" if v >= 1024 and v % 1024 == 0 else f"{v:,}"
+
+
+def _decade_label(k: int) -> str:
+    v = 10.0**k
+    if v >= 1000:
+        return f"{v / 1000:g}k"
+    return f"{v:g}"
+
+
+def axis_number(v: float) -> str:
+    """An axis tick label that stays readable for any value the engine can produce (10,000 GB and up)."""
+    if not math.isfinite(v):
+        return ""
+    a = abs(v)
+    if a >= 1e7:
+        return f"{v:.1e}"
+    if a >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:g}"
+
+
+class TipKeeper(QObject):
+    """Keeps a chart's tooltip up while the mouse rests on what it describes.
+
+    QGraphicsView answers Qt's resting-mouse ``QEvent.ToolTip`` (sent ~700 ms after the last move) by
+    hiding any tooltip when no graphics item has one of its own, so a breakdown shown from
+    ``sigMouseMoved`` vanished before it could be read. While a tip is shown this filter swallows that
+    event, and the tip is shown with no auto-hide timeout; it goes when the pointer leaves the item or
+    the widget.
+    """
+
+    HOLD_MS = 600_000  # effectively no auto-hide: the tip stays until the pointer moves off
+
+    def __init__(self, view: QWidget) -> None:
+        super().__init__(view)
+        self.view = view
+        self.text = ""
+        view.installEventFilter(self)
+        view.viewport().installEventFilter(self)  # type: ignore[attr-defined]
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self.text:
+            return True  # ours is up: don't let the view hide it
+        if event.type() == QEvent.Type.Leave and watched is self.view:
+            self.hide()
+        return False
+
+    def show(self, scene_pos: QPointF, text: str) -> None:
+        where = self.view.mapToGlobal(self.view.mapFromScene(scene_pos))  # type: ignore[attr-defined]
+        if text == self.text and QToolTip.isVisible():
+            return
+        self.text = text
+        QToolTip.showText(where, text, self.view, QRect(), self.HOLD_MS)
+
+    def hide(self) -> None:
+        if self.text:
+            self.text = ""
+            QToolTip.hideText()
+
+
+class _Chart(QWidget):
+    """A GraphicsLayoutWidget with a legend row above the plot, a note row below it and an empty-state text."""
+
+    def __init__(self, name: str, legend_cols: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.max_legend_cols = legend_cols
+        self.ink = LIGHT_INK
+        self.alert = LIGHT_ALERT
+        self.dark = False
+        self._title = ""
+        self._legend_key: tuple = ()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setBackground("w")
+        self.view.setAccessibleName(name)
+        self.view.ci.setContentsMargins(4, 2, 8, 2)
+        self.view.ci.setSpacing(0)
+        layout.addWidget(self.view)
+        self.legend = pg.LegendItem(colCount=legend_cols, labelTextColor=self.ink, horSpacing=12,
+                                    labelTextSize=f"{LABEL_PT}pt", verSpacing=-6)  # fmt: skip
+        self.view.addItem(self.legend, row=0, col=0)
+        self.plot = self.view.addPlot(row=1, col=0)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.note = pg.LabelItem("", size=f"{LABEL_PT}pt", color=self.ink, justify="left")
+        self.view.addItem(self.note, row=2, col=0)
+        self.tips = TipKeeper(self.view)
+        self.empty = pg.TextItem("", anchor=(0.5, 0.5), color="#777")
+        self.empty.setFont(_font(10))
+        self.empty.setZValue(50)
+        self.plot.addItem(self.empty)
+        self.empty.setVisible(False)
+        self._empty_text = ""
+        self._filled: list[pg.TextItem] = []
+        self._blank_ticks = False
+
+    # ---- pieces ----
+    def _label(self, anchor: tuple[float, float] = (0.5, 1.0), bold: bool = False, fill: bool = False,
+               size: float = LABEL_PT) -> pg.TextItem:  # fmt: skip
+        t = pg.TextItem("", anchor=anchor, color=self.ink)
+        t.setFont(_font(size, bold))
+        t.setZValue(20)
+        t.setVisible(False)
+        if fill:  # a backing in the background colour keeps the text readable over curves
+            t.fill = pg.mkBrush(self._backing())
+            self._filled.append(t)
+        self.plot.addItem(t)
+        return t
+
+    def _backing(self) -> QColor:
+        c = QColor("#1f1f1f" if self.dark else "#ffffff")
+        c.setAlpha(215)
+        return c
+
+    def _set_text(self, item: pg.TextItem, text: str, colour: str | None = None, centred: bool = False) -> None:
+        """setText / setHtml re-render the item: only when something changed."""
+        colour = colour or self.ink
+        key = (text, colour, centred)
+        if getattr(item, "_key", None) == key:
+            return
+        item._key = key  # type: ignore[attr-defined]
+        if centred:
+            body = "<br>".join(html.escape(line) for line in text.split("\n"))
+            item.textItem.setTextWidth(-1)
+            item.textItem.setHtml(f"<div align='center' style='color:{colour};'>{body}</div>")
+            item.textItem.setTextWidth(item.textItem.document().idealWidth())
+            item.updateTextPos()
+        else:
+            item.setText(text, color=colour)
+
+    def _show_tip(self, pos: QPointF, text: str | None) -> None:
+        """Show ``text`` as a tooltip at the scene position ``pos`` (or hide the tooltip)."""
+        if text:
+            self.tips.show(pos, text)
+        else:
+            self.tips.hide()
+
+    @property
+    def title_text(self) -> str:
+        """The chart's title as drawn above the plot."""
+        return self._title
+
+    def _set_title(self, title: str) -> None:
+        if title != self._title:
+            self._title = title
+            self.plot.setTitle(title, color=self.ink, size="10pt")
+
+    def _set_note(self, text: str) -> None:
+        if text != getattr(self, "_note_html", None):
+            self._note_html = text
+            self.note.setText(text, color=self.ink)
+
+    def _set_legend(self, entries: list[tuple[object, str]]) -> None:
+        key = tuple((id(item), label) for item, label in entries)
+        if key == self._legend_key:
+            return
+        same_items = [k[0] for k in key] == [k[0] for k in self._legend_key]
+        self._legend_key = key
+        if same_items:  # only a label changed: retext it (a rebuild costs a few ms)
+            for (_, label_item), (_, text) in zip(self.legend.items, entries, strict=True):
+                if label_item.text != text:
+                    label_item.setText(text, color=self.ink)
+        else:
+            self.legend.clear()
+            for item, label in entries:
+                self.legend.addItem(item, label)
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as the width holds: a legend wider than the widget would push the plot
+        past the right edge."""
+        if not self.legend.items:
+            return
+        # entries fill rows left to right; a column is as wide as its widest label + sample + spacing
+        widths = [label.item.boundingRect().width() + 40 for _, label in self.legend.items]
+        room = self.width() - 24
+        cols = 1
+        for c in range(min(self.max_legend_cols, len(widths)), 1, -1):
+            if sum(max(widths[j::c]) for j in range(c)) <= room:
+                cols = c
+                break
+        self.legend.setColumnCount(cols)
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit_legend()
+
+    def _set_axes(self, bottom: str, left: str) -> None:
+        self._axis_titles = (bottom, left)
+        self.plot.setLabel("bottom", bottom, color=self.ink)
+        self.plot.setLabel("left", left, color=self.ink)
+        for side in ("left", "bottom"):
+            ax = self.plot.getAxis(side)
+            ax.setTextPen(self.ink)
+            ax.setPen("#888")
+            ax.label.setFont(_font(9))
+            ax.enableAutoSIPrefix(False)
+
+    def _show_empty(self, text: str) -> None:
+        """Hide the data, say why, keep the axes."""
+        self._empty_text = text
+        self._set_text(self.empty, text, "#8a8a8a")
+        self.plot.setXRange(0, 1, padding=0)
+        self.plot.setYRange(0, 1, padding=0)
+        self.empty.setPos(0.5, 0.5)
+        self.empty.setVisible(True)
+        if not self._blank_ticks:  # no numbers on an empty chart
+            self._blank_ticks = True
+            for side in ("left", "bottom"):
+                self.plot.getAxis(side).setTicks([[], []])
+
+    def _hide_empty(self) -> None:
+        self._empty_text = ""
+        self.empty.setVisible(False)
+        if self._blank_ticks:
+            self._blank_ticks = False
+            for side in ("left", "bottom"):
+                self.plot.getAxis(side).setTicks(None)
+
+    def is_empty(self) -> bool:
+        return self.empty.isVisible()
+
+    def empty_text(self) -> str:
+        return self._empty_text
+
+    def set_dark(self, dark: bool) -> None:
+        self.dark = dark
+        self.ink = DARK_INK if dark else LIGHT_INK
+        self.alert = DARK_ALERT if dark else LIGHT_ALERT
+        self.view.setBackground("#1f1f1f" if dark else "w")
+        title, self._title = self._title, ""
+        self._set_title(title)
+        self.legend.setLabelTextColor(self.ink)
+        for _, label in self.legend.items:
+            label.setText(label.text, color=self.ink)
+        note, self._note_html = getattr(self, "_note_html", ""), None
+        self._set_note(note)
+        for t in self._filled:
+            t.fill = pg.mkBrush(self._backing())
+            t.update()
+        if hasattr(self, "_axis_titles"):
+            self._set_axes(*self._axis_titles)
+
+
+# ====================================================================================================
+# Fit frontier
+# ====================================================================================================

@@ -1,0 +1,263 @@
+"""Fit frontier chart: the largest model that fits, per micro-batch, against sequence length."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QWidget,
+)
+
+from configurator.catalog.cards import short_card_name
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build
+from configurator.engine.resolver import ModelResolver
+from configurator.engine.sweep import Frontier, fit_frontier
+from configurator.ui.charts.common import (
+    COMPARE_STYLES,
+    MB_COLOURS,
+    METHOD_NAMES,
+    _Chart,
+    _length_label,
+    _shorten,
+)
+from configurator.ui.style import to_unit
+
+
+class FitFrontierChart(_Chart):
+    """Headroom on the job's smallest card against sequence length: one curve per micro-batch, the
+    comparison methods dashed, the 0 GB line and the longest length that fits marked."""
+
+    MAX_CURVES = 10
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Fit frontier chart", legend_cols=4, parent=parent)
+        self.plot.setLogMode(x=True, y=False)
+        self.frontier: Frontier | None = None
+        self._marked: int | None = None
+        self._key: object = None
+        self.below = pg.LinearRegionItem(values=(-1, 0), orientation="horizontal", movable=False,
+                                         brush=pg.mkBrush(198, 40, 40, 26), pen=pg.mkPen(None))  # fmt: skip
+        self.below.setZValue(-10)
+        for line in self.below.lines:
+            line.setPen(pg.mkPen(None))
+            line.setHoverPen(pg.mkPen(None))
+        self.below.setHoverBrush(pg.mkBrush(198, 40, 40, 26))
+        self.plot.addItem(self.below)
+        self.curves = [pg.PlotDataItem([], []) for _ in range(self.MAX_CURVES)]
+        for c in self.curves:
+            self.plot.addItem(c)
+        self.zero = pg.PlotDataItem([], [], pen=pg.mkPen("#C62828", width=1.5, style=Qt.PenStyle.DashLine))
+        self.plot.addItem(self.zero)
+        self.current = pg.PlotDataItem([], [], pen=pg.mkPen("#777", width=1.2, style=Qt.PenStyle.DotLine))
+        self.plot.addItem(self.current)
+        self.marker = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=11, symbolBrush="#C62828",
+                                      symbolPen=pg.mkPen("w", width=1.5))  # fmt: skip
+        self.marker.setZValue(15)
+        self.plot.addItem(self.marker)
+        self.marker_label = self._label((0.5, 1.15), bold=True, fill=True)
+        self.zero_label = self._label((0.0, -0.05))
+        self._marker_frac = 0.5
+        self.plot.vb.sigResized.connect(self._anchor_marker)
+        self.current_label = self._label((0.0, 0.0))
+        self.unit = "GB"  # the view state's display unit (View > Units)
+        self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({self.unit})")
+        self._drawn: list[tuple[str, list[int], list[float]]] = []  # (legend label, lengths, headroom in unit)
+        self._current_range: tuple[float, float, float, float] | None = None  # x0, x1, y_lo, y_hi of the last draw
+        self._y_span = 1.0
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+
+    def set_unit(self, unit: str) -> None:
+        """Headroom in GB or GiB: the axis, the curves, the labels and the tooltips."""
+        if unit == self.unit:
+            return
+        self.unit = unit
+        self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({unit})")
+        if hasattr(self, "_last"):
+            self._draw(*self._last)
+
+    def tooltip_at(self, tokens: float, headroom_gb: float) -> str | None:
+        """The curve nearest (tokens, headroom) within a few % of the chart's height: its label, the
+        sampled length nearest the pointer (log scale) and the headroom there."""
+        if not self._drawn or tokens <= 0:
+            return None
+        best: tuple[float, str, int, float] | None = None
+        for label, lengths, heads in self._drawn:
+            i = min(range(len(lengths)), key=lambda k: abs(math.log(lengths[k] / tokens)))
+            gap = abs(heads[i] - headroom_gb)
+            if best is None or gap < best[0]:
+                best = (gap, label, lengths[i], heads[i])
+        if best is None or best[0] > 0.04 * self._y_span:
+            return None
+        _, label, length, head = best
+        verdict = "fits" if head >= 0 else "does not fit"
+        return f"<b>{html.escape(label)}</b><br>{length:,} tokens: headroom {head:+.1f} {self.unit} ({verdict})"
+
+    def _hover(self, pos: QPointF) -> None:
+        if self.is_empty() or not self._drawn:
+            return
+        point = self.plot.vb.mapSceneToView(pos)
+        self._show_tip(pos, self.tooltip_at(10 ** point.x(), point.y()))
+
+    def point_of_no_fit(self) -> int | None:
+        """The length marked on the chart: the job's own curve's longest length that still fits."""
+        return self._marked
+
+    def update_document(self, build: Build, catalog: Catalog, job_index: int,
+                        models: ModelResolver | None = None) -> None:  # fmt: skip
+        """``models``: the document's resolver, so a relative config.json resolves from the build's folder."""
+        job = build.jobs[job_index] if 0 <= job_index < len(build.jobs) else None
+        placements = tuple(build.card_in(s) for s, _ in job.card_keys) if job is not None else ()
+        # the sweep covers every length itself, so moving the job's own sequence length only moves the
+        # "now" marker: keep the sweep (a few ms) out of the slider's frame
+        swept = job.model_copy(update={"sequence_length": 1}) if job is not None else None
+        key = (job_index, swept, placements)
+        new_sweep = key != self._key or self.frontier is None
+        if new_sweep:
+            self._key = key
+            sweep = fit_frontier(build, job_index, catalog, models=models) if job is not None else None
+            self.frontier = sweep
+        self._last = (build, job_index)
+        if new_sweep or self._current_range is None or job is None:
+            self._draw(build, job_index)
+        else:  # same sweep, same curves: only the "now" line moves
+            self._draw_current(job.sequence_length)
+
+    def _draw_current(self, s: int) -> None:
+        """The vertical 'now' line at the job's own sequence length (hidden outside the swept range)."""
+        assert self._current_range is not None
+        x0, x1, y_lo, y_hi = self._current_range
+        if x0 <= s <= x1:
+            self.current.setData([s, s], [y_lo, y_hi])
+            self._set_text(self.current_label, f"now {_length_label(s)}", "#8a8a8a" if self.dark else "#666")
+            self.current_label.setPos(math.log10(s), y_hi)
+            self.current_label.setVisible(True)
+        else:
+            self.current.setData([], [])
+            self.current_label.setVisible(False)
+
+    def _draw(self, build: Build, job_index: int) -> None:
+        f = self.frontier
+        job = build.jobs[job_index] if 0 <= job_index < len(build.jobs) else None
+        if f is None or job is None or not f.curves:
+            for item in (*self.curves, self.zero, self.marker, self.current):
+                item.setData([], [])
+            for t in (self.marker_label, self.zero_label, self.current_label):
+                t.setVisible(False)
+            self.below.setVisible(False)
+            self._marked = None
+            self._drawn = []
+            self._current_range = None
+            self._set_legend([])
+            self._set_title("Fit frontier")
+            self._set_note("")
+            if job is None:
+                why = "Add a job to see how long its sequences can grow"
+            elif not job.cards:
+                why = f"Assign cards to '{_shorten(job.name, 40)}' to see its fit frontier"
+            else:
+                why = "No memory sweep for this job: the model has only a\nparameter count, or its cards are unknown"
+            self._show_empty(why)
+            return
+        self._hide_empty()
+        self.below.setVisible(True)
+        entries: list[tuple[object, str]] = []
+        lengths = f.curves[0].lengths
+        x0, x1 = float(lengths[0]), float(lengths[-1])
+        dash = 0
+        own = None
+        shown = f.curves[: self.MAX_CURVES]
+        u = self.unit
+        heads = [[to_unit(h, u) for h in c.headroom_gb] for c in shown]  # display unit from here on
+        for item, curve, head_u in zip(self.curves, shown, heads, strict=False):
+            # The job's own settings at another micro-batch carry the sweep's exact label; a compare curve
+            # ("full, 8-bit Adam") keeps its own label even when it shares the job's method.
+            if curve.is_job or curve.label == f"{job.method}, micro-batch {curve.micro_batch}":
+                colour = MB_COLOURS.get(curve.micro_batch, "#56B4E9")
+                pen = pg.mkPen(colour, width=3.2 if curve.is_job else 1.4)
+                label = f"{METHOD_NAMES.get(job.method, job.method)}, micro-batch {curve.micro_batch}" + (
+                    " (this job)" if curve.is_job else ""
+                )
+                if curve.is_job:
+                    own = curve
+                    item.setZValue(10)
+                else:
+                    item.setZValue(5)
+            else:
+                c = QColor("#9a9a9a" if self.dark else "#7a7a7a")
+                pen = pg.mkPen(c, width=1.6, style=COMPARE_STYLES[dash % len(COMPARE_STYLES)])
+                dash += 1
+                label = f"{curve.label} (compare)"
+                item.setZValue(3)
+            item.setData(curve.lengths, head_u, pen=pen)
+            entries.append((item, label))
+        for item in self.curves[len(shown) :]:
+            item.setData([], [])
+        self._drawn = [(label, list(c.lengths), h) for (_, label), c, h in zip(entries, shown, heads, strict=True)]
+        cap = to_unit(f.capacity_gb, u)
+        top = max(max(max(h) for h in heads), 0.0)
+        y_hi = max(top * 1.18, cap * 0.12, 5.0)
+        y_lo = -max(0.45 * y_hi, 10.0)
+        self._y_span = y_hi - y_lo
+        self.below.setRegion((y_lo * 2, 0))
+        self.zero.setData([x0, x1], [0.0, 0.0])
+        entries.append((self.zero, f"0 {u}: does not fit below"))
+        lx0, lx1 = math.log10(x0), math.log10(x1)
+        self._set_text(self.zero_label, "does not fit", self.alert)
+        self.zero_label.setPos(lx0 + 0.02 * (lx1 - lx0), 0.0)
+        self.zero_label.setVisible(True)
+        # the job's own sequence length
+        self._current_range = (x0, x1, y_lo, y_hi)
+        self._draw_current(job.sequence_length)
+        # the longest length that fits on the job's own curve
+        self._marked = own.max_fitting_length if own else None
+        if own is not None and self._marked is not None:
+            head = to_unit(own.headroom_gb[own.lengths.index(self._marked)], u)
+            self.marker.setData([self._marked], [head])
+            lx = math.log10(self._marked)
+            self._set_text(self.marker_label, f"fits up to {self._marked:,} tokens", self.alert)
+            self.marker_label.setPos(lx, head)
+            self._marker_frac = (lx - lx0) / max(lx1 - lx0, 1e-9)
+            self._anchor_marker()
+            self.marker_label.setVisible(True)
+            entries.append((self.marker, "longest length that fits"))
+        else:
+            self.marker.setData([], [])
+            text = f"does not fit even at {lengths[0]:,} tokens" if own is not None else ""
+            self._set_text(self.marker_label, text, self.alert)
+            self.marker_label.setAnchor((0.0, 1.2))
+            self.marker_label.setPos(lx0 + 0.02 * (lx1 - lx0), y_hi * 0.85)
+            self.marker_label.setVisible(bool(text))
+        self._set_legend(entries)
+        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} {u})")
+        off = [c.label for c, h in zip(shown, heads, strict=True) if max(h) < y_lo]
+        self._set_note(f"Below the chart at every length (never fits): {', '.join(off)}." if off else "")
+        self.plot.setXRange(lx0, lx1, padding=0.045)  # room for the end ticks' labels
+        self.plot.setYRange(y_lo, y_hi, padding=0)
+        ticks = [(math.log10(v), _length_label(v)) for v in (2**k for k in range(6, 21)) if x0 <= v <= x1]
+        self.plot.getAxis("bottom").setTicks([ticks])
+
+    def _anchor_marker(self, *_: object) -> None:
+        """Centre the "fits up to" label over its marker unless that would run it off either side."""
+        w = max(self.plot.vb.width(), 100.0)
+        half = self.marker_label.textItem.boundingRect().width() / 2 + 4
+        u = self._marker_frac * w
+        ax = 1.0 if u + half > w else 0.0 if u - half < 0 else 0.5
+        self.marker_label.setAnchor((ax, 1.15))
+
+    def set_dark(self, dark: bool) -> None:
+        super().set_dark(dark)
+        self.zero.setPen(pg.mkPen(self.alert, width=1.5, style=Qt.PenStyle.DashLine))
+        self.marker.setSymbolBrush(self.alert)
+        self.marker.setSymbolPen(pg.mkPen("#1f1f1f" if dark else "w", width=1.5))
+        if hasattr(self, "_last"):
+            self._draw(*self._last)
+
+
+# ====================================================================================================
+# Step time
+# ====================================================================================================

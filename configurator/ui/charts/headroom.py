@@ -1,0 +1,276 @@
+"""Headroom chart: per card (and MIG instance) per job, stacked memory components against the memory
+the driver shows, with the headroom written on each bar. Items are created once and updated with
+``setOpts`` / ``setData`` on every change, so a drag repaints within a frame.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from configurator.catalog.cards import short_card_name
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build
+from configurator.engine.result import BuildResult, CardMemory
+from configurator.present.words import headroom_label
+from configurator.ui.charts.common import TipKeeper, axis_number
+from configurator.ui.style import COMPONENTS, FIT_COLOUR, to_unit
+
+BAR_WIDTH = 0.6
+MAX_LABELS = 64
+FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
+
+
+def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tuple[int, str, float | None]]:
+    """(slot, card name, driver-visible GB or None when unpublished) for each placed card no job uses."""
+    used = {row.slot for job in result.jobs for row in job.cards}
+    out: list[tuple[int, str, float | None]] = []
+    for placement in build.cards:
+        card = catalog.cards.get(placement.card)
+        if placement.slot in used or card is None:
+            continue
+        try:
+            capacity: float | None = card.visible_gb
+        except ValueError:  # visible memory not published: say unknown, never guess
+            capacity = None
+        out.append((placement.slot, card.name, capacity))
+    return out
+
+
+class HeadroomChart(QWidget):
+    def __init__(self, parent: QWidget | None = None, unit: str = "GB") -> None:
+        super().__init__(parent)
+        self.unit = unit
+        self.dark = False
+        self.ink = "#222"
+        self.rows: list[tuple[str, CardMemory]] = []
+        self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
+        self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        # Legend in its own row above the plot, so it never covers a bar.
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setBackground("w")
+        self.view.setAccessibleName("Headroom chart")
+        layout.addWidget(self.view)
+        self.legend = pg.LegendItem(colCount=4, labelTextColor="#222", horSpacing=14)
+        self.view.addItem(self.legend, row=0, col=0)
+        self.plot = self.view.addPlot(row=1, col=0)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setTitle("Memory per card against what the driver shows", color="#222", size="10pt")
+        # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
+        # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        for key, label, colour in COMPONENTS:
+            bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, y0=[], brush=colour, pen=pg.mkPen("w", width=0.5))
+            self.plot.addItem(bar)
+            self.legend.addItem(bar, label)
+            self.bars[key] = bar
+        self.free_bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=FREE_FILL, pen=pg.mkPen("#78909C"))
+        self.plot.addItem(self.free_bar)
+        self.legend.addItem(self.free_bar, "Free (no job)")
+        self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
+        self.plot.addItem(self.capacity)
+        self.legend.addItem(self.capacity, "Capacity")
+        # The engine's band around peak reserved (CardMemory.band_low_gb..band_high_gb) as an error bar.
+        self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
+        self.plot.addItem(self.band)
+        self.legend.addItem(self.band, "Peak band")
+        self.labels: list[pg.TextItem] = []
+        font = QFont()
+        font.setPointSizeF(8.5)
+        font.setBold(True)
+        for _ in range(MAX_LABELS):
+            t = pg.TextItem("", anchor=(0.5, 1.0), color="#222")
+            t.setFont(font)
+            t.setVisible(False)
+            self.plot.addItem(t)
+            self.labels.append(t)
+        self.empty = pg.TextItem("Place a card and assign a job to see its memory", anchor=(0.5, 0.5), color="#777")
+        self.plot.addItem(self.empty)
+        self._set_axes()
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+        self.tips = TipKeeper(self.view)
+        self.plot.vb.sigResized.connect(self._rewrap)  # tick names wrap to the width a bar has
+
+    def set_dark(self, dark: bool) -> None:
+        """Follow the window's light or dark theme."""
+        self.dark = dark
+        self.ink = "#e6e6e6" if dark else "#222"
+        self.view.setBackground("#1f1f1f" if dark else "w")
+        self.plot.setTitle("Memory per card against what the driver shows", color=self.ink, size="10pt")
+        self.legend.setLabelTextColor(self.ink)
+        for _, label in self.legend.items:
+            label.setText(label.text, color=self.ink)
+        self.capacity.setPen(pg.mkPen(self.ink, width=2.5))
+        self.band.setData(pen=pg.mkPen(self.ink, width=1.5))
+        self._set_axes()
+        if self.rows or self.free:
+            self.update_result_rows()
+
+    def _set_axes(self) -> None:
+        ink = self.ink
+        self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
+        self.plot.getAxis("bottom").setHeight(58)  # "slot N" and a name on two lines
+        for side in ("left", "bottom"):
+            ax = self.plot.getAxis(side)
+            ax.setTextPen(ink)
+            if side == "left":
+                ax.tickStrings = lambda values, scale, spacing: [axis_number(v * scale) for v in values]
+            ax.setPen("#888")
+
+    def set_unit(self, unit: str, result: BuildResult | None = None) -> None:
+        self.unit = unit
+        self._set_axes()
+        if result is not None:
+            self.update_result(result)
+
+    # ---- data ----
+    def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None) -> None:
+        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity."""
+        self.free = list(free or [])
+        self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
+        self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
+        self.update_result_rows()
+
+    def update_result_rows(self) -> None:
+        n = len(self.rows)
+        xs = np.arange(n, dtype=float)
+        base = np.zeros(n)
+        for key, _, _ in COMPONENTS:
+            h = np.array([to_unit(getattr(r, key), self.unit) for _, r in self.rows], dtype=float)
+            self.bars[key].setOpts(x=xs, height=h, y0=base.copy(), width=BAR_WIDTH)
+            base += h
+        caps = [to_unit(r.capacity_gb, self.unit) for _, r in self.rows]
+        free = self.free[: max(MAX_LABELS - n, 0)]
+        fx = [float(n + k) for k, (_, _, c) in enumerate(free) if c is not None]
+        fcap = [to_unit(c, self.unit) for _, _, c in free if c is not None]
+        self.free_bar.setOpts(x=np.array(fx), height=np.array(fcap), y0=np.zeros(len(fx)), width=BAR_WIDTH)
+        cxs = np.array([*xs.tolist(), *fx])
+        call = [*caps, *fcap]
+        cx = np.repeat(cxs, 2) + np.tile([-0.42, 0.42], len(cxs)) if len(cxs) else np.array([])
+        cy = np.repeat(call, 2) if len(cxs) else np.array([])
+        self.capacity.setData(cx, cy)
+        peak = np.array([to_unit(r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
+        low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
+        high = np.array([to_unit(r.band_high_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
+        self.band.setData(x=xs, y=peak, top=np.maximum(high - peak, 0.0), bottom=np.maximum(peak - low, 0.0))
+        total = n + len(free)
+        # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
+        unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
+        for i, label in enumerate(self.labels):
+            if i < n:
+                _, r = self.rows[i]
+                words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
+                # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
+                label.setText(f"tight {words}" if r.status == "tight" else words)
+                ok = "#81C784" if self.dark else "#1B5E20"
+                label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
+                label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
+                label.setVisible(True)
+            elif i < n + len(free):
+                _, _, cap = free[i - n]
+                label.setText(
+                    "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f}{unit_tail}"
+                )
+                label.setColor("#90A4AE" if self.dark else "#546E7A")
+                label.setPos(float(i), (to_unit(cap, self.unit) if cap is not None else 0.0) * 1.01)
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
+        total = n + len(free)
+        self.empty.setVisible(total == 0)
+        ticks = []
+        # characters per tick line that fit under one bar at the plot's current width (~6.5 px a character)
+        chars = max(8, min(26, int(self.plot.vb.width() / max(total, 1) / 7.5)))
+        for i, (job, r) in enumerate(self.rows):
+            where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+            ticks.append((float(i), f"{where}\n{_tick_name(job, chars)}"))
+        ticks += [
+            (float(n + k), f"slot {slot}\n{_tick_name(short_card_name(name), chars)}")
+            for k, (slot, name, _) in enumerate(free)
+        ]
+        self.plot.getAxis("bottom").setTicks([ticks])
+        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0]) * 1.25
+        self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
+        self.plot.setYRange(0, top, padding=0)
+        if total == 0:
+            self.empty.setPos(0, top / 2)
+
+    def _rewrap(self, *_: object) -> None:
+        if self.rows or self.free:
+            self.update_result_rows()
+
+    # ---- hover ----
+    def tooltip_for(self, index: int) -> str:
+        if index >= len(self.rows):
+            slot, name, cap = self.free[index - len(self.rows)]
+            u = self.unit
+            shown = "unknown (not published)" if cap is None else f"{to_unit(cap, u):.2f} {u}"
+            return f"<b>slot {slot} {html.escape(name)}</b><br>No job on this card: free capacity {shown}"
+        job, r = self.rows[index]
+        u = self.unit
+        e = html.escape
+        lines = [
+            f"<b>{e(job)}</b> — slot {r.slot} {e(r.card_name)}"
+            + (f" ({e(r.mig)} instance {r.instance})" if r.mig else "")
+        ]
+        lines += [f"{label}: {to_unit(getattr(r, key), u):.2f} {u}" for key, label, _ in COMPONENTS]
+        lines += [
+            f"Model states: {to_unit(r.model_states_gb, u):.2f} {u}",
+            f"Peak allocated: {to_unit(r.peak_allocated_gb, u):.2f} {u}",
+            f"Peak reserved (nvidia-smi): {to_unit(r.peak_reserved_gb, u):.2f} {u} (set by {e(r.peak_phase)})",
+            f"Band: {to_unit(r.band_low_gb, u):.1f}–{to_unit(r.band_high_gb, u):.1f} {u}"
+            + (f" ({e(r.band_basis)})" if r.band_basis else ""),
+            f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}",
+            f"Status: {r.status}"
+            + (" — the band straddles the capacity: it may or may not fit" if r.status == "tight" else ""),
+        ]
+        if job in self.host_gb:
+            host = self.host_gb[job]
+            lines.append(
+                "Host memory (offloaded states, whole job): "
+                + ("unknown (NVMe staging)" if host is None else f"{to_unit(host, u):.2f} {u}")
+            )
+        if r.reserved_set_by == "fsdp-setup":
+            lines.append(
+                f"Reserved set by the FSDP set-up pool ({to_unit(r.fsdp_setup_pool_gb, u):.2f} {u}), not the step"
+            )
+        return "<br>".join(lines)
+
+    def _hover(self, pos: QPointF) -> None:
+        count = len(self.rows) + len(self.free)
+        if not count:
+            return
+        point = self.plot.vb.mapSceneToView(pos)
+        i = round(point.x())
+        if 0 <= i < count and abs(point.x() - i) <= BAR_WIDTH / 2:
+            # scene -> widget -> screen: the plot is a graphics item, the layout widget maps to the screen
+            self.tips.show(pos, self.tooltip_for(i))
+        else:
+            self.tips.hide()
+
+    def bar_colour(self, key: str) -> QColor:
+        return QColor(next(c for k, _, c in COMPONENTS if k == key))
+
+    def heights(self, key: str) -> list[float]:
+        """Bar heights of one component, for tests and exports."""
+        opts = self.bars[key].opts
+        return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
+
+
+def _tick_name(text: str, width: int = 22) -> str:
+    """A bar's name on at most two lines of ``width`` characters, broken at spaces; the full name is in
+    the tooltip."""
+    if len(text) <= width:
+        return text
+    cut = text.rfind(" ", 0, width + 1)
+    first, rest = (text[:cut], text[cut + 1 :]) if cut > 0 else (text[:width], text[width:])
+    return f"{first}\n{rest if len(rest) <= width else rest[: width - 1] + '…'}"

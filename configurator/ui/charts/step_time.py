@@ -1,0 +1,269 @@
+"""Step time chart: per card, compute and communication segments of one optimizer step."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QWidget,
+)
+
+from configurator.engine import BuildResult
+from configurator.ui.charts.common import (
+    COMPUTE_MATMUL,
+    COMPUTE_MEMORY,
+    LINK_STYLE,
+    OTHER_LINK,
+    RATE_BASIS,
+    _Chart,
+    _wrap,
+)
+
+BAR_WIDTH = 0.56
+
+
+def _short_collective(name: str) -> str:
+    """'forward all-gather of the frozen base' -> 'fwd all-gather'."""
+    name = name.split(" of the ")[0]
+    name = re.sub(r" \(.*\)", "", name)
+    return name.replace("forward ", "fwd ").replace("backward ", "bwd ")
+
+
+def _text_on(background: str) -> str:
+    """Dark or white text, whichever reads on ``background``."""
+    c = QColor(background)
+    return "#111111" if 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150 else "#ffffff"
+
+
+@dataclass
+class _Segment:
+    y0: float
+    y1: float
+    text: str
+
+
+class StepTimeChart(_Chart):
+    """One stacked bar per job: compute (matmuls, then memory-bound work) and each collective on top,
+    coloured by the link it runs over; the step time and comm/compute ratio written above each bar."""
+
+    MAX_LABELS = 16
+    MAX_SEGMENT_LABELS = 24
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Step time chart", legend_cols=4, parent=parent)
+        pen = pg.mkPen("w", width=0.8)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        self.styles: dict[str, tuple[str, str]] = {
+            "matmul": COMPUTE_MATMUL, "memory": COMPUTE_MEMORY, **LINK_STYLE, "other": OTHER_LINK,
+        }  # fmt: skip
+        for key, (_, colour) in self.styles.items():
+            bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, y0=[], brush=colour, pen=pen)
+            self.plot.addItem(bar)
+            self.bars[key] = bar
+        self.step_marks = pg.PlotDataItem([], [], pen=pg.mkPen(self.ink, width=2.5), connect="pairs")
+        self.step_marks.setZValue(12)
+        self.plot.addItem(self.step_marks)
+        self.labels = [self._label((0.5, 1.0)) for _ in range(self.MAX_LABELS)]
+        self.seg_labels = [self._label((0.5, 0.5)) for _ in range(self.MAX_SEGMENT_LABELS)]
+        self._seg_names: list[tuple[int, float, float, str, str]] = []
+        self._x_range = (-0.6, 0.6)
+        self._y_hi = 1.0
+        self.plot.vb.sigResized.connect(self._place_segment_labels)
+        self.segments: list[list[_Segment]] = []
+        self._totals: list[float] = []
+        self._comm: list[float] = []
+        self._set_axes("", "Time per optimizer step (s)")
+        self.plot.getAxis("bottom").setHeight(40)
+        self.plot.scene().sigMouseMoved.connect(self._hover)
+
+    def bar_totals(self) -> list[float]:
+        """Per job: compute seconds plus every collective's seconds (the height of its bar)."""
+        return list(self._totals)
+
+    def comm_seconds(self) -> list[float]:
+        """Every collective's seconds, job after job, in the order the engine lists them."""
+        return list(self._comm)
+
+    def update_result(self, result: BuildResult) -> None:
+        self._result = result
+        jobs = result.jobs
+        data: dict[str, tuple[list[float], list[float], list[float]]] = {k: ([], [], []) for k in self.bars}
+        totals: list[float] = []
+        comm: list[float] = []
+        segments: list[list[_Segment]] = []
+        marks_x: list[float] = []
+        marks_y: list[float] = []
+        kinds_used: set[str] = set()
+
+        seg_names: list[tuple[int, float, float, str, str]] = []
+
+        def put(key: str, i: int, y0: float, h: float, name: str) -> None:
+            data[key][0].append(float(i))
+            data[key][1].append(h)
+            data[key][2].append(y0)
+            kinds_used.add(key)
+            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", _text_on(self.styles[key][1])))
+
+        for i, job in enumerate(jobs):
+            y = 0.0
+            segs: list[_Segment] = []
+            comp = job.compute
+            # No step time (a card without a published rate): draw no partial compute either, so the bar
+            # doesn't show "memory-bound 0.58 s" under "step time unknown".
+            if comp is not None and job.step_seconds is not None:
+                for key, seconds, what in (
+                    ("matmul", comp.matmul_seconds, "matrix multiplies"),
+                    ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
+                ):
+                    if seconds:
+                        put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
+                        est = (
+                            "<br>at an UNCONFIRMED estimated rate"
+                            if key == "matmul" and comp.bf16_rate_estimated
+                            else ""
+                        )
+                        segs.append(_Segment(y, y + seconds,
+                                             f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step{est}"))  # fmt: skip
+                        y += seconds
+            for c in job.communication.collectives:
+                key = c.link if c.link in LINK_STYLE else "other"
+                put(key, i, y, c.seconds, _short_collective(c.name))
+                segs.append(_Segment(y, y + c.seconds, (
+                    f"<b>{c.name}</b> ({c.kind}, ×{c.count_per_step})<br>"
+                    f"{c.bytes_per_card / 1e9:.1f} GB per card over {c.link} at {c.rate_gb_s:g} GB/s "
+                    f"({c.rate_basis})<br>{c.seconds:.3f} s per step")))  # fmt: skip
+                comm.append(c.seconds)
+                y += c.seconds
+            totals.append(y)
+            segments.append(segs)
+            if job.step_seconds is not None and job.communication.collectives:
+                # ticks either side of the bar, clear of the segment names
+                marks_x += [i - BAR_WIDTH / 2 - 0.14, i - BAR_WIDTH / 2, i + BAR_WIDTH / 2, i + BAR_WIDTH / 2 + 0.14]
+                marks_y += [job.step_seconds] * 4
+        self._totals, self._comm, self.segments, self._seg_names = totals, comm, segments, seg_names
+        for key, bar in self.bars.items():
+            xs, hs, y0s = data[key]
+            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH)
+        self.step_marks.setData(marks_x, marks_y)
+
+        n = len(jobs)
+        top = max(totals, default=0.0)
+        if n == 0 or top <= 0:
+            for t in (*self.labels, *self.seg_labels):
+                t.setVisible(False)
+            self.plot.getAxis("bottom").setTicks([[]])
+            self._set_legend([])
+            self._set_title("Step time")
+            self._set_note("")
+            self._show_empty("Add a job to see its step time" if n == 0 else
+                             "No compute or communication time known for these jobs")  # fmt: skip
+            return
+        self._hide_empty()
+        y_hi = top * 1.32
+        for i, label in enumerate(self.labels):
+            if i >= n:
+                label.setVisible(False)
+                continue
+            job = jobs[i]
+            ratio = job.communication.ratio_to_compute
+            if job.step_seconds is None:
+                text = "step time unknown"
+                if job.compute is not None and job.compute.notes:
+                    text += "\n(no compute rate)"
+                colour = "#8a8a8a"
+            else:
+                if ratio is not None:
+                    text = f"step {job.step_seconds:.2f} s\ncomm/compute = " + (
+                        f"{ratio:.2f}" if ratio >= 0.01 else "< 0.01"
+                    )
+                else:
+                    text = f"step {job.step_seconds:.2f} s\nno communication"
+                if job.compute is not None and job.compute.bf16_rate_estimated:
+                    text = text.replace(" s\n", " s (estimated rate)\n", 1)
+                colour = self.alert if ratio is not None and ratio > 1 else self.ink
+            self._set_text(label, text, colour, centred=True)
+            label.setPos(float(i), totals[i])
+            label.setVisible(True)
+        ticks = [(float(i), _wrap(j.name, 26 if n <= 3 else 16)) for i, j in enumerate(jobs)]
+        self.plot.getAxis("bottom").setTicks([ticks])
+        entries: list[tuple[object, str]] = [(self.bars[k], self.styles[k][0]) for k in self.styles if k in kinds_used]
+        if marks_x:
+            entries.append((self.step_marks, "step time (after overlap)"))
+        self._set_legend(entries)
+        self._set_title("Time per optimizer step, per job")
+        self._set_note(self._basis_note(result))
+        span = max(n - 0.4 - -0.6, 2.4)  # one or two jobs: bars no wider than a third of the plot
+        mid = (n - 1) / 2
+        self._x_range = (mid - span / 2, mid + span / 2)
+        self._y_hi = y_hi
+        self.plot.setXRange(*self._x_range, padding=0)
+        self.plot.setYRange(0, y_hi, padding=0)
+        self._place_segment_labels()
+
+    def _place_segment_labels(self, *_: object) -> None:
+        """Name the segments that are tall and wide enough on screen to hold their name."""
+        pool = self.seg_labels
+        shown = 0
+        if not self.is_empty() and self._seg_names:
+            w = max(self.plot.vb.width(), 200.0)
+            h = max(self.plot.vb.height(), 120.0)
+            x_lo, x_hi = self._x_range
+            bar_px = BAR_WIDTH / (x_hi - x_lo) * w
+            for i, y0, y1, text, colour in self._seg_names:
+                if shown >= len(pool):
+                    break
+                if (y1 - y0) / self._y_hi * h < 15 or len(text) * 6.2 + 8 > bar_px:
+                    continue
+                t = pool[shown]
+                self._set_text(t, text, colour)
+                t.setPos(float(i), (y0 + y1) / 2)
+                t.setVisible(True)
+                shown += 1
+        for t in pool[shown:]:
+            t.setVisible(False)
+
+    @staticmethod
+    def _basis_note(result: BuildResult) -> str:
+        rates: dict[str, tuple[float, str]] = {}
+        for job in result.jobs:
+            for c in job.communication.collectives:
+                rates[c.link] = (c.rate_gb_s, c.rate_basis)
+        bases = sorted({b for _, b in rates.values()}) or [result.link_rates]
+        words = " + ".join(RATE_BASIS.get(b, b) for b in bases)
+        per_link = ", ".join(f"{link} {rate:g} GB/s" for link, (rate, _) in rates.items())
+        return f"<b>Link rates: {words}</b>" + (f" — {per_link}" if per_link else "")
+
+    # ---- hover ----
+    def tooltip_for(self, index: int, y: float) -> str | None:
+        if not 0 <= index < len(self.segments):
+            return None
+        for seg in self.segments[index]:
+            if seg.y0 <= y <= seg.y1:
+                return seg.text
+        return None
+
+    def _hover(self, pos: QPointF) -> None:
+        if not self.segments or self.is_empty():
+            return
+        point = self.plot.vb.mapSceneToView(pos)
+        i = round(point.x())
+        text = self.tooltip_for(i, point.y()) if abs(point.x() - i) <= BAR_WIDTH / 2 else None
+        self._show_tip(pos, text)
+
+    def set_dark(self, dark: bool) -> None:
+        super().set_dark(dark)
+        self.step_marks.setPen(pg.mkPen(self.ink, width=2.5))
+        for bar in self.bars.values():
+            bar.setOpts(pen=pg.mkPen("#1f1f1f" if dark else "w", width=0.8))
+        if hasattr(self, "_result"):
+            self.update_result(self._result)
+
+
+# ====================================================================================================
+# Roofline
+# ====================================================================================================

@@ -1,0 +1,243 @@
+"""MIG editor helpers: labels, text fitting, and the instance block and job chip items."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QIcon,
+    QPainter,
+    QPen,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
+)
+
+from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
+from configurator.engine.result import CardMemory, MigInstanceResult
+from configurator.ui.style import FIT_COLOUR, hidpi_canvas
+
+DISPLAY_MODE_NOTE = (
+    "Workstation and Max-Q editions: switch display mode to compute first "
+    "(DisplayModeSelector --gpumode=compute, reboot); display outputs turn off."
+)
+EMPTY_TEXT = "No card in this build supports MIG"
+PROFILE_ROLE = Qt.ItemDataRole.UserRole
+
+ALLOWED = QColor(46, 125, 50, 120)
+REFUSED = QColor(198, 40, 40, 120)
+# Instance fills by compute slices (white text on all of them).
+SLICE_COLOUR = {1: "#34568B", 2: "#5B4B8A", 3: "#2A6F77", 4: "#7A5230", 7: "#4A4A4A"}
+MARGIN = 8.0
+CAPTION_H = 24.0
+HEADER_H = 18.0
+
+
+def _short_name(card: CardSpec) -> str:
+    return short_card_name(card.name, abbreviate=False)
+
+
+def _size_order(spec: MigSpec, names: list[str] | tuple[str, ...]) -> list[str]:
+    """Profile names largest first (grid size, compute slices), as ``enumerate_layouts`` lists them."""
+
+    def key(name: str) -> tuple[int, int, str]:
+        try:
+            p = spec.profile(name)
+        except KeyError:
+            return (0, 0, name)
+        return (-p.placement.size, -p.compute_slices, name)
+
+    return sorted(names, key=key)
+
+
+def layout_label(spec: MigSpec, names: list[str] | tuple[str, ...]) -> str:
+    """'3g.71gb + 2g.35gb + 1g.18gb + 1g.18gb'."""
+    return " + ".join(_size_order(spec, names))
+
+
+def _count_label(spec: MigSpec, names: list[str] | tuple[str, ...]) -> str:
+    """'3g.71gb + 2g.35gb + 2 × 1g.18gb' (compact, for the preset entries)."""
+    counts: dict[str, int] = {}
+    for n in _size_order(spec, names):
+        counts[n] = counts.get(n, 0) + 1
+    return " + ".join(n if c == 1 else f"{c} × {n}" for n, c in counts.items())
+
+
+def _swatch(colour: QColor, size: int = 14) -> QIcon:
+    pm, p = hidpi_canvas(size)
+    p.setPen(colour.darker(150))
+    p.setBrush(colour)
+    p.drawRoundedRect(QRectF(1, 1, size - 2, size - 2), 3, 3)
+    p.end()
+    return QIcon(pm)
+
+
+def _span_text(spec: MigSpec, start: int, size: int) -> str:
+    unit = "slice" if spec.grid_units == 8 else "position"
+    return f"{unit} {start}" if size == 1 else f"{unit}s {start}-{start + size - 1}"
+
+
+@dataclass(frozen=True)
+class JobInInstance:
+    """A job placed in an instance, with the engine's memory row for it."""
+
+    index: int  # position in build.jobs (for dragging it elsewhere)
+    name: str
+    row: CardMemory
+
+    @property
+    def headroom_gb(self) -> float:
+        return self.row.headroom_gb
+
+    @property
+    def fits(self) -> bool:
+        return self.row.fits
+
+    @property
+    def status(self) -> str:
+        return self.row.status
+
+
+def _fit_text(candidates: list[str], font: QFont, width: float) -> str:
+    """The first candidate that fits ``width``, else the last one elided."""
+    fm = QFontMetricsF(font)
+    for text in candidates:
+        if fm.horizontalAdvance(text) <= width:
+            return text
+    return fm.elidedText(candidates[-1], Qt.TextElideMode.ElideRight, width)
+
+
+def _wrap(text: str, font: QFont, width: float) -> list[str]:
+    """Greedy word wrap to ``width``; a word longer than the width is elided. ' · ' never ends or starts a line."""
+    fm = QFontMetricsF(font)
+    if fm.horizontalAdvance(text) <= width:
+        return [text]
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        trial = f"{line} {word}" if line else word
+        if fm.horizontalAdvance(trial) <= width or not line:
+            line = trial
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    lines = [ln.removesuffix(" ·").removeprefix("· ") for ln in lines if ln not in ("·", "")]
+    return [fm.elidedText(ln, Qt.TextElideMode.ElideRight, width) for ln in lines]
+
+
+def _add_lines(parent: QGraphicsItem, rows: list[tuple[str, QFont, QBrush]], x: float, y: float,
+               width: float) -> float:  # fmt: skip
+    """Draw ``rows`` wrapped to ``width`` from (x, y) as children of ``parent``; returns the y below them."""
+    for text, font, brush in rows:
+        step = QFontMetricsF(font).height()
+        for line in _wrap(text, font, width):
+            item = QGraphicsSimpleTextItem(line, parent)
+            item.setFont(font)
+            item.setBrush(brush)
+            item.setPos(x, y)
+            y += step
+    return y
+
+
+def _lines_height(rows: list[tuple[str, QFont, QBrush]], width: float) -> float:
+    return sum(len(_wrap(text, font, width)) * QFontMetricsF(font).height() for text, font, _ in rows)
+
+
+class JobChip(QGraphicsRectItem):
+    """A job inside an instance block: its name and headroom, coloured by fit."""
+
+    PAD = 3.0
+
+    def __init__(self, job: JobInInstance, rect: QRectF, rows: list[tuple[str, QFont, QBrush]],
+                 parent: QGraphicsItem) -> None:  # fmt: skip
+        super().__init__(rect, parent)
+        self.job = job
+        self.colour = QColor(FIT_COLOUR.get(job.status, FIT_COLOUR["unknown"]))
+        self.setBrush(QBrush(self.colour))
+        self.setPen(QPen(self.colour.darker(140), 1))
+        self.lines = [text for text, _, _ in rows]
+        _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, rect.width() - 2 * self.PAD)
+        h = job.headroom_gb
+        self.setToolTip(
+            f"{html.escape(job.name)}: {job.row.peak_reserved_gb:.1f} GB peak of {job.row.capacity_gb:.1f} GB, "
+            f"{h:+.1f} GB headroom ({self.lines[-1]}). Drag it onto another instance to move it."
+        )
+
+    @staticmethod
+    def rows(job: JobInInstance, font: QFont, bold: QFont) -> list[tuple[str, QFont, QBrush]]:
+        ink = QBrush(QColor("#1a1a1a") if job.status == "tight" else QColor("white"))
+        verdict = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit"}.get(job.status, job.status)
+        return [(job.name, bold, ink), (f"{job.headroom_gb:+.1f} GB headroom", font, ink), (verdict, font, ink)]
+
+
+class InstanceBlock(QGraphicsRectItem):
+    """One GPU instance spanning its grid units."""
+
+    PAD = 4.0
+
+    def __init__(self, spec: MigSpec, inst: MigInstanceResult, rect: QRectF, jobs: list[JobInInstance],
+                 fonts: tuple[QFont, QFont, QFont]) -> None:  # fmt: skip
+        super().__init__(rect)
+        font, bold, title = fonts
+        self.instance = inst
+        self.index = inst.index
+        self.profile = inst.profile
+        self.start, self.size = inst.start, inst.size
+        self.capacity_gb, self.nominal_gb = inst.capacity_gb, inst.capacity_nominal_gb
+        try:
+            slices = spec.profile(inst.profile).compute_slices
+        except KeyError:
+            slices = 0
+        self.colour = QColor(SLICE_COLOUR.get(slices, "#4A4A4A"))
+        self.setBrush(QBrush(self.colour))
+        self.setPen(QPen(self.colour.darker(150), 1.5))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setZValue(2)
+        span = _span_text(spec, inst.start, inst.size)
+        cap, nom = inst.capacity_gb, inst.capacity_nominal_gb
+        self.lines = [inst.profile, f"{cap:.1f} GB", f"{nom:g} GB nominal", f"instance {inst.index} · {span}"]
+        width = rect.width() - 2 * self.PAD
+        white = QBrush(QColor("white"))
+        pale = QBrush(QColor(255, 255, 255, 205))
+        wide = f"{cap:.1f} GB · {nom:g} GB nominal"
+        rows: list[tuple[str, QFont, QBrush]] = [(inst.profile, title, white)]
+        if QFontMetricsF(font).horizontalAdvance(wide) <= width:
+            rows.append((wide, font, white))
+        else:
+            rows += [(f"{cap:.1f} GB", font, white), (f"nominal {nom:g} GB", font, pale)]
+        rows.append((f"instance {inst.index} · {span}", font, pale))
+        y = _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, width) + 4
+        self.chips: list[JobChip] = []
+        chip_w = rect.width() - 2 * self.PAD + 2
+        for k, job in enumerate(jobs):
+            chip_rows = JobChip.rows(job, font, bold)
+            chip_h = _lines_height(chip_rows, chip_w - 2 * JobChip.PAD) + 2 * JobChip.PAD
+            if y + chip_h > rect.bottom() - self.PAD:
+                _add_lines(self, [(f"+{len(jobs) - k} more", font, white)], rect.left() + self.PAD,
+                           min(y, rect.bottom() - QFontMetricsF(font).height() - 2), width)  # fmt: skip
+                break
+            chip = JobChip(job, QRectF(rect.left() + self.PAD - 1, y, chip_w, chip_h), chip_rows, self)
+            self.chips.append(chip)
+            y += chip_h + 3
+        self.jobs = jobs
+        placed = ", ".join(f"{html.escape(j.name)} ({j.headroom_gb:+.1f} GB)" for j in jobs) or "no job"
+        self.setToolTip(
+            f"Instance {inst.index}: {inst.profile} at {span}; {cap:.1f} GB as the driver shows it "
+            f"({nom:g} GB nominal). Jobs: {placed}. Drop a job here to run it in this instance; "
+            "Delete removes the instance."
+        )
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(self.brush())
+        painter.setPen(QPen(QColor("#FFD54F"), 3) if self.isSelected() else self.pen())
+        painter.drawRoundedRect(self.rect(), 5, 5)
