@@ -38,8 +38,8 @@ from configurator.ui.demo import (
     set_sequence_length,
     variant_build,
 )
-from configurator.ui.mime import card_mime
-from configurator.ui.settings import Settings
+from configurator.ui.dnd.mime import card_mime
+from configurator.ui.shell.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))

@@ -39,7 +39,7 @@ from configurator.engine.compute import attainable_tflops, bf16_rate, ridge_inte
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import JobResult
 from configurator.engine.sweep import Frontier, fit_frontier
-from configurator.ui.style import to_unit
+from configurator.ui.shell.style import to_unit
 
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
 LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates

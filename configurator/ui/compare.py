@@ -29,8 +29,8 @@ from configurator.engine.buildfile import load_build
 from configurator.engine.compare import Difference, compare
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
-from configurator.ui.document import BuildDocument
 from configurator.ui.headroom_chart import HeadroomChart
+from configurator.ui.shell.document import BuildDocument
 
 BETTER = QColor(46, 125, 50, 70)
 

@@ -79,12 +79,12 @@ from configurator.engine.editing.kiosk import (
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import CardMemory, JobResult
 from configurator.present.words import headroom_label, to_unit
-from configurator.ui.chassis_view import ChassisView
-from configurator.ui.document import BuildDocument
+from configurator.ui.chassis.chassis_view import ChassisView
+from configurator.ui.chassis.palette import card_icon
+from configurator.ui.dnd.mime import card_mime, read_card, read_slot
 from configurator.ui.headroom_chart import HeadroomChart
-from configurator.ui.mime import card_mime, read_card, read_slot
-from configurator.ui.palette import card_icon
-from configurator.ui.settings import Settings
+from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.settings import Settings
 
 # ---- settings (read with these defaults; not part of the Preferences dialog) ---------------------------------
 

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.words import headroom_label
-from configurator.ui.style import COMPONENTS, FIT_COLOUR, to_unit
+from configurator.ui.shell.style import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64

@@ -49,12 +49,12 @@ from configurator.catalog.cards import CardSpec, MigProfile, MigSpec, short_card
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.mig import enumerate_layouts
 from configurator.engine.result import CardMemory, MigCard, MigInstanceResult
-from configurator.ui.document import BuildDocument
-from configurator.ui.drag_list import DragList
-from configurator.ui.lazy import hidden_in_shown_window
-from configurator.ui.mime import job_mime, mig_profile_mime, read_job, read_mig_profile
-from configurator.ui.scene import drag_started, item_under
-from configurator.ui.style import FIT_COLOUR, hidpi_canvas
+from configurator.ui.chassis.scene import drag_started, item_under
+from configurator.ui.dnd.drag_list import DragList
+from configurator.ui.dnd.mime import job_mime, mig_profile_mime, read_job, read_mig_profile
+from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.lazy import hidden_in_shown_window
+from configurator.ui.shell.style import FIT_COLOUR, hidpi_canvas
 
 DISPLAY_MODE_NOTE = (
     "Workstation and Max-Q editions: switch display mode to compute first "

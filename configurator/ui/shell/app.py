@@ -24,8 +24,8 @@ def _has_display() -> bool:
 def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
     from configurator.engine.buildfile import load_build
     from configurator.paths import resource
-    from configurator.ui.document import BuildDocument
-    from configurator.ui.main_window import MainWindow
+    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.shell.main_window import MainWindow
 
     path = build_path or resource("builds", "default.yaml")  # cli.default_build_path; ui sits below cli
     build = load_build(path)
