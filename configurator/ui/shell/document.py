@@ -178,8 +178,13 @@ class BuildDocument(QObject):
 
     def prepare(self, build: Build, base_dir: Path | None) -> BuildResult:
         """Evaluate ``build`` with model paths resolved from ``base_dir``, touching no state: raises on any
-        problem, so a caller can refuse the build before the current one, its path or history change."""
-        return evaluate(build, self.catalog, models=ModelResolver(self.catalog, base_dir))
+        problem, so a caller can refuse the build before the current one, its path or history change.
+        A job's model reference that names nothing (``model: ~nosuchuser/config.json``) raises the
+        resolver's error (FileError or UnknownIdError) here."""
+        models = ModelResolver(self.catalog, base_dir)
+        for job in build.jobs:
+            models.resolve(job.model)
+        return evaluate(build, self.catalog, models=models)
 
     def open(self, path: Path) -> None:
         """Load and evaluate ``path`` first; only then swap it in (all or nothing). Raises FileError (or the
