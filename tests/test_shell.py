@@ -133,3 +133,24 @@ def test_price_list_and_pin_preferences(window, tmp_path: Path, monkeypatch) -> 
     window.settings.set("price_list", str(bad))  # a file gone bad after it was chosen
     assert window.sheet_options().prices is None
     assert "Price list not used" in window.statusBar().currentMessage()
+
+
+def test_command_line_bad_file_opens_with_message(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``configurator FILE`` with a broken file: the window opens on the preloaded build with the reason."""
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from configurator.ui.shell import app as app_module
+
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("name: [unclosed\n")
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
+    monkeypatch.setattr("sys.excepthook", __import__("sys").excepthook)  # restored after the test
+    assert app_module.main([str(bad)]) == 0
+    assert shown and "broken.yaml" in shown[0] and "preloaded" in shown[0]
+    assert "Traceback" not in capsys.readouterr().err
+    for w in QApplication.topLevelWidgets():
+        if hasattr(w, "doc"):
+            w.doc.undo_stack.setClean()
+            w.close()

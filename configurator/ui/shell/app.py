@@ -71,11 +71,20 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if ok else 2
         demo.showFullScreen()
         return app.exec()
+    from configurator.ui.shell.guard import install_excepthook
+
+    install_excepthook()  # an exception in a slot shows a message instead of ending the program
+    problem: str | None = None
     try:
         window = make_window(args.build)
     except FileError as exc:
+        if args.screenshot:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        # the window still opens (with the preloaded build) and says why the file was not opened
+        problem = str(exc)
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        window = make_window(None)
     if args.screenshot:
         window.resize(width, height)
         window.show()
@@ -91,5 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.screenshot} ({width}x{height})")
         return 0
     window.show()
+    if problem is not None:
+        window.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
     window.offer_restore()
     return app.exec()
