@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from benchmarks.test_bench_engine import BIG
 from configurator.engine.buildfile import save_build
-from configurator.ui.mime import card_mime
+from configurator.ui.dnd.mime import card_mime
 from tests.gui_helpers import drag_drop, make_window
 
 

@@ -86,7 +86,7 @@ def _open_code(code: str, print_only: bool) -> int:
     import tempfile
 
     from configurator.engine.buildfile import save_build
-    from configurator.ui.app import main as gui_main
+    from configurator.ui.shell.app import main as gui_main
 
     folder = Path(tempfile.mkdtemp(prefix="configurator-code-"))
     path = folder / "build-from-code.yaml"
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
         if not words or words[0] not in commands:
             # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
-            from configurator.ui.app import main as gui_main
+            from configurator.ui.shell.app import main as gui_main
 
             return gui_main(words)
         args = parser.parse_args(words)

@@ -33,10 +33,10 @@ def _no_modal_dialogs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def _private_autosave(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Each test gets its own autosave file, so a window closing in one test cannot remove another's."""
+    """Each test gets its own autosave folder, so no test sees another's (or the user's) autosaves."""
     try:
-        import configurator.ui.main_window as main_window
+        import configurator.ui.shell.files as files
     except ImportError:
         return
-    path = tmp_path_factory.mktemp("autosave") / "autosave.yaml"
-    monkeypatch.setattr(main_window, "autosave_path", lambda: path)
+    folder = tmp_path_factory.mktemp("autosave")
+    monkeypatch.setattr(files, "autosave_folder", lambda: folder)

@@ -9,10 +9,10 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from configurator.engine.buildfile import load_build
-from configurator.ui.chassis_view import ChassisView
-from configurator.ui.document import BuildDocument
-from configurator.ui.main_window import MainWindow
-from configurator.ui.settings import Settings
+from configurator.ui.chassis.chassis_view import ChassisView
+from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.main_window import MainWindow
+from configurator.ui.shell.settings import Settings
 
 
 def make_window(qtbot, tmp_path: Path, build_path: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from configurator.engine.buildfile import load_build
 from configurator.engine.editing import update_job
 from configurator.engine.sweep import fit_frontier
 from configurator.ui.charts import AnalysisTabs, topo_colour
-from configurator.ui.document import BuildDocument
+from configurator.ui.shell.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDS = ROOT / "resources" / "builds"
@@ -262,7 +262,7 @@ def test_empty_states(qtbot, case: str) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped-def]
     """Each tab rendered at the size it gets in a 1280x800 window's dock (~900x420), saved for review."""
-    from configurator.ui.style import dark_palette
+    from configurator.ui.shell.style import dark_palette
 
     app = QApplication.instance()
     saved = app.palette()

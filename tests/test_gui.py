@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import QStandardPaths
 
 from configurator.engine.buildfile import load_build
-from configurator.ui.mime import card_mime, slot_mime
+from configurator.ui.dnd.mime import card_mime, slot_mime
 from tests.gui_helpers import drag_drop, drag_over, make_window
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -225,22 +225,38 @@ def test_unwritable_save_keeps_build(window, tmp_path: Path, monkeypatch) -> Non
 
 
 def test_autosave_and_restore(window, qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Unsaved edits are autosaved; the next start offers them back."""
+    """Unsaved edits are autosaved per window; a live window's autosave is never offered (or deleted) by a
+    second window; once that window is gone (a crash: its lock released, its file left), it is offered back."""
     from PySide6.QtWidgets import QMessageBox
 
-    from configurator.ui.main_window import autosave_path
+    from configurator.ui.shell.files import autosave_folder
 
     drag_drop(window.chassis_view, card_mime("l40s"), 7)
     assert window.autosave()
-    assert autosave_path().is_file()
+    mine = window._autosave_slot.build_path
+    assert mine.is_file()
     edited = window.doc.build
+    asked: list[str] = []
+
+    def yes(*a, **k):  # type: ignore[no-untyped-def]
+        asked.append(str(a[2]))
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", yes)
     other = make_window(qtbot, tmp_path)
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    assert other.offer_restore()
-    assert other.doc.build == edited
-    assert other.isWindowModified()
-    other.doc.undo_stack.setClean()
-    autosave_path().unlink(missing_ok=True)
+    assert not other.offer_restore() and not asked  # the first window is alive: not offered
+    assert mine.is_file()  # nor deleted
+    # the first window "crashes": its lock goes, its autosave stays
+    window._autosave_slot._lock.close()
+    window._autosave_slot = None
+    third = make_window(qtbot, tmp_path)
+    assert third.offer_restore() and asked
+    assert third.doc.build == edited
+    assert third.isWindowModified()
+    assert not mine.exists()  # taken over by the restoring window's own slot
+    assert list(autosave_folder().glob("autosave-*.yaml")) == [third._autosave_slot.build_path]
+    third.doc.undo_stack.setClean()
+    window.doc.undo_stack.setClean()
 
 
 def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no-untyped-def]
@@ -326,7 +342,7 @@ def test_check_click_selects_job(window) -> None:  # type: ignore[no-untyped-def
 
 def test_drag_job_onto_card(window) -> None:  # type: ignore[no-untyped-def]
     """Dropping a job on a card runs it there; the chart's bar moves to that slot."""
-    from configurator.ui.mime import job_mime
+    from configurator.ui.dnd.mime import job_mime
 
     assert drag_drop(window.chassis_view, card_mime("rtx-pro-6000-server"), 5)
     assert drag_drop(window.chassis_view, job_mime("70B QLoRA"), 5)
@@ -341,7 +357,7 @@ def test_drag_job_onto_bridge_runs_it_on_the_group(window) -> None:  # type: ign
     from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
     from PySide6.QtWidgets import QApplication
 
-    from configurator.ui.mime import job_mime
+    from configurator.ui.dnd.mime import job_mime
 
     view = window.chassis_view
     bar = next(item for item in view.scene().items() if isinstance(item.data(0), list))
@@ -362,7 +378,7 @@ def test_hidden_views_catch_up_when_shown(window, qtbot) -> None:  # type: ignor
     from PySide6.QtWidgets import QApplication
 
     from configurator.engine.editing import set_mig_layout, update_job
-    from configurator.ui.lazy import hidden_in_shown_window
+    from configurator.ui.shell.lazy import hidden_in_shown_window
 
     window.jobs_panel.select_job(0)
     window.analysis.setCurrentWidget(window.mig_editor)
@@ -405,7 +421,7 @@ def test_hovering_a_headroom_bar_shows_its_breakdown(window) -> None:  # type: i
 def test_drag_a_bridge_from_the_palette_onto_a_card(window) -> None:  # type: ignore[no-untyped-def]
     """The palette's NVLink bridges drop onto a card: it joins that card and its identical neighbour, one
     undo step; a card without a bridge connector refuses the drop and the status bar says why."""
-    from configurator.ui.mime import bridge_mime
+    from configurator.ui.dnd.mime import bridge_mime
 
     palette = window.card_palette.bridges
     assert [palette.item(i).text() for i in range(palette.count())] == ["NVLink bridge, 2-way", "NVLink bridge, 4-way"]

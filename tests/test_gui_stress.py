@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QStandardPaths
 
-from configurator.ui.mime import card_mime, slot_mime
+from configurator.ui.dnd.mime import card_mime, slot_mime
 from tests.gui_helpers import drag_drop, make_window
 
 CARDS = ["h200-nvl", "rtx-pro-6000-server", "l40s", "h100-nvl", "h200-sxm", "a100-80gb-pcie"]

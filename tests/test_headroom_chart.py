@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QToolTip
 
 from configurator.engine.buildfile import load_build
 from configurator.ui.charts import HeadroomChart
-from configurator.ui.document import BuildDocument
+from configurator.ui.shell.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parent.parent
 EIGHT = ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml"

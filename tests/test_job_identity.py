@@ -8,7 +8,7 @@ import pytest
 
 from configurator.catalog.errors import FileError
 from configurator.engine.buildfile import load_build
-from configurator.ui.mime import job_mime, read_job
+from configurator.ui.dnd.mime import job_mime, read_job
 from tests.gui_helpers import drag_drop, make_window
 from tests.test_report import BUILDS
 

@@ -30,7 +30,7 @@ from configurator.engine.compare import Difference, compare
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
 from configurator.ui.charts.headroom import HeadroomChart
-from configurator.ui.document import BuildDocument
+from configurator.ui.shell.document import BuildDocument
 
 BETTER = QColor(46, 125, 50, 70)
 

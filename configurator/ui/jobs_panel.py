@@ -57,10 +57,10 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.build import Job, LoraSettings, ParamsOnlyModel
-from configurator.ui.document import BuildDocument
-from configurator.ui.lazy import hidden_in_shown_window
-from configurator.ui.mime import job_mime
-from configurator.ui.style import FIT_COLOUR
+from configurator.ui.dnd.mime import job_mime
+from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.lazy import hidden_in_shown_window
+from configurator.ui.shell.style import FIT_COLOUR
 
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}

@@ -29,7 +29,6 @@ from configurator.engine.editing.kiosk import (
     short_name,
 )
 from configurator.present.words import headroom_label, to_unit
-from configurator.ui.document import BuildDocument
 from configurator.ui.kiosk.attract import AttractMixin
 from configurator.ui.kiosk.layout import STYLE, LayoutMixin
 from configurator.ui.kiosk.pin import PinMixin
@@ -54,7 +53,8 @@ from configurator.ui.kiosk.scenarios import (
 )
 from configurator.ui.kiosk.takehome import TakeHomeMixin
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.settings import Settings
+from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.settings import Settings
 
 
 class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):

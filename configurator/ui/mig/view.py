@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import MigSpec
 from configurator.engine.result import MigCard
+from configurator.ui.chassis.scene import drag_started, item_under
+from configurator.ui.dnd.mime import job_mime, read_job, read_mig_profile
 from configurator.ui.mig.common import (
     ALLOWED,
     CAPTION_H,
@@ -35,8 +37,6 @@ from configurator.ui.mig.common import (
     _fit_text,
     _span_text,
 )
-from configurator.ui.mime import job_mime, read_job, read_mig_profile
-from configurator.ui.scene import drag_started, item_under
 
 if TYPE_CHECKING:
     from configurator.ui.mig.editor import MigEditor

@@ -16,6 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from configurator.catalog.preferences import validate_preference
+
 ORG, APP = "GPU Build Configurator", "configurator"
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -100,6 +102,7 @@ _DECLARED: tuple[Option[Any], ...] = (
     text_option("seller_name", "GPU Build Configurator", "build sheet header"),
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
+    text_option("price_list", "", "the seller's price list (YAML or CSV, catalog/prices.py); no prices when empty"),
     Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
     # demo mode (not in the Preferences dialog): see ui/kiosk/
     Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
@@ -117,7 +120,12 @@ class Settings:
     def get(self, key: str) -> Any:
         """The stored value of option ``key``, valid, or its default (KeyError for an undeclared key)."""
         option = OPTIONS[key]
-        return option.read(self.q.value(key, None))
+        value = option.read(self.q.value(key, None))
+        # the Qt-free range and length rules (catalog/preferences.py) on top of the option's own type
+        checked, warning = validate_preference(key, value, copy.copy(option.default))
+        if warning:
+            log.warning("%s", warning)
+        return checked
 
     def set(self, key: str, value: Any) -> None:
         if key not in OPTIONS:

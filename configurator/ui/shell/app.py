@@ -24,8 +24,8 @@ def _has_display() -> bool:
 def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
     from configurator.engine.buildfile import load_build
     from configurator.paths import resource
-    from configurator.ui.document import BuildDocument
-    from configurator.ui.main_window import MainWindow
+    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.shell.main_window import MainWindow
 
     path = build_path or resource("builds", "default.yaml")  # cli.default_build_path; ui sits below cli
     build = load_build(path)
@@ -71,11 +71,20 @@ def main(argv: list[str] | None = None) -> int:
             return 0 if ok else 2
         demo.showFullScreen()
         return app.exec()
+    from configurator.ui.shell.guard import install_excepthook
+
+    install_excepthook()  # an exception in a slot shows a message instead of ending the program
+    problem: str | None = None
     try:
         window = make_window(args.build)
     except FileError as exc:
+        if args.screenshot:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        # the window still opens (with the preloaded build) and says why the file was not opened
+        problem = str(exc)
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        window = make_window(None)
     if args.screenshot:
         window.resize(width, height)
         window.show()
@@ -91,5 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.screenshot} ({width}x{height})")
         return 0
     window.show()
+    if problem is not None:
+        window.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
     window.offer_restore()
     return app.exec()

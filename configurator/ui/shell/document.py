@@ -18,6 +18,7 @@ from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build, save_build
 from configurator.engine.editing import EditRefused
 from configurator.engine.resolver import ModelResolver
+from configurator.ui.shell.guard import guarded
 
 _MERGE_IDS: dict[str, int] = {}
 
@@ -49,10 +50,13 @@ class SetBuildCommand(QUndoCommand):
         return True
 
     def redo(self) -> None:
-        self._after_result = self._doc._set(self._after, self._after_result)
+        # an exception escaping a QUndoCommand would abort the application from inside Qt: report it instead
+        with guarded(f"Redo {self.text()}"):
+            self._after_result = self._doc._set(self._after, self._after_result)
 
     def undo(self) -> None:
-        self._before_result = self._doc._set(self._before, self._before_result)
+        with guarded(f"Undo {self.text()}"):
+            self._before_result = self._doc._set(self._before, self._before_result)
 
 
 class BuildDocument(QObject):
@@ -89,9 +93,11 @@ class BuildDocument(QObject):
         evaluate, the sweeps, the compare dialog and the demo's figures all use it."""
         return self._models
 
-    def _set_path(self, path: Path | None) -> None:
+    def _set_path(self, path: Path | None, base_dir: Path | None = None) -> None:
+        """``base_dir``: where relative model paths resolve when it is not the file's folder (a restored
+        autosave keeps its build's original folder)."""
         self._path = path
-        self._models = ModelResolver(self.catalog, path.parent if path else None)
+        self._models = ModelResolver(self.catalog, base_dir or (path.parent if path else None))
 
     @property
     def modified(self) -> bool:
@@ -101,9 +107,10 @@ class BuildDocument(QObject):
         return evaluate(build, self.catalog, models=self._models)
 
     def _set(self, build: Build, result: BuildResult | None = None) -> BuildResult:
-        """Make ``build`` current with its ``result`` (evaluated when not given); returns the result."""
-        self._build = build
-        self._result = result if result is not None else self._evaluate(build)
+        """Make ``build`` current with its ``result`` (evaluated when not given); returns the result.
+        Evaluates first: when the engine raises, build and result stay as they were."""
+        new_result = result if result is not None else self._evaluate(build)
+        self._build, self._result = build, new_result
         self.evaluations += 1 if result is None else 0
         self.changed.emit(self._build, self._result)
         return self._result
@@ -119,24 +126,73 @@ class BuildDocument(QObject):
         except (EditRefused, ValueError) as exc:
             self.refused.emit(str(exc))
             return False
+        except Exception as exc:  # a bug in an edit function: refuse the edit, keep the build
+            self.refused.emit(f"the edit failed ({type(exc).__name__}: {exc})")
+            return False
         if after == self._build:
             return False
-        self.undo_stack.push(SetBuildCommand(self, self._build, after, text, merge_key))
+        problem = self._invalid(after)
+        if problem is not None:
+            self.refused.emit(problem)
+            return False
+        try:  # evaluated before the push: an edit the engine cannot evaluate is refused, nothing changes
+            result = self._evaluate(after)
+        except Exception as exc:
+            self.refused.emit(f"the engine cannot evaluate this build ({type(exc).__name__}: {exc})")
+            return False
+        self.evaluations += 1
+        command = SetBuildCommand(self, self._build, after, text, merge_key)
+        command._after_result = result
+        self.undo_stack.push(command)
         return True
 
+    def _invalid(self, build: Build) -> str | None:
+        """Why ``build`` cannot become the document's build (it fails the Build model's own validation or
+        names parts the catalog lacks), or None. Editing functions are meant to produce only valid builds;
+        this is the check that one that does not is refused rather than pushed."""
+        from pydantic import ValidationError
+
+        try:
+            Build.model_validate(build.model_dump())
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return f"the edit would make an invalid build ({where}: {first.get('msg', 'invalid')})"
+        if build.chassis not in self.catalog.chassis:
+            return f"the edit would make an invalid build (unknown chassis {build.chassis!r})"
+        unknown = sorted({c.card for c in build.cards} - set(self.catalog.cards))
+        if unknown:
+            return f"the edit would make an invalid build (unknown card {unknown[0]!r})"
+        return None
+
     # ---- files ----
-    def replace(self, build: Build, path: Path | None) -> None:
-        """A new or opened build: fresh history, clean state."""
+    def replace(self, build: Build, path: Path | None, result: BuildResult | None = None,
+                base_dir: Path | None = None) -> None:  # fmt: skip
+        """A new or opened build: fresh history, clean state. ``result``: the build's result when already
+        evaluated with the same folder (Open evaluates before it touches anything)."""
         self.undo_stack.clear()
-        self._set_path(path)
-        self._set(build)
+        self._set_path(path, base_dir)
+        self._set(build, result)
         self.undo_stack.setClean()
         self.path_changed.emit(path)
 
+    def prepare(self, build: Build, base_dir: Path | None) -> BuildResult:
+        """Evaluate ``build`` with model paths resolved from ``base_dir``, touching no state: raises on any
+        problem, so a caller can refuse the build before the current one, its path or history change.
+        A job's model reference that names nothing (``model: ~nosuchuser/config.json``) raises the
+        resolver's error (FileError or UnknownIdError) here."""
+        models = ModelResolver(self.catalog, base_dir)
+        for job in build.jobs:
+            models.resolve(job.model)
+        return evaluate(build, self.catalog, models=models)
+
     def open(self, path: Path) -> None:
-        """Load ``path``; raises FileError and leaves the current build untouched on any problem."""
+        """Load and evaluate ``path`` first; only then swap it in (all or nothing). Raises FileError (or the
+        engine's error for a build it cannot evaluate) and leaves build, path, history and title untouched."""
         build = load_build(path, self.catalog)
-        self.replace(build, path)
+        result = self.prepare(build, path.parent)
+        self.evaluations += 1
+        self.replace(build, path, result)
 
     def save(self, path: Path | None = None) -> None:
         target = path or self._path

@@ -1,7 +1,9 @@
-"""Preferences: seller name and logo for the build sheet, paper size, display units."""
+"""Preferences: seller name, logo and price list for the build sheet, paper size, display units, demo PIN."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QRegularExpression
+from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -10,11 +12,13 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QWidget,
 )
 
-from configurator.ui.settings import Settings
+from configurator.catalog.errors import FileError
+from configurator.ui.shell.settings import OPTIONS, Settings
 
 
 class PreferencesDialog(QDialog):
@@ -34,6 +38,15 @@ class PreferencesDialog(QDialog):
         row.addWidget(self.logo, 1)
         row.addWidget(browse)
         form.addRow("Seller logo", row)
+        self.prices = QLineEdit(settings.get("price_list"))
+        self.prices.setPlaceholderText("YAML or CSV; no prices on the sheet when empty")
+        self.prices.setToolTip("The seller's price list: the build sheet then carries a bill of materials")
+        browse_prices = QPushButton("Browse…")
+        browse_prices.clicked.connect(self._browse_prices)
+        row = QHBoxLayout()
+        row.addWidget(self.prices, 1)
+        row.addWidget(browse_prices)
+        form.addRow("Price list", row)
         self.page = QComboBox()
         self.page.addItem("From the locale", "")
         self.page.addItem("A4", "a4")
@@ -45,6 +58,12 @@ class PreferencesDialog(QDialog):
         self.units.addItem("GiB (2^30 bytes)", "GiB")
         self.units.setCurrentIndex(max(self.units.findData(settings.get("units")), 0))
         form.addRow("Units", self.units)
+        self.pin = QLineEdit()
+        self.pin.setEchoMode(QLineEdit.EchoMode.Password)  # masked: the dialog may be open in the shop
+        self.pin.setValidator(QRegularExpressionValidator(QRegularExpression(r"\d{0,12}"), self.pin))
+        self.pin.setPlaceholderText("unchanged")
+        self.pin.setToolTip("The PIN that leaves demo mode (1 to 12 digits); empty keeps the current one")
+        form.addRow("Demo PIN", self.pin)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -55,7 +74,32 @@ class PreferencesDialog(QDialog):
         if path:
             self.logo.setText(path)
 
+    def _browse_prices(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Price list", "", "Price lists (*.yaml *.yml *.csv)")
+        if path:
+            self.prices.setText(path)
+
     def accept(self) -> None:
+        """Store the choices; a price list that does not load, or a PIN that is not 1 to 12 digits, is
+        refused with the reason and the dialog stays open."""
+        prices = self.prices.text().strip()
+        if prices:
+            from configurator.catalog.prices import load_price_list
+
+            try:
+                load_price_list(prices)
+            except FileError as exc:
+                QMessageBox.warning(self, "Price list not usable", str(exc))
+                return
+        pin = self.pin.text()
+        if pin:
+            try:
+                OPTIONS["demo/pin"].parse(pin)
+            except ValueError as exc:
+                QMessageBox.warning(self, "Demo PIN not usable", str(exc))
+                return
+            self.settings.set("demo/pin", pin)
+        self.settings.set("price_list", prices)
         self.settings.set("seller_name", self.seller.text().strip() or "GPU Build Configurator")
         self.settings.set("seller_logo", self.logo.text().strip())
         self.settings.set("page", self.page.currentData())

@@ -1,0 +1,305 @@
+"""The main window: palette, chassis view, headroom chart, checks and summary around one document.
+
+Assembly only: the views and their wiring. Menus (shell/menus.py), files and autosave (shell/files.py)
+and the build sheet (shell/sheet.py) are mixins.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QColor, QIcon
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+
+from configurator import __version__
+from configurator.engine import Build, BuildResult, editing
+from configurator.ui.charts.headroom import HeadroomChart, free_cards
+from configurator.ui.chassis.chassis_view import ChassisView
+from configurator.ui.chassis.palette import Palette
+from configurator.ui.shell.checks_panel import ChecksPanel
+from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.files import FilesMixin
+from configurator.ui.shell.menus import MenusMixin
+from configurator.ui.shell.settings import Settings
+from configurator.ui.shell.sheet import SheetMixin
+from configurator.ui.shell.style import dark_palette
+from configurator.ui.shell.view_state import ViewState
+
+APP_NAME = "GPU Build Configurator"
+
+
+class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
+    sheet_written = Signal(object, int)  # (path, pages; 0 when it failed), after a background PDF export
+
+    def __init__(self, document: BuildDocument, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.doc = document
+        self.settings = settings or Settings()
+        # how the build is looked at (unit, theme, selection): views subscribe to it like to the document
+        self.view = ViewState(self.settings.get("units"), self.settings.get("theme") == "dark", self)
+        from configurator.paths import resource
+
+        self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
+
+        # ---- views ----
+        from configurator.ui.charts.tabs import AnalysisTabs
+        from configurator.ui.jobs_panel import JobsPanel
+        from configurator.ui.mig.editor import MigEditor
+        from configurator.ui.shell.summary import SummaryStrip
+
+        self.card_palette = Palette(document.catalog)
+        self.jobs_panel = JobsPanel(document)
+        self.chassis_view = ChassisView(document)
+        self.chart = HeadroomChart(unit=self.unit)
+        self.analysis = AnalysisTabs(document)
+        self.mig_editor = MigEditor(document)
+        self.checks = ChecksPanel()
+        self.summary = SummaryStrip()
+        # One tab strip for every chart, with the MIG editor beside them: headroom first (the question the
+        # user asks first), then fit frontier, step time, roofline, topology.
+        self.analysis.insertTab(0, self.chart, "Headroom")
+        self.analysis.addTab(self.mig_editor, "MIG")
+        self.analysis.setCurrentIndex(0)
+
+        centre = QWidget()
+        col = QVBoxLayout(centre)
+        col.setContentsMargins(0, 0, 0, 0)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.chassis_view)
+        split.addWidget(self.analysis)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.analysis.setMinimumSize(360, 240)
+        self.chassis_view.setMinimumSize(300, 240)
+        split.setSizes([500, 560])
+        self.splitter = split
+        col.addWidget(split, 1)
+        col.addWidget(self.summary)
+        self.setCentralWidget(centre)
+
+        left = QDockWidget("Cards", self)
+        left.setObjectName("palette")
+        left.setWidget(self.card_palette)
+        left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
+        jobs = QDockWidget("Jobs", self)
+        jobs.setObjectName("jobs")
+        jobs.setWidget(self.jobs_panel)
+        jobs.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, jobs)
+        self.tabifyDockWidget(left, jobs)
+        jobs.visibilityChanged.connect(self.jobs_panel.catch_up)
+        left.raise_()
+        self.jobs_dock, self.cards_dock = jobs, left
+        right = QDockWidget("Checks", self)
+        right.setObjectName("checks")
+        right.setWidget(self.checks)
+        self.checks.setMinimumHeight(80)
+        self.card_palette.setMinimumWidth(230)
+        right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
+        self.resizeDocks([left], [290], Qt.Orientation.Horizontal)
+        self.resizeDocks([right], [120], Qt.Orientation.Vertical)
+
+        # ---- wiring: views subscribe to the document only ----
+        document.changed.connect(self._on_changed)
+        document.path_changed.connect(self._update_title)
+        document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
+        document.undo_stack.cleanChanged.connect(self._update_title)
+        self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.checks.slot_clicked.connect(self.chassis_view.select_slot)
+        self.checks.job_clicked.connect(self.select_job_named)
+        self.jobs_panel.job_selected.connect(self.view.set_job)
+        self.view.job_changed.connect(self.analysis.set_job)
+        self.chassis_view.slot_selected.connect(self.view.set_slot)
+        self.view.slot_changed.connect(self._slot_selected)
+        self.view.unit_changed.connect(lambda unit: self.chart.set_unit(unit, self.doc.result))
+        self.view.unit_changed.connect(self.analysis.set_unit)
+        self.view.theme_changed.connect(self._apply_theme)
+        self.view.theme_changed.connect(self.chart.set_dark)
+        self.view.theme_changed.connect(self.analysis.set_dark)
+        self.view.theme_changed.connect(self.checks.set_dark)
+        self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.card_palette.chassis_chosen.connect(self._choose_chassis)
+        self.card_palette.card_activated.connect(self.place_in_first_free_slot)
+        self.card_palette.bridge_activated.connect(self.bridge_from_palette)
+        self._make_actions()
+        self._claim_autosave_slot()
+        self._autosave = QTimer(self)
+        self._autosave.timeout.connect(self.autosave)
+        self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
+        geometry = self.settings.get("window/geometry")
+        if not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1440, 900)
+        self._on_changed(document.build, document.result)
+        if self.view.dark:
+            self._apply_theme(True)
+            self.chart.set_dark(True)
+            self.analysis.set_dark(True)
+            self.checks.set_dark(True)
+        self.analysis.set_unit(self.view.unit)
+        self._update_title()
+        self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
+
+    # ---- document updates ----
+    def _on_changed(self, build: Build, result: BuildResult) -> None:
+        self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
+        self.checks.update_result(result)
+        self.summary.update_result(result, len(build.cards), len(build.bridges))
+        self.card_palette.set_chassis(build.chassis)
+        for actions, key in ((self.rate_actions, build.assumptions.link_rates),
+                             (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
+            a = actions.get(key)
+            if a is not None:
+                a.setChecked(True)
+        self._update_title()
+
+    def _update_title(self, *_: object) -> None:
+        name = self.doc.path.name if self.doc.path else "untitled"
+        self.setWindowTitle(f"{self.doc.build.name} — {name}[*] — {APP_NAME}")
+        self.setWindowModified(self.doc.modified)
+
+    def _choose_chassis(self, chassis_id: str) -> None:
+        if chassis_id == self.doc.build.chassis:
+            return
+        name = self.doc.catalog.chassis[chassis_id].name
+        self.doc.edit(f"Change chassis to {name}", partial(editing.set_chassis, catalog=self.doc.catalog,
+                                                           chassis_id=chassis_id))  # fmt: skip
+
+    def select_job_named(self, name: str) -> None:
+        """Show a job in the jobs panel (and the charts that follow it)."""
+        for i, job in enumerate(self.doc.build.jobs):
+            if job.name == name:
+                self.jobs_dock.raise_()
+                self.jobs_panel.select_job(i)
+                return
+
+    def place_in_first_free_slot(self, card_id: str) -> bool:
+        """Keyboard placement: Enter on a palette card puts it in the first slot that takes it."""
+        chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
+        card = self.doc.catalog.cards.get(card_id)
+        if chassis is None or card is None:
+            return False
+        for pos in sorted(chassis.positions, key=lambda p: p.slot):
+            if editing.check_place(self.doc.build, self.doc.catalog, pos.slot, card_id) is None:
+                make = partial(editing.place_card, catalog=self.doc.catalog, slot=pos.slot, card_id=card_id)
+                return self.doc.edit(f"Place {card.name} in slot {pos.slot}", make)
+        self.statusBar().showMessage(f"No free slot in this chassis takes {card.name}", 8000)
+        return False
+
+    def bridge_selected(self) -> None:
+        slots = self.chassis_view.selected_slots()
+        make = partial(editing.add_bridge, catalog=self.doc.catalog, slots=slots)
+        self.doc.edit(f"Bridge slots {', '.join(map(str, slots))}", make)
+
+    def bridge_from_palette(self, size: int) -> None:
+        """Keyboard bridging: Enter on a palette bridge joins the selected cards, when they are ``size``."""
+        slots = self.chassis_view.selected_slots()
+        if len(slots) != size:
+            self.statusBar().showMessage(
+                f"Select the {size} cards to bridge (Ctrl+click), or drag the bridge onto one of them", 8000
+            )
+            return
+        self.bridge_selected()
+
+    def unbridge_selected(self) -> None:
+        slots = self.chassis_view.selected_slots()
+        if slots:
+            self.doc.edit(f"Remove bridge from slot {slots[0]}", partial(editing.remove_bridge, slot=slots[0]))
+
+    @property
+    def unit(self) -> str:
+        return self.view.unit
+
+    def set_unit(self, unit: str) -> None:
+        """View > Units: every chart and label follows the view state; remembered in the settings."""
+        self.settings.set("units", unit)
+        self.view.set_unit(unit)
+
+    def set_dark(self, dark: bool) -> None:
+        """View > Dark theme: remembered in the settings; views follow the view state's theme."""
+        self.settings.set("theme", "dark" if dark else "light")
+        self.view.set_dark(dark)
+
+    def _apply_theme(self, dark: bool) -> None:
+        """The application palette (Fusion style) and the chassis view's canvas."""
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette() if dark else app.style().standardPalette())
+        self.chassis_view.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
+        self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
+
+    def _slot_selected(self, slot: int | None) -> None:
+        """A card clicked in the chassis: the MIG editor shows it when it can split."""
+        if slot is not None and slot in self.mig_editor.mig_slots():
+            self.mig_editor.select_slot(slot)
+
+    def set_compute_rates(self, key: str) -> None:
+        if key != self.doc.build.assumptions.compute_rates:
+            label = "estimated" if key == "estimated" else "published"
+            self.doc.edit(f"Use {label} compute rates", partial(editing.set_compute_rates, rates=key))
+
+    def set_link_rates(self, key: str) -> None:
+        if key != self.doc.build.assumptions.link_rates:
+            self.doc.edit(f"Use {key} link rates", partial(editing.set_link_rates, rates=key))
+
+    # ---- closing ----
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.wait_for_sheet()
+        self.settings.set("window/geometry", self.saveGeometry())
+        if self._autosave_slot is not None:
+            if self.doc.modified:  # discarded on purpose: nothing to offer back
+                self._autosave_slot.clear()
+            self._autosave_slot.release()
+            self._autosave_slot = None
+        event.accept()
+
+    # ---- other windows ----
+    def compare_dialog(self):  # type: ignore[no-untyped-def]
+        from configurator.ui.compare import CompareDialog
+
+        return CompareDialog(self.doc, self)
+
+    def compare_with(self) -> None:
+        dialog = self.compare_dialog()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()  # non-modal: keep editing, both sides update live
+
+    def start_demo(self):  # type: ignore[no-untyped-def]
+        """Full-screen demo over the window; the PIN brings the window back."""
+        from configurator.ui.kiosk import DemoWindow
+
+        self.demo = DemoWindow(self.settings)
+        self.demo.exit_requested.connect(self._end_demo)
+        self.demo.showFullScreen()
+        self.hide()
+        return self.demo
+
+    def _end_demo(self) -> None:
+        self.demo.close()
+        self.demo.deleteLater()
+        self.show()
+
+    def preferences(self) -> None:
+        from configurator.ui.shell.preferences import PreferencesDialog
+
+        if PreferencesDialog(self.settings, self).exec():
+            self.set_unit(self.settings.get("units"))
+
+    def open_planner(self):  # type: ignore[no-untyped-def]
+        """The service planner window (configurator/ui/planner/); "Open as build" loads a node here."""
+        from configurator.ui.planner import open_planner
+
+        return open_planner(self, lambda build: self.maybe_save() and self.doc.replace(build, None))
+
+    def about(self) -> None:
+        QMessageBox.about(self, APP_NAME, f"<b>{APP_NAME}</b> {__version__}<br>Which GPUs, how many, in which "
+                          "chassis, for the fine-tuning runs you plan.<br>GB = 10<sup>9</sup> bytes.")  # fmt: skip
