@@ -54,7 +54,7 @@ class MainWindow(QMainWindow):
 
         # ---- views ----
         from configurator.ui.analysis import AnalysisTabs
-        from configurator.ui.jobs_panel import JobsPanel
+        from configurator.ui.jobs.panel import JobsPanel
         from configurator.ui.mig_editor import MigEditor
         from configurator.ui.summary import SummaryStrip
 
@@ -535,7 +535,7 @@ class MainWindow(QMainWindow):
         return True
 
     def compare_dialog(self):  # type: ignore[no-untyped-def]
-        from configurator.ui.compare import CompareDialog
+        from configurator.ui.jobs.compare import CompareDialog
 
         return CompareDialog(self.doc, self)
 
