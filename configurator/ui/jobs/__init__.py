@@ -11,10 +11,10 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "STATUS_ROLE": "panel",
+    "STATUS_ROLE": "fields",
     "JobsPanel": "panel",
-    "pos_from_seq": "panel",
-    "seq_from_pos": "panel",
+    "pos_from_seq": "fields",
+    "seq_from_pos": "fields",
     "CompareDialog": "compare",
 }
 
