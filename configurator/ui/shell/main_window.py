@@ -44,7 +44,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
         # ---- views ----
         from configurator.ui.charts.tabs import AnalysisTabs
-        from configurator.ui.jobs_panel import JobsPanel
+        from configurator.ui.jobs.panel import JobsPanel
         from configurator.ui.mig.editor import MigEditor
         from configurator.ui.shell.summary import SummaryStrip
 
@@ -264,7 +264,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     # ---- other windows ----
     def compare_dialog(self):  # type: ignore[no-untyped-def]
-        from configurator.ui.compare import CompareDialog
+        from configurator.ui.jobs.compare import CompareDialog
 
         return CompareDialog(self.doc, self)
 

@@ -10,18 +10,14 @@ shown on the field itself: red border, the reason in its tooltip. Spin box range
 
 from __future__ import annotations
 
-import contextlib
-import re
-import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-import annotated_types
-from pydantic import BaseModel, ValidationError
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QDrag, QFont, QPainter, QPixmap, QShowEvent
+from pydantic import BaseModel
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractSpinBox,
@@ -36,7 +32,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
@@ -44,9 +39,6 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QSplitter,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
@@ -57,275 +49,34 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.build import Job, LoraSettings, ParamsOnlyModel
-from configurator.ui.dnd.mime import job_mime
+from configurator.ui.jobs.fields import (
+    _PARAMS,
+    _SCALE,
+    CUSTOM,
+    DEBOUNCE_MS,
+    FIELD_NAMES,
+    LABELS,
+    REFUSED,
+    SEQ_MAX_EXP,
+    SEQ_MIN_EXP,
+    STATUS_ROLE,
+    STATUS_TEXT,
+    CardCheck,
+    ChoiceBox,
+    JobList,
+    _WheelGuard,
+    blocked,
+    choices,
+    float_range,
+    int_range,
+    pos_from_seq,
+    reason,
+    seq_from_pos,
+    shown,
+)
 from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.lazy import hidden_in_shown_window
 from configurator.ui.shell.style import FIT_COLOUR
-
-STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
-STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}
-REFUSED = "#C62828"
-
-# readable names for the words the build file allows (a word missing here is shown as it is)
-LABELS: dict[str, dict[str, str]] = {
-    "method": {"full": "Full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},
-    "quantization": {"nf4-dq": "NF4 + double quant", "nf4": "NF4"},
-    "optimizer": {
-        "adamw": "AdamW",
-        "adamw-8bit": "AdamW 8-bit",
-        "paged-adamw": "Paged AdamW",
-        "paged-adamw-8bit": "Paged AdamW 8-bit",
-        "sgd": "SGD",
-    },
-    "precision": {"mixed-bf16": "Mixed BF16", "pure-bf16": "Pure BF16"},
-    "parallelism": {"single": "Single card", "ddp": "DDP", "fsdp": "FSDP", "tp": "Tensor parallel"},
-    "loss": {"standard": "Standard", "chunked": "Chunked"},
-    "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "Eager"},
-    "targets": {"all-linear": "All linear", "attention": "Attention (q k v o)", "qv": "q and v"},
-}
-CUSTOM = "custom"
-
-# how a field is named in undo texts: "Set sequence length of 70B QLoRA to 4,096"
-FIELD_NAMES = {
-    "model": "model", "method": "method", "quantization": "quantization", "optimizer": "optimizer",
-    "precision": "precision", "parallelism": "parallelism", "tensor_parallel": "tensor-parallel degree",
-    "sequence_length": "sequence length", "micro_batch_size": "micro-batch size",
-    "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
-    "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
-    "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
-}  # fmt: skip
-
-SEQ_MIN_EXP, SEQ_MAX_EXP = 7, 17  # the slider spans 2^7 = 128 .. 2^17 = 131,072 tokens in half octaves
-DEBOUNCE_MS = 60
-_PARAMS = re.compile(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbt]?)\s*(?:params|parameters)?\s*$", re.IGNORECASE)
-_SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-
-
-# ---- helpers ----------------------------------------------------------------------------------------------
-
-
-def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
-    """(low, high, low_open, high_open) of a pydantic field, from its ``Field(ge/gt/le/lt)`` metadata."""
-    low = high = None
-    low_open = high_open = False
-    for m in model.model_fields[name].metadata:
-        if isinstance(m, annotated_types.Ge):
-            low = m.ge
-        elif isinstance(m, annotated_types.Gt):
-            low, low_open = m.gt, True
-        elif isinstance(m, annotated_types.Le):
-            high = m.le
-        elif isinstance(m, annotated_types.Lt):
-            high, high_open = m.lt, True
-    return low, high, low_open, high_open  # type: ignore[return-value]
-
-
-def int_range(model: type[BaseModel], name: str) -> tuple[int, int]:
-    low, high, lo_open, hi_open = field_bounds(model, name)
-    lo = int(low if low is not None else 0) + (1 if lo_open else 0)
-    hi = int(high if high is not None else 2**31 - 1) - (1 if hi_open else 0)
-    return lo, min(hi, 2**31 - 1)
-
-
-def float_range(model: type[BaseModel], name: str, decimals: int, scale: float = 1.0) -> tuple[float, float]:
-    low, high, lo_open, hi_open = field_bounds(model, name)
-    step = 10.0**-decimals
-    lo = (low if low is not None else 0.0) * scale + (step if lo_open else 0.0)
-    hi = (high if high is not None else 1e9) * scale - (step if hi_open else 0.0)
-    return lo, hi
-
-
-def choices(model: type[BaseModel], name: str) -> list[str]:
-    """The words a ``Literal`` field (or the Literal part of a union) allows, in declaration order."""
-
-    def walk(tp: Any) -> list[str]:
-        if typing.get_origin(tp) is typing.Literal:
-            return [str(a) for a in typing.get_args(tp)]
-        return [w for arg in typing.get_args(tp) for w in walk(arg)]
-
-    return walk(model.model_fields[name].annotation)
-
-
-def reason(exc: Exception) -> str:
-    """A one-line reason from an engine refusal or a pydantic validation error."""
-    if isinstance(exc, ValidationError):
-        parts = []
-        for e in exc.errors():
-            loc = ".".join(str(p) for p in e["loc"])
-            parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
-        return "; ".join(parts)
-    return str(exc)
-
-
-def seq_from_pos(pos: int) -> int:
-    """Slider position (half octaves from 128) -> tokens: 128, 192, 256, 384, 512, ..."""
-    exp = SEQ_MIN_EXP + pos // 2
-    return 2**exp * 3 // 2 if pos % 2 else 2**exp
-
-
-def pos_from_seq(tokens: int) -> int:
-    import math
-
-    pos = round(2 * math.log2(max(tokens, 1) / 2**SEQ_MIN_EXP))
-    return max(0, min(pos, 2 * (SEQ_MAX_EXP - SEQ_MIN_EXP)))
-
-
-def shown(value: object) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
-@contextlib.contextmanager
-def blocked(widgets: list[QObject]) -> Iterator[None]:
-    old = [w.blockSignals(True) for w in widgets]
-    try:
-        yield
-    finally:
-        for w, was in zip(widgets, old, strict=True):
-            w.blockSignals(was)
-
-
-# ---- the job list -----------------------------------------------------------------------------------------
-
-
-class StatusDelegate(QStyledItemDelegate):
-    """Draws the job's name with its fit status, coloured, at the right; editing edits the name only."""
-
-    def _status(self, index) -> str:  # type: ignore[no-untyped-def]
-        return STATUS_TEXT.get(index.data(STATUS_ROLE) or "unknown", "")
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:  # type: ignore[no-untyped-def]
-        status = index.data(STATUS_ROLE) or "unknown"
-        text = self._status(index)
-        bold = QFont(option.font)
-        bold.setBold(True)
-        painter.save()
-        painter.setFont(bold)
-        width = painter.fontMetrics().horizontalAdvance(text) + 14
-        painter.restore()
-        full = QStyleOptionViewItem(option)
-        self.initStyleOption(full, index)
-        full.text = ""
-        widget = option.widget
-        style = widget.style() if widget is not None else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, full, painter, widget)
-        narrow = QStyleOptionViewItem(option)
-        self.initStyleOption(narrow, index)
-        narrow.rect = option.rect.adjusted(0, 0, -width, 0)
-        if style is not None:  # the name, elided before the status; the background is already drawn
-            text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, narrow, widget)
-            name = option.fontMetrics.elidedText(narrow.text, Qt.TextElideMode.ElideRight, text_rect.width())
-            selected = bool(option.state & QStyle.StateFlag.State_Selected)
-            role = option.palette.ColorRole.HighlightedText if selected else option.palette.ColorRole.Text
-            painter.save()
-            painter.setFont(option.font)
-            painter.setPen(option.palette.color(role))
-            painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), name)
-            painter.restore()
-        painter.save()
-        painter.setFont(bold)
-        colour = QColor(FIT_COLOUR.get(status, "#777777"))
-        if option.state & QStyle.StateFlag.State_Selected:
-            colour = option.palette.color(option.palette.ColorRole.HighlightedText)
-        painter.setPen(colour)
-        badge = QRect(option.rect.right() - width, option.rect.top(), width - 6, option.rect.height())
-        painter.drawText(badge, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
-        painter.restore()
-
-    def sizeHint(self, option: QStyleOptionViewItem, index) -> QSize:  # type: ignore[no-untyped-def]
-        size = super().sizeHint(option, index)
-        extra = option.fontMetrics.horizontalAdvance(self._status(index)) + 20
-        return QSize(size.width() + extra, max(size.height(), option.fontMetrics.height() + 8))
-
-
-class JobList(QListWidget):
-    """The jobs, draggable onto cards (the payload is the job's index and name)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setDragEnabled(True)
-        self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.setItemDelegate(StatusDelegate(self))
-        self.setUniformItemSizes(True)
-        self._drag_mime = None  # kept referenced while the drag runs
-
-    def mime_for(self, row: int):  # type: ignore[no-untyped-def]
-        item = self.item(row)
-        return job_mime(item.text()) if item is not None else None
-
-    def startDrag(self, supported_actions: Qt.DropAction) -> None:
-        row = self.currentRow()
-        item = self.currentItem()
-        if item is None or row < 0:
-            return
-        self._drag_mime = self.mime_for(row)
-        drag = QDrag(self)
-        drag.setMimeData(self._drag_mime)
-        fm = self.fontMetrics()
-        pm = QPixmap(min(fm.horizontalAdvance(item.text()) + 16, 260), fm.height() + 8)
-        pm.fill(QColor(40, 40, 40, 200))
-        p = QPainter(pm)
-        p.setPen(Qt.GlobalColor.white)
-        p.drawText(pm.rect().adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter), item.text())
-        p.end()
-        drag.setPixmap(pm)
-        drag.exec(Qt.DropAction.CopyAction)
-
-
-class CardCheck(QCheckBox):
-    """One card (or one MIG instance of a card) the job may run on."""
-
-    chosen = Signal(int, int, bool)  # slot, MIG instance (-1: the whole card), checked
-
-    def __init__(self, label: str, slot: int, instance: int | None, width: int = 250) -> None:
-        super().__init__()
-        self.setText(self.fontMetrics().elidedText(label, Qt.TextElideMode.ElideMiddle, width))
-        self.label, self.slot, self.instance = label, slot, instance
-        self.toggled.connect(self._emit)
-
-    def _emit(self, checked: bool) -> None:
-        self.chosen.emit(self.slot, -1 if self.instance is None else self.instance, checked)
-
-
-class ChoiceBox(QComboBox):
-    """A combo box for one ``Literal`` field of the job; says which field the user changed."""
-
-    chosen = Signal(str, int)  # field, index
-
-    def __init__(self, field: str) -> None:
-        super().__init__()
-        self.field = field
-        self.currentIndexChanged.connect(self._emit)
-
-    def _emit(self, index: int) -> None:
-        self.chosen.emit(self.field, index)
-
-
-class _WheelGuard(QObject):
-    """Wheel over an unfocused combo/spin/slider scrolls the form instead of changing the value."""
-
-    def __init__(self, scroll: QScrollArea) -> None:
-        super().__init__(scroll)
-        self._scroll = scroll
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Wheel and isinstance(obj, QWidget) and not obj.hasFocus():
-            bar = self._scroll.verticalScrollBar()
-            delta = event.angleDelta().y()  # type: ignore[attr-defined]
-            bar.setValue(bar.value() - delta // 2)
-            return True
-        return False
-
-
-# ---- the panel --------------------------------------------------------------------------------------------
 
 
 class JobsPanel(QWidget):
