@@ -28,7 +28,7 @@ run: $(STAMP) xcb-deps  ## install and open the window with the preloaded build
 # ruff format --check covers the packages written formatted (the rest predates the formatter); mypy's
 # per-module strictness is in pyproject.toml.
 FORMATTED := configurator/engine/editing configurator/present configurator/engine/resolver.py \
-	configurator/engine/codes.py configurator/ui/view_state.py configurator/ui/settings.py
+	configurator/engine/codes.py configurator/ui/shell/view_state.py configurator/ui/shell/settings.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check configurator tests benchmarks

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from configurator.catalog.richtext import escape_rich
 from configurator.engine.result import BuildResult
 from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 
@@ -51,7 +52,12 @@ class ChecksPanel(QListWidget):
             item.setData(SLOT_ROLE, check.slot)
             item.setData(JOB_ROLE, check.job)
             item.setData(CODE_ROLE, check.code)
-            item.setToolTip(check.message)
+            # a tooltip is parsed as rich text when it looks like markup: job names are user text. The
+            # engineer's detail (API calls, settings, sources) is shown here, not on the first line.
+            tip = f"<p>{escape_rich(check.message, 2000)}</p>"
+            if check.detail:
+                tip += f"<p><i>Details:</i> {escape_rich(check.detail, 2000)}</p>"
+            item.setToolTip(tip)
             self.addItem(item)
 
     def codes(self) -> list[str]:
