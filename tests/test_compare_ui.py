@@ -47,3 +47,16 @@ def test_compare_with_another_file(qtbot, tmp_path: Path) -> None:
     assert dialog.use_file(BUILDS / "seed-mig-four-tenants.yaml")
     names = {dialog.cell(i, 0) for i in range(dialog.table.rowCount())}
     assert {"tenant A", window.doc.build.jobs[0].name, "(build)"} <= names
+
+
+def test_compare_titles_show_a_markup_name_as_text(qtbot, tmp_path: Path) -> None:
+    """Issue 13: a build named like HTML aborted the window on Compare; the title must show it as typed."""
+    QStandardPaths.setTestModeEnabled(True)
+    window = make_window(qtbot, tmp_path)
+    hostile = "<img src='/dev/zero'>"
+    window.doc.edit("rename", lambda b: b.model_copy(update={"name": hostile}))
+    dialog = window.compare_dialog()
+    qtbot.addWidget(dialog)
+    dialog.use_swap("h200-nvl", "rtx-pro-6000-ws")
+    assert hostile not in dialog.left_title.text()
+    assert "&lt;img" in dialog.left_title.text()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
+from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build
 from configurator.engine.compare import Difference, compare
@@ -138,9 +139,10 @@ class CompareDialog(QDialog):
         # a swapped copy of this build resolves its models from this build's folder; another file from its own
         models = ModelResolver(self.doc.catalog, self.other_path.parent) if self.other_path else self.doc.models
         self.other_result = evaluate(self.other, self.doc.catalog, models=models)
-        self.left_title.setText(f"<b>This build:</b> {build.name}")
+        self.left_title.setText(f"<b>This build:</b> {escape_rich(build.name)}")  # names are user text
         self.right_title.setText(
-            f"<b>Other:</b> {self.other.name}" + (f" ({self.other_path.name})" if self.other_path else "")
+            f"<b>Other:</b> {escape_rich(self.other.name)}"
+            + (f" ({escape_rich(self.other_path.name)})" if self.other_path else "")
         )
         self.left_chart.update_result(result)
         self.right_chart.update_result(self.other_result)
