@@ -621,3 +621,21 @@ def recipe_time(job: Job, cards: list[tuple[CardSpec, float]], flops: float, uti
         "may gain less."
     )
     return RecipeTime(recipe, slowest, peak, m.speedup, m.source, seconds, tuple(notes))
+
+
+def precision_choices(cards: list[CardSpec]) -> dict[str, str | None]:
+    """For a job on ``cards``: every ``precision`` word, None where all the cards run it, else why not
+    (each refusing card with its compute capability and the rule's source), for a picker to disable."""
+    out: dict[str, str | None] = {"mixed-bf16": None, "pure-bf16": None}
+    for word in ("fp8", *RECIPES):
+        reasons = []
+        for card in cards:
+            recipe = recipe_of(word, card.capability)
+            if recipe is None:
+                continue
+            s = support(card, recipe)
+            if not s.allowed:
+                reasons.append(f"{card.name} (compute capability {s.capability_text}): "
+                               f"{s.reason or 'not supported'} [{s.source}]")  # fmt: skip
+        out[word] = "; ".join(dict.fromkeys(reasons)) or None
+    return out

@@ -49,6 +49,7 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.build import Job, LoraSettings, ParamsOnlyModel
+from configurator.engine.lowprecision import precision_choices
 from configurator.ui.jobs.fields import (
     _PARAMS,
     _SCALE,
@@ -240,8 +241,17 @@ class JobsPanel(QWidget):
         self.optimizer_box = self._choice_box("optimizer", Job, "Optimizer", "optimizerBox", "Optimizer states kept")
         self.precision_box = self._choice_box("precision", Job, "Precision", "precisionBox",
                                               "Mixed BF16 keeps FP32 master weights; pure BF16 does not")  # fmt: skip
+        self.base_box = self._choice_box("base_weights", Job, "LoRA base", "baseWeightsBox",
+                                         "How a LoRA job stores its frozen base: BF16, or FP8")  # fmt: skip
         self.parallelism_box = self._choice_box("parallelism", Job, "Parallelism", "parallelismBox",
                                                 "How a job spreads over several cards")  # fmt: skip
+        self.framework_box = self._choice_box("framework", Job, "Framework", "frameworkBox",
+                                              "The training software: it decides the loss path, QLoRA preparation "
+                                              "and optimizer temporaries (engine/stack.py cites each)")  # fmt: skip
+        self.fsdp_version_box = self._choice_box("fsdp_version", Job, "FSDP version", "fsdpVersionBox",
+                                                 "FSDP1 flat parameters or FSDP2 per-parameter sharding")  # fmt: skip
+        self.offload_box = self._choice_box("offload", Job, "Offload", "offloadBox",
+                                            "Model states on the host (CPU) or NVMe, with FSDP or ZeRO")  # fmt: skip
         self.tp_spin = QSpinBox()
         self.tp_spin.setRange(*int_range(Job, "tensor_parallel"))
         self._add_row("TP degree", self.tp_spin, "tpSpin", "Tensor-parallel degree (with Tensor parallel)")
@@ -358,6 +368,23 @@ class JobsPanel(QWidget):
         box.chosen.connect(self._choice_changed)
         return box
 
+    def _mark_precisions(self, build: Build, job: Job) -> None:
+        """Recipes the job's cards cannot run are disabled, the reason in their tooltip (engine rule)."""
+        cards = []
+        for slot, _ in job.card_keys:
+            placed = build.card_in(slot)
+            if placed is not None and placed.card in self.doc.catalog.cards:
+                cards.append(self.doc.catalog.cards[placed.card])
+        why = precision_choices(cards)
+        model = self.precision_box.model()
+        for i in range(self.precision_box.count()):
+            word = self.precision_box.itemData(i)
+            reason = why.get(word)
+            item = model.item(i) if hasattr(model, "item") else None
+            if item is not None:
+                item.setEnabled(reason is None or word == job.precision)
+            self.precision_box.setItemData(i, reason or "", Qt.ItemDataRole.ToolTipRole)
+
     # ---- selection -------------------------------------------------------------------------------------
 
     @property
@@ -467,6 +494,11 @@ class JobsPanel(QWidget):
             self._set_choice(self.quant_box, job.quantization)
             self._set_choice(self.optimizer_box, job.optimizer)
             self._set_choice(self.precision_box, job.precision)
+            self._mark_precisions(build, job)
+            self._set_choice(self.base_box, job.base_weights)
+            self._set_choice(self.framework_box, job.framework)
+            self._set_choice(self.fsdp_version_box, str(job.fsdp_version))
+            self._set_choice(self.offload_box, job.offload)
             self._set_choice(self.parallelism_box, job.parallelism)
             self._set_value(self.tp_spin, job.tensor_parallel)
             if not self.seq_slider.isSliderDown():  # while dragged, the slider and spin show the pointer
@@ -648,6 +680,8 @@ class JobsPanel(QWidget):
         if index < 0:
             return
         word = box.itemData(index)
+        if field == "fsdp_version":  # the only integer choice: Literal[1, 2]
+            word = int(word)
         job = self._job()
         if job is None:
             return
