@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from configurator.engine import Build
-from configurator.engine.editing import update_job
+from configurator.engine.editing import rename_job, update_job
 from tests.gui_helpers import make_window
 
 
@@ -34,6 +34,7 @@ def test_precision_picker_disables_what_the_cards_cannot_run(qtbot, tmp_path: Pa
     panel = window.jobs_panel
     panel.select_job(0)  # the default build's 70B LoRA on two H200 NVL
     window.doc.edit("poke", lambda b: update_job(b, 0, sequence_length=4096))  # refill the form
+    panel.catch_up(True)
     box = panel.precision_box
     model = box.model()
     enabled = {box.itemData(i): model.item(i).isEnabled() for i in range(box.count())}
@@ -41,3 +42,17 @@ def test_precision_picker_disables_what_the_cards_cannot_run(qtbot, tmp_path: Pa
     assert not enabled["mxfp8"] and not enabled["nvfp4"]
     tip = box.itemData(box.findData("mxfp8"), 3)  # Qt.ToolTipRole
     assert "H200 NVL" in tip and "9.0" in tip
+
+
+def test_a_markup_job_name_is_shown_as_text(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 13: names went unescaped into rich text (a name like <img src='/dev/zero'> aborted the window)."""
+    window = make_window(qtbot, tmp_path)
+    hostile = "<img src='/dev/zero'>"
+    window.doc.edit("rename", lambda b: rename_job(b, 0, hostile))
+    panel = window.jobs_panel
+    panel.select_job(0)
+    window.doc.edit("poke", lambda b: update_job(b, 0, sequence_length=4096))
+    assert window.doc.build.jobs[0].name == hostile
+    panel.catch_up(True)  # the form fills when shown
+    assert hostile not in panel.info.text() and "&lt;img" in panel.info.text()
+    assert hostile not in panel.job_list.item(0).toolTip()

@@ -47,6 +47,7 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.build import Job, LoraSettings, ParamsOnlyModel
 from configurator.engine.lowprecision import precision_choices
@@ -431,7 +432,8 @@ class JobsPanel(QWidget):
                     item.setText(job.name)
                 if item.data(STATUS_ROLE) != status:
                     item.setData(STATUS_ROLE, status)
-                item.setToolTip(f"{job.name}: {STATUS_TEXT.get(status, status)}. F2 renames; drag onto a card.")
+                tip = f"{escape_rich(job.name)}: {STATUS_TEXT.get(status, status)}. F2 renames; drag onto a card."
+                item.setToolTip(tip)
             row = self._index if 0 <= self._index < len(build.jobs) else min(max(self._index, 0), len(build.jobs) - 1)
             if lst.currentRow() != row:
                 lst.setCurrentRow(row)
@@ -528,7 +530,8 @@ class JobsPanel(QWidget):
             status = STATUS_TEXT.get(jr.status, jr.status)
             colour = FIT_COLOUR.get(jr.status, "#777777")
             trained = f"{jr.params_trainable / 1e6:,.1f} M trained" if jr.params_trainable else "none trained"
-            self.info.setText(f"<b>{job.name}</b> · <span style='color:{colour}'><b>{status}</b></span><br>"
+            name = escape_rich(job.name)
+            self.info.setText(f"<b>{name}</b> · <span style='color:{colour}'><b>{status}</b></span><br>"
                               f"{jr.params_total / 1e9:.2f} B params · {trained}")  # fmt: skip
 
     def _fill_model(self, job: Job, spec: ModelSpec | None) -> None:
@@ -609,7 +612,8 @@ class JobsPanel(QWidget):
                 check.setChecked(ref in mine)
             shared = others.get(ref, [])
             what = "this MIG instance (a job runs in one instance only)" if ref[1] is not None else "this card"
-            check.setToolTip(f"Run {job.name} on {what}" + (f"; also used by {', '.join(shared)}" if shared else ""))
+            check.setToolTip(f"Run {escape_rich(job.name)} on {what}"
+                            + (f"; also used by {escape_rich(', '.join(shared))}" if shared else ""))
 
     def _set_value(self, spin: QSpinBox | QDoubleSpinBox, value: float | int | None) -> None:
         if value is None or spin in self._invalid:
@@ -628,7 +632,7 @@ class JobsPanel(QWidget):
         self._invalid.add(widget)
         name = widget.objectName()
         widget.setStyleSheet(f"#{name} {{ border: 2px solid {REFUSED}; border-radius: 3px; }}")
-        widget.setToolTip(f"Refused: {message}")
+        widget.setToolTip(f"Refused: {escape_rich(message, 600)}")
 
     def _clear_invalid(self, widget: QWidget) -> None:
         if widget in self._invalid:
