@@ -45,47 +45,52 @@ def set_fields(plan: Plan, section: str, **changes: Any) -> Plan:
     return _rebuild(data)
 
 
+def _set_in(plan: Plan, key: str, what: str, index: int, changes: dict[str, Any]) -> Plan:
+    """Change fields of item ``index`` of the list ``key``; a field set to None returns to its default."""
+    data = _data(plan)
+    _item(data[key], index, what)
+    merged = {**data[key][index], **changes}
+    data[key][index] = {k: v for k, v in merged.items() if v is not None}
+    return _rebuild(data)
+
+
+def _add_to(plan: Plan, key: str, item: dict[str, Any]) -> Plan:
+    data = _data(plan)
+    data[key].append(item)
+    return _rebuild(data)
+
+
+def _remove_from(plan: Plan, key: str, what: str, index: int) -> Plan:
+    data = _data(plan)
+    _item(data[key], index, what)
+    del data[key][index]
+    return _rebuild(data)
+
+
 def set_class(plan: Plan, index: int, **changes: Any) -> Plan:
     """Change fields of job class ``index``; a field set to None returns to its default."""
-    data = _data(plan)
-    _item(data["classes"], index, "job class")
-    merged = {**data["classes"][index], **changes}
-    data["classes"][index] = {k: v for k, v in merged.items() if v is not None}
-    return _rebuild(data)
+    return _set_in(plan, "classes", "job class", index, changes)
 
 
 def add_class(plan: Plan, job_class: dict[str, Any]) -> Plan:
-    data = _data(plan)
-    data["classes"].append(job_class)
-    return _rebuild(data)
+    return _add_to(plan, "classes", job_class)
 
 
 def remove_class(plan: Plan, index: int) -> Plan:
-    data = _data(plan)
-    _item(data["classes"], index, "job class")
-    del data["classes"][index]
-    return _rebuild(data)
+    return _remove_from(plan, "classes", "job class", index)
 
 
 def set_node(plan: Plan, index: int, **changes: Any) -> Plan:
-    data = _data(plan)
-    _item(data["nodes"], index, "node type")
-    merged = {**data["nodes"][index], **changes}
-    data["nodes"][index] = {k: v for k, v in merged.items() if v is not None}
-    return _rebuild(data)
+    """Change fields of node type ``index``; a field set to None returns to its default."""
+    return _set_in(plan, "nodes", "node type", index, changes)
 
 
 def add_node(plan: Plan, node: dict[str, Any]) -> Plan:
-    data = _data(plan)
-    data["nodes"].append(node)
-    return _rebuild(data)
+    return _add_to(plan, "nodes", node)
 
 
 def remove_node(plan: Plan, index: int) -> Plan:
-    data = _data(plan)
-    _item(data["nodes"], index, "node type")
-    del data["nodes"][index]
-    return _rebuild(data)
+    return _remove_from(plan, "nodes", "node type", index)
 
 
 def set_price(plan: Plan, catalog_id: str, price: float | None) -> Plan:
