@@ -77,7 +77,8 @@ def band_text(card: CardMemory | None) -> str:
 
 def _stack_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
     """Framework, sharding, offload, loss, and the phase and band of the peak: shown, never ranked."""
-    def word(j: JobResult | None, what: str) -> str:  # fmt: skip
+
+    def word(j: JobResult | None, what: str) -> str:
         if j is None:
             return "—"
         card = _tightest(j)

@@ -19,7 +19,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
 from configurator.engine.build import Job
-from configurator.ui.jobs.fields import FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
+from configurator.ui.jobs.fields import DEFAULT, FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
 from configurator.ui.shell.document import BuildDocument
 
 
@@ -31,6 +31,7 @@ class FormKit:
         self.form = form
         self.index = -1  # the selected job, -1 for none
         self.tips: dict[QWidget, str] = {}
+        self.base_tips: dict[QWidget, str] = {}  # tooltips before a note on the build's stack: defaults
         self.invalid: set[QWidget] = set()
         self.inputs: list[QObject] = []
         self.choice_boxes: dict[str, ChoiceBox] = {}
@@ -79,6 +80,16 @@ class FormKit:
         i = box.findData(word)
         if i >= 0 and box.currentIndex() != i and box not in self.invalid:
             box.setCurrentIndex(i)
+
+    def note_build_default(self, box: QComboBox, field: str, build: Build) -> None:
+        """Say in ``box``'s tooltip what the build's ``stack:`` sets for ``field`` (a new job starts with it)."""
+        base = self.base_tips.setdefault(box, self.tips[box])
+        default = getattr(build.stack, field, None) if build.stack is not None else None
+        word = LABELS.get(field, {}).get(str(default), str(default))
+        tip = base if default is None else f"{base}. The build's stack: sets {word} for jobs that name none"
+        self.tips[box] = tip
+        if box not in self.invalid:
+            box.setToolTip(tip)
 
     # ---- refusals in place -------------------------------------------------------------------------------
 
@@ -132,9 +143,15 @@ class FormKit:
             return False
         self.clear_invalid(widget)
         label = text or f"Set {FIELD_NAMES.get(field, field)} of {job.name} to {value_text}"
+        if after.jobs[i].name != job.name:  # a generated name followed the model or method
+            label += f" (now {after.jobs[i].name})"
         # the merge key names the job, not its place in the list: a slider drag merges only on one job
         return self.doc.edit(label, lambda b: after if b is build else make(b),
                              merge_key=f"job:{job.name}.{field}" if merge else None)  # fmt: skip
+
+    def titled(self, build: Build, index: int, **changes: Any) -> Build:
+        """``update_job`` where a generated job name follows the new model or method (engine rule)."""
+        return editing.update_job_titled(build, index, self.doc.models, **changes)
 
     def choice_changed(self, field: str, index: int) -> None:
         box = self.choice_boxes[field]
@@ -143,6 +160,8 @@ class FormKit:
         word = box.itemData(index)
         if field == "fsdp_version":  # the only integer choice: Literal[1, 2]
             word = int(word)
+        elif word == DEFAULT:  # "the framework's default" (loss: None)
+            word = None
         edit = self.choice_edits.get(field)
         make = partial(edit, index=self.index, **{field: word}) if edit is not None else None
         self.apply(box, field, box.itemText(index), {field: word}, make=make)

@@ -88,15 +88,17 @@ class JobListSection(QWidget):
 
     def add(self) -> None:
         doc = self.kit.doc
-        name = editing.add_job(doc.build).jobs[-1].name
-        if doc.edit(f"Add job {name}", editing.add_job):
+        make = partial(editing.add_job, models=doc.models)
+        name = make(doc.build).jobs[-1].name
+        if doc.edit(f"Add job {name}", make):
             self._select(len(doc.build.jobs) - 1)
 
     def duplicate(self) -> None:
         i, job = self.kit.index, self.kit.job()
         if job is None:
             return
-        if self.kit.doc.edit(f"Duplicate job {job.name}", partial(editing.duplicate_job, index=i)):
+        make = partial(editing.duplicate_job, index=i, models=self.kit.doc.models)
+        if self.kit.doc.edit(f"Duplicate job {job.name}", make):
             self._select(i + 1)
 
     def remove(self) -> None:

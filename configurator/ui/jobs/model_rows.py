@@ -3,6 +3,7 @@ config.json), the import button, and the adapter share of a parameter-count-only
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -11,9 +12,19 @@ from PySide6.QtWidgets import QComboBox, QCompleter, QDoubleSpinBox, QFileDialog
 from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
+from configurator.engine import Build
 from configurator.engine.build import Job, ParamsOnlyModel
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
+
+GROUP_CATALOG = "Catalog models, smallest first"
+GROUP_PARAMS_ONLY = "Parameter count only"
+GROUP_BUILD = "In this build: imported config.json, typed counts"
+
+
+def model_order(spec: ModelSpec) -> tuple[bool, int, str]:
+    """Catalog models by parameter count, then name; parameter-count-only entries after the real ones."""
+    return spec.is_params_only, spec.total_params or 0, spec.name.casefold()
 
 
 class ModelRows:
@@ -26,9 +37,13 @@ class ModelRows:
         box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         box.setMinimumContentsLength(8)
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.catalog_models = list(catalog.models.values())
-        for m in self.catalog_models:
+        self.catalog_models = sorted(catalog.models.values(), key=model_order)
+        for k, m in enumerate(self.catalog_models):
+            first = k == 0 or self.catalog_models[k - 1].is_params_only != m.is_params_only
+            if first:
+                self._header(GROUP_PARAMS_ONLY if m.is_params_only else GROUP_CATALOG)
             box.addItem(m.name, m.id)
+        self.fixed = box.count()  # the catalog's items; the build's own models follow in a group of their own
         completer = QCompleter(box.model(), box)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
@@ -60,16 +75,45 @@ class ModelRows:
             return self.kit.doc.catalog.models[job.model].name
         return f"{spec.name} ({Path(job.model).name})" if spec else job.model
 
-    def fill(self, job: Job, spec: ModelSpec | None) -> None:
+    def _header(self, text: str) -> None:
+        """A group title in the list: shown, not selectable."""
+        self.box.addItem(text, None)
+        item = self.box.model().item(self.box.count() - 1)  # type: ignore[attr-defined]
+        item.setEnabled(False)
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+
+    def _fill_build_group(self, build: Build) -> None:
+        """The models jobs of the build name outside the catalog (imported config.json files, parameter counts),
+        in a group after the catalog's; rebuilt only when they change."""
+        catalog = self.kit.doc.catalog.models
+        own: dict[str, tuple[str, object]] = {}
+        for job in build.jobs:
+            if not (isinstance(job.model, str) and job.model in catalog):
+                key = job.model if isinstance(job.model, str) else job.model.model_dump_json()
+                own.setdefault(key, (self.text_of(job, self.kit.model_of(job)), job.model))
+        wanted = list(own.values())
+        box, n = self.box, self.fixed
+        shown = [(box.itemText(k), box.itemData(k)) for k in range(n + 1, box.count())]
+        if shown == wanted:
+            return
+        while box.count() > n:
+            box.removeItem(n)
+        if wanted:
+            self._header(GROUP_BUILD)
+            for text, ref in wanted:
+                box.addItem(text, ref)
+
+    def _index_of(self, job: Job) -> int:
+        if isinstance(job.model, str) and job.model in self.kit.doc.catalog.models:
+            return self.box.findData(job.model)
+        return next((k for k in range(self.fixed, self.box.count()) if self.box.itemData(k) == job.model), -1)
+
+    def fill(self, build: Build, job: Job, spec: ModelSpec | None) -> None:
         kit, box = self.kit, self.box
-        n = len(self.catalog_models)
-        extra = None if isinstance(job.model, str) and job.model in kit.doc.catalog.models else job.model
-        text = self.text_of(job, spec)
-        if box.count() > n and (extra is None or box.itemData(n) != extra or box.itemText(n) != text):
-            box.removeItem(n)  # one extra item: the job's imported or parameter-count-only model
-        if extra is not None and box.count() == n:
-            box.addItem(text, extra)
-        index = n if extra is not None else box.findData(job.model)
+        self._fill_build_group(build)
+        index = self._index_of(job)
         if box not in kit.invalid:
             editing = box.lineEdit().hasFocus() and box.lineEdit().isModified()
             if not editing and (box.currentIndex() != index or box.currentText() != box.itemText(index)):
@@ -92,7 +136,7 @@ class ModelRows:
         if not text:
             raise ValueError("choose a model")
         for k in range(self.box.count()):
-            if self.box.itemText(k).casefold() == text.casefold():
+            if self.box.itemData(k) is not None and self.box.itemText(k).casefold() == text.casefold():
                 return self.box.itemData(k)  # type: ignore[no-any-return]
         if text in self.kit.doc.catalog.models:
             return text
@@ -112,10 +156,11 @@ class ModelRows:
         if self.kit.job() is None:
             return
         value = ref.model_dump() if isinstance(ref, ParamsOnlyModel) else ref
-        self.kit.apply(self.box, "model", label, {"model": value})
+        make = partial(self.kit.titled, index=self.kit.index, model=value)
+        self.kit.apply(self.box, "model", label, {"model": value}, make=make)
 
     def _chosen(self, index: int) -> None:
-        if index >= 0:
+        if index >= 0 and self.box.itemData(index) is not None:
             self.set_model(self.box.itemData(index), self.box.itemText(index))
 
     def _typed(self) -> None:

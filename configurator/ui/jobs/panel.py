@@ -193,11 +193,11 @@ class JobsPanel(QWidget):
         jr = result.job(job.name)
         spec = self.kit.model_of(job)
         with blocked(self.kit.inputs):
-            self.model_rows.fill(job, spec)
+            self.model_rows.fill(build, job, spec)
             self.lora_rows.fill(job, spec)
             self.stack_rows.fill(build, job)
             self.sequence.fill(job)
-            self.step_rows.fill(job, jr)
+            self.step_rows.fill(build, job, jr)
         self.lora_rows.fill_targets_tip(job, spec)
         self.cards_rows.fill(build, job)
         if jr is not None:

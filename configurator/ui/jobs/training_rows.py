@@ -12,7 +12,8 @@ from configurator.engine import Build, editing
 from configurator.engine.build import Job
 from configurator.engine.lowprecision import precision_choices
 from configurator.engine.result import JobResult
-from configurator.ui.jobs.fields import float_range, int_range, shown
+from configurator.engine.stack import stack_of
+from configurator.ui.jobs.fields import DEFAULT, LABELS, float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
 
@@ -52,6 +53,9 @@ class StackRows:
         kit.set_choice(self.parallelism_box, job.parallelism)
         kit.set_value(self.tp_spin, job.tensor_parallel)
         self.tp_spin.setEnabled(job.parallelism == "tp")
+        for field, b in (("framework", self.framework_box), ("fsdp_version", self.fsdp_version_box),
+                         ("offload", self.offload_box)):  # fmt: skip
+            kit.note_build_default(b, field, build)
 
     def mark_precisions(self, build: Build, job: Job) -> None:
         """Recipes the job's cards cannot run are disabled, the reason in their tooltip (engine rule)."""
@@ -94,6 +98,7 @@ class StepRows:
         kit.form.addRow("", self.checkpointing_check)
         self.checkpointing_check.toggled.connect(self._checkpointing_changed)
         self.loss_box = kit.choice_box("loss", Job, "Loss", "lossBox", "Chunked loss avoids the full logits tensor")
+        self.loss_box.insertItem(0, "Framework default", DEFAULT)  # loss: None, what the job's framework runs
         self.attention_box = kit.choice_box("attention", Job, "Attention", "attentionBox", "Attention kernel")
         self._budget_row()
 
@@ -118,12 +123,15 @@ class StepRows:
         self.budget_check.toggled.connect(self._budget_toggled)
         self.budget_spin.valueChanged.connect(self._budget_changed)
 
-    def fill(self, job: Job, result: JobResult | None) -> None:
+    def fill(self, build: Build, job: Job, result: JobResult | None) -> None:
         kit = self.kit
         kit.set_value(self.micro_spin, job.micro_batch_size)
         kit.set_value(self.accum_spin, job.gradient_accumulation_steps)
         self.checkpointing_check.setChecked(job.gradient_checkpointing)
-        kit.set_choice(self.loss_box, job.loss)
+        effective = result.loss if result is not None else stack_of(job).loss  # the loss the framework runs
+        self.loss_box.setItemText(0, f"Framework default: {LABELS['loss'].get(effective, effective)}")
+        kit.set_choice(self.loss_box, DEFAULT if job.loss is None else job.loss)
+        kit.note_build_default(self.loss_box, "loss", build)
         kit.set_choice(self.attention_box, job.attention)
         fixed = job.activation_memory_gb is not None
         self.budget_check.setChecked(fixed)
