@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 from configurator.catalog.cards import CardSpec
 from configurator.engine.build import Build, Job
-from configurator.engine.lowprecision import precision_choices, support
+from configurator.engine.lowprecision import Recipe, precision_choices, support
 from configurator.engine.result import BuildResult, CardMemory, JobResult
 from configurator.engine.stack import PROFILES
 
 UNKNOWN = "unknown"
 # An FP8 base (base_weights: fp8) is read by FP8 GEMMs or dequantised; lowprecision.precision_checks gates it on
 # the card's FP8 support, asked as the current-scaling recipe (TE quantization.py _compute_fp8_support).
-FP8_BASE_RECIPE = "fp8-current"
+FP8_BASE_RECIPE: Recipe = "fp8-current"
 BF16_SOURCE = "BF16 on every card: no low-precision rule applies"
 
 

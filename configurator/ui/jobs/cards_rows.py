@@ -14,6 +14,10 @@ from configurator.engine.build import Job
 from configurator.ui.jobs.fields import CardCheck, blocked
 from configurator.ui.jobs.form_kit import FormKit
 
+# Card names elide to this many pixels (full name in the accessible name): at 250 the group needed 261 px and
+# overflowed the 268 px a 1280x800 window gives the Jobs dock, its right edge clipped.
+LABEL_WIDTH = 210
+
 
 class CardsRows:
     def __init__(self, kit: FormKit) -> None:
@@ -63,7 +67,7 @@ class CardsRows:
             refs = [(k, f"slot {c.slot} · {r.profile} #{k}") for k, r in enumerate(c.mig)] if c.mig else [
                 (None, f"slot {c.slot} · {name}")]  # fmt: skip
             for instance, text in refs:
-                check = CardCheck(text, c.slot, instance)
+                check = CardCheck(text, c.slot, instance, width=LABEL_WIDTH)
                 check.setAccessibleName(f"{text} ({full})")
                 check.setObjectName(f"card{c.slot}" + ("" if instance is None else f"_{instance}"))
                 check.chosen.connect(self._toggled)

@@ -17,7 +17,7 @@ class LoraRows:
     def __init__(self, kit: FormKit) -> None:
         self.kit = kit
         self.method_box = kit.choice_box("method", Job, "Method", "methodBox", "How the model is fine-tuned")
-        kit.choice_edits["method"] = kit.titled  # a generated name follows the method ('70B LoRA' -> '70B QLoRA')
+        kit.choice_edits.update(method=kit.titled)  # a generated name follows the method ('70B LoRA' -> '70B QLoRA')
         self.rank_spin = QSpinBox()
         self.rank_spin.setRange(*int_range(LoraSettings, "rank"))
         kit.add_row("LoRA rank", self.rank_spin, "rankSpin", "LoRA rank r: adapter width")

@@ -17,9 +17,9 @@ from configurator.engine.build import Job, ParamsOnlyModel
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
 
-GROUP_CATALOG = "Catalog models, smallest first"
+GROUP_CATALOG = "Catalog models, by size"
 GROUP_PARAMS_ONLY = "Parameter count only"
-GROUP_BUILD = "In this build: imported config.json, typed counts"
+GROUP_BUILD = "Imported or typed in this build"
 
 
 def model_order(spec: ModelSpec) -> tuple[bool, int, str]:
@@ -44,6 +44,7 @@ class ModelRows:
                 self._header(GROUP_PARAMS_ONLY if m.is_params_only else GROUP_CATALOG)
             box.addItem(m.name, m.id)
         self.fixed = box.count()  # the catalog's items; the build's own models follow in a group of their own
+        self._widen_popup()
         completer = QCompleter(box.model(), box)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         completer.setFilterMode(Qt.MatchFlag.MatchContains)
@@ -104,6 +105,12 @@ class ModelRows:
             self._header(GROUP_BUILD)
             for text, ref in wanted:
                 box.addItem(text, ref)
+        self._widen_popup()
+
+    def _widen_popup(self) -> None:
+        """The list opens as wide as its longest entry (the box itself stays narrow in the dock)."""
+        view = self.box.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + view.verticalScrollBar().sizeHint().width() + 8)
 
     def _index_of(self, job: Job) -> int:
         if isinstance(job.model, str) and job.model in self.kit.doc.catalog.models:

@@ -28,7 +28,7 @@ class StackRows:
                             "How a LoRA job stores its frozen base: BF16, or FP8")  # fmt: skip
         self.parallelism_box = box("parallelism", Job, "Parallelism", "parallelismBox",
                                    "How a job spreads over several cards")  # fmt: skip
-        kit.choice_edits["parallelism"] = editing.set_parallelism
+        kit.choice_edits.update(parallelism=editing.set_parallelism)  # the engine's rule for the TP degree
         self.framework_box = box("framework", Job, "Framework", "frameworkBox",
                                  "The training software: it decides the loss path, QLoRA preparation "
                                  "and optimizer temporaries (engine/stack.py cites each)")  # fmt: skip
@@ -129,7 +129,7 @@ class StepRows:
         kit.set_value(self.accum_spin, job.gradient_accumulation_steps)
         self.checkpointing_check.setChecked(job.gradient_checkpointing)
         effective = result.loss if result is not None else stack_of(job).loss  # the loss the framework runs
-        self.loss_box.setItemText(0, f"Framework default: {LABELS['loss'].get(effective, effective)}")
+        self.loss_box.setItemText(0, f"{LABELS['loss'].get(effective, effective)} (framework default)")
         kit.set_choice(self.loss_box, DEFAULT if job.loss is None else job.loss)
         kit.note_build_default(self.loss_box, "loss", build)
         kit.set_choice(self.attention_box, job.attention)
