@@ -109,3 +109,15 @@ def test_an_added_job_takes_the_build_stack() -> None:
     # the MIG seed's behaviour override reaches a new tenant too
     mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
     assert add_job(mig, models=MODELS).jobs[-1].behaviour.kbit_fp32_prep is False
+
+
+def test_a_job_stack_choice_survives_saving_under_a_build_stack() -> None:
+    """A job set back to hf-trainer (the Job default) in a build whose stack: says torchtune was saved without
+    its framework (exclude_defaults) and came back as torchtune."""
+    from configurator.engine.editing import update_job
+
+    text = build_to_yaml(load_build(BUILDS / "default.yaml")) + "stack: {framework: torchtune, offload: cpu}\n"
+    b = update_job(parse_build(text, "stack.yaml"), 0, framework="hf-trainer", offload="none")
+    again = parse_build(build_to_yaml(b), "again.yaml")
+    assert (again.jobs[0].framework, again.jobs[0].offload) == ("hf-trainer", "none")
+    assert again.jobs[1].framework == "torchtune" and again == b
