@@ -34,9 +34,9 @@ def build() -> Build:
 def test_job_list_edits(build: Build) -> None:
     """Add, duplicate, rename and remove keep names unique and refuse clashes."""
     b = add_job(build)
-    assert b.jobs[-1].name == "New job" and b.jobs[-1].cards == [1]
+    assert b.jobs[-1].name == "8B LoRA" and b.jobs[-1].cards == [1]  # named for its model and method (issue 15)
     b = add_job(b)
-    assert b.jobs[-1].name == "New job (2)"
+    assert b.jobs[-1].name == "8B LoRA (2)"
     b = duplicate_job(b, 0)
     assert b.jobs[1].name == f"{build.jobs[0].name} copy" and b.jobs[1].model == build.jobs[0].model
     with pytest.raises(EditRefused, match="already called"):
