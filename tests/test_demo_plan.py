@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontMetrics
 from PySide6.QtWidgets import QApplication
 
 from configurator.catalog.loader import default_catalog
@@ -310,6 +310,30 @@ def test_plan_results_forget_the_oldest(shipped: Plan) -> None:
 # ---- layout and screenshots -----------------------------------------------------------------------------------
 
 
+def assert_bar_words_apart(window: DemoWindow) -> None:
+    """The eight bars' words over the planner's node are the kiosk's (whole GB; the unit where it fits) and
+    do not run into each other: neighbouring texts are apart by more than 2 px."""
+    labels = [lb for lb in window.chart.labels if lb.isVisible()]
+    assert len(labels) == len(window.doc.build.cards) == 8
+    texts = [lb.toPlainText() for lb in labels]
+    assert all(t.startswith("+") and "." not in t for t in texts), texts
+    spans = []
+    for lb in labels:
+        width = QFontMetrics(lb.textItem.font()).horizontalAdvance(lb.toPlainText())
+        centre = lb.sceneBoundingRect().center().x()
+        spans.append((centre - width / 2, centre + width / 2))
+    assert all(a[1] + 2 < b[0] for a, b in itertools.pairwise(spans)), (texts, spans)
+
+
+def test_bar_words_survive_a_resize(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The chart re-labels its bars on a resize; the kiosk's words come back (they went to the chart's own
+    '+50.3' after 1920 -> 1280 until the next change)."""
+    assert_bar_words_apart(demo)
+    demo.resize(1280, 800)
+    qtbot.wait(30)
+    assert_bar_words_apart(demo)
+
+
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 @pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
 def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int], dark: bool) -> None:  # type: ignore[no-untyped-def]
@@ -333,6 +357,7 @@ def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int]
         image = window.grab().toImage()
         SHOTS.mkdir(parents=True, exist_ok=True)
         image.save(str(SHOTS / f"demo-plan-{size[0]}x{size[1]}-{'dark' if dark else 'light'}.png"))
+        assert_bar_words_apart(window)
         # the kiosk paints its own background and ink whatever the application palette
         corner = image.pixelColor(QPoint(4, 4))
         assert corner.name().upper() == "#F4F6F3"

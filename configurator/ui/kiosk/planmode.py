@@ -51,6 +51,9 @@ class PlanMixin:
         if self.plan_doc is not None:
             self.plan_doc.changed.connect(self._plan_changed)
             self.plan_doc.refused.connect(self.say)
+        for s in self._plan_scenarios():  # planned now, so showing it (or the attract loop) never waits
+            assert s.plan is not None
+            self.plan_results.planned(s.plan, s.plan_path.parent if s.plan_path else None)
 
     def _plan_scenarios(self) -> list[Scenario]:
         return [s for s in self.scenarios if s.plan is not None]

@@ -11,7 +11,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -98,6 +98,8 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
         self.doc.changed.connect(self._on_changed)
         self.doc.refused.connect(self.say)
         self.chassis.status.connect(self._chassis_status)
+        # the chart re-labels its bars when its plot is resized (HeadroomChart._rewrap): say the kiosk's words again
+        self.chart.plot.vb.sigResized.connect(self._chart_resized)
         self.exit_shortcut = QShortcut(QKeySequence("Ctrl+Shift+Q"), self)
         self.exit_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         self.exit_shortcut.activated.connect(self.show_pin_pad)
@@ -243,10 +245,16 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
                 label.setText(bar_text(float(getattr(r, spec.field)), spec, self.unit))
             elif compact:  # eight bars (a plan's node) take whole GB, so neighbouring labels do not touch
                 digits = 0 if len(rows) >= 8 or abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
-                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit, digits))
+                text = headroom_label(r.headroom_gb, r.fits, self.unit, digits)
+                if QFontMetrics(font).horizontalAdvance(text) > 0.9 * self.chart.plot.vb.width() / len(rows):
+                    text = text.removesuffix(f" {self.unit}")  # the axis names the unit
+                label.setText(text)
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])
+
+    def _chart_resized(self, *_: object) -> None:
+        self._tune_chart()
 
     def chart_bar_text(self, job: int, card: int) -> str:
         """The words over the bar of ``job``'s card row ``card``, as drawn."""
