@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontMetrics
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import evaluate
@@ -227,6 +227,17 @@ def test_picking_the_servers_changes_the_fleet_and_the_build(demo: DemoWindow, s
     assert demo.chassis.scene() is not None and set(demo.chassis.card_items) == {c.slot for c in demo.doc.build.cards}
     qtbot.mouseClick(demo.server_buttons[None], Qt.MouseButton.LeftButton)
     assert demo.plan_doc.plan == shipped
+
+
+@pytest.mark.parametrize("node", [RTX, H100])
+def test_the_planners_server_is_drawn_without_overlapping_words(demo: DemoWindow, node: str) -> None:
+    """The chassis drawing of each server kind: no two of its words overlap (the HGX H100's socket labels,
+    'SXM5 socket · CPU0 · plx0', ran into the next socket's)."""
+    assert demo.set_plan_servers(node)
+    texts = [i for i in demo.chassis.scene().items() if isinstance(i, QGraphicsSimpleTextItem) and i.isVisible()]
+    assert len(texts) > len(demo.doc.build.cards)
+    for a, b in itertools.combinations(texts, 2):
+        assert not a.sceneBoundingRect().intersects(b.sceneBoundingRect()), (a.text(), b.text())
 
 
 def test_sizing_for_today_says_the_month_the_fleet_runs_out(demo: DemoWindow, shipped: Plan, qtbot) -> None:  # type: ignore[no-untyped-def]
