@@ -58,6 +58,8 @@ from configurator.ui.kiosk.widgets import _font
 from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.settings import Settings
 
+BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
+
 
 class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
     """The kiosk. ``showFullScreen()`` is up to the caller; it also lays out at a fixed 1920x1080."""
@@ -246,7 +248,8 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
             elif compact:  # eight bars (a plan's node) take whole GB, so neighbouring labels do not touch
                 digits = 0 if len(rows) >= 8 or abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
                 text = headroom_label(r.headroom_gb, r.fits, self.unit, digits)
-                if QFontMetrics(font).horizontalAdvance(text) > 0.9 * self.chart.plot.vb.width() / len(rows):
+                room = self.chart.plot.vb.width() / len(rows) - BAR_WORDS_GAP * s
+                if QFontMetrics(font).horizontalAdvance(text) > room:
                     text = text.removesuffix(f" {self.unit}")  # the axis names the unit
                 label.setText(text)
         if compact:
