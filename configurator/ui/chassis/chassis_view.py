@@ -182,8 +182,9 @@ class ChassisView(QGraphicsView):
         sub.setPos(0, 40)
 
         def slot_label(pos: SlotPosition) -> str:
-            kind = "SXM5 socket" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
-            return f"Slot {pos.slot}\n{kind} · {pos.root_label()}"
+            if pos.kind == "sxm":  # under a 150 px socket: "SXM5 socket · CPU0 · plx0" ran into the next one
+                return f"Slot {pos.slot} · SXM5\n{pos.root_label()}"
+            return f"Slot {pos.slot}\nGen{pos.pcie_generation} x{pos.lanes} · {pos.root_label()}"
 
         # the label column is as wide as the longest label (cascaded switches name two switches)
         metrics = QFontMetricsF(small)
