@@ -15,10 +15,11 @@ from configurator.engine.build import Build, CardPlacement, InstanceRef, MigInst
 from configurator.engine.editing.base import EditRefused
 from configurator.engine.editing.bridges import add_bridge, check_bridge
 from configurator.engine.editing.cards import check_place, place_card
-from configurator.engine.editing.jobs import assign_job, set_job_cards, update_job
+from configurator.engine.editing.jobs import assign_job, set_job_cards, update_job, update_job_titled
 from configurator.engine.mig import MigRequest, place_layout
 from configurator.engine.planner import Plan
 from configurator.engine.planner import editing as plan_editing
+from configurator.engine.resolver import ModelResolver
 
 
 def short_name(name: str) -> str:
@@ -88,10 +89,15 @@ def put_card(build: Build, catalog: Catalog, slot: int, card_id: str, grow_job: 
     return new.model_copy(update={"bridges": bridges})
 
 
-def set_method(build: Build, method: str) -> Build:
-    """Every job to LoRA, QLoRA or a full fine-tune."""
+def set_method(build: Build, method: str, models: ModelResolver | None = None) -> Build:
+    """Every job to LoRA, QLoRA or a full fine-tune; with ``models``, a job whose name was generated follows
+    the method ('70B LoRA' becomes '70B full FT'), as in the editor (editing/jobs.update_job_titled)."""
     for i in range(len(build.jobs)):
-        build = update_job(build, i, method=method)
+        build = (
+            update_job(build, i, method=method)
+            if models is None
+            else update_job_titled(build, i, models, method=method)
+        )
     return build
 
 

@@ -316,7 +316,7 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
         self.set_sequence_length(tokens)
 
     def set_method(self, method: str) -> bool:
-        return self.doc.edit(f"Method {method}", partial(set_method, method=method))
+        return self.doc.edit(f"Method {method}", partial(set_method, method=method, models=self.doc.models))
 
     def _method_clicked(self, index: int) -> None:
         self.set_method(METHODS[index][0])
