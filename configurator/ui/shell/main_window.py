@@ -90,8 +90,14 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         jobs.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, jobs)
         self.tabifyDockWidget(left, jobs)
+        # Qt keeps a dock behind another dock's tab "visible", only moved off-screen (QWidgetAnimator parks
+        # it at -500 - size), so Tab, mnemonics and arrow keys reached the hidden Jobs form: each tabbed
+        # dock's content is shown only while its tab is the current one (visibilityChanged follows the tab).
+        for dock in (left, jobs):
+            dock.visibilityChanged.connect(dock.widget().setVisible)
         jobs.visibilityChanged.connect(self.jobs_panel.catch_up)
         left.raise_()
+        self.jobs_panel.setVisible(False)  # behind the Cards tab until its tab is chosen
         self.jobs_dock, self.cards_dock = jobs, left
         right = QDockWidget("Checks", self)
         right.setObjectName("checks")
