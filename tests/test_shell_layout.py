@@ -11,6 +11,7 @@ from PySide6.QtCore import QPoint, QRect, QSettings, QStandardPaths, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
+from configurator.ui.shell.layout import parked
 from tests.gui_helpers import make_window
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -42,25 +43,33 @@ def test_tab_never_reaches_the_jobs_form_behind_the_cards_tab(window) -> None:  
     window.activateWindow()
     window.card_palette.setFocus()
     QApplication.processEvents()
+    rank = window.jobs_panel.rank_spin.value()
+    for key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+        focused = tab_round(window, key, 60)
+        hidden = [w for w in focused if not on_screen(w, window) or window.jobs_panel.isAncestorOf(w)]
+        assert not hidden, [f"{type(w).__name__} {w.objectName() or w.accessibleName()}" for w in hidden]
+        assert window.chassis_view in focused and window.checks in focused  # Tab still goes round the window
+    QTest.keyClick(QApplication.focusWidget(), Qt.Key.Key_Down)
+    assert window.jobs_panel.rank_spin.value() == rank
+
+    # The Jobs tab chosen: Tab reaches its form, and no longer the palette behind it
+    window.jobs_dock.raise_()
+    window.jobs_panel.job_list.setFocus()
+    QApplication.processEvents()
+    focused = tab_round(window, Qt.Key.Key_Tab, 80)
+    assert window.jobs_panel.rank_spin in focused
+    assert not [w for w in focused if window.card_palette.isAncestorOf(w) or w is window.card_palette]
+
+
+def tab_round(window, key: Qt.Key, presses: int) -> list[QWidget]:  # type: ignore[no-untyped-def]
+    """The widgets that held the focus over ``presses`` presses of ``key``, starting where it is."""
     focused: list[QWidget] = []
-    for _ in range(60):
+    for _ in range(presses):
         widget = QApplication.focusWidget()
         assert widget is not None
         focused.append(widget)
-        QTest.keyClick(widget, Qt.Key.Key_Tab)
-    hidden = [w for w in focused if not on_screen(w, window) or window.jobs_panel.isAncestorOf(w)]
-    assert not hidden, [f"{type(w).__name__} {w.objectName() or w.accessibleName()}" for w in hidden]
-    assert window.chassis_view in focused  # Tab still goes round the window
-
-    # The Jobs tab chosen: its form takes the keyboard again, and it shows the document as it is now
-    rank_before = window.jobs_panel.rank_spin.value()
-    window.jobs_dock.raise_()
-    QApplication.processEvents()
-    assert window.jobs_panel.isVisible() and not window.card_palette.isVisible()
-    window.jobs_panel.rank_spin.setFocus()
-    QApplication.processEvents()
-    assert QApplication.focusWidget() is window.jobs_panel.rank_spin
-    assert window.jobs_panel.rank_spin.value() == rank_before
+        QTest.keyClick(widget, key)
+    return focused
 
 
 def inside_scroll_area(widget: QWidget, top: QWidget) -> bool:
@@ -81,8 +90,8 @@ def clipped(top: QWidget) -> list[str]:
     widgets inside a scroll area's viewport are left to it (it scrolls)."""
     problems = []
     for w in top.findChildren(QWidget):
-        if not w.isVisible() or w.isWindow() or w.size().isEmpty() or inside_scroll_area(w, top):
-            continue  # (Qt parks a dock behind another's tab off-screen at size 0: nothing of it shows)
+        if not w.isVisible() or w.isWindow() or inside_scroll_area(w, top) or parked(w, top):
+            continue  # a dock behind another's tab is parked off-screen by Qt: nothing of it shows
         name = f"{type(w).__name__} {w.objectName() or (w.text()[:30] if isinstance(w, QLabel) else '')}"
         parent = w.parentWidget()
         if not top.rect().contains(rect_in(w, top)) or not parent.rect().contains(w.geometry()):
@@ -282,3 +291,12 @@ def test_no_ambiguous_redo_on_x11(tmp_path: Path) -> None:
     assert "redid MainWindow" in run.stdout and "redid PlannerWindow" in run.stdout, run.stdout
     noise = [line for line in run.stdout.splitlines() if "Ambiguous" in line or "propagateSizeHints" in line]
     assert not noise
+
+
+def test_docks_sized_for_the_window_they_open_in(window) -> None:  # type: ignore[no-untyped-def]
+    """The Cards/Jobs docks open at a share of the window (281 px at 1280), not squeezed to the palette's
+    230 px minimum; the jobs form (about 300 px) gets room."""
+    from configurator.ui.shell.layout import left_dock_width
+
+    assert left_dock_width(1024) == 230 and left_dock_width(1920) == 340
+    assert abs(window.cards_dock.width() - left_dock_width(1280)) <= 2

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFrame,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 # Fits a 1024x768 screen with a panel and a title bar. Set explicitly, so the window's minimum never changes
 # after it is shown: Qt's own (the layout's minimum, set on every relayout) made QWindow call
@@ -19,6 +28,14 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QSp
 MIN_WINDOW = QSize(960, 600)
 SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
 ANALYSIS_SHARE = 0.6  # of the splitter at first: the analysis pages need ~580 px, the chassis scales to fit
+LEFT_DOCK_SHARE, LEFT_DOCK_RANGE = 0.22, (230, 340)  # the Cards/Jobs docks: the jobs form wants ~300 px
+
+
+def left_dock_width(window_width: int) -> int:
+    """The Cards/Jobs docks' width for a window ``window_width`` wide: 230 px at 1024, 281 at 1280, 340 on
+    a full-HD screen (what is left keeps the chassis' 300 px and the analysis' ~580 px from 1280 up)."""
+    low, high = LEFT_DOCK_RANGE
+    return max(low, min(high, round(window_width * LEFT_DOCK_SHARE)))
 
 
 def default_geometry(available: QRect, minimum: QSize, fraction: float = SCREEN_FRACTION) -> QRect:
@@ -48,6 +65,7 @@ def centre(chassis_view: QWidget, analysis: QWidget, summary: QWidget) -> tuple[
     scroll.setWidget(analysis)
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop of its own: the tabs and pages take focus
     scroll.setMinimumSize(360, 240)
     # sideways only: the window's minimum height (MIN_WINDOW) leaves the pages their 300 px
     scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -81,18 +99,11 @@ class _NoTitle(QWidget):
 
 
 def tab_docks(window: QMainWindow, docks: list[QDockWidget]) -> None:
-    """Tab ``docks`` together, the first one raised.
-
-    Qt keeps a dock behind another dock's tab "visible", only moved off-screen (QWidgetAnimator parks it at
-    -500 - its size), so Tab, mnemonics and arrow keys reached the hidden Jobs form: each dock's content is
-    shown only while its tab is current (visibilityChanged follows the tab). While tabbed, a dock has no
-    title bar of its own: the tab names it, and the title repeated it ("Cards" above the Cards tab)."""
+    """Tab ``docks`` together, the first one raised. While tabbed, a dock has no title bar of its own: the
+    tab names it, and the title repeated it ("Cards" above the Cards tab)."""
     for other in docks[1:]:
         window.tabifyDockWidget(docks[0], other)
     docks[0].raise_()
-    for dock in docks:
-        dock.visibilityChanged.connect(dock.widget().setVisible)
-        dock.widget().setVisible(dock is docks[0])
 
     def titles(*_: object) -> None:
         for dock in docks:
@@ -108,3 +119,33 @@ def tab_docks(window: QMainWindow, docks: list[QDockWidget]) -> None:
         dock.topLevelChanged.connect(titles)
         dock.dockLocationChanged.connect(titles)
     titles()
+
+
+def parked(widget: QWidget, window: QWidget) -> bool:
+    """Whether ``widget`` is in a part of ``window`` Qt keeps "visible" but off-screen: a dock behind another
+    dock's tab is moved to -500 - its size (QWidgetAnimator), not hidden."""
+    part = widget
+    while part.parentWidget() is not None and part.parentWidget() is not window:
+        part = part.parentWidget()
+    return not QRect(part.mapTo(window, QPoint(0, 0)), part.size()).intersects(window.rect())
+
+
+def focus_next_shown(window: QWidget, forward: bool) -> bool:
+    """Tab (Shift+Tab): the focus to the next (previous) widget of the Tab chain that takes Tab focus and is
+    not parked off-screen. Qt's own chain walked into the Jobs form behind the Cards tab, where two Down
+    presses changed a LoRA rank unseen. Walks the chain without moving the focus through the skipped
+    widgets (no focus-out edits from the hidden form). False when no widget qualifies (Qt's own then)."""
+    start = QApplication.focusWidget()
+    if start is None or start.window() is not window:
+        return False
+    widget = start
+    for _ in range(10_000):  # the chain is a ring; the bound only guards a broken one
+        widget = widget.nextInFocusChain() if forward else widget.previousInFocusChain()
+        if widget is None or widget is start:
+            return False
+        takes_tab = bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus) and widget.focusProxy() is None
+        shown = widget.window() is window and widget.isVisible() and widget.isEnabled()
+        if takes_tab and shown and not parked(widget, window):
+            widget.setFocus(Qt.FocusReason.TabFocusReason if forward else Qt.FocusReason.BacktabFocusReason)
+            return True
+    return False

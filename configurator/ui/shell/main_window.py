@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QColor, QIcon
+from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox
 
 from configurator import __version__
@@ -75,10 +75,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
             dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
             self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
             docks.append(dock)
-        self.cards_dock, self.jobs_dock = left, jobs = docks
+        self.cards_dock, self.jobs_dock = docks
         layout.tab_docks(self, docks)  # the Jobs form hidden behind the Cards tab, no duplicated titles
-        jobs.visibilityChanged.connect(self.jobs_panel.catch_up)
-        right = QDockWidget("Checks", self)
+        self.jobs_dock.visibilityChanged.connect(self.jobs_panel.catch_up)
+        right = self.checks_dock = QDockWidget("Checks", self)
         right.setObjectName("checks")
         right.setWidget(self.checks)
         self.checks.setMinimumHeight(80)
@@ -119,8 +119,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
             app.aboutToQuit.connect(self.wait_for_sheet)
         self.setMinimumSize(layout.MIN_WINDOW)
         layout.place_window(self, self.settings.get("window/geometry"))
-        self.resizeDocks([left], [max(230, min(320, self.width() // 6))], Qt.Orientation.Horizontal)
-        self.resizeDocks([right], [120], Qt.Orientation.Vertical)
+        self._docks_sized = False  # on the first show, for the size the window opens at
         self._on_changed(document.build, document.result)
         if self.view.dark:
             self._apply_theme(True)
@@ -235,6 +234,17 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
     def set_link_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.link_rates:
             self.doc.edit(f"Use {key} link rates", partial(editing.set_link_rates, rates=key))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._docks_sized:
+            self._docks_sized = True
+            self.resizeDocks([self.cards_dock], [layout.left_dock_width(self.width())], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.checks_dock], [120], Qt.Orientation.Vertical)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
+        return layout.focus_next_shown(self, next) or super().focusNextPrevChild(next)
 
     # ---- closing ----
     def closeEvent(self, event: QCloseEvent) -> None:
