@@ -30,8 +30,8 @@ from configurator.engine.buildfile import load_build
 from configurator.engine.compare import Difference, compare
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
-from configurator.ui.charts.headroom import HeadroomChart
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.charts import HeadroomChart
+from configurator.ui.shell import BuildDocument
 
 BETTER = QColor(46, 125, 50, 70)
 

@@ -76,9 +76,7 @@ from configurator.ui.jobs.fields import (
     seq_from_pos,
     shown,
 )
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.lazy import hidden_in_shown_window
-from configurator.ui.shell.style import FIT_COLOUR
+from configurator.ui.shell import FIT_COLOUR, BuildDocument, hidden_in_shown_window
 
 
 class JobsPanel(QWidget):
