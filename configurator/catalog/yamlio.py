@@ -31,7 +31,7 @@ _NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class _SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _SafeLoader(_BaseLoader):  # type: ignore[misc]  # _BaseLoader is chosen at run time
     """Safe loader whose out-of-range scalars (2001-13-45, a 5000-digit int) fail as YAML errors with their line."""
 
     def __init__(self, stream: str) -> None:
@@ -59,7 +59,8 @@ class _SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                     self.duplicates.append((k.value, seen[(k.tag, k.value)], line))
                 else:
                     seen[(k.tag, k.value)] = line
-        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 def _check_aliases(root: yaml.Node, where: str) -> None:
