@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean xcb-deps bundle
+.PHONY: run test test-full suite bench lint clean xcb-deps bundle
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -36,8 +36,18 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m mypy
 
-test: $(STAMP) lint  ## install and run the whole test suite (offscreen, no GPU, no network)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadfile
+# make test: the lint and the suite side by side (-j2; -Oline keeps their lines whole). The suite runs one
+# worker per core, a file per worker at a time, the files with the bundle and wheel builds first
+# (tests/conftest.py orders them; --no-loadscope-reorder keeps that order). The property tests run the "quick"
+# hypothesis profile, a fifth of their examples; make test-full runs all of them (tests/conftest.py).
+test: $(STAMP)  ## install, lint and run the whole test suite (offscreen, no GPU, no network)
+	@$(MAKE) --no-print-directory -j2 -Oline lint suite
+
+suite: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=10
+
+test-full: $(STAMP)  ## make test with every property-test example (5,040 in test_reliability_properties alone)
+	HYPOTHESIS_PROFILE=full $(MAKE) --no-print-directory test
 
 bench: $(STAMP)  ## timing benchmarks (not part of the test suite)
 	$(BIN)/python -m pytest -q benchmarks --benchmark-only -p no:randomly
