@@ -26,9 +26,8 @@ from configurator.engine import Build, BuildResult, editing
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.words import PITCH_MM
 from configurator.ui.chassis.scene import drag_started, item_under
-from configurator.ui.dnd.mime import read_bridge, read_card, read_job, read_slot, slot_mime
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.style import card_colour
+from configurator.ui.dnd import read_bridge, read_card, read_job, read_slot, slot_mime
+from configurator.ui.shell import BuildDocument, card_colour
 
 MM = 2.0  # scene pixels per millimetre
 LABEL_W = 290.0

@@ -31,9 +31,9 @@ from configurator.engine.buildfile import load_build
 from configurator.engine.compare import Difference, RecipeChoice, compare, compare_recipes, with_recipe
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
-from configurator.ui.charts.headroom import HeadroomChart
+from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell import BuildDocument
 
 BETTER = QColor(46, 125, 50, 70)
 SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself

@@ -20,7 +20,7 @@ from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
 from configurator.engine.build import Job
 from configurator.ui.jobs.fields import DEFAULT, FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell import BuildDocument
 
 
 class FormKit:

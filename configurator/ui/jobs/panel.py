@@ -37,8 +37,7 @@ from configurator.ui.jobs.lora_rows import LoraRows
 from configurator.ui.jobs.model_rows import ModelRows
 from configurator.ui.jobs.sequence_row import SequenceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.lazy import hidden_in_shown_window
+from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
 class JobsPanel(QWidget):

@@ -27,7 +27,7 @@ from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure
 from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import Figure, Scenario
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.planner.document import PlanDocument
+from configurator.ui.planner import PlanDocument
 
 ANY_MIX = "Any mix"
 

@@ -30,11 +30,10 @@ from configurator.engine.editing.kiosk import (
     short_name,
 )
 from configurator.present.words import capacity_label
-from configurator.ui.chassis.chassis_view import ChassisView
-from configurator.ui.chassis.palette import card_icon
-from configurator.ui.dnd.mime import card_mime, read_card, read_slot
+from configurator.ui.chassis import ChassisView, card_icon
+from configurator.ui.dnd import card_mime, read_card, read_slot
 from configurator.ui.kiosk.scenarios import GRID_W, INK
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell import BuildDocument
 
 LOCKED_WORDS = "Cannot change the planner's server here: use the buttons below"
 

@@ -55,8 +55,7 @@ from configurator.ui.kiosk.scenarios import (
 )
 from configurator.ui.kiosk.takehome import TakeHomeMixin
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.settings import Settings
+from configurator.ui.shell import BuildDocument, Settings
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 

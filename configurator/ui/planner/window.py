@@ -36,8 +36,7 @@ from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell.menus import redo_shortcuts
-from configurator.ui.shell.style import SEVERITY_COLOUR
+from configurator.ui.shell import SEVERITY_COLOUR, redo_shortcuts
 
 TITLE = "Service planner"
 

@@ -15,9 +15,8 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBo
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
 from configurator.present.words import largest_card_w
-from configurator.ui.charts.headroom import HeadroomChart, free_cards
-from configurator.ui.chassis.chassis_view import ChassisView
-from configurator.ui.chassis.palette import Palette
+from configurator.ui.charts import HeadroomChart, free_cards
+from configurator.ui.chassis import ChassisView, Palette
 from configurator.ui.shell import layout
 from configurator.ui.shell.checks_panel import ChecksPanel
 from configurator.ui.shell.document import BuildDocument
@@ -45,9 +44,9 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         # ---- views ----
-        from configurator.ui.charts.tabs import AnalysisTabs
-        from configurator.ui.jobs.panel import JobsPanel
-        from configurator.ui.mig.editor import MigEditor
+        from configurator.ui.charts import AnalysisTabs
+        from configurator.ui.jobs import JobsPanel
+        from configurator.ui.mig import MigEditor
         from configurator.ui.shell.summary import SummaryStrip
 
         self.card_palette = Palette(document.catalog)
@@ -262,7 +261,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     # ---- other windows ----
     def compare_dialog(self):  # type: ignore[no-untyped-def]
-        from configurator.ui.jobs.compare import CompareDialog
+        from configurator.ui.jobs import CompareDialog
 
         return CompareDialog(self.doc, self)
 
