@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QMenu, QWidget
 
@@ -240,14 +240,18 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         self.doc.edit(f"Remove card from {names}", partial(editing.remove_cards, slots=slots))
 
     def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if event.reason() == event.Reason.Keyboard and self.cursor_slot in self.slot_items:
-            # the Menu key (or Shift+F10): the menu opens at the keyboard cursor, for the selection
-            item = self.card_items.get(self.cursor_slot)
-            where = self.slot_items[self.cursor_slot].rect().center()
-            at = self.viewport().mapToGlobal(self.mapFromScene(where))
+        if event.reason() == event.Reason.Keyboard:
+            self.menu_at_cursor()
         else:
-            item = self._card_at(self.mapToScene(event.pos()))
-            at = event.globalPos()
+            self._menu(self._card_at(self.mapToScene(event.pos())), event.globalPos())
+
+    def menu_at_cursor(self) -> None:
+        """The Menu key (or Shift+F10): the context menu at the keyboard cursor, for the card there."""
+        if self.cursor_slot in self.slot_items:
+            where = self.mapFromScene(self.slot_items[self.cursor_slot].rect().center())
+            self._menu(self.card_items.get(self.cursor_slot), self.viewport().mapToGlobal(where))
+
+    def _menu(self, item: CardItem | None, at: QPoint) -> None:
         if item is not None and not item.isSelected():
             self.scene().clearSelection()
             item.setSelected(True)

@@ -109,6 +109,8 @@ class KeysMixin:
             self._say_where()
         elif key == Qt.Key.Key_B and not ctrl:
             self.bridge_selection()
+        elif key == Qt.Key.Key_Menu or (key == Qt.Key.Key_F10 and shift):
+            self.menu_at_cursor()
         else:
             super().keyPressEvent(event)
             return
