@@ -72,6 +72,10 @@ def test_arrows_select_and_shift_extends(window, qtbot) -> None:  # type: ignore
     assert view.selected_slots() == []
     qtbot.keyClick(view, Key.Key_Up)  # the top edge: the cursor stays
     assert view.cursor_slot == 1
+    qtbot.keyClick(view, Key.Key_Down, Mod.ShiftModifier)  # as in a list: the card left behind joins too
+    assert view.cursor_slot == 2 and view.selected_slots() == [1, 2]
+    qtbot.keyClick(view, Key.Key_Escape)
+    assert view.selected_slots() == [] and view.cursor_slot == 2
 
 
 def test_ctrl_arrow_moves_past_taken_slots_and_says_why_not(window, qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -68,9 +68,10 @@ def test_card_labels_stay_inside_their_card(window) -> None:  # type: ignore[no-
                 profile = card.mig.profiles[0].name if card.mig else None
                 for mig in (None, [profile] * card.mig.max_instances if card.mig else None,
                             [p.name for p in card.mig.profiles] if card.mig else None):  # fmt: skip
-                    view._label_w = 290.0
-                    item = CardItem(pos.slot, card, view._card_rect(chassis, pos, card), mig)
-                    assert fits(item), (chassis.id, pos.slot, card.id, mig, item.lines)
+                    for bridged in (False, True):  # the label keeps clear of the NVLink bar
+                        item = CardItem(pos.slot, card, view._card_rect(chassis, pos, card), mig, bridged)
+                        assert fits(item), (chassis.id, pos.slot, card.id, mig, item.lines)
+                        assert item.text_rect().right() < item.rect().right() - (BridgeItem.INSET if bridged else 0)
     window.doc.replace(load_build(BUILDS / "seed-mig-four-tenants.yaml"), None)
     item = window.chassis_view.card_items[1]
     assert any("MIG 4 × 1g.24gb" in line for line in item.lines) and fits(item)

@@ -191,7 +191,8 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
                 continue
             pos = chassis.position(placement.slot)
             mig = [r.profile for r in placement.mig] if placement.mig else None
-            item = CardItem(placement.slot, card, self._card_rect(chassis, pos, card), mig)
+            bridged = any(placement.slot in b.slots for b in build.bridges)
+            item = CardItem(placement.slot, card, self._card_rect(chassis, pos, card), mig, bridged)
             self.scene().addItem(item)
             item.setSelected(placement.slot in selected)
             self.card_items[placement.slot] = item

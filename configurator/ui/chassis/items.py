@@ -42,9 +42,9 @@ class CardItem(QGraphicsRectItem):
     """A placed card: its fill by family, its name, memory and power (and MIG layout) written inside it at
     the largest size that fits (label.layout)."""
 
-    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None) -> None:
+    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None, bridged: bool = False) -> None:
         super().__init__(rect)
-        self.slot, self.card = slot, card
+        self.slot, self.card, self.bridged = slot, card, bridged
         colour = card_colour(card.id)
         self.ink = QColor(card_ink_hex(card.id))
         self.setBrush(QBrush(colour))
@@ -61,7 +61,8 @@ class CardItem(QGraphicsRectItem):
                         "removes it; Shift+arrow adds a neighbour to the selection, B or Ctrl+B bridges.")  # fmt: skip
 
     def text_rect(self) -> QRectF:
-        return self.rect().adjusted(10, 4, -8, -4)
+        """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one."""
+        return self.rect().adjusted(10, 4, -(BridgeItem.INSET + 4) if self.bridged else -8, -4)
 
     def _layout(self) -> tuple[list[str], QFont]:
         names = dict.fromkeys([self.card.name, short_card_name(self.card.name, abbreviate=False),
@@ -76,7 +77,7 @@ class CardItem(QGraphicsRectItem):
         painter.setBrush(self.brush())
         r = self.rect()
         if self.isSelected():  # a light ring with a dark line inside: visible on every fill and canvas
-            painter.setPen(QPen(QColor(SELECTED), 5))
+            painter.setPen(QPen(QColor(SELECTED), 6))
             painter.drawRoundedRect(r, 5, 5)
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.setPen(QPen(QColor("#111111"), 1.5))
@@ -103,10 +104,11 @@ class BridgeItem(QGraphicsRectItem):
     enough to read when the chassis is scaled down to a laptop's window (issue 15: it was 9 pt)."""
 
     WIDTH = 30.0
+    INSET = 80.0  # the bar's left edge, from the cards' right end
     FONT_PX = 22.0
 
     def __init__(self, slots: list[int], top: float, bottom: float, right: float) -> None:
-        super().__init__(QRectF(right - 80, top + 6, self.WIDTH, bottom - top - 12))
+        super().__init__(QRectF(right - self.INSET, top + 6, self.WIDTH, bottom - top - 12))
         self.slots = list(slots)
         self.text = f"NVLink ×{len(slots)}"
         self.setBrush(QBrush(QColor(BRIDGE_FILL)))

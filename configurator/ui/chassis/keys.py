@@ -71,9 +71,12 @@ class KeysMixin:
         self.status.emit(f"Slot {slot}: {what}{more}")
 
     def _go(self, slot: int, extend: bool) -> None:
-        """Move the cursor to ``slot``: the card there becomes the selection (``extend``: joins it)."""
+        """Move the cursor to ``slot``: the card there becomes the selection (``extend``: it joins the
+        selection, and so does the card the cursor left, as Shift+arrow does in a list)."""
         if not extend:
             self.scene().clearSelection()
+        elif self.cursor_slot in self.card_items:
+            self.card_items[self.cursor_slot].setSelected(True)
         self.place_cursor(slot)
         self.ensureVisible(self.slot_items[slot].rect(), 8, 8)
         item = self.card_items.get(slot)
