@@ -55,6 +55,8 @@ def test_focus_shows_the_cursor_frame_and_the_keys(window, qtbot) -> None:  # ty
     # the keys are named where the pointer rests: the view, each slot and each card
     for tip in (view.toolTip(), view.slot_items[4].toolTip(), view.card_items[1].toolTip()):
         assert "Ctrl+arrow" in tip and "Delete" in tip and "B" in tip
+    assert "press Enter" in window.card_palette.cards.item(0).toolTip()  # placing from the palette
+    assert "B or Ctrl+B" in window.card_palette.bridges.item(0).toolTip()
 
 
 def test_arrows_select_and_shift_extends(window, qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from configurator.engine import editing
 from configurator.engine.buildfile import load_build
 from configurator.present.colours import contrast
 from configurator.ui.chassis.items import BridgeItem, CardItem
-from configurator.ui.dnd.mime import bridge_mime, card_mime, slot_mime
+from configurator.ui.dnd.mime import bridge_mime, card_mime, mig_profile_mime, slot_mime
 from tests.gui_helpers import drag_drop, make_window
 from tests.test_report import BUILDS
 
@@ -110,6 +110,11 @@ def test_no_drag_leave_warning(window) -> None:  # type: ignore[no-untyped-def]
             QApplication.sendEvent(target, QDragLeaveEvent())
         QApplication.sendEvent(target, QDragLeaveEvent())
         assert drag_drop(view, card_mime("h200-nvl"), 4)
+        mig = window.mig_editor.view.viewport()  # the MIG diagram had the same warning
+        profile = mig_profile_mime("1g.24gb")
+        args = (Qt.DropAction.CopyAction, profile, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(mig, QDragEnterEvent(QPoint(5, 5), *args))
+        QApplication.sendEvent(mig, QDragLeaveEvent())
     finally:
         qInstallMessageHandler(previous)
     assert not [m for m in messages if "drag" in m.lower()], messages
