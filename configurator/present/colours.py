@@ -17,10 +17,42 @@ BRIDGE_FILL, BRIDGE_EDGE = "#FFB300", "#E65100"  # NVLink bridge bar: sheet, cha
 FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", "unknown": "#777777"}
 
 
+# Card fills, one per family. Each is chosen to stand out at 3:1 or more (WCAG 2.1 non-text contrast,
+# SC 1.4.11) from the chassis canvas of either theme, directly or through its darker outline, and to carry
+# its label at 4.5:1 or more (SC 1.4.3) in the ink ``card_ink_hex`` picks. Issue 15: the RTX PRO grey
+# #4A4A4A was 1.7:1 on the dark canvas; white on NVIDIA green was 2.4:1.
+DATACENTRE_GREEN = "#76B900"  # NVIDIA green
+RTX_PRO_SLATE = "#6E7480"
+OTHER_BLUE = "#3A7A9E"
+INK_LIGHT, INK_DARK = "#FFFFFF", "#111111"  # label ink on a card: the one with the higher contrast
+FOCUS = "#1E88E5"  # the keyboard cursor's frame in the chassis view: 3.7:1 on white, 4.1:1 on #262626
+SELECTED = "#FFD54F"  # a selected card's outline (drawn with a dark inner line, readable on any fill)
+
+
 def card_colour_hex(card_id: str) -> str:
     """A stable colour per card family (NVIDIA green for data-centre parts)."""
     if card_id.startswith(("h200", "h100", "b200")):
-        return "#76B900"
+        return DATACENTRE_GREEN
     if card_id.startswith("rtx-pro"):
-        return "#4A4A4A"
-    return "#2F6F8F"
+        return RTX_PRO_SLATE
+    return OTHER_BLUE
+
+
+def luminance(hex_colour: str) -> float:
+    """Relative luminance of an sRGB colour '#RRGGBB' (WCAG 2.1, definition of relative luminance)."""
+    value = hex_colour.lstrip("#")
+    channels = [int(value[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio of two '#RRGGBB' colours, from 1 to 21."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def card_ink_hex(card_id: str) -> str:
+    """The label ink on a card's fill: white or near-black, whichever contrasts more."""
+    fill = card_colour_hex(card_id)
+    return INK_LIGHT if contrast(fill, INK_LIGHT) >= contrast(fill, INK_DARK) else INK_DARK

@@ -26,10 +26,13 @@ def check_bridge(build: Build, catalog: Catalog, slots: list[int]) -> str | None
     return _explain_bridge(problem, cards.get(slots[0]), len(slots))
 
 
+EMPTY_SLOT = "a bridge joins cards: every selected slot needs one"
+
+
 def _explain_bridge(problem: str, card: CardSpec | None, n: int) -> str:
     """physical.bridge_problem's code in words for the person making the bridge."""
     if problem == "BRIDGE_EMPTY_SLOT" or card is None:
-        return "a bridge joins cards: every selected slot needs one"
+        return EMPTY_SLOT
     if problem == "BRIDGE_SIZE":
         assert card.nvlink is not None
         sizes = " or ".join(f"{k}" for k in card.nvlink.bridge_sizes)
@@ -68,6 +71,9 @@ def bridge_group_for(build: Build, catalog: Catalog, slot: int, size: int) -> tu
         if reason is None:
             return sorted(group), None
         first_reason = first_reason or reason
+    if first_reason == EMPTY_SLOT:  # nothing was selected: say what the dropped bridge is missing
+        beside = "no card" if size == 2 else f"fewer than {size - 1} cards"
+        first_reason = f"a {size}-way bridge joins {size} cards side by side; slot {slot} has {beside} next to it"
     return None, first_reason or f"{chassis.name} has no {size} positions side by side here"
 
 

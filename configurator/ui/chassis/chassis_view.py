@@ -1,99 +1,36 @@
 """The chassis drawn to scale from its spec, with cards in their slots and bridges over them.
 
-Drops carry a card id (from the palette) or a slot (a placed card being moved). While dragging, the
-slot under the cursor turns green or red, and a refused drop says why through ``status``.
+Drops (drops.py) carry a card id (from the palette), a slot (a placed card being moved), a bridge or a job.
+The keyboard (keys.py) moves a cursor over the slots, selects, moves, bridges and removes cards. The items
+drawn are in items.py. Every change goes through ``document.edit`` with a function from engine/editing.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter, QPen
-from PySide6.QtWidgets import (
-    QGraphicsItem,
-    QGraphicsRectItem,
-    QGraphicsScene,
-    QGraphicsSimpleTextItem,
-    QGraphicsView,
-    QMenu,
-    QWidget,
-)
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QMenu, QWidget
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine import Build, BuildResult, editing
-from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.words import PITCH_MM
+from configurator.ui.chassis.drops import DropsMixin
+from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, FocusFrame, SlotItem
+from configurator.ui.chassis.keys import KeysMixin
 from configurator.ui.chassis.scene import drag_started, item_under
-from configurator.ui.dnd import read_bridge, read_card, read_job, read_slot, slot_mime
-from configurator.ui.shell import BuildDocument, card_colour
+from configurator.ui.dnd import slot_mime
+from configurator.ui.shell import BuildDocument
 
-MM = 2.0  # scene pixels per millimetre
 LABEL_W = 290.0
 TOP = 90.0
 SXM_SIZE = 150.0
-ALLOWED = QColor(46, 125, 50, 90)
-REFUSED = QColor(198, 40, 40, 90)
+SXM_GAP = 24.0  # between sockets in a row; widened to the socket labels on each redraw
 
 
-class SlotItem(QGraphicsRectItem):
-    def __init__(self, pos: SlotPosition, rect: QRectF) -> None:
-        super().__init__(rect)
-        self.position = pos
-        self.slot = pos.slot
-        self.setPen(QPen(QColor("#9E9E9E"), 1, Qt.PenStyle.DashLine))
-        self.setBrush(QBrush(QColor(0, 0, 0, 12)))
-        self.setZValue(0)
-        root = pos.root_label()
-        self.setToolTip(f"Slot {pos.slot}: PCIe Gen{pos.pcie_generation} x{pos.lanes}, {root}"
-                        + (f" ({pos.label})" if pos.label else ""))  # fmt: skip
-
-    def highlight(self, colour: QColor | None) -> None:
-        self.setBrush(QBrush(colour if colour else QColor(0, 0, 0, 12)))
-
-
-class CardItem(QGraphicsRectItem):
-    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None) -> None:
-        super().__init__(rect)
-        self.slot, self.card = slot, card
-        colour = card_colour(card.id)
-        self.setBrush(QBrush(colour))
-        self.setPen(QPen(colour.darker(160), 1.5))
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsFocusable, True)
-        self.setCursor(Qt.CursorShape.OpenHandCursor)
-        self.setZValue(2)
-        text = f"{card.name}\n{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
-        if mig:
-            text += f" · MIG {'+'.join(mig)}"
-        label = QGraphicsSimpleTextItem(text, self)
-        label.setBrush(QBrush(QColor("white")))
-        font = QFont()
-        font.setPointSizeF(15)
-        font.setBold(True)
-        label.setFont(font)
-        fm_h = label.boundingRect().height()
-        label.setPos(rect.left() + 10, rect.center().y() - fm_h / 2)
-        if label.boundingRect().width() > rect.width() - 14:
-            label.setScale((rect.width() - 14) / label.boundingRect().width())
-        self.setToolTip(f"Slot {slot}: {card.name}. Drag to move; Delete removes it; select two with Ctrl "
-                        "and press Ctrl+B to bridge.")  # fmt: skip
-
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
-        selected = self.isSelected()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setBrush(self.brush())
-        painter.setPen(QPen(QColor("#FFD54F"), 3) if selected else self.pen())
-        painter.drawRoundedRect(self.rect(), 5, 5)
-        if self.card.form_factor.kind == "pcie":  # bracket at the rear
-            painter.setBrush(QColor("#BDBDBD"))
-            painter.setPen(Qt.PenStyle.NoPen)
-            r = self.rect()
-            painter.drawRect(QRectF(r.left() - 6, r.top(), 5, r.height()))
-
-
-class ChassisView(QGraphicsView):
+class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
     status = Signal(str)
     slot_selected = Signal(int)
 
@@ -101,11 +38,16 @@ class ChassisView(QGraphicsView):
         super().__init__(parent)
         self.doc = document
         self._label_w = LABEL_W  # widened to the longest slot label on each redraw
+        self._sxm_gap = SXM_GAP
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setAcceptDrops(True)
         self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        # the drawing sits at the top, not centred: a wide chassis left empty space above it (issue 15)
+        self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.setAccessibleName("Chassis view")
+        self.setAccessibleDescription(KEYS_HINT)
+        self.setToolTip(KEYS_HINT)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.slot_items: dict[int, SlotItem] = {}
         self.card_items: dict[int, CardItem] = {}
@@ -113,11 +55,15 @@ class ChassisView(QGraphicsView):
         self._chassis_id: str | None = None
         self._press: QPointF | None = None
         self._highlighted: SlotItem | None = None
+        self._allowed: dict[int, bool] = {}  # while a card is dragged: the slots that take it
+        self.cursor_slot: int | None = None  # the keyboard cursor (keys.py)
+        self.focus_frame = FocusFrame()
         self.ink = QColor("#222222")
         self._texts: list[QGraphicsSimpleTextItem] = []
         self.remove_action = QAction("Remove card", self)
-        self.remove_action.setShortcut(QKeySequence.StandardKey.Delete)
+        self.remove_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Delete), QKeySequence("Backspace")])
         self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.remove_action.setToolTip("Remove the selected cards (Delete or Backspace in the chassis)")
         self.remove_action.triggered.connect(self.remove_selected)
         self.addAction(self.remove_action)
         document.changed.connect(self.refresh)
@@ -127,7 +73,8 @@ class ChassisView(QGraphicsView):
     def _geometry(self, chassis: ChassisSpec, pos: SlotPosition) -> QRectF:
         if pos.kind == "sxm":
             col, row = pos.x % 4, pos.x // 4
-            return QRectF(self._label_w + col * (SXM_SIZE + 24), TOP + row * (SXM_SIZE + 40), SXM_SIZE, SXM_SIZE)
+            return QRectF(self._label_w + col * (SXM_SIZE + self._sxm_gap), TOP + row * (SXM_SIZE + 70),
+                          SXM_SIZE, SXM_SIZE)  # fmt: skip
         length = (chassis.max_card_length_mm.value or 312.0) * MM
         return QRectF(self._label_w, TOP + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
 
@@ -153,13 +100,7 @@ class ChassisView(QGraphicsView):
         self._texts.append(item)
         return item
 
-    def _build_chassis(self, chassis: ChassisSpec) -> None:
-        scene = self.scene()
-        scene.clear()
-        self._texts.clear()
-        self.slot_items.clear()
-        self.card_items.clear()
-        self._overlay.clear()
+    def _heading(self, chassis: ChassisSpec, small: QFont) -> None:
         f = QFont()
         f.setPointSizeF(24)
         f.setBold(True)
@@ -170,8 +111,6 @@ class ChassisView(QGraphicsView):
         )
         red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
         airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
-        small = QFont()
-        small.setPointSizeF(16)
         length = chassis.max_card_length_mm.value
         sub = self._text(
             f"{chassis.cpu_sockets} CPU socket(s) · PSU {watts}{red} · {airflow}"
@@ -180,16 +119,33 @@ class ChassisView(QGraphicsView):
         )
         sub.setPos(0, 40)
 
+    def _build_chassis(self, chassis: ChassisSpec) -> None:
+        scene = self.scene()
+        if self.focus_frame.scene() is scene:
+            scene.removeItem(self.focus_frame)  # kept across redraws (scene.clear would delete it)
+        scene.clear()
+        self._texts.clear()
+        self.slot_items.clear()
+        self.card_items.clear()
+        self._overlay.clear()
+        small = QFont()
+        small.setPointSizeF(16)
+        self._heading(chassis, small)
+
         def slot_label(pos: SlotPosition) -> str:
-            if pos.kind == "sxm":  # under a 150 px socket: "SXM5 socket · CPU0 · plx0" ran into the next one
+            if pos.kind == "sxm":  # under a socket: short lines, so the sockets stay side by side
                 return f"Slot {pos.slot} · SXM5\n{pos.root_label()}"
             return f"Slot {pos.slot}\nGen{pos.pcie_generation} x{pos.lanes} · {pos.root_label()}"
 
-        # the label column is as wide as the longest label (cascaded switches name two switches)
+        # the label column is as wide as the longest label (cascaded switches name two switches); SXM
+        # sockets are spaced by their labels, which sit under them
         metrics = QFontMetricsF(small)
-        widest = max((metrics.horizontalAdvance(line) for p in chassis.positions if p.kind != "sxm"
-                      for line in slot_label(p).split("\n")), default=0.0)  # fmt: skip
+        widths = {p.slot: max(metrics.horizontalAdvance(line) for line in slot_label(p).split("\n"))
+                  for p in chassis.positions}  # fmt: skip
+        widest = max((widths[p.slot] for p in chassis.positions if p.kind != "sxm"), default=0.0)
         self._label_w = max(LABEL_W, widest + 18)
+        widest_sxm = max((widths[p.slot] for p in chassis.positions if p.kind == "sxm"), default=0.0)
+        self._sxm_gap = max(SXM_GAP, widest_sxm + 16 - SXM_SIZE)
         for pos in sorted(chassis.positions, key=lambda p: p.x):
             rect = self._geometry(chassis, pos)
             item = SlotItem(pos, rect)
@@ -197,7 +153,7 @@ class ChassisView(QGraphicsView):
             self.slot_items[pos.slot] = item
             label = self._text(slot_label(pos), small)
             if pos.kind == "sxm":
-                label.setPos(rect.left() + 6, rect.bottom() + 2)
+                label.setPos(rect.left() + 2, rect.bottom() + 2)
             else:
                 label.setPos(6, rect.top() + 4)
         if chassis.airflow == "server":
@@ -211,6 +167,8 @@ class ChassisView(QGraphicsView):
     def refresh(self, build: Build, result: BuildResult) -> None:
         chassis = self.doc.catalog.chassis.get(build.chassis)
         if chassis is None:
+            if self.focus_frame.scene() is self.scene():
+                self.scene().removeItem(self.focus_frame)
             self.scene().clear()
             self.slot_items.clear()
             self.card_items.clear()
@@ -233,7 +191,8 @@ class ChassisView(QGraphicsView):
                 continue
             pos = chassis.position(placement.slot)
             mig = [r.profile for r in placement.mig] if placement.mig else None
-            item = CardItem(placement.slot, card, self._card_rect(chassis, pos, card), mig)
+            bridged = any(placement.slot in b.slots for b in build.bridges)
+            item = CardItem(placement.slot, card, self._card_rect(chassis, pos, card), mig, bridged)
             self.scene().addItem(item)
             item.setSelected(placement.slot in selected)
             self.card_items[placement.slot] = item
@@ -244,22 +203,14 @@ class ChassisView(QGraphicsView):
             top = min(i.rect().top() for i in items)
             bottom = max(i.rect().bottom() for i in items)
             right = min(i.rect().right() for i in items)
-            bar = QGraphicsRectItem(QRectF(right - 70, top + 6, 22, bottom - top - 12))
-            bar.setBrush(QBrush(QColor(BRIDGE_FILL)))
-            bar.setPen(QPen(QColor(BRIDGE_EDGE), 1.5))
-            bar.setZValue(3)
-            bar.setToolTip(f"NVLink bridge over slots {bridge.slots}: drop a job here to run it on all of them")
-            bar.setData(0, list(bridge.slots))
+            bar = BridgeItem(list(bridge.slots), top, bottom, right)
             self.scene().addItem(bar)
-            text = QGraphicsSimpleTextItem(f"NVLink ×{len(items)}")
-            text.setRotation(-90)
-            text.setPos(right - 66, (top + bottom) / 2 + 30)
-            text.setZValue(4)
-            self.scene().addItem(text)
-            self._overlay += [bar, text]
+            self._overlay.append(bar)
         if new_chassis:  # the drawing's extent is the chassis; re-fitting on every edit would repaint it all
             self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
+            self.scene().addItem(self.focus_frame)
             self.fit()
+        self.place_cursor(self.cursor_slot)
 
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
@@ -268,7 +219,7 @@ class ChassisView(QGraphicsView):
         super().resizeEvent(event)
         self.fit()
 
-    # ---- selection and keys ----
+    # ---- selection ----
     def selected_slots(self) -> list[int]:
         return sorted(i.slot for i in self.card_items.values() if i.isSelected())
 
@@ -279,6 +230,7 @@ class ChassisView(QGraphicsView):
             self.centerOn(self.card_items[slot])
         elif slot in self.slot_items:
             self.centerOn(self.slot_items[slot])
+        self.place_cursor(slot)
 
     def remove_selected(self) -> None:
         slots = self.selected_slots()
@@ -289,14 +241,25 @@ class ChassisView(QGraphicsView):
         self.doc.edit(f"Remove card from {names}", partial(editing.remove_cards, slots=slots))
 
     def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        item = self._card_at(self.mapToScene(event.pos()))
+        if event.reason() == event.Reason.Keyboard:
+            self.menu_at_cursor()
+        else:
+            self._menu(self._card_at(self.mapToScene(event.pos())), event.globalPos())
+
+    def menu_at_cursor(self) -> None:
+        """The Menu key (or Shift+F10): the context menu at the keyboard cursor, for the card there."""
+        if self.cursor_slot in self.slot_items:
+            where = self.mapFromScene(self.slot_items[self.cursor_slot].rect().center())
+            self._menu(self.card_items.get(self.cursor_slot), self.viewport().mapToGlobal(where))
+
+    def _menu(self, item: CardItem | None, at: QPoint) -> None:
         if item is not None and not item.isSelected():
             self.scene().clearSelection()
             item.setSelected(True)
         menu = QMenu(self)
         for action in self.actions():
             menu.addAction(action)
-        menu.exec(event.globalPos())
+        menu.exec(at)
 
     # ---- dragging a placed card ----
     def _card_at(self, scene_pos: QPointF) -> CardItem | None:
@@ -311,9 +274,13 @@ class ChassisView(QGraphicsView):
 
     def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self._press = event.position() if event.button() == Qt.MouseButton.LeftButton else None
-        item = self._card_at(self.mapToScene(event.position().toPoint()))
+        scene_pos = self.mapToScene(event.position().toPoint())
+        item = self._card_at(scene_pos)
         if item is not None:
             self.slot_selected.emit(item.slot)
+        slot = self._slot_at(scene_pos)
+        if slot is not None:
+            self.place_cursor(slot.slot)  # the keyboard carries on from where the mouse was
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -330,194 +297,3 @@ class ChassisView(QGraphicsView):
     def mouseReleaseEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self._press = None
         super().mouseReleaseEvent(event)
-
-    # ---- drops ----
-    def _drop_target(self, event) -> tuple[SlotItem | None, str | None]:  # type: ignore[no-untyped-def]
-        card_id = read_card(event.mimeData())
-        if card_id is None:
-            return None, "not a card"
-        slot_item = self._slot_at(self.mapToScene(event.position().toPoint()))
-        if slot_item is None:
-            return None, "drop the card onto a slot"
-        moving = read_slot(event.mimeData())
-        reason = editing.check_place(self.doc.build, self.doc.catalog, slot_item.slot, card_id, moving_from=moving)
-        return slot_item, reason
-
-    def _highlight(self, item: SlotItem | None, allowed: bool) -> None:
-        if self._highlighted is not None and self._highlighted is not item:
-            slot = self._highlighted.slot
-            tint = None
-            if slot in getattr(self, "_allowed", {}):
-                tint = QColor(46, 125, 50, 35) if self._allowed[slot] else QColor(198, 40, 40, 30)
-            self._highlighted.highlight(tint)
-        self._highlighted = item
-        if item is not None:
-            item.highlight(ALLOWED if allowed else REFUSED)
-
-    def _bridge_target(self, event) -> tuple[list[int] | None, str | None]:  # type: ignore[no-untyped-def]
-        """(slots the dragged bridge would join, refusal reason) at the pointer."""
-        size = read_bridge(event.mimeData())
-        card = self._card_at(self.mapToScene(event.position().toPoint()))
-        if size is None or card is None:
-            return None, "drop the bridge onto a card"
-        return editing.bridge_group_for(self.doc.build, self.doc.catalog, card.slot, size)
-
-    def _show_bridge_target(self, slots: list[int] | None) -> None:
-        for slot, item in self.slot_items.items():
-            item.highlight(ALLOWED if slots and slot in slots else None)
-
-    def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if read_bridge(event.mimeData()) is not None:
-            event.acceptProposedAction()
-            return
-        card_id = read_card(event.mimeData())
-        if card_id is None:
-            if read_job(event.mimeData()) is not None:  # a job from the jobs panel: assign it to a card
-                event.acceptProposedAction()
-            else:
-                event.ignore()
-            return
-        # Tint every slot: pale green where the card may go, pale red where it may not.
-        moving = read_slot(event.mimeData())
-        self._allowed = {
-            slot: editing.check_place(self.doc.build, self.doc.catalog, slot, card_id, moving_from=moving) is None
-            for slot in self.slot_items
-        }
-        for slot, item in self.slot_items.items():
-            item.highlight(QColor(46, 125, 50, 35) if self._allowed[slot] else QColor(198, 40, 40, 30))
-        event.acceptProposedAction()
-
-    def _clear_tints(self) -> None:
-        self._allowed = {}
-        self._highlighted = None
-        for item in self.slot_items.values():
-            item.highlight(None)
-
-    def _bridge_at(self, scene_pos: QPointF) -> list[int] | None:
-        """The slots of the NVLink bridge drawn under ``scene_pos`` (a job dropped there runs on the group)."""
-        for item in self.scene().items(scene_pos):
-            slots = item.data(0)
-            if isinstance(slots, list):
-                return slots
-        return None
-
-    def _job_target(self, event) -> tuple[int | None, str | None]:  # type: ignore[no-untyped-def]
-        """(slot, refusal reason) for a job dragged over the view."""
-        name = read_job(event.mimeData())
-        if name is not None and self.doc.build.job_index(name) is None:
-            return None, f"this build has no job called '{name}'"
-        group = self._bridge_at(self.mapToScene(event.position().toPoint()))
-        if group:
-            return group[0], None
-        card = self._card_at(self.mapToScene(event.position().toPoint()))
-        if card is None:
-            return None, "drop the job onto a card"
-        placement = self.doc.build.card_in(card.slot)
-        if placement is not None and placement.mig:
-            return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"
-        return card.slot, None
-
-    def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if read_bridge(event.mimeData()) is not None:
-            slots, reason = self._bridge_target(event)
-            self._show_bridge_target(slots)
-            if slots:
-                self.status.emit(f"Bridge slots {', '.join(map(str, slots))}")
-                event.acceptProposedAction()
-            else:
-                self.status.emit(f"Cannot bridge here: {reason}")
-                event.ignore()
-            return
-        if read_job(event.mimeData()) is not None and read_card(event.mimeData()) is None:
-            slot, reason = self._job_target(event)
-            self._highlight(self.slot_items.get(slot) if slot else None, reason is None)
-            if reason is None:
-                group = self._bridge_at(self.mapToScene(event.position().toPoint()))
-                self.status.emit(f"Run the job on bridged slots {group}" if group else
-                                 f"Run the job on slot {slot} (Ctrl: add this card to the job)")  # fmt: skip
-                event.acceptProposedAction()
-            else:
-                self.status.emit(f"Cannot drop here: {reason}")
-                event.ignore()
-            return
-        item, reason = self._drop_target(event)
-        self._highlight(item, reason is None)
-        if item is not None and reason is None:
-            self.status.emit(f"Drop into slot {item.slot}")
-            event.acceptProposedAction()
-        else:
-            if item is not None and reason:
-                self.status.emit(f"Cannot drop here: {reason}")
-            event.ignore()
-
-    def dragLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        self._clear_tints()
-        super().dragLeaveEvent(event)
-
-    def _drop_job(self, event) -> None:  # type: ignore[no-untyped-def]
-        dragged = read_job(event.mimeData())
-        index = self.doc.build.job_index(dragged) if dragged is not None else None
-        slot, reason = self._job_target(event)
-        self._clear_tints()
-        if index is None or slot is None or reason is not None:
-            self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the job onto a card")
-            event.ignore()
-            return
-        add = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
-        name = self.doc.build.jobs[index].name
-        group = self._bridge_at(self.mapToScene(event.position().toPoint()))
-        if group:
-            onto_group = partial(editing.set_job_cards, index=index, cards=list(group))
-            if self.doc.edit(f"Run job {name} on bridged slots {', '.join(map(str, group))}", onto_group):
-                event.acceptProposedAction()
-            else:
-                event.ignore()
-            return
-        text = f"{'Add' if add else 'Move'} job {name} {'to' if add else 'onto'} slot {slot}"
-        if self.doc.edit(text, partial(editing.assign_job, catalog=self.doc.catalog, index=index, slot=slot, add=add)):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def _drop_bridge(self, event) -> None:  # type: ignore[no-untyped-def]
-        slots, reason = self._bridge_target(event)
-        self._clear_tints()
-        if not slots:
-            self.status.emit(f"Cannot bridge here: {reason}")
-            event.ignore()
-            return
-        text = f"Bridge slots {', '.join(map(str, slots))}"
-        if self.doc.edit(text, partial(editing.add_bridge, catalog=self.doc.catalog, slots=slots)):
-            self.status.emit(text)
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if read_bridge(event.mimeData()) is not None:
-            self._drop_bridge(event)
-            return
-        if read_job(event.mimeData()) is not None and read_card(event.mimeData()) is None:
-            self._drop_job(event)
-            return
-        item, reason = self._drop_target(event)
-        self._clear_tints()
-        if item is None or reason is not None:
-            self.status.emit(f"Cannot drop here: {reason}" if reason else "Drop the card onto a slot")
-            event.ignore()
-            return
-        card_id = read_card(event.mimeData())
-        moving = read_slot(event.mimeData())
-        catalog = self.doc.catalog
-        name = catalog.cards[card_id].name if card_id in catalog.cards else card_id
-        if moving is not None:
-            make = partial(editing.move_card, catalog=catalog, from_slot=moving, to_slot=item.slot)
-            ok = self.doc.edit(f"Move {name} from slot {moving} to slot {item.slot}", make)
-        else:
-            make = partial(editing.place_card, catalog=catalog, slot=item.slot, card_id=card_id)
-            ok = self.doc.edit(f"Place {name} in slot {item.slot}", make)
-        if ok:
-            self.status.emit(f"{name} in slot {item.slot}")
-            event.acceptProposedAction()
-        else:
-            event.ignore()

@@ -69,7 +69,8 @@ class BridgeList(DragList):
             item.setData(ID_ROLE, n)
             item.setToolTip(
                 f"Drag onto a card: joins it and its {n - 1} identical neighbour(s) side by side "
-                "(the cards must take a bridge of this size). Enter or Ctrl+B bridges the selected cards."
+                "(the cards must take a bridge of this size). Enter, or B or Ctrl+B in the chassis, bridges the "
+                "selected cards."
             )
             self.addItem(item)
         rows = max(len(sizes), 1)
@@ -135,7 +136,8 @@ class Palette(QWidget):
                 f"<b>{card.name}</b><br>{card.memory_gb.value:.0f} GB {card.memory_type}, "
                 f"{card.visible_gb:.1f} GB visible<br>{card.memory_bandwidth_gb_s.value or 0:,.0f} GB/s · "
                 f"BF16 {card.bf16_dense_tflops.value or 0:.0f} TFLOPS dense<br>{card.cooling.kind} · "
-                f"{card.form_factor.kind.upper()} · {mig}"
+                f"{card.form_factor.kind.upper()} · {mig}<br><i>Drag into a slot, or press Enter: it goes into "
+                "the first free slot that takes it</i>"
             )
             self.cards.addItem(item)
         self.cards.itemActivated.connect(lambda item: self.card_activated.emit(item.data(ID_ROLE)))

@@ -304,7 +304,7 @@ class MigView(QGraphicsView):
 
     def dragLeaveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         self.highlight(None)
-        super().dragLeaveEvent(event)
+        event.accept()  # not QGraphicsView's: it warns of a drag enter it never saw (issue 15)
 
     def dropEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         pos = self.mapToScene(event.position().toPoint())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QProgressBar
 
 from configurator.catalog.errors import FileError
@@ -57,7 +57,8 @@ class SheetMixin:
         sheet = BuildSheet(self.doc.build, self.doc.result, self.doc.catalog, options)
         dialog.paintRequested.connect(sheet.paint)
         save = QAction("Save PDF…", dialog)
-        save.setToolTip("Save this build sheet as a PDF file")
+        save.setShortcut(QKeySequence.StandardKey.Save)  # the toolbar's buttons take no focus: the key is the way in
+        save.setToolTip(f"Save this build sheet as a PDF file ({save.shortcut().toString()})")
         save.triggered.connect(lambda: self._save_sheet_dialog(printer, dialog))
         toolbar = dialog.findChild(QToolBar)
         if toolbar is not None:

@@ -1,0 +1,148 @@
+"""The chassis drawing's items: slots, cards (their label laid out inside the card), NVLink bridges and the
+keyboard cursor's frame. Sizes are scene pixels (``MM`` per millimetre); the view scales the scene to fit."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
+
+from configurator.catalog.cards import CardSpec, short_card_name
+from configurator.catalog.chassis import SlotPosition
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, card_ink_hex
+from configurator.ui.chassis.label import Piece, bold_px, layout, mig_words
+from configurator.ui.shell import card_colour
+
+MM = 2.0  # scene pixels per millimetre
+ALLOWED = QColor(46, 125, 50, 90)
+REFUSED = QColor(198, 40, 40, 90)
+ALLOWED_PALE = QColor(46, 125, 50, 35)
+REFUSED_PALE = QColor(198, 40, 40, 30)
+KEYS_HINT = ("Arrows: move between slots · Shift+arrow: add the next card to the selection · Space: select · "
+             "Ctrl+arrow: move the card · B or Ctrl+B: bridge · Delete: remove · Menu key: actions")  # fmt: skip
+
+
+class SlotItem(QGraphicsRectItem):
+    def __init__(self, pos: SlotPosition, rect: QRectF) -> None:
+        super().__init__(rect)
+        self.position = pos
+        self.slot = pos.slot
+        self.setPen(QPen(QColor("#9E9E9E"), 1, Qt.PenStyle.DashLine))
+        self.setBrush(QBrush(QColor(0, 0, 0, 12)))
+        self.setZValue(0)
+        root = pos.root_label()
+        self.setToolTip(f"Slot {pos.slot}: PCIe Gen{pos.pcie_generation} x{pos.lanes}, {root}"
+                        + (f" ({pos.label})" if pos.label else "") + f"\n{KEYS_HINT}")  # fmt: skip
+
+    def highlight(self, colour: QColor | None) -> None:
+        self.setBrush(QBrush(colour if colour else QColor(0, 0, 0, 12)))
+
+
+class CardItem(QGraphicsRectItem):
+    """A placed card: its fill by family, its name, memory and power (and MIG layout) written inside it at
+    the largest size that fits (label.layout)."""
+
+    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None, bridged: bool = False) -> None:
+        super().__init__(rect)
+        self.slot, self.card, self.bridged = slot, card, bridged
+        colour = card_colour(card.id)
+        self.ink = QColor(card_ink_hex(card.id))
+        self.setBrush(QBrush(colour))
+        self.setPen(QPen(colour.darker(160), 1.5))
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsFocusable, True)
+        self.setCursor(Qt.CursorShape.OpenHandCursor)
+        self.setZValue(2)
+        figures = f"{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
+        self.texts = [card.name, figures] + ([mig_words(mig)] if mig else [])
+        self.lines, self.font = self._layout()
+        layout = f"\nMIG: {' + '.join(mig)}" if mig else ""
+        self.setToolTip(f"Slot {slot}: {card.name}, {figures}{layout}\nDrag or Ctrl+arrow to move it; Delete "
+                        "removes it; Shift+arrow adds a neighbour to the selection, B or Ctrl+B bridges.")  # fmt: skip
+
+    def text_rect(self) -> QRectF:
+        """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one."""
+        return self.rect().adjusted(10, 4, -(BridgeItem.INSET + 4) if self.bridged else -8, -4)
+
+    def _layout(self) -> tuple[list[str], QFont]:
+        names = dict.fromkeys([self.card.name, short_card_name(self.card.name, abbreviate=False),
+                               short_card_name(self.card.name)])  # fmt: skip
+        rest: list[Piece] = [(t, ", " if t.startswith("MIG ") else " · ") for t in self.texts[1:]]
+        joined: list[Piece] = [(" · ".join(self.texts[1:]), " · ")]  # the MIG layout after the figures
+        variants = [[(name, " "), *tail] for name in names for tail in ([rest, joined] if len(rest) > 1 else [rest])]
+        return layout(variants, self.text_rect())
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(self.brush())
+        r = self.rect()
+        if self.isSelected():  # a light ring with a dark line inside: visible on every fill and canvas
+            painter.setPen(QPen(QColor(SELECTED), 6))
+            painter.drawRoundedRect(r, 5, 5)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(QColor("#111111"), 1.5))
+            painter.drawRoundedRect(r.adjusted(3, 3, -3, -3), 3, 3)
+        else:
+            painter.setPen(self.pen())
+            painter.drawRoundedRect(r, 5, 5)
+        if self.card.form_factor.kind == "pcie":  # bracket at the rear
+            painter.setBrush(QColor("#BDBDBD"))
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.drawRect(QRectF(r.left() - 6, r.top(), 5, r.height()))
+        painter.setFont(self.font)
+        painter.setPen(self.ink)
+        box = self.text_rect()
+        spacing = QFontMetricsF(self.font).lineSpacing()
+        top = box.center().y() - spacing * len(self.lines) / 2
+        for i, line in enumerate(self.lines):
+            painter.drawText(QRectF(box.left(), top + i * spacing, box.width(), spacing),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, line)  # fmt: skip
+
+
+class BridgeItem(QGraphicsRectItem):
+    """The NVLink bridge over ``slots``: a bar across the cards with 'NVLink ×n' written along it, large
+    enough to read when the chassis is scaled down to a laptop's window (issue 15: it was 9 pt)."""
+
+    WIDTH = 30.0
+    INSET = 80.0  # the bar's left edge, from the cards' right end
+    FONT_PX = 22.0
+
+    def __init__(self, slots: list[int], top: float, bottom: float, right: float) -> None:
+        super().__init__(QRectF(right - self.INSET, top + 6, self.WIDTH, bottom - top - 12))
+        self.slots = list(slots)
+        self.text = f"NVLink ×{len(slots)}"
+        self.setBrush(QBrush(QColor(BRIDGE_FILL)))
+        self.setPen(QPen(QColor(BRIDGE_EDGE), 1.5))
+        self.setZValue(3)
+        self.setToolTip(f"NVLink bridge over slots {self.slots}: drop a job here to run it on all of them")
+        self.setData(0, self.slots)  # the view finds a bridge under the pointer by this
+        length = self.rect().height() - 8
+        width = QFontMetricsF(bold_px(self.FONT_PX)).horizontalAdvance(self.text)
+        self.font = bold_px(self.FONT_PX * min(1.0, length / max(width, 1.0)))
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+        super().paint(painter, option, widget)
+        r = self.rect()
+        painter.save()
+        painter.translate(r.center())
+        painter.rotate(-90)
+        painter.setFont(self.font)
+        painter.setPen(QColor("#111111"))  # on the amber bar: 11:1
+        painter.drawText(QRectF(-r.height() / 2, -r.width() / 2, r.height(), r.width()),
+                         Qt.AlignmentFlag.AlignCenter, self.text)  # fmt: skip
+        painter.restore()
+
+
+class FocusFrame(QGraphicsRectItem):
+    """The keyboard cursor: a frame around the slot it is on, shown while the chassis view has focus."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setPen(QPen(QColor(FOCUS), 4))
+        self.setBrush(Qt.BrushStyle.NoBrush)
+        self.setZValue(5)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setVisible(False)
+
+    def around(self, rect: QRectF) -> None:
+        self.setRect(rect.adjusted(-3, -3, 3, 3))
