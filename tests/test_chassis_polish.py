@@ -32,7 +32,7 @@ def test_drawing_starts_at_the_top(window) -> None:  # type: ignore[no-untyped-d
     view = window.chassis_view
     view.fit()
     top = view.mapFromScene(view.scene().sceneRect().topLeft()).y()
-    assert 0 <= top <= 2
+    assert -2 <= top <= 2  # to the pixel (the fit rounds)
 
 
 def test_nvlink_label_is_readable_at_1280x800(window) -> None:  # type: ignore[no-untyped-def]

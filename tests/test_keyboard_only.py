@@ -161,7 +161,9 @@ def test_keyboard_only_session(window, qtbot, tmp_path: Path, monkeypatch) -> No
         qtbot.keyClick(focused(), Key.Key_S, Mod.ControlModifier)
 
     QTimer.singleShot(50, in_preview)
-    press(qtbot, Key.Key_E, Mod.ControlModifier)  # returns when the preview closes
+    # returns when the preview closes; the sheet is written on a worker (shell/sheet_worker.py)
+    with qtbot.waitSignal(window.sheet_written, timeout=60_000):
+        press(qtbot, Key.Key_E, Mod.ControlModifier)
     assert seen == [f"Build sheet — {doc.build.name}"]
     assert out.read_bytes().startswith(b"%PDF")
     assert window.statusBar().currentMessage().startswith(f"Build sheet saved: {out}")

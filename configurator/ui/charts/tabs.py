@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
     QTabWidget,
     QWidget,
@@ -39,7 +40,17 @@ class AnalysisTabs(QTabWidget):
         document.changed.connect(self._changed)
         self._stale: set[QWidget] = set()
         self.currentChanged.connect(self._tab_changed)
+        self.currentChanged.connect(self.updateGeometry)  # the minimum follows the page shown
         self.refresh()
+
+    def minimumSizeHint(self) -> QSize:
+        """The shown page's minimum, not the widest page's (QTabWidget's own): the topology grid and the MIG
+        editor need ~580 px, which would otherwise take that much from the chassis beside every chart. Where
+        the shown page needs more than there is, the window's scroll area scrolls it sideways."""
+        bar = self.tabBar().minimumSizeHint()
+        page = self.currentWidget()
+        inner = page.minimumSizeHint().expandedTo(page.minimumSize()) if page is not None else QSize(0, 0)
+        return QSize(max(bar.width(), inner.width()) + 4, bar.height() + inner.height() + 4)
 
     @property
     def job_index(self) -> int:

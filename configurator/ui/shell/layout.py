@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
 # minimum stays under it with either dock tab raised (tests/test_shell_layout.py).
 MIN_WINDOW = QSize(960, 600)
 SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
-ANALYSIS_SHARE = 0.6  # of the splitter at first: the analysis pages need ~580 px, the chassis scales to fit
+ANALYSIS_SHARE = 0.5  # of the splitter at first: the chassis is drawn to fit its width (to scale), so it needs
+# half to stay readable at 1280x800; an analysis page wider than its half scrolls sideways (1024 px screens)
 LEFT_DOCK_SHARE, LEFT_DOCK_RANGE = 0.22, (230, 340)  # the Cards/Jobs docks: the jobs form wants ~300 px
 
 
