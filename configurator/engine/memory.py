@@ -15,8 +15,18 @@ from typing import Literal
 from configurator.catalog.models import ModelSpec
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.build import Job
+from configurator.engine.loadpath import LoadBytes, bnb_load, torchao_nf4_load
 from configurator.engine.lowprecision import Capability, extra_bytes, fp8_base_bytes, linear_tensor_count
-from configurator.engine.precision import ADAM8_STATE_BYTES, BF16, FP32, NF4_BYTES, NF4_DQ_BYTES, trained_bytes
+from configurator.engine.precision import (
+    ADAM8_STATE_BYTES,
+    BF16,
+    FP32,
+    NF4_BYTES,
+    NF4_DQ_BYTES,
+    TrainedBytes,
+    keeps_mixed_states,
+    trained_bytes,
+)
 from configurator.engine.stack import stack_of
 
 GB = 1e9
@@ -50,7 +60,7 @@ FSDP2_SETUP_UNIT_COPIES = 1.0
 # through buckets of reduce_bucket_size = 5e8 elements (stage 2 and 3: the ipg bucket in the gradient dtype).
 ZERO_REDUCE_BUCKET_ELEMENTS = 5e8
 
-Phase = Literal["load", "wrap", "forward", "backward-start", "backward-end", "optimizer-step"]
+Phase = Literal["load", "wrap", "forward", "backward-start", "backward-layers", "backward-end", "optimizer-step"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,17 @@ class MemoryBreakdown:
     optimizer_pool: float = 0.0  # pool the optimizer step needs on the compute stream
     loss_backward: float = 0.0  # part of activations made only when backward starts (loss gradients)
     gathered: float = 0.0  # FSDP / ZeRO-3 units gathered at once (in transient)
+    # part of activations freed by the loss's backward before any layer's backward runs: logits, log-probabilities
+    # and their gradients, the final norm's and lm_head's inputs. Autograd runs the loss and head backward first;
+    # a checkpointed layer is recomputed only when its own backward unpacks the saved input
+    # (torch/utils/checkpoint.py), so the recompute and the layers' gradient buffers never meet those buffers.
+    head_and_loss: float = 0.0
+    head_gradient: float = 0.0  # full fine-tune: lm_head's gradient, alive while the layers' backward runs
+    # ... and already from the loss on where a fused loss makes it in forward: Liger's
+    # fused_linear_cross_entropy_forward allocates `grad_weight = torch.zeros_like(weight)` when the weight needs
+    # a gradient, accumulates it chunk by chunk and saves it for backward (src/liger_kernel/ops/
+    # fused_linear_cross_entropy.py), where it becomes the head's gradient
+    head_gradient_from_loss: float = 0.0
     load_transient: float = 0.0  # bytes alive only while loading: the weight being quantised or cast
     host: float | None = 0.0  # bytes this card's rank keeps in host memory (offload); None: unknown (NVMe)
 
@@ -113,8 +134,12 @@ class MemoryBreakdown:
             step = {"backward-start": static + self.gradients + self.activations}
         else:
             step = {
-                "forward": static + self.gradients_at_peak + self.activations - self.loss_backward + self.gathered,
-                "backward-start": static + self.gradients_at_peak + self.activations + self.transient,
+                "forward": static + self.gradients_at_peak + self.head_gradient_from_loss + self.activations
+                - self.loss_backward + self.gathered,
+                "backward-start": static + self.gradients_at_peak + self.head_gradient_from_loss + self.activations
+                + self.gathered,
+                "backward-layers": static + self.gradients_at_peak + self.head_gradient + self.activations
+                - self.head_and_loss + self.transient,
                 "backward-end": static + self.gradients + self.transient,
             }
         return {"load": self.weights + self.adapters + self.load_transient, **step,
@@ -136,10 +161,19 @@ class MemoryBreakdown:
 
     @property
     def compute_stream_pool(self) -> float:
-        """Pool the training step needs on the compute stream: its live tensors plus block rounding."""
+        """Pool the training step needs on the compute stream: its segments plus block rounding.
+
+        The pool holds the layers' and the loss's buffers together although they are never alive at once
+        (phase_allocated): the forward's per-layer temporaries are freed into segments sized for one layer,
+        and the logits-sized tensors made after the last layer fit none of them, so the allocator maps new
+        segments (c10/cuda/CUDACachingAllocator.cpp: best-fit over cached free blocks, a segment's blocks
+        coalesce only within it, cached segments go back to the driver only on empty_cache or an OOM retry).
+        The backward's recompute then finds its exact sizes among the layer segments. Answer.AI's LoRA 1x2048
+        rows show both counters: allocated 9.16 GiB, reserved 10.22 GiB."""
         static = self.weights + self.adapters + self.optimizer
         if not self.side_stream:
-            return self.step_peak_allocated + self.fragmentation
+            union = static + self.gradients_at_peak + self.activations + self.transient
+            return max(self.step_peak_allocated, union) + self.fragmentation
         # gradients live on FSDP's post-backward stream (in side_stream), so they are left out here
         compute_transient = self.transient - (self.side_stream - self.gradients)
         return static + self.activations + compute_transient + self.fragmentation
@@ -244,6 +278,26 @@ def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
     )
 
 
+def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
+    """Bytes per trained parameter as the job's sharding engine keeps them, and whether the optimizer bytes
+    include an fp32 master copy (else they are the optimizer's states alone).
+
+    FSDP keeps no bf16 working copy of a trained parameter: with mixed precision the sharded parameter itself is
+    the fp32 master, cast to bf16 only for the all-gather (torch/distributed/fsdp/_flat_param.py FlatParamHandle
+    _use_low_precision_shard, whose _mp_shard is freed after the gather; FSDP2 FSDPParam.all_gather_inputs casts
+    to MixedPrecisionPolicy.param_dtype), and the reduce-scattered gradient shard is cast back to the parameter's
+    fp32 (FSDP1 _runtime_utils._cast_grad_to_param_dtype; FSDP2 foreach_reduce to the original dtype). So a full
+    fine-tune under FSDP with mixed states keeps 4 (parameter) + 4 (gradient) + 8 (Adam states) B per parameter,
+    sharded: the same 16 B as ZeRO's 2 + 2 + 12 (DeepSpeed keeps bf16 partitions beside fp32 masters), but 12 B,
+    not 14, are alive at the activation peak, when gradients are not.
+    """
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    mixed_full = job.method == "full" and keeps_mixed_states(job.precision)
+    if mixed_full and job.parallelism == "fsdp":
+        return TrainedBytes(FP32, FP32, tb.optimizer - FP32), False
+    return tb, mixed_full
+
+
 def effective_offload(job: Job) -> str:
     """Offload where the sharding engine has it: FSDP CPU offload, DeepSpeed CPU offload, NVMe only for ZeRO-3
     (ZeRO-Infinity); elsewhere none (evaluate names the mismatch in a check)."""
@@ -290,7 +344,7 @@ def _memory_for_card(
     """
     p = job_parameters(model, job)
     stack = stack_of(job)
-    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    tb, master_in_states = trained_layout(job)
     stage = {"zero1": 1, "zero2": 2}.get(job.parallelism, 3)  # FSDP and ZeRO-3 partition everything
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
@@ -334,16 +388,28 @@ def _memory_for_card(
     elif model.is_params_only:
         # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
         activations = transient = 0.0
-    gathered = setup_pool = 0.0
+    gathered = setup_pool = head_and_loss = head_gradient = 0.0
     param_sharded = shards > 1 and stage == 3
-    # FSDP units, unsharded and stored as the weights are: one decoder layer, and the root (embeddings, lm_head)
-    layer_unit = p.layer_params * (full_weights / max(p.total, 1)) / tp
+    # FSDP units, unsharded as gathered: one decoder layer, and the root (embeddings, lm_head); stored as the
+    # weights are, or in bf16 (MixedPrecision param_dtype) where the shards are fp32 masters (trained_layout)
+    gathered_bytes = BF16 if job.method == "full" and tb.weight == FP32 else full_weights / max(p.total, 1)
+    layer_unit = p.layer_params * gathered_bytes / tp
     root_unit = p.embedding_and_head * (FP32 if prep else BF16) / tp
+    if stack.separate_head_units:
+        # the embedding and the head wrapped on their own (torchtune's shard_model applies fully_shard to them,
+        # recipes/full_finetune_distributed.py): each is resharded after its forward like a layer, so one of
+        # them, not both, is gathered at a time
+        root_unit /= 2
     if not fixed and not model.is_params_only:
         act = activation_breakdown(model, job, tp, sequence_length)
         activations = act.saved_bytes
         transient = act.transient_bytes
         loss_backward = act.loss_backward_bytes
+        head_and_loss = act.head_bytes + act.loss_bytes - act.held_logits_bytes
+        if job.method == "full":
+            # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces
+            # the root unit's gradients only after the whole backward) or the card's share of it
+            head_gradient = p.embedding_and_head / 2 * (BF16 if param_sharded else tb.gradient / g_split) / tp
         if job.method == "qlora":
             transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
         transient += low.transient
@@ -360,14 +426,14 @@ def _memory_for_card(
             transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, trained) * tb.gradient
     sc = constants.static_fraction
 
-    # ---- load: quantising (and PEFT's fp32 cast) one weight at a time ----
-    load_transient = 0.0
+    # ---- load: quantising (and PEFT's fp32 cast) one weight at a time (engine/loadpath.py) ----
+    load = LoadBytes(0.0, 0.0)
     if job.method == "qlora" and not model.is_params_only:
-        # transformers' bitsandbytes quantizer moves each bf16 weight to the GPU and quantises it there
-        # (bitsandbytes Params4bit._quantize: quantize_4bit on the device copy); PEFT's cast makes an fp32 copy
-        # of each bf16 parameter before the bf16 one is freed (`param.data = param.data.to(torch.float32)`).
-        largest_other = (p.embedding_and_head / 2) * BF16 if prep else 0.0
-        load_transient = max(p.largest_linear * BF16, largest_other) / tp
+        if stack.framework == "torchtune":
+            load = torchao_nf4_load(model, stack.nf4_chunked, tp)
+        else:
+            load = bnb_load(p.largest_linear, (p.embedding_and_head / 2) * BF16 if prep else 0.0, tp)
+    load_transient = load.transient
 
     # ---- offload: states that live in host memory instead ----
     host: float | None = 0.0
@@ -409,7 +475,7 @@ def _memory_for_card(
     impl = "fused" if job.parallelism.startswith("zero") else stack.optimizer_impl  # DeepSpeed's FusedAdam
     eight_bit = job.optimizer.endswith("8bit")  # bitsandbytes steps each parameter in one fused kernel
     if optimizer and job.optimizer != "sgd" and not eight_bit:
-        state_bytes = (tb.optimizer - (FP32 if job.precision == "mixed-bf16" and job.method == "full" else 0)) / 2
+        state_bytes = (tb.optimizer - (FP32 if master_in_states else 0)) / 2  # one of Adam's two states
         if impl == "foreach":
             # torch/optim/adam.py _multi_tensor_adam: `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`
             # allocates a copy of the second moment for the whole device/dtype group at once.
@@ -426,7 +492,7 @@ def _memory_for_card(
     fragmentation = sc * static + constants.dynamic_fraction * dynamic
     # gathered units on the unshard stream; gradient shards on the post-backward stream
     side_stream = gathered + gradients if gathered else 0.0
-    load_pool = (weights + adapters) * (1 + sc) + load_transient if load_transient else 0.0
+    load_pool = (weights + adapters) * (1 + sc) + load.segments if load.segments else 0.0
     opt_static = weights + adapters + optimizer + (0.0 if side_stream else gradients)
     optimizer_pool = opt_static * (1 + sc) + optimizer_temp * (1 + constants.dynamic_fraction)
     return MemoryBreakdown(
@@ -447,6 +513,9 @@ def _memory_for_card(
         optimizer_pool=optimizer_pool,
         loss_backward=loss_backward,
         gathered=gathered,
+        head_and_loss=head_and_loss,
+        head_gradient=head_gradient,
+        head_gradient_from_loss=head_gradient if stack.loss == "fused" else 0.0,
         load_transient=load_transient,
         host=host,
     )
