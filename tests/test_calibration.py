@@ -191,6 +191,11 @@ def test_band_is_wider_for_stacks_without_a_measured_run() -> None:
 # New runs the model misses by more than 15 %, with what reading the code suggests; the test fails when one of
 # them comes within 15 % (remove it here) or another run leaves the 15 % (explain it here, or fix the model).
 KNOWN_MISSES = {
+    # fms-acceleration (IBM), 4 x 4096 packed tokens under TRL's SFTTrainer (engine/runs_extra.py), one GPU: the
+    # runs are declared without PEFT's fp32 preparation (kbit_fp32_prep False: TRL casts the embedding and head
+    # back to bf16), but the norms it casts to fp32 stay fp32 and turn the residual stream fp32 (stack.py); with
+    # the profile's preparation, which now casts the head back, the rows read -5.7 % and -3.3 %
+    "FMS Mistral 7B QLoRA qkvo, 1 GPU, 4x4096": "declared without the fp32 norms' fp32 residual",
     # Held apart, the torchtune README "Memory and training speed" rows (compiled, counter unnamed). The same table
     # lists the same configs on a 48 GB A6000 at 30.3 GiB (LoRA) and 37.4 GiB (full) against 16.2 and 18.9 GiB on
     # the 4090: one config cannot read both, so the 4090 rows ran with settings the README does not state
@@ -217,3 +222,30 @@ def test_held_apart_runs_shape_nothing(cv_scores: list[calibration.CvScore]) -> 
     held = {r.label for r in calibration.HELD_APART_RUNS}
     assert held and not held & {s.run.label for s in cv_scores}
     assert not held & {r.label for r in calibration.cv_runs()}
+
+
+def test_the_card_caps_the_pool() -> None:
+    """A pool past the card cannot be mapped: the allocator frees its cache and retries, so the reserved figure a
+    run reports stays under the card less the CUDA context, and never under the live peak."""
+    run = _answerai("Answer.AI QLoRA 10x2048")
+    model = default_catalog().model(run.model_id)
+    mem = memory_for_card(model, run.job, shards=run.shards)
+    assert run.device_bytes == calibration.RTX_3090_BYTES
+    assert mem.allocator_reserved > run.device_bytes - mem.cuda_context  # the uncapped pool passes the card
+    assert calibration.predicted_bytes(run, model) == pytest.approx(run.device_bytes - mem.cuda_context)
+    tiny = calibration.MeasuredRun(run.label, run.source, run.model_id, run.job, run.shards, "reserved",
+                                   run.measured_bytes, 1 * GIB)  # fmt: skip
+    assert calibration.predicted_bytes(tiny, model) == pytest.approx(mem.peak_allocated)
+
+
+def test_answerai_loop_holds_fp32_logits() -> None:
+    """train.py keeps `output` through backward, and the Transformers of its time returned fp32 logits."""
+    from configurator.engine.activations import activation_breakdown
+    from configurator.engine.stack import PROFILES
+
+    assert PROFILES["fsdp-qlora"].held_logits_fp32 and not PROFILES["litgpt"].held_logits_fp32
+    model = default_catalog().model("llama-2-7b")
+    run = _answerai("Answer.AI LoRA 1x2048")
+    act = activation_breakdown(model, run.job)
+    assert model.vocab_size
+    assert act.held_logits_bytes == pytest.approx(2048 * model.vocab_size * 4)

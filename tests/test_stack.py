@@ -79,13 +79,18 @@ def test_job_overrides_the_profile_field_by_field() -> None:
 
 
 def test_peft_fp32_preparation_costs_memory_and_is_optional() -> None:
-    """PEFT's prepare_model_for_kbit_training: fp32 embeddings, norms and lm_head, fp32 checkpointed inputs."""
+    """PEFT's prepare_model_for_kbit_training: fp32 norms, so fp32 checkpointed inputs; its fp32 embeddings and
+    lm_head stay fp32 only without bf16 training (TRL's peft_module_casting_to_bf16 casts them back)."""
     model = default_catalog().model("llama-3.1-8b")
-    prepared = memory_for_card(model, Job(name="t", model="x", method="qlora", sequence_length=8192))
-    plain = memory_for_card(model, Job(name="t", model="x", method="qlora", sequence_length=8192,
-                                       behaviour={"kbit_fp32_prep": False}))  # fmt: skip
-    extra_weights = prepared.weights - plain.weights
-    assert extra_weights == pytest.approx((model.param_counts().total - model.param_counts().block_linear) * 2)
+    counts = model.param_counts()
+    keys = {"method": "qlora", "sequence_length": 8192}
+    prepared = memory_for_card(model, Job(name="t", model="x", **keys))  # type: ignore[arg-type]
+    plain = memory_for_card(model, Job(name="t", model="x", **keys, behaviour={"kbit_fp32_prep": False}))  # type: ignore[arg-type]
+    pure = memory_for_card(model, Job(name="t", model="x", **keys, precision="pure-bf16"))  # type: ignore[arg-type]
+    pure_plain = memory_for_card(model, Job(name="t", model="x", **keys, precision="pure-bf16",  # type: ignore[arg-type]
+                                            behaviour={"kbit_fp32_prep": False}))  # fmt: skip
+    assert prepared.weights == pytest.approx(plain.weights)  # cast back under bf16
+    assert pure.weights - pure_plain.weights == pytest.approx((counts.total - counts.block_linear) * 2)
     assert prepared.activations > plain.activations
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job, LoraSettings, StackBehaviour
 from configurator.engine.memory import FSDP_SETUP_UNIT_COPIES, AllocatorConstants, MemoryBreakdown, memory_for_card
+from configurator.engine.runs_extra import EXTRA_RUNS
 
 GIB = 2**30
 # device: what nvidia-smi shows (allocator pool + CUDA context); used where a source prints a device-level figure
@@ -294,6 +295,9 @@ HELD_APART_RUNS: tuple[MeasuredRun, ...] = (
                      lora=LoraSettings(rank=16, targets="all-linear", dropout=0.05), gradient_checkpointing=True,
                      sequence_length=3072, micro_batch_size=1), 4, "device", 22e9),
 )  # fmt: skip
+# The second batch for issue 12, each with its quoted line (engine/runs_extra.py says which are held apart)
+NEW_RUNS += tuple(MeasuredRun(*r.fields()) for r in EXTRA_RUNS if not r.held_apart)
+HELD_APART_RUNS += tuple(MeasuredRun(*r.fields()) for r in EXTRA_RUNS if r.held_apart)
 
 # The one published FSDP set-up pool: "reserved_after_model_wrap" about 3.72 GiB per GPU for the QLoRA 1x512
 # command (benchmarks_03_2024.md). memory.FSDP_SETUP_UNIT_COPIES is derived from it.

@@ -27,7 +27,7 @@ from configurator.engine.precision import (
     keeps_mixed_states,
     trained_bytes,
 )
-from configurator.engine.stack import stack_of
+from configurator.engine.stack import PROFILES, stack_of
 
 GB = 1e9
 
@@ -351,6 +351,10 @@ def _memory_for_card(
     o_split = shards * tp
     offload = effective_offload(job) if shards > 1 or job.parallelism.startswith("zero") else "none"
     prep = job.method == "qlora" and stack.kbit_fp32_prep
+    # TRL then casts the embedding and the head back to bf16 when training in bf16 (trl's _prepare_peft_model calls
+    # peft_module_casting_to_bf16 under args.bf16: norms to fp32, lm_head / embed_tokens back to bf16); the fp32
+    # norms still make the residual stream fp32 (activations.py)
+    fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
 
     # ---- weights (seed A conventions) ----
     if job.method == "full":
@@ -361,7 +365,7 @@ def _memory_for_card(
         if job.method == "qlora":
             nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
             # embeddings, lm_head and norms stay bf16, or fp32 after PEFT's prepare_model_for_kbit_training
-            weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if prep else BF16)
+            weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if fp32_head else BF16)  # norms: a few MB
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision.py)
             weights = fp8_base_bytes(p.frozen_linear, p.frozen_other, linear_tensor_count(model))
         else:
@@ -394,7 +398,7 @@ def _memory_for_card(
     # weights are, or in bf16 (MixedPrecision param_dtype) where the shards are fp32 masters (trained_layout)
     gathered_bytes = BF16 if job.method == "full" and tb.weight == FP32 else full_weights / max(p.total, 1)
     layer_unit = p.layer_params * gathered_bytes / tp
-    root_unit = p.embedding_and_head * (FP32 if prep else BF16) / tp
+    root_unit = p.embedding_and_head * (FP32 if fp32_head else BF16) / tp
     if stack.separate_head_units:
         # the embedding and the head wrapped on their own (torchtune's shard_model applies fully_shard to them,
         # recipes/full_finetune_distributed.py): each is resharded after its forward like a layer, so one of

@@ -29,6 +29,7 @@ class FrameworkProfile:
     # FSDP wraps the input embedding and the output head as units of their own (torchtune's distributed recipes
     # with custom_sharded_layers: ['tok_embeddings', 'output'], a per-config choice: recipes default to None)
     separate_head_units: bool = False
+    prep_head_bf16: bool = False  # QLoRA under bf16: the fp32-cast embedding and head go back to bf16 (TRL)
 
 
 PROFILES: dict[str, FrameworkProfile] = {
@@ -42,14 +43,19 @@ PROFILES: dict[str, FrameworkProfile] = {
     #   logits: the same kept bytes once Trainer drops them.)
     # - QLoRA: TRL's SFTTrainer (trl/trainer/sft_trainer.py, _prepare_peft_model) calls PEFT's
     #   prepare_model_for_kbit_training (peft/src/peft/utils/other.py), which casts every fp16/bf16
-    #   parameter that is not a bitsandbytes Params4bit to fp32: embeddings, norms and lm_head.
+    #   parameter that is not a bitsandbytes Params4bit to fp32: embeddings, norms and lm_head; under
+    #   args.bf16 it then calls peft_module_casting_to_bf16, which casts lm_head and embed_tokens back to bf16
+    #   and leaves the norms fp32 (prep_head_bf16). An fp32 norm weight promotes its output to fp32 and a 4-bit
+    #   linear returns its input's dtype (bitsandbytes Linear4bit.forward `out.to(inp_dtype)`), so the residual
+    #   stream, and the layer inputs checkpointing keeps, are fp32 either way (activations.py).
     # - checkpointing: PreTrainedModel.gradient_checkpointing_enable wraps each decoder layer (layer inputs kept).
     # - optimizer: TrainingArguments.optim defaults to "adamw_torch_fused" from torch 2.8
     #   (src/transformers/training_args.py, default_optim), torch.optim.AdamW(fused=True).
     # - Transformers has no chunked loss of its own: `loss: chunked` there is a user-supplied loss, sized on bf16
     #   chunks as LitGPT's chunked_cross_entropy computes it (and as this engine sized `chunked` before stacks).
     "hf-trainer": FrameworkProfile(
-        "Transformers Trainer / TRL + PEFT", "standard", True, False, True, "full", "fused", False
+        "Transformers Trainer / TRL + PEFT", "standard", True, False, True, "full", "fused", False,
+        prep_head_bf16=True,
     ),
     # torchtune recipes (recipes/lora_finetune_single_device.py, full_finetune_distributed.py, _loss_step):
     # - loss: configs use torchtune.modules.loss.CEWithChunkedOutputLoss (ce_chunked_output_loss.py): the

@@ -24,6 +24,7 @@ from configurator.engine.memory import (
 )
 from configurator.engine.result import Power
 from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
+from configurator.present.memory_words import reserved_basis_note
 from configurator.report.text import compute_phrase, overlap_phrase
 
 FIGURE_MARK = "[[figure:{}]]"
@@ -256,11 +257,7 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
                 f"{r0.peak_high_gb:.1f} GB, leave-one-source-out: {escape(r0.band_basis)}); peak set by the "
                 f"{r0.peak_phase} phase"
                 + (f"; offloaded states take {job.host_memory_gb:.1f} GB of host memory" if job.host_memory_gb else "")
-                + (
-                    f"; the reserved pool is set by FSDP set-up ({r0.fsdp_setup_pool_gb:.1f} GB), not the step"
-                    if r0.reserved_set_by == "fsdp-setup"
-                    else ""
-                )
+                + (f"; {note}" if (note := reserved_basis_note(r0.reserved_set_by, r0.fsdp_setup_pool_gb)) else "")
                 + ".</p>"
             )
             out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")

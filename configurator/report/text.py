@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from configurator.engine.result import BuildResult, Communication, Compute, JobResult
+from configurator.present.memory_words import reserved_basis_note
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
 
@@ -58,9 +59,8 @@ def _job(job: JobResult) -> list[str]:
         out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
         if c.band_basis:
             out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
-        if c.reserved_set_by == "fsdp-setup":
-            pool = c.fsdp_setup_pool_gb
-            out.append(f"  allocator reserved is set by the pool FSDP set-up leaves ({pool:.1f} GB), not the step")
+        if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
+            out.append(f"  {note}")
     comm = job.communication
     if comm.collectives:
         out.append(f"  communication per step ({comm.collectives[0].rate_basis} rates):")

@@ -17,6 +17,7 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.result import BuildResult, CardMemory
+from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.charts.common import TipKeeper, axis_number
 from configurator.ui.shell.style import COMPONENTS, FIT_COLOUR, to_unit
@@ -239,10 +240,8 @@ class HeadroomChart(QWidget):
                 "Host memory (offloaded states, whole job): "
                 + ("unknown (NVMe staging)" if host is None else f"{to_unit(host, u):.2f} {u}")
             )
-        if r.reserved_set_by == "fsdp-setup":
-            lines.append(
-                f"Reserved set by the FSDP set-up pool ({to_unit(r.fsdp_setup_pool_gb, u):.2f} {u}), not the step"
-            )
+        if note := reserved_basis_note(r.reserved_set_by, r.fsdp_setup_pool_gb, u, digits=2):
+            lines.append(note[0].upper() + note[1:])
         return "<br>".join(lines)
 
     def _hover(self, pos: QPointF) -> None:
