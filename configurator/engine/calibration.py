@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from configurator.catalog.models import ModelSpec
+from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job, LoraSettings, StackBehaviour
-from configurator.engine.memory import FSDP_SETUP_UNIT_COPIES, AllocatorConstants, MemoryBreakdown, memory_for_card
+from configurator.engine.memory import FSDP_SETUP_UNIT_COPIES, AllocatorConstants, memory_for_card
 from configurator.engine.runs_extra import EXTRA_RUNS
 
 GIB = 2**30
