@@ -137,17 +137,37 @@ def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) 
 
 # Memos keyed on the identity of immutable inputs (builds, jobs, catalog specs and layouts are frozen): an
 # evaluation repeated while the user drags sees the same objects for everything the drag does not touch. Each
-# entry keeps its inputs, so an id reused after garbage collection never hits; bounded for a long session.
-_MEMO_LIMIT = 256
-_TOPOLOGY_MEMO: dict[tuple, tuple[tuple, TopologyModel, Topology]] = {}  # type: ignore[type-arg]
-_LAYOUT_MEMO: dict[tuple, tuple[object, LayoutCheck]] = {}  # type: ignore[type-arg]
-_JOB_MEMO: dict[tuple, tuple[tuple, JobResult, list[Check], list]] = {}  # type: ignore[type-arg]
+# entry keeps its inputs, so an id reused after garbage collection never hits.
+class _Memo:
+    """Keeps what the last two evaluations used, and nothing older: a drag always hits it, and a long session
+    (the demo cycling its scenarios) holds no more than two builds' worth."""
+
+    def __init__(self) -> None:
+        self.now: dict = {}  # type: ignore[type-arg]
+        self.before: dict = {}  # type: ignore[type-arg]
+
+    def get(self, key: tuple):  # type: ignore[no-untyped-def,type-arg]
+        hit = self.now.get(key)
+        if hit is None:
+            hit = self.before.get(key)
+            if hit is not None:
+                self.now[key] = hit
+        return hit
+
+    def put(self, key: tuple, value: object) -> None:  # type: ignore[type-arg]
+        self.now[key] = value
+
+    def turn(self) -> None:
+        """A new evaluation starts: what the one before the last used goes."""
+        self.before, self.now = self.now, {}
+
+    def clear(self) -> None:
+        self.now, self.before = {}, {}
 
 
-def _remember(memo: dict, key: tuple, value: object) -> None:  # type: ignore[type-arg]
-    if len(memo) >= _MEMO_LIMIT:
-        memo.clear()
-    memo[key] = value
+_TOPOLOGY_MEMO = _Memo()  # -> (inputs, TopologyModel, Topology)
+_LAYOUT_MEMO = _Memo()  # -> (MigSpec, LayoutCheck)
+_JOB_MEMO = _Memo()  # -> (inputs, JobResult, checks it added, card use it recorded)
 
 
 def _topology(build: Build, cards: dict[int, CardSpec], chassis) -> tuple[TopologyModel, Topology]:  # type: ignore[no-untyped-def]
@@ -161,7 +181,7 @@ def _topology(build: Build, cards: dict[int, CardSpec], chassis) -> tuple[Topolo
         topo = build_topology(build, cards, chassis)
         hit = (specs, topo, Topology(slots=topo.slots, matrix=topo.matrix(), nvlink_domains=topo.domains,
                                      legend=LEGEND))  # fmt: skip
-        _remember(_TOPOLOGY_MEMO, key, hit)
+        _TOPOLOGY_MEMO.put(key, hit)
     return hit[1], hit[2]
 
 
@@ -170,7 +190,7 @@ def _place(spec, requests: list[MigRequest]) -> LayoutCheck:  # type: ignore[no-
     hit = _LAYOUT_MEMO.get(key)
     if hit is None or hit[0] is not spec:
         hit = (spec, place_layout(spec, requests))
-        _remember(_LAYOUT_MEMO, key, hit)
+        _LAYOUT_MEMO.put(key, hit)
     return hit[1]
 
 
@@ -196,7 +216,7 @@ def _evaluate_job_memo(job: Job, build: Build, catalog: Catalog, models: ModelRe
         own_use: dict = {}  # type: ignore[type-arg]
         result = _evaluate_job(job, build, catalog, models, cards, layouts, topo, calib, own_checks, own_use)
         hit = (inputs, result, own_checks, [(k, u) for k, uses in own_use.items() for u in uses])
-        _remember(_JOB_MEMO, key, hit)
+        _JOB_MEMO.put(key, hit)
     checks += hit[2]
     for k, use in hit[3]:
         card_use.setdefault(k, []).append(use)
@@ -209,6 +229,8 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     ``base_dir``, the build file's folder."""
     catalog = catalog or default_catalog()
     models = models or ModelResolver(catalog, base_dir)
+    for memo in (_TOPOLOGY_MEMO, _LAYOUT_MEMO, _JOB_MEMO):
+        memo.turn()
     a = build.assumptions
     checks: list[Check] = []
     try:
