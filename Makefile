@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean xcb-deps bundle
+.PHONY: run test test-full suite bench lint clean xcb-deps bundle
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,8 +27,10 @@ run: $(STAMP) xcb-deps  ## install and open the window with the preloaded build
 
 # ruff format --check covers the packages written formatted (the rest predates the formatter); mypy's
 # per-module strictness is in pyproject.toml.
-FORMATTED := configurator/engine/editing configurator/present configurator/engine/resolver.py \
-	configurator/engine/codes.py configurator/ui/shell/view_state.py configurator/ui/shell/settings.py
+FORMATTED := configurator/catalog configurator/engine/editing configurator/engine/planner configurator/present \
+	configurator/engine/resolver.py configurator/engine/codes.py configurator/ui/shell/view_state.py \
+	configurator/ui/shell/settings.py $(wildcard configurator/ui/*/__init__.py) tests/conftest.py \
+	tests/test_layering.py tests/test_fileio_umask.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check configurator tests benchmarks
@@ -36,8 +38,18 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m mypy
 
-test: $(STAMP) lint  ## install and run the whole test suite (offscreen, no GPU, no network)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadfile
+# make test: the lint and the suite side by side (-j2; -Oline keeps their lines whole). The suite runs one
+# worker per core, a file per worker at a time, the files with the bundle and wheel builds first
+# (tests/conftest.py orders them; --no-loadscope-reorder keeps that order). The property tests run the "quick"
+# hypothesis profile, a fifth of their examples; make test-full runs all of them (tests/conftest.py).
+test: $(STAMP)  ## install, lint and run the whole test suite (offscreen, no GPU, no network)
+	@$(MAKE) --no-print-directory -j2 -Oline lint suite
+
+suite: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=10
+
+test-full: $(STAMP)  ## make test with every property-test example (5,040 in test_reliability_properties alone)
+	HYPOTHESIS_PROFILE=full $(MAKE) --no-print-directory test
 
 bench: $(STAMP)  ## timing benchmarks (not part of the test suite)
 	$(BIN)/python -m pytest -q benchmarks --benchmark-only -p no:randomly

@@ -5,8 +5,17 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# Hypothesis profiles. Each property test names its full example count through tests/test_properties.examples();
+# "quick", the default, runs a fifth of it (at least 20) so that `make test` fits in 90 s on two cores; "full"
+# runs all of them (5,040 in test_reliability_properties alone): `make test-full`, HYPOTHESIS_PROFILE=full or
+# pytest --hypothesis-profile=full. Both print the blob that replays a failure (@reproduce_failure).
+settings.register_profile("quick", print_blob=True)
+settings.register_profile("full", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
 
 @pytest.fixture(autouse=True)
@@ -40,3 +49,14 @@ def _private_autosave(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
         return
     folder = tmp_path_factory.mktemp("autosave")
     monkeypatch.setattr(files, "autosave_folder", lambda: folder)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files with a ``slow`` test (the bundle and wheel builds, a minute of CPU between them) first, then the
+    others by their number of tests, as xdist orders them, so that `make test` (--no-loadscope-reorder) starts
+    the builds beside the rest instead of leaving them for last; the order inside a file is kept."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    count: dict[object, int] = {}
+    for item in items:
+        count[item.path] = count.get(item.path, 0) + 1
+    items.sort(key=lambda item: (item.path not in slow, -count[item.path]))

@@ -34,9 +34,9 @@ def build() -> Build:
 def test_job_list_edits(build: Build) -> None:
     """Add, duplicate, rename and remove keep names unique and refuse clashes."""
     b = add_job(build)
-    assert b.jobs[-1].name == "New job" and b.jobs[-1].cards == [1]
+    assert b.jobs[-1].name == "8B LoRA" and b.jobs[-1].cards == [1]  # named for its model and method (issue 15)
     b = add_job(b)
-    assert b.jobs[-1].name == "New job (2)"
+    assert b.jobs[-1].name == "8B LoRA (2)"
     b = duplicate_job(b, 0)
     assert b.jobs[1].name == f"{build.jobs[0].name} copy" and b.jobs[1].model == build.jobs[0].model
     with pytest.raises(EditRefused, match="already called"):
@@ -145,3 +145,20 @@ def test_bridge_group_for_a_dropped_bridge() -> None:
     assert bridge_group_for(base, CAT, 6, 2) == (None, "drop the bridge onto a card")
     group, why = bridge_group_for(load_build(BUILDS / "default.yaml"), CAT, 1, 2)  # already bridged
     assert group is None and "already has a bridge" in (why or "")
+
+
+def test_demo_method_switch_renames_generated_job_names_only() -> None:
+    """The demo's method buttons follow the editor's naming rule: '70B LoRA' switched to a full fine-tune reads
+    '70B full FT'; a name a person chose ('70B, slot 1') is kept."""
+    from configurator.engine.editing.kiosk import set_method
+    from configurator.engine.resolver import ModelResolver
+
+    build = Build.model_validate(
+        {"chassis": "generic-server-8", "cards": [{"card": "h200-nvl", "slot": 1}, {"card": "h200-nvl", "slot": 3}],
+         "jobs": [{"name": "70B LoRA", "model": "llama-3.3-70b", "cards": [1]},
+                  {"name": "70B, slot 3", "model": "llama-3.3-70b", "cards": [3]}]}
+    )  # fmt: skip
+    after = set_method(build, "full", ModelResolver(default_catalog()))
+    assert [j.name for j in after.jobs] == ["70B full FT", "70B, slot 3"]
+    assert [j.method for j in after.jobs] == ["full", "full"]
+    assert [j.name for j in set_method(build, "full").jobs] == ["70B LoRA", "70B, slot 3"]  # no resolver: as before

@@ -54,8 +54,8 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     doc, panel = open_panel(qtbot)
     original = doc.build
     qtbot.mouseClick(panel.add_button, Qt.MouseButton.LeftButton)
-    assert [j.name for j in doc.build.jobs][-1] == "New job"
-    assert last_text(doc) == "Add job New job"
+    assert [j.name for j in doc.build.jobs][-1] == "8B LoRA"  # named for its model and method (issue 15)
+    assert last_text(doc) == "Add job 8B LoRA"
     i = panel.index
     assert i == 2 and panel.job_list.currentRow() == 2
 
@@ -69,23 +69,24 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     choose(box, "qwen3-8b")
     box.activated.emit(box.currentIndex())
     assert job().model == "qwen3-8b"
-    assert last_text(doc) == "Set model of New job to Qwen3-8B"
+    assert last_text(doc) == "Set model of 8B LoRA to Qwen3-8B"  # another 8B: the name stands
     box.setEditText("30B")
     box.lineEdit().editingFinished.emit()
     assert job().model == ParamsOnlyModel(parameters=30e9)
+    assert job().name == "30B LoRA" and panel.job_list.item(i).text() == "30B LoRA"  # the generated name follows
     assert panel.form.isRowVisible(panel.adapter_spin)
     panel.adapter_spin.setValue(1.0)
     assert isinstance(job().model, ParamsOnlyModel) and job().model.adapter_fraction == pytest.approx(0.01)
     box.setEditText("Llama 3.1 8B")
     box.lineEdit().editingFinished.emit()
-    assert job().model == "llama-3.1-8b"
+    assert job().model == "llama-3.1-8b" and job().name == "8B LoRA"
     assert not panel.form.isRowVisible(panel.adapter_spin)
 
     # method and its dependants
     assert not panel.quant_box.isEnabled()
     choose(panel.method_box, "qlora")
     assert job().method == "qlora" and panel.quant_box.isEnabled()
-    assert last_text(doc) == "Set method of New job to QLoRA"
+    assert last_text(doc) == "Set method of 8B LoRA to QLoRA (now 8B QLoRA)"
     choose(panel.quant_box, "nf4")
     assert job().quantization == "nf4"
 
@@ -118,7 +119,7 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     panel.seq_spin.setValue(4096)
     assert job().sequence_length == 4096
     assert panel.seq_slider.value() == pos_from_seq(4096)
-    assert last_text(doc) == "Set sequence length of New job to 4,096"
+    assert last_text(doc) == "Set sequence length of 8B QLoRA to 4,096"
     panel.micro_spin.setValue(4)
     assert job().micro_batch_size == 4
     panel.accum_spin.setValue(8)
@@ -144,7 +145,7 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     assert panel.card_checks[(1, None)].isChecked()
     panel.card_checks[(2, None)].setChecked(True)
     assert job().cards == [1, 2] and job().parallelism == "tp"
-    assert last_text(doc).startswith("Run New job on slot 2")
+    assert last_text(doc).startswith("Run 8B QLoRA on slot 2")
     panel.card_checks[(1, None)].setChecked(False)
     assert job().cards == [2] and job().parallelism == "single"
     panel.card_checks[(3, None)].setChecked(True)
@@ -153,7 +154,7 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     # the list: rename in place, duplicate, remove
     panel.job_list.item(i).setText("Renamed")
     assert job().name == "Renamed"
-    assert last_text(doc) == "Rename job New job to Renamed"
+    assert last_text(doc) == "Rename job 8B QLoRA to Renamed"
     qtbot.mouseClick(panel.duplicate_button, Qt.MouseButton.LeftButton)
     assert [j.name for j in doc.build.jobs][-1] == "Renamed copy" and panel.index == 3
     assert doc.build.jobs[3].model_dump(exclude={"name"}) == doc.build.jobs[2].model_dump(exclude={"name"})
@@ -238,7 +239,7 @@ def test_import_config_json(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "Qwen2.5-0.5B" in panel.model_box.currentText()
     assert str(path.resolve()) in panel.model_box.toolTip()
     assert "q_proj" in panel.targets_edit.toolTip()  # the imported model's modules
-    assert last_text(doc) == "Set model of 70B QLoRA to Qwen2.5-0.5B"
+    assert last_text(doc) == "Set model of 70B QLoRA to Qwen2.5-0.5B (now 0.5B QLoRA)"
     undo_all(doc)
     assert doc.build == original
 

@@ -56,7 +56,17 @@ MODULE_NAMES = [
     "no_such_module",
 ]
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def examples(full: int) -> int:
+    """The examples a property whose full run is ``full`` gets under the loaded hypothesis profile: all of them
+    under "full" (`make test-full`), a fifth (at least 20) under "quick", `make test`'s default (tests/conftest.py)."""
+    if settings.get_current_profile_name() == "full":
+        return full
+    return max(min(full, 20), full // 5)
+
+
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # ---------------------------------------------------------------- strategies
@@ -287,7 +297,7 @@ def test_saved_build_reopens_identical(data: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- monotonicity
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(catalog_jobs(arch_only=False))
 def test_more_fsdp_cards_never_raise_model_states(job: Job) -> None:
     """Sharding a job over more FSDP cards never increases the weights + gradients + optimizer on each card."""
@@ -298,7 +308,7 @@ def test_more_fsdp_cards_never_raise_model_states(job: Job) -> None:
     assert states[-1] < states[0]  # sharding actually divides something
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(catalog_jobs(arch_only=False), st.integers(1, 8), st.integers(1, 65536), st.integers(1, 65536))
 def test_counters_are_ordered_and_grow_with_the_sequence(job: Job, shards: int, s1: int, s2: int) -> None:
     """Whatever the phase that sets it (training step or FSDP set-up pool), the allocator never holds less
@@ -317,7 +327,7 @@ def test_counters_are_ordered_and_grow_with_the_sequence(job: Job, shards: int, 
         assert a <= b * (1 + 1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(catalog_jobs(), st.integers(1, 131072), st.integers(1, 131072))
 def test_longer_sequences_never_lower_activations(job: Job, s1: int, s2: int) -> None:
     """Raising the sequence length never makes the predicted activation memory smaller."""
@@ -426,7 +436,7 @@ def test_mutation_base_is_valid() -> None:
     assert not evaluate(build).errors
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(mutated_build_texts())
 def test_mutated_builds_give_file_errors_only(text: str) -> None:
     """A damaged build file is reported as FileError with a field or line for each problem, never a crash."""
@@ -469,7 +479,7 @@ HOSTILE_SNIPPETS = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_damaged_yaml_text_gives_file_errors_only(data: st.DataObject) -> None:
     """Hostile or damaged text in a build file (bad dates, recursion, cuts) fails as FileError, never a crash."""

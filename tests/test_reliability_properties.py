@@ -1,9 +1,10 @@
 """Property tests of the whole path a file takes: load, evaluate, the text report, the sheet's HTML, every
 figure of the build sheet, and (on a subset) the PDF itself, for mutated builds and mutated config.json files.
 
-Over 5,000 examples in all (the counts are in EXAMPLES). Each example must end in a FileError with a field or
-a line, or in a result that every report draws; no other exception, no figure that fails on a large or odd
-number, no user string reaching the sheet's HTML unescaped.
+5,040 examples in all under the "full" hypothesis profile (the counts are in EXAMPLES; `make test-full`), a fifth
+of them under "quick", `make test`'s default (tests/conftest.py, tests/test_properties.examples). Each example
+must end in a FileError with a field or a line, or in a result that every report draws; no other exception, no
+figure that fails on a large or odd number, no user string reaching the sheet's HTML unescaped.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from configurator.report.figures import axis_step, draw_chassis, draw_headroom
 from configurator.report.pdf import ensure_app, export_pdf
 from configurator.report.sheet import SheetOptions, build_html
 from configurator.report.text import render
-from tests.test_properties import _parent, _paths
+from tests.test_properties import _parent, _paths, examples
 
 CATALOG = default_catalog()
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf_configs"
@@ -46,7 +47,7 @@ PER_EXAMPLE_S = 5.0
 
 
 def _settings(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+    return settings(max_examples=examples(n), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                     HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])  # fmt: skip
 
 

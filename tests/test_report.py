@@ -173,7 +173,9 @@ def test_gui_export_action_and_preview(qtbot, tmp_path: Path) -> None:
     preview_pages = dialog.findChild(QPrintPreviewWidget).pageCount()
     dialog.close()
     out = tmp_path / "gui.pdf"
-    assert window.export_sheet_to(out, "a4")
+    with qtbot.waitSignal(window.sheet_written, timeout=30000) as written:  # written on a worker thread
+        assert window.export_sheet_to(out, "a4")
+    assert written.args[1] == preview_pages
     text = squash(pdf_text(out))
     assert "Eurokommerz Demo Shop" in text
     missing = [f for f in expected_figures(window.doc.result) if squash(f) not in text]

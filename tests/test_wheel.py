@@ -12,13 +12,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.slow
-def test_installed_wheel_sizes_a_build(tmp_path: Path) -> None:
-    """pip wheel, install it (non-editable) into a separate folder, run `configurator size` from elsewhere."""
-    wheels, target = tmp_path / "wheels", tmp_path / "site"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once for the module's tests (pip wheel, no build isolation: no network)."""
+    wheels = tmp_path_factory.mktemp("wheels")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
                     str(wheels), str(ROOT)], check=True, timeout=300)  # fmt: skip
-    wheel = next(wheels.glob("*.whl"))
+    (built,) = wheels.glob("*.whl")
+    return built
+
+
+@pytest.mark.slow
+def test_installed_wheel_sizes_a_build(tmp_path: Path, wheel: Path) -> None:
+    """pip wheel, install it (non-editable) into a separate folder, run `configurator size` from elsewhere."""
+    target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
                    check=True, timeout=300)  # fmt: skip
     # The wheel's copy comes first on sys.path, ahead of the editable checkout; dependencies come from this venv.
@@ -41,22 +48,19 @@ def test_installed_wheel_sizes_a_build(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_wheel_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
+def test_wheel_in_a_fresh_virtual_environment(tmp_path: Path, wheel: Path) -> None:
     """A new venv with only the wheel and the engine's two dependencies runs `configurator size` and
     `configurator catalog`: the CLI's sizing path needs neither Qt nor the source tree."""
     import venv
 
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(wheels), str(ROOT)], check=True, timeout=300)  # fmt: skip
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
+    # Without pip of its own (ensurepip is a third of this test's time): this venv's pip installs into it.
+    venv.EnvBuilder(with_pip=False, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    wheel = next(wheels.glob("*.whl"))
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q"]
     # pydantic and PyYAML come from the package index (or pip's cache); --no-deps keeps Qt out on purpose
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, timeout=300)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "pydantic>=2.6,<3", "PyYAML>=6.0"], check=True,
-                   timeout=600)  # fmt: skip
+    subprocess.run([*pip, "--no-deps", str(wheel)], check=True, timeout=300)
+    subprocess.run([*pip, "pydantic>=2.6,<3", "PyYAML>=6.0"], check=True, timeout=600)
     script = env_dir / "bin" / "configurator"
     clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     build = ROOT / "resources" / "builds" / "default.yaml"

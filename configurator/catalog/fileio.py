@@ -20,6 +20,7 @@ import errno
 import os
 import secrets
 import stat
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -117,14 +118,19 @@ def _limit_text(limit: int) -> str:
 # ---- writing -------------------------------------------------------------------------------------------
 
 
+_UMASK_LOCK = threading.Lock()
+
+
 def _umask() -> int:
-    """The process umask, read without changing it where /proc allows (os.umask both sets and reads)."""
+    """The process umask, read without changing it where /proc allows. Elsewhere os.umask both sets and reads:
+    under a lock, since the sheet is written on a worker thread and another thread must not read the 0o022."""
     with contextlib.suppress(OSError, ValueError):
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("Umask:"):
                 return int(line.split()[1], 8)
-    mask = os.umask(0o022)
-    os.umask(mask)
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
     return mask
 
 

@@ -7,8 +7,10 @@ are read from the top-level ``specs/`` folder.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
@@ -17,6 +19,14 @@ from configurator.catalog.models import ModelSpec, model_from_catalog_entry
 from configurator.catalog.yamlio import parse_yaml, read_text, validation_problems
 
 CATALOG_SCHEMA_VERSION = 1
+
+
+class _Entry(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+E = TypeVar("E", bound=_Entry)
 
 
 def specs_dir() -> Path:
@@ -53,7 +63,7 @@ class Catalog:
             raise UnknownIdError("model", model_id, list(self.models)) from None
 
 
-def _load_list(path: Path, key: str, build) -> dict:  # type: ignore[no-untyped-def]
+def _load_list(path: Path, key: str, build: Callable[[Any], E]) -> dict[str, E]:
     from pydantic import ValidationError
 
     data, lines = parse_yaml(read_text(path), str(path))
@@ -62,7 +72,7 @@ def _load_list(path: Path, key: str, build) -> dict:  # type: ignore[no-untyped-
     version = data.get("schema_version")
     if version != CATALOG_SCHEMA_VERSION:
         raise FileError(str(path), [Problem("schema_version", f"expected {CATALOG_SCHEMA_VERSION}, got {version}")])
-    out: dict = {}
+    out: dict[str, E] = {}
     problems: list[Problem] = []
     for i, entry in enumerate(data[key] or []):
         try:

@@ -434,8 +434,10 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
         inner = text.get("model_type")
         if inner in SUPPORTED_MODEL_TYPES:
             spec = model_from_hf_config(text, id=id, name=name, source=source)
-            note = f"language model only: read from text_config of this {shorten(str(mt), 40)} config; the " \
-                   "vision tower and projector are not counted"
+            note = (
+                f"language model only: read from text_config of this {shorten(str(mt), 40)} config; the "
+                "vision tower and projector are not counted"
+            )
             return spec.model_copy(update={"note": note})
         raise ConfigError("text_config.model_type", f"{short_repr(mt)} is a multimodal config whose language model "
                           f"(text_config) is {short_repr(inner)}, which is not supported; supported: "
@@ -493,8 +495,11 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
         fields["decoder_sparse_step"] = _int(config, "decoder_sparse_step", 1)
         only = config.get("mlp_only_layers") or []
         layers = fields["num_layers"]
-        if (not isinstance(only, list) or len(only) > layers
-                or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < layers for i in only)):
+        if (
+            not isinstance(only, list)
+            or len(only) > layers
+            or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < layers for i in only)
+        ):
             raise ConfigError("mlp_only_layers", f"must be a list of layer numbers 0 to {layers - 1}, got "
                               f"{short_repr(only)}")  # fmt: skip
         fields["mlp_only_layers"] = tuple(sorted(set(only)))

@@ -29,6 +29,7 @@ import csv
 import io
 import os
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,7 @@ class PriceList(Strict):
         return None
 
 
-def _unknown_ids(prices: PriceList, lines: dict[tuple[Any, ...], int], known: set[str]) -> list[Problem]:
+def _unknown_ids(prices: PriceList, lines: Mapping[tuple[Any, ...], int], known: set[str]) -> list[Problem]:
     import difflib
 
     out = []
@@ -151,6 +152,7 @@ def parse_price_list(text: str, where: str, known_ids: set[str] | None = None, f
 
     ``known_ids``: the catalog's card and chassis ids; a part the catalog does not have is an error.
     """
+    lines: Mapping[tuple[Any, ...], int]
     if fmt == "csv":
         data, lines = _csv_data(text, where)
     else:

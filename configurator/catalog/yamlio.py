@@ -27,11 +27,11 @@ MAX_DEPTH = 200  # nesting a build never needs (it uses 4); deeper is refused be
 # large file. Its nodes carry the same line marks as the pure-Python parser's.
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # What YAML 1.1 allows in a stream (PyYAML reader.py NON_PRINTABLE): the first other character is named
-_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010ffff]")
+_NON_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-class _SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _SafeLoader(_BaseLoader):  # type: ignore[misc]  # _BaseLoader is chosen at run time
     """Safe loader whose out-of-range scalars (2001-13-45, a 5000-digit int) fail as YAML errors with their line."""
 
     def __init__(self, stream: str) -> None:
@@ -59,7 +59,8 @@ class _SafeLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                     self.duplicates.append((k.value, seen[(k.tag, k.value)], line))
                 else:
                     seen[(k.tag, k.value)] = line
-        return super().construct_mapping(node, deep)  # type: ignore[no-any-return]
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
 
 
 def _check_aliases(root: yaml.Node, where: str) -> None:
@@ -170,8 +171,7 @@ def _reader_problem(text: str, exc: yaml.YAMLError) -> Problem:
     line = text.count("\n", 0, m.start()) + 1
     column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
     what = "a NUL byte" if m.group() == "\x00" else f"the control character U+{ord(m.group()):04X}"
-    return Problem("", f"not valid YAML: {what} at column {column} (a binary file, or text YAML does not allow)",
-                   line)
+    return Problem("", f"not valid YAML: {what} at column {column} (a binary file, or text YAML does not allow)", line)
 
 
 def parse_yaml(text: str, where: str) -> tuple[Any, LineMap]:

@@ -164,9 +164,10 @@ def fit_advice(
             break
     if found is None and job.sequence_length > MIN_SEQUENCE:
         for base in [_merge(*keep)] + [_merge(*keep, m) for m in method]:
-            best = _largest_fitting_int(
-                MIN_SEQUENCE, job.sequence_length - 1, lambda s, b=base: fits_with({**b.fields, "sequence_length": s})
-            )
+            def fits_at(s: int, b: _Candidate = base) -> bool:
+                return fits_with({**b.fields, "sequence_length": s})
+
+            best = _largest_fitting_int(MIN_SEQUENCE, job.sequence_length - 1, fits_at)
             if best is not None:
                 seq = _Candidate(f"sequences of at most {best:,} tokens", {"sequence_length": best})
                 found = _merge(base, seq) if base.fields else seq

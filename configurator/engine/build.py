@@ -175,6 +175,16 @@ class StackDefaults(Strict):
     behaviour: StackBehaviour | None = None
 
 
+def with_stack_defaults(job: Job, stack: StackDefaults | None) -> Job:
+    """``job`` with the build's ``stack:`` default for every stack key the job does not name itself (the rule
+    a loaded file and a job added in the editor share)."""
+    if stack is None:
+        return job
+    update = {k: getattr(stack, k) for k in STACK_KEYS
+              if k not in job.model_fields_set and getattr(stack, k) is not None}  # fmt: skip
+    return job.model_copy(update=update) if update else job
+
+
 class Build(Strict):
     schema_version: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(default="Untitled build", max_length=200)
@@ -202,12 +212,7 @@ class Build(Strict):
     def _stack_defaults(self) -> Build:
         if self.stack is None:
             return self
-        jobs = []
-        for job in self.jobs:
-            update = {k: getattr(self.stack, k) for k in STACK_KEYS
-                      if k not in job.model_fields_set and getattr(self.stack, k) is not None}  # fmt: skip
-            jobs.append(job.model_copy(update=update) if update else job)
-        object.__setattr__(self, "jobs", jobs)
+        object.__setattr__(self, "jobs", [with_stack_defaults(job, self.stack) for job in self.jobs])
         return self
 
     @model_validator(mode="after")

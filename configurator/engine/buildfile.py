@@ -13,7 +13,7 @@ from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.fileio import atomic_write_text
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validation_problems
-from configurator.engine.build import Build
+from configurator.engine.build import STACK_KEYS, Build
 
 # How many of each a build may list. Slots are numbered 1..64 (CardPlacement.slot), so 64 cards; a bridge
 # joins two or more of them, so at most 32; a card splits into at most 7 MIG instances (NVIDIA MIG user
@@ -136,6 +136,13 @@ _Dumper.add_representer(str, _represent_str)
 
 def build_to_yaml(build: Build) -> str:
     data = build.model_dump(mode="json", exclude_defaults=True)
+    if build.stack is not None:  # a job's own stack value equal to the Job default must survive the build's stack:
+        for job, out in zip(build.jobs, data.get("jobs", []), strict=True):
+            full = job.model_dump(mode="json")
+            for key in STACK_KEYS:
+                default = getattr(build.stack, key)
+                if default is not None and getattr(job, key) != default:
+                    out[key] = full[key]
     data = {
         "schema_version": build.schema_version,
         **{k: v for k, v in data.items() if k != "schema_version"},

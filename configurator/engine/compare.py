@@ -1,10 +1,25 @@
-"""Side-by-side comparison of two evaluated builds: the same jobs, their headroom, step time and power."""
+"""Side-by-side comparison of two evaluated builds: the same jobs, their headroom, step time, stack and power;
+and recipe against recipe: one job under two precisions / base-weight formats (on one build, or on two).
+
+Everything here reads figures from ``BuildResult``s; nothing is computed again. A step time the engine calls
+unknown (None) stays "unknown" in every cell and difference, never 0.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from configurator.engine.result import BuildResult
+from configurator.catalog.cards import CardSpec
+from configurator.engine.build import Build, Job
+from configurator.engine.lowprecision import Recipe, precision_choices, support
+from configurator.engine.result import BuildResult, CardMemory, JobResult
+from configurator.engine.stack import PROFILES
+
+UNKNOWN = "unknown"
+# An FP8 base (base_weights: fp8) is read by FP8 GEMMs or dequantised; lowprecision.precision_checks gates it on
+# the card's FP8 support, asked as the current-scaling recipe (TE quantization.py _compute_fp8_support).
+FP8_BASE_RECIPE: Recipe = "fp8-current"
+BF16_SOURCE = "BF16 on every card: no low-precision rule applies"
 
 
 @dataclass(frozen=True)
@@ -14,12 +29,91 @@ class Difference:
     left: str
     right: str
     better: str | None  # "left", "right" or None (equal or not comparable)
+    delta: str = ""  # right minus left where both are numbers ("+17.1 GB"), "unknown" where one is unknown
 
 
 def _fmt(v: float | None, unit: str) -> str:
     if v is None:
-        return "—"
+        return UNKNOWN if unit == "s" else "—"
     return {"s": f"{v:.2f} s", "W": f"{v:,.0f} W"}.get(unit, f"{v:,.1f} {unit}")
+
+
+def _delta(a: float | None, b: float | None, unit: str) -> str:
+    """Right minus left, signed, with the relative change; 'unknown' when either side is unknown."""
+    if a is None or b is None:
+        return UNKNOWN
+    d = b - a
+    text = {"s": f"{d:+.2f} s", "W": f"{d:+,.0f} W"}.get(unit, f"{d:+,.1f} {unit}")
+    return text + (f" ({d / a:+.0%})" if a else "")
+
+
+def _rank(a: float | None, b: float | None, tol: float, higher_is_better: bool) -> str | None:
+    if a is None or b is None or abs(a - b) < tol:
+        return None
+    return "left" if (a > b) == higher_is_better else "right"
+
+
+def _tightest(job: JobResult | None) -> CardMemory | None:
+    """The job's card with the least headroom (the one that decides whether it fits)."""
+    return min(job.cards, key=lambda c: c.headroom_gb, default=None) if job else None
+
+
+def sharding(job: JobResult) -> str:
+    """How the job spreads over its cards, in words: 'FSDP2', 'DeepSpeed ZeRO-3', 'single card'."""
+    p = job.parallelism
+    if p == "fsdp":
+        return f"FSDP{job.fsdp_version}"
+    if p.startswith("zero"):
+        return f"DeepSpeed ZeRO-{p[-1]}"
+    return {"single": "single card", "ddp": "DDP (replicas)", "tp": "tensor parallel"}.get(p, p)
+
+
+def band_text(card: CardMemory | None) -> str:
+    """The cross-validated band around the peak ('71.7–88.3 GB'), 'unknown' without one."""
+    if card is None or not (card.band_low_gb or card.band_high_gb):
+        return UNKNOWN
+    return f"{card.band_low_gb:,.1f}–{card.band_high_gb:,.1f} GB"
+
+
+def _stack_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
+    """Framework, sharding, offload, loss, and the phase and band of the peak: shown, never ranked."""
+
+    def word(j: JobResult | None, what: str) -> str:
+        if j is None:
+            return "—"
+        card = _tightest(j)
+        return {
+            "framework": PROFILES[j.framework].label if j.framework in PROFILES else j.framework,
+            "sharding": sharding(j),
+            "offload": j.offload,
+            "loss": j.loss,
+            "peak phase": card.peak_phase if card else UNKNOWN,
+            "peak band": band_text(card),
+        }[what]
+
+    return [Difference(name, what, word(a, what), word(b, what), None)
+            for what in ("framework", "sharding", "offload", "loss", "peak phase", "peak band")]  # fmt: skip
+
+
+def _step_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
+    sa, sb = (a.step_seconds if a else None), (b.step_seconds if b else None)
+    return Difference(name, "step time", _fmt(sa, "s"), _fmt(sb, "s"), _rank(sa, sb, 0.005, False),
+                      _delta(sa, sb, "s"))  # fmt: skip
+
+
+def _fit_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
+    st_a, st_b = (a.status if a else "—"), (b.status if b else "—")
+    order = {"fits": 2, "tight": 1, "does-not-fit": 0}
+    better = None if st_a == st_b else ("left" if order.get(st_a, -1) > order.get(st_b, -1) else "right")
+    return Difference(name, "fit", st_a, st_b, better)
+
+
+def _job_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
+    ha = min((c.headroom_gb for c in a.cards), default=None) if a else None
+    hb = min((c.headroom_gb for c in b.cards), default=None) if b else None
+    rows = [Difference(name, "headroom (GB, smallest card)", _fmt(ha, "GB"), _fmt(hb, "GB"),
+                       _rank(ha, hb, 0.05, True), _delta(ha, hb, "GB"))]  # fmt: skip
+    return [*rows, _step_row(name, a, b), _fit_row(name, a, b), *_stack_rows(name, a, b)]
 
 
 def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
@@ -29,22 +123,11 @@ def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
     names = [j.name for j in left.jobs] + [j.name for j in right.jobs if j.name not in {x.name for x in left.jobs}]
     left_jobs = {j.name: j for j in left.jobs}
     for name in names:
-        a, b = left_jobs.get(name), right_jobs.get(name)
-        ha = min((c.headroom_gb for c in a.cards), default=None) if a else None
-        hb = min((c.headroom_gb for c in b.cards), default=None) if b else None
-        better = None if ha is None or hb is None or abs(ha - hb) < 0.05 else ("left" if ha > hb else "right")
-        rows.append(Difference(name, "headroom (GB, smallest card)", _fmt(ha, "GB"), _fmt(hb, "GB"), better))
-        sa, sb = (a.step_seconds if a else None), (b.step_seconds if b else None)
-        better = None if sa is None or sb is None or abs(sa - sb) < 0.005 else ("left" if sa < sb else "right")
-        rows.append(Difference(name, "step time", _fmt(sa, "s"), _fmt(sb, "s"), better))
-        st_a, st_b = (a.status if a else "—"), (b.status if b else "—")
-        rank = {"fits": 2, "tight": 1, "does-not-fit": 0}
-        better = None if st_a == st_b else ("left" if rank.get(st_a, -1) > rank.get(st_b, -1) else "right")
-        rows.append(Difference(name, "fit", st_a, st_b, better))
+        rows += _job_rows(name, left_jobs.get(name), right_jobs.get(name))
     pa = left.power.total_w if left.power else None
     pb = right.power.total_w if right.power else None
-    better = None if pa is None or pb is None or pa == pb else ("left" if pa < pb else "right")
-    rows.append(Difference(None, "power", _fmt(pa, "W"), _fmt(pb, "W"), better))
+    rows.append(Difference(None, "power", _fmt(pa, "W"), _fmt(pb, "W"), _rank(pa, pb, 1e-9, False),
+                           _delta(pa, pb, "W")))  # fmt: skip
     ea, eb = len(left.errors), len(right.errors)
     rows.append(Difference(None, "errors", str(ea), str(eb), None if ea == eb else ("left" if ea < eb else "right")))
     # step times on different rate bases are not like for like: show the bases, rank neither
@@ -53,3 +136,121 @@ def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
         if la != rb:
             rows.append(Difference(None, what, la, rb, None))
     return rows
+
+
+# ---- recipe against recipe --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecipeChoice:
+    """How a job computes and stores its frozen base: a ``Job.precision`` word and a ``Job.base_weights`` word."""
+
+    precision: str = "mixed-bf16"
+    base_weights: str = "bf16"
+
+    @property
+    def label(self) -> str:
+        return f"{self.precision}, {self.base_weights.upper()} base"
+
+
+@dataclass(frozen=True)
+class RecipeOption:
+    choice: RecipeChoice
+    refused: str | None  # None where every card of the job runs it, else why not (card, capability, source)
+
+
+def base_weight_choices(job: Job, cards: list[CardSpec]) -> dict[str, str | None]:
+    """``base_weights`` words for ``job`` on ``cards``: None where allowed, else why not. An FP8 base is a LoRA
+    setting on cards with FP8 support (the gate lowprecision.precision_checks applies); other methods keep theirs."""
+    if job.method != "lora":
+        return {job.base_weights: None}
+    reasons = []
+    for card in cards:
+        s = support(card, FP8_BASE_RECIPE)
+        if not s.allowed:
+            reasons.append(f"{card.name} (compute capability {s.capability_text}): {s.reason} [{s.source}]")
+    return {"bf16": None, "fp8": "; ".join(dict.fromkeys(reasons)) or None}
+
+
+def recipe_options(job: Job, cards: list[CardSpec]) -> list[RecipeOption]:
+    """Every precision x base-weights pair for ``job`` on ``cards``, each with why its cards refuse it (or None)."""
+    bases = base_weight_choices(job, cards)
+    return [RecipeOption(RecipeChoice(p, b), why_p or why_b)
+            for p, why_p in precision_choices(cards).items() for b, why_b in bases.items()]  # fmt: skip
+
+
+def job_cards(build: Build, job: Job, catalog_cards: dict[str, CardSpec]) -> list[CardSpec]:
+    """The catalog specs of the cards ``job`` runs on (cards the catalog lacks are left out)."""
+    out = []
+    for slot, _ in job.card_keys:
+        placed = build.card_in(slot)
+        if placed is not None and placed.card in catalog_cards:
+            out.append(catalog_cards[placed.card])
+    return out
+
+
+def with_recipe(build: Build, job_name: str, choice: RecipeChoice) -> Build:
+    """``build`` with the job called ``job_name`` run under ``choice`` (a what-if for the comparison, not an
+    edit of the user's build); unchanged when it has no such job."""
+    i = build.job_index(job_name)
+    if i is None:
+        return build
+    job = build.jobs[i].model_copy(update={"precision": choice.precision, "base_weights": choice.base_weights})
+    job = Job.model_validate(job.model_dump())  # refuses a word the build file would refuse
+    return build.model_copy(update={"jobs": [*build.jobs[:i], job, *build.jobs[i + 1 :]]})
+
+
+def _card_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
+    """Per card, by position: which card, its peak reserved, band, headroom and the phase that sets the peak."""
+    ca, cb = (a.cards if a else []), (b.cards if b else [])
+    rows: list[Difference] = []
+    for k in range(max(len(ca), len(cb))):
+        x, y = (ca[k] if k < len(ca) else None), (cb[k] if k < len(cb) else None)
+        tag = f"card {k + 1}: " if max(len(ca), len(cb)) > 1 else ""
+
+        def where(c: CardMemory | None) -> str:
+            return f"slot {c.slot} · {c.card_name}" + (f" ({c.mig})" if c.mig else "") if c else "—"
+
+        px, py = (x.peak_reserved_gb if x else None), (y.peak_reserved_gb if y else None)
+        hx, hy = (x.headroom_gb if x else None), (y.headroom_gb if y else None)
+        rows += [
+            Difference(name, f"{tag}card", where(x), where(y), None),
+            Difference(name, f"{tag}peak reserved", _fmt(px, "GB"), _fmt(py, "GB"), _rank(px, py, 0.05, False),
+                       _delta(px, py, "GB")),
+            Difference(name, f"{tag}peak band", band_text(x), band_text(y), None),
+            Difference(name, f"{tag}headroom", _fmt(hx, "GB"), _fmt(hy, "GB"), _rank(hx, hy, 0.05, True),
+                       _delta(hx, hy, "GB")),
+            Difference(name, f"{tag}peak phase", x.peak_phase if x else "—", y.peak_phase if y else "—", None),
+        ]  # fmt: skip
+    return rows
+
+
+def support_source(job: JobResult | None) -> str:
+    """Where the rule that lets the job's cards run its recipe comes from (the engine's PrecisionInfo.source)."""
+    if job is None:
+        return "—"
+    if job.precision is None:
+        return UNKNOWN
+    return job.precision.source or BF16_SOURCE
+
+
+def compare_recipes(job_name: str, left: BuildResult, right: BuildResult, left_choice: RecipeChoice,
+                    right_choice: RecipeChoice) -> list[Difference]:  # fmt: skip
+    """One job under two recipes (each side's result evaluated with its choice, ``with_recipe``): the recipe and
+    the source of its support rule, memory per card, step time and its difference, and the fit."""
+    a, b = left.job(job_name), right.job(job_name)
+    rows = [
+        Difference(job_name, "recipe", left_choice.label, right_choice.label, None),
+        Difference(job_name, "recipe in effect", _recipe_word(a), _recipe_word(b), None),
+        Difference(job_name, "support source", support_source(a), support_source(b), None),
+    ]
+    return [*rows, *_card_rows(job_name, a, b), _step_row(job_name, a, b), _fit_row(job_name, a, b)]
+
+
+def _recipe_word(job: JobResult | None) -> str:
+    """The recipe the engine resolved ('fp8-delayed' for 'fp8' on a Hopper card), BF16 where none."""
+    if job is None:
+        return "—"
+    if job.precision is None:
+        return UNKNOWN
+    return job.precision.recipe or "BF16"

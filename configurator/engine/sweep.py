@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.catalog.loader import Catalog
+from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
 from configurator.engine.lowprecision import Capability, job_capability
@@ -16,7 +17,7 @@ from configurator.engine.mig import MigRequest, place_layout
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 
 # The comparison methods drawn dimmed beside the job's own (seed A's cases).
-COMPARE_METHODS: list[tuple[str, dict]] = [  # type: ignore[type-arg]
+COMPARE_METHODS: list[tuple[str, dict[str, str]]] = [
     ("full, 8-bit Adam", {"method": "full", "optimizer": "adamw-8bit"}),
     ("LoRA", {"method": "lora"}),
     ("QLoRA", {"method": "qlora"}),
@@ -48,7 +49,7 @@ def default_lengths(top: int = 131072, points: int = 48) -> list[int]:
     return sorted({int(round(lo * step**i / 64) * 64) or 64 for i in range(points)})
 
 
-def _curve(model, job: Job, label: str, lengths: list[int], capacity: float, split: Sharding,  # type: ignore[no-untyped-def]
+def _curve(model: ModelSpec, job: Job, label: str, lengths: list[int], capacity: float, split: Sharding,
            is_job: bool, capability: Capability | None = None) -> FrontierCurve:  # fmt: skip
     heads = []
     best = None

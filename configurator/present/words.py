@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Build
+from configurator.engine.physical import card_power_w
+
 UNITS = ("GB", "GiB")  # GB = 10^9 bytes (the seeds' unit); GiB = 2^30 bytes
 PITCH_MM = 20.32  # PCIe expansion-slot pitch, 0.8 in (PCI Express CEM specification, add-in card outline)
 
@@ -22,3 +26,25 @@ def capacity_label(nominal_gb: float, visible_gb: float, unit: str = "GB") -> st
     shows (nvidia-smi's total); one wording for every view. The nominal figure is the product name's, kept
     as printed; the visible one is converted to ``unit``."""
     return f"{nominal_gb:.0f} GB ({to_unit(visible_gb, unit):.1f} {unit} visible)"
+
+
+def psu_room_label(margin_w: float, card_w: float | None) -> str:
+    """How much the PSUs have left, in watts and in cards of ``card_w`` each: 'room for 2 more 600 W cards
+    (1,300 W free)', '500 W free: not enough for another 600 W card', '300 W over the PSU rating'.
+    ``margin_w`` is the engine's (``Power.margin_w``: continuous capacity, redundant units held back, less
+    the draw); ``card_w`` what one more card would draw (``largest_card_w``), None with no card fitted."""
+    if margin_w < 0:
+        return f"{-margin_w:,.0f} W over the PSU rating"
+    if not card_w:
+        return f"{margin_w:,.0f} W free"
+    more = int(margin_w // card_w)
+    if more == 0:
+        return f"{margin_w:,.0f} W free: not enough for another {card_w:,.0f} W card"
+    return f"room for {more} more {card_w:,.0f} W card{'s' if more > 1 else ''} ({margin_w:,.0f} W free)"
+
+
+def largest_card_w(build: Build, catalog: Catalog) -> float | None:
+    """The draw of the hungriest card fitted, with its power limit, as the PSU budget counts it
+    (``engine.physical.card_power_w``): the card a customer would add another of. None with no card."""
+    draws = [card_power_w(catalog.cards[c.card], c.power_limit_w) for c in build.cards if c.card in catalog.cards]
+    return max(draws, default=None)

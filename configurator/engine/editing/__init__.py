@@ -22,6 +22,9 @@ from configurator.engine.editing.jobs import (
     add_job,
     assign_job,
     duplicate_job,
+    follow_title,
+    is_generated_name,
+    job_title,
     parallelism_for,
     remove_job,
     rename_job,
@@ -30,6 +33,7 @@ from configurator.engine.editing.jobs import (
     toggle_job_card,
     unique_job_name,
     update_job,
+    update_job_titled,
 )
 from configurator.engine.editing.mig import check_mig_layout, remove_mig_instance, set_mig_layout, snap_start
 
@@ -43,6 +47,9 @@ __all__ = [
     "check_mig_layout",
     "check_place",
     "duplicate_job",
+    "follow_title",
+    "is_generated_name",
+    "job_title",
     "move_card",
     "parallelism_for",
     "place_card",
@@ -64,4 +71,5 @@ __all__ = [
     "toggle_job_card",
     "unique_job_name",
     "update_job",
+    "update_job_titled",
 ]

@@ -1,12 +1,27 @@
-"""Job edits: add, copy, remove, rename, change fields, and put a job on cards or a MIG instance."""
+"""Job edits: add, copy, remove, rename, change fields, and put a job on cards or a MIG instance.
+
+A job the editor names itself carries a generated name ("70B LoRA", "8B full FT": ``job_title``); such a name
+follows the job's model and method when they change (``update_job_titled``), a name the user typed stays.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build, InstanceRef, Job
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.catalog.models import ModelSpec
+from configurator.engine.build import Build, InstanceRef, Job, with_stack_defaults
 from configurator.engine.editing.base import EditRefused
+from configurator.engine.resolver import ModelResolver
+
+DEFAULT_MODEL = "llama-3.1-8b"  # what Add puts in a new job: an 8B LoRA
+METHOD_WORDS = {"full": "full FT", "lora": "LoRA", "qlora": "QLoRA"}
+LEGACY_NAME = "New job"  # what Add called every job before names were generated: a placeholder, not a choice
+# the size a model is published under, in its name: "Llama 3.3 70B", "Qwen3-32B", "Mixtral 8x7B", "qwen2.5-0.5b"
+# (not "A3B" in "Qwen3-30B-A3B": the active parameters, preceded by a letter)
+_SIZE = re.compile(r"(?<![\w.])(\d+x)?\d+(?:\.\d+)?b\b", re.IGNORECASE)
+_NUMBERED = re.compile(r"^(?P<base>.*) \((?P<n>\d+)\)$")
 
 
 def update_job(build: Build, index: int, **changes: Any) -> Build:
@@ -18,8 +33,9 @@ def update_job(build: Build, index: int, **changes: Any) -> Build:
     return build.model_copy(update={"jobs": jobs})
 
 
-def unique_job_name(build: Build, base: str) -> str:
-    names = {j.name for j in build.jobs}
+def unique_job_name(build: Build, base: str, skip: int | None = None) -> str:
+    """``base``, or ``base (2)``, ``base (3)``... : the first no job of ``build`` (but job ``skip``) is called."""
+    names = {j.name for i, j in enumerate(build.jobs) if i != skip}
     if base not in names:
         return base
     n = 2
@@ -28,11 +44,71 @@ def unique_job_name(build: Build, base: str) -> str:
     return f"{base} ({n})"
 
 
-def add_job(build: Build, job: Job | None = None) -> Build:
-    """Append a job (a default 8B LoRA on the first card when none is given); names stay unique."""
+def size_label(spec: ModelSpec | None) -> str | None:
+    """The model's size as people name it: from its published name ('Llama 3.3 70B' -> '70B', 'Mixtral 8x7B'
+    -> '8x7B'), else rounded from its parameter count (3.82e9 -> '3.8B', 4.9e8 -> '494M'); None if unknown."""
+    if spec is None:
+        return None
+    found = _SIZE.search(spec.name)
+    if found:
+        return found.group(0).upper().replace("X", "x")
+    p = spec.total_params
+    if not p:
+        return None
+    if p >= 10e9:
+        return f"{p / 1e9:.0f}B"
+    if p >= 1e9:
+        return f"{p / 1e9:.1f}".removesuffix(".0") + "B"
+    return f"{p / 1e6:.0f}M"
+
+
+def job_title(spec: ModelSpec | None, method: str) -> str:
+    """The name the editor gives a job: its model's size and its method ('70B LoRA', '8B full FT')."""
+    words = METHOD_WORDS.get(method, method)
+    size = size_label(spec)
+    return f"{size} {words}" if size else f"{words} job"
+
+
+def is_generated_name(name: str, title: str) -> bool:
+    """Whether ``name`` was generated for a job whose settings give ``title`` (the title itself, or the title
+    made unique, 'title (2)'), or is the old placeholder 'New job'; a name the user typed is neither."""
+    m = _NUMBERED.match(name)
+    base = m.group("base") if m else name
+    return base in (title, LEGACY_NAME)
+
+
+def follow_title(build: Build, index: int, old_title: str, new_title: str) -> Build:
+    """Job ``index`` renamed to ``new_title`` (unique in the build) when its name was generated for
+    ``old_title``; a typed name, or a title that did not change, leaves the build as it is."""
+    job = build.jobs[index]
+    if old_title == new_title and not job.name.startswith(LEGACY_NAME):
+        return build
+    if not is_generated_name(job.name, old_title):
+        return build
+    name = unique_job_name(build, new_title, skip=index)
+    return build if name == job.name else update_job(build, index, name=name)
+
+
+def update_job_titled(build: Build, index: int, models: ModelResolver, **changes: Any) -> Build:
+    """``update_job``, and a job whose name was generated follows its new model or method ('70B LoRA' set to
+    a full fine-tune of an 8B becomes '8B full FT'); ``models`` resolves the model references."""
+    after = update_job(build, index, **changes)
+    before_job, after_job = build.jobs[index], after.jobs[index]
+    old = job_title(models.find(before_job.model), before_job.method)
+    new = job_title(models.find(after_job.model), after_job.method)
+    return follow_title(after, index, old, new)
+
+
+def add_job(build: Build, job: Job | None = None, models: ModelResolver | None = None) -> Build:
+    """Append a job: without one, an 8B LoRA on the first card, named for its model and method ('8B LoRA').
+    The build's ``stack:`` defaults fill every stack key the job does not name (as when the file is read);
+    names stay unique."""
     if job is None:
         first = [build.cards[0].slot] if build.cards else []
-        job = Job(name="New job", model="llama-3.1-8b", method="lora", cards=first)
+        models = models or ModelResolver(default_catalog())
+        name = job_title(models.find(DEFAULT_MODEL), "lora")
+        job = Job(name=name, model=DEFAULT_MODEL, method="lora", cards=first)
+    job = with_stack_defaults(job, build.stack)
     job = job.model_copy(update={"name": unique_job_name(build, job.name)})
     return build.model_copy(update={"jobs": [*build.jobs, job]})
 
@@ -43,10 +119,15 @@ def remove_job(build: Build, index: int) -> Build:
     return build.model_copy(update={"jobs": [j for i, j in enumerate(build.jobs) if i != index]})
 
 
-def duplicate_job(build: Build, index: int) -> Build:
+def duplicate_job(build: Build, index: int, models: ModelResolver | None = None) -> Build:
+    """A copy of job ``index`` after it: a generated name gets the next free number ('8B LoRA (2)', still
+    generated, so it follows the copy's model), a typed one ' copy' ('mine copy')."""
     if not 0 <= index < len(build.jobs):
         raise EditRefused(f"no job {index + 1}")
-    copy = build.jobs[index].model_copy(update={"name": unique_job_name(build, f"{build.jobs[index].name} copy")})
+    job = build.jobs[index]
+    title = job_title(models.find(job.model), job.method) if models is not None else None
+    base = title if title is not None and is_generated_name(job.name, title) else f"{job.name} copy"
+    copy = job.model_copy(update={"name": unique_job_name(build, base)})
     jobs = [*build.jobs[: index + 1], copy, *build.jobs[index + 1 :]]
     return build.model_copy(update={"jobs": jobs})
 

@@ -1,6 +1,8 @@
-"""The kiosk's edits (demo mode): what a visitor's drag, slider and buttons do to a build.
+"""The kiosk's edits (demo mode): what a visitor's drag, slider and buttons do to a build, and, in the
+service-plan scenario, to the plan (which servers the fleet may buy, MIG on or off, the month it is sized for).
 
-Each returns a new Build or raises EditRefused, like every edit; the demo window only calls them.
+Each returns a new Build (or Plan) or raises EditRefused, like every edit; the demo window only calls them.
+A plan edit goes through ``engine.planner.editing``, so it is validated like any plan edit.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from configurator.engine.build import Build, CardPlacement, InstanceRef, MigInst
 from configurator.engine.editing.base import EditRefused
 from configurator.engine.editing.bridges import add_bridge, check_bridge
 from configurator.engine.editing.cards import check_place, place_card
-from configurator.engine.editing.jobs import assign_job, set_job_cards, update_job
+from configurator.engine.editing.jobs import assign_job, set_job_cards, update_job, update_job_titled
 from configurator.engine.mig import MigRequest, place_layout
+from configurator.engine.planner import Plan
+from configurator.engine.planner import editing as plan_editing
+from configurator.engine.resolver import ModelResolver
 
 
 def short_name(name: str) -> str:
@@ -84,10 +89,15 @@ def put_card(build: Build, catalog: Catalog, slot: int, card_id: str, grow_job: 
     return new.model_copy(update={"bridges": bridges})
 
 
-def set_method(build: Build, method: str) -> Build:
-    """Every job to LoRA, QLoRA or a full fine-tune."""
+def set_method(build: Build, method: str, models: ModelResolver | None = None) -> Build:
+    """Every job to LoRA, QLoRA or a full fine-tune; with ``models``, a job whose name was generated follows
+    the method ('70B LoRA' becomes '70B full FT'), as in the editor (editing/jobs.update_job_titled)."""
     for i in range(len(build.jobs)):
-        build = update_job(build, i, method=method)
+        build = (
+            update_job(build, i, method=method)
+            if models is None
+            else update_job_titled(build, i, models, method=method)
+        )
     return build
 
 
@@ -157,3 +167,50 @@ def fitting_status(fits: int, total: int) -> str:
     if fits == total:
         return "fits"
     return "does-not-fit" if fits == 0 else "tight"
+
+
+# ---- the service-plan scenario: edits on the plan ----------------------------------------------------------
+
+
+def _node_index(plan: Plan, node: str) -> int:
+    names = [n.name for n in plan.nodes]
+    if node not in names:
+        raise EditRefused(f"the plan has no node type {node!r} (it has {', '.join(names)})")
+    return names.index(node)
+
+
+def set_plan_servers(plan: Plan, shipped: Plan, node: str | None) -> Plan:
+    """Let the fleet buy every node type (``node`` None) or only ``node``: each allowed one gets the shipped
+    plan's ``max_nodes`` back, the others none (``max_nodes`` 0, so the search leaves them out)."""
+    keep = None if node is None else _node_index(shipped, node)
+    for i, n in enumerate(shipped.nodes):
+        bound = n.max_nodes if keep is None or i == keep else 0
+        plan = plan_editing.set_node(plan, _node_index(plan, n.name), max_nodes=bound)
+    return plan
+
+
+def plan_servers(plan: Plan, shipped: Plan) -> str | None:
+    """The node type the plan is limited to (the inverse of :func:`set_plan_servers`); None: every one."""
+    allowed = [n.name for n in plan.nodes if n.max_nodes > 0]
+    return allowed[0] if len(allowed) == 1 and len(shipped.nodes) > 1 else None
+
+
+def set_plan_mig(plan: Plan, shipped: Plan, on: bool) -> Plan:
+    """MIG on: every node type may split its cards as the shipped plan lists (``mig_layouts``); off: whole
+    cards only (no layouts, so the search considers no MIG fleet)."""
+    for n in shipped.nodes:
+        layouts = list(n.mig_layouts) if on else []
+        plan = plan_editing.set_node(plan, _node_index(plan, n.name), mig_layouts=layouts)
+    return plan
+
+
+def plan_mig(plan: Plan) -> bool:
+    """Whether any node type of the plan may split its cards with MIG."""
+    return any(n.mig_layouts for n in plan.nodes)
+
+
+def set_plan_month(plan: Plan, month: int) -> Plan:
+    """Size the fleet for roadmap month ``month`` (1: today's demand; the roadmap's last month: its end)."""
+    if not 1 <= month <= plan.roadmap.months:
+        raise EditRefused(f"the roadmap runs from month 1 to month {plan.roadmap.months}, not {month}")
+    return plan_editing.set_fields(plan, "search", size_for_month=month)

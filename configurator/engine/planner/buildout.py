@@ -28,7 +28,7 @@ def node_build(
     if spec is None or count is None:
         raise ValueError(f"fleet #{fleet.rank} has no node type {node!r}")
     k = count.mig_cards_per_node if count.mig_layout else 0
-    cards: list[dict] = []  # type: ignore[type-arg]
+    cards: list[dict[str, object]] = []
     free_instances: dict[str, list[tuple[int, int]]] = {}
     for i, slot in enumerate(spec.slots):
         if i < k:

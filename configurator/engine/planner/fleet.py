@@ -87,7 +87,8 @@ class Model:
     pue: float
     rack_kw: float | None
     _orders: dict[int, list[list[tuple[int, int, float, float | None]]]] = field(default_factory=dict)
-    _memo: dict[object, object] = field(default_factory=dict)
+    _class_order: list[int] | None = None
+    _demands: dict[int, list[float]] = field(default_factory=dict)
 
     def node_cost_per_month(self, t: int) -> float | None:
         n = self.nodes[t]
@@ -131,22 +132,25 @@ class Model:
         return out
 
     def class_order(self) -> list[int]:
-        if "order" not in self._memo:
+        if self._class_order is None:
             classes = self.classes
-            self._memo["order"] = sorted(
+            self._class_order = sorted(
                 range(len(classes)), key=lambda k: (len(classes[k].options), -classes[k].size, k)
             )
-        return self._memo["order"]  # type: ignore[return-value]
+        return self._class_order
 
     def demands(self, month: int) -> list[float]:
-        key = ("demand", month)
-        if key not in self._memo:
-            self._memo[key] = [c.demand(month) for c in self.classes]
-        return self._memo[key]  # type: ignore[return-value]
+        if month not in self._demands:
+            self._demands[month] = [c.demand(month) for c in self.classes]
+        return self._demands[month]
 
 
 # A candidate: per node type (node count, layout index or -1 for whole cards, MIG'd cards per node)
 Candidate = tuple[tuple[int, int, int], ...]
+# A candidate's score: (feasible, cost per job or None without prices, kWh per job, cards, nodes)
+Score = tuple[bool, float | None, float, int, int]
+# What ranks it, smallest first: (infeasible, cost per job or inf, kWh per job, cards, nodes)
+RankKey = tuple[bool, float, float, int, int]
 
 
 @dataclass
@@ -239,7 +243,7 @@ def jobs_per_month(model: Model, month: int) -> float:
     return sum(model.demands(month)) * model.days_per_month
 
 
-def score(model: Model, cand: Candidate, month: int) -> tuple[bool, float | None, float, int, int]:
+def score(model: Model, cand: Candidate, month: int) -> Score:
     """(feasible, cost per job, kWh per job, cards, nodes) of one candidate: the search's arithmetic."""
     r = route(model, cand, month)
     feasible = not r.unserved and not r.unfit
@@ -252,7 +256,7 @@ def score(model: Model, cand: Candidate, month: int) -> tuple[bool, float | None
     return feasible, per_job, kwh / jobs if jobs > 0 else math.inf, cards, nodes
 
 
-def rank_key(s: tuple[bool, float | None, float, int, int]) -> tuple:  # type: ignore[type-arg]
+def rank_key(s: Score) -> RankKey:
     """Feasible first, then cost per job; where prices are unknown, energy per job, then cards and nodes."""
     feasible, per_job, kwh, cards, nodes = s
     return (not feasible, per_job if per_job is not None else math.inf, kwh, cards, nodes)

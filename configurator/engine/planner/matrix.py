@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from configurator.catalog.errors import FileError, UnknownIdError
 from configurator.catalog.loader import Catalog
@@ -71,7 +72,7 @@ def group_device(node: ResolvedNode, g: int) -> Device:
     return Device(f"{node.name} / {g} cards", node.index, "group", None, g, node.card.visible_gb, 1.0, float(g))
 
 
-def _job(cls: JobClass, cards: list, parallelism: str, g: int) -> dict:  # type: ignore[type-arg]
+def _job(cls: JobClass, cards: list[int] | list[dict[str, int]], parallelism: str, g: int) -> dict[str, Any]:
     return {
         "name": cls.name,
         "model": cls.model if isinstance(cls.model, str) else cls.model.model_dump(),
@@ -97,7 +98,7 @@ def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) ->
     if device.kind == "mig":
         cards = [{"slot": s0, "card": node.card.id, "mig": [device.profile]}]
         job = _job(cls, [{"slot": s0, "instance": 0}], "single", 1)
-        bridges: list = []  # type: ignore[type-arg]
+        bridges: list[dict[str, list[int]]] = []
     elif device.kind == "card":
         cards = [{"slot": s0, "card": node.card.id}]
         job = _job(cls, [s0], "single", 1)
@@ -152,8 +153,8 @@ def evaluate_cell(
     jr = result.jobs[0]
     errors = [c for c in result.checks if c.severity == "error"]
     if not jr.cards:
-        note = errors[0].message if errors else "the build engine could not size this job"
-        return Cell(k, device.id, "unknown", False, None, None, None, None, False, note)
+        why = errors[0].message if errors else "the build engine could not size this job"
+        return Cell(k, device.id, "unknown", False, None, None, None, None, False, why)
     peak = max(r.peak_reserved_gb for r in jr.cards)
     capacity = min(r.capacity_gb for r in jr.cards)
     status: FitStatus = jr.status
@@ -201,7 +202,7 @@ _DEMAND_FIELDS = {
     "from_month",
     "growth_per_month",
 }
-_CACHE: dict[tuple, Cell] = {}  # type: ignore[type-arg]
+_CACHE: dict[tuple[object, ...], Cell] = {}
 CACHE_LIMIT = 20_000
 
 

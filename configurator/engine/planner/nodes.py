@@ -152,9 +152,9 @@ def resolve_nodes(plan: Plan, catalog: Catalog, base_dir: Path | None) -> tuple[
         full = Build(
             name=node.name,
             chassis=chassis.id,
-            cards=[{"slot": s, "card": card.id} for s in slots],  # type: ignore[misc]
+            cards=[{"slot": s, "card": card.id} for s in slots],
             bridges=[{"slots": list(b)} for b in bridges],
-        )  # type: ignore[misc]
+        )
         result = evaluate(full, catalog)
         errors = [c.message for c in result.checks if c.severity == "error"]
         if errors:

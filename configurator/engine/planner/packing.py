@@ -124,8 +124,8 @@ def _exact(spec: MigSpec, demand: Mapping[str, int], best: int) -> list[list[str
     """Fewest cards covering ``demand`` with placeable layouts, if fewer than ``best``; else None."""
     names = sorted(n for n, c in demand.items() if c > 0)
     variants = any(not is_base_profile(spec.profile(n)) for n in names)
-    layouts = [Counter(layout) for layout in enumerate_layouts(spec, include_variants=variants)]
-    layouts = [{n: lay.get(n, 0) for n in names} for lay in layouts]
+    counted = [Counter(layout) for layout in enumerate_layouts(spec, include_variants=variants)]
+    layouts = [{n: lay.get(n, 0) for n in names} for lay in counted]
     layouts = [lay for lay in layouts if any(lay.values())]
 
     @functools.cache

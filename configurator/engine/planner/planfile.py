@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def _loc(field: str) -> tuple[Any, ...]:
 
 
 def reference_problems(
-    plan: Plan, catalog: Catalog, lines: dict[tuple[Any, ...], int], base_dir: Path | None
+    plan: Plan, catalog: Catalog, lines: Mapping[tuple[Any, ...], int], base_dir: Path | None
 ) -> list[Problem]:
     """Unknown catalog ids, bad MIG layouts, unreadable build or price files: with the line of the key."""
     out: list[Problem] = []
@@ -108,7 +109,8 @@ def load_plan(path: str | os.PathLike[str], catalog: Catalog | None = None) -> P
 def plan_to_yaml(plan: Plan) -> str:
     data = plan.model_dump(mode="json", exclude_defaults=True)
     data = {"schema_version": plan.schema_version, **{k: v for k, v in data.items() if k != "schema_version"}}
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+    text: str = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+    return text
 
 
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:

@@ -15,7 +15,10 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from configurator.engine.planner.fleet import Candidate, Model, rank_key, score
+from configurator.engine.planner.fleet import Candidate, Model, RankKey, Score, rank_key, score
+
+Key = tuple[RankKey, int]  # the rank key, then the candidate's index (ties keep the enumeration order)
+Ranked = tuple[Key, Candidate, Score]
 
 PARALLEL_FROM = 20_000  # candidates from which worker processes pay for their start-up
 
@@ -39,8 +42,8 @@ def _candidates(model: Model, start: int, stop: int) -> Iterator[tuple[int, Cand
             yield i, cand
 
 
-def _best(model: Model, month: int, top: int, start: int, stop: int) -> tuple[list, int, int]:  # type: ignore[type-arg]
-    heap: list = []  # type: ignore[type-arg]  # (negated key, index, candidate) to keep the top n smallest keys
+def _best(model: Model, month: int, top: int, start: int, stop: int) -> tuple[list[Ranked], int, int]:
+    heap: list[tuple[_Neg, Candidate, Score]] = []  # (negated key, candidate, score): the top n smallest keys
     feasible = n = 0
     for i, cand in _candidates(model, start, stop):
         s = score(model, cand, month)
@@ -59,17 +62,19 @@ class _Neg:
 
     __slots__ = ("key",)
 
-    def __init__(self, key: tuple) -> None:  # type: ignore[type-arg]
+    def __init__(self, key: Key) -> None:
         self.key = key
 
     def __lt__(self, other: _Neg) -> bool:
         return self.key > other.key
 
-    def __reduce__(self) -> tuple:  # type: ignore[type-arg]
+    def __reduce__(self) -> tuple[type[_Neg], tuple[Key]]:
         return (_Neg, (self.key,))
 
 
-def search(model: Model, month: int, top: int, processes: int | None = None) -> tuple[list, int, int, float, int]:  # type: ignore[type-arg]
+def search(
+    model: Model, month: int, top: int, processes: int | None = None
+) -> tuple[list[Ranked], int, int, float, int]:
     """The ``top`` candidates by (feasible first, cost per job, cards, nodes).
 
     Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used).

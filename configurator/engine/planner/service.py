@@ -22,6 +22,7 @@ from configurator.engine.planner.fleet import (
     DevModel,
     Model,
     NodeModel,
+    Score,
     class_demand,
     fleet_cost,
     jobs_per_month,
@@ -47,7 +48,7 @@ from configurator.engine.planner.result import (
     SearchStats,
     Totals,
 )
-from configurator.engine.planner.search import candidate_count, search
+from configurator.engine.planner.search import Ranked, candidate_count, search
 
 
 def _prices(plan: Plan, base: Path | None, problems: list[PlanProblem]) -> tuple[dict[str, float], str | None]:
@@ -153,7 +154,7 @@ def _fleet(
     svc = plan.service
     routes: list[Route] = []
     busy: dict[int, float] = {}
-    mig_use: dict[int, Counter] = {}  # type: ignore[type-arg]
+    mig_use: dict[int, Counter[str]] = {}
     for ci, d, count, share in r.routes:
         dev = model.devices[d]
         c = model.classes[ci]
@@ -231,10 +232,10 @@ def _fleet(
         cost_per_job=monthly / jobs if monthly is not None and jobs > 0 else None,
     )
     packing = []
-    for t, demand in mig_use.items():
+    for t, profiles in mig_use.items():
         spec = resolved[t].card.mig
         if spec is not None:
-            packing.append(pack(spec, resolved[t].card.id, dict(demand)))
+            packing.append(pack(spec, resolved[t].card.id, dict(profiles)))
     points = []
     stops = short = None
     total_cards = cards
@@ -283,11 +284,11 @@ def _fleet(
     )
 
 
-def _distinct(model: Model, ranked: list, top: int) -> list:  # type: ignore[type-arg]
+def _distinct(model: Model, ranked: list[Ranked], top: int) -> list[Ranked]:
     """Drop a fleet that ties a better-ranked one on score with the same node counts: an unused MIG layout
     change is not another answer."""
-    seen: set[tuple] = set()  # type: ignore[type-arg]
-    out = []
+    seen: set[tuple[tuple[int, ...], Score]] = set()
+    out: list[Ranked] = []
     for key, cand, s in ranked:
         sig = (tuple(n for n, _l, _k in cand), s)
         if sig in seen:
@@ -545,7 +546,7 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
             kind=d.kind,
             profile=d.profile,
             cards=d.cards,
-            memory_gb=d.memory_gb,  # type: ignore[arg-type]
+            memory_gb=d.memory_gb,
             compute_share=d.compute_share,
             card_fraction=d.card_fraction,
         )

@@ -1,7 +1,10 @@
-"""Charts: the headroom chart and the analysis tabs (fit frontier, step time, roofline, topology)."""
+"""Charts: the headroom chart and the analysis tabs (fit frontier, step time, roofline, topology).
+
+The other rooms of ui/ import the charts through these names only (an import-linter contract in
+pyproject.toml)."""
 
 from configurator.ui.charts.fit_frontier import FitFrontierChart
-from configurator.ui.charts.headroom import HeadroomChart
+from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.charts.roofline import RooflineChart
 from configurator.ui.charts.step_time import StepTimeChart
 from configurator.ui.charts.tabs import AnalysisTabs
@@ -14,5 +17,6 @@ __all__ = [
     "RooflineChart",
     "StepTimeChart",
     "TopologyGrid",
+    "free_cards",
     "topo_colour",
 ]

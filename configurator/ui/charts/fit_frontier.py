@@ -25,7 +25,7 @@ from configurator.ui.charts.common import (
     _length_label,
     _shorten,
 )
-from configurator.ui.shell.style import to_unit
+from configurator.ui.shell import to_unit
 
 
 class FitFrontierChart(_Chart):

@@ -20,7 +20,7 @@ from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.charts.common import TipKeeper, axis_number
-from configurator.ui.shell.style import COMPONENTS, FIT_COLOUR, to_unit
+from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64

@@ -26,9 +26,8 @@ from configurator.engine import Build, BuildResult, editing
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.words import PITCH_MM
 from configurator.ui.chassis.scene import drag_started, item_under
-from configurator.ui.dnd.mime import read_bridge, read_card, read_job, read_slot, slot_mime
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.style import card_colour
+from configurator.ui.dnd import read_bridge, read_card, read_job, read_slot, slot_mime
+from configurator.ui.shell import BuildDocument, card_colour
 
 MM = 2.0  # scene pixels per millimetre
 LABEL_W = 290.0
@@ -182,8 +181,9 @@ class ChassisView(QGraphicsView):
         sub.setPos(0, 40)
 
         def slot_label(pos: SlotPosition) -> str:
-            kind = "SXM5 socket" if pos.kind == "sxm" else f"Gen{pos.pcie_generation} x{pos.lanes}"
-            return f"Slot {pos.slot}\n{kind} · {pos.root_label()}"
+            if pos.kind == "sxm":  # under a 150 px socket: "SXM5 socket · CPU0 · plx0" ran into the next one
+                return f"Slot {pos.slot} · SXM5\n{pos.root_label()}"
+            return f"Slot {pos.slot}\nGen{pos.pcie_generation} x{pos.lanes} · {pos.root_label()}"
 
         # the label column is as wide as the longest label (cascaded switches name two switches)
         metrics = QFontMetricsF(small)

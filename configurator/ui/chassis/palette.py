@@ -16,9 +16,8 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
-from configurator.ui.dnd.drag_list import DragList
-from configurator.ui.dnd.mime import bridge_mime, card_mime
-from configurator.ui.shell.style import card_colour, hidpi_canvas
+from configurator.ui.dnd import DragList, bridge_mime, card_mime
+from configurator.ui.shell import card_colour, hidpi_canvas
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

@@ -1,11 +1,12 @@
-"""Compare with…: the current build beside another (a file, or the same build with another card), the
-same jobs on both, differences highlighted. Live: edits to the current build update both sides."""
+"""Compare with…: the current build beside another (a file, the same build with another card, or the same build
+itself), the same jobs on both, differences highlighted; optionally one job under a recipe per side (issue 14).
+Live: edits to the current build update both sides. Every figure comes from engine/compare.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -27,13 +28,16 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build
-from configurator.engine.compare import Difference, compare
+from configurator.engine.compare import Difference, RecipeChoice, compare, compare_recipes, with_recipe
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
-from configurator.ui.charts.headroom import HeadroomChart
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.charts import HeadroomChart
+from configurator.ui.jobs.recipe_bar import RecipeBar
+from configurator.ui.shell import BuildDocument
 
 BETTER = QColor(46, 125, 50, 70)
+SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself
+COLUMNS = ["Job", "Figure", "This build", "Other build", "Difference"]
 
 
 class CompareDialog(QDialog):
@@ -44,15 +48,51 @@ class CompareDialog(QDialog):
         self.resize(1200, 760)
         self.other_path: Path | None = None
         self.other: Build | None = None
+        self.left_result: BuildResult | None = None
         self.other_result: BuildResult | None = None
         self.rows: list[Difference] = []
-
         layout = QVBoxLayout(self)
+        layout.addLayout(self._card_bar())
+        self.recipes = RecipeBar(document.catalog)
+        layout.addWidget(self.recipes)
+        layout.addWidget(self._charts(), 3)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setAccessibleName("Differences")
+        layout.addWidget(self.table, 2)
+        self.to_card.activated.connect(self._swap_chosen)
+        self.from_card.activated.connect(self._swap_chosen)
+        self.open_button.clicked.connect(self.open_dialog)
+        self.recipes.changed.connect(self._recipes_changed)
+        document.changed.connect(self._refresh)
+        self._fill_from_cards()
+        default = "rtx-pro-6000-ws" if self.from_card.currentData() != "rtx-pro-6000-ws" else "h200-nvl"
+        self.to_card.setCurrentIndex(max(self.to_card.findData(default), 0))
+        self._refresh(document.build, document.result)
+        self._follow_theme()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The charts follow the application's light or dark palette (the window's View > Dark theme)."""
+        super().changeEvent(event)
+        palette = (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange)
+        if event.type() in palette and hasattr(self, "right_chart"):  # not while the dialog is being built
+            self._follow_theme()
+
+    def _follow_theme(self) -> None:
+        dark = self.palette().window().color().lightness() < 128
+        for chart in (self.left_chart, self.right_chart):
+            if chart.dark != dark:
+                chart.set_dark(dark)
+
+    def _card_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Compare with this build using"))
         self.from_card = QComboBox()
         self.to_card = QComboBox()
-        for card in document.catalog.cards.values():
+        self.to_card.addItem("the same cards (compare recipes)", SAME_CARDS)
+        for card in self.doc.catalog.cards.values():
             self.to_card.addItem(card.name, card.id)
         bar.addWidget(self.from_card)
         bar.addWidget(QLabel("replaced by"))
@@ -60,8 +100,9 @@ class CompareDialog(QDialog):
         self.open_button = QPushButton("…or open another build…")
         bar.addWidget(self.open_button)
         bar.addStretch(1)
-        layout.addLayout(bar)
+        return bar
 
+    def _charts(self) -> QSplitter:
         split = QSplitter(Qt.Orientation.Horizontal)
         self.left_title, self.right_title = QLabel(), QLabel()
         self.left_chart, self.right_chart = HeadroomChart(), HeadroomChart()
@@ -73,22 +114,7 @@ class CompareDialog(QDialog):
             col.addWidget(title)
             col.addWidget(chart, 1)
             split.addWidget(pane)
-        layout.addWidget(split, 3)
-        self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Job", "Figure", "This build", "Other build"])
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setAccessibleName("Differences")
-        layout.addWidget(self.table, 2)
-
-        self.to_card.activated.connect(self._swap_chosen)
-        self.from_card.activated.connect(self._swap_chosen)
-        self.open_button.clicked.connect(self.open_dialog)
-        document.changed.connect(self._refresh)
-        self._fill_from_cards()
-        default = "rtx-pro-6000-ws" if self.from_card.currentData() != "rtx-pro-6000-ws" else "h200-nvl"
-        self.to_card.setCurrentIndex(max(self.to_card.findData(default), 0))
-        self._refresh(document.build, document.result)
+        return split
 
     def _fill_from_cards(self) -> None:
         current = self.from_card.currentData()
@@ -101,12 +127,19 @@ class CompareDialog(QDialog):
         self.from_card.setCurrentIndex(max(self.from_card.findData(current), 0))
         self.from_card.blockSignals(False)
 
+    # ---- choosing the other side ------------------------------------------------------------------------
+
     def use_swap(self, from_card: str, to_card: str) -> None:
-        """Compare with this build where every ``from_card`` is a ``to_card`` (e.g. H200 NVL vs RTX PRO 6000)."""
+        """Compare with this build where every ``from_card`` is a ``to_card`` (e.g. H200 NVL vs RTX PRO 6000);
+        ``to_card`` SAME_CARDS compares the build with itself (for two recipes of one job)."""
         self.other_path = None
         self.from_card.setCurrentIndex(max(self.from_card.findData(from_card), 0))
         self.to_card.setCurrentIndex(max(self.to_card.findData(to_card), 0))
         self._refresh(self.doc.build, self.doc.result)
+
+    def use_recipes(self, job: str, this: RecipeChoice, other: RecipeChoice) -> None:
+        """Run ``job`` under ``this`` recipe on this build and ``other`` on the other side."""
+        self.recipes.use(job, this, other)
 
     def _swap_chosen(self, *_: object) -> None:
         self.other_path = None
@@ -127,34 +160,65 @@ class CompareDialog(QDialog):
         self._refresh(self.doc.build, self.doc.result)
         return True
 
+    # ---- refresh ----------------------------------------------------------------------------------------
+
+    def _recipes_changed(self) -> None:
+        self._refresh(self.doc.build, self.doc.result)
+
+    def _other_build(self, build: Build) -> Build:
+        if self.other_path is not None and self.other is not None:
+            return self.other
+        src, dst = self.from_card.currentData(), self.to_card.currentData()
+        if not src or dst == SAME_CARDS:
+            return build
+        try:
+            return swap_cards(build, self.doc.catalog, src, dst)
+        except EditRefused:
+            return build
+
     def _refresh(self, build: Build, result: BuildResult) -> None:
         self._fill_from_cards()
-        if self.other_path is None:
-            src, dst = self.from_card.currentData(), self.to_card.currentData()
-            try:
-                self.other = swap_cards(build, self.doc.catalog, src, dst) if src else build
-            except EditRefused:
-                self.other = build
-        assert self.other is not None
+        self.other = self._other_build(build)
+        self.recipes.fill(build, self.other)
+        left, right = build, self.other
+        job = self.recipes.job_name() if self.recipes.active() else None
+        this, other = self.recipes.choices()
+        if job is not None and this is not None and other is not None:
+            left, right = with_recipe(build, job, this), with_recipe(self.other, job, other)
         # a swapped copy of this build resolves its models from this build's folder; another file from its own
         models = ModelResolver(self.doc.catalog, self.other_path.parent) if self.other_path else self.doc.models
-        self.other_result = evaluate(self.other, self.doc.catalog, models=models)
-        self.left_title.setText(f"<b>This build:</b> {escape_rich(build.name)}")  # names are user text
+        self.left_result = result if left is build else evaluate(left, self.doc.catalog, models=self.doc.models)
+        self.other_result = evaluate(right, self.doc.catalog, models=models)
+        self._titles(build, job, this, other)
+        self.left_chart.update_result(self.left_result)
+        self.right_chart.update_result(self.other_result)
+        self.rows = compare(self.left_result, self.other_result)
+        if job is not None and this is not None and other is not None:
+            self.rows = compare_recipes(job, self.left_result, self.other_result, this, other) + self.rows
+        self._fill_table()
+
+    def _titles(self, build: Build, job: str | None, this: RecipeChoice | None, other: RecipeChoice | None) -> None:
+        assert self.other is not None
+        recipe_left = f" · {escape_rich(job)}: {this.label}" if job and this else ""
+        recipe_right = f" · {escape_rich(job)}: {other.label}" if job and other else ""
+        self.left_title.setText(f"<b>This build:</b> {escape_rich(build.name)}{recipe_left}")  # names are user text
         self.right_title.setText(
             f"<b>Other:</b> {escape_rich(self.other.name)}"
             + (f" ({escape_rich(self.other_path.name)})" if self.other_path else "")
+            + recipe_right
         )
-        self.left_chart.update_result(result)
-        self.right_chart.update_result(self.other_result)
-        self.rows = compare(result, self.other_result)
+
+    def _fill_table(self) -> None:
         self.table.setRowCount(len(self.rows))
         for i, row in enumerate(self.rows):
-            cells = [row.job or "(build)", row.what, row.left, row.right]
+            cells = [row.job or "(build)", row.what, row.left, row.right, row.delta]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if (j == 2 and row.better == "left") or (j == 3 and row.better == "right"):
                     item.setBackground(QBrush(BETTER))
                     item.setToolTip("better")
+                elif j >= 2:  # a long source or card name, in full (engine text: the job column is user text)
+                    item.setToolTip(text)
                 self.table.setItem(i, j, item)
 
     def cell(self, row: int, col: int) -> str:

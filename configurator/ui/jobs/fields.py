@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from configurator.ui.dnd.mime import job_mime
-from configurator.ui.shell.style import FIT_COLOUR
+from configurator.ui.dnd import job_mime
+from configurator.ui.shell import FIT_COLOUR
 
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}
@@ -53,6 +53,7 @@ LABELS: dict[str, dict[str, str]] = {
     "framework": {"hf-trainer": "Transformers Trainer / TRL + PEFT", "torchtune": "torchtune",
                   "torchtitan": "torchtitan", "axolotl": "Axolotl", "litgpt": "LitGPT",
                   "fsdp-qlora": "Answer.AI fsdp_qlora"},
+    "fsdp_version": {"1": "FSDP1 (flat parameters)", "2": "FSDP2 (per-parameter)"},
     "offload": {"none": "None", "cpu": "CPU", "nvme": "NVMe"},
     "loss": {"standard": "Standard (fp32 logits)", "chunked": "Chunked", "bf16": "BF16 logits",
              "fused": "Fused (no full logits)"},
@@ -60,6 +61,7 @@ LABELS: dict[str, dict[str, str]] = {
     "targets": {"all-linear": "All linear", "attention": "Attention (q k v o)", "qv": "q and v"},
 }
 CUSTOM = "custom"
+DEFAULT = ""  # item data of a choice that leaves the field None: the framework's default
 
 # how a field is named in undo texts: "Set sequence length of 70B QLoRA to 4,096"
 FIELD_NAMES = {

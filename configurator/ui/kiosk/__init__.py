@@ -1,8 +1,10 @@
 """Demo mode: a full-screen kiosk for a trade-show stand or a shop window (see scenarios.py's docstring).
 
-Modules: scenarios (the scenario model and figures read from the result), widgets (palette, chassis,
-overlays), layout (the window's layouts), window (DemoWindow), attract (the idle loop), pin (leaving),
-takehome (codes and the take-home sheet)."""
+Modules: scenarios (the scenario model and figures read from the result), resultpaths (field paths checked
+against the result models), planspec / planscene / planmode (the service-plan scenario: its figure specs, its
+figures read from the planner's result, its buttons), widgets (palette, chassis, overlays), layout (the
+window's layouts), window (DemoWindow), attract (the idle loop), pin (leaving), takehome (codes and the
+take-home sheet)."""
 
 from configurator.ui.kiosk.scenarios import (
     CODE_ALPHABET,

@@ -72,7 +72,7 @@ class LayoutMixin:
         root.setSpacing(24)
 
         side = QVBoxLayout()
-        side.setSpacing(12)
+        side.setSpacing(8)  # six questions and the two buttons in 1080 px
         brand = QLabel("Ask the configurator")
         brand.setFont(_font(26, True))
         side.addWidget(brand)
@@ -161,7 +161,9 @@ class LayoutMixin:
 
         controls = QHBoxLayout()
         controls.setSpacing(22)
-        pal = QVBoxLayout()
+        self.pal_box = QWidget()  # hidden in a plan scenario: its server is the planner's
+        pal = QVBoxLayout(self.pal_box)
+        pal.setContentsMargins(0, 0, 0, 0)
         pal.setSpacing(4)
         pal_label = QLabel("Drag a card onto a slot:")
         pal_label.setFont(_font(18, True))
@@ -169,7 +171,7 @@ class LayoutMixin:
         self.card_palette = DemoPalette(self.catalog)
         self.card_palette.armed.connect(self._armed)
         pal.addWidget(self.card_palette)
-        controls.addLayout(pal)
+        controls.addWidget(self.pal_box)
 
         knobs = QVBoxLayout()
         knobs.setSpacing(10)
@@ -227,6 +229,7 @@ class LayoutMixin:
         counts.addWidget(self.bridge_button)
         counts.addStretch(1)
         knobs.addWidget(self.count_box)
+        knobs.addWidget(self._plan_box())
         knobs.addStretch(1)
         controls.addLayout(knobs, 1)
         stage.addLayout(controls)

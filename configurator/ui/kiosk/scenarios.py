@@ -2,7 +2,10 @@
 
 Five ready builds answer five customer questions (``resources/demo/scenarios.yaml``). A visitor can change
 each one (drag cards from a big-icon palette into the chassis, move the sequence-length slider, switch
-LoRA / QLoRA / Full) and watch the key figure, read live from the engine's result, change with it.
+LoRA / QLoRA / Full) and watch the key figure, read live from the engine's result, change with it. A sixth
+question is a service plan (seed B's, ``resources/plans/seed-b-service.yaml``): its figures are the service
+planner's, its buttons change the plan (which servers, MIG, today or the roadmap), and its chassis shows the
+planner's first ranked server (kiosk/planspec.py, planscene.py, planmode.py).
 
 - No menus, no file dialogs. Escape does nothing; Ctrl+Shift+Q opens a PIN pad (the typed settings option ``demo/pin``,
   set in Preferences) and the right PIN emits ``exit_requested``. Window-manager closes (Alt+F4) are ignored.
@@ -20,7 +23,6 @@ The settings keys above are declared, with their defaults, in ``ui/settings.py``
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +30,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from configurator.catalog.errors import FileError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.codes import LinkKind
@@ -36,9 +39,12 @@ from configurator.engine.editing.kiosk import (
     short_name,
     variant_build,
 )
+from configurator.engine.planner import Plan, load_plan
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.result import CardMemory, JobResult
 from configurator.present.words import to_unit
+from configurator.ui.kiosk.planspec import PlanFigureSpec, check_against_plan, check_plan_reads, check_words
+from configurator.ui.kiosk.resultpaths import check_path
 
 # ---- settings (read with these defaults; not part of the Preferences dialog) ---------------------------------
 
@@ -54,6 +60,7 @@ TOP_H = 340  # question, paragraph and key figure: the same height in every scen
 GRID_W = 188  # palette cell width: four cards fit beside the knobs at 1920 px
 METHODS = [("lora", "LoRA"), ("qlora", "QLoRA"), ("full", "Full")]
 CONTROLS = {"sequence", "method", "cards", "bridge"}
+PLAN_CONTROLS = {"servers", "mig", "roadmap"}  # a plan scenario's: which servers, MIG on/off, today or roadmap
 HEADROOM_FIELDS = {"room_for_activations_gb", "headroom_gb", "headroom_nominal_gb"}
 
 INK, MUTED, ACCENT = "#1A1A1A", "#555555", "#1B5E20"
@@ -74,25 +81,6 @@ def demo_resources() -> Path:
 
 # Figures that are not one field of the result: counted or summed by read_figure.
 DERIVED_FIELDS = {"fitting_jobs", "all_gather_gb"}
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    """The pydantic model an annotation holds (``Compute | None`` -> Compute), else None."""
-    for t in (annotation, *typing.get_args(annotation)):
-        if isinstance(t, type) and issubclass(t, BaseModel):
-            return t
-    return None
-
-
-def _check_path(model: type[BaseModel], path: str) -> None:
-    """``path`` ('communication.seconds_per_step') names a number in ``model``; ValueError naming the part
-    that does not."""
-    here: type[BaseModel] | None = model
-    for part in path.split("."):
-        if here is None or part not in here.model_fields:
-            known = sorted(here.model_fields) if here is not None else []
-            raise ValueError(f"'{path}': no '{part}' in {here.__name__ if here else 'a number'} (one of {known})")
-        here = _model_in(here.model_fields[part].annotation)
 
 
 class FigureSpec(BaseModel):
@@ -119,23 +107,32 @@ class FigureSpec(BaseModel):
         if value in DERIVED_FIELDS:
             return value
         if "." in value or value == "step_seconds":  # read_figure reads these from the job, the rest from its card
-            _check_path(JobResult, value)
+            check_path(JobResult, value)
         else:
-            _check_path(CardMemory, value)
+            check_path(CardMemory, value)
         return value
 
 
 @dataclass(frozen=True)
 class Scenario:
+    """One question of the scenario bar: a build file (``build_path``), or a service plan (``plan_path``) whose
+    figures are the planner's and whose build is the planner's first ranked node (kiosk/planscene.py)."""
+
     title: str
-    build_path: Path
+    build_path: Path | None
     text: str
     cards: list[str]
-    key: FigureSpec
-    more: list[FigureSpec] = field(default_factory=list)
+    key: FigureSpec | PlanFigureSpec
+    more: list[FigureSpec | PlanFigureSpec] = field(default_factory=list)
     controls: list[str] = field(default_factory=lambda: ["sequence", "method"])
     card_counts: list[int] = field(default_factory=list)
     grow_job: int | None = None
+    plan_path: Path | None = None
+    plan: Plan | None = None  # the plan file as shipped (the visitor's changes are never saved there)
+
+    @property
+    def is_plan(self) -> bool:
+        return self.plan is not None
 
 
 def _figure(data: Any, where: str) -> FigureSpec:
@@ -148,37 +145,87 @@ def _figure(data: Any, where: str) -> FigureSpec:
         raise ValueError(f"{where}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
+def _plan_figure(data: Any, plan: Plan, where: str) -> PlanFigureSpec:
+    if not isinstance(data, dict) or "kind" not in data or "label" not in data:
+        raise ValueError(f"{where}: a plan figure needs at least kind and label")
+    try:
+        spec = PlanFigureSpec.model_validate(data)
+        check_against_plan(spec, plan)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(map(str, first["loc"]))
+        raise ValueError(f"{where}: {loc + ': ' if loc else ''}{first['msg'].removeprefix('Value error, ')}") from None
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return spec
+
+
+def _plan_scenario(s: dict[str, Any], folder: Path, catalog: Catalog, where: str) -> dict[str, Any]:
+    """The fields of a plan scenario (``plan:``): the plan loaded, its figures checked against it and the result
+    models, its words free of typed-in numbers."""
+    plan_path = (folder / str(s["plan"])).resolve()
+    if not plan_path.is_file():
+        raise ValueError(f"{where}: plan file {plan_path.name!r} not found")
+    try:
+        plan = load_plan(plan_path, catalog)
+    except FileError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    check_plan_reads()
+    text = " ".join(str(s.get("text", "")).split())
+    try:
+        check_words(text, set(), "text")
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    controls = [str(c) for c in s.get("controls", sorted(PLAN_CONTROLS))]
+    if set(controls) - PLAN_CONTROLS:
+        raise ValueError(f"{where}: unknown plan control(s) {sorted(set(controls) - PLAN_CONTROLS)}")
+    return {
+        "build_path": None,
+        "text": text,
+        "cards": [],
+        "key": _plan_figure(s.get("key"), plan, f"{where} key"),
+        "more": [_plan_figure(m, plan, f"{where} more[{j}]") for j, m in enumerate(s.get("more") or [])],
+        "controls": controls,
+        "plan_path": plan_path,
+        "plan": plan,
+    }
+
+
+def _build_scenario(s: dict[str, Any], folder: Path, catalog: Catalog, where: str) -> dict[str, Any]:
+    build_path = folder / str(s.get("build", ""))
+    if not build_path.is_file():
+        raise ValueError(f"{where}: build file {build_path.name!r} not found")
+    cards = [str(c) for c in s.get("cards") or []]
+    bad = [c for c in cards if c not in catalog.cards]
+    if bad:
+        raise ValueError(f"{where}: unknown card(s) {bad}")
+    controls = [str(c) for c in s.get("controls", ["sequence", "method"])]
+    if set(controls) - CONTROLS:
+        raise ValueError(f"{where}: unknown control(s) {sorted(set(controls) - CONTROLS)}")
+    return {
+        "build_path": build_path,
+        "text": " ".join(str(s.get("text", "")).split()),
+        "cards": cards,
+        "key": _figure(s.get("key"), f"{where} key"),
+        "more": [_figure(m, f"{where} more[{j}]") for j, m in enumerate(s.get("more") or [])],
+        "controls": controls,
+        "card_counts": [int(n) for n in s.get("card_counts") or []],
+        "grow_job": s.get("grow_job"),
+    }
+
+
 def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> list[Scenario]:
-    """Read scenarios.yaml; every build it names must exist (ValueError with the scenario otherwise)."""
+    """Read scenarios.yaml; every build or plan it names must exist (ValueError with the scenario otherwise)."""
     path = path or demo_resources() / "scenarios.yaml"
     catalog = catalog or default_catalog()
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     out: list[Scenario] = []
     for i, s in enumerate(data.get("scenarios") or []):
         where = f"{path.name}: scenario {i + 1}"
-        build_path = path.parent / str(s.get("build", ""))
-        if not build_path.is_file():
-            raise ValueError(f"{where}: build file {build_path.name!r} not found")
-        cards = [str(c) for c in s.get("cards") or []]
-        bad = [c for c in cards if c not in catalog.cards]
-        if bad:
-            raise ValueError(f"{where}: unknown card(s) {bad}")
-        controls = [str(c) for c in s.get("controls", ["sequence", "method"])]
-        if set(controls) - CONTROLS:
-            raise ValueError(f"{where}: unknown control(s) {sorted(set(controls) - CONTROLS)}")
-        out.append(
-            Scenario(
-                title=str(s["title"]),
-                build_path=build_path,
-                text=" ".join(str(s.get("text", "")).split()),
-                cards=cards,
-                key=_figure(s.get("key"), f"{where} key"),
-                more=[_figure(m, f"{where} more[{j}]") for j, m in enumerate(s.get("more") or [])],
-                controls=controls,
-                card_counts=[int(n) for n in s.get("card_counts") or []],
-                grow_job=s.get("grow_job"),
-            )
-        )
+        if "plan" in s and "build" in s:
+            raise ValueError(f"{where}: give a build or a plan, not both")
+        fields = (_plan_scenario if "plan" in s else _build_scenario)(s, path.parent, catalog, where)
+        out.append(Scenario(title=str(s["title"]), **fields))
     if not out:
         raise ValueError(f"{path}: no scenarios")
     return out
@@ -199,6 +246,7 @@ class Figure:
     number: str  # "108 GB"
     label: str  # "left for activations on the H200 NVL"
     status: str  # fits / tight / does-not-fit / unknown
+    words: str = ""  # the status line, where it is not the memory verdict (a plan's roadmap verdict)
 
     @property
     def text(self) -> str:
@@ -234,7 +282,7 @@ def chart_spec(scenario: Scenario) -> FigureSpec | None:
     """The scenario's figure the chart's bars show: the key figure, else the first of ``more``, that is a GB
     figure of one card row of this build (not a variant). None: the chart keeps its own headroom labels."""
     for spec in (scenario.key, *scenario.more):
-        if spec.unit == "GB" and not spec.variant and spec.field in CHART_WORDS:
+        if isinstance(spec, FigureSpec) and spec.unit == "GB" and not spec.variant and spec.field in CHART_WORDS:
             return spec
     return None
 

@@ -30,11 +30,12 @@ from configurator.engine.editing.kiosk import (
     short_name,
 )
 from configurator.present.words import capacity_label
-from configurator.ui.chassis.chassis_view import ChassisView
-from configurator.ui.chassis.palette import card_icon
-from configurator.ui.dnd.mime import card_mime, read_card, read_slot
+from configurator.ui.chassis import ChassisView, card_icon
+from configurator.ui.dnd import card_mime, read_card, read_slot
 from configurator.ui.kiosk.scenarios import GRID_W, INK
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell import BuildDocument
+
+LOCKED_WORDS = "Cannot change the planner's server here: use the buttons below"
 
 # ---- widgets ---------------------------------------------------------------------------------------------
 
@@ -44,6 +45,11 @@ def _font(points: float, bold: bool = False) -> QFont:
     f.setPointSizeF(points)
     f.setBold(bold)
     return f
+
+
+# A question button's least height: two lines of its words. Six questions fit the side column at 1920x1080 (and
+# so at every 16:9 screen); at 112 px the sixth pushed the column past the window and squeezed the labels.
+WRAP_MIN_H = 80
 
 
 class WrapButton(QPushButton):
@@ -59,7 +65,7 @@ class WrapButton(QPushButton):
         layout.addWidget(self.label)
         self.setAccessibleName(text)
         self.setCheckable(True)
-        self.setMinimumHeight(112)
+        self.setMinimumHeight(WRAP_MIN_H)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.toggled.connect(self._recolour)
         self._recolour(False)
@@ -69,7 +75,7 @@ class WrapButton(QPushButton):
 
     def sizeHint(self) -> QSize:
         hint = super().sizeHint()
-        return QSize(hint.width(), max(112, self.label.sizeHint().height() + 24))
+        return QSize(hint.width(), max(WRAP_MIN_H, self.label.sizeHint().height() + 24))
 
 
 class DemoPalette(QListWidget):
@@ -146,6 +152,7 @@ class DemoChassisView(ChassisView):
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(document, parent)
         self.armed: str | None = None
+        self.locked = False  # a plan scenario's node: no card dragged in, moved or tapped into place
         self.place = self._no_place
         self._tints: dict[int, bool] = {}
         self._focus: QRectF | None = None
@@ -230,6 +237,10 @@ class DemoChassisView(ChassisView):
         self._tint()
 
     def dragEnterEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if self.locked:
+            self.status.emit(LOCKED_WORDS)
+            event.ignore()
+            return
         card_id = self._palette_card(event)
         if card_id is None:
             super().dragEnterEvent(event)
@@ -270,6 +281,9 @@ class DemoChassisView(ChassisView):
             event.ignore()
 
     def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        if self.locked:
+            event.accept()  # no card picked up to move: the planner placed them
+            return
         if self.armed and event.button() == Qt.MouseButton.LeftButton:
             slot = self.slot_at(event.position().toPoint())
             if slot is not None:

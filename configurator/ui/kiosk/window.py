@@ -11,7 +11,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -32,6 +32,8 @@ from configurator.present.words import headroom_label, to_unit
 from configurator.ui.kiosk.attract import AttractMixin
 from configurator.ui.kiosk.layout import STYLE, LayoutMixin
 from configurator.ui.kiosk.pin import PinMixin
+from configurator.ui.kiosk.planmode import PlanMixin
+from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import (
     ACCENT,
     CHART_WORDS,
@@ -53,11 +55,12 @@ from configurator.ui.kiosk.scenarios import (
 )
 from configurator.ui.kiosk.takehome import TakeHomeMixin
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.settings import Settings
+from configurator.ui.shell import BuildDocument, Settings
+
+BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 
 
-class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
+class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
     """The kiosk. ``showFullScreen()`` is up to the caller; it also lays out at a fixed 1920x1080."""
 
     exit_requested = Signal()
@@ -74,7 +77,7 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.unit = self.settings.get("units")  # the window's View > Units, for every figure and the chart
         self.catalog = catalog or default_catalog()
         self.scenarios = load_scenarios(scenarios_path, self.catalog)
-        self._builds = [load_build(s.build_path, self.catalog) for s in self.scenarios]
+        self._builds = [load_build(s.build_path, self.catalog) if s.build_path else None for s in self.scenarios]
         minutes = self.settings.get("demo/idle_minutes")
         self.idle_ms = idle_ms if idle_ms is not None else max(int(minutes * 60_000), 1_000)
         self.cycle_ms = cycle_ms if cycle_ms is not None else CYCLE_MS
@@ -86,7 +89,8 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self._saving = False
         self._filtering = False
         self._last_move: QPointF | None = None
-        self.doc = BuildDocument(self._builds[0], self.catalog, path=self.scenarios[0].build_path)
+        self._init_plans()
+        self.doc = BuildDocument(self._first_build(), self.catalog, path=self.scenarios[0].build_path)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setFont(_font(18))
         self.setStyleSheet(STYLE)
@@ -95,6 +99,8 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.doc.changed.connect(self._on_changed)
         self.doc.refused.connect(self.say)
         self.chassis.status.connect(self._chassis_status)
+        # the chart re-labels its bars when its plot is resized (HeadroomChart._rewrap): say the kiosk's words again
+        self.chart.plot.vb.sigResized.connect(self._chart_resized)
         self.exit_shortcut = QShortcut(QKeySequence("Ctrl+Shift+Q"), self)
         self.exit_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         self.exit_shortcut.activated.connect(self.show_pin_pad)
@@ -110,6 +116,19 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.message_timer.setSingleShot(True)
         self.message_timer.setInterval(MESSAGE_MS)
         self.message_timer.timeout.connect(self._clear_message)
+
+    def _first_build(self) -> Build:
+        """The build the document opens with: the first scenario's (a plan scenario's planned node)."""
+        s = self.scenarios[0]
+        build = self._builds[0]
+        if build is None and s.plan is not None:
+            base = s.plan_path.parent if s.plan_path else None
+            build = self.plan_results.planned(s.plan, base)[1]
+        if build is None:
+            build = next((b for b in self._builds if b is not None), None)
+        if build is None:
+            raise ValueError("the demo's first scenario gives no build (its plan finds no fleet)")
+        return build
 
     # ---- scenarios ----
     def scenario_count(self) -> int:
@@ -137,7 +156,10 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.title.setText(s.title)
         self.text.setText(s.text)
         self.card_palette.set_cards(s.cards)
+        self.pal_box.setVisible(not s.is_plan)
+        self.plan_box.setVisible(s.is_plan)
         self.chassis.armed = None
+        self.chassis.locked = s.is_plan  # the planner's node: changed through the plan's buttons
         self.seq_box.setVisible("sequence" in s.controls)
         self.method_box.setVisible("method" in s.controls)
         self.count_box.setVisible("cards" in s.controls or "bridge" in s.controls)
@@ -146,7 +168,11 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.bridge_button.setVisible("bridge" in s.controls)
         self.scenario_buttons[index].setChecked(True)
         self._clear_message()
-        self.doc.replace(self._builds[index], s.build_path)
+        build = self._builds[index]
+        if build is not None:
+            self.doc.replace(build, s.build_path)
+        else:
+            self._show_plan(s)
         if animated and self.fade.isVisible():
             self.fade_anim.setDuration(self.fade_ms)
             self.fade_anim.start()
@@ -163,7 +189,9 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.fade.setPixmap(QPixmap())
 
     # ---- the live figures ----
-    def figure(self, spec: FigureSpec) -> Figure:
+    def figure(self, spec: FigureSpec | PlanFigureSpec) -> Figure:
+        if isinstance(spec, PlanFigureSpec):
+            return self.plan_figure(spec)
         return read_figure(spec, self.doc.build, self.doc.result, self.catalog, self.doc.models, self.unit)
 
     def key_figure(self) -> Figure:
@@ -180,7 +208,7 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.key_number.setText(key.number)
         self.key_number.setStyleSheet(f"color: {ink};")
         self.key_label.setText(key.label)
-        self.key_status.setText(STATUS_WORDS.get(key.status, ""))
+        self.key_status.setText(key.words or STATUS_WORDS.get(key.status, ""))
         self.key_status.setStyleSheet(f"color: {ink};")
         for i, label in enumerate(self.more_labels):
             if i < len(s.more):
@@ -216,12 +244,19 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
             r = rows[i][1]
             if spec is not None:
                 label.setText(bar_text(float(getattr(r, spec.field)), spec, self.unit))
-            elif compact:
-                digits = 0 if abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
-                label.setText(headroom_label(r.headroom_gb, r.fits, self.unit, digits))
+            elif compact:  # eight bars (a plan's node) take whole GB, so neighbouring labels do not touch
+                digits = 0 if len(rows) >= 8 or abs(to_unit(r.headroom_gb, self.unit)) >= 100 else 1
+                text = headroom_label(r.headroom_gb, r.fits, self.unit, digits)
+                room = self.chart.plot.vb.width() / len(rows) - BAR_WORDS_GAP * s
+                if QFontMetrics(font).horizontalAdvance(text) > room:
+                    text = text.removesuffix(f" {self.unit}")  # the axis names the unit
+                label.setText(text)
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])
+
+    def _chart_resized(self, *_: object) -> None:
+        self._tune_chart()
 
     def chart_bar_text(self, job: int, card: int) -> str:
         """The words over the bar of ``job``'s card row ``card``, as drawn."""
@@ -229,9 +264,17 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         i = next(i for i, (_, r) in enumerate(self.chart.rows) if r is row)
         return str(self.chart.labels[i].textItem.toPlainText())
 
+    def _key_job(self) -> int:
+        """The job the key figure reads (the card-count and bridge buttons act on it); 0 in a plan scenario."""
+        key = self.scenario.key
+        return key.job if isinstance(key, FigureSpec) else 0
+
     def _sync_controls(self, build: Build) -> None:
         s = self.scenario
-        job = build.jobs[min(max(s.key.job, 0), len(build.jobs) - 1)] if build.jobs else None
+        if s.is_plan:
+            self._sync_plan_controls()
+            return
+        job = build.jobs[min(max(self._key_job(), 0), len(build.jobs) - 1)] if build.jobs else None
         if job is None:
             return
         tokens = job.sequence_length
@@ -272,13 +315,13 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.set_sequence_length(tokens)
 
     def set_method(self, method: str) -> bool:
-        return self.doc.edit(f"Method {method}", partial(set_method, method=method))
+        return self.doc.edit(f"Method {method}", partial(set_method, method=method, models=self.doc.models))
 
     def _method_clicked(self, index: int) -> None:
         self.set_method(METHODS[index][0])
 
     def set_card_count(self, count: int) -> bool:
-        make = partial(set_card_count, catalog=self.catalog, job=self.scenario.key.job, count=count)
+        make = partial(set_card_count, catalog=self.catalog, job=self._key_job(), count=count)
         ok = self.doc.edit(f"{count} cards", make)
         self._sync_controls(self.doc.build)
         return ok
@@ -287,7 +330,7 @@ class DemoWindow(LayoutMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
         self.set_card_count(count)
 
     def set_bridged(self, on: bool) -> bool:
-        make = partial(set_bridged, catalog=self.catalog, job=self.scenario.key.job, on=on)
+        make = partial(set_bridged, catalog=self.catalog, job=self._key_job(), on=on)
         ok = self.doc.edit("NVLink bridge " + ("on" if on else "off"), make)
         self._sync_controls(self.doc.build)
         return ok

@@ -35,8 +35,7 @@ from configurator.catalog.cards import CardSpec, MigProfile, MigSpec
 from configurator.engine import Build, BuildResult, editing
 from configurator.engine.mig import enumerate_layouts
 from configurator.engine.result import MigCard
-from configurator.ui.dnd.drag_list import DragList
-from configurator.ui.dnd.mime import mig_profile_mime
+from configurator.ui.dnd import DragList, mig_profile_mime
 from configurator.ui.mig.common import (
     DISPLAY_MODE_NOTE,
     EMPTY_TEXT,
@@ -50,8 +49,7 @@ from configurator.ui.mig.common import (
     layout_label,
 )
 from configurator.ui.mig.view import MigView
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.lazy import hidden_in_shown_window
+from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
 class ProfileList(DragList):

@@ -3,6 +3,7 @@ device table, an inputs panel and "Open as build". Self-contained: the build edi
 :func:`open_planner` and gets candidate builds back through a callback.
 """
 
+from configurator.ui.planner.document import PlanDocument
 from configurator.ui.planner.window import PlannerWindow, open_planner
 
-__all__ = ["PlannerWindow", "open_planner"]
+__all__ = ["PlanDocument", "PlannerWindow", "open_planner"]

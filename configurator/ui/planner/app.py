@@ -19,7 +19,8 @@ def main(argv: list[str]) -> int:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
         parser.error("--size takes WIDTHxHEIGHT, e.g. 1920x1080")
-    from configurator.ui.shell.app import NO_DISPLAY, _has_display
+    from configurator.ui.shell import NO_DISPLAY
+    from configurator.ui.shell import has_display as _has_display
 
     if args.screenshot and not _has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -45,8 +46,7 @@ def main(argv: list[str]) -> int:
     editors: list[object] = []
 
     def open_build(build):  # type: ignore[no-untyped-def]
-        from configurator.ui.shell.document import BuildDocument
-        from configurator.ui.shell.main_window import MainWindow
+        from configurator.ui.shell import BuildDocument, MainWindow
 
         editor = MainWindow(BuildDocument(build))
         editors.append(editor)  # keep it alive

@@ -36,7 +36,7 @@ from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell.style import SEVERITY_COLOUR
+from configurator.ui.shell import SEVERITY_COLOUR, redo_shortcuts
 
 TITLE = "Service planner"
 
@@ -151,7 +151,7 @@ class PlannerWindow(QMainWindow):
         self.undo_action = self.doc.undo_stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.redo_action = self.doc.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+        self.redo_action.setShortcuts(redo_shortcuts())  # Ctrl+Shift+Z once: twice was ambiguous on X11
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         plan = mb.addMenu("&Plan")

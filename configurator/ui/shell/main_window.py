@@ -9,14 +9,15 @@ from __future__ import annotations
 from functools import partial
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QColor, QIcon
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
-from configurator.ui.charts.headroom import HeadroomChart, free_cards
-from configurator.ui.chassis.chassis_view import ChassisView
-from configurator.ui.chassis.palette import Palette
+from configurator.present.words import largest_card_w
+from configurator.ui.charts import HeadroomChart, free_cards
+from configurator.ui.chassis import ChassisView, Palette
+from configurator.ui.shell import layout
 from configurator.ui.shell.checks_panel import ChecksPanel
 from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.files import FilesMixin
@@ -43,9 +44,9 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         # ---- views ----
-        from configurator.ui.charts.tabs import AnalysisTabs
-        from configurator.ui.jobs.panel import JobsPanel
-        from configurator.ui.mig.editor import MigEditor
+        from configurator.ui.charts import AnalysisTabs
+        from configurator.ui.jobs import JobsPanel
+        from configurator.ui.mig import MigEditor
         from configurator.ui.shell.summary import SummaryStrip
 
         self.card_palette = Palette(document.catalog)
@@ -62,46 +63,27 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.addTab(self.mig_editor, "MIG")
         self.analysis.setCurrentIndex(0)
 
-        centre = QWidget()
-        col = QVBoxLayout(centre)
-        col.setContentsMargins(0, 0, 0, 0)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.chassis_view)
-        split.addWidget(self.analysis)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
-        split.setChildrenCollapsible(False)
-        self.analysis.setMinimumSize(360, 240)
-        self.chassis_view.setMinimumSize(300, 240)
-        split.setSizes([500, 560])
-        self.splitter = split
-        col.addWidget(split, 1)
-        col.addWidget(self.summary)
-        self.setCentralWidget(centre)
+        self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
+        self.setCentralWidget(self.centre)
 
-        left = QDockWidget("Cards", self)
-        left.setObjectName("palette")
-        left.setWidget(self.card_palette)
-        left.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
-        jobs = QDockWidget("Jobs", self)
-        jobs.setObjectName("jobs")
-        jobs.setWidget(self.jobs_panel)
-        jobs.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, jobs)
-        self.tabifyDockWidget(left, jobs)
-        jobs.visibilityChanged.connect(self.jobs_panel.catch_up)
-        left.raise_()
-        self.jobs_dock, self.cards_dock = jobs, left
-        right = QDockWidget("Checks", self)
+        docks = []
+        for title, name, panel in (("Cards", "palette", self.card_palette), ("Jobs", "jobs", self.jobs_panel)):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(name)
+            dock.setWidget(panel)
+            dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+            self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+            docks.append(dock)
+        self.cards_dock, self.jobs_dock = docks
+        layout.tab_docks(self, docks)  # the Jobs form hidden behind the Cards tab, no duplicated titles
+        self.jobs_dock.visibilityChanged.connect(self.jobs_panel.catch_up)
+        right = self.checks_dock = QDockWidget("Checks", self)
         right.setObjectName("checks")
         right.setWidget(self.checks)
         self.checks.setMinimumHeight(80)
         self.card_palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
-        self.resizeDocks([left], [290], Qt.Orientation.Horizontal)
-        self.resizeDocks([right], [120], Qt.Orientation.Vertical)
 
         # ---- wiring: views subscribe to the document only ----
         document.changed.connect(self._on_changed)
@@ -121,6 +103,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.view.theme_changed.connect(self.chart.set_dark)
         self.view.theme_changed.connect(self.analysis.set_dark)
         self.view.theme_changed.connect(self.checks.set_dark)
+        self.view.theme_changed.connect(self.summary.set_dark)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -130,17 +113,19 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self._autosave = QTimer(self)
         self._autosave.timeout.connect(self.autosave)
         self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
-        geometry = self.settings.get("window/geometry")
-        if not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1440, 900)
+        app = QApplication.instance()
+        if app is not None:  # quitting with a sheet still being written waits for it (closing does too)
+            app.aboutToQuit.connect(self.wait_for_sheet)
+        self.setMinimumSize(layout.MIN_WINDOW)
+        layout.place_window(self, self.settings.get("window/geometry"))
+        self._docks_sized = False  # on the first show, for the size the window opens at
         self._on_changed(document.build, document.result)
         if self.view.dark:
             self._apply_theme(True)
             self.chart.set_dark(True)
             self.analysis.set_dark(True)
             self.checks.set_dark(True)
+            self.summary.set_dark(True)
         self.analysis.set_unit(self.view.unit)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
@@ -149,7 +134,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
         self.checks.update_result(result)
-        self.summary.update_result(result, len(build.cards), len(build.bridges))
+        self.summary.update_result(result, len(build.cards), len(build.bridges),
+                                   largest_card_w(build, self.doc.catalog))  # fmt: skip
         self.card_palette.set_chassis(build.chassis)
         for actions, key in ((self.rate_actions, build.assumptions.link_rates),
                              (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
@@ -248,6 +234,17 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         if key != self.doc.build.assumptions.link_rates:
             self.doc.edit(f"Use {key} link rates", partial(editing.set_link_rates, rates=key))
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._docks_sized:
+            self._docks_sized = True
+            self.resizeDocks([self.cards_dock], [layout.left_dock_width(self.width())], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.checks_dock], [120], Qt.Orientation.Vertical)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
+        return layout.focus_next_shown(self, next) or super().focusNextPrevChild(next)
+
     # ---- closing ----
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
@@ -264,7 +261,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     # ---- other windows ----
     def compare_dialog(self):  # type: ignore[no-untyped-def]
-        from configurator.ui.jobs.compare import CompareDialog
+        from configurator.ui.jobs import CompareDialog
 
         return CompareDialog(self.doc, self)
 

@@ -56,6 +56,7 @@ class MenusMixin:
         file.addSeparator()
         self.export_action = act(file, "&Export build sheet…", self.export_sheet, QKeySequence("Ctrl+E"),
                                  "Preview the build sheet and save it as PDF")  # fmt: skip
+        self.export_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+P")])  # a print preview
         act(file, "Pr&eferences…", self.preferences, QKeySequence.StandardKey.Preferences)
         file.addSeparator()
         act(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QProgressBar
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.prices import load_price_list
+from configurator.ui.shell.sheet_worker import SheetWriter
 
 
 class SheetMixin:
@@ -75,27 +76,54 @@ class SheetMixin:
         start = str(Path(self.settings.get("last_folder") or Path.home()) / f"{self.doc.build.name}.pdf")
         path, _ = QFileDialog.getSaveFileName(dialog, "Save build sheet", start, "PDF (*.pdf)")
         if path and self.export_sheet_to(Path(path), page):
-            dialog.accept()
+            dialog.accept()  # the window's status bar shows the write; a failure comes back as a message
 
     def export_sheet_to(self, path: Path, page: str | None = None) -> bool:
-        """Write the build sheet; an unwritable path shows a message and leaves no file behind.
-
-        Synchronous: running export_pdf on a QThread hung in the offscreen test run (not yet diagnosed),
-        so the worker (``_SheetWorker``) is not wired in yet."""
-        from configurator.report.pdf import export_pdf
-
+        """Write the build sheet on a worker thread (shell/sheet_worker.py), the status bar busy meanwhile;
+        ``sheet_written(path, pages)`` when it is done, pages 0 when it failed, after a message saying why
+        (an unwritable path leaves no file behind: export_pdf writes atomically). Returns whether the write
+        started: one sheet at a time."""
+        writer = self.sheet_writer()
         options = self.sheet_options()
         if page:
             options.page = page
-        try:
-            pages = export_pdf(path, self.doc.build, self.doc.result, self.doc.catalog, options)
-        except FileError as exc:
-            self.show_error("Cannot export build sheet", str(exc))
-            self.sheet_written.emit(path, 0)
+        if not writer.start(path, self.doc.build, self.doc.result, self.doc.catalog, options):
+            self.statusBar().showMessage("A build sheet is still being written; try again when it is saved", 8000)
             return False
-        self.statusBar().showMessage(f"Build sheet saved: {path} ({pages} pages)", 8000)
-        self.sheet_written.emit(path, pages)
+        self._sheet_busy(path)
         return True
 
-    def wait_for_sheet(self, timeout_ms: int = 60_000) -> None:
-        """Nothing runs in the background yet (see export_sheet_to)."""
+    def sheet_writer(self) -> SheetWriter:
+        writer = getattr(self, "_sheet_writer", None)
+        if writer is None:
+            writer = self._sheet_writer = SheetWriter(self)
+            writer.finished.connect(self._sheet_done)
+        return writer
+
+    def _sheet_busy(self, path: Path | None) -> None:
+        """The status bar's busy bar and message while a sheet is written; Export waits for it."""
+        bar = getattr(self, "_sheet_bar", None)
+        if bar is None:
+            bar = self._sheet_bar = QProgressBar()
+            bar.setRange(0, 0)  # busy: export_pdf reports no steps
+            bar.setMaximumWidth(140)
+            bar.setAccessibleName("Writing the build sheet")
+            self.statusBar().addPermanentWidget(bar)
+        bar.setVisible(path is not None)
+        self.export_action.setEnabled(path is None)
+        if path is not None:
+            self.statusBar().showMessage(f"Writing the build sheet to {path}…")
+
+    def _sheet_done(self, path: Path, pages: int, error: str) -> None:
+        self._sheet_busy(None)
+        if error:
+            self.statusBar().clearMessage()
+            self.show_error("Cannot export build sheet", error)
+        else:
+            self.statusBar().showMessage(f"Build sheet saved: {path} ({pages} pages)", 8000)
+        self.sheet_written.emit(path, pages)
+
+    def wait_for_sheet(self, timeout_ms: int = 60_000) -> bool:
+        """Until a sheet being written is saved (closing and quitting call it); True when none is running."""
+        writer = getattr(self, "_sheet_writer", None)
+        return writer is None or writer.wait(timeout_ms)

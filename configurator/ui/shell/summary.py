@@ -1,38 +1,85 @@
-"""Summary strip: power against the PSU, cards, bridges, and how many jobs fit."""
+"""Summary strip: power against the PSU and the room left, cards, bridges, and how many jobs fit.
+
+The figures flow into a second row when the window is narrow (shell/flow.py), so the strip never sets the
+window's minimum width. Colours follow the theme (the dark variants keep 4.5:1 on the dark window).
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.result import BuildResult
+from configurator.present.words import psu_room_label
+from configurator.ui.shell.flow import FlowLayout
+from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 
 
 class SummaryStrip(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QHBoxLayout(self)
+        layout = FlowLayout(self)
         layout.setContentsMargins(8, 2, 8, 2)
         self.power = QLabel()
+        self.room = QLabel()
         self.cards = QLabel()
         self.bridges = QLabel()
         self.jobs = QLabel()
         self.links = QLabel()
         self.compute = QLabel()
-        for w in (self.power, self.cards, self.bridges, self.jobs, self.links, self.compute):
-            w.setTextFormat(w.textFormat().RichText)
+        for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute):
+            w.setTextFormat(Qt.TextFormat.RichText)
             layout.addWidget(w)
-            layout.addSpacing(10)
-        layout.addStretch(1)
+        self._dark = False
+        self._last: tuple[BuildResult, int, int, float | None] | None = None
 
-    def update_result(self, result: BuildResult, n_cards: int, n_bridges: int) -> None:
+    def set_dark(self, dark: bool) -> None:
+        """Redraw with the colours made for a dark (or light) background."""
+        self._dark = dark
+        if self._last is not None:
+            self.update_result(*self._last)
+
+    def _colour(self, meaning: str) -> str:
+        if meaning == "ok":
+            return OK_COLOUR_DARK if self._dark else OK_COLOUR
+        return (SEVERITY_COLOUR_DARK if self._dark else SEVERITY_COLOUR)[meaning]
+
+    def update_result(self, result: BuildResult, n_cards: int, n_bridges: int, card_w: float | None = None) -> None:
+        """``card_w``: what one more card would draw (present.words.largest_card_w), for the PSU room."""
+        self._last = (result, n_cards, n_bridges, card_w)
+        self._power(result, card_w)
+        self.cards.setText(f"<b>Cards</b> {n_cards}")
+        self.bridges.setText(f"<b>Bridges</b> {n_bridges}")
+        counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}
+        self.jobs.setText(
+            f"<b>Jobs</b> <span style='color:{self._colour('ok')}'>{counts['fits']} fit</span> · "
+            f"<span style='color:{self._colour('warning')}'>{counts['tight']} tight</span> · "
+            f"<span style='color:{self._colour('error')}'>{counts['does-not-fit']} don't fit</span>"
+        )
+        self.links.setText(f"<b>Links</b> {result.link_rates}")
+        if result.compute_rates == "estimated":
+            self.compute.setText(f"<b>Compute</b> <span style='color:{self._colour('warning')}'>incl. estimates</span>")
+            self.compute.setToolTip("Cards without a published dense BF16 rate use the catalog's UNCONFIRMED "
+                                    "estimate (View > Compute rates)")  # fmt: skip
+        else:
+            self.compute.setText("<b>Compute</b> published")
+            self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
+
+    def _power(self, result: BuildResult, card_w: float | None) -> None:
         p = result.power
         if p and p.psu_capacity_w and p.margin_w is not None:
             tight = p.tight_above_w is not None and p.total_w > p.tight_above_w  # the engine's PSU_TIGHT line
-            colour = "#C62828" if p.margin_w < 0 else ("#E69F00" if tight else "#2E7D32")
+            colour = self._colour("error" if p.margin_w < 0 else ("warning" if tight else "ok"))
             self.power.setText(f"<b>Power</b> <span style='color:{colour}'>{p.total_w:,.0f} W</span> of "
                                f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
             self.power.setToolTip(f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; "
                                   f"margin {p.margin_w:,.0f} W (redundant PSUs held back)")  # fmt: skip
+            self.room.setText(f"<b>PSU</b> {psu_room_label(p.margin_w, card_w)}")
+            tip = "Counted in power only, in cards like the hungriest one fitted (its power limit applied)"
+            if p.tight_above_w is not None:
+                tip += f"; above {p.tight_above_w:,.0f} W the checks warn that the margin is thin"
+            self.room.setToolTip(tip)
+            self.room.show()
         else:
             self.power.setText("<b>Power</b> PSU rating unpublished")
             self.power.setToolTip(
@@ -40,19 +87,4 @@ class SummaryStrip(QWidget):
                 if p
                 else ""
             )
-        self.cards.setText(f"<b>Cards</b> {n_cards}")
-        self.bridges.setText(f"<b>Bridges</b> {n_bridges}")
-        counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}
-        self.jobs.setText(
-            f"<b>Jobs</b> <span style='color:#2E7D32'>{counts['fits']} fit</span> · "
-            f"<span style='color:#E69F00'>{counts['tight']} tight</span> · "
-            f"<span style='color:#C62828'>{counts['does-not-fit']} don't fit</span>"
-        )
-        self.links.setText(f"<b>Links</b> {result.link_rates}")
-        if result.compute_rates == "estimated":
-            self.compute.setText("<b>Compute</b> <span style='color:#E69F00'>incl. estimates</span>")
-            self.compute.setToolTip("Cards without a published dense BF16 rate use the catalog's UNCONFIRMED "
-                                    "estimate (View > Compute rates)")  # fmt: skip
-        else:
-            self.compute.setText("<b>Compute</b> published")
-            self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
+            self.room.hide()

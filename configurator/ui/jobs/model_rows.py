@@ -1,0 +1,206 @@
+"""The Jobs form's model rows: the model box (a catalog model, a parameter count typed as "30B", or an imported
+config.json), the import button, and the adapter share of a parameter-count-only model."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QMessageBox, QPushButton, QWidget
+
+from configurator.catalog.errors import FileError
+from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.models import ModelSpec
+from configurator.engine import Build
+from configurator.engine.build import Job, ParamsOnlyModel
+from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
+from configurator.ui.jobs.form_kit import FormKit
+
+GROUP_CATALOG = "Catalog models, by size"
+GROUP_PARAMS_ONLY = "Parameter count only"
+GROUP_BUILD = "Imported or typed in this build"
+
+
+def model_order(spec: ModelSpec) -> tuple[bool, int, str]:
+    """Catalog models by parameter count, then name; parameter-count-only entries after the real ones."""
+    return spec.is_params_only, spec.total_params or 0, spec.name.casefold()
+
+
+class ModelRows:
+    def __init__(self, kit: FormKit, parent: QWidget) -> None:
+        self.kit = kit
+        self.parent = parent
+        catalog = kit.doc.catalog
+        box = self.box = QComboBox()
+        box.setEditable(True)
+        box.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        box.setMinimumContentsLength(8)
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.catalog_models = sorted(catalog.models.values(), key=model_order)
+        for k, m in enumerate(self.catalog_models):
+            first = k == 0 or self.catalog_models[k - 1].is_params_only != m.is_params_only
+            if first:
+                self._header(GROUP_PARAMS_ONLY if m.is_params_only else GROUP_CATALOG)
+            box.addItem(m.name, m.id)
+        self.fixed = box.count()  # the catalog's items; the build's own models follow in a group of their own
+        self._widen_popup()
+        completer = QCompleter(box.model(), box)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        box.setCompleter(completer)
+        tip = "A catalog model (type to search), a parameter count such as 30B, or import a config.json"
+        kit.add_row("Model", box, "modelBox", tip)
+        box.activated.connect(self._chosen)
+        box.lineEdit().editingFinished.connect(self._typed)
+        self.import_button = QPushButton("Import config.json…")
+        self.import_button.setObjectName("importButton")
+        self.import_button.setToolTip("Use a Hugging Face config.json as this job's model")
+        self.import_button.clicked.connect(self._import_config)
+        kit.form.addRow("", self.import_button)
+        spin = self.adapter_spin = QDoubleSpinBox()
+        spin.setDecimals(2)
+        spin.setRange(*float_range(ParamsOnlyModel, "adapter_fraction", 2, scale=100))
+        spin.setSuffix(" %")
+        spin.setSingleStep(0.1)
+        kit.add_row("Adapter share", spin, "adapterSpin", "LoRA's trainable share of a parameter-count-only model")
+        spin.valueChanged.connect(self._adapter_changed)
+
+    # ---- refresh -----------------------------------------------------------------------------------------
+
+    def text_of(self, job: Job, spec: ModelSpec | None) -> str:
+        if isinstance(job.model, ParamsOnlyModel):
+            return job.model.name or f"{job.model.parameters / 1e9:g}B (parameter count only)"
+        if job.model in self.kit.doc.catalog.models:
+            return self.kit.doc.catalog.models[job.model].name
+        return f"{spec.name} ({Path(job.model).name})" if spec else job.model
+
+    def _header(self, text: str) -> None:
+        """A group title in the list: shown, not selectable."""
+        self.box.addItem(text, None)
+        item = self.box.model().item(self.box.count() - 1)  # type: ignore[attr-defined]
+        item.setEnabled(False)
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+
+    def _fill_build_group(self, build: Build) -> None:
+        """The models jobs of the build name outside the catalog (imported config.json files, parameter counts),
+        in a group after the catalog's; rebuilt only when they change."""
+        catalog = self.kit.doc.catalog.models
+        own: dict[str, tuple[str, object]] = {}
+        for job in build.jobs:
+            if not (isinstance(job.model, str) and job.model in catalog):
+                key = job.model if isinstance(job.model, str) else job.model.model_dump_json()
+                own.setdefault(key, (self.text_of(job, self.kit.model_of(job)), job.model))
+        wanted = list(own.values())
+        box, n = self.box, self.fixed
+        shown = [(box.itemText(k), box.itemData(k)) for k in range(n + 1, box.count())]
+        if shown == wanted:
+            return
+        while box.count() > n:
+            box.removeItem(n)
+        if wanted:
+            self._header(GROUP_BUILD)
+            for text, ref in wanted:
+                box.addItem(text, ref)
+        self._widen_popup()
+
+    def _widen_popup(self) -> None:
+        """The list opens as wide as its longest entry (the box itself stays narrow in the dock)."""
+        view = self.box.view()
+        view.setMinimumWidth(view.sizeHintForColumn(0) + view.verticalScrollBar().sizeHint().width() + 8)
+
+    def _index_of(self, job: Job) -> int:
+        if isinstance(job.model, str) and job.model in self.kit.doc.catalog.models:
+            return self.box.findData(job.model)
+        return next((k for k in range(self.fixed, self.box.count()) if self.box.itemData(k) == job.model), -1)
+
+    def fill(self, build: Build, job: Job, spec: ModelSpec | None) -> None:
+        kit, box = self.kit, self.box
+        self._fill_build_group(build)
+        index = self._index_of(job)
+        if box not in kit.invalid:
+            editing = box.lineEdit().hasFocus() and box.lineEdit().isModified()
+            if not editing and (box.currentIndex() != index or box.currentText() != box.itemText(index)):
+                box.setCurrentIndex(index)
+                box.setEditText(box.itemText(index))
+        tip = kit.tips[box]
+        if isinstance(job.model, str) and job.model not in kit.doc.catalog.models:
+            tip = f"Imported from {job.model}"
+        if box not in kit.invalid:
+            box.setToolTip(tip)
+        if isinstance(job.model, ParamsOnlyModel):
+            kit.set_value(self.adapter_spin, job.model.adapter_fraction * 100)
+        kit.form.setRowVisible(self.adapter_spin, isinstance(job.model, ParamsOnlyModel))
+
+    # ---- edits -------------------------------------------------------------------------------------------
+
+    def model_ref(self, text: str) -> str | ParamsOnlyModel:
+        """What the user typed into the model box, as a job.model value (ValueError if it names nothing)."""
+        text = text.strip()
+        if not text:
+            raise ValueError("choose a model")
+        for k in range(self.box.count()):
+            if self.box.itemData(k) is not None and self.box.itemText(k).casefold() == text.casefold():
+                return self.box.itemData(k)  # type: ignore[no-any-return]
+        if text in self.kit.doc.catalog.models:
+            return text
+        m = _PARAMS.match(text)
+        if m:
+            return ParamsOnlyModel(parameters=float(m.group(1)) * _SCALE[m.group(2).lower()])
+        if text.endswith(".json") or "/" in text or "\\" in text:
+            try:
+                load_hf_config(text)
+            except FileError as exc:
+                raise ValueError(str(exc).splitlines()[-1].strip()) from None
+            return str(Path(text).expanduser().resolve())
+        raise ValueError(f"unknown model '{text}': pick one from the list, type a parameter count such as 30B, "
+                         "or import a config.json")  # fmt: skip
+
+    def set_model(self, ref: str | ParamsOnlyModel, label: str) -> None:
+        if self.kit.job() is None:
+            return
+        value = ref.model_dump() if isinstance(ref, ParamsOnlyModel) else ref
+        make = partial(self.kit.titled, index=self.kit.index, model=value)
+        self.kit.apply(self.box, "model", label, {"model": value}, make=make)
+
+    def _chosen(self, index: int) -> None:
+        if index >= 0 and self.box.itemData(index) is not None:
+            self.set_model(self.box.itemData(index), self.box.itemText(index))
+
+    def _typed(self) -> None:
+        if self.kit.job() is None:
+            return
+        text = self.box.currentText()
+        self.box.lineEdit().setModified(False)
+        try:
+            ref = self.model_ref(text)
+        except ValueError as exc:
+            self.kit.mark_invalid(self.box, reason(exc))
+            return
+        self.set_model(ref, text.strip())
+
+    def _import_config(self) -> None:
+        doc = self.kit.doc
+        if self.kit.job() is None:
+            return
+        start = str(doc.path.parent) if doc.path else ""
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Import a Hugging Face config.json", start,
+                                              "Model config (*.json);;All files (*)")  # fmt: skip
+        if not path:
+            return
+        try:
+            spec = load_hf_config(path)
+        except FileError as exc:
+            QMessageBox.critical(self.parent, "Cannot import the model", str(exc))
+            return
+        self.set_model(str(Path(path).resolve()), spec.name)
+
+    def _adapter_changed(self, percent: float) -> None:
+        job = self.kit.job()
+        if job is None or not isinstance(job.model, ParamsOnlyModel):
+            return
+        model = {**job.model.model_dump(), "adapter_fraction": percent / 100}
+        self.kit.apply(self.adapter_spin, "adapter_fraction", f"{percent:g} %", {"model": model}, merge=True)

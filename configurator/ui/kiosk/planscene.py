@@ -1,0 +1,199 @@
+"""The service-plan scenario, Qt-free: the planner's result for the visitor's plan, the build it shows, and
+its figures read from that result (the kinds and their words: kiosk/planspec.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Build
+from configurator.engine.editing.kiosk import short_name
+from configurator.engine.planner import Plan, PlanResult, plan_service
+from configurator.engine.planner.buildout import node_build
+from configurator.engine.planner.result import DeviceInfo, FitCell, FleetResult
+from configurator.present.words import to_unit
+from configurator.ui.kiosk.planspec import PlanFigureSpec
+from configurator.ui.kiosk.scenarios import Figure
+
+# a card's verdict on one job, from the memory engine's status (FitCell.status)
+VERDICT = {"fits": "holds it", "tight": "is too tight", "does-not-fit": "cannot hold it", "unknown": "may not hold it"}
+
+
+class PlanResults:
+    """``plan_service`` and the shown build with those of recent plans kept: a visitor toggling back and forth,
+    or the attract loop coming round again, is answered without planning again."""
+
+    def __init__(self, catalog: Catalog, limit: int = 32) -> None:
+        self.catalog = catalog
+        self.limit = limit
+        self._kept: dict[tuple[str, str], tuple[PlanResult, Build | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def planned(self, plan: Plan, base_dir: Path | None) -> tuple[PlanResult, Build | None]:
+        """The plan's result and the build the scenario shows for it (:func:`shown_build`)."""
+        key = (plan.model_dump_json(), str(base_dir))
+        if key not in self._kept:
+            if len(self._kept) >= self.limit:
+                self._kept.pop(next(iter(self._kept)))
+            result = plan_service(plan, self.catalog, base_dir)
+            self._kept[key] = (result, shown_build(plan, result, self.catalog, base_dir))
+        return self._kept[key]
+
+
+def shown_build(plan: Plan, result: PlanResult, catalog: Catalog, base_dir: Path | None) -> Build | None:
+    """The build the scenario shows and a visitor takes home: the first node type of the first ranked fleet,
+    with the classes routed to it as jobs (the planner's "Open as build"); None without a fleet."""
+    if not result.fleets or not result.fleets[0].nodes:
+        return None
+    fleet = result.fleets[0]
+    return node_build(plan, fleet, fleet.nodes[0].node, catalog, base_dir)
+
+
+def mig_profiles(plan: Plan, node: str, card_id: str, catalog: Catalog) -> set[str]:
+    """The MIG profiles the plan lets ``node``'s cards use: its ``mig_layouts``, presets read from the card."""
+    spec = next((n for n in plan.nodes if n.name == node), None)
+    mig = catalog.cards[card_id].mig if card_id in catalog.cards else None
+    if spec is None or mig is None:
+        return set()
+    out: set[str] = set()
+    for entry in spec.mig_layouts:
+        out.update(mig.presets.get(entry, []) if isinstance(entry, str) else entry)
+    return out
+
+
+# ---- figures ------------------------------------------------------------------------------------------------
+
+
+def _gb(value: float | None, digits: int, unit: str) -> str:
+    return "?" if value is None else f"{to_unit(value, unit):,.{digits}f} {unit}"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+class _Reader:
+    """One plan result, indexed for the figures: devices by id, cells by class."""
+
+    def __init__(self, result: PlanResult, catalog: Catalog) -> None:
+        self.result = result
+        self.catalog = catalog
+        self.devices: dict[str, DeviceInfo] = {d.id: d for d in result.devices}
+
+    def card(self, device: DeviceInfo) -> str:
+        spec = self.catalog.cards.get(device.card)
+        return short_name(spec.name) if spec is not None else device.card
+
+    def cells(self, job_class: str, node: str | None = None) -> list[tuple[FitCell, DeviceInfo]]:
+        out = []
+        for c in self.result.matrix:
+            d = self.devices.get(c.device)
+            if c.job_class == job_class and d is not None and (node is None or d.node == node):
+                out.append((c, d))
+        return out
+
+    def whole(self, job_class: str, node: str) -> tuple[FitCell, DeviceInfo] | None:
+        return next(((c, d) for c, d in self.cells(job_class, node) if d.kind == "card"), None)
+
+
+def _none(spec: PlanFigureSpec, why: str) -> Figure:
+    return Figure(None, "—", why, "unknown", words="No answer from the planner" if spec.kind == "fleet" else "")
+
+
+def _roadmap(fleet: FleetResult, months: int) -> tuple[str, str]:
+    """The fleet's status and status line over the roadmap."""
+    if not fleet.feasible:
+        return "does-not-fit", f"Cannot serve {', '.join(fleet.unserved)}"
+    if fleet.stops_fitting_month is not None:
+        return "tight", f"Stops fitting the largest job in month {fleet.stops_fitting_month}"
+    if fleet.out_of_capacity_month is not None:
+        return "tight", f"Runs out of capacity in month {fleet.out_of_capacity_month}"
+    return "fits", f"Keeps up for all {months} months"
+
+
+def _fleet(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
+    res = r.result
+    if not res.fleets:
+        return _none(spec, "no fleet of these servers serves the plan")
+    f = res.fleets[0]
+    t = f.totals
+    if t.cost_per_job is not None:  # ranked by cost per job where prices are known, else energy per job
+        per_job, ranked_by = f"{res.currency or ''} {t.cost_per_job:,.2f} a job".strip(), "cost per job"
+    else:
+        per_job, ranked_by = ("?" if t.kwh_per_job is None else f"{t.kwh_per_job:,.1f} kWh a job"), "energy per job"
+    words = {"fleet": f.label.replace(" x ", " × "), "candidates": f"{res.search.candidates:,}", "per_job": per_job,
+             "ranked_by": ranked_by, "month": str(res.size_for_month), "months": str(res.months)}  # fmt: skip
+    status, line = _roadmap(f, res.months)
+    return Figure(float(t.nodes), _count(t.nodes, "server", "servers"), spec.label.format(**words), status, line)
+
+
+def _fits(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
+    assert spec.job_class is not None
+    one, other = (r.whole(spec.job_class, n) for n in spec.nodes)
+    if one is None or other is None or one[0].peak_gb is None:
+        return _none(spec, f"the planner could not size the {spec.job_class}")
+    (c1, d1), (c2, d2) = one, other
+    words = {"class": spec.job_class, "card": r.card(d1), "capacity": _gb(c1.capacity_gb, 1, unit),
+             "verdict": VERDICT[c1.status], "other": r.card(d2), "other_capacity": _gb(c2.capacity_gb, 1, unit),
+             "other_verdict": VERDICT[c2.status]}  # fmt: skip
+    return Figure(c1.peak_gb, _gb(c1.peak_gb, spec.digits, unit), spec.label.format(**words), c1.status)
+
+
+def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
+    assert spec.job_class is not None
+    node = spec.nodes[0]
+    whole = r.whole(spec.job_class, node)
+    if whole is None:
+        return _none(spec, f"the planner could not size the {spec.job_class}")
+    allowed = mig_profiles(plan, node, whole[1].card, r.catalog)
+    mig = [(c, d) for c, d in r.cells(spec.job_class, node) if d.kind == "mig" and c.fits and d.profile in allowed]
+    c, d = max(mig, key=lambda cd: (cd[0].devices_per_card, -cd[1].memory_gb), default=whole)
+    n = round(c.devices_per_card)
+    per_day = "?" if c.jobs_per_day_per_card is None else f"{c.jobs_per_day_per_card:,.1f}"
+    words = {"class": spec.job_class, "card": r.card(d), "profile": d.profile or "whole card",
+             "capacity": _gb(c.capacity_gb, 1, unit), "peak": _gb(c.peak_gb, 1, unit), "per_day": per_day}  # fmt: skip
+    label = spec.label if d.kind == "mig" or spec.whole_label is None else spec.whole_label
+    return Figure(float(n), _count(n, "tenant", "tenants"), label.format(**words), c.status)
+
+
+def _cards(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
+    """The fewest cards that hold the job's peak (fits or tight) per node type, and the group it is planned on."""
+    assert spec.job_class is not None
+    held: dict[str, int] = {}
+    planned: dict[str, str] = {}
+    peak: float | None = None
+    for c, d in r.cells(spec.job_class):
+        if d.kind == "mig":
+            continue
+        if d.kind == "card":
+            peak = c.peak_gb
+        holds = c.peak_gb is not None and c.capacity_gb is not None and c.peak_gb <= c.capacity_gb
+        if holds and d.cards < held.get(d.node, 1 << 30):
+            held[d.node] = d.cards
+        if c.fits and d.node not in planned:
+            planned[d.node] = f"{d.cards} × {r.card(d)}"
+    if not held:
+        return _none(spec, f"no group of cards holds the {spec.job_class}")
+    n = min(held.values())
+    cards = {d.node: r.card(d) for d in r.devices.values()}
+    at_n = [cards[node] for node, k in held.items() if k == n]
+    kinds = ("either kind" if len(at_n) == 2 else "every kind") if len(at_n) == len(cards) > 1 else " or ".join(at_n)
+    words = {"class": spec.job_class, "peak": _gb(peak, 1, unit), "kinds": kinds,
+             "planned": " or ".join(planned.values()) or "no group"}  # fmt: skip
+    return Figure(float(n), _count(n, "card", "cards"), spec.label.format(**words), "fits" if planned else "tight")
+
+
+def read_plan_figure(spec: PlanFigureSpec, plan: Plan, result: PlanResult, catalog: Catalog,
+                     unit: str = "GB") -> Figure:  # fmt: skip
+    """One plan figure from the planner's result for ``plan`` (the visitor's plan, so MIG and the servers the
+    fleet may buy are the visitor's). ``unit``: the display unit a GB figure is shown in."""
+    r = _Reader(result, catalog)
+    if spec.kind == "fleet":
+        return _fleet(spec, r, unit)
+    if spec.kind == "fits":
+        return _fits(spec, r, unit)
+    if spec.kind == "tenants":
+        return _tenants(spec, r, plan, unit)
+    return _cards(spec, r, unit)

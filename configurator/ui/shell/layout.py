@@ -1,0 +1,151 @@
+"""How the main window's views share the screen: the centre (chassis | analysis, then the summary), the
+tabbed Cards/Jobs docks, the window's minimum and its first size.
+
+Measured at 1024x700 before these rules (issue 15): the summary strip's single row made the centre 786 px
+wide at least, so the window grew to 1048 px and its right edge (the analysis tabs, the status bar) left a
+1024 px screen; the MIG and topology pages need about 580 px and were cut inside a 414 px panel.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFrame,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+# Fits a 1024x768 screen with a panel and a title bar. Set explicitly, so the window's minimum never changes
+# after it is shown: Qt's own (the layout's minimum, set on every relayout) made QWindow call
+# propagateSizeHints() on each change, which the offscreen platform logs as a warning. The content's own
+# minimum stays under it with either dock tab raised (tests/test_shell_layout.py).
+MIN_WINDOW = QSize(960, 600)
+SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
+ANALYSIS_SHARE = 0.6  # of the splitter at first: the analysis pages need ~580 px, the chassis scales to fit
+LEFT_DOCK_SHARE, LEFT_DOCK_RANGE = 0.22, (230, 340)  # the Cards/Jobs docks: the jobs form wants ~300 px
+
+
+def left_dock_width(window_width: int) -> int:
+    """The Cards/Jobs docks' width for a window ``window_width`` wide: 230 px at 1024, 281 at 1280, 340 on
+    a full-HD screen (what is left keeps the chassis' 300 px and the analysis' ~580 px from 1280 up)."""
+    low, high = LEFT_DOCK_RANGE
+    return max(low, min(high, round(window_width * LEFT_DOCK_SHARE)))
+
+
+def default_geometry(available: QRect, minimum: QSize, fraction: float = SCREEN_FRACTION) -> QRect:
+    """``fraction`` of the screen's ``available`` area, centred, never under ``minimum`` (then from its
+    top-left corner, so the title bar stays on screen)."""
+    size = QSize(round(available.width() * fraction), round(available.height() * fraction)).expandedTo(minimum)
+    rect = QRect(QPoint(0, 0), size)
+    rect.moveCenter(available.center())
+    rect.moveTopLeft(QPoint(max(rect.left(), available.left()), max(rect.top(), available.top())))
+    return rect
+
+
+def place_window(window: QWidget, saved: QByteArray) -> bool:
+    """Where the window was left (``saved``, Qt's saveGeometry), else ``default_geometry`` on its screen.
+    Returns whether the saved geometry was used."""
+    if not saved.isEmpty() and window.restoreGeometry(saved):
+        return True
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    window.setGeometry(default_geometry(screen.availableGeometry(), window.minimumSize()))
+    return False
+
+
+def centre(chassis_view: QWidget, analysis: QWidget, summary: QWidget) -> tuple[QWidget, QSplitter, QScrollArea]:
+    """The chassis beside the analysis tabs, the summary below. The analysis sits in a scroll area: where
+    the window is too narrow for its widest page (1024 px screens), it scrolls instead of being cut."""
+    scroll = QScrollArea()
+    scroll.setWidget(analysis)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop of its own: the tabs and pages take focus
+    scroll.setMinimumSize(360, 240)
+    # sideways only: the window's minimum height (MIN_WINDOW) leaves the pages their 300 px
+    scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    chassis_view.setMinimumSize(300, 240)
+    # the chassis is drawn to fit its width: at the top of its view, not centred under a band of nothing
+    chassis_view.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)  # type: ignore[attr-defined]
+    split = QSplitter(Qt.Orientation.Horizontal)
+    split.addWidget(chassis_view)
+    split.addWidget(scroll)
+    split.setStretchFactor(0, 1)
+    split.setStretchFactor(1, 1)
+    split.setChildrenCollapsible(False)
+    split.setSizes([round(1000 * (1 - ANALYSIS_SHARE)), round(1000 * ANALYSIS_SHARE)])
+    widget = QWidget()
+    col = QVBoxLayout(widget)
+    col.setContentsMargins(0, 0, 0, 0)
+    col.addWidget(split, 1)
+    col.addWidget(summary)
+    return widget, split, scroll
+
+
+class _NoTitle(QWidget):
+    """A dock's title bar of no size (a plain QWidget's size hint is -1 x -1, which the dock's layout turned
+    into a negative minimum height)."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(0, 0)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, 0)
+
+
+def tab_docks(window: QMainWindow, docks: list[QDockWidget]) -> None:
+    """Tab ``docks`` together, the first one raised. While tabbed, a dock has no title bar of its own: the
+    tab names it, and the title repeated it ("Cards" above the Cards tab)."""
+    for other in docks[1:]:
+        window.tabifyDockWidget(docks[0], other)
+    docks[0].raise_()
+
+    def titles(*_: object) -> None:
+        for dock in docks:
+            tabbed = not dock.isFloating() and bool(window.tabifiedDockWidgets(dock))
+            if tabbed and dock.titleBarWidget() is None:
+                dock.setTitleBarWidget(_NoTitle(dock))
+            elif not tabbed and dock.titleBarWidget() is not None:
+                old = dock.titleBarWidget()
+                dock.setTitleBarWidget(None)  # type: ignore[arg-type]
+                old.deleteLater()
+
+    for dock in docks:
+        dock.topLevelChanged.connect(titles)
+        dock.dockLocationChanged.connect(titles)
+    titles()
+
+
+def parked(widget: QWidget, window: QWidget) -> bool:
+    """Whether ``widget`` is in a part of ``window`` Qt keeps "visible" but off-screen: a dock behind another
+    dock's tab is moved to -500 - its size (QWidgetAnimator), not hidden."""
+    part = widget
+    while part.parentWidget() is not None and part.parentWidget() is not window:
+        part = part.parentWidget()
+    return not QRect(part.mapTo(window, QPoint(0, 0)), part.size()).intersects(window.rect())
+
+
+def focus_next_shown(window: QWidget, forward: bool) -> bool:
+    """Tab (Shift+Tab): the focus to the next (previous) widget of the Tab chain that takes Tab focus and is
+    not parked off-screen. Qt's own chain walked into the Jobs form behind the Cards tab, where two Down
+    presses changed a LoRA rank unseen. Walks the chain without moving the focus through the skipped
+    widgets (no focus-out edits from the hidden form). False when no widget qualifies (Qt's own then)."""
+    start = QApplication.focusWidget()
+    if start is None or start.window() is not window:
+        return False
+    widget = start
+    for _ in range(10_000):  # the chain is a ring; the bound only guards a broken one
+        widget = widget.nextInFocusChain() if forward else widget.previousInFocusChain()
+        if widget is None or widget is start:
+            return False
+        takes_tab = bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus) and widget.focusProxy() is None
+        shown = widget.window() is window and widget.isVisible() and widget.isEnabled()
+        if takes_tab and shown and not parked(widget, window):
+            widget.setFocus(Qt.FocusReason.TabFocusReason if forward else Qt.FocusReason.BacktabFocusReason)
+            return True
+    return False
