@@ -261,7 +261,8 @@ CASES: list[Case] = [
     # ---- memory phases ----------------------------------------------------------------------------------------
     Case("fsdp-setup-floor", "FSDP_SETUP_FLOOR", "info",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "bridges": [{"slots": [1, 2]}],
-          "jobs": [job(model="llama-2-7b", method="qlora", parallelism="fsdp", sequence_length=512, cards=[1, 2])]},
+          "jobs": [job(model="llama-2-7b", method="qlora", parallelism="fsdp", fsdp_version=1, sequence_length=512,
+                       cards=[1, 2])]},
          job="t", says=("Job 't'", "loading and sharding", "FSDP set-up", "torch.cuda.empty_cache()")),
     # ---- training stack and host memory ------------------------------------------------------------------
     Case("offload-ignored", "JOB_OFFLOAD_IGNORED", "warning",

@@ -16,7 +16,7 @@ SETUP_BOUND = {
     "chassis": "generic-server-8",
     "cards": [{"card": "h200-nvl", "slot": 1}, {"card": "h200-nvl", "slot": 2}],
     "bridges": [{"slots": [1, 2]}],
-    "jobs": [{"name": "t", "model": "llama-2-7b", "method": "qlora", "parallelism": "fsdp",
+    "jobs": [{"name": "t", "model": "llama-2-7b", "method": "qlora", "parallelism": "fsdp", "fsdp_version": 1,
               "sequence_length": 512, "cards": [1, 2]}],
 }  # fmt: skip
 

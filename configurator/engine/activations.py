@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
-from configurator.engine.stack import stack_of
+from configurator.engine.stack import PROFILES, stack_of
 
 BF16, FP32 = 2, 4
 
@@ -36,6 +36,7 @@ class ActivationBreakdown:
     loss_bytes: float  # logits, log-probabilities and their gradients at the start of backward
     backward_workspace_bytes: float  # gradient buffers of one layer during backward (transient)
     loss_backward_bytes: float = 0.0  # the part of loss_bytes made only when backward starts (gradients)
+    held_logits_bytes: float = 0.0  # the part of loss_bytes the loop itself holds: alive through all of backward
 
     @property
     def saved_bytes(self) -> float:
@@ -183,7 +184,8 @@ def activation_breakdown(
         head += residual * h * tokens  # lm_head input for its weight gradient
 
     logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
-    held = 0 if stack.frees_logits else BF16  # the model's bf16 logits, unless the loop drops them
+    # the model's logits, unless the loop drops them; fp32 where the model itself upcast them (stack.py)
+    held = 0 if stack.frees_logits else (FP32 if PROFILES[job.framework].held_logits_fp32 else BF16)
     if stack.loss == "standard":
         # fp32 copy for cross-entropy (ForCausalLMLoss `logits.float()`): log_softmax keeps its fp32 output;
         # at the start of backward the fp32 gradients of the log-probabilities and of the logits: 2 + 4 + 4 + 4.
@@ -203,10 +205,11 @@ def activation_breakdown(
         # fused_linear_cross_entropy.py, fused_linear_cross_entropy_forward) computes the hidden states'
         # gradient during forward (kept, in the hidden dtype) and one chunk of about tokens x hidden fp32
         # logits and their gradient at a time (chunk_size = next power of 2 of tokens / ceil(vocab / hidden)).
+        # (a trained head's weight gradient, which it also makes in forward, is memory.py's head_gradient)
         loss = tokens * h * (BF16 + FP32 + FP32)
         loss_backward = 0.0
     loss += loss_backward
 
     # Gradient buffers of one layer in backward: the MLP intermediates' gradients and the residual stream.
     workspace = tokens * (BF16 * 2 * f / tp + FP32 * h)
-    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward)
+    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward, logits * held)

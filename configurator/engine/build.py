@@ -127,6 +127,8 @@ class StackBehaviour(Strict):
     checkpointing: Checkpointing | None = None
     optimizer_impl: OptimizerImpl | None = None
     meta_init: bool | None = None  # model built on the meta device and sharded before weights exist
+    nf4_chunked: bool | None = None  # torchao NF4 quantised in 1M-value chunks (torchao >= 0.2; 0.1: whole weight)
+    separate_head_units: bool | None = None  # FSDP wraps the embedding and the output head as units of their own
 
 
 class Job(Strict):

@@ -15,6 +15,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
 from configurator.engine.advice import fit_advice
+from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.communication import communication, slowest_link
 from configurator.engine.compute import compute
@@ -28,13 +29,12 @@ from configurator.engine.lowprecision import (
 )
 from configurator.engine.memory import (
     GB,
-    MemoryBreakdown,
     effective_offload,
     job_parameters,
     memory_for_card,
     sharding,
 )
-from configurator.engine.mig import LayoutCheck, MigRequest, mig_commands, mig_parted_yaml, place_layout
+from configurator.engine.mig import LayoutCheck, MigRequest, MigSetup, place_layout
 from configurator.engine.physical import bridge_checks, power_budget, slot_checks
 from configurator.engine.precision import trained_bytes
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
@@ -116,7 +116,7 @@ def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) 
                 )
             )
             continue
-        layout = place_layout(card.mig, [MigRequest(r.profile, r.start) for r in placement.mig])
+        layout = _place(card.mig, [MigRequest(r.profile, r.start) for r in placement.mig])
         layouts[placement.slot] = layout
         for problem in layout.problems:
             checks.append(
@@ -135,12 +135,102 @@ def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) 
     return layouts
 
 
+# Memos keyed on the identity of immutable inputs (builds, jobs, catalog specs and layouts are frozen): an
+# evaluation repeated while the user drags sees the same objects for everything the drag does not touch. Each
+# entry keeps its inputs, so an id reused after garbage collection never hits.
+class _Memo:
+    """Keeps what the last two evaluations used, and nothing older: a drag always hits it, and a long session
+    (the demo cycling its scenarios) holds no more than two builds' worth."""
+
+    def __init__(self) -> None:
+        self.now: dict = {}  # type: ignore[type-arg]
+        self.before: dict = {}  # type: ignore[type-arg]
+
+    def get(self, key: tuple):  # type: ignore[no-untyped-def,type-arg]
+        hit = self.now.get(key)
+        if hit is None:
+            hit = self.before.get(key)
+            if hit is not None:
+                self.now[key] = hit
+        return hit
+
+    def put(self, key: tuple, value: object) -> None:  # type: ignore[type-arg]
+        self.now[key] = value
+
+    def turn(self) -> None:
+        """A new evaluation starts: what the one before the last used goes."""
+        self.before, self.now = self.now, {}
+
+    def clear(self) -> None:
+        self.now, self.before = {}, {}
+
+
+_TOPOLOGY_MEMO = _Memo()  # -> (inputs, TopologyModel, Topology)
+_LAYOUT_MEMO = _Memo()  # -> (MigSpec, LayoutCheck)
+_JOB_MEMO = _Memo()  # -> (inputs, JobResult, checks it added, card use it recorded)
+
+
+def _topology(build: Build, cards: dict[int, CardSpec], chassis) -> tuple[TopologyModel, Topology]:  # type: ignore[no-untyped-def]
+    """The links between the cards and their nvidia-smi matrix: they depend on the chassis, the cards by slot,
+    the occupied slots and the bridges only."""
+    specs = (chassis, *(c for _, c in sorted(cards.items())))
+    key = (*(id(x) for x in specs), tuple(sorted(cards)), tuple(p.slot for p in build.cards),
+           tuple(tuple(b.slots) for b in build.bridges))  # fmt: skip
+    hit = _TOPOLOGY_MEMO.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], specs, strict=True)):
+        topo = build_topology(build, cards, chassis)
+        hit = (specs, topo, Topology(slots=topo.slots, matrix=topo.matrix(), nvlink_domains=topo.domains,
+                                     legend=LEGEND))  # fmt: skip
+        _TOPOLOGY_MEMO.put(key, hit)
+    return hit[1], hit[2]
+
+
+def _place(spec, requests: list[MigRequest]) -> LayoutCheck:  # type: ignore[no-untyped-def]
+    key = (id(spec), tuple(requests))
+    hit = _LAYOUT_MEMO.get(key)
+    if hit is None or hit[0] is not spec:
+        hit = (spec, place_layout(spec, requests))
+        _LAYOUT_MEMO.put(key, hit)
+    return hit[1]
+
+
+def _evaluate_job_memo(job: Job, build: Build, catalog: Catalog, models: ModelResolver,
+                       cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck], topo: TopologyModel,
+                       calib: dict[str, float], checks: list[Check],
+                       card_use: dict) -> JobResult:  # type: ignore[type-arg]  # fmt: skip
+    """_evaluate_job, memoised on what it reads: the job, its model, the assumptions, the catalog, the card and
+    MIG layout at each slot it names and the links between those slots. The checks it adds and the card use it
+    records are kept with the result and replayed."""
+    try:
+        model = models.resolve(job.model)
+    except RESOLVE_ERRORS:
+        return _evaluate_job(job, build, catalog, models, cards, layouts, topo, calib, checks, card_use)
+    slots = sorted({s for s, _ in job.card_keys})
+    inputs = (job, model, build.assumptions, catalog, *(x for s in slots for x in (cards.get(s), layouts.get(s))))
+    # the links it reads, by value: between its own cards (a card moved elsewhere leaves them alone)
+    links = tuple(topo.link(a, b) for i, a in enumerate(slots) for b in slots[i + 1 :] if a in cards and b in cards)
+    key = (*(id(x) for x in inputs), links)
+    hit = _JOB_MEMO.get(key)
+    if hit is None or len(hit[0]) != len(inputs) or any(a is not b for a, b in zip(hit[0], inputs, strict=True)):
+        own_checks: list[Check] = []
+        own_use: dict = {}  # type: ignore[type-arg]
+        result = _evaluate_job(job, build, catalog, models, cards, layouts, topo, calib, own_checks, own_use)
+        hit = (inputs, result, own_checks, [(k, u) for k, uses in own_use.items() for u in uses])
+        _JOB_MEMO.put(key, hit)
+    checks += hit[2]
+    for k, use in hit[3]:
+        card_use.setdefault(k, []).append(use)
+    return hit[1]
+
+
 def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path | None = None,
              models: ModelResolver | None = None) -> BuildResult:  # fmt: skip
     """``models``: the resolver for the build's model references (its folder and cache); by default one for
     ``base_dir``, the build file's folder."""
     catalog = catalog or default_catalog()
     models = models or ModelResolver(catalog, base_dir)
+    for memo in (_TOPOLOGY_MEMO, _LAYOUT_MEMO, _JOB_MEMO):
+        memo.turn()
     a = build.assumptions
     checks: list[Check] = []
     try:
@@ -178,7 +268,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     checks += bridge_checks(build, chassis, cards)
     power, power_checks = power_budget(build, chassis, cards)
     checks += power_checks
-    topo = build_topology(build, cards, chassis)
+    topo, topology = _topology(build, cards, chassis)
     layouts = _mig_layouts(build, cards, checks)
     calib = calibration_map(a.calibration)
 
@@ -186,7 +276,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     placed_jobs: dict[tuple[int, int], list[str]] = {}
     card_use: dict[tuple[int, int | None], list[tuple[str, float]]] = {}
     for job in build.jobs:
-        result = _evaluate_job(job, build, catalog, models, cards, layouts, topo, calib, checks, card_use)
+        result = _evaluate_job_memo(job, build, catalog, models, cards, layouts, topo, calib, checks, card_use)
         jobs.append(result)
         for row in result.cards:
             if row.instance is not None:
@@ -209,21 +299,16 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         card = cards[slot]
         assert card.mig is not None
         gpu_index = topo.slots.index(slot) if slot in topo.slots else 0
-        cmds, yaml_text = [], None
-        if layout.valid and layout.instances:
-            cmds = mig_commands(card.mig, layout, gpu_index, display_mode_switch=card.mig.display_mode_required)
-            yaml_text = mig_parted_yaml(card.mig, layout, config_name=f"{build.name} slot {slot}".lower()
-                                        .replace(" ", "-"), devices=[gpu_index])  # fmt: skip
-        mig_cards.append(MigCard(
-            slot=slot, card=card.id, valid=layout.valid, display_mode_required=card.mig.display_mode_required,
+        setup = MigSetup(card.mig, layout, gpu_index, f"{build.name} slot {slot}".lower().replace(" ", "-"))
+        mig_cards.append(MigCard.of(
+            setup, slot=slot, card=card.id, valid=layout.valid, display_mode_required=card.mig.display_mode_required,
             instances=[MigInstanceResult(
                 index=i.index, profile=i.profile.name, start=i.start, size=i.size,
                 capacity_gb=i.profile.capacity_gb, capacity_nominal_gb=i.profile.memory_nominal_gb.value or 0,
                 jobs=placed_jobs.get((slot, i.index), [])) for i in layout.instances],
-            problems=list(layout.problems), commands=cmds, mig_parted_yaml=yaml_text,
+            problems=list(layout.problems),
         ))  # fmt: skip
 
-    topology = Topology(slots=topo.slots, matrix=topo.matrix(), nvlink_domains=topo.domains, legend=LEGEND)
     severity_order = {"error": 0, "warning": 1, "info": 2}
     checks.sort(key=lambda c: severity_order[c.severity])
     return BuildResult(
@@ -441,10 +526,16 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, models: ModelResolve
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
     band = calibration.band_for(job)
     rows = []
+    same: dict[tuple, CardMemory] = {}  # type: ignore[type-arg]  # cards of one kind differ by slot only
     for slot, instance in valid_keys:
         card = cards[slot]
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
-        rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance, band))
+        kind = (id(card), capacity, nominal, profile, instance)
+        if kind in same:
+            rows.append(same[kind].model_copy(update={"slot": slot}))
+        else:
+            rows.append(_row(slot, card, mem, capacity, nominal, a.safety_margin_fraction, profile, instance, band))
+            same[kind] = rows[-1]
         card_use.setdefault((slot, instance), []).append((name, mem.peak_reserved))
     advice_for: dict[float, str] = {}  # capacity -> advice sentence, so cards of one kind share one search
     for row in rows:

@@ -9,15 +9,25 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.activations import activation_breakdown
+from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
+from configurator.engine.loadpath import LoadBytes, bnb_load, torchao_nf4_load
 from configurator.engine.lowprecision import Capability, extra_bytes, fp8_base_bytes, linear_tensor_count
-from configurator.engine.precision import ADAM8_STATE_BYTES, BF16, FP32, NF4_BYTES, NF4_DQ_BYTES, trained_bytes
-from configurator.engine.stack import stack_of
+from configurator.engine.precision import (
+    ADAM8_STATE_BYTES,
+    BF16,
+    FP32,
+    NF4_BYTES,
+    NF4_DQ_BYTES,
+    TrainedBytes,
+    keeps_mixed_states,
+    trained_bytes,
+)
+from configurator.engine.stack import PROFILES, stack_of
 
 GB = 1e9
 
@@ -50,9 +60,6 @@ FSDP2_SETUP_UNIT_COPIES = 1.0
 # through buckets of reduce_bucket_size = 5e8 elements (stage 2 and 3: the ipg bucket in the gradient dtype).
 ZERO_REDUCE_BUCKET_ELEMENTS = 5e8
 
-Phase = Literal["load", "wrap", "forward", "backward-start", "backward-end", "optimizer-step"]
-
-
 @dataclass(frozen=True)
 class AllocatorConstants:
     """The memory model's fitted constants, passed explicitly so cross-validation can refit them."""
@@ -63,121 +70,6 @@ class AllocatorConstants:
 
 
 DEFAULT_CONSTANTS = AllocatorConstants()
-
-
-@dataclass(frozen=True)
-class MemoryBreakdown:
-    """Bytes on one card (or MIG instance) for one job."""
-
-    weights: float  # base model weights as stored on this card (bf16, NF4 or a shard)
-    adapters: float  # LoRA adapter weights
-    gradients: float
-    optimizer: float  # optimizer states, and fp32 master weights for mixed precision
-    activations: float  # saved for backward: layers, head, logits and loss
-    transient: float  # at the peak only: recomputed layer, gathered FSDP unit, dequantised weights, grads
-    cuda_context: float
-    fragmentation: float  # caching-allocator block rounding over the compute stream's live tensors
-    gradients_at_peak: float  # gradients alive at the activation peak (0 with zero_grad(set_to_none))
-    fixed_budget: bool  # activations + transients replaced by the job's activation_memory_gb
-    # FSDP only: bytes of the peak allocated on FSDP's own CUDA streams (gathered units on the unshard
-    # stream, reduce-scattered gradient shards on the post-backward stream). The caching allocator keeps
-    # one pool per stream, so these blocks never serve the compute stream (PyTorch "CUDA semantics",
-    # memory management) and add to whichever compute-stream pool is larger.
-    side_stream: float = 0.0
-    setup_pool: float = 0.0  # pool the allocator still holds from FSDP / ZeRO-3 set-up (the wrap phase)
-    load_pool: float = 0.0  # pool after loading (and quantising at load): the load phase
-    optimizer_temp: float = 0.0  # temporaries the optimizer step allocates (foreach AdamW's sqrt of v)
-    optimizer_pool: float = 0.0  # pool the optimizer step needs on the compute stream
-    loss_backward: float = 0.0  # part of activations made only when backward starts (loss gradients)
-    gathered: float = 0.0  # FSDP / ZeRO-3 units gathered at once (in transient)
-    load_transient: float = 0.0  # bytes alive only while loading: the weight being quantised or cast
-    host: float | None = 0.0  # bytes this card's rank keeps in host memory (offload); None: unknown (NVMe)
-
-    # derived once in __post_init__ (the engine reads them many times per evaluation)
-    _phases: dict[str, float] = field(init=False, repr=False, compare=False)
-    _step_phase: tuple[str, float] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        phases = self._phase_bytes()
-        object.__setattr__(self, "_phases", phases)
-        step = max(((k, v) for k, v in phases.items() if k not in ("load", "optimizer-step")), key=lambda kv: kv[1])
-        object.__setattr__(self, "_step_phase", step)
-
-    def phase_allocated(self) -> dict[str, float]:
-        """Live bytes at each phase of the run (torch.cuda.memory_allocated at that point)."""
-        return dict(self._phases)
-
-    def _phase_bytes(self) -> dict[str, float]:
-        static = self.weights + self.adapters + self.optimizer
-        if self.fixed_budget:
-            step = {"backward-start": static + self.gradients + self.activations}
-        else:
-            step = {
-                "forward": static + self.gradients_at_peak + self.activations - self.loss_backward + self.gathered,
-                "backward-start": static + self.gradients_at_peak + self.activations + self.transient,
-                "backward-end": static + self.gradients + self.transient,
-            }
-        return {"load": self.weights + self.adapters + self.load_transient, **step,
-                "optimizer-step": static + self.gradients + self.optimizer_temp}  # fmt: skip
-
-    @property
-    def model_states(self) -> float:
-        """The seeds' "model states": weights, gradients and optimizer states (adapters included)."""
-        return self.weights + self.adapters + self.gradients + self.optimizer
-
-    @property
-    def peak_allocated(self) -> float:
-        return max(self._phases.values())
-
-    @property
-    def step_peak_allocated(self) -> float:
-        """Peak live bytes of forward and backward (the step's compute-stream peak)."""
-        return self._step_phase[1]
-
-    @property
-    def compute_stream_pool(self) -> float:
-        """Pool the training step needs on the compute stream: its live tensors plus block rounding."""
-        static = self.weights + self.adapters + self.optimizer
-        if not self.side_stream:
-            return self.step_peak_allocated + self.fragmentation
-        # gradients live on FSDP's post-backward stream (in side_stream), so they are left out here
-        compute_transient = self.transient - (self.side_stream - self.gradients)
-        return static + self.activations + compute_transient + self.fragmentation
-
-    @property
-    def setup_bound(self) -> bool:
-        """True when the pool left from FSDP set-up, not the training step, sets the peak reserved."""
-        return self.setup_pool > self.compute_stream_pool
-
-    def phase_reserved(self) -> dict[str, float]:
-        """Allocator pool each phase needs (torch.cuda.memory_reserved); the pool only grows, so the peak
-        reserved is the largest of them. Forward and backward share one pool (the step's)."""
-        pools = {"load": self.load_pool, "wrap": self.setup_pool, self._step_phase[0]: self.compute_stream_pool,
-                 "optimizer-step": self.optimizer_pool}  # fmt: skip
-        return {k: v + self.side_stream for k, v in pools.items()}
-
-    @property
-    def peak_phase(self) -> str:
-        """The phase that sets the peak reserved memory (the first named, on a tie)."""
-        pools = self.phase_reserved()
-        return max(pools, key=lambda k: pools[k])
-
-    @property
-    def allocator_reserved(self) -> float:
-        return max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
-
-    @property
-    def allocator_reserve(self) -> float:
-        """The pool beyond live tensors at the peak: fragmentation, per-stream pools, set-up leftovers."""
-        return self.allocator_reserved - self.peak_allocated
-
-    @property
-    def peak_reserved(self) -> float:
-        return self.allocator_reserved + self.cuda_context
-
-    @property
-    def overhead(self) -> float:
-        return self.cuda_context + self.allocator_reserve
 
 
 @dataclass(frozen=True)
@@ -244,6 +136,26 @@ def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
     )
 
 
+def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
+    """Bytes per trained parameter as the job's sharding engine keeps them, and whether the optimizer bytes
+    include an fp32 master copy (else they are the optimizer's states alone).
+
+    FSDP keeps no bf16 working copy of a trained parameter: with mixed precision the sharded parameter itself is
+    the fp32 master, cast to bf16 only for the all-gather (torch/distributed/fsdp/_flat_param.py FlatParamHandle
+    _use_low_precision_shard, whose _mp_shard is freed after the gather; FSDP2 FSDPParam.all_gather_inputs casts
+    to MixedPrecisionPolicy.param_dtype), and the reduce-scattered gradient shard is cast back to the parameter's
+    fp32 (FSDP1 _runtime_utils._cast_grad_to_param_dtype; FSDP2 foreach_reduce to the original dtype). So a full
+    fine-tune under FSDP with mixed states keeps 4 (parameter) + 4 (gradient) + 8 (Adam states) B per parameter,
+    sharded: the same 16 B as ZeRO's 2 + 2 + 12 (DeepSpeed keeps bf16 partitions beside fp32 masters), but 12 B,
+    not 14, are alive at the activation peak, when gradients are not.
+    """
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    mixed_full = job.method == "full" and keeps_mixed_states(job.precision)
+    if mixed_full and job.parallelism == "fsdp":
+        return TrainedBytes(FP32, FP32, tb.optimizer - FP32), False
+    return tb, mixed_full
+
+
 def effective_offload(job: Job) -> str:
     """Offload where the sharding engine has it: FSDP CPU offload, DeepSpeed CPU offload, NVMe only for ZeRO-3
     (ZeRO-Infinity); elsewhere none (evaluate names the mismatch in a check)."""
@@ -290,13 +202,17 @@ def _memory_for_card(
     """
     p = job_parameters(model, job)
     stack = stack_of(job)
-    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    tb, master_in_states = trained_layout(job)
     stage = {"zero1": 1, "zero2": 2}.get(job.parallelism, 3)  # FSDP and ZeRO-3 partition everything
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
     o_split = shards * tp
     offload = effective_offload(job) if shards > 1 or job.parallelism.startswith("zero") else "none"
     prep = job.method == "qlora" and stack.kbit_fp32_prep
+    # TRL then casts the embedding and the head back to bf16 when training in bf16 (trl's _prepare_peft_model calls
+    # peft_module_casting_to_bf16 under args.bf16: norms to fp32, lm_head / embed_tokens back to bf16); the fp32
+    # norms still make the residual stream fp32 (activations.py)
+    fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
 
     # ---- weights (seed A conventions) ----
     if job.method == "full":
@@ -307,7 +223,7 @@ def _memory_for_card(
         if job.method == "qlora":
             nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
             # embeddings, lm_head and norms stay bf16, or fp32 after PEFT's prepare_model_for_kbit_training
-            weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if prep else BF16)
+            weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if fp32_head else BF16)  # norms: a few MB
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision.py)
             weights = fp8_base_bytes(p.frozen_linear, p.frozen_other, linear_tensor_count(model))
         else:
@@ -334,16 +250,28 @@ def _memory_for_card(
     elif model.is_params_only:
         # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
         activations = transient = 0.0
-    gathered = setup_pool = 0.0
+    gathered = setup_pool = head_and_loss = head_gradient = 0.0
     param_sharded = shards > 1 and stage == 3
-    # FSDP units, unsharded and stored as the weights are: one decoder layer, and the root (embeddings, lm_head)
-    layer_unit = p.layer_params * (full_weights / max(p.total, 1)) / tp
-    root_unit = p.embedding_and_head * (FP32 if prep else BF16) / tp
+    # FSDP units, unsharded as gathered: one decoder layer, and the root (embeddings, lm_head); stored as the
+    # weights are, or in bf16 (MixedPrecision param_dtype) where the shards are fp32 masters (trained_layout)
+    gathered_bytes = BF16 if job.method == "full" and tb.weight == FP32 else full_weights / max(p.total, 1)
+    layer_unit = p.layer_params * gathered_bytes / tp
+    root_unit = p.embedding_and_head * (FP32 if fp32_head else BF16) / tp
+    if stack.separate_head_units:
+        # the embedding and the head wrapped on their own (torchtune's shard_model applies fully_shard to them,
+        # recipes/full_finetune_distributed.py): each is resharded after its forward like a layer, so one of
+        # them, not both, is gathered at a time
+        root_unit /= 2
     if not fixed and not model.is_params_only:
         act = activation_breakdown(model, job, tp, sequence_length)
         activations = act.saved_bytes
         transient = act.transient_bytes
         loss_backward = act.loss_backward_bytes
+        head_and_loss = act.head_bytes + act.loss_bytes - act.held_logits_bytes
+        if job.method == "full":
+            # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces
+            # the root unit's gradients only after the whole backward) or the card's share of it
+            head_gradient = p.embedding_and_head / 2 * (BF16 if param_sharded else tb.gradient / g_split) / tp
         if job.method == "qlora":
             transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
         transient += low.transient
@@ -360,14 +288,14 @@ def _memory_for_card(
             transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, trained) * tb.gradient
     sc = constants.static_fraction
 
-    # ---- load: quantising (and PEFT's fp32 cast) one weight at a time ----
-    load_transient = 0.0
+    # ---- load: quantising (and PEFT's fp32 cast) one weight at a time (engine/loadpath.py) ----
+    load = LoadBytes(0.0, 0.0)
     if job.method == "qlora" and not model.is_params_only:
-        # transformers' bitsandbytes quantizer moves each bf16 weight to the GPU and quantises it there
-        # (bitsandbytes Params4bit._quantize: quantize_4bit on the device copy); PEFT's cast makes an fp32 copy
-        # of each bf16 parameter before the bf16 one is freed (`param.data = param.data.to(torch.float32)`).
-        largest_other = (p.embedding_and_head / 2) * BF16 if prep else 0.0
-        load_transient = max(p.largest_linear * BF16, largest_other) / tp
+        if stack.framework == "torchtune":
+            load = torchao_nf4_load(model, stack.nf4_chunked, tp)
+        else:
+            load = bnb_load(p.largest_linear, (p.embedding_and_head / 2) * BF16 if prep else 0.0, tp)
+    load_transient = load.transient
 
     # ---- offload: states that live in host memory instead ----
     host: float | None = 0.0
@@ -409,7 +337,7 @@ def _memory_for_card(
     impl = "fused" if job.parallelism.startswith("zero") else stack.optimizer_impl  # DeepSpeed's FusedAdam
     eight_bit = job.optimizer.endswith("8bit")  # bitsandbytes steps each parameter in one fused kernel
     if optimizer and job.optimizer != "sgd" and not eight_bit:
-        state_bytes = (tb.optimizer - (FP32 if job.precision == "mixed-bf16" and job.method == "full" else 0)) / 2
+        state_bytes = (tb.optimizer - (FP32 if master_in_states else 0)) / 2  # one of Adam's two states
         if impl == "foreach":
             # torch/optim/adam.py _multi_tensor_adam: `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`
             # allocates a copy of the second moment for the whole device/dtype group at once.
@@ -426,7 +354,7 @@ def _memory_for_card(
     fragmentation = sc * static + constants.dynamic_fraction * dynamic
     # gathered units on the unshard stream; gradient shards on the post-backward stream
     side_stream = gathered + gradients if gathered else 0.0
-    load_pool = (weights + adapters) * (1 + sc) + load_transient if load_transient else 0.0
+    load_pool = (weights + adapters) * (1 + sc) + load.segments if load.segments else 0.0
     opt_static = weights + adapters + optimizer + (0.0 if side_stream else gradients)
     optimizer_pool = opt_static * (1 + sc) + optimizer_temp * (1 + constants.dynamic_fraction)
     return MemoryBreakdown(
@@ -447,6 +375,9 @@ def _memory_for_card(
         optimizer_pool=optimizer_pool,
         loss_backward=loss_backward,
         gathered=gathered,
+        head_and_loss=head_and_loss,
+        head_gradient=head_gradient,
+        head_gradient_from_loss=head_gradient if stack.loss == "fused" else 0.0,
         load_transient=load_transient,
         host=host,
     )

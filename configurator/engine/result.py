@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr, computed_field
 
 from configurator.engine.codes import CheckCode, LinkKind
+from configurator.engine.mig import MigSetup
 
 Severity = Literal["error", "warning", "info"]
 FitStatus = Literal["fits", "tight", "does-not-fit", "unknown"]
@@ -173,8 +175,27 @@ class MigCard(Out):
     display_mode_required: bool
     instances: list[MigInstanceResult] = []
     problems: list[str] = []
-    commands: list[str] = []
-    mig_parted_yaml: str | None = None
+    # what the setup is written from; the commands and the file are computed when first read (issue 11: not on
+    # every evaluation) and are in model_dump / the JSON like fields
+    _setup: MigSetup | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, setup: MigSetup | None, **fields: object) -> MigCard:
+        card = cls(**fields)  # type: ignore[arg-type]
+        card._setup = setup
+        return card
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def commands(self) -> list[str]:
+        """The nvidia-smi sequence for this card (lines starting with '#' are notes); [] when invalid."""
+        return self._setup.commands() if self._setup is not None else []
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def mig_parted_yaml(self) -> str | None:
+        """A mig-parted config for this layout; None when invalid."""
+        return self._setup.parted_yaml() if self._setup is not None else None
 
 
 class Topology(Out):

@@ -1,0 +1,83 @@
+"""evaluate's memos (engine/evaluate.py): a memoised evaluation equals a fresh one, after any edit."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from hypothesis import given, settings
+
+from configurator.engine import evaluate
+from configurator.engine.build import Build
+from configurator.engine.buildfile import load_build
+from tests.test_properties import build_dicts
+from tests.test_report import BUILDS as BUILD_DIR
+
+BUILDS = {p.name: load_build(p) for p in sorted(BUILD_DIR.glob("*.yaml"))}
+
+EVALUATE = sys.modules["configurator.engine.evaluate"]  # the module (the package exports the function)
+
+
+def _fresh(build: Build):  # type: ignore[no-untyped-def]
+    for memo in (EVALUATE._JOB_MEMO, EVALUATE._TOPOLOGY_MEMO, EVALUATE._LAYOUT_MEMO):
+        memo.clear()
+    return evaluate(build)
+
+
+def _dump(result) -> str:  # type: ignore[no-untyped-def]
+    return result.model_dump_json()
+
+
+@pytest.mark.parametrize("name", sorted(BUILDS))
+def test_memoised_evaluation_equals_a_fresh_one(name: str) -> None:
+    build = BUILDS[name]
+    fresh = _dump(_fresh(build))
+    assert _dump(evaluate(build)) == fresh  # second call: every job from the memo
+    assert _dump(evaluate(build)) == fresh
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=build_dicts(known_ids_only=True), second=build_dicts(known_ids_only=True))
+def test_an_edit_between_evaluations_never_leaks_the_old_result(first: dict, second: dict) -> None:
+    """Two builds sharing jobs and assumptions but not cards, bridges or MIG layouts: the second evaluation,
+    memo warm from the first, equals its fresh evaluation."""
+    a = Build.model_validate(first)
+    b = Build.model_validate(second).model_copy(update={"jobs": a.jobs, "assumptions": a.assumptions})
+    evaluate(a)
+    warm = _dump(evaluate(b))
+    assert warm == _dump(_fresh(b))
+
+
+def test_mig_commands_are_written_when_read_not_on_every_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: evaluate kept calling mig_commands and mig_parted_yaml for every MIG card."""
+    from configurator.engine import mig
+
+    build = next(b for b in BUILDS.values() if any(p.mig for p in b.cards))
+    calls: list[str] = []
+    real_commands, real_yaml = mig.mig_commands, mig.mig_parted_yaml
+
+    def commands(*args, **kw):  # type: ignore[no-untyped-def]
+        calls.append("commands")
+        return real_commands(*args, **kw)
+
+    def parted(*args, **kw):  # type: ignore[no-untyped-def]
+        calls.append("yaml")
+        return real_yaml(*args, **kw)
+
+    monkeypatch.setattr(mig, "mig_commands", commands)
+    monkeypatch.setattr(mig, "mig_parted_yaml", parted)
+    result = _fresh(build)
+    assert calls == []
+    card = next(m for m in result.mig if m.valid)
+    assert any("-cgi" in c for c in card.commands) and card.commands is card.commands  # written once
+    assert card.mig_parted_yaml and "mig-configs:" in card.mig_parted_yaml
+    assert calls == ["commands", "yaml"]
+    dumped = result.model_dump()["mig"][0]  # the JSON and the CLI still carry them
+    assert dumped["commands"] and dumped["mig_parted_yaml"]
+
+
+def test_invalid_layouts_have_no_commands() -> None:
+    cards = [{"slot": 1, "card": "h100-nvl", "mig": ["7g.94gb", "1g.12gb"]}]
+    build = Build.model_validate({"chassis": "generic-server-8", "cards": cards})
+    card = evaluate(build).mig[0]
+    assert not card.valid and card.commands == [] and card.mig_parted_yaml is None
