@@ -92,7 +92,7 @@ def test_following_the_advice_makes_the_job_fit(card: str, job: dict[str, object
         False,
         row.peak_reserved_gb * 1e9,
         capacity,
-        lambda p: _fits_clearly(p, capacity=capacity, margin=0.05, band=calibration.band_for(build.jobs[0])),
+        lambda p, j: _fits_clearly(p, capacity=capacity, margin=0.05, band=calibration.band_for(j)),
     )
     assert advice.change is not None or advice.cards_needed is not None
     if advice.change is not None:

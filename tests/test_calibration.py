@@ -157,9 +157,6 @@ OUTSIDE_THE_BAND = {
     # code gives (FSDP1_CODE_UNIT_COPIES) and misses by -18 %: the rest is how the allocator places each unit's
     # long-lived shard among the blocks earlier units freed, which no code reading sizes
     "Answer.AI QLoRA 1x512",
-    # +10.9 %, just past the all-runs band (+10.5 %): rows padded to the longest Alpaca sample in each batch,
-    # 512 tokens taken at the peak; the standard loss's 12 B per logit makes this row the most sensitive to it
-    "Liger Qwen2-7B full FSDP1 x4, bs32, standard loss",
 }
 
 
@@ -191,11 +188,6 @@ def test_band_is_wider_for_stacks_without_a_measured_run() -> None:
 # New runs the model misses by more than 15 %, with what reading the code suggests; the test fails when one of
 # them comes within 15 % (remove it here) or another run leaves the 15 % (explain it here, or fix the model).
 KNOWN_MISSES = {
-    # fms-acceleration (IBM), 4 x 4096 packed tokens under TRL's SFTTrainer (engine/runs_extra.py), one GPU: the
-    # runs are declared without PEFT's fp32 preparation (kbit_fp32_prep False: TRL casts the embedding and head
-    # back to bf16), but the norms it casts to fp32 stay fp32 and turn the residual stream fp32 (stack.py); with
-    # the profile's preparation, which now casts the head back, the rows read -5.7 % and -3.3 %
-    "FMS Mistral 7B QLoRA qkvo, 1 GPU, 4x4096": "declared without the fp32 norms' fp32 residual",
     # Held apart, the torchtune README "Memory and training speed" rows (compiled, counter unnamed). The same table
     # lists the same configs on a 48 GB A6000 at 30.3 GiB (LoRA) and 37.4 GiB (full) against 16.2 and 18.9 GiB on
     # the 4090: one config cannot read both, so the 4090 rows ran with settings the README does not state

@@ -135,11 +135,13 @@ def _merge(*cands: _Candidate) -> _Candidate:
 
 def fit_advice(
     model: ModelSpec, job: Job, n_cards: int, on_mig: bool, peak_bytes: float, capacity_bytes: float,
-    fits: Callable[[float], bool], capability: Capability | None = None,
+    fits: Callable[[float, Job], bool], capability: Capability | None = None,
 ) -> FitAdvice:  # fmt: skip
     """Advice for ``job`` whose peak ``peak_bytes`` does not fit ``capacity_bytes`` on each of its cards.
 
-    ``fits(peak_bytes)`` is the build result's own verdict rule for this card (fits, not merely "tight").
+    ``fits(peak_bytes, changed_job)`` is the build result's own verdict rule for this card (fits, not merely
+    "tight"), given the job as changed: a change of method changes the model's band (calibration.band_for), so
+    the verdict is the one the changed job will get.
     """
     advice = FitAdvice(shortfall_gb=max(0.0, (peak_bytes - capacity_bytes) / GB))
 
@@ -147,7 +149,7 @@ def fit_advice(
         return _peak(model, job.model_copy(update=fields), n_cards, on_mig, capability)
 
     def fits_with(fields: dict[str, object]) -> bool:
-        return fits(peak_with(fields))
+        return fits(peak_with(fields), job.model_copy(update=fields))
 
     keep = _keeping_result(job, fits_with)
     method = _changing_method(job)
@@ -180,7 +182,7 @@ def fit_advice(
         sharded = job if job.parallelism == "fsdp" else job.model_copy(update={"parallelism": "fsdp"})
 
         def ok_cards(n: int) -> bool:
-            return fits(_peak(model, sharded, n, False, capability))
+            return fits(_peak(model, sharded, n, False, capability), sharded)
 
         # Per-card memory under FSDP only falls as the group grows (states / n), so search for the smallest n.
         lo, hi = max(2, n_cards + 1), MAX_CARDS

@@ -73,6 +73,11 @@ def _fits_clearly(peak: float, *, capacity: float, margin: float, band: calibrat
     return _status(capacity - peak, capacity, high, margin) == "fits"
 
 
+def _fits_changed(peak: float, job: Job, *, capacity: float, margin: float) -> bool:
+    """``_fits_clearly`` for a job as the advice would change it: with the band that job gets."""
+    return _fits_clearly(peak, capacity=capacity, margin=margin, band=calibration.band_for(job))
+
+
 def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nominal: float, margin: float,
          mig: str | None = None, instance: int | None = None, band: calibration.Band | None = None,
          ) -> CardMemory:  # fmt: skip
@@ -545,7 +550,7 @@ def _evaluate_job(job: Job, build: Build, catalog: Catalog, models: ModelResolve
             if capacity not in advice_for:
                 advice_for[capacity] = fit_advice(
                     model, job, n, on_mig, mem.peak_reserved, capacity,
-                    partial(_fits_clearly, capacity=capacity, margin=a.safety_margin_fraction, band=band), cc,
+                    partial(_fits_changed, capacity=capacity, margin=a.safety_margin_fraction), cc,
                 ).sentence()  # fmt: skip
             checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
                 f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
