@@ -3,8 +3,8 @@
 Each run keeps the published line its figure is read from (``quote``) and the counter that line measured.
 calibration.py turns them into its MeasuredRun cases: a run with ``held_apart`` joins HELD_APART_RUNS (out of
 every fitted constant and every band, scored on its own), the others join the cross-validated pool (NEW_RUNS).
-Which source is held apart was decided by source before any run was scored (``FMS_HELD_APART`` says why the
-source chosen for the pool is held apart for now).
+Which sources are held apart was decided by source before any run was scored: fms-acceleration joins the
+pool (``FMS_HELD_APART``); ms-swift and Unsloth stay held apart, the part the model's error is reported on alone.
 GB = 10^9 bytes; GiB = 2^30 bytes; every value is stored in bytes.
 """
 
