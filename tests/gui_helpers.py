@@ -30,6 +30,17 @@ def make_window(qtbot, tmp_path: Path, build_path: Path | None = None) -> MainWi
     return window
 
 
+def make_active_window(qtbot, tmp_path: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    """``make_window``, activated: key events go to the focused widget only in the active window."""
+    from PySide6.QtCore import QStandardPaths
+
+    QStandardPaths.setTestModeEnabled(True)
+    window = make_window(qtbot, tmp_path)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    return window
+
+
 def slot_point(view: ChassisView, slot: int) -> QPoint:
     return view.mapFromScene(view.slot_items[slot].rect().center())
 

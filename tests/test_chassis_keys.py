@@ -13,7 +13,7 @@ from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMenu
 
 from configurator.engine import editing
-from tests.gui_helpers import make_window
+from tests.gui_helpers import make_active_window, make_window
 from tests.test_report import BUILDS
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -22,10 +22,7 @@ Key, Mod = Qt.Key, Qt.KeyboardModifier
 
 @pytest.fixture
 def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
-    QStandardPaths.setTestModeEnabled(True)
-    w = make_window(qtbot, tmp_path)
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
+    w = make_active_window(qtbot, tmp_path)
     w.card_palette.filter.setFocus()  # the window opens with the chassis focused: come back to it by Tab
     qtbot.waitUntil(lambda: not w.chassis_view.hasFocus())
     w.chassis_view.setFocus(Qt.FocusReason.TabFocusReason)

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QTabBar, QWidget
 
 from configurator.ui.chassis.items import BridgeItem
-from tests.gui_helpers import make_window
+from tests.gui_helpers import make_active_window
 
 pytestmark = pytest.mark.usefixtures("qapp")
 Key, Mod = Qt.Key, Qt.KeyboardModifier
@@ -23,11 +23,7 @@ Key, Mod = Qt.Key, Qt.KeyboardModifier
 
 @pytest.fixture
 def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
-    QStandardPaths.setTestModeEnabled(True)
-    w = make_window(qtbot, tmp_path)
-    w.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is w)
-    return w
+    return make_active_window(qtbot, tmp_path)
 
 
 def focused() -> QWidget:
