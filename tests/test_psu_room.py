@@ -58,3 +58,12 @@ def test_summary_shows_the_room_left(qtbot, tmp_path: Path) -> None:  # type: ig
     over = -doc.result.power.margin_w
     assert over > 0 and f"{over:,.0f} W over the PSU rating" in room()
     assert "PSU_OVERLOAD" in window.checks.codes()
+
+
+def test_palette_shows_capacity_as_the_demo_does() -> None:
+    """One capacity wording everywhere (issue 15): the datasheet figure, then what the driver shows."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.ui.chassis.palette import card_summary
+
+    card = default_catalog().cards["h200-nvl"]
+    assert card_summary(card).split("\n")[1:] == ["141 GB (150.8 GB visible)", "600 W · NVLink"]

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.present.words import capacity_label
 from configurator.ui.dnd import DragList, bridge_mime, card_mime
 from configurator.ui.shell import card_colour, hidpi_canvas
 
@@ -84,7 +85,8 @@ def card_summary(card: CardSpec) -> str:
     nvlink = "NVLink" if card.nvlink else "no NVLink"
     power = card.power.tdp_w.value
     name = short_card_name(card.name, abbreviate=False)
-    return f"{name}\n{card.visible_gb:.1f} GB · {power:.0f} W · {nvlink}"
+    # the capacity in the demo's words too: the datasheet's figure, then what the driver shows (issue 15)
+    return f"{name}\n{capacity_label(card.memory_gb.value, card.visible_gb)}\n{power:.0f} W · {nvlink}"
 
 
 class CardList(DragList):
