@@ -161,8 +161,9 @@ class Routing:
     active: list[int]
 
 
-def route(model: Model, cand: Candidate, month: int) -> Routing:
-    orders = model.orders(month)
+def _capacity(model: Model, cand: Candidate) -> tuple[dict[int, list[int]], dict[int, int], dict[tuple[int, str], int]]:
+    """What a candidate offers before routing: per node type the free whole cards of each node and whole
+    cards per node, and per (node type, MIG profile) the instances in the fleet."""
     free: dict[int, list[int]] = {}  # node type -> free whole cards per node
     whole_per_node: dict[int, int] = {}
     pools: dict[tuple[int, str], int] = {}
@@ -177,6 +178,15 @@ def route(model: Model, cand: Candidate, month: int) -> Routing:
         if layout >= 0:
             for prof, c in node.layout_counts[layout].items():
                 pools[(t, prof)] = pools.get((t, prof), 0) + c * k * n
+    return free, whole_per_node, pools
+
+
+def route(model: Model, cand: Candidate, month: int) -> Routing:
+    """Route every active class onto the candidate, largest first, cheapest device first (module docstring).
+
+    Kept as one loop: it is the search's inner loop, run for every candidate and month."""
+    orders = model.orders(month)
+    free, whole_per_node, pools = _capacity(model, cand)
     routes: list[tuple[int, int, int, float]] = []
     unserved: list[int] = []
     unfit: list[int] = []
