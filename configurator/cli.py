@@ -157,7 +157,8 @@ def _catalog(kind: str, as_json: bool) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The argument parser: one subparser per command (the window takes its own arguments)."""
     parser = argparse.ArgumentParser(
         prog="configurator",
         description=(
@@ -192,42 +193,56 @@ def main(argv: list[str] | None = None) -> int:
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
+    return parser
 
+
+def _nccl_busbw(path: Path, link: str) -> int:
+    """Print an nccl-tests all_reduce_perf output's large-message busbw as a build's calibration entry."""
+    from configurator.engine.nccl import large_message_busbw
+
+    busbw = large_message_busbw(read_text(path))
+    print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
+          f"add to the build's assumptions:\n  calibration: [{{link: {link}, busbw_gb_s: {busbw:.1f}, "
+          f"source: {json.dumps(shorten(path.name, 80))}}}]")  # fmt: skip
+    return 0
+
+
+def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
+    """Run the command ``words`` name: a window, or one subcommand."""
+    if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
+        from configurator.ui.planner.app import main as planner_main
+
+        return planner_main(words[1:])
+    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+    if not words or words[0] not in commands:
+        # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
+        from configurator.ui.shell.app import main as gui_main
+
+        return gui_main(words)
+    args = parser.parse_args(words)
+    if args.command == "size":
+        return _size(_user_path(args.build), args.json)
+    if args.command == "plan":
+        return _plan(_user_path(args.plan), args.json, _user_path(args.pdf))
+    if args.command == "catalog":
+        return _catalog(args.kind, args.json)
+    if args.command == "export":
+        return _export(_user_path(args.build), _user_path(args.output), args.page, args.seller, args.logo,
+                       _user_path(args.prices))  # fmt: skip
+    if args.command == "open-code":
+        return _open_code(args.code, args.print_only)
+    if args.command == "nccl-busbw":
+        return _nccl_busbw(_user_path(args.file), args.link)
+    parser.print_help()
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line's entry point: bad input exits 2 with one line, a bug 3 (INTERNAL_ERROR)."""
+    parser = _parser()
     words = sys.argv[1:] if argv is None else list(argv)
     try:
-        if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
-            from configurator.ui.planner.app import main as planner_main
-
-            return planner_main(words[1:])
-        commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
-        if not words or words[0] not in commands:
-            # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
-            from configurator.ui.shell.app import main as gui_main
-
-            return gui_main(words)
-        args = parser.parse_args(words)
-        if args.command == "size":
-            return _size(_user_path(args.build), args.json)
-        if args.command == "plan":
-            return _plan(_user_path(args.plan), args.json, _user_path(args.pdf))
-        if args.command == "catalog":
-            return _catalog(args.kind, args.json)
-        if args.command == "export":
-            return _export(_user_path(args.build), _user_path(args.output), args.page, args.seller, args.logo,
-                           _user_path(args.prices))
-        if args.command == "open-code":
-            return _open_code(args.code, args.print_only)
-        if args.command == "nccl-busbw":
-            from configurator.engine.nccl import large_message_busbw
-
-            path = _user_path(args.file)
-            busbw = large_message_busbw(read_text(path))
-            print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
-                  f"add to the build's assumptions:\n  calibration: [{{link: {args.link}, busbw_gb_s: {busbw:.1f}, "
-                  f"source: {json.dumps(shorten(path.name, 80))}}}]")  # fmt: skip
-            return 0
-        parser.print_help()
-        return 2
+        return _command(parser, words)
     except FileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
