@@ -1,0 +1,118 @@
+"""The build sheet's job and MIG sections: per job its set-up, memory per card, communication and compute."""
+
+from __future__ import annotations
+
+from html import escape
+
+from configurator.catalog.cards import short_card_name
+from configurator.catalog.loader import Catalog
+from configurator.engine import BuildResult
+from configurator.engine.build import Job
+from configurator.engine.result import JobResult
+from configurator.present.memory_words import reserved_basis_note
+from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
+from configurator.report.text import compute_phrase, overlap_phrase
+
+
+def _job_memory(i: int, job: JobResult) -> list[str]:
+    """Memory per card in GB, the peak's make-up and the headroom figure's marker."""
+    out: list[str] = []
+    rows = []
+    for r in job.cards:
+        where = f"{r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+        rows.append([where, escape(short_card_name(r.card_name)), fmt_gb(r.weights_gb), fmt_gb(r.adapters_gb),
+                     fmt_gb(r.gradients_gb), fmt_gb(r.optimizer_gb), fmt_gb(r.activations_gb), fmt_gb(r.transient_gb),
+                     fmt_gb(r.overhead_gb), fmt_gb(r.peak_reserved_gb), fmt_gb(r.capacity_gb), fmt_gb(r.headroom_gb),
+                     r.status])  # fmt: skip
+    out.append(html_table(["Slot", "Card", "Weights", "Adapt.", "Grads", "Optim.", "Activ.", "Trans.", "Ovhd.",
+                       "Peak", "Capacity", "Headroom", "Fit"], rows,
+                      [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
+    r0 = job.cards[0]
+    out.append(
+        f"<p style='font-size:8pt'>Memory in GB. Model states {r0.model_states_gb:.1f} GB; peak allocated "
+        f"{r0.peak_allocated_gb:.1f} GB; allocator reserved {r0.allocator_reserved_gb:.1f} GB; peak as "
+        f"nvidia-smi shows it {r0.peak_reserved_gb:.1f} GB (model band {r0.peak_low_gb:.1f}–"
+        f"{r0.peak_high_gb:.1f} GB, leave-one-source-out: {escape(r0.band_basis)}); peak set by the "
+        f"{r0.peak_phase} phase"
+        + (f"; offloaded states take {job.host_memory_gb:.1f} GB of host memory" if job.host_memory_gb else "")
+        + (f"; {note}" if (note := reserved_basis_note(r0.reserved_set_by, r0.fsdp_setup_pool_gb)) else "")
+        + ".</p>"
+    )
+    out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")
+    return out
+
+
+def _job_steps(job: JobResult) -> list[str]:
+    """Communication and compute per step, with their notes."""
+    out: list[str] = []
+    comm, comp = job.communication, job.compute
+    if comm.collectives or comp:
+        out.append("<h3>Communication and compute per step</h3>")
+    if comm.collectives:
+        rows = [[escape(c.name), c.kind, str(c.count_per_step), f"{c.bytes_per_card / 1e9:,.2f}", c.link,
+                 f"{c.rate_gb_s:,.0f} ({c.rate_basis})", f"{c.seconds:.3f}"] for c in comm.collectives]  # fmt: skip
+        out.append(html_table(["Collective", "Kind", "×/step", "GB per card", "Link", "GB/s per direction", "Seconds"],
+                          rows, [30, 13, 7, 11, 10, 17, 12]))  # fmt: skip
+        out.append(
+            f"<p>Communication {comm.seconds_per_step:.3f} s per step over {comm.bound_by}"
+            f"{overlap_phrase(comm)}.</p>"
+        )
+        out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comm.notes]
+    if comp:
+        secs, rate = compute_phrase(comp)
+        out.append(
+            f"<p>Compute {comp.flops_per_step / 1e12:,.1f} TFLOP per card per step ({comp.tokens_per_step:,} "
+            f"tokens) {rate}: {secs}"
+            + (f". Step time {job.step_seconds:.3f} s." if job.step_seconds is not None else ".")
+            + "</p>"
+        )
+        out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comp.notes]
+    return out
+
+
+def job_section(i: int, job: JobResult, spec: Job) -> list[str]:
+    """One job: model, method and set-up, precision, memory per card, communication and compute."""
+    out: list[str] = []
+    out.append(H2.format(f"Job: {escape(job.name)}"))
+    lora = f", LoRA rank {spec.lora.rank} on {escape(str(spec.lora.targets))}" if spec.method != "full" else ""
+    quant = f", base {spec.quantization}" if spec.method == "qlora" else ""
+    out.append(
+        f"<p>Model <b>{escape(job.model_name)}</b> ({job.params_total / 1e9:.2f} B parameters, "
+        f"{job.params_trainable / 1e6:,.1f} M trained). Method {spec.method}{lora}{quant}; optimizer "
+        f"{spec.optimizer}, {spec.precision}; {spec.parallelism}"
+        + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")
+        + f"; sequence {spec.sequence_length:,} × micro-batch {spec.micro_batch_size}, gradient checkpointing "
+        f"{'on' if spec.gradient_checkpointing else 'off'}, attention {spec.attention}, loss {job.loss}"
+        + (f"; stack: {escape(job.stack)}" if job.stack else "")
+        + (f", fixed activation budget {spec.activation_memory_gb:g} GB"
+           if spec.activation_memory_gb is not None else "")
+        + f". Status: <b>{job.status}</b>.</p>"
+    )  # fmt: skip
+    if job.precision and (job.precision.recipe or job.precision.base_weights != "bf16"):  # low precision
+        lp = job.precision
+        out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {lp.base_weights}; "
+                   f"support: {escape(lp.source or '')}.</p>")  # fmt: skip
+    if job.cards:
+        out += _job_memory(i, job)
+    out += _job_steps(job)
+    return out
+
+
+def mig_section(result: BuildResult, catalog: Catalog) -> list[str]:
+    """Each MIG card's layout: instances, jobs, the commands that create it and its problems."""
+    out: list[str] = []
+    if result.mig:
+        out.append(H2.format("MIG layouts"))
+        for m in result.mig:
+            card = catalog.cards.get(m.card)
+            name = card.name if card else m.card
+            rows = [[str(i.index), i.profile, str(i.start), f"{i.capacity_gb:.1f}", f"{i.capacity_nominal_gb:g}",
+                     escape(", ".join(i.jobs) or "—")] for i in m.instances]  # fmt: skip
+            out.append(f"<p><b>Slot {m.slot}: {escape(name)}</b> — layout {'valid' if m.valid else 'INVALID'}.</p>")
+            out.append(html_table(["Instance", "Profile", "Start", "GB visible", "GB nominal", "Jobs"], rows,
+                              [10, 18, 10, 14, 14, 34]))  # fmt: skip
+            if m.commands:
+                cmds = "<br>".join(escape(c) for c in m.commands)
+                out.append(f"<p style='font-family:monospace;font-size:8pt'>{cmds}</p>")
+            out += [f"<p style='color:#C62828'>{escape(p)}</p>" for p in m.problems]
+    return out

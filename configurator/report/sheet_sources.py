@@ -1,0 +1,110 @@
+"""The build sheet's closing sections: checks, assumptions (with their sources) and the sourced figures."""
+
+from __future__ import annotations
+
+from html import escape
+
+from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build, BuildResult, calibration
+from configurator.engine.memory import (
+    ALLOCATOR_DYNAMIC_FRACTION,
+    ALLOCATOR_STATIC_FRACTION,
+    CUDA_CONTEXT_BYTES,
+    FSDP_SETUP_UNIT_COPIES,
+)
+from configurator.report.sheet_tables import H2, html_table, source_text
+
+
+def checks_section(result: BuildResult) -> list[str]:
+    """Every check with its severity, code and what to do about it."""
+    out: list[str] = []
+    out.append(H2.format("Checks"))
+    if result.checks:
+        colour = {"error": "#C62828", "warning": "#B26A00", "info": "#1565C0"}
+        rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>", c.code,
+                 escape(c.message) + (f"<br/><small>{escape(c.detail)}</small>" if c.detail else "")]
+                for c in result.checks]  # fmt: skip
+        out.append(html_table(["Severity", "Code", "What and how to fix it"], rows, [9, 34, 57]))
+    else:
+        out.append("<p>No problems found.</p>")
+    return out
+
+
+def assumptions_section(build: Build, result: BuildResult) -> list[str]:
+    """The assumptions the figures rest on, each with its source."""
+    out: list[str] = []
+    out.append(H2.format("Assumptions and sources"))
+    a = build.assumptions
+    out.append(
+        "<ul>"
+        "<li>GB = 10<sup>9</sup> bytes (SI prefix); capacities are what nvidia-smi shows.</li>"
+        f"<li>Link rates: {result.link_rates} ("
+        + ("datasheet rates per direction" if a.link_rates == "nominal" else "typical nccl-tests busbw")
+        + ")"
+        + (
+            "; calibrated: " + ", ".join(f"{c.link} {c.busbw_gb_s:g} GB/s ({escape(c.source)})" for c in a.calibration)
+            if a.calibration
+            else ""
+        )
+        + ".</li>"
+        + (
+            "<li>Compute rates: published dense BF16, or the catalog's UNCONFIRMED estimate where NVIDIA publishes "
+            "none (each job that uses one says so).</li>"
+            if a.compute_rates == "estimated"
+            else "<li>Compute rates: published dense BF16 only; a card without one has no compute time.</li>"
+        )
+        + f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical of "
+        "large dense training, Chowdhery et al. 2022; Korthikanti et al. 2022).</li>"
+        f"<li>Safety margin {a.safety_margin_fraction:.0%} of capacity; "
+        f"CUDA context {CUDA_CONTEXT_BYTES / 1e9:.2f} GB; "
+        f"caching-allocator reserve {ALLOCATOR_STATIC_FRACTION:.0%} of static and {ALLOCATOR_DYNAMIC_FRACTION:.0%} "
+        "of dynamic memory; under FSDP, the gathered units and gradient shards keep pools of their own streams, "
+        f"and the pool left from FSDP set-up (sharded weights and adapters plus {FSDP_SETUP_UNIT_COPIES:g} copies "
+        "of the largest unit) is a floor under the peak.</li>"
+        "<li>Activations: per-layer saved tensors of a Llama-style block (Korthikanti et al. 2022, re-derived for "
+        "RMSNorm, rotary SDPA/flash attention, GQA and SwiGLU) plus logits and loss buffers. Checked against "
+        f"{len(calibration.MEASURED_RUNS)} published runs: the model lands between "
+        f"{calibration.MODEL_ERROR_MIN:+.0%} and {calibration.MODEL_ERROR_MAX:+.0%} of the measured peak "
+        f"({len(calibration.HELD_OUT_RUNS)} further published runs, which no constant was fitted to, fall inside "
+        "that range); that spread is the band printed with each peak.</li>"
+        "<li>Model states follow the ZeRO count: 16 B per trained parameter with mixed-precision AdamW, 10 B with "
+        "8-bit AdamW; QLoRA stores block linears in NF4 (bitsandbytes, double quantisation by default).</li>"
+        "</ul>"
+    )
+    return out
+
+
+def sources_section(build: Build, result: BuildResult, catalog: Catalog, chassis: ChassisSpec | None) -> list[str]:
+    """Every catalog figure the sheet uses, with its value and source."""
+    a = build.assumptions
+    rows = []
+    seen: set[str] = set()
+    for c in build.cards:
+        card = catalog.cards.get(c.card)
+        if card is None or card.id in seen:
+            continue
+        seen.add(card.id)
+        for label, s in (("visible memory", card.memory_visible_mib), ("dense BF16 rate", card.bf16_dense_tflops),
+                         ("memory bandwidth", card.memory_bandwidth_gb_s), ("power", card.power.tdp_w)):  # fmt: skip
+            value = f"{s.value:g}" if s.value is not None else "n/p"
+            rows.append([escape(card.name.removeprefix("NVIDIA ")), label, value, source_text(s.source)])
+        estimate = card.bf16_dense_tflops_estimate
+        if estimate is not None and a.compute_rates == "estimated" and not card.bf16_dense_tflops.value:
+            rows.append([escape(card.name.removeprefix("NVIDIA ")), "dense BF16 rate, estimate used",
+                         f"{estimate.value:g}", source_text(estimate.source)])  # fmt: skip
+        if card.nvlink:
+            s = card.nvlink.gb_s_bidirectional
+            rows.append([escape(card.name.removeprefix("NVIDIA ")), "NVLink GB/s (both directions)", f"{s.value:g}",
+                         source_text(s.source)])  # fmt: skip
+    if chassis:
+        rows.append([escape(chassis.name), "slot map", "—", source_text(chassis.source)])
+        for label, s in (("PSU W each", chassis.psu.watts_each), ("platform W", chassis.platform_power_w)):
+            value = f"{s.value:g}" if s.value is not None else "n/p"
+            rows.append([escape(chassis.name), label, value, source_text(s.source)])
+    for job in result.jobs:
+        m = catalog.models.get(job.model)
+        if m is not None and m.id not in seen:
+            seen.add(m.id)
+            rows.append([escape(m.name), "architecture", f"{m.total_params:,} params", source_text(m.source)])
+    return [html_table(["Item", "Figure", "Value", "Source"], rows, [22, 18, 12, 48])]
