@@ -1,7 +1,8 @@
-"""Import a model from a Hugging Face ``config.json`` file.
+"""Import a model from a Hugging Face ``config.json``: the config's fields normalised into a
+:class:`ModelSpec` (:func:`model_from_hf_config`), and the file read (:func:`load_hf_config`).
 
-Every failure (unreadable file, bad JSON, unsupported ``model_type``, missing or malformed keys) is a
-:class:`FileError` naming the file, the key and, where it can be found, the line.
+Every failure of a file (unreadable file, bad JSON, unsupported ``model_type``, missing or malformed keys) is
+a :class:`FileError` naming the file, the key and, where it can be found, the line.
 """
 
 from __future__ import annotations
@@ -12,9 +13,237 @@ import re
 from pathlib import Path
 from typing import Any
 
-from configurator.catalog.errors import FileError, Problem, shorten
-from configurator.catalog.models import ConfigError, ModelSpec, model_from_hf_config
+from pydantic import ValidationError
+
+from configurator.catalog.errors import FileError, Problem, short_repr, shorten
+from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
 from configurator.catalog.yamlio import read_text
+
+# ---- a config.json's fields ----------------------------------------------------------------------------
+
+
+class ConfigError(ValueError):
+    """A config.json that cannot be read as a supported model; ``field`` names the key at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.message = message
+
+
+# Defaults of the transformers config classes, per model_type, for keys a config.json may omit.
+_TIE_DEFAULT = {"gemma2": True}  # Gemma2Config(tie_word_embeddings=True); all others default to False
+_HEAD_DIM_DEFAULT = {"qwen3": 128, "qwen3_moe": 128, "gemma2": 256}  # Qwen3Config/Gemma2Config head_dim
+
+# Keys the reader uses; a catalog entry may only use these (a typo must not pass silently).
+KNOWN_CONFIG_KEYS = frozenset(
+    {
+        "model_type",
+        "hidden_size",
+        "num_hidden_layers",
+        "intermediate_size",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "vocab_size",
+        "tie_word_embeddings",
+        "attention_bias",
+        "mlp_bias",
+        "num_local_experts",
+        "num_experts",
+        "num_experts_per_tok",
+        "moe_intermediate_size",
+        "shared_expert_intermediate_size",
+        "decoder_sparse_step",
+        "mlp_only_layers",
+    }
+)
+
+
+# Upper bounds on config.json sizes: about four times the largest published model's, so every real config
+# passes and a typo or a hostile file (10^9 layers, a 400-digit vocab) is refused by name before any count.
+# Largest published, for scale: hidden_size 16384, intermediate_size 53248, 126 layers and 128 heads
+# (Llama 3.1 405B config.json); vocab_size 262144 (Gemma 3); head_dim 256 (Gemma 2); 512 experts
+# (Qwen3-Next-80B-A3B).
+CONFIG_LIMITS: dict[str, int] = {
+    "hidden_size": 65_536,
+    "num_hidden_layers": 1_024,
+    "intermediate_size": 262_144,
+    "num_attention_heads": 1_024,
+    "num_key_value_heads": 1_024,
+    "head_dim": 1_024,
+    "vocab_size": 1_048_576,
+    "num_local_experts": 4_096,
+    "num_experts": 4_096,
+    "num_experts_per_tok": 4_096,
+    "moe_intermediate_size": 262_144,
+    "shared_expert_intermediate_size": 262_144,
+    "decoder_sparse_step": 1_024,
+}
+
+
+def _int(config: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = config.get(key, default)
+    if value is None:
+        raise ConfigError(key, "required key is missing")
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # 4096.0: a whole number written as a float
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, f"must be a whole number, got {short_repr(value)}")
+    limit = CONFIG_LIMITS.get(key)
+    if value <= 0 or (limit is not None and value > limit):
+        allowed = f"1 to {limit:,}" if limit is not None else "a positive number"
+        what = short_repr(value) if value.bit_length() > 64 else f"{value:,}"
+        raise ConfigError(key, f"must be {allowed} (no published model comes near the top), got {what}")
+    return value
+
+
+def _bool(config: dict[str, Any], key: str, default: bool) -> bool:
+    value = config.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ConfigError(key, f"must be true or false, got {short_repr(value)}")
+    return value
+
+
+def _language_model(config: dict[str, Any], *, id: str, name: str, source: str) -> tuple[str, ModelSpec | None]:
+    """The config's model_type, checked as supported; for a multimodal config (mllama, gemma3, llava ...)
+    with a supported language model in text_config, that model read (with a note saying so)."""
+    if not isinstance(config, dict):
+        raise ConfigError("", f"a config must be a JSON object / mapping, got {type(config).__name__}")
+    mt = config.get("model_type")
+    if mt is None:
+        raise ConfigError("model_type", "required key is missing")
+    text = config.get("text_config")
+    if mt not in SUPPORTED_MODEL_TYPES and isinstance(text, dict):
+        # Multimodal configs (mllama, gemma3, llava ...) hold the language model in text_config: read that one.
+        inner = text.get("model_type")
+        if inner in SUPPORTED_MODEL_TYPES:
+            spec = model_from_hf_config(text, id=id, name=name, source=source)
+            note = (
+                f"language model only: read from text_config of this {shorten(str(mt), 40)} config; the "
+                "vision tower and projector are not counted"
+            )
+            return str(mt), spec.model_copy(update={"note": note})
+        raise ConfigError("text_config.model_type", f"{short_repr(mt)} is a multimodal config whose language model "
+                          f"(text_config) is {short_repr(inner)}, which is not supported; supported: "
+                          f"{', '.join(SUPPORTED_MODEL_TYPES)}")  # fmt: skip
+    if mt not in SUPPORTED_MODEL_TYPES:
+        raise ConfigError("model_type", f"unsupported model type {short_repr(mt)}; supported: "
+                          f"{', '.join(SUPPORTED_MODEL_TYPES)}")  # fmt: skip
+    return str(mt), None
+
+
+def _head_dim(config: dict[str, Any], mt: str, hidden: int, heads: int) -> int:
+    """head_dim: the config's where the transformers class reads it, else hidden_size // num_attention_heads."""
+    if mt in _HEAD_DIM_DEFAULT:
+        return _int(config, "head_dim", _HEAD_DIM_DEFAULT[mt])
+    if config.get("head_dim") is not None and mt in ("llama", "mistral", "mixtral"):
+        return _int(config, "head_dim")  # e.g. Llama 3.2: head_dim given explicitly
+    # Qwen2, Qwen2-MoE, Phi-3: hidden_size // num_attention_heads
+    if hidden % heads:
+        raise ConfigError("num_attention_heads", f"hidden_size {hidden} is not divisible by {heads}")
+    return hidden // heads
+
+
+def _layout_fields(config: dict[str, Any], mt: str, attention_bias: bool, fields: dict[str, Any]) -> None:
+    """Biases, norms and fused projections as each model type's modelling code lays them out."""
+    if mt in ("qwen2", "qwen2_moe"):
+        fields["qkv_bias"] = True  # modeling_qwen2: q/k/v_proj bias=True, o_proj bias=False
+    elif mt in ("llama", "qwen3", "qwen3_moe", "gemma2"):
+        fields["qkv_bias"] = fields["o_bias"] = attention_bias  # q, k, v and o all follow attention_bias
+    if mt == "llama":
+        fields["mlp_bias"] = _bool(config, "mlp_bias", False)
+    if mt in ("qwen3", "qwen3_moe"):
+        fields["qk_norm"] = True
+    if mt == "gemma2":
+        fields["norms_per_layer"] = 4  # input, post_attention, pre_feedforward, post_feedforward
+    if mt == "phi3":
+        fields["fused_qkv"] = fields["fused_gate_up"] = True
+
+
+def _moe_fields(config: dict[str, Any], mt: str, fields: dict[str, Any]) -> None:
+    """Experts, experts per token and expert widths of the mixture-of-experts types."""
+    if mt == "mixtral":
+        # experts are w1 (gate), w3 (up), w2 (down) of width intermediate_size; router over num_local_experts
+        fields["num_experts"] = _int(config, "num_local_experts")
+        fields["num_experts_per_tok"] = _int(config, "num_experts_per_tok")
+        fields["moe_intermediate_size"] = fields["intermediate_size"]
+        fields["expert_module_names"] = ("w1", "w3", "w2")
+    if mt in ("qwen2_moe", "qwen3_moe"):
+        fields["num_experts"] = _int(config, "num_experts")
+        fields["num_experts_per_tok"] = _int(config, "num_experts_per_tok")
+        fields["moe_intermediate_size"] = _int(config, "moe_intermediate_size")
+        fields["decoder_sparse_step"] = _int(config, "decoder_sparse_step", 1)
+        only = config.get("mlp_only_layers") or []
+        layers = fields["num_layers"]
+        if (
+            not isinstance(only, list)
+            or len(only) > layers
+            or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < layers for i in only)
+        ):
+            raise ConfigError("mlp_only_layers", f"must be a list of layer numbers 0 to {layers - 1}, got "
+                              f"{short_repr(only)}")  # fmt: skip
+        fields["mlp_only_layers"] = tuple(sorted(set(only)))
+    if mt == "qwen2_moe":
+        fields["shared_expert_intermediate_size"] = _int(config, "shared_expert_intermediate_size")
+        fields["shared_expert_gate"] = True
+
+
+def _model_spec(fields: dict[str, Any], heads: int) -> ModelSpec:
+    """The fields as a ModelSpec, after the head and expert counts are checked against each other."""
+    if heads % fields["num_key_value_heads"]:
+        raise ConfigError(
+            "num_key_value_heads",
+            f"num_attention_heads {heads} is not a multiple of {fields['num_key_value_heads']}",
+        )
+    if fields.get("num_experts_per_tok", 0) > fields.get("num_experts", 0):
+        raise ConfigError(
+            "num_experts_per_tok",
+            f"{fields['num_experts_per_tok']} is more than the {fields['num_experts']} experts",
+        )
+    try:
+        return ModelSpec(**fields)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        raise ConfigError(".".join(str(p) for p in err["loc"]), shorten(msg)) from None
+
+
+def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: str) -> ModelSpec:
+    """Normalise a Hugging Face config.json (as a dict) into a ModelSpec.
+
+    Raises ValueError (a :class:`ConfigError`, with ``field``) for unsupported model types and for
+    missing or malformed keys.
+    """
+    mt, language_model = _language_model(config, id=id, name=name, source=source)
+    if language_model is not None:
+        return language_model
+    hidden = _int(config, "hidden_size")
+    heads = _int(config, "num_attention_heads")
+    head_dim = _head_dim(config, mt, hidden, heads)
+    attention_bias = _bool(config, "attention_bias", False)  # read first: its error comes before the sizes'
+    fields: dict[str, Any] = {
+        "id": id,
+        "name": name,
+        "source": source,
+        "architecture": mt,
+        "hidden_size": hidden,
+        "num_layers": _int(config, "num_hidden_layers"),
+        "intermediate_size": _int(config, "intermediate_size"),
+        "num_attention_heads": heads,
+        "num_key_value_heads": _int(config, "num_key_value_heads", heads),  # HF default: = heads (MHA)
+        "head_dim": head_dim,
+        "vocab_size": _int(config, "vocab_size"),
+        "tie_word_embeddings": _bool(config, "tie_word_embeddings", _TIE_DEFAULT.get(mt, False)),
+    }
+    _layout_fields(config, mt, attention_bias, fields)
+    _moe_fields(config, mt, fields)
+    return _model_spec(fields, heads)
+
+
+# ---- a config.json file --------------------------------------------------------------------------------
 
 _HASH = re.compile(r"^[0-9a-f]{40}$")
 
