@@ -6,10 +6,12 @@ Every number drawn comes from the engine's result; the drawing code only places 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 
+from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.result import CardMemory, JobResult
@@ -51,13 +53,30 @@ def card_colour(card_id: str) -> QColor:
     return QColor(card_colour_hex(card_id))
 
 
-def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog) -> None:
-    """The chassis to scale: slot positions with their PCIe roots, cards at their real width, bridges."""
-    chassis = catalog.chassis.get(build.chassis)
-    if chassis is None:
-        return
-    painter.save()
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+@dataclass(frozen=True)
+class _ChassisScale:
+    """Where the chassis drawing puts things: a label column, then SXM modules in a 4-wide grid of ``cell``
+    or PCIe slots to scale (``scale`` drawing units per mm)."""
+
+    rect: QRectF
+    label_w: float
+    sxm: bool
+    length_mm: float
+    cell: float = 0.0
+    scale: float = 0.0
+
+    def slot_rect(self, pos: SlotPosition) -> QRectF:
+        rect = self.rect
+        if self.sxm:
+            c, r = pos.x % 4, pos.x // 4
+            return QRectF(rect.left() + self.label_w + c * self.cell, rect.top() + r * self.cell, self.cell * 0.92,
+                          self.cell * 0.85)  # fmt: skip
+        return QRectF(rect.left() + self.label_w, rect.top() + pos.x * PITCH_MM * self.scale,
+                      self.length_mm * self.scale, max(pos.max_width, 1) * PITCH_MM * self.scale)  # fmt: skip
+
+
+def _chassis_scale(rect: QRectF, chassis: ChassisSpec) -> _ChassisScale:
+    """Fit the chassis's positions into ``rect`` beside a label column."""
     label_w = rect.width() * 0.22
     sxm = any(p.kind == "sxm" for p in chassis.positions)
     max_x = max(p.x + max(p.max_width, 1) for p in chassis.positions)
@@ -65,19 +84,16 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
     if sxm:
         cols, rows = 4, (max_x + 3) // 4
         cell = min((rect.width() - label_w) / cols, rect.height() / rows)
-    else:
-        scale = min((rect.width() - label_w) / length_mm, rect.height() / (max_x * PITCH_MM))
-    ink = QColor("#222222")
+        return _ChassisScale(rect, label_w, sxm, length_mm, cell=cell)
+    scale = min((rect.width() - label_w) / length_mm, rect.height() / (max_x * PITCH_MM))
+    return _ChassisScale(rect, label_w, sxm, length_mm, scale=scale)
 
-    def slot_rect(pos) -> QRectF:  # type: ignore[no-untyped-def]
-        if sxm:
-            c, r = pos.x % 4, pos.x // 4
-            return QRectF(rect.left() + label_w + c * cell, rect.top() + r * cell, cell * 0.92, cell * 0.85)
-        return QRectF(rect.left() + label_w, rect.top() + pos.x * PITCH_MM * scale, length_mm * scale,
-                      max(pos.max_width, 1) * PITCH_MM * scale)  # fmt: skip
 
+def _draw_slots(painter: QPainter, lay: _ChassisScale, chassis: ChassisSpec, ink: QColor) -> None:
+    """Every GPU position, dashed, with its slot number, link and PCIe root."""
+    rect, label_w, sxm = lay.rect, lay.label_w, lay.sxm
     for pos in chassis.positions:
-        r = slot_rect(pos)
+        r = lay.slot_rect(pos)
         painter.setPen(QPen(QColor("#9E9E9E"), 0.8, Qt.PenStyle.DashLine))
         painter.setBrush(QBrush(QColor("#F5F5F5")))
         painter.drawRect(r)
@@ -92,6 +108,12 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
             painter.drawText(QRectF(rect.left(), r.top(), label_w - 4, r.height()),
                              Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                              f"Slot {pos.slot}\n{kind} · {root}")  # fmt: skip
+
+
+def _draw_cards(
+    painter: QPainter, lay: _ChassisScale, build: Build, catalog: Catalog, chassis: ChassisSpec
+) -> dict[int, QRectF]:
+    """Each card in its slot at its real length and width (PCIe) or filling the module (SXM); their rects."""
     card_rects: dict[int, QRectF] = {}
     for placement in build.cards:
         card = catalog.cards.get(placement.card)
@@ -101,11 +123,11 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
             pos = chassis.position(placement.slot)
         except KeyError:
             continue
-        r = slot_rect(pos)
-        if not sxm and card.form_factor.kind == "pcie":
+        r = lay.slot_rect(pos)
+        if not lay.sxm and card.form_factor.kind == "pcie":
             width = max(int(card.form_factor.slot_width.value or 1), 1)
-            r = QRectF(r.left() + 1.5, r.top() + 1, (card.form_factor.length_mm.value or 267.0) * scale,
-                       width * PITCH_MM * scale - 2)  # fmt: skip
+            r = QRectF(r.left() + 1.5, r.top() + 1, (card.form_factor.length_mm.value or 267.0) * lay.scale,
+                       width * PITCH_MM * lay.scale - 2)  # fmt: skip
         else:
             r = r.adjusted(3, 3, -3, -3)
         card_rects[placement.slot] = r
@@ -120,6 +142,19 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
             text += f" · MIG {'+'.join(m.profile for m in placement.mig)}"
         painter.drawText(r.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
                          | Qt.TextFlag.TextWordWrap, text)  # fmt: skip
+    return card_rects
+
+
+def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog) -> None:
+    """The chassis to scale: slot positions with their PCIe roots, cards at their real width, bridges."""
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    lay = _chassis_scale(rect, chassis)
+    _draw_slots(painter, lay, chassis, QColor("#222222"))
+    card_rects = _draw_cards(painter, lay, build, catalog, chassis)
     for bridge in build.bridges:
         rs = [card_rects[s] for s in bridge.slots if s in card_rects]
         if len(rs) < 2:
@@ -130,6 +165,73 @@ def draw_chassis(painter: QPainter, rect: QRectF, build: Build, catalog: Catalog
         painter.setBrush(QColor(BRIDGE_FILL))
         painter.drawRect(bar)
     painter.restore()
+
+
+def _y(plot: QRectF, top: float, v: float) -> float:
+    """The plot's y for ``v`` GB on an axis from 0 to ``top``."""
+    return plot.bottom() - v / top * plot.height()
+
+
+def _draw_legend(painter: QPainter, rect: QRectF, axis_w: float, ink: QColor) -> None:
+    """One swatch and label per memory component, then the capacity line's."""
+    x = rect.left() + axis_w
+    for _, label, colour in [*COMPONENTS, ("", "Capacity (visible)", "#212121")]:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawRect(QRectF(x, rect.top() + 3, 7, 7))
+        painter.setPen(ink)
+        painter.drawText(QPointF(x + 9, rect.top() + 9.5), label)
+        x += 11 + painter.fontMetrics().horizontalAdvance(label) + 6
+
+
+def _draw_axis(painter: QPainter, rect: QRectF, plot: QRectF, axis_w: float, top: float, ink: QColor) -> None:
+    """The GB axis: its lines, gridlines at :func:`axis_step` and the rotated unit label."""
+    step = axis_step(top)
+    painter.setPen(QPen(QColor("#888888"), 0.5))
+    painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
+    painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
+    for i in range(int(top / step) + 1):  # at most 6 gridlines (axis_step), whatever the magnitude
+        v = i * step
+        painter.setPen(QPen(QColor("#DDDDDD"), 0.3))
+        painter.drawLine(QPointF(plot.left(), _y(plot, top, v)), QPointF(plot.right(), _y(plot, top, v)))
+        painter.setPen(ink)
+        painter.drawText(QRectF(rect.left(), _y(plot, top, v) - 5, axis_w - 3, 10), Qt.AlignmentFlag.AlignRight,
+                         f"{v:g}")  # fmt: skip
+    painter.save()
+    painter.translate(rect.left() + 6, plot.center().y())
+    painter.rotate(-90)
+    painter.drawText(QRectF(-40, -6, 80, 10), Qt.AlignmentFlag.AlignCenter, "GB (10^9 bytes)")
+    painter.restore()
+
+
+def _draw_bar(painter: QPainter, plot: QRectF, top: float, cx: float, slot_w: float, r: CardMemory,
+              ink: QColor) -> None:  # fmt: skip
+    """One card's stacked memory, its capacity line, its headroom above and its slot and card below."""
+    bar_w = min(slot_w * 0.55, 60)
+    base = 0.0
+    for key, _, colour in COMPONENTS:
+        h = _finite(getattr(r, key))
+        if h > 0:
+            painter.setPen(QPen(QColor("white"), 0.3))
+            painter.setBrush(QColor(colour))
+            painter.drawRect(QRectF(cx - bar_w / 2, _y(plot, top, base + h), bar_w,
+                                    _y(plot, top, base) - _y(plot, top, base + h)))  # fmt: skip
+        base += h
+    painter.setPen(QPen(QColor("#212121"), 1.2))
+    cap = _finite(r.capacity_gb)
+    painter.drawLine(QPointF(cx - bar_w * 0.8, _y(plot, top, cap)), QPointF(cx + bar_w * 0.8, _y(plot, top, cap)))
+    colour = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828"}.get(r.status, "#222222")
+    painter.setPen(QColor(colour))
+    _font(painter, 6.5, bold=True)
+    text = headroom_label(r.headroom_gb, r.fits)
+    painter.drawText(QRectF(cx - 40, _y(plot, top, max(base, cap)) - 11, 80, 10), Qt.AlignmentFlag.AlignCenter,
+                     text)  # fmt: skip
+    painter.setPen(ink)
+    _font(painter, 6)
+    where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+    painter.drawText(QRectF(cx - slot_w / 2, plot.bottom() + 2, slot_w, 10), Qt.AlignmentFlag.AlignCenter, where)
+    painter.drawText(QRectF(cx - slot_w / 2, plot.bottom() + 11, slot_w, 10), Qt.AlignmentFlag.AlignCenter,
+                     r.card_name.removeprefix("NVIDIA "))  # fmt: skip
 
 
 def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
@@ -144,62 +246,11 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
                   rect.height() - legend_h - bottom_h - 6)  # fmt: skip
     top = max(max(sum(_finite(getattr(r, k)) for k, _, _ in COMPONENTS), _finite(r.capacity_gb)) for r in rows)
     top = max(top, 1.0) * 1.15
-    step = axis_step(top)
-
-    def y(v: float) -> float:
-        return plot.bottom() - v / top * plot.height()
-
     ink = QColor("#222222")
     _font(painter, 6)
-    # legend
-    x = rect.left() + axis_w
-    for _, label, colour in [*COMPONENTS, ("", "Capacity (visible)", "#212121")]:
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(colour))
-        painter.drawRect(QRectF(x, rect.top() + 3, 7, 7))
-        painter.setPen(ink)
-        painter.drawText(QPointF(x + 9, rect.top() + 9.5), label)
-        x += 11 + painter.fontMetrics().horizontalAdvance(label) + 6
-    # axis
-    painter.setPen(QPen(QColor("#888888"), 0.5))
-    painter.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
-    painter.drawLine(QPointF(plot.left(), plot.bottom()), QPointF(plot.right(), plot.bottom()))
-    for i in range(int(top / step) + 1):  # at most 6 gridlines (axis_step), whatever the magnitude
-        v = i * step
-        painter.setPen(QPen(QColor("#DDDDDD"), 0.3))
-        painter.drawLine(QPointF(plot.left(), y(v)), QPointF(plot.right(), y(v)))
-        painter.setPen(ink)
-        painter.drawText(QRectF(rect.left(), y(v) - 5, axis_w - 3, 10), Qt.AlignmentFlag.AlignRight, f"{v:g}")
-    painter.save()
-    painter.translate(rect.left() + 6, plot.center().y())
-    painter.rotate(-90)
-    painter.drawText(QRectF(-40, -6, 80, 10), Qt.AlignmentFlag.AlignCenter, "GB (10^9 bytes)")
-    painter.restore()
-    n = len(rows)
-    slot_w = plot.width() / n
-    bar_w = min(slot_w * 0.55, 60)
+    _draw_legend(painter, rect, axis_w, ink)
+    _draw_axis(painter, rect, plot, axis_w, top, ink)
+    slot_w = plot.width() / len(rows)
     for i, r in enumerate(rows):
-        cx = plot.left() + (i + 0.5) * slot_w
-        base = 0.0
-        for key, _, colour in COMPONENTS:
-            h = _finite(getattr(r, key))
-            if h > 0:
-                painter.setPen(QPen(QColor("white"), 0.3))
-                painter.setBrush(QColor(colour))
-                painter.drawRect(QRectF(cx - bar_w / 2, y(base + h), bar_w, y(base) - y(base + h)))
-            base += h
-        painter.setPen(QPen(QColor("#212121"), 1.2))
-        cap = _finite(r.capacity_gb)
-        painter.drawLine(QPointF(cx - bar_w * 0.8, y(cap)), QPointF(cx + bar_w * 0.8, y(cap)))
-        colour = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828"}.get(r.status, "#222222")
-        painter.setPen(QColor(colour))
-        _font(painter, 6.5, bold=True)
-        text = headroom_label(r.headroom_gb, r.fits)
-        painter.drawText(QRectF(cx - 40, y(max(base, cap)) - 11, 80, 10), Qt.AlignmentFlag.AlignCenter, text)
-        painter.setPen(ink)
-        _font(painter, 6)
-        where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
-        painter.drawText(QRectF(cx - slot_w / 2, plot.bottom() + 2, slot_w, 10), Qt.AlignmentFlag.AlignCenter, where)
-        painter.drawText(QRectF(cx - slot_w / 2, plot.bottom() + 11, slot_w, 10), Qt.AlignmentFlag.AlignCenter,
-                         r.card_name.removeprefix("NVIDIA "))  # fmt: skip
+        _draw_bar(painter, plot, top, plot.left() + (i + 0.5) * slot_w, slot_w, r, ink)
     painter.restore()
