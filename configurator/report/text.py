@@ -24,43 +24,39 @@ def compute_phrase(comp: Compute) -> tuple[str, str]:
     return secs, f"at {comp.bf16_tflops:.1f} dense BF16 TFLOPS × {comp.utilization:.0%} utilisation"
 
 
-def _job(job: JobResult) -> list[str]:
-    out = [
-        f"Job: {job.name}  [{STATUS[job.status]}]",
-        f"  model {job.model_name} ({job.model}), {job.params_total / 1e9:.2f} B parameters, "
-        f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
-    ]
-    if job.stack:
-        out.append(f"  stack: {job.stack}")
-    if job.host_memory_gb is None:
-        out.append("  host memory for offloaded states: unknown (NVMe staging buffers)")
-    elif job.host_memory_gb > 0:
-        out.append(f"  host memory for offloaded states: {job.host_memory_gb:.1f} GB on this node")
-    if job.cards:
-        wheres = [f"slot {c.slot} {c.card}" + (f" {c.mig}#{c.instance}" if c.mig else "") for c in job.cards]
-        width = max(24, *(len(w) + 1 for w in wheres))  # long card ids must not push the columns over
-        out.append(f"  {'memory per card, GB':{width}s}" + "".join(f"{h:>9s}" for h in (
-            "weights", "adapters", "grads", "optim", "activ", "transnt", "overhead", "states", "peak", "capacity",
-            "headroom")))  # fmt: skip
-        for where, c in zip(wheres, job.cards, strict=True):
-            out.append(
-                f"  {where:{width}s}" + "".join(f"{v:9.1f}" for v in (
-                    c.weights_gb, c.adapters_gb, c.gradients_gb, c.optimizer_gb, c.activations_gb, c.transient_gb,
-                    c.overhead_gb, c.model_states_gb, c.peak_reserved_gb, c.capacity_gb, c.headroom_gb))
-                + f"  {STATUS[c.status]}"
-            )  # fmt: skip
-        c = job.cards[0]
+def _memory(job: JobResult) -> list[str]:
+    """The memory table per card and what sets the first card's peak."""
+    out: list[str] = []
+    wheres = [f"slot {c.slot} {c.card}" + (f" {c.mig}#{c.instance}" if c.mig else "") for c in job.cards]
+    width = max(24, *(len(w) + 1 for w in wheres))  # long card ids must not push the columns over
+    out.append(f"  {'memory per card, GB':{width}s}" + "".join(f"{h:>9s}" for h in (
+        "weights", "adapters", "grads", "optim", "activ", "transnt", "overhead", "states", "peak", "capacity",
+        "headroom")))  # fmt: skip
+    for where, c in zip(wheres, job.cards, strict=True):
         out.append(
-            f"  peak allocated {c.peak_allocated_gb:.1f} GB, allocator reserved {c.allocator_reserved_gb:.1f} GB, "
-            f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
-            f"(model band {c.band_low_gb:.1f}-{c.band_high_gb:.1f} GB)"
-        )
-        phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
-        out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
-        if c.band_basis:
-            out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
-        if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
-            out.append(f"  {note}")
+            f"  {where:{width}s}" + "".join(f"{v:9.1f}" for v in (
+                c.weights_gb, c.adapters_gb, c.gradients_gb, c.optimizer_gb, c.activations_gb, c.transient_gb,
+                c.overhead_gb, c.model_states_gb, c.peak_reserved_gb, c.capacity_gb, c.headroom_gb))
+            + f"  {STATUS[c.status]}"
+        )  # fmt: skip
+    c = job.cards[0]
+    out.append(
+        f"  peak allocated {c.peak_allocated_gb:.1f} GB, allocator reserved {c.allocator_reserved_gb:.1f} GB, "
+        f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
+        f"(model band {c.band_low_gb:.1f}-{c.band_high_gb:.1f} GB)"
+    )
+    phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
+    out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
+    if c.band_basis:
+        out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
+    if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
+        out.append(f"  {note}")
+    return out
+
+
+def _steps(job: JobResult) -> list[str]:
+    """Communication and compute per step, with their notes."""
+    out: list[str] = []
     comm = job.communication
     if comm.collectives:
         out.append(f"  communication per step ({comm.collectives[0].rate_basis} rates):")
@@ -82,6 +78,25 @@ def _job(job: JobResult) -> list[str]:
             bound = ", ".join(f"{k}: {v}" for k, v in m.bound.items()) or "bound unknown: no published rate"
             out.append(f"    {m.name:32s} {m.intensity:9.1f} FLOP/byte  ({bound})")
         out += [f"    {n}" for n in comp.notes]
+    return out
+
+
+def _job(job: JobResult) -> list[str]:
+    """One job's block of the text report: what it runs, its memory per card, communication and compute."""
+    out = [
+        f"Job: {job.name}  [{STATUS[job.status]}]",
+        f"  model {job.model_name} ({job.model}), {job.params_total / 1e9:.2f} B parameters, "
+        f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
+    ]
+    if job.stack:
+        out.append(f"  stack: {job.stack}")
+    if job.host_memory_gb is None:
+        out.append("  host memory for offloaded states: unknown (NVMe staging buffers)")
+    elif job.host_memory_gb > 0:
+        out.append(f"  host memory for offloaded states: {job.host_memory_gb:.1f} GB on this node")
+    if job.cards:
+        out += _memory(job)
+    out += _steps(job)
     if job.step_seconds is not None:
         out.append(f"  step time: {job.step_seconds:.3f} s")
     return out
