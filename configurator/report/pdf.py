@@ -7,7 +7,6 @@ row when they break across pages; figures are QPainter drawings replayed into th
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import tempfile
@@ -27,8 +26,6 @@ from PySide6.QtGui import (
     QPdfWriter,
     QPen,
     QPyTextObject,
-    QTextBlock,
-    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -39,9 +36,10 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import atomic_replace, pdf_problem, safe_read_bytes
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.buildcode import CodeTooLarge, encode_build, qr_modules
-from configurator.engine.buildfile import build_to_yaml
+from configurator.engine.buildcode import qr_modules
+from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
+from configurator.report.pagination import first_split_row, keep_together
 from configurator.report.sheet import (
     FIGURE_MARK,
     ROW_BREAKS,
@@ -55,8 +53,22 @@ FIGURE_TYPE = QTextFormat.ObjectTypes.UserObject + 1
 FIGURE_ID = QTextFormat.Property.UserProperty + 1
 MARGIN_MM, HEADER_MM, FOOTER_MM = 14.0, 14.0, 9.0
 QR_WIDTH_FRACTION = 0.3  # of the text width: about 55 mm on A4, modules of 0.6-0.8 mm for a phone camera
-ATTACHMENT_NAME = "build.yaml"
 MAX_ROW_SPLITS = 12
+# read_attached_build, first_split_row and the rest: callers and tests import them from here
+__all__ = [
+    "ATTACHMENT_NAME",
+    "BuildSheet",
+    "attach_build",
+    "default_page",
+    "draw_qr",
+    "ensure_app",
+    "export_pdf",
+    "first_split_row",
+    "keep_together",
+    "page_layout",
+    "read_attached_build",
+    "with_build_code",
+]
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 
 
@@ -144,68 +156,6 @@ def draw_qr(painter: QPainter, area: QRectF, code: str) -> None:
     path.setFillRule(Qt.FillRule.WindingFill)
     painter.fillPath(path, QColor("black"))
     painter.restore()
-
-
-def keep_together(doc: QTextDocument) -> int:
-    """Move a paragraph that would break across pages to the next page whole, and a heading that would end
-    a page to the next page with what follows it. Returns the number of blocks moved.
-
-    Qt's layout splits a paragraph between its lines at a page end; a sheet read on paper should not split
-    a sentence. Table rows are left to Qt (their header row repeats on the next page). A block taller than
-    a page is left to split. Walks the document once, top to bottom: moving a block only shifts the
-    blocks after it.
-    """
-    layout = doc.documentLayout()
-    page_h = doc.pageSize().height()
-    moved = 0
-
-    def pages_of(block: QTextBlock) -> tuple[int, int, float]:
-        r = layout.blockBoundingRect(block)
-        return int(r.top() // page_h), int(max(r.top(), r.bottom() - 1) // page_h), r.height()
-
-    def break_before(block: QTextBlock) -> None:
-        fmt = QTextBlockFormat()
-        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
-        QTextCursor(block).mergeBlockFormat(fmt)
-        layout.documentSize()  # lay the rest out again before measuring the next block
-
-    block = doc.begin()
-    while block.isValid():
-        if QTextCursor(block).currentTable() is None and block.length() > 1:
-            first, last, height = pages_of(block)
-            already = bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
-            if first != last and height < 0.8 * page_h and not already:
-                break_before(block)
-                moved += 1
-            elif block.blockFormat().headingLevel() and not already:
-                nxt = block.next()
-                if nxt.isValid() and pages_of(nxt)[0] > last:
-                    break_before(block)
-                    moved += 1
-        block = block.next()
-    return moved
-
-
-def first_split_row(doc: QTextDocument) -> tuple[int, int] | None:
-    """(table index in layout order, row) of the first table row that breaks across a page, header rows aside."""
-    layout = doc.documentLayout()
-    page_h = doc.pageSize().height()
-    tables: dict[int, int] = {}
-    rows: dict[tuple[int, int], list[float]] = {}
-    block = doc.begin()
-    while block.isValid():
-        cursor = QTextCursor(block)
-        table = cursor.currentTable()
-        if table is not None:
-            t = tables.setdefault(table.firstPosition(), len(tables))
-            r = layout.blockBoundingRect(block)
-            span = rows.setdefault((t, table.cellAt(cursor).row()), [r.top(), r.bottom()])
-            span[0], span[1] = min(span[0], r.top()), max(span[1], r.bottom())
-        block = block.next()
-    for (t, row), (top, bottom) in sorted(rows.items()):
-        if row > 0 and int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.5 * page_h:
-            return t, row
-    return None
 
 
 class BuildSheet:
@@ -407,37 +357,3 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
 
     atomic_replace(path, produce, pdf_problem, what="the build sheet")
     return pages
-
-
-def with_build_code(options: SheetOptions, build: Build) -> SheetOptions:
-    """``options`` with the build's code for the QR; none (the attachment alone) when it is too long for one."""
-    if options.build_code is not None:
-        return options
-    try:
-        return dataclasses.replace(options, build_code=encode_build(build))
-    except CodeTooLarge:
-        return options
-
-
-def attach_build(source: str, target: str, build: Build) -> None:
-    """Copy the PDF ``source`` to ``target`` with the build YAML embedded as the file attachment build.yaml."""
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.errors import PyPdfError
-
-    try:
-        writer = PdfWriter(clone_from=PdfReader(source))
-        writer.add_attachment(ATTACHMENT_NAME, build_to_yaml(build).encode("utf-8"))
-        with open(target, "wb") as fh:
-            writer.write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except PyPdfError as exc:
-        raise OSError(f"cannot attach the build to the PDF: {exc}") from None
-
-
-def read_attached_build(path: str | os.PathLike[str]) -> str | None:
-    """The build YAML a sheet carries as its build.yaml attachment, or None when it has none."""
-    from pypdf import PdfReader
-
-    files = PdfReader(str(path)).attachments.get(ATTACHMENT_NAME)
-    return files[0].decode("utf-8") if files else None

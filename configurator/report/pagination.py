@@ -1,0 +1,68 @@
+"""Page breaks of the build sheet's laid-out document: paragraphs and headings kept whole on a page
+(:func:`keep_together`) and the first table row Qt splits across a page (:func:`first_split_row`)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat
+
+
+def keep_together(doc: QTextDocument) -> int:
+    """Move a paragraph that would break across pages to the next page whole, and a heading that would end
+    a page to the next page with what follows it. Returns the number of blocks moved.
+
+    Qt's layout splits a paragraph between its lines at a page end; a sheet read on paper should not split
+    a sentence. Table rows are left to Qt (their header row repeats on the next page). A block taller than
+    a page is left to split. Walks the document once, top to bottom: moving a block only shifts the
+    blocks after it.
+    """
+    layout = doc.documentLayout()
+    page_h = doc.pageSize().height()
+    moved = 0
+
+    def pages_of(block: QTextBlock) -> tuple[int, int, float]:
+        r = layout.blockBoundingRect(block)
+        return int(r.top() // page_h), int(max(r.top(), r.bottom() - 1) // page_h), r.height()
+
+    def break_before(block: QTextBlock) -> None:
+        fmt = QTextBlockFormat()
+        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+        QTextCursor(block).mergeBlockFormat(fmt)
+        layout.documentSize()  # lay the rest out again before measuring the next block
+
+    block = doc.begin()
+    while block.isValid():
+        if QTextCursor(block).currentTable() is None and block.length() > 1:
+            first, last, height = pages_of(block)
+            already = bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            if first != last and height < 0.8 * page_h and not already:
+                break_before(block)
+                moved += 1
+            elif block.blockFormat().headingLevel() and not already:
+                nxt = block.next()
+                if nxt.isValid() and pages_of(nxt)[0] > last:
+                    break_before(block)
+                    moved += 1
+        block = block.next()
+    return moved
+
+
+def first_split_row(doc: QTextDocument) -> tuple[int, int] | None:
+    """(table index in layout order, row) of the first table row that breaks across a page, header rows aside."""
+    layout = doc.documentLayout()
+    page_h = doc.pageSize().height()
+    tables: dict[int, int] = {}
+    rows: dict[tuple[int, int], list[float]] = {}
+    block = doc.begin()
+    while block.isValid():
+        cursor = QTextCursor(block)
+        table = cursor.currentTable()
+        if table is not None:
+            t = tables.setdefault(table.firstPosition(), len(tables))
+            r = layout.blockBoundingRect(block)
+            span = rows.setdefault((t, table.cellAt(cursor).row()), [r.top(), r.bottom()])
+            span[0], span[1] = min(span[0], r.top()), max(span[1], r.bottom())
+        block = block.next()
+    for (t, row), (top, bottom) in sorted(rows.items()):
+        if row > 0 and int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.5 * page_h:
+            return t, row
+    return None
