@@ -23,11 +23,10 @@ from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
-    _TABLES,
-    _TABLES_EMITTED,
     FIGURE_MARK,
     H2,
     ROW_BREAKS,
+    counted_tables,
     html_table,
     table_parts,
 )
@@ -63,13 +62,9 @@ def priced_bom(build: Build, catalog: Catalog, options: SheetOptions) -> BillOfM
 
 
 def build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
-    counter = [0]
-    token = _TABLES.set(counter)
-    try:
+    """The whole sheet as HTML, its tables numbered for the PDF layout's row breaks (ROW_BREAKS)."""
+    with counted_tables():
         return _build_html(build, result, catalog, options)
-    finally:
-        _TABLES.reset(token)
-        _TABLES_EMITTED.set(counter[0])
 
 
 def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:

@@ -6,7 +6,9 @@ A table's rows can start a new page (ROW_BREAKS, set by the PDF layout in :mod:`
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+from collections.abc import Iterator
 from html import escape
 
 FIGURE_MARK = "[[figure:{}]]"
@@ -64,6 +66,19 @@ def table_parts() -> list[tuple[int, int]]:
 
 
 _TABLES_EMITTED: contextvars.ContextVar[int] = contextvars.ContextVar("_TABLES_EMITTED", default=0)
+
+
+@contextlib.contextmanager
+def counted_tables() -> Iterator[None]:
+    """Number the tables emitted inside (ROW_BREAKS is keyed by that number); afterwards
+    :func:`table_parts` knows how many there were."""
+    counter = [0]
+    token = _TABLES.set(counter)
+    try:
+        yield
+    finally:
+        _TABLES.reset(token)
+        _TABLES_EMITTED.set(counter[0])
 
 
 def fmt_gb(v: float) -> str:
