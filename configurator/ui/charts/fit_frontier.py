@@ -236,7 +236,13 @@ class FitFrontierChart(_Chart):
         return entries, own
 
     def _draw_marker(
-        self, own: FrontierCurve | None, first: int, lx0: float, lx1: float, y_hi: float, entries: list
+        self,
+        own: FrontierCurve | None,
+        first: int,
+        lx0: float,
+        lx1: float,
+        y_hi: float,
+        entries: list[tuple[object, str]],
     ) -> None:
         """The longest length that fits on the job's own curve, or "does not fit even at" the shortest."""
         u = self.unit

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
+from configurator.engine.build import MigInstanceRequest
 from configurator.engine.result import MigCard
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
@@ -280,7 +281,7 @@ class MigEditor(MigEdits, QWidget):
     def _fill_layouts(self, spec: MigSpec) -> None:
         self._choices = fill_layouts(self.preset_box, spec)
 
-    def _select_layout(self, spec: MigSpec, requests: list | None) -> None:
+    def _select_layout(self, spec: MigSpec, requests: list[MigInstanceRequest] | None) -> None:
         select_layout(self.preset_box, self._choices, spec, requests)
 
     def layout_names(self) -> list[str]:

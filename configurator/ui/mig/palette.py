@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QListWidgetItem, QWidget
 
 from configurator.catalog.cards import MigProfile, MigSpec
+from configurator.engine.build import MigInstanceRequest
 from configurator.engine.mig import enumerate_layouts
 from configurator.ui.dnd import DragList, mig_profile_mime
 from configurator.ui.mig.common import PROFILE_ROLE, SLICE_COLOUR, _count_label, _swatch, layout_label
@@ -71,7 +72,7 @@ def fill_layouts(box: QComboBox, spec: MigSpec) -> Choices:
     return choices
 
 
-def select_layout(box: QComboBox, choices: Choices, spec: MigSpec, requests: list | None) -> None:
+def select_layout(box: QComboBox, choices: Choices, spec: MigSpec, requests: list[MigInstanceRequest] | None) -> None:
     """Show the entry matching the current layout, or 'Custom: …' / 'Choose a layout…'."""
     box.blockSignals(True)
     index = 0
