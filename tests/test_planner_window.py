@@ -219,3 +219,20 @@ def test_cli_planner_screenshot(tmp_path: Path) -> None:
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1280, 800)
     assert main(["planner", str(tmp_path / "missing.yaml"), "--screenshot", str(out)]) == 2
+
+
+def test_no_propagate_size_hints_warning_on_show_and_resize(qtbot, qtlog) -> None:  # type: ignore[no-untyped-def]
+    """Opening the planner offscreen logged "This plugin does not support propagateSizeHints()": the window's
+    minimum came from its layout and changed on each relayout (issue 11). It now has an explicit minimum."""
+    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B))
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.wait_for_plan() is not None
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        qtbot.wait(5)
+    window.resize(1024, 700)
+    window.resize(1920, 1080)
+    qtbot.wait(20)
+    assert not [r.message for r in qtlog.records if "propagateSizeHints" in r.message]

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
-from configurator.engine import Build
+from configurator.engine import Build, Job
 from configurator.engine.resolver import ModelResolver
-from configurator.engine.sweep import Frontier, fit_frontier
+from configurator.engine.sweep import Frontier, FrontierCurve, fit_frontier
 from configurator.ui.charts.common import (
     COMPARE_STYLES,
     MB_COLOURS,
@@ -144,35 +144,73 @@ class FitFrontierChart(_Chart):
         f = self.frontier
         job = build.jobs[job_index] if 0 <= job_index < len(build.jobs) else None
         if f is None or job is None or not f.curves:
-            for item in (*self.curves, self.zero, self.marker, self.current):
-                item.setData([], [])
-            for t in (self.marker_label, self.zero_label, self.current_label):
-                t.setVisible(False)
-            self.below.setVisible(False)
-            self._marked = None
-            self._drawn = []
-            self._current_range = None
-            self._set_legend([])
-            self._set_title("Fit frontier")
-            self._set_note("")
-            if job is None:
-                why = "Add a job to see how long its sequences can grow"
-            elif not job.cards:
-                why = f"Assign cards to '{_shorten(job.name, 40)}' to see its fit frontier"
-            else:
-                why = "No memory sweep for this job: the model has only a\nparameter count, or its cards are unknown"
-            self._show_empty(why)
+            self._show_no_sweep(job)
             return
         self._hide_empty()
         self.below.setVisible(True)
-        entries: list[tuple[object, str]] = []
         lengths = f.curves[0].lengths
         x0, x1 = float(lengths[0]), float(lengths[-1])
-        dash = 0
-        own = None
         shown = f.curves[: self.MAX_CURVES]
         u = self.unit
         heads = [[to_unit(h, u) for h in c.headroom_gb] for c in shown]  # display unit from here on
+        entries, own = self._draw_curves(job, shown, heads)
+        for item in self.curves[len(shown) :]:
+            item.setData([], [])
+        self._drawn = [(label, list(c.lengths), h) for (_, label), c, h in zip(entries, shown, heads, strict=True)]
+        cap = to_unit(f.capacity_gb, u)
+        top = max(max(max(h) for h in heads), 0.0)
+        y_hi = max(top * 1.18, cap * 0.12, 5.0)
+        y_lo = -max(0.45 * y_hi, 10.0)
+        self._y_span = y_hi - y_lo
+        self.below.setRegion((y_lo * 2, 0))
+        self.zero.setData([x0, x1], [0.0, 0.0])
+        entries.append((self.zero, f"0 {u}: does not fit below"))
+        lx0, lx1 = math.log10(x0), math.log10(x1)
+        self._set_text(self.zero_label, "does not fit", self.alert)
+        self.zero_label.setPos(lx0 + 0.02 * (lx1 - lx0), 0.0)
+        self.zero_label.setVisible(True)
+        # the job's own sequence length
+        self._current_range = (x0, x1, y_lo, y_hi)
+        self._draw_current(job.sequence_length)
+        self._draw_marker(own, lengths[0], lx0, lx1, y_hi, entries)
+        self._set_legend(entries)
+        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} {u})")
+        off = [c.label for c, h in zip(shown, heads, strict=True) if max(h) < y_lo]
+        self._set_note(f"Below the chart at every length (never fits): {', '.join(off)}." if off else "")
+        self.plot.setXRange(lx0, lx1, padding=0.045)  # room for the end ticks' labels
+        self.plot.setYRange(y_lo, y_hi, padding=0)
+        ticks = [(math.log10(v), _length_label(v)) for v in (2**k for k in range(6, 21)) if x0 <= v <= x1]
+        self.plot.getAxis("bottom").setTicks([ticks])
+
+    def _show_no_sweep(self, job: Job | None) -> None:
+        """Nothing to draw: clear every series and say why."""
+        for item in (*self.curves, self.zero, self.marker, self.current):
+            item.setData([], [])
+        for t in (self.marker_label, self.zero_label, self.current_label):
+            t.setVisible(False)
+        self.below.setVisible(False)
+        self._marked = None
+        self._drawn = []
+        self._current_range = None
+        self._set_legend([])
+        self._set_title("Fit frontier")
+        self._set_note("")
+        if job is None:
+            why = "Add a job to see how long its sequences can grow"
+        elif not job.cards:
+            why = f"Assign cards to '{_shorten(job.name, 40)}' to see its fit frontier"
+        else:
+            why = "No memory sweep for this job: the model has only a\nparameter count, or its cards are unknown"
+        self._show_empty(why)
+
+    def _draw_curves(
+        self, job: Job, shown: list[FrontierCurve], heads: list[list[float]]
+    ) -> tuple[list[tuple[object, str]], FrontierCurve | None]:
+        """One line per micro-batch of the job's method (its own thick), compare curves grey and dashed;
+        returns the legend entries and the job's own curve."""
+        entries: list[tuple[object, str]] = []
+        dash = 0
+        own = None
         for item, curve, head_u in zip(self.curves, shown, heads, strict=False):
             # The job's own settings at another micro-batch carry the sweep's exact label; a compare curve
             # ("full, 8-bit Adam") keeps its own label even when it shares the job's method.
@@ -195,25 +233,19 @@ class FitFrontierChart(_Chart):
                 item.setZValue(3)
             item.setData(curve.lengths, head_u, pen=pen)
             entries.append((item, label))
-        for item in self.curves[len(shown) :]:
-            item.setData([], [])
-        self._drawn = [(label, list(c.lengths), h) for (_, label), c, h in zip(entries, shown, heads, strict=True)]
-        cap = to_unit(f.capacity_gb, u)
-        top = max(max(max(h) for h in heads), 0.0)
-        y_hi = max(top * 1.18, cap * 0.12, 5.0)
-        y_lo = -max(0.45 * y_hi, 10.0)
-        self._y_span = y_hi - y_lo
-        self.below.setRegion((y_lo * 2, 0))
-        self.zero.setData([x0, x1], [0.0, 0.0])
-        entries.append((self.zero, f"0 {u}: does not fit below"))
-        lx0, lx1 = math.log10(x0), math.log10(x1)
-        self._set_text(self.zero_label, "does not fit", self.alert)
-        self.zero_label.setPos(lx0 + 0.02 * (lx1 - lx0), 0.0)
-        self.zero_label.setVisible(True)
-        # the job's own sequence length
-        self._current_range = (x0, x1, y_lo, y_hi)
-        self._draw_current(job.sequence_length)
-        # the longest length that fits on the job's own curve
+        return entries, own
+
+    def _draw_marker(
+        self,
+        own: FrontierCurve | None,
+        first: int,
+        lx0: float,
+        lx1: float,
+        y_hi: float,
+        entries: list[tuple[object, str]],
+    ) -> None:
+        """The longest length that fits on the job's own curve, or "does not fit even at" the shortest."""
+        u = self.unit
         self._marked = own.max_fitting_length if own else None
         if own is not None and self._marked is not None:
             head = to_unit(own.headroom_gb[own.lengths.index(self._marked)], u)
@@ -227,19 +259,11 @@ class FitFrontierChart(_Chart):
             entries.append((self.marker, "longest length that fits"))
         else:
             self.marker.setData([], [])
-            text = f"does not fit even at {lengths[0]:,} tokens" if own is not None else ""
+            text = f"does not fit even at {first:,} tokens" if own is not None else ""
             self._set_text(self.marker_label, text, self.alert)
             self.marker_label.setAnchor((0.0, 1.2))
             self.marker_label.setPos(lx0 + 0.02 * (lx1 - lx0), y_hi * 0.85)
             self.marker_label.setVisible(bool(text))
-        self._set_legend(entries)
-        self._set_title(f"{_shorten(job.name, 44)} — headroom on {short_card_name(f.card)} ({cap:.1f} {u})")
-        off = [c.label for c, h in zip(shown, heads, strict=True) if max(h) < y_lo]
-        self._set_note(f"Below the chart at every length (never fits): {', '.join(off)}." if off else "")
-        self.plot.setXRange(lx0, lx1, padding=0.045)  # room for the end ticks' labels
-        self.plot.setYRange(y_lo, y_hi, padding=0)
-        ticks = [(math.log10(v), _length_label(v)) for v in (2**k for k in range(6, 21)) if x0 <= v <= x1]
-        self.plot.getAxis("bottom").setTicks([ticks])
 
     def _anchor_marker(self, *_: object) -> None:
         """Centre the "fits up to" label over its marker unless that would run it off either side."""

@@ -163,6 +163,21 @@ class HeadroomChart(QWidget):
         low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         high = np.array([to_unit(r.band_high_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         self.band.setData(x=xs, y=peak, top=np.maximum(high - peak, 0.0), bottom=np.maximum(peak - low, 0.0))
+        self._label_bars(free, base, caps, high)
+        total = n + len(free)
+        self.empty.setVisible(total == 0)
+        self._set_ticks(free)
+        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0]) * 1.25
+        self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
+        self.plot.setYRange(0, top, padding=0)
+        if total == 0:
+            self.empty.setPos(0, top / 2)
+
+    def _label_bars(
+        self, free: list[tuple[int, str, float | None]], base: np.ndarray, caps: list[float], high: np.ndarray
+    ) -> None:
+        """Above each bar its headroom (or "tight"), above each free card its capacity."""
+        n = len(self.rows)
         total = n + len(free)
         # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
         unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
@@ -186,8 +201,11 @@ class HeadroomChart(QWidget):
                 label.setVisible(True)
             else:
                 label.setVisible(False)
+
+    def _set_ticks(self, free: list[tuple[int, str, float | None]]) -> None:
+        """Under each bar its slot (and MIG instance) and job, or the free card's slot and name."""
+        n = len(self.rows)
         total = n + len(free)
-        self.empty.setVisible(total == 0)
         ticks = []
         # characters per tick line that fit under one bar at the plot's current width (~6.5 px a character)
         chars = max(8, min(26, int(self.plot.vb.width() / max(total, 1) / 7.5)))
@@ -199,11 +217,6 @@ class HeadroomChart(QWidget):
             for k, (slot, name, _) in enumerate(free)
         ]
         self.plot.getAxis("bottom").setTicks([ticks])
-        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0]) * 1.25
-        self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
-        self.plot.setYRange(0, top, padding=0)
-        if total == 0:
-            self.empty.setPos(0, top / 2)
 
     def _rewrap(self, *_: object) -> None:
         if self.rows or self.free:

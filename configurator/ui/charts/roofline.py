@@ -23,6 +23,7 @@ from configurator.ui.charts.common import (
     _decade_label,
     _shorten,
 )
+from configurator.ui.charts.label_spots import free_spot, label_spots
 
 
 @dataclass
@@ -123,6 +124,42 @@ class RooflineChart(_Chart):
 
     def update_document(self, build: Build, result: BuildResult, catalog: Catalog, job_index: int) -> None:
         self._last = (build, result, catalog, job_index)
+        roofs, missing = self._card_roofs(build, catalog)
+        job: JobResult | None = result.job(build.jobs[job_index].name) if 0 <= job_index < len(build.jobs) else None
+        if not roofs:
+            self._show_no_roofs(catalog, missing)
+            return
+        self._hide_empty()
+        roofs, slow, on_instance = self._job_roof(job, roofs)
+        self._roofs, self._slow = roofs, slow
+        lp, under = self._low_precision_roofs(job, slow, on_instance)
+        self._lp, self._under = lp, under
+        left = "Attainable (TFLOPS, log)" if lp else "Attainable BF16 (TFLOPS, log)"
+        if self._axis_titles[1] != left:  # the FP8 / FP4 roofs are drawn too: the axis is not BF16 only
+            self._set_axes(self._axis_titles[0], left)
+        self._place_operations(job, slow, under)
+        # ranges (log10)
+        xs = [p[1] for p in self._points] + [r.ridge for r in [*roofs, *lp]]
+        x_lo = math.floor(math.log10(min([0.1, *[x / 2 for x in xs]])))
+        x_hi = math.ceil(math.log10(max([1e4, *[x * 4 for x in xs]])))
+        peak_hi = max(r.peak_tflops for r in [*roofs, *lp])
+        y_min = min([r.attainable(10**x_lo) for r in roofs] + [p[2] for p in self._points])
+        y_lo = math.floor(math.log10(y_min) - 0.15)
+        y_hi = math.log10(peak_hi) + 0.75
+        xa, xb = x_lo - 0.1, x_hi + 0.1  # room for the end ticks' labels
+        self._ranges = (xa, xb, y_lo, y_hi)
+        self._draw_series(roofs, lp, slow, under)
+        self._collect_labels(roofs)
+        self.plot.setXRange(xa, xb, padding=0)
+        self.plot.setYRange(y_lo, y_hi, padding=0)
+        ax = self.plot.getAxis("bottom")
+        ax.setTicks([[(k, _decade_label(k)) for k in range(x_lo, x_hi + 1)]])
+        self.plot.getAxis("left").setTicks([[(k, _decade_label(k)) for k in range(y_lo, math.ceil(y_hi) + 1)]])
+        self._set_caption(job, slow, on_instance, [short_card_name(catalog.cards[c].name) for c in missing])
+        self._place_labels()
+
+    def _card_roofs(self, build: Build, catalog: Catalog) -> tuple[list[_Roof], list[str]]:
+        """One roof per card type in the build (at most ``MAX_CARDS``), and the card ids without a rate."""
         roofs: list[_Roof] = []
         missing: list[str] = []
         for placement in build.cards:
@@ -136,25 +173,26 @@ class RooflineChart(_Chart):
                 roofs.append(_Roof(card.id, name, float(peak), float(bw)))
             else:
                 missing.append(card.id)
-        roofs = roofs[: self.MAX_CARDS]
-        job: JobResult | None = result.job(build.jobs[job_index].name) if 0 <= job_index < len(build.jobs) else None
-        if not roofs:
-            self._lp, self._under = [], None
-            for item in (*self.roofs, *self.lp_roofs, self.ridges, self.compute_pts, self.memory_pts, self.leaders):
-                item.setData([], [])
-            for t in (*self.ridge_labels, *self.point_labels):
-                t.setVisible(False)
-            self._points, self._bounds, self._placing = [], [], []
-            self._roofs, self._slow = [], None
-            self._set_legend([])
-            self._set_title("Roofline")
-            self._set_note("")
-            names = ", ".join(short_card_name(catalog.cards[c].name) for c in missing)
-            self._show_empty("Place a card to see its roofline" if not missing else
-                             f"No published BF16 rate for {names}:\nno roofline to draw")  # fmt: skip
-            return
-        self._hide_empty()
-        # the job's slowest card (lowest peak) among those with a roofline
+        return roofs[: self.MAX_CARDS], missing
+
+    def _show_no_roofs(self, catalog: Catalog, missing: list[str]) -> None:
+        self._lp, self._under = [], None
+        for item in (*self.roofs, *self.lp_roofs, self.ridges, self.compute_pts, self.memory_pts, self.leaders):
+            item.setData([], [])
+        for t in (*self.ridge_labels, *self.point_labels):
+            t.setVisible(False)
+        self._points, self._bounds, self._placing = [], [], []
+        self._roofs, self._slow = [], None
+        self._set_legend([])
+        self._set_title("Roofline")
+        self._set_note("")
+        names = ", ".join(short_card_name(catalog.cards[c].name) for c in missing)
+        self._show_empty("Place a card to see its roofline" if not missing else
+                         f"No published BF16 rate for {names}:\nno roofline to draw")  # fmt: skip
+
+    def _job_roof(self, job: JobResult | None, roofs: list[_Roof]) -> tuple[list[_Roof], _Roof | None, bool]:
+        """The job's slowest card (lowest peak) among those with a roofline, or its MIG instance's roof:
+        (roofs to draw, that roof, whether it is an instance's)."""
         job_ids = {row.card for row in job.cards} if job else set()
         on_job = [r for r in roofs if r.card_id in job_ids]
         slow = min(on_job, key=lambda r: r.peak_tflops) if on_job else None
@@ -174,9 +212,14 @@ class RooflineChart(_Chart):
             profile = next((row.mig for row in job.cards if row.card == slow.card_id and row.mig), "instance")
             slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, bandwidth)
             roofs = [*roofs[: self.MAX_CARDS - 1], slow]
-        self._roofs, self._slow = roofs, slow
-        # Low-precision roofs of the job's slowest card, at its published dense FP8 / FP4 rates and the
-        # same memory bandwidth; a job running an FP8 (or NVFP4) recipe sits under that roof.
+        return roofs, slow, on_instance
+
+    @staticmethod
+    def _low_precision_roofs(
+        job: JobResult | None, slow: _Roof | None, on_instance: bool
+    ) -> tuple[list[_Roof], _Roof | None]:
+        """Low-precision roofs of the job's slowest card, at its published dense FP8 / FP4 rates and the
+        same memory bandwidth; a job running an FP8 (or NVFP4) recipe sits under that roof: (roofs, it)."""
         lp: list[_Roof] = []
         comp = job.compute if job is not None else None
         if slow is not None and comp is not None and not on_instance:
@@ -186,11 +229,10 @@ class RooflineChart(_Chart):
                     lp.append(_Roof(slow.card_id, f"{slow.name} {tag}", float(lp_rate), slow.bandwidth_gb_s))
         recipe = (comp.recipe or "") if comp is not None else ""
         want = "FP4" if "fp4" in recipe else "FP8" if "fp8" in recipe else None
-        under = next((r for r in lp if want and r.name.endswith(want)), None)
-        self._lp, self._under = lp, under
-        left = "Attainable (TFLOPS, log)" if lp else "Attainable BF16 (TFLOPS, log)"
-        if self._axis_titles[1] != left:  # the FP8 / FP4 roofs are drawn too: the axis is not BF16 only
-            self._set_axes(self._axis_titles[0], left)
+        return lp, next((r for r in lp if want and r.name.endswith(want)), None)
+
+    def _place_operations(self, job: JobResult | None, slow: _Roof | None, under: _Roof | None) -> None:
+        """The job's matrix multiplies on the roof they run under, each classed compute- or memory-bound."""
         place = under or slow
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
@@ -200,16 +242,10 @@ class RooflineChart(_Chart):
         else:
             self._bounds = [m.bound.get(slow.card_id, "compute" if m.intensity >= slow.ridge else "memory")
                             for m in ops] if slow else []  # fmt: skip
-        # ranges (log10)
-        xs = [p[1] for p in self._points] + [r.ridge for r in [*roofs, *lp]]
-        x_lo = math.floor(math.log10(min([0.1, *[x / 2 for x in xs]])))
-        x_hi = math.ceil(math.log10(max([1e4, *[x * 4 for x in xs]])))
-        peak_hi = max(r.peak_tflops for r in [*roofs, *lp])
-        y_min = min([r.attainable(10**x_lo) for r in roofs] + [p[2] for p in self._points])
-        y_lo = math.floor(math.log10(y_min) - 0.15)
-        y_hi = math.log10(peak_hi) + 0.75
-        xa, xb = x_lo - 0.1, x_hi + 0.1  # room for the end ticks' labels
-        self._ranges = (xa, xb, y_lo, y_hi)
+
+    def _draw_series(self, roofs: list[_Roof], lp: list[_Roof], slow: _Roof | None, under: _Roof | None) -> None:
+        """The roofs (the job's card wider), the low-precision roofs, the ridges, the points and the legend."""
+        xa, xb = self._ranges[0], self._ranges[1]
         entries: list[tuple[object, str]] = []
         for i, item in enumerate(self.roofs):
             if i < len(roofs):
@@ -246,7 +282,9 @@ class RooflineChart(_Chart):
         if mx:
             entries.append((self.memory_pts, "memory-bound operation"))
         self._set_legend(entries)
-        # labels to place: ridges first, then operations (same point: one label, names on lines)
+
+    def _collect_labels(self, roofs: list[_Roof]) -> None:
+        """The labels to place: ridges first, then operations (same point: one label, names on lines)."""
         placing: list[tuple[pg.TextItem, str, float, float, str, str]] = []
         for i, r in enumerate(roofs):
             placing.append((self.ridge_labels[i], f"ridge {r.ridge:.0f} FLOP/B", r.ridge, r.peak_tflops,
@@ -261,11 +299,9 @@ class RooflineChart(_Chart):
             if id(t) not in used:
                 t.setVisible(False)
         self._placing = placing
-        self.plot.setXRange(xa, xb, padding=0)
-        self.plot.setYRange(y_lo, y_hi, padding=0)
-        ax = self.plot.getAxis("bottom")
-        ax.setTicks([[(k, _decade_label(k)) for k in range(x_lo, x_hi + 1)]])
-        self.plot.getAxis("left").setTicks([[(k, _decade_label(k)) for k in range(y_lo, math.ceil(y_hi) + 1)]])
+
+    def _set_caption(self, job: JobResult | None, slow: _Roof | None, on_instance: bool, missing: list[str]) -> None:
+        """The title (job and card) and the note (which rate the operations sit at, cards without one)."""
         if job is None:
             title, note = "Roofline (no job selected)", ""
         elif slow is None:
@@ -279,10 +315,9 @@ class RooflineChart(_Chart):
                 else "Operations at the job's slowest card's peak rate (before utilisation)."
             )
         if missing:
-            note += " No BF16 rate: " + ", ".join(short_card_name(catalog.cards[c].name) for c in missing) + "."
+            note += " No BF16 rate: " + ", ".join(missing) + "."
         self._set_title(title)
         self._set_note(note)
-        self._place_labels()
 
     def _place_labels(self, *_: object) -> None:
         """Greedy placement in pixels: each label tries a few spots around its point (which depend on
@@ -314,27 +349,7 @@ class RooflineChart(_Chart):
             tw = max(len(s) for s in lines) * 6.3 + 6
             th = len(lines) * 14 + 2
             u, v = px(x, y)
-            below = [(u - tw / 2, v + 9 + k * 15) for k in range(0, 8)]
-            if kind == "ridge":
-                first = [(u - tw - 8, v - th - 2), (u + 8, v + 4), (u - tw / 2, v - th - 8)]
-            elif kind == "memory":
-                first = [(u + 9, v + 1), (u - tw - 9, v - th - 1), (u + 9, v + 16)]
-            else:
-                first = [(u - tw / 2, v + 9), (u - tw / 2, v - th - 9)]
-            candidates = [*first, *below, *[(u + 10, v + 9 + k * 15) for k in range(6)],
-                          *[(u - tw - 10, v + 9 + k * 15) for k in range(6)]]  # fmt: skip
-            best = None
-            for cu, cv in candidates:
-                cu = min(max(cu, 2.0), w - tw - 2)
-                if cv < 2 or cv + th > h - 2:
-                    continue
-                rect = (cu, cv, cu + tw, cv + th)
-                if all(rect[2] <= a or rect[0] >= c or rect[3] <= b or rect[1] >= d for a, b, c, d in placed):
-                    best = rect
-                    break
-            if best is None:
-                cu = min(max(u - tw / 2, 2.0), w - tw - 2)
-                best = (cu, min(v + 9, h - th - 2), cu + tw, min(v + 9, h - th - 2) + th)
+            best = free_spot(label_spots(u, v, tw, th, kind), placed, (u, v), (tw, th), (w, h))
             placed.append(best)
             item.setAnchor((0.0, 0.0))
             self._set_text(item, text, colour)
@@ -353,8 +368,3 @@ class RooflineChart(_Chart):
         super().set_dark(dark)
         if hasattr(self, "_last"):
             self.update_document(*self._last)
-
-
-# ====================================================================================================
-# Topology
-# ====================================================================================================

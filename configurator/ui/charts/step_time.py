@@ -92,6 +92,48 @@ class StepTimeChart(_Chart):
     def update_result(self, result: BuildResult) -> None:
         self._result = result
         jobs = result.jobs
+        data, kinds_used, marks_x, marks_y = self._stack_bars(result)
+        for key, bar in self.bars.items():
+            xs, hs, y0s = data[key]
+            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH)
+        self.step_marks.setData(marks_x, marks_y)
+
+        n = len(jobs)
+        top = max(self._totals, default=0.0)
+        if n == 0 or top <= 0:
+            for t in (*self.labels, *self.seg_labels):
+                t.setVisible(False)
+            self.plot.getAxis("bottom").setTicks([[]])
+            self._set_legend([])
+            self._set_title("Step time")
+            self._set_note("")
+            self._show_empty("Add a job to see its step time" if n == 0 else
+                             "No compute or communication time known for these jobs")  # fmt: skip
+            return
+        self._hide_empty()
+        y_hi = top * 1.32
+        self._label_jobs(result)
+        ticks = [(float(i), _wrap(j.name, 26 if n <= 3 else 16)) for i, j in enumerate(jobs)]
+        self.plot.getAxis("bottom").setTicks([ticks])
+        entries: list[tuple[object, str]] = [(self.bars[k], self.styles[k][0]) for k in self.styles if k in kinds_used]
+        if marks_x:
+            entries.append((self.step_marks, "step time (after overlap)"))
+        self._set_legend(entries)
+        self._set_title("Time per optimizer step, per job")
+        self._set_note(self._basis_note(result))
+        span = max(n - 0.4 - -0.6, 2.4)  # one or two jobs: bars no wider than a third of the plot
+        mid = (n - 1) / 2
+        self._x_range = (mid - span / 2, mid + span / 2)
+        self._y_hi = y_hi
+        self.plot.setXRange(*self._x_range, padding=0)
+        self.plot.setYRange(0, y_hi, padding=0)
+        self._place_segment_labels()
+
+    def _stack_bars(
+        self, result: BuildResult
+    ) -> tuple[dict[str, tuple[list[float], list[float], list[float]]], set[str], list[float], list[float]]:
+        """Each job's bar as stacked segments, compute first, then every collective: per bar kind its
+        (x, height, y0) lists, the kinds used and the step-time ticks; keeps the read-back lists."""
         data: dict[str, tuple[list[float], list[float], list[float]]] = {k: ([], [], []) for k in self.bars}
         totals: list[float] = []
         comm: list[float] = []
@@ -109,27 +151,9 @@ class StepTimeChart(_Chart):
             kinds_used.add(key)
             seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", _text_on(self.styles[key][1])))
 
-        for i, job in enumerate(jobs):
-            y = 0.0
+        for i, job in enumerate(result.jobs):
             segs: list[_Segment] = []
-            comp = job.compute
-            # No step time (a card without a published rate): draw no partial compute either, so the bar
-            # doesn't show "memory-bound 0.58 s" under "step time unknown".
-            if comp is not None and job.step_seconds is not None:
-                for key, seconds, what in (
-                    ("matmul", comp.matmul_seconds, "matrix multiplies"),
-                    ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
-                ):
-                    if seconds:
-                        put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
-                        est = (
-                            "<br>at an UNCONFIRMED estimated rate"
-                            if key == "matmul" and comp.bf16_rate_estimated
-                            else ""
-                        )
-                        segs.append(_Segment(y, y + seconds,
-                                             f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step{est}"))  # fmt: skip
-                        y += seconds
+            y = _stack_compute(i, job, put, segs)
             for c in job.communication.collectives:
                 key = c.link if c.link in LINK_STYLE else "other"
                 put(key, i, y, c.seconds, _short_collective(c.name))
@@ -146,27 +170,13 @@ class StepTimeChart(_Chart):
                 marks_x += [i - BAR_WIDTH / 2 - 0.14, i - BAR_WIDTH / 2, i + BAR_WIDTH / 2, i + BAR_WIDTH / 2 + 0.14]
                 marks_y += [job.step_seconds] * 4
         self._totals, self._comm, self.segments, self._seg_names = totals, comm, segments, seg_names
-        for key, bar in self.bars.items():
-            xs, hs, y0s = data[key]
-            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH)
-        self.step_marks.setData(marks_x, marks_y)
+        return data, kinds_used, marks_x, marks_y
 
-        n = len(jobs)
-        top = max(totals, default=0.0)
-        if n == 0 or top <= 0:
-            for t in (*self.labels, *self.seg_labels):
-                t.setVisible(False)
-            self.plot.getAxis("bottom").setTicks([[]])
-            self._set_legend([])
-            self._set_title("Step time")
-            self._set_note("")
-            self._show_empty("Add a job to see its step time" if n == 0 else
-                             "No compute or communication time known for these jobs")  # fmt: skip
-            return
-        self._hide_empty()
-        y_hi = top * 1.32
+    def _label_jobs(self, result: BuildResult) -> None:
+        """Above each bar: its step time and comm/compute ratio (red when communication dominates)."""
+        jobs = result.jobs
         for i, label in enumerate(self.labels):
-            if i >= n:
+            if i >= len(jobs):
                 label.setVisible(False)
                 continue
             job = jobs[i]
@@ -187,23 +197,8 @@ class StepTimeChart(_Chart):
                     text = text.replace(" s\n", " s (estimated rate)\n", 1)
                 colour = self.alert if ratio is not None and ratio > 1 else self.ink
             self._set_text(label, text, colour, centred=True)
-            label.setPos(float(i), totals[i])
+            label.setPos(float(i), self._totals[i])
             label.setVisible(True)
-        ticks = [(float(i), _wrap(j.name, 26 if n <= 3 else 16)) for i, j in enumerate(jobs)]
-        self.plot.getAxis("bottom").setTicks([ticks])
-        entries: list[tuple[object, str]] = [(self.bars[k], self.styles[k][0]) for k in self.styles if k in kinds_used]
-        if marks_x:
-            entries.append((self.step_marks, "step time (after overlap)"))
-        self._set_legend(entries)
-        self._set_title("Time per optimizer step, per job")
-        self._set_note(self._basis_note(result))
-        span = max(n - 0.4 - -0.6, 2.4)  # one or two jobs: bars no wider than a third of the plot
-        mid = (n - 1) / 2
-        self._x_range = (mid - span / 2, mid + span / 2)
-        self._y_hi = y_hi
-        self.plot.setXRange(*self._x_range, padding=0)
-        self.plot.setYRange(0, y_hi, padding=0)
-        self._place_segment_labels()
 
     def _place_segment_labels(self, *_: object) -> None:
         """Name the segments that are tall and wide enough on screen to hold their name."""
@@ -267,3 +262,22 @@ class StepTimeChart(_Chart):
 # ====================================================================================================
 # Roofline
 # ====================================================================================================
+
+
+def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ignore[no-untyped-def]
+    """Job ``i``'s compute segments (matrix multiplies, memory-bound work) from 0 up; returns their top."""
+    y = 0.0
+    comp = job.compute
+    # No step time (a card without a published rate): draw no partial compute either, so the bar
+    # doesn't show "memory-bound 0.58 s" under "step time unknown".
+    if comp is not None and job.step_seconds is not None:
+        for key, seconds, what in (
+            ("matmul", comp.matmul_seconds, "matrix multiplies"),
+            ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
+        ):
+            if seconds:
+                put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
+                est = "<br>at an UNCONFIRMED estimated rate" if key == "matmul" and comp.bf16_rate_estimated else ""
+                segs.append(_Segment(y, y + seconds, f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step{est}"))
+                y += seconds
+    return y

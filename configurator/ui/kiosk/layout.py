@@ -71,6 +71,30 @@ class LayoutMixin:
         root.setContentsMargins(24, 20, 24, 20)
         root.setSpacing(24)
 
+        root.addWidget(self._build_side())
+
+        # the stage: everything that cross-fades between scenarios
+        self.stage = QWidget()
+        stage = QVBoxLayout(self.stage)
+        stage.setContentsMargins(0, 0, 0, 0)
+        stage.setSpacing(14)
+        stage.addWidget(self._build_words())
+
+        stage.addLayout(self._build_views(), 1)
+
+        self.message = QLabel(" ")
+        self.message.setFont(_font(19, True))
+        self.message.setStyleSheet("color: #B71C1C;")
+        self.message.setWordWrap(True)
+        stage.addWidget(self.message)
+
+        stage.addLayout(self._build_controls())
+        root.addWidget(self.stage, 1)
+
+        self._build_layers()
+
+    def _build_side(self) -> QWidget:
+        """The left column: the questions, a word on the figures, start over and take home."""
         side = QVBoxLayout()
         side.setSpacing(8)  # six questions and the two buttons in 1080 px
         brand = QLabel("Ask the configurator")
@@ -113,13 +137,10 @@ class LayoutMixin:
         side_widget = QWidget()
         side_widget.setLayout(side)
         side_widget.setFixedWidth(440)
-        root.addWidget(side_widget)
+        return side_widget
 
-        # the stage: everything that cross-fades between scenarios
-        self.stage = QWidget()
-        stage = QVBoxLayout(self.stage)
-        stage.setContentsMargins(0, 0, 0, 0)
-        stage.setSpacing(14)
+    def _build_words(self) -> QWidget:
+        """The scenario's title and text beside the key figures."""
         top = QHBoxLayout()
         top.setSpacing(20)
         words = QVBoxLayout()
@@ -138,8 +159,10 @@ class LayoutMixin:
         top_widget = QWidget()
         top_widget.setLayout(top)
         top_widget.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
-        stage.addWidget(top_widget)
+        return top_widget
 
+    def _build_views(self) -> QHBoxLayout:
+        """The chassis and the headroom chart side by side."""
         views = QHBoxLayout()
         views.setSpacing(14)
         self.chassis = DemoChassisView(self.doc)
@@ -151,14 +174,10 @@ class LayoutMixin:
         self.chart = HeadroomChart(unit=self.unit)
         self._enlarge_chart()
         views.addWidget(self.chart, 1)
-        stage.addLayout(views, 1)
+        return views
 
-        self.message = QLabel(" ")
-        self.message.setFont(_font(19, True))
-        self.message.setStyleSheet("color: #B71C1C;")
-        self.message.setWordWrap(True)
-        stage.addWidget(self.message)
-
+    def _build_controls(self) -> QHBoxLayout:
+        """Below the views: the card palette, then the knobs (sequence, method, card count, plan)."""
         controls = QHBoxLayout()
         controls.setSpacing(22)
         self.pal_box = QWidget()  # hidden in a plan scenario: its server is the planner's
@@ -175,6 +194,16 @@ class LayoutMixin:
 
         knobs = QVBoxLayout()
         knobs.setSpacing(10)
+        knobs.addWidget(self._build_sequence_box())
+        knobs.addWidget(self._build_method_box())
+        knobs.addWidget(self._build_count_box())
+        knobs.addWidget(self._plan_box())
+        knobs.addStretch(1)
+        controls.addLayout(knobs, 1)
+        return controls
+
+    def _build_sequence_box(self) -> QWidget:
+        """The sequence-length slider and its label."""
         self.seq_box = QWidget()
         seq = QVBoxLayout(self.seq_box)
         seq.setContentsMargins(0, 0, 0, 0)
@@ -189,8 +218,10 @@ class LayoutMixin:
         self.seq_slider.setAccessibleName("Sequence length")
         self.seq_slider.valueChanged.connect(self._sequence_moved)
         seq.addWidget(self.seq_slider)
-        knobs.addWidget(self.seq_box)
+        return self.seq_box
 
+    def _build_method_box(self) -> QWidget:
+        """One checkable button per fine-tuning method."""
         self.method_box = QWidget()
         method = QHBoxLayout(self.method_box)
         method.setContentsMargins(0, 0, 0, 0)
@@ -206,8 +237,10 @@ class LayoutMixin:
             method.addWidget(b)
         method.addStretch(1)
         self.method_group.idClicked.connect(self._method_clicked)
-        knobs.addWidget(self.method_box)
+        return self.method_box
 
+    def _build_count_box(self) -> QWidget:
+        """The card-count buttons and the NVLink bridge toggle."""
         self.count_box = QWidget()
         counts = QHBoxLayout(self.count_box)
         counts.setContentsMargins(0, 0, 0, 0)
@@ -228,13 +261,10 @@ class LayoutMixin:
         self.bridge_button.clicked.connect(self._bridge_clicked)
         counts.addWidget(self.bridge_button)
         counts.addStretch(1)
-        knobs.addWidget(self.count_box)
-        knobs.addWidget(self._plan_box())
-        knobs.addStretch(1)
-        controls.addLayout(knobs, 1)
-        stage.addLayout(controls)
-        root.addWidget(self.stage, 1)
+        return self.count_box
 
+    def _build_layers(self) -> None:
+        """Layers above everything: the cross-fade, the banner, the code panel and the PIN pad."""
         # layers above everything
         self.fade = QLabel(self.stage)
         self.fade.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)

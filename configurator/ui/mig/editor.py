@@ -10,60 +10,32 @@ layouts with the placement reason, which the editor shows and emits through ``st
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
-from PySide6.QtCore import QMimeData, Qt, Signal
-from PySide6.QtGui import (
-    QAction,
-    QColor,
-    QGuiApplication,
-    QShowEvent,
-)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QListWidgetItem,
     QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from configurator.catalog.cards import CardSpec, MigProfile, MigSpec
-from configurator.engine import Build, BuildResult, editing
-from configurator.engine.mig import enumerate_layouts
+from configurator.catalog.cards import CardSpec, MigSpec
+from configurator.engine import Build, BuildResult
+from configurator.engine.build import MigInstanceRequest
 from configurator.engine.result import MigCard
-from configurator.ui.dnd import DragList, mig_profile_mime
-from configurator.ui.mig.common import (
-    DISPLAY_MODE_NOTE,
-    EMPTY_TEXT,
-    PROFILE_ROLE,
-    SLICE_COLOUR,
-    JobInInstance,
-    _count_label,
-    _short_name,
-    _span_text,
-    _swatch,
-    layout_label,
-)
+from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
+from configurator.ui.mig.edits import MigEdits
+from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
 from configurator.ui.mig.view import MigView
 from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
-class ProfileList(DragList):
-    """The card's MIG profiles; dragged out by name (``MIG_PROFILE_MIME``)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(icon_px=14, spacing=3, parent=parent)
-        self.setAccessibleName("MIG profiles")
-
-    def payload(self, item: QListWidgetItem) -> QMimeData:
-        return mig_profile_mime(item.data(PROFILE_ROLE))
-
-
-class MigEditor(QWidget):
+class MigEditor(MigEdits, QWidget):
     status = Signal(str)
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
@@ -92,6 +64,28 @@ class MigEditor(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
 
+        layout.addLayout(self._build_top())
+        self.display_note = QLabel(DISPLAY_MODE_NOTE)
+        self.display_note.setWordWrap(True)
+        self.display_note.setStyleSheet(
+            "QLabel { background: #FFF4D6; color: #6B4A00; border: 1px solid #E69F00; border-radius: 4px;"
+            " padding: 3px 6px; }"
+        )
+        self.display_note.setVisible(False)
+        layout.addWidget(self.display_note)
+
+        layout.addLayout(self._build_middle(), 1)
+        layout.addLayout(self._build_bottom())
+
+        self.remove_action = QAction("Remove instance", self)
+        self.remove_action.triggered.connect(self.remove_selected)
+
+        document.changed.connect(self._on_changed)
+        document.refused.connect(self._on_refused)
+        self._on_changed(document.build, document.result)
+
+    def _build_top(self) -> QHBoxLayout:
+        """The card combo, the MIG toggle and the layout combo."""
         top = QHBoxLayout()
         top.addWidget(QLabel("<b>Card</b>"))
         self.card_box = QComboBox()
@@ -114,17 +108,10 @@ class MigEditor(QWidget):
         self.preset_box.setToolTip("mig-parted presets, then every maximal layout (no room left for another instance)")
         self.preset_box.activated.connect(self._layout_chosen)
         top.addWidget(self.preset_box, 3)
-        layout.addLayout(top)
+        return top
 
-        self.display_note = QLabel(DISPLAY_MODE_NOTE)
-        self.display_note.setWordWrap(True)
-        self.display_note.setStyleSheet(
-            "QLabel { background: #FFF4D6; color: #6B4A00; border: 1px solid #E69F00; border-radius: 4px;"
-            " padding: 3px 6px; }"
-        )
-        self.display_note.setVisible(False)
-        layout.addWidget(self.display_note)
-
+    def _build_middle(self) -> QHBoxLayout:
+        """The profile palette beside the placement diagram."""
         middle = QHBoxLayout()
         side = QVBoxLayout()
         side.setSpacing(3)
@@ -137,8 +124,10 @@ class MigEditor(QWidget):
         middle.addLayout(side)
         self.view = MigView(self)
         middle.addWidget(self.view, 1)
-        layout.addLayout(middle, 1)
+        return middle
 
+    def _build_bottom(self) -> QHBoxLayout:
+        """The message line and the copy buttons."""
         bottom = QHBoxLayout()
         self.message = QLabel()
         self.message.setTextFormat(Qt.TextFormat.PlainText)  # placement reasons may quote user names
@@ -154,14 +143,7 @@ class MigEditor(QWidget):
         self.copy_yaml_button.setToolTip("A mig-parted config (profile counts; mig-parted places them itself)")
         self.copy_yaml_button.clicked.connect(self.copy_yaml)
         bottom.addWidget(self.copy_yaml_button)
-        layout.addLayout(bottom)
-
-        self.remove_action = QAction("Remove instance", self)
-        self.remove_action.triggered.connect(self.remove_selected)
-
-        document.changed.connect(self._on_changed)
-        document.refused.connect(self._on_refused)
-        self._on_changed(document.build, document.result)
+        return bottom
 
     # ---- state ----
     def mig_slots(self) -> list[int]:
@@ -294,59 +276,13 @@ class MigEditor(QWidget):
         self._show_message(mig)
 
     def _fill_palette(self, spec: MigSpec) -> None:
-        self.palette_list.clear()
-        for p in spec.profiles:
-            item = QListWidgetItem(
-                _swatch(QColor(SLICE_COLOUR.get(p.compute_slices, "#4A4A4A"))), self._profile_text(p)
-            )
-            item.setData(PROFILE_ROLE, p.name)
-            starts = ", ".join(str(s) for s in p.placement.starts)
-            item.setToolTip(
-                f"<b>{p.name}</b> (profile id {p.profile_id}): {p.capacity_gb:.1f} GB as the driver shows it "
-                f"({p.memory_gib.value:g} GiB; {p.memory_nominal_gb.value:g} GB nominal), "
-                f"{p.sm_count.value:g} SMs, {p.compute_slices} compute slice(s).<br>Occupies {p.placement.size} "
-                f"grid unit(s); starts {starts}; at most {p.max_count} per card.<br>Drag onto the grid, or "
-                "double-click to add it where it fits."
-            )
-            self.palette_list.addItem(item)
-
-    @staticmethod
-    def _profile_text(p: MigProfile) -> str:
-        return f"{p.name}\n{p.capacity_gb:.1f} GB · {p.memory_nominal_gb.value:g} GB nominal"
+        fill_palette(self.palette_list, spec)
 
     def _fill_layouts(self, spec: MigSpec) -> None:
-        self.preset_box.blockSignals(True)
-        self.preset_box.clear()
-        self._choices = []
-        self.preset_box.addItem("Choose a layout…", -1)
-        for name, profiles in spec.presets.items():
-            self._choices.append((name, tuple(profiles)))
-            self.preset_box.addItem(f"{name}: {_count_label(spec, profiles)}", len(self._choices) - 1)
-        layouts = enumerate_layouts(spec)
-        if layouts:
-            self.preset_box.insertSeparator(self.preset_box.count())
-            for names in layouts:
-                label = layout_label(spec, names)
-                self._choices.append((label, tuple(names)))
-                self.preset_box.addItem(label, len(self._choices) - 1)
-                self.preset_box.setItemData(self.preset_box.count() - 1, "maximal layout", Qt.ItemDataRole.ToolTipRole)
-        self.preset_box.view().setMinimumWidth(self.preset_box.view().sizeHintForColumn(0) + 24)
-        self.preset_box.blockSignals(False)
+        self._choices = fill_layouts(self.preset_box, spec)
 
-    def _select_layout(self, spec: MigSpec, requests: list | None) -> None:
-        """Show the entry matching the current layout, or 'Custom: …' / 'Choose a layout…'."""
-        self.preset_box.blockSignals(True)
-        index = 0
-        if requests is None:
-            self.preset_box.setItemText(0, "Choose a layout…")
-        else:
-            names = sorted(r.profile for r in requests)
-            match = next((k for k, (_, p) in enumerate(self._choices) if sorted(p) == names), None)
-            if match is not None:
-                index = self.preset_box.findData(match)
-            self.preset_box.setItemText(0, f"Custom: {_count_label(spec, names)}" if names else "No instances")
-        self.preset_box.setCurrentIndex(max(index, 0))
-        self.preset_box.blockSignals(False)
+    def _select_layout(self, spec: MigSpec, requests: list[MigInstanceRequest] | None) -> None:
+        select_layout(self.preset_box, self._choices, spec, requests)
 
     def layout_names(self) -> list[str]:
         """The layout combo's choices (presets first, then maximal layouts), by the name used in edits."""
@@ -382,142 +318,3 @@ class MigEditor(QWidget):
             return self.doc.edit(text, make)
         finally:
             self._editing = False
-
-    # ---- edits ----
-    def _layout_chosen(self, index: int) -> None:
-        key = self.preset_box.itemData(index)
-        if key is None or key < 0 or self._slot is None:
-            return
-        name, profiles = self._choices[key]
-        self.apply_layout(name, list(profiles))
-
-    def apply_layout(self, name: str, profiles: list[str]) -> bool:
-        """Replace the selected card's layout (starts placed automatically)."""
-        slot, catalog = self._slot, self.doc.catalog
-        if slot is None:
-            return False
-        requests: list[tuple[str, int | None]] = [(p, None) for p in profiles]
-        make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=requests)
-        ok = self._edit(f"MIG layout {name} on slot {slot}", make)
-        if ok:
-            self.say(f"Slot {slot}: MIG layout {name}")
-        return ok
-
-    def apply_preset(self, name: str) -> bool:
-        for choice, profiles in self._choices:
-            if choice == name:
-                return self.apply_layout(choice, list(profiles))
-        self.say(f"No layout called {name}", error=True)
-        return False
-
-    def _toggle_clicked(self, checked: bool) -> None:
-        self.set_mig(checked)
-
-    def set_mig(self, on: bool) -> bool:
-        slot, catalog = self._slot, self.doc.catalog
-        if slot is None:
-            return False
-        layout: list[tuple[str, int | None]] | None = [] if on else None
-        make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=layout)
-        ok = self._edit(f"MIG {'on' if on else 'off'} on slot {slot}", make)
-        if ok:
-            self.say(f"Slot {slot}: MIG {'on: choose a layout or drag profiles onto the grid' if on else 'off'}")
-        else:  # refused or unchanged: show the real state again
-            placement = self.doc.build.card_in(slot)
-            self.mig_toggle.setChecked(placement is not None and placement.mig is not None)
-        return ok
-
-    def check_add(self, profile: str, unit: int) -> tuple[int, int, str | None]:
-        """(start, size, refusal reason or None) for dropping ``profile`` on grid unit ``unit``."""
-        got = self._spec()
-        if got is None:
-            return unit, 1, "select a MIG-capable card"
-        spec = got[1]
-        start, size = editing.snap_start(spec, profile, unit)
-        return start, size, editing.check_mig_layout(spec, [*self._pinned(), (profile, start)])
-
-    def add_instance(self, profile: str, unit: int | None) -> bool:
-        """Add ``profile`` at the start covering grid ``unit`` (None: wherever it fits)."""
-        got, slot, catalog = self._spec(), self._slot, self.doc.catalog
-        if got is None or slot is None:
-            return False
-        spec = got[1]
-        start: int | None = None
-        where = "where it fits"
-        if unit is not None:
-            start, size = editing.snap_start(spec, profile, unit)
-            where = f"at {_span_text(spec, start, size)}"
-        layout = [*self._pinned(), (profile, start)]
-        make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=layout)
-        ok = self._edit(f"Add MIG {profile} {where} on slot {slot}", make)
-        if ok:
-            self.say(f"Slot {slot}: added {profile} {where}")
-            self.view.select(len(layout) - 1)
-        return ok
-
-    def _profile_activated(self, item: QListWidgetItem) -> None:
-        self.add_instance(item.data(PROFILE_ROLE), None)
-
-    def remove_instance(self, index: int) -> bool:
-        slot, catalog = self._slot, self.doc.catalog
-        layout = self._pinned()
-        if slot is None or not 0 <= index < len(layout):
-            return False
-        profile = layout[index][0]
-        make = partial(editing.remove_mig_instance, catalog=catalog, slot=slot, layout=layout, index=index)
-        ok = self._edit(f"Remove MIG instance {index} ({profile}) from slot {slot}", make)
-        if ok:
-            self.say(f"Slot {slot}: removed instance {index} ({profile})")
-        return ok
-
-    def remove_selected(self) -> bool:
-        index = self.view.selected_index()
-        if index is None:
-            self.say("Select an instance to remove", error=True)
-            return False
-        return self.remove_instance(index)
-
-    def check_assign(self, job: int, instance: int) -> str | None:
-        slot = self._slot
-        if slot is None:
-            return "select a MIG-capable card"
-        if not 0 <= job < len(self.doc.build.jobs):
-            return f"no job {job + 1}"
-        try:
-            editing.assign_job(self.doc.build, self.doc.catalog, job, slot, instance)
-        except ValueError as exc:  # EditRefused is a ValueError
-            return str(exc)
-        return None
-
-    def assign(self, job: int, instance: int) -> bool:
-        slot, catalog = self._slot, self.doc.catalog
-        if slot is None:
-            return False
-        if not 0 <= job < len(self.doc.build.jobs):
-            self.say(f"Refused: no job {job + 1}", error=True)
-            return False
-        name = self.doc.build.jobs[job].name
-        make = partial(editing.assign_job, catalog=catalog, index=job, slot=slot, instance=instance)
-        ok = self._edit(f"Assign {name} to slot {slot} instance {instance}", make)
-        if ok:
-            self.say(f"{name} runs in slot {slot} instance {instance}")
-        elif self.check_assign(job, instance) is None:
-            self.say(f"{name} already runs in slot {slot} instance {instance}")
-        return ok
-
-    # ---- clipboard ----
-    def copy_commands(self) -> None:
-        mig = self.mig_card()
-        if mig is None or not mig.commands:
-            self.say("No valid layout to copy", error=True)
-            return
-        QGuiApplication.clipboard().setText("\n".join(mig.commands))
-        self.say(f"Copied the nvidia-smi commands for slot {mig.slot}")
-
-    def copy_yaml(self) -> None:
-        mig = self.mig_card()
-        if mig is None or not mig.mig_parted_yaml:
-            self.say("No valid layout to copy", error=True)
-            return
-        QGuiApplication.clipboard().setText(mig.mig_parted_yaml)
-        self.say(f"Copied the mig-parted YAML for slot {mig.slot}")

@@ -49,7 +49,23 @@ class PlannerCharts(QWidget):
         self.view.setAccessibleName("Planner charts")
         layout.addWidget(self.view)
 
-        # ---- demand against capacity, month by month ----
+        self._build_roadmap()
+        self._build_utilisation()
+        self._build_cost()
+        grid = self.view.ci.layout
+        grid.setRowStretchFactor(0, 0)  # the legend row takes only its own height
+        grid.setRowStretchFactor(1, 3)
+        grid.setRowStretchFactor(2, 2)
+        grid.setRowMaximumHeight(0, 52)
+        grid.setVerticalSpacing(2)
+        self.names: list[str] = []
+        self.showing_energy = False
+        self._legend_labels: list[str] = []
+        self._tick_cache: dict[int, list[tuple[float, str]]] = {}
+        self._title_cache = ""
+
+    def _build_roadmap(self) -> None:
+        """Demand against capacity, month by month, with the fleets' legend."""
         # the fleets' legend in its own row above the plots, so it never covers a line
         self.roadmap_legend = pg.LegendItem(colCount=2, labelTextColor=INK, horSpacing=18)
         self.view.addItem(self.roadmap_legend, row=0, col=0, colspan=2)
@@ -69,7 +85,8 @@ class PlannerCharts(QWidget):
         self.sizing_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DotLine))
         self.roadmap.addItem(self.sizing_line)
 
-        # ---- utilisation per device type ----
+    def _build_utilisation(self) -> None:
+        """The utilisation bars per device type, with the target line."""
         self.util = _plot(self.view, 2, 0, "Utilisation per device type (fleet colours as above)")
         self.util.setLabel("left", "busy / capacity (%)", color=INK)
         self.util_bars: list[pg.BarGraphItem] = []
@@ -85,24 +102,14 @@ class PlannerCharts(QWidget):
         )
         self.util.addItem(self.target_line)
 
-        # ---- cost (or energy) per job per fleet ----
+    def _build_cost(self) -> None:
+        """The cost (or energy) per job per fleet."""
         self.cost = _plot(self.view, 2, 1, "Cost per job")
         self.cost_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brushes=[], pen=pg.mkPen("w", width=0.5))
         self.cost.addItem(self.cost_bars)
         self.cost.setLabel("bottom", "Fleet (rank)", color=INK)
         self.empty = pg.TextItem("", anchor=(0.5, 0.5), color="#777")
         self.cost.addItem(self.empty)
-        grid = self.view.ci.layout
-        grid.setRowStretchFactor(0, 0)  # the legend row takes only its own height
-        grid.setRowStretchFactor(1, 3)
-        grid.setRowStretchFactor(2, 2)
-        grid.setRowMaximumHeight(0, 52)
-        grid.setVerticalSpacing(2)
-        self.names: list[str] = []
-        self.showing_energy = False
-        self._legend_labels: list[str] = []
-        self._tick_cache: dict[int, list[tuple[float, str]]] = {}
-        self._title_cache = ""
 
     def _ticks(self, plot: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
         if self._tick_cache.get(id(plot)) != ticks:  # new ticks re-lay the axis: only when they change
@@ -111,6 +118,12 @@ class PlannerCharts(QWidget):
 
     # ---- data ----
     def update_result(self, result: PlanResult, utilisation_target: float) -> None:
+        self._draw_roadmap(result)
+        self._draw_utilisation(result, utilisation_target)
+        self._draw_cost(result)
+
+    def _draw_roadmap(self, result: PlanResult) -> None:
+        """Demand against capacity month by month, one colour per fleet, and the legend."""
         fleets = result.fleets
         shown = min(SHOWN_FLEETS, len(fleets))
         labels = [f"#{f.rank}: {escape(_short(f.label))}" for f in fleets[:shown]]  # a legend label is HTML
@@ -137,7 +150,10 @@ class PlannerCharts(QWidget):
                     for i in range(min(SHOWN_FLEETS, len(fleets)))), default=0.0)  # fmt: skip
         self.roadmap.setYRange(0, (peak or 1.0) * 1.1, padding=0)
 
-        # utilisation: node types on x, one bar per fleet beside each other
+    def _draw_utilisation(self, result: PlanResult, utilisation_target: float) -> None:
+        """Utilisation per node type: node types on x, one bar per fleet beside each other."""
+        fleets = result.fleets
+        shown = min(SHOWN_FLEETS, len(fleets))
         names: list[str] = []
         for d in result.devices:
             if d.node not in names:
@@ -159,7 +175,9 @@ class PlannerCharts(QWidget):
         self.util.setYRange(0, 110, padding=0)
         self.target_line.setPos(utilisation_target * 100)
 
-        # cost per job, or energy per job when any cost is unknown
+    def _draw_cost(self, result: PlanResult) -> None:
+        """Cost per job per fleet, or energy per job when any cost is unknown."""
+        fleets = result.fleets
         ranked = fleets[:MAX_BARS]
         costs = [f.totals.cost_per_job for f in ranked]
         self.showing_energy = not ranked or any(c is None for c in costs)

@@ -58,6 +58,17 @@ class InputsPanel(QWidget):
         col = QVBoxLayout(self)
         col.setContentsMargins(4, 4, 4, 4)
 
+        col.addWidget(self._build_class_box())
+        col.addWidget(self._build_service_box())
+        col.addStretch(1)
+        self._connect_edits()
+        self.power_price.editingFinished.connect(self._power_price)
+        doc.changed.connect(lambda _p: self._load())
+        self._load()
+
+    # ---- layout ----
+    def _build_class_box(self) -> QGroupBox:
+        """The selected job class's fields."""
         box = QGroupBox("Job class")
         form = QFormLayout(box)
         self.class_box = QComboBox()
@@ -86,8 +97,10 @@ class InputsPanel(QWidget):
         form.addRow("Wait target:", self.wait)
         self.from_month = _ispin(1, 120)
         form.addRow("From month:", self.from_month)
-        col.addWidget(box)
+        return box
 
+    def _build_service_box(self) -> QGroupBox:
+        """The service, roadmap and search fields of the plan."""
         svc = QGroupBox("Service")
         sform = QFormLayout(svc)
         self.utilisation = _dspin(1, 100, 0, 5, " %")
@@ -109,8 +122,10 @@ class InputsPanel(QWidget):
         self.size_for = _ispin(1, 120)
         self.size_for.setToolTip("The roadmap month the search sizes the fleet for")
         sform.addRow("Size for month:", self.size_for)
-        col.addWidget(svc)
-        col.addStretch(1)
+        return svc
+
+    def _connect_edits(self) -> None:
+        """Each spin box's change is one undoable plan edit (``key`` merges repeated steps)."""
 
         def on(widget: Any, text: str, key: str, make: Callable[[Plan, Any], Plan]) -> None:
             widget.valueChanged.connect(lambda v: self._edit(text, key, make, v))
@@ -131,9 +146,6 @@ class InputsPanel(QWidget):
            lambda p, v: set_fields(p, "roadmap", growth_per_month=v / 100))  # fmt: skip
         on(self.months, "Change roadmap months", "months", lambda p, v: set_fields(p, "roadmap", months=v))
         on(self.size_for, "Change sizing month", "sizefor", lambda p, v: set_fields(p, "search", size_for_month=v))
-        self.power_price.editingFinished.connect(self._power_price)
-        doc.changed.connect(lambda _p: self._load())
-        self._load()
 
     # ---- edits ----
     def _cls(self, plan: Plan, **changes: Any) -> Plan:

@@ -36,7 +36,7 @@ from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell import SEVERITY_COLOUR, redo_shortcuts
+from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, redo_shortcuts
 
 TITLE = "Service planner"
 
@@ -60,6 +60,29 @@ class PlannerWindow(QMainWindow):
         self.result_plan: Plan | None = None
         self.runner = PlanRunner(self)
 
+        self._build_centre()
+        self._build_inputs_dock()
+        self._build_status_bar()
+        self._make_actions()
+
+        doc.changed.connect(lambda _p: self.replan())
+        doc.path_changed.connect(lambda _p: self._title())
+        doc.undo_stack.cleanChanged.connect(lambda _c: self._title())
+        doc.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
+        self.runner.busy_changed.connect(self._busy)
+        self.runner.finished.connect(self._planned)
+        self.runner.failed.connect(lambda msg: self.statusBar().showMessage(msg, 12000))
+        self.fleets.open_requested.connect(self.open_as_build)
+        # explicit, as the main window's (shell/layout.py MIN_WINDOW): a minimum taken from the layout changed
+        # on relayouts and made the offscreen platform log "does not support propagateSizeHints()"
+        self.setMinimumSize(MIN_WINDOW)
+        self.resize(1440, 900)
+        self._title()
+        self.replan()
+
+    # ---- layout ----
+    def _build_centre(self) -> None:
+        """The charts above the tabs (classes x devices table, fleets, problems)."""
         self.charts = PlannerCharts()
         self.table = MatrixTable()
         self.fleets = FleetsPanel()
@@ -90,7 +113,10 @@ class PlannerWindow(QMainWindow):
         split.setStretchFactor(1, 2)
         split.setSizes([480, 360])
         self.setCentralWidget(split)
-        self.inputs = InputsPanel(doc)
+
+    def _build_inputs_dock(self) -> None:
+        """The plan's inputs, scrolled, in a dock on the left."""
+        self.inputs = InputsPanel(self.doc)
         scroll = QScrollArea()
         scroll.setWidget(self.inputs)
         scroll.setWidgetResizable(True)
@@ -101,6 +127,8 @@ class PlannerWindow(QMainWindow):
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
 
+    def _build_status_bar(self) -> None:
+        """The planning time and the busy indicator, permanent in the status bar."""
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)  # indeterminate: planning is running
         self.busy.setMaximumWidth(120)
@@ -110,19 +138,6 @@ class PlannerWindow(QMainWindow):
         self.timing = QLabel()
         self.statusBar().addPermanentWidget(self.timing)
         self.statusBar().addPermanentWidget(self.busy)
-        self._make_actions()
-
-        doc.changed.connect(lambda _p: self.replan())
-        doc.path_changed.connect(lambda _p: self._title())
-        doc.undo_stack.cleanChanged.connect(lambda _c: self._title())
-        doc.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
-        self.runner.busy_changed.connect(self._busy)
-        self.runner.finished.connect(self._planned)
-        self.runner.failed.connect(lambda msg: self.statusBar().showMessage(msg, 12000))
-        self.fleets.open_requested.connect(self.open_as_build)
-        self.resize(1440, 900)
-        self._title()
-        self.replan()
 
     # ---- menus ----
     def _make_actions(self) -> None:

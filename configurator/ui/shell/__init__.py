@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.layout import MIN_WINDOW
 from configurator.ui.shell.lazy import hidden_in_shown_window
 from configurator.ui.shell.menus import redo_shortcuts
 from configurator.ui.shell.settings import Settings
@@ -41,6 +42,7 @@ _LAZY = {
 __all__ = [
     "COMPONENTS",
     "FIT_COLOUR",
+    "MIN_WINDOW",
     "NO_DISPLAY",
     "SEVERITY_COLOUR",
     "BuildDocument",

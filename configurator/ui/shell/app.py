@@ -33,12 +33,17 @@ def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
     return MainWindow(doc)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="configurator", description="GPU build configurator for LLM fine-tuning")
     parser.add_argument("build", nargs="?", type=Path, help="build file to open (default: the preloaded build)")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     parser.add_argument("--demo", action="store_true", help="in-store demo mode: full screen, guided scenarios")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.screenshot and not _has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -52,52 +57,61 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from configurator.catalog.errors import FileError
-
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("configurator")
     app.setOrganizationName("GPU Build Configurator")
     if args.demo:
-        from configurator.ui.kiosk import DemoWindow
+        return _run_demo(app, args.screenshot, width, height)
+    return _run_editor(app, args.build, args.screenshot, width, height)
 
-        demo = DemoWindow()
-        demo.exit_requested.connect(app.quit)
-        if args.screenshot:
-            demo.resize(width, height)
-            demo.show()
-            app.processEvents()
-            ok = demo.grab().save(str(args.screenshot))
-            print(f"wrote {args.screenshot} ({width}x{height})" if ok else f"error: cannot write {args.screenshot}")
-            return 0 if ok else 2
-        demo.showFullScreen()
-        return app.exec()
+
+def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
+    """The in-store demo full screen, or its screenshot at ``width`` x ``height``."""
+    from configurator.ui.kiosk import DemoWindow
+
+    demo = DemoWindow()
+    demo.exit_requested.connect(app.quit)
+    if screenshot:
+        demo.resize(width, height)
+        demo.show()
+        app.processEvents()
+        ok = demo.grab().save(str(screenshot))
+        print(f"wrote {screenshot} ({width}x{height})" if ok else f"error: cannot write {screenshot}")
+        return 0 if ok else 2
+    demo.showFullScreen()
+    return app.exec()
+
+
+def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
+    """The build editor on ``build``, or its screenshot; a file that cannot be opened is reported."""
+    from configurator.catalog.errors import FileError
     from configurator.ui.shell.guard import install_excepthook
 
     install_excepthook()  # an exception in a slot shows a message instead of ending the program
     problem: str | None = None
     try:
-        window = make_window(args.build)
+        window = make_window(build)
     except FileError as exc:
-        if args.screenshot:
+        if screenshot:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         # the window still opens (with the preloaded build) and says why the file was not opened
         problem = str(exc)
         print(f"error: {exc}", file=sys.stderr)
         window = make_window(None)
-    if args.screenshot:
+    if screenshot:
         window.resize(width, height)
         window.show()
         app.processEvents()
         window.chassis_view.fit()
         app.processEvents()
-        ok = window.grab().save(str(args.screenshot))
+        ok = window.grab().save(str(screenshot))
         window.doc.undo_stack.setClean()
         window.close()
         if not ok:
-            print(f"error: cannot write {args.screenshot}", file=sys.stderr)
+            print(f"error: cannot write {screenshot}", file=sys.stderr)
             return 2
-        print(f"wrote {args.screenshot} ({width}x{height})")
+        print(f"wrote {screenshot} ({width}x{height})")
         return 0
     window.show()
     if problem is not None:

@@ -43,12 +43,40 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
-        # ---- views ----
+        self._build_views()
+        self._build_docks()
+        self._connect_views()
+        self._make_actions()
+        self._claim_autosave_slot()
+        self._autosave = QTimer(self)
+        self._autosave.timeout.connect(self.autosave)
+        self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
+        app = QApplication.instance()
+        if app is not None:  # quitting with a sheet still being written waits for it (closing does too)
+            app.aboutToQuit.connect(self.wait_for_sheet)
+        self.setMinimumSize(layout.MIN_WINDOW)
+        layout.place_window(self, self.settings.get("window/geometry"))
+        self._docks_sized = False  # on the first show, for the size the window opens at
+        self._on_changed(document.build, document.result)
+        if self.view.dark:
+            self._apply_theme(True)
+            self.chart.set_dark(True)
+            self.analysis.set_dark(True)
+            self.checks.set_dark(True)
+            self.summary.set_dark(True)
+        self.analysis.set_unit(self.view.unit)
+        self._update_title()
+        self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
+
+    def _build_views(self) -> None:
+        """The views, the analysis tabs and the centre (chassis | analysis, then the summary)."""
+        # here, not at the top: these rooms import configurator.ui.shell (see its __init__)
         from configurator.ui.charts import AnalysisTabs
         from configurator.ui.jobs import JobsPanel
         from configurator.ui.mig import MigEditor
         from configurator.ui.shell.summary import SummaryStrip
 
+        document = self.doc
         self.card_palette = Palette(document.catalog)
         self.jobs_panel = JobsPanel(document)
         self.chassis_view = ChassisView(document)
@@ -66,6 +94,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
         self.setCentralWidget(self.centre)
 
+    def _build_docks(self) -> None:
+        """The Cards and Jobs docks tabbed on the left, the checks list at the bottom."""
         docks = []
         for title, name, panel in (("Cards", "palette", self.card_palette), ("Jobs", "jobs", self.jobs_panel)):
             dock = QDockWidget(title, self)
@@ -85,7 +115,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
 
-        # ---- wiring: views subscribe to the document only ----
+    def _connect_views(self) -> None:
+        """Wiring: the views subscribe to the document and the view state only."""
+        document = self.doc
+
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._update_title)
         document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
@@ -108,27 +141,6 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
         self.card_palette.bridge_activated.connect(self.bridge_from_palette)
-        self._make_actions()
-        self._claim_autosave_slot()
-        self._autosave = QTimer(self)
-        self._autosave.timeout.connect(self.autosave)
-        self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
-        app = QApplication.instance()
-        if app is not None:  # quitting with a sheet still being written waits for it (closing does too)
-            app.aboutToQuit.connect(self.wait_for_sheet)
-        self.setMinimumSize(layout.MIN_WINDOW)
-        layout.place_window(self, self.settings.get("window/geometry"))
-        self._docks_sized = False  # on the first show, for the size the window opens at
-        self._on_changed(document.build, document.result)
-        if self.view.dark:
-            self._apply_theme(True)
-            self.chart.set_dark(True)
-            self.analysis.set_dark(True)
-            self.checks.set_dark(True)
-            self.summary.set_dark(True)
-        self.analysis.set_unit(self.view.unit)
-        self._update_title()
-        self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
 
     # ---- document updates ----
     def _on_changed(self, build: Build, result: BuildResult) -> None:

@@ -29,19 +29,18 @@ def redo_shortcuts() -> list[QKeySequence]:
 class MenusMixin:
     def _make_actions(self) -> None:
         mb = self.menuBar()
-        file = mb.addMenu("&File")
+        act = self._act
+        self._make_file_menu(mb.addMenu("&File"))
+        self._make_edit_menu(mb.addMenu("&Edit"))
+        self._make_view_menu(mb.addMenu("&View"))
+        self.planner_action = act(mb.addMenu("&Tools"), "Service &planner…", self.open_planner,
+                                  QKeySequence("Ctrl+Shift+P"), "Size a fleet for a fine-tuning service")  # fmt: skip
+        help_menu = mb.addMenu("&Help")
+        act(help_menu, "&About", self.about)
 
-        def act(menu, text, slot, shortcut=None, tip=None):  # type: ignore[no-untyped-def]
-            a = QAction(text, self)
-            if shortcut is not None:
-                a.setShortcut(shortcut)
-            if tip:
-                a.setStatusTip(tip)
-                a.setToolTip(tip)
-            a.triggered.connect(guard_slot(slot))
-            menu.addAction(a)
-            return a
-
+    def _make_file_menu(self, file: QMenu) -> None:
+        """New, open (file, code, demo code, recent), save, export, preferences and quit."""
+        act = self._act
         self.new_action = act(file, "&New", self.new_build, QKeySequence.StandardKey.New, "Start an empty build")
         self.open_action = act(file, "&Open…", self.open_dialog, QKeySequence.StandardKey.Open, "Open a build file")
         self.open_code_action = act(file, "Open from &code…", self.open_build_code_dialog, None,
@@ -61,7 +60,9 @@ class MenusMixin:
         file.addSeparator()
         act(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
-        edit = mb.addMenu("&Edit")
+    def _make_edit_menu(self, edit: QMenu) -> None:
+        """Undo and redo (the document's stack), remove, bridge and unbridge."""
+        act = self._act
         undo = self.doc.undo_stack.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence.StandardKey.Undo)
         redo = self.doc.undo_stack.createRedoAction(self, "&Redo")
@@ -78,7 +79,8 @@ class MenusMixin:
         for a in (self.bridge_action, self.unbridge_action):
             self.chassis_view.addAction(a)
 
-        view = mb.addMenu("&View")
+    def _make_view_menu(self, view: QMenu) -> None:
+        """Units, link and compute rates, compare, demo mode and the theme."""
         unit_actions = self._radio_menu(view, "&Units", [
             ("GB", "GB (10^9 bytes)", ""), ("GiB", "GiB (2^30 bytes)", "")], self.set_unit)  # fmt: skip
         unit_actions[self.unit].setChecked(True)
@@ -108,10 +110,18 @@ class MenusMixin:
         self.dark_action.setChecked(self.settings.get("theme") == "dark")
         self.dark_action.toggled.connect(self.set_dark)
         view.addAction(self.dark_action)
-        self.planner_action = act(mb.addMenu("&Tools"), "Service &planner…", self.open_planner,
-                                  QKeySequence("Ctrl+Shift+P"), "Size a fleet for a fine-tuning service")  # fmt: skip
-        help_menu = mb.addMenu("&Help")
-        act(help_menu, "&About", self.about)
+
+    def _act(self, menu, text, slot, shortcut=None, tip=None):  # type: ignore[no-untyped-def]
+        """An action in ``menu`` whose slot runs under the crash guard."""
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(shortcut)
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(tip)
+        a.triggered.connect(guard_slot(slot))
+        menu.addAction(a)
+        return a
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

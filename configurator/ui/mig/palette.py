@@ -1,0 +1,88 @@
+"""The MIG editor's two lists: the card's profiles (dragged onto the grid) and the layout combo.
+
+Split out of ``editor.py`` (issue 11: modules under ~400 lines); the editor keeps the widgets as
+``palette_list`` and ``preset_box`` and calls these to fill them.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QMimeData, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QComboBox, QListWidgetItem, QWidget
+
+from configurator.catalog.cards import MigProfile, MigSpec
+from configurator.engine.build import MigInstanceRequest
+from configurator.engine.mig import enumerate_layouts
+from configurator.ui.dnd import DragList, mig_profile_mime
+from configurator.ui.mig.common import PROFILE_ROLE, SLICE_COLOUR, _count_label, _swatch, layout_label
+
+Choices = list[tuple[str, tuple[str, ...]]]  # layout combo entries: (name, profiles)
+
+
+class ProfileList(DragList):
+    """The card's MIG profiles; dragged out by name (``MIG_PROFILE_MIME``)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(icon_px=14, spacing=3, parent=parent)
+        self.setAccessibleName("MIG profiles")
+
+    def payload(self, item: QListWidgetItem) -> QMimeData:
+        return mig_profile_mime(item.data(PROFILE_ROLE))
+
+
+def profile_text(p: MigProfile) -> str:
+    return f"{p.name}\n{p.capacity_gb:.1f} GB · {p.memory_nominal_gb.value:g} GB nominal"
+
+
+def fill_palette(palette: ProfileList, spec: MigSpec) -> None:
+    palette.clear()
+    for p in spec.profiles:
+        item = QListWidgetItem(_swatch(QColor(SLICE_COLOUR.get(p.compute_slices, "#4A4A4A"))), profile_text(p))
+        item.setData(PROFILE_ROLE, p.name)
+        starts = ", ".join(str(s) for s in p.placement.starts)
+        item.setToolTip(
+            f"<b>{p.name}</b> (profile id {p.profile_id}): {p.capacity_gb:.1f} GB as the driver shows it "
+            f"({p.memory_gib.value:g} GiB; {p.memory_nominal_gb.value:g} GB nominal), "
+            f"{p.sm_count.value:g} SMs, {p.compute_slices} compute slice(s).<br>Occupies {p.placement.size} "
+            f"grid unit(s); starts {starts}; at most {p.max_count} per card.<br>Drag onto the grid, or "
+            "double-click to add it where it fits."
+        )
+        palette.addItem(item)
+
+
+def fill_layouts(box: QComboBox, spec: MigSpec) -> Choices:
+    """Fill the layout combo (presets, then every maximal layout); returns the choices by item data."""
+    box.blockSignals(True)
+    box.clear()
+    choices: Choices = []
+    box.addItem("Choose a layout…", -1)
+    for name, profiles in spec.presets.items():
+        choices.append((name, tuple(profiles)))
+        box.addItem(f"{name}: {_count_label(spec, profiles)}", len(choices) - 1)
+    layouts = enumerate_layouts(spec)
+    if layouts:
+        box.insertSeparator(box.count())
+        for names in layouts:
+            label = layout_label(spec, names)
+            choices.append((label, tuple(names)))
+            box.addItem(label, len(choices) - 1)
+            box.setItemData(box.count() - 1, "maximal layout", Qt.ItemDataRole.ToolTipRole)
+    box.view().setMinimumWidth(box.view().sizeHintForColumn(0) + 24)
+    box.blockSignals(False)
+    return choices
+
+
+def select_layout(box: QComboBox, choices: Choices, spec: MigSpec, requests: list[MigInstanceRequest] | None) -> None:
+    """Show the entry matching the current layout, or 'Custom: …' / 'Choose a layout…'."""
+    box.blockSignals(True)
+    index = 0
+    if requests is None:
+        box.setItemText(0, "Choose a layout…")
+    else:
+        names = sorted(r.profile for r in requests)
+        match = next((k for k, (_, p) in enumerate(choices) if sorted(p) == names), None)
+        if match is not None:
+            index = box.findData(match)
+        box.setItemText(0, f"Custom: {_count_label(spec, names)}" if names else "No instances")
+    box.setCurrentIndex(max(index, 0))
+    box.blockSignals(False)
