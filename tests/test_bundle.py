@@ -1,18 +1,16 @@
 """The PyInstaller bundle runs on its own, and the Linux desktop files are valid.
 
 The slow test builds packaging/configurator.spec and runs the frozen app: version, sizing, PDF export and an
-offscreen window. The build (about 45 s of CPU) is kept in build/test-bundle/<key>, the key a hash of every input
-the spec reads (configurator/, packaging/, specs/, resources/, pyproject.toml) and of the interpreter and the
-installed distributions, so a second `make test` on an unchanged tree runs the same checks on the same bundle
-without rebuilding it; a fresh clone (CI) builds it once. `make clean` (or deleting build/) forces a rebuild.
+offscreen window. The build (about 45 s of CPU) is kept in build/test-bundle/<key> (tests/build_cache.py), the
+key a hash of every input the spec reads (configurator/, packaging/, specs/, resources/, pyproject.toml), the
+interpreter and the installed distributions: a second `make test` on an unchanged tree runs the same checks on
+the same bundle without rebuilding it; a fresh clone (CI) builds it once. `make clean` forces a rebuild.
 The fast tests check the .desktop entry, the AppStream metainfo and the icon theme without building anything.
 """
 
 from __future__ import annotations
 
 import configparser
-import hashlib
-import importlib.metadata
 import os
 import shutil
 import struct
@@ -25,12 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.build_cache import inputs_key, keep, kept
+
 ROOT = Path(__file__).resolve().parent.parent
 APP_ID = "io.github.gpu_configurator"
 DESKTOP = ROOT / "resources" / "linux" / f"{APP_ID}.desktop"
 METAINFO = ROOT / "resources" / "linux" / f"{APP_ID}.metainfo.xml"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
-BUNDLE_CACHE = ROOT / "build" / "test-bundle"
 # What packaging/configurator.spec reads: the package (Analysis), its data folders (datas) and the metadata.
 BUNDLE_INPUTS = ("configurator", "packaging", "specs", "resources", "pyproject.toml")
 
@@ -49,40 +48,20 @@ def _tree_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def _bundle_key() -> str:
-    """A hash of everything the bundle is built from: the spec's inputs, the interpreter, the installed packages."""
-    digest = hashlib.sha256(f"{sys.executable}\n{sys.version}".encode())
-    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions())
-    digest.update("\n".join(dists).encode())
-    for name in BUNDLE_INPUTS:
-        top = ROOT / name
-        files = [top] if top.is_file() else sorted(top.rglob("*"))
-        for path in files:
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
 def _built_bundle(tmp_path: Path) -> tuple[Path, str]:
-    """The one-folder bundle for this tree: the cached one when its key matches, else a fresh PyInstaller build
-    (in tmp_path, moved into the cache only once complete, older keys removed). Returns it and how it came."""
-    cached = BUNDLE_CACHE / _bundle_key()
-    if (cached / "complete").is_file():
-        return cached / "configurator", "cached, inputs unchanged"
+    """The one-folder bundle for this tree: the kept one when its inputs are unchanged, else a fresh PyInstaller
+    build (in tmp_path, kept once complete). Returns it and how it came."""
+    key = inputs_key(BUNDLE_INPUTS)
+    cached = kept("test-bundle", key)
+    if cached:
+        return cached / "configurator", "kept from an earlier run, inputs unchanged"
     dist, work = tmp_path / "dist", tmp_path / "work"
     start = time.perf_counter()
     spec = ROOT / "packaging" / "configurator.spec"
     _run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", str(dist),
           "--workpath", str(work), str(spec)], cwd=tmp_path, timeout=600)  # fmt: skip
     how = f"built in {time.perf_counter() - start:.0f} s"
-    shutil.rmtree(BUNDLE_CACHE, ignore_errors=True)
-    BUNDLE_CACHE.mkdir(parents=True)
-    try:
-        dist.rename(cached)  # tmp_path may be on another file system: then the bundle is not kept
-    except OSError:
-        return dist / "configurator", how
-    (cached / "complete").write_text(how + "\n", encoding="utf-8")
-    return cached / "configurator", how
+    return keep("test-bundle", key, dist, how) / "configurator", how
 
 
 @pytest.mark.slow
