@@ -52,7 +52,8 @@ def _private_autosave(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files with a ``slow`` test (the bundle and wheel builds, a minute of CPU between them) first, then the
+    """Files with a ``slow`` test (the bundle and wheel builds: a minute of CPU between them on a fresh clone,
+    seconds when tests/build_cache.py kept them from an earlier run on the same tree) first, then the
     others by their number of tests, as xdist orders them, so that `make test` (--no-loadscope-reorder) starts
     the builds beside the rest instead of leaving them for last; the order inside a file is kept."""
     slow = {item.path for item in items if item.get_closest_marker("slow")}

@@ -1,8 +1,11 @@
 """The PyInstaller bundle runs on its own, and the Linux desktop files are valid.
 
-The slow test builds packaging/configurator.spec into a temporary folder and runs the frozen app: version,
-sizing, PDF export and an offscreen window. The fast tests check the .desktop entry, the AppStream metainfo
-and the icon theme without building anything.
+The slow test builds packaging/configurator.spec and runs the frozen app: version, sizing, PDF export and an
+offscreen window. The build (about 45 s of CPU) is kept in build/test-bundle/<key> (tests/build_cache.py), the
+key a hash of every input the spec reads (configurator/, packaging/, specs/, resources/, pyproject.toml), the
+interpreter and the installed distributions: a second `make test` on an unchanged tree runs the same checks on
+the same bundle without rebuilding it; a fresh clone (CI) builds it once. `make clean` forces a rebuild.
+The fast tests check the .desktop entry, the AppStream metainfo and the icon theme without building anything.
 """
 
 from __future__ import annotations
@@ -20,11 +23,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.build_cache import inputs_key, keep, kept
+
 ROOT = Path(__file__).resolve().parent.parent
 APP_ID = "io.github.gpu_configurator"
 DESKTOP = ROOT / "resources" / "linux" / f"{APP_ID}.desktop"
 METAINFO = ROOT / "resources" / "linux" / f"{APP_ID}.metainfo.xml"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
+# What packaging/configurator.spec reads: the package (Analysis), its data folders (datas) and the metadata.
+BUNDLE_INPUTS = ("configurator", "packaging", "specs", "resources", "pyproject.toml")
 
 
 def _project_version() -> str:
@@ -41,20 +48,30 @@ def _tree_size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-@pytest.mark.slow
-def test_bundle_runs_the_cli_and_the_window(tmp_path: Path) -> None:
-    pytest.importorskip("PyInstaller")
+def _built_bundle(tmp_path: Path) -> tuple[Path, str]:
+    """The one-folder bundle for this tree: the kept one when its inputs are unchanged, else a fresh PyInstaller
+    build (in tmp_path, kept once complete). Returns it and how it came."""
+    key = inputs_key(BUNDLE_INPUTS)
+    cached = kept("test-bundle", key)
+    if cached:
+        return cached / "configurator", "kept from an earlier run, inputs unchanged"
     dist, work = tmp_path / "dist", tmp_path / "work"
     start = time.perf_counter()
     spec = ROOT / "packaging" / "configurator.spec"
     _run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", str(dist),
           "--workpath", str(work), str(spec)], cwd=tmp_path, timeout=600)  # fmt: skip
-    build_s = time.perf_counter() - start
-    bundle = dist / "configurator"
+    how = f"built in {time.perf_counter() - start:.0f} s"
+    return keep("test-bundle", key, dist, how) / "configurator", how
+
+
+@pytest.mark.slow
+def test_bundle_runs_the_cli_and_the_window(tmp_path: Path) -> None:
+    pytest.importorskip("PyInstaller")
+    bundle, how = _built_bundle(tmp_path)
     exe = bundle / ("configurator.exe" if sys.platform == "win32" else "configurator")
     assert exe.is_file()
     size_mb = _tree_size(bundle) / 1e6
-    print(f"\nbundle: {size_mb:.0f} MB in {bundle}, built in {build_s:.0f} s")
+    print(f"\nbundle: {size_mb:.0f} MB in {bundle}, {how}")
 
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "PYTHONHOME"}}
     env["QT_QPA_PLATFORM"] = "offscreen"

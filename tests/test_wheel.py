@@ -9,15 +9,27 @@ from pathlib import Path
 
 import pytest
 
+from tests.build_cache import inputs_key, keep, kept
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+# What the wheel is built from (pyproject.toml's hatch sections: the package, the force-included folders, the
+# metadata and its readme).
+WHEEL_INPUTS = ("configurator", "specs", "resources", "pyproject.toml", "README.md")
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's wheel, built once for the module's tests (pip wheel, no build isolation: no network)."""
-    wheels = tmp_path_factory.mktemp("wheels")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(wheels), str(ROOT)], check=True, timeout=300)  # fmt: skip
+    """The project's wheel (pip wheel, no build isolation: no network), built once for the module's tests and
+    kept in build/test-wheel/<hash of its inputs> (tests/build_cache.py) for the next run on the same tree."""
+    key = inputs_key(WHEEL_INPUTS)
+    wheels = kept("test-wheel", key)
+    if wheels is None:
+        wheels = tmp_path_factory.mktemp("wheels") / "wheels"
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                        str(wheels), str(ROOT)], check=True, timeout=300)  # fmt: skip
+        wheels = keep("test-wheel", key, wheels, "pip wheel")
     (built,) = wheels.glob("*.whl")
     return built
 
