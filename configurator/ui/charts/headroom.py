@@ -84,16 +84,12 @@ class HeadroomChart(QWidget):
         self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
         self.plot.addItem(self.band)
         self.legend.addItem(self.band, "Peak band")
+        # bar labels, made as bars need them (up to MAX_LABELS) and reused: creating all 64 up front was a
+        # third of the window's start-up
         self.labels: list[pg.TextItem] = []
-        font = QFont()
-        font.setPointSizeF(8.5)
-        font.setBold(True)
-        for _ in range(MAX_LABELS):
-            t = pg.TextItem("", anchor=(0.5, 1.0), color="#222")
-            t.setFont(font)
-            t.setVisible(False)
-            self.plot.addItem(t)
-            self.labels.append(t)
+        self._label_font = QFont()
+        self._label_font.setPointSizeF(8.5)
+        self._label_font.setBold(True)
         self.empty = pg.TextItem("Place a card and assign a job to see its memory", anchor=(0.5, 0.5), color="#777")
         self.plot.addItem(self.empty)
         self._set_axes()
@@ -173,12 +169,21 @@ class HeadroomChart(QWidget):
         if total == 0:
             self.empty.setPos(0, top / 2)
 
+    def _ensure_labels(self, count: int) -> None:
+        while len(self.labels) < count:
+            t = pg.TextItem("", anchor=(0.5, 1.0), color="#222")
+            t.setFont(self._label_font)
+            t.setVisible(False)
+            self.plot.addItem(t)
+            self.labels.append(t)
+
     def _label_bars(
         self, free: list[tuple[int, str, float | None]], base: np.ndarray, caps: list[float], high: np.ndarray
     ) -> None:
         """Above each bar its headroom (or "tight"), above each free card its capacity."""
         n = len(self.rows)
         total = n + len(free)
+        self._ensure_labels(min(total, MAX_LABELS))
         # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
         unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
         for i, label in enumerate(self.labels):
@@ -206,6 +211,7 @@ class HeadroomChart(QWidget):
         """Under each bar its slot (and MIG instance) and job, or the free card's slot and name."""
         n = len(self.rows)
         total = n + len(free)
+        self._ensure_labels(min(total, MAX_LABELS))
         ticks = []
         # characters per tick line that fit under one bar at the plot's current width (~6.5 px a character)
         chars = max(8, min(26, int(self.plot.vb.width() / max(total, 1) / 7.5)))
