@@ -10,7 +10,7 @@ from hypothesis import settings
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # Hypothesis profiles. Each property test names its full example count through tests/test_properties.examples();
-# "quick", the default, runs a fifth of it (at least 20) so that `make test` fits in 90 s on two cores; "full"
+# "quick", the default, runs a fifth of it (at least 20) to keep `make test` short (about 130 s on two cores); "full"
 # runs all of them (5,040 in test_reliability_properties alone): `make test-full`, HYPOTHESIS_PROFILE=full or
 # pytest --hypothesis-profile=full. Both print the blob that replays a failure (@reproduce_failure).
 settings.register_profile("quick", print_blob=True)
