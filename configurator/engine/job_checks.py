@@ -40,12 +40,13 @@ class Shape:
         return [s for s, _ in self.keys]
 
 
-def key_problem(job: Job, k: int, key: Key, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
-                 ) -> Check | None:  # fmt: skip
-    """Why the job's k-th card reference cannot be used (repeated, empty slot, unknown MIG instance), or None."""
+def key_problem(job: Job, earlier: list[Key], key: Key, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
+                ) -> Check | None:  # fmt: skip
+    """Why one of the job's card references (after ``earlier`` ones) cannot be used (repeated, empty slot, unknown
+    MIG instance), or None."""
     name = job.name
     slot, instance = key
-    if key in job.card_keys[:k]:
+    if key in earlier:
         where = f"slot {slot}" + (f" instance {instance}" if instance is not None else "")
         return Check(severity="error", code="JOB_CARD_REPEATED", slot=slot, job=name, message=(
             f"Job '{name}' names {where} more than once: list each card once."))  # fmt: skip
@@ -88,8 +89,9 @@ def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCh
                 ) -> list[Key]:  # fmt: skip
     """The job's card references that name a card (or MIG instance) it can run on; a check for each other."""
     valid: list[Key] = []
-    for k, key in enumerate(job.card_keys):
-        problem = key_problem(job, k, key, cards, layouts)
+    keys = job.card_keys
+    for k, key in enumerate(keys):
+        problem = key_problem(job, keys[:k], key, cards, layouts)
         if problem is None:
             valid.append(key)
         else:

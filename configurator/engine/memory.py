@@ -30,7 +30,7 @@ from configurator.engine.precision import (
     NF4_DQ_BYTES,
     TrainedBytes,
 )
-from configurator.engine.stack import PROFILES, stack_of
+from configurator.engine.stack import PROFILES, Stack, stack_of
 from configurator.engine.states import (  # re-exported: the planner, the report and the tests import them from here
     Parameters,
     Sharding,
@@ -178,7 +178,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     return _States(weights, adapters, gradients, optimizer, trained, full_weights, low)
 
 
-def _units(job: Job, p: Parameters, tb: TrainedBytes, full_weights: float, tp: int, fp32_head: bool,
+def _units(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, full_weights: float, tp: int, fp32_head: bool,
            ) -> tuple[float, float]:  # fmt: skip
     """Bytes of the FSDP units as gathered: (one decoder layer, the root)."""
     # FSDP units, unsharded as gathered: one decoder layer, and the root (embeddings, lm_head); stored as the
@@ -186,7 +186,7 @@ def _units(job: Job, p: Parameters, tb: TrainedBytes, full_weights: float, tp: i
     gathered_bytes = BF16 if job.method == "full" and tb.weight == FP32 else full_weights / max(p.total, 1)
     layer_unit = p.layer_params * gathered_bytes / tp
     root_unit = p.embedding_and_head * (FP32 if fp32_head else BF16) / tp
-    if stack_of(job).separate_head_units:
+    if stack.separate_head_units:
         # the embedding and the head wrapped on their own (torchtune's shard_model applies fully_shard to them,
         # recipes/full_finetune_distributed.py): each is resharded after its forward like a layer, so one of
         # them, not both, is gathered at a time
@@ -231,9 +231,8 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
                         head_gradient=head_gradient)  # fmt: skip
 
 
-def _load(model: ModelSpec, job: Job, p: Parameters, prep: bool, tp: int) -> LoadBytes:
+def _load(model: ModelSpec, job: Job, stack: Stack, p: Parameters, prep: bool, tp: int) -> LoadBytes:
     """Loading: quantising (and PEFT's fp32 cast) one weight at a time (engine/loadpath.py)."""
-    stack = stack_of(job)
     if job.method == "qlora" and not model.is_params_only:
         if stack.framework == "torchtune":
             return torchao_nf4_load(model, stack.nf4_chunked, tp)
@@ -270,10 +269,10 @@ def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> f
     return host
 
 
-def _setup_pool(job: Job, st: _States, constants: AllocatorConstants, units: tuple[float, float]) -> float:
+def _setup_pool(job: Job, stack: Stack, st: _States, constants: AllocatorConstants, units: tuple[float, float],
+                ) -> float:  # fmt: skip
     """The pool FSDP / ZeRO-3 set-up leaves behind (after offload: shards that go to the host are not in it).
     Set-up happens before any activation exists, so a fixed activation budget does not remove it."""
-    stack = stack_of(job)
     if job.parallelism == "fsdp" and stack.fsdp_version == 1:
         copies = constants.fsdp1_unit_copies
     else:
@@ -281,10 +280,10 @@ def _setup_pool(job: Job, st: _States, constants: AllocatorConstants, units: tup
     return (st.weights + st.adapters) * (1 + constants.static_fraction) + copies * max(*units)
 
 
-def _optimizer_temp(job: Job, p: Parameters, tb: TrainedBytes, st: _States, master_in_states: bool,
+def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st: _States, master_in_states: bool,
                     o_split: int) -> float:  # fmt: skip
     """The optimizer step's temporary: the square root of Adam's second moment, as the implementation makes it."""
-    impl = "fused" if job.parallelism.startswith("zero") else stack_of(job).optimizer_impl  # DeepSpeed's FusedAdam
+    impl = "fused" if job.parallelism.startswith("zero") else stack.optimizer_impl  # DeepSpeed's FusedAdam
     eight_bit = job.optimizer.endswith("8bit")  # bitsandbytes steps each parameter in one fused kernel
     assert ADAM8_STATE_BYTES  # 8-bit states are sized in precision.trained_bytes
     if not st.optimizer or job.optimizer == "sgd" or eight_bit:
@@ -326,15 +325,15 @@ def _memory_for_card(
     fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
     st = _model_states(model, job, p, tb, stage=stage, shards=shards, tp=tp, fp32_head=fp32_head,
                        capability=capability)  # fmt: skip
-    units = _units(job, p, tb, st.full_weights, tp, fp32_head)
+    units = _units(job, stack, p, tb, st.full_weights, tp, fp32_head)
     act = _activations(model, job, p, tb, st, stage=stage, shards=shards, tp=tp, sequence_length=sequence_length,
                        units=units)  # fmt: skip
     sc = constants.static_fraction
-    load = _load(model, job, p, prep, tp)
+    load = _load(model, job, stack, p, prep, tp)
     host = _offload(job, st, offload, stage, (shards if stage >= 2 else 1) * tp)
     param_sharded = shards > 1 and stage == 3
-    setup_pool = _setup_pool(job, st, constants, units) if param_sharded and not model.is_params_only else 0.0
-    optimizer_temp = _optimizer_temp(job, p, tb, st, master_in_states, shards * tp)
+    setup_pool = _setup_pool(job, stack, st, constants, units) if param_sharded and not model.is_params_only else 0.0
+    optimizer_temp = _optimizer_temp(job, stack, p, tb, st, master_in_states, shards * tp)
 
     weights, adapters, gradients, optimizer = st.weights, st.adapters, st.gradients, st.optimizer
     gathered = act.gathered
