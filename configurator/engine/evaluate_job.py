@@ -239,7 +239,7 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, cards:
     """Communication over the slowest link between the job's cards, compute on them, and the step they make."""
     tb = trained_bytes(job.method, job.optimizer, job.precision)
     comm_link = None
-    rate, basis = 0.0, a.link_rates
+    rate, basis = 0.0, str(a.link_rates)  # the rate's basis: nominal, measured, or calibrated for the link
     if shape.multi:
         comm_link, rate, basis = slowest_link(shape.slots, topo.link, a.link_rates, calib)
     comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers)
