@@ -313,6 +313,8 @@ def _memory_for_card(
     capability: the card's compute capability, which decides a low-precision recipe's copies
     (engine/lowprecision.py; None: the larger count).
     """
+    # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
+    # are the functions above, and what is left here is the pools they add up to.
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)
