@@ -266,7 +266,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 ),
             )
         )
-    elif total > PSU_TIGHT_FRACTION * capacity:
+    elif capacity is not None and total > PSU_TIGHT_FRACTION * capacity:  # a rating (watts_each) gives one
         checks.append(Check(severity="warning", code="PSU_TIGHT", message=(
             f"{total:,.0f} W of {capacity:,.0f} W PSU capacity ({total / capacity:.0%}): under 10 % margin "
             "for fans and ageing. Consider lower card power limits.")))  # fmt: skip
