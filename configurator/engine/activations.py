@@ -150,42 +150,10 @@ def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     return replicated + (attn + mlp + lora) / tp
 
 
-def activation_breakdown(
-    model: ModelSpec, job: Job, tp: int = 1, sequence_length: int | None = None
-) -> ActivationBreakdown:
-    """Activation bytes on one card for one micro-batch (``sequence_length`` overrides the job's, for sweeps)."""
-    assert model.hidden_size and model.num_layers and model.vocab_size
-    seq = sequence_length or job.sequence_length
-    tokens = seq * job.micro_batch_size
-    h, layers, vocab = model.hidden_size, model.num_layers, model.vocab_size
-    per_layer = per_layer_bytes_per_token(model, job, seq, tp)
-    f = model.tokens_ffn_width
-
+def _loss_bytes(job: Job, logits: float, held: float, tokens: int, h: int) -> tuple[float, float]:
+    """(forward-held, backward) bytes of the loss over ``logits`` values, by the stack's loss; ``held``: bytes per
+    logit the model keeps."""
     stack = stack_of(job)
-    # PEFT's prepare_model_for_kbit_training casts embeddings, norms and lm_head to fp32
-    # (peft/src/peft/utils/other.py); under autocast the embedding output is then fp32 and every residual
-    # add (fp32 + bf16) stays fp32, so the residual stream, and the layer inputs checkpointing keeps, are fp32.
-    residual = FP32 if (job.method == "qlora" and stack.kbit_fp32_prep) else BF16
-    if job.gradient_checkpointing:
-        # HF gradient checkpointing keeps each decoder layer's input and rebuilds one layer at a time.
-        layers_bytes = layers * residual * h * tokens
-        if stack.checkpointing == "offload":
-            # torchtune OffloadActivations (torchtune/training/_activation_offloading.py) copies each saved
-            # tensor to pinned host memory on the offload stream and brings it back one layer ahead in
-            # backward: about two layers' inputs are on the GPU at once.
-            layers_bytes = min(layers, 2) * residual * h * tokens
-        recompute = per_layer * tokens
-    else:
-        layers_bytes = layers * per_layer * tokens
-        recompute = 0.0
-
-    head = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
-    if lm_head_trained(job):
-        head += residual * h * tokens  # lm_head input for its weight gradient
-
-    logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
-    # the model's logits, unless the loop drops them; fp32 where the model itself upcast them (stack.py)
-    held = 0 if stack.frees_logits else (FP32 if PROFILES[job.framework].held_logits_fp32 else BF16)
     if stack.loss == "standard":
         # fp32 copy for cross-entropy (ForCausalLMLoss `logits.float()`): log_softmax keeps its fp32 output;
         # at the start of backward the fp32 gradients of the log-probabilities and of the logits: 2 + 4 + 4 + 4.
@@ -208,6 +176,47 @@ def activation_breakdown(
         # (a trained head's weight gradient, which it also makes in forward, is memory.py's head_gradient)
         loss = tokens * h * (BF16 + FP32 + FP32)
         loss_backward = 0.0
+    return loss, loss_backward
+
+
+def activation_breakdown(
+    model: ModelSpec, job: Job, tp: int = 1, sequence_length: int | None = None
+) -> ActivationBreakdown:
+    """Activation bytes on one card for one micro-batch (``sequence_length`` overrides the job's, for sweeps)."""
+    assert model.hidden_size and model.num_layers and model.vocab_size
+    seq = sequence_length or job.sequence_length
+    tokens = seq * job.micro_batch_size
+    h, layers, vocab = model.hidden_size, model.num_layers, model.vocab_size
+    per_layer = per_layer_bytes_per_token(model, job, seq, tp)
+    f = model.tokens_ffn_width
+
+    stack = stack_of(job)
+    # PEFT's prepare_model_for_kbit_training casts embeddings, norms and lm_head to fp32
+    # (peft/src/peft/utils/other.py); under autocast the embedding output is then fp32 and every residual
+    # add (fp32 + bf16) stays fp32, so the residual stream, and the layer inputs checkpointing keeps, are fp32.
+    residual = FP32 if (job.method == "qlora" and stack.kbit_fp32_prep) else BF16
+    layers_bytes: float
+    if job.gradient_checkpointing:
+        # HF gradient checkpointing keeps each decoder layer's input and rebuilds one layer at a time.
+        layers_bytes = layers * residual * h * tokens
+        if stack.checkpointing == "offload":
+            # torchtune OffloadActivations (torchtune/training/_activation_offloading.py) copies each saved
+            # tensor to pinned host memory on the offload stream and brings it back one layer ahead in
+            # backward: about two layers' inputs are on the GPU at once.
+            layers_bytes = min(layers, 2) * residual * h * tokens
+        recompute = per_layer * tokens
+    else:
+        layers_bytes = layers * per_layer * tokens
+        recompute = 0.0
+
+    head = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
+    if lm_head_trained(job):
+        head += residual * h * tokens  # lm_head input for its weight gradient
+
+    logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
+    # the model's logits, unless the loop drops them; fp32 where the model itself upcast them (stack.py)
+    held = 0 if stack.frees_logits else (FP32 if PROFILES[job.framework].held_logits_fp32 else BF16)
+    loss, loss_backward = _loss_bytes(job, logits, held, tokens, h)
     loss += loss_backward
 
     # Gradient buffers of one layer in backward: the MLP intermediates' gradients and the residual stream.

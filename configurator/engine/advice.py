@@ -133,6 +133,41 @@ def _merge(*cands: _Candidate) -> _Candidate:
     return _Candidate(", ".join(c.words for c in cands), fields)
 
 
+def _shorter_sequence(job: Job, keep: list[_Candidate], method: list[_Candidate],
+                      fits_with: Callable[[dict[str, object]], bool]) -> _Candidate | None:  # fmt: skip
+    """The longest sequence that fits, on top of the result-keeping changes (then each change of method)."""
+    for base in [_merge(*keep)] + [_merge(*keep, m) for m in method]:
+        def fits_at(s: int, b: _Candidate = base) -> bool:
+            return fits_with({**b.fields, "sequence_length": s})
+
+        best = _largest_fitting_int(MIN_SEQUENCE, job.sequence_length - 1, fits_at)
+        if best is not None:
+            seq = _Candidate(f"sequences of at most {best:,} tokens", {"sequence_length": best})
+            return _merge(base, seq) if base.fields else seq
+    return None
+
+
+def _cards_needed(model: ModelSpec, job: Job, n_cards: int, fits: Callable[[float, Job], bool],
+                  capability: Capability | None) -> int | None:  # fmt: skip
+    """The fewest cards (more than now) the job fits on under FSDP, or None within MAX_CARDS."""
+    sharded = job if job.parallelism == "fsdp" else job.model_copy(update={"parallelism": "fsdp"})
+
+    def ok_cards(n: int) -> bool:
+        return fits(_peak(model, sharded, n, False, capability), sharded)
+
+    # Per-card memory under FSDP only falls as the group grows (states / n), so search for the smallest n.
+    lo, hi = max(2, n_cards + 1), MAX_CARDS
+    if lo <= hi and ok_cards(hi):
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ok_cards(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+    return None
+
+
 def fit_advice(
     model: ModelSpec, job: Job, n_cards: int, on_mig: bool, peak_bytes: float, capacity_bytes: float,
     fits: Callable[[float, Job], bool], capability: Capability | None = None,
@@ -165,33 +200,13 @@ def fit_advice(
             advice = advice.model_copy(update={"tight_change": c.words, "tight_peak_gb": held / GB})
             break
     if found is None and job.sequence_length > MIN_SEQUENCE:
-        for base in [_merge(*keep)] + [_merge(*keep, m) for m in method]:
-            def fits_at(s: int, b: _Candidate = base) -> bool:
-                return fits_with({**b.fields, "sequence_length": s})
-
-            best = _largest_fitting_int(MIN_SEQUENCE, job.sequence_length - 1, fits_at)
-            if best is not None:
-                seq = _Candidate(f"sequences of at most {best:,} tokens", {"sequence_length": best})
-                found = _merge(base, seq) if base.fields else seq
-                break
+        found = _shorter_sequence(job, keep, method, fits_with)
     if found is not None:
         advice = advice.model_copy(
             update={"change": found.words, "fields": found.fields, "peak_gb": peak_with(found.fields) / GB}
         )
     if not on_mig:
-        sharded = job if job.parallelism == "fsdp" else job.model_copy(update={"parallelism": "fsdp"})
-
-        def ok_cards(n: int) -> bool:
-            return fits(_peak(model, sharded, n, False, capability), sharded)
-
-        # Per-card memory under FSDP only falls as the group grows (states / n), so search for the smallest n.
-        lo, hi = max(2, n_cards + 1), MAX_CARDS
-        if lo <= hi and ok_cards(hi):
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if ok_cards(mid):
-                    hi = mid
-                else:
-                    lo = mid + 1
-            advice = advice.model_copy(update={"cards_needed": lo})
+        needed = _cards_needed(model, job, n_cards, fits, capability)
+        if needed is not None:
+            advice = advice.model_copy(update={"cards_needed": needed})
     return advice

@@ -8,6 +8,8 @@ typical nccl-tests busbw stands in for that rate (busbw is defined so that this 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from configurator.engine.build import Job
 from configurator.engine.memory import Parameters
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
@@ -18,12 +20,14 @@ ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all-reduce", "all-gather", "reduce-sca
 
 
 def ring_factor(kind: str, n: int) -> float:
+    """Bytes each card sends per byte of buffer in a ring collective over ``n`` cards."""
     if n <= 1:
         return 0.0
     return 2 * (n - 1) / n if kind == ALL_REDUCE else (n - 1) / n
 
 
-def slowest_link(slots: list[int], link_of, basis: str, calibration: dict[str, float]):  # type: ignore[no-untyped-def]
+def slowest_link(slots: list[int], link_of: Callable[[int, int], Link], basis: str, calibration: dict[str, float],
+                 ) -> tuple[Link, float, str]:  # fmt: skip
     """The ring over the job's cards in slot order; the slowest hop bounds every collective."""
     hops = [link_of(slots[i], slots[(i + 1) % len(slots)]) for i in range(len(slots))]
     # Equal rates (nominal PCIe is 64 GB/s on every hop) tie-break to the farther hop: SYS before NODE
@@ -40,6 +44,53 @@ def frozen_base_bytes(job: Job, p: Parameters) -> float:
     return p.total * BF16
 
 
+Planned = tuple[str, str, float, int]  # (name, kind, payload bytes, count per step) of one collective
+
+
+def _data_parallel(job: Job, p: Parameters, tb: TrainedBytes) -> list[Planned]:
+    """DDP's and FSDP's collectives per step."""
+    accum = job.gradient_accumulation_steps
+    grad_bytes = p.trainable * tb.gradient  # gradients in their training dtype (BF16 for a full fine-tune)
+    if job.parallelism == "ddp":
+        # ZeRO paper §5: data parallelism all-reduces the gradients once per step ("2 Psi data movement");
+        # gradient accumulation uses no_sync, so one all-reduce per optimizer step.
+        return [("gradient all-reduce", ALL_REDUCE, grad_bytes, 1)]
+    if job.parallelism == "fsdp":
+        # FSDP / ZeRO-3 gathers the sharded weights before the forward and again before the backward
+        # pass and reduce-scatters the gradients, every micro-batch. For LoRA and QLoRA the frozen base is
+        # what is gathered (seed A: 141 GB per card per micro-batch for a 70B LoRA on 2 cards).
+        base = frozen_base_bytes(job, p) if job.method != "full" else p.total * tb.weight
+        what = "frozen base" if job.method != "full" else "weights"
+        return [
+            (f"forward all-gather of the {what}", ALL_GATHER, base, accum),
+            (f"backward all-gather of the {what}", ALL_GATHER, base, accum),
+            ("gradient reduce-scatter", REDUCE_SCATTER, grad_bytes, accum),
+        ]
+    return []
+
+
+def _tensor_parallel(job: Job, n: int, hidden_size: int, num_layers: int) -> tuple[list[Planned], float, list[str]]:
+    """Tensor parallelism's collectives per step, the bytes per card per token of its forward pass, and notes."""
+    accum = job.gradient_accumulation_steps
+    # Megatron tensor parallelism (Shoeybi et al. 2019, §3): two all-reduces per layer in the forward
+    # pass (after attention and after the MLP) and two in the backward pass, of tokens x hidden in bf16.
+    tokens = job.sequence_length * job.micro_batch_size
+    payload = tokens * hidden_size * BF16
+    planned: list[Planned] = [
+        ("forward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum),
+        ("backward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum),
+    ]
+    tp_token = num_layers * 2 * hidden_size * BF16 * ring_factor(ALL_REDUCE, n)
+    notes = [
+        f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (2 all-reduces per layer of hidden x 2 B "
+        "each); the backward pass moves as much again, so a training step moves twice that.",
+        "NVLink's quoted 900 GB/s adds both directions; an all-reduce sends and receives at once, so the "
+        "per-direction 450 GB/s applies: against PCIe Gen5's 64 GB/s each way that is 7x, not the 14x "
+        "that dividing by the two-direction total would give.",
+    ]
+    return planned, tp_token, notes
+
+
 def communication(
     job: Job,
     p: Parameters,
@@ -51,14 +102,18 @@ def communication(
     hidden_size: int | None,
     num_layers: int | None,
 ) -> Communication:
+    """The job's collectives per step over the ring of its cards, timed on the slowest link ``link``."""
     n = len(slots)
     if n <= 1 or link is None or job.parallelism == "single":
         return Communication()
-    accum = job.gradient_accumulation_steps
     rate = rate_gb_s * 1e9
+    notes: list[str] = []
+    tp_token = None
+    planned = _data_parallel(job, p, tb)
+    if job.parallelism == "tp" and hidden_size and num_layers:
+        planned, tp_token, notes = _tensor_parallel(job, n, hidden_size, num_layers)
     collectives: list[Collective] = []
-
-    def add(name: str, kind: str, payload: float, count: int) -> None:
+    for name, kind, payload, count in planned:
         per_card = ring_factor(kind, n) * payload * count
         collectives.append(
             Collective(
@@ -66,40 +121,6 @@ def communication(
                 link=link.name, rate_gb_s=rate_gb_s, rate_basis=basis, seconds=per_card / rate,
             )
         )  # fmt: skip
-
-    grad_bytes = p.trainable * tb.gradient  # gradients in their training dtype (BF16 for a full fine-tune)
-    notes: list[str] = []
-    tp_token = None
-    if job.parallelism == "ddp":
-        # ZeRO paper §5: data parallelism all-reduces the gradients once per step ("2 Psi data movement");
-        # gradient accumulation uses no_sync, so one all-reduce per optimizer step.
-        add("gradient all-reduce", ALL_REDUCE, grad_bytes, 1)
-    elif job.parallelism == "fsdp":
-        # FSDP / ZeRO-3 gathers the sharded weights before the forward and again before the backward
-        # pass and reduce-scatters the gradients, every micro-batch. For LoRA and QLoRA the frozen base is
-        # what is gathered (seed A: 141 GB per card per micro-batch for a 70B LoRA on 2 cards).
-        base = frozen_base_bytes(job, p) if job.method != "full" else p.total * tb.weight
-        what = "frozen base" if job.method != "full" else "weights"
-        add(f"forward all-gather of the {what}", ALL_GATHER, base, accum)
-        add(f"backward all-gather of the {what}", ALL_GATHER, base, accum)
-        add("gradient reduce-scatter", REDUCE_SCATTER, grad_bytes, accum)
-    elif job.parallelism == "tp" and hidden_size and num_layers:
-        # Megatron tensor parallelism (Shoeybi et al. 2019, §3): two all-reduces per layer in the forward
-        # pass (after attention and after the MLP) and two in the backward pass, of tokens x hidden in bf16.
-        tokens = job.sequence_length * job.micro_batch_size
-        payload = tokens * hidden_size * BF16
-        add("forward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum)
-        add("backward all-reduces (2 per layer)", ALL_REDUCE, payload, 2 * num_layers * accum)
-        tp_token = num_layers * 2 * hidden_size * BF16 * ring_factor(ALL_REDUCE, n)
-        notes.append(
-            f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (2 all-reduces per layer of hidden x 2 B "
-            "each); the backward pass moves as much again, so a training step moves twice that."
-        )
-        notes.append(
-            "NVLink's quoted 900 GB/s adds both directions; an all-reduce sends and receives at once, so the "
-            "per-direction 450 GB/s applies: against PCIe Gen5's 64 GB/s each way that is 7x, not the 14x "
-            "that dividing by the two-direction total would give."
-        )
     total_s = sum(c.seconds for c in collectives)
     total_b = sum(c.bytes_per_card for c in collectives)
     return Communication(

@@ -60,19 +60,9 @@ def bf16_rate(card: CardSpec, estimates: bool = False) -> float | None:
     return None
 
 
-def compute(
-    job: Job,
-    model: ModelSpec,
-    p: Parameters,
-    tb: TrainedBytes,
-    cards: list[tuple[CardSpec, float]],  # (card, share of the card: 1, or a MIG instance's compute fraction)
-    utilization: float,
-    tp: int,
-    estimates: bool = False,
-) -> Compute:
-    tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
-    split = tp if job.parallelism == "tp" else 1
-    flops = flops_per_token(job, model, p) * tokens / split
+def _rates(cards: list[tuple[CardSpec, float]], estimates: bool) -> tuple[float | None, bool, list[str], list[str]]:
+    """(the slowest known BF16 TFLOPS, whether every card has a rate, notes on missing or estimated rates, the
+    cards whose rate is estimated)."""
     notes: list[str] = []
     rates = [(c, (bf16_rate(c, estimates) or 0) * share) for c, share in cards]
     known = [r for _, r in rates if r > 0]
@@ -87,28 +77,28 @@ def compute(
         assert card.bf16_dense_tflops_estimate is not None
         notes.append(f"Compute time for {name} uses an UNCONFIRMED estimate of "
                      f"{card.bf16_dense_tflops_estimate.value:g} dense BF16 TFLOPS: no rate is published.")  # fmt: skip
-    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
-    # Memory-bound parts (seed A): the optimizer step touches every trained state once; QLoRA dequantises
-    # every 4-bit weight before each multiplication (forward, backward, and the recompute).
+    return slowest, not missing, notes, estimated
+
+
+def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, recipe: str | None) -> float:
+    """Bytes the memory-bound parts of a step move (seed A): the optimizer step touches every trained state
+    once; QLoRA dequantises every 4-bit weight before each multiplication (forward, backward, and the recompute)."""
     optimizer_bytes = 2 * p.trainable * tb.total / split  # read and write weights, grads and states
     dequant_bytes = 0.0
     if job.method == "qlora":
         nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
         passes = 3 if job.gradient_checkpointing else 2  # per micro-batch, whatever its size
         dequant_bytes = p.frozen_linear * (nf4 + 2 * BF16) * passes * job.gradient_accumulation_steps
-    recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
     if job.method == "lora" and job.base_weights == "fp8" and recipe is None:
         # an FP8 base under BF16 compute is dequantised before each matmul, as QLoRA's NF4 above
         passes = 3 if job.gradient_checkpointing else 2
         dequant_bytes = p.frozen_linear * (FP8 + 2 * BF16) * passes * job.gradient_accumulation_steps
-    memory_s = (optimizer_bytes + dequant_bytes) / bandwidth if bandwidth else None
-    matmul_s = flops / (slowest * 1e12 * utilization) if slowest and missing == [] else None
-    seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
-    low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
-    seconds = low.seconds
-    notes += low.notes
+    return optimizer_bytes + dequant_bytes
 
-    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+
+def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+             ) -> list[MatmulIntensity]:  # fmt: skip
+    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation."""
     matmuls: list[MatmulIntensity] = []
     micro_tokens = job.sequence_length * job.micro_batch_size
     if model.hidden_size and model.intermediate_size:
@@ -140,12 +130,39 @@ def compute(
             name="NF4 dequantisation", flops=4.0 * p.frozen_linear, bytes=per * p.frozen_linear,
             intensity=4.0 / per, bound={cid: "memory" for cid in ops},
         ))  # fmt: skip
+    return matmuls
+
+
+def compute(
+    job: Job,
+    model: ModelSpec,
+    p: Parameters,
+    tb: TrainedBytes,
+    cards: list[tuple[CardSpec, float]],  # (card, share of the card: 1, or a MIG instance's compute fraction)
+    utilization: float,
+    tp: int,
+    estimates: bool = False,
+) -> Compute:
+    """Compute per step: matmul time at ``utilization`` on the slowest card, plus the memory-bound parts."""
+    tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
+    split = tp if job.parallelism == "tp" else 1
+    flops = flops_per_token(job, model, p) * tokens / split
+    slowest, complete, notes, estimated = _rates(cards, estimates)
+    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
+    recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
+    memory_s = _memory_bound_bytes(job, p, tb, split, recipe) / bandwidth if bandwidth else None
+    matmul_s = flops / (slowest * 1e12 * utilization) if slowest and complete else None
+    seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
+    low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
+    seconds = low.seconds
+    notes += low.notes
+    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
     return Compute(
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
-        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=matmuls, notes=notes,
-        recipe=recipe, recipe_tflops=low.recipe_tflops, recipe_peak_matmul_seconds=low.peak_matmul_seconds,
-        speedup=low.speedup, speedup_source=low.speedup_source,
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=_matmuls(job, model, p, tb, ops),
+        notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
+        recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,

@@ -8,7 +8,6 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
@@ -16,7 +15,13 @@ from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
 from configurator.engine.loadpath import LoadBytes, bnb_load, torchao_nf4_load
-from configurator.engine.lowprecision import Capability, extra_bytes, fp8_base_bytes, linear_tensor_count
+from configurator.engine.lowprecision import (
+    Capability,
+    LowPrecisionBytes,
+    extra_bytes,
+    fp8_base_bytes,
+    linear_tensor_count,
+)
 from configurator.engine.precision import (
     ADAM8_STATE_BYTES,
     BF16,
@@ -24,10 +29,30 @@ from configurator.engine.precision import (
     NF4_BYTES,
     NF4_DQ_BYTES,
     TrainedBytes,
-    keeps_mixed_states,
-    trained_bytes,
 )
-from configurator.engine.stack import PROFILES, stack_of
+from configurator.engine.stack import PROFILES, Stack, stack_of
+from configurator.engine.states import (  # re-exported: the planner, the report and the tests import them from here
+    Parameters,
+    Sharding,
+    effective_offload,
+    job_parameters,
+    parameters,
+    sharding,
+    trained_layout,
+)
+
+__all__ = [
+    "GB",
+    "AllocatorConstants",
+    "Parameters",
+    "Sharding",
+    "effective_offload",
+    "job_parameters",
+    "memory_for_card",
+    "parameters",
+    "sharding",
+    "trained_layout",
+]
 
 GB = 1e9
 
@@ -72,100 +97,6 @@ class AllocatorConstants:
 DEFAULT_CONSTANTS = AllocatorConstants()
 
 
-@dataclass(frozen=True)
-class Parameters:
-    total: int
-    trainable: int
-    frozen_linear: int  # block linear weights (NF4 under QLoRA)
-    frozen_other: int  # embeddings, lm_head, norms, biases (bf16 under QLoRA)
-    largest_linear: int  # weights of the largest single linear layer (dequantised one at a time)
-    layer_params: int  # parameters of one decoder layer (one FSDP unit)
-    embedding_and_head: int
-
-
-@functools.lru_cache(maxsize=1024)
-def parameters(model: ModelSpec, method: str, rank: int, targets: str | tuple[str, ...]) -> Parameters:
-    counts = model.param_counts()
-    tgt = targets if isinstance(targets, str) else [t for t in targets if t not in ("lm_head", "output")]
-    if method == "full":
-        trainable = counts.total
-    else:
-        trainable = model.lora_trainable(rank, tgt) if tgt else 0
-        if not model.is_params_only and isinstance(targets, tuple) and {"lm_head", "output"} & set(targets):
-            assert model.hidden_size and model.vocab_size
-            trainable += rank * (model.hidden_size + model.vocab_size)
-    modules = model.linear_modules()
-    largest = max((m.in_features * m.out_features for m in modules), default=0)
-    layers = model.num_layers or 1
-    embed_head = counts.embedding + counts.lm_head
-    layer = (counts.block_linear + counts.other) // layers if model.num_layers else counts.total
-    return Parameters(
-        total=counts.total,
-        trainable=trainable,
-        frozen_linear=counts.block_linear,
-        frozen_other=counts.total - counts.block_linear,
-        largest_linear=largest,
-        layer_params=layer,
-        embedding_and_head=embed_head,
-    )
-
-
-def job_parameters(model: ModelSpec, job: Job) -> Parameters:
-    targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
-    return parameters(model, job.method, job.lora.rank, targets)
-
-
-@dataclass(frozen=True)
-class Sharding:
-    shards: int  # FSDP / ZeRO-3 group size
-    tp: int  # tensor-parallel degree
-    ddp: bool  # data-parallel replicas keeping gradient buckets
-
-
-def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
-    """How the job's model states and activations split over its ``n_cards`` cards; one rule for the main
-    result and for the sweeps. MIG instances never form a group (NCCL does not run across them).
-    ``shards`` is the data-parallel group that partitions states: FSDP and ZeRO-3 all of them, ZeRO-2 gradients
-    and optimizer states, ZeRO-1 optimizer states (memory_for_card reads the stage from the job)."""
-    if n_cards <= 1 or on_mig:
-        return Sharding(1, 1, False)
-    return Sharding(
-        shards=n_cards if job.parallelism in ("fsdp", "zero1", "zero2", "zero3") else 1,
-        tp=n_cards if job.parallelism == "tp" else 1,
-        ddp=job.parallelism in ("ddp", "zero1"),  # ZeRO-1 keeps every gradient, all-reduced like DDP
-    )
-
-
-def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
-    """Bytes per trained parameter as the job's sharding engine keeps them, and whether the optimizer bytes
-    include an fp32 master copy (else they are the optimizer's states alone).
-
-    FSDP keeps no bf16 working copy of a trained parameter: with mixed precision the sharded parameter itself is
-    the fp32 master, cast to bf16 only for the all-gather (torch/distributed/fsdp/_flat_param.py FlatParamHandle
-    _use_low_precision_shard, whose _mp_shard is freed after the gather; FSDP2 FSDPParam.all_gather_inputs casts
-    to MixedPrecisionPolicy.param_dtype), and the reduce-scattered gradient shard is cast back to the parameter's
-    fp32 (FSDP1 _runtime_utils._cast_grad_to_param_dtype; FSDP2 foreach_reduce to the original dtype). So a full
-    fine-tune under FSDP with mixed states keeps 4 (parameter) + 4 (gradient) + 8 (Adam states) B per parameter,
-    sharded: the same 16 B as ZeRO's 2 + 2 + 12 (DeepSpeed keeps bf16 partitions beside fp32 masters), but 12 B,
-    not 14, are alive at the activation peak, when gradients are not.
-    """
-    tb = trained_bytes(job.method, job.optimizer, job.precision)
-    mixed_full = job.method == "full" and keeps_mixed_states(job.precision)
-    if mixed_full and job.parallelism == "fsdp":
-        return TrainedBytes(FP32, FP32, tb.optimizer - FP32), False
-    return tb, mixed_full
-
-
-def effective_offload(job: Job) -> str:
-    """Offload where the sharding engine has it: FSDP CPU offload, DeepSpeed CPU offload, NVMe only for ZeRO-3
-    (ZeRO-Infinity); elsewhere none (evaluate names the mismatch in a check)."""
-    if job.offload == "cpu" and job.parallelism in ("fsdp", "zero1", "zero2", "zero3"):
-        return "cpu"
-    if job.offload == "nvme" and job.parallelism == "zero3":
-        return "nvme"
-    return "none"
-
-
 _MEMO: dict[tuple, tuple[ModelSpec, Job, MemoryBreakdown]] = {}  # type: ignore[type-arg]
 
 
@@ -187,33 +118,37 @@ def memory_for_card(
     return mem
 
 
-def _memory_for_card(
-    model: ModelSpec, job: Job, *, shards: int, tp: int, ddp: bool, sequence_length: int | None,
-    constants: AllocatorConstants, capability: Capability | None,
-) -> MemoryBreakdown:
-    """Memory of ``job`` on one of its cards, over the whole run (load, wrap, forward, backward, optimizer step).
+@dataclass
+class _States:
+    """Model states on one card, in bytes (offload moves some to the host), and what they were made from."""
 
-    shards: FSDP / DeepSpeed ZeRO group size (for FSDP and ZeRO-3 model states divided by it, seed A's
-    64.2 GB per card; ZeRO-2 gradients and optimizer states; ZeRO-1 optimizer states); tp: tensor-parallel
-    degree (weights and most activations divided by it); ddp: replicas keep gradient buckets allocated
-    through the step (torch DDP's bucket views). constants: the allocator constants (cross-validation refits them).
-    capability: the card's compute capability, which decides a low-precision recipe's copies
-    (engine/lowprecision.py; None: the larger count).
-    """
-    p = job_parameters(model, job)
-    stack = stack_of(job)
-    tb, master_in_states = trained_layout(job)
-    stage = {"zero1": 1, "zero2": 2}.get(job.parallelism, 3)  # FSDP and ZeRO-3 partition everything
+    weights: float
+    adapters: float
+    gradients: float
+    optimizer: float
+    trained: int  # parameters trained
+    full_weights: float  # the weights unsharded, as stored
+    low: LowPrecisionBytes  # the low-precision recipe's copies, scales and transients
+
+
+@dataclass(frozen=True)
+class _Activations:
+    """Activation-time bytes on one card: saved activations, transients and the peaks of the head and loss."""
+
+    activations: float = 0.0
+    transient: float = 0.0
+    loss_backward: float = 0.0
+    gathered: float = 0.0
+    head_and_loss: float = 0.0
+    head_gradient: float = 0.0
+
+
+def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *, stage: int, shards: int, tp: int,
+                  fp32_head: bool, capability: Capability | None) -> _States:  # fmt: skip
+    """Weights, adapters, gradients and optimizer states per card, split as the sharding stage splits them."""
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
     o_split = shards * tp
-    offload = effective_offload(job) if shards > 1 or job.parallelism.startswith("zero") else "none"
-    prep = job.method == "qlora" and stack.kbit_fp32_prep
-    # TRL then casts the embedding and the head back to bf16 when training in bf16 (trl's _prepare_peft_model calls
-    # peft_module_casting_to_bf16 under args.bf16: norms to fp32, lm_head / embed_tokens back to bf16); the fp32
-    # norms still make the residual stream fp32 (activations.py)
-    fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
-
     # ---- weights (seed A conventions) ----
     if job.method == "full":
         weights = p.total * tb.weight
@@ -240,18 +175,12 @@ def _memory_for_card(
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
+    return _States(weights, adapters, gradients, optimizer, trained, full_weights, low)
 
-    # ---- activations ----
-    fixed = job.activation_memory_gb is not None
-    loss_backward = 0.0
-    if fixed:
-        activations = job.activation_memory_gb * GB  # type: ignore[operator]
-        transient = 0.0
-    elif model.is_params_only:
-        # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
-        activations = transient = 0.0
-    gathered = setup_pool = head_and_loss = head_gradient = 0.0
-    param_sharded = shards > 1 and stage == 3
+
+def _units(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, full_weights: float, tp: int, fp32_head: bool,
+           ) -> tuple[float, float]:  # fmt: skip
+    """Bytes of the FSDP units as gathered: (one decoder layer, the root)."""
     # FSDP units, unsharded as gathered: one decoder layer, and the root (embeddings, lm_head); stored as the
     # weights are, or in bf16 (MixedPrecision param_dtype) where the shards are fp32 masters (trained_layout)
     gathered_bytes = BF16 if job.method == "full" and tb.weight == FP32 else full_weights / max(p.total, 1)
@@ -262,95 +191,157 @@ def _memory_for_card(
         # recipes/full_finetune_distributed.py): each is resharded after its forward like a layer, so one of
         # them, not both, is gathered at a time
         root_unit /= 2
-    if not fixed and not model.is_params_only:
-        act = activation_breakdown(model, job, tp, sequence_length)
-        activations = act.saved_bytes
-        transient = act.transient_bytes
-        loss_backward = act.loss_backward_bytes
-        head_and_loss = act.head_bytes + act.loss_bytes - act.held_logits_bytes
-        if job.method == "full":
-            # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces
-            # the root unit's gradients only after the whole backward) or the card's share of it
-            head_gradient = p.embedding_and_head / 2 * (BF16 if param_sharded else tb.gradient / g_split) / tp
-        if job.method == "qlora":
-            transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
-        transient += low.transient
-        if param_sharded:
-            # FSDP gathers one decoder layer at a time and prefetches the next (two units in flight), and
-            # the root unit stays gathered through forward and backward. Each gathered unit is a whole
-            # unsharded copy, beside the local shard (FSDP's padded unsharded flat param). ZeRO-3 fetches and
-            # prefetches per module the same way (deepspeed/runtime/zero/partitioned_param_coordinator.py).
-            gathered = 2 * layer_unit + root_unit
-            transient += gathered
-        if shards > 1 and stage >= 2 and job.parallelism.startswith("zero"):
-            # the ipg bucket gradients are copied into before each reduce (stage_1_and_2.py
-            # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
-            transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, trained) * tb.gradient
-    sc = constants.static_fraction
+    return layer_unit, root_unit
 
-    # ---- load: quantising (and PEFT's fp32 cast) one weight at a time (engine/loadpath.py) ----
-    load = LoadBytes(0.0, 0.0)
+
+def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st: _States, *, stage: int,
+                 shards: int, tp: int, sequence_length: int | None, units: tuple[float, float],
+                 ) -> _Activations:  # fmt: skip
+    """Activations, transients (dequantised weights, gathered units, reduce buckets) and the head's peaks."""
+    if job.activation_memory_gb is not None:
+        return _Activations(activations=job.activation_memory_gb * GB)
+    if model.is_params_only:
+        # No architecture: activations cannot be derived; the job needs activation_memory_gb (a check says so).
+        return _Activations()
+    g_split = (shards if stage >= 2 else 1) * tp
+    param_sharded = shards > 1 and stage == 3
+    head_gradient = gathered = 0.0
+    act = activation_breakdown(model, job, tp, sequence_length)
+    transient = act.transient_bytes
+    if job.method == "full":
+        # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces
+        # the root unit's gradients only after the whole backward) or the card's share of it
+        head_gradient = p.embedding_and_head / 2 * (BF16 if param_sharded else tb.gradient / g_split) / tp
+    if job.method == "qlora":
+        transient += p.largest_linear * BF16  # bitsandbytes dequantises one weight to bf16 per matmul
+    transient += st.low.transient
+    if param_sharded:
+        # FSDP gathers one decoder layer at a time and prefetches the next (two units in flight), and
+        # the root unit stays gathered through forward and backward. Each gathered unit is a whole
+        # unsharded copy, beside the local shard (FSDP's padded unsharded flat param). ZeRO-3 fetches and
+        # prefetches per module the same way (deepspeed/runtime/zero/partitioned_param_coordinator.py).
+        gathered = 2 * units[0] + units[1]
+        transient += gathered
+    if shards > 1 and stage >= 2 and job.parallelism.startswith("zero"):
+        # the ipg bucket gradients are copied into before each reduce (stage_1_and_2.py
+        # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
+        transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
+    return _Activations(activations=act.saved_bytes, transient=transient, loss_backward=act.loss_backward_bytes,
+                        gathered=gathered, head_and_loss=act.head_bytes + act.loss_bytes - act.held_logits_bytes,
+                        head_gradient=head_gradient)  # fmt: skip
+
+
+def _load(model: ModelSpec, job: Job, stack: Stack, p: Parameters, prep: bool, tp: int) -> LoadBytes:
+    """Loading: quantising (and PEFT's fp32 cast) one weight at a time (engine/loadpath.py)."""
     if job.method == "qlora" and not model.is_params_only:
         if stack.framework == "torchtune":
-            load = torchao_nf4_load(model, stack.nf4_chunked, tp)
-        else:
-            load = bnb_load(p.largest_linear, (p.embedding_and_head / 2) * BF16 if prep else 0.0, tp)
-    load_transient = load.transient
+            return torchao_nf4_load(model, stack.nf4_chunked, tp)
+        return bnb_load(p.largest_linear, (p.embedding_and_head / 2) * BF16 if prep else 0.0, tp)
+    return LoadBytes(0.0, 0.0)
 
-    # ---- offload: states that live in host memory instead ----
+
+def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> float | None:
+    """Moves the states that live in host memory instead off ``st``; returns the host bytes (None: unknown)."""
     host: float | None = 0.0
     if offload == "cpu":
         if job.parallelism == "fsdp":
             # CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py; FSDP2 CPUOffloadPolicy in
             # _fully_shard/_fsdp_api.py): sharded parameters and their gradients on the host, the optimizer
             # steps there too; the GPU holds only the gathered units.
-            host = weights + adapters + gradients + optimizer
-            weights = adapters = gradients = optimizer = 0.0
+            host = st.weights + st.adapters + st.gradients + st.optimizer
+            st.weights = st.adapters = st.gradients = st.optimizer = 0.0
         else:
             # ZeRO-Offload: offload_optimizer device cpu keeps the optimizer states (fp32 master included) and
             # an fp32 copy of the gradient partition in pinned host memory, and steps with DeepSpeedCPUAdam
             # (deepspeed/runtime/zero/stage_1_and_2.py, cpu_offload; stage3.py offload_optimizer); ZeRO-3 with
             # offload_param cpu keeps the parameter partitions there too.
-            host = optimizer + trained * FP32 / g_split
-            optimizer = 0.0
-            gradients = 0.0 if stage >= 2 else gradients
+            host = st.optimizer + st.trained * FP32 / g_split
+            st.optimizer = 0.0
+            st.gradients = 0.0 if stage >= 2 else st.gradients
             if stage == 3:
-                host += weights + adapters
-                weights = adapters = 0.0
+                host += st.weights + st.adapters
+                st.weights = st.adapters = 0.0
     elif offload == "nvme":
         # ZeRO-Infinity: parameters and optimizer states on NVMe, staged through pinned host buffers whose
         # size depends on buffer_count / buffer_size and the optimizer's sub-groups: unknown here.
         host = None
-        weights = adapters = optimizer = gradients = 0.0
+        st.weights = st.adapters = st.optimizer = st.gradients = 0.0
+    return host
 
-    # (after offload: shards that go to the host are not in the pool)
-    if param_sharded and not model.is_params_only:
-        # set-up happens before any activation exists, so a fixed activation budget does not remove it
-        if job.parallelism == "fsdp" and stack.fsdp_version == 1:
-            copies = constants.fsdp1_unit_copies
-        else:
-            copies = 0.0 if stack.meta_init else FSDP2_SETUP_UNIT_COPIES
-        setup_pool = (weights + adapters) * (1 + sc) + copies * max(layer_unit, root_unit)
 
-    # ---- optimizer step ----
-    optimizer_temp = 0.0
+def _setup_pool(job: Job, stack: Stack, st: _States, constants: AllocatorConstants, units: tuple[float, float],
+                ) -> float:  # fmt: skip
+    """The pool FSDP / ZeRO-3 set-up leaves behind (after offload: shards that go to the host are not in it).
+    Set-up happens before any activation exists, so a fixed activation budget does not remove it."""
+    if job.parallelism == "fsdp" and stack.fsdp_version == 1:
+        copies = constants.fsdp1_unit_copies
+    else:
+        copies = 0.0 if stack.meta_init else FSDP2_SETUP_UNIT_COPIES
+    return (st.weights + st.adapters) * (1 + constants.static_fraction) + copies * max(*units)
+
+
+def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st: _States, master_in_states: bool,
+                    o_split: int) -> float:  # fmt: skip
+    """The optimizer step's temporary: the square root of Adam's second moment, as the implementation makes it."""
     impl = "fused" if job.parallelism.startswith("zero") else stack.optimizer_impl  # DeepSpeed's FusedAdam
     eight_bit = job.optimizer.endswith("8bit")  # bitsandbytes steps each parameter in one fused kernel
-    if optimizer and job.optimizer != "sgd" and not eight_bit:
-        state_bytes = (tb.optimizer - (FP32 if master_in_states else 0)) / 2  # one of Adam's two states
-        if impl == "foreach":
-            # torch/optim/adam.py _multi_tensor_adam: `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`
-            # allocates a copy of the second moment for the whole device/dtype group at once.
-            optimizer_temp = trained * state_bytes / o_split
-        elif impl == "for-loop" and job.method == "full":
-            # _single_tensor_adam: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`, one
-            # parameter at a time: the largest parameter's state (an adapter matrix is under a few MB: left out)
-            optimizer_temp = max(p.largest_linear, p.embedding_and_head / 2) * state_bytes / o_split
     assert ADAM8_STATE_BYTES  # 8-bit states are sized in precision.trained_bytes
+    if not st.optimizer or job.optimizer == "sgd" or eight_bit:
+        return 0.0
+    state_bytes = (tb.optimizer - (FP32 if master_in_states else 0)) / 2  # one of Adam's two states
+    if impl == "foreach":
+        # torch/optim/adam.py _multi_tensor_adam: `exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs)`
+        # allocates a copy of the second moment for the whole device/dtype group at once.
+        return st.trained * state_bytes / o_split
+    if impl == "for-loop" and job.method == "full":
+        # _single_tensor_adam: `denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)`, one
+        # parameter at a time: the largest parameter's state (an adapter matrix is under a few MB: left out)
+        return max(p.largest_linear, p.embedding_and_head / 2) * state_bytes / o_split
+    return 0.0
 
+
+def _memory_for_card(
+    model: ModelSpec, job: Job, *, shards: int, tp: int, ddp: bool, sequence_length: int | None,
+    constants: AllocatorConstants, capability: Capability | None,
+) -> MemoryBreakdown:
+    """Memory of ``job`` on one of its cards, over the whole run (load, wrap, forward, backward, optimizer step).
+
+    shards: FSDP / DeepSpeed ZeRO group size (for FSDP and ZeRO-3 model states divided by it, seed A's
+    64.2 GB per card; ZeRO-2 gradients and optimizer states; ZeRO-1 optimizer states); tp: tensor-parallel
+    degree (weights and most activations divided by it); ddp: replicas keep gradient buckets allocated
+    through the step (torch DDP's bucket views). constants: the allocator constants (cross-validation refits them).
+    capability: the card's compute capability, which decides a low-precision recipe's copies
+    (engine/lowprecision.py; None: the larger count).
+    """
+    # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
+    # are the functions above, and what is left here is the pools they add up to.
+    p = job_parameters(model, job)
+    stack = stack_of(job)
+    tb, master_in_states = trained_layout(job)
+    stage = {"zero1": 1, "zero2": 2}.get(job.parallelism, 3)  # FSDP and ZeRO-3 partition everything
+    offload = effective_offload(job) if shards > 1 or job.parallelism.startswith("zero") else "none"
+    prep = job.method == "qlora" and stack.kbit_fp32_prep
+    # TRL then casts the embedding and the head back to bf16 when training in bf16 (trl's _prepare_peft_model calls
+    # peft_module_casting_to_bf16 under args.bf16: norms to fp32, lm_head / embed_tokens back to bf16); the fp32
+    # norms still make the residual stream fp32 (activations.py)
+    fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
+    st = _model_states(model, job, p, tb, stage=stage, shards=shards, tp=tp, fp32_head=fp32_head,
+                       capability=capability)  # fmt: skip
+    units = _units(job, stack, p, tb, st.full_weights, tp, fp32_head)
+    act = _activations(model, job, p, tb, st, stage=stage, shards=shards, tp=tp, sequence_length=sequence_length,
+                       units=units)  # fmt: skip
+    sc = constants.static_fraction
+    load = _load(model, job, stack, p, prep, tp)
+    host = _offload(job, st, offload, stage, (shards if stage >= 2 else 1) * tp)
+    param_sharded = shards > 1 and stage == 3
+    setup_pool = _setup_pool(job, stack, st, constants, units) if param_sharded and not model.is_params_only else 0.0
+    optimizer_temp = _optimizer_temp(job, stack, p, tb, st, master_in_states, shards * tp)
+
+    weights, adapters, gradients, optimizer = st.weights, st.adapters, st.gradients, st.optimizer
+    gathered = act.gathered
     gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
     static = weights + adapters + optimizer + gradients
-    dynamic = activations + transient - gathered
+    dynamic = act.activations + act.transient - gathered
     fragmentation = sc * static + constants.dynamic_fraction * dynamic
     # gathered units on the unshard stream; gradient shards on the post-backward stream
     side_stream = gathered + gradients if gathered else 0.0
@@ -362,22 +353,22 @@ def _memory_for_card(
         adapters=adapters,
         gradients=gradients,
         optimizer=optimizer,
-        activations=activations,
-        transient=transient,
+        activations=act.activations,
+        transient=act.transient,
         cuda_context=CUDA_CONTEXT_BYTES,
         fragmentation=fragmentation,
         gradients_at_peak=gradients_at_peak,
-        fixed_budget=fixed,
+        fixed_budget=job.activation_memory_gb is not None,
         side_stream=side_stream,
         setup_pool=setup_pool,
         load_pool=load_pool,
         optimizer_temp=optimizer_temp,
         optimizer_pool=optimizer_pool,
-        loss_backward=loss_backward,
+        loss_backward=act.loss_backward,
         gathered=gathered,
-        head_and_loss=head_and_loss,
-        head_gradient=head_gradient,
-        head_gradient_from_loss=head_gradient if stack.loss == "fused" else 0.0,
-        load_transient=load_transient,
+        head_and_loss=act.head_and_loss,
+        head_gradient=act.head_gradient,
+        head_gradient_from_loss=act.head_gradient if stack.loss == "fused" else 0.0,
+        load_transient=load.transient,
         host=host,
     )

@@ -70,44 +70,49 @@ def bridge_problem(slots: list[int], cards: dict[int, CardSpec], chassis: Chassi
     return None
 
 
-def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) -> list[Check]:
+def _card_checks(card: CardSpec, slot: int, chassis: ChassisSpec, pos: SlotPosition, problems: list[str],
+                 ) -> list[Check]:  # fmt: skip
+    """A card that sits in its slot: too wide, too long, passive in desk airflow, or in a slower slot."""
     out: list[Check] = []
-    spans: dict[int, range] = {}
-    for slot, card in sorted(cards.items()):
-        pos = chassis.position(slot)
-        problems = fit_problems(card, chassis, pos)
-        if "SXM_IN_PCIE_SLOT" in problems:
-            out.append(Check(severity="error", code="SXM_IN_PCIE_SLOT", slot=slot, message=(
-                f"{card.name} is an SXM module and slot {slot} is a PCIe slot: choose an HGX chassis "
-                "(SXM sockets on an NVSwitch baseboard) or a PCIe card.")))  # fmt: skip
-            continue
-        if "PCIE_IN_SXM_SOCKET" in problems:
-            out.append(Check(severity="error", code="PCIE_IN_SXM_SOCKET", slot=slot, message=(
-                f"Slot {slot} is an SXM socket on an HGX baseboard; {card.name} is a PCIe card. "
-                "Use H100 SXM or H200 SXM here, or a PCIe chassis.")))  # fmt: skip
-            continue
-        spans[slot] = card_span(card, pos.x)
-        if "CARD_TOO_WIDE" in problems:
-            out.append(Check(severity="error", code="CARD_TOO_WIDE", slot=slot, message=(
-                f"{card.name} is {slot_width(card)} slots wide; slot {slot} takes cards up to "
-                f"{pos.max_width} wide.")))  # fmt: skip
-        if "CARD_TOO_LONG" in problems:
-            length, room = card.form_factor.length_mm.value or 0, chassis.max_card_length_mm.value or 0
-            out.append(Check(severity="error", code="CARD_TOO_LONG", slot=slot, message=(
-                f"{card.name} in slot {slot} is {length:.0f} mm long; {chassis.name} takes cards up to {room:.0f} mm. "
-                "Pick a shorter card or a chassis with full-length (312 mm) slots.")))  # fmt: skip
-        if card.cooling.kind == "passive" and chassis.airflow == "desk":
-            out.append(Check(severity="error", code="PASSIVE_CARD_NEEDS_SERVER_AIRFLOW", slot=slot, message=(
-                f"{card.name} in slot {slot} has a passive heat sink that needs the front-to-rear airflow of a server "
-                f"chassis (NVIDIA H100 PCIe product brief); {chassis.name} has desk airflow. Choose a "
-                "server chassis, or an actively cooled card (RTX PRO 6000 Workstation or Max-Q).")))  # fmt: skip
-        card_gen = int(card.pcie_generation.value or pos.pcie_generation)
-        if pos.kind == "pcie" and (pos.pcie_generation < card_gen or pos.lanes < 16):
-            out.append(Check(severity="warning", code="SLOT_SLOWER_THAN_CARD", slot=slot, message=(
-                f"Slot {slot} is PCIe Gen{pos.pcie_generation} x{pos.lanes}; {card.name} is Gen{card_gen} x16, "
-                "so host and peer-to-peer transfers run at the slot's rate. Move it to a "
-                f"Gen{card_gen} x16 slot for its full rate.")))  # fmt: skip
-    # occupancy: a card covering another position
+    if "CARD_TOO_WIDE" in problems:
+        out.append(Check(severity="error", code="CARD_TOO_WIDE", slot=slot, message=(
+            f"{card.name} is {slot_width(card)} slots wide; slot {slot} takes cards up to "
+            f"{pos.max_width} wide.")))  # fmt: skip
+    if "CARD_TOO_LONG" in problems:
+        length, room = card.form_factor.length_mm.value or 0, chassis.max_card_length_mm.value or 0
+        out.append(Check(severity="error", code="CARD_TOO_LONG", slot=slot, message=(
+            f"{card.name} in slot {slot} is {length:.0f} mm long; {chassis.name} takes cards up to {room:.0f} mm. "
+            "Pick a shorter card or a chassis with full-length (312 mm) slots.")))  # fmt: skip
+    if card.cooling.kind == "passive" and chassis.airflow == "desk":
+        out.append(Check(severity="error", code="PASSIVE_CARD_NEEDS_SERVER_AIRFLOW", slot=slot, message=(
+            f"{card.name} in slot {slot} has a passive heat sink that needs the front-to-rear airflow of a server "
+            f"chassis (NVIDIA H100 PCIe product brief); {chassis.name} has desk airflow. Choose a "
+            "server chassis, or an actively cooled card (RTX PRO 6000 Workstation or Max-Q).")))  # fmt: skip
+    card_gen = int(card.pcie_generation.value or pos.pcie_generation)
+    if pos.kind == "pcie" and (pos.pcie_generation < card_gen or pos.lanes < 16):
+        out.append(Check(severity="warning", code="SLOT_SLOWER_THAN_CARD", slot=slot, message=(
+            f"Slot {slot} is PCIe Gen{pos.pcie_generation} x{pos.lanes}; {card.name} is Gen{card_gen} x16, "
+            "so host and peer-to-peer transfers run at the slot's rate. Move it to a "
+            f"Gen{card_gen} x16 slot for its full rate.")))  # fmt: skip
+    return out
+
+
+def _socket_check(card: CardSpec, slot: int, problems: list[str]) -> Check | None:
+    """An SXM module in a PCIe slot or a PCIe card in an SXM socket: the card does not go in at all."""
+    if "SXM_IN_PCIE_SLOT" in problems:
+        return Check(severity="error", code="SXM_IN_PCIE_SLOT", slot=slot, message=(
+            f"{card.name} is an SXM module and slot {slot} is a PCIe slot: choose an HGX chassis "
+            "(SXM sockets on an NVSwitch baseboard) or a PCIe card."))  # fmt: skip
+    if "PCIE_IN_SXM_SOCKET" in problems:
+        return Check(severity="error", code="PCIE_IN_SXM_SOCKET", slot=slot, message=(
+            f"Slot {slot} is an SXM socket on an HGX baseboard; {card.name} is a PCIe card. "
+            "Use H100 SXM or H200 SXM here, or a PCIe chassis."))  # fmt: skip
+    return None
+
+
+def _occupancy_checks(spans: dict[int, range], chassis: ChassisSpec, cards: dict[int, CardSpec]) -> list[Check]:
+    """A card covering another card's position, or an empty one."""
+    out: list[Check] = []
     occupied = sorted(spans.items())
     for i, (a, span_a) in enumerate(occupied):
         for b, span_b in occupied[i + 1 :]:
@@ -128,7 +133,12 @@ def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) 
                         message=(f"Slot {pos.slot} is covered by the card in slot {a} and cannot take another card."),
                     )
                 )
-    # blower / flow-through spacing (chassis-power.md §3.3: blower A6000s needed a slot gap in a 4U server)
+    return out
+
+
+def _spacing_checks(spans: dict[int, range], cards: dict[int, CardSpec]) -> list[Check]:
+    """Blower / flow-through spacing (chassis-power.md §3.3: blower A6000s needed a slot gap in a 4U server)."""
+    out: list[Check] = []
     for a, span_a in spans.items():
         if cards[a].cooling.kind != "flow-through":
             continue
@@ -139,6 +149,22 @@ def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) 
                     "with no gap: leave a free slot between them or use Max-Q (blower) cards "
                     "for dense builds.")))  # fmt: skip
     return out
+
+
+def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) -> list[Check]:
+    """Whether each card goes in its slot and sits there well, then what the cards' widths cover."""
+    out: list[Check] = []
+    spans: dict[int, range] = {}
+    for slot, card in sorted(cards.items()):
+        pos = chassis.position(slot)
+        problems = fit_problems(card, chassis, pos)
+        socket = _socket_check(card, slot, problems)
+        if socket is not None:
+            out.append(socket)
+            continue
+        spans[slot] = card_span(card, pos.x)
+        out += _card_checks(card, slot, chassis, pos, problems)
+    return out + _occupancy_checks(spans, chassis, cards) + _spacing_checks(spans, cards)
 
 
 def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) -> list[Check]:
@@ -240,7 +266,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 ),
             )
         )
-    elif total > PSU_TIGHT_FRACTION * capacity:
+    elif capacity is not None and total > PSU_TIGHT_FRACTION * capacity:  # a rating (watts_each) gives one
         checks.append(Check(severity="warning", code="PSU_TIGHT", message=(
             f"{total:,.0f} W of {capacity:,.0f} W PSU capacity ({total / capacity:.0%}): under 10 % margin "
             "for fans and ageing. Consider lower card power limits.")))  # fmt: skip

@@ -181,7 +181,7 @@ class MigCard(Out):
 
     @classmethod
     def of(cls, setup: MigSetup | None, **fields: object) -> MigCard:
-        card = cls(**fields)  # type: ignore[arg-type]
+        card = cls(**fields)
         card._setup = setup
         return card
 

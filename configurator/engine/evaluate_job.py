@@ -1,0 +1,309 @@
+"""One job of a build, evaluated: its model, its cards, its memory per card, its checks, its step time.
+
+``evaluate_job`` is what ``evaluate`` calls (through its memo) for each job; the steps below run in the order
+their checks appear in the result (the result sorts by severity only, keeping that order within one).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.errors import FileError
+from configurator.catalog.models import ModelSpec
+from configurator.engine import calibration
+from configurator.engine.advice import fit_advice
+from configurator.engine.breakdown import MemoryBreakdown
+from configurator.engine.build import Assumptions, Build, Job
+from configurator.engine.communication import communication, slowest_link
+from configurator.engine.compute import compute
+from configurator.engine.job_checks import Key, Shape, job_shape, memory_notes, pcie_checks, setting_checks, valid_keys
+from configurator.engine.lowprecision import (
+    Capability,
+    extra_bytes,
+    job_capability,
+    precision_checks,
+    recipe_of,
+    support_at,
+    supported_recipes,
+)
+from configurator.engine.memory import GB, Parameters, effective_offload, job_parameters, memory_for_card, sharding
+from configurator.engine.mig import LayoutCheck
+from configurator.engine.precision import trained_bytes
+from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
+from configurator.engine.result import CardMemory, Check, Communication, Compute, FitStatus, JobResult, PrecisionInfo
+from configurator.engine.stack import describe, stack_of
+from configurator.engine.topology import TopologyModel
+
+CardUse = dict[Key, list[tuple[str, float]]]  # (slot, instance) -> (job name, peak reserved bytes) per job on it
+
+
+def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
+    """Tight whenever the band straddles capacity (its high end over it) or the margin is not left."""
+    if headroom < 0:
+        return "does-not-fit"
+    if headroom < margin * capacity or high > capacity:
+        return "tight"
+    return "fits"
+
+
+def _fits_clearly(peak: float, *, capacity: float, margin: float, band: calibration.Band | None = None) -> bool:
+    """The verdict rule as a predicate on the peak: what the advice must reach ("fits", not "tight")."""
+    high = (band or calibration.band_for(None)).around(peak)[1]
+    return _status(capacity - peak, capacity, high, margin) == "fits"
+
+
+def _fits_changed(peak: float, job: Job, *, capacity: float, margin: float) -> bool:
+    """``_fits_clearly`` for a job as the advice would change it: with the band that job gets."""
+    return _fits_clearly(peak, capacity=capacity, margin=margin, band=calibration.band_for(job))
+
+
+def capacity_of(card: CardSpec, layout: LayoutCheck | None, instance: int | None) -> tuple[float, float, str | None]:
+    """(driver-visible bytes, nominal bytes, MIG profile) of a card or one of its instances."""
+    if instance is None or layout is None:
+        return card.visible_gb * GB, (card.memory_gb.value or card.visible_gb) * GB, None
+    for inst in layout.instances:
+        if inst.index == instance:
+            p = inst.profile
+            return p.capacity_gb * GB, (p.memory_nominal_gb.value or p.capacity_gb) * GB, p.name
+    raise KeyError(instance)
+
+
+def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nominal: float, margin: float,
+         mig: str | None = None, instance: int | None = None, band: calibration.Band | None = None,
+         ) -> CardMemory:  # fmt: skip
+    """One card's memory row. One constructor call of named fields: it reads best whole."""
+    peak = mem.peak_reserved
+    pools = mem.phase_reserved()
+    band = band or calibration.band_for(None)
+    low, high = band.around(peak)
+    headroom = capacity - peak
+    return CardMemory.model_construct(  # built here from checked numbers: validation would only cost time
+        slot=slot, card=card.id, card_name=card.name, mig=mig, instance=instance,
+        capacity_gb=capacity / GB, capacity_nominal_gb=nominal / GB,
+        weights_gb=mem.weights / GB, adapters_gb=mem.adapters / GB, gradients_gb=mem.gradients / GB,
+        optimizer_gb=mem.optimizer / GB, activations_gb=mem.activations / GB, transient_gb=mem.transient / GB,
+        overhead_gb=mem.overhead / GB, model_states_gb=mem.model_states / GB,
+        room_for_activations_gb=(capacity - mem.model_states) / GB,
+        peak_allocated_gb=mem.peak_allocated / GB, allocator_reserved_gb=mem.allocator_reserved / GB,
+        cuda_context_gb=mem.cuda_context / GB, peak_reserved_gb=peak / GB,
+        peak_low_gb=low / GB, peak_high_gb=high / GB,
+        headroom_gb=headroom / GB, headroom_nominal_gb=(nominal - mem.peak_allocated) / GB,
+        fits=headroom >= 0, status=_status(headroom, capacity, high, margin),
+        fixed_activation_budget=mem.fixed_budget, fsdp_setup_pool_gb=mem.setup_pool / GB,
+        reserved_set_by="fsdp-setup" if mem.setup_bound else "step",
+        peak_phase=max(pools, key=pools.__getitem__), band_low_gb=low / GB, band_high_gb=high / GB,
+        band_basis=band.basis, phase_reserved_gb={k: (v + mem.cuda_context) / GB for k, v in pools.items() if v},
+    )  # fmt: skip
+
+
+def _resolve(job: Job, models: ModelResolver, checks: list[Check]) -> tuple[ModelSpec, Parameters] | JobResult:
+    """The job's model and its parameter counts, or the empty result an unknown model or bad targets leave."""
+    name = job.name
+    try:
+        model = models.resolve(job.model)
+    except RESOLVE_ERRORS as exc:
+        checks.append(
+            Check(
+                severity="error",
+                code="JOB_MODEL_UNKNOWN",
+                job=name,
+                message=f"Job '{name}': {exc.summary() if isinstance(exc, FileError) else str(exc).splitlines()[0]}",
+            )
+        )
+        return JobResult(name=name, model=str(job.model), model_name="?", method=job.method,
+                         parallelism=job.parallelism, params_total=0, params_trainable=0)  # fmt: skip
+    try:
+        params = job_parameters(model, job)
+    except ValueError as exc:
+        checks.append(Check(severity="error", code="JOB_LORA_TARGETS", job=name, message=f"Job '{name}': {exc}"))
+        return JobResult(
+            name=name,
+            model=model.id,
+            model_name=model.name,
+            method=job.method,
+            parallelism=job.parallelism,
+            params_total=model.total_params,
+            params_trainable=0,
+        )
+    return model, params
+
+
+def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, Any]:
+    """The fields every result of a resolved job carries, whether or not it has cards."""
+    stack = stack_of(job)
+    return dict(
+        name=job.name,
+        model=model.id,
+        model_name=model.name,
+        method=job.method,
+        parallelism=job.parallelism,
+        params_total=params.total,
+        params_trainable=params.trainable,
+        framework=job.framework,
+        stack=describe(job),
+        loss=stack.loss,
+        fsdp_version=job.fsdp_version,
+        offload=effective_offload(job),
+    )
+
+
+def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, CardSpec],
+                 layouts: dict[int, LayoutCheck], margin: float, card_use: CardUse) -> list[CardMemory]:  # fmt: skip
+    """A memory row per card or instance the job runs on; records the job's peak as a use of each."""
+    band = calibration.band_for(job)
+    rows: list[CardMemory] = []
+    same: dict[tuple[Any, ...], CardMemory] = {}  # cards of one kind differ by slot only
+    for slot, instance in shape.keys:
+        card = cards[slot]
+        capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
+        kind = (id(card), capacity, nominal, profile, instance)
+        if kind in same:
+            rows.append(same[kind].model_copy(update={"slot": slot}))
+        else:
+            rows.append(_row(slot, card, mem, capacity, nominal, margin, profile, instance, band))
+            same[kind] = rows[-1]
+        card_use.setdefault((slot, instance), []).append((job.name, mem.peak_reserved))
+    return rows
+
+
+def _fit_checks(job: Job, model: ModelSpec, mem: MemoryBreakdown, rows: list[CardMemory], shape: Shape,
+                cc: Capability | None, margin: float) -> list[Check]:  # fmt: skip
+    """Does-not-fit (with the advice that would make it fit) or tight, per row."""
+    name = job.name
+    checks: list[Check] = []
+    advice_for: dict[float, str] = {}  # capacity -> advice sentence, so cards of one kind share one search
+    for row in rows:
+        where = f"slot {row.slot}" + (f" ({row.mig} instance {row.instance})" if row.mig else "")
+        if not row.fits:
+            capacity = row.capacity_gb * GB
+            if capacity not in advice_for:
+                advice_for[capacity] = fit_advice(
+                    model, job, shape.n, shape.on_mig, mem.peak_reserved, capacity,
+                    partial(_fits_changed, capacity=capacity, margin=margin), cc,
+                ).sentence()  # fmt: skip
+            checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
+                f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
+                f"{row.capacity_gb:.1f} GB: short by {-row.headroom_gb:.1f} GB. "
+                f"{advice_for[capacity]}")))  # fmt: skip
+        elif row.status == "tight":
+            checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
+                f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
+                f"model's uncertainty (peak {row.peak_low_gb:.1f}-{row.peak_high_gb:.1f} GB) or under the "
+                f"{margin:.0%} safety margin; too little to plan on. Use a larger card or instance, "
+                "or lower the peak (QLoRA, a shorter sequence, FSDP over more cards).")))  # fmt: skip
+    return checks
+
+
+def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
+                    ) -> list[tuple[CardSpec, float]]:  # fmt: skip
+    """Each card the job runs on with the share of its compute the job gets: 1, or a MIG instance's slices."""
+    shares = []
+    for slot, instance in shape.keys:
+        card = cards[slot]
+        share = 1.0
+        if instance is not None and card.mig is not None:
+            profile = capacity_of(card, layouts.get(slot), instance)[2]
+            total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
+            share = card.mig.profile(profile).compute_slices / total_slices if profile else 1.0
+        shares.append((card, share))
+    return shares
+
+
+def _step_time(job: Job, comm: Communication, comp: Compute | None, checks: list[Check],
+               ) -> tuple[Communication, float | None]:  # fmt: skip
+    """The step: compute plus the communication it does not hide; the link's ratio to compute on ``comm``."""
+    step = None
+    if comp and comp.seconds_per_step is not None:
+        overlap = job.parallelism in ("ddp", "fsdp")  # bucketed all-reduce and prefetched gathers overlap compute
+        exposed = max(0.0, comm.seconds_per_step - comp.seconds_per_step) if overlap else comm.seconds_per_step
+        step = comp.seconds_per_step + exposed
+        if comm.collectives:
+            ratio = comm.seconds_per_step / comp.seconds_per_step
+            comm = comm.model_copy(
+                update={"ratio_to_compute": ratio, "hidden_behind_compute": overlap and ratio <= 1.0}
+            )
+            if ratio > 1.0:
+                checks.append(Check(severity="warning", code="COMM_DOMINATES", job=job.name, message=(
+                    f"Job '{job.name}' spends {comm.seconds_per_step:.2f} s per step communicating over "
+                    f"{comm.bound_by} against {comp.seconds_per_step:.2f} s computing ({ratio:.1f}x): the cards "
+                    "wait on the link. Bridge the cards (NVLink), use fewer cards, or a method that moves "
+                    "less (LoRA on one card, QLoRA).")))  # fmt: skip
+    return comm, step
+
+
+def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, cards: dict[int, CardSpec],
+            layouts: dict[int, LayoutCheck], topo: TopologyModel, a: Assumptions, calib: dict[str, float],
+            checks: list[Check]) -> tuple[Communication, Compute | None, float | None]:  # fmt: skip
+    """Communication over the slowest link between the job's cards, compute on them, and the step they make."""
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    comm_link = None
+    rate, basis = 0.0, str(a.link_rates)  # the rate's basis: nominal, measured, or calibrated for the link
+    if shape.multi:
+        comm_link, rate, basis = slowest_link(shape.slots, topo.link, a.link_rates, calib)
+    comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers)
+    shares = _compute_shares(shape, cards, layouts)
+    estimates = a.compute_rates == "estimated"
+    comp = (None if model.is_params_only
+            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates))  # fmt: skip
+    comm, step = _step_time(job, comm, comp, checks)
+    checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
+    return comm, comp, step
+
+
+def evaluate_job(job: Job, build: Build, models: ModelResolver, cards: dict[int, CardSpec],
+                 layouts: dict[int, LayoutCheck], topo: TopologyModel, calib: dict[str, float],
+                 checks: list[Check], card_use: CardUse) -> JobResult:  # fmt: skip
+    """The job's result; its checks appended to ``checks`` and its peak per card recorded in ``card_use``."""
+    a = build.assumptions
+    resolved = _resolve(job, models, checks)
+    if isinstance(resolved, JobResult):
+        return resolved
+    model, params = resolved
+    base_result = _base_result(job, model, params)
+    if not job.card_keys:
+        checks.append(
+            Check(
+                severity="warning",
+                code="JOB_NO_CARDS",
+                job=job.name,
+                message=(f"Job '{job.name}' runs on no card yet: assign it to a card or a MIG instance."),
+            )
+        )
+        return JobResult(**base_result)
+    keys = valid_keys(job, cards, layouts, checks)
+    if not keys:
+        return JobResult(**base_result)
+    shape = job_shape(job, keys, checks)
+    checks += setting_checks(job, model, shape)
+    split = sharding(job, shape.n, shape.on_mig)
+    job_cards = [cards[s] for s in shape.slots]
+    cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
+    checks += precision_checks(job, [(s, cards[s]) for s in shape.slots])
+    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
+    precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
+    rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction, card_use)
+    checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
+    checks += memory_notes(job, mem, rows, shape, cards)
+    comm, comp, step = _timing(job, model, params, shape, cards, layouts, topo, a, calib, checks)
+    fits = all(r.fits for r in rows)
+    status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
+    host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
+    return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
+                     fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
+
+
+def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,
+                    shards: int, tp: int) -> PrecisionInfo:  # fmt: skip
+    """The job's precision recipe, what its cards support, and the bytes low precision adds."""
+    recipe = recipe_of(job.precision, cc)
+    layer_linear = params.frozen_linear // (model.num_layers or 1)
+    low = extra_bytes(model, job, params.frozen_linear, params.largest_linear, layer_linear, cc, shards=shards, tp=tp)
+    return PrecisionInfo(
+        precision=job.precision, recipe=recipe, base_weights=job.base_weights,
+        supported=list(supported_recipes(cards)),
+        source=support_at(cc, recipe or "fp8-current").source if recipe or job.base_weights == "fp8" else None,
+        copies_gb=low.copies / GB, scales_gb=low.scales / GB,
+        transient_gb=0.0 if job.activation_memory_gb is not None or model.is_params_only else low.transient / GB,
+    )  # fmt: skip
