@@ -48,8 +48,11 @@ test: $(STAMP)  ## install, lint and run the whole test suite (offscreen, no GPU
 
 # PYTHONDONTWRITEBYTECODE is emptied so that the workers keep the compiled package and pytest's rewritten test
 # modules in __pycache__: collection takes 2.5 s instead of 8 s of CPU per worker from the second run on.
+# --max-worker-restart=0: a worker that crashes fails the run at once (seen: pytest-xdist's loadfile scheduler
+# waited for ever after replacing a crashed worker).
 suite: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=10
+	PYTHONDONTWRITEBYTECODE= QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadfile \
+		--no-loadscope-reorder --max-worker-restart=0 --durations=10
 
 test-full: $(STAMP)  ## make test with every property-test example (5,040 in test_reliability_properties alone)
 	HYPOTHESIS_PROFILE=full $(MAKE) --no-print-directory test

@@ -3,12 +3,15 @@
 The other rooms of ui/ import the charts through these names only (an import-linter contract in
 pyproject.toml)."""
 
+from configurator.ui import pg_guard
 from configurator.ui.charts.fit_frontier import FitFrontierChart
 from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.charts.roofline import RooflineChart
 from configurator.ui.charts.step_time import StepTimeChart
 from configurator.ui.charts.tabs import AnalysisTabs
 from configurator.ui.charts.topology import TopologyGrid, topo_colour
+
+pg_guard.install()  # before any chart is built (pg_guard.py says why)
 
 __all__ = [
     "AnalysisTabs",
