@@ -3,14 +3,7 @@
 The rules live in lowprecision_rules.py, the memory in lowprecision_memory.py, the speed in lowprecision_speed.py;
 this module holds the checks and the picker's choices and re-exports those modules' names (the old import path).
 
-Support follows the software's own checks, rule by rule, at the versions read:
-- Transformer Engine (TE) main at commit d0067d0 (2.20.0.dev0), ``transformer_engine/pytorch/quantization.py``:
-  ``_compute_fp8_support``, ``_compute_fp8_block_scaling_support``, ``_compute_mxfp8_support``,
-  ``_compute_nvfp4_support`` and ``get_default_fp8_recipe``; history from the repository's tags.
-- torchao 0.19.0 at commit 36027d8: ``torchao/utils.py`` (``is_sm_at_least_89`` / ``is_sm_at_least_100``),
-  ``torchao/float8/config.py``, ``torchao/prototype/mx_formats/kernels.py``.
-Where the code's gate and NVIDIA's documentation ("Supported devices" on each recipe's page under TE's
-``docs/features/low_precision_training/``) disagree, the rule follows the code and says so in its note.
+Which software versions and functions the support rules follow is in lowprecision_rules.py's docstring.
 
 Memory follows the same TE pages: what each recipe keeps besides the BF16 weights and FP32 master weights that
 mixed-bf16 already counts (engine/precision.py). GB = 10^9 bytes.
