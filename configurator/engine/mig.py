@@ -3,13 +3,7 @@
 Placement lives in engine/mig_place.py and enumeration in engine/mig_enumerate.py (re-exported here: the old
 import path); this module writes the setup commands and the mig-parted file.
 
-Model (hardware-facts §2.2, derived from `nvidia-smi mig -lgipp` [MIG-GS]): a GPU instance occupies the
-grid units ``[start, start + size)`` of its profile's placement; a layout is valid only when every instance
-sits on a legal start, no two overlap, each profile stays within its "Instances Total" and the card's
-instance limit holds [MIG-PROF]. Validity is decided by placement, never by summing slices: on 8-slot cards
-non-overlap on the memory axis already implies the 7-compute-slice limit (hardware-facts §2.2).
-
-Grids are at most a few dozen units, so occupancy is an int bitmask (bit i = grid unit i).
+The placement model (legal starts, no overlap, per-profile and per-card limits) is described in mig_place.py.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ class BuildDocument(QObject):
         self._build = build
         self._path = path
         self._models = ModelResolver(self.catalog, path.parent if path else None)
-        self.evaluations = 1  # how many times the engine ran for this document (undo/redo reuse results)
+        self.evaluations = 0  # how many times the engine ran for this document (undo/redo reuse results)
         self._result = self._evaluate(build)
 
     # ---- state ----
@@ -104,14 +104,15 @@ class BuildDocument(QObject):
         return not self.undo_stack.isClean()
 
     def _evaluate(self, build: Build) -> BuildResult:
-        return evaluate(build, self.catalog, models=self._models)
+        result = evaluate(build, self.catalog, models=self._models)
+        self.evaluations += 1
+        return result
 
     def _set(self, build: Build, result: BuildResult | None = None) -> BuildResult:
         """Make ``build`` current with its ``result`` (evaluated when not given); returns the result.
         Evaluates first: when the engine raises, build and result stay as they were."""
         new_result = result if result is not None else self._evaluate(build)
         self._build, self._result = build, new_result
-        self.evaluations += 1 if result is None else 0
         self.changed.emit(self._build, self._result)
         return self._result
 
@@ -140,7 +141,6 @@ class BuildDocument(QObject):
         except Exception as exc:
             self.refused.emit(f"the engine cannot evaluate this build ({type(exc).__name__}: {exc})")
             return False
-        self.evaluations += 1
         command = SetBuildCommand(self, self._build, after, text, merge_key)
         command._after_result = result
         self.undo_stack.push(command)
@@ -180,18 +180,20 @@ class BuildDocument(QObject):
         """Evaluate ``build`` with model paths resolved from ``base_dir``, touching no state: raises on any
         problem, so a caller can refuse the build before the current one, its path or history change.
         A job's model reference that names nothing (``model: ~nosuchuser/config.json``) raises the
-        resolver's error (FileError or UnknownIdError) here."""
+        resolver's error (FileError or UnknownIdError) here. Counts in ``evaluations`` (the one state it
+        touches) when the engine has run."""
         models = ModelResolver(self.catalog, base_dir)
         for job in build.jobs:
             models.resolve(job.model)
-        return evaluate(build, self.catalog, models=models)
+        result = evaluate(build, self.catalog, models=models)
+        self.evaluations += 1
+        return result
 
     def open(self, path: Path) -> None:
         """Load and evaluate ``path`` first; only then swap it in (all or nothing). Raises FileError (or the
         engine's error for a build it cannot evaluate) and leaves build, path, history and title untouched."""
         build = load_build(path, self.catalog)
         result = self.prepare(build, path.parent)
-        self.evaluations += 1
         self.replace(build, path, result)
 
     def save(self, path: Path | None = None) -> None:

@@ -93,7 +93,6 @@ class FilesMixin:
         except Exception as exc:
             self.show_error("Cannot open build code", f"the build in this code cannot be evaluated ({exc})")
             return False
-        self.doc.evaluations += 1
         self.doc.replace(build, None, result)
         self.statusBar().showMessage(f"Opened {build.name} from its code", 5000)
         return True
@@ -165,7 +164,6 @@ class FilesMixin:
             self.show_error("Cannot restore", f"the autosaved build cannot be evaluated ({exc})")
             return False
         # untitled (Save asks where), but relative model paths still resolve from the build's own folder
-        self.doc.evaluations += 1
         self.doc.replace(build, None, result, base_dir=orphan.base_dir)
         orphan.discard()
         # modified: the restored edits are not saved anywhere yet
