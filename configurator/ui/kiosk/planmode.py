@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from functools import partial
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -51,7 +52,12 @@ class PlanMixin:
         if self.plan_doc is not None:
             self.plan_doc.changed.connect(self._plan_changed)
             self.plan_doc.refused.connect(self.say)
-        for s in self._plan_scenarios():  # planned now, so showing it (or the attract loop) never waits
+        # planned once the event loop runs (the window is up first), so showing the scenario or the attract loop
+        # does not wait for it; shown earlier, the scenario plans on demand through the same cache
+        QTimer.singleShot(0, self, self._plan_shipped)  # type: ignore[call-overload]  # self: the context object
+
+    def _plan_shipped(self) -> None:
+        for s in self._plan_scenarios():
             assert s.plan is not None
             self.plan_results.planned(s.plan, s.plan_path.parent if s.plan_path else None)
 
