@@ -323,6 +323,26 @@ def test_hidden_tabs_catch_up_when_shown(qtbot) -> None:  # type: ignore[no-unty
     assert tabs.step_time.comm_seconds() != before
 
 
+def test_a_page_is_made_when_its_tab_is_first_shown(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The main window opens on Headroom: none of the four analysis charts is made (or drawn) until the user
+    clicks its tab, which then shows the build's figures at once; an edit meanwhile is not lost."""
+    from tests.gui_helpers import make_window
+
+    window = make_window(qtbot, tmp_path)
+    tabs = window.analysis
+    assert tabs.tabText(tabs.currentIndex()) == "Headroom" and tabs.built() == []
+    assert window.doc.edit("nominal link rates", with_link_rates("nominal"))
+    assert tabs.built() == []
+    step_index = [tabs.tabText(i) for i in range(tabs.count())].index("Step time")
+    tabs.setCurrentIndex(step_index)  # as a click on the tab does
+    assert tabs.built() == ["step_time"] and tabs.currentWidget() is tabs.step_time
+    assert tabs.tabToolTip(step_index).startswith("Compute and communication")
+    assert not tabs.step_time.is_empty() and tabs.step_time.bar_totals()
+    drawn = tabs.step_time.comm_seconds()
+    fresh = make_tabs(qtbot, build=window.doc.build)  # the same build, drawn from scratch
+    assert drawn == fresh.step_time.comm_seconds()
+
+
 def test_roofline_of_a_job_in_a_mig_instance_is_the_instance_share(qtbot) -> None:  # type: ignore[no-untyped-def]
     """A job in a 3g MIG instance of an H200 NVL runs at 3/7 of the card's rate and bandwidth (the engine's
     compute share): its operations sit on that lower roof, whose ridge is the card's."""

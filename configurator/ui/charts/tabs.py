@@ -5,10 +5,8 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QSize
-from PySide6.QtWidgets import (
-    QTabWidget,
-    QWidget,
-)
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QTabWidget, QWidget
 
 from configurator.engine import Build, BuildResult
 from configurator.ui.charts.fit_frontier import FitFrontierChart
@@ -16,32 +14,106 @@ from configurator.ui.charts.roofline import RooflineChart
 from configurator.ui.charts.step_time import StepTimeChart
 from configurator.ui.charts.topology import TopologyGrid
 
+# The pages in tab order: (attribute, tab text, tooltip). Each chart is made when its tab is first shown or
+# the attribute is first read: making all four and drawing them took ~130 ms of every window's start-up,
+# behind the Headroom tab the main window shows first (measured with cProfile, 2 cores).
+PAGES = (
+    ("frontier", "Fit frontier", "Headroom against sequence length for the selected job, per micro-batch"),
+    ("step_time", "Step time", "Compute and communication per optimizer step, per job"),
+    ("roofline", "Roofline", "Where the selected job's operations sit against the cards' peak rates"),
+    ("topology", "Topology", "How the placed cards connect: NVLink, PCIe switch, CPU root, across CPUs"),
+)
+MAKERS: dict[str, type[QWidget]] = {
+    "frontier": FitFrontierChart,
+    "step_time": StepTimeChart,
+    "roofline": RooflineChart,
+    "topology": TopologyGrid,
+}
+
 
 class AnalysisTabs(QTabWidget):
-    """Fit frontier, step time, roofline and topology of the document's build, updated on every change."""
+    """Fit frontier, step time, roofline and topology of the document's build, updated on every change.
+
+    A page's chart is made on first need (its tab shown, or its attribute read) and drawn then; while editing,
+    only the shown page is redrawn and the others catch up when they are shown."""
 
     def __init__(self, document, parent: QWidget | None = None) -> None:  # type: ignore[no-untyped-def]
         super().__init__(parent)
         self.doc = document
         self._job = 0
+        self._dark = False
+        self._unit = "GB"
         self.last_update_ms = 0.0
-        self.frontier = FitFrontierChart()
-        self.step_time = StepTimeChart()
-        self.roofline = RooflineChart()
-        self.topology = TopologyGrid()
-        self.addTab(self.frontier, "Fit frontier")
-        self.addTab(self.step_time, "Step time")
-        self.addTab(self.roofline, "Roofline")
-        self.addTab(self.topology, "Topology")
-        self.setTabToolTip(0, "Headroom against sequence length for the selected job, per micro-batch")
-        self.setTabToolTip(1, "Compute and communication per optimizer step, per job")
-        self.setTabToolTip(2, "Where the selected job's operations sit against the cards' peak rates")
-        self.setTabToolTip(3, "How the placed cards connect: NVLink, PCIe switch, CPU root, across CPUs")
+        self._charts: dict[str, QWidget] = {}
+        self._pages: dict[str, QWidget] = {}  # what each tab holds: an empty placeholder, then the chart
+        for name, text, tip in PAGES:
+            self._pages[name] = QWidget()
+            self.setTabToolTip(self.addTab(self._pages[name], text), tip)
         document.changed.connect(self._changed)
-        self._stale: set[QWidget] = set()
+        self._stale: set[str] = set()
         self.currentChanged.connect(self._tab_changed)
         self.currentChanged.connect(self.updateGeometry)  # the minimum follows the page shown
-        self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The shown page is made (or caught up) when the tabs first appear, not when they are constructed:
+        the main window puts its Headroom page first after constructing them."""
+        super().showEvent(event)
+        self._tab_changed()
+
+    @property
+    def frontier(self) -> FitFrontierChart:
+        return self._chart("frontier")  # type: ignore[return-value]
+
+    @property
+    def step_time(self) -> StepTimeChart:
+        return self._chart("step_time")  # type: ignore[return-value]
+
+    @property
+    def roofline(self) -> RooflineChart:
+        return self._chart("roofline")  # type: ignore[return-value]
+
+    @property
+    def topology(self) -> TopologyGrid:
+        return self._chart("topology")  # type: ignore[return-value]
+
+    def built(self) -> list[str]:
+        """The pages whose chart exists (tests: a hidden page is not made)."""
+        return list(self._charts)
+
+    def _chart(self, name: str) -> QWidget:
+        """``name``'s chart, made, themed and drawn on first need."""
+        chart = self._charts.get(name)
+        if chart is None:
+            chart = MAKERS[name]()
+            self._charts[name] = chart
+            if self._dark:
+                chart.set_dark(True)  # type: ignore[attr-defined]
+            if name == "frontier" and self._unit != "GB":
+                chart.set_unit(self._unit)  # type: ignore[attr-defined]
+            self._replace_page(name, chart)
+            self._update(name)
+        return chart
+
+    def _replace_page(self, name: str, chart: QWidget) -> None:
+        """Put ``chart`` in its placeholder's tab, keeping the tab shown (no currentChanged: nothing changed)."""
+        placeholder = self._pages[name]
+        index, current = self.indexOf(placeholder), self.currentIndex()
+        text, tip = self.tabText(index), self.tabToolTip(index)
+        blocked = self.blockSignals(True)
+        try:
+            self.removeTab(index)
+            self.insertTab(index, chart, text)
+            self.setTabToolTip(index, tip)
+            self.setCurrentIndex(current)
+        finally:
+            self.blockSignals(blocked)
+        self._pages[name] = chart
+        placeholder.deleteLater()
+        self.updateGeometry()
+
+    def _shown(self) -> str | None:
+        current = self.currentWidget()
+        return next((name for name, page in self._pages.items() if page is current), None)
 
     def minimumSizeHint(self) -> QSize:
         """The shown page's minimum, not the widest page's (QTabWidget's own): the topology grid and the MIG
@@ -63,44 +135,59 @@ class AnalysisTabs(QTabWidget):
         if index == self._job:
             return
         self._job = index
-        build, result = self.doc.build, self.doc.result
-        self.frontier.update_document(build, self.doc.catalog, self._job, self.doc.models)
-        self.roofline.update_document(build, result, self.doc.catalog, self._job)
+        self._refresh_pages(("frontier", "roofline"), only_visible=True)
 
     def _changed(self, build: Build, result: BuildResult) -> None:
         self.refresh(only_visible=True)
 
     def _tab_changed(self, *_: object) -> None:
-        if self._stale:
-            self.refresh(only_visible=True)
+        shown = self._shown()
+        if shown is None:
+            return
+        if shown not in self._charts:
+            self._chart(shown)  # made and drawn
+        elif shown in self._stale:
+            self._refresh_pages((shown,), only_visible=True)
 
     def refresh(self, only_visible: bool = False) -> None:
         """Update the tabs from the document. While editing, only the visible tab is redrawn (the fit
         frontier's sweep alone is a few ms); the others catch up when they are shown."""
         t0 = time.perf_counter()
-        build, result, catalog = self.doc.build, self.doc.result, self.doc.catalog
-        self._job = min(max(self._job, 0), max(len(build.jobs) - 1, 0))
-        current = self.currentWidget()
-        updates = [
-            (self.frontier, lambda: self.frontier.update_document(build, catalog, self._job, self.doc.models)),
-            (self.step_time, lambda: self.step_time.update_result(result)),
-            (self.roofline, lambda: self.roofline.update_document(build, result, catalog, self._job)),
-            (self.topology, lambda: self.topology.update_document(build, result, catalog)),
-        ]
-        self._stale = set()
-        for widget, update in updates:
-            if only_visible and widget is not current:
-                self._stale.add(widget)
-            else:
-                update()
+        self._job = min(max(self._job, 0), max(len(self.doc.build.jobs) - 1, 0))
+        self._refresh_pages(tuple(self._pages), only_visible)
         self.last_update_ms = (time.perf_counter() - t0) * 1000
+
+    def _refresh_pages(self, names: tuple[str, ...], only_visible: bool) -> None:
+        shown = self._shown()
+        for name in names:
+            if name == shown and name not in self._charts:
+                self._chart(name)  # made and drawn
+            elif name not in self._charts:
+                continue  # drawn when it is made
+            elif only_visible and name != shown:
+                self._stale.add(name)
+            else:
+                self._update(name)
+
+    def _update(self, name: str) -> None:
+        build, result, catalog, chart = self.doc.build, self.doc.result, self.doc.catalog, self._charts[name]
+        self._stale.discard(name)
+        if name == "frontier":
+            chart.update_document(build, catalog, self._job, self.doc.models)  # type: ignore[attr-defined]
+        elif name == "step_time":
+            chart.update_result(result)  # type: ignore[attr-defined]
+        elif name == "roofline":
+            chart.update_document(build, result, catalog, self._job)  # type: ignore[attr-defined]
+        else:
+            chart.update_document(build, result, catalog)  # type: ignore[attr-defined]
 
     def set_unit(self, unit: str) -> None:
         """The view state's display unit: the fit frontier's headroom (the other tabs show no memory)."""
-        self.frontier.set_unit(unit)
+        self._unit = unit
+        if "frontier" in self._charts:
+            self.frontier.set_unit(unit)
 
     def set_dark(self, dark: bool) -> None:
-        self.frontier.set_dark(dark)
-        self.step_time.set_dark(dark)
-        self.roofline.set_dark(dark)
-        self.topology.set_dark(dark)
+        self._dark = dark
+        for chart in self._charts.values():
+            chart.set_dark(dark)  # type: ignore[attr-defined]
