@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 import zlib
 
@@ -49,12 +50,20 @@ def qr_modules(code: str) -> list[list[bool]]:
     """The QR code of ``code`` as rows of dark (True) and light modules, quiet zone of 4 included.
 
     segno (ISO/IEC 18004 encoder), error correction M: the version follows the length, up to 40. For the
-    sheet (report.pdf.draw_qr) and any screen that shows the code (the kiosk).
+    sheet (report.pdf.draw_qr) and any screen that shows the code (the kiosk). A fresh list each call (the
+    caller may keep it); the encoding itself is kept per code.
     """
-    import segno
+    return [list(row) for row in _qr_rows(code)]
+
+
+@functools.lru_cache(maxsize=32)
+def _qr_rows(code: str) -> tuple[tuple[bool, ...], ...]:
+    """segno's encoding of ``code``: ~60 ms for a build's code (its mask choice scores all eight masks, ISO/IEC
+    18004 §7.8.3), paid again on every export and kiosk scenario of an unchanged build before it was kept."""
+    import segno  # imported on first use: only the sheet and the kiosk draw a QR code
 
     qr = segno.make(code, error="m", micro=False)
-    return [[bool(v) for v in row] for row in qr.matrix_iter(border=4)]
+    return tuple(tuple(bool(v) for v in row) for row in qr.matrix_iter(border=4))
 
 
 def decode_yaml(code: str) -> str:
