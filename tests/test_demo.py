@@ -459,8 +459,10 @@ def test_take_home_failure_is_shown(qtbot, tmp_path: Path) -> None:  # type: ign
 # ---- soak ------------------------------------------------------------------------------------------------------
 
 
-# the timed suite's "quick" profile (tests/conftest.py) runs a quarter of the cycles; `make test-full` all 200
-SOAK_CYCLES = 200 if os.environ.get("HYPOTHESIS_PROFILE") == "full" else 50
+# the timed suite's "quick" profile (tests/conftest.py) runs 30 cycles, 20 of them measured (120 switches: a
+# leak of ~20 objects a switch passes the 2 % bound, one scene item or child QObject does not); `make test-full`
+# runs all 200. Measured growth over 40 cycles: +406 of 120,378 objects (+0.34 %), no item, no QObject.
+SOAK_CYCLES = 200 if os.environ.get("HYPOTHESIS_PROFILE") == "full" else 30
 SOAK_WARM_UP = 10  # the engine's memo caches fill over the first cycles; measured growth after them
 
 
