@@ -17,8 +17,9 @@ from configurator.engine.build import Job, LoraSettings, StackBehaviour
 
 GIB = 2**30
 # as calibration.Counter: allocated = torch.cuda.max_memory_allocated, reserved = max_memory_reserved,
-# device = what the card holds (reserved + CUDA context), here the card's capacity where the run is a capacity bound
-Counter = Literal["allocated", "reserved", "device"]
+# device = what the card holds (reserved + CUDA context), here the card's capacity where the run is a capacity bound;
+# unnamed = a "peak memory" figure that does not say which counter (scored against allocated..reserved)
+Counter = Literal["allocated", "reserved", "device", "unnamed"]
 
 
 @dataclass(frozen=True)
