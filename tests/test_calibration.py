@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 import statistics
+from pathlib import Path
 
 import pytest
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine import calibration
+from configurator.engine import calibration, evaluate
+from configurator.engine.buildfile import load_build
 from configurator.engine.calibration import GIB, HELD_OUT_RUNS, MEASURED_RUNS, model_error
 from configurator.engine.memory import memory_for_card
+from configurator.report.sheet import SheetOptions, build_html
 
 TOLERANCE = 0.15
 
@@ -281,14 +284,7 @@ def test_answerai_loop_holds_fp32_logits() -> None:
 def test_the_sheet_says_what_the_band_rests_on() -> None:
     """The build sheet's assumptions name the cross-validated runs and the held-apart ones with the model's own
     figures (it used to print the 18 fitted runs' in-sample spread as "the band printed with each peak")."""
-    from configurator.catalog.loader import default_catalog
-    from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
-    from configurator.report.sheet import SheetOptions, build_html
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
-    build = load_build(root / "resources" / "builds" / "default.yaml")
+    build = load_build(Path(__file__).resolve().parent.parent / "resources" / "builds" / "default.yaml")
     html = build_html(build, evaluate(build), default_catalog(), SheetOptions())
     c = calibration.summary()
     assert c.runs == len(calibration.cv_runs()) and c.held_apart == len(calibration.HELD_APART_RUNS)
