@@ -218,15 +218,20 @@ class BuildSheet:
 
     def _insert_figures(self, doc: QTextDocument) -> None:
         ids = ["chassis", "qr"] + [f"headroom:{i}" for i, j in enumerate(self.result.jobs) if j.cards]
-        for fig in ids:
-            cursor = doc.find(FIGURE_MARK.format(fig))
-            if cursor.isNull():
-                continue
-            fmt = QTextCharFormat()
-            fmt.setObjectType(FIGURE_TYPE)
-            fmt.setProperty(FIGURE_ID, fig)
-            cursor.insertText("\ufffc", fmt)
-            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.MoveAnchor)
+        # One edit block: the document lays itself out once when it closes, not after every insertion (~5 ms each).
+        block = QTextCursor(doc)
+        block.beginEditBlock()
+        try:
+            for fig in ids:
+                cursor = doc.find(FIGURE_MARK.format(fig))
+                if cursor.isNull():
+                    continue
+                fmt = QTextCharFormat()
+                fmt.setObjectType(FIGURE_TYPE)
+                fmt.setProperty(FIGURE_ID, fig)
+                cursor.insertText("\ufffc", fmt)
+        finally:
+            block.endEditBlock()
 
     def paint(self, device: QPagedPaintDevice) -> int:
         """Paint every page on ``device``; returns the page count."""
