@@ -16,7 +16,7 @@ from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontMetrics
 from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem
 
-from configurator.catalog.loader import default_catalog
+from configurator.catalog.loader import default_catalog, load_catalog
 from configurator.engine import evaluate
 from configurator.engine.buildcode import decode_build
 from configurator.engine.buildfile import load_build
@@ -297,6 +297,11 @@ def test_take_home_is_the_shown_node(demo: DemoWindow, shipped: Plan, seed_b: Pl
 def test_planning_stays_live(demo: DemoWindow, shipped: Plan) -> None:
     """Each button plans on the GUI thread: measured here (seed B, 754 candidate fleets), and a plan seen before
     comes from the cache."""
+    # the process's results are shared by every demo window: plan these afresh, the shipped one as at start-up
+    demo.plan_results.clear()
+    first = next(s for s in demo.scenarios if s.plan is not None)
+    assert first.plan is not None and first.plan_path is not None
+    demo.plan_results.planned(first.plan, first.plan_path.parent)
     times = []
     for make in (lambda: demo.set_plan_month(1), lambda: demo.set_plan_servers(RTX), lambda: demo.set_plan_mig(False)):
         t0 = time.perf_counter()
@@ -308,6 +313,22 @@ def test_planning_stays_live(demo: DemoWindow, shipped: Plan) -> None:
     kept = len(demo.plan_results)
     demo.reset_button.click()
     assert len(demo.plan_results) == kept  # the shipped plan was planned before: no new plan
+
+
+def test_a_demo_opened_again_does_not_plan_the_shipped_plan_again(demo: DemoWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The results live for the process, per catalog: the editor's Demo mode opened a second time answers the
+    shipped plan from them (the first window planned it once its event loop ran)."""
+    qtbot.wait(10)  # the first window's deferred plan
+    kept = len(demo.plan_results)
+    assert kept >= 1
+    settings = Settings(QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat))
+    again = DemoWindow(settings, idle_ms=600_000)
+    qtbot.addWidget(again)
+    assert again.plan_results is demo.plan_results is PlanResults.shared(demo.catalog)
+    again.show()
+    qtbot.wait(10)
+    assert len(again.plan_results) == kept
+    assert PlanResults.shared(load_catalog()) is not demo.plan_results  # another catalog, its own results
 
 
 def test_plan_results_forget_the_oldest(shipped: Plan) -> None:

@@ -44,7 +44,7 @@ class PlanMixin:
     """The plan scenario's state, buttons and edits (mixed into DemoWindow)."""
 
     def _init_plans(self) -> None:
-        self.plan_results = PlanResults(self.catalog)
+        self.plan_results = PlanResults.shared(self.catalog)
         self.plan_result: PlanResult | None = None
         self.plan_seconds = 0.0  # the last change's plan + build, in seconds (cached plans: the build only)
         first = next((s.plan for s in self.scenarios if s.plan is not None), None)

@@ -19,6 +19,9 @@ from configurator.ui.kiosk.scenarios import Figure
 VERDICT = {"fits": "holds it", "tight": "is too tight", "does-not-fit": "cannot hold it", "unknown": "may not hold it"}
 
 
+_SHARED: dict[int, tuple[Catalog, PlanResults]] = {}
+
+
 class PlanResults:
     """``plan_service`` and the shown build with those of recent plans kept: a visitor toggling back and forth,
     or the attract loop coming round again, is answered without planning again."""
@@ -30,6 +33,20 @@ class PlanResults:
 
     def __len__(self) -> int:
         return len(self._kept)
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+    @classmethod
+    def shared(cls, catalog: Catalog) -> PlanResults:
+        """The process's results for ``catalog``: a demo window opened again (from the editor, or a kiosk
+        restarted in the same process) answers the shipped plan at once instead of planning it (~60 ms) again."""
+        entry = _SHARED.get(id(catalog))
+        if entry is None or entry[0] is not catalog:  # the catalog is kept with its results: its id stays its own
+            if len(_SHARED) >= 4:
+                _SHARED.pop(next(iter(_SHARED)))
+            entry = _SHARED[id(catalog)] = (catalog, cls(catalog))
+        return entry[1]
 
     def planned(self, plan: Plan, base_dir: Path | None) -> tuple[PlanResult, Build | None]:
         """The plan's result and the build the scenario shows for it (:func:`shown_build`)."""

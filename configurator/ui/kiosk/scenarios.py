@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.loader import Catalog, default_catalog
+from configurator.catalog.yamlio import parse_yaml
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.codes import LinkKind
 from configurator.engine.editing.kiosk import (
@@ -218,7 +218,12 @@ def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> 
     """Read scenarios.yaml; every build or plan it names must exist (ValueError with the scenario otherwise)."""
     path = path or demo_resources() / "scenarios.yaml"
     catalog = catalog or default_catalog()
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    # the catalog's hardened loader (libyaml where installed: ~5 ms instead of ~55 ms with PyYAML's pure-Python
+    # parser, paid by every demo window; alias and size limits for a shop's own scenarios file)
+    try:
+        data = parse_yaml(path.read_text(encoding="utf-8"), path.name)[0] or {}
+    except FileError as exc:
+        raise ValueError(str(exc)) from None
     out: list[Scenario] = []
     for i, s in enumerate(data.get("scenarios") or []):
         where = f"{path.name}: scenario {i + 1}"
