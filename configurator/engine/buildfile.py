@@ -89,7 +89,7 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
     return build
 
 
-def reference_problems(build: Build, catalog: Catalog, lines: dict[tuple[Any, ...], int]) -> list[Problem]:
+def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any, ...], int]) -> list[Problem]:
     """Unknown catalog ids, with the line and the ids that are allowed."""
     import difflib
 
