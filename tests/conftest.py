@@ -11,9 +11,10 @@ from hypothesis import settings
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # Hypothesis profiles. Each property test names its full example count through tests/test_properties.examples();
-# "quick", the default, runs a fifth of it (at least 20) to keep `make test` short (about 130 s on two cores); "full"
-# runs all of them (5,040 in test_reliability_properties alone): `make test-full`, HYPOTHESIS_PROFILE=full or
-# pytest --hypothesis-profile=full. Both print the blob that replays a failure (@reproduce_failure).
+# "quick", the default, runs a fifth of it (at least 20) to keep `make test` short (on two cores ~65 s with the
+# bundle kept, ~88 s when it is rebuilt); "full" runs all of them (5,040 in test_reliability_properties alone):
+# `make test-full`, HYPOTHESIS_PROFILE=full or pytest --hypothesis-profile=full. Both print the blob that replays
+# a failure (@reproduce_failure).
 settings.register_profile("quick", print_blob=True)
 settings.register_profile("full", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
