@@ -113,3 +113,24 @@ def test_long_job_names_wrap_on_the_axis_instead_of_being_cut() -> None:
 
     assert _tick_name("70B LoRA, FSDP offload to CPU") == "70B LoRA, FSDP offload\nto CPU"
     assert _tick_name("short") == "short"
+
+
+@pytest.mark.parametrize("height", [300, 360, 420])  # 300: the kiosk's minimum (~100 px of plot under the legend)
+def test_bar_labels_stay_inside_a_short_plot(qtbot, height: int) -> None:  # type: ignore[no-untyped-def]
+    """The headroom above each bar is text of a fixed pixel height: on the kiosk's short plot the range's 25 % head
+    room was ~27 px, and the labels ran over the chart's title. The range now keeps their height free."""
+    from PySide6.QtGui import QFont
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    for label in chart.labels:
+        label.setFont(QFont(label.textItem.font().family(), 16, QFont.Weight.Bold))  # the kiosk's bigger type
+    chart.resize(1000, height)
+    qtbot.wait(20)
+    chart.update_result(result)
+    QApplication.processEvents()
+    view_top = chart.plot.vb.sceneBoundingRect().top()
+    shown = [t for t in chart.labels if t.isVisible()]
+    assert shown
+    for label in shown:
+        assert label.sceneBoundingRect().top() >= view_top - 1, (height, label.textItem.toPlainText())

@@ -24,6 +24,8 @@ from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64
+LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
+MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
 
 
@@ -163,7 +165,14 @@ class HeadroomChart(QWidget):
         total = n + len(free)
         self.empty.setVisible(total == 0)
         self._set_ticks(free)
-        top = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0]) * 1.25
+        highest = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0])
+        top = highest * 1.25
+        # The labels above the bars are text of a fixed pixel height: on a short plot (the kiosk's, ~110 px) a
+        # quarter of the range left them over the title. The range's top keeps their height in pixels free.
+        label_px = max((t.textItem.boundingRect().height() for t in self.labels if t.isVisible()), default=0.0)
+        plot_px = self.plot.vb.height()
+        if label_px and plot_px > label_px + LABEL_GAP_PX + MIN_BAR_PX:
+            top = max(top, highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
         self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
         self.plot.setYRange(0, top, padding=0)
         if total == 0:
