@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TypeVar
 
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QShowEvent
@@ -23,7 +24,9 @@ PAGES = (
     ("roofline", "Roofline", "Where the selected job's operations sit against the cards' peak rates"),
     ("topology", "Topology", "How the placed cards connect: NVLink, PCIe switch, CPU root, across CPUs"),
 )
-MAKERS: dict[str, type[QWidget]] = {
+Page = FitFrontierChart | StepTimeChart | RooflineChart | TopologyGrid
+P = TypeVar("P", FitFrontierChart, StepTimeChart, RooflineChart, TopologyGrid)
+MAKERS: dict[str, type[Page]] = {
     "frontier": FitFrontierChart,
     "step_time": StepTimeChart,
     "roofline": RooflineChart,
@@ -44,7 +47,7 @@ class AnalysisTabs(QTabWidget):
         self._dark = False
         self._unit = "GB"
         self.last_update_ms = 0.0
-        self._charts: dict[str, QWidget] = {}
+        self._charts: dict[str, Page] = {}
         self._pages: dict[str, QWidget] = {}  # what each tab holds: an empty placeholder, then the chart
         for name, text, tip in PAGES:
             self._pages[name] = QWidget()
@@ -62,34 +65,39 @@ class AnalysisTabs(QTabWidget):
 
     @property
     def frontier(self) -> FitFrontierChart:
-        return self._chart("frontier")  # type: ignore[return-value]
+        return self._typed("frontier", FitFrontierChart)
 
     @property
     def step_time(self) -> StepTimeChart:
-        return self._chart("step_time")  # type: ignore[return-value]
+        return self._typed("step_time", StepTimeChart)
 
     @property
     def roofline(self) -> RooflineChart:
-        return self._chart("roofline")  # type: ignore[return-value]
+        return self._typed("roofline", RooflineChart)
 
     @property
     def topology(self) -> TopologyGrid:
-        return self._chart("topology")  # type: ignore[return-value]
+        return self._typed("topology", TopologyGrid)
 
     def built(self) -> list[str]:
         """The pages whose chart exists (tests: a hidden page is not made)."""
         return list(self._charts)
 
-    def _chart(self, name: str) -> QWidget:
+    def _typed(self, name: str, kind: type[P]) -> P:
+        chart = self._chart(name)
+        assert isinstance(chart, kind)
+        return chart
+
+    def _chart(self, name: str) -> Page:
         """``name``'s chart, made, themed and drawn on first need."""
         chart = self._charts.get(name)
         if chart is None:
             chart = MAKERS[name]()
             self._charts[name] = chart
             if self._dark:
-                chart.set_dark(True)  # type: ignore[attr-defined]
-            if name == "frontier" and self._unit != "GB":
-                chart.set_unit(self._unit)  # type: ignore[attr-defined]
+                chart.set_dark(True)
+            if isinstance(chart, FitFrontierChart) and self._unit != "GB":
+                chart.set_unit(self._unit)
             self._replace_page(name, chart)
             self._update(name)
         return chart
@@ -172,14 +180,14 @@ class AnalysisTabs(QTabWidget):
     def _update(self, name: str) -> None:
         build, result, catalog, chart = self.doc.build, self.doc.result, self.doc.catalog, self._charts[name]
         self._stale.discard(name)
-        if name == "frontier":
-            chart.update_document(build, catalog, self._job, self.doc.models)  # type: ignore[attr-defined]
-        elif name == "step_time":
-            chart.update_result(result)  # type: ignore[attr-defined]
-        elif name == "roofline":
-            chart.update_document(build, result, catalog, self._job)  # type: ignore[attr-defined]
+        if isinstance(chart, FitFrontierChart):
+            chart.update_document(build, catalog, self._job, self.doc.models)
+        elif isinstance(chart, StepTimeChart):
+            chart.update_result(result)
+        elif isinstance(chart, RooflineChart):
+            chart.update_document(build, result, catalog, self._job)
         else:
-            chart.update_document(build, result, catalog)  # type: ignore[attr-defined]
+            chart.update_document(build, result, catalog)
 
     def set_unit(self, unit: str) -> None:
         """The view state's display unit: the fit frontier's headroom (the other tabs show no memory)."""
@@ -190,4 +198,4 @@ class AnalysisTabs(QTabWidget):
     def set_dark(self, dark: bool) -> None:
         self._dark = dark
         for chart in self._charts.values():
-            chart.set_dark(dark)  # type: ignore[attr-defined]
+            chart.set_dark(dark)
