@@ -817,3 +817,17 @@ def test_pin_comes_from_the_settings_option(qtbot, tmp_path: Path) -> None:  # t
     assert not demo.enter_pin(str(default))
     with qtbot.waitSignal(demo.exit_requested, timeout=1000):
         assert demo.enter_pin("97531")
+
+
+@pytest.mark.parametrize("order", [(5, 2), (2, 5), (0, 3)])
+def test_bar_labels_sit_inside_the_chart_after_a_switch(demo: DemoWindow, order: tuple[int, int]) -> None:
+    """The kiosk sets its bar labels' type after the chart placed them (12 pt with many bars, 16 pt with few):
+    the chart's range follows that type, so no label runs over the title whichever scenario came before."""
+    for index in order:
+        demo.show_scenario(index, animated=False)
+        QApplication.processEvents()
+    view_top = demo.chart.plot.vb.sceneBoundingRect().top()
+    shown = [t for t in demo.chart.labels if t.isVisible()]
+    assert shown
+    for label in shown:
+        assert label.sceneBoundingRect().top() >= view_top - 1, label.textItem.toPlainText()

@@ -53,6 +53,7 @@ class HeadroomChart(QWidget):
         self.ink = "#222"
         self.rows: list[tuple[str, CardMemory]] = []
         self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
+        self._highest = 1.0  # the tallest bar, band or capacity drawn (the value axis starts at 0)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -165,18 +166,24 @@ class HeadroomChart(QWidget):
         total = n + len(free)
         self.empty.setVisible(total == 0)
         self._set_ticks(free)
-        highest = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0])
-        top = highest * 1.25
+        self._highest = max([*(base.tolist() if n else []), *(high.tolist() if n else []), *caps, *fcap, 1.0])
+        self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
+        top = self.fit_labels()
+        if total == 0:
+            self.empty.setPos(0, top / 2)
+
+    def fit_labels(self) -> float:
+        """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
+        the labels' type after update_result (the kiosk does) calls it again."""
+        top = self._highest * 1.25
         # The labels above the bars are text of a fixed pixel height: on a short plot (the kiosk's, ~110 px) a
         # quarter of the range left them over the title. The range's top keeps their height in pixels free.
         label_px = max((t.textItem.boundingRect().height() for t in self.labels if t.isVisible()), default=0.0)
         plot_px = self.plot.vb.height()
         if label_px and plot_px > label_px + LABEL_GAP_PX + MIN_BAR_PX:
-            top = max(top, highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
-        self.plot.setXRange(-0.6, max(total - 0.4, 0.6), padding=0)
+            top = max(top, self._highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
         self.plot.setYRange(0, top, padding=0)
-        if total == 0:
-            self.empty.setPos(0, top / 2)
+        return top
 
     def _ensure_labels(self, count: int) -> None:
         while len(self.labels) < count:

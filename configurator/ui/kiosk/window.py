@@ -254,6 +254,7 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
         if compact:
             ticks = [(float(i), job if r.mig else f"slot {r.slot}") for i, (job, r) in enumerate(rows)]
             self.chart.plot.getAxis("bottom").setTicks([ticks])
+        self.chart.fit_labels()  # the labels' kiosk type, set above, decides the room they need
 
     def _chart_resized(self, *_: object) -> None:
         self._tune_chart()
