@@ -296,7 +296,7 @@ def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped
 
 
 def test_update_after_edit_is_fast(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """All four tabs update after an edit on the 8-card build in < 30 ms (engine evaluation not counted).
+    """The shown tab updates after an edit on the 8-card build in < 30 ms (engine evaluation not counted).
 
     Each edit changes the job, so the frontier's sweep runs again every time; the best of several runs
     keeps a busy test machine from failing it."""

@@ -16,6 +16,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
+from configurator.catalog.loader import default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
@@ -288,8 +289,6 @@ class CalibrationSummary:
 @functools.cache
 def summary() -> CalibrationSummary:
     """Counts and errors of the model on the runs it holds (~60 ms once: one memory_for_card per run)."""
-    from configurator.catalog.loader import default_catalog  # the catalog's models, loaded once per process
-
     models = default_catalog().models
     fitted = [abs(model_error(r, models[r.model_id])) for r in cv_runs()]
     held = [abs(model_error(r, models[r.model_id])) for r in HELD_APART_RUNS]
