@@ -193,6 +193,9 @@ def _parser() -> argparse.ArgumentParser:
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
+    from configurator.cli_acceptance import add_parsers  # acceptance, verify, burnin
+
+    add_parsers(sub)
     return parser
 
 
@@ -213,7 +216,8 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         from configurator.ui.planner.app import main as planner_main
 
         return planner_main(words[1:])
-    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version",
+                "acceptance", "verify", "burnin"}
     if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.shell.app import main as gui_main
@@ -233,6 +237,10 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return _open_code(args.code, args.print_only)
     if args.command == "nccl-busbw":
         return _nccl_busbw(_user_path(args.file), args.link)
+    if args.command in ("acceptance", "verify", "burnin"):
+        from configurator.cli_acceptance import run
+
+        return run(args)
     parser.print_help()
     return 2
 

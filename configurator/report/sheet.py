@@ -20,6 +20,7 @@ from configurator.engine.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.result import Power
 from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
+from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
@@ -82,6 +83,7 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     for i, job in enumerate(result.jobs):
         out += job_section(i, job, build.jobs[i])
     out += mig_section(result, catalog)
+    out += acceptance_section(build, result, catalog)  # what the built machine must measure
     out += checks_section(result)
     out += assumptions_section(build, result)
     out += sources_section(build, result, catalog, chassis)
