@@ -126,7 +126,8 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         '  fi',
         '  return $rc',
         '}',
-        'as_root() { if [ "$(id -u 2>/dev/null)" = 0 ]; then "$@"; elif have sudo; then sudo -n "$@"; else "$@"; fi; }',
+        '# root lets lspci read link capabilities: sudo -n (never prompts) when not root and sudo is there',
+        'SUDO=""; [ "$(id -u 2>/dev/null)" != 0 ] && have sudo && SUDO="sudo -n"',
         "",
         "# 1. the GPUs as the driver sees them",
         "if have nvidia-smi; then",
@@ -141,7 +142,7 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         "",
         "# 2. the PCIe links and ACS (lspci needs root to show link capabilities)",
         "if have lspci; then",
-        '  step "$OUT/lspci-vv.txt" as_root lspci -vv && note "lspci -vv: ok"',
+        '  step "$OUT/lspci-vv.txt" $SUDO lspci -vv && note "lspci -vv: ok"',
         '  grep -q "LnkSta" "$OUT/lspci-vv.txt" 2>/dev/null || missing "lspci -vv shows no LnkSta: run as root'
         ' (sudo sh run.sh) for the negotiated PCIe width and ACS"',
         "else",

@@ -121,9 +121,13 @@ class _Verifier:
                      source="nvidia-smi", **common)  # fmt: skip
             return
         if not _same_card(e.name, g.name):
-            elsewhere = next((o.index for o in self.m.gpus if o.index != e.index and _same_card(e.name, o.name)), None)
             lower = g.power_max_limit_w is not None and e.power_limit_w and g.power_max_limit_w < e.power_limit_w * 0.95
-            cause = (f"card in the wrong slot: the {e.name} is GPU{elsewhere}" if elsewhere is not None
+            planned = [x.name for x in self.p.gpus]
+            swapped = sorted(map(_norm, planned)) == sorted(_norm(o.name) for o in self.m.gpus)
+            home = next((x for x in self.p.gpus if _same_card(x.name, g.name)
+                         and not _same_card(x.name, (self.measured_gpu(x.index) or g).name)), None)  # fmt: skip
+            cause = (f"card in the wrong slot: this {g.name} is planned for slot {home.slot}, and the {e.name} "
+                     "planned here is in another slot" if swapped and home is not None
                      else f"a lower-power card (its maximum limit is {g.power_max_limit_w:.0f} W)" if lower
                      else "another card than the build's")  # fmt: skip
             self.add(category="identity", figure=f"GPU{e.index} card", status="fail", expected=e.name,

@@ -58,7 +58,7 @@ def parse_measure_json(text: str) -> MeasureOutput:
         raise ParseError("measurement JSON: the file is empty")
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, and a 100,000-digit number (int limit)
         raise ParseError(f"measurement JSON: not JSON ({str(exc)[:120]})") from None
     if not isinstance(data, dict) or data.get("tool") != TOOL_NAME:
         raise ParseError(f"measurement JSON: not written by the configurator's measurement tool (no \"tool\": "
