@@ -38,3 +38,9 @@ def eight_gpu() -> tuple[Build, BuildResult, AcceptancePrediction]:
 def default_build() -> tuple[Build, BuildResult, AcceptancePrediction]:
     build, result = evaluated("default.yaml")
     return build, result, predict(build, result, default_catalog())
+
+
+@pytest.fixture(scope="session")
+def evaluate_shipped():  # type: ignore[no-untyped-def]
+    """evaluated(name): a shipped build (resources/builds/NAME) and its result."""
+    return evaluated
