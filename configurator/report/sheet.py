@@ -83,10 +83,10 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     for i, job in enumerate(result.jobs):
         out += job_section(i, job, build.jobs[i])
     out += mig_section(result, catalog)
-    out += acceptance_section(build, result, catalog)  # what the built machine must measure
     out += checks_section(result)
     out += assumptions_section(build, result)
     out += sources_section(build, result, catalog, chassis)
+    out += acceptance_section(build, result, catalog)  # what the built machine must measure
     out += _reopen(options)
     return "\n".join(out)
 
