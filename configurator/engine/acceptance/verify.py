@@ -39,6 +39,7 @@ class FigureCheck(BaseModel):
     cause: str | None = None
     source: str = ""
     slot: int | None = None
+    slots: list[int] = []  # every slot a figure between cards concerns (a link, an nccl group)
     gpu: int | None = None
     job: str | None = None
     value: float | None = None  # the measured number where there is one (charts draw it)
@@ -65,7 +66,7 @@ class VerifyReport(BaseModel):
         return next(s for s, r in RANK.items() if r == worst)  # type: ignore[return-value]
 
     def slot_status(self, slot: int) -> Status | None:
-        mine = [c for c in self.checks if c.slot == slot and c.status != "missing"]
+        mine = [c for c in self.checks if (c.slot == slot or slot in c.slots) and c.status != "missing"]
         if not mine:
             return None
         return max((c.status for c in mine), key=lambda s: RANK[s])
@@ -241,8 +242,7 @@ class _Verifier:
                 exp, got = t.matrix[i][j], self.m.topo.link(a, b)
                 status, cause = _compare_link(exp, got)
                 self.add(category="topology", figure=f"GPU{a}-GPU{b} link", status=status, expected=exp,
-                         measured=got, cause=cause, slot=t.slots[j] if status == "fail" else None, gpu=b,
-                         source=t.source)  # fmt: skip
+                         measured=got, cause=cause, slots=[t.slots[i], t.slots[j]], gpu=b, source=t.source)  # fmt: skip
 
     def acs(self) -> None:
         if len(self.p.gpus) < 2:
@@ -275,10 +275,14 @@ class _Verifier:
             status, cause = "fail", f"{run.wrong} wrong value(s) in the #wrong column: data corruption, not speed"
         elif status != "pass":
             cause = self._nccl_cause(e)
-        worst_slot = e.slots[-1] if status == "fail" else None
+        # the slots to mark: a member whose own link failed is the culprit; else a pair's two slots (a group's
+        # slowness is not every member's fault)
+        culprits = [c.slot for c in self.out if c.category == "pcie" and c.status == "fail" and c.gpu in e.gpus
+                    and c.slot is not None]  # fmt: skip
+        slots = culprits or (e.slots if len(e.slots) == 2 else [])
         self.add(category="nccl", figure=f"all_reduce busbw, {e.name}", status=status, expected=expected,
                  measured=f"{bw:.1f} GB/s", difference=_pct(bw, e.expected_busbw_gb_s), cause=cause, value=bw,
-                 source=e.source, slot=worst_slot)  # fmt: skip
+                 source=e.source, slots=slots if status != "pass" else e.slots)  # fmt: skip
 
     def _nccl_by_bus(self, e: NcclExpect) -> object | None:
         buses = {g.bus_id: g.index for g in self.m.gpus if g.bus_id}
