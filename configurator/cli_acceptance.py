@@ -13,12 +13,19 @@ COMMANDS = ("acceptance", "verify", "burnin")
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("acceptance", help="print what the built machine must measure (topology, links, memory, "
-                                          "nccl-tests busbw, peaks, step time, power)")  # fmt: skip
+    p = sub.add_parser(
+        "acceptance",
+        help="print what the built machine must measure (topology, links, memory, "
+        "nccl-tests busbw, peaks, step time, power)",
+    )
     p.add_argument("build", type=Path)
     p.add_argument("--json", action="store_true", help="print the prediction as JSON")
-    p.add_argument("--store-dir", type=Path, default=None, help="data folder with stored measurements (default: "
-                   "the application's data folder)")  # fmt: skip
+    p.add_argument(
+        "--store-dir",
+        type=Path,
+        default=None,
+        help="data folder with stored measurements (default: the application's data folder)",
+    )
     v = sub.add_parser("verify", help="check a machine's measured results (files or the burn-in kit's folder)")
     v.add_argument("build", type=Path)
     v.add_argument("results", type=Path, nargs="+", help="result files or the kit's output folder")

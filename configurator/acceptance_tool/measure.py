@@ -62,8 +62,13 @@ def _model(torch: Any, job: dict[str, Any]) -> Any:
         for name, module in list(model.named_modules()):
             for child_name, child in list(module.named_children()):
                 if isinstance(child, torch.nn.Linear) and "lm_head" not in f"{name}.{child_name}":
-                    q = bnb.nn.Linear4bit(child.in_features, child.out_features, bias=child.bias is not None,
-                                          compute_dtype=torch.bfloat16, quant_type="nf4")  # fmt: skip
+                    q = bnb.nn.Linear4bit(
+                        child.in_features,
+                        child.out_features,
+                        bias=child.bias is not None,
+                        compute_dtype=torch.bfloat16,
+                        quant_type="nf4",
+                    )
                     q.weight = bnb.nn.Params4bit(child.weight.data, requires_grad=False, quant_type="nf4")
                     setattr(module, child_name, q)
         model = model.cuda()
@@ -111,11 +116,15 @@ def run_job(job: dict[str, Any], steps: int) -> dict[str, Any]:
             times.append(time.perf_counter() - t0)
     step_s = sum(times) / len(times)
     return {
-        "status": "ok", "peak_allocated_gb": torch.cuda.max_memory_allocated() / GB,
-        "peak_reserved_gb": torch.cuda.max_memory_reserved() / GB, "device_used_gb": used_peak,
-        "step_seconds": step_s, "tokens_per_second": seq * mb * gas / step_s,
-        "layers_run": config.num_hidden_layers, "layers_full": config.num_hidden_layers,
-    }  # fmt: skip
+        "status": "ok",
+        "peak_allocated_gb": torch.cuda.max_memory_allocated() / GB,
+        "peak_reserved_gb": torch.cuda.max_memory_reserved() / GB,
+        "device_used_gb": used_peak,
+        "step_seconds": step_s,
+        "tokens_per_second": seq * mb * gas / step_s,
+        "layers_run": config.num_hidden_layers,
+        "layers_full": config.num_hidden_layers,
+    }
 
 
 def measure(job: dict[str, Any], steps: int, time_limit: int) -> dict[str, Any]:
@@ -125,8 +134,12 @@ def measure(job: dict[str, Any], steps: int, time_limit: int) -> dict[str, Any]:
     try:
         import torch
     except ImportError:
-        return {**base, "status": "skipped", "reason": "torch is not installed: pip install torch transformers peft "
-                "bitsandbytes (CUDA build), or the configurator's [measure] extra"}  # fmt: skip
+        return {
+            **base,
+            "status": "skipped",
+            "reason": "torch is not installed: pip install torch transformers peft "
+            "bitsandbytes (CUDA build), or the configurator's [measure] extra",
+        }
     if not torch.cuda.is_available():
         return {**base, "status": "skipped", "reason": "no CUDA device visible to torch"}
     if hasattr(signal, "SIGALRM"):
@@ -153,8 +166,13 @@ def device_info() -> dict[str, Any]:
 
         if torch.cuda.is_available():
             p = torch.cuda.get_device_properties(0)
-            return {"name": p.name, "total_gb": p.total_memory / GB, "capability": f"{p.major}.{p.minor}",
-                    "cuda": torch.version.cuda, "visible": os.environ.get("CUDA_VISIBLE_DEVICES")}  # fmt: skip
+            return {
+                "name": p.name,
+                "total_gb": p.total_memory / GB,
+                "capability": f"{p.major}.{p.minor}",
+                "cuda": torch.version.cuda,
+                "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            }
     except Exception:  # no torch / no driver: the file still says what it could not read
         pass
     return {"name": None}
@@ -175,8 +193,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"measure: cannot read job {args.job} of {args.jobs}: {exc}", file=sys.stderr)
         return 2
     result = measure(job, max(1, args.steps), args.time_limit)
-    doc = {"tool": "configurator-measure", "format": FORMAT, "device": device_info(), "versions": _versions(),
-           "jobs": [result]}  # fmt: skip
+    doc = {
+        "tool": "configurator-measure",
+        "format": FORMAT,
+        "device": device_info(),
+        "versions": _versions(),
+        "jobs": [result],
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")

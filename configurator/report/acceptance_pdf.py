@@ -15,8 +15,14 @@ from configurator.report.sheet import reference_number
 from configurator.report.sheet_acceptance import verify_html
 
 
-def export_acceptance_pdf(path: str | os.PathLike[str], build: Build, report: VerifyReport, page: str = "a4",
-                          seller: str = "GPU Build Configurator", date: dt.date | None = None) -> int:  # fmt: skip
+def export_acceptance_pdf(
+    path: str | os.PathLike[str],
+    build: Build,
+    report: VerifyReport,
+    page: str = "a4",
+    seller: str = "GPU Build Configurator",
+    date: dt.date | None = None,
+) -> int:
     """Write the acceptance report; returns the page count. The reference is the sheet's for ``date`` (today)."""
     from PySide6.QtCore import QSizeF
     from PySide6.QtGui import QFont, QPdfWriter, QTextDocument
@@ -58,7 +64,9 @@ def export_acceptance_pdf(path: str | os.PathLike[str], build: Build, report: Ve
         return pages
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise FileError(str(target), [Problem("", f"cannot write the acceptance report: {exc.strerror or exc}")]) from None
+        raise FileError(
+            str(target), [Problem("", f"cannot write the acceptance report: {exc.strerror or exc}")]
+        ) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

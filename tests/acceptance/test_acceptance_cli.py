@@ -46,7 +46,9 @@ def test_verify_of_a_missing_path_is_a_clear_error(capsys: pytest.CaptureFixture
     assert "nope" in capsys.readouterr().out  # listed among the files that could not be read
 
 
-def test_verify_store_then_acceptance_shows_it(capsys: pytest.CaptureFixture[str], fixtures: Path, tmp_path: Path) -> None:
+def test_verify_store_then_acceptance_shows_it(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, tmp_path: Path
+) -> None:
     assert main(["verify", EIGHT, str(fixtures / "healthy-8gpu"), "--store", "--store-dir", str(tmp_path)]) == 0
     assert "stored the measured run" in capsys.readouterr().out
     assert main(["acceptance", EIGHT, "--store-dir", str(tmp_path)]) == 0
@@ -55,11 +57,22 @@ def test_verify_store_then_acceptance_shows_it(capsys: pytest.CaptureFixture[str
 
 def test_verify_pdf(fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pdf = tmp_path / "acceptance.pdf"
-    main(["verify", EIGHT, str(fixtures / "gpu-x8"), "--pdf", str(pdf), "--seller", "Shop GmbH",
-          "--store-dir", str(tmp_path)])  # fmt: skip
-    from pypdf import PdfReader
-
+    main(
+        [
+            "verify",
+            EIGHT,
+            str(fixtures / "gpu-x8"),
+            "--pdf",
+            str(pdf),
+            "--seller",
+            "Shop GmbH",
+            "--store-dir",
+            str(tmp_path),
+        ]
+    )
     import unicodedata
+
+    from pypdf import PdfReader
 
     raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
     text = " ".join(unicodedata.normalize("NFKC", raw).split())  # Qt writes tabs between words and ligatures

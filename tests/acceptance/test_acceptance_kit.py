@@ -17,8 +17,23 @@ from configurator.engine.acceptance import collect, verify
 from configurator.engine.acceptance.kit import write_kit
 from configurator.paths import resource
 
-TOOLS = ["sh", "mkdir", "tee", "dirname", "rm", "date", "id", "timeout", "tr", "wc", "grep", "uname", "cat", "tail",
-         "sleep"]  # fmt: skip
+TOOLS = [
+    "sh",
+    "mkdir",
+    "tee",
+    "dirname",
+    "rm",
+    "date",
+    "id",
+    "timeout",
+    "tr",
+    "wc",
+    "grep",
+    "uname",
+    "cat",
+    "tail",
+    "sleep",
+]
 
 
 def _bin(tmp_path: Path) -> Path:
@@ -35,15 +50,27 @@ def _bin(tmp_path: Path) -> Path:
 
 def _run(kit: Path, out: Path, path: Path, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     env = {"PATH": str(path), "HOME": str(kit), "STEP_LIMIT": "60", **(extra or {})}
-    return subprocess.run([str(path / "sh"), str(kit / "run.sh"), str(out)], env=env, capture_output=True, text=True,
-                          timeout=120, check=False)  # fmt: skip
+    return subprocess.run(
+        [str(path / "sh"), str(kit / "run.sh"), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_kit_files(eight_gpu, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     build, _result, pred = eight_gpu
     files = write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
-    assert sorted(f.name for f in files) == ["README.md", "build.yaml", "expected.json", "jobs.json", "measure.py",
-                                             "run.sh"]  # fmt: skip
+    assert sorted(f.name for f in files) == [
+        "README.md",
+        "build.yaml",
+        "expected.json",
+        "jobs.json",
+        "measure.py",
+        "run.sh",
+    ]
     run_sh = (tmp_path / "kit" / "run.sh").read_text()
     assert run_sh.startswith("#!/bin/sh") and os.access(tmp_path / "kit" / "run.sh", os.X_OK)
     assert subprocess.run(["sh", "-n", str(tmp_path / "kit" / "run.sh")], check=False).returncode == 0
@@ -54,7 +81,9 @@ def test_kit_files(eight_gpu, tmp_path: Path) -> None:  # type: ignore[no-untype
     assert jobs[0]["hf_config"]["num_hidden_layers"] == 80
 
 
-def test_kit_on_a_machine_without_gpus_exits_0_and_says_what_it_could_not_measure(default_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+def test_kit_on_a_machine_without_gpus_exits_0_and_says_what_it_could_not_measure(
+    default_build, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     build, _result, pred = default_build
     kit = tmp_path / "kit"
     write_kit(kit, build, pred, default_catalog(), resource("builds"))
@@ -63,8 +92,14 @@ def test_kit_on_a_machine_without_gpus_exits_0_and_says_what_it_could_not_measur
     done = _run(kit, tmp_path / "out", path)
     assert done.returncode == 0, done.stderr
     report = (tmp_path / "out" / "report.txt").read_text()
-    for what in ("nvidia-smi not found", "lspci not found", "dcgmi not found", "nccl-tests all_reduce_perf not found",
-                 "torch not importable", "wall draw"):  # fmt: skip
+    for what in (
+        "nvidia-smi not found",
+        "lspci not found",
+        "dcgmi not found",
+        "nccl-tests all_reduce_perf not found",
+        "torch not importable",
+        "wall draw",
+    ):
         assert f"NOT MEASURED: {what}" in report, what
     assert "done: 6 item(s) not measured" in report
     # verify reads the folder and shows everything as not measured, with the kit's report beside it
@@ -89,14 +124,17 @@ cat "$FIX/nccl/all_reduce_gpus-$name.txt"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell")
-def test_kit_with_the_tools_present_collects_a_folder_that_verifies(eight_gpu, fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+def test_kit_with_the_tools_present_collects_a_folder_that_verifies(eight_gpu, fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     build, _result, pred = eight_gpu
     kit = tmp_path / "kit"
     write_kit(kit, build, pred, default_catalog(), resource("builds"))
     path = _bin(tmp_path)
-    for name, text in {"nvidia-smi": STUB_SMI, "all_reduce_perf": STUB_ARP,
-                       "lspci": '#!/bin/sh\ncat "$FIX/lspci-vv.txt"\n',
-                       "dcgmi": '#!/bin/sh\ncat "$FIX/dcgm-dmon.txt"\n'}.items():  # fmt: skip
+    for name, text in {
+        "nvidia-smi": STUB_SMI,
+        "all_reduce_perf": STUB_ARP,
+        "lspci": '#!/bin/sh\ncat "$FIX/lspci-vv.txt"\n',
+        "dcgmi": '#!/bin/sh\ncat "$FIX/dcgm-dmon.txt"\n',
+    }.items():
         (path / name).write_text(text)
         (path / name).chmod(0o755)
     out = tmp_path / "out"

@@ -3,6 +3,7 @@ ParseError, never another exception)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -24,8 +25,16 @@ from configurator.engine.acceptance.parse import (
 )
 from configurator.engine.acceptance.parse.common import bus_id
 
-PARSERS = [parse_topo, parse_query_csv, parse_smi_q, parse_lgip, parse_lspci, parse_nccl, parse_dcgm,
-           parse_measure_json]  # fmt: skip
+PARSERS = [
+    parse_topo,
+    parse_query_csv,
+    parse_smi_q,
+    parse_lgip,
+    parse_lspci,
+    parse_nccl,
+    parse_dcgm,
+    parse_measure_json,
+]
 
 
 def test_topo_with_underlined_header_nic_columns_and_legend(fixtures: Path) -> None:
@@ -36,8 +45,10 @@ def test_topo_with_underlined_header_nic_columns_and_legend(fixtures: Path) -> N
 
 
 def test_topo_as_a_dgx_prints_it_with_spaces_and_crlf() -> None:
-    text = ("        GPU0    GPU1    CPU Affinity    NUMA Affinity\r\n"
-            "GPU0     X      NV18    0-51    0\r\nGPU1    NV18     X      0-51    0\r\n\r\nLegend:\r\n  X = Self\r\n")  # fmt: skip
+    text = (
+        "        GPU0    GPU1    CPU Affinity    NUMA Affinity\r\n"
+        "GPU0     X      NV18    0-51    0\r\nGPU1    NV18     X      0-51    0\r\n\r\nLegend:\r\n  X = Self\r\n"
+    )
     assert parse_topo(text).link(1, 0) == "NV18"
 
 
@@ -75,12 +86,16 @@ def test_lspci_without_root_says_so() -> None:
 
 
 def test_lgip_rows_and_mig_off() -> None:
-    text = ("| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |\n"
-            "|   0  MIG 1g.18gb       19     7/7        16.00      No     16     1     0   |\n"
-            "|   0  MIG 7g.141gb       0     1/1        139.75     No     132    7     0   |\n")  # fmt: skip
+    text = (
+        "| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |\n"
+        "|   0  MIG 1g.18gb       19     7/7        16.00      No     16     1     0   |\n"
+        "|   0  MIG 7g.141gb       0     1/1        139.75     No     132    7     0   |\n"
+    )
     profiles, on = parse_lgip(text)
     assert on and [(p.name, p.profile_id, p.total, p.memory_gib) for p in profiles] == [
-        ("1g.18gb", 19, 7, 16.0), ("7g.141gb", 0, 1, 139.75)]
+        ("1g.18gb", 19, 7, 16.0),
+        ("7g.141gb", 0, 1, 139.75),
+    ]
     assert parse_lgip("No MIG-enabled devices found.\n") == ([], False)
 
 
@@ -105,10 +120,12 @@ def test_nccl_wrong_values_are_counted(fixtures: Path) -> None:
 def test_dcgm_dmon_exporter_and_csv(fixtures: Path) -> None:
     dmon = parse_dcgm((fixtures / "healthy-8gpu" / "dcgm-dmon.txt").read_text())
     assert len(dmon) == 24 and dmon[0].gpu == 0 and dmon[0].fb_used_mib == 32200 and dmon[0].sm_active == 0.71
-    prom = parse_dcgm('# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n'
-                      'DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-1",device="nvidia1",modelName="NVIDIA H200 NVL",'
-                      'GPU_I_PROFILE="1g.18gb",GPU_I_ID="3",Hostname="h"} 12034\n'
-                      'DCGM_FI_PROF_SM_ACTIVE{gpu="1",GPU_I_ID="3"} 0.45\n')  # fmt: skip
+    prom = parse_dcgm(
+        "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n"
+        'DCGM_FI_DEV_FB_USED{gpu="1",UUID="GPU-1",device="nvidia1",modelName="NVIDIA H200 NVL",'
+        'GPU_I_PROFILE="1g.18gb",GPU_I_ID="3",Hostname="h"} 12034\n'
+        'DCGM_FI_PROF_SM_ACTIVE{gpu="1",GPU_I_ID="3"} 0.45\n'
+    )
     assert [(s.gpu, s.instance, s.fb_used_mib, s.sm_active) for s in prom] == [(1, 3, 12034, 0.45)]
     csv = parse_dcgm("gpu,DCGM_FI_DEV_FB_USED,DCGM_FI_PROF_SM_ACTIVE\n0,1000,0.5\n1,N/A,0.2\n")
     assert csv[1].fb_used_mib is None and csv[1].sm_active == 0.2
@@ -117,7 +134,11 @@ def test_dcgm_dmon_exporter_and_csv(fixtures: Path) -> None:
 
 
 def test_measure_json_is_validated_by_field() -> None:
-    good = {"tool": "configurator-measure", "format": 1, "jobs": [{"name": "j", "status": "ok", "peak_allocated_gb": 3}]}
+    good = {
+        "tool": "configurator-measure",
+        "format": 1,
+        "jobs": [{"name": "j", "status": "ok", "peak_allocated_gb": 3}],
+    }
     assert parse_measure_json(json.dumps(good)).jobs[0].peak_allocated_gb == 3
     bad = {**good, "jobs": [{"name": "j", "status": "ok", "peak_allocated_gb": -1}]}
     with pytest.raises(ParseError, match="peak_allocated_gb"):
@@ -132,21 +153,43 @@ def test_measure_json_is_validated_by_field() -> None:
 
 def test_detect_each_recorded_output(fixtures: Path) -> None:
     h = fixtures / "healthy-8gpu"
-    kinds = {n: detect((h / n).read_text(), n) for n in ("topo.txt", "query-gpu.csv", "smi-q.txt", "lspci-vv.txt",
-                                                         "mig-lgip.txt", "dcgm-dmon.txt")}  # fmt: skip
-    assert kinds == {"topo.txt": "topo", "query-gpu.csv": "query-csv", "smi-q.txt": "smi-q",
-                     "lspci-vv.txt": "lspci", "mig-lgip.txt": "lgip", "dcgm-dmon.txt": "dcgm"}  # fmt: skip
+    kinds = {
+        n: detect((h / n).read_text(), n)
+        for n in ("topo.txt", "query-gpu.csv", "smi-q.txt", "lspci-vv.txt", "mig-lgip.txt", "dcgm-dmon.txt")
+    }
+    assert kinds == {
+        "topo.txt": "topo",
+        "query-gpu.csv": "query-csv",
+        "smi-q.txt": "smi-q",
+        "lspci-vv.txt": "lspci",
+        "mig-lgip.txt": "lgip",
+        "dcgm-dmon.txt": "dcgm",
+    }
     assert detect((h / "nccl" / "all_reduce_gpus-0-1.txt").read_text()) == "nccl"
 
 
 def test_bus_id_forms() -> None:
-    assert bus_id("41:00.0") == bus_id("00000000:41:00.0") == bus_id("0000:41:00.0") == bus_id("[0x41]") == "0000:41:00.0"
+    assert (
+        bus_id("41:00.0") == bus_id("00000000:41:00.0") == bus_id("0000:41:00.0") == bus_id("[0x41]") == "0000:41:00.0"
+    )
     assert bus_id("not a bus") is None
 
 
 @pytest.mark.parametrize("parser", PARSERS)
-@pytest.mark.parametrize("text", ["", "   \n\n", "\x00\x01\x02garbage", "GPU0\tGPU1\n", "index\n0\n", "{" * 5000,
-                                  "9" * 100_000, "\n" * 300_000, "# nThread 1 nGpus 2\n  8 2 float sum -1 1 1 1 0\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\n",
+        "\x00\x01\x02garbage",
+        "GPU0\tGPU1\n",
+        "index\n0\n",
+        "{" * 5000,
+        "9" * 100_000,
+        "\n" * 300_000,
+        "# nThread 1 nGpus 2\n  8 2 float sum -1 1 1 1 0\n",
+    ],
+)
 def test_hostile_input_gives_a_parse_error(parser, text: str) -> None:  # type: ignore[no-untyped-def]
     try:
         parser(text)
@@ -158,9 +201,7 @@ def test_hostile_input_gives_a_parse_error(parser, text: str) -> None:  # type: 
 
 @pytest.mark.parametrize("parser", PARSERS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.sampled_from(list("GPU0123456789 \t\n|:.,-xX[]#NVPIXSYSNODE{}\"")), max_size=400))
+@given(text=st.text(alphabet=st.sampled_from(list('GPU0123456789 \t\n|:.,-xX[]#NVPIXSYSNODE{}"')), max_size=400))
 def test_random_text_never_crashes_a_parser(parser, text: str) -> None:  # type: ignore[no-untyped-def]
-    try:
+    with contextlib.suppress(ParseError):
         parser(text)
-    except ParseError:
-        pass

@@ -11,8 +11,9 @@ from configurator.catalog.loader import default_catalog
 from configurator.report.sheet import SheetOptions, build_html
 
 
-@pytest.mark.parametrize("name", ["default.yaml", "seed-30b-lora-h100-sxm.yaml",
-                                  "seed-30b-lora-rtx-pro-6000-server.yaml"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name", ["default.yaml", "seed-30b-lora-h100-sxm.yaml", "seed-30b-lora-rtx-pro-6000-server.yaml"]
+)
 def test_sheet_has_the_acceptance_section(name: str, evaluate_shipped) -> None:  # type: ignore[no-untyped-def]
     build, result = evaluate_shipped(name)
     html = build_html(build, result, default_catalog(), SheetOptions())
@@ -35,6 +36,9 @@ def test_exported_sheet_prints_it(tmp_path: Path, evaluate_shipped) -> None:  # 
     build, result = evaluate_shipped("default.yaml")
     ensure_app()
     export_pdf(tmp_path / "sheet.pdf", build, result, options=SheetOptions())
-    text = " ".join(unicodedata.normalize("NFKC", "\n".join(p.extract_text() for p in
-                                                            PdfReader(tmp_path / "sheet.pdf").pages)).split())  # fmt: skip
+    text = " ".join(
+        unicodedata.normalize(
+            "NFKC", "\n".join(p.extract_text() for p in PdfReader(tmp_path / "sheet.pdf").pages)
+        ).split()
+    )
     assert "Acceptance: what the built machine must measure" in text and "≥ 139.2" in text

@@ -81,8 +81,10 @@ def test_card_in_the_wrong_slot_and_a_lower_power_card(eight_gpu, fixtures: Path
     folder = _copy(fixtures, tmp_path)
     csv = (folder / "query-gpu.csv").read_text().splitlines()
     # GPU2 is an RTX PRO 6000 Max-Q (300 W): another card, and a lower-power one
-    csv[3] = csv[3].replace("NVIDIA H200 NVL, 143771 MiB, 600.00 W, 600.00 W",
-                            "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition, 97887 MiB, 300.00 W, 300.00 W")
+    csv[3] = csv[3].replace(
+        "NVIDIA H200 NVL, 143771 MiB, 600.00 W, 600.00 W",
+        "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition, 97887 MiB, 300.00 W, 300.00 W",
+    )
     (folder / "query-gpu.csv").write_text("\n".join(csv) + "\n")
     (folder / "smi-q.txt").unlink()
     report = verify(eight_gpu[2], collect([folder]))
@@ -123,15 +125,19 @@ def test_too_few_gpus_and_a_cross_socket_label(eight_gpu, fixtures: Path, tmp_pa
 
 
 def test_mig_profiles_and_the_measure_tool_on_the_default_build(default_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    build, result, pred = default_build
+    _build, _result, pred = default_build
     (tmp_path / "mig-lgip.txt").write_text(LGIP_RTX)
     qlora = pred.jobs[1]
-    (tmp_path / "job-1.json").write_text(MEASURE.replace("@NAME@", qlora.name)
-                                         .replace("@USED@", str(qlora.nvidia_smi_gb + 0.4))
-                                         .replace("@ALLOC@", str(qlora.peak_allocated_gb - 0.3)))
-    (tmp_path / "job-0.json").write_text('{"tool": "configurator-measure", "format": 1, "jobs": [{"name": '
-                                         f'"{pred.jobs[0].name}", "status": "skipped", "reason": "runs on 2 cards: '
-                                         'needs torchrun"}]}')  # fmt: skip
+    (tmp_path / "job-1.json").write_text(
+        MEASURE.replace("@NAME@", qlora.name)
+        .replace("@USED@", str(qlora.nvidia_smi_gb + 0.4))
+        .replace("@ALLOC@", str(qlora.peak_allocated_gb - 0.3))
+    )
+    (tmp_path / "job-0.json").write_text(
+        '{"tool": "configurator-measure", "format": 1, "jobs": [{"name": '
+        f'"{pred.jobs[0].name}", "status": "skipped", "reason": "runs on 2 cards: '
+        'needs torchrun"}]}'
+    )
     report = verify(pred, collect([tmp_path]))
     mig = [c for c in report.checks if c.category == "mig"]
     assert mig and all(c.status == "pass" for c in mig if c.gpu == 2)
@@ -144,8 +150,10 @@ def test_mig_profiles_and_the_measure_tool_on_the_default_build(default_build, t
 
 def test_out_of_memory_fails_the_job(default_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     pred = default_build[2]
-    (tmp_path / "job.json").write_text('{"tool": "configurator-measure", "format": 1, "jobs": [{"name": "70B QLoRA", '
-                                       '"status": "oom", "reason": "CUDA out of memory"}]}')  # fmt: skip
+    (tmp_path / "job.json").write_text(
+        '{"tool": "configurator-measure", "format": 1, "jobs": [{"name": "70B QLoRA", '
+        '"status": "oom", "reason": "CUDA out of memory"}]}'
+    )
     report = verify(pred, collect([tmp_path]))
     check = next(c for c in report.checks if c.job == "70B QLoRA" and c.category == "job memory")
     assert check.status == "fail" and check.measured == "out of memory"
@@ -194,7 +202,8 @@ def test_cards_in_each_others_slots(default_build, tmp_path: Path) -> None:  # t
         "index, pci.bus_id, name, memory.total [MiB], power.limit [W], power.max_limit [W]\n"
         "0, 00000000:18:00.0, NVIDIA RTX PRO 6000 Blackwell Server Edition, 97887 MiB, 600.00 W, 600.00 W\n"
         "1, 00000000:2A:00.0, NVIDIA H200 NVL, 143771 MiB, 600.00 W, 600.00 W\n"
-        "2, 00000000:3B:00.0, NVIDIA H200 NVL, 143771 MiB, 600.00 W, 600.00 W\n")
+        "2, 00000000:3B:00.0, NVIDIA H200 NVL, 143771 MiB, 600.00 W, 600.00 W\n"
+    )
     report = verify(default_build[2], collect([tmp_path]))
     first = next(c for c in report.checks if c.figure == "GPU0 card")
     assert first.status == "fail" and "wrong slot" in (first.cause or "") and "slot 3" in (first.cause or "")

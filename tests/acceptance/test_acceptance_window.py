@@ -24,8 +24,11 @@ def test_dialog_marks_slots_and_chart(qtbot, tmp_path: Path, fixtures: Path, mon
     dialog = open_verify_dialog(window)
     dialog.load([fixtures / "gpu-x8"])
     assert "FAIL" in dialog.summary.text()
-    first = [dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount()) if
-             dialog.table.item(r, 0).text() == "FAIL"]  # fmt: skip
+    first = [
+        dialog.table.item(r, 1).text()
+        for r in range(dialog.table.rowCount())
+        if dialog.table.item(r, 0).text() == "FAIL"
+    ]
     assert "GPU5 PCIe link" in first
     marks = window.chassis_view.slot_marks()
     assert marks[6] == COLOUR["fail"].lower() and marks[1] == COLOUR["pass"].lower()

@@ -131,8 +131,8 @@ def _add(m: Measurements, kind: str, text: str, path: Path) -> None:
     elif kind == "nccl":
         run = parse_nccl(text)
         g = _GPUS_IN_NAME.search(path.stem)
-        gpus = [int(x) for x in re.split(r"[-_,]", g.group(1))] if g else None
-        m.nccl.append((gpus, run, str(path)))
+        indices: list[int] | None = [int(x) for x in re.split(r"[-_,]", g.group(1))] if g else None
+        m.nccl.append((indices, run, str(path)))
     elif kind == "dcgm":
         m.dcgm += parse_dcgm(text)
     elif kind == "measure":

@@ -10,6 +10,7 @@ folder ``configurator verify`` can read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 from pathlib import Path
@@ -36,11 +37,15 @@ def hf_config_of(spec: ModelSpec) -> dict[str, Any] | None:
     if spec.architecture not in DENSE or not spec.hidden_size:
         return None
     cfg: dict[str, Any] = {
-        "model_type": spec.architecture, "hidden_size": spec.hidden_size, "num_hidden_layers": spec.num_layers,
-        "intermediate_size": spec.intermediate_size, "num_attention_heads": spec.num_attention_heads,
-        "num_key_value_heads": spec.num_key_value_heads, "vocab_size": spec.vocab_size,
+        "model_type": spec.architecture,
+        "hidden_size": spec.hidden_size,
+        "num_hidden_layers": spec.num_layers,
+        "intermediate_size": spec.intermediate_size,
+        "num_attention_heads": spec.num_attention_heads,
+        "num_key_value_heads": spec.num_key_value_heads,
+        "vocab_size": spec.vocab_size,
         "tie_word_embeddings": spec.tie_word_embeddings,
-    }  # fmt: skip
+    }
     if spec.head_dim:
         cfg["head_dim"] = spec.head_dim
     if spec.architecture in ("llama", "qwen3"):
@@ -50,17 +55,24 @@ def hf_config_of(spec: ModelSpec) -> dict[str, Any] | None:
     return cfg
 
 
-def kit_jobs(build: Build, prediction: AcceptancePrediction, catalog: Catalog, base_dir: Path | None) -> list[dict[str, Any]]:
+def kit_jobs(
+    build: Build, prediction: AcceptancePrediction, catalog: Catalog, base_dir: Path | None
+) -> list[dict[str, Any]]:
     resolver = ModelResolver(catalog, base_dir)
     index = {g.slot: g.index for g in prediction.gpus}
     out = []
     for job in build.jobs:
         keys = job.card_keys
         entry: dict[str, Any] = {
-            "name": job.name, "method": job.method, "lora_rank": job.lora.rank, "sequence_length": job.sequence_length,
-            "micro_batch_size": job.micro_batch_size, "gradient_accumulation_steps": job.gradient_accumulation_steps,
-            "gradient_checkpointing": job.gradient_checkpointing, "gpu": index.get(keys[0][0]) if keys else None,
-        }  # fmt: skip
+            "name": job.name,
+            "method": job.method,
+            "lora_rank": job.lora.rank,
+            "sequence_length": job.sequence_length,
+            "micro_batch_size": job.micro_batch_size,
+            "gradient_accumulation_steps": job.gradient_accumulation_steps,
+            "gradient_checkpointing": job.gradient_checkpointing,
+            "gpu": index.get(keys[0][0]) if keys else None,
+        }
         try:
             spec = resolver.resolve(job.model)
         except Exception as exc:  # an unresolvable model is reported in the kit, not raised: the rest still runs
@@ -69,14 +81,20 @@ def kit_jobs(build: Build, prediction: AcceptancePrediction, catalog: Catalog, b
             cfg = hf_config_of(spec)
             entry["hf_config"] = cfg
             if cfg is None:
-                entry["skip"] = (f"model {spec.name} is {spec.architecture}: the kit builds dense llama / mistral / "
-                                 "qwen models only (parameter-count-only models have no shape to build)")  # fmt: skip
+                entry["skip"] = (
+                    f"model {spec.name} is {spec.architecture}: the kit builds dense llama / mistral / "
+                    "qwen models only (parameter-count-only models have no shape to build)"
+                )
         if len(keys) > 1:
-            entry["skip"] = (f"runs on {len(keys)} cards: needs torchrun and the job's own launcher; measure its peak "
-                             "with DCGM (dcgm-dmon.txt) during your run")  # fmt: skip
+            entry["skip"] = (
+                f"runs on {len(keys)} cards: needs torchrun and the job's own launcher; measure its peak "
+                "with DCGM (dcgm-dmon.txt) during your run"
+            )
         elif keys and keys[0][1] is not None:
-            entry["skip"] = ("runs in a MIG instance: set CUDA_VISIBLE_DEVICES to the instance's MIG UUID "
-                             "(nvidia-smi -L) and run measure.py by hand")  # fmt: skip
+            entry["skip"] = (
+                "runs in a MIG instance: set CUDA_VISIBLE_DEVICES to the instance's MIG UUID "
+                "(nvidia-smi -L) and run measure.py by hand"
+            )
         elif not keys:
             entry["skip"] = "the job has no card"
         out.append(entry)
@@ -112,21 +130,21 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         'REPORT="$OUT/report.txt"',
         f"printf 'Burn-in of %s (digest %s), %s\\n' {_q(prediction.build_name)} {prediction.build_digest} "
         '"$(date -u 2>/dev/null)" > "$REPORT"',
-        'MISSING=0',
+        "MISSING=0",
         'note() { printf \'%s\\n\' "$*" | tee -a "$REPORT"; }',
         'missing() { MISSING=$((MISSING + 1)); note "NOT MEASURED: $*"; }',
         'have() { command -v "$1" >/dev/null 2>&1; }',
-        '# run a step under the time limit; its output to file $1 (and $1.err when it fails)',
-        'step() {',
-        '  f=$1; shift',
+        "# run a step under the time limit; its output to file $1 (and $1.err when it fails)",
+        "step() {",
+        "  f=$1; shift",
         '  if have timeout; then timeout "$STEP_LIMIT" "$@" > "$f" 2> "$f.err"; else "$@" > "$f" 2> "$f.err"; fi',
-        '  rc=$?',
+        "  rc=$?",
         '  if [ $rc -eq 0 ]; then rm -f "$f.err"; else',
         '    [ $rc -eq 124 ] && note "  timed out after $STEP_LIMIT s: $*" || note "  failed ($rc): $* (see $f.err)"',
-        '  fi',
-        '  return $rc',
-        '}',
-        '# root lets lspci read link capabilities: sudo -n (never prompts) when not root and sudo is there',
+        "  fi",
+        "  return $rc",
+        "}",
+        "# root lets lspci read link capabilities: sudo -n (never prompts) when not root and sudo is there",
         'SUDO=""; [ "$(id -u 2>/dev/null)" != 0 ] && have sudo && SUDO="sudo -n"',
         "",
         "# 1. the GPUs as the driver sees them",
@@ -146,7 +164,8 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         '  grep -q "LnkSta" "$OUT/lspci-vv.txt" 2>/dev/null || missing "lspci -vv shows no LnkSta: run as root'
         ' (sudo sh run.sh) for the negotiated PCIe width and ACS"',
         "else",
-        '  missing "lspci not found: negotiated PCIe generation/width and ACS. Install pciutils (apt install pciutils)."',
+        '  missing "lspci not found: negotiated PCIe generation/width and ACS.'
+        ' Install pciutils (apt install pciutils)."',
         "fi",
         "",
         "# 3. DCGM in the background while the load runs (frame buffer used, SM active)",
@@ -156,20 +175,20 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         "  DCGM_PID=$!",
         '  note "dcgmi dmon: recording (fields 252 FB_USED, 1002 SM_ACTIVE)"',
         "else",
-        '  missing "dcgmi not found: frame-buffer used and SM activity under load. Install DCGM (datacenter-gpu-manager)'
-        ' and start nv-hostengine."',
+        '  missing "dcgmi not found: frame-buffer used and SM activity under load.'
+        ' Install DCGM (datacenter-gpu-manager) and start nv-hostengine."',
         "fi",
         "",
         "# 4. nccl-tests all_reduce_perf per GPU pair and per group",
         'ARP=""',
-        'if have all_reduce_perf; then ARP=$(command -v all_reduce_perf);',
+        "if have all_reduce_perf; then ARP=$(command -v all_reduce_perf);",
         'elif [ -n "${NCCL_TESTS:-}" ] && [ -x "$NCCL_TESTS/build/all_reduce_perf" ]; then ARP="$NCCL_TESTS/build/all_reduce_perf"; fi',  # noqa: E501
         f"GROUPS={_q(groups)}",
         f"if [ {n_gpus} -lt 2 ]; then",
         '  note "nccl-tests: one GPU, nothing to all-reduce"',
         'elif [ -z "$ARP" ]; then',
         '  missing "nccl-tests all_reduce_perf not found: GPU-to-GPU bus bandwidth per pair and group. Build it'
-        ' offline from a copy of https://github.com/NVIDIA/nccl-tests (make MPI=0 CUDA_HOME=/usr/local/cuda,'
+        " offline from a copy of https://github.com/NVIDIA/nccl-tests (make MPI=0 CUDA_HOME=/usr/local/cuda,"
         ' needs NCCL installed), then rerun with NCCL_TESTS=/path/to/nccl-tests"',
         "else",
         "  for g in $GROUPS; do",
@@ -204,10 +223,10 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         "",
         '[ -n "$DCGM_PID" ] && kill "$DCGM_PID" 2>/dev/null',
         "# 6. versions, for the record kept with the measurements",
-        '{ uname -a; nvidia-smi --version 2>/dev/null; nvcc --version 2>/dev/null | tail -1;'
+        "{ uname -a; nvidia-smi --version 2>/dev/null; nvcc --version 2>/dev/null | tail -1;"
         ' "$PYTHON" -c "import torch; print(\'torch\', torch.__version__, torch.version.cuda)" 2>/dev/null; }'
         ' > "$OUT/versions.txt" 2>&1',
-        "missing_wall() { missing \"wall draw: read the meter during the nccl-tests or jobs and write it into "
+        'missing_wall() { missing "wall draw: read the meter during the nccl-tests or jobs and write it into '
         "$OUT/wall-meter.txt, e.g. '3480 W'\"; }",
         '[ -f "$OUT/wall-meter.txt" ] || missing_wall',
         'note "done: $MISSING item(s) not measured. Give $OUT to: configurator verify build.yaml $OUT"',
@@ -235,8 +254,9 @@ nccl-tests all_reduce_perf for {groups} GPU group(s), and measure.py for the sin
 """
 
 
-def write_kit(folder: Path, build: Build, prediction: AcceptancePrediction, catalog: Catalog,
-              base_dir: Path | None) -> list[Path]:  # fmt: skip
+def write_kit(
+    folder: Path, build: Build, prediction: AcceptancePrediction, catalog: Catalog, base_dir: Path | None
+) -> list[Path]:
     """Write the kit into ``folder`` (created; existing kit files are replaced). FileError when it cannot."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -247,17 +267,17 @@ def write_kit(folder: Path, build: Build, prediction: AcceptancePrediction, cata
     jobs = kit_jobs(build, prediction, catalog, base_dir)
     files = {
         "run.sh": run_sh(prediction, jobs),
-        "jobs.json": json.dumps({"build": prediction.build_name, "digest": prediction.build_digest, "jobs": jobs},
-                                indent=2),
+        "jobs.json": json.dumps(
+            {"build": prediction.build_name, "digest": prediction.build_digest, "jobs": jobs}, indent=2
+        ),
         "build.yaml": build_to_yaml(build),
         "expected.json": prediction.model_dump_json(indent=2),
-        "README.md": README.format(name=prediction.build_name, digest=prediction.build_digest,
-                                   groups=len(prediction.nccl)),
-    }  # fmt: skip
-    try:
+        "README.md": README.format(
+            name=prediction.build_name, digest=prediction.build_digest, groups=len(prediction.nccl)
+        ),
+    }
+    with contextlib.suppress(OSError):  # a bundle without the tool's source: run.sh says measure.py is missing
         files["measure.py"] = MEASURE_SOURCE.read_text(encoding="utf-8")
-    except OSError:
-        pass  # a bundle without the tool's source: run.sh says measure.py is missing
     written = []
     for name, text in files.items():
         path = folder / name

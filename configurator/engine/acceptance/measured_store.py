@@ -58,16 +58,33 @@ def run_of(report: VerifyReport, measurements: Measurements, when: dt.datetime |
     for c in report.checks:
         if c.job is None or c.value is None or c.status == "missing":
             continue
-        key = ("peak_nvidia_smi_gb" if "nvidia-smi" in c.figure or "FB used" in c.figure else
-               "peak_allocated_gb" if "allocated" in c.figure else "step_seconds" if "step time" in c.figure else None)  # fmt: skip
+        key = (
+            "peak_nvidia_smi_gb"
+            if "nvidia-smi" in c.figure or "FB used" in c.figure
+            else "peak_allocated_gb"
+            if "allocated" in c.figure
+            else "step_seconds"
+            if "step time" in c.figure
+            else None
+        )
         if key:
             jobs.setdefault(c.job, {})[key] = c.value
-    nccl = {c.figure.removeprefix("all_reduce busbw, "): c.value for c in report.checks
-            if c.category == "nccl" and c.value is not None}  # fmt: skip
+    nccl = {
+        c.figure.removeprefix("all_reduce busbw, "): c.value
+        for c in report.checks
+        if c.category == "nccl" and c.value is not None
+    }
     stamp = (when or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return StoredRun(when=stamp, build_name=report.build_name, build_digest=report.build_digest,
-                     cards=[g.name for g in measurements.gpus], versions=report.versions, verdict=report.verdict,
-                     jobs={k: StoredJob(**v) for k, v in jobs.items()}, nccl_gb_s=nccl)  # fmt: skip
+    return StoredRun(
+        when=stamp,
+        build_name=report.build_name,
+        build_digest=report.build_digest,
+        cards=[g.name for g in measurements.gpus],
+        versions=report.versions,
+        verdict=report.verdict,
+        jobs={k: StoredJob(**v) for k, v in jobs.items()},
+        nccl_gb_s=nccl,
+    )
 
 
 def save(root: Path, run: StoredRun) -> Path:
@@ -111,6 +128,8 @@ def stored_lines(runs: list[StoredRun]) -> dict[str, list[str]]:
             if job.step_seconds is not None:
                 parts.append(f"{job.step_seconds:.2f} s per step")
             if parts and len(out.setdefault(name, [])) < 3:
-                out[name].append(f"measured on this machine {run.when[:10]}: {', '.join(parts)}"
-                                 + (f" ({versions})" if versions else ""))  # fmt: skip
+                out[name].append(
+                    f"measured on this machine {run.when[:10]}: {', '.join(parts)}"
+                    + (f" ({versions})" if versions else "")
+                )
     return out

@@ -26,8 +26,10 @@ from configurator.engine.result import BuildResult, JobResult
 from configurator.engine.topology import LEGEND, build_topology
 from configurator.engine.wall import PSU_EFFICIENCY
 
-ORDER_ASSUMPTION = ("GPU i is the i-th occupied slot: nvidia-smi numbers GPUs in PCI bus order, and the slots are "
-                    "taken to ascend with bus numbers (set CUDA_DEVICE_ORDER=PCI_BUS_ID for CUDA tools)")  # fmt: skip
+ORDER_ASSUMPTION = (
+    "GPU i is the i-th occupied slot: nvidia-smi numbers GPUs in PCI bus order, and the slots are "
+    "taken to ascend with bus numbers (set CUDA_DEVICE_ORDER=PCI_BUS_ID for CUDA tools)"
+)
 
 
 class Out(BaseModel):
@@ -139,29 +141,56 @@ def _gpus(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec | None)
         if chassis is not None:
             pos = chassis.position(slot)
             gen, width, root = min(card_gen, pos.pcie_generation), min(card_lanes, pos.lanes), pos.root_label()
-            pcie_src = f"min(card Gen{card_gen} x{card_lanes}, slot Gen{pos.pcie_generation} x{pos.lanes}) ({chassis.id})"
+            pcie_src = (
+                f"min(card Gen{card_gen} x{card_lanes}, slot Gen{pos.pcie_generation} x{pos.lanes}) ({chassis.id})"
+            )
         else:
             gen, width, root, pcie_src = card_gen, card_lanes, "unknown", "card's own link; no chassis in the build"
-        profiles = [MigProfileExpect(name=p.name, profile_id=p.profile_id, memory_gib=p.memory_gib.value,
-                                     instances_total=p.max_count, source=card.mig.source)
-                    for p in card.mig.profiles] if card.mig else []  # fmt: skip
+        profiles = (
+            [
+                MigProfileExpect(
+                    name=p.name,
+                    profile_id=p.profile_id,
+                    memory_gib=p.memory_gib.value,
+                    instances_total=p.max_count,
+                    source=card.mig.source,
+                )
+                for p in card.mig.profiles
+            ]
+            if card.mig
+            else []
+        )
         layout = [r.profile for r in placement.mig] if placement and placement.mig else []
         limit = (placement.power_limit_w if placement else None) or card.power.tdp_w.value
-        out.append(GpuExpect(index=i, slot=slot, card=card.id, name=card.name,
-                             memory_total_mib=card.memory_visible_mib.value,
-                             memory_source=card.memory_visible_mib.source or "catalog",
-                             power_limit_w=limit, pcie_gen=gen, pcie_width=width, pcie_source=pcie_src, root=root,
-                             mig_profiles=profiles, mig_layout=layout))  # fmt: skip
+        out.append(
+            GpuExpect(
+                index=i,
+                slot=slot,
+                card=card.id,
+                name=card.name,
+                memory_total_mib=card.memory_visible_mib.value,
+                memory_source=card.memory_visible_mib.source or "catalog",
+                power_limit_w=limit,
+                pcie_gen=gen,
+                pcie_width=width,
+                pcie_source=pcie_src,
+                root=root,
+                mig_profiles=profiles,
+                mig_layout=layout,
+            )
+        )
     return out
 
 
-def _nccl(build: Build, result: BuildResult, cards: dict[int, CardSpec], chassis: ChassisSpec,
-          gpus: list[GpuExpect]) -> list[NcclExpect]:  # fmt: skip
+def _nccl(
+    build: Build, result: BuildResult, cards: dict[int, CardSpec], chassis: ChassisSpec, gpus: list[GpuExpect]
+) -> list[NcclExpect]:
     topo = build_topology(build, cards, chassis)
-    calibration = {c.link: c.busbw_gb_s for c in build.assumptions.calibration}
+    calibration: dict[str, float] = {c.link: c.busbw_gb_s for c in build.assumptions.calibration}
     index = {g.slot: g.index for g in gpus}
-    groups: list[tuple[str, list[int]]] = [(f"pair GPU{index[a]}-GPU{index[b]}", [a, b])
-                                           for a, b in combinations(sorted(cards), 2)]  # fmt: skip
+    groups: list[tuple[str, list[int]]] = [
+        (f"pair GPU{index[a]}-GPU{index[b]}", [a, b]) for a, b in combinations(sorted(cards), 2)
+    ]
     seen = {tuple(s) for _, s in groups}
     for dom in topo.domains:
         if len(dom) > 2 and tuple(dom) not in seen:
@@ -179,17 +208,36 @@ def _nccl(build: Build, result: BuildResult, cards: dict[int, CardSpec], chassis
         links = [topo.link(a, b) for a, b in combinations(slots, 2)]
         slowest = min(links, key=lambda lk: lk.rate("measured", calibration)[0])
         rate, basis = slowest.rate("measured", calibration)
-        src = (f"{slowest.label} link, typical all_reduce busbw over it (engine/topology.py "
-               f"{'catalog measured_busbw_gb_s' if slowest.family != 'pcie' else 'MEASURED_PCIE_GEN5_GB_S'}"
-               f"{', the build calibration' if basis == 'calibrated' else ''}); {tol.NCCL_SOURCE}")  # fmt: skip
-        out.append(NcclExpect(name=name, gpus=[index[s] for s in slots], slots=slots, link=slowest.label,
-                              expected_busbw_gb_s=round(rate, 1), pass_min_gb_s=round(rate * tol.NCCL_PASS_FRACTION, 1),
-                              warn_min_gb_s=round(rate * tol.NCCL_WARN_FRACTION, 1), basis=basis, source=src))  # fmt: skip
+        src = (
+            f"{slowest.label} link, typical all_reduce busbw over it (engine/topology.py "
+            f"{'catalog measured_busbw_gb_s' if slowest.family != 'pcie' else 'MEASURED_PCIE_GEN5_GB_S'}"
+            f"{', the build calibration' if basis == 'calibrated' else ''}); {tol.NCCL_SOURCE}"
+        )
+        out.append(
+            NcclExpect(
+                name=name,
+                gpus=[index[s] for s in slots],
+                slots=slots,
+                link=slowest.label,
+                expected_busbw_gb_s=round(rate, 1),
+                pass_min_gb_s=round(rate * tol.NCCL_PASS_FRACTION, 1),
+                warn_min_gb_s=round(rate * tol.NCCL_WARN_FRACTION, 1),
+                basis=basis,
+                source=src,
+            )
+        )
     return out
 
 
-def _job(job: JobResult, slots: list[int], gpus: list[GpuExpect], mig: str | None, tensor_parallel: int,
-         parallelism: str, stored: list[str]) -> JobExpect | None:  # fmt: skip
+def _job(
+    job: JobResult,
+    slots: list[int],
+    gpus: list[GpuExpect],
+    mig: str | None,
+    tensor_parallel: int,
+    parallelism: str,
+    stored: list[str],
+) -> JobExpect | None:
     if not job.cards:
         return None
     peak = max(job.cards, key=lambda c: c.peak_reserved_gb)
@@ -205,19 +253,31 @@ def _job(job: JobResult, slots: list[int], gpus: list[GpuExpect], mig: str | Non
     t = tol.STEP_TIME_TOLERANCE
     index = {g.slot: g.index for g in gpus}
     return JobExpect(
-        name=job.name, slots=slots, gpus=[index[s] for s in slots if s in index], mig=mig,
-        peak_allocated_gb=round(peak.peak_allocated_gb, 2), allocated_low_gb=round(peak.peak_allocated_gb * scale_lo, 2),
-        allocated_high_gb=round(peak.peak_allocated_gb * scale_hi, 2), nvidia_smi_gb=round(reserved, 2),
-        nvidia_smi_low_gb=round(low, 2), nvidia_smi_high_gb=round(high, 2),
+        name=job.name,
+        slots=slots,
+        gpus=[index[s] for s in slots if s in index],
+        mig=mig,
+        peak_allocated_gb=round(peak.peak_allocated_gb, 2),
+        allocated_low_gb=round(peak.peak_allocated_gb * scale_lo, 2),
+        allocated_high_gb=round(peak.peak_allocated_gb * scale_hi, 2),
+        nvidia_smi_gb=round(reserved, 2),
+        nvidia_smi_low_gb=round(low, 2),
+        nvidia_smi_high_gb=round(high, 2),
         band_basis=(peak.band_basis or "calibration band") + "; allocated: the same relative band",
-        step_seconds=step, step_low_s=step * (1 - t) if step else None, step_high_s=step * (1 + t) if step else None,
-        tokens_per_second=tokens, tokens_low=tokens / (1 + t) if tokens else None,
-        tokens_high=tokens / (1 - t) if tokens else None, step_source=tol.STEP_TIME_SOURCE, measured_here=stored,
-    )  # fmt: skip
+        step_seconds=step,
+        step_low_s=step * (1 - t) if step else None,
+        step_high_s=step * (1 + t) if step else None,
+        tokens_per_second=tokens,
+        tokens_low=tokens / (1 + t) if tokens else None,
+        tokens_high=tokens / (1 - t) if tokens else None,
+        step_source=tol.STEP_TIME_SOURCE,
+        measured_here=stored,
+    )
 
 
-def predict(build: Build, result: BuildResult, catalog: Catalog | None = None,
-            stored: dict[str, list[str]] | None = None) -> AcceptancePrediction:  # fmt: skip
+def predict(
+    build: Build, result: BuildResult, catalog: Catalog | None = None, stored: dict[str, list[str]] | None = None
+) -> AcceptancePrediction:
     """The acceptance figures of ``build``. ``stored``: per job name, lines describing measurements of this
     machine kept by :mod:`.measured_store`, shown beside the prediction ("measured on this machine")."""
     catalog = catalog or default_catalog()
@@ -228,9 +288,13 @@ def predict(build: Build, result: BuildResult, catalog: Catalog | None = None,
     gpus = _gpus(build, cards, chassis)
     topology = nccl = None
     if result.topology is not None and len(gpus) > 1:
-        topology = TopologyExpect(gpus=[g.index for g in gpus], slots=result.topology.slots,
-                                  matrix=result.topology.matrix, legend=LEGEND,
-                                  source=f"engine/topology.py from {build.chassis}'s PCIe root layout and the build's bridges")  # fmt: skip
+        topology = TopologyExpect(
+            gpus=[g.index for g in gpus],
+            slots=result.topology.slots,
+            matrix=result.topology.matrix,
+            legend=LEGEND,
+            source=f"engine/topology.py from {build.chassis}'s PCIe root layout and the build's bridges",
+        )
     if chassis is not None and len(cards) > 1:
         nccl = _nccl(build, result, cards, chassis, gpus)
     jobs = []
@@ -247,15 +311,32 @@ def predict(build: Build, result: BuildResult, catalog: Catalog | None = None,
     if result.power is not None:
         p = result.power
         wall = p.total_w / PSU_EFFICIENCY
-        power = PowerExpect(cards_w=p.cards_w, platform_w=p.platform_w, dc_w=p.total_w, wall_w=round(wall),
-                            wall_max_w=round(wall * (1 + tol.WALL_OVER_TOLERANCE)), psu_capacity_w=p.psu_capacity_w,
-                            transient_w=p.transient_demand_w,
-                            source=(f"engine/physical.py power budget (cards at their limits + the chassis platform "
-                                    f"figure) / {PSU_EFFICIENCY:.0%} PSU efficiency (engine/wall.py); a measured draw "
-                                    f"more than {tol.WALL_OVER_TOLERANCE:.0%} above fails"))  # fmt: skip
+        power = PowerExpect(
+            cards_w=p.cards_w,
+            platform_w=p.platform_w,
+            dc_w=p.total_w,
+            wall_w=round(wall),
+            wall_max_w=round(wall * (1 + tol.WALL_OVER_TOLERANCE)),
+            psu_capacity_w=p.psu_capacity_w,
+            transient_w=p.transient_demand_w,
+            source=(
+                f"engine/physical.py power budget (cards at their limits + the chassis platform "
+                f"figure) / {PSU_EFFICIENCY:.0%} PSU efficiency (engine/wall.py); a measured draw "
+                f"more than {tol.WALL_OVER_TOLERANCE:.0%} above fails"
+            ),
+        )
     return AcceptancePrediction(
-        build_name=build.name, build_digest=build_digest(build), chassis=build.chassis, gpus=gpus,
-        topology=topology, nccl=nccl or [], jobs=jobs, power=power,
-        assumptions=[ORDER_ASSUMPTION, tol.STEP_TIME_SOURCE,
-                     "peak memory: the engine's calibration band around peak reserved (nvidia-smi view)"],
-    )  # fmt: skip
+        build_name=build.name,
+        build_digest=build_digest(build),
+        chassis=build.chassis,
+        gpus=gpus,
+        topology=topology,
+        nccl=nccl or [],
+        jobs=jobs,
+        power=power,
+        assumptions=[
+            ORDER_ASSUMPTION,
+            tol.STEP_TIME_SOURCE,
+            "peak memory: the engine's calibration band around peak reserved (nvidia-smi view)",
+        ],
+    )

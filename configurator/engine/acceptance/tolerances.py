@@ -15,8 +15,10 @@ from __future__ import annotations
 # width or speed, P2P off (ACS / IOMMU) or NVLink missing (fail).
 NCCL_PASS_FRACTION = 0.80
 NCCL_WARN_FRACTION = 0.55
-NCCL_SOURCE = ("tolerance from published all_reduce_perf runs on PCIe Gen5 boxes: 37.6-41.7 GB/s tuned, 22.2 GB/s "
-               "with NCCL defaults (https://github.com/voipmonitor/rtx6kpro/blob/main/hardware/pcie-bandwidth.md)")  # fmt: skip
+NCCL_SOURCE = (
+    "tolerance from published all_reduce_perf runs on PCIe Gen5 boxes: 37.6-41.7 GB/s tuned, 22.2 GB/s "
+    "with NCCL defaults (https://github.com/voipmonitor/rtx6kpro/blob/main/hardware/pcie-bandwidth.md)"
+)
 
 # nvidia-smi total memory: the catalog value is what nvidia-smi printed on a real card; drivers differ by a few
 # MiB (hardware-facts.md section 1: -lgip GiB values drift slightly between driver versions). 1 % covers that;

@@ -59,7 +59,7 @@ class MenusMixin:
                                  "Preview the build sheet and save it as PDF")  # fmt: skip
         self.export_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+P")])  # a print preview
         self.verify_action = act(file, "&Verify build…", partial(open_verify_dialog, self), None,
-                                 "Check a built machine's burn-in results against this build's acceptance figures")  # fmt: skip
+                                 "Check a built machine's burn-in results against the acceptance figures")
         act(file, "Pr&eferences…", self.preferences, QKeySequence.StandardKey.Preferences)
         file.addSeparator()
         act(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)

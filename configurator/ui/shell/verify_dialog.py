@@ -47,8 +47,10 @@ class VerifyDialog(QDialog):
         self.measurements: Measurements | None = None
         self.setWindowTitle("Verify build against measured results")
         layout = QVBoxLayout(self)
-        self.summary = QLabel("Open the burn-in kit's results folder (configurator burnin), or result files: "
-                              "nvidia-smi, lspci -vv, nccl-tests, DCGM, the measure tool's JSON.")  # fmt: skip
+        self.summary = QLabel(
+            "Open the burn-in kit's results folder (configurator burnin), or result files: "
+            "nvidia-smi, lspci -vv, nccl-tests, DCGM, the measure tool's JSON."
+        )
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
@@ -65,8 +67,10 @@ class VerifyDialog(QDialog):
         self.folder_button = QPushButton("Open results &folder…")
         self.files_button = QPushButton("Open result &files…")
         self.store_button = QPushButton("&Keep these measurements")
-        self.store_button.setToolTip("Store the measured runs with the machine's record in your data folder; the "
-                                     "acceptance figures then show them as 'measured on this machine'")  # fmt: skip
+        self.store_button.setToolTip(
+            "Store the measured runs with the machine's record in your data folder; the "
+            "acceptance figures then show them as 'measured on this machine'"
+        )
         self.store_button.setEnabled(False)
         close = QPushButton("Close")
         for b in (self.folder_button, self.files_button, self.store_button):
@@ -104,9 +108,11 @@ class VerifyDialog(QDialog):
 
     def _show(self, report: VerifyReport) -> None:
         v = report.verdict
-        text = (f"<b style='color:{COLOUR[v]}'>{v.upper()}</b> — {report.count('pass')} pass, {report.count('warn')} "
-                f"warn, {report.count('fail')} fail, {report.count('missing')} not measured, from "
-                f"{len(report.files)} file(s).")  # fmt: skip
+        text = (
+            f"<b style='color:{COLOUR[v]}'>{v.upper()}</b> — {report.count('pass')} pass, {report.count('warn')} "
+            f"warn, {report.count('fail')} fail, {report.count('missing')} not measured, from "
+            f"{len(report.files)} file(s)."
+        )
         if report.problems:
             text += "<br>Could not read: " + "; ".join(p[:160] for p in report.problems[:5])
         if not report.files:
@@ -115,14 +121,22 @@ class VerifyDialog(QDialog):
         checks = sorted(report.checks, key=lambda c: ORDER[c.status])
         self.table.setRowCount(len(checks))
         for r, c in enumerate(checks):
-            cells = [c.status.upper(), c.figure, c.expected, c.measured or "—", c.difference or "",
-                     c.cause if c.status != "pass" else (c.cause or "")]  # fmt: skip
+            cells = [
+                c.status.upper(),
+                c.figure,
+                c.expected,
+                c.measured or "—",
+                c.difference or "",
+                c.cause if c.status != "pass" else (c.cause or ""),
+            ]
             for col, value in enumerate(cells):
                 item = QTableWidgetItem(value or "")
                 if col == 0:
                     item.setForeground(QColor(COLOUR[c.status]))
                 if c.source:
-                    item.setToolTip(f"{value}\n\nSource: {c.source}" if col == len(COLUMNS) - 1 else f"Source: {c.source}")
+                    item.setToolTip(
+                        f"{value}\n\nSource: {c.source}" if col == len(COLUMNS) - 1 else f"Source: {c.source}"
+                    )
                 self.table.setItem(r, col, item)
         self.table.resizeColumnsToContents()
         for col, cap in WIDTHS.items():  # the likely cause keeps the room left
@@ -138,10 +152,15 @@ class VerifyDialog(QDialog):
         for card in doc.build.cards:
             status = report.slot_status(card.slot)
             if status is not None:
-                bad = [c.figure for c in report.checks
-                       if (c.slot == card.slot or card.slot in c.slots) and c.status == status]  # fmt: skip
-                marks[card.slot] = (COLOUR[status], f"Slot {card.slot}: {status}" + (f" ({'; '.join(bad[:3])})"
-                                                                                    if status != "pass" else ""))  # fmt: skip
+                bad = [
+                    c.figure
+                    for c in report.checks
+                    if (c.slot == card.slot or card.slot in c.slots) and c.status == status
+                ]
+                marks[card.slot] = (
+                    COLOUR[status],
+                    f"Slot {card.slot}: {status}" + (f" ({'; '.join(bad[:3])})" if status != "pass" else ""),
+                )
         self.window_.chassis_view.set_slot_marks(marks)  # type: ignore[attr-defined]
         measured = {}
         for job in doc.result.jobs:

@@ -19,7 +19,23 @@ from configurator.engine.acceptance.parse.smi import SmiGpu, parse_query_csv, pa
 from configurator.engine.acceptance.parse.topo import TopoMatrix, parse_topo
 
 __all__ = [
-    "DcgmSample", "LgipProfile", "LspciDevice", "MeasureOutput", "MeasuredJob", "NcclRun", "ParseError", "SmiGpu",
-    "TopoMatrix", "clean_text", "detect", "parse_dcgm", "parse_lgip", "parse_lspci", "parse_measure_json",
-    "parse_nccl", "parse_query_csv", "parse_smi_q", "parse_topo",
-]  # fmt: skip
+    "DcgmSample",
+    "LgipProfile",
+    "LspciDevice",
+    "MeasureOutput",
+    "MeasuredJob",
+    "NcclRun",
+    "ParseError",
+    "SmiGpu",
+    "TopoMatrix",
+    "clean_text",
+    "detect",
+    "parse_dcgm",
+    "parse_lgip",
+    "parse_lspci",
+    "parse_measure_json",
+    "parse_nccl",
+    "parse_query_csv",
+    "parse_smi_q",
+    "parse_topo",
+]

@@ -46,8 +46,10 @@ def parse_dcgm(text: str) -> list[DcgmSample]:
         return _dmon(lines)
     if "," in first and ("DCGM_FI" in first.upper() or "FBUSD" in first.upper()):
         return _csv(lines)
-    raise ParseError("DCGM export: not `dcgmi dmon -e 252,1002` output (#Entity header), dcgm-exporter metrics "
-                     "(DCGM_FI_DEV_FB_USED{...}) or a CSV naming DCGM_FI_DEV_FB_USED")  # fmt: skip
+    raise ParseError(
+        "DCGM export: not `dcgmi dmon -e 252,1002` output (#Entity header), dcgm-exporter metrics "
+        "(DCGM_FI_DEV_FB_USED{...}) or a CSV naming DCGM_FI_DEV_FB_USED"
+    )
 
 
 def _dmon(lines: list[str]) -> list[DcgmSample]:
@@ -71,7 +73,9 @@ def _dmon(lines: list[str]) -> list[DcgmSample]:
             continue
         vals = dict(zip(header, words[2:], strict=False))
         inst = ent if words[0] != "GPU" else None
-        out.append(DcgmSample(ent if inst is None else -1, inst, _value(vals.get("fb", "")), _value(vals.get("sm", ""))))
+        out.append(
+            DcgmSample(ent if inst is None else -1, inst, _value(vals.get("fb", "")), _value(vals.get("sm", "")))
+        )
     if not out:
         raise ParseError("dcgmi dmon: a header but no 'GPU n ...' rows")
     return out
@@ -92,7 +96,10 @@ def _prometheus(lines: list[str]) -> list[DcgmSample]:
         inst = int(inst_text) if inst_text.isdigit() else None
         key = "fb" if m.group(1).endswith("FB_USED") else "sm"
         values.setdefault((gpu, inst), {})[key] = _value(m.group(3))
-    return [DcgmSample(g, i, v.get("fb"), v.get("sm")) for (g, i), v in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1))]
+    return [
+        DcgmSample(g, i, v.get("fb"), v.get("sm"))
+        for (g, i), v in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1))
+    ]
 
 
 def _csv(lines: list[str]) -> list[DcgmSample]:
@@ -114,8 +121,11 @@ def _csv(lines: list[str]) -> list[DcgmSample]:
         if g is None:
             raise ParseError(f"DCGM CSV line {n}: gpu '{row[gpu_col][:20]}' is not a number")
         inst = number(vals.get("gpu_i_id", "") or "")
-        out.append(DcgmSample(int(g), int(inst) if inst is not None else None, _value(vals.get("fb", "")),
-                              _value(vals.get("sm", ""))))  # fmt: skip
+        out.append(
+            DcgmSample(
+                int(g), int(inst) if inst is not None else None, _value(vals.get("fb", "")), _value(vals.get("sm", ""))
+            )
+        )
     if not out:
         raise ParseError("DCGM CSV: a header but no rows")
     return out

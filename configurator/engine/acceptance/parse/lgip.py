@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from configurator.engine.acceptance.parse.common import ParseError, clean_text
 
-_ROW = re.compile(r"^\|?\s*(\d{1,3})\s+MIG\s+(\S{1,40})\s+(\d{1,4})\s+(\d{1,3})/(\d{1,3})\s+(\d{1,6}(?:\.\d{1,3})?)"
-                  r"\s+(\S{1,5})\s+(\d{1,5})")  # fmt: skip
+_ROW = re.compile(
+    r"^\|?\s*(\d{1,3})\s+MIG\s+(\S{1,40})\s+(\d{1,4})\s+(\d{1,3})/(\d{1,3})\s+(\d{1,6}(?:\.\d{1,3})?)"
+    r"\s+(\S{1,5})\s+(\d{1,5})"
+)
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,15 @@ def parse_lgip(text: str) -> tuple[list[LgipProfile], bool]:
     lines = clean_text(text, "nvidia-smi mig -lgip")
     joined = " ".join(lines).lower()
     out = [
-        LgipProfile(int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4)), int(m.group(5)),
-                    float(m.group(6)), int(m.group(8)))  # fmt: skip
+        LgipProfile(
+            int(m.group(1)),
+            m.group(2),
+            int(m.group(3)),
+            int(m.group(4)),
+            int(m.group(5)),
+            float(m.group(6)),
+            int(m.group(8)),
+        )
         for line in lines
         if (m := _ROW.match(line.strip()))
     ]
@@ -41,5 +50,7 @@ def parse_lgip(text: str) -> tuple[list[LgipProfile], bool]:
         return out, True
     if "no mig-enabled devices" in joined or "no mig-supported devices" in joined or "not supported" in joined:
         return [], False
-    raise ParseError("nvidia-smi mig -lgip: no profile rows ('|  0  MIG 1g.18gb  19  7/7 ...') and no 'No MIG-enabled "
-                     "devices found' line; save the whole output")  # fmt: skip
+    raise ParseError(
+        "nvidia-smi mig -lgip: no profile rows ('|  0  MIG 1g.18gb  19  7/7 ...') and no 'No MIG-enabled "
+        "devices found' line; save the whole output"
+    )

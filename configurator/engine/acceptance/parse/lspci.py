@@ -36,8 +36,9 @@ class LspciDevice:
 
     @property
     def is_nvidia_gpu(self) -> bool:
-        return "nvidia" in self.description.lower() and ("3d controller" in self.kind.lower() or
-                                                         "vga" in self.kind.lower())  # fmt: skip
+        return "nvidia" in self.description.lower() and (
+            "3d controller" in self.kind.lower() or "vga" in self.kind.lower()
+        )
 
     @property
     def is_bridge(self) -> bool:
@@ -74,9 +75,13 @@ def parse_lspci(text: str) -> list[LspciDevice]:
         elif s.startswith("ACSCtl:"):
             dev.acs_redirect = "ReqRedir+" in s or "CmpltRedir+" in s
     if not out:
-        raise ParseError("lspci -vv: no device lines ('41:00.0 3D controller: NVIDIA ...'); save the output of "
-                         "`sudo lspci -vv` (without sudo, lspci hides the link capabilities)")  # fmt: skip
+        raise ParseError(
+            "lspci -vv: no device lines ('41:00.0 3D controller: NVIDIA ...'); save the output of "
+            "`sudo lspci -vv` (without sudo, lspci hides the link capabilities)"
+        )
     if not any(d.cap_width or d.sta_width for d in out):
-        raise ParseError("lspci -vv: devices but no LnkCap/LnkSta lines; run it as root (`sudo lspci -vv`): an "
-                         "unprivileged lspci cannot read the capabilities")  # fmt: skip
+        raise ParseError(
+            "lspci -vv: devices but no LnkCap/LnkSta lines; run it as root (`sudo lspci -vv`): an "
+            "unprivileged lspci cannot read the capabilities"
+        )
     return out

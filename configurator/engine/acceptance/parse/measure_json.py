@@ -61,8 +61,9 @@ def parse_measure_json(text: str) -> MeasureOutput:
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, and a 100,000-digit number (int limit)
         raise ParseError(f"measurement JSON: not JSON ({str(exc)[:120]})") from None
     if not isinstance(data, dict) or data.get("tool") != TOOL_NAME:
-        raise ParseError(f"measurement JSON: not written by the configurator's measurement tool (no \"tool\": "
-                         f"\"{TOOL_NAME}\")")  # fmt: skip
+        raise ParseError(
+            f'measurement JSON: not written by the configurator\'s measurement tool (no "tool": "{TOOL_NAME}")'
+        )
     try:
         return MeasureOutput.model_validate(data)
     except ValidationError as exc:

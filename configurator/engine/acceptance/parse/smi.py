@@ -15,9 +15,22 @@ from dataclasses import dataclass, field
 from configurator.engine.acceptance.parse.common import ParseError, bus_id, clean_text, number
 
 # the fields the burn-in kit queries (order does not matter to the parser)
-QUERY_FIELDS = ("index", "pci.bus_id", "name", "memory.total", "power.limit", "power.max_limit",
-                "pcie.link.gen.current", "pcie.link.gen.max", "pcie.link.width.current", "pcie.link.width.max",
-                "mig.mode.current", "driver_version", "vbios_version", "serial")  # fmt: skip
+QUERY_FIELDS = (
+    "index",
+    "pci.bus_id",
+    "name",
+    "memory.total",
+    "power.limit",
+    "power.max_limit",
+    "pcie.link.gen.current",
+    "pcie.link.gen.max",
+    "pcie.link.width.current",
+    "pcie.link.width.max",
+    "mig.mode.current",
+    "driver_version",
+    "vbios_version",
+    "serial",
+)
 
 
 @dataclass
@@ -80,8 +93,10 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         raise ParseError("nvidia-smi --query-gpu CSV: no rows")
     header = [re.sub(r"\s*\[.*\]\s*$", "", h.strip()).lower() for h in rows[0]]
     if "index" not in header and "pci.bus_id" not in header:
-        raise ParseError("nvidia-smi --query-gpu CSV: the first line must name the fields (index, pci.bus_id, name, "
-                         "memory.total, ...); run with --format=csv, not csv,noheader")  # fmt: skip
+        raise ParseError(
+            "nvidia-smi --query-gpu CSV: the first line must name the fields (index, pci.bus_id, name, "
+            "memory.total, ...); run with --format=csv, not csv,noheader"
+        )
     out: list[SmiGpu] = []
     for n, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -89,7 +104,9 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
         values = dict(zip(header, row, strict=True))
         index = _int(values.get("index", str(len(out))))
         if index is None:
-            raise ParseError(f"nvidia-smi --query-gpu CSV line {n}: index '{values.get('index', '')[:20]}' is not a number")
+            raise ParseError(
+                f"nvidia-smi --query-gpu CSV line {n}: index '{values.get('index', '')[:20]}' is not a number"
+            )
         gpu = SmiGpu(index=index)
         for k, v in values.items():
             _set(gpu, k, v)
@@ -100,15 +117,20 @@ def parse_query_csv(text: str) -> list[SmiGpu]:
 
 
 _Q_KEYS = {
-    ("", "product name"): "name", ("fb memory usage", "total"): "memory.total",
+    ("", "product name"): "name",
+    ("fb memory usage", "total"): "memory.total",
     ("", "driver version"): "driver_version",
-    ("gpu power readings", "current power limit"): "power.limit", ("power readings", "power limit"): "power.limit",
+    ("gpu power readings", "current power limit"): "power.limit",
+    ("power readings", "power limit"): "power.limit",
     ("power readings", "current power limit"): "power.limit",
-    ("gpu power readings", "max power limit"): "power.max_limit", ("power readings", "max power limit"): "power.max_limit",
-    ("pcie generation", "max"): "pcie.link.gen.max", ("pcie generation", "current"): "pcie.link.gen.current",
-    ("link width", "max"): "pcie.link.width.max", ("link width", "current"): "pcie.link.width.current",
+    ("gpu power readings", "max power limit"): "power.max_limit",
+    ("power readings", "max power limit"): "power.max_limit",
+    ("pcie generation", "max"): "pcie.link.gen.max",
+    ("pcie generation", "current"): "pcie.link.gen.current",
+    ("link width", "max"): "pcie.link.width.max",
+    ("link width", "current"): "pcie.link.width.current",
     ("mig mode", "current"): "mig.mode.current",
-}  # fmt: skip
+}
 
 
 def parse_smi_q(text: str) -> list[SmiGpu]:

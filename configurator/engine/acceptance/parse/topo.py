@@ -44,8 +44,10 @@ def parse_topo(text: str) -> TopoMatrix:
         if m:
             rows[int(m.group(1))] = words[1:]
     if header is None:
-        raise ParseError("nvidia-smi topo -m: no header row naming GPU0, GPU1, ... was found; save the whole output "
-                         "of `nvidia-smi topo -m`")  # fmt: skip
+        raise ParseError(
+            "nvidia-smi topo -m: no header row naming GPU0, GPU1, ... was found; save the whole output "
+            "of `nvidia-smi topo -m`"
+        )
     cols = [int(m.group(1)) for w in header if (m := _GPU.match(w))]
     if not rows:
         if len(cols) == 1:
@@ -58,8 +60,10 @@ def parse_topo(text: str) -> TopoMatrix:
                 raise ParseError(f"nvidia-smi topo -m: row GPU{gpu} has {len(words)} cells for {len(cols)} GPU columns")
             cell = words[j]
             if not _CELL.match(cell):
-                raise ParseError(f"nvidia-smi topo -m: row GPU{gpu}, column GPU{col}: '{cell[:20]}' is not a link "
-                                 "label (X, NV#, PIX, PXB, PHB, NODE, SYS)")  # fmt: skip
+                raise ParseError(
+                    f"nvidia-smi topo -m: row GPU{gpu}, column GPU{col}: '{cell[:20]}' is not a link "
+                    "label (X, NV#, PIX, PXB, PHB, NODE, SYS)"
+                )
             if gpu != col:
                 cells[(gpu, col)] = cell
     return TopoMatrix(sorted(rows), cells)
