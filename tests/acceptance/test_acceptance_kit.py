@@ -145,3 +145,23 @@ def test_kit_with_the_tools_present_collects_a_folder_that_verifies(eight_gpu, f
     assert not report.problems, report.problems
     assert report.count("fail") == 0 and report.count("warn") == 0
     assert {c.category for c in report.checks if c.status == "missing"} <= {"job speed", "wall"}
+
+
+def test_measure_tool_without_torch_writes_a_skipped_job_verify_reads(default_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    build, _result, pred = default_build
+    kit = tmp_path / "kit"
+    write_kit(kit, build, pred, default_catalog(), resource("builds"))
+    out = tmp_path / "measure" / "job-1.json"
+    done = subprocess.run([sys.executable, str(kit / "measure.py"), "--jobs", str(kit / "jobs.json"), "--job", "1",
+                           "--out", str(out), "--time-limit", "5"], capture_output=True, text=True, timeout=60,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(out.read_text())
+    assert doc["tool"] == "configurator-measure" and doc["jobs"][0]["status"] == "skipped"
+    assert "torch" in doc["jobs"][0]["reason"]
+    report = verify(pred, collect([out.parent]))
+    check = next(c for c in report.checks if c.job == "70B QLoRA" and c.category == "job memory")
+    assert check.status == "missing" and "torch" in (check.cause or "")
+    bad = subprocess.run([sys.executable, str(kit / "measure.py"), "--jobs", str(kit / "jobs.json"), "--job", "9",
+                          "--out", str(out)], capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert bad.returncode == 2 and "cannot read job 9" in bad.stderr
