@@ -64,6 +64,13 @@ def render_prediction(p: AcceptancePrediction) -> str:
     return "\n".join(out) + "\n"
 
 
+def kit_missing(r: VerifyReport) -> list[str]:
+    """The kit's own NOT MEASURED lines (its report.txt), each saying why and how to get it."""
+    if not r.kit_report:
+        return []
+    return [ln.removeprefix("NOT MEASURED: ") for ln in r.kit_report.splitlines() if ln.startswith("NOT MEASURED: ")]
+
+
 def render_verify(r: VerifyReport) -> str:
     out = [
         f"Verify: {r.build_name} (digest {r.build_digest}): {r.verdict.upper()}  "
@@ -81,6 +88,9 @@ def render_verify(r: VerifyReport) -> str:
             out.append(f"      likely cause: {c.cause}")
     if r.problems:
         out += ["", "Files that could not be read:"] + [f"  {p}" for p in r.problems]
+    missing = kit_missing(r)
+    if missing:
+        out += ["", "The burn-in kit could not measure:"] + [f"  {line}" for line in missing]
     if r.versions:
         out += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in r.versions.items())]
     return "\n".join(out) + "\n"

@@ -10,6 +10,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
+from configurator.report.acceptance_text import kit_missing
 from configurator.report.sheet_tables import H2, html_table, source_text
 
 COLOUR = {"pass": "#2E7D32", "warn": "#EF6C00", "fail": "#C62828", "missing": "#757575"}
@@ -158,6 +159,11 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
     if report.problems:
         out.append(
             "<p><b>Files that could not be read:</b><br>" + "<br>".join(escape(p) for p in report.problems) + "</p>"
+        )
+    missing = kit_missing(report)
+    if missing:
+        out.append(
+            "<p><b>The burn-in kit could not measure:</b><br>" + "<br>".join(escape(m) for m in missing) + "</p>"
         )
     if report.versions:
         out.append(

@@ -105,6 +105,10 @@ def test_kit_on_a_machine_without_gpus_exits_0_and_says_what_it_could_not_measur
     # verify reads the folder and shows everything as not measured, with the kit's report beside it
     checks = verify(pred, collect([tmp_path / "out"]))
     assert checks.verdict == "missing" and checks.kit_report and "NOT MEASURED" in checks.kit_report
+    from configurator.report.acceptance_text import render_verify
+
+    text = render_verify(checks)
+    assert "The burn-in kit could not measure:" in text and "nvidia-smi not found" in text
 
 
 STUB_SMI = """#!/bin/sh

@@ -208,3 +208,20 @@ def test_cards_in_each_others_slots(default_build, tmp_path: Path) -> None:  # t
     first = next(c for c in report.checks if c.figure == "GPU0 card")
     assert first.status == "fail" and "wrong slot" in (first.cause or "") and "slot 3" in (first.cause or "")
     assert next(c for c in report.checks if c.figure == "GPU1 card").status == "pass"
+
+
+def test_dcgm_per_mig_instance_checks_a_mig_job(evaluate_shipped, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.acceptance import predict
+
+    build, result = evaluate_shipped("seed-mig-four-tenants.yaml")
+    pred = predict(build, result, default_catalog())
+    job = pred.jobs[0]
+    assert job.mig == "1g.24gb"
+    mib = job.nvidia_smi_gb * 1e9 / 2**20
+    lines = [f'DCGM_FI_DEV_FB_USED{{gpu="0",UUID="GPU-x",GPU_I_PROFILE="1g.24gb",GPU_I_ID="{i}"}} {mib:.0f}'
+             for i in (1, 2, 5, 6)]  # fmt: skip
+    (tmp_path / "dcgm-exporter.txt").write_text("\n".join(lines) + "\n")
+    report = verify(pred, collect([tmp_path]))
+    checks = [c for c in report.checks if c.category == "job memory"]
+    assert len(checks) == 4 and all(c.status == "pass" and "DCGM" in c.figure for c in checks)

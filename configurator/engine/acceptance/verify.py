@@ -494,7 +494,13 @@ class _Verifier:
         measured = next((j for out in self.m.measure for j in out.jobs if j.name == e.name), None)
         common = {"job": e.name, "slot": e.slots[0] if e.slots else None}
         band = f"{e.nvidia_smi_gb:.1f} GB ({e.nvidia_smi_low_gb:.1f}-{e.nvidia_smi_high_gb:.1f})"
-        fb = [s.fb_used_mib for s in self.m.dcgm if s.gpu in e.gpus and s.fb_used_mib is not None and e.mig is None]
+        # DCGM frame buffer used: the whole GPU's for a job on whole cards; for a job in a MIG instance, the
+        # instances of its profile on its GPU (seed B: "DCGM_FI_DEV_FB_USED per instance")
+        fb = [
+            s.fb_used_mib
+            for s in self.m.dcgm
+            if s.gpu in e.gpus and s.fb_used_mib is not None and (s.profile == e.mig if e.mig else s.instance is None)
+        ]
         if measured is not None and measured.status == "oom":
             self.add(
                 category="job memory",

@@ -29,6 +29,7 @@ class DcgmSample:
     instance: int | None  # MIG GPU instance id, None for a whole GPU
     fb_used_mib: float | None
     sm_active: float | None
+    profile: str | None = None  # the MIG instance's profile (dcgm-exporter's GPU_I_PROFILE label), e.g. 1g.24gb
 
 
 def _value(text: str) -> float | None:
@@ -83,6 +84,7 @@ def _dmon(lines: list[str]) -> list[DcgmSample]:
 
 def _prometheus(lines: list[str]) -> list[DcgmSample]:
     values: dict[tuple[int, int | None], dict[str, float | None]] = {}
+    profiles: dict[tuple[int, int | None], str] = {}
     for line in lines:
         m = _PROM.match(line.strip())
         if not m:
@@ -96,8 +98,10 @@ def _prometheus(lines: list[str]) -> list[DcgmSample]:
         inst = int(inst_text) if inst_text.isdigit() else None
         key = "fb" if m.group(1).endswith("FB_USED") else "sm"
         values.setdefault((gpu, inst), {})[key] = _value(m.group(3))
+        if labels.get("GPU_I_PROFILE"):
+            profiles[(gpu, inst)] = labels["GPU_I_PROFILE"][:40]
     return [
-        DcgmSample(g, i, v.get("fb"), v.get("sm"))
+        DcgmSample(g, i, v.get("fb"), v.get("sm"), profiles.get((g, i)))
         for (g, i), v in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1))
     ]
 
