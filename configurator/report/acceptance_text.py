@@ -91,6 +91,9 @@ def render_verify(r: VerifyReport) -> str:
     missing = kit_missing(r)
     if missing:
         out += ["", "The burn-in kit could not measure:"] + [f"  {line}" for line in missing]
+    if r.stored:
+        out += ["", "Earlier measurements of this machine:"]
+        out += [f"  {job}: {line}" for job, lines in r.stored.items() for line in lines]
     if r.versions:
         out += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in r.versions.items())]
     return "\n".join(out) + "\n"

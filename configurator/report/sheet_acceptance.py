@@ -165,6 +165,9 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         out.append(
             "<p><b>The burn-in kit could not measure:</b><br>" + "<br>".join(escape(m) for m in missing) + "</p>"
         )
+    if report.stored:
+        earlier = [f"{escape(job)}: {escape(line)}" for job, lines in report.stored.items() for line in lines]
+        out.append("<p><b>Earlier measurements of this machine:</b><br>" + "<br>".join(earlier) + "</p>")
     if report.versions:
         out.append(
             "<p>Measured with " + escape(", ".join(f"{k} {val}" for k, val in report.versions.items())) + ".</p>"

@@ -53,6 +53,8 @@ def test_verify_store_then_acceptance_shows_it(
     assert "stored the measured run" in capsys.readouterr().out
     assert main(["acceptance", EIGHT, "--store-dir", str(tmp_path)]) == 0
     assert "measured on this machine" in capsys.readouterr().out
+    assert main(["verify", EIGHT, str(fixtures / "healthy-8gpu"), "--store-dir", str(tmp_path)]) == 0
+    assert "Earlier measurements of this machine:" in capsys.readouterr().out
 
 
 def test_verify_pdf(fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

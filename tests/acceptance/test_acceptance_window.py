@@ -38,6 +38,8 @@ def test_dialog_marks_slots_and_chart(qtbot, tmp_path: Path, fixtures: Path, mon
     monkeypatch.setattr("configurator.ui.shell.verify_dialog.data_folder", lambda: tmp_path / "data")
     kept = dialog.store()
     assert kept is not None and kept.is_file() and kept.parent.parent.name == "measured"
+    assert dialog.save_pdf(tmp_path / "acceptance.pdf") >= 1 and (tmp_path / "acceptance.pdf").stat().st_size > 0
+    assert dialog.save_pdf(tmp_path / "no-such-folder" / "a.pdf") == 0 and "Could not write" in dialog.summary.text()
     dialog.close()
     assert window.chassis_view.slot_marks() == {} and window.chart.measured_points() == []
 

@@ -62,6 +62,7 @@ class VerifyReport(BaseModel):
     unknown: list[str] = []
     versions: dict[str, str] = {}
     kit_report: str | None = None
+    stored: dict[str, list[str]] = {}  # per job, earlier measurements of this machine (measured_store), for the record
 
     def count(self, status: Status) -> int:
         return sum(1 for c in self.checks if c.status == status)
@@ -711,4 +712,5 @@ def verify(prediction: AcceptancePrediction, measurements: Measurements) -> Veri
         unknown=measurements.unknown,
         versions=versions,
         kit_report=measurements.kit_report,
+        stored={j.name: j.measured_here for j in prediction.jobs if j.measured_here},
     )

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.report.acceptance_text import kit_missing
 from configurator.ui.shell.style import OK_COLOUR, SEVERITY_COLOUR
 
 if TYPE_CHECKING:
@@ -72,8 +73,11 @@ class VerifyDialog(QDialog):
             "acceptance figures then show them as 'measured on this machine'"
         )
         self.store_button.setEnabled(False)
+        self.pdf_button = QPushButton("Save report &PDF…")
+        self.pdf_button.setToolTip("The acceptance report with the build sheet's reference and sign-off lines")
+        self.pdf_button.setEnabled(False)
         close = QPushButton("Close")
-        for b in (self.folder_button, self.files_button, self.store_button):
+        for b in (self.folder_button, self.files_button, self.store_button, self.pdf_button):
             row.addWidget(b)
         row.addStretch(1)
         row.addWidget(close)
@@ -81,6 +85,7 @@ class VerifyDialog(QDialog):
         self.folder_button.clicked.connect(self.choose_folder)
         self.files_button.clicked.connect(self.choose_files)
         self.store_button.clicked.connect(self.store)
+        self.pdf_button.clicked.connect(self.choose_pdf)
         close.clicked.connect(self.close)
         self.finished.connect(self._clear_marks)
         self.resize(1000, 560)
@@ -117,6 +122,11 @@ class VerifyDialog(QDialog):
             text += "<br>Could not read: " + "; ".join(p[:160] for p in report.problems[:5])
         if not report.files:
             text += "<br>No result file was recognised: give the kit's results folder or the tools' outputs."
+        missing = kit_missing(report)
+        if missing:
+            text += f"<br>The burn-in kit could not measure {len(missing)} item(s): " + "; ".join(
+                m.split(":")[0] for m in missing
+            )
         self.summary.setText(text)
         checks = sorted(report.checks, key=lambda c: ORDER[c.status])
         self.table.setRowCount(len(checks))
@@ -143,6 +153,7 @@ class VerifyDialog(QDialog):
             self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap))
         self.table.resizeRowsToContents()
         self.store_button.setEnabled(bool(report.files))
+        self.pdf_button.setEnabled(bool(report.files))
         self._mark(report)
 
     def _mark(self, report: VerifyReport) -> None:
@@ -173,7 +184,27 @@ class VerifyDialog(QDialog):
         self.window_.chassis_view.set_slot_marks({})  # type: ignore[attr-defined]
         self.window_.chart.set_measured({})  # type: ignore[attr-defined]
 
-    # ---- keep ----
+    # ---- keep and report ----
+    def choose_pdf(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save acceptance report", "acceptance.pdf", "PDF (*.pdf)")
+        if path:
+            self.save_pdf(Path(path))
+
+    def save_pdf(self, path: Path) -> int:
+        """Write the acceptance report; 0 (and a line in the summary) when it cannot be written."""
+        from configurator.catalog.errors import FileError
+        from configurator.report.acceptance_pdf import export_acceptance_pdf
+
+        if self.report is None:
+            return 0
+        try:
+            pages = export_acceptance_pdf(path, self.window_.doc.build, self.report)  # type: ignore[attr-defined]
+        except (FileError, OSError) as exc:
+            self.summary.setText(self.summary.text() + f"<br>Could not write the report: {exc}")
+            return 0
+        self.summary.setText(self.summary.text() + f"<br>Wrote {path} ({pages} page(s)).")
+        return pages
+
     def store(self) -> Path | None:
         from configurator.catalog.errors import FileError
         from configurator.engine.acceptance.measured_store import run_of, save
