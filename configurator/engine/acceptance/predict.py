@@ -128,9 +128,20 @@ class AcceptancePrediction(Out):
         return next((g for g in self.gpus if g.slot == slot), None)
 
 
+_DIGESTS: dict[int, tuple[Build, str]] = {}  # id(build) -> (build, digest): builds are frozen; kept, so ids stay valid
+
+
 def build_digest(build: Build) -> str:
-    """The 6-hex content digest the sheet's reference carries (GBC-YYYYMMDD-XXXXXX)."""
-    return hashlib.sha1(build_to_yaml(build).encode()).hexdigest()[:6].upper()
+    """The 6-hex content digest the sheet's reference carries (GBC-YYYYMMDD-XXXXXX); remembered per build object
+    (the YAML dump it hashes takes ~40 ms on an 8-card build, and the sheet asks on every layout pass)."""
+    hit = _DIGESTS.get(id(build))
+    if hit is not None and hit[0] is build:
+        return hit[1]
+    digest = hashlib.sha1(build_to_yaml(build).encode()).hexdigest()[:6].upper()
+    if len(_DIGESTS) >= 8:
+        _DIGESTS.clear()
+    _DIGESTS[id(build)] = (build, digest)
+    return digest
 
 
 def _gpus(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec | None) -> list[GpuExpect]:
