@@ -225,3 +225,17 @@ def test_dcgm_per_mig_instance_checks_a_mig_job(evaluate_shipped, tmp_path: Path
     report = verify(pred, collect([tmp_path]))
     checks = [c for c in report.checks if c.category == "job memory"]
     assert len(checks) == 4 and all(c.status == "pass" and "DCGM" in c.figure for c in checks)
+
+
+def test_nccl_files_named_anyhow_match_by_bus_id_and_ipmi_reads_the_wall(eight_gpu, fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+    folder = _copy(fixtures, tmp_path)
+    (folder / "nccl" / "all_reduce_gpus-0-4.txt").rename(folder / "nccl" / "run17.txt")
+    (folder / "wall-meter.txt").unlink()
+    ipmi = ("Instantaneous power reading:                  6890 Watts\nMinimum during sampling period:"
+            "                 410 Watts\nMaximum during sampling period:               9950 Watts\n")  # fmt: skip
+    (folder / "wall-ipmi.txt").write_text(ipmi.replace("6890", "5120") + ipmi)
+    report = verify(eight_gpu[2], collect([folder]))
+    pair = next(c for c in report.checks if c.figure == "all_reduce busbw, pair GPU0-GPU4")
+    assert pair.status == "pass" and pair.value is not None
+    wall = next(c for c in report.checks if c.category == "wall")
+    assert wall.status == "pass" and wall.value == 6890  # the instantaneous readings, not the BMC's all-time maximum

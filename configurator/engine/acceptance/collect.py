@@ -35,7 +35,18 @@ from configurator.engine.acceptance.parse import (
 
 MAX_FILES = 2000  # a kit folder holds a few dozen; more is not a result folder
 _GPUS_IN_NAME = re.compile(r"gpus?[-_]((?:\d{1,3}[-_,])*\d{1,3})")
-_WALL = re.compile(r"(\d{2,6}(?:\.\d+)?)\s*W\b", re.I)
+_WALL = re.compile(r"(\d{2,6}(?:\.\d{1,3})?)\s*(?:W|Watts)\b", re.I)
+# ipmitool dcmi power reading: "Instantaneous power reading:   3480 Watts" (the server's input power, via its BMC)
+_IPMI = re.compile(r"Instantaneous power reading:\s*(\d{1,6})\s*Watts", re.I)
+
+
+def wall_reading(text: str) -> float | None:
+    """The highest input power in a wall file: ipmitool's instantaneous readings, else the numbers given in W."""
+    ipmi = [float(v) for v in _IPMI.findall(text)]
+    if ipmi:
+        return max(ipmi)
+    values = [float(v) for v in _WALL.findall(text)]
+    return max(values) if values else None
 
 
 @dataclass
@@ -88,9 +99,9 @@ def collect(paths: list[Path]) -> Measurements:
             m.problems.append(str(exc))
             continue
         if name.lower().startswith("wall"):
-            w = _WALL.search(text)
-            if w:
-                m.wall_w = float(w.group(1))
+            watts = wall_reading(text)
+            if watts is not None:
+                m.wall_w = max(m.wall_w or 0.0, watts)
                 m.files.append(str(path))
             else:
                 m.problems.append(f"{path}: no wall reading such as '3480 W'")
