@@ -29,8 +29,8 @@ MEMORY_TOTAL_TOLERANCE = 0.01
 MIG_MEMORY_TOLERANCE = 0.03
 
 # Step time: the step-time model publishes no cross-validated error yet, so the band is an assumption, not a
-# measured spread; stated as such wherever shown, and replaced by the spread of stored measured runs on this
-# machine when there are any (measured_store).
+# measured spread; stated as such wherever shown. Stored runs of this machine (measured_store) are printed beside
+# the prediction as "measured on this machine", never mixed into it.
 STEP_TIME_TOLERANCE = 0.30
 STEP_TIME_SOURCE = "assumption: +-30 % (the step-time model has no published cross-validated error yet)"
 
