@@ -239,3 +239,10 @@ def test_nccl_files_named_anyhow_match_by_bus_id_and_ipmi_reads_the_wall(eight_g
     assert pair.status == "pass" and pair.value is not None
     wall = next(c for c in report.checks if c.category == "wall")
     assert wall.status == "pass" and wall.value == 6890  # the instantaneous readings, not the BMC's all-time maximum
+
+
+def test_results_of_a_bigger_machine_warn_on_the_gpu_count(default_build, fixtures: Path) -> None:  # type: ignore[no-untyped-def]
+    report = verify(default_build[2], collect([fixtures / "healthy-8gpu"]))
+    count = next(c for c in report.checks if c.figure == "GPU count")
+    assert count.status == "warn" and count.measured == "8" and count.expected == "3"
+    assert next(c for c in report.checks if c.figure == "GPU2 card").status == "fail"  # an H200 where the RTX goes

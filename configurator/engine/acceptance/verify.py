@@ -687,6 +687,17 @@ def _compare_link(exp: str, got: str | None) -> tuple[Status, str | None]:
 
 def verify(prediction: AcceptancePrediction, measurements: Measurements) -> VerifyReport:
     v = _Verifier(prediction, measurements)
+    extra = len(measurements.gpus) - len(prediction.gpus)
+    if measurements.gpus and extra > 0:
+        v.add(
+            category="identity",
+            figure="GPU count",
+            status="warn",
+            expected=str(len(prediction.gpus)),
+            measured=str(len(measurements.gpus)),
+            source="nvidia-smi",
+            cause=f"{extra} GPU(s) more than the build: another machine's results, or cards the build leaves out",
+        )
     for e in prediction.gpus:
         v.identity(e)
         v.pcie(e)
