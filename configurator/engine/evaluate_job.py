@@ -30,6 +30,7 @@ from configurator.engine.lowprecision import (
 )
 from configurator.engine.memory import GB, Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import LayoutCheck
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import trained_bytes
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.result import CardMemory, Check, Communication, Compute, FitStatus, JobResult, PrecisionInfo
@@ -216,7 +217,7 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None, checks: list
     """The step: compute plus the communication it does not hide; the link's ratio to compute on ``comm``."""
     step = None
     if comp and comp.seconds_per_step is not None:
-        overlap = job.parallelism in ("ddp", "fsdp")  # bucketed all-reduce and prefetched gathers overlap compute
+        overlap = PARALLELISM[job.parallelism].overlaps_compute  # bucketed all-reduce, prefetched gathers
         exposed = max(0.0, comm.seconds_per_step - comp.seconds_per_step) if overlap else comm.seconds_per_step
         step = comp.seconds_per_step + exposed
         if comm.collectives:

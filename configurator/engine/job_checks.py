@@ -13,6 +13,7 @@ from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
 from configurator.engine.memory import effective_offload
 from configurator.engine.mig import LayoutCheck
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.result import CardMemory, Check
 
 Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
@@ -109,7 +110,8 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
             f"Job '{name}' spans {n} MIG instances: NCCL is not supported with MIG (NVIDIA MIG user guide), "
             "so an instance runs a single-GPU job. Give the job whole cards, or one instance.")))  # fmt: skip
     parallelism = job.parallelism
-    if parallelism == "single" and n > 1:
+    strategy = PARALLELISM[parallelism]
+    if not strategy.multi_card and n > 1:
         checks.append(
             Check(
                 severity="error",
@@ -118,7 +120,7 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
                 message=(f"Job '{name}' is set to a single card but names {n}: choose DDP, FSDP or tensor parallel."),
             )
         )
-    if parallelism != "single" and n == 1:
+    if strategy.multi_card and n == 1:
         checks.append(
             Check(
                 severity="info",
@@ -127,8 +129,8 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
                 message=(f"Job '{name}' is set to {parallelism} on one card: it runs as a single-card job."),
             )
         )
-    tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if parallelism == "tp" else 1
-    if parallelism == "tp" and tp != n:
+    tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if strategy.splits_layers else 1
+    if strategy.splits_layers and tp != n:
         checks.append(
             Check(
                 severity="error",
@@ -193,7 +195,7 @@ def pcie_checks(job: Job, over_pcie: bool) -> list[Check]:
         return []
     name = job.name
     checks: list[Check] = []
-    if job.parallelism == "tp":
+    if PARALLELISM[job.parallelism].splits_layers:
         checks.append(
             Check(
                 severity="warning",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.engine.build import Checkpointing, Framework, Job, Loss, OptimizerImpl
+from configurator.engine.parallelism import PARALLELISM
 
 
 @dataclass(frozen=True)
@@ -152,10 +153,9 @@ def describe(job: Job) -> str:
     """One line naming the stack, for the reports: 'Transformers Trainer / TRL + PEFT, FSDP2, loss standard'."""
     s = stack_of(job)
     parts = [PROFILES[job.framework].label]
-    if job.parallelism == "fsdp":
-        parts.append(f"FSDP{s.fsdp_version}")
-    elif job.parallelism.startswith("zero"):
-        parts.append(f"DeepSpeed ZeRO-{job.parallelism[-1]}")
+    strategy = PARALLELISM[job.parallelism]
+    if strategy.fsdp or strategy.deepspeed:
+        parts.append(strategy.label(s.fsdp_version))
     if s.offload != "none":
         parts.append(f"offload {s.offload}")
     parts.append(f"loss {s.loss}" + ("" if job.loss else " (framework default)"))
