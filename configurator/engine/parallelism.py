@@ -94,15 +94,17 @@ def _zero(stage: int, collectives: tuple[str, ...], offload: frozenset[Offload],
     return Strategy(
         name=f"zero{stage}",  # type: ignore[arg-type]  # zero1 / zero2 / zero3, all in Parallelism
         words=f"DeepSpeed ZeRO-{stage}", engine="deepspeed", partitions=states, splits_layers=False,
-        # as engine/states.py had it: "ZeRO-1 keeps every gradient, all-reduced like DDP"
-        gradient_buckets=stage == 1, master_is_shard=False, optimizer_impl="fused", collectives=collectives,
+        # no stage keeps a gradient buffer through the next forward: stage 1 (without overlap_comm) registers no
+        # backward hooks and reduces the full gradients at the accumulation boundary, then step frees them
+        # (free_grad_in_param_list) and zero_grad(set_to_none=True) sets every p.grad to None
+        gradient_buckets=False, master_is_shard=False, optimizer_impl="fused", collectives=collectives,
         timing="none", overlaps_compute=False, offload=offload, multi_card=True,
         frameworks=frozenset({"hf-trainer", "axolotl"}),
         sources={
             "partitions": f"{_ZERO_PAPER}; deepspeed/runtime/zero/stage_1_and_2.py (stages 1, 2), stage3.py (3)",
             "splits_layers": "ZeRO is data parallel: every card runs whole layers",
-            "gradient_buckets": "deepspeed/runtime/zero/stage_1_and_2.py (create_reduce_and_remove_grad_hooks, "
-                                "zero_grad set_to_none)",
+            "gradient_buckets": "deepspeed/runtime/zero/stage_1_and_2.py: hooks only `if self.partition_gradients "
+                                "or self.overlap_comm`; step's free_grad_in_param_list; zero_grad(set_to_none=True)",
             "master_is_shard": "stage_1_and_2.py keeps bf16 partitions beside single_partition_of_fp32_groups",
             "optimizer_impl": _DS_OPTIMIZER,
             "collectives": comm_source,
