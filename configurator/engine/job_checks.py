@@ -86,10 +86,11 @@ def key_problem(job: Job, earlier: list[Key], key: Key, cards: dict[int, CardSpe
     return None
 
 
-def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck], checks: list[Check],
-                ) -> list[Key]:  # fmt: skip
+def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
+               ) -> tuple[list[Key], list[Check]]:  # fmt: skip
     """The job's card references that name a card (or MIG instance) it can run on; a check for each other."""
     valid: list[Key] = []
+    checks: list[Check] = []
     keys = job.card_keys
     for k, key in enumerate(keys):
         problem = key_problem(job, keys[:k], key, cards, layouts)
@@ -97,12 +98,13 @@ def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCh
             valid.append(key)
         else:
             checks.append(problem)
-    return valid
+    return valid, checks
 
 
-def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
+def job_shape(job: Job, keys: list[Key]) -> tuple[Shape, list[Check]]:
     """The job's parallel shape on its cards, with a check where the settings disagree with the cards."""
     name = job.name
+    checks: list[Check] = []
     n = len(keys)
     on_mig = any(i is not None for _, i in keys)
     if on_mig and n > 1:
@@ -142,7 +144,7 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
             )
         )
         tp = n
-    return Shape(keys=keys, on_mig=on_mig, tp=tp)
+    return Shape(keys=keys, on_mig=on_mig, tp=tp), checks
 
 
 def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:

@@ -14,6 +14,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
+from configurator.engine.cache import CACHE
 from configurator.engine.loadpath import LoadBytes, bnb_load, torchao_nf4_load
 from configurator.engine.lowprecision import (
     Capability,
@@ -98,25 +99,16 @@ class AllocatorConstants:
 DEFAULT_CONSTANTS = AllocatorConstants()
 
 
-_MEMO: dict[tuple, tuple[ModelSpec, Job, MemoryBreakdown]] = {}  # type: ignore[type-arg]
-
-
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
     constants: AllocatorConstants = DEFAULT_CONSTANTS, capability: Capability | None = None,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards (memoised on the very model and job objects: both are immutable,
     and an evaluation repeated while the user drags sees the same unchanged jobs)."""
-    key = (id(model), id(job), shards, tp, ddp, sequence_length, constants, capability)
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is model and hit[1] is job:
-        return hit[2]
-    mem = _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp, sequence_length=sequence_length,
-                           constants=constants, capability=capability)  # fmt: skip
-    if len(_MEMO) > 64:  # a few evaluations of the current build: enough for a drag, bounded for a long session
-        _MEMO.clear()
-    _MEMO[key] = (model, job, mem)
-    return mem
+    return CACHE.memo("memory", (model, job), (shards, tp, ddp, sequence_length, constants, capability),
+                      lambda: _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp,
+                                               sequence_length=sequence_length, constants=constants,
+                                               capability=capability))  # fmt: skip
 
 
 @dataclass

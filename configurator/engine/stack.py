@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from configurator.engine.build import Checkpointing, Framework, Job, Loss, OptimizerImpl
+from configurator.engine.cache import CACHE
 from configurator.engine.parallelism import PARALLELISM
 
 
@@ -196,14 +197,12 @@ class Stack:
     offload: str
 
 
-_CACHE: dict[int, tuple[Job, Stack]] = {}
-
-
 def stack_of(job: Job) -> Stack:
     """The stack a job runs on: framework profile, then the job's `loss` and `behaviour` overrides."""
-    hit = _CACHE.get(id(job))
-    if hit is not None and hit[0] is job:
-        return hit[1]
+    return CACHE.memo("stack", (job,), (), lambda: _stack(job))
+
+
+def _stack(job: Job) -> Stack:
     p = PROFILES[job.framework]
     b = job.behaviour
 
@@ -218,9 +217,6 @@ def stack_of(job: Job) -> Stack:
         separate_head_units=pick("separate_head_units"), fsdp_version=job.fsdp_version,
         offload=job.offload,
     )  # fmt: skip
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    _CACHE[id(job)] = (job, stack)
     return stack
 
 
