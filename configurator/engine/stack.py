@@ -199,7 +199,7 @@ class Stack:
 
 def stack_of(job: Job) -> Stack:
     """The stack a job runs on: framework profile, then the job's `loss` and `behaviour` overrides."""
-    return CACHE.memo("stack", (job,), (), lambda: _stack(job))
+    return CACHE.of("stack", job, lambda: _stack(job))
 
 
 def _stack(job: Job) -> Stack:
