@@ -193,6 +193,9 @@ def _parser() -> argparse.ArgumentParser:
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
+    p_pin = sub.add_parser("demo-pin", help="is the demo's stored PIN usable? --reset unlocks a locked demo")
+    p_pin.add_argument("--reset", action="store_true",
+                       help="remove the stored PIN (the shipped default then applies until staff set their own)")
     return parser
 
 
@@ -207,13 +210,46 @@ def _nccl_busbw(path: Path, link: str) -> int:
     return 0
 
 
+def _demo_pin(reset: bool) -> int:
+    """``configurator demo-pin [--reset]``: whether the kiosk's stored PIN is usable; --reset removes it (the
+    shipped default then leaves the demo until staff set their own in Preferences). A settings file that is
+    not a usable file (a FIFO, a device, a folder, over 1 MB) is moved aside, never opened."""
+    import os
+    import time
+
+    from configurator.ui.shell.settings import DEFAULTS, Settings, settings_file, settings_file_problem
+
+    path = settings_file()
+    problem = settings_file_problem(path)
+    if problem is not None:
+        if not reset:
+            print(f"the demo is locked: the settings file cannot be read ({problem}); "
+                  "run configurator demo-pin --reset")  # fmt: skip
+            return 1
+        aside = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+        for p in (path, Path(f"{path}.lock")):
+            if os.path.lexists(p) and settings_file_problem(path) is not None:
+                os.replace(p, aside if p == path else Path(f"{aside}.lock"))
+        print(f"moved the unusable settings file aside to {aside}; the other settings start from their defaults")
+    settings = Settings()
+    stored = settings.stored_problem("demo/pin")
+    if not reset:
+        print(f"the demo is locked: {stored}; run configurator demo-pin --reset" if stored
+              else "the stored demo PIN is usable")  # fmt: skip
+        return 1 if stored else 0
+    settings.reset("demo/pin")
+    print(f"demo PIN reset to the shipped default {DEFAULTS['demo/pin']}: set your own in Preferences")
+    return 0
+
+
 def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     """Run the command ``words`` name: a window, or one subcommand."""
     if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
         from configurator.ui.planner.app import main as planner_main
 
         return planner_main(words[1:])
-    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "-h", "--help",
+                "--version"}  # fmt: skip
     if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.shell.app import main as gui_main
@@ -233,6 +269,8 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return _open_code(args.code, args.print_only)
     if args.command == "nccl-busbw":
         return _nccl_busbw(_user_path(args.file), args.link)
+    if args.command == "demo-pin":
+        return _demo_pin(args.reset)
     parser.print_help()
     return 2
 
