@@ -26,13 +26,21 @@ MIN_IDLE_MINUTES = 0.1
 MAX_IDLE_MINUTES = 24 * 60.0
 
 # --- service planner ------------------------------------------------------------------------------------
-MAX_PLAN_CLASSES = 500  # job classes in one plan
-MAX_PLAN_NODES = 64  # node types in one plan
-MAX_CANDIDATES = 1_000_000  # fleets the search may enumerate (search.max_candidates)
+# classes x devices is the plan sheet's matrix table: 50 classes x 11 devices lay out in ~2 s (QTextDocument);
+# the 8,000-class plan of the issue ran for minutes
+MAX_PLAN_CLASSES = 50  # job classes in one plan
+MAX_PLAN_NODES = 16  # node types in one plan
+# classes x devices (a node type is one device, and one more per MIG layout): each cell is a sizing of the
+# class on the device, and a row of the plan sheet's table
+MAX_PLAN_CELLS = 600
+MAX_CANDIDATES = 100_000  # fleets the search may enumerate (search.max_candidates; the schema allowed 10^7)
+# the search routes every class on every candidate: ~100,000 class-candidates a second on 2 cores (91,560
+# candidates x 4 classes in 3.66 s, seed B widened), so 200,000 is about 2 s; more is refused before it starts
+MAX_SEARCH_WORK = 200_000
 
 # --- price lists ----------------------------------------------------------------------------------------
-MAX_PRICE_PARTS = 5_000  # parts.<id> entries
-MAX_PRICE_SERVICES = 2_000  # services entries
+MAX_PRICE_PARTS = 1_000  # parts.<id> entries (only catalog ids and bridges are allowed: ~60 exist)
+MAX_PRICE_SERVICES = 100  # services lines: each is a row of the sheet's bill of materials (250 take ~2.7 s to lay out)
 MAX_CSV_FIELD_CHARS = 4_096  # a CSV cell (the csv module's own limit is 131,072: it raises, we explain)
 
 

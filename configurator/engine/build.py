@@ -7,6 +7,7 @@ physical rules are checked by the engine, which reports them as checks, never ra
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -217,8 +218,7 @@ class Build(Strict):
 
     @model_validator(mode="after")
     def _slots_once(self) -> Build:
-        slots = [c.slot for c in self.cards]
-        dup = sorted({s for s in slots if slots.count(s) > 1})
+        dup = sorted(s for s, n in Counter(c.slot for c in self.cards).items() if n > 1)  # one pass, not n²
         if dup:
             raise ValueError(f"slot(s) {dup} hold more than one card")
         return self

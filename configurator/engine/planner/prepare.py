@@ -208,9 +208,12 @@ def _class_models(
     """Per usable class: its demand, wait target, (device, service hours) options and smallest fitting
     device, the search's view of it."""
     class_models = []
+    by_class: dict[int, list[Cell]] = {}
+    for c in cells:  # grouped once: a scan of every cell per class was classes x cells
+        by_class.setdefault(c.job_class, []).append(c)
     for k in usable:
         cls = plan.classes[k]
-        mine = [c for c in cells if c.job_class == k]
+        mine = by_class.get(k, [])
         opts = tuple((index[c.device], c.service_hours) for c in mine if c.fits and c.service_hours)
         sizes = [devices[c.device].memory_gb * devices[c.device].cards for c in mine if c.fits]
         growth = cls.growth_per_month if cls.growth_per_month is not None else plan.roadmap.growth_per_month
