@@ -203,7 +203,10 @@ def _nccl_busbw(path: Path, link: str) -> int:
     """Print an nccl-tests all_reduce_perf output's large-message busbw as a build's calibration entry."""
     from configurator.engine.nccl import large_message_busbw
 
-    busbw = large_message_busbw(read_text(path))
+    try:
+        busbw = large_message_busbw(read_text(path))
+    except ValueError as exc:  # the file named with the sentence (which names the line)
+        raise FileError(str(path), [Problem("busbw", str(exc))]) from None
     print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
           f"add to the build's assumptions:\n  calibration: [{{link: {link}, busbw_gb_s: {busbw:.1f}, "
           f"source: {json.dumps(shorten(path.name, 80))}}}]")  # fmt: skip
