@@ -115,7 +115,7 @@ class InstanceRef(Strict):
 
 class ParamsOnlyModel(Strict):
     parameters: float = Field(ge=1, le=1e13)  # a whole model: at least one parameter, at most 10^13
-    adapter_fraction: float = Field(default=0.005, gt=0, le=1)
+    adapter_fraction: float = Field(default=0.005, gt=0, lt=1)  # as ModelSpec's: 1 would train the whole model
     name: str | None = None
 
 
