@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from functools import lru_cache
 
+from configurator.catalog.errors import short_repr
 from configurator.catalog.yamlio import parse_yaml, read_text
 
 
@@ -25,6 +26,6 @@ def check_currency(value: object) -> str:
     if text is not None and text in codes:
         return text
     close = difflib.get_close_matches(text or "", sorted(codes), n=3) if text and len(text) <= 8 else []
-    hint = f"did you mean {', '.join(close)}? " if close else ""
-    shown = repr(value) if isinstance(value, str) and len(value) <= 20 else "that"
-    raise ValueError(f"{shown} is not an ISO 4217 currency code; {hint}give one such as EUR, USD or GBP")
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    shown = short_repr(value, 24)
+    raise ValueError(f"{shown} is not a currency: give its three-letter ISO 4217 code such as EUR, USD or GBP{hint}")

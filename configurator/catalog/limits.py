@@ -26,13 +26,14 @@ MIN_IDLE_MINUTES = 0.1
 MAX_IDLE_MINUTES = 24 * 60.0
 
 # --- service planner ------------------------------------------------------------------------------------
-# classes x devices is the plan sheet's matrix table: 50 classes x 11 devices lay out in ~2 s (QTextDocument);
-# the 8,000-class plan of the issue ran for minutes
+# classes x devices is the plan sheet's matrix table: QTextDocument lays out 550 cells in ~1.8 s (load ~4 on
+# the 2 cores, benchmarks/test_bench_limits.py), so 300 keeps the sheet near 1 s; the 8,000-class plan of the
+# issue ran for minutes
 MAX_PLAN_CLASSES = 50  # job classes in one plan
 MAX_PLAN_NODES = 16  # node types in one plan
 # classes x devices (a node type is one device, and one more per MIG layout): each cell is a sizing of the
 # class on the device, and a row of the plan sheet's table
-MAX_PLAN_CELLS = 600
+MAX_PLAN_CELLS = 300
 MAX_CANDIDATES = 100_000  # fleets the search may enumerate (search.max_candidates; the schema allowed 10^7)
 # the search routes every class on every candidate: ~100,000 class-candidates a second on 2 cores (91,560
 # candidates x 4 classes in 3.66 s, seed B widened), so 200,000 is about 2 s; more is refused before it starts
@@ -42,6 +43,15 @@ MAX_SEARCH_WORK = 200_000
 MAX_PRICE_PARTS = 1_000  # parts.<id> entries (only catalog ids and bridges are allowed: ~60 exist)
 MAX_PRICE_SERVICES = 100  # services lines: each is a row of the sheet's bill of materials (250 take ~2.7 s to lay out)
 MAX_CSV_FIELD_CHARS = 4_096  # a CSV cell (the csv module's own limit is 131,072: it raises, we explain)
+
+
+# --- files: the 5 MB of catalog/fileio.py is for config.json and logs; a user's own documents are far smaller
+# and YAML composes ~1 MB a second here (a 4.9 MB build took 13-20 s, an 8,000-class plan ~10 s to refuse)
+MAX_BUILD_BYTES = 1_000_000  # the shipped builds are ~1 kB; 64 jobs with every option ~20 kB
+MAX_PLAN_BYTES = 500_000  # 50 classes with every option ~25 kB
+MAX_PRICE_LIST_BYTES = 500_000  # 1,000 parts and 100 services ~40 kB
+MAX_BUILD_JOBS = 64  # jobs in one build: 8 cards x 7 MIG instances is 56
+MAX_LORA_TARGETS = 64  # module names a job's LoRA targets (a model has under 10 kinds of linear layer)
 
 
 class LimitError(ValueError):

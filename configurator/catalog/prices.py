@@ -38,9 +38,10 @@ from pydantic import Field, field_validator
 
 from configurator.catalog.currencies import check_currency
 from configurator.catalog.errors import FileError, Problem
-from configurator.catalog.limits import MAX_CSV_FIELD_CHARS, MAX_PRICE_PARTS, MAX_PRICE_SERVICES
+from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.limits import MAX_CSV_FIELD_CHARS, MAX_PRICE_LIST_BYTES, MAX_PRICE_PARTS, MAX_PRICE_SERVICES
 from configurator.catalog.sourced import Strict
-from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validate_as
+from configurator.catalog.yamlio import line_for, parse_yaml, validate_as
 
 MAX_PRICE = Decimal("1e9")
 BRIDGE_ID = re.compile(r"^nvlink-bridge-(?:(?P<card>[a-z0-9][a-z0-9.-]*)-)?(?P<n>[2-8])way$")
@@ -220,4 +221,4 @@ def load_price_list(path: str | os.PathLike[str], known_ids: set[str] | None = N
         known_ids = set(cat.cards) | set(cat.chassis)
     p = Path(path)
     fmt = "csv" if p.suffix.lower() == ".csv" else "yaml"
-    return parse_price_list(read_text(p), str(p), known_ids, fmt)
+    return parse_price_list(safe_read_text(p, MAX_PRICE_LIST_BYTES), str(p), known_ids, fmt)

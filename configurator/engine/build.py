@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from configurator.catalog.limits import MAX_BUILD_JOBS, MAX_LORA_TARGETS
 from configurator.catalog.sourced import Strict
 from configurator.engine.wall import SITE_PRESETS, WallCircuit
 
@@ -105,6 +106,8 @@ class LoraSettings(Strict):
     def _non_empty(cls, targets: str | list[str]) -> str | list[str]:
         if isinstance(targets, list) and not targets:
             raise ValueError("name at least one module, or use all-linear / attention / qv")
+        if isinstance(targets, list) and len(targets) > MAX_LORA_TARGETS:
+            raise ValueError(f"at most {MAX_LORA_TARGETS} target modules ({len(targets):,} given)")
         return targets
 
 
@@ -194,7 +197,7 @@ class Build(Strict):
     bridges: list[Bridge] = []
     assumptions: Assumptions = Assumptions()
     stack: StackDefaults | None = None
-    jobs: list[Job] = []
+    jobs: list[Job] = Field(default=[], max_length=MAX_BUILD_JOBS)
     # the wall circuit it plugs into: a preset (engine.wall.SITE_PRESETS) or {volts, amps}; None: not checked
     site: str | WallCircuit | None = None
 

@@ -11,10 +11,11 @@ from typing import Any
 import yaml
 
 from configurator.catalog.errors import FileError, Problem
-from configurator.catalog.fileio import atomic_write_text
+from configurator.catalog.fileio import atomic_write_text, safe_read_text
+from configurator.catalog.limits import MAX_PLAN_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import load_price_list
-from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validate_as
+from configurator.catalog.yamlio import line_for, parse_yaml, validate_as
 from configurator.engine.planner.nodes import resolve_nodes
 from configurator.engine.planner.plan import Plan
 
@@ -103,7 +104,7 @@ def parse_plan(text: str, where: str, catalog: Catalog | None = None, base_dir: 
 def load_plan(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Plan:
     """Load and validate a plan file; FileError (file, line, field, what is allowed) on any problem."""
     p = Path(path)
-    return parse_plan(read_text(p), str(p), catalog, p.parent)
+    return parse_plan(safe_read_text(p, MAX_PLAN_BYTES), str(p), catalog, p.parent)
 
 
 def plan_to_yaml(plan: Plan) -> str:

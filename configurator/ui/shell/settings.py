@@ -135,6 +135,20 @@ def settings_file_problem(path: Path) -> str | None:
     return f"{path}: {problem}" if problem else None
 
 
+_SCRATCH: list[Path] = []
+
+
+def _scratch_folder() -> Path:
+    """A private folder for this session's settings when the user's file cannot be used (removed at exit)."""
+    if not _SCRATCH:
+        import atexit
+        import shutil
+
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="configurator-settings-")))
+        atexit.register(shutil.rmtree, _SCRATCH[0], True)
+    return _SCRATCH[0]
+
+
 class Settings:
     """The typed options over a QSettings. ``problem`` says why the user's settings file was not used (a
     FIFO, a device, a folder, too large): the window then starts with the defaults, saves nothing there,
@@ -149,8 +163,7 @@ class Settings:
                 settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG, APP)
             else:
                 log.warning("settings not read: %s", self.problem)
-                self._scratch = tempfile.TemporaryDirectory(prefix="configurator-settings-")
-                settings = QSettings(str(Path(self._scratch.name) / f"{APP}.ini"), QSettings.Format.IniFormat)
+                settings = QSettings(str(_scratch_folder() / f"{APP}.ini"), QSettings.Format.IniFormat)
         self.q = settings
 
     def stored_problem(self, key: str) -> str | None:
