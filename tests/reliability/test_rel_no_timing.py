@@ -48,3 +48,10 @@ def test_the_moved_timings_are_benchmarks() -> None:
     text = (ROOT / "benchmarks" / "test_bench_limits.py").read_text(encoding="utf-8")
     assert "def test_place_layout_per_call(benchmark)" in text
     assert "bench:" in (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def test_hypothesis_examples_have_no_deadline() -> None:
+    """Hypothesis' default deadline (200 ms an example) is a wall-clock assertion too."""
+    from hypothesis import settings
+
+    assert settings.default.deadline is None
