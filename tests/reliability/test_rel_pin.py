@@ -9,27 +9,31 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings
 
-from tests.reliability.hostile import ROOT, run_cli
+from tests.reliability.hostile import ROOT, run_fresh
 
 DEFAULT_PIN = "2468"
 
 
-@pytest.fixture
-def demo_with(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def demo(qapp):  # type: ignore[no-untyped-def]
+    """One demo window for the module (a window takes about a second to make); each test gives it settings."""
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell import Settings
 
-    made = []
+    window = DemoWindow()
+    yield window
+    window.allow_close = True
+    window.close()
+    window.deleteLater()
 
-    def make(settings: Settings):  # type: ignore[no-untyped-def]
-        demo = DemoWindow(settings)
-        qtbot.addWidget(demo)
-        made.append(demo)
+
+@pytest.fixture
+def demo_with(demo):  # type: ignore[no-untyped-def]
+    def use(settings):  # type: ignore[no-untyped-def]
+        demo.settings = settings
+        demo.allow_close = False
         return demo
 
-    yield make
-    for demo in made:
-        demo.allow_close = True
+    return use
 
 
 @pytest.mark.parametrize("stored", ["12ab", "1" * 13, "", " 2468"])
@@ -65,25 +69,35 @@ def test_a_valid_pin_still_leaves_the_demo(demo_with, tmp_path: Path) -> None:  
     assert not demo.enter_pin(DEFAULT_PIN) and demo.enter_pin("97531")
 
 
-def test_staff_unlock_with_the_documented_command(home: Path) -> None:
-    folder = home / "config" / "GPU Build Configurator"
-    folder.mkdir(parents=True)
-    (folder / "configurator.ini").write_text("[demo]\npin=12ab\n", encoding="utf-8")
-    locked = run_cli(["demo-pin"], home)
-    assert locked.returncode == 1 and "locked" in locked.stdout
-    reset = run_cli(["demo-pin", "--reset"], home)
-    assert reset.returncode == 0 and DEFAULT_PIN in reset.stdout
-    assert run_cli(["demo-pin"], home).returncode == 0
+def test_staff_unlock_with_the_documented_command(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    from configurator import cli
+    from configurator.ui.shell import settings as settings_module
+
+    path = tmp_path / "configurator.ini"
+    path.write_text("[demo]\npin=12ab\n", encoding="utf-8")
+
+    class At(settings_module.Settings):  # the user's settings, here
+        def __init__(self, settings: QSettings | None = None) -> None:
+            super().__init__(settings or QSettings(str(path), QSettings.Format.IniFormat))
+
+    monkeypatch.setattr(settings_module, "settings_file", lambda: path)
+    monkeypatch.setattr(settings_module, "Settings", At)
+    assert cli.main(["demo-pin"]) == 1 and "locked" in capsys.readouterr().out
+    assert cli.main(["demo-pin", "--reset"]) == 0 and DEFAULT_PIN in capsys.readouterr().out
+    assert cli.main(["demo-pin"]) == 0
     assert "configurator demo-pin --reset" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_reset_moves_an_unreadable_settings_file_aside(home: Path) -> None:
+    """In a fresh process: the settings file is a FIFO (opened blocking, it would hang)."""
     import os
 
     folder = home / "config" / "GPU Build Configurator"
     folder.mkdir(parents=True)
     os.mkfifo(folder / "configurator.ini")
-    assert run_cli(["demo-pin"], home).returncode == 1
-    reset = run_cli(["demo-pin", "--reset"], home)
-    assert reset.returncode == 0 and "aside" in reset.stdout
-    assert not (folder / "configurator.ini").is_fifo()
+    code = ("from configurator import cli\n"
+            "print('status', cli.main(['demo-pin']))\nprint('reset', cli.main(['demo-pin', '--reset']))\n"
+            "print('after', cli.main(['demo-pin']))\n")  # fmt: skip
+    proc = run_fresh(["-c", code], home)
+    assert "status 1" in proc.stdout and "reset 0" in proc.stdout and "after 0" in proc.stdout, proc.stderr
+    assert "aside" in proc.stdout and not (folder / "configurator.ini").is_fifo()

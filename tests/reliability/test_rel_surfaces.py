@@ -45,7 +45,7 @@ STORED = st.one_of(st.none(), st.text(max_size=40), st.integers(-(2**63), 2**63 
                    st.lists(st.text(max_size=5), max_size=3), st.booleans())  # fmt: skip
 
 
-@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=st.sampled_from(["units", "recent_files", "autosave_seconds", "theme", "page", "price_list",
                             "demo/pin", "demo/idle_minutes", "seller_name", "demo/folder"]), raw=STORED)  # fmt: skip
 def test_any_stored_setting_reads_as_a_valid_value(key: str, raw: Any, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
@@ -78,6 +78,7 @@ def test_any_price_list_text_is_a_price_list_or_a_file_error(fmt: str, text: str
         assert exc.problems
 
 
+@settings(max_examples=30)  # each example reads seed B's plan with its references (~50 ms)
 @given(st.sampled_from(["name", "currency", "prices", "service", "search", "roadmap"]),
        st.one_of(st.text(max_size=20), st.floats(allow_nan=True, allow_infinity=True), st.integers(-10**30, 10**30),
                  st.dictionaries(st.text(max_size=8), st.floats(allow_nan=True), max_size=3)))  # fmt: skip
