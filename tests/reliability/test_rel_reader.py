@@ -48,7 +48,7 @@ def test_a_fifo_as_the_settings_file_never_blocks_a_start(home: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", ["folder", "fifo", "big"])
-def test_an_unusable_settings_file_is_named_and_not_read(tmp_path: Path, monkeypatch, kind: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_unusable_settings_file_is_named_and_not_read(tmp_path: Path, monkeypatch, kind: str, qapp) -> None:  # type: ignore[no-untyped-def]
     from configurator.ui.shell import settings as settings_module
 
     path = tmp_path / "configurator.ini"
@@ -62,6 +62,14 @@ def test_an_unusable_settings_file_is_named_and_not_read(tmp_path: Path, monkeyp
     s = settings_module.Settings()
     assert s.problem is not None and str(path) in s.problem
     assert s.get("units") == "GB"
+    if kind == "fifo":  # the window says so (once is enough for the three kinds)
+        from configurator.engine.buildfile import load_build
+        from configurator.ui.shell import BuildDocument, MainWindow
+        from tests.reliability.hostile import DEFAULT_BUILD as BUILD
+
+        window = MainWindow(BuildDocument(load_build(BUILD)), s)
+        assert "Settings not read" in window.statusBar().currentMessage()
+        window.deleteLater()
 
 
 @pytest.mark.timeout(20)

@@ -67,6 +67,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.set_unit(self.view.unit)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
+        if self.settings.problem:  # a settings file that is a FIFO, a device, a folder or too large
+            self.statusBar().showMessage(f"Settings not read or saved this session: {self.settings.problem}", 30000)
 
     def _build_views(self) -> None:
         """The views, the analysis tabs and the centre (chassis | analysis, then the summary)."""
