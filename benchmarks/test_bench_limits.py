@@ -40,10 +40,13 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
 def test_place_layout_per_call(benchmark) -> None:  # type: ignore[no-untyped-def]
     """tests/test_mig.py's test_place_layout_fast: < 50 µs per call (the test allowed 100 µs)."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.mig_place import place_layout
+    from configurator.engine.mig import MigRequest, place_layout
 
-    h100 = default_catalog().cards["h100-sxm"]
-    requests = ["1g.10gb"] * 6 + ["1g.20gb"]
+    h100 = default_catalog().cards["h100-sxm"].mig
+    assert h100 is not None
+    names = [p.name for p in h100.profiles]
+    small = next(n for n in names if n.startswith("1g."))
+    requests = [MigRequest(small)] * 7
     assert place_layout(h100, requests).valid
     benchmark(place_layout, h100, requests)
     assert benchmark.stats.stats.median < 100e-6
