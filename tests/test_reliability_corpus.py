@@ -137,8 +137,8 @@ for _prev, _name in zip("abcdefgh", "bcdefghi", strict=True):
     _bomb.append(f"{_name}{_name}: &{_name} [" + ", ".join(f"*{_prev}" for _ in range(9)) + "]")
 build("billion-laughs", "chassis: generic-server-8\n" + "\n".join(_bomb) + "\nname: *i\n", 2, "alias bomb")
 build("many-aliases", GOOD + "x: &x 1\ny: [" + ", ".join(["*x"] * 300) + "]\n", 2, "aliases")
-build("too-large", GOOD + "# padding\n" * 600_000, 2, "larger than 5 MB")
-build("long-line", "name: " + "x" * 4_000_000 + "\nchassis: generic-server-8\n", 2, "name")
+build("too-large", GOOD + "# padding\n" * 600_000, 2, "larger than 1 MB")  # a build's own limit (catalog/limits.py)
+build("long-line", "name: " + "x" * 900_000 + "\nchassis: generic-server-8\n", 2, "name")
 
 # ---- duplicate keys -------------------------------------------------------------------------------
 build("duplicate-top-key", GOOD + "jobs: []\n", 2, "given twice, on lines 9 and 15")
