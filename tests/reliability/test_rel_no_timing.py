@@ -37,6 +37,27 @@ def test_no_test_reads_a_clock() -> None:
     assert not found, "move the timing to benchmarks/ (pytest-benchmark):\n" + "\n".join(found)
 
 
+TIMED = ("_ms", "took", "elapsed", "(times)", "startup_s", "plan_seconds", "search.seconds")
+
+
+def test_no_test_asserts_a_time_the_app_measured() -> None:
+    """A duration measured by the app itself (tabs.last_update_ms, result.search.seconds) compared with a
+    limit is a wall-clock assertion too (test_analysis: 120 ms against 30 ms under load)."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        text = path.read_text(encoding="utf-8")
+        if not any(word in text for word in TIMED):
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Assert):
+                for cmp in [n for n in ast.walk(node.test) if isinstance(n, ast.Compare)]:
+                    if any(isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE) for op in cmp.ops):
+                        words = ast.unparse(cmp)
+                        if any(w in words for w in TIMED) and "> 0" not in words:
+                            found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}: {words}")
+    assert not found, "move the timing to benchmarks/:\n" + "\n".join(found)
+
+
 def test_no_test_uses_the_benchmark_fixture() -> None:
     """benchmarks/ is where pytest-benchmark runs (make bench); a test that takes the fixture would time."""
     users = []
