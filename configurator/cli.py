@@ -220,7 +220,14 @@ def _demo_pin(reset: bool) -> int:
     import os
     import time
 
-    from configurator.ui.shell.settings import DEFAULTS, Settings, settings_file, settings_file_problem
+    from configurator.catalog.fileio import regular_or_absent
+    from configurator.ui.shell.settings import (
+        DEFAULTS,
+        MAX_SETTINGS_BYTES,
+        Settings,
+        settings_file,
+        settings_file_problem,
+    )
 
     path = settings_file()
     problem = settings_file_problem(path)
@@ -230,9 +237,9 @@ def _demo_pin(reset: bool) -> int:
                   "run configurator demo-pin --reset")  # fmt: skip
             return 1
         aside = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
-        for p in (path, Path(f"{path}.lock")):
-            if os.path.lexists(p) and settings_file_problem(path) is not None:
-                os.replace(p, aside if p == path else Path(f"{aside}.lock"))
+        for unusable, to in ((path, aside), (Path(f"{path}.lock"), Path(f"{aside}.lock"))):
+            if os.path.lexists(unusable) and regular_or_absent(unusable, MAX_SETTINGS_BYTES) is not None:
+                os.replace(unusable, to)  # a rename: the FIFO, device or folder is never opened
         print(f"moved the unusable settings file aside to {aside}; the other settings start from their defaults")
     settings = Settings()
     stored = settings.stored_problem("demo/pin")

@@ -118,7 +118,8 @@ DEFAULTS: dict[str, Any] = {key: o.default for key, o in OPTIONS.items()}
 
 
 def settings_file() -> Path:
-    """Where QSettings keeps the user's INI file (its user scope), found without opening it."""
+    """Where QSettings keeps the user's INI file (its user scope: $XDG_CONFIG_HOME/ORG/APP.ini on Linux and
+    macOS), found without opening it (QSettings reads the file, blocking, as it is constructed)."""
     from PySide6.QtCore import QStandardPaths
 
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
