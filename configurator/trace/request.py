@@ -288,14 +288,14 @@ def prepare_trace(
         method=job.method,
         lora=_lora(job, source.spec, notes),
         precision="mixed-bf16" if job.precision == "mixed-bf16" else "bf16",
-        optimizer=job.optimizer,  # type: ignore[arg-type]  # checked by _refusal
-        optimizer_impl=stack.optimizer_impl,  # type: ignore[arg-type]
+        optimizer=job.optimizer,  # checked by _refusal
+        optimizer_impl=stack.optimizer_impl,
         sequence_length=job.sequence_length,
         micro_batch_size=job.micro_batch_size,
         gradient_checkpointing=job.gradient_checkpointing,
         checkpointing_kind=HF_CHECKPOINTING_KIND,
-        attention=attention,  # type: ignore[arg-type]
-        arch=chosen,  # type: ignore[arg-type]
+        attention=attention,
+        arch=chosen,
         steps=2,
         parallel=parallel,
     )
