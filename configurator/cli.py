@@ -75,7 +75,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     build = load_build(path)
     result = evaluate(build, base_dir=path.parent)
     ensure_app()
-    options = SheetOptions(page=page or default_page())
+    options = SheetOptions(page=page or default_page(), base_dir=path.parent)
     if seller:
         options.seller_name = seller
     if logo_path:

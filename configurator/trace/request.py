@@ -26,6 +26,7 @@ from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.stack import PROFILES, stack_of
+from configurator.trace.cache import CachedTrace, TraceCache
 from configurator.trace.protocol import ARCHES, LoraRequest, Parallel, TraceRequest
 
 # PEFT's LoraConfig.lora_alpha default (peft/src/peft/tuners/lora/config.py): used when the job names none.
@@ -318,4 +319,22 @@ def untraceable_by_engine(
             continue  # unreadable: the engine's own check says why
         if source.spec is None:
             out.append((job.name, f"job '{job.name}': the engine cannot size this config ({source.reason});"))
+    return out
+
+
+def cached_traces(build: Build, catalog: Catalog, *, base_dir: Path | None = None, cache: TraceCache | None = None,
+                  resolver: ModelResolver | None = None) -> dict[str, tuple[PreparedTrace, CachedTrace]]:  # fmt: skip
+    """Each job's newest cached trace (by job name), read from the cache only: nothing is traced here (the
+    sheet marks the figures it finds so, with their versions)."""
+    cache = cache or TraceCache()
+    resolver = resolver or ModelResolver(catalog, base_dir)
+    out: dict[str, tuple[PreparedTrace, CachedTrace]] = {}
+    for job in build.jobs:
+        try:
+            prepared = prepare_trace(build, job, catalog, resolver=resolver)
+        except (TraceRefused, FileError, OSError):
+            continue
+        hit = cache.latest(prepared.request)
+        if hit is not None:
+            out[job.name] = (prepared, hit)
     return out

@@ -344,6 +344,10 @@ def run_trace(request: TraceRequest, *, command: WorkerCommand | None = None, ca
             _kill(proc)
         for t in threads:
             t.join(timeout=5)
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            with contextlib.suppress(OSError):
+                if pipe is not None:
+                    pipe.close()
     rc = proc.returncode
     if rc != 0:
         raise _failure(rc, list(tail), memory_gb)

@@ -1,7 +1,7 @@
 """A stand-in for ``python -m configurator.trace.worker`` in tests: the same protocol (one request JSON object on
 stdin, ``progress`` lines on stderr, one result JSON object on stdout), canned answers, no torch.
 
-``STUB_TRACE_MODE`` picks the behaviour: ok (default), slow (progress lines over ``STUB_TRACE_SECONDS``), crash,
+``STUB_TRACE_MODE`` picks the behaviour: ok (default), slow (progress lines over ``STUB_TRACE_SECONDS``), crash, alloc,
 badjson, notorch, hang, refuse, schema. ``STUB_TRACE_LOG``, when set, is a file the stub appends each request
 to (tests count the runs: a cache hit runs nothing).
 """
@@ -53,6 +53,10 @@ def main() -> int:
         print("progress 0.1 loading", file=sys.stderr, flush=True)
         print("Traceback (most recent call last):\nRuntimeError: meta kernel missing for aten.foo", file=sys.stderr)
         return 1
+    if mode == "alloc":  # far more than the memory limit the test gives: MemoryError, as a runaway trace would
+        print("progress 0.1 building the model", file=sys.stderr, flush=True)
+        hog = bytearray(4_000_000_000)
+        print(len(hog))
     if mode == "hang":
         print("progress 0.05 building the model", file=sys.stderr, flush=True)
         time.sleep(3600)
