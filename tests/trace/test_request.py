@@ -149,3 +149,26 @@ def test_unknown_job_and_unknown_arch_are_refused() -> None:
     with pytest.raises(TraceRefused, match="unknown architecture 'sm75'"):
         prepare_trace(build, "8B LoRA", CATALOG, arch="sm75")
     assert prepare_trace(build_with(llama_lora(cards=[])), "8B LoRA", CATALOG, arch="sm80").request.arch == "sm80"
+
+
+def test_the_product_side_imports_neither_torch_nor_qt() -> None:
+    """Building a request, running the runner's checks and reading the cache load no torch, no training library
+    and no Qt (the window pays nothing for the tracer until it runs, and then only a subprocess)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from configurator.catalog.loader import default_catalog\n"
+        "from configurator.engine.buildfile import load_build\n"
+        "from configurator.cli import default_build_path\n"
+        "from configurator.trace import cache, runner, words\n"
+        "from configurator.trace.request import prepare_trace\n"
+        "b = load_build(default_build_path())\n"
+        "r = prepare_trace(b, b.jobs[1].name, default_catalog()).request\n"
+        "cache.TraceCache().latest(r); runner.environment_versions()\n"
+        "heavy = ('torch', 'transformers', 'peft', 'bitsandbytes', 'torchao', 'accelerate', 'PySide6', 'pyqtgraph')\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in heavy]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])

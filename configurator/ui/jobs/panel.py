@@ -92,6 +92,7 @@ class JobsPanel(QWidget):
         self.form.addRow(self.info)
         self.trace_row = TraceRow(self.doc)
         self.form.addRow(self.trace_row)
+        self.form.addRow(self.trace_row.label)
         kit = self.kit
         self.model_rows = ModelRows(kit, self)
         self.lora_rows = LoraRows(kit)

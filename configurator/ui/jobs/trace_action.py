@@ -14,7 +14,7 @@ import html
 import threading
 
 from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from configurator.catalog.errors import FileError
 from configurator.engine import Build, BuildResult
@@ -27,6 +27,8 @@ from configurator.ui.shell import BuildDocument
 
 FAIL_COLOUR = "#C62828"
 PROGRESS_STEPS = 1000
+BUTTON_TIP = ("Run the job's real training step (Transformers, PEFT, PyTorch) on meta tensors in a separate process "
+              "and count the bytes the allocator would hold")  # fmt: skip
 # Running tasks, owned here and not by a widget: a window deleted mid-trace cancels its task, which then ends on
 # its own (a QThread destroyed while it runs would abort the process).
 _LIVE: set[TraceTask] = set()
@@ -87,14 +89,11 @@ class TraceRow(QWidget):
         self.prepared: PreparedTrace | None = None
         self.task: TraceTask | None = None
         self.task_job: str | None = None
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.setSpacing(3)
-        line = QHBoxLayout()
+        line = QHBoxLayout(self)
+        line.setContentsMargins(0, 0, 0, 0)
         self.button = QPushButton("Trace exactly")
         self.button.setObjectName("traceButton")
-        self.button.setToolTip("Run the job's real training step (Transformers, PEFT, PyTorch) on meta tensors in a "
-                               "separate process and count the bytes the allocator would hold")  # fmt: skip
+        self.button.setToolTip(BUTTON_TIP)
         self.button.clicked.connect(self.start)
         self.progress = QProgressBar()
         self.progress.setRange(0, PROGRESS_STEPS)
@@ -107,12 +106,12 @@ class TraceRow(QWidget):
         line.addWidget(self.button)
         line.addWidget(self.progress, 1)
         line.addWidget(self.cancel_button)
-        outer.addLayout(line)
+        # The figure goes in a form row of its own (the owner adds it): a wrapped label nested in this row's layout
+        # was given one line too few in the form, and cut its last line.
         self.label = QLabel()
         self.label.setObjectName("traceResult")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)
-        outer.addWidget(self.label)
 
     @property
     def cache(self) -> TraceCache:
@@ -151,7 +150,7 @@ class TraceRow(QWidget):
         self.label.setText(text)
         self.label.setToolTip(tip)
         self.button.setEnabled(enabled and not self.running)
-        self.button.setToolTip(tip or self.button.toolTip())
+        self.button.setToolTip(tip or BUTTON_TIP)
 
     def estimate_gb(self) -> float | None:
         if self.job_name is None:
@@ -207,7 +206,9 @@ class TraceRow(QWidget):
         task.failed.connect(self._failed)
         task.finished.connect(self._sync_running)
         self.progress.setValue(0)
-        self.progress.setFormat(f"Tracing {self.job_name}…")
+        self.progress.setFormat("%p%")
+        self.label.setText(f"Tracing {html.escape(self.job_name)}…")
+        self.label.setToolTip("")
         self._sync_running(True)
         task.start()
         return True
@@ -224,7 +225,9 @@ class TraceRow(QWidget):
 
     def _progressed(self, fraction: float, words: str) -> None:
         self.progress.setValue(round(fraction * PROGRESS_STEPS))
-        self.progress.setFormat(f"{self.task_job}: {words or 'tracing'} %p%")
+        self.progress.setToolTip(f"{self.task_job}: {words}")
+        if self._showing_task_job():
+            self.label.setText(f"Tracing {html.escape(self.task_job or '')}: {html.escape(words or 'working')}…")
 
     def _showing_task_job(self) -> bool:
         return self.prepared is not None and request_key(self.prepared.request) == getattr(self, "_task_key", None)
