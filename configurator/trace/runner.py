@@ -6,7 +6,8 @@ and exits 0 (also for a clean "cannot trace this"). Nothing here imports torch: 
 stay as light as before, and a crash, a hang or a runaway allocation of the tracer costs its process only.
 
 Which worker runs:
-- ``CONFIGURATOR_TRACE_WORKER``: a whole command line (tests point it at a stub that speaks the protocol);
+- ``CONFIGURATOR_TRACE_WORKER``: a whole command line, run with the environment as it is (tests point it at a
+  stub that speaks the protocol; a developer at a worker in another checkout);
 - else ``CONFIGURATOR_TRACE_PYTHON`` (a Python with the ``trace`` extra, e.g. another venv) or this Python,
   with ``-m configurator.trace.worker``; this configurator's package folder is put first on its PYTHONPATH so
   the worker is this version's.
@@ -102,10 +103,11 @@ def _package_root() -> str:
     return str(Path(__file__).resolve().parents[2])  # the folder that holds the configurator package
 
 
-def _env() -> dict[str, str]:
+def _env(command: WorkerCommand | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    paths = [_package_root(), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    if command is None or not command.custom:  # this configurator's worker, whichever Python runs it
+        paths = [_package_root(), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env["PYTHONUNBUFFERED"] = "1"  # progress lines arrive as they are written
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     return env
@@ -150,15 +152,16 @@ def environment_versions(command: WorkerCommand | None = None) -> dict[str, str 
         else:
             try:
                 out = subprocess.run([command.python, "-c", _PROBE], capture_output=True, text=True, timeout=60,
-                                     env=_env(), check=False)  # fmt: skip
+                                     env=_env(command), check=False)  # fmt: skip
                 found = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else {}
             except (OSError, subprocess.SubprocessError, ValueError, IndexError):
                 found = {}
-            if not found:
+            if not found and not command.custom:
                 raise MissingExtra(f"cannot run the tracer's Python {command.python!r} (set {ENV_PYTHON} to a "
                                    f"Python with the trace extra: {INSTALL_HINT})")  # fmt: skip
         _probed[key] = found
-    return {**_probed[key], "configurator": __version__}
+    extra = {"worker": command.describe()} if command.custom else {}  # a custom worker's results are its own
+    return {**_probed[key], **extra, "configurator": __version__}
 
 
 def missing_libraries(versions: dict[str, str | None], request: TraceRequest | None = None) -> list[str]:
@@ -294,7 +297,9 @@ def run_trace(request: TraceRequest, *, command: WorkerCommand | None = None, ca
         raise TraceCancelled("the trace was cancelled")
     try:
         proc = subprocess.Popen(_launch_argv(command, int(memory_gb * 1e9)), stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(command),
+                                # -m puts the working folder first on sys.path: run where this configurator is
+                                cwd=None if command.custom else _package_root(),
                                 start_new_session=os.name == "posix")  # fmt: skip
     except OSError as exc:
         raise MissingExtra(f"cannot start the tracer ({command.describe()}): {exc.strerror or exc}; "
@@ -352,6 +357,9 @@ def run_trace(request: TraceRequest, *, command: WorkerCommand | None = None, ca
     if rc != 0:
         raise _failure(rc, list(tail), memory_gb)
     result = _parse_result(bytes(out))
+    if not result.ok and "torch" in result.versions and not result.versions["torch"]:
+        # the worker ran but could not import torch: the same answer as the check before it ran
+        raise MissingExtra(result.error or missing_extra_message(["torch"], command.python))
     if cache is not None and result.ok:
         cache.put(request, versions, result)
     return TraceOutcome(result, False, versions, None, list(tail)[-20:])

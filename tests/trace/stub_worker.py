@@ -1,9 +1,9 @@
 """A stand-in for ``python -m configurator.trace.worker`` in tests: the same protocol (one request JSON object on
 stdin, ``progress`` lines on stderr, one result JSON object on stdout), canned answers, no torch.
 
-``STUB_TRACE_MODE`` picks the behaviour: ok (default), slow (progress lines over ``STUB_TRACE_SECONDS``), crash, alloc,
-badjson, notorch, hang, refuse, schema. ``STUB_TRACE_LOG``, when set, is a file the stub appends each request
-to (tests count the runs: a cache hit runs nothing).
+``STUB_TRACE_MODE`` picks the behaviour: ok (default), slow (progress lines over ``STUB_TRACE_SECONDS``), crash,
+alloc, notorch-result, badjson, notorch, hang, refuse, schema. ``STUB_TRACE_LOG``, when set, is a file the stub
+appends each request to (tests count the runs: a cache hit runs nothing).
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ def main() -> int:
         print("Traceback (most recent call last):\n  File \"worker.py\", line 3, in <module>\n    import torch\n"
               "ModuleNotFoundError: No module named 'torch'", file=sys.stderr)  # fmt: skip
         return 1
+    if mode == "notorch-result":  # a worker that answers cleanly that it cannot import torch
+        print(json.dumps({"schema": 1, "ok": False, "versions": {**VERSIONS, "torch": ""}, "notes": [],
+                          "error": "torch is not installed: install the trace extra"}))  # fmt: skip
+        return 0
     if mode == "crash":
         print("progress 0.1 loading", file=sys.stderr, flush=True)
         print("Traceback (most recent call last):\nRuntimeError: meta kernel missing for aten.foo", file=sys.stderr)

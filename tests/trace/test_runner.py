@@ -68,6 +68,7 @@ def test_progress_lines_arrive_in_order(monkeypatch: pytest.MonkeyPatch) -> None
         ("badjson", WorkerFailed, "not its result JSON"),
         ("schema", WorkerFailed, "answered schema 2"),
         ("notorch", MissingExtra, "needs torch.*pip install 'gpu-build-configurator\\[trace\\]'"),
+        ("notorch-result", MissingExtra, "torch is not installed: install the trace extra"),
     ],
 )
 def test_failures_are_sentences(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: str, error: type,
