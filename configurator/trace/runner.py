@@ -95,7 +95,12 @@ def worker_command(python: str | None = None) -> WorkerCommand:
     if custom:
         argv = shlex.split(custom)
         return WorkerCommand(argv, argv[0], custom=True)
-    chosen = python or os.environ.get(ENV_PYTHON) or sys.executable
+    chosen = python or os.environ.get(ENV_PYTHON)
+    if not chosen:
+        if getattr(sys, "frozen", False):  # the desktop bundle: its executable is the app, not a Python
+            raise MissingExtra(f"the desktop app carries no Python for the tracer: install the trace extra in one "
+                               f"({INSTALL_HINT}) and name it in {ENV_PYTHON}")  # fmt: skip
+        chosen = sys.executable
     return WorkerCommand([chosen, "-m", "configurator.trace.worker"], chosen)
 
 

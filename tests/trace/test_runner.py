@@ -198,3 +198,12 @@ def test_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, t
     if sys.platform.startswith("linux"):
         monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
         assert default_cache_folder() == tmp_path / "data" / "GPU Build Configurator" / "configurator" / "traces"
+
+
+def test_the_desktop_bundle_asks_for_a_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PyInstaller bundle's executable is the app: it never runs itself as the worker."""
+    monkeypatch.delenv("CONFIGURATOR_TRACE_WORKER")
+    monkeypatch.delenv("CONFIGURATOR_TRACE_PYTHON", raising=False)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    with pytest.raises(MissingExtra, match="CONFIGURATOR_TRACE_PYTHON"):
+        run_trace(REQUEST)
