@@ -141,3 +141,20 @@ def test_headroom_bar_menu_traces_its_job(qtbot, tmp_path: Path) -> None:  # typ
     assert window.doc.build.jobs[panel.index].name == "70B QLoRA"
     finish(qtbot, panel)
     assert "traced: " in panel.trace_row.label.text()
+
+
+def test_the_tracer_python_comes_from_preferences(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from configurator.trace import runner
+
+    monkeypatch.delenv("CONFIGURATOR_TRACE_WORKER")
+    monkeypatch.setattr(runner, "_probed", {})
+    window = make_window(qtbot, tmp_path)
+    missing = tmp_path / "venv" / "bin" / "python"
+    window.settings.set("trace_python", str(missing))
+    panel = window.jobs_panel
+    panel.select_job(QLORA)
+    assert panel.trace_row.python() == str(missing)
+    panel.trace_row.start()
+    finish(qtbot, panel)
+    assert "Trace failed" in panel.trace_row.label.text()
+    assert f"cannot run the tracer's Python '{missing}'" in panel.trace_row.label.toolTip()  # the plain message

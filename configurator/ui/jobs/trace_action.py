@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import threading
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
@@ -21,7 +22,7 @@ from configurator.engine import Build, BuildResult
 from configurator.trace.cache import CachedTrace, TraceCache, request_key
 from configurator.trace.protocol import TraceRequest, TraceResult
 from configurator.trace.request import PreparedTrace, TraceRefused, prepare_trace
-from configurator.trace.runner import TraceCancelled, TraceError, TraceOutcome, run_trace
+from configurator.trace.runner import TraceCancelled, TraceError, TraceOutcome, run_trace, worker_command
 from configurator.trace.words import breakdown_lines, difference_text, traced_line
 from configurator.ui.shell import BuildDocument
 
@@ -33,6 +34,10 @@ BUTTON_TIP = ("Run the job's real training step (Transformers, PEFT, PyTorch) on
 # its own (a QThread destroyed while it runs would abort the process).
 _LIVE: set[TraceTask] = set()
 _QUIT_HOOKED = False
+
+
+def _no_python() -> str | None:
+    return None
 
 
 def _forget(task: TraceTask) -> None:
@@ -53,16 +58,17 @@ class TraceTask(QThread):
     finished_ok = Signal(object)  # TraceOutcome
     failed = Signal(str, bool)  # message, cancelled
 
-    def __init__(self, request: TraceRequest, cache: TraceCache) -> None:
+    def __init__(self, request: TraceRequest, cache: TraceCache, python: str | None = None) -> None:
         super().__init__()
         self.request = request
         self.cache = cache
+        self.python = python
         self.cancel_event = threading.Event()
 
     def run(self) -> None:
         try:
-            outcome = run_trace(self.request, cache=self.cache, on_progress=self.progressed.emit,
-                                cancel=self.cancel_event)  # fmt: skip
+            outcome = run_trace(self.request, command=worker_command(self.python), cache=self.cache,
+                                on_progress=self.progressed.emit, cancel=self.cancel_event)  # fmt: skip
         except TraceCancelled as exc:
             self.failed.emit(str(exc), True)
         except TraceError as exc:
@@ -89,6 +95,7 @@ class TraceRow(QWidget):
         self.prepared: PreparedTrace | None = None
         self.task: TraceTask | None = None
         self.task_job: str | None = None
+        self.python: Callable[[], str | None] = _no_python  # the Preferences' tracer Python (the window sets it)
         line = QHBoxLayout(self)
         line.setContentsMargins(0, 0, 0, 0)
         self.button = QPushButton("Trace exactly")
@@ -190,7 +197,7 @@ class TraceRow(QWidget):
         """Trace the selected job (a cached result for the same versions comes back at once)."""
         if self.running or self.prepared is None or self.job_name is None:
             return False
-        task = self.task = TraceTask(self.prepared.request, self.cache)
+        task = self.task = TraceTask(self.prepared.request, self.cache, self.python())
         _LIVE.add(task)
         task.finished.connect(lambda: _forget(task))
         self.destroyed.connect(task.cancel)  # the row's window deleted mid-trace: the worker is killed

@@ -127,6 +127,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
         self.checks.job_clicked.connect(self.select_job_named)
         self.chart.trace_requested.connect(self.trace_job_named)
+        self.jobs_panel.trace_row.python = self._trace_python
         self.jobs_panel.job_selected.connect(self.view.set_job)
         self.view.job_changed.connect(self.analysis.set_job)
         self.chassis_view.slot_selected.connect(self.view.set_slot)
@@ -176,6 +177,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
                 self.jobs_dock.raise_()
                 self.jobs_panel.select_job(i)
                 return
+
+    def _trace_python(self) -> str | None:
+        """The Preferences' tracer Python, read when a trace starts (None: the environment's or this one)."""
+        return self.settings.get("trace_python") or None
 
     def trace_job_named(self, name: str) -> None:
         """The headroom bar's "Trace exactly": show the job in the Jobs tab and trace it there."""
