@@ -22,7 +22,7 @@ from configurator.catalog.errors import FileError, Problem, shorten
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.hf_config import model_from_hf_config
 from configurator.catalog.loader import Catalog
-from configurator.catalog.model_spec import ModelSpec
+from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
 from configurator.engine.build import Build, Job, ParamsOnlyModel
 from configurator.engine.resolver import ModelResolver
 from configurator.engine.stack import PROFILES, stack_of
@@ -115,6 +115,14 @@ def read_config_json(path: Path) -> dict[str, Any]:
         raise FileError(str(path), [Problem("model_type", "required key is missing (Transformers needs it to "
                                              "pick the model class)")])  # fmt: skip
     return config
+
+
+def engine_models_family(config: dict[str, Any]) -> bool:
+    """Whether the engine's reader models this config's family (its model_type, or a multimodal config's
+    text_config): a config of such a family that it refuses is broken, not a family to trace instead."""
+    text = config.get("text_config")
+    inner = text.get("model_type") if isinstance(text, dict) else None
+    return config.get("model_type") in SUPPORTED_MODEL_TYPES or inner in SUPPORTED_MODEL_TYPES
 
 
 @dataclass(frozen=True)
@@ -317,7 +325,7 @@ def untraceable_by_engine(
             source = model_source(job, resolver)
         except (TraceRefused, FileError, OSError):
             continue  # unreadable: the engine's own check says why
-        if source.spec is None:
+        if source.spec is None and not engine_models_family(source.config):
             out.append((job.name, f"job '{job.name}': the engine cannot size this config ({source.reason});"))
     return out
 

@@ -158,3 +158,29 @@ def test_the_tracer_python_comes_from_preferences(qtbot, tmp_path: Path, monkeyp
     finish(qtbot, panel)
     assert "Trace failed" in panel.trace_row.label.text()
     assert f"cannot run the tracer's Python '{missing}'" in panel.trace_row.label.toolTip()  # the plain message
+
+
+def test_importing_a_family_the_engine_cannot_size_offers_the_trace(qtbot, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+    path = tmp_path / "DeepSeek-V3" / "config.json"
+    path.parent.mkdir()
+    path.write_text('{"model_type": "deepseek_v3", "hidden_size": 2048, "num_hidden_layers": 4, "vocab_size": 1000}')
+    asked: list[str] = []
+
+    def question(parent, title, text, *rest):  # type: ignore[no-untyped-def]
+        asked.append(text)
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    monkeypatch.setattr(QMessageBox, "question", question)
+    doc, panel = open_panel(qtbot)
+    qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)
+    assert len(asked) == 1 and "does not model 'deepseek_v3'" in asked[0] and "Trace exactly" in asked[0]
+    assert Path(doc.build.jobs[QLORA].model) == path.resolve()  # type: ignore[arg-type]
+    assert any(c.code == "JOB_MODEL_UNKNOWN" for c in doc.result.checks)  # the engine still says it cannot
+    row = panel.trace_row
+    assert "The engine cannot size this config" in row.label.text() and row.button.isEnabled()
+    doc.undo_stack.undo()
+    assert doc.build.jobs[QLORA].model == "llama-3.3-70b"
