@@ -136,11 +136,14 @@ def test_headroom_bar_menu_traces_its_job(qtbot, tmp_path: Path) -> None:  # typ
     (action,) = menu.actions()
     assert action.text() == "Trace exactly: 70B QLoRA"
     assert chart.menu_for(None) is None
+    assert "Right-click: Trace exactly" in chart.tooltip_for(index)
     action.trigger()
     panel = window.jobs_panel
     assert window.doc.build.jobs[panel.index].name == "70B QLoRA"
     finish(qtbot, panel)
     assert "traced: " in panel.trace_row.label.text()
+    tip = chart.tooltip_for(index)  # the bar's tooltip carries the traced figure under the estimate
+    assert "<b>traced: " in tip and "peak in backward at aten.mm.default" in tip and "torch 2.9.1" in tip
 
 
 def test_the_tracer_python_comes_from_preferences(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -184,3 +187,14 @@ def test_importing_a_family_the_engine_cannot_size_offers_the_trace(qtbot, tmp_p
     assert "The engine cannot size this config" in row.label.text() and row.button.isEnabled()
     doc.undo_stack.undo()
     assert doc.build.jobs[QLORA].model == "llama-3.3-70b"
+
+
+def test_charts_that_cannot_trace_offer_nothing(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The kiosk's and the compare dialog's headroom charts have no Jobs tab to trace in: no menu, no hint."""
+    from configurator.engine import evaluate
+    from configurator.ui.charts import HeadroomChart
+
+    chart = HeadroomChart()
+    qtbot.addWidget(chart)
+    chart.update_result(evaluate(load_build(DEFAULT), base_dir=DEFAULT.parent))
+    assert chart.menu_for(0) is None and "Trace exactly" not in chart.tooltip_for(0)

@@ -6,6 +6,7 @@ the driver shows, with the headroom written on each bar. Items are created once 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -102,6 +103,9 @@ class HeadroomChart(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.tips = TipKeeper(self.view)
         self.plot.vb.sigResized.connect(self._rewrap)  # tick names wrap to the width a bar has
+        # a job's traced figure for its bar's tooltip, and the sign the chart can trace (the main window sets it;
+        # read on hover, never while drawing)
+        self.trace_note: Callable[[str], str | None] | None = None
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
 
@@ -282,6 +286,9 @@ class HeadroomChart(QWidget):
             )
         if note := reserved_basis_note(r.reserved_set_by, r.fsdp_setup_pool_gb, u, digits=2):
             lines.append(note[0].upper() + note[1:])
+        if self.trace_note is not None:  # the main window's chart (not the kiosk's, not the compare dialog's)
+            traced = self.trace_note(job)
+            lines.append(f"<b>{e(traced)}</b>" if traced else "Right-click: Trace exactly (the real code's peak)")
         return "<br>".join(lines)
 
     def bar_at(self, pos: QPointF) -> int | None:
@@ -304,8 +311,9 @@ class HeadroomChart(QWidget):
             self.tips.hide()
 
     def menu_for(self, index: int | None) -> QMenu | None:
-        """The context menu of a job's bar: Trace exactly (None for a free card or no bar)."""
-        if index is None or not 0 <= index < len(self.rows):
+        """The context menu of a job's bar: Trace exactly (None for a free card, no bar, or a chart that cannot
+        trace: the kiosk's and the compare dialog's set no ``trace_note``)."""
+        if self.trace_note is None or index is None or not 0 <= index < len(self.rows):
             return None
         job = self.rows[index][0]
         menu = QMenu(self.view)

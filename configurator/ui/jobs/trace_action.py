@@ -153,6 +153,19 @@ class TraceRow(QWidget):
             self._set_idle("")
         self._sync_running()
 
+    def cached_line(self, job_name: str) -> str | None:
+        """The job's newest cached trace in one line ('traced: 17.42 GB allocated, peak in ... (torch 2.9.1,
+        ...)'), or None: what the headroom bar's tooltip adds under the estimate."""
+        build = self.doc.build
+        try:
+            prepared = prepare_trace(build, job_name, self.doc.catalog, resolver=self.doc.models)
+        except (TraceRefused, FileError, OSError):
+            return None
+        hit = self.cache.latest(prepared.request)
+        if hit is None:
+            return None
+        return f"{traced_line(hit.result)} ({hit.result.versions_text()})"
+
     def _set_idle(self, text: str, enabled: bool = True, tip: str = "") -> None:
         self.label.setText(text)
         self.label.setToolTip(tip)

@@ -128,6 +128,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.checks.job_clicked.connect(self.select_job_named)
         self.chart.trace_requested.connect(self.trace_job_named)
         self.jobs_panel.trace_row.python = self._trace_python
+        self.chart.trace_note = self.jobs_panel.trace_row.cached_line
         self.jobs_panel.job_selected.connect(self.view.set_job)
         self.view.job_changed.connect(self.analysis.set_job)
         self.chassis_view.slot_selected.connect(self.view.set_slot)
