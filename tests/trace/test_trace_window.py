@@ -99,7 +99,7 @@ def test_a_cached_trace_shows_at_once_after_a_restart(qtbot, stub_worker: Path, 
     assert stub_runs(stub_worker) == 1  # shown without running the tracer
     again.trace_row.start()  # the same versions: the cache answers, the worker does not run
     finish(qtbot, again)
-    assert stub_runs(stub_worker) == 1
+    assert stub_runs(stub_worker) == 1 and "cached" in again.trace_row.label.text()
 
 
 def test_a_job_the_tracer_cannot_express_says_why(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -142,6 +142,7 @@ def test_headroom_bar_menu_traces_its_job(qtbot, tmp_path: Path) -> None:  # typ
     assert window.doc.build.jobs[panel.index].name == "70B QLoRA"
     finish(qtbot, panel)
     assert "traced: " in panel.trace_row.label.text()
+    assert window.statusBar().currentMessage().startswith("Traced 70B QLoRA")
     tip = chart.tooltip_for(index)  # the bar's tooltip carries the traced figure under the estimate
     assert "<b>traced: " in tip and "peak in backward at aten.mm.default" in tip and "torch 2.9.1" in tip
 

@@ -95,6 +95,7 @@ class TraceRow(QWidget):
         self.prepared: PreparedTrace | None = None
         self.task: TraceTask | None = None
         self.task_job: str | None = None
+        self._task_key: str | None = None  # the running (or last) trace's request
         self.python: Callable[[], str | None] = _no_python  # the Preferences' tracer Python (the window sets it)
         line = QHBoxLayout(self)
         line.setContentsMargins(0, 0, 0, 0)
@@ -151,6 +152,8 @@ class TraceRow(QWidget):
                            "sizes it from Transformers' own code.")  # fmt: skip
         else:
             self._set_idle("")
+        if self.running and self._showing_task_job():  # an edit redrew the form mid-trace: still tracing
+            self.label.setText(f"Tracing {html.escape(self.job_name)}…")
         self._sync_running()
 
     def cached_line(self, job_name: str) -> str | None:
@@ -250,11 +253,12 @@ class TraceRow(QWidget):
             self.label.setText(f"Tracing {html.escape(self.task_job or '')}: {html.escape(words or 'working')}…")
 
     def _showing_task_job(self) -> bool:
-        return self.prepared is not None and request_key(self.prepared.request) == getattr(self, "_task_key", None)
+        return self.prepared is not None and request_key(self.prepared.request) == self._task_key
 
     def _finished(self, outcome: TraceOutcome) -> None:
         if self._showing_task_job():
-            self._show_result(outcome.result)
+            hit = CachedTrace(outcome.result, outcome.versions, outcome.saved_at) if outcome.saved_at else None
+            self._show_result(outcome.result, cached=hit)
         if self.task_job:
             self.traced.emit(self.task_job)
 
@@ -267,8 +271,3 @@ class TraceRow(QWidget):
         else:
             self._show_error(message)
 
-    def wait(self, ms: int = 10_000) -> None:
-        """Let a running trace end (cancelled) before the row goes: the window closing, a test ending."""
-        if self.task is not None and self.task.isRunning():
-            self.task.cancel()
-            self.task.wait(ms)

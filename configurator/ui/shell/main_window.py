@@ -129,6 +129,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.chart.trace_requested.connect(self.trace_job_named)
         self.jobs_panel.trace_row.python = self._trace_python
         self.chart.trace_note = self.jobs_panel.trace_row.cached_line
+        self.jobs_panel.trace_row.traced.connect(self._traced)
         self.jobs_panel.job_selected.connect(self.view.set_job)
         self.view.job_changed.connect(self.analysis.set_job)
         self.chassis_view.slot_selected.connect(self.view.set_slot)
@@ -178,6 +179,9 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
                 self.jobs_dock.raise_()
                 self.jobs_panel.select_job(i)
                 return
+
+    def _traced(self, name: str) -> None:
+        self.statusBar().showMessage(f"Traced {name}: the figure is in the Jobs tab and the bar's tooltip", 8000)
 
     def _trace_python(self) -> str | None:
         """The Preferences' tracer Python, read when a trace starts (None: the environment's or this one)."""
