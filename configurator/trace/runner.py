@@ -110,7 +110,9 @@ def _package_root() -> str:
 
 def _env(command: WorkerCommand | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    if command is None or not command.custom:  # this configurator's worker, whichever Python runs it
+    # this configurator's worker, whichever Python runs it (a desktop bundle's modules are in its archive: the
+    # tracer's Python brings its own configurator with the extra)
+    if (command is None or not command.custom) and not getattr(sys, "frozen", False):
         paths = [_package_root(), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env["PYTHONUNBUFFERED"] = "1"  # progress lines arrive as they are written
@@ -304,7 +306,7 @@ def run_trace(request: TraceRequest, *, command: WorkerCommand | None = None, ca
         proc = subprocess.Popen(_launch_argv(command, int(memory_gb * 1e9)), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(command),
                                 # -m puts the working folder first on sys.path: run where this configurator is
-                                cwd=None if command.custom else _package_root(),
+                                cwd=None if command.custom or getattr(sys, "frozen", False) else _package_root(),
                                 start_new_session=os.name == "posix")  # fmt: skip
     except OSError as exc:
         raise MissingExtra(f"cannot start the tracer ({command.describe()}): {exc.strerror or exc}; "
