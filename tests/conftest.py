@@ -86,6 +86,13 @@ def _private_autosave(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
     monkeypatch.setattr(files, "autosave_folder", lambda: folder)
 
 
+@pytest.fixture(autouse=True)
+def _private_trace_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test gets its own trace cache folder (configurator/trace/cache.py), so no test reads the user's
+    traced results, or another test's, into a window, a sheet or the command line."""
+    monkeypatch.setenv("CONFIGURATOR_TRACE_CACHE", str(tmp_path_factory.mktemp("traces")))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Files with a ``slow`` test (the bundle and wheel builds: a minute of CPU between them on a fresh clone,
     seconds when tests/build_cache.py kept them from an earlier run on the same tree) first, then the

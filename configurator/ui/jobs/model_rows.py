@@ -228,7 +228,7 @@ class ModelRows:
         try:
             spec = load_hf_config(path)
         except FileError as exc:
-            QMessageBox.critical(self.parent, "Cannot import the model", str(exc))
+            self._import_for_trace(path, exc)
             return
         self.set_model(str(Path(path).resolve()), spec.name)
 
@@ -257,6 +257,27 @@ class ModelRows:
             return False
         self.set_model(str(Path(path).resolve()), spec.name)
         return True
+    def _import_for_trace(self, path: str, exc: FileError) -> None:
+        """A config the engine cannot size but Transformers may build (another family): offered for Trace
+        exactly (issue 23, deliverable 5); a file that is no config at all is refused as before."""
+        from configurator.trace.request import engine_models_family, read_config_json
+
+        try:
+            config = read_config_json(Path(path))
+        except (FileError, OSError):
+            config = None
+        if config is None or engine_models_family(config):  # no config, or a family the engine reads: its error
+            QMessageBox.critical(self.parent, "Cannot import the model", str(exc))
+            return
+        family = str(config.get("model_type"))
+        answer = QMessageBox.question(
+            self.parent, "The engine cannot size this model",
+            f"{exc}\n\nThe sizing engine does not model '{family}'. Use it anyway? Trace exactly (Jobs tab) sizes it "
+            "from Transformers' own code; it needs the trace extra: pip install 'gpu-build-configurator[trace]'.",
+        )  # fmt: skip
+        if answer == QMessageBox.StandardButton.Yes:
+            name = config.get("_name_or_path") or Path(path).parent.name or Path(path).name
+            self.set_model(str(Path(path).resolve()), str(name))
 
     def _adapter_changed(self, percent: float) -> None:
         job = self.kit.job()

@@ -107,6 +107,11 @@ _DECLARED: tuple[Option[Any], ...] = (
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
     text_option("price_list", "", "the seller's price list (YAML or CSV, catalog/prices.py); no prices when empty"),
+    text_option(
+        "trace_python",
+        "",
+        "a Python with the trace extra for Trace exactly; this one (or $CONFIGURATOR_TRACE_PYTHON) when empty",
+    ),
     Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
     # demo mode (not in the Preferences dialog): see ui/kiosk/
     Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
