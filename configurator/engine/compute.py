@@ -1,4 +1,5 @@
-"""Compute per step: FLOPs, time at a utilisation, and arithmetic intensity for the roofline."""
+"""Compute per step: the per-op model (engine/steptime/) or FLOPs at a utilisation, and arithmetic intensity for
+the roofline."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from configurator.engine.build import Job
 from configurator.engine.lowprecision import FP8, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import Parameters
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
-from configurator.engine.result import Compute, MatmulIntensity
+from configurator.engine.result import Compute, MatmulIntensity, OpTime
+from configurator.engine.steptime import Device, JobStep, job_step
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
@@ -133,37 +135,83 @@ def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: d
     return matmuls
 
 
+def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | None, estimates: bool,
+             ) -> list[tuple[CardSpec, Device]]:  # fmt: skip
+    """Each distinct card or MIG instance of the job as the per-op model sees it: its SMs' share of the dense
+    BF16 rate, its memory slices' share of the bandwidth (MIG), its SM count."""
+    out: dict[tuple[str, float, float], tuple[CardSpec, Device]] = {}
+    for i, (c, share) in enumerate(cards):
+        rate = bf16_rate(c, estimates)
+        if not rate:
+            continue
+        mem = memory_shares[i] if memory_shares is not None and i < len(memory_shares) else share
+        sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
+        dev = Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms)
+        out.setdefault((c.id, share, mem), (c, dev))
+    return list(out.values())
+
+
+def _op_times(step: JobStep, ops: dict[str, float]) -> list[OpTime]:
+    return [OpTime(name=c.name, seconds=c.seconds, flops=c.flops, bytes=c.bytes,
+                   bound="compute" if c.name != "host" and c.bound == "compute" else "memory")
+            for c in step.classes]  # fmt: skip
+
+
 def compute(
     job: Job,
     model: ModelSpec,
     p: Parameters,
     tb: TrainedBytes,
-    cards: list[tuple[CardSpec, float]],  # (card, share of the card: 1, or a MIG instance's compute fraction)
+    cards: list[tuple[CardSpec, float]],  # (card, share of its compute: 1, or a MIG instance's SMs over the card's)
     utilization: float,
     tp: int,
     estimates: bool = False,
+    *,
+    memory_shares: list[float] | None = None,  # per card: share of its memory bandwidth (MIG: memory slices)
+    step_model: str = "per-op",
 ) -> Compute:
-    """Compute per step: matmul time at ``utilization`` on the slowest card, plus the memory-bound parts."""
+    """Compute per step: the per-op model (engine/steptime/) on the slowest card or instance of the job, or with
+    ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak)."""
     tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
     split = tp if job.parallelism == "tp" else 1
     flops = flops_per_token(job, model, p) * tokens / split
     slowest, complete, notes, estimated = _rates(cards, estimates)
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
+    if memory_shares is not None and cards:
+        bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in zip(cards, memory_shares)) * 1e9
     recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
-    memory_s = _memory_bound_bytes(job, p, tb, split, recipe) / bandwidth if bandwidth else None
-    matmul_s = flops / (slowest * 1e12 * utilization) if slowest and complete else None
-    seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
+    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    op_times: list[OpTime] = []
+    launch_bound = False
+    per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
+    if per_op:
+        fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
+        steps = [job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base)
+                 for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
+        step = max(steps, key=lambda s: s.seconds)
+        op_times = _op_times(step, ops)
+        launch_bound = step.launch_bound
+        matmul_s: float | None = sum(o.seconds for o in op_times if o.bound == "compute")
+        memory_s: float | None = sum(o.seconds for o in op_times if o.bound == "memory")
+        seconds: float | None = step.seconds
+        achieved = flops / (slowest * 1e12 * seconds) if seconds else utilization
+    else:
+        memory_s = _memory_bound_bytes(job, p, tb, split, recipe) / bandwidth if bandwidth else None
+        matmul_s = flops / (slowest * 1e12 * utilization) if slowest and complete else None
+        seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
+        achieved = utilization
     low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
     seconds = low.seconds
     notes += low.notes
-    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
     return Compute(
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
-        memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=utilization, bf16_tflops=slowest,
+        memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
         bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=_matmuls(job, model, p, tb, ops),
         notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
         recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
+        step_model="per-op" if per_op else "utilization", ops=op_times, launch_bound=launch_bound,
+        estimated_cards=estimated,
     )  # fmt: skip

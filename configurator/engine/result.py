@@ -98,13 +98,23 @@ class MatmulIntensity(Out):
     bound: dict[str, Literal["compute", "memory"]]  # per card id in the job
 
 
+class OpTime(Out):
+    """One op class of a step (engine/steptime/ops.py): its time, FLOPs and bytes, and what bounds it."""
+
+    name: str  # projections, mlp, attention, elementwise, lora, dequant, loss, recompute, optimizer, host
+    seconds: float
+    flops: float
+    bytes: float
+    bound: Literal["compute", "memory"]  # host (kernel launches) reads as memory-side: not the tensor cores
+
+
 class Compute(Out):
     tokens_per_step: int  # tokens each card processes per step (tensor parallel: the group shares them)
     flops_per_step: float  # per card
     matmul_seconds: float | None
     memory_bound_seconds: float | None  # optimizer step, QLoRA dequantisation
     seconds_per_step: float | None
-    utilization: float
+    utilization: float  # per-op: the achieved model FLOPs utilisation; utilization model: the assumption
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
@@ -119,6 +129,12 @@ class Compute(Out):
     speedup_source: str | None = None
     card_fp8_tflops: dict[str, float] = {}  # per card id, published dense FP8 (the roofline's FP8 roof)
     card_fp4_tflops: dict[str, float] = {}  # per card id, dense FP4 where one is given
+    # the per-op model (issue 24): which model timed the step, its split by op class, whether kernel launches
+    # (the host) bound it, and the cards whose rate is an estimate (labelled "estimated" wherever shown)
+    step_model: Literal["per-op", "utilization"] = "utilization"
+    ops: list[OpTime] = []
+    launch_bound: bool = False
+    estimated_cards: list[str] = []
 
 
 class PrecisionInfo(Out):
