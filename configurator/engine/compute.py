@@ -114,21 +114,21 @@ def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: d
         for name, d_in, d_out in shapes:
             fl, by = matmul_intensity(micro_tokens, d_in, d_out)
             ai = fl / by
-            matmuls.append(MatmulIntensity(
+            matmuls.append(MatmulIntensity.model_construct(
                 name=name, flops=fl, bytes=by, intensity=ai,
                 bound={cid: ("compute" if ai > r else "memory") for cid, r in ops.items()},
             ))  # fmt: skip
     # Optimizer step: ~1 FLOP per 16+ bytes touched; dequantisation: a few FLOPs per byte.
     if p.trainable:
         fl, moved = 10.0 * p.trainable, 2 * p.trainable * tb.total
-        matmuls.append(MatmulIntensity(
+        matmuls.append(MatmulIntensity.model_construct(
             name="optimizer step (AdamW)", flops=fl, bytes=moved, intensity=fl / moved,
             bound={cid: "memory" for cid in ops},
         ))  # fmt: skip
     if job.method == "qlora":
         nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
         per = nf4 + BF16
-        matmuls.append(MatmulIntensity(
+        matmuls.append(MatmulIntensity.model_construct(
             name="NF4 dequantisation", flops=4.0 * p.frozen_linear, bytes=per * p.frozen_linear,
             intensity=4.0 / per, bound={cid: "memory" for cid in ops},
         ))  # fmt: skip
@@ -152,8 +152,9 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
 
 
 def _op_times(step: JobStep, ops: dict[str, float]) -> list[OpTime]:
-    return [OpTime(name=c.name, seconds=c.seconds, flops=c.flops, bytes=c.bytes,
-                   bound="compute" if c.name != "host" and c.bound == "compute" else "memory")
+    # built from checked numbers (model_construct): validation would only cost time on every evaluation
+    return [OpTime.model_construct(name=c.name, seconds=c.seconds, flops=c.flops, bytes=c.bytes,
+                                   bound="compute" if c.name != "host" and c.bound == "compute" else "memory")
             for c in step.classes]  # fmt: skip
 
 
@@ -178,13 +179,14 @@ def compute(
     slowest, complete, notes, estimated = _rates(cards, estimates)
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
     if memory_shares is not None and cards:
-        bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in zip(cards, memory_shares)) * 1e9
+        pairs = zip(cards, memory_shares, strict=False)
+        bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9
     recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
     op_times: list[OpTime] = []
     launch_bound = False
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
-    if per_op:
+    if per_op and slowest is not None:
         fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
         steps = [job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
@@ -194,7 +196,7 @@ def compute(
         matmul_s: float | None = sum(o.seconds for o in op_times if o.bound == "compute")
         memory_s: float | None = sum(o.seconds for o in op_times if o.bound == "memory")
         seconds: float | None = step.seconds
-        achieved = flops / (slowest * 1e12 * seconds) if seconds else utilization
+        achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
     else:
         memory_s = _memory_bound_bytes(job, p, tb, split, recipe) / bandwidth if bandwidth else None
         matmul_s = flops / (slowest * 1e12 * utilization) if slowest and complete else None

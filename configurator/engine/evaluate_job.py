@@ -16,7 +16,7 @@ from configurator.engine import calibration
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Assumptions, Build, Job
-from configurator.engine.communication import communication, slowest_link
+from configurator.engine.communication import NVLS_ARCHITECTURES, communication, slowest_link
 from configurator.engine.compute import compute
 from configurator.engine.job_checks import Key, Shape, job_shape, memory_notes, pcie_checks, setting_checks, valid_keys
 from configurator.engine.lowprecision import (
@@ -251,7 +251,10 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, cards:
     rate, basis = 0.0, str(a.link_rates)  # the rate's basis: nominal, measured, or calibrated for the link
     if shape.multi:
         comm_link, rate, basis = slowest_link(shape.slots, topo.link, a.link_rates, calib)
-    comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers)
+    nvls = comm_link is not None and comm_link.family == "nvswitch" and all(
+        cards[sl].architecture in NVLS_ARCHITECTURES for sl in shape.slots)
+    comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers,
+                         nvls=nvls)  # fmt: skip
     shares, memory = _compute_shares(shape, cards, layouts)
     estimates = a.compute_rates == "estimated"
     comp = (None if model.is_params_only

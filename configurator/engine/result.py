@@ -75,8 +75,9 @@ class Collective(Out):
     bytes_per_card: float  # what each card sends (and receives) per step: ring factor x payload x count
     link: LinkKind  # the slowest link on the ring
     rate_gb_s: float  # per direction, GB/s
-    rate_basis: str  # nominal (datasheet), measured (typical busbw) or calibrated (user's nccl-tests)
-    seconds: float
+    rate_basis: str  # nominal (datasheet), measured (typical busbw), calibrated (user's nccl-tests), or NVLS
+    seconds: float  # count x (latency + bytes / rate)
+    latency_s: float = 0.0  # of which NCCL's per-call latency (engine/communication.py latency_s)
 
 
 class Communication(Out):

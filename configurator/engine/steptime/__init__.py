@@ -22,7 +22,7 @@ from configurator.engine.steptime.ops import (
     optimizer_class,
 )
 
-__all__ = ["Device", "JobStep", "OpClass", "OP_CLASSES", "job_shape", "job_step", "optimizer_shards"]
+__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "job_shape", "job_step", "optimizer_shards"]
 
 SHARDED_OPTIMIZER = ("fsdp", "zero1", "zero2", "zero3")
 

@@ -57,6 +57,7 @@ def _value(entry: Any) -> float:
 def load_efficiency(path: Path | None = None) -> Efficiency:
     data = yaml.safe_load((path or specs_dir() / "efficiency.yaml").read_text(encoding="utf-8"))
     launch = data["launch"]
+    ew = data["elementwise_bytes"]
     return Efficiency(
         gemm_peak={k: _value(v) for k, v in data["gemm_peak_fraction"].items()},
         tiles={k: (int(v["m"]), int(v["n"])) for k, v in data["tiles"].items()},
@@ -64,8 +65,7 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         attention={k: _value(v) for k, v in data["attention_fraction"].items()},
         attention_backward=_value(data["attention_backward_factor"]),
         bandwidth=_value(data["bandwidth_fraction"]),
-        elementwise={k: (float(v["hidden"]), float(v["ffn"]), float(v["qk"]))
-                     for k, v in data["elementwise_bytes"].items()},  # fmt: skip
+        elementwise={k: (float(v["hidden"]), float(v["ffn"]), float(v["qk"])) for k, v in ew.items()},
         loss_bytes={k: float(v) for k, v in data["loss_bytes_per_vocab"].items() if k != "source"},
         launch_us={"eager": _value(launch["eager_us"]), "fused": _value(launch["fused_us"])},
         kernels_per_layer=_value(launch["kernels_per_layer"]),
@@ -94,9 +94,10 @@ def efficiency() -> Efficiency:
 def set_override(eff: Efficiency | None) -> None:
     """Time with ``eff`` instead of the shipped table (None: back to it). Used by the constants' fit
     (validation.fit_constants) only; clears the per-shape memo so no cached time outlives its table."""
-    from configurator.engine.steptime.ops import micro_batch
+    from configurator.engine.steptime.ops import _plan, micro_batch
 
     _OVERRIDE.clear()
     if eff is not None:
         _OVERRIDE.append(eff)
     micro_batch.cache_clear()
+    _plan.cache_clear()

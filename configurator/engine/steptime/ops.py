@@ -29,6 +29,8 @@ import functools
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.steptime.efficiency import Efficiency, efficiency
 
@@ -88,143 +90,237 @@ class MicroBatch:
         return max(self.gpu_seconds, self.launch_seconds)
 
 
-class _Acc:
-    """Sums ops into classes: FLOPs, bytes, time (max of compute and memory per op)."""
+@dataclass(frozen=True)
+class _ModelTable:
+    """What the ops need from a model, computed once per model (ModelSpec.linear_modules is not free)."""
 
-    def __init__(self, eff: Efficiency, dev: Device) -> None:
-        self.eff, self.dev = eff, dev
-        self.arch = eff.arch(dev.arch)
-        self.peak = dev.peak_tflops * 1e12
-        self.bw = dev.bandwidth_gb_s * 1e9 * eff.bandwidth
-        self.rows: dict[str, list[float]] = {}
+    linear: tuple[tuple[str, int, int, int], ...]  # (group, in, out, count) of every block linear
+    linear_weights: int
+    linear_count: int
+    h: int
+    layers: int
+    hd: int
+    nh: int
+    nkv: int
+    ffn: int
+    vocab: int
+    experts: int
+    top_k: int
 
-    def add(self, cls: str, flops: float, moved: float, rate: float) -> None:
-        tc = flops / rate if rate > 0 else 0.0
-        tm = moved / self.bw if self.bw > 0 else 0.0
-        row = self.rows.setdefault(cls, [0.0, 0.0, 0.0, 0.0, 0.0])
-        row[0] += flops
-        row[1] += moved
-        row[2] += max(tc, tm)
-        if tc >= tm:
-            row[3] += tc
-        else:
-            row[4] += tm
 
-    def gemm(self, cls: str, m: float, n: float, k: float, count: float = 1.0) -> None:
+@functools.lru_cache(maxsize=256)
+def _table(model: ModelSpec) -> _ModelTable:
+    assert model.hidden_size and model.num_layers and model.num_attention_heads and model.head_dim
+    assert model.vocab_size
+    mods = model.linear_modules()
+    return _ModelTable(
+        tuple((m.group, m.in_features, m.out_features, m.count) for m in mods), sum(m.weights for m in mods),
+        sum(m.count for m in mods), model.hidden_size, model.num_layers, model.head_dim, model.num_attention_heads,
+        model.num_key_value_heads or model.num_attention_heads, model.tokens_ffn_width, model.vocab_size,
+        max(model.num_experts, 1), max(model.num_experts_per_tok, 1),
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1024)
+def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
+    """(in, out, count) of every module LoRA adapts for ``targets``."""
+    mods = model.lora_modules(list(targets) if isinstance(targets, tuple) else targets)
+    return tuple((m.in_features, m.out_features, m.count) for m in mods)
+
+
+_CLS = {name: i for i, name in enumerate(OP_CLASSES)}
+
+
+class _Lin:
+    """c x tokens + k: the plan records every dimension as a function of the micro-batch's tokens, so one plan
+    per model and method serves every sequence length and batch (the per-shape cost is a few numpy operations)."""
+
+    __slots__ = ("c", "k")
+
+    def __init__(self, c: float, k: float = 0.0) -> None:
+        self.c, self.k = c, k
+
+    def __mul__(self, x: float) -> _Lin:
+        return _Lin(self.c * x, self.k * x)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, x: float) -> _Lin:
+        return _Lin(self.c / x, self.k / x)
+
+
+def _lin(x: float | _Lin) -> tuple[float, float]:
+    return (x.c, x.k) if isinstance(x, _Lin) else (0.0, float(x))
+
+
+class _Plan:
+    """A micro-batch's GEMMs (each dimension c x tokens + k) and streamed bytes per class (c x tokens + k), and
+    its kernel count; attention is added per shape (it grows with the square of the sequence)."""
+
+    def __init__(self) -> None:
+        self.g: list[tuple[int, float, float, float, float, float, float, float]] = []
+        self.stream_c = [0.0] * len(OP_CLASSES)
+        self.stream_k = [0.0] * len(OP_CLASSES)
+        self.kernels = 0.0
+
+    def gemm(self, cls: str, m: float | _Lin, n: float | _Lin, k: float | _Lin, count: float = 1.0) -> None:
         """``count`` GEMMs of M x N x K in BF16 (2 bytes per element read or written)."""
-        if m <= 0 or n <= 0 or k <= 0 or count <= 0:
-            return
-        frac = self.eff.gemm_fraction(self.arch, m, n, k, self.dev.sms)
-        self.add(cls, 2.0 * m * n * k * count, 2.0 * (m * k + k * n + m * n) * count, self.peak * frac)
+        if count > 0:
+            self.g.append((_CLS[cls], *_lin(m), *_lin(n), *_lin(k), count))
 
-    def stream(self, cls: str, moved: float) -> None:
-        self.add(cls, 0.0, moved, 0.0)
+    def stream(self, cls: str, moved: float | _Lin) -> None:
+        c, k = _lin(moved)
+        self.stream_c[_CLS[cls]] += c
+        self.stream_k[_CLS[cls]] += k
 
-    def classes(self) -> tuple[OpClass, ...]:
-        return tuple(OpClass(name, *self.rows[name]) for name in OP_CLASSES if name in self.rows)
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        a = np.array(self.g) if self.g else np.zeros((0, 8))
+        return (a[:, 0].astype(int), *(a[:, i] for i in range(1, 8)), np.array(self.stream_c),
+                np.array(self.stream_k))  # fmt: skip
 
 
-def _forward(acc: _Acc, model: ModelSpec, s: Shape, cls_of: dict[str, str] | None = None) -> float:
-    """The forward pass's ops into ``acc`` (classes renamed through ``cls_of`` for the recompute); returns the
-    forward's kernel count."""
-    eff = acc.eff
+def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recompute: bool = False) -> None:
+    """The forward pass's GEMMs and streams (into class "recompute" when ``recompute``)."""
+    t = _table(model)
 
     def c(name: str) -> str:
-        return cls_of.get(name, name) if cls_of else name
+        return "recompute" if recompute else name
 
-    assert model.hidden_size and model.num_layers and model.num_attention_heads and model.head_dim
-    h, layers, hd = model.hidden_size, model.num_layers, model.head_dim
-    nh, nkv = model.num_attention_heads, model.num_key_value_heads or model.num_attention_heads
-    tokens = float(s.seq * s.batch)
-    kernels = eff.kernels_per_layer * layers
-    for m in model.linear_modules():
-        if m.group == "expert":
-            # MoE: FLOPs by active parameters (top-k of E experts per token), every expert's weights read
-            e, k = max(model.num_experts, 1), max(model.num_experts_per_tok, 1)
-            acc.gemm(c("mlp"), tokens * k / e, m.out_features, m.in_features, m.count)
-        else:
-            acc.gemm(c("projections" if m.group == "attention" else "mlp"), tokens, m.out_features, m.in_features,
-                     m.count)  # fmt: skip
-    # FlashAttention forward: 4 s^2 d h per sequence and layer, causal halves (FlashAttention-2 section 4.1)
-    att_flops = 4.0 * s.seq * s.seq * hd * nh * s.batch * layers * 0.5
-    att_bytes = 2.0 * tokens * (2 * nh * hd + 2 * nkv * hd) * layers  # read q, k, v; write o
-    acc.add(c("attention"), att_flops, att_bytes, acc.peak * eff.attention[acc.arch] * eff.sustained.get(acc.arch, 1))
+    tokens = _Lin(1.0)
+    plan.kernels += eff.kernels_per_layer * t.layers
+    for group, k_in, n_out, count in t.linear:
+        # MoE: FLOPs by active parameters (top-k of E experts per token), every expert's weights read
+        rows = tokens * t.top_k / t.experts if group == "expert" else tokens
+        plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count)
     a, b, q = eff.elementwise[s.stack]
-    ffn = model.tokens_ffn_width
-    acc.stream(c("elementwise"), tokens * layers * (a * h + b * ffn + q * (nh + nkv) * hd))
+    plan.stream(c("elementwise"), tokens * (t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
     if s.rank:
-        adapted = model.lora_modules(list(s.targets) if isinstance(s.targets, tuple) else s.targets)
-        for m in adapted:
-            acc.gemm(c("lora"), tokens, s.rank, m.in_features, m.count)  # x @ A
-            acc.gemm(c("lora"), tokens, m.out_features, s.rank, m.count)  # (x A) @ B
-            acc.stream(c("lora"), 3 * 2.0 * tokens * m.out_features * m.count)  # scale, add to the base output
-        kernels += eff.kernels_per_adapter * sum(m.count for m in adapted)
+        adapted = _adapted(model, s.targets)
+        for k_in, n_out, count in adapted:
+            plan.gemm(c("lora"), tokens, s.rank, k_in, count)  # x @ A
+            plan.gemm(c("lora"), tokens, n_out, s.rank, count)  # (x A) @ B
+            plan.stream(c("lora"), tokens * (3 * 2.0 * n_out * count))  # scale, add to the base output
+        plan.kernels += eff.kernels_per_adapter * sum(m[2] for m in adapted)
     if s.dequant_bytes:
-        weights = sum(m.weights for m in model.linear_modules())
         # read NF4/FP8, write BF16, at the dequantisation kernels' own achieved bandwidth
-        acc.stream(c("dequant"), weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
-        kernels += eff.kernels_per_dequant * sum(m.count for m in model.linear_modules())
-    return kernels
+        plan.stream(c("dequant"), t.linear_weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
+        plan.kernels += eff.kernels_per_dequant * t.linear_count
 
 
-def _backward(acc: _Acc, model: ModelSpec, s: Shape) -> None:
-    eff = acc.eff
-    assert model.hidden_size and model.num_layers and model.num_attention_heads and model.head_dim
-    h, layers, hd = model.hidden_size, model.num_layers, model.head_dim
-    nh, nkv = model.num_attention_heads, model.num_key_value_heads or model.num_attention_heads
-    tokens = float(s.seq * s.batch)
-    for m in model.linear_modules():
-        cls = "projections" if m.group == "attention" else "mlp"
-        rows = tokens * max(model.num_experts_per_tok, 1) / max(model.num_experts, 1) if m.group == "expert" else tokens
-        acc.gemm(cls, rows, m.in_features, m.out_features, m.count)  # input gradient dX = dY W
+def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> None:
+    t = _table(model)
+    tokens = _Lin(1.0)
+    for group, k_in, n_out, count in t.linear:
+        cls = "projections" if group == "attention" else "mlp"
+        rows = tokens * t.top_k / t.experts if group == "expert" else tokens
+        plan.gemm(cls, rows, k_in, n_out, count)  # input gradient dX = dY W
         if s.full:
-            acc.gemm(cls, m.in_features, m.out_features, rows, m.count)  # weight gradient dW = X^T dY
-    att_flops = 4.0 * s.seq * s.seq * hd * nh * s.batch * layers * 0.5 * eff.attention_backward
-    att_bytes = 2.0 * tokens * (4 * nh * hd + 4 * nkv * hd) * layers
-    acc.add("attention", att_flops, att_bytes, acc.peak * eff.attention[acc.arch] * eff.sustained.get(acc.arch, 1))
+            plan.gemm(cls, k_in, n_out, rows, count)  # weight gradient dW = X^T dY
     a, b, q = eff.elementwise[s.stack]
-    acc.stream("elementwise", 2 * tokens * layers * (a * h + b * model.tokens_ffn_width + q * (nh + nkv) * hd))
+    plan.stream("elementwise", tokens * (2 * t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
     if s.rank:
-        for m in model.lora_modules(list(s.targets) if isinstance(s.targets, tuple) else s.targets):
+        for k_in, n_out, count in _adapted(model, s.targets):
             # dX through B then A, dB and dA: four thin GEMMs
-            acc.gemm("lora", tokens, s.rank, m.out_features, m.count)
-            acc.gemm("lora", tokens, m.in_features, s.rank, m.count)
-            acc.gemm("lora", s.rank, m.out_features, tokens, m.count)
-            acc.gemm("lora", m.in_features, s.rank, tokens, m.count)
-            acc.stream("lora", 2 * 2.0 * tokens * m.out_features * m.count)
+            plan.gemm("lora", tokens, s.rank, n_out, count)
+            plan.gemm("lora", tokens, k_in, s.rank, count)
+            plan.gemm("lora", s.rank, n_out, tokens, count)
+            plan.gemm("lora", k_in, s.rank, tokens, count)
+            plan.stream("lora", tokens * (2 * 2.0 * n_out * count))
     if s.dequant_bytes:
-        weights = sum(m.weights for m in model.linear_modules())
         # the input gradient needs W again
-        acc.stream("dequant", weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
+        plan.stream("dequant", t.linear_weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
 
 
-def _loss(acc: _Acc, model: ModelSpec, s: Shape) -> None:
-    assert model.hidden_size and model.vocab_size
-    tokens = float(s.seq * s.batch)
-    h, v = model.hidden_size, model.vocab_size
-    acc.gemm("loss", tokens, v, h)  # logits forward
-    acc.gemm("loss", tokens, h, v)  # input gradient
+def _loss(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> None:
+    t = _table(model)
+    tokens = _Lin(1.0)
+    plan.gemm("loss", tokens, t.vocab, t.h)  # logits forward
+    plan.gemm("loss", tokens, t.h, t.vocab)  # input gradient
     if s.full:
-        acc.gemm("loss", h, v, tokens)  # lm_head weight gradient
-    acc.stream("loss", tokens * v * acc.eff.loss_bytes.get(s.loss, acc.eff.loss_bytes["standard"]))
+        plan.gemm("loss", t.h, t.vocab, tokens)  # lm_head weight gradient
+    plan.stream("loss", tokens * (t.vocab * eff.loss_bytes.get(s.loss, eff.loss_bytes["standard"])))
+
+
+@dataclass(frozen=True)
+class _PlanKey:
+    checkpointing: bool
+    full: bool
+    rank: int
+    targets: str | tuple[str, ...]
+    dequant_bytes: float
+    loss: str
+    stack: str
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[tuple[np.ndarray, ...], float]:
+    """The micro-batch's plan for one model and method, whatever its tokens (``eff_id``: the table in use)."""
+    eff = efficiency()
+    plan = _Plan()
+    _forward(plan, model, key, eff)
+    _backward(plan, model, key, eff)
+    _loss(plan, model, key, eff)
+    plan.kernels *= 3  # backward issues about twice the forward's kernels
+    if key.checkpointing:
+        _forward(plan, model, key, eff, recompute=True)
+    return plan.arrays(), plan.kernels
 
 
 @functools.lru_cache(maxsize=4096)
 def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
-    """One micro-batch's ops by class on ``device`` (memoised by model, shape and device)."""
+    """One micro-batch's ops by class on ``device`` (memoised by model, shape and device): each GEMM at its own
+    achieved fraction (tiles vs SMs), each stream at the achieved bandwidth, time = max(compute, memory) per op."""
     eff = efficiency()
-    acc = _Acc(eff, device)
-    kernels = _forward(acc, model, shape)
-    _backward(acc, model, shape)
-    _loss(acc, model, shape)
-    total_kernels = 3 * kernels  # backward issues about twice the forward's kernels
-    if shape.checkpointing:
-        recompute = {k: "recompute" for k in OP_CLASSES}
-        total_kernels += _forward(acc, model, shape, recompute)
-    classes = acc.classes()
+    key = _PlanKey(shape.checkpointing, shape.full, shape.rank, shape.targets, shape.dequant_bytes, shape.loss,
+                   shape.stack)  # fmt: skip
+    (cls, mc, mk, nc, nk, kc, kk, count, sc, sk), kernels = _plan(model, key, id(eff))
+    arch = eff.arch(device.arch)
+    sustained = eff.sustained.get(arch, 1.0)
+    peak = device.peak_tflops * 1e12
+    bw = device.bandwidth_gb_s * 1e9 * eff.bandwidth
+    size = len(OP_CLASSES)
+    tokens = float(shape.seq * shape.batch)
+    m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
+    tm_, tn_ = eff.tiles[arch]
+    waves = np.ceil(m / tm_) * np.ceil(n / tn_) / max(device.sms, 1)
+    frac = eff.gemm_peak[arch] * sustained * waves / np.ceil(waves) * k / (k + eff.k_fill)
+    flops = 2.0 * m * n * k * count
+    moved = 2.0 * (m * k + k * n + m * n) * count
+    tc = flops / (peak * frac) if peak > 0 else np.zeros_like(flops)
+    tmem = moved / bw if bw > 0 else np.zeros_like(moved)
+    comp = tc >= tmem
+    streamed = sc * tokens + sk
+    s_time = streamed / bw if bw > 0 else streamed * 0.0
+    tmax = np.where(comp, tc, tmem)
+    cols = [
+        np.bincount(cls, flops, size).tolist(),
+        (np.bincount(cls, moved, size) + streamed).tolist(),
+        (np.bincount(cls, tmax, size) + s_time).tolist(),
+        np.bincount(cls, tc * comp, size).tolist(),
+        (np.bincount(cls, tmem * ~comp, size) + s_time).tolist(),
+    ]
+    rows = [list(r) for r in zip(*cols, strict=True)]
+    # FlashAttention: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
+    # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
+    t = _table(model)
+    fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
+    fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
+    rate = peak * eff.attention[arch] * sustained
+    again = 1.0 if shape.checkpointing else 0.0
+    for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
+                       ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
+        if f <= 0:
+            continue
+        tcomp, tmem_a = (f / rate if rate > 0 else 0.0), (b / bw if bw > 0 else 0.0)
+        row = rows[_CLS[name]]
+        row[0] += f
+        row[1] += b
+        row[2] += max(tcomp, tmem_a)
+        row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
+    classes = tuple(OpClass(name, *rows[i]) for i, name in enumerate(OP_CLASSES) if rows[i][2] > 0)
     gpu = sum(c.seconds for c in classes)
-    launch = total_kernels * eff.launch_us[shape.stack] * 1e-6
-    return MicroBatch(classes, gpu, launch, total_kernels)
+    launch = kernels * eff.launch_us[shape.stack] * 1e-6
+    return MicroBatch(classes, gpu, launch, kernels)
 
 
 def optimizer_bytes_per_param(weight: float, gradient: float, states: float, *, master: bool, impl: str,

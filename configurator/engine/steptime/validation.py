@@ -22,7 +22,7 @@ from configurator.engine.build import Job
 from configurator.engine.compute import compute
 from configurator.engine.memory import job_parameters
 from configurator.engine.precision import NF4_DQ_BYTES, trained_bytes
-from configurator.engine.steptime.efficiency import efficiency, set_override
+from configurator.engine.steptime.efficiency import Efficiency, efficiency, set_override
 
 STACK_FRAMEWORK = {"eager": "hf-trainer", "fused": "torchtitan"}  # a framework whose default stack is the run's
 
@@ -90,7 +90,7 @@ def predict(run: dict[str, Any], data: dict[str, Any], catalog: Catalog, *, step
 def measured(run: dict[str, Any]) -> float:
     if "tokens_per_s_per_gpu" in run:
         return float(run["tokens_per_s_per_gpu"])
-    return run["seq"] * run["micro_batch"] * run.get("accum", 1) / float(run["seconds_per_step"])
+    return float(run["seq"] * run["micro_batch"] * run.get("accum", 1)) / float(run["seconds_per_step"])
 
 
 def score(step_model: str = "per-op", path: Path | None = None, catalog: Catalog | None = None) -> list[Scored]:
@@ -98,8 +98,8 @@ def score(step_model: str = "per-op", path: Path | None = None, catalog: Catalog
     catalog = catalog or default_catalog()
     held = set(data["held_apart"])
     return [
-        Scored(r["source"], r["card"], r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
-               predict(r, data, catalog, step_model=step_model), r["source"] in held, r.get("scored", True))
+        Scored(r["from"], r["card"], r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
+               predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True))
         for r in data["runs"]
     ]  # fmt: skip
 
@@ -125,7 +125,8 @@ def table(rows: list[Scored]) -> str:
     lines.append("")
     for src, (n, med, worst) in by_source(rows).items():
         held = any(r.held_apart for r in rows if r.source == src)
-        lines.append(f"{src:<20} {'held apart' if held else 'calibration':<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
+        role = "held apart" if held else "calibration"
+        lines.append(f"{src:<20} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
     for label, pick in (("all calibration", False), ("all held apart", True)):
         errs = [abs(r.error) for r in rows if r.scored and r.held_apart == pick]
         if errs:
@@ -160,7 +161,7 @@ def fit_constants(path: Path | None = None, catalog: Catalog | None = None) -> d
     data = load_runs(path)
     catalog = catalog or default_catalog()
     held = set(data["held_apart"])
-    calib = [r for r in data["runs"] if r["source"] not in held]
+    calib = [r for r in data["runs"] if r["from"] not in held]
     base = efficiency()
     out: dict[str, float] = {}
     try:
@@ -190,7 +191,8 @@ def fit_constants(path: Path | None = None, catalog: Catalog | None = None) -> d
                 if not rows:
                     continue
 
-                def bias(f: float, rows: list[dict[str, Any]] = rows, arch: str = arch) -> float:
+                def bias(f: float, rows: list[dict[str, Any]] = rows, arch: str = arch, eff: Efficiency = eff,
+                         sustained: dict[str, float] = sustained) -> float:  # fmt: skip
                     set_override(replace(eff, sustained={**sustained, arch: f}))
                     return statistics.median(predict(r, data, catalog) / measured(r) for r in rows) - 1
 
@@ -204,7 +206,7 @@ def fit_constants(path: Path | None = None, catalog: Catalog | None = None) -> d
             if launch_rows:
                 row = launch_rows[0]
 
-                def slow(us: float, row: dict[str, Any] = row) -> float:
+                def slow(us: float, row: dict[str, Any] = row, eff: Efficiency = eff) -> float:
                     set_override(replace(eff, launch_us={**eff.launch_us, row["stack"]: us}))
                     return measured(row) / predict(row, data, catalog) - 1
 
