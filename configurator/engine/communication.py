@@ -51,8 +51,14 @@ def collective_rate(kind: str, n: int, family: str, rate_gb_s: float, basis: str
     if kind == ALL_REDUCE and nvls and family == "nvswitch" and basis != "calibrated":
         sharp = spec["nvls"]
         assert isinstance(sharp, dict)
-        if float(sharp["busbw_gb_s"]) > rate_gb_s and n >= int(sharp["min_cards"]):
-            return float(sharp["busbw_gb_s"]), "NVLink SHARP (NVLS)"
+        # The switch reduces: each card sends its buffer once and receives the result once, so NVLS's algorithm
+        # bandwidth does not depend on n; the measured 480 GB/s busbw on 8 cards is algbw 480 x 8 / 14. As busbw
+        # on n cards that is algbw x 2(n-1)/n: above the ring's from about 4 cards, below it on a pair.
+        at = int(sharp["measured_cards"])
+        algbw = float(sharp["busbw_gb_s"]) * at / (2 * (at - 1))
+        busbw = algbw * 2 * (n - 1) / n
+        if busbw > rate_gb_s:
+            return busbw, "NVLink SHARP (NVLS)"
     if family == "pcie" and n == 2 and basis == "measured":
         pair = spec["pcie_pair_factor"]
         assert isinstance(pair, dict)

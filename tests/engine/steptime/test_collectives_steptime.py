@@ -20,6 +20,9 @@ def test_latency_follows_nccl_ring_model() -> None:
 
 def test_nvls_only_for_all_reduce_on_sharp_switches_and_never_over_a_calibration() -> None:
     assert collective_rate("all-reduce", 8, "nvswitch", 370, "measured", True) == (480.0, "NVLink SHARP (NVLS)")
+    # the switch reduces: NVLS's algbw does not grow with n, so on a pair the ring (no reduction) is as fast
+    assert collective_rate("all-reduce", 2, "nvswitch", 370, "measured", True)[0] == 370
+    assert collective_rate("all-reduce", 4, "nvswitch", 370, "measured", True)[0] == pytest.approx(480 * 8 / 14 * 1.5)
     assert collective_rate("all-gather", 8, "nvswitch", 370, "measured", True)[0] == 370
     assert collective_rate("all-reduce", 8, "nvswitch", 230, "measured", False)[0] == 230  # A100: no SHARP
     assert collective_rate("all-reduce", 8, "nvswitch", 300, "calibrated", True) == (300, "calibrated")
