@@ -14,7 +14,7 @@ from configurator.engine.steptime import Device, JobStep, job_step
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
-    """Training FLOPs per token.
+    """Training FLOPs per token (MoE: by the active parameters).
 
     Full fine-tune: 6N (2N forward, 4N backward: activation and weight gradients; Kaplan et al. 2020,
     §2.1), 8N with activation recomputation. LoRA/QLoRA: the frozen base needs no weight gradients, so
@@ -22,6 +22,11 @@ def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
     6 x layers x sequence x query width per token (causal: half of the 12 of Narayanan et al. 2021).
     """
     n, t = p.total, p.trainable
+    if model.is_moe and model.num_experts:
+        # MoE: a token runs through its top-k experts only, so FLOPs count the ACTIVE parameters (Mixtral:
+        # ~12.9 B of 46.7 B; Jiang et al. 2024), while memory holds every expert
+        experts = sum(m.weights for m in model.linear_modules() if m.group == "expert")
+        n = n - experts + experts * model.num_experts_per_tok / model.num_experts
     recompute = 2 * n if job.gradient_checkpointing else 0
     if job.method == "full":
         dense = 6 * n + recompute

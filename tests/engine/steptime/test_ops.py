@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Job
 from configurator.engine.memory import job_parameters
@@ -102,3 +104,15 @@ def test_launch_floor_for_tiny_batches(catalog: Catalog) -> None:
     assert tiny.launch_bound and any(c.name == "host" for c in tiny.classes)
     big = _step(catalog, "llama-3.2-1b", method="lora", sequence_length=4096)
     assert not big.launch_bound
+
+
+def test_moe_step_flops_count_active_parameters(catalog: Catalog) -> None:
+    """Mixtral 8x7B: FLOPs per token from ~12.9 B active parameters (top-2 of 8 experts), not all 46.7 B."""
+    from configurator.engine.compute import flops_per_token
+
+    mix = catalog.model("mixtral-8x7b")
+    job = _job(method="full", gradient_checkpointing=False, sequence_length=2048)
+    p = job_parameters(mix, job)
+    dense = flops_per_token(job, mix, p) - 2 * mix.num_layers * 2048 * mix.num_attention_heads * mix.head_dim * 3
+    assert dense / 6 / 1e9 == pytest.approx(12.88, abs=0.05)
+    assert p.total / 1e9 == pytest.approx(46.7, abs=0.1)
