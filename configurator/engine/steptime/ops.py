@@ -124,7 +124,14 @@ def _table(model: ModelSpec) -> _ModelTable:
 @functools.lru_cache(maxsize=1024)
 def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
     """(in, out, count) of every module LoRA adapts for ``targets``."""
-    mods = model.lora_modules(list(targets) if isinstance(targets, tuple) else targets)
+    if isinstance(targets, tuple):
+        # lm_head / output adapters sit outside the blocks (engine/states.py counts their parameters apart)
+        blocks = [t for t in targets if t not in ("lm_head", "output")]
+        if not blocks:
+            return ()
+        mods = model.lora_modules(blocks)
+    else:
+        mods = model.lora_modules(targets)
     return tuple((m.in_features, m.out_features, m.count) for m in mods)
 
 

@@ -116,3 +116,11 @@ def test_moe_step_flops_count_active_parameters(catalog: Catalog) -> None:
     dense = flops_per_token(job, mix, p) - 2 * mix.num_layers * 2048 * mix.num_attention_heads * mix.head_dim * 3
     assert dense / 6 / 1e9 == pytest.approx(12.88, abs=0.05)
     assert p.total / 1e9 == pytest.approx(46.7, abs=0.1)
+
+
+def test_lm_head_among_lora_targets_is_timed_not_refused(catalog: Catalog) -> None:
+    """A target list naming lm_head (as PEFT allows) times the block adapters; lm_head alone adapts no block."""
+    step = _step(catalog, "llama-3.1-8b", method="lora", lora={"targets": ["q_proj", "v_proj", "lm_head"]})
+    assert any(c.name == "lora" for c in step.classes)
+    head_only = _step(catalog, "llama-3.1-8b", method="lora", lora={"targets": ["lm_head"]})
+    assert head_only.seconds > 0 and not any(c.name == "lora" for c in head_only.classes)
