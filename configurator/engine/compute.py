@@ -3,13 +3,15 @@ the roofline."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
 from configurator.engine.lowprecision import FP8, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import Parameters
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
-from configurator.engine.result import Compute, MatmulIntensity, OpTime
+from configurator.engine.result import Compute, MatmulIntensity
 from configurator.engine.steptime import Device, JobStep, job_step
 
 
@@ -21,7 +23,8 @@ def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
     forward 2N + backward 2N, + 2N when recomputing, + 6 per adapter parameter. Attention scores add
     6 x layers x sequence x query width per token (causal: half of the 12 of Narayanan et al. 2021).
     """
-    n, t = p.total, p.trainable
+    n: float = p.total
+    t = p.trainable
     if model.is_moe and model.num_experts:
         # MoE: a token runs through its top-k experts only, so FLOPs count the ACTIVE parameters (Mixtral:
         # ~12.9 B of 46.7 B; Jiang et al. 2024), while memory holds every expert
@@ -156,11 +159,13 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     return list(out.values())
 
 
-def _op_times(step: JobStep, ops: dict[str, float]) -> list[OpTime]:
-    # built from checked numbers (model_construct): validation would only cost time on every evaluation
-    return [OpTime.model_construct(name=c.name, seconds=c.seconds, flops=c.flops, bytes=c.bytes,
-                                   bound="compute" if c.name != "host" and c.bound == "compute" else "memory")
-            for c in step.classes]  # fmt: skip
+OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
+
+
+def _op_rows(step: JobStep) -> tuple[OpRow, ...]:
+    """(name, seconds, FLOPs, bytes, bound) per op class: what Compute.ops is built from when read."""
+    return tuple((c.name, c.seconds, c.flops, c.bytes, "compute" if c.name != "host" and c.bound == "compute"
+                  else "memory") for c in step.classes)  # fmt: skip
 
 
 def compute(
@@ -188,7 +193,7 @@ def compute(
         bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9
     recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
-    op_times: list[OpTime] = []
+    op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
     if per_op and slowest is not None:
@@ -196,10 +201,10 @@ def compute(
         steps = [job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
         step = max(steps, key=lambda s: s.seconds)
-        op_times = _op_times(step, ops)
+        op_rows = _op_rows(step)
         launch_bound = step.launch_bound
-        matmul_s: float | None = sum(o.seconds for o in op_times if o.bound == "compute")
-        memory_s: float | None = sum(o.seconds for o in op_times if o.bound == "memory")
+        matmul_s: float | None = sum(r[1] for r in op_rows if r[4] == "compute")
+        memory_s: float | None = sum(r[1] for r in op_rows if r[4] == "memory")
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
     else:
@@ -210,7 +215,8 @@ def compute(
     low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
     seconds = low.seconds
     notes += low.notes
-    return Compute(
+    return Compute.of(
+        op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
         bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=_matmuls(job, model, p, tb, ops),
@@ -219,6 +225,6 @@ def compute(
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
-        step_model="per-op" if per_op else "utilization", ops=op_times, launch_bound=launch_bound,
+        step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
         estimated_cards=estimated,
     )  # fmt: skip

@@ -133,9 +133,26 @@ class Compute(Out):
     # the per-op model (issue 24): which model timed the step, its split by op class, whether kernel launches
     # (the host) bound it, and the cards whose rate is an estimate (labelled "estimated" wherever shown)
     step_model: Literal["per-op", "utilization"] = "utilization"
-    ops: list[OpTime] = []
     launch_bound: bool = False
     estimated_cards: list[str] = []
+    # (name, seconds, flops, bytes, bound) per op class; ``ops`` is built from it when first read (a view or a
+    # dump reads it; an evaluation that nobody reads does not pay for ten models): issue 24's time budget
+    _op_rows: tuple[tuple[str, float, float, float, Literal["compute", "memory"]], ...] = PrivateAttr(default=())
+
+    @classmethod
+    def of(cls, op_rows: tuple[tuple[str, float, float, float, Literal["compute", "memory"]], ...],
+           **fields: object) -> Compute:  # fmt: skip
+        comp = cls(**fields)
+        comp._op_rows = op_rows
+        return comp
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def ops(self) -> list[OpTime]:
+        """The step split by op class (engine/steptime/ops.py), each compute- or memory-bound; [] for the
+        utilization model."""
+        return [OpTime.model_construct(name=n, seconds=t, flops=f, bytes=b, bound=bd)
+                for n, t, f, b, bd in self._op_rows]  # fmt: skip
 
 
 class PrecisionInfo(Out):

@@ -66,8 +66,11 @@ def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device
     mb = micro_batch(model, shape, device)
     factor = eff.framework_factor.get(shape.stack, 1.0)
     scale = job.gradient_accumulation_steps * factor / max(tp, 1)
-    classes = [OpClass(c.name, c.flops * scale / factor, c.bytes * scale / factor, c.seconds * scale,
-                       c.compute_seconds * scale, c.memory_seconds * scale) for c in mb.classes]  # fmt: skip
+    if scale == 1.0:
+        classes = list(mb.classes)  # one micro-batch, no factor, no split: the memoised classes as they are
+    else:
+        classes = [OpClass(c.name, c.flops * scale / factor, c.bytes * scale / factor, c.seconds * scale,
+                           c.compute_seconds * scale, c.memory_seconds * scale) for c in mb.classes]  # fmt: skip
     launch_bound = mb.launch_seconds > mb.gpu_seconds
     if launch_bound:
         idle = (mb.launch_seconds - mb.gpu_seconds) * scale

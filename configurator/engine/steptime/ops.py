@@ -26,10 +26,9 @@ micro-batch takes at least its kernel count times the launch cost (efficiency.ya
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Literal
-
-import numpy as np
 
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.steptime.efficiency import Efficiency, efficiency
@@ -136,6 +135,8 @@ def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[in
 
 
 _CLS = {name: i for i, name in enumerate(OP_CLASSES)}
+GemmRow = tuple[int, float, float, float, float, float, float, float]  # class, M, N, K as (c, k) of tokens, count
+PlanRows = tuple[tuple[GemmRow, ...], tuple[float, ...], tuple[float, ...]]
 
 
 class _Lin:
@@ -180,10 +181,15 @@ class _Plan:
         self.stream_c[_CLS[cls]] += c
         self.stream_k[_CLS[cls]] += k
 
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        a = np.array(self.g) if self.g else np.zeros((0, 8))
-        return (a[:, 0].astype(int), *(a[:, i] for i in range(1, 8)), np.array(self.stream_c),
-                np.array(self.stream_k))  # fmt: skip
+    def rows(self) -> PlanRows:
+        """The GEMM rows with identical shapes merged (their counts summed: q and o, k and v, gate and up ...),
+        and the streamed bytes per class."""
+        merged: dict[tuple[int, float, float, float, float, float, float], float] = {}
+        for cls, mc, mk, nc, nk, kc, kk, count in self.g:
+            key = (cls, mc, mk, nc, nk, kc, kk)
+            merged[key] = merged.get(key, 0.0) + count
+        gemms = tuple((*k, c) for k, c in merged.items())
+        return gemms, tuple(self.stream_c), tuple(self.stream_k)
 
 
 def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recompute: bool = False) -> None:
@@ -260,7 +266,7 @@ class _PlanKey:
 
 
 @functools.lru_cache(maxsize=1024)
-def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[tuple[np.ndarray, ...], float]:
+def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[PlanRows, float]:
     """The micro-batch's plan for one model and method, whatever its tokens (``eff_id``: the table in use)."""
     eff = efficiency()
     plan = _Plan()
@@ -270,7 +276,7 @@ def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[tuple[np.ndarra
     plan.kernels *= 3  # backward issues about twice the forward's kernels
     if key.checkpointing:
         _forward(plan, model, key, eff, recompute=True)
-    return plan.arrays(), plan.kernels
+    return plan.rows(), plan.kernels
 
 
 @functools.lru_cache(maxsize=4096)
@@ -280,33 +286,41 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     eff = efficiency()
     key = _PlanKey(shape.checkpointing, shape.full, shape.rank, shape.targets, shape.dequant_bytes, shape.loss,
                    shape.stack)  # fmt: skip
-    (cls, mc, mk, nc, nk, kc, kk, count, sc, sk), kernels = _plan(model, key, id(eff))
+    (gemms, sc, sk), kernels = _plan(model, key, id(eff))
     arch = eff.arch(device.arch)
     sustained = eff.sustained.get(arch, 1.0)
     peak = device.peak_tflops * 1e12
     bw = device.bandwidth_gb_s * 1e9 * eff.bandwidth
-    size = len(OP_CLASSES)
     tokens = float(shape.seq * shape.batch)
-    m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
     tm_, tn_ = eff.tiles[arch]
-    waves = np.ceil(m / tm_) * np.ceil(n / tn_) / max(device.sms, 1)
-    frac = eff.gemm_peak[arch] * sustained * waves / np.ceil(waves) * k / (k + eff.k_fill)
-    flops = 2.0 * m * n * k * count
-    moved = 2.0 * (m * k + k * n + m * n) * count
-    tc = flops / (peak * frac) if peak > 0 else np.zeros_like(flops)
-    tmem = moved / bw if bw > 0 else np.zeros_like(moved)
-    comp = tc >= tmem
-    streamed = sc * tokens + sk
-    s_time = streamed / bw if bw > 0 else streamed * 0.0
-    tmax = np.where(comp, tc, tmem)
-    cols = [
-        np.bincount(cls, flops, size).tolist(),
-        (np.bincount(cls, moved, size) + streamed).tolist(),
-        (np.bincount(cls, tmax, size) + s_time).tolist(),
-        np.bincount(cls, tc * comp, size).tolist(),
-        (np.bincount(cls, tmem * ~comp, size) + s_time).tolist(),
-    ]
-    rows = [list(r) for r in zip(*cols, strict=True)]
+    sms = max(device.sms, 1.0)
+    top = eff.gemm_peak[arch] * sustained * peak
+    kf = eff.k_fill
+    # rows: FLOPs, bytes, time, compute-bound time, memory-bound time, per class (plain floats: for a few dozen
+    # GEMMs this is faster than numpy's per-call overhead)
+    rows = [[0.0, sc[i] * tokens + sk[i], 0.0, 0.0, 0.0] for i in range(len(OP_CLASSES))]
+    for cls, mc, mk, nc, nk, kc, kk, count in gemms:
+        m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
+        waves = math.ceil(m / tm_) * math.ceil(n / tn_) / sms
+        rate = top * waves / math.ceil(waves) * k / (k + kf)
+        flops = 2.0 * m * n * k * count
+        moved = 2.0 * (m * k + k * n + m * n) * count
+        tc = flops / rate if rate > 0 else 0.0
+        tmem = moved / bw if bw > 0 else 0.0
+        row = rows[cls]
+        row[0] += flops
+        row[1] += moved
+        if tc >= tmem:
+            row[2] += tc
+            row[3] += tc
+        else:
+            row[2] += tmem
+            row[4] += tmem
+    if bw > 0:
+        for i in range(len(OP_CLASSES)):
+            streamed = (sc[i] * tokens + sk[i]) / bw
+            rows[i][2] += streamed
+            rows[i][4] += streamed
     # FlashAttention: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
     # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
     t = _table(model)
