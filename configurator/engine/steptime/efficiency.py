@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,8 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
 
 
 _OVERRIDE: list[Efficiency] = []
+# the memos timed with a table (ops.py registers its own on import: no import back from here)
+_CLEAR_ON_OVERRIDE: list[Callable[[], None]] = []
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,11 +96,9 @@ def efficiency() -> Efficiency:
 
 def set_override(eff: Efficiency | None) -> None:
     """Time with ``eff`` instead of the shipped table (None: back to it). Used by the constants' fit
-    (validation.fit_constants) only; clears the per-shape memo so no cached time outlives its table."""
-    from configurator.engine.steptime.ops import _plan, micro_batch
-
+    (validation.fit_constants) only; clears the per-shape memos so no cached time outlives its table."""
     _OVERRIDE.clear()
     if eff is not None:
         _OVERRIDE.append(eff)
-    micro_batch.cache_clear()
-    _plan.cache_clear()
+    for clear in _CLEAR_ON_OVERRIDE:
+        clear()

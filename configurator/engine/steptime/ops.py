@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from configurator.catalog.model_spec import ModelSpec
-from configurator.engine.steptime.efficiency import Efficiency, efficiency
+from configurator.engine.steptime.efficiency import _CLEAR_ON_OVERRIDE, Efficiency, efficiency
 
 OP_CLASSES = ("projections", "mlp", "attention", "elementwise", "lora", "dequant", "loss", "recompute", "optimizer")
 Bound = Literal["compute", "memory"]
@@ -342,6 +342,9 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     gpu = sum(c.seconds for c in classes)
     launch = kernels * eff.launch_us[shape.stack] * 1e-6
     return MicroBatch(classes, gpu, launch, kernels)
+
+
+_CLEAR_ON_OVERRIDE += [micro_batch.cache_clear, _plan.cache_clear]
 
 
 def optimizer_bytes_per_param(weight: float, gradient: float, states: float, *, master: bool, impl: str,
