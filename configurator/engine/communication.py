@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import yaml
 
+from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
 from configurator.engine.build import Job
 from configurator.engine.memory import Parameters
@@ -31,7 +32,7 @@ NVLS_ARCHITECTURES = ("Hopper", "Blackwell")
 @functools.lru_cache(maxsize=1)
 def collectives_spec() -> dict[str, object]:
     """specs/collectives.yaml: NCCL's latency model, NVLink SHARP's bus bandwidth, the PCIe pair factor."""
-    data: dict[str, object] = yaml.safe_load((specs_dir() / "collectives.yaml").read_text(encoding="utf-8"))
+    data: dict[str, object] = yaml.safe_load(safe_read_text(specs_dir() / "collectives.yaml"))
     return data
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.stack import stack_of
 from configurator.engine.states import Parameters
@@ -23,8 +24,6 @@ from configurator.engine.steptime.ops import (
 )
 
 __all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "job_shape", "job_step", "optimizer_shards"]
-
-SHARDED_OPTIMIZER = ("fsdp", "zero1", "zero2", "zero3")
 
 
 @dataclass(frozen=True)
@@ -53,8 +52,9 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
 
 
 def optimizer_shards(job: Job, cards: int) -> int:
-    """Cards the optimizer step is divided over: FSDP and every ZeRO stage shard the optimizer states."""
-    return cards if job.parallelism in SHARDED_OPTIMIZER else 1
+    """Cards the optimizer step is divided over: FSDP and every ZeRO stage shard the optimizer states (the
+    parallelism table's stage: 1 and above partition them)."""
+    return cards if PARALLELISM[job.parallelism].stage >= 1 else 1
 
 
 def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device: Device, *, cards: int = 1,

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
 
 
@@ -56,7 +57,7 @@ def _value(entry: Any) -> float:
 
 
 def load_efficiency(path: Path | None = None) -> Efficiency:
-    data = yaml.safe_load((path or specs_dir() / "efficiency.yaml").read_text(encoding="utf-8"))
+    data = yaml.safe_load(safe_read_text(path or specs_dir() / "efficiency.yaml"))
     launch = data["launch"]
     ew = data["elementwise_bytes"]
     return Efficiency(

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import Catalog, default_catalog, specs_dir
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.build import Job
@@ -46,7 +47,7 @@ class Scored:
 
 
 def load_runs(path: Path | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load((path or specs_dir() / "throughput-runs.yaml").read_text(encoding="utf-8"))
+    data: dict[str, Any] = yaml.safe_load(safe_read_text(path or specs_dir() / "throughput-runs.yaml"))
     return data
 
 
