@@ -286,7 +286,7 @@ def write_kit(
         ),
     }
     with contextlib.suppress(OSError):  # a bundle without the tool's source: run.sh says measure.py is missing
-        files["measure.py"] = MEASURE_SOURCE.read_text(encoding="utf-8")
+        files["measure.py"] = safe_read_text(MEASURE_SOURCE)
     written = []
     for name, text in files.items():
         path = folder / name

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog, default_catalog
+from configurator.engine.parallelism import strategy
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.build import Build
 from configurator.engine.buildfile import build_to_yaml
@@ -260,9 +261,7 @@ def _job(
     step = job.step_seconds
     tokens = None
     if step and job.compute is not None and job.compute.tokens_per_step:
-        # data-parallel replicas each process tokens_per_step; a tensor-parallel group shares them (parallelism.py)
-        splits = strategy(parallelism).splits_layers
-        replicas = max(1, len(slots) // tensor_parallel) if splits else max(1, len(slots))
+        replicas = max(1, len(slots) // tensor_parallel) if strategy(parallelism).splits_layers else max(1, len(slots))
         tokens = job.compute.tokens_per_step * replicas / step
     t = tol.STEP_TIME_TOLERANCE
     index = {g.slot: g.index for g in gpus}
