@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.engine.parallelism import strategy
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.build import Build
 from configurator.engine.buildfile import build_to_yaml
