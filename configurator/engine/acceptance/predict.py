@@ -19,10 +19,10 @@ from pydantic import BaseModel, ConfigDict
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.engine.parallelism import strategy
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.build import Build
 from configurator.engine.buildfile import build_to_yaml
+from configurator.engine.parallelism import strategy
 from configurator.engine.result import BuildResult, JobResult
 from configurator.engine.topology import LEGEND, build_topology
 from configurator.engine.wall import PSU_EFFICIENCY
