@@ -285,9 +285,7 @@ def write_kit(
             name=prediction.build_name, digest=prediction.build_digest, groups=len(prediction.nccl)
         ),
     }
-    with contextlib.suppress(
-        FileError, OSError
-    ):  # a bundle without the tool's source: run.sh says measure.py is missing
+    with contextlib.suppress(OSError, FileError):  # a bundle without the tool's source: run.sh says it is missing
         files["measure.py"] = safe_read_text(MEASURE_SOURCE)
     written = []
     for name, text in files.items():
