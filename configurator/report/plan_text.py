@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
@@ -20,6 +20,10 @@ def _cell(c: FitCell) -> str:
         svc = f"{c.service_hours:.2f} h" if c.service_hours is not None else "time unknown"
         per = f", {c.jobs_per_day_per_card:.1f} jobs/day per card" if c.jobs_per_day_per_card is not None else ""
         need = f", {c.devices_needed} needed" if c.devices_needed is not None else ""
+        if c.mig_gain is not None:
+            need += f", MIG gain {c.mig_gain:.2f}x"
+        if c.basis != "engine":
+            need += f" [{c.basis}]"
         est = " (est. rate)" if c.estimated_rate else ""
         return f"fits {c.peak_gb:.1f}/{c.capacity_gb:.1f} GB, {svc}{est}{per}{need}"
     if c.status == "tight":
@@ -27,6 +31,58 @@ def _cell(c: FitCell) -> str:
     if c.peak_gb is not None and c.capacity_gb is not None:
         return f"does not fit {c.peak_gb:.1f}/{c.capacity_gb:.1f} GB"
     return f"? {c.note or ''}"
+
+
+def wait_words(mean: float | None, p95: float | None, unstable: bool) -> str:
+    """A class's wait in the peak hour: mean and p95, or that the peak hour is unstable (never a finite wait)."""
+    if unstable:
+        return "UNSTABLE at the peak hour: the queue grows (no finite wait)"
+    if mean is None or p95 is None:
+        return "wait unknown"
+    return f"wait at the peak hour: mean {mean:.2f} h, p95 {p95:.2f} h"
+
+
+def route_wait(mean: float | None, p95: float | None, unstable: bool) -> str:
+    return wait_words(mean, p95, unstable)
+
+
+def class_line(c: ClassInfo) -> str:
+    """One class in the recommended fleet: where it runs, its waits against its target, and its MIG gain."""
+    where = ", ".join(sorted(set(c.routed_to))) or "not served"
+    target = ""
+    if c.wait_target_hours is not None:
+        met = "met" if c.wait_target_met else "NOT met"
+        target = f" (p95 target {c.wait_target_hours:g} h: {met})"
+    if c.mig_gain is None:
+        mig = "MIG gain: no MIG instance holds it"
+    else:
+        basis = "" if (c.mig_gain_basis or "engine") == "engine" else f", {c.mig_gain_basis}"
+        mig = f"MIG gain {c.mig_gain:.2f}x jobs per card-day on {c.mig_gain_device}{basis}"
+    return f"  {c.name}: on {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
+
+
+def recommendation_lines(result: PlanResult) -> list[str]:
+    """The answer first: the recommended fleet, why, the best of each server mix, each class, the reversal."""
+    rec = result.recommendation
+    if rec is None:
+        return ["Recommendation: none (no fleet of these servers serves the plan)", ""]
+    out = [f"Recommendation: {rec.fleet}"]
+    out += [f"  {w}" for w in rec.why]
+    out.append("")
+    out.append("Best fleet of each server mix (pure fleets beside mixed ones), best first")
+    for a in rec.alternatives:
+        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
+        serve = "" if a.feasible else "  [does not serve every class]"
+        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {a.nodes} server(s), {a.cards} card(s), {per}{kwh}{serve}")
+    out.append("")
+    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}x the mean arrival rate)")
+    out += [class_line(c) for c in result.classes]
+    out.append("")
+    if rec.reversal is not None:
+        out.append(rec.reversal.words)
+        out.append("")
+    return out
 
 
 def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
@@ -37,6 +93,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
         + (f", {t.racks} rack(s)" if t.racks is not None else "")
         + f", {t.energy_kwh_per_month:,.0f} kWh/month"
     )
+    out.append(f"    ranked by {f.ranked_by}" if f.ranked_by else "    ranked by cost per job")
     out.append(
         f"    capital {money(t.capital, currency)}, per month {money(t.cost_per_month, currency)}, "
         f"{t.jobs_per_month:,.0f} jobs/month, cost per job {money(t.cost_per_job, currency)}, "
@@ -46,7 +103,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
         if not r.device:
             out.append(f"    {r.job_class}: fits no device of this fleet")
             continue
-        wait = f", mean wait {r.mean_wait_hours:.2f} h" if r.mean_wait_hours is not None else ""
+        wait = f", {route_wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable)}"
         out.append(
             f"    {r.job_class} -> {r.devices} x {r.device} ({r.share:.0%} of its jobs, "
             f"{_num(r.service_hours)} h each{wait})"
@@ -77,9 +134,18 @@ def render_plan(result: PlanResult) -> str:
         out.append(f"{p.severity.upper():7s} {p.code}{where}: {p.message}")
     if result.problems:
         out.append("")
+    out += recommendation_lines(result)
+    if result.measurements:
+        out.append("Measurements")
+        out += [f"  {m}" for m in result.measurements]
+        out.append("")
+    if result.price_sources:
+        out.append("Prices")
+        out += [f"  {k}: {v}" for k, v in result.price_sources.items()]
+        out.append("")
     out.append("Job classes")
     for c in result.classes:
-        wait = f", wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
+        wait = f", p95 wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
         start = f", from month {c.from_month}" if c.from_month > 1 else ""
         out.append(
             f"  {c.name}: {c.model_name}, {c.method}, {c.parameters / 1e9:.1f} B parameters, "

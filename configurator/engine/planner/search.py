@@ -42,19 +42,31 @@ def _candidates(model: Model, start: int, stop: int) -> Iterator[tuple[int, Cand
             yield i, cand
 
 
-def _best(model: Model, month: int, top: int, start: int, stop: int) -> tuple[list[Ranked], int, int]:
+Mix = tuple[bool, ...]  # which node types a candidate buys
+
+
+def _best(
+    model: Model, month: int, top: int, start: int, stop: int
+) -> tuple[list[Ranked], int, int, dict[Mix, Ranked]]:
+    """The ``top`` best of a range of candidates, their counts, and the best candidate of each mix of node types
+    (each type alone, and every mix), so pure fleets are ranked beside mixed ones."""
     heap: list[tuple[_Neg, Candidate, Score]] = []  # (negated key, candidate, score): the top n smallest keys
+    mixes: dict[Mix, Ranked] = {}
     feasible = n = 0
     for i, cand in _candidates(model, start, stop):
         s = score(model, cand, month)
         n += 1
         feasible += s[0]
         key = (rank_key(s), i)
+        mix = tuple(c[0] > 0 for c in cand)
+        best = mixes.get(mix)
+        if best is None or key < best[0]:
+            mixes[mix] = (key, cand, s)
         if len(heap) < top:
             heapq.heappush(heap, (_Neg(key), cand, s))
         elif key < heap[0][0].key:
             heapq.heapreplace(heap, (_Neg(key), cand, s))
-    return [(h[0].key, h[1], h[2]) for h in heap], n, feasible
+    return [(h[0].key, h[1], h[2]) for h in heap], n, feasible, mixes
 
 
 class _Neg:
@@ -73,11 +85,12 @@ class _Neg:
 
 
 def search(
-    model: Model, month: int, top: int, processes: int | None = None
+    model: Model, month: int, top: int, processes: int | None = None, mixes: dict[Mix, Ranked] | None = None
 ) -> tuple[list[Ranked], int, int, float, int]:
     """The ``top`` candidates by (feasible first, cost per job, cards, nodes).
 
-    Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used).
+    Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used); fills
+    ``mixes`` (when given) with the best candidate of each mix of node types.
     """
     start = time.perf_counter()
     total = candidate_count(model) + 1  # the index range includes the empty fleet, which is skipped
@@ -86,7 +99,7 @@ def search(
         workers = 1
     workers = max(1, min(workers, total))
     if workers == 1:
-        best, n, feasible = _best(model, month, top, 0, total)
+        best, n, feasible, found = _best(model, month, top, 0, total)
     else:
         bounds = [total * w // workers for w in range(workers + 1)]
         with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -98,5 +111,12 @@ def search(
         best = [b for part in parts for b in part[0]]
         n = sum(p[1] for p in parts)
         feasible = sum(p[2] for p in parts)
+        found = {}
+        for part in parts:
+            for mix, r in part[3].items():
+                if mix not in found or r[0] < found[mix][0]:
+                    found[mix] = r
+    if mixes is not None:
+        mixes.update(found)
     best.sort(key=lambda b: b[0])
     return best[:top], n, feasible, time.perf_counter() - start, workers
