@@ -25,7 +25,7 @@ from configurator.engine.planner.result import (
     Recommendation,
     Reversal,
 )
-from configurator.engine.planner.search import Mix, Ranked, search
+from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
 
 METHOD_WORDS = {
     "full": "full-parameter fine-tuning",
@@ -174,10 +174,8 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
 
 
 def _best_at(model: Model, month: int, processes: int | None) -> list[str]:
-    ranked, _n, _f, _s, _w = search(model, month, 1, processes)
-    if not ranked or not ranked[0][2][0]:
-        return []
-    return kinds(model, ranked[0][1])
+    cand = best_feasible(model, month)
+    return [] if cand is None else kinds(model, cand)
 
 
 def _class_words(info: ClassInfo, pre: Prepared) -> str:
@@ -189,9 +187,25 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
     return what + (f", {need} card(s) a job" if need else "")
 
 
+REVERSAL_CANDIDATES = 4000  # searches up to this size are searched again at the roadmap's other months
+
+
 def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
     """The first roadmap month whose recommended fleet buys other server kinds, and the class that brings it."""
     model, last = pre.model, pre.month
+    n = candidate_count(model)
+    if n > REVERSAL_CANDIDATES:
+        return Reversal(
+            month=None,
+            before=best.kinds,
+            after=best.kinds,
+            settled=False,
+            words=(
+                f"The reversal was not searched: {n:,} candidate fleets is more than the "
+                f"{REVERSAL_CANDIDATES:,} searched again at the roadmap's other months; lower nodes[].max_nodes or "
+                "list fewer mig_layouts to see it."
+            ),
+        )
     arrivals = sorted({i.from_month for i in pre.infos if 1 < i.from_month <= last})
     months = sorted({1, *arrivals, last})
     seen: dict[int, list[str]] = {last: best.kinds}

@@ -103,6 +103,10 @@ class Model:
     _demands: dict[int, list[float]] = field(default_factory=dict)
     _hours: dict[tuple[int, int], float] = field(default_factory=dict)
     _served: dict[tuple[int, int, int, int], float] = field(default_factory=dict)
+    _min_cards: dict[int, float] = field(default_factory=dict)
+    _kwh: list[float] | None = None
+    _info: list[tuple[int, tuple[int, str] | None, int]] | None = None
+    _by_fixed: list[tuple[float, int, int, tuple[tuple[int, int, int], ...]]] | None = None
 
     def node_cost_per_month(self, t: int) -> float | None:
         """Capital over the service life plus the node's idle energy (busy energy is per job: job_energy_cost)."""
@@ -113,7 +117,9 @@ class Model:
 
     def node_kwh_per_month(self, t: int) -> float:
         """Facility kWh a node draws in a month with no job running (idle cards, platform), x PUE."""
-        return self.nodes[t].base_kw * self.pue * self.hours_per_day * self.days_per_month
+        if self._kwh is None:
+            self._kwh = [n.base_kw * self.pue * self.hours_per_day * self.days_per_month for n in self.nodes]
+        return self._kwh[t]
 
     def busy_kwh(self, d: int, device_hours: float) -> float:
         """Facility kWh that ``device_hours`` of jobs on device ``d`` add over idle, x PUE."""
@@ -207,6 +213,43 @@ class Model:
             )
         return self._class_order
 
+    def min_cards(self, month: int) -> float:
+        """Cards no fleet can serve the month's demand with fewer of: per class, the fewest card-equivalents of
+        work at the utilisation target on any device it fits, a / U x card fraction (before any rounding, the
+        stable peak or a wait target, which only add), summed over the classes."""
+        got = self._min_cards.get(month)
+        if got is None:
+            total = 0.0
+            for c in self.classes:
+                lam = c.demand(month)
+                if lam <= 0 or not c.options:
+                    continue
+                total += min(
+                    lam / self.hours_per_day * s / self.utilisation * self.devices[d].card_fraction
+                    for d, s in c.options
+                )
+            got = self._min_cards[month] = total
+        return got
+
+    def device_info(self) -> list[tuple[int, tuple[int, str] | None, int]]:
+        """Per device, what routing reads: (node type, (node type, MIG profile) or None, cards a job holds)."""
+        if self._info is None:
+            self._info = [
+                (dev.node, (dev.node, dev.profile or "") if dev.kind == "mig" else None, dev.cards)
+                for dev in self.devices
+            ]
+        return self._info
+
+    def min_busy_kwh(self, month: int) -> float:
+        """Busy energy per month no fleet serves the month's demand with less of: per class, the least on any
+        device it fits."""
+        total = 0.0
+        for c in self.classes:
+            lam = c.demand(month)
+            if lam > 0 and c.options:
+                total += min(self.busy_kwh(d, lam * s) for d, s in c.options) * self.days_per_month
+        return total
+
     def demands(self, month: int) -> list[float]:
         if month not in self._demands:
             self._demands[month] = [c.demand(month) for c in self.classes]
@@ -249,12 +292,15 @@ def _capacity(model: Model, cand: Candidate) -> tuple[dict[int, list[int]], dict
     return free, whole_per_node, pools
 
 
-def route(model: Model, cand: Candidate, month: int) -> Routing:
+def route(model: Model, cand: Candidate, month: int, full: bool = True) -> Routing:
     """Route every active class onto the candidate, largest first, cheapest device first (module docstring).
 
-    Kept as one loop: it is the search's inner loop, run for every candidate and month."""
+    Kept as one loop: it is the search's inner loop, run for every candidate and month. ``full`` False stops at
+    the first class without enough devices (the search only needs to know the candidate is short)."""
     orders = model.orders(month)
     free, whole_per_node, pools = _capacity(model, cand)
+    total = {t: sum(f) for t, f in free.items()}  # free whole cards per node type
+    info = model.device_info()
     routes: list[tuple[int, int, int, float]] = []
     unserved: list[int] = []
     unfit: list[int] = []
@@ -267,33 +313,32 @@ def route(model: Model, cand: Candidate, month: int) -> Routing:
         rest = 1.0
         present = False
         for d, need, _s, _cost in orders[ci]:
-            dev = model.devices[d]
-            t = dev.node
-            if dev.kind == "mig":
-                key = (t, dev.profile or "")
+            t, key, g = info[d]
+            if key is not None:
                 if key not in pools:
                     continue
                 avail = pools[key]
             else:
-                if whole_per_node.get(t, 0) < dev.cards:
+                if whole_per_node.get(t, 0) < g:
                     continue
-                avail = sum(f // dev.cards for f in free[t])
+                avail = total[t] if g == 1 else sum(f // g for f in free[t])
             present = True
             if avail <= 0 or need <= 0:
                 continue
             want = need if rest >= 1 - 1e-9 else model.need_for(ci, d, demand[ci] * rest)
             take = min(avail, want)
-            if dev.kind == "mig":
-                pools[(t, dev.profile or "")] -= take
+            if key is not None:
+                pools[key] -= take
             else:
                 left = take
                 cards = free[t]
                 for i in range(len(cards) - 1, -1, -1):  # fill from the last node, keeping others whole
-                    while left and cards[i] >= dev.cards:
-                        cards[i] -= dev.cards
-                        left -= 1
+                    k = min(cards[i] // g, left)
+                    cards[i] -= k * g
+                    left -= k
                     if not left:
                         break
+                total[t] -= take * g
             share = rest if take >= want else min(rest, model.share_served(ci, d, take, month))
             routes.append((ci, d, take, share))
             rest -= share
@@ -303,6 +348,8 @@ def route(model: Model, cand: Candidate, month: int) -> Routing:
             unfit.append(ci)
         elif rest > 1e-9:
             unserved.append(ci)
+        if not full and (unfit or unserved):
+            break
     return Routing(routes, unserved, unfit, active)
 
 
@@ -338,15 +385,21 @@ def jobs_per_month(model: Model, month: int) -> float:
 
 
 def score(model: Model, cand: Candidate, month: int) -> Score:
-    """(feasible, cost per job, kWh per job, cards, nodes) of one candidate: the search's arithmetic."""
-    r = route(model, cand, month)
-    feasible = not r.unserved and not r.unfit
-    busy = busy_kwh_per_month(model, r, month)
-    cost = fleet_cost(model, cand, busy)
-    jobs = jobs_per_month(model, month)
-    per_job = cost / jobs if cost is not None and jobs > 0 else None
+    """(feasible, cost per job, kWh per job, cards, nodes) of one candidate: the search's arithmetic.
+
+    A candidate with fewer cards than the demand's lower bound (Model.min_cards) is short without routing; a
+    short candidate's cost and energy leave out the busy energy of the jobs it cannot run."""
     cards = sum(n * model.nodes[t].cards_per_node for t, (n, _l, _k) in enumerate(cand))
     nodes = sum(n for n, _l, _k in cand)
+    jobs = jobs_per_month(model, month)
+    if cards < model.min_cards(month) - 1e-9:
+        feasible, busy = False, 0.0
+    else:
+        r = route(model, cand, month, full=False)
+        feasible = not r.unserved and not r.unfit
+        busy = busy_kwh_per_month(model, r, month) if feasible else 0.0
+    cost = fleet_cost(model, cand, busy)
+    per_job = cost / jobs if cost is not None and jobs > 0 else None
     kwh = sum(n * model.node_kwh_per_month(t) for t, (n, _l, _k) in enumerate(cand)) + busy
     return feasible, per_job, kwh / jobs if jobs > 0 else math.inf, cards, nodes
 

@@ -181,6 +181,7 @@ class Reversal(Out):
     before: list[str] = []  # server kinds recommended before that month
     after: list[str] = []
     words: str
+    settled: bool = True  # False: the search was too large to search again at the other months
 
 
 class Recommendation(Out):

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from configurator.engine.planner.fleet import Candidate, Model, RankKey, Score, rank_key, score
+from configurator.engine.planner.fleet import Candidate, Model, RankKey, Score, jobs_per_month, rank_key, score
 
 Key = tuple[RankKey, int]  # the rank key, then the candidate's index (ties keep the enumeration order)
 Ranked = tuple[Key, Candidate, Score]
@@ -120,3 +120,52 @@ def search(
         mixes.update(found)
     best.sort(key=lambda b: b[0])
     return best[:top], n, feasible, time.perf_counter() - start, workers
+
+
+def _by_fixed_cost(model: Model) -> list[tuple[float, int, int, Candidate]]:
+    """Every candidate with its fixed cost per month (capital and idle energy; inf without prices) and cards,
+    cheapest first (then fewest cards): the order best_feasible walks. Kept on the model, month-independent."""
+    got = model._by_fixed
+    if got is None:
+        fixed = [model.node_cost_per_month(t) for t in range(len(model.nodes))]
+        per_node = [model.nodes[t].cards_per_node for t in range(len(model.nodes))]
+        rows = []
+        for i, cand in _candidates(model, 0, candidate_count(model) + 1):
+            cost = 0.0
+            for t, (n, _l, _k) in enumerate(cand):
+                if n:
+                    f = fixed[t]
+                    cost = math.inf if f is None else cost + n * f
+            cards = sum(n * per_node[t] for t, (n, _l, _k) in enumerate(cand))
+            rows.append((cost, cards, i, cand))
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        got = model._by_fixed = rows
+    return got
+
+
+def best_feasible(model: Model, month: int) -> Candidate | None:
+    """The best feasible candidate of a month (the search's ranking), best-first: candidates in order of fixed
+    cost (capital and idle energy, which busy energy only adds to) or, without prices, of cards; the walk stops
+    once no candidate left can beat the best found. For the roadmap's other months, where only the winner
+    matters."""
+    jobs = jobs_per_month(model, month)
+    floor = model.min_cards(month) - 1e-9
+    busy = model.min_busy_kwh(month) * (model.power_price or 0.0)  # what every fleet adds to its fixed cost
+    best: tuple[RankKey, int] | None = None
+    found: Candidate | None = None
+    for cost, cards, i, cand in _by_fixed_cost(model):
+        if best is not None:
+            priced = best[0][1] < math.inf
+            if priced and jobs > 0 and (cost + busy) / jobs > best[0][1] + 1e-12:
+                break
+            if not priced and cost == math.inf and cards > best[0][2]:
+                break
+        if cards < floor:
+            continue
+        s = score(model, cand, month)
+        if not s[0]:
+            continue
+        key = (rank_key(s), i)
+        if best is None or key < best:
+            best, found = key, cand
+    return found
