@@ -32,7 +32,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.engine.build import LinkCalibration
 from configurator.engine.planner.matrix import Cell, Device
 from configurator.engine.planner.nodes import ResolvedNode
-from configurator.engine.planner.plan import ClassMeasurement, Plan
+from configurator.engine.planner.plan import ClassMeasurement, NodeMeasurements, Plan
 from configurator.engine.planner.result import PlanProblem
 from configurator.engine.topology import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
 
@@ -153,7 +153,7 @@ def parse_dcgm(text: str) -> list[DcgmSample]:
             out.append(DcgmSample(m[1], labels.get("gpu", "?"), inst, labels.get("GPU_I_PROFILE") or None, float(m[3])))
             continue
         if line.startswith("#Entity"):
-            columns = line.split()[1:]
+            columns = [c for c in line.split()[1:] if c != "ID"]
             continue
         if columns is None or not line or line.startswith(("#", "ID")):
             continue
@@ -249,7 +249,7 @@ def _lspci(node: ResolvedNode, links: list[PcieLink], plan: Plan, applied: Appli
     # the typical busbw of a Gen5 x16 path through one root complex (engine/topology.py), by generation and width
     rate = MEASURED_PCIE_GEN5_GB_S["NODE"] * PCIE_X16_GB_S.get(gen, 64.0) / 64.0 * worst.width / 16
     applied.calibration[node.name] = LinkCalibration(
-        link="pcie-node", busbw_gb_s=rate, source=f"lspci -vv: {worst.address} negotiated {worst.label}"
+        link="pcie", busbw_gb_s=rate, source=f"lspci -vv: {worst.address} negotiated {worst.label}"
     )
     applied.words.append(
         f"{node.name}: lspci -vv shows {seen}; {worst.address} negotiated {worst.label} of "
@@ -397,3 +397,40 @@ def measured_nodes(
     nodes = [replace(n, calibration=(applied.calibration[n.name],)) if n.name in applied.calibration else n
              for n in resolved]  # fmt: skip
     return nodes, applied
+
+
+def with_files(plan: Plan, mig_lgip: list[str], lspci: list[str], dcgm: list[str]) -> Plan:
+    """The plan with measurement files given on the command line added to ``measurements``: ``NODE=FILE`` for
+    ``--mig-lgip`` and ``--lspci``, ``NODE:CLASS=FILE`` for ``--dcgm`` (paths as given, absolute once resolved).
+    ValueError with a plain sentence for a malformed argument."""
+    entries = [m.model_dump() for m in plan.measurements]
+
+    def entry(node: str) -> dict[str, object]:
+        for e in entries:
+            if e["node"] == node:
+                return e
+        e = {"node": node, "mig_lgip": None, "lspci": None, "dcgm": []}
+        entries.append(e)
+        return e
+
+    def split(arg: str, flag: str, form: str) -> tuple[str, str]:
+        key, sep, path = arg.partition("=")
+        if not sep or not key.strip() or not path.strip():
+            raise ValueError(f"{flag} {arg!r}: give it as {form}")
+        return key.strip(), str(Path(path.strip()).expanduser().resolve())
+
+    for arg in mig_lgip:
+        node, path = split(arg, "--mig-lgip", "NODE=FILE (a node type of the plan)")
+        entry(node)["mig_lgip"] = path
+    for arg in lspci:
+        node, path = split(arg, "--lspci", "NODE=FILE (a node type of the plan)")
+        entry(node)["lspci"] = path
+    for arg in dcgm:
+        key, path = split(arg, "--dcgm", "NODE:CLASS=FILE")
+        node, sep, job_class = key.partition(":")
+        if not sep or not node.strip() or not job_class.strip():
+            raise ValueError(f"--dcgm {arg!r}: give it as NODE:CLASS=FILE (the node type and the job class that ran)")
+        dcgm_runs = entry(node.strip())["dcgm"]
+        assert isinstance(dcgm_runs, list)
+        dcgm_runs.append({"file": path, "job_class": job_class.strip()})
+    return plan.model_copy(update={"measurements": [NodeMeasurements.model_validate(e) for e in entries]})
