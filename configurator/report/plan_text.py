@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
 
 
@@ -168,3 +170,56 @@ def render_plan(result: PlanResult) -> str:
     out.append("")
     out += [f"Note: {n}" for n in result.notes]
     return "\n".join(out) + "\n"
+
+
+def answer_html(result: PlanResult) -> str:
+    """The answer as the planner window shows it: the recommended fleet and why, per class its devices, waits at
+    the peak hour against its p95 target and MIG gain, the best fleet of each server mix, and the reversal."""
+    rec = result.recommendation
+    if rec is None:
+        return "<h3>No fleet of these servers serves the plan</h3><p>See Problems &amp; notes.</p>"
+    out = [f"<h3>Recommended: {escape(rec.fleet)}</h3>"]
+    out.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in rec.why) + "</ul>")
+    if rec.reversal is not None:
+        out.append(f"<p><b>{escape(rec.reversal.words)}</b></p>")
+    out.append(
+        f"<h4>Per class, in the recommended fleet (peak hour: {result.peak_factor:.2f}&times; the mean arrival "
+        "rate; waits are M/M/c, Erlang C)</h4><table cellspacing='0' cellpadding='3' border='1'>"
+        "<tr><th>Class</th><th>Runs on</th><th>Wait at the peak hour</th><th>p95 target</th><th>MIG gain</th></tr>"
+    )
+    for c in result.classes:
+        where = ", ".join(sorted(set(c.routed_to))) or "not served"
+        if c.peak_unstable:
+            wait = "<b>unstable</b>: the queue grows"
+        elif c.wait_mean_h is None or c.wait_p95_h is None:
+            wait = "unknown"
+        else:
+            wait = f"mean {c.wait_mean_h:.2f} h, p95 {c.wait_p95_h:.2f} h"
+        if c.wait_target_hours is None:
+            target = "none"
+        else:
+            target = f"{c.wait_target_hours:g} h: " + ("met" if c.wait_target_met else "<b>not met</b>")
+        if c.mig_gain is None:
+            gain = "no MIG instance holds it"
+        else:
+            basis = "" if (c.mig_gain_basis or "engine") == "engine" else f" ({escape(c.mig_gain_basis or '')})"
+            gain = f"{c.mig_gain:.2f}&times; on {escape(c.mig_gain_device or '')}{basis}"
+        out.append(f"<tr><td>{escape(c.name)}</td><td>{escape(where)}</td><td>{wait}</td><td>{target}</td>"
+                   f"<td>{gain}</td></tr>")  # fmt: skip
+    out.append("</table>")
+    out.append(f"<h4>Best fleet of each server mix, ranked by {escape(rec.ranked_by)}</h4><ul>")
+    for a in rec.alternatives:
+        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
+        serve = "" if a.feasible else " <i>(does not serve every class within the search's bounds)</i>"
+        kinds = escape(" + ".join(a.kinds))
+        out.append(f"<li><b>{kinds}</b>: {escape(a.label)}; {a.cards} cards, {per}{kwh}{serve}</li>")
+    out.append("</ul>")
+    if result.price_sources:
+        out.append("<h4>Prices</h4><ul>")
+        out += [f"<li>{escape(k)}: {escape(v)}</li>" for k, v in result.price_sources.items()]
+        out.append("</ul>")
+    if result.measurements:
+        out.append("<h4>Measurements</h4><ul>" + "".join(f"<li>{escape(m)}</li>" for m in result.measurements))
+        out.append("</ul>")
+    return "".join(out)

@@ -139,6 +139,18 @@ def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str
 def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternative, FleetResult | None]],
          infos: list[ClassInfo], currency: str | None) -> list[str]:  # fmt: skip
     why = [f"Ranked by {best.ranked_by}."]
+    targets = [i for i in infos if i.wait_target_hours is not None]
+    peak = plan.service.peak_factor
+    sized = (
+        f"Sized for the busiest hour ({peak:.2f}x the mean arrival rate)"
+        if plan.service.peak_share is not None
+        else "Sized for arrivals spread evenly over the day (no daily profile given)"
+    )
+    met = sum(1 for i in targets if i.wait_target_met)
+    why.append(
+        f"{sized} and {len(targets)} p95 wait target(s), {met} met: its cards are busy {_busy(best):.0%} of the "
+        f"day on average against a {plan.service.utilisation_target:.0%} utilisation target."
+    )
     if best.ranked_by.startswith("cards"):
         why.append(
             "Without prices the planner cannot weigh an H100 against an RTX PRO 6000: it counts cards and the "
