@@ -142,12 +142,13 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     # "a 7B low-rank fine-tune fits in a 24 GB instance ... the same card serves four such jobs", with its gain
     slice_ = seed_b.cell("7B LoRA", f"{RTX} / 1g.24gb")
     assert slice_.fits and tenants.value == slice_.devices_per_card == 4 and slice_.mig_gain is not None
-    assert tenants.text == (f"4 tenants on one RTX PRO 6000 Server with MIG, a 7B LoRA job in each "
-                            f"{slice_.capacity_gb:.1f} GB slice: {slice_.mig_gain:.2f}× the jobs a day")  # fmt: skip
+    assert tenants.text == (f"4 tenants per RTX PRO 6000 Server, {slice_.capacity_gb:.1f} GB each: "
+                            f"{slice_.mig_gain:.2f}× the 7B LoRA jobs a day")  # fmt: skip
     # the p95 wait at the peak hour, against its target
     info = next(c for c in seed_b.classes if c.name == "7B LoRA")
     assert info.wait_p95_h is not None and wait.value == info.wait_p95_h
-    assert wait.text == f"{info.wait_p95_h:.2f} h 7B LoRA wait at the busiest hour, p-ninety-five: met"
+    words = "7B LoRA wait at the busiest hour for nineteen jobs in twenty (target met)"
+    assert wait.text == f"{info.wait_p95_h:.2f} h {words}"
     # the reversal: the month the recommended servers change, or that they do not
     assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
     r = seed_b.recommendation.reversal
@@ -209,7 +210,7 @@ def test_on_screen_figures_are_the_planners(demo: DemoWindow, seed_b: PlanResult
     for label, text in zip(demo.more_labels, more_texts(demo), strict=False):
         assert label.isVisibleTo(demo) and text.split(" ", 2)[-1] in label.text()
     assert more_texts(demo)[0].startswith("4 tenants")
-    assert "busiest hour, p-ninety-five" in more_texts(demo)[1]
+    assert "wait at the busiest hour for nineteen jobs in twenty" in more_texts(demo)[1]
     # the palette and the build knobs give way to the plan's buttons
     assert not demo.pal_box.isVisibleTo(demo) and demo.plan_box.isVisibleTo(demo)
     assert not demo.seq_box.isVisibleTo(demo) and not demo.method_box.isVisibleTo(demo)
