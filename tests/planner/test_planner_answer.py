@@ -125,3 +125,36 @@ def test_reversal_names_the_month_and_the_class() -> None:
     assert rev.before == ["RTX"] and "HGX" in rev.after
     assert "until month 3" in rev.words and "from month 4, when 70B LoRA arrives" in rev.words
     assert "low-rank (LoRA) fine-tuning of 71B-class models" in rev.words
+
+
+def test_demo_figures_show_the_reversal_and_an_unstable_peak() -> None:
+    """The kiosk's reversal figure names the month and the class; a wait figure never prints a finite wait
+    for an unstable peak hour."""
+    from configurator.ui.kiosk.planscene import read_plan_figure
+    from configurator.ui.kiosk.planspec import PlanFigureSpec
+
+    plan = _reversal_plan()
+    result = plan_service(plan)
+    cat = default_catalog()
+    rev = read_plan_figure(PlanFigureSpec(kind="reversal", label="{summary}"), plan, result, cat)
+    assert rev.number == "Month 4" and rev.label.endswith("from then on: 70B LoRA arrives") and "HGX" in rev.label
+    spec = PlanFigureSpec(kind="wait", job_class="7B LoRA", label="{class}: {mean}, {p95} ({verdict})")
+    steady = read_plan_figure(spec, plan, result, cat)
+    assert steady.value is not None and steady.status in ("fits", "tight")
+    unstable = [c.model_copy(update={"peak_unstable": True, "wait_mean_h": None, "wait_p95_h": None})
+                if c.name == "7B LoRA" else c for c in result.classes]  # fmt: skip
+    shown = read_plan_figure(spec, plan, result.model_copy(update={"classes": unstable}), cat)
+    assert shown.number == "unstable" and shown.status == "does-not-fit" and "unbounded" in shown.label
+    assert not any(ch.isdigit() for ch in shown.label.replace("7B", ""))
+
+
+def test_answer_html_and_sheet_lead_with_the_answer(seed_b: PlanResult) -> None:
+    from configurator.report.plan_sheet import plan_html
+    from configurator.report.plan_text import answer_html
+
+    html = answer_html(seed_b)
+    assert html.startswith("<h3>Recommended: ") and "p95" in html and "MIG gain" in html
+    assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
+    assert seed_b.recommendation.reversal.words.split(":")[0] in html
+    sheet = plan_html(seed_b)
+    assert sheet.index("<h2>Answer</h2>") < sheet.index("<h2>Job classes</h2>")
