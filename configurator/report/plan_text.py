@@ -83,7 +83,8 @@ def recommendation_lines(result: PlanResult) -> list[str]:
     out.append("")
     if rec.reversal is not None:
         out.append(rec.reversal.words)
-        out.append("")
+    out += rec.one_card
+    out.append("")
     return out
 
 
@@ -182,6 +183,8 @@ def answer_html(result: PlanResult) -> str:
     out.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in rec.why) + "</ul>")
     if rec.reversal is not None:
         out.append(f"<p><b>{escape(rec.reversal.words)}</b></p>")
+    if rec.one_card:
+        out.append("<p>" + " ".join(escape(w) for w in rec.one_card) + "</p>")
     out.append(
         f"<h4>Per class, in the recommended fleet (peak hour: {result.peak_factor:.2f}&times; the mean arrival "
         "rate; waits are M/M/c, Erlang C)</h4><table cellspacing='0' cellpadding='3' border='1'>"

@@ -158,3 +158,21 @@ def test_answer_html_and_sheet_lead_with_the_answer(seed_b: PlanResult) -> None:
     assert seed_b.recommendation.reversal.words.split(":")[0] in html
     sheet = plan_html(seed_b)
     assert sheet.index("<h2>Answer</h2>") < sheet.index("<h2>Job classes</h2>")
+
+
+def test_one_card_limits_state_seed_bs_criterion_as_sizes(seed_b: PlanResult) -> None:
+    """Seed B: 'decide by whether any single job needs more than one card'. Full-parameter training at ~16 B
+    per parameter: a 102.6 GB RTX PRO 6000 holds under 6.4B, an 85.5 GB H100 under 5.3B; LoRA holds far more;
+    the larger card always holds the larger model."""
+    rec = seed_b.recommendation
+    assert rec is not None and len(rec.one_card) == 3
+    rtx, h100, tail = rec.one_card
+    assert "RTX PRO 6000" in rtx and "H100" in h100 and "needs several cards" in tail
+
+    def size(line: str, method: str) -> float:
+        part = line.split(method + " up to about ")[1]
+        return float(part.split("B")[0])
+
+    assert 4.0 < size(rtx, "full-parameter fine-tuning") < 6.4
+    assert 3.5 < size(h100, "full-parameter fine-tuning") < size(rtx, "full-parameter fine-tuning")
+    assert size(h100, "low-rank (LoRA) fine-tuning") < size(rtx, "low-rank (LoRA) fine-tuning")

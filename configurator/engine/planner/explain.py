@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
+from configurator.catalog.loader import Catalog
 from configurator.engine.planner.fleet import Model, ranked_by
 from configurator.engine.planner.fleet_result import _label, fleet_result, kinds
-from configurator.engine.planner.plan import Plan
+from configurator.engine.planner.matrix import _DEMAND_FIELDS, cached_cell, node_devices
+from configurator.engine.planner.nodes import ResolvedNode
+from configurator.engine.planner.plan import JobClass, Plan
 from configurator.engine.planner.prepare import Prepared
 from configurator.engine.planner.result import (
     Alternative,
@@ -257,8 +261,71 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
     )
 
 
+def _fits_one_card(template: JobClass, parameters: float, node: ResolvedNode, plan: Plan, catalog: Catalog,
+                   base: Path | None) -> bool:  # fmt: skip
+    data = template.model_dump()
+    data["model"] = {"parameters": parameters}
+    cls = JobClass.model_validate(data)
+    return cached_cell(cls, 0, node, node_devices(node)[0], plan, catalog, base).fits
+
+
+def one_card_limits(plan: Plan, pre: Prepared, catalog: Catalog, base: Path | None) -> list[str]:
+    """Seed B's criterion, "decide by whether any single job needs more than one card", as sizes: per node type
+    and training method of the plan's classes, the largest model one card holds with the settings of the plan's
+    largest class of that method (the memory engine on a parameter-count model, by bisection to about 5 %)."""
+    methods: dict[str, JobClass] = {}
+    for info in sorted(pre.infos, key=lambda i: -i.parameters):
+        k = pre.usable[pre.infos.index(info)]
+        methods.setdefault(info.method, plan.classes[k])
+    key = (
+        plan.model_dump_json(include={"assumptions", "service", "nodes", "measurements"}),
+        tuple(t.model_dump_json(exclude=_DEMAND_FIELDS) for t in methods.values()),
+        str(base),
+        id(catalog),
+    )
+    if key not in _LIMITS:
+        if len(_LIMITS) > 256:
+            _LIMITS.clear()
+        _LIMITS[key] = _limits(plan, pre, methods, catalog, base)
+    return list(_LIMITS[key])
+
+
+_LIMITS: dict[tuple[object, ...], list[str]] = {}
+
+
+def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Catalog, base: Path | None) -> list[str]:
+    out = []
+    for node in pre.resolved:
+        parts = []
+        for method, template in methods.items():
+            lo, hi = 0.1e9, 2e12
+            if not _fits_one_card(template, lo, node, plan, catalog, base):
+                continue
+            while hi / lo > 1.05:
+                mid = math.sqrt(lo * hi)
+                if _fits_one_card(template, mid, node, plan, catalog, base):
+                    lo = mid
+                else:
+                    hi = mid
+            parts.append(f"{_method(method)} up to about {_size(lo)}")
+        if parts:
+            out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
+    if out:
+        out.append(
+            'Above those sizes a job needs several cards, and the link between them decides (seed B: "the decision '
+            'flips the moment a job needs two cards").'
+        )
+    return out
+
+
 def recommend(
-    plan: Plan, pre: Prepared, fleets: list[FleetResult], mixes: dict[Mix, Ranked], infos: list[ClassInfo]
+    plan: Plan,
+    pre: Prepared,
+    fleets: list[FleetResult],
+    mixes: dict[Mix, Ranked],
+    infos: list[ClassInfo],
+    catalog: Catalog,
+    base: Path | None,
 ) -> Recommendation:
     best = fleets[0]
     alts = _alternatives(pre.model, mixes)
@@ -275,4 +342,5 @@ def recommend(
         why=_why(plan, pre, best, full, infos, pre.currency),
         alternatives=[alt for alt, _r in alts],
         reversal=reversal(plan, pre, best),
+        one_card=one_card_limits(plan, pre, catalog, base),
     )

@@ -190,6 +190,8 @@ class Recommendation(Out):
     why: list[str]  # what drives the ranking, in words a platform team reads
     alternatives: list[Alternative] = []  # pure fleets beside mixed ones, best first
     reversal: Reversal | None = None
+    # seed B's criterion as sizes: the largest model one card of each node type holds, per training method
+    one_card: list[str] = []
 
 
 class SearchStats(Out):

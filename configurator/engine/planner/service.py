@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from configurator.catalog.loader import Catalog
+from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine.planner.energy import idle_draws
 from configurator.engine.planner.explain import class_infos, recommend
 from configurator.engine.planner.fleet import Model, Score
@@ -218,7 +218,9 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
     out_cells = _fit_cells(plan, pre)
     fleets, stats, mixes = _search(plan, pre)
     infos = class_infos(pre, fleets, out_cells)
-    rec = recommend(plan, pre, fleets, mixes, infos) if fleets else None
+    cat = catalog or default_catalog()
+    base = Path(base_dir) if base_dir else None
+    rec = recommend(plan, pre, fleets, mixes, infos, cat, base) if fleets else None
     return PlanResult(
         name=plan.name,
         currency=pre.currency,
