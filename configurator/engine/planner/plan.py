@@ -225,4 +225,11 @@ class Plan(Strict):
             dup = sorted({n for n in names if names.count(n) > 1})
             if dup:
                 raise ValueError(f"{what} name(s) {dup} used more than once")
+        nodes = {n.name for n in self.nodes}
+        for c in self.classes:
+            for m in c.measured:
+                if m.node not in nodes:
+                    raise ValueError(
+                        f"class '{c.name}': measured on node type '{m.node}', which the plan does not list"
+                    )
         return self
