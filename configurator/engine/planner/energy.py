@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import yaml
 from pydantic import ValidationError
 
+from configurator.catalog.errors import FileError
+from configurator.catalog.yamlio import read_text
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import IdleDraw, Plan
 from configurator.paths import resource
@@ -19,11 +21,13 @@ def shipped_idle_draws() -> dict[str, IdleDraw]:
     """The shipped table of measured idle draw per card id (empty if the file is missing or malformed: the
     planner then takes every card at its power limit and says so)."""
     try:
-        data = yaml.safe_load(resource("plans", "idle-power.yaml").read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = yaml.safe_load(read_text(resource("plans", "idle-power.yaml")))
+    except (OSError, FileError, yaml.YAMLError):
         return {}
     out: dict[str, IdleDraw] = {}
-    for card, entry in (data or {}).items():
+    if not isinstance(data, dict):
+        return out
+    for card, entry in data.items():
         try:
             out[str(card)] = IdleDraw.model_validate(entry)
         except ValidationError:

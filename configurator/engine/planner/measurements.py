@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
+from configurator.catalog.errors import FileError
+from configurator.catalog.fileio import safe_read_text
 from configurator.engine.build import LinkCalibration
 from configurator.engine.planner.matrix import Cell, Device
 from configurator.engine.planner.nodes import ResolvedNode
@@ -192,12 +194,11 @@ def _read(path_text: str, base: Path | None, where: str, problems: list[PlanProb
     if not path.is_absolute() and base is not None:
         path = base / path
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise OSError(f"larger than {MAX_BYTES:,} bytes")
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
+        return safe_read_text(path, MAX_BYTES)  # regular files only, bounded, UTF-8 (catalog/fileio.py)
+    except FileError as exc:
+        first = exc.problems[0].message if exc.problems else "cannot be read"
         problems.append(
-            PlanProblem(severity="error", code="MEASUREMENT_UNREADABLE", field=where, message=f"{path}: {exc}")
+            PlanProblem(severity="error", code="MEASUREMENT_UNREADABLE", field=where, message=f"{path}: {first}")
         )
         return None
 
