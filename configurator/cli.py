@@ -329,6 +329,9 @@ def _parser() -> argparse.ArgumentParser:
     p_pin = sub.add_parser("demo-pin", help="is the demo's stored PIN usable? --reset unlocks a locked demo")
     p_pin.add_argument("--reset", action="store_true",
                        help="remove the stored PIN (the shipped default then applies until staff set their own)")
+    from configurator.cli_acceptance import add_parsers  # acceptance, verify, burnin
+
+    add_parsers(sub)
     return parser
 
 
@@ -391,8 +394,8 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         from configurator.ui.planner.app import main as planner_main
 
         return planner_main(words[1:])
-    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "-h", "--help",
-                "--version"}  # fmt: skip
+    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "acceptance",
+                "verify", "burnin", "-h", "--help", "--version"}  # fmt: skip
     if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.shell.app import main as gui_main
@@ -416,6 +419,10 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return _demo_pin(args.reset)
     if args.command == "trace":
         return _trace(_user_path(args.build), args.job, args.json, args.arch, not args.no_cache, args.timeout)
+    if args.command in ("acceptance", "verify", "burnin"):
+        from configurator.cli_acceptance import run
+
+        return run(args)
     parser.print_help()
     return 2
 

@@ -21,6 +21,7 @@ from configurator.engine.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.result import Power
 from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
+from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
@@ -93,6 +94,7 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     out += checks_section(result)
     out += assumptions_section(build, result)
     out += sources_section(build, result, catalog, chassis)
+    out += acceptance_section(build, result, catalog)  # what the built machine must measure
     out += _reopen(options)
     return "\n".join(out)
 

@@ -108,6 +108,8 @@ class HeadroomChart(QWidget):
         self.trace_note: Callable[[str], str | None] | None = None
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
+        self.measured: dict[str, float] = {}  # per job, a measured peak (GB) drawn beside its bar (set_measured)
+        self.measured_item: pg.ScatterPlotItem | None = None
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
@@ -180,6 +182,34 @@ class HeadroomChart(QWidget):
         top = self.fit_labels()
         if total == 0:
             self.empty.setPos(0, top / 2)
+        self._place_measured()
+
+    def set_measured(self, values: dict[str, float]) -> None:
+        """Measured peaks per job name (GB, as nvidia-smi shows them; a verify result) drawn as a point beside the
+        job's first bar, next to the predicted bar and its band; {} removes them."""
+        self.measured = dict(values)
+        if self.measured_item is None and values:
+            self.measured_item = pg.ScatterPlotItem(symbol="d", size=13, brush="#6A1B9A", pen=pg.mkPen("w", width=1))
+            self.measured_item.setZValue(20)
+            self.plot.addItem(self.measured_item)
+            self.legend.addItem(self.measured_item, "Measured")
+        self._place_measured()
+
+    def measured_points(self) -> list[tuple[float, float]]:
+        """(x, value in the display unit) of the measured points drawn."""
+        if self.measured_item is None:
+            return []
+        xs, ys = self.measured_item.getData()
+        return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+
+    def _place_measured(self) -> None:
+        if self.measured_item is None:
+            return
+        first = {}
+        for i, (job, _) in enumerate(self.rows):
+            first.setdefault(job, i)
+        points = [(first[name] + 0.3, to_unit(gb, self.unit)) for name, gb in self.measured.items() if name in first]
+        self.measured_item.setData(x=[p[0] for p in points], y=[p[1] for p in points])
 
     def fit_labels(self) -> float:
         """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
