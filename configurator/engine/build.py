@@ -23,7 +23,7 @@ Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "s
 # fp8: the card's default FP8 recipe (TE get_default_fp8_recipe).
 Precision = Literal["mixed-bf16", "pure-bf16", "fp8", "fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4"]
 # zero1 / zero2 / zero3: DeepSpeed ZeRO stages (optimizer states; + gradients; + parameters partitioned)
-Parallelism = Literal["single", "ddp", "fsdp", "tp", "zero1", "zero2", "zero3"]
+Parallelism = Literal["single", "ddp", "fsdp", "tp", "zero1", "zero2", "zero3", "ep"]
 # The training stack (engine/stack.py holds each framework's profile and the code it is read from).
 # fsdp-qlora: Answer.AI's train.py (AnswerDotAI/fsdp_qlora), a custom loop over FSDP1.
 Framework = Literal["hf-trainer", "torchtune", "torchtitan", "axolotl", "litgpt", "fsdp-qlora"]
@@ -140,9 +140,13 @@ class Job(Strict):
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"
     precision: Precision = "mixed-bf16"
-    base_weights: Literal["bf16", "fp8"] = "bf16"  # LoRA: how the frozen base is stored (QLoRA: quantization)
+    # LoRA: how the frozen base is stored (QLoRA: quantization); mxfp4: MoE experts kept as shipped (gpt-oss)
+    base_weights: Literal["bf16", "fp8", "mxfp4"] = "bf16"
     parallelism: Parallelism = "single"
     tensor_parallel: int = Field(default=1, ge=1, le=64)
+    # MoE dispatch buffers padded to capacity = factor x tokens x k / E per expert (engine/moe.py); 1: dropless,
+    # as transformers' MoE blocks are
+    moe_capacity_factor: float = Field(default=1.0, ge=1.0, le=16.0)
     sequence_length: int = Field(default=2048, ge=1, le=2_097_152)
     micro_batch_size: int = Field(default=1, ge=1, le=4096)
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=65536)

@@ -281,7 +281,8 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     job_cards = [cards[s] for s in shape.slots]
     cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
     checks += precision_checks(job, [(s, cards[s]) for s in shape.slots])
-    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
+    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
+                          capability=cc)
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
     rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
