@@ -172,3 +172,11 @@ def test_size_on_moe_lora_builds(build: str, weights: str, status: str, capsys: 
     card_line = next(line for line in out.splitlines() if line.strip().startswith("slot 1 h100-sxm"))
     assert card_line.split()[3] == weights
     assert "peak allocated" in out and "model band" in out
+
+
+def test_mxfp4_on_a_model_without_mxfp4_experts_says_so() -> None:
+    result, _ = single_job("qwen3-30b-a3b", "lora", card="h200-nvl", base_weights="mxfp4")
+    notes = [c for c in result.checks if c.code == "PRECISION_NOTE"]
+    assert notes and "sized in BF16" in notes[0].message
+    result, _ = single_job("gpt-oss-20b", "lora", card="h200-nvl", base_weights="mxfp4")
+    assert not [c for c in result.checks if c.code == "PRECISION_NOTE"]

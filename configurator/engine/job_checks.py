@@ -161,6 +161,28 @@ def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
         checks.append(Check(severity="warning", code="JOB_OFFLOAD_IGNORED", job=name, message=(
             f"Job '{name}' asks for {job.offload} offload with {job.parallelism}: offload exists in {has}. The job "
             "is sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip
+    checks += _moe_checks(job, model, shape)
+    return checks
+
+
+def _moe_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
+    """Expert parallelism without experts to split or with experts that do not divide over the cards; an MXFP4
+    base on a model that does not ship its experts so (engine/moe.py)."""
+    name, checks = job.name, []
+    if PARALLELISM[job.parallelism].shards_experts and shape.n > 1 and not model.is_params_only:
+        if not model.is_moe:
+            checks.append(Check(severity="warning", code="JOB_EXPERT_PARALLEL", job=name, message=(
+                f"Job '{name}': expert parallelism splits the experts of a mixture-of-experts model, and "
+                f"{model.name} has none; it is sized as replicas (DDP). Choose fsdp to split a dense model.")))
+        elif model.num_experts % shape.n:
+            checks.append(Check(severity="warning", code="JOB_EXPERT_PARALLEL", job=name, message=(
+                f"Job '{name}': {model.num_experts} experts do not divide over {shape.n} cards; expert-parallel "
+                "frameworks need an equal share per card (torchtitan, Megatron-Core). Use a card count that "
+                f"divides {model.num_experts}.")))  # fmt: skip
+    if job.base_weights == "mxfp4" and job.method == "lora" and model.expert_format != "mxfp4":
+        checks.append(Check(severity="info", code="PRECISION_NOTE", job=name, message=(
+            f"Job '{name}': base_weights mxfp4 keeps experts that ship in MXFP4 (gpt-oss); {model.name} ships "
+            "none, so its base is sized in BF16.")))  # fmt: skip
     return checks
 
 
