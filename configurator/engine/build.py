@@ -107,6 +107,22 @@ class LoraSettings(Strict):
         return targets
 
 
+Objective = Literal["sft", "dpo", "grpo"]
+
+
+class RLSettings(Strict):
+    """Preference and RL post-training with TRL (engine/rl.py): what DPOTrainer / GRPOTrainer keep and generate.
+    Defaults are TRL's (trl/trainer/grpo_config.py, dpo_config.py)."""
+
+    beta: float | None = Field(default=None, ge=0, le=100)  # KL coefficient; None: TRL's (GRPO 0.0, DPO 0.1)
+    precompute_ref_log_probs: bool = False  # DPO: reference log-probs computed before training (no reference kept)
+    generations: int = Field(default=8, ge=1, le=1024)  # GRPO num_generations per prompt
+    prompt_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO prompt tokens
+    completion_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO max_completion_length
+    generation: Literal["vllm-colocate", "vllm-server", "transformers"] = "vllm-colocate"
+    vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, lt=1)  # colocated vLLM's share of each card
+
+
 class InstanceRef(Strict):
     slot: int = Field(ge=1)
     instance: int = Field(ge=0)
@@ -137,6 +153,8 @@ class Job(Strict):
     model: str | ParamsOnlyModel
     method: Method = "lora"
     lora: LoraSettings = LoraSettings()
+    objective: Objective = "sft"  # sft: supervised; dpo, grpo: TRL's preference / RL trainers (engine/rl.py)
+    rl: RLSettings = RLSettings()
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"
     precision: Precision = "mixed-bf16"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
-from configurator.engine import moe
+from configurator.engine import moe, rl
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
@@ -177,6 +177,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
+    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO frozen reference
     return _States(weights, adapters, gradients, optimizer, trained, full_weights, low)
 
 
@@ -320,6 +321,7 @@ def _memory_for_card(
     """
     # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
     # are the functions above, and what is left here is the pools they add up to.
+    job = rl.training_view(job)  # DPO: chosen + rejected in one batch; GRPO: prompt + completion tokens
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)
