@@ -549,3 +549,21 @@ def test_catalog_refuses_an_unknown_vision_key() -> None:
     raw["config"]["vision_config"]["patch_sise"] = 14
     with pytest.raises(ValueError, match=r"vision_config\.patch_sise"):
         load_models_yaml({"schema_version": 1, "models": [raw]})
+
+
+def test_gemma3_config_as_published_reads_with_the_class_defaults() -> None:
+    """gemma-3-4b-it's config.json leaves heads, KV heads, head_dim and vocabulary to Gemma3TextConfig."""
+    config = {
+        "model_type": "gemma3", "mm_tokens_per_image": 256,
+        "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
+                        "num_hidden_layers": 34},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
+                          "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14, "image_size": 896},
+    }  # fmt: skip
+    assert model_from_hf_config(config, id="g", name="G", source="test").total_params == 4_300_079_472
+
+
+def test_a_text_config_error_names_the_nested_key() -> None:
+    config = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}
+    with pytest.raises(ValueError, match=r"text_config\.hidden_size"):
+        model_from_hf_config(config, id="m", name="M", source="test")

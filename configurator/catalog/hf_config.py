@@ -37,6 +37,9 @@ class ConfigError(ValueError):
 _TIE_DEFAULT = {"gemma2": True, "gemma3_text": True}
 # Qwen3Config / Gemma2Config / Gemma3TextConfig / GptOssConfig head_dim
 _HEAD_DIM_DEFAULT = {"qwen3": 128, "qwen3_moe": 128, "gemma2": 256, "gemma3_text": 256, "gpt_oss": 64}
+# Gemma3TextConfig's defaults for keys the published Gemma 3 config.json files leave out (gemma-3-4b-it's
+# text_config gives no heads, KV heads or vocabulary): transformers reads these, so an import must too.
+_CLASS_DEFAULTS = {"gemma3_text": {"num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 262_208}}
 # The vision tower each multimodal model_type carries (configurator/catalog/vision.py)
 _VISION_KIND = {"gemma3": "siglip", "mllama": "mllama", "qwen2_5_vl": "qwen2_5_vl"}
 
@@ -140,7 +143,10 @@ def _language_model(config: dict[str, Any], *, id: str, name: str, source: str) 
         # Multimodal configs (mllama, gemma3, llava ...) hold the language model in text_config: read that one.
         inner = text.get("model_type")
         if inner in SUPPORTED_MODEL_TYPES:
-            spec = model_from_hf_config(text, id=id, name=name, source=source)
+            try:
+                spec = model_from_hf_config(text, id=id, name=name, source=source)
+            except ConfigError as exc:  # name the key where it is: text_config.hidden_size
+                raise ConfigError(f"text_config.{exc.field}" if exc.field else "text_config", exc.message) from None
             vision = config.get("vision_config")
             if str(mt) in _VISION_KIND and isinstance(vision, dict):
                 assert spec.hidden_size is not None
@@ -308,8 +314,9 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
     mt, language_model = _language_model(config, id=id, name=name, source=source)
     if language_model is not None:
         return language_model
+    defaults = _CLASS_DEFAULTS.get(mt, {})
     hidden = _int(config, "hidden_size")
-    heads = _int(config, "num_attention_heads")
+    heads = _int(config, "num_attention_heads", defaults.get("num_attention_heads"))
     head_dim = _head_dim(config, mt, hidden, heads)
     attention_bias = _bool(config, "attention_bias", False)  # read first: its error comes before the sizes'
     fields: dict[str, Any] = {
@@ -321,9 +328,9 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
         "num_layers": _int(config, "num_hidden_layers"),
         "intermediate_size": _int(config, "intermediate_size"),
         "num_attention_heads": heads,
-        "num_key_value_heads": _int(config, "num_key_value_heads", heads),  # HF default: = heads (MHA)
-        "head_dim": head_dim,
-        "vocab_size": _int(config, "vocab_size"),
+        "num_key_value_heads": _int(config, "num_key_value_heads", defaults.get("num_key_value_heads", heads)),
+        "head_dim": head_dim,  # (HF default above: = heads, MHA)
+        "vocab_size": _int(config, "vocab_size", defaults.get("vocab_size")),
         "tie_word_embeddings": _bool(config, "tie_word_embeddings", _TIE_DEFAULT.get(mt, False)),
     }
     _layout_fields(config, mt, attention_bias, fields)

@@ -353,7 +353,9 @@ class ModelSpec(Strict):
         "all-linear": every block linear incl. the experts, but not the MoE router (``gate``,
         ``shared_expert_gate``) and not lm_head. PEFT's own "all-linear" would also wrap the router;
         we leave it out because adapting a router is rarely done and the seed's convention is
-        "q, k, v, o, gate, up, down". "attention": q, k, v, o (or fused qkv_proj + o_proj).
+        "q, k, v, o, gate, up, down". gpt-oss's experts are 3-D parameters, not nn.Linear: PEFT's own
+        "all-linear" reaches only its attention there, and the experts through ``target_parameters``
+        (PEFT >= 0.17); "all-linear" here counts both. "attention": q, k, v, o (or fused qkv_proj + o_proj).
         "qv": q_proj and v_proj. A list: module names, matched on the full name or its last dotted part
         (as PEFT matches suffixes), e.g. ["q_proj", "v_proj"], ["qkv_proj"], ["w1", "w2", "w3"].
         """
