@@ -129,3 +129,21 @@ def test_size_on_rl_builds(build: str, weights: str, capacity: str, capsys: pyte
     assert "[fits]" in next(line for line in out.splitlines() if line.startswith("Job: "))
     card = next(line for line in out.splitlines() if line.strip().startswith("slot 1 h100-sxm")).split()
     assert (card[3], card[-3]) == (weights, capacity)
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [({"objective": "dpo"}, "DPO is not traced"), ({"parallelism": "ep"}, "expert parallelism"),
+     ({"base_weights": "mxfp4"}, "MXFP4 base")],
+)  # fmt: skip
+def test_the_tracer_refuses_what_it_would_trace_as_sft(fields: dict[str, object], says: str) -> None:
+    """A DPO / GRPO job, expert parallelism or an MXFP4 base would be traced as the plain step: refused by name."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.build import Build
+    from configurator.trace.request import TraceRefused, prepare_trace
+
+    job = {"name": "j", "model": "llama-3.1-8b", "cards": [1], **fields}
+    build = Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": [{"slot": 1, "card": "h100-sxm"}],
+                                  "jobs": [job]})  # fmt: skip
+    with pytest.raises(TraceRefused, match=says):
+        prepare_trace(build, "j", default_catalog())

@@ -194,8 +194,11 @@ def _refusal(job: Job) -> str | None:
                 "model code, which a trace of Transformers would not measure")  # fmt: skip
     if job.parallelism.startswith("zero"):
         return f"DeepSpeed ZeRO-{job.parallelism[-1]} is not traced (the tracer runs one card or FSDP2)"
-    if job.parallelism in ("ddp", "tp"):
-        kind = "DDP" if job.parallelism == "ddp" else "tensor parallelism"
+    if job.objective != "sft":
+        return (f"{job.objective.upper()} is not traced: the tracer runs one supervised step (no reference model, "
+                "no generation engine)")  # fmt: skip
+    if job.parallelism in ("ddp", "tp", "ep"):
+        kind = {"ddp": "DDP", "tp": "tensor parallelism", "ep": "expert parallelism"}[job.parallelism]
         return f"{kind} is not traced (the tracer runs one card or FSDP2)"
     if job.parallelism == "fsdp" and job.fsdp_version != 2:
         return "FSDP1 (flat parameters) is not traced; FSDP2 (fully_shard) is"
@@ -206,7 +209,7 @@ def _refusal(job: Job) -> str | None:
             f"the {job.precision} recipe (Transformer Engine low precision) is not traced; mixed-bf16 and pure-bf16 are"
         )
     if job.method == "lora" and job.base_weights != "bf16":
-        return "LoRA on an FP8 base is not traced"
+        return f"LoRA on an {job.base_weights.upper()} base is not traced"
     if job.optimizer not in ("adamw", "adamw-8bit"):
         return f"the {job.optimizer} optimizer is not traced; AdamW (foreach or fused) and 8-bit AdamW are"
     if stack.optimizer_impl not in ("fused", "foreach"):
