@@ -14,14 +14,22 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
-from configurator.engine import calibration
+from configurator.engine import calibration, rl
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
 from configurator.engine.communication import NVLS_ARCHITECTURES, communication, slowest_link
 from configurator.engine.compute import compute
 from configurator.engine.context import EvalContext, JobEvaluation
-from configurator.engine.job_checks import Shape, job_shape, memory_notes, pcie_checks, setting_checks, valid_keys
+from configurator.engine.job_checks import (
+    Shape,
+    generation_checks,
+    job_shape,
+    memory_notes,
+    pcie_checks,
+    setting_checks,
+    valid_keys,
+)
 from configurator.engine.lowprecision import (
     Capability,
     extra_bytes,
@@ -160,6 +168,7 @@ def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, 
     for slot, instance in shape.keys:
         card = cards[slot]
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
+        capacity *= 1 - rl.colocated_share(job)  # a colocated vLLM's share is not the training's (engine/rl.py)
         kind = (id(card), capacity, nominal, profile, instance)
         if kind in same:
             rows.append(same[kind].model_copy(update={"slot": slot}))
@@ -294,11 +303,13 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     job_cards = [cards[s] for s in shape.slots]
     cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
     checks += precision_checks(job, [(s, cards[s]) for s in shape.slots])
-    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
+    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
+                          capability=cc)
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
     rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
+    checks += generation_checks(job, model, rows)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
     fits = all(r.fits for r in rows)
