@@ -80,8 +80,9 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     """Cached on what it depends on; only eager attention depends on the sequence length (s x s scores)."""
     lora = job.lora
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
+    stack = stack_of(job)
     key = (id(model), model.id, job.method, targets, lora.rank, lora.dropout, job.precision, job.attention,
-           sequence if job.attention == "eager" else 0, tp)  # fmt: skip
+           sequence if job.attention == "eager" else 0, tp, stack.framework, stack.kbit_fp32_prep)  # fmt: skip
     value = _PER_LAYER_CACHE.get(key)
     if value is None:
         if len(_PER_LAYER_CACHE) > 4096:
@@ -90,12 +91,136 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     return value
 
 
+# Stacks that run Transformers' own modeling code with PEFT adapters: their per-layer bytes follow the dtypes
+# through that code (_per_layer_transformers); the others keep the block model of _per_layer.
+TRANSFORMERS_STACKS = frozenset({"hf-trainer", "axolotl"})
+_X1 = frozenset({"q_proj", "k_proj", "v_proj", "qkv_proj"})  # consume the input norm's output
+_X2 = frozenset({"gate_proj", "up_proj", "gate_up_proj", "w1", "w3"})  # consume the post-attention norm's output
+_P = frozenset({"down_proj", "w2"})  # consume the MLP product
+
+
+def residual_bytes(job: Job) -> int:
+    """Bytes per value of the residual stream (and of the layer inputs checkpointing keeps).
+
+    PEFT's prepare_model_for_kbit_training casts embeddings and norms to fp32 (peft/utils/other.py), so QLoRA's
+    embedding output and every residual add stay fp32; transformers' Trainer under bf16=True keeps an fp32 model
+    and autocasts (trainer.py autocast_smart_context_manager), so a full fine-tune's embedding output is fp32 too.
+    """
+    stack = stack_of(job)
+    if job.method == "qlora" and stack.kbit_fp32_prep:
+        return FP32
+    if job.method == "full" and job.precision == "mixed-bf16" and stack.framework in TRANSFORMERS_STACKS:
+        return FP32
+    return BF16
+
+
+def _adapter_inputs(n: int, width: int, x_bytes: int, autocast: bool, dropout: bool, shared: bool) -> float:
+    """Bytes the LoRA branches of ``n`` adapted linears keep for one input tensor of ``width`` values per token.
+
+    peft/tuners/lora/layer.py Linear.forward: ``x = self._cast_input_dtype(x, lora_A.weight.dtype)`` (fp32 adapters,
+    so a bf16 input is copied to fp32 in each adapted module, and an fp32 input passes as is), then dropout, then
+    lora_A. Without autocast lora_A keeps what it is given; under autocast it keeps the bf16 cast it makes of it
+    (autocast caches casts of leaf weights only, so every module makes its own). On a GPU dropout keeps a 1-byte
+    mask (native_dropout) and lora_A keeps dropout's new output.
+    ``shared``: the input is already kept by another op (the attention kernel's output for o_proj)."""
+    if n == 0:
+        return 0.0
+    if dropout:
+        return n * width * ((BF16 if autocast else FP32) + 1)
+    if autocast:
+        return n * width * BF16
+    if x_bytes == FP32:
+        return 0.0 if shared else FP32 * width  # one tensor, kept once for all n branches
+    return n * width * FP32
+
+
+def _base_inputs(n: int, width: int, x_bytes: int, autocast: bool, shared: bool) -> float:
+    """Bytes trained (full fine-tune) linears keep of one input tensor: the tensor itself, or under autocast the
+    bf16 cast each of them makes of an fp32 input (autocast_mode.cpp cached_cast caches leaf tensors only)."""
+    if n == 0:
+        return 0.0
+    if autocast and x_bytes == FP32:
+        return n * width * BF16
+    return 0.0 if shared else width * x_bytes
+
+
+def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
+    """Bytes one decoder layer of a Transformers model keeps per token for backward (no checkpointing), following
+    the dtypes through the modeling code, PEFT and bitsandbytes as a meta-tensor trace of them shows
+    (specs/trace/table.jsonl; configurator/trace/worker).
+
+    - RMSNorm (modeling_llama.py LlamaRMSNorm) keeps an fp32 copy of its input (pow, mul); a trained weight also
+      keeps the normalised tensor, in the residual dtype.
+    - A 4-bit linear returns its input's dtype (bitsandbytes nn/modules.py Linear4bit.forward ``out.to(inp_dtype)``)
+      and keeps no input (autograd/_functions.py MatMul4Bit saves only the weight), so under QLoRA's fp32 norms the
+      projections, the attention inputs without autocast and the MLP intermediates are fp32.
+    - The fused attention kernels keep q, k, v (GQA natively when no mask is passed: transformers
+      sdpa_attention_forward use_gqa_in_sdpa), the output and an fp32 log-sum-exp per head; the output is laid out
+      (batch, seq, heads, dim), so o_proj's input is a view of it.
+    - SwiGLU keeps the gate output (SiLU's input), SiLU's output and the up output.
+    - LoRA: each adapted linear keeps its own copy of its input (_adapter_inputs) and A's output (r values)."""
+    assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
+    h, nh = model.hidden_size, model.num_attention_heads
+    a = nh * model.head_dim
+    kv = model.num_key_value_heads * model.head_dim
+    f = model.tokens_ffn_width
+    full = job.method == "full"
+    autocast = job.precision == "mixed-bf16"
+    qlora = job.method == "qlora" and stack_of(job).kbit_fp32_prep
+    r_bytes = residual_bytes(job)
+    dropout = job.lora.dropout > 0
+    # dtypes of the attention tensors and of the MLP intermediates
+    att = BF16 if autocast or not qlora else FP32
+    mlp_dtype = FP32 if qlora else BF16
+
+    norm = FP32 * h + (r_bytes * h if full else 0)
+    replicated = model.norms_per_layer * norm
+    # (a Gemma 2 block has four norms; its eager attention is sized below)
+
+    if job.attention == "eager":
+        # q, k, v expanded to all heads (repeat_kv), the s x s probabilities (fp32 softmax and its bf16 copy), and
+        # the output transposed into a new tensor for o_proj
+        attn = att * 4 * a + (FP32 + BF16) * nh * sequence + att * a
+    else:
+        attn = att * (2 * a + 2 * kv) + FP32 * nh
+
+    mlp = 3 * mlp_dtype * f
+    if model.is_moe:
+        # tokens are copied to each of their k experts before the expert linears; the router's fp32 logits
+        mlp += BF16 * h * model.num_experts_per_tok + FP32 * model.num_experts
+
+    saved = 0.0
+    if full:
+        n_x1 = 1 if model.fused_qkv else 3
+        n_x2 = 1 if model.fused_gate_up else 2
+        saved += _base_inputs(n_x1, h, r_bytes, autocast, shared=False)
+        saved += _base_inputs(1, a, att, autocast, shared=True)
+        saved += _base_inputs(n_x2, h, r_bytes, autocast, shared=False)
+        saved += _base_inputs(1, f, mlp_dtype, autocast, shared=False)
+    else:
+        targets = job.lora.targets
+        names = targets if isinstance(targets, str) else [t for t in targets if t not in ("lm_head", "output")]
+        per_layer = {m.name.rsplit(".", 1)[-1] for m in model.lora_modules(names)} if names else set()
+        groups = (  # (adapted modules, input width, input dtype, kept elsewhere)
+            (len(per_layer & _X1), h, r_bytes, False),
+            (len(per_layer & {"o_proj"}), a, att, True),
+            (len(per_layer & _X2), h, r_bytes, False),
+            (len(per_layer & _P), f, mlp_dtype, False),
+        )
+        for n, width, x_bytes, shared in groups:
+            saved += _adapter_inputs(n, width, x_bytes, autocast, dropout, shared)
+        saved += len(per_layer) * job.lora.rank * (BF16 if autocast else FP32)  # A's output, kept by B
+    return replicated + (attn + mlp + saved) / tp
+
+
 def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     """Bytes one decoder layer keeps per token for the backward pass (no checkpointing).
 
     tp: tensor-parallel degree; attention and MLP tensors are split across the group, norms and
     block inputs are replicated (Korthikanti et al. 2022, eq. 2: sbh(10 + 24/t + 5as/ht)).
     """
+    if stack_of(job).framework in TRANSFORMERS_STACKS and not (model.is_moe and trained_groups(model, job) & {GATE, UP, DOWN}):
+        return _per_layer_transformers(model, job, sequence, tp)
     assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
     h, nh = model.hidden_size, model.num_attention_heads
     a = nh * model.head_dim  # query width
@@ -194,7 +319,7 @@ def activation_breakdown(
     # PEFT's prepare_model_for_kbit_training casts embeddings, norms and lm_head to fp32
     # (peft/src/peft/utils/other.py); under autocast the embedding output is then fp32 and every residual
     # add (fp32 + bf16) stays fp32, so the residual stream, and the layer inputs checkpointing keeps, are fp32.
-    residual = FP32 if (job.method == "qlora" and stack.kbit_fp32_prep) else BF16
+    residual = residual_bytes(job)
     layers_bytes: float
     if job.gradient_checkpointing:
         # HF gradient checkpointing keeps each decoder layer's input and rebuilds one layer at a time.

@@ -113,9 +113,9 @@ def _row(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
 def run(shard: int, shards: int, limit: int | None, out: Path) -> None:
     from configurator.trace.worker.trace import run_request
 
-    done = set()
-    if out.exists():
-        for line in out.read_text().splitlines():
+    done = set()  # rows any part file already holds: an interrupted run resumes, with any shard count
+    for part in sorted(set(SPECS.glob("table.part*.jsonl")) | ({out} if out.exists() else set())):
+        for line in part.read_text().splitlines():
             if line.strip():
                 done.add(json.loads(line).get("id"))
     jobs = [j for i, j in enumerate(_jobs()) if i % shards == shard and j["id"] not in done]
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         merge(parts, "make oracle  (python -m configurator.trace.oracle.generate --shard I/N, then --merge)")
         return 0
     shard, shards = (int(x) for x in args.shard.split("/"))
-    out = args.out or SPECS / f"table.part{shard}.jsonl"
+    out = args.out or SPECS / f"table.part{shard}of{shards}.jsonl"
     run(shard, shards, args.limit, out)
     return 0
 
