@@ -68,6 +68,11 @@ def _trained_groups(model: ModelSpec, method: str, targets: str | tuple[str, ...
     return frozenset(groups)
 
 
+def _lora_names(job: Job) -> str | list[str]:
+    targets = job.lora.targets
+    return targets if isinstance(targets, str) else [t for t in targets if t not in ("lm_head", "output")]
+
+
 def lm_head_trained(job: Job) -> bool:
     targets = job.lora.targets
     return job.method == "full" or (isinstance(targets, list) and bool({"lm_head", "output"} & set(targets)))
@@ -82,7 +87,8 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
     stack = stack_of(job)
     key = (id(model), model.id, job.method, targets, lora.rank, lora.dropout, job.precision, job.attention,
-           sequence if job.attention == "eager" else 0, tp, stack.framework, stack.kbit_fp32_prep)  # fmt: skip
+           sequence if job.attention == "eager" else 0, tp, stack.framework, stack.kbit_fp32_prep,
+           job.parallelism)  # fmt: skip
     value = _PER_LAYER_CACHE.get(key)
     if value is None:
         if len(_PER_LAYER_CACHE) > 4096:
@@ -99,6 +105,14 @@ _X2 = frozenset({"gate_proj", "up_proj", "gate_up_proj", "w1", "w3"})  # consume
 _P = frozenset({"down_proj", "w2"})  # consume the MLP product
 
 
+def runs_model_dtypes(job: Job) -> bool:
+    """The job runs Transformers' modeling code with the model's own dtypes: a Transformers stack on one card or
+    DDP. FSDP's MixedPrecision (param_dtype) and DeepSpeed's bf16 mode hand every layer bf16 parameters, adapters
+    and norms included, which the single-card trace (specs/trace/table.jsonl) does not cover: those keep the block
+    model of _per_layer."""
+    return stack_of(job).framework in TRANSFORMERS_STACKS and job.parallelism in ("single", "ddp")
+
+
 def residual_bytes(job: Job) -> int:
     """Bytes per value of the residual stream (and of the layer inputs checkpointing keeps).
 
@@ -109,7 +123,7 @@ def residual_bytes(job: Job) -> int:
     stack = stack_of(job)
     if job.method == "qlora" and stack.kbit_fp32_prep:
         return FP32
-    if job.method == "full" and job.precision == "mixed-bf16" and stack.framework in TRANSFORMERS_STACKS:
+    if job.method == "full" and job.precision == "mixed-bf16" and runs_model_dtypes(job):
         return FP32
     return BF16
 
@@ -219,7 +233,7 @@ def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     tp: tensor-parallel degree; attention and MLP tensors are split across the group, norms and
     block inputs are replicated (Korthikanti et al. 2022, eq. 2: sbh(10 + 24/t + 5as/ht)).
     """
-    if stack_of(job).framework in TRANSFORMERS_STACKS and not (model.is_moe and trained_groups(model, job) & {GATE, UP, DOWN}):
+    if runs_model_dtypes(job) and not (model.is_moe and trained_groups(model, job) & {GATE, UP, DOWN}):
         return _per_layer_transformers(model, job, sequence, tp)
     assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
     h, nh = model.hidden_size, model.num_attention_heads
@@ -337,6 +351,18 @@ def activation_breakdown(
     head = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
     if lm_head_trained(job):
         head += residual * h * tokens  # lm_head input for its weight gradient
+    transformers = runs_model_dtypes(job)
+    autocast = job.precision == "mixed-bf16"
+    if transformers and autocast and lm_head_trained(job) and residual == FP32:
+        head += BF16 * h * tokens  # the fp32 lm_head input cast to bf16 by autocast, kept by the matmul
+    if transformers and autocast and job.method == "qlora" and stack.kbit_fp32_prep \
+            and not PROFILES[job.framework].prep_head_bf16:
+        # the head left fp32 by k-bit preparation is frozen: autocast casts it to bf16 on every call (cached_cast
+        # caches only leaves that require grad) and the matmul keeps that copy for the input's gradient
+        head += vocab * h * BF16 / tp
+    if transformers and autocast and job.method != "full" and not job.gradient_checkpointing:
+        # the bf16 casts autocast caches of the fp32 adapters (leaves that require grad), kept by the graph
+        layers_bytes += model.lora_trainable(job.lora.rank, _lora_names(job)) * BF16 / tp
 
     logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
     # the model's logits, unless the loop drops them; fp32 where the model itself upcast them (stack.py)
