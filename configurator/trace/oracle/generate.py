@@ -110,7 +110,7 @@ def _row(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def run(shard: int, shards: int, limit: int | None, out: Path) -> None:
+def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = False) -> None:
     from configurator.trace.worker.trace import run_request
 
     done = set()  # rows any part file already holds: an interrupted run resumes, with any shard count
@@ -118,11 +118,22 @@ def run(shard: int, shards: int, limit: int | None, out: Path) -> None:
         for line in part.read_text().splitlines():
             if line.strip():
                 done.add(json.loads(line).get("id"))
-    jobs = [j for i, j in enumerate(_jobs()) if i % shards == shard and j["id"] not in done]
+    # round-robin over the models (the k-th job of every model before any model's (k+1)-th), so that an
+    # interrupted run still covers every family
+    rank: dict[str, int] = {}
+    order = []
+    for job in _jobs():
+        rank[job["model"]] = rank.get(job["model"], -1) + 1
+        order.append((rank[job["model"]], list(MODELS).index(job["model"]), job))
+    ordered = [job for _r, _m, job in sorted(order, key=lambda x: (x[0], x[1]))]
+    jobs = [j for i, j in enumerate(ordered) if i % shards == shard and j["id"] not in done]
     if limit is not None:
         jobs = jobs[:limit]
     with out.open("a") as fh:
         for n, job in enumerate(jobs, 1):
+            if warm:
+                # one traced step after a warm-up optimizer step: the same peak as two steps (the header's check)
+                job = {**job, "steps": 1, "warm_optimizer": True}
             result = run_request(request_of(job))
             fh.write(json.dumps(_row(job, result)) + "\n")
             fh.flush()
@@ -163,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="part file (default specs/trace/table.partI.jsonl)")
     ap.add_argument("--merge", nargs="*", type=Path, help="join these part files into specs/trace/table.jsonl")
     ap.add_argument("--list", action="store_true", help="print the job list and stop")
+    ap.add_argument("--warm", action="store_true",
+                    help="one traced step after a warm-up optimizer step instead of two steps (half the time)")
     args = ap.parse_args(argv)
     if args.list:
         for job in _jobs():
@@ -174,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     shard, shards = (int(x) for x in args.shard.split("/"))
     out = args.out or SPECS / f"table.part{shard}of{shards}.jsonl"
-    run(shard, shards, args.limit, out)
+    run(shard, shards, args.limit, out, args.warm)
     return 0
 
 

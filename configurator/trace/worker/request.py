@@ -36,6 +36,7 @@ class Job:
     attention: str
     arch: str
     steps: int
+    warm_optimizer: bool  # create the optimizer states by a step on zero gradients before the traced steps
     parallel_kind: str
     world_size: int
 
@@ -102,6 +103,7 @@ def parse(req: Any) -> Job:
         attention=_choice(req, "attention", ATTENTION, "auto"),
         arch=_choice(req, "arch", ARCHS, "sm90"),
         steps=_int(req, "steps", 1, 8, 2),
+        warm_optimizer=bool(req.get("warm_optimizer", False)),
         parallel_kind=str(kind),
         world_size=world,
     )

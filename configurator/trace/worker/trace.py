@@ -98,6 +98,16 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
                 counter.track(t)
             counter.peak = Peak(counter.total, counter.event, "load", 0, "", "")
             optimizer = build.make_optimizer(job, model, notes)
+            if job.warm_optimizer:
+                # the states a first step leaves, made by the optimizer's own step on zero gradients: one traced
+                # step is then the steady state two real steps reach (checked row by row in the table's header)
+                ctx.phase = "optimizer"
+                for p in trainable:
+                    p.grad = torch.zeros_like(p)
+                build.optimizer_step(optimizer, job, notes)
+                _mark_states(optimizer, counter, state_records)
+                optimizer.zero_grad(set_to_none=True)
+                notes.append("optimizer states made by a warm-up step on zero gradients, then one traced step")
             for step in range(1, job.steps + 1):
                 ctx.step = step
                 ctx.phase = "forward"
@@ -119,12 +129,7 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
                 # transformers Trainer: accelerator.clip_grad_norm_(max_grad_norm=1.0), foreach on a GPU
                 torch.nn.utils.clip_grad_norm_(trainable, 1.0, foreach=True)
                 build.optimizer_step(optimizer, job, notes)
-                for state in optimizer.state.values():
-                    for v in state.values():
-                        if isinstance(v, torch.Tensor) and v.device.type == "meta":
-                            index = counter.index_of(v)
-                            if index is not None:
-                                state_records.add(index)
+                _mark_states(optimizer, counter, state_records)
                 optimizer.zero_grad(set_to_none=True)
     finally:
         for h in hooks:
@@ -165,3 +170,14 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
     }
     del model, optimizer, built
     return result
+
+
+def _mark_states(optimizer: Any, counter: Any, state_records: set[int]) -> None:
+    import torch
+
+    for state in optimizer.state.values():
+        for v in state.values():
+            if isinstance(v, torch.Tensor) and v.device.type == "meta":
+                index = counter.index_of(v)
+                if index is not None:
+                    state_records.add(index)
