@@ -159,6 +159,13 @@ def merge(parts: list[Path], command: str) -> None:
             "rows": len(rows),
             "ok_rows": sum(1 for r in rows if r["ok"]),
             "not_counted": "cuBLAS workspaces, CUDA context, reserved minus allocated, kernel-internal workspaces",
+            "steps": "rows with steps 2: two real training steps; rows with steps 1 and warm_optimizer: the optimizer's "
+                     "own step on zero gradients, then one traced step (byte-identical peaks to two steps on rows "
+                     "0002, 0003, 0017, 0020, 0022, 0023 of llama-3.2-1b)",
+            "stack": "Transformers Trainer step (model loss, backward, clip_grad_norm_ foreach, optimizer, "
+                     "zero_grad(set_to_none)) with PEFT; QLoRA with PEFT prepare_model_for_kbit_training (no TRL "
+                     "recast of the head to bf16); precision bf16: bf16 weights, no autocast; mixed-bf16: fp32 "
+                     "trainable weights (full: the whole model) and bf16 autocast",
         }
     }
     with TABLE.open("w") as fh:
