@@ -77,7 +77,7 @@ oracle:  ## regenerate the traced reference table (installs the heavy trace extr
 	$(TRACE_VENV)/bin/python -m pip install --quiet pydantic pyyaml $$(sed -n '/^trace = \[/,/^\]/p' pyproject.toml | grep -o '"[^"]*"' | tr -d '"')
 	rm -f specs/trace/table.part*.jsonl
 	for i in $$(seq 0 $$(($(ORACLE_SHARDS) - 1))); do \
-		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --shard $$i/$(ORACLE_SHARDS) & \
+		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --warm --shard $$i/$(ORACLE_SHARDS) & \
 	done; wait
 	PYTHONPATH=$(CURDIR) $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --merge
 	rm -f specs/trace/table.part*.jsonl

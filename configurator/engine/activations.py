@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
-from configurator.engine.stack import PROFILES, stack_of
+from configurator.engine.stack import PROFILES, TRANSFORMERS_STACKS, runs_model_dtypes, stack_of
 
 BF16, FP32 = 2, 4
 
@@ -37,6 +37,7 @@ class ActivationBreakdown:
     backward_workspace_bytes: float  # gradient buffers of one layer during backward (transient)
     loss_backward_bytes: float = 0.0  # the part of loss_bytes made only when backward starts (gradients)
     held_logits_bytes: float = 0.0  # the part of loss_bytes the loop itself holds: alive through all of backward
+    forward_extra_bytes: float = 0.0  # alive in the forward only: the loss's input copies inside cross-entropy
 
     @property
     def saved_bytes(self) -> float:
@@ -97,20 +98,9 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     return value
 
 
-# Stacks that run Transformers' own modeling code with PEFT adapters: their per-layer bytes follow the dtypes
-# through that code (_per_layer_transformers); the others keep the block model of _per_layer.
-TRANSFORMERS_STACKS = frozenset({"hf-trainer", "axolotl"})
 _X1 = frozenset({"q_proj", "k_proj", "v_proj", "qkv_proj"})  # consume the input norm's output
 _X2 = frozenset({"gate_proj", "up_proj", "gate_up_proj", "w1", "w3"})  # consume the post-attention norm's output
 _P = frozenset({"down_proj", "w2"})  # consume the MLP product
-
-
-def runs_model_dtypes(job: Job) -> bool:
-    """The job runs Transformers' modeling code with the model's own dtypes: a Transformers stack on one card or
-    DDP. FSDP's MixedPrecision (param_dtype) and DeepSpeed's bf16 mode hand every layer bf16 parameters, adapters
-    and norms included, which the single-card trace (specs/trace/table.jsonl) does not cover: those keep the block
-    model of _per_layer."""
-    return stack_of(job).framework in TRANSFORMERS_STACKS and job.parallelism in ("single", "ddp")
 
 
 def residual_bytes(job: Job) -> int:
@@ -372,4 +362,12 @@ def activation_breakdown(
 
     # Gradient buffers of one layer in backward: the MLP intermediates' gradients and the residual stream.
     workspace = tokens * (BF16 * 2 * f / tp + FP32 * h)
-    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward, logits * held)
+    forward_extra = 0.0
+    if transformers and stack.loss == "standard":
+        # inside ForCausalLMLoss (transformers loss/loss_utils.py): the model's logits, still held by its output,
+        # and their fp32 copy `logits.float()`, beside log_softmax's output: the forward's own loss peak
+        fp32_logits = (not autocast and job.method == "qlora" and stack.kbit_fp32_prep
+                       and not PROFILES[job.framework].prep_head_bf16)  # fmt: skip
+        forward_extra = logits * (FP32 if fp32_logits else BF16 + FP32) - logits * held
+    return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward, logits * held,
+                               forward_extra)  # fmt: skip

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
 from configurator.engine.precision import FP32, TrainedBytes, keeps_mixed_states, trained_bytes
+from configurator.engine.stack import hf_amp_full
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,9 @@ def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
     """
     tb = trained_bytes(job.method, job.optimizer, job.precision)
     mixed_full = job.method == "full" and keeps_mixed_states(job.precision)
-    if mixed_full and job.parallelism == "fsdp":
+    if mixed_full and (job.parallelism == "fsdp" or hf_amp_full(job)):
+        # (Transformers' Trainer on one card or DDP likewise keeps the fp32 model and steps it in place: the bf16
+        # copy exists only in autocast's cast cache, memory.py)
         return TrainedBytes(FP32, FP32, tb.optimizer - FP32), False
     return tb, mixed_full
 
