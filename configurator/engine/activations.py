@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
-from configurator.engine.stack import PROFILES, TRANSFORMERS_STACKS, runs_model_dtypes, stack_of
+from configurator.engine.stack import PROFILES, runs_model_dtypes, stack_of
 
 BF16, FP32 = 2, 4
 

@@ -61,7 +61,7 @@ def engine_job(row: dict[str, Any]) -> Job:
         model=str(CONFIGS / f"{row['model']}.json"),
         method=row["method"],
         lora=LoraSettings(rank=lora.get("rank", 16), alpha=lora.get("alpha"), dropout=lora.get("dropout", 0.0),
-                          targets=targets if targets == "all-linear" else list(targets)),  # fmt: skip
+                          targets=targets if targets == "all-linear" else list(targets)),
         quantization="nf4-dq",
         optimizer=row["optimizer"],
         precision="pure-bf16" if row["precision"] == "bf16" else "mixed-bf16",

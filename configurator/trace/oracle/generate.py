@@ -110,7 +110,7 @@ def _row(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = False) -> None:
+def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = False, reverse: bool = False) -> None:
     from configurator.trace.worker.trace import run_request
 
     done = set()  # rows any part file already holds: an interrupted run resumes, with any shard count
@@ -127,6 +127,8 @@ def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = Fals
         order.append((rank[job["model"]], list(MODELS).index(job["model"]), job))
     ordered = [job for _r, _m, job in sorted(order, key=lambda x: (x[0], x[1]))]
     jobs = [j for i, j in enumerate(ordered) if i % shards == shard and j["id"] not in done]
+    if reverse:  # a helper process working from the end of the list (the merge keeps one row per job)
+        jobs = [j for k, j in enumerate(reversed(ordered)) if k % shards == shard and j["id"] not in done]
     if limit is not None:
         jobs = jobs[:limit]
     with out.open("a") as fh:
@@ -148,6 +150,7 @@ def merge(parts: list[Path], command: str) -> None:
     rows = []
     for part in parts:
         rows += [json.loads(line) for line in part.read_text().splitlines() if line.strip()]
+    rows = list({r["id"]: r for r in sorted(rows, key=lambda r: r["id"], reverse=True)}.values())  # one per job
     rows.sort(key=lambda r: r["id"])
     header = {
         "header": {
@@ -159,7 +162,8 @@ def merge(parts: list[Path], command: str) -> None:
             "rows": len(rows),
             "ok_rows": sum(1 for r in rows if r["ok"]),
             "not_counted": "cuBLAS workspaces, CUDA context, reserved minus allocated, kernel-internal workspaces",
-            "steps": "rows with steps 2: two real training steps; rows with steps 1 and warm_optimizer: the optimizer's "
+            "steps": "rows with steps 2: two real training steps; rows with steps 1 and warm_optimizer: the "
+                     "optimizer's "
                      "own step on zero gradients, then one traced step (byte-identical peaks to two steps on rows "
                      "0002, 0003, 0017, 0020, 0022, 0023 of llama-3.2-1b)",
             "stack": "Transformers Trainer step (model loss, backward, clip_grad_norm_ foreach, optimizer, "
@@ -181,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="part file (default specs/trace/table.partI.jsonl)")
     ap.add_argument("--merge", nargs="*", type=Path, help="join these part files into specs/trace/table.jsonl")
     ap.add_argument("--list", action="store_true", help="print the job list and stop")
+    ap.add_argument("--reverse", action="store_true", help="work from the end of the whole job list")
     ap.add_argument("--warm", action="store_true",
                     help="one traced step after a warm-up optimizer step instead of two steps (half the time)")
     args = ap.parse_args(argv)
@@ -190,11 +195,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.merge is not None:
         parts = args.merge or sorted(SPECS.glob("table.part*.jsonl"))
-        merge(parts, "make oracle  (python -m configurator.trace.oracle.generate --warm --shard I/N under nice -n 15, then --merge)")
+        merge(parts, "make oracle  (python -m configurator.trace.oracle.generate --warm --shard I/N under nice -n 15, "
+                     "then --merge)")
         return 0
     shard, shards = (int(x) for x in args.shard.split("/"))
     out = args.out or SPECS / f"table.part{shard}of{shards}.jsonl"
-    run(shard, shards, args.limit, out, args.warm)
+    run(shard, shards, args.limit, out, args.warm, args.reverse)
     return 0
 
 

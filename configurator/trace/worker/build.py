@@ -111,7 +111,8 @@ def _register_fa2() -> None:
     from transformers.masking_utils import AttentionMaskInterface, flash_attention_mask
 
     def fa2(module: Any, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attention_mask: Any,
-            dropout: float = 0.0, scaling: float | None = None, **kwargs: Any) -> tuple[torch.Tensor, None]:  # fmt: skip
+            dropout: float = 0.0, scaling: float | None = None, **kwargs: Any,
+            ) -> tuple[torch.Tensor, None]:  # fmt: skip
         _FA2_ROUTE.used.add(KERNEL_OP["flash"])
         out = torch.ops.aten._scaled_dot_product_flash_attention(query, key, value, dropout, True, scale=scaling)[0]
         return out.transpose(1, 2), None
@@ -143,9 +144,10 @@ def build_model(job: Job, notes: list[str]) -> Built:
     if job.method == "qlora":
         _to_nf4(model)
         notes.append("QLoRA: every nn.Linear but lm_head as bitsandbytes Linear4bit (NF4, blocksize 64, double "
-                     "quantisation, bf16 compute) with meta Params4bit; PEFT prepare_model_for_kbit_training casts")  # fmt: skip
+                     "quantisation, bf16 compute) with meta Params4bit; PEFT prepare_model_for_kbit_training casts")
     if job.gradient_checkpointing and job.method != "qlora":
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": job.checkpointing_kind == "reentrant"})
+        reentrant = job.checkpointing_kind == "reentrant"
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     if job.method == "qlora":
         from peft import prepare_model_for_kbit_training
 
@@ -293,7 +295,8 @@ def make_optimizer(job: Job, model: nn.Module, notes: list[str]) -> Any:
     for name, p in model.named_parameters():
         if p.requires_grad:
             (no_decay if name.endswith("bias") or "norm" in name.lower() else decay).append(p)
-    groups = [g for g in ({"params": decay, "weight_decay": 0.0}, {"params": no_decay, "weight_decay": 0.0}) if g["params"]]
+    both = ({"params": decay, "weight_decay": 0.0}, {"params": no_decay, "weight_decay": 0.0})
+    groups = [g for g in both if g["params"]]
     if job.optimizer == "adamw-8bit":
         import bitsandbytes as bnb
 
@@ -309,7 +312,7 @@ def optimizer_step(optimizer: Any, job: Job, notes: list[str]) -> None:
         return
     try:
         optimizer.step()
-    except Exception as exc:  # noqa: BLE001 - bitsandbytes' 8-bit update kernel has no meta kernel
+    except Exception as exc:
         # bitsandbytes/optim/optimizer.py Optimizer2State.init_state makes the states (uint8 state1/state2 and fp32
         # absmax per 256-value block for tensors of >= 4096 values, fp32 otherwise); the update itself is one fused
         # in-place kernel with no temporaries, so the states are made by bitsandbytes' own code and the update skipped.

@@ -116,7 +116,8 @@ class RunMode(TorchFunctionMode):
     def _cast_all(self, args: tuple, kwargs: dict, dtype: torch.dtype,  # type: ignore[type-arg]
                   only: tuple[torch.dtype, ...] | None = None) -> tuple[tuple, dict]:  # type: ignore[type-arg]
         new_args = tuple(
-            [self._cast(x, dtype, only) for x in a] if isinstance(a, (list, tuple)) and a and isinstance(a[0], torch.Tensor)
+            [self._cast(x, dtype, only) for x in a]
+            if isinstance(a, (list, tuple)) and a and isinstance(a[0], torch.Tensor)
             else self._cast(a, dtype, only)
             for a in args
         )
@@ -170,8 +171,9 @@ class AttentionRoute:
         self.kernel = kernel  # flash | cudnn | efficient
         self.used: set[str] = set()
 
-    def __call__(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attn_mask: torch.Tensor | None = None,
-                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+    def __call__(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                 attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False,
+                 scale: float | None = None,
                  enable_gqa: bool = False) -> torch.Tensor:  # fmt: skip
         kernel = self.kernel
         if attn_mask is not None:

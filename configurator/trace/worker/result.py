@@ -10,7 +10,10 @@ from typing import Any
 SCHEMA = 1
 LIBRARIES = ("torch", "transformers", "peft", "accelerate", "bitsandbytes", "torchao")
 KINDS = ("parameters", "gradients", "optimizer_states", "activations", "temporaries")
-INSTALL_HINT = "install the trace extra: python -m pip install 'gpu-build-configurator[trace]' (pins torch, transformers, peft, accelerate, bitsandbytes, torchao)"
+INSTALL_HINT = (
+    "install the trace extra: python -m pip install 'gpu-build-configurator[trace]' "
+    "(pins torch, transformers, peft, accelerate, bitsandbytes, torchao)"
+)
 
 
 def versions() -> dict[str, str]:

@@ -145,7 +145,7 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
             kind = "gradients"
         elif index in state_records:
             kind = "optimizer_states"
-        elif rec.recompute or (rec.phase == "forward" and (rec.died is None or rec.died > fwd_end.get(rec.step, 1 << 62))):
+        elif rec.recompute or (rec.phase == "forward" and (rec.died or 1 << 62) > fwd_end.get(rec.step, 1 << 62)):
             kind = "activations"
         else:
             kind = "temporaries"
