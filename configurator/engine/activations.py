@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
-from configurator.engine.stack import PROFILES, runs_model_dtypes, stack_of
+from configurator.engine.stack import PROFILES, TRANSFORMERS_STACKS, runs_model_dtypes, stack_of
 
 BF16, FP32 = 2, 4
 
@@ -177,9 +177,15 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
     att = BF16 if autocast or not qlora else FP32
     mlp_dtype = FP32 if qlora else BF16
 
-    norm = FP32 * h + (r_bytes * h if full else 0)
-    replicated = model.norms_per_layer * norm
-    # (a Gemma 2 block has four norms; its eager attention is sized below)
+    # Gemma 2's norm (modeling_gemma2.py Gemma2RMSNorm) computes `output * (1.0 + self.weight.float())` in fp32, so
+    # a trained weight keeps the fp32 normalised tensor; Llama's multiplies in the input's dtype
+    normalised = FP32 if model.architecture == "gemma2" else r_bytes
+    norm = FP32 * h + (normalised * h if full else 0)
+    replicated = model.norms_per_layer * norm  # (a Gemma 2 block has four)
+    if model.qk_norm:
+        # Qwen3's q_norm / k_norm (RMSNorm over head_dim) keep fp32 copies of q and k (and, trained, their
+        # normalised q and k in the attention dtype)
+        replicated += (FP32 + (normalised if full else 0)) * (a + kv)
 
     if job.attention == "eager":
         # q, k, v expanded to all heads (repeat_kv), the s x s probabilities (fp32 softmax and its bf16 copy), and
@@ -187,6 +193,10 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
         attn = att * 4 * a + (FP32 + BF16) * nh * sequence + att * a
     else:
         attn = att * (2 * a + 2 * kv) + FP32 * nh
+    if model.fused_qkv:
+        # Phi-3 slices q, k and v out of one qkv_proj output; q and k become new tensors through rotary, but v stays
+        # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention)
+        attn += att * (a + kv)
 
     mlp = 3 * mlp_dtype * f
     if model.is_moe:
@@ -338,13 +348,19 @@ def activation_breakdown(
         layers_bytes = layers * per_layer * tokens
         recompute = 0.0
 
-    head = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
+    head: float = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
     if lm_head_trained(job):
         head += residual * h * tokens  # lm_head input for its weight gradient
     transformers = runs_model_dtypes(job)
     autocast = job.precision == "mixed-bf16"
+    fp32_logits = (not autocast and job.method == "qlora" and stack.kbit_fp32_prep
+                   and not PROFILES[job.framework].prep_head_bf16)  # fmt: skip
     if transformers and autocast and lm_head_trained(job) and residual == FP32:
         head += BF16 * h * tokens  # the fp32 lm_head input cast to bf16 by autocast, kept by the matmul
+    if stack.framework in TRANSFORMERS_STACKS and model.architecture == "gemma2":
+        # Gemma 2's final-logit soft-capping (modeling_gemma2.py Gemma2ForCausalLM.forward: logits / cap, tanh,
+        # * cap) keeps the tanh of the logits for its backward, in the logits' dtype, through the loss backward
+        head += tokens * vocab / tp * (FP32 if fp32_logits else BF16)
     if transformers and autocast and job.method == "qlora" and stack.kbit_fp32_prep \
             and not PROFILES[job.framework].prep_head_bf16:
         # the head left fp32 by k-bit preparation is frozen: autocast casts it to bf16 on every call (cached_cast
@@ -366,8 +382,6 @@ def activation_breakdown(
     if transformers and stack.loss == "standard":
         # inside ForCausalLMLoss (transformers loss/loss_utils.py): the model's logits, still held by its output,
         # and their fp32 copy `logits.float()`, beside log_softmax's output: the forward's own loss peak
-        fp32_logits = (not autocast and job.method == "qlora" and stack.kbit_fp32_prep
-                       and not PROFILES[job.framework].prep_head_bf16)  # fmt: skip
         forward_extra = logits * (FP32 if fp32_logits else BF16 + FP32) - logits * held
     return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward, logits * held,
                                forward_extra)  # fmt: skip
