@@ -143,7 +143,10 @@ class MemoryBreakdown:
 
     @property
     def allocator_reserved(self) -> float:
-        return max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
+        # every allocated block lives in a reserved segment (c10/cuda/CUDACachingAllocator.cpp): reserved is never
+        # below allocated, whatever the pools' estimate says (it was for one ZeRO-3 offload job)
+        pools = max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
+        return max(pools, self.peak_allocated)
 
     @property
     def allocator_reserve(self) -> float:
