@@ -377,7 +377,9 @@ def activation_breakdown(
     loss += loss_backward
 
     # Gradient buffers of one layer in backward: the MLP intermediates' gradients and the residual stream.
-    workspace = tokens * (BF16 * 2 * f / tp + FP32 * h)
+    # (their dtype is the intermediates': fp32 under QLoRA's fp32 norms where the model's own dtypes run)
+    grad_bytes = FP32 if transformers and job.method == "qlora" and stack.kbit_fp32_prep else BF16
+    workspace = tokens * (grad_bytes * 2 * f / tp + FP32 * h)
     forward_extra = 0.0
     if transformers and stack.loss == "standard":
         # inside ForCausalLMLoss (transformers loss/loss_utils.py): the model's logits, still held by its output,
