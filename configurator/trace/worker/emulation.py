@@ -170,12 +170,15 @@ class AttentionRoute:
     def __init__(self, kernel: str) -> None:
         self.kernel = kernel  # flash | cudnn | efficient
         self.used: set[str] = set()
+        self.fp32_inputs = False
 
     def __call__(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                  attn_mask: torch.Tensor | None = None, dropout_p: float = 0.0, is_causal: bool = False,
                  scale: float | None = None,
                  enable_gqa: bool = False) -> torch.Tensor:  # fmt: skip
         kernel = self.kernel
+        if query.dtype == torch.float32:
+            self.fp32_inputs = True
         if attn_mask is not None:
             # flash and (here) cuDNN take no arbitrary mask: SDPA's dispatcher moves to the memory-efficient kernel
             # (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp check_for_attn_mask), which takes a float bias:

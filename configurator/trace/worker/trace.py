@@ -152,6 +152,10 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
         breakdown[kind] += rec.nbytes
     assert sum(breakdown.values()) == peak.bytes, (breakdown, peak.bytes)
     notes.extend(built.notes_after)
+    if built.route is not None and built.route.fp32_inputs:
+        notes.append("attention inputs were fp32 (fp32 norms without autocast): flash and cuDNN take only fp16/bf16, "
+                     "so a GPU runs SDPA's memory-efficient kernel (same saved tensors) or, with GQA, possibly the "
+                     "math kernel (s x s scores): traced with the fused kernel's saved tensors")  # fmt: skip
     say(1.0, "done")
     result = {
         "schema": SCHEMA,
