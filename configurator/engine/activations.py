@@ -186,9 +186,10 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
         attn = att * 4 * a + (FP32 + BF16) * nh * sequence + att * a
     else:
         attn = att * (2 * a + 2 * kv) + FP32 * nh
-    if model.fused_qkv:
+    if model.fused_qkv and not (qlora and autocast):
         # Phi-3 slices q, k and v out of one qkv_proj output; q and k become new tensors through rotary, but v stays
-        # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention)
+        # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention);
+        # under QLoRA's autocast the fp32 v is cast to a new bf16 tensor instead
         attn += att * (a + kv)
 
     mlp = 3 * mlp_dtype * f
