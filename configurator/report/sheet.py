@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog
@@ -20,6 +21,7 @@ from configurator.engine.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.result import Power
 from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
+from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
@@ -30,6 +32,8 @@ from configurator.report.sheet_tables import (
     html_table,
     table_parts,
 )
+from configurator.trace.cache import CachedTrace
+from configurator.trace.request import PreparedTrace, cached_traces
 
 __all__ = ["FIGURE_MARK", "ROW_BREAKS", "SheetOptions", "build_html", "priced_bom", "reference_number", "table_parts"]
 
@@ -42,6 +46,10 @@ class SheetOptions:
     date: dt.date = field(default_factory=dt.date.today)
     prices: PriceList | None = None  # the seller's price list: a bill of materials when set
     build_code: str | None = None  # the build as a GBC1: code, printed under the QR (engine.buildcode)
+    # Traced results (configurator/trace): None reads each job's newest from the trace cache (the sheet never
+    # traces); base_dir is where the build's relative config.json paths point (its folder)
+    traces: dict[str, tuple[PreparedTrace, CachedTrace]] | None = None
+    base_dir: Path | None = None
 
 
 def reference_number(build: Build, date: dt.date) -> str:
@@ -79,12 +87,14 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
         out.append(H2.format("Bill of materials"))
         out.append(_bom_html(bom))
     out += _power(build, result, catalog, chassis)
+    traces = options.traces if options.traces is not None else cached_traces(build, catalog, base_dir=options.base_dir)
     for i, job in enumerate(result.jobs):
-        out += job_section(i, job, build.jobs[i])
+        out += job_section(i, job, build.jobs[i], traces.get(job.name))
     out += mig_section(result, catalog)
     out += checks_section(result)
     out += assumptions_section(build, result)
     out += sources_section(build, result, catalog, chassis)
+    out += acceptance_section(build, result, catalog)  # what the built machine must measure
     out += _reopen(options)
     return "\n".join(out)
 

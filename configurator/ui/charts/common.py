@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.richtext import escape_rich, plain_tooltip
+
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
 LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates
 LABEL_PT = 8.5
@@ -35,8 +37,8 @@ LINK_STYLE: dict[str, tuple[str, str]] = {
     "pcie-sys": ("PCIe across CPUs (SYS)", "#C62828"),
 }
 OTHER_LINK = ("Other link", "#8D6E63")
-COMPUTE_MATMUL = ("Compute: matmuls", "#0072B2")
-COMPUTE_MEMORY = ("Compute: memory-bound", "#7FA7C9")
+COMPUTE_MATMUL = ("Compute-bound ops", "#0072B2")  # GEMMs, attention (engine/steptime)
+COMPUTE_MEMORY = ("Memory-bound ops", "#7FA7C9")  # elementwise, LoRA, dequant, optimizer
 
 RATE_BASIS = {
     "measured": "measured (typical nccl-tests busbw)",
@@ -142,7 +144,8 @@ class TipKeeper(QObject):
         if text == self.text and QToolTip.isVisible():
             return
         self.text = text
-        QToolTip.showText(where, text, self.view, QRect(), self.HOLD_MS)
+        # the chart's words name jobs and cards (user text): shown as typed, never as markup
+        QToolTip.showText(where, plain_tooltip(text), self.view, QRect(), self.HOLD_MS)
 
     def hide(self) -> None:
         if self.text:
@@ -237,12 +240,14 @@ class _Chart(QWidget):
     def _set_title(self, title: str) -> None:
         if title != self._title:
             self._title = title
-            self.plot.setTitle(title, color=self.ink, size="10pt")
+            # pyqtgraph draws titles, notes, axis titles and legend labels as HTML (LabelItem): every one is
+            # escaped here, where the text meets the sink, so a job or card name is never markup
+            self.plot.setTitle(escape_rich(title), color=self.ink, size="10pt")
 
     def _set_note(self, text: str) -> None:
         if text != getattr(self, "_note_html", None):
             self._note_html = text
-            self.note.setText(text, color=self.ink)
+            self.note.setText(escape_rich(text, 2000), color=self.ink)
 
     def _set_legend(self, entries: list[tuple[object, str]]) -> None:
         key = tuple((id(item), label) for item, label in entries)
@@ -252,12 +257,12 @@ class _Chart(QWidget):
         self._legend_key = key
         if same_items:  # only a label changed: retext it (a rebuild costs a few ms)
             for (_, label_item), (_, text) in zip(self.legend.items, entries, strict=True):
-                if label_item.text != text:
-                    label_item.setText(text, color=self.ink)
+                if label_item.text != escape_rich(text):
+                    label_item.setText(escape_rich(text), color=self.ink)
         else:
             self.legend.clear()
             for item, label in entries:
-                self.legend.addItem(item, label)
+                self.legend.addItem(item, escape_rich(label))
         self._fit_legend()
 
     def _fit_legend(self) -> None:
@@ -281,8 +286,8 @@ class _Chart(QWidget):
 
     def _set_axes(self, bottom: str, left: str) -> None:
         self._axis_titles = (bottom, left)
-        self.plot.setLabel("bottom", bottom, color=self.ink)
-        self.plot.setLabel("left", left, color=self.ink)
+        self.plot.setLabel("bottom", escape_rich(bottom), color=self.ink)
+        self.plot.setLabel("left", escape_rich(left), color=self.ink)
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
             ax.setTextPen(self.ink)

@@ -28,6 +28,7 @@ class SheetMixin:
             seller_logo=self.settings.get("seller_logo") or None,
             page=self.settings.get("page") or default_page(),
             prices=self.price_list(),
+            base_dir=self.doc.models.base_dir,  # the build's relative config.json paths, for its traced results
         )
 
     def price_list(self):  # type: ignore[no-untyped-def]
