@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-full suite bench lint clean xcb-deps bundle
+.PHONY: run test test-full suite bench lint clean xcb-deps bundle oracle
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -65,3 +65,19 @@ clean:
 
 bundle: $(STAMP)  ## one-folder desktop app in dist/configurator (PyInstaller; see packaging/README.md)
 	$(BIN)/pyinstaller --noconfirm --distpath dist --workpath build/pyinstaller packaging/configurator.spec
+
+# The traced reference table (specs/trace/table.jsonl): opt-in, in a venv of its own with the pinned `trace` extra
+# (torch, transformers, peft, accelerate, bitsandbytes, torchao: ~3 min and 5.6 GB to install). Two shards run side
+# by side under nice, each appending its rows as they finish (an interrupted run resumes), then the parts are merged
+# under a header naming the versions, the command and the date. `make test` never needs torch.
+TRACE_VENV ?= .venv-trace
+ORACLE_SHARDS ?= 2
+oracle:  ## regenerate the traced reference table (installs the heavy trace extra in $(TRACE_VENV))
+	test -x $(TRACE_VENV)/bin/python || $(PY) -m venv $(TRACE_VENV)
+	$(TRACE_VENV)/bin/python -m pip install --quiet pydantic pyyaml $$(sed -n '/^trace = \[/,/^\]/p' pyproject.toml | grep -o '"[^"]*"' | tr -d '"')
+	rm -f specs/trace/table.part*.jsonl
+	for i in $$(seq 0 $$(($(ORACLE_SHARDS) - 1))); do \
+		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --warm --shard $$i/$(ORACLE_SHARDS) & \
+	done; wait
+	PYTHONPATH=$(CURDIR) $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --merge
+	rm -f specs/trace/table.part*.jsonl

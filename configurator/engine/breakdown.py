@@ -50,6 +50,8 @@ class MemoryBreakdown:
     # fused_linear_cross_entropy.py), where it becomes the head's gradient
     head_gradient_from_loss: float = 0.0
     load_transient: float = 0.0  # bytes alive only while loading: the weight being quantised or cast
+    forward_extra: float = 0.0  # bytes alive only in the forward (autocast's weight cast cache, the loss's copies)
+    backward_end_extra: float = 0.0  # bytes alive only at the end of backward (a tied embedding's gradient sum)
     host: float | None = 0.0  # bytes this card's rank keeps in host memory (offload); None: unknown (NVMe)
 
     # derived once in __post_init__ (the engine reads them many times per evaluation)
@@ -75,10 +77,11 @@ class MemoryBreakdown:
         else:
             held = static + self.gradients_at_peak
             step = {
-                "forward": held + self.head_gradient_from_loss + self.activations - self.loss_backward + self.gathered,
+                "forward": held + self.head_gradient_from_loss + self.activations - self.loss_backward + self.gathered
+                + self.forward_extra,
                 "backward-start": held + self.head_gradient_from_loss + self.activations + self.gathered,
                 "backward-layers": held + self.head_gradient + self.activations - self.head_and_loss + self.transient,
-                "backward-end": static + self.gradients + self.transient,
+                "backward-end": static + self.gradients + self.transient + self.backward_end_extra,
             }
         return {"load": self.weights + self.adapters + self.load_transient, **step,
                 "optimizer-step": static + self.gradients + self.optimizer_temp}  # fmt: skip
@@ -140,7 +143,10 @@ class MemoryBreakdown:
 
     @property
     def allocator_reserved(self) -> float:
-        return max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
+        # every allocated block lives in a reserved segment (c10/cuda/CUDACachingAllocator.cpp): reserved is never
+        # below allocated, whatever the pools' estimate says (it was for one ZeRO-3 offload job)
+        pools = max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
+        return max(pools, self.peak_allocated)
 
     @property
     def allocator_reserve(self) -> float:

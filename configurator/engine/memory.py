@@ -33,7 +33,7 @@ from configurator.engine.precision import (
     NF4_DQ_BYTES,
     TrainedBytes,
 )
-from configurator.engine.stack import PROFILES, Stack, stack_of
+from configurator.engine.stack import PROFILES, Stack, hf_amp_full, runs_model_dtypes, stack_of
 from configurator.engine.states import (  # re-exported: the planner, the report and the tests import them from here
     Parameters,
     Sharding,
@@ -135,6 +135,7 @@ class _Activations:
     gathered: float = 0.0
     head_and_loss: float = 0.0
     head_gradient: float = 0.0
+    forward_extra: float = 0.0
 
 
 def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *, stage: int, shards: int, tp: int,
@@ -232,9 +233,19 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # the ipg bucket gradients are copied into before each reduce (stage_1_and_2.py
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
-    return _Activations(activations=act.saved_bytes, transient=transient, loss_backward=act.loss_backward_bytes,
+    activations = act.saved_bytes
+    forward_extra = act.forward_extra_bytes
+    if hf_amp_full(job):
+        # autocast's cast cache: a bf16 copy of every weight from its first use to the end of the forward's
+        # autocast region; without checkpointing the graph keeps it into the backward (each matmul saves its cast)
+        cache = p.total * BF16 / tp
+        if job.gradient_checkpointing:
+            forward_extra += cache
+        else:
+            activations += cache
+    return _Activations(activations=activations, transient=transient, loss_backward=act.loss_backward_bytes,
                         gathered=gathered, head_and_loss=act.head_bytes + act.loss_bytes - act.held_logits_bytes,
-                        head_gradient=head_gradient)  # fmt: skip
+                        head_gradient=head_gradient, forward_extra=forward_extra)  # fmt: skip
 
 
 def _load(model: ModelSpec, job: Job, stack: Stack, p: Parameters, prep: bool, tp: int) -> LoadBytes:
@@ -304,6 +315,17 @@ def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st:
         # parameter at a time: the largest parameter's state (an adapter matrix is under a few MB: left out)
         return max(p.largest_linear, p.embedding_and_head / 2) * state_bytes / o_split
     return 0.0
+
+
+def _tied_gradient_sum(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int) -> float:
+    """A trained tied embedding gets two gradients: the head's arrives first and waits in the autograd input
+    buffer of the weight's AccumulateGrad node; the embedding's backward then makes its own and the buffer adds
+    them out of place (torch/csrc/autograd/input_buffer.cpp accumulate; seen in the meta trace and on CPU), so at
+    the end of backward two more embedding-sized gradients are alive. Modelled where the trace covers it."""
+    if job.method != "full" or not model.tie_word_embeddings or not runs_model_dtypes(job) or model.is_params_only:
+        return 0.0
+    assert model.vocab_size and model.hidden_size
+    return 2 * model.vocab_size * model.hidden_size * tb.gradient / tp
 
 
 def _memory_for_card(
@@ -380,5 +402,7 @@ def _memory_for_card(
         head_gradient=act.head_gradient,
         head_gradient_from_loss=act.head_gradient if stack.loss == "fused" else 0.0,
         load_transient=load.transient,
+        forward_extra=act.forward_extra,
+        backward_end_extra=_tied_gradient_sum(model, job, tb, tp),
         host=host,
     )

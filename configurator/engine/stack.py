@@ -179,6 +179,28 @@ PROFILES: dict[str, FrameworkProfile] = {
 }  # fmt: skip
 
 
+# Stacks that run Transformers' own modeling code with PEFT: on one card or DDP the model's own dtypes flow through
+# that code (a meta-tensor trace of it: specs/trace/table.jsonl); FSDP MixedPrecision and DeepSpeed bf16 hand
+# every layer bf16 parameters instead.
+TRANSFORMERS_STACKS = frozenset({"hf-trainer", "axolotl"})
+
+
+def runs_model_dtypes(job: Job) -> bool:
+    """A Transformers stack on one card or DDP: the model's own dtypes run (engine/activations.py)."""
+    from configurator.engine.parallelism import PARALLELISM
+
+    record = PARALLELISM[job.parallelism]  # whole replicas: nothing sharded, no layer split
+    return job.framework in TRANSFORMERS_STACKS and not record.shards_states and not record.splits_layers
+
+
+def hf_amp_full(job: Job) -> bool:
+    """A full fine-tune under Transformers' Trainer with bf16=True on one card or DDP: the model stays fp32 and
+    the forward runs under torch.autocast (trainer.py autocast_smart_context_manager), so parameters and gradients
+    are fp32 and no bf16 master/working split exists; autocast's cast cache holds a bf16 copy of every weight
+    (autocast_mode.cpp cached_cast: leaves that require grad) until the forward's autocast region ends."""
+    return job.method == "full" and job.precision == "mixed-bf16" and runs_model_dtypes(job)
+
+
 @dataclass(frozen=True)
 class Stack:
     """The job's resolved stack: its profile with the job's overrides applied."""

@@ -12,6 +12,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import FP32, TrainedBytes, keeps_mixed_states, trained_bytes
+from configurator.engine.stack import hf_amp_full, runs_model_dtypes
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,14 @@ def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
     not 14, are alive at the activation peak, when gradients are not.
     """
     tb = trained_bytes(job.method, job.optimizer, job.precision)
+    if job.method != "full" and not keeps_mixed_states(job.precision) and runs_model_dtypes(job):
+        # PEFT keeps LoRA adapters in fp32 even on a bf16 base (tuners_utils cast_adapter_dtype,
+        # autocast_adapter_dtype=True), so their gradients and AdamW's states are fp32 too
+        return trained_bytes(job.method, job.optimizer, "mixed-bf16"), False
     mixed_full = job.method == "full" and keeps_mixed_states(job.precision)
-    if mixed_full and PARALLELISM[job.parallelism].master_is_shard:
+    if mixed_full and (PARALLELISM[job.parallelism].master_is_shard or hf_amp_full(job)):
+        # (Transformers' Trainer on one card or DDP likewise keeps the fp32 model and steps it in place: the bf16
+        # copy exists only in autocast's cast cache, memory.py)
         return TrainedBytes(FP32, FP32, tb.optimizer - FP32), False
     return tb, mixed_full
 

@@ -94,4 +94,7 @@ def test_table_rows_are_the_requests_builds_send() -> None:
             assert request["lora"] == row["lora"], row["id"]
         expressed += 1
     print(f"{expressed} table rows expressed as builds, {skipped} not expressible or failed")
-    assert expressed >= len(ROWS) // 3  # most of the table is what a build runs
+    # most of the table's two-step rows are what a build runs (the rows traced as one step after a warm-up optimizer
+    # step, byte-identical peaks but another request, are not: specs/trace/README.md)
+    two_step = [r for r in ROWS if r.get("steps") == 2 and not r.get("warm_optimizer")]
+    assert expressed >= len(two_step) // 3
