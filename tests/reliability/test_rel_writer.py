@@ -168,6 +168,8 @@ ALLOWED = {
     ("configurator/catalog/fileio.py", "*"): "the safe reader and writer themselves",
     ("configurator/report/attachment.py", "open"): "writes into the temporary file atomic_replace gives it",
     ("configurator/ui/shell/screenshot.py", "save"): "encodes into the temporary file atomic_replace gives it",
+    ("configurator/trace/oracle/generate.py", "read_text"): "make oracle's generator reads the repository's own "
+    "config.json files and its own shards in the trace venv; no user path reaches it",
     ("configurator/cli.py", "os.replace"): "demo-pin --reset moves an unusable settings file aside (never opens it)",
     ("configurator/acceptance_tool/measure.py", "read_text"): "a standalone script the burn-in kit runs on the "
     "measured machine (standard library only): reads the kit's own jobs.json",

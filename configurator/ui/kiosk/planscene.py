@@ -123,10 +123,12 @@ def _roadmap(fleet: FleetResult, months: int) -> tuple[str, str]:
     """The fleet's status and status line over the roadmap."""
     if not fleet.feasible:
         return "does-not-fit", f"Cannot serve {', '.join(fleet.unserved)}"
-    if fleet.stops_fitting_month is not None:
-        return "tight", f"Stops fitting the largest job in month {fleet.stops_fitting_month}"
-    if fleet.out_of_capacity_month is not None:
-        return "tight", f"Runs out of capacity in month {fleet.out_of_capacity_month}"
+    stops, full = fleet.stops_fitting_month, fleet.out_of_capacity_month
+    # the first problem the roadmap meets is the one a visitor must hear
+    if stops is not None and (full is None or stops <= full):
+        return "tight", f"Stops fitting the largest job in month {stops}"
+    if full is not None:
+        return "tight", f"Runs out of capacity in month {full}"
     return "fits", f"Keeps up for all {months} months"
 
 
