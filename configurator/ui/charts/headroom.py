@@ -19,13 +19,15 @@ from configurator.engine import Build
 from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
-from configurator.ui.charts.common import TipKeeper, axis_number
+from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
 from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64
 LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
 MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
+TITLE = "Memory per card against what the driver shows"
+MAX_LEGEND_COLS = 4
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
 
 
@@ -68,7 +70,7 @@ class HeadroomChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.plot.setTitle("Memory per card against what the driver shows", color="#222", size="10pt")
+        self.plot.setTitle(TITLE, color="#222", size="10pt")
         # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
         # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -100,12 +102,23 @@ class HeadroomChart(QWidget):
         self.tips = TipKeeper(self.view)
         self.plot.vb.sigResized.connect(self._rewrap)  # tick names wrap to the width a bar has
 
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit_texts()
+
+    def _fit_texts(self) -> None:
+        """The legend takes as many columns as the width holds and the title wraps, so neither widens the
+        scene past the view (at 1280x800 the 4-column legend cut slot 3's bar and the legend's right side)."""
+        fit_legend(self.legend, self.width() - 24, MAX_LEGEND_COLS)
+        wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
+
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
         self.dark = dark
         self.ink = "#e6e6e6" if dark else "#222"
         self.view.setBackground("#1f1f1f" if dark else "w")
-        self.plot.setTitle("Memory per card against what the driver shows", color=self.ink, size="10pt")
+        self.plot.setTitle(TITLE, color=self.ink, size="10pt")
+        self._fit_texts()
         self.legend.setLabelTextColor(self.ink)
         for _, label in self.legend.items:
             label.setText(label.text, color=self.ink)

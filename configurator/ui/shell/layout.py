@@ -27,6 +27,10 @@ from PySide6.QtWidgets import (
 # minimum stays under it with either dock tab raised (tests/test_shell_layout.py).
 MIN_WINDOW = QSize(960, 600)
 SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
+SMALL_SCREEN_W = 1500  # below this width a first start takes the whole available area: at 90 % of 1280x800
+# (1152x720) the analysis half was 441 px, under the 454 px its tab strip needs, and the Headroom chart's
+# legend pushed slot 3's bar off its right edge
+CHASSIS_MIN_W = 300
 ANALYSIS_SHARE = 0.5  # of the splitter at first: the chassis is drawn to fit its width (to scale), so it needs
 # half to stay readable at 1280x800; an analysis page wider than its half scrolls sideways (1024 px screens)
 LEFT_DOCK_SHARE, LEFT_DOCK_RANGE = 0.225, (230, 340)  # the Cards/Jobs docks: the jobs form wants ~265-300 px
@@ -41,7 +45,9 @@ def left_dock_width(window_width: int) -> int:
 
 def default_geometry(available: QRect, minimum: QSize, fraction: float = SCREEN_FRACTION) -> QRect:
     """``fraction`` of the screen's ``available`` area, centred, never under ``minimum`` (then from its
-    top-left corner, so the title bar stays on screen)."""
+    top-left corner, so the title bar stays on screen); all of it on a screen under ``SMALL_SCREEN_W``."""
+    if available.width() < SMALL_SCREEN_W:
+        fraction = 1.0
     size = QSize(round(available.width() * fraction), round(available.height() * fraction)).expandedTo(minimum)
     rect = QRect(QPoint(0, 0), size)
     rect.moveCenter(available.center())
@@ -59,6 +65,14 @@ def place_window(window: QWidget, saved: QByteArray) -> bool:
     return False
 
 
+def first_split(centre_width: int, tabs_width: int) -> tuple[int, int]:
+    """(chassis, analysis) widths for a first show in a centre ``centre_width`` px wide: half each, the
+    analysis more where its tab strip (``tabs_width``) needs it, so every tab shows, as long as the chassis
+    keeps ``CHASSIS_MIN_W``."""
+    analysis = max(round(centre_width * ANALYSIS_SHARE), min(centre_width - CHASSIS_MIN_W, tabs_width + 12))
+    return centre_width - analysis, analysis
+
+
 def centre(chassis_view: QWidget, analysis: QWidget, summary: QWidget) -> tuple[QWidget, QSplitter, QScrollArea]:
     """The chassis beside the analysis tabs, the summary below. The analysis sits in a scroll area: where
     the window is too narrow for its widest page (1024 px screens), it scrolls instead of being cut."""
@@ -70,7 +84,7 @@ def centre(chassis_view: QWidget, analysis: QWidget, summary: QWidget) -> tuple[
     scroll.setMinimumSize(360, 240)
     # sideways only: the window's minimum height (MIN_WINDOW) leaves the pages their 300 px
     scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    chassis_view.setMinimumSize(300, 240)
+    chassis_view.setMinimumSize(CHASSIS_MIN_W, 240)
     # the chassis is drawn to fit its width: at the top of its view, not centred under a band of nothing
     chassis_view.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)  # type: ignore[attr-defined]
     split = QSplitter(Qt.Orientation.Horizontal)

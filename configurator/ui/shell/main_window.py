@@ -58,8 +58,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         layout.place_window(self, self.settings.get("window/geometry"))
         self._docks_sized = False  # on the first show, for the size the window opens at
         self._on_changed(document.build, document.result)
+        self._apply_theme(self.view.dark)  # the light theme too: the platform's palette may be a dark one
         if self.view.dark:
-            self._apply_theme(True)
             self.chart.set_dark(True)
             self.analysis.set_dark(True)
             self.checks.set_dark(True)
@@ -250,8 +250,15 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:
             self._docks_sized = True
-            self.resizeDocks([self.cards_dock], [layout.left_dock_width(self.width())], Qt.Orientation.Horizontal)
+            dock_width = layout.left_dock_width(self.width())
+            self.resizeDocks([self.cards_dock], [dock_width], Qt.Orientation.Horizontal)
             self.resizeDocks([self.checks_dock], [120], Qt.Orientation.Vertical)
+            QTimer.singleShot(0, self._first_split)  # once the docks have their width
+
+    def _first_split(self) -> None:
+        """The chassis | analysis split of a first show: the analysis wide enough for its whole tab strip."""
+        tabs = self.analysis.tabBar().sizeHint().width()
+        self.splitter.setSizes(list(layout.first_split(sum(self.splitter.sizes()), tabs)))
 
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
