@@ -56,6 +56,7 @@ class HeadroomChart(QWidget):
         self.rows: list[tuple[str, CardMemory]] = []
         self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
         self._highest = 1.0  # the tallest bar, band or capacity drawn (the value axis starts at 0)
+        self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -188,15 +189,27 @@ class HeadroomChart(QWidget):
     def fit_labels(self) -> float:
         """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
         the labels' type after update_result (the kiosk does) calls it again."""
-        top = self._highest * 1.25
+        highest = max(self._highest, self._floor)
+        top = highest * 1.25
         # The labels above the bars are text of a fixed pixel height: on a short plot (the kiosk's, ~110 px) a
         # quarter of the range left them over the title. The range's top keeps their height in pixels free.
         label_px = max((t.textItem.boundingRect().height() for t in self.labels if t.isVisible()), default=0.0)
         plot_px = self.plot.vb.height()
         if label_px and plot_px > label_px + LABEL_GAP_PX + MIN_BAR_PX:
-            top = max(top, self._highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
+            top = max(top, highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
         self.plot.setYRange(0, top, padding=0)
         return top
+
+    @property
+    def highest(self) -> float:
+        """The tallest bar, band or capacity drawn, in the chart's unit."""
+        return self._highest
+
+    def share_value_range(self, highest: float) -> None:
+        """Reach at least ``highest`` on the value axis: two charts compared side by side read on one scale
+        (the compare dialog's two charts had different ones)."""
+        self._floor = highest
+        self.fit_labels()
 
     def _ensure_labels(self, count: int) -> None:
         while len(self.labels) < count:

@@ -55,13 +55,28 @@ def default_geometry(available: QRect, minimum: QSize, fraction: float = SCREEN_
     return rect
 
 
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Resize ``window`` to ``width`` x ``height``, or to its screen's available area where that is smaller
+    (the planner's 1440x900 and the compare dialog's 1200x760 left a 1024x768 screen)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    size = QSize(width, height)
+    if screen is not None:
+        room = screen.availableGeometry()
+        size = size.boundedTo(QSize(room.width(), room.height() - 32)).expandedTo(window.minimumSize())
+    window.resize(size)
+
+
 def place_window(window: QWidget, saved: QByteArray) -> bool:
     """Where the window was left (``saved``, Qt's saveGeometry), else ``default_geometry`` on its screen.
     Returns whether the saved geometry was used."""
     if not saved.isEmpty() and window.restoreGeometry(saved):
         return True
     screen = window.screen() or QGuiApplication.primaryScreen()
-    window.setGeometry(default_geometry(screen.availableGeometry(), window.minimumSize()))
+    available = screen.availableGeometry()
+    window.setGeometry(default_geometry(available, window.minimumSize()))
+    holds = available.width() >= window.minimumWidth() and available.height() >= window.minimumHeight()
+    if holds and available.width() < SMALL_SCREEN_W:  # the whole screen: maximized, so a window manager's frame
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)  # fits too
     return False
 
 
