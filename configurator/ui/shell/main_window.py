@@ -57,6 +57,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.setMinimumSize(layout.MIN_WINDOW)
         layout.place_window(self, self.settings.get("window/geometry"))
         self._docks_sized = False  # on the first show, for the size the window opens at
+        self.remember_geometry = True  # False for a --screenshot: its size is not where the user left the window
         self._on_changed(document.build, document.result)
         self._apply_theme(self.view.dark)  # the light theme too: the platform's palette may be a dark one
         if self.view.dark:
@@ -270,7 +271,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
             event.ignore()
             return
         self.wait_for_sheet()
-        self.settings.set("window/geometry", self.saveGeometry())
+        if self.remember_geometry:
+            self.settings.set("window/geometry", self.saveGeometry())
         if self._autosave_slot is not None:
             if self.doc.modified:  # discarded on purpose: nothing to offer back
                 self._autosave_slot.clear()
