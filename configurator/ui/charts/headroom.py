@@ -56,6 +56,7 @@ class HeadroomChart(QWidget):
         self.rows: list[tuple[str, CardMemory]] = []
         self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
         self._highest = 1.0  # the tallest bar, band or capacity drawn (the value axis starts at 0)
+        self.max_legend_cols = MAX_LEGEND_COLS  # the kiosk allows 5 on a large screen
         self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
@@ -105,12 +106,12 @@ class HeadroomChart(QWidget):
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
-        self._fit_texts()
+        self.fit_texts()
 
-    def _fit_texts(self) -> None:
+    def fit_texts(self) -> None:
         """The legend takes as many columns as the width holds and the title wraps, so neither widens the
         scene past the view (at 1280x800 the 4-column legend cut slot 3's bar and the legend's right side)."""
-        fit_legend(self.legend, self.width() - 24, MAX_LEGEND_COLS)
+        fit_legend(self.legend, self.width() - 24, self.max_legend_cols)
         wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
 
     def set_dark(self, dark: bool) -> None:
@@ -119,7 +120,7 @@ class HeadroomChart(QWidget):
         self.ink = "#e6e6e6" if dark else "#222"
         self.view.setBackground("#1f1f1f" if dark else "w")
         self.plot.setTitle(TITLE, color=self.ink, size="10pt")
-        self._fit_texts()
+        self.fit_texts()
         self.legend.setLabelTextColor(self.ink)
         for _, label in self.legend.items:
             label.setText(label.text, color=self.ink)

@@ -78,7 +78,7 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
         ok = demo.grab().save(str(screenshot))
         print(f"wrote {screenshot} ({width}x{height})" if ok else f"error: cannot write {screenshot}")
         return 0 if ok else 2
-    demo.showFullScreen()
+    demo.cover_screen()
     return app.exec()
 
 

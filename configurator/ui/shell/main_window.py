@@ -297,7 +297,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
         self.demo = DemoWindow(self.settings)
         self.demo.exit_requested.connect(self._end_demo)
-        self.demo.showFullScreen()
+        self.demo.cover_screen()
         self.hide()
         return self.demo
 
