@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBo
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
-from configurator.present.words import largest_card_w
+from configurator.present.words import free_slots, largest_card_w
 from configurator.ui.charts import HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
 from configurator.ui.shell import layout
@@ -147,8 +147,9 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
         self.checks.update_result(result)
-        self.summary.update_result(result, len(build.cards), len(build.bridges),
-                                   largest_card_w(build, self.doc.catalog))  # fmt: skip
+        catalog = self.doc.catalog
+        self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
+                                   free_slots(build, catalog))  # fmt: skip
         self.card_palette.set_chassis(build.chassis)
         for actions, key in ((self.rate_actions, build.assumptions.link_rates),
                              (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
