@@ -63,3 +63,8 @@ def free_slots(build: Build, catalog: Catalog) -> int | None:
         return None
     taken = {c.slot for c in build.cards}
     return sum(1 for pos in chassis.positions if pos.slot not in taken)
+
+
+def check_ref(code: str) -> str:
+    """A check's code as a reference a person can quote ("psu-tight"), not the engine's PSU_TIGHT."""
+    return str(code).lower().replace("_", "-")
