@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build
 from configurator.engine.physical import card_power_w
@@ -68,3 +70,10 @@ def free_slots(build: Build, catalog: Catalog) -> int | None:
 def check_ref(code: str) -> str:
     """A check's code as a reference a person can quote ("psu-tight"), not the engine's PSU_TIGHT."""
     return str(code).lower().replace("_", "-")
+
+
+def mig_profile_gb(profile: str, catalog_gb: float) -> float:
+    """A MIG profile's headline size as its name gives it (1g.18gb: 18 GB), the figure a buyer sees; the
+    catalog's own figure only for a name without one. "16.5 GB nominal" beside "1g.18gb" read as a mistake."""
+    match = re.search(r"\.(\d+(?:\.\d+)?)gb", profile)
+    return float(match.group(1)) if match else catalog_gb

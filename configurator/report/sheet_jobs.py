@@ -12,6 +12,7 @@ from configurator.engine.result import JobResult
 from configurator.present.job_words import word
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.verdict import WORDS, job_verdict
+from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
 from configurator.report.text import compute_phrase, overlap_phrase
 
@@ -112,7 +113,8 @@ def mig_section(result: BuildResult, catalog: Catalog) -> list[str]:
         for m in result.mig:
             card = catalog.cards.get(m.card)
             name = card.name if card else m.card
-            rows = [[str(i.index), i.profile, str(i.start), f"{i.capacity_gb:.1f}", f"{i.capacity_nominal_gb:g}",
+            rows = [[str(i.index), i.profile, str(i.start), f"{i.capacity_gb:.1f}",
+                     f"{mig_profile_gb(i.profile, i.capacity_nominal_gb):g}",
                      escape(", ".join(i.jobs) or "—")] for i in m.instances]  # fmt: skip
             out.append(f"<p><b>Slot {m.slot}: {escape(name)}</b> — layout {'valid' if m.valid else 'not valid'}.</p>")
             out.append(html_table(["Instance", "Profile", "Start", "GB visible", "GB nominal", "Jobs"], rows,

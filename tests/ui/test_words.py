@@ -61,3 +61,54 @@ def test_summary_on_a_full_hgx_offers_no_more_cards(qtbot, tmp_path: Path) -> No
     window.doc.replace(build, None)
     text = window.summary.room.text()
     assert "more" not in text and "every slot is taken" in text, text
+
+
+def test_mig_profile_reads_its_names_size() -> None:
+    """1g.18gb was shown as "16.5 GB nominal" (an article's figure) beside its own name."""
+    from configurator.present.words import mig_profile_gb
+
+    assert mig_profile_gb("1g.18gb", 16.5) == 18
+    assert mig_profile_gb("1g.18gb+me", 16.5) == 18
+    assert mig_profile_gb("4g.96gb", 96) == 96
+    assert mig_profile_gb("odd", 7.5) == 7.5
+
+
+def test_mig_palette_says_the_names_size(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from configurator.catalog.loader import default_catalog
+    from configurator.ui.mig.palette import profile_text
+
+    card = default_catalog().cards["h200-nvl"]
+    small = next(p for p in card.mig.profiles if p.name == "1g.18gb")
+    assert "18 GB nominal" in profile_text(small) and "16.5" not in profile_text(small)
+
+
+def test_chassis_heading_in_plain_words(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """'2 CPU socket(s)', 'rating n/p': the chassis heading counts in words."""
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem, QGraphicsTextItem
+
+    from tests.gui_helpers import make_window
+
+    window = make_window(qtbot, tmp_path)
+    texts = []
+    for item in window.chassis_view.scene().items():
+        if isinstance(item, QGraphicsSimpleTextItem):
+            texts.append(item.text())
+        elif isinstance(item, QGraphicsTextItem):
+            texts.append(item.toPlainText())
+    heading = " ".join(texts)
+    assert "2 CPU sockets" in heading and "(s)" not in heading and "n/p" not in heading
+
+
+def test_checks_list_shows_no_upper_case_codes(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import re
+
+    from configurator.engine.buildfile import load_build
+    from tests.gui_helpers import make_window
+
+    window = make_window(qtbot, tmp_path)
+    window.doc.replace(load_build(Path(__file__).resolve().parents[2] / "resources/builds/mixed-with-errors.yaml"),
+                       None)  # fmt: skip
+    lines = [window.checks.item(i).text() for i in range(window.checks.count())]
+    assert len(lines) > 3
+    assert not [t for t in lines if re.search(r"\b[A-Z]+_[A-Z_]+\b", t)], lines
+    assert "Check bridge-" in window.checks.item(1).toolTip()  # the code, for support, in the tooltip
