@@ -1,0 +1,37 @@
+"""The Jobs form: "Runs on" at its top (it sat under ~25 fields), and no stale fields after File > New (the
+previous build's job stayed in the form, greyed, with "Runs on: slot 1 · H100 SXM")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QCheckBox
+
+from tests.gui_helpers import make_window
+
+
+def test_runs_on_is_the_first_field(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(qtbot, tmp_path)
+    window.jobs_dock.raise_()
+    QApplication.processEvents()
+    panel = window.jobs_panel
+    first_field = panel.form.itemAt(1, panel.form.ItemRole.SpanningRole)
+    assert first_field is not None and first_field.widget() is panel.cards_group
+    assert panel.cards_group.y() < panel.model_box.y()
+
+
+def test_file_new_leaves_no_stale_job_in_the_form(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(qtbot, tmp_path)
+    window.jobs_dock.raise_()
+    QApplication.processEvents()
+    panel = window.jobs_panel
+    assert panel.cards_group.isVisible() and panel.model_box.isVisible()
+    window.new_build()
+    QApplication.processEvents()
+    assert not panel.cards_group.isVisible() and not panel.model_box.isVisible()
+    assert not [c for c in panel.cards_group.findChildren(QCheckBox) if c.isVisible()]
+    assert panel.info.isVisible() and "No job" in panel.info.text()
+    # a job added again brings the form back
+    panel.add_button.click()
+    QApplication.processEvents()
+    assert panel.cards_group.isVisible() and panel.model_box.isVisible()
