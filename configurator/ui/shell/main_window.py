@@ -10,7 +10,7 @@ from functools import partial
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
@@ -24,7 +24,13 @@ from configurator.ui.shell.files import FilesMixin
 from configurator.ui.shell.menus import MenusMixin
 from configurator.ui.shell.settings import Settings
 from configurator.ui.shell.sheet import SheetMixin
-from configurator.ui.shell.style import dark_palette
+from configurator.ui.shell.style import (
+    OK_COLOUR,
+    OK_COLOUR_DARK,
+    SEVERITY_COLOUR,
+    SEVERITY_COLOUR_DARK,
+    dark_palette,
+)
 from configurator.ui.shell.view_state import ViewState
 
 APP_NAME = "GPU Build Configurator"
@@ -93,6 +99,14 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.setCurrentIndex(0)
 
         self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
+        # the plain verdict above the charts: fits / tight / does not fit (present/verdict.py says it)
+        self.verdict_line = QLabel()
+        self.verdict_line.setObjectName("verdictLine")
+        self.verdict_line.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict_line.setWordWrap(True)
+        self.verdict_line.setContentsMargins(6, 2, 6, 2)
+        self.verdict_line.setAccessibleName("Verdict")
+        self.centre.layout().insertWidget(0, self.verdict_line)
         self.setCentralWidget(self.centre)
 
     def _build_docks(self) -> None:
@@ -138,6 +152,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.view.theme_changed.connect(self.analysis.set_dark)
         self.view.theme_changed.connect(self.checks.set_dark)
         self.view.theme_changed.connect(self.summary.set_dark)
+        self.view.theme_changed.connect(lambda _dark: self._show_verdict(self.doc.result))
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -151,12 +166,29 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
                                    free_slots(build, catalog))  # fmt: skip
         self.card_palette.set_chassis(build.chassis)
+        self._show_verdict(result)
         for actions, key in ((self.rate_actions, build.assumptions.link_rates),
                              (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
             a = actions.get(key)
             if a is not None:
                 a.setChecked(True)
         self._update_title()
+
+    def _show_verdict(self, result: BuildResult) -> None:
+        """'Verdict: fits. All 2 jobs fit.' in the status's colour for the theme."""
+        from html import escape
+
+        from configurator.present.verdict import build_verdict
+
+        v = build_verdict(result)
+        kind = {"fits": "ok", "tight": "warning", "does-not-fit": "error"}.get(v.status, "info")
+        if kind == "ok":
+            colour = OK_COLOUR_DARK if self.view.dark else OK_COLOUR
+        else:
+            colour = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)[kind]
+        text = escape(v.sentence[:1].upper() + v.sentence[1:])
+        self.verdict_line.setText(f"<span style='font-size:11pt'><b>Verdict: <span style='color:{colour}'>"
+                                  f"{escape(v.word)}</span></b> · {text}.</span>")  # fmt: skip
 
     def _update_title(self, *_: object) -> None:
         name = self.doc.path.name if self.doc.path else "untitled"
@@ -318,6 +350,24 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         from configurator.ui.planner import open_planner
 
         return open_planner(self, lambda build: self.maybe_save() and self.doc.replace(build, None))
+
+    def quick_start(self):  # type: ignore[no-untyped-def]
+        """Help > Quick start: place cards, set a job, read the verdict (ui/shell/help.py)."""
+        from configurator.ui.shell.help import QuickStartDialog
+
+        dialog = QuickStartDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def keyboard_shortcuts(self):  # type: ignore[no-untyped-def]
+        """Help > Keyboard shortcuts, read from the window's actions."""
+        from configurator.ui.shell.help import ShortcutsDialog
+
+        dialog = ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def about(self) -> None:
         QMessageBox.about(self, APP_NAME, f"<b>{APP_NAME}</b> {__version__}<br>Which GPUs, how many, in which "
