@@ -8,10 +8,9 @@ headroom-vs-sequence sweep under 100 ms.
 
 from __future__ import annotations
 
-import sys
-
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
+from configurator.engine.cache import CACHE
 from configurator.engine.memory import memory_for_card
 
 BIG = Build.model_validate({
@@ -38,10 +37,9 @@ def test_evaluate_8_cards_4_jobs(benchmark) -> None:  # type: ignore[no-untyped-
 
 
 def _clear_memos() -> None:
-    module = sys.modules["configurator.engine.evaluate"]  # the package exports the function under that name
-    for memo in (module._JOB_MEMO, module._TOPOLOGY_MEMO, module._LAYOUT_MEMO):
-        memo.clear()
-    sys.modules["configurator.engine.memory"]._MEMO.clear()
+    # each job, link, layout and memory model computed again (the stacks and per-layer activations, cheap and
+    # shared by every build with these jobs, stay: as before the memos were one cache)
+    CACHE.clear("job", "topology", "mig-layout", "memory")
 
 
 def test_evaluate_8_cards_4_jobs_cold(benchmark) -> None:  # type: ignore[no-untyped-def]

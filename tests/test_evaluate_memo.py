@@ -1,8 +1,7 @@
-"""evaluate's memos (engine/evaluate.py): a memoised evaluation equals a fresh one, after any edit."""
+"""evaluate's memos (engine/cache.py, used by engine/evaluate.py): a memoised evaluation equals a fresh one, after
+any edit."""
 
 from __future__ import annotations
-
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -10,17 +9,15 @@ from hypothesis import given, settings
 from configurator.engine import evaluate
 from configurator.engine.build import Build
 from configurator.engine.buildfile import load_build
+from configurator.engine.cache import CACHE
 from tests.test_properties import build_dicts
 from tests.test_report import BUILDS as BUILD_DIR
 
 BUILDS = {p.name: load_build(p) for p in sorted(BUILD_DIR.glob("*.yaml"))}
 
-EVALUATE = sys.modules["configurator.engine.evaluate"]  # the module (the package exports the function)
-
 
 def _fresh(build: Build):  # type: ignore[no-untyped-def]
-    for memo in (EVALUATE._JOB_MEMO, EVALUATE._TOPOLOGY_MEMO, EVALUATE._LAYOUT_MEMO):
-        memo.clear()
+    CACHE.clear()
     return evaluate(build)
 
 
@@ -81,3 +78,29 @@ def test_invalid_layouts_have_no_commands() -> None:
     build = Build.model_validate({"chassis": "generic-server-8", "cards": cards})
     card = evaluate(build).mig[0]
     assert not card.valid and card.commands == [] and card.mig_parted_yaml is None
+
+
+def test_the_cache_hits_the_same_inputs_only_and_keeps_two_evaluations() -> None:
+    from configurator.engine.cache import Cache
+
+    cache, made = Cache(), []
+
+    def value(tag: str) -> str:
+        made.append(tag)
+        return tag
+
+    a, b = Build(chassis="x"), Build(chassis="x")  # equal, but not the same object: no hit (ids may be reused)
+    assert cache.memo("s", (a,), (1,), lambda: value("a1")) == "a1"
+    assert cache.memo("s", (a,), (1,), lambda: value("again")) == "a1"
+    assert cache.memo("s", (b,), (1,), lambda: value("b1")) == "b1"
+    assert cache.memo("s", (a,), (2,), lambda: value("a2")) == "a2"  # the key's values count too
+    assert made == ["a1", "b1", "a2"]
+    cache.turn()
+    assert cache.memo("s", (a,), (1,), lambda: value("x")) == "a1"  # used by the last evaluation: kept
+    cache.turn()
+    assert cache.memo("s", (a,), (1,), lambda: value("x")) == "a1"  # used again, so kept again
+    assert cache.memo("s", (b,), (1,), lambda: value("b1 again")) == "b1 again"  # two evaluations unused: gone
+    small = Cache(limit=2)
+    for i in range(5):
+        small.memo("s", (a,), (i,), lambda: None)
+    assert len(small) <= 4  # a full generation turns by itself: at most two generations held

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.cache import CACHE
 from configurator.engine.stack import PROFILES, stack_of
 
 BF16, FP32 = 2, 4
@@ -73,21 +74,13 @@ def lm_head_trained(job: Job) -> bool:
     return job.method == "full" or (isinstance(targets, list) and bool({"lm_head", "output"} & set(targets)))
 
 
-_PER_LAYER_CACHE: dict[tuple, float] = {}  # type: ignore[type-arg]
-
-
 def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
     """Cached on what it depends on; only eager attention depends on the sequence length (s x s scores)."""
     lora = job.lora
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
-    key = (id(model), model.id, job.method, targets, lora.rank, lora.dropout, job.precision, job.attention,
+    key = (job.method, targets, lora.rank, lora.dropout, job.precision, job.attention,
            sequence if job.attention == "eager" else 0, tp)  # fmt: skip
-    value = _PER_LAYER_CACHE.get(key)
-    if value is None:
-        if len(_PER_LAYER_CACHE) > 4096:
-            _PER_LAYER_CACHE.clear()
-        value = _PER_LAYER_CACHE[key] = _per_layer(model, job, sequence, tp)
-    return value
+    return CACHE.memo("per-layer", (model,), key, lambda: _per_layer(model, job, sequence, tp))
 
 
 def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:

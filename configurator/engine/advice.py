@@ -31,6 +31,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
 from configurator.engine.lowprecision import Capability
 from configurator.engine.memory import memory_for_card, sharding
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.stack import stack_of
 
 GB = 1e9
@@ -150,7 +151,7 @@ def _shorter_sequence(job: Job, keep: list[_Candidate], method: list[_Candidate]
 def _cards_needed(model: ModelSpec, job: Job, n_cards: int, fits: Callable[[float, Job], bool],
                   capability: Capability | None) -> int | None:  # fmt: skip
     """The fewest cards (more than now) the job fits on under FSDP, or None within MAX_CARDS."""
-    sharded = job if job.parallelism == "fsdp" else job.model_copy(update={"parallelism": "fsdp"})
+    sharded = job if PARALLELISM[job.parallelism].fsdp else job.model_copy(update={"parallelism": "fsdp"})
 
     def ok_cards(n: int) -> bool:
         return fits(_peak(model, sharded, n, False, capability), sharded)

@@ -21,6 +21,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
 from configurator.engine.memory import FSDP_SETUP_UNIT_COPIES, AllocatorConstants, memory_for_card
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.runs import (  # re-exported: the report and the tests read them from here
     FSDP_SETUP_POOL_MEASURED,
     GIB,
@@ -47,7 +48,7 @@ __all__ = [  # the names re-exported from runs.py (this module's own names are p
 
 
 def predicted_bytes(run: MeasuredRun, model: ModelSpec) -> float:
-    ddp = run.job.parallelism == "ddp"
+    ddp = PARALLELISM[run.job.parallelism].gradient_buckets  # the rule engine/states.py sharding applies
     mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp)
     return _counter(mem, run)
 
@@ -115,7 +116,7 @@ def cv_runs() -> tuple[MeasuredRun, ...]:
 
 
 def _predict(run: MeasuredRun, model: ModelSpec, constants: AllocatorConstants) -> float:
-    ddp = run.job.parallelism == "ddp"
+    ddp = PARALLELISM[run.job.parallelism].gradient_buckets
     mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp, constants=constants)
     return _counter(mem, run)
 
@@ -222,7 +223,7 @@ CV_BANDS: dict[str, tuple[float, float]] = {
 
 
 def _stack_key(job: Job) -> tuple[str, int, str]:
-    return job.parallelism, job.fsdp_version if job.parallelism == "fsdp" else 0, job.offload
+    return job.parallelism, job.fsdp_version if PARALLELISM[job.parallelism].fsdp else 0, job.offload
 
 
 @functools.cache
@@ -232,7 +233,8 @@ def _measured_stacks() -> frozenset[tuple[str, int, str]]:
 
 def _measured_stack(job: Job) -> bool:
     """Whether some measured run used this sharding engine and offload (else the band is widened)."""
-    return _stack_key(job) in _measured_stacks() or job.parallelism == "tp"  # tp: the single-card model, split
+    # tensor parallel: the single-card model, split
+    return _stack_key(job) in _measured_stacks() or PARALLELISM[job.parallelism].splits_layers
 
 
 def band_for(job: Job | None) -> Band:

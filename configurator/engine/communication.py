@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from configurator.engine.build import Job
 from configurator.engine.memory import Parameters
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.result import Collective, Communication
 from configurator.engine.topology import Link
@@ -48,14 +49,15 @@ Planned = tuple[str, str, float, int]  # (name, kind, payload bytes, count per s
 
 
 def _data_parallel(job: Job, p: Parameters, tb: TrainedBytes) -> list[Planned]:
-    """DDP's and FSDP's collectives per step."""
+    """DDP's and FSDP's collectives per step (the strategy's record says which plan times it)."""
     accum = job.gradient_accumulation_steps
     grad_bytes = p.trainable * tb.gradient  # gradients in their training dtype (BF16 for a full fine-tune)
-    if job.parallelism == "ddp":
+    timing = PARALLELISM[job.parallelism].timing
+    if timing == "gradient-all-reduce":
         # ZeRO paper §5: data parallelism all-reduces the gradients once per step ("2 Psi data movement");
         # gradient accumulation uses no_sync, so one all-reduce per optimizer step.
         return [("gradient all-reduce", ALL_REDUCE, grad_bytes, 1)]
-    if job.parallelism == "fsdp":
+    if timing == "gather-and-scatter":
         # FSDP / ZeRO-3 gathers the sharded weights before the forward and again before the backward
         # pass and reduce-scatters the gradients, every micro-batch. For LoRA and QLoRA the frozen base is
         # what is gathered (seed A: 141 GB per card per micro-batch for a 70B LoRA on 2 cards).
@@ -104,13 +106,14 @@ def communication(
 ) -> Communication:
     """The job's collectives per step over the ring of its cards, timed on the slowest link ``link``."""
     n = len(slots)
-    if n <= 1 or link is None or job.parallelism == "single":
+    strategy = PARALLELISM[job.parallelism]
+    if n <= 1 or link is None or not strategy.multi_card:
         return Communication()
     rate = rate_gb_s * 1e9
     notes: list[str] = []
     tp_token = None
     planned = _data_parallel(job, p, tb)
-    if job.parallelism == "tp" and hidden_size and num_layers:
+    if strategy.timing == "per-layer-all-reduce" and hidden_size and num_layers:
         planned, tp_token, notes = _tensor_parallel(job, n, hidden_size, num_layers)
     collectives: list[Collective] = []
     for name, kind, payload, count in planned:

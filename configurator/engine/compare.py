@@ -14,6 +14,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.engine.bom import BillOfMaterials, money
 from configurator.engine.build import Build, Job
 from configurator.engine.lowprecision import Recipe, precision_choices, support
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.result import BuildResult, CardMemory, JobResult
 from configurator.engine.stack import PROFILES
 
@@ -62,12 +63,8 @@ def _tightest(job: JobResult | None) -> CardMemory | None:
 
 def sharding(job: JobResult) -> str:
     """How the job spreads over its cards, in words: 'FSDP2', 'DeepSpeed ZeRO-3', 'single card'."""
-    p = job.parallelism
-    if p == "fsdp":
-        return f"FSDP{job.fsdp_version}"
-    if p.startswith("zero"):
-        return f"DeepSpeed ZeRO-{p[-1]}"
-    return {"single": "single card", "ddp": "DDP (replicas)", "tp": "tensor parallel"}.get(p, p)
+    s = PARALLELISM.get(job.parallelism)
+    return s.label(job.fsdp_version) if s else job.parallelism
 
 
 def band_text(card: CardMemory | None) -> str:

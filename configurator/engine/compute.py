@@ -7,6 +7,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
 from configurator.engine.lowprecision import FP8, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import Parameters
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.result import Compute, MatmulIntensity
 
@@ -145,7 +146,7 @@ def compute(
 ) -> Compute:
     """Compute per step: matmul time at ``utilization`` on the slowest card, plus the memory-bound parts."""
     tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
-    split = tp if job.parallelism == "tp" else 1
+    split = tp if PARALLELISM[job.parallelism].splits_layers else 1
     flops = flops_per_token(job, model, p) * tokens / split
     slowest, complete, notes, estimated = _rates(cards, estimates)
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0

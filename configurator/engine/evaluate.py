@@ -8,7 +8,6 @@ evaluation in ``engine/evaluate_job.py``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.catalog.chassis import ChassisSpec
@@ -16,8 +15,9 @@ from configurator.catalog.errors import UnknownIdError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Assumptions, Build, Job, ParamsOnlyModel
+from configurator.engine.cache import CACHE
+from configurator.engine.context import CardUse, EvalContext, JobEvaluation
 from configurator.engine.evaluate_job import (  # re-exported: sweep and the tests import them from here
-    CardUse,
     _fits_clearly,
     capacity_of,
     evaluate_job,
@@ -37,8 +37,9 @@ def resolve_model(ref: str | ParamsOnlyModel, catalog: Catalog, base_dir: Path |
     return ModelResolver(catalog, base_dir).resolve(ref)
 
 
-def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) -> dict[int, LayoutCheck]:
+def _mig_layouts(build: Build, cards: dict[int, CardSpec]) -> tuple[dict[int, LayoutCheck], list[Check]]:
     layouts: dict[int, LayoutCheck] = {}
+    checks: list[Check] = []
     for placement in build.cards:
         card = cards.get(placement.slot)
         if placement.mig is None or card is None:
@@ -69,102 +70,48 @@ def _mig_layouts(build: Build, cards: dict[int, CardSpec], checks: list[Check]) 
                 f"{card.name} in slot {placement.slot} must be switched from graphics to compute display mode "
                 "(DisplayModeSelector --gpumode=compute, then reboot) before MIG can be enabled; its display "
                 "outputs turn off.")))  # fmt: skip
-    return layouts
-
-
-# Memos keyed on the identity of immutable inputs (builds, jobs, catalog specs and layouts are frozen): an
-# evaluation repeated while the user drags sees the same objects for everything the drag does not touch. Each
-# entry keeps its inputs, so an id reused after garbage collection never hits.
-class _Memo:
-    """Keeps what the last two evaluations used, and nothing older: a drag always hits it, and a long session
-    (the demo cycling its scenarios) holds no more than two builds' worth."""
-
-    def __init__(self) -> None:
-        self.now: dict[tuple[Any, ...], Any] = {}
-        self.before: dict[tuple[Any, ...], Any] = {}
-
-    def get(self, key: tuple[Any, ...]) -> Any:
-        hit = self.now.get(key)
-        if hit is None:
-            hit = self.before.get(key)
-            if hit is not None:
-                self.now[key] = hit
-        return hit
-
-    def put(self, key: tuple[Any, ...], value: object) -> None:
-        self.now[key] = value
-
-    def turn(self) -> None:
-        """A new evaluation starts: what the one before the last used goes."""
-        self.before, self.now = self.now, {}
-
-    def clear(self) -> None:
-        self.now, self.before = {}, {}
-
-
-_TOPOLOGY_MEMO = _Memo()  # -> (inputs, TopologyModel, Topology)
-_LAYOUT_MEMO = _Memo()  # -> (MigSpec, LayoutCheck)
-_JOB_MEMO = _Memo()  # -> (inputs, JobResult, checks it added, card use it recorded)
+    return layouts, checks
 
 
 def _topology(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec) -> tuple[TopologyModel, Topology]:
     """The links between the cards and their nvidia-smi matrix: they depend on the chassis, the cards by slot,
     the occupied slots and the bridges only."""
     specs = (chassis, *(c for _, c in sorted(cards.items())))
-    key = (*(id(x) for x in specs), tuple(sorted(cards)), tuple(p.slot for p in build.cards),
-           tuple(tuple(b.slots) for b in build.bridges))  # fmt: skip
-    hit = _TOPOLOGY_MEMO.get(key)
-    if hit is None or any(a is not b for a, b in zip(hit[0], specs, strict=True)):
+    key = (tuple(sorted(cards)), tuple(p.slot for p in build.cards), tuple(tuple(b.slots) for b in build.bridges))
+
+    def make() -> tuple[TopologyModel, Topology]:
         topo = build_topology(build, cards, chassis)
-        hit = (specs, topo, Topology(slots=topo.slots, matrix=topo.matrix(), nvlink_domains=topo.domains,
-                                     legend=LEGEND))  # fmt: skip
-        _TOPOLOGY_MEMO.put(key, hit)
-    return hit[1], hit[2]
+        return topo, Topology(slots=topo.slots, matrix=topo.matrix(), nvlink_domains=topo.domains, legend=LEGEND)
+
+    return CACHE.memo("topology", specs, key, make)
 
 
 def _place(spec: MigSpec, requests: list[MigRequest]) -> LayoutCheck:
     """``place_layout``, memoised on the card's MIG spec and the requests."""
-    key = (id(spec), tuple(requests))
-    hit = _LAYOUT_MEMO.get(key)
-    if hit is None or hit[0] is not spec:
-        hit = (spec, place_layout(spec, requests))
-        _LAYOUT_MEMO.put(key, hit)
-    layout: LayoutCheck = hit[1]
-    return layout
+    return CACHE.memo("mig-layout", (spec,), tuple(requests), lambda: place_layout(spec, requests))
 
 
-def _evaluate_job_memo(job: Job, build: Build, catalog: Catalog, models: ModelResolver,
-                       cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck], topo: TopologyModel,
-                       calib: dict[str, float], checks: list[Check], card_use: CardUse) -> JobResult:  # fmt: skip
+def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     """evaluate_job, memoised on what it reads: the job, its model, the assumptions, the catalog, the card and
-    MIG layout at each slot it names and the links between those slots. The checks it adds and the card use it
-    records are kept with the result and replayed."""
+    MIG layout at each slot it names and the links between those slots."""
     try:
-        model = models.resolve(job.model)
+        model = ctx.models.resolve(job.model)
     except RESOLVE_ERRORS:
-        return evaluate_job(job, build, models, cards, layouts, topo, calib, checks, card_use)
+        return evaluate_job(job, ctx)
+    cards, layouts = ctx.cards, ctx.layouts
     slots = sorted({s for s, _ in job.card_keys})
-    inputs = (job, model, build.assumptions, catalog, *(x for s in slots for x in (cards.get(s), layouts.get(s))))
+    inputs = (job, model, ctx.assumptions, ctx.catalog,
+              *(x for s in slots for x in (cards.get(s), layouts.get(s))))  # fmt: skip
     # the links it reads, by value: between its own cards (a card moved elsewhere leaves them alone)
-    links = tuple(topo.link(a, b) for i, a in enumerate(slots) for b in slots[i + 1 :] if a in cards and b in cards)
-    key = (*(id(x) for x in inputs), links)
-    hit = _JOB_MEMO.get(key)
-    if hit is None or len(hit[0]) != len(inputs) or any(a is not b for a, b in zip(hit[0], inputs, strict=True)):
-        own_checks: list[Check] = []
-        own_use: CardUse = {}
-        result = evaluate_job(job, build, models, cards, layouts, topo, calib, own_checks, own_use)
-        hit = (inputs, result, own_checks, [(k, u) for k, uses in own_use.items() for u in uses])
-        _JOB_MEMO.put(key, hit)
-    checks += hit[2]
-    for k, use in hit[3]:
-        card_use.setdefault(k, []).append(use)
-    job_result: JobResult = hit[1]
-    return job_result
+    links = tuple(ctx.topo.link(a, b) for i, a in enumerate(slots) for b in slots[i + 1 :]
+                  if a in cards and b in cards)  # fmt: skip
+    return CACHE.memo("job", inputs, links, lambda: evaluate_job(job, ctx))
 
 
-def _place_cards(build: Build, chassis: ChassisSpec, catalog: Catalog, checks: list[Check]) -> dict[int, CardSpec]:
+def _place_cards(build: Build, chassis: ChassisSpec, catalog: Catalog) -> tuple[dict[int, CardSpec], list[Check]]:
     """The card spec in each slot the chassis has; a check for each unknown slot or card."""
     cards: dict[int, CardSpec] = {}
+    checks: list[Check] = []
     slots_in_chassis = {p.slot for p in chassis.positions}
     for placement in build.cards:
         if placement.slot not in slots_in_chassis:
@@ -188,7 +135,7 @@ def _place_cards(build: Build, chassis: ChassisSpec, catalog: Catalog, checks: l
                     message=f"Slot {placement.slot}: {exc}.",
                 )
             )
-    return cards
+    return cards, checks
 
 
 def _sharing_checks(card_use: CardUse, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck]) -> list[Check]:
@@ -247,8 +194,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     ``base_dir``, the build file's folder."""
     catalog = catalog or default_catalog()
     models = models or ModelResolver(catalog, base_dir)
-    for memo in (_TOPOLOGY_MEMO, _LAYOUT_MEMO, _JOB_MEMO):
-        memo.turn()
+    CACHE.turn()
     a = build.assumptions
     checks: list[Check] = []
     try:
@@ -258,18 +204,24 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         return BuildResult(name=build.name, chassis=None, link_rates=a.link_rates, compute_rates=a.compute_rates,
                            utilization=a.utilization, checks=checks)  # fmt: skip
 
-    cards = _place_cards(build, chassis, catalog, checks)
+    cards, checks = _place_cards(build, chassis, catalog)
     checks += slot_checks(build, chassis, cards)
     checks += bridge_checks(build, chassis, cards)
     power, power_checks = power_budget(build, chassis, cards)
     checks += power_checks
     topo, topology = _topology(build, cards, chassis)
-    layouts = _mig_layouts(build, cards, checks)
-    calib = calibration_map(a.calibration)
+    layouts, layout_checks = _mig_layouts(build, cards)
+    checks += layout_checks
+    ctx = EvalContext(build, catalog, models, cards, layouts, topo, calibration_map(a.calibration))
 
     card_use: CardUse = {}
-    jobs = [_evaluate_job_memo(job, build, catalog, models, cards, layouts, topo, calib, checks, card_use)
-            for job in build.jobs]  # fmt: skip
+    jobs: list[JobResult] = []
+    for job in build.jobs:
+        evaluation = _evaluate_job_memo(job, ctx)
+        jobs.append(evaluation.result)
+        checks += evaluation.checks
+        for key, peak in evaluation.uses:
+            card_use.setdefault(key, []).append((job.name, peak))
     checks += _host_memory_checks(jobs, chassis)
     checks += _sharing_checks(card_use, cards, layouts)
     mig_cards = _mig_cards(build, cards, layouts, topo, jobs)
@@ -280,7 +232,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         name=build.name, chassis=chassis.id, chassis_name=chassis.name, link_rates=a.link_rates,
         compute_rates=a.compute_rates,
         utilization=a.utilization, jobs=jobs, checks=checks, topology=topology, mig=mig_cards, power=power,
-        notes=_notes(a, calib),
+        notes=_notes(a, ctx.calib),
     )  # fmt: skip
 
 

@@ -1,7 +1,9 @@
 """One job of a build, evaluated: its model, its cards, its memory per card, its checks, its step time.
 
-``evaluate_job`` is what ``evaluate`` calls (through its memo) for each job; the steps below run in the order
-their checks appear in the result (the result sorts by severity only, keeping that order within one).
+``evaluate_job(job, ctx)`` is what ``evaluate`` calls (through the engine's cache) for each job, with the
+evaluation's context; it returns the result with the checks and card uses it found (engine/context.py). The steps
+below run in the order their checks appear in the result (the result sorts by severity only, keeping that order
+within one).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
-from configurator.engine.build import Assumptions, Build, Job
+from configurator.engine.build import Job
 from configurator.engine.communication import communication, slowest_link
 from configurator.engine.compute import compute
-from configurator.engine.job_checks import Key, Shape, job_shape, memory_notes, pcie_checks, setting_checks, valid_keys
+from configurator.engine.context import EvalContext, JobEvaluation
+from configurator.engine.job_checks import Shape, job_shape, memory_notes, pcie_checks, setting_checks, valid_keys
 from configurator.engine.lowprecision import (
     Capability,
     extra_bytes,
@@ -30,13 +33,11 @@ from configurator.engine.lowprecision import (
 )
 from configurator.engine.memory import GB, Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import LayoutCheck
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import trained_bytes
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.result import CardMemory, Check, Communication, Compute, FitStatus, JobResult, PrecisionInfo
 from configurator.engine.stack import describe, stack_of
-from configurator.engine.topology import TopologyModel
-
-CardUse = dict[Key, list[tuple[str, float]]]  # (slot, instance) -> (job name, peak reserved bytes) per job on it
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -98,27 +99,28 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
     )  # fmt: skip
 
 
-def _resolve(job: Job, models: ModelResolver, checks: list[Check]) -> tuple[ModelSpec, Parameters] | JobResult:
+def _resolve(job: Job, models: ModelResolver) -> tuple[ModelSpec, Parameters] | JobEvaluation:
     """The job's model and its parameter counts, or the empty result an unknown model or bad targets leave."""
     name = job.name
     try:
         model = models.resolve(job.model)
     except RESOLVE_ERRORS as exc:
-        checks.append(
+        check = (
             Check(
                 severity="error",
                 code="JOB_MODEL_UNKNOWN",
                 job=name,
                 message=f"Job '{name}': {exc.summary() if isinstance(exc, FileError) else str(exc).splitlines()[0]}",
-            )
+            ),
         )
-        return JobResult(name=name, model=str(job.model), model_name="?", method=job.method,
-                         parallelism=job.parallelism, params_total=0, params_trainable=0)  # fmt: skip
+        return JobEvaluation(JobResult(name=name, model=str(job.model), model_name="?", method=job.method,
+                                       parallelism=job.parallelism, params_total=0, params_trainable=0),
+                             check)  # fmt: skip
     try:
         params = job_parameters(model, job)
     except ValueError as exc:
-        checks.append(Check(severity="error", code="JOB_LORA_TARGETS", job=name, message=f"Job '{name}': {exc}"))
-        return JobResult(
+        targets = Check(severity="error", code="JOB_LORA_TARGETS", job=name, message=f"Job '{name}': {exc}")
+        return JobEvaluation(JobResult(
             name=name,
             model=model.id,
             model_name=model.name,
@@ -126,7 +128,7 @@ def _resolve(job: Job, models: ModelResolver, checks: list[Check]) -> tuple[Mode
             parallelism=job.parallelism,
             params_total=model.total_params,
             params_trainable=0,
-        )
+        ), (targets,))
     return model, params
 
 
@@ -150,8 +152,8 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
 
 
 def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, CardSpec],
-                 layouts: dict[int, LayoutCheck], margin: float, card_use: CardUse) -> list[CardMemory]:  # fmt: skip
-    """A memory row per card or instance the job runs on; records the job's peak as a use of each."""
+                 layouts: dict[int, LayoutCheck], margin: float) -> list[CardMemory]:  # fmt: skip
+    """A memory row per card or instance the job runs on."""
     band = calibration.band_for(job)
     rows: list[CardMemory] = []
     same: dict[tuple[Any, ...], CardMemory] = {}  # cards of one kind differ by slot only
@@ -164,7 +166,6 @@ def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, 
         else:
             rows.append(_row(slot, card, mem, capacity, nominal, margin, profile, instance, band))
             same[kind] = rows[-1]
-        card_use.setdefault((slot, instance), []).append((job.name, mem.peak_reserved))
     return rows
 
 
@@ -211,12 +212,13 @@ def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int,
     return shares
 
 
-def _step_time(job: Job, comm: Communication, comp: Compute | None, checks: list[Check],
-               ) -> tuple[Communication, float | None]:  # fmt: skip
+def _step_time(job: Job, comm: Communication, comp: Compute | None,
+               ) -> tuple[Communication, float | None, list[Check]]:  # fmt: skip
     """The step: compute plus the communication it does not hide; the link's ratio to compute on ``comm``."""
     step = None
+    checks: list[Check] = []
     if comp and comp.seconds_per_step is not None:
-        overlap = job.parallelism in ("ddp", "fsdp")  # bucketed all-reduce and prefetched gathers overlap compute
+        overlap = PARALLELISM[job.parallelism].overlaps_compute  # bucketed all-reduce, prefetched gathers
         exposed = max(0.0, comm.seconds_per_step - comp.seconds_per_step) if overlap else comm.seconds_per_step
         step = comp.seconds_per_step + exposed
         if comm.collectives:
@@ -230,52 +232,50 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None, checks: list
                     f"{comm.bound_by} against {comp.seconds_per_step:.2f} s computing ({ratio:.1f}x): the cards "
                     "wait on the link. Bridge the cards (NVLink), use fewer cards, or a method that moves "
                     "less (LoRA on one card, QLoRA).")))  # fmt: skip
-    return comm, step
+    return comm, step, checks
 
 
-def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, cards: dict[int, CardSpec],
-            layouts: dict[int, LayoutCheck], topo: TopologyModel, a: Assumptions, calib: dict[str, float],
-            checks: list[Check]) -> tuple[Communication, Compute | None, float | None]:  # fmt: skip
+def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: EvalContext,
+            ) -> tuple[Communication, Compute | None, float | None, list[Check]]:  # fmt: skip
     """Communication over the slowest link between the job's cards, compute on them, and the step they make."""
+    a = ctx.assumptions
     tb = trained_bytes(job.method, job.optimizer, job.precision)
     comm_link = None
     rate, basis = 0.0, str(a.link_rates)  # the rate's basis: nominal, measured, or calibrated for the link
     if shape.multi:
-        comm_link, rate, basis = slowest_link(shape.slots, topo.link, a.link_rates, calib)
+        comm_link, rate, basis = slowest_link(shape.slots, ctx.topo.link, a.link_rates, ctx.calib)
     comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers)
-    shares = _compute_shares(shape, cards, layouts)
+    shares = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     comp = (None if model.is_params_only
             else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates))  # fmt: skip
-    comm, step = _step_time(job, comm, comp, checks)
+    comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
-    return comm, comp, step
+    return comm, comp, step, checks
 
 
-def evaluate_job(job: Job, build: Build, models: ModelResolver, cards: dict[int, CardSpec],
-                 layouts: dict[int, LayoutCheck], topo: TopologyModel, calib: dict[str, float],
-                 checks: list[Check], card_use: CardUse) -> JobResult:  # fmt: skip
-    """The job's result; its checks appended to ``checks`` and its peak per card recorded in ``card_use``."""
-    a = build.assumptions
-    resolved = _resolve(job, models, checks)
-    if isinstance(resolved, JobResult):
+def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
+    """The job's result, the checks it raises and its peak on each card or instance it runs on."""
+    a, cards, layouts = ctx.assumptions, ctx.cards, ctx.layouts
+    resolved = _resolve(job, ctx.models)
+    if isinstance(resolved, JobEvaluation):
         return resolved
     model, params = resolved
     base_result = _base_result(job, model, params)
     if not job.card_keys:
-        checks.append(
+        return JobEvaluation(JobResult(**base_result), (
             Check(
                 severity="warning",
                 code="JOB_NO_CARDS",
                 job=job.name,
                 message=(f"Job '{job.name}' runs on no card yet: assign it to a card or a MIG instance."),
-            )
-        )
-        return JobResult(**base_result)
-    keys = valid_keys(job, cards, layouts, checks)
+            ),
+        ))  # fmt: skip
+    keys, checks = valid_keys(job, cards, layouts)
     if not keys:
-        return JobResult(**base_result)
-    shape = job_shape(job, keys, checks)
+        return JobEvaluation(JobResult(**base_result), tuple(checks))
+    shape, shape_checks = job_shape(job, keys)
+    checks += shape_checks
     checks += setting_checks(job, model, shape)
     split = sharding(job, shape.n, shape.on_mig)
     job_cards = [cards[s] for s in shape.slots]
@@ -283,15 +283,17 @@ def evaluate_job(job: Job, build: Build, models: ModelResolver, cards: dict[int,
     checks += precision_checks(job, [(s, cards[s]) for s in shape.slots])
     mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
-    rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction, card_use)
+    rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
-    comm, comp, step = _timing(job, model, params, shape, cards, layouts, topo, a, calib, checks)
+    comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
+    checks += timing_checks
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
-    return JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                     fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
+    result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
+                       fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
+    return JobEvaluation(result, tuple(checks), tuple((key, mem.peak_reserved) for key in shape.keys))
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

@@ -13,6 +13,7 @@ from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
 from configurator.engine.memory import effective_offload
 from configurator.engine.mig import LayoutCheck
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.result import CardMemory, Check
 
 Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
@@ -85,10 +86,11 @@ def key_problem(job: Job, earlier: list[Key], key: Key, cards: dict[int, CardSpe
     return None
 
 
-def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck], checks: list[Check],
-                ) -> list[Key]:  # fmt: skip
+def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
+               ) -> tuple[list[Key], list[Check]]:  # fmt: skip
     """The job's card references that name a card (or MIG instance) it can run on; a check for each other."""
     valid: list[Key] = []
+    checks: list[Check] = []
     keys = job.card_keys
     for k, key in enumerate(keys):
         problem = key_problem(job, keys[:k], key, cards, layouts)
@@ -96,12 +98,13 @@ def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCh
             valid.append(key)
         else:
             checks.append(problem)
-    return valid
+    return valid, checks
 
 
-def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
+def job_shape(job: Job, keys: list[Key]) -> tuple[Shape, list[Check]]:
     """The job's parallel shape on its cards, with a check where the settings disagree with the cards."""
     name = job.name
+    checks: list[Check] = []
     n = len(keys)
     on_mig = any(i is not None for _, i in keys)
     if on_mig and n > 1:
@@ -109,7 +112,8 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
             f"Job '{name}' spans {n} MIG instances: NCCL is not supported with MIG (NVIDIA MIG user guide), "
             "so an instance runs a single-GPU job. Give the job whole cards, or one instance.")))  # fmt: skip
     parallelism = job.parallelism
-    if parallelism == "single" and n > 1:
+    strategy = PARALLELISM[parallelism]
+    if not strategy.multi_card and n > 1:
         checks.append(
             Check(
                 severity="error",
@@ -118,7 +122,7 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
                 message=(f"Job '{name}' is set to a single card but names {n}: choose DDP, FSDP or tensor parallel."),
             )
         )
-    if parallelism != "single" and n == 1:
+    if strategy.multi_card and n == 1:
         checks.append(
             Check(
                 severity="info",
@@ -127,8 +131,8 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
                 message=(f"Job '{name}' is set to {parallelism} on one card: it runs as a single-card job."),
             )
         )
-    tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if parallelism == "tp" else 1
-    if parallelism == "tp" and tp != n:
+    tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if strategy.splits_layers else 1
+    if strategy.splits_layers and tp != n:
         checks.append(
             Check(
                 severity="error",
@@ -140,7 +144,7 @@ def job_shape(job: Job, keys: list[Key], checks: list[Check]) -> Shape:
             )
         )
         tp = n
-    return Shape(keys=keys, on_mig=on_mig, tp=tp)
+    return Shape(keys=keys, on_mig=on_mig, tp=tp), checks
 
 
 def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
@@ -193,7 +197,7 @@ def pcie_checks(job: Job, over_pcie: bool) -> list[Check]:
         return []
     name = job.name
     checks: list[Check] = []
-    if job.parallelism == "tp":
+    if PARALLELISM[job.parallelism].splits_layers:
         checks.append(
             Check(
                 severity="warning",

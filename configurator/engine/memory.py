@@ -14,6 +14,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
+from configurator.engine.cache import CACHE
 from configurator.engine.loadpath import LoadBytes, bnb_load, torchao_nf4_load
 from configurator.engine.lowprecision import (
     Capability,
@@ -22,6 +23,7 @@ from configurator.engine.lowprecision import (
     fp8_base_bytes,
     linear_tensor_count,
 )
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import (
     ADAM8_STATE_BYTES,
     BF16,
@@ -97,25 +99,16 @@ class AllocatorConstants:
 DEFAULT_CONSTANTS = AllocatorConstants()
 
 
-_MEMO: dict[tuple, tuple[ModelSpec, Job, MemoryBreakdown]] = {}  # type: ignore[type-arg]
-
-
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
     constants: AllocatorConstants = DEFAULT_CONSTANTS, capability: Capability | None = None,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards (memoised on the very model and job objects: both are immutable,
     and an evaluation repeated while the user drags sees the same unchanged jobs)."""
-    key = (id(model), id(job), shards, tp, ddp, sequence_length, constants, capability)
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is model and hit[1] is job:
-        return hit[2]
-    mem = _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp, sequence_length=sequence_length,
-                           constants=constants, capability=capability)  # fmt: skip
-    if len(_MEMO) > 64:  # a few evaluations of the current build: enough for a drag, bounded for a long session
-        _MEMO.clear()
-    _MEMO[key] = (model, job, mem)
-    return mem
+    return CACHE.memo("memory", (model, job), (shards, tp, ddp, sequence_length, constants, capability),
+                      lambda: _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp,
+                                               sequence_length=sequence_length, constants=constants,
+                                               capability=capability))  # fmt: skip
 
 
 @dataclass
@@ -222,7 +215,7 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # prefetches per module the same way (deepspeed/runtime/zero/partitioned_param_coordinator.py).
         gathered = 2 * units[0] + units[1]
         transient += gathered
-    if shards > 1 and stage >= 2 and job.parallelism.startswith("zero"):
+    if shards > 1 and stage >= 2 and PARALLELISM[job.parallelism].deepspeed:
         # the ipg bucket gradients are copied into before each reduce (stage_1_and_2.py
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
@@ -244,7 +237,7 @@ def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> f
     """Moves the states that live in host memory instead off ``st``; returns the host bytes (None: unknown)."""
     host: float | None = 0.0
     if offload == "cpu":
-        if job.parallelism == "fsdp":
+        if PARALLELISM[job.parallelism].fsdp:
             # CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py; FSDP2 CPUOffloadPolicy in
             # _fully_shard/_fsdp_api.py): sharded parameters and their gradients on the host, the optimizer
             # steps there too; the GPU holds only the gathered units.
@@ -273,7 +266,7 @@ def _setup_pool(job: Job, stack: Stack, st: _States, constants: AllocatorConstan
                 ) -> float:  # fmt: skip
     """The pool FSDP / ZeRO-3 set-up leaves behind (after offload: shards that go to the host are not in it).
     Set-up happens before any activation exists, so a fixed activation budget does not remove it."""
-    if job.parallelism == "fsdp" and stack.fsdp_version == 1:
+    if PARALLELISM[job.parallelism].fsdp and stack.fsdp_version == 1:
         copies = constants.fsdp1_unit_copies
     else:
         copies = 0.0 if stack.meta_init else FSDP2_SETUP_UNIT_COPIES
@@ -283,7 +276,7 @@ def _setup_pool(job: Job, stack: Stack, st: _States, constants: AllocatorConstan
 def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st: _States, master_in_states: bool,
                     o_split: int) -> float:  # fmt: skip
     """The optimizer step's temporary: the square root of Adam's second moment, as the implementation makes it."""
-    impl = "fused" if job.parallelism.startswith("zero") else stack.optimizer_impl  # DeepSpeed's FusedAdam
+    impl = PARALLELISM[job.parallelism].optimizer_impl or stack.optimizer_impl  # DeepSpeed's FusedAdam
     eight_bit = job.optimizer.endswith("8bit")  # bitsandbytes steps each parameter in one fused kernel
     assert ADAM8_STATE_BYTES  # 8-bit states are sized in precision.trained_bytes
     if not st.optimizer or job.optimizer == "sgd" or eight_bit:
@@ -318,8 +311,11 @@ def _memory_for_card(
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)
-    stage = {"zero1": 1, "zero2": 2}.get(job.parallelism, 3)  # FSDP and ZeRO-3 partition everything
-    offload = effective_offload(job) if shards > 1 or job.parallelism.startswith("zero") else "none"
+    strategy = PARALLELISM[job.parallelism]
+    # FSDP and ZeRO-3 partition everything; a group passed for a strategy that shards nothing is sized as that
+    # (the engine passes shards=1 there: engine/states.py sharding)
+    stage = strategy.stage if strategy.shards_states else 3
+    offload = effective_offload(job) if shards > 1 or strategy.deepspeed else "none"
     prep = job.method == "qlora" and stack.kbit_fp32_prep
     # TRL then casts the embedding and the head back to bf16 when training in bf16 (trl's _prepare_peft_model calls
     # peft_module_casting_to_bf16 under args.bf16: norms to fp32, lm_head / embed_tokens back to bf16); the fp32

@@ -9,13 +9,19 @@ it was read from (repository, file, function).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from configurator.engine.build import Checkpointing, Framework, Job, Loss, OptimizerImpl
+from configurator.engine.cache import CACHE
+from configurator.engine.parallelism import PARALLELISM
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FrameworkProfile:
+    """One framework's memory-relevant behaviours, each read from its code; ``sources`` names, for every
+    behaviour, the repository, file and function it was read from (tests/test_stack.py checks none is missing)."""
+
     label: str
     loss: Loss  # loss path when the job does not name one
     frees_logits: bool  # the loop drops the model's logits tensor before backward
@@ -30,76 +36,147 @@ class FrameworkProfile:
     # with custom_sharded_layers: ['tok_embeddings', 'output'], a per-config choice: recipes default to None)
     separate_head_units: bool = False
     prep_head_bf16: bool = False  # QLoRA under bf16: the fp32-cast embedding and head go back to bf16 (TRL)
+    sources: Mapping[str, str] = field(default_factory=dict)  # behaviour -> where it was read
 
+
+# The fields above that are behaviours (label and sources are not): each profile names a source for every one.
+BEHAVIOURS = ("loss", "frees_logits", "loss_upcast", "kbit_fp32_prep", "checkpointing", "optimizer_impl",
+              "meta_init", "held_logits_fp32", "nf4_chunked", "separate_head_units", "prep_head_bf16")  # fmt: skip
+
+# A behaviour whose value predates this record and whose code has not been read yet: named, so it can be found.
+UNREAD = "not read from the framework's code yet: the value as first shipped"
+_TORCHAO = "torchao NF4Tensor quantises in chunks since torchao 0.2 (engine/loadpath.py); "
+_NO_NF4 = "not read: engine/memory.py _load reads nf4_chunked for torchtune only (others quantise with bitsandbytes)"
+_WHOLE_MODEL_UNITS = "wraps the decoder layers; the embedding and head stay in the root unit"
+_NO_PREP = "not read: prep_head_bf16 applies only with kbit_fp32_prep"
+
+# Transformers Trainer / TRL SFTTrainer with PEFT (Transformers >= 4.46, TRL, PEFT); Axolotl inherits most of it.
+_HF = {
+    "loss": "transformers src/transformers/loss/loss_utils.py ForCausalLMLoss: `logits = logits.float()` then "
+            "cross_entropy over the whole sequence (4.43's models upcast in their own forward and returned fp32 "
+            "logits: the same kept bytes once Trainer drops them)",
+    "frees_logits": "transformers src/transformers/trainer.py Trainer.training_step: compute_loss returns only the "
+                    "loss unless return_outputs, so the outputs (logits) are dropped before accelerator.backward",
+    "loss_upcast": "Transformers has no chunked loss: `loss: chunked` is a user loss, sized on bf16 chunks as "
+                   "LitGPT's chunked_cross_entropy",
+    "kbit_fp32_prep": "trl/trainer/sft_trainer.py _prepare_peft_model calls peft/src/peft/utils/other.py "
+                      "prepare_model_for_kbit_training: every non-Params4bit fp16/bf16 parameter to fp32",
+    "checkpointing": "PreTrainedModel.gradient_checkpointing_enable wraps each decoder layer (layer inputs kept)",
+    "optimizer_impl": "src/transformers/training_args.py default_optim: adamw_torch_fused from torch 2.8 "
+                      "(torch.optim.AdamW(fused=True))",
+    "meta_init": UNREAD,
+    "held_logits_fp32": "the outputs are dropped before backward (frees_logits), so no logits are held",
+    "nf4_chunked": _NO_NF4,
+    "separate_head_units": "Accelerate's fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP " + _WHOLE_MODEL_UNITS,
+    "prep_head_bf16": "trl _prepare_peft_model calls peft_module_casting_to_bf16 under args.bf16: lm_head and "
+                      "embed_tokens back to bf16, norms stay fp32 (an fp32 norm makes the residual stream fp32: "
+                      "activations.py)",
+}
+_AXOLOTL = {
+    **_HF,
+    "frees_logits": "src/axolotl/core/trainers/base.py AxolotlTrainer subclasses transformers.Trainer and its "
+                    "compute_loss returns super().compute_loss's loss: " + _HF["frees_logits"],
+    "kbit_fp32_prep": "src/axolotl/loaders/model.py calls PEFT's prepare_model_for_kbit_training",
+    "loss": _HF["loss"] + "; Liger / Cut Cross-Entropy plugins (src/axolotl/integrations/) are `fused`, named by "
+                          "the job",
+    "prep_head_bf16": UNREAD,
+}
+_TORCHTUNE = {
+    "loss": "torchtune.modules.loss.CEWithChunkedOutputLoss (ce_chunked_output_loss.py): the decoder returns "
+            "num_output_chunks=8 chunks (torchtune/modules/transformer.py TransformerDecoder.chunked_output)",
+    "frees_logits": "recipes/lora_finetune_single_device.py _loss_step: `del logits` before loss.backward(), "
+                    "\"free logits otherwise it peaks backward memory\"",
+    "loss_upcast": "ce_chunked_output_loss.py compute_cross_entropy upcasts each chunk with `.float()`",
+    "kbit_fp32_prep": "torchtune/modules/peft/lora.py LoRALinear quantises with torchao NF4Tensor and casts "
+                      "nothing else to fp32",
+    "checkpointing": "training.set_activation_checkpointing(model, auto_wrap_policy={TransformerSelfAttentionLayer}) "
+                     "wraps whole layers",
+    "optimizer_impl": "the recipes' configs name torch.optim.AdamW with fused: True",
+    "meta_init": UNREAD + " (the single-device recipes build on the GPU; check the distributed ones)",
+    "held_logits_fp32": "`del logits` before backward (frees_logits): no logits are held",
+    "nf4_chunked": _TORCHAO + "torchtune's LoRALinear uses it",
+    "separate_head_units": "recipes/full_finetune_distributed.py shard_model: the embedding and the output head "
+                           "get units of their own only with custom_sharded_layers (configs default to None)",
+    "prep_head_bf16": _NO_PREP,
+}
+_TORCHTITAN = {
+    "loss": "torchtitan/components/loss.py cross_entropy_loss: `cross_entropy(pred.flatten(0, 1).float(), ...)`, "
+            "fp32, whole sequence",
+    # torchtitan/train.py forward_backward_step does `del pred` before loss.backward() ("need to free to before
+    # bwd to avoid peaking memory"): the shipped False is to be checked against activations.py's held logits
+    "frees_logits": UNREAD + "; torchtitan/train.py forward_backward_step deletes `pred` before loss.backward()",
+    "loss_upcast": UNREAD + " (torchtitan has no chunked loss: read only for a job that names `chunked`)",
+    "kbit_fp32_prep": "torchtitan has no QLoRA path (no PEFT preparation)",
+    "checkpointing": "torchtitan/models/llama3/infra/parallelize.py apply_ac: mode full wraps each block",
+    "optimizer_impl": "torchtitan/config/job_config.py Optimizer.implementation = \"fused\" (read by "
+                      "components/optimizer.py build_optimizers); the Dec-2024 configs stepped with foreach",
+    "meta_init": "torchtitan/train.py Trainer.__init__: built under torch.device(\"meta\"), parallelised "
+                 "(fully_shard), then to_empty and init_weights",
+    "held_logits_fp32": UNREAD,
+    "nf4_chunked": _NO_NF4,
+    "separate_head_units": UNREAD + " (torchtitan parallelize.py apply_fsdp)",
+    "prep_head_bf16": _NO_PREP,
+}
+_LITGPT = {
+    "loss": "litgpt/finetune/lora.py fit: `model(input_ids, lm_head_chunk_size=128)` and litgpt/utils.py "
+            "chunked_cross_entropy",
+    "frees_logits": "litgpt/finetune/lora.py fit: the logits list stays alive through fabric.backward",
+    "loss_upcast": "litgpt/utils.py chunked_cross_entropy: cross-entropy on each bf16 chunk, no upcast",
+    "kbit_fp32_prep": "Lightning's BitsandbytesPrecision quantises at load and casts nothing to fp32 (bf16-true)",
+    "checkpointing": "Fabric FSDPStrategy activation_checkpointing_policy={Block}: whole blocks",
+    "optimizer_impl": "fit() builds torch.optim.AdamW with defaults: foreach on CUDA "
+                      "(torch/optim/optimizer.py _default_to_fused_or_foreach)",
+    "meta_init": UNREAD,
+    "held_logits_fp32": "chunked_cross_entropy keeps the bf16 logits list (no fp32 upcast in the model)",
+    "nf4_chunked": _NO_NF4,
+    "separate_head_units": "Fabric FSDPStrategy auto_wrap_policy={Block} " + _WHOLE_MODEL_UNITS,
+    "prep_head_bf16": _NO_PREP,
+}
+_FSDP_QLORA = {
+    "loss": "AnswerDotAI/fsdp_qlora train.py: `output = model(...)` on a Transformers model with labels, so "
+            "ForCausalLMLoss (the fp32 upcast, whole sequence)",
+    "frees_logits": "train.py: loss.backward() runs with `output` alive; the loop keeps it until the next forward",
+    "loss_upcast": UNREAD + " (train.py has no chunked loss: read only for a job that names `chunked`)",
+    "kbit_fp32_prep": "train.py builds bnb Linear4bit layers itself (replace_linear, load_and_quantize) without "
+                      "PEFT's prepare_model_for_kbit_training",
+    "checkpointing": UNREAD,
+    "optimizer_impl": "train.py: torch.optim.AdamW with defaults (foreach)",
+    "meta_init": UNREAD,
+    "held_logits_fp32": "the Transformers of its time (before 4.46) ended LlamaForCausalLM.forward with "
+                        "`logits = logits.float()` and returned them in `output`, which the loop keeps",
+    "nf4_chunked": _NO_NF4,
+    "separate_head_units": UNREAD,
+    "prep_head_bf16": _NO_PREP,
+}
 
 PROFILES: dict[str, FrameworkProfile] = {
-    # Transformers Trainer / TRL SFTTrainer with PEFT.
-    # - loss: src/transformers/loss/loss_utils.py ForCausalLMLoss does `logits = logits.float()` before
-    #   nn.functional.cross_entropy, on the whole sequence (that fp32 copy is the loss function's local, freed
-    #   when it returns; log_softmax keeps its own fp32 output). Trainer.training_step takes only the loss from
-    #   compute_loss, which returns `(loss, outputs) if return_outputs else loss`, so the model's output, logits
-    #   included, is dropped before accelerator.backward (src/transformers/trainer.py): frees_logits.
-    #   (Transformers 4.43's models upcast in their own forward, `logits = logits.float()`, and return the fp32
-    #   logits: the same kept bytes once Trainer drops them.)
-    # - QLoRA: TRL's SFTTrainer (trl/trainer/sft_trainer.py, _prepare_peft_model) calls PEFT's
-    #   prepare_model_for_kbit_training (peft/src/peft/utils/other.py), which casts every fp16/bf16
-    #   parameter that is not a bitsandbytes Params4bit to fp32: embeddings, norms and lm_head; under
-    #   args.bf16 it then calls peft_module_casting_to_bf16, which casts lm_head and embed_tokens back to bf16
-    #   and leaves the norms fp32 (prep_head_bf16). An fp32 norm weight promotes its output to fp32 and a 4-bit
-    #   linear returns its input's dtype (bitsandbytes Linear4bit.forward `out.to(inp_dtype)`), so the residual
-    #   stream, and the layer inputs checkpointing keeps, are fp32 either way (activations.py).
-    # - checkpointing: PreTrainedModel.gradient_checkpointing_enable wraps each decoder layer (layer inputs kept).
-    # - optimizer: TrainingArguments.optim defaults to "adamw_torch_fused" from torch 2.8
-    #   (src/transformers/training_args.py, default_optim), torch.optim.AdamW(fused=True).
-    # - Transformers has no chunked loss of its own: `loss: chunked` there is a user-supplied loss, sized on bf16
-    #   chunks as LitGPT's chunked_cross_entropy computes it (and as this engine sized `chunked` before stacks).
     "hf-trainer": FrameworkProfile(
-        "Transformers Trainer / TRL + PEFT", "standard", True, False, True, "full", "fused", False,
-        prep_head_bf16=True,
+        label="Transformers Trainer / TRL + PEFT", loss="standard", frees_logits=True, loss_upcast=False,
+        kbit_fp32_prep=True, checkpointing="full", optimizer_impl="fused", meta_init=False, prep_head_bf16=True,
+        sources=_HF,
     ),
-    # torchtune recipes (recipes/lora_finetune_single_device.py, full_finetune_distributed.py, _loss_step):
-    # - loss: configs use torchtune.modules.loss.CEWithChunkedOutputLoss (ce_chunked_output_loss.py): the
-    #   decoder returns the logits in num_output_chunks=8 chunks (torchtune/modules/transformer.py
-    #   TransformerDecoder.chunked_output) and compute_cross_entropy upcasts each chunk with `.float()`.
-    # - `del logits` before loss.backward(): "free logits otherwise it peaks backward memory".
-    # - QLoRA: torchtune's own NF4 (torchao NF4Tensor, torchtune/modules/peft/lora.py LoRALinear) and no
-    #   fp32 cast of the rest of the model; each adapted linear is built in bf16 on the GPU and quantised there,
-    #   in chunks since torchao 0.2 (engine/loadpath.py, the load phase's pool).
-    # - checkpointing: training.set_activation_checkpointing(model, auto_wrap_policy={TransformerSelfAttentionLayer})
-    #   wraps whole layers; enable_activation_offloading moves the saved inputs to the host
-    #   (torchtune/training/_activation_offloading.py OffloadActivations).
-    # - optimizer: configs name torch.optim.AdamW with fused: True.
-    "torchtune": FrameworkProfile("torchtune", "chunked", True, True, False, "full", "fused", False),
-    # torchtitan (torchtitan/train.py Trainer.__init__, torchtitan/components/loss.py cross_entropy_loss):
-    # - loss: `torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(), ...)`: fp32, whole sequence.
-    # - the model is built under `torch.device("meta")`, parallelised (fully_shard), then `to_empty` and
-    #   init_weights: no unsharded copy ever exists on the GPU.
-    # - checkpointing: torchtitan/models/llama3/infra/parallelize.py apply_ac, mode "full" wraps each block.
-    # - optimizer: torchtitan/config/job_config.py Optimizer.implementation = "fused" (read by
-    #   components/optimizer.py build_optimizers); the Dec-2024 configs still stepped with foreach.
-    "torchtitan": FrameworkProfile("torchtitan", "standard", False, True, False, "full", "fused", True),
-    # Axolotl runs the Transformers Trainer (src/axolotl/core/trainers/base.py AxolotlTrainer subclasses
-    # transformers.Trainer; its compute_loss returns super().compute_loss's loss), so it inherits the loss path,
-    # the dropped outputs and the optimizer default; QLoRA loading calls PEFT's
-    # prepare_model_for_kbit_training (src/axolotl/loaders/model.py). Its Liger and Cut Cross-Entropy plugins
-    # (src/axolotl/integrations/) are the `fused` loss, named by the job.
-    "axolotl": FrameworkProfile("Axolotl", "standard", True, False, True, "full", "fused", False),
-    # LitGPT (litgpt/finetune/lora.py fit): `logits = model(input_ids, lm_head_chunk_size=128)` and
-    # litgpt/utils.py chunked_cross_entropy, cross-entropy on each bf16 chunk without an upcast; the logits
-    # list stays alive through fabric.backward. Lightning's BitsandbytesPrecision quantises at load and
-    # casts nothing to fp32 (bf16-true). fit() builds torch.optim.AdamW with defaults: foreach on CUDA
-    # (torch/optim/optimizer.py _default_to_fused_or_foreach).
-    "litgpt": FrameworkProfile("LitGPT", "chunked", False, False, False, "full", "foreach", False),
-    # Answer.AI's train.py (AnswerDotAI/fsdp_qlora): a custom loop over FSDP1; `output = model(...)` on a
-    # Transformers model with labels, so ForCausalLMLoss's fp32 upcast, loss.backward() with `output` alive;
-    # it builds bnb Linear4bit layers itself (replace_linear, load_and_quantize) without PEFT's fp32 cast;
-    # torch.optim.AdamW with defaults (foreach). The `output` it holds carries fp32 logits: the Transformers of
-    # its time (before 4.46, when the upcast moved into loss_utils.py ForCausalLMLoss) ended LlamaForCausalLM.forward
-    # with `logits = logits.float()` and returned those, and the loop keeps `output` until the next step's forward.
+    "torchtune": FrameworkProfile(
+        label="torchtune", loss="chunked", frees_logits=True, loss_upcast=True, kbit_fp32_prep=False,
+        checkpointing="full", optimizer_impl="fused", meta_init=False, sources=_TORCHTUNE,
+    ),
+    "torchtitan": FrameworkProfile(
+        label="torchtitan", loss="standard", frees_logits=False, loss_upcast=True, kbit_fp32_prep=False,
+        checkpointing="full", optimizer_impl="fused", meta_init=True, sources=_TORCHTITAN,
+    ),
+    "axolotl": FrameworkProfile(
+        label="Axolotl", loss="standard", frees_logits=True, loss_upcast=False, kbit_fp32_prep=True,
+        checkpointing="full", optimizer_impl="fused", meta_init=False, sources=_AXOLOTL,
+    ),
+    "litgpt": FrameworkProfile(
+        label="LitGPT", loss="chunked", frees_logits=False, loss_upcast=False, kbit_fp32_prep=False,
+        checkpointing="full", optimizer_impl="foreach", meta_init=False, sources=_LITGPT,
+    ),
     "fsdp-qlora": FrameworkProfile(
-        "Answer.AI train.py (FSDP1, custom loop)", "standard", False, True, False, "full", "foreach", False, True
+        label="Answer.AI train.py (FSDP1, custom loop)", loss="standard", frees_logits=False, loss_upcast=True,
+        kbit_fp32_prep=False, checkpointing="full", optimizer_impl="foreach", meta_init=False,
+        held_logits_fp32=True, sources=_FSDP_QLORA,
     ),
-}
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -120,14 +197,12 @@ class Stack:
     offload: str
 
 
-_CACHE: dict[int, tuple[Job, Stack]] = {}
-
-
 def stack_of(job: Job) -> Stack:
     """The stack a job runs on: framework profile, then the job's `loss` and `behaviour` overrides."""
-    hit = _CACHE.get(id(job))
-    if hit is not None and hit[0] is job:
-        return hit[1]
+    return CACHE.of("stack", job, lambda: _stack(job))
+
+
+def _stack(job: Job) -> Stack:
     p = PROFILES[job.framework]
     b = job.behaviour
 
@@ -142,9 +217,6 @@ def stack_of(job: Job) -> Stack:
         separate_head_units=pick("separate_head_units"), fsdp_version=job.fsdp_version,
         offload=job.offload,
     )  # fmt: skip
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    _CACHE[id(job)] = (job, stack)
     return stack
 
 
@@ -152,10 +224,9 @@ def describe(job: Job) -> str:
     """One line naming the stack, for the reports: 'Transformers Trainer / TRL + PEFT, FSDP2, loss standard'."""
     s = stack_of(job)
     parts = [PROFILES[job.framework].label]
-    if job.parallelism == "fsdp":
-        parts.append(f"FSDP{s.fsdp_version}")
-    elif job.parallelism.startswith("zero"):
-        parts.append(f"DeepSpeed ZeRO-{job.parallelism[-1]}")
+    strategy = PARALLELISM[job.parallelism]
+    if strategy.fsdp or strategy.deepspeed:
+        parts.append(strategy.label(s.fsdp_version))
     if s.offload != "none":
         parts.append(f"offload {s.offload}")
     parts.append(f"loss {s.loss}" + ("" if job.loss else " (framework default)"))

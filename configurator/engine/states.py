@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import FP32, TrainedBytes, keeps_mixed_states, trained_bytes
 
 
@@ -70,11 +71,9 @@ def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
     and optimizer states, ZeRO-1 optimizer states (memory_for_card reads the stage from the job)."""
     if n_cards <= 1 or on_mig:
         return Sharding(1, 1, False)
-    return Sharding(
-        shards=n_cards if job.parallelism in ("fsdp", "zero1", "zero2", "zero3") else 1,
-        tp=n_cards if job.parallelism == "tp" else 1,
-        ddp=job.parallelism in ("ddp", "zero1"),  # ZeRO-1 keeps every gradient, all-reduced like DDP
-    )
+    s = PARALLELISM[job.parallelism]
+    return Sharding(shards=n_cards if s.shards_states else 1, tp=n_cards if s.splits_layers else 1,
+                    ddp=s.gradient_buckets)
 
 
 def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
@@ -92,7 +91,7 @@ def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
     """
     tb = trained_bytes(job.method, job.optimizer, job.precision)
     mixed_full = job.method == "full" and keeps_mixed_states(job.precision)
-    if mixed_full and job.parallelism == "fsdp":
+    if mixed_full and PARALLELISM[job.parallelism].master_is_shard:
         return TrainedBytes(FP32, FP32, tb.optimizer - FP32), False
     return tb, mixed_full
 
@@ -100,8 +99,4 @@ def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:
 def effective_offload(job: Job) -> str:
     """Offload where the sharding engine has it: FSDP CPU offload, DeepSpeed CPU offload, NVMe only for ZeRO-3
     (ZeRO-Infinity); elsewhere none (evaluate names the mismatch in a check)."""
-    if job.offload == "cpu" and job.parallelism in ("fsdp", "zero1", "zero2", "zero3"):
-        return "cpu"
-    if job.offload == "nvme" and job.parallelism == "zero3":
-        return "nvme"
-    return "none"
+    return job.offload if job.offload in PARALLELISM[job.parallelism].offload else "none"

@@ -13,6 +13,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Build, InstanceRef, Job, with_stack_defaults
 from configurator.engine.editing.base import EditRefused
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.resolver import ModelResolver
 
 DEFAULT_MODEL = "llama-3.1-8b"  # what Add puts in a new job: an 8B LoRA
@@ -169,7 +170,7 @@ def parallelism_for(job: Job, n_cards: int) -> str:
     the job has one already (DDP, FSDP, TP); no card leaves it as it is."""
     if n_cards == 1:
         return "single"
-    if n_cards > 1 and job.parallelism == "single":
+    if n_cards > 1 and not PARALLELISM[job.parallelism].multi_card:
         return "fsdp"
     return job.parallelism
 
@@ -204,6 +205,6 @@ def set_parallelism(build: Build, index: int, parallelism: str) -> Build:
         raise EditRefused(f"no job {index + 1}")
     job = build.jobs[index]
     changes: dict[str, Any] = {"parallelism": parallelism}
-    if parallelism == "tp" and job.tensor_parallel == 1 and len(job.cards) > 1:
+    if PARALLELISM[parallelism].splits_layers and job.tensor_parallel == 1 and len(job.cards) > 1:
         changes["tensor_parallel"] = len(job.cards)
     return update_job(build, index, **changes)

@@ -19,6 +19,7 @@ from configurator.engine.compute import compute
 from configurator.engine.evaluate import evaluate, resolve_model
 from configurator.engine.memory import job_parameters
 from configurator.engine.mig import is_base_profile
+from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.packing import total_compute_slices
 from configurator.engine.planner.plan import JobClass, Plan
@@ -82,7 +83,7 @@ def _job(cls: JobClass, cards: list[int] | list[dict[str, int]], parallelism: st
         "optimizer": cls.optimizer,
         "precision": cls.precision,
         "parallelism": parallelism,
-        "tensor_parallel": g if parallelism == "tp" else 1,
+        "tensor_parallel": g if PARALLELISM[parallelism].splits_layers else 1,
         "sequence_length": cls.sequence_length,
         "micro_batch_size": cls.micro_batch_size,
         "gradient_accumulation_steps": cls.gradient_accumulation_steps,
@@ -134,13 +135,13 @@ def _params_only_step(
     p = job_parameters(model, job)
     tb = trained_bytes(job.method, job.optimizer, job.precision)
     shares = [(node.card, device.compute_share)] * device.cards
-    tp = device.cards if job.parallelism == "tp" else 1
+    tp = device.cards if PARALLELISM[job.parallelism].splits_layers else 1
     a = build.assumptions
     comp = compute(job, model, p, tb, shares, a.utilization, tp, a.compute_rates == "estimated")
     if comp.seconds_per_step is None:
         return None, comp.bf16_rate_estimated
     comm = jr.communication.seconds_per_step if jr.communication else 0.0
-    overlap = job.parallelism in ("ddp", "fsdp")
+    overlap = PARALLELISM[job.parallelism].overlaps_compute
     exposed = max(0.0, comm - comp.seconds_per_step) if overlap else comm
     return comp.seconds_per_step + exposed, comp.bf16_rate_estimated
 
@@ -183,7 +184,8 @@ def evaluate_cell(
             note = (note + "; " if note else "") + "parameter count only: attention FLOPs left out (a lower bound)"
     service = None
     if step is not None:
-        replicas = device.cards if (device.kind == "group" and cls.multi_card_parallelism != "tp") else 1
+        split = PARALLELISM[cls.multi_card_parallelism].splits_layers
+        replicas = device.cards if (device.kind == "group" and not split) else 1
         steps = cls.job_tokens / (cls.tokens_per_step * replicas)
         service = steps * step / 3600.0
     elif fits:
