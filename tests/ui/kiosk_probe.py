@@ -21,6 +21,7 @@ def main(out: Path) -> None:
     qInstallMessageHandler(lambda mode, context, text: messages.append(text))
     app = QApplication(sys.argv[:1])  # noqa: F841  (kept alive for the run)
     from configurator.ui.kiosk import DemoWindow
+    from tests.gui_helpers import charts_cut
 
     demo = DemoWindow()
     demo.cover_screen()
@@ -42,6 +43,7 @@ def main(out: Path) -> None:
         "on_top": bool(flags & Qt.WindowType.WindowStaysOnTopHint),
         "slots": len(slots), "slots_cut": cut, "slot_height_px": heights[0] if heights else 0,
         "chart_plot_px": round(demo.chart.plot.vb.height()),
+        "charts_cut": charts_cut(demo),
         "messages": messages,
     }))  # fmt: skip
     demo.allow_close = True

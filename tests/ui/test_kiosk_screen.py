@@ -36,6 +36,7 @@ def test_kiosk_covers_a_bare_x_screen(tmp_path: Path, size: tuple[int, int]) -> 
     assert report["slots"] == 8 and not report["slots_cut"], report  # every slot of the chassis reachable
     assert report["slot_height_px"] >= (26 if size[0] < 1600 else 34), report  # a tap target, readable
     assert report["chart_plot_px"] >= (120 if size[0] < 1600 else 170), report
+    assert not report["charts_cut"], report  # the chart's plot, title and legend inside its view
     assert not [m for m in report["messages"] if "QBasicTimer" in m or "propagateSizeHints" in m], report
 
 
