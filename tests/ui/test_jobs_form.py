@@ -35,3 +35,15 @@ def test_file_new_leaves_no_stale_job_in_the_form(qtbot, tmp_path: Path) -> None
     panel.add_button.click()
     QApplication.processEvents()
     assert panel.cards_group.isVisible() and panel.model_box.isVisible()
+
+
+def test_sheet_preview_takes_the_customer(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The first page names the customer typed in the preview's toolbar (the export --customer of the window)."""
+    window = make_window(qtbot, tmp_path)
+    dialog = window.preview_dialog()
+    qtbot.addWidget(dialog)
+    field = dialog._customer
+    field.setText("Example Research GmbH")
+    field.editingFinished.emit()
+    assert dialog._sheet.options.customer == "Example Research GmbH"
+    assert window.sheet_options().customer == "Example Research GmbH"
