@@ -81,3 +81,11 @@ def test_quick_start_pictures_render_from_the_app(tmp_path: Path, qapp) -> None:
     for path in written:
         image = QImage(str(path))
         assert not image.isNull() and image.width() > 200 and image.height() > 200
+
+
+def test_a_refused_edit_is_said_beside_the_verdict(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window = make_window(qtbot, tmp_path)
+    window.doc.refused.emit("slot 1 already holds a card")
+    assert "Refused: slot 1 already holds a card" in window.verdict_line.text()
+    window._refusal_timer.timeout.emit()
+    assert "Refused" not in window.verdict_line.text()

@@ -137,6 +137,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._update_title)
         document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
+        document.refused.connect(self._show_refusal)
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
@@ -174,6 +175,17 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
                 a.setChecked(True)
         self._update_title()
 
+    def _show_refusal(self, reason: str) -> None:
+        """A refused edit is said beside the verdict too, for 8 s: the status bar alone was easy to miss."""
+        self._refusal = reason
+        self._show_verdict(self.doc.result)
+        timer = getattr(self, "_refusal_timer", None)
+        if timer is None:
+            timer = self._refusal_timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.timeout.connect(lambda: (setattr(self, "_refusal", ""), self._show_verdict(self.doc.result)))
+        timer.start(8000)
+
     def _show_verdict(self, result: BuildResult) -> None:
         """'Verdict: fits. All 2 jobs fit.' in the status's colour for the theme."""
         from html import escape
@@ -187,8 +199,11 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         else:
             colour = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)[kind]
         text = escape(v.sentence[:1].upper() + v.sentence[1:])
+        refusal = getattr(self, "_refusal", "")
+        error = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)["error"]
+        said = f" <span style='color:{error}'>· Refused: {escape(refusal)}</span>" if refusal else ""
         self.verdict_line.setText(f"<span style='font-size:11pt'><b>Verdict: <span style='color:{colour}'>"
-                                  f"{escape(v.word)}</span></b> · {text}.</span>")  # fmt: skip
+                                  f"{escape(v.word)}</span></b> · {text}.{said}</span>")  # fmt: skip
 
     def _update_title(self, *_: object) -> None:
         name = self.doc.path.name if self.doc.path else "untitled"
