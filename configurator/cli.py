@@ -1,5 +1,5 @@
 """Command line: ``configurator [BUILD.yaml]``, ``size``, ``plan``, ``catalog``, ``export``, ``open-code``,
-``nccl-busbw``.
+``nccl-busbw``, ``trace``.
 
 Bad input exits non-zero with file, line and field; never a traceback.
 """
@@ -18,6 +18,10 @@ from configurator.catalog.loader import default_catalog
 from configurator.catalog.yamlio import read_text
 
 INTERNAL_ERROR = 3  # exit status of a bug (bad input is 2, a build with errors 1)
+# configurator trace: 1 the tracer answered "cannot trace this", 2 bad input or a job the tracer cannot express,
+# 4 the trace extra is missing, 5 the trace failed (timed out, crashed, answered nonsense)
+TRACE_MISSING_EXTRA = 4
+TRACE_FAILED = 5
 
 
 def _user_path(path: Path | None) -> Path | None:
@@ -43,7 +47,18 @@ def _size(path: Path | None, as_json: bool) -> int:
         print(result.model_dump_json(indent=2))
     else:
         print(render(result), end="")
+        for hint in _trace_hints(build, path, result):
+            print(hint, file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def _trace_hints(build: object, path: Path, result: object) -> list[str]:
+    """For each job whose config.json the engine cannot size: the trace sizes it (issue 23, deliverable 5)."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.trace.request import untraceable_by_engine
+
+    return [f"hint: {line} `configurator trace {path} --job '{name}'` sizes it from Transformers' own code"
+            for name, line in untraceable_by_engine(build, default_catalog(), base_dir=path.parent)]  # type: ignore[arg-type]
 
 
 def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None,
@@ -60,7 +75,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     build = load_build(path)
     result = evaluate(build, base_dir=path.parent)
     ensure_app()
-    options = SheetOptions(page=page or default_page(), customer=customer)
+    options = SheetOptions(page=page or default_page(), base_dir=path.parent, customer=customer)
     if seller:
         options.seller_name = seller
     if logo_path:
@@ -108,6 +123,103 @@ def _plan(path: Path, as_json: bool, pdf: Path | None) -> int:
         pages = export_plan_pdf(pdf, result)
         print(f"wrote {pdf}: {pages} page{'s' if pages != 1 else ''}", file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cache: bool,
+           timeout_s: float | None) -> int:
+    """Trace the build's jobs (or one) on meta tensors in the worker subprocess; print each beside the estimate."""
+    from configurator.engine import evaluate
+    from configurator.engine.buildfile import load_build
+    from configurator.trace import runner
+    from configurator.trace.cache import TraceCache
+    from configurator.trace.request import TraceRefused, prepare_trace
+    from configurator.trace.words import breakdown_lines, difference_text, traced_line
+
+    build = load_build(path)
+    catalog = default_catalog()
+    if job is not None and build.job_index(job) is None:
+        names = ", ".join(repr(j.name) for j in build.jobs) or "none"
+        raise ValueError(f"no job called {job!r} in {path} (its jobs: {names})")
+    names = [job] if job is not None else [j.name for j in build.jobs]
+    if not names:
+        raise ValueError(f"{path} has no jobs to trace")
+    result = evaluate(build, base_dir=path.parent)
+    cache = TraceCache()
+    progress = sys.stderr.isatty() and not as_json
+    records: list[dict[str, object]] = []
+    status = 0
+    for name in names:
+        record: dict[str, object] = {"job": name}
+        records.append(record)
+        jr = result.job(name)
+        estimate = jr.cards[0].peak_allocated_gb if jr is not None and jr.cards else None
+        record["estimate_allocated_gb"] = estimate
+        try:
+            prepared = prepare_trace(build, name, catalog, base_dir=path.parent, arch=arch)
+        except TraceRefused as exc:
+            record["error"] = str(exc)
+            status = max(status, 2)
+            continue
+        record["path"] = "analytic" if prepared.analytic else "traced only"
+        record["engine_note"] = prepared.analytic_reason
+        record["request"] = prepared.request.wire()
+        record["notes"] = prepared.notes
+
+        def show(fraction: float, words: str, name: str = name) -> None:
+            print(f"\r{name}: {fraction * 100:3.0f} % {words[:50]:50s}", end="", file=sys.stderr, flush=True)
+
+        try:
+            outcome = runner.run_trace(prepared.request, cache=cache, use_cache=use_cache,
+                                       on_progress=show if progress else None, timeout_s=timeout_s)  # fmt: skip
+        except runner.MissingExtra as exc:
+            record["error"] = str(exc)
+            status = max(status, TRACE_MISSING_EXTRA)
+            break  # every other job would say the same
+        except runner.TraceError as exc:
+            record["error"] = str(exc)
+            status = max(status, TRACE_FAILED)
+            continue
+        finally:
+            if progress:
+                print("\r" + " " * 80 + "\r", end="", file=sys.stderr, flush=True)
+        traced = outcome.result
+        record["traced"] = traced.model_dump(mode="json", by_alias=True)
+        record["cached"] = outcome.cached
+        if outcome.saved_at:
+            record["traced_at"] = outcome.saved_at
+        if not traced.ok:
+            record["error"] = traced.error or "the tracer could not trace this job and gave no reason"
+            status = max(status, 1)
+        elif estimate is not None:
+            record["difference_gb"] = round(estimate - traced.peak_gb, 4)
+    if as_json:
+        print(json.dumps({"build": str(path), "jobs": records}, indent=2))
+        return status
+    for record in records:
+        print(f"{record['job']}:")
+        traced_json = record.get("traced")
+        if isinstance(traced_json, dict):
+            from configurator.trace.protocol import TraceResult
+
+            traced = TraceResult.model_validate(traced_json)
+            if traced.ok:
+                when = f" (cached, traced {record.get('traced_at', '')})" if record.get("cached") else ""
+                print(f"  {traced_line(traced)}{when}")
+                print("  at the peak: " + "; ".join(breakdown_lines(traced)))
+                estimate = record.get("estimate_allocated_gb")
+                print("  " + difference_text(traced.peak_gb, estimate if isinstance(estimate, float) else None))
+                if record.get("engine_note"):
+                    print(f"  path: traced only; the engine cannot size this config ({record['engine_note']})")
+                else:
+                    print("  path: the engine's analytic estimate, checked by the trace")
+                print(f"  versions: {traced.versions_text()}")
+                if traced.attention_kernel:
+                    print(f"  attention kernel: {traced.attention_kernel}")
+                for note in [*traced.notes, *record.get("notes", [])]:  # type: ignore[misc]
+                    print(f"  note: {note}")
+                continue
+        print(f"  error: {record.get('error')}")
+    return status
 
 
 def check_logo(logo: str) -> Path:
@@ -192,9 +304,24 @@ def _parser() -> argparse.ArgumentParser:
     p_code = sub.add_parser("open-code", help="open the build a sheet's QR code holds (GBC1:...)")
     p_code.add_argument("code", help="the code text, as a scanner reads it")
     p_code.add_argument("--print", dest="print_only", action="store_true", help="print the build YAML instead")
+    p_trace = sub.add_parser("trace", help="trace a job's training step on meta tensors: the exact allocated peak "
+                             "(needs the trace extra: pip install 'gpu-build-configurator[trace]')")
+    p_trace.add_argument("build", type=Path, help="build YAML")
+    p_trace.add_argument("--job", default=None, help="the job to trace (default: every job of the build)")
+    p_trace.add_argument("--json", action="store_true", help="print the requests and results as JSON")
+    p_trace.add_argument("--arch", default=None, choices=["sm80", "sm89", "sm90", "sm100", "sm120"],
+                         help="the card architecture (default: the cards the job runs on)")
+    p_trace.add_argument("--no-cache", action="store_true", help="trace again even when a result is cached")
+    p_trace.add_argument("--timeout", type=float, default=None, help="seconds per trace (default 600)")
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
     p_nccl.add_argument("file", type=Path)
     p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
+    p_pin = sub.add_parser("demo-pin", help="is the demo's stored PIN usable? --reset unlocks a locked demo")
+    p_pin.add_argument("--reset", action="store_true",
+                       help="remove the stored PIN (the shipped default then applies until staff set their own)")
+    from configurator.cli_acceptance import add_parsers  # acceptance, verify, burnin
+
+    add_parsers(sub)
     return parser
 
 
@@ -202,10 +329,52 @@ def _nccl_busbw(path: Path, link: str) -> int:
     """Print an nccl-tests all_reduce_perf output's large-message busbw as a build's calibration entry."""
     from configurator.engine.nccl import large_message_busbw
 
-    busbw = large_message_busbw(read_text(path))
+    try:
+        busbw = large_message_busbw(read_text(path))
+    except ValueError as exc:  # the file named with the sentence (which names the line)
+        raise FileError(str(path), [Problem("busbw", str(exc))]) from None
     print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
           f"add to the build's assumptions:\n  calibration: [{{link: {link}, busbw_gb_s: {busbw:.1f}, "
           f"source: {json.dumps(shorten(path.name, 80))}}}]")  # fmt: skip
+    return 0
+
+
+def _demo_pin(reset: bool) -> int:
+    """``configurator demo-pin [--reset]``: whether the kiosk's stored PIN is usable; --reset removes it (the
+    shipped default then leaves the demo until staff set their own in Preferences). A settings file that is
+    not a usable file (a FIFO, a device, a folder, over 1 MB) is moved aside, never opened."""
+    import os
+    import time
+
+    from configurator.catalog.fileio import regular_or_absent
+    from configurator.ui.shell.settings import (
+        DEFAULTS,
+        MAX_SETTINGS_BYTES,
+        Settings,
+        settings_file,
+        settings_file_problem,
+    )
+
+    path = settings_file()
+    problem = settings_file_problem(path)
+    if problem is not None:
+        if not reset:
+            print(f"the demo is locked: the settings file cannot be read ({problem}); "
+                  "run configurator demo-pin --reset")  # fmt: skip
+            return 1
+        aside = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+        for unusable, to in ((path, aside), (Path(f"{path}.lock"), Path(f"{aside}.lock"))):
+            if os.path.lexists(unusable) and regular_or_absent(unusable, MAX_SETTINGS_BYTES) is not None:
+                os.replace(unusable, to)  # a rename: the FIFO, device or folder is never opened
+        print(f"moved the unusable settings file aside to {aside}; the other settings start from their defaults")
+    settings = Settings()
+    stored = settings.stored_problem("demo/pin")
+    if not reset:
+        print(f"the demo is locked: {stored}; run configurator demo-pin --reset" if stored
+              else "the stored demo PIN is usable")  # fmt: skip
+        return 1 if stored else 0
+    settings.reset("demo/pin")
+    print(f"demo PIN reset to the shipped default {DEFAULTS['demo/pin']}: set your own in Preferences")
     return 0
 
 
@@ -215,7 +384,8 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         from configurator.ui.planner.app import main as planner_main
 
         return planner_main(words[1:])
-    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "-h", "--help", "--version"}
+    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "acceptance",
+                "verify", "burnin", "-h", "--help", "--version"}  # fmt: skip
     if not words or words[0] not in commands:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
         from configurator.ui.shell.app import main as gui_main
@@ -235,6 +405,14 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return _open_code(args.code, args.print_only)
     if args.command == "nccl-busbw":
         return _nccl_busbw(_user_path(args.file), args.link)
+    if args.command == "demo-pin":
+        return _demo_pin(args.reset)
+    if args.command == "trace":
+        return _trace(_user_path(args.build), args.job, args.json, args.arch, not args.no_cache, args.timeout)
+    if args.command in ("acceptance", "verify", "burnin"):
+        from configurator.cli_acceptance import run
+
+        return run(args)
     parser.print_help()
     return 2
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -302,14 +301,8 @@ def test_planning_stays_live(demo: DemoWindow, shipped: Plan) -> None:
     first = next(s for s in demo.scenarios if s.plan is not None)
     assert first.plan is not None and first.plan_path is not None
     demo.plan_results.planned(first.plan, first.plan_path.parent)
-    times = []
     for make in (lambda: demo.set_plan_month(1), lambda: demo.set_plan_servers(RTX), lambda: demo.set_plan_mig(False)):
-        t0 = time.perf_counter()
-        assert make()
-        times.append(time.perf_counter() - t0)
-    print(f"\nplan scenario: button to figures {', '.join(f'{t * 1000:.0f}' for t in times)} ms; "
-          f"last plan {demo.plan_seconds * 1000:.0f} ms")  # fmt: skip
-    assert max(times) < 2.0  # the planner's own budget for a search (issue 17)
+        assert make()  # the time from button to figures: benchmarks/test_bench_limits.py
     kept = len(demo.plan_results)
     demo.reset_button.click()
     assert len(demo.plan_results) == kept  # the shipped plan was planned before: no new plan

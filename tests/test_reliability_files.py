@@ -224,21 +224,19 @@ def test_full_disk_export_keeps_the_old_sheet(full_disk: Path) -> None:
 # ---- reading --------------------------------------------------------------------------------------
 
 
+@pytest.mark.timeout(10)  # a hang guard: a device read would never end (the time is in benchmarks/)
 @pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom", "/dev/null"])
 def test_devices_are_refused_at_once(path: str) -> None:
-    start = time.perf_counter()
     with pytest.raises(FileError, match="a device"):
         safe_read_text(path)
-    assert time.perf_counter() - start < 1
 
 
+@pytest.mark.timeout(10)  # a hang guard: a blocking open would wait for a writer for ever
 def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    start = time.perf_counter()
     with pytest.raises(FileError, match="FIFO"):
         safe_read_text(fifo)
-    assert time.perf_counter() - start < 1
 
 
 def test_the_limit_holds_while_reading() -> None:
@@ -285,6 +283,7 @@ def test_fit_frontier_never_raises_on_fused_lora_targets() -> None:
             assert frontier is not None and not any(c.label == "LoRA" for c in frontier.curves)
 
 
+@pytest.mark.timeout(10)  # a hang guard: a loop over 10^9 layers would not end; the time is in benchmarks/
 def test_a_billion_layers_is_refused_by_name_at_once() -> None:
     config = {
         "model_type": "qwen2_moe",
@@ -299,10 +298,8 @@ def test_a_billion_layers_is_refused_by_name_at_once() -> None:
         "moe_intermediate_size": 1408,
         "shared_expert_intermediate_size": 5632,
     }
-    start = time.perf_counter()
     with pytest.raises(ValueError, match="num_hidden_layers"):
         model_from_hf_config(config, id="x", name="x", source="test")
-    assert time.perf_counter() - start < 0.1
 
 
 def test_moe_layer_count_is_arithmetic_and_matches_the_rule() -> None:

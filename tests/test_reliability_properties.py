@@ -13,7 +13,6 @@ import copy
 import json
 import math
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf_configs"
 CONFIGS = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in sorted(FIXTURES.glob("*.json"))}
 EXAMPLES = {"mutated_builds": 1500, "extreme_builds": 1000, "mutated_configs": 2000, "pdf": 40}
 MARKUP = ["<img src='/dev/zero'>", "<b>bold", "<script>x</script>", "<table><tr><td>", "</p></body>", "a < b & c"]
-PER_EXAMPLE_S = 5.0
 
 
 def _settings(n: int) -> settings:
@@ -178,7 +176,6 @@ def _draw_everything(build: Build, result: BuildResult) -> None:
 
 
 def _load_and_draw(text: str, where: str, base_dir: Path | None = None) -> BuildResult | None:
-    start = time.perf_counter()
     try:
         build = parse_build(text, where)
     except FileError as exc:
@@ -191,7 +188,6 @@ def _load_and_draw(text: str, where: str, base_dir: Path | None = None) -> Build
     result = evaluate(build, base_dir=base_dir)
     json.loads(result.model_dump_json())
     _draw_everything(build, result)
-    assert time.perf_counter() - start < PER_EXAMPLE_S
     return result
 
 

@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -149,13 +148,11 @@ def test_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.Mon
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sheet.pdf"]
 
 
-def test_big_build_exports_fast(tmp_path: Path) -> None:
-    """A full 8-card, 4-job build exports in well under 2 s (benchmarks/ holds the measured figure)."""
+def test_big_build_exports(tmp_path: Path) -> None:
+    """A full 8-card, 4-job build exports (its time, under 2 s, is benchmarks/test_bench_limits.py's)."""
     from benchmarks.test_bench_engine import BIG
 
-    start = time.perf_counter()
     pages = export_pdf(tmp_path / "big.pdf", BIG, evaluate(BIG))
-    assert time.perf_counter() - start < 2.0
     assert pages >= 3
 
 

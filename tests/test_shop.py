@@ -211,7 +211,8 @@ def test_a_build_too_large_for_one_qr_says_so() -> None:
     build = load_build(BUILDS / "default.yaml")
     import hashlib
 
-    names = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(80)]  # incompressible names
+    # incompressible names: 60 jobs (under the 64 a build may hold) of 128 hex digits each
+    names = [hashlib.sha512(str(i).encode()).hexdigest() for i in range(60)]
     big = build.model_copy(update={"jobs": [build.jobs[0].model_copy(update={"name": n}) for n in names]})
     big = parse_build(build_to_yaml(big), "big")  # valid as a file
     with pytest.raises(CodeTooLarge, match="one QR code holds"):

@@ -40,6 +40,28 @@ def short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def plain_message(exc: BaseException) -> str:
+    """A one-line reason for any error a user may see: a pydantic ValidationError as "field: what is wrong"
+    (never "1 validation error for ModelSpec"), a FileError as its summary, anything else its first line."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and type(exc).__name__ == "ValidationError":
+        try:
+            items = errors(include_url=False)
+        except TypeError:
+            items = errors()
+        parts = []
+        for err in items[:3]:
+            where = ".".join(str(p) for p in err.get("loc", ()) if not str(p).startswith("function-"))
+            msg = str(err.get("msg", "not valid")).removeprefix("Value error, ")
+            parts.append(f"{where}: {msg}" if where else msg)
+        more = f" (and {len(items) - 3} more)" if len(items) > 3 else ""
+        return shorten("; ".join(parts) + more)
+    if isinstance(exc, FileError):
+        return exc.summary()
+    text = str(exc).strip()
+    return shorten(text.splitlines()[0] if text else type(exc).__name__)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong in a file."""

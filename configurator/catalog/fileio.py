@@ -100,6 +100,48 @@ def safe_read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -
         os.close(fd)
 
 
+def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+    """A file descriptor on a regular file, opened non-blocking (a FIFO or device never hangs the open);
+    FileError for anything else. ``flags`` may add ``os.O_CREAT``/``os.O_RDWR`` (lock files)."""
+    p = expand_path(path)
+    extra = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(p, flags | extra, mode)
+    except FileNotFoundError:
+        raise _fail(p, "file not found") from None
+    except IsADirectoryError:
+        raise _fail(p, "is a folder, not a file: give a regular file") from None
+    except OSError as exc:
+        raise _fail(p, f"cannot open: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise _fail(p, f"cannot open: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise _fail(p, f"is {_kind(st.st_mode)}, not a file: give a regular file")
+    return fd
+
+
+def regular_or_absent(path: str | os.PathLike[str], limit: int | None = None) -> str | None:
+    """Why ``path`` cannot be read or replaced as a plain file (a FIFO, a device, a folder, over ``limit``
+    bytes), or None when it is a regular file or does not exist. Only ``stat``: never opens it."""
+    try:
+        st = os.stat(expand_path(path))
+    except FileNotFoundError:
+        return None
+    except FileError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {_kind(st.st_mode)}, not a file"
+    if limit is not None and st.st_size > limit:
+        return f"file is larger than {_limit_text(limit)} ({st.st_size:,} bytes)"
+    return None
+
+
 def safe_read_text(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
     """UTF-8 text (a leading byte-order mark dropped) of a regular file of at most ``limit`` bytes."""
     data = safe_read_bytes(path, limit)
@@ -291,3 +333,48 @@ def pdf_problem(path: Path) -> str | None:
     if b"startxref" not in tail or b"%%EOF" not in tail.rstrip()[-8:]:
         return "no PDF trailer (%%EOF): the file is cut short"
     return None
+
+
+# ---- image targets (screenshots) -------------------------------------------------------------------------
+
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPG", ".jpeg": "JPG", ".bmp": "BMP"}  # suffix -> Qt's format name
+_IMAGE_MAGIC = {"PNG": b"\x89PNG\r\n\x1a\n", "JPG": b"\xff\xd8\xff", "BMP": b"BM"}
+
+
+def image_problem(path: Path, fmt: str | None = None) -> str | None:
+    """Why the file at ``path`` is not an image (of ``fmt``, or of any format written here), or None."""
+    try:
+        fd = open_regular(path)
+    except FileError as exc:
+        return exc.problems[0].message if exc.problems else "cannot read it back"
+    try:
+        head = os.read(fd, 8)
+    except OSError as exc:
+        return f"cannot read it back: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+    wanted = [_IMAGE_MAGIC[fmt]] if fmt else list(_IMAGE_MAGIC.values())
+    return None if any(head.startswith(m) for m in wanted) else "not an image"
+
+
+def check_image_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """(the path, its Qt format) a screenshot may be written to; FileError before anything is drawn when it
+    is not an image's name (``--screenshot mybuild.yaml``: arguments swapped), not a regular file, or an
+    existing file that is not an image (a screenshot never replaces a build, a plan or a document)."""
+    p = expand_path(path)
+    fmt = IMAGE_FORMATS.get(p.suffix.lower())
+    if fmt is None:
+        names = ", ".join(IMAGE_FORMATS)
+        raise _fail(p, f"a screenshot is written to an image file ({names}); '{p.name}' is not one "
+                       "(the build file goes first: configurator BUILD.yaml --screenshot FILE.png)")  # fmt: skip
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return p, fmt
+    except OSError as exc:
+        raise _fail(p, f"cannot write here: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _fail(p, f"is {_kind(st.st_mode)}: choose an image file name")
+    if st.st_size and image_problem(p) is not None:
+        raise _fail(p, "exists and is not an image: refusing to overwrite it (choose another file name)")
+    return p, fmt

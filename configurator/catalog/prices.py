@@ -36,9 +36,12 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from configurator.catalog.currencies import check_currency
 from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.limits import MAX_CSV_FIELD_CHARS, MAX_PRICE_LIST_BYTES, MAX_PRICE_PARTS, MAX_PRICE_SERVICES
 from configurator.catalog.sourced import Strict
-from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validate_as
+from configurator.catalog.yamlio import line_for, parse_yaml, validate_as
 
 MAX_PRICE = Decimal("1e9")
 BRIDGE_ID = re.compile(r"^nvlink-bridge-(?:(?P<card>[a-z0-9][a-z0-9.-]*)-)?(?P<n>[2-8])way$")
@@ -49,33 +52,41 @@ def bridge_part_ids(card_id: str, cards: int) -> tuple[str, str]:
     return f"nvlink-bridge-{card_id}-{cards}way", f"nvlink-bridge-{cards}way"
 
 
+def _plain_zero(price: Decimal) -> Decimal:
+    """-0 (a typed ``-0.0``) as 0: it would print as "-0.00 €"."""
+    return price.copy_abs() if price == 0 else price
+
+
 class ServiceLine(Strict):
     name: str = Field(min_length=1, max_length=200)
-    price: Decimal = Field(ge=0, le=MAX_PRICE)
+    price: Decimal = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False)
     quantity: int = Field(default=1, ge=1, le=10_000)
+
+    @field_validator("price")
+    @classmethod
+    def _no_negative_zero(cls, price: Decimal) -> Decimal:
+        return _plain_zero(price)
 
 
 class PriceList(Strict):
     currency: str
-    tax_rate: Decimal | None = Field(default=None, ge=0, le=1)
+    tax_rate: Decimal | None = Field(default=None, ge=0, le=1, allow_inf_nan=False)
     valid_days: int | None = Field(default=None, ge=1, le=3650)
-    parts: dict[str, Decimal] = {}
-    services: list[ServiceLine] = []
+    parts: dict[str, Decimal] = Field(default={}, max_length=MAX_PRICE_PARTS)
+    services: list[ServiceLine] = Field(default=[], max_length=MAX_PRICE_SERVICES)
 
     @field_validator("currency", mode="before")
     @classmethod
     def _iso_code(cls, value: object) -> object:
-        if isinstance(value, str) and re.fullmatch(r"[A-Za-z]{3}", value.strip()):
-            return value.strip().upper()
-        raise ValueError(f"{value!r} is not a currency: give its three-letter ISO 4217 code such as EUR, USD or GBP")
+        return check_currency(value)  # the ISO 4217 list (data), not a pattern: XYZ and NaN are refused
 
     @field_validator("parts")
     @classmethod
     def _prices_in_range(cls, parts: dict[str, Decimal]) -> dict[str, Decimal]:
         for key, price in parts.items():
-            if not 0 <= price <= MAX_PRICE:
-                raise ValueError(f"price of '{key}' must be between 0 and {MAX_PRICE:,.0f}")
-        return parts
+            if not price.is_finite() or not 0 <= price <= MAX_PRICE:
+                raise ValueError(f"price of '{key}' must be a number between 0 and {MAX_PRICE:,.0f}")
+        return {key: _plain_zero(price) for key, price in parts.items()}
 
     def part_price(self, *ids: str) -> Decimal | None:
         """The price of the first of ``ids`` the list has, or None when it has none of them."""
@@ -105,10 +116,25 @@ def _csv_data(text: str, where: str) -> tuple[dict[str, Any], dict[tuple[Any, ..
     data: dict[str, Any] = {}
     lines: dict[tuple[Any, ...], int] = {}
     problems: list[Problem] = []
+    # CR-only line ends (Excel for Mac) and CRLF read as LF: the csv module raised "new-line character seen in
+    # unquoted field" on a CR it was not given as a line end
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     reader = csv.reader(io.StringIO(text))
     header_seen = False
-    for row in reader:
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as exc:  # a field over the module's 131,072 characters, a NUL, a bad quote
+            problems.append(Problem("", f"not a readable CSV row ({exc})", max(reader.line_num, 1)))
+            break
         line = reader.line_num
+        long = next((c for c in row if len(c) > MAX_CSV_FIELD_CHARS), None)
+        if long is not None:
+            problems.append(Problem("", f"a field of {len(long):,} characters: at most {MAX_CSV_FIELD_CHARS:,}", line))
+            break
         if not row or all(not c.strip() for c in row) or row[0].lstrip().startswith("#"):
             continue
         cells = [c.strip() for c in row]
@@ -195,4 +221,4 @@ def load_price_list(path: str | os.PathLike[str], known_ids: set[str] | None = N
         known_ids = set(cat.cards) | set(cat.chassis)
     p = Path(path)
     fmt = "csv" if p.suffix.lower() == ".csv" else "yaml"
-    return parse_price_list(read_text(p), str(p), known_ids, fmt)
+    return parse_price_list(safe_read_text(p, MAX_PRICE_LIST_BYTES), str(p), known_ids, fmt)

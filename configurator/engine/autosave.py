@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configurator.catalog.errors import FileError
-from configurator.catalog.fileio import atomic_write_text, safe_read_text
+from configurator.catalog.fileio import atomic_write_text, open_regular, regular_or_absent, safe_read_text
 from configurator.engine.build import Build
 from configurator.engine.buildfile import build_to_yaml, load_build
 
@@ -53,7 +53,10 @@ class AutosaveSlot:
         self.id = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.build_path = folder / f"autosave-{self.id}.yaml"
         self._lock_path = self.build_path.with_suffix(".lock")
-        self._lock = open(self._lock_path, "w")  # noqa: SIM115 - held open for the window's life
+        # the safe opener (fileio.open_regular): non-blocking, a regular file only (a FIFO put in its place
+        # never hangs the window's start), O_EXCL: the id is new, so an existing file is not ours
+        fd = open_regular(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
+        self._lock = os.fdopen(fd, "w")
         if fcntl is not None:
             fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
@@ -78,20 +81,27 @@ class AutosaveSlot:
 
 
 def _is_live(lock_path: Path) -> bool:
-    if not lock_path.exists():
+    """Whether a window holds ``lock_path``. A lock that is not a regular file (a FIFO, a device, a folder)
+    is nobody's: it is never opened for reading (a FIFO would block the start), and never offered."""
+    if not os.path.lexists(lock_path):
         return False
+    if regular_or_absent(lock_path) is not None:
+        return True  # not ours to read, and the slot beside it is not offered
     if fcntl is None:
         return True
     try:
-        with open(lock_path) as fh:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                return True  # another window holds it
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-            return False
-    except OSError:
+        fd = open_regular(lock_path)
+    except FileError:
         return True
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True  # another window holds it
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 def orphans(folder: Path) -> list[Orphan]:

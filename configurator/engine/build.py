@@ -7,10 +7,12 @@ physical rules are checked by the engine, which reports them as checks, never ra
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from configurator.catalog.limits import MAX_BUILD_JOBS, MAX_LORA_TARGETS
 from configurator.catalog.sourced import Strict
 from configurator.engine.wall import SITE_PRESETS, WallCircuit
 
@@ -104,6 +106,8 @@ class LoraSettings(Strict):
     def _non_empty(cls, targets: str | list[str]) -> str | list[str]:
         if isinstance(targets, list) and not targets:
             raise ValueError("name at least one module, or use all-linear / attention / qv")
+        if isinstance(targets, list) and len(targets) > MAX_LORA_TARGETS:
+            raise ValueError(f"at most {MAX_LORA_TARGETS} target modules ({len(targets):,} given)")
         return targets
 
 
@@ -114,7 +118,7 @@ class InstanceRef(Strict):
 
 class ParamsOnlyModel(Strict):
     parameters: float = Field(ge=1, le=1e13)  # a whole model: at least one parameter, at most 10^13
-    adapter_fraction: float = Field(default=0.005, gt=0, le=1)
+    adapter_fraction: float = Field(default=0.005, gt=0, lt=1)  # as ModelSpec's: 1 would train the whole model
     name: str | None = None
 
 
@@ -193,7 +197,7 @@ class Build(Strict):
     bridges: list[Bridge] = []
     assumptions: Assumptions = Assumptions()
     stack: StackDefaults | None = None
-    jobs: list[Job] = []
+    jobs: list[Job] = Field(default=[], max_length=MAX_BUILD_JOBS)
     # the wall circuit it plugs into: a preset (engine.wall.SITE_PRESETS) or {volts, amps}; None: not checked
     site: str | WallCircuit | None = None
 
@@ -217,8 +221,7 @@ class Build(Strict):
 
     @model_validator(mode="after")
     def _slots_once(self) -> Build:
-        slots = [c.slot for c in self.cards]
-        dup = sorted({s for s in slots if slots.count(s) > 1})
+        dup = sorted(s for s, n in Counter(c.slot for c in self.cards).items() if n > 1)  # one pass, not n²
         if dup:
             raise ValueError(f"slot(s) {dup} hold more than one card")
         return self

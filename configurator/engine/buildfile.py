@@ -10,9 +10,10 @@ import yaml
 from pydantic import ValidationError
 
 from configurator.catalog.errors import FileError, Problem
-from configurator.catalog.fileio import atomic_write_text
+from configurator.catalog.fileio import atomic_write_text, safe_read_text
+from configurator.catalog.limits import MAX_BUILD_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validation_problems
+from configurator.catalog.yamlio import line_for, parse_yaml, validation_problems
 from configurator.engine.build import STACK_KEYS, Build
 
 # How many of each a build may list. Slots are numbered 1..64 (CardPlacement.slot), so 64 cards; a bridge
@@ -116,7 +117,7 @@ def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any,
 
 def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Build:
     """Load and validate a build file; FileError (file, line, field, what is allowed) on any problem."""
-    return parse_build(read_text(path), str(path), catalog)
+    return parse_build(safe_read_text(path, MAX_BUILD_BYTES), str(path), catalog)
 
 
 class _Dumper(yaml.SafeDumper):

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from configurator.catalog.cards import CardSpec
-from configurator.catalog.errors import FileError
+from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
 from configurator.engine import calibration
 from configurator.engine.advice import fit_advice
@@ -110,7 +110,7 @@ def _resolve(job: Job, models: ModelResolver) -> tuple[ModelSpec, Parameters] | 
                 severity="error",
                 code="JOB_MODEL_UNKNOWN",
                 job=name,
-                message=f"Job '{name}': {exc.summary() if isinstance(exc, FileError) else str(exc).splitlines()[0]}",
+                message=f"Job '{name}': {plain_message(exc)}",
             ),
         )
         return JobEvaluation(JobResult(name=name, model=str(job.model), model_name="?", method=job.method,

@@ -131,6 +131,18 @@ def job_shape(job: Job, keys: list[Key]) -> tuple[Shape, list[Check]]:
                 message=(f"Job '{name}' is set to {parallelism} on one card: it runs as a single-card job."),
             )
         )
+    if not strategy.splits_layers and job.tensor_parallel > 1:  # was ignored without a word
+        checks.append(
+            Check(
+                severity="warning",
+                code="JOB_TP_DEGREE",
+                job=name,
+                message=(
+                    f"Job '{name}' sets tensor_parallel {job.tensor_parallel} but its parallelism is {parallelism}: "
+                    "the degree is not used. Choose tensor parallel, or remove tensor_parallel."
+                ),
+            )
+        )
     tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if strategy.splits_layers else 1
     if strategy.splits_layers and tp != n:
         checks.append(

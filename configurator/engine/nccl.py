@@ -16,9 +16,11 @@ from configurator.engine.build import LinkCalibration
 
 # size count type redop root time algbw busbw #wrong | in-place ... (nccl-tests columns); numbers bounded in
 # length so a hostile file's 5,000-digit "size" is just not a row
-_NUMBER = r"(?:\d{1,20}(?:\.\d{0,20})?|inf|nan|N/A)"
-_ROW = re.compile(rf"^\s*(\d{{1,20}})\s+(\d{{1,20}})\s+(\w+)\s+(\w+)\s+(-?\d{{1,20}})\s+({_NUMBER})\s+({_NUMBER})"
-                  rf"\s+({_NUMBER})")  # fmt: skip
+_NUMBER = re.compile(r"(?:\d{1,20}(?:\.\d{0,20})?|inf|nan|N/A)")
+# the busbw column is taken whole (up to the next blank) and must then be a number as a whole: "41.2.3" was read
+# as 41.2 by a pattern that stopped where the number did
+_ROW = re.compile(r"^\s*(\d{1,20})\s+(\d{1,20})\s+(\w+)\s+(\w+)\s+(-?\d{1,20})\s+(\S{1,40})\s+(\S{1,40})"
+                  r"\s+(\S{1,40})(?:\s|$)")  # fmt: skip
 
 LARGE_MESSAGE_BYTES = 64 * 2**20  # NCCL reaches its plateau above tens of MB (nccl-tests PERFORMANCE.md)
 
@@ -42,20 +44,24 @@ def large_message_busbw(text: str) -> float:
     """
     rates: list[float] = []
     refused: list[str] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         if line.lstrip().startswith("#"):
             continue
         m = _ROW.match(line)
         if not m or int(m.group(1)) < LARGE_MESSAGE_BYTES:
             continue
+        cell = m.group(8)
+        if not _NUMBER.fullmatch(cell):  # a damaged file is refused whole, never half-read
+            raise ValueError(f"line {number}: the busbw column holds {cell[:40]!r}, which is not a number: "
+                             "paste nccl-tests' all_reduce_perf output as it printed it")  # fmt: skip
         try:
-            busbw = float(m.group(8))
+            busbw = float(cell)
         except ValueError:  # N/A
             busbw = math.nan
         if _usable(busbw):
             rates.append(busbw)
         else:
-            refused.append(m.group(8))
+            refused.append(f"{cell} (line {number})")
     if not rates:
         bounds = LinkCalibration.model_fields["busbw_gb_s"].metadata
         limit = next((getattr(b, "le", None) for b in bounds if getattr(b, "le", None) is not None), 5000)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from configurator.catalog.errors import FileError, Problem, UnknownIdError
+from configurator.catalog.errors import FileError, Problem, UnknownIdError, plain_message
 from configurator.catalog.fileio import expand_path
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import Catalog
@@ -41,9 +41,12 @@ class ModelResolver:
         """The model ``ref`` names; raises one of RESOLVE_ERRORS (with the reason) when it names nothing."""
         if isinstance(ref, ParamsOnlyModel):
             label = ref.name or f"{ref.parameters / 1e9:g}B (parameter count only)"
-            return ModelSpec(id=f"params-{ref.parameters:.0f}", name=label, source="build file: parameter count",
-                             architecture="params-only", parameters=int(ref.parameters),
-                             adapter_fraction=ref.adapter_fraction)  # fmt: skip
+            try:
+                return ModelSpec(id=f"params-{ref.parameters:.0f}", name=label, source="build file: parameter count",
+                                 architecture="params-only", parameters=int(ref.parameters),
+                                 adapter_fraction=ref.adapter_fraction)  # fmt: skip
+            except ValueError as exc:  # pydantic's ValidationError: in plain words, naming the field
+                raise ValueError(f"model {plain_message(exc)}") from None
         if ref in self.catalog.models:
             return self.catalog.models[ref]
         if ref.endswith(".json") or "/" in ref or "\\" in ref:

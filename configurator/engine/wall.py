@@ -67,8 +67,9 @@ SITE_PRESETS: dict[str, CircuitPreset] = {
 class WallCircuit(Strict):
     """A circuit given by its numbers: ``{volts: 230, amps: 16}``; the 80 % rule applies unless said otherwise."""
 
-    volts: float = Field(gt=0, le=1000)
-    amps: float = Field(gt=0, le=400)
+    # plausible mains circuits: 1e-300 V printed a 304-digit current
+    volts: float = Field(ge=12, le=1000)
+    amps: float = Field(ge=1, le=400)
     # fraction of volts x amps a continuous load may draw: 0.8 (NEC) by default, 1.0 for IEC breakers
     continuous_fraction: float = Field(default=NEC_CONTINUOUS, gt=0, le=1)
     name: str | None = Field(default=None, max_length=100)

@@ -87,9 +87,12 @@ def render_plan(result: PlanResult) -> str:
         )
     out.append("")
     out.append("Classes x devices (peak/capacity per card, service time per job)")
+    by_class: dict[str, list[FitCell]] = {}
+    for m in result.matrix:  # grouped once: a scan of the matrix per class was classes x cells
+        by_class.setdefault(m.job_class, []).append(m)
     for c in result.classes:
         out.append(f"  {c.name}")
-        for cell in (m for m in result.matrix if m.job_class == c.name):
+        for cell in by_class.get(c.name, []):
             out.append(f"    {cell.device:42s} {_cell(cell)}")
     out.append("")
     s = result.search

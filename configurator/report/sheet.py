@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog
@@ -21,6 +22,7 @@ from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.result import Power
 from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
 from configurator.present.verdict import plural
+from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
@@ -33,6 +35,8 @@ from configurator.report.sheet_tables import (
     html_table,
     table_parts,
 )
+from configurator.trace.cache import CachedTrace
+from configurator.trace.request import PreparedTrace, cached_traces
 
 __all__ = ["FIGURE_MARK", "ROW_BREAKS", "SheetOptions", "build_html", "priced_bom", "reference_number", "table_parts"]
 
@@ -46,6 +50,10 @@ class SheetOptions:
     prices: PriceList | None = None  # the seller's price list: a bill of materials when set
     build_code: str | None = None  # the build as a GBC1: code, printed under the QR (engine.buildcode)
     customer: str = ""  # who the quote is for; blank lines to fill in by hand when empty
+    # Traced results (configurator/trace): None reads each job's newest from the trace cache (the sheet never
+    # traces); base_dir is where the build's relative config.json paths point (its folder)
+    traces: dict[str, tuple[PreparedTrace, CachedTrace]] | None = None
+    base_dir: Path | None = None
 
 
 def reference_number(build: Build, date: dt.date) -> str:
@@ -87,13 +95,15 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
         out.append(H2.format("Bill of materials"))
         out.append(_bom_html(bom))
     out += _power(build, result, catalog, chassis)
+    out += acceptance_section(build, result, catalog)  # what the built machine must measure
     out += _reopen(options)
     # the engineering detail the verdicts rest on, after what the customer needs
     out.append(NEW_PAGE_H2.format("Appendix: engineering detail"))
     out.append("<p>How each job was sized: memory per card, communication and compute per step, the checks, the "
                "assumptions and the sources of every figure.</p>")  # fmt: skip
+    traces = options.traces if options.traces is not None else cached_traces(build, catalog, base_dir=options.base_dir)
     for i, job in enumerate(result.jobs):
-        out += job_section(i, job, build.jobs[i])
+        out += job_section(i, job, build.jobs[i], traces.get(job.name))
     out += mig_section(result, catalog)
     out += checks_section(result)
     out += assumptions_section(build, result)

@@ -15,6 +15,9 @@ from configurator.present.verdict import WORDS, job_verdict
 from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
 from configurator.report.text import compute_phrase, overlap_phrase
+from configurator.trace.cache import CachedTrace
+from configurator.trace.request import PreparedTrace
+from configurator.trace.words import breakdown_lines, traced_line
 
 
 def _job_memory(i: int, job: JobResult) -> list[str]:
@@ -73,8 +76,27 @@ def _job_steps(job: JobResult) -> list[str]:
     return out
 
 
-def job_section(i: int, job: JobResult, spec: Job) -> list[str]:
-    """One job: model, method and set-up, precision, memory per card, communication and compute."""
+def _traced(job: JobResult, traced: tuple[PreparedTrace, CachedTrace]) -> list[str]:
+    """The job's traced peak (from the trace cache), marked as traced and with the versions it is exact for."""
+    prepared, hit = traced
+    result = hit.result
+    estimate = job.cards[0].peak_allocated_gb if job.cards else None
+    beside = (f" The engine's estimate of the same figure is {estimate:.1f} GB (peak allocated above, estimated)."
+              if estimate is not None else
+              f" The engine cannot size this model ({escape(prepared.analytic_reason or 'unsupported')}): this traced "
+              "figure is the job's only memory figure.")  # fmt: skip
+    return [
+        f"<p><b>Traced</b> ({escape(hit.when)}): {escape(traced_line(result).removeprefix('traced: '))}.{beside} At "
+        "the peak: "
+        f"{escape('; '.join(breakdown_lines(result)))}. Exact for {escape(result.versions_text())}; the CUDA context, "
+        "cuBLAS workspaces and the allocator's reserve are not in a trace.</p>"
+    ]
+
+
+def job_section(i: int, job: JobResult, spec: Job,
+                traced: tuple[PreparedTrace, CachedTrace] | None = None) -> list[str]:  # fmt: skip
+    """One job: model, method and set-up, precision, memory per card (and its traced peak, when the trace cache
+    holds one), communication and compute."""
     out: list[str] = []
     out.append(H2.format(f"Job: {escape(job.name)}"))
     lora = (f", LoRA rank {spec.lora.rank} on {escape(word('targets', spec.lora.targets))}"
@@ -101,6 +123,8 @@ def job_section(i: int, job: JobResult, spec: Job) -> list[str]:
                    f"support: {escape(lp.source or '')}.</p>")  # fmt: skip
     if job.cards:
         out += _job_memory(i, job)
+    if traced is not None:
+        out += _traced(job, traced)
     out += _job_steps(job)
     return out
 

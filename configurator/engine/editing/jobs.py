@@ -207,4 +207,6 @@ def set_parallelism(build: Build, index: int, parallelism: str) -> Build:
     changes: dict[str, Any] = {"parallelism": parallelism}
     if PARALLELISM[parallelism].splits_layers and job.tensor_parallel == 1 and len(job.cards) > 1:
         changes["tensor_parallel"] = len(job.cards)
+    elif not PARALLELISM[parallelism].splits_layers and job.tensor_parallel != 1:
+        changes["tensor_parallel"] = 1  # a degree other parallelisms ignore (job_checks warns about one in a file)
     return update_job(build, index, **changes)

@@ -7,15 +7,21 @@ field; catalog references (cards, chassis, models, MIG profiles) are checked by 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from configurator.catalog.currencies import check_currency
+from configurator.catalog.limits import MAX_CANDIDATES, MAX_PLAN_CELLS, MAX_PLAN_CLASSES, MAX_PLAN_NODES
 from configurator.catalog.sourced import Strict
 from configurator.engine.build import Assumptions, LoraSettings, Method, Optimizer, ParamsOnlyModel, Precision
 
 PLAN_SCHEMA_VERSION = 1
 MAX_MONTHS = 120
+MIN_WAIT_TARGET_HOURS = 1 / 60  # one minute
+MAX_PART_PRICE = 1e9  # as a price list's (catalog/prices.py MAX_PRICE)
+MAX_NODE_PRICE = 1e11  # 64 cards at the part maximum, and the chassis
 
 
 class JobClass(Strict):
@@ -46,7 +52,8 @@ class JobClass(Strict):
         default=None, min_length=1, max_length=MAX_MONTHS
     )
     # optional: the mean time a job may wait for a device before it starts (Erlang C sizing)
-    wait_target_hours: float | None = Field(default=None, gt=0, le=10_000)
+    # at least a minute: a 1e-300 h target sized the fleet for ever (the planner window stayed on "planning…")
+    wait_target_hours: float | None = Field(default=None, ge=MIN_WAIT_TARGET_HOURS, le=10_000)
     from_month: int = Field(default=1, ge=1, le=MAX_MONTHS)  # first roadmap month the class exists
     # compound monthly growth of jobs_per_day; None: the roadmap's growth_per_month
     growth_per_month: float | None = Field(default=None, ge=-0.9, le=10)
@@ -79,7 +86,7 @@ class NodeType(Strict):
     # MIG layouts the search may give this node's cards: profile lists, or a card preset name ("all-1g")
     mig_layouts: list[list[str] | str] = []
     max_nodes: int = Field(default=8, ge=0, le=10_000)  # search bound for this node type
-    price: float | None = Field(default=None, ge=0)  # the whole node, overriding chassis + cards from prices
+    price: float | None = Field(default=None, ge=0, le=MAX_NODE_PRICE)  # the whole node, overriding chassis + cards
 
     @model_validator(mode="after")
     def _one_source(self) -> NodeType:
@@ -93,13 +100,14 @@ class NodeType(Strict):
 class Service(Strict):
     """How the service runs and what it costs to run."""
 
-    utilisation_target: float = Field(default=0.7, gt=0, le=1)  # U: busy fraction planned per device
-    hours_per_day: float = Field(default=24, gt=0, le=24)  # H: hours of operation per day
-    days_per_month: float = Field(default=30.4, gt=0, le=31)  # 365 / 12 = 30.4
-    service_life_years: float = Field(default=4, gt=0, le=30)  # capital amortised straight-line over this
+    # plausible lower bounds: a 1e-300 utilisation or hour count printed 300-digit fleet sizes and costs
+    utilisation_target: float = Field(default=0.7, ge=0.01, le=1)  # U: busy fraction planned per device
+    hours_per_day: float = Field(default=24, ge=0.1, le=24)  # H: hours of operation per day
+    days_per_month: float = Field(default=30.4, ge=1, le=31)  # 365 / 12 = 30.4
+    service_life_years: float = Field(default=4, ge=0.1, le=30)  # capital amortised straight-line over this
     power_price_per_kwh: float | None = Field(default=None, ge=0, le=100)  # None: unknown, so no cost
     pue: float = Field(default=1.0, ge=1, le=5)  # facility power / IT power (The Green Grid's PUE)
-    rack_kw: float | None = Field(default=None, gt=0, le=1000)  # power a rack may draw, for a rack count
+    rack_kw: float | None = Field(default=None, ge=0.1, le=1000)  # power a rack may draw, for a rack count
     accept_tight: bool = False  # count "tight" fits (inside the memory model's uncertainty) as fitting
 
 
@@ -111,7 +119,7 @@ class Roadmap(Strict):
 class Search(Strict):
     size_for_month: int | None = Field(default=None, ge=1, le=MAX_MONTHS)  # default: month 1 (today)
     top: int = Field(default=10, ge=1, le=1000)  # fleets reported in full
-    max_candidates: int = Field(default=200_000, ge=1, le=10_000_000)
+    max_candidates: int = Field(default=MAX_CANDIDATES, ge=1, le=MAX_CANDIDATES)
     processes: int | None = Field(default=None, ge=1, le=256)  # default: all cores for large searches
 
 
@@ -120,26 +128,39 @@ class Plan(Strict):
     name: str = Field(default="Untitled plan", max_length=200)
     assumptions: Assumptions = Assumptions()  # the build engine's: link and compute rates, MFU
     service: Service = Service()
-    currency: str | None = Field(default=None, min_length=1, max_length=8)
+    currency: str | None = None  # ISO 4217 (catalog/currencies.py); from the price list when not given
     price_list: str | None = None  # seller price list (issue 16 format), relative to the plan
     prices: dict[str, float] = {}  # catalog id (card, chassis) -> price; overrides the price list
-    classes: list[JobClass] = Field(min_length=1)
-    nodes: list[NodeType] = Field(min_length=1)
+    classes: list[JobClass] = Field(min_length=1, max_length=MAX_PLAN_CLASSES)
+    nodes: list[NodeType] = Field(min_length=1, max_length=MAX_PLAN_NODES)
     roadmap: Roadmap = Roadmap()
     search: Search = Search()
 
     @field_validator("prices")
     @classmethod
     def _non_negative(cls, prices: dict[str, float]) -> dict[str, float]:
-        bad = sorted(k for k, v in prices.items() if not v >= 0)
+        bad = sorted(k for k, v in prices.items() if not 0 <= v <= MAX_PART_PRICE)
         if bad:
-            raise ValueError(f"prices must be 0 or more: {', '.join(bad)}")
-        return prices
+            raise ValueError(f"prices must be numbers from 0 to {MAX_PART_PRICE:,.0f}: {', '.join(bad[:10])}")
+        return {k: v + 0.0 for k, v in prices.items()}  # -0.0 + 0.0 is 0.0: never "-0.00"
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _iso_currency(cls, value: object) -> object:
+        return None if value is None else check_currency(value)
+
+    @model_validator(mode="after")
+    def _matrix_size(self) -> Plan:
+        devices = sum(1 + len(n.mig_layouts) for n in self.nodes)
+        if len(self.classes) * devices > MAX_PLAN_CELLS:
+            raise ValueError(f"{len(self.classes)} classes x {devices} devices (node types and their MIG layouts) "
+                             f"is more than {MAX_PLAN_CELLS} sizings: plan fewer classes or node types")  # fmt: skip
+        return self
 
     @model_validator(mode="after")
     def _names_once(self) -> Plan:
         for what, names in (("class", [c.name for c in self.classes]), ("node type", [n.name for n in self.nodes])):
-            dup = sorted({n for n in names if names.count(n) > 1})
+            dup = sorted(n for n, k in Counter(names).items() if k > 1)  # one pass (count() per name was n²)
             if dup:
                 raise ValueError(f"{what} name(s) {dup} used more than once")
         return self

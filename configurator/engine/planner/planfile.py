@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -12,9 +11,11 @@ from typing import Any
 import yaml
 
 from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.fileio import atomic_write_text, safe_read_text
+from configurator.catalog.limits import MAX_PLAN_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import load_price_list
-from configurator.catalog.yamlio import line_for, parse_yaml, read_text, validate_as
+from configurator.catalog.yamlio import line_for, parse_yaml, validate_as
 from configurator.engine.planner.nodes import resolve_nodes
 from configurator.engine.planner.plan import Plan
 
@@ -103,7 +104,7 @@ def parse_plan(text: str, where: str, catalog: Catalog | None = None, base_dir: 
 def load_plan(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Plan:
     """Load and validate a plan file; FileError (file, line, field, what is allowed) on any problem."""
     p = Path(path)
-    return parse_plan(read_text(p), str(p), catalog, p.parent)
+    return parse_plan(safe_read_text(p, MAX_PLAN_BYTES), str(p), catalog, p.parent)
 
 
 def plan_to_yaml(plan: Plan) -> str:
@@ -114,19 +115,6 @@ def plan_to_yaml(plan: Plan) -> str:
 
 
 def save_plan(plan: Plan, path: str | os.PathLike[str]) -> None:
-    """Write atomically (temporary file in the same folder, fsync, rename); FileError on failure."""
-    target = Path(path)
-    text = plan_to_yaml(plan)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    except OSError as exc:
-        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise FileError(str(target), [Problem("", f"cannot save: {exc.strerror or exc}")]) from None
+    """Write atomically through the one safe writer (``fileio.atomic_write_text``: a regular target only, a
+    temporary file beside it, verified, fsynced, renamed); FileError on failure, the old file kept."""
+    atomic_write_text(path, plan_to_yaml(plan), what="the plan")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from configurator.catalog.errors import FileError, Problem, UnknownIdError
+from configurator.catalog.limits import MAX_PLAN_CELLS
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import PriceList, load_price_list
 from configurator.engine.evaluate import resolve_model
@@ -208,9 +209,12 @@ def _class_models(
     """Per usable class: its demand, wait target, (device, service hours) options and smallest fitting
     device, the search's view of it."""
     class_models = []
+    by_class: dict[int, list[Cell]] = {}
+    for c in cells:  # grouped once: a scan of every cell per class was classes x cells
+        by_class.setdefault(c.job_class, []).append(c)
     for k in usable:
         cls = plan.classes[k]
-        mine = [c for c in cells if c.job_class == k]
+        mine = by_class.get(k, [])
         opts = tuple((index[c.device], c.service_hours) for c in mine if c.fits and c.service_hours)
         sizes = [devices[c.device].memory_gb * devices[c.device].cards for c in mine if c.fits]
         growth = cls.growth_per_month if cls.growth_per_month is not None else plan.roadmap.growth_per_month
@@ -264,7 +268,27 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     for node in resolved:
         for d in node_devices(node):
             devices[d.id] = d
-    cells, infos, usable = _class_matrix(plan, catalog, base, resolved, month, devices, problems)
+    # refused before any sizing when even the node types' own devices are too many, and after it when the MIG
+    # groups the cells add make the matrix larger than the limit (catalog/limits.py: the plan sheet's table)
+    cells: list[Cell] = []
+    infos: list[ClassInfo] = []
+    usable: list[int] = []
+    if len(plan.classes) * len(devices) <= MAX_PLAN_CELLS:
+        cells, infos, usable = _class_matrix(plan, catalog, base, resolved, month, devices, problems)
+    if len(plan.classes) * len(devices) > MAX_PLAN_CELLS or len(cells) > MAX_PLAN_CELLS:
+        problems.append(
+            PlanProblem(
+                severity="error",
+                code="PLAN_TOO_LARGE",
+                field="classes",
+                message=(
+                    f"{len(plan.classes)} classes x {len(devices)} devices (node types, card groups and MIG "
+                    f"layouts) is more than the {MAX_PLAN_CELLS} sizings a plan may ask for: plan fewer classes "
+                    "or node types"
+                ),
+            )
+        )
+        cells, infos, usable = [], [], []
 
     dev_list = list(devices.values())
     index = {d.id: i for i, d in enumerate(dev_list)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from configurator.catalog.limits import MAX_SEARCH_WORK
 from configurator.catalog.loader import Catalog
 from configurator.engine.planner.fleet import Model, Score
 from configurator.engine.planner.fleet_result import fleet_result
@@ -112,7 +113,20 @@ def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats]:
     fleets: list[FleetResult] = []
     n_cand = candidate_count(model) if model.nodes else 0
     stats = SearchStats(candidates=0, feasible=0, seconds=0.0, processes=1)
-    if n_cand > plan.search.max_candidates:
+    work = n_cand * max(len(model.classes), 1)  # each candidate routes every class (catalog/limits.py)
+    if n_cand <= plan.search.max_candidates and work > MAX_SEARCH_WORK:
+        pre.problems.append(
+            PlanProblem(
+                severity="error",
+                code="SEARCH_TOO_LARGE",
+                field="search.max_candidates",
+                message=(
+                    f"{n_cand:,} candidate fleets x {len(model.classes)} classes is more than the search does in "
+                    f"about 2 s ({MAX_SEARCH_WORK:,}): lower nodes[].max_nodes, list fewer mig_layouts or classes"
+                ),
+            )
+        )
+    elif n_cand > plan.search.max_candidates:
         pre.problems.append(
             PlanProblem(
                 severity="error",

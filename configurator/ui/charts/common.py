@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.richtext import escape_rich, plain_tooltip
+
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
 LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates
 LABEL_PT = 8.5
@@ -142,7 +144,8 @@ class TipKeeper(QObject):
         if text == self.text and QToolTip.isVisible():
             return
         self.text = text
-        QToolTip.showText(where, text, self.view, QRect(), self.HOLD_MS)
+        # the chart's words name jobs and cards (user text): shown as typed, never as markup
+        QToolTip.showText(where, plain_tooltip(text), self.view, QRect(), self.HOLD_MS)
 
     def hide(self) -> None:
         if self.text:
@@ -276,13 +279,15 @@ class _Chart(QWidget):
     def _set_title(self, title: str) -> None:
         if title != self._title:
             self._title = title
-            self.plot.setTitle(title, color=self.ink, size="10pt")
+            # pyqtgraph draws titles, notes, axis titles and legend labels as HTML (LabelItem): every one is
+            # escaped here, where the text meets the sink, so a job or card name is never markup
+            self.plot.setTitle(escape_rich(title), color=self.ink, size="10pt")
             self._fit_texts()
 
     def _set_note(self, text: str) -> None:
         if text != getattr(self, "_note_html", None):
             self._note_html = text
-            self.note.setText(text, color=self.ink)
+            self.note.setText(escape_rich(text, 2000), color=self.ink)
             self._fit_texts()
 
     def _fit_texts(self) -> None:
@@ -299,12 +304,12 @@ class _Chart(QWidget):
         self._legend_key = key
         if same_items:  # only a label changed: retext it (a rebuild costs a few ms)
             for (_, label_item), (_, text) in zip(self.legend.items, entries, strict=True):
-                if label_item.text != text:
-                    label_item.setText(text, color=self.ink)
+                if label_item.text != escape_rich(text):
+                    label_item.setText(escape_rich(text), color=self.ink)
         else:
             self.legend.clear()
             for item, label in entries:
-                self.legend.addItem(item, label)
+                self.legend.addItem(item, escape_rich(label))
         self._fit_legend()
 
     def _fit_legend(self) -> None:
@@ -319,8 +324,8 @@ class _Chart(QWidget):
 
     def _set_axes(self, bottom: str, left: str) -> None:
         self._axis_titles = (bottom, left)
-        self.plot.setLabel("bottom", bottom, color=self.ink)
-        self.plot.setLabel("left", left, color=self.ink)
+        self.plot.setLabel("bottom", escape_rich(bottom), color=self.ink)
+        self.plot.setLabel("left", escape_rich(left), color=self.ink)
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
             ax.setTextPen(self.ink)

@@ -6,12 +6,14 @@ the driver shows, with the headroom written on each bar. Items are created once 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
@@ -48,6 +50,8 @@ def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tupl
 
 
 class HeadroomChart(QWidget):
+    trace_requested = Signal(str)  # a bar's context menu asks to trace its job exactly (the Jobs tab runs it)
+
     def __init__(self, parent: QWidget | None = None, unit: str = "GB") -> None:
         super().__init__(parent)
         self.unit = unit
@@ -103,6 +107,13 @@ class HeadroomChart(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.tips = TipKeeper(self.view)
         self.plot.vb.sigResized.connect(self._rewrap)  # tick names wrap to the width a bar has
+        # a job's traced figure for its bar's tooltip, and the sign the chart can trace (the main window sets it;
+        # read on hover, never while drawing)
+        self.trace_note: Callable[[str], str | None] | None = None
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+        self.measured: dict[str, float] = {}  # per job, a measured peak (GB) drawn beside its bar (set_measured)
+        self.measured_item: pg.ScatterPlotItem | None = None
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
@@ -186,6 +197,34 @@ class HeadroomChart(QWidget):
         top = self.fit_labels()
         if total == 0:
             self.empty.setPos(0, top / 2)
+        self._place_measured()
+
+    def set_measured(self, values: dict[str, float]) -> None:
+        """Measured peaks per job name (GB, as nvidia-smi shows them; a verify result) drawn as a point beside the
+        job's first bar, next to the predicted bar and its band; {} removes them."""
+        self.measured = dict(values)
+        if self.measured_item is None and values:
+            self.measured_item = pg.ScatterPlotItem(symbol="d", size=13, brush="#6A1B9A", pen=pg.mkPen("w", width=1))
+            self.measured_item.setZValue(20)
+            self.plot.addItem(self.measured_item)
+            self.legend.addItem(self.measured_item, "Measured")
+        self._place_measured()
+
+    def measured_points(self) -> list[tuple[float, float]]:
+        """(x, value in the display unit) of the measured points drawn."""
+        if self.measured_item is None:
+            return []
+        xs, ys = self.measured_item.getData()
+        return [(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+
+    def _place_measured(self) -> None:
+        if self.measured_item is None:
+            return
+        first = {}
+        for i, (job, _) in enumerate(self.rows):
+            first.setdefault(job, i)
+        points = [(first[name] + 0.3, to_unit(gb, self.unit)) for name, gb in self.measured.items() if name in first]
+        self.measured_item.setData(x=[p[0] for p in points], y=[p[1] for p in points])
 
     def fit_labels(self) -> float:
         """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
@@ -304,19 +343,47 @@ class HeadroomChart(QWidget):
             )
         if note := reserved_basis_note(r.reserved_set_by, r.fsdp_setup_pool_gb, u, digits=2):
             lines.append(note[0].upper() + note[1:])
+        if self.trace_note is not None:  # the main window's chart (not the kiosk's, not the compare dialog's)
+            traced = self.trace_note(job)
+            lines.append(f"<b>{e(traced)}</b>" if traced else "Right-click: Trace exactly (the real code's peak)")
         return "<br>".join(lines)
 
-    def _hover(self, pos: QPointF) -> None:
+    def bar_at(self, pos: QPointF) -> int | None:
+        """The bar (job row or free card) under the scene position ``pos``, or None."""
         count = len(self.rows) + len(self.free)
         if not count:
-            return
+            return None
         point = self.plot.vb.mapSceneToView(pos)
         i = round(point.x())
-        if 0 <= i < count and abs(point.x() - i) <= BAR_WIDTH / 2:
+        return i if 0 <= i < count and abs(point.x() - i) <= BAR_WIDTH / 2 else None
+
+    def _hover(self, pos: QPointF) -> None:
+        if not (self.rows or self.free):
+            return
+        i = self.bar_at(pos)
+        if i is not None:
             # scene -> widget -> screen: the plot is a graphics item, the layout widget maps to the screen
             self.tips.show(pos, self.tooltip_for(i))
         else:
             self.tips.hide()
+
+    def menu_for(self, index: int | None) -> QMenu | None:
+        """The context menu of a job's bar: Trace exactly (None for a free card, no bar, or a chart that cannot
+        trace: the kiosk's and the compare dialog's set no ``trace_note``)."""
+        if self.trace_note is None or index is None or not 0 <= index < len(self.rows):
+            return None
+        job = self.rows[index][0]
+        menu = QMenu(self.view)
+        action = menu.addAction(f"Trace exactly: {job}")
+        action.setToolTip("Trace this job's training step on meta tensors for its exact allocated peak")
+        action.triggered.connect(partial(self.trace_requested.emit, job))
+        return menu
+
+    def _context_menu(self, pos: QPoint) -> None:
+        menu = self.menu_for(self.bar_at(self.view.mapToScene(pos)))
+        if menu is not None:
+            menu.exec(self.view.mapToGlobal(pos))
+            menu.deleteLater()
 
     def bar_colour(self, key: str) -> QColor:
         return QColor(next(c for k, _, c in COMPONENTS if k == key))

@@ -11,7 +11,15 @@ from functools import partial
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSimpleTextItem, QGraphicsView, QMenu, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QMenu,
+    QWidget,
+)
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
@@ -53,6 +61,7 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         self.slot_items: dict[int, SlotItem] = {}
         self.card_items: dict[int, CardItem] = {}
         self._overlay: list[QGraphicsItem] = []
+        self._marks: dict[int, QGraphicsRectItem] = {}  # slot outlines (set_slot_marks)
         self._chassis_id: str | None = None
         self._press: QPointF | None = None
         self._highlighted: SlotItem | None = None
@@ -213,6 +222,30 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
             self.scene().addItem(self.focus_frame)
             self.fit()
         self.place_cursor(self.cursor_slot)
+
+    def set_slot_marks(self, marks: dict[int, tuple[str, str]]) -> None:
+        """Outline slots in a colour with a tooltip, e.g. a verify result: {slot: (colour, text)}; {} removes them."""
+        from PySide6.QtGui import QPen
+
+        for item in self._marks.values():
+            try:
+                if item.scene() is self.scene():
+                    self.scene().removeItem(item)
+            except RuntimeError:  # the chassis was redrawn (scene cleared): the item is gone already
+                pass
+        self._marks = {}
+        for slot, (colour, text) in marks.items():
+            slot_item = self.slot_items.get(slot)
+            if slot_item is None:
+                continue
+            mark = self.scene().addRect(slot_item.sceneBoundingRect().adjusted(-3, -3, 3, 3), QPen(QColor(colour), 4))
+            mark.setZValue(40)
+            mark.setToolTip(text)
+            self._marks[slot] = mark
+
+    def slot_marks(self) -> dict[int, str]:
+        """The colour of each slot outlined by set_slot_marks."""
+        return {slot: mark.pen().color().name() for slot, mark in self._marks.items()}
 
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)

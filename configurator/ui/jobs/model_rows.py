@@ -7,7 +7,16 @@ from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QCompleter, QDoubleSpinBox, QFileDialog, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QDoubleSpinBox,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
@@ -59,6 +68,19 @@ class ModelRows:
         self.import_button.setToolTip("Use a Hugging Face config.json as this job's model")
         self.import_button.clicked.connect(self._import_config)
         kit.form.addRow("", self.import_button)
+        # a job whose config.json cannot be read (moved, a folder, a FIFO, unreadable): the reason and a way
+        # to point the job at the file again; the rest of the build works meanwhile
+        self.missing_label = QLabel()
+        self.missing_label.setObjectName("modelMissingLabel")
+        self.missing_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason quotes a path: never markup
+        self.missing_label.setWordWrap(True)
+        self.missing_label.setStyleSheet("color: #C62828;")
+        kit.form.addRow("", self.missing_label)
+        self.locate_button = QPushButton("Locate config.json…")
+        self.locate_button.setObjectName("locateButton")
+        self.locate_button.setToolTip("This job's model file cannot be read: choose where its config.json is now")
+        self.locate_button.clicked.connect(self._locate_config)
+        kit.form.addRow("", self.locate_button)
         spin = self.adapter_spin = QDoubleSpinBox()
         spin.setDecimals(2)
         spin.setRange(*float_range(ParamsOnlyModel, "adapter_fraction", 2, scale=100))
@@ -134,6 +156,18 @@ class ModelRows:
         if isinstance(job.model, ParamsOnlyModel):
             kit.set_value(self.adapter_spin, job.model.adapter_fraction * 100)
         kit.form.setRowVisible(self.adapter_spin, isinstance(job.model, ParamsOnlyModel))
+        missing = self.missing_reason(job, spec)
+        self.missing_label.setText(missing or "")
+        kit.form.setRowVisible(self.missing_label, missing is not None)
+        kit.form.setRowVisible(self.locate_button, missing is not None)
+
+    def missing_reason(self, job: Job, spec: ModelSpec | None) -> str | None:
+        """Why the job's model file cannot be read (the engine's JOB_MODEL_UNKNOWN check on it), or None."""
+        if spec is not None or not isinstance(job.model, str) or job.model in self.kit.doc.catalog.models:
+            return None
+        result = self.kit.doc.result
+        found = next((c.message for c in result.checks if c.code == "JOB_MODEL_UNKNOWN" and c.job == job.name), None)
+        return found or f"Cannot read {job.model}"
 
     # ---- edits -------------------------------------------------------------------------------------------
 
@@ -194,9 +228,56 @@ class ModelRows:
         try:
             spec = load_hf_config(path)
         except FileError as exc:
-            QMessageBox.critical(self.parent, "Cannot import the model", str(exc))
+            self._import_for_trace(path, exc)
             return
         self.set_model(str(Path(path).resolve()), spec.name)
+
+    def _locate_config(self) -> None:
+        """Point the job at its config.json again: the dialog opens where the file was (or the build's folder)."""
+        job = self.kit.job()
+        if job is None or not isinstance(job.model, str):
+            return
+        doc = self.kit.doc
+        try:
+            was = doc.models.path_of(job.model)
+        except FileError:
+            was = Path(job.model)
+        folder = next((str(p) for p in (was.parent, doc.path.parent if doc.path else None) if p and p.is_dir()), "")
+        path, _ = QFileDialog.getOpenFileName(self.parent, f"Locate {was.name} for job '{job.name}'", folder,
+                                              "Model config (*.json);;All files (*)")  # fmt: skip
+        if path:
+            self.locate(path)
+
+    def locate(self, path: str) -> bool:
+        """Use ``path`` as the selected job's model file; a file that cannot be read says why (nothing changes)."""
+        try:
+            spec = load_hf_config(path)
+        except FileError as exc:
+            QMessageBox.critical(self.parent, "Cannot use this config.json", str(exc))
+            return False
+        self.set_model(str(Path(path).resolve()), spec.name)
+        return True
+    def _import_for_trace(self, path: str, exc: FileError) -> None:
+        """A config the engine cannot size but Transformers may build (another family): offered for Trace
+        exactly (issue 23, deliverable 5); a file that is no config at all is refused as before."""
+        from configurator.trace.request import engine_models_family, read_config_json
+
+        try:
+            config = read_config_json(Path(path))
+        except (FileError, OSError):
+            config = None
+        if config is None or engine_models_family(config):  # no config, or a family the engine reads: its error
+            QMessageBox.critical(self.parent, "Cannot import the model", str(exc))
+            return
+        family = str(config.get("model_type"))
+        answer = QMessageBox.question(
+            self.parent, "The engine cannot size this model",
+            f"{exc}\n\nThe sizing engine does not model '{family}'. Use it anyway? Trace exactly (Jobs tab) sizes it "
+            "from Transformers' own code; it needs the trace extra: pip install 'gpu-build-configurator[trace]'.",
+        )  # fmt: skip
+        if answer == QMessageBox.StandardButton.Yes:
+            name = config.get("_name_or_path") or Path(path).parent.name or Path(path).name
+            self.set_model(str(Path(path).resolve()), str(name))
 
     def _adapter_changed(self, percent: float) -> None:
         job = self.kit.job()

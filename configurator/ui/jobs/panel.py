@@ -8,7 +8,8 @@ shown on the field itself: red border, the reason in its tooltip. Spin box range
 ``Field`` bounds so they never drift from the build file's rules.
 
 This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the shared edit machinery),
-``model_rows``, ``lora_rows``, ``training_rows``, ``sequence_row``, ``cards_rows`` and ``info_line``.
+``model_rows``, ``lora_rows``, ``training_rows``, ``sequence_row``, ``cards_rows``, ``info_line`` and
+``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from configurator.ui.jobs.listing import JobListSection
 from configurator.ui.jobs.lora_rows import LoraRows
 from configurator.ui.jobs.model_rows import ModelRows
 from configurator.ui.jobs.sequence_row import SequenceRow
+from configurator.ui.jobs.trace_action import TraceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
 from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
@@ -88,6 +90,9 @@ class JobsPanel(QWidget):
     def _build_editor(self) -> None:
         self.info = info_label()
         self.form.addRow(self.info)
+        self.trace_row = TraceRow(self.doc)
+        self.form.addRow(self.trace_row)
+        self.form.addRow(self.trace_row.label)
         kit = self.kit
         # "Runs on" first: putting a job on another card is the form's most common edit (it sat under ~25 fields)
         self.cards_rows = CardsRows(kit)
@@ -129,6 +134,16 @@ class JobsPanel(QWidget):
     @property
     def card_checks(self) -> dict[tuple[int, int | None], CardCheck]:
         return self.cards_rows.checks
+
+    def trace_job(self, name: str) -> bool:
+        """Select the job called ``name`` and start its trace (the headroom chart's menu asks so)."""
+        index = self.doc.build.job_index(name)
+        if index is None:
+            return False
+        self.select_job(index)
+        if self._fill_pending:
+            self._fill(self.doc.build, self.doc.result)
+        return self.trace_row.start()
 
     def refusal(self, widget: QWidget) -> str | None:
         """The reason shown on ``widget`` when its last value was refused, else None."""
@@ -188,6 +203,7 @@ class JobsPanel(QWidget):
         self.listing.enable(has_job)
         for row in range(1, self.form.rowCount()):  # no job: no fields (File > New showed the old job's, greyed)
             self.form.setRowVisible(row, has_job)
+        self.trace_row.show_job(build, result, i)
         if not has_job:
             self.info.setText(NO_JOB)
             return

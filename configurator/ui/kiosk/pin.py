@@ -19,6 +19,9 @@ from PySide6.QtWidgets import (
 
 from configurator.ui.kiosk.widgets import Overlay, _font
 
+# shown instead of "Wrong PIN" while the stored PIN is not usable (PinMixin.pin)
+LOCKED_MESSAGE = "Locked: the stored PIN is not valid. Staff: run configurator demo-pin --reset"
+
 
 class PinPad(Overlay):
     """Big digit buttons; the window checks the PIN."""
@@ -45,6 +48,8 @@ class PinPad(Overlay):
         self.message.setFont(_font(20, True))
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setStyleSheet("color: #C62828;")
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setWordWrap(True)
         layout.addWidget(self.message)
         grid = QGridLayout()
         grid.setSpacing(12)
@@ -96,10 +101,10 @@ class PinPad(Overlay):
         self.hide()
         self.cancelled.emit()
 
-    def refuse(self) -> None:
+    def refuse(self, why: str = "Wrong PIN: try again") -> None:
         self.digits = ""
         self._show_digits()
-        self.message.setText("Wrong PIN: try again")
+        self.message.setText(why)
         if self.shake.state() == QPropertyAnimation.State.Running:
             return
         start = self.panel.pos()
@@ -130,12 +135,23 @@ class PinMixin:
         self.stop_attract()
         self.pin_pad.open()
 
-    def pin(self) -> str:
+    def pin(self) -> str | None:
+        """The PIN that leaves the demo, or None (locked): a stored PIN that is not valid (``12ab``, 10 MB of
+        digits) or a settings file that cannot be read never falls back to the shipped default, which
+        anyone could look up. Staff unlock with ``configurator demo-pin --reset`` (README)."""
+        if self.settings.stored_problem("demo/pin") is not None:
+            return None
         return str(self.settings.get("demo/pin"))
 
     def enter_pin(self, digits: str) -> bool:
         """True (and ``exit_requested``) for the right PIN; a wrong one shakes the pad."""
-        if digits == self.pin():
+        pin = self.pin()
+        if pin is None:
+            if not self.pin_pad.isVisible():
+                self.pin_pad.open()
+            self.pin_pad.refuse(LOCKED_MESSAGE)
+            return False
+        if digits == pin:
             self.pin_pad.hide()
             self.allow_close = True
             self.exit_requested.emit()

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.catalog.yamlio import parse_yaml
+from configurator.catalog.yamlio import parse_yaml, read_text
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.codes import LinkKind
 from configurator.engine.editing.kiosk import (
@@ -221,7 +221,7 @@ def load_scenarios(path: Path | None = None, catalog: Catalog | None = None) -> 
     # the catalog's hardened loader (libyaml where installed: ~5 ms instead of ~55 ms with PyYAML's pure-Python
     # parser, paid by every demo window; alias and size limits for a shop's own scenarios file)
     try:
-        data = parse_yaml(path.read_text(encoding="utf-8"), path.name)[0] or {}
+        data = parse_yaml(read_text(path), path.name)[0] or {}
     except FileError as exc:
         raise ValueError(str(exc)) from None
     out: list[Scenario] = []

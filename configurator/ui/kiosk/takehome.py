@@ -197,7 +197,7 @@ def write_take_home(build: Build, result: BuildResult, catalog: Catalog, setting
     text = build_to_yaml(build)
     salt = 0
     code = demo_code(build, today)
-    while (folder / f"{code}.yaml").is_file() and (folder / f"{code}.yaml").read_text("utf-8") != text:
+    while _other_build_under(folder / f"{code}.yaml", text):
         salt += 1
         code = demo_code(build, today, salt)
     try:
@@ -213,6 +213,22 @@ def write_take_home(build: Build, result: BuildResult, catalog: Catalog, setting
     export_pdf(folder / f"{code}.pdf", build, result, catalog, options)
     save_build(build, folder / f"{code}.yaml")
     return TakeHome(code, build_code, build.name)
+
+
+def _other_build_under(path: Path, text: str) -> bool:
+    """True when ``path`` holds something other than ``text`` (another build, or a FIFO or folder a code
+    must not be written over): the code then takes the next salt. Read through the safe reader."""
+    from configurator.catalog.errors import FileError
+    from configurator.catalog.fileio import regular_or_absent, safe_read_text
+
+    if not path.exists() and not path.is_symlink():
+        return False
+    if regular_or_absent(path) is not None:
+        return True
+    try:
+        return safe_read_text(path) != text
+    except FileError:
+        return True
 
 
 class _Relay(QObject):

@@ -15,10 +15,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
+    from configurator.catalog.errors import FileError
+    from configurator.catalog.fileio import check_image_target
+    from configurator.catalog.limits import LimitError, parse_window_size
+
     try:
-        width, height = (int(v) for v in args.size.lower().split("x"))
-    except ValueError:
-        parser.error("--size takes WIDTHxHEIGHT, e.g. 1920x1080")
+        width, height = parse_window_size(args.size)
+        if args.screenshot:  # before any window is made: a swapped argument never truncates a plan
+            args.screenshot = check_image_target(args.screenshot)[0]
+    except LimitError as exc:
+        parser.error(str(exc))
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     from configurator.ui.shell import NO_DISPLAY
     from configurator.ui.shell import has_display as _has_display
 
@@ -30,7 +39,6 @@ def main(argv: list[str]) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from configurator.catalog.errors import FileError
     from configurator.engine.planner import load_plan
     from configurator.ui.planner.document import PlanDocument
     from configurator.ui.planner.window import PlannerWindow
@@ -58,10 +66,17 @@ def main(argv: list[str]) -> int:
         window.show()
         window.wait_for_plan()
         app.processEvents()
-        ok = window.grab().save(str(args.screenshot))
-        window.doc.undo_stack.setClean()
-        window.close()
-        print(f"wrote {args.screenshot} ({width}x{height})" if ok else f"error: cannot write {args.screenshot}")
-        return 0 if ok else 2
+        from configurator.ui.shell import save_screenshot
+
+        try:
+            save_screenshot(window, args.screenshot)
+        except FileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            window.doc.undo_stack.setClean()
+            window.close()
+        print(f"wrote {args.screenshot} ({window.width()}x{window.height()})")
+        return 0
     window.show()
     return app.exec()

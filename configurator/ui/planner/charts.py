@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
 from configurator.ui.charts import fit_legend, wrap_label
 
@@ -29,7 +30,7 @@ def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan
     plot.setMenuEnabled(False)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
-    plot.setTitle(title, color=INK, size="10pt")
+    plot.setTitle(escape_rich(title), color=INK, size="10pt")  # pyqtgraph titles are HTML
     for side in ("left", "bottom"):
         ax = plot.getAxis(side)
         ax.setTextPen(INK)
@@ -214,8 +215,8 @@ class PlannerCharts(QWidget):
             title = f"Cost per job ({result.currency or 'plan currency'}): capital over the life + energy"
             left = f"{result.currency or ''} per job"
         if title != self._title_cache:
-            self.cost.setTitle(title, color=INK, size="10pt")
-            self.cost.setLabel("left", left, color=INK)
+            self.cost.setTitle(escape_rich(title), color=INK, size="10pt")
+            self.cost.setLabel("left", escape_rich(left), color=INK)
             self._title_cache = title
             self._fit_texts()
         xs = [float(f.rank) for f, v in zip(ranked, values, strict=True) if v is not None]

@@ -31,12 +31,15 @@ if TYPE_CHECKING:
     from configurator.ui.shell.app import NO_DISPLAY
     from configurator.ui.shell.app import _has_display as has_display
     from configurator.ui.shell.main_window import MainWindow
+    from configurator.ui.shell.screenshot import save_image, save_screenshot
 
 # name -> (module, attribute) for the names loaded on first use
 _LAZY = {
     "MainWindow": ("main_window", "MainWindow"),
     "NO_DISPLAY": ("app", "NO_DISPLAY"),
     "has_display": ("app", "_has_display"),
+    "save_image": ("screenshot", "save_image"),
+    "save_screenshot": ("screenshot", "save_screenshot"),
 }
 
 __all__ = [
@@ -55,6 +58,8 @@ __all__ = [
     "hidden_in_shown_window",
     "hidpi_canvas",
     "redo_shortcuts",
+    "save_image",
+    "save_screenshot",
     "to_unit",
 ]
 

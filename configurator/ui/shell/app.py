@@ -50,10 +50,19 @@ def main(argv: list[str] | None = None) -> int:
     if not _has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
+    from configurator.catalog.errors import FileError
+    from configurator.catalog.fileio import check_image_target
+    from configurator.catalog.limits import LimitError, parse_window_size
+
     try:
-        width, height = (int(v) for v in args.size.lower().split("x"))
-    except ValueError:
-        parser.error("--size takes WIDTHxHEIGHT, e.g. 1920x1080")
+        width, height = parse_window_size(args.size)
+        if args.screenshot:  # before any window is made: a swapped argument never truncates a build
+            args.screenshot = check_image_target(args.screenshot)[0]
+    except LimitError as exc:
+        parser.error(str(exc))
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     from PySide6.QtWidgets import QApplication
 
@@ -63,6 +72,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo:
         return _run_demo(app, args.screenshot, width, height)
     return _run_editor(app, args.build, args.screenshot, width, height)
+
+
+def _write_screenshot(widget, path: Path, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
+    """Write ``widget``'s image to ``path`` (shell/screenshot.py); 0, or 2 with the reason."""
+    from configurator.catalog.errors import FileError
+    from configurator.ui.shell.screenshot import save_screenshot
+
+    try:
+        save_screenshot(widget, path)
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    size = widget.size()
+    print(f"wrote {path} ({size.width()}x{size.height()})")
+    return 0
 
 
 def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
@@ -75,9 +99,7 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
         demo.resize(width, height)
         demo.show()
         app.processEvents()
-        ok = demo.grab().save(str(screenshot))
-        print(f"wrote {screenshot} ({width}x{height})" if ok else f"error: cannot write {screenshot}")
-        return 0 if ok else 2
+        return _write_screenshot(demo, screenshot, width, height)
     demo.cover_screen()
     return app.exec()
 
@@ -109,14 +131,10 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
         app.processEvents()
         window.chassis_view.fit()
         app.processEvents()
-        ok = window.grab().save(str(screenshot))
+        status = _write_screenshot(window, screenshot, width, height)
         window.doc.undo_stack.setClean()
         window.close()
-        if not ok:
-            print(f"error: cannot write {screenshot}", file=sys.stderr)
-            return 2
-        print(f"wrote {screenshot} ({width}x{height})")
-        return 0
+        return status
     window.show()
     if problem is not None:
         window.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")

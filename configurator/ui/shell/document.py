@@ -177,14 +177,13 @@ class BuildDocument(QObject):
         self.path_changed.emit(path)
 
     def prepare(self, build: Build, base_dir: Path | None) -> BuildResult:
-        """Evaluate ``build`` with model paths resolved from ``base_dir``, touching no state: raises on any
-        problem, so a caller can refuse the build before the current one, its path or history change.
-        A job's model reference that names nothing (``model: ~nosuchuser/config.json``) raises the
-        resolver's error (FileError or UnknownIdError) here. Counts in ``evaluations`` (the one state it
-        touches) when the engine has run."""
+        """Evaluate ``build`` with model paths resolved from ``base_dir``, touching no state: raises when the
+        engine cannot evaluate it, so a caller can refuse the build before the current one, its path or
+        history change. A job whose model reference cannot be read (a config.json moved, a folder, a FIFO, a
+        device, unreadable, ``~nosuchuser``) does not refuse the build: the result carries a JOB_MODEL_UNKNOWN
+        check with the reason on that job, the rest of the build works, and the Jobs tab offers "Locate
+        config.json…". Counts in ``evaluations`` (the one state it touches) when the engine has run."""
         models = ModelResolver(self.catalog, base_dir)
-        for job in build.jobs:
-            models.resolve(job.model)
         result = evaluate(build, self.catalog, models=models)
         self.evaluations += 1
         return result

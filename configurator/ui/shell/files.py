@@ -127,7 +127,7 @@ class FilesMixin:
         """This window's own autosave slot, locked while it lives (a second window never touches it)."""
         try:
             self._autosave_slot: AutosaveSlot | None = AutosaveSlot(autosave_folder())
-        except OSError as exc:
+        except (OSError, FileError) as exc:
             self._autosave_slot = None
             self.statusBar().showMessage(f"Autosave is off: {exc}", 8000)
 

@@ -74,6 +74,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.set_unit(self.view.unit)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
+        if self.settings.problem:  # a settings file that is a FIFO, a device, a folder or too large
+            self.statusBar().showMessage(f"Settings not read or saved this session: {self.settings.problem}", 30000)
 
     def _build_views(self) -> None:
         """The views, the analysis tabs and the centre (chassis | analysis, then the summary)."""
@@ -142,6 +144,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
         self.checks.job_clicked.connect(self.select_job_named)
+        self.chart.trace_requested.connect(self.trace_job_named)
+        self.jobs_panel.trace_row.python = self._trace_python
+        self.chart.trace_note = self.jobs_panel.trace_row.cached_line
+        self.jobs_panel.trace_row.traced.connect(self._traced)
         self.jobs_panel.job_selected.connect(self.view.set_job)
         self.view.job_changed.connect(self.analysis.set_job)
         self.chassis_view.slot_selected.connect(self.view.set_slot)
@@ -224,6 +230,18 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
                 self.jobs_dock.raise_()
                 self.jobs_panel.select_job(i)
                 return
+
+    def _traced(self, name: str) -> None:
+        self.statusBar().showMessage(f"Traced {name}: the figure is in the Jobs tab and the bar's tooltip", 8000)
+
+    def _trace_python(self) -> str | None:
+        """The Preferences' tracer Python, read when a trace starts (None: the environment's or this one)."""
+        return self.settings.get("trace_python") or None
+
+    def trace_job_named(self, name: str) -> None:
+        """The headroom bar's "Trace exactly": show the job in the Jobs tab and trace it there."""
+        self.jobs_dock.raise_()
+        self.jobs_panel.trace_job(name)
 
     def place_in_first_free_slot(self, card_id: str) -> bool:
         """Keyboard placement: Enter on a palette card puts it in the first slot that takes it."""

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from configurator.ui.shell.guard import guard_slot
+from configurator.ui.shell.verify_dialog import open_verify_dialog
 
 
 def redo_shortcuts() -> list[QKeySequence]:
@@ -61,6 +63,8 @@ class MenusMixin:
         self.export_action = act(file, "&Export build sheet…", self.export_sheet, QKeySequence("Ctrl+E"),
                                  "Preview the build sheet and save it as PDF")  # fmt: skip
         self.export_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+P")])  # a print preview
+        self.verify_action = act(file, "&Verify build…", partial(open_verify_dialog, self), None,
+                                 "Check a built machine's burn-in results against the acceptance figures")
         act(file, "Pr&eferences…", self.preferences, QKeySequence.StandardKey.Preferences)
         file.addSeparator()
         act(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)

@@ -48,6 +48,11 @@ class PreferencesDialog(QDialog):
         row.addWidget(self.prices, 1)
         row.addWidget(browse_prices)
         form.addRow("Price list", row)
+        self.trace_python = QLineEdit(settings.get("trace_python"))
+        self.trace_python.setPlaceholderText("this Python, or $CONFIGURATOR_TRACE_PYTHON")
+        self.trace_python.setToolTip("A Python with the trace extra (pip install 'gpu-build-configurator[trace]') "
+                                     "that runs Trace exactly, e.g. another venv's bin/python")  # fmt: skip
+        form.addRow("Tracer Python", self.trace_python)
         self.page = QComboBox()
         self.page.addItem("From the locale", "")
         self.page.addItem("A4", "a4")
@@ -103,6 +108,7 @@ class PreferencesDialog(QDialog):
         self.settings.set("price_list", prices)
         self.settings.set("seller_name", self.seller.text().strip() or "GPU Build Configurator")
         self.settings.set("seller_logo", self.logo.text().strip())
+        self.settings.set("trace_python", self.trace_python.text().strip())
         self.settings.set("page", self.page.currentData())
         self.settings.set("units", self.units.currentData())
         super().accept()

@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import copy
 import logging
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from configurator.catalog.fileio import regular_or_absent
+from configurator.catalog.limits import idle_minutes
 from configurator.catalog.preferences import validate_preference
 
 ORG, APP = "GPU Build Configurator", "configurator"
+MAX_SETTINGS_BYTES = 1_000_000  # the real file is under 10 kB; Qt reads it whole, in the GUI thread
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -63,11 +68,10 @@ def _int_at_least(low: int) -> Callable[[Any], int]:
     return parse
 
 
-def _positive_float(raw: Any) -> float:
-    value = float(raw)
-    if not value > 0:
-        raise ValueError("not positive")
-    return value
+def _idle_minutes(raw: Any) -> float:
+    # bounded where it becomes a timer (catalog/limits.py): 100,000 minutes overflowed QTimer's int and
+    # crashed every demo start; inf exited 3
+    return idle_minutes(raw)
 
 
 def _text_list(raw: Any) -> list[str]:
@@ -103,19 +107,92 @@ _DECLARED: tuple[Option[Any], ...] = (
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
     text_option("price_list", "", "the seller's price list (YAML or CSV, catalog/prices.py); no prices when empty"),
+    text_option(
+        "trace_python",
+        "",
+        "a Python with the trace extra for Trace exactly; this one (or $CONFIGURATOR_TRACE_PYTHON) when empty",
+    ),
     Option("window/geometry", QByteArray(), _bytes, "the main window's saved geometry"),
     # demo mode (not in the Preferences dialog): see ui/kiosk/
     Option("demo/pin", "2468", _digits, "the PIN that leaves demo mode"),
-    Option("demo/idle_minutes", 3.0, _positive_float, "minutes without input before the attract loop"),
+    Option("demo/idle_minutes", 3.0, _idle_minutes, "minutes without input before the attract loop (0.1 to 1440)"),
     text_option("demo/folder", "", "where take-home builds go; Documents/configurator-demo when empty"),
 )
 OPTIONS: dict[str, Option[Any]] = {o.key: o for o in _DECLARED}
 DEFAULTS: dict[str, Any] = {key: o.default for key, o in OPTIONS.items()}
 
 
+def settings_file() -> Path:
+    """Where QSettings keeps the user's INI file (its user scope: $XDG_CONFIG_HOME/ORG/APP.ini on Linux and
+    macOS), found without opening it (QSettings reads the file, blocking, as it is constructed)."""
+    from PySide6.QtCore import QStandardPaths
+
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
+    return Path(base or Path.home() / ".config") / ORG / f"{APP}.ini"
+
+
+def settings_file_problem(path: Path) -> str | None:
+    """Why the settings file (or Qt's lock file beside it) cannot be used: a FIFO, a device, a folder, or
+    over :data:`MAX_SETTINGS_BYTES`. Checked with ``stat`` only: QSettings opens it blocking."""
+    problem = regular_or_absent(path, MAX_SETTINGS_BYTES)
+    if problem is None:
+        lock_problem = regular_or_absent(f"{path}.lock")
+        problem = f"its lock file {path}.lock {lock_problem}" if lock_problem else None
+    return f"{path}: {problem}" if problem else None
+
+
+_SCRATCH: list[Path] = []
+
+
+def _scratch_folder() -> Path:
+    """A private folder for this session's settings when the user's file cannot be used (removed at exit)."""
+    if not _SCRATCH:
+        import atexit
+        import shutil
+
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="configurator-settings-")))
+        atexit.register(shutil.rmtree, _SCRATCH[0], True)
+    return _SCRATCH[0]
+
+
 class Settings:
+    """The typed options over a QSettings. ``problem`` says why the user's settings file was not used (a
+    FIFO, a device, a folder, too large): the window then starts with the defaults, saves nothing there,
+    and the kiosk stays locked (a PIN set in the unreadable file must not fall back to the default)."""
+
     def __init__(self, settings: QSettings | None = None) -> None:
-        self.q = settings or QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG, APP)
+        self.problem: str | None = None
+        if settings is None:
+            path = settings_file()
+            self.problem = settings_file_problem(path)
+            if self.problem is None:
+                settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORG, APP)
+            else:
+                log.warning("settings not read: %s", self.problem)
+                settings = QSettings(str(_scratch_folder() / f"{APP}.ini"), QSettings.Format.IniFormat)
+        self.q = settings
+
+    def stored_problem(self, key: str) -> str | None:
+        """Why the stored value of ``key`` is not usable (it then reads as the default), or None when it is
+        usable or nothing is stored. The kiosk PIN uses it to lock instead of falling back."""
+        if self.problem is not None:
+            return f"the settings file cannot be read ({self.problem})"
+        raw = self.q.value(key, None)
+        if raw is None:
+            return None
+        option = OPTIONS[key]
+        try:
+            value = option.parse(raw)
+        except (TypeError, ValueError) as exc:
+            return f"the stored {key} is not valid ({exc})"
+        if option.choices and value not in option.choices:
+            return f"the stored {key} is not one of {list(option.choices)}"
+        return None
+
+    def reset(self, key: str) -> None:
+        """Remove the stored ``key``: it reads as its default again (``configurator demo-pin --reset``)."""
+        self.q.remove(key)
+        self.q.sync()
 
     def get(self, key: str) -> Any:
         """The stored value of option ``key``, valid, or its default (KeyError for an undeclared key)."""

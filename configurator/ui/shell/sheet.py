@@ -29,6 +29,7 @@ class SheetMixin:
             page=self.settings.get("page") or default_page(),
             prices=self.price_list(),
             customer=self.sheet_customer,
+            base_dir=self.doc.models.base_dir,  # the build's relative config.json paths, for its traced results
         )
 
     @property

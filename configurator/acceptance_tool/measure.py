@@ -1,0 +1,212 @@
+"""Measure each single-card job of a build on this machine: peak memory and step time of real training steps.
+
+Run by the burn-in kit (``configurator burnin``) as a script; imports only the standard library until a
+job runs, then torch, transformers and, for LoRA / QLoRA, peft and bitsandbytes. Nothing is downloaded: the
+model is built with random weights from the config the kit wrote (``AutoModelForCausalLM.from_config``).
+
+For each job it runs one warm-up step, then timed optimizer steps (micro-batches x gradient accumulation as
+the build says) until ``--steps`` or the time limit, and records ``torch.cuda.max_memory_allocated``,
+``max_memory_reserved``, the device's used memory at the peak (``torch.cuda.mem_get_info``: what nvidia-smi
+shows, other processes included), the mean step time and tokens per second. Jobs on several cards need
+torchrun and are reported as skipped, as are models given by parameter count only. Output: one JSON file
+(``"tool": "configurator-measure"``) that ``configurator verify`` reads. GB = 10^9 bytes.
+
+    python3 measure.py --jobs jobs.json --job 0 --out results/measure/job-0.json --time-limit 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+GB = 1e9
+FORMAT = 1
+
+
+class TimeLimit(Exception):
+    """The job ran past its time limit."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise TimeLimit
+
+
+def _versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in ("torch", "transformers", "peft", "bitsandbytes"):
+        try:
+            out[name] = __import__(name).__version__
+        except Exception:  # absent or broken: recorded as missing, never fatal
+            out[name] = None
+    return out
+
+
+def _model(torch: Any, job: dict[str, Any]) -> Any:
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    cfg = dict(job["hf_config"])
+    config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
+    method = job["method"]
+    if method == "qlora":
+        # random weights quantised to NF4 one linear at a time, as transformers' bitsandbytes loader does
+        import bitsandbytes as bnb
+
+        model = AutoModelForCausalLM.from_config(config, torch_dtype=torch.bfloat16)
+        for name, module in list(model.named_modules()):
+            for child_name, child in list(module.named_children()):
+                if isinstance(child, torch.nn.Linear) and "lm_head" not in f"{name}.{child_name}":
+                    q = bnb.nn.Linear4bit(
+                        child.in_features,
+                        child.out_features,
+                        bias=child.bias is not None,
+                        compute_dtype=torch.bfloat16,
+                        quant_type="nf4",
+                    )
+                    q.weight = bnb.nn.Params4bit(child.weight.data, requires_grad=False, quant_type="nf4")
+                    setattr(module, child_name, q)
+        model = model.cuda()
+    else:
+        with torch.device("cuda"):
+            model = AutoModelForCausalLM.from_config(config, torch_dtype=torch.bfloat16)
+    if method in ("lora", "qlora"):
+        from peft import LoraConfig, get_peft_model
+
+        rank = int(job.get("lora_rank", 16))
+        model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, target_modules="all-linear"))
+    if job.get("gradient_checkpointing", True):
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.enable_input_require_grads()
+    model.config.use_cache = False
+    return model, config
+
+
+def run_job(job: dict[str, Any], steps: int) -> dict[str, Any]:
+    """One job's measurement; raises TimeLimit past the alarm, torch.cuda.OutOfMemoryError when it does not fit."""
+    import torch
+
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    model, config = _model(torch, job)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=1e-5, foreach=True)
+    seq, mb = int(job["sequence_length"]), int(job["micro_batch_size"])
+    gas = int(job.get("gradient_accumulation_steps", 1))
+    tokens = torch.randint(0, config.vocab_size, (mb, seq), device="cuda")
+    used_peak = 0.0
+    times: list[float] = []
+    for step in range(steps + 1):  # step 0 warms up (allocator pool, kernels) and is not timed
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(gas):
+            out = model(input_ids=tokens, labels=tokens)
+            out.loss.backward()
+            free, total = torch.cuda.mem_get_info()
+            used_peak = max(used_peak, (total - free) / GB)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        torch.cuda.synchronize()
+        if step:
+            times.append(time.perf_counter() - t0)
+    step_s = sum(times) / len(times)
+    return {
+        "status": "ok",
+        "peak_allocated_gb": torch.cuda.max_memory_allocated() / GB,
+        "peak_reserved_gb": torch.cuda.max_memory_reserved() / GB,
+        "device_used_gb": used_peak,
+        "step_seconds": step_s,
+        "tokens_per_second": seq * mb * gas / step_s,
+        "layers_run": config.num_hidden_layers,
+        "layers_full": config.num_hidden_layers,
+    }
+
+
+def measure(job: dict[str, Any], steps: int, time_limit: int) -> dict[str, Any]:
+    base = {"name": job["name"], "gpu": job.get("gpu")}
+    if job.get("skip"):
+        return {**base, "status": "skipped", "reason": job["skip"]}
+    try:
+        import torch
+    except ImportError:
+        return {
+            **base,
+            "status": "skipped",
+            "reason": "torch is not installed: pip install torch transformers peft "
+            "bitsandbytes (CUDA build), or the configurator's [measure] extra",
+        }
+    if not torch.cuda.is_available():
+        return {**base, "status": "skipped", "reason": "no CUDA device visible to torch"}
+    if hasattr(signal, "SIGALRM"):
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(max(1, time_limit))
+    try:
+        return {**base, **run_job(job, steps)}
+    except TimeLimit:
+        return {**base, "status": "timeout", "reason": f"ran past the time limit of {time_limit} s"}
+    except torch.cuda.OutOfMemoryError as exc:
+        return {**base, "status": "oom", "reason": str(exc)[:500]}
+    except ImportError as exc:
+        return {**base, "status": "skipped", "reason": f"missing package: {exc.name} (pip install {exc.name})"}
+    except Exception as exc:  # a broken stack must not stop the other jobs: recorded with its message
+        return {**base, "status": "error", "reason": f"{type(exc).__name__}: {str(exc)[:500]}"}
+    finally:
+        if hasattr(signal, "SIGALRM"):
+            signal.alarm(0)
+
+
+def device_info() -> dict[str, Any]:
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            p = torch.cuda.get_device_properties(0)
+            return {
+                "name": p.name,
+                "total_gb": p.total_memory / GB,
+                "capability": f"{p.major}.{p.minor}",
+                "cuda": torch.version.cuda,
+                "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            }
+    except Exception:  # no torch / no driver: the file still says what it could not read
+        pass
+    return {"name": None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=Path, required=True, help="jobs.json written by configurator burnin")
+    ap.add_argument("--job", type=int, required=True, help="index of the job in jobs.json")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--steps", type=int, default=3, help="timed optimizer steps after one warm-up step")
+    ap.add_argument("--time-limit", type=int, default=600, help="seconds for the whole job")
+    args = ap.parse_args(argv)
+    try:
+        jobs = json.loads(args.jobs.read_text(encoding="utf-8"))["jobs"]
+        job = jobs[args.job]
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+        print(f"measure: cannot read job {args.job} of {args.jobs}: {exc}", file=sys.stderr)
+        return 2
+    result = measure(job, max(1, args.steps), args.time_limit)
+    doc = {
+        "tool": "configurator-measure",
+        "format": FORMAT,
+        "device": device_info(),
+        "versions": _versions(),
+        "jobs": [result],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    os.replace(tmp, args.out)
+    print(f"measure: {job['name']}: {result['status']}" + (f" ({result['reason']})" if result.get("reason") else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""The acceptance commands: ``acceptance`` (the figures a built machine must measure), ``verify`` (the shop's
+results against them) and ``burnin`` (the kit the shop runs). Registered by :mod:`configurator.cli`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from configurator.catalog.fileio import expand_path
+
+COMMANDS = ("acceptance", "verify", "burnin")
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "acceptance",
+        help="print what the built machine must measure (topology, links, memory, "
+        "nccl-tests busbw, peaks, step time, power)",
+    )
+    p.add_argument("build", type=Path)
+    p.add_argument("--json", action="store_true", help="print the prediction as JSON")
+    p.add_argument(
+        "--store-dir",
+        type=Path,
+        default=None,
+        help="data folder with stored measurements (default: the application's data folder)",
+    )
+    v = sub.add_parser("verify", help="check a machine's measured results (files or the burn-in kit's folder)")
+    v.add_argument("build", type=Path)
+    v.add_argument("results", type=Path, nargs="+", help="result files or the kit's output folder")
+    v.add_argument("--json", action="store_true", help="print the report as JSON")
+    v.add_argument("--pdf", type=Path, default=None, help="write the acceptance report PDF (with sign-off lines)")
+    v.add_argument("--store", action="store_true", help="keep the measured runs in the data folder")
+    v.add_argument("--store-dir", type=Path, default=None, help="data folder for --store (default: the app's)")
+    v.add_argument("--page", choices=["a4", "letter"], default="a4")
+    v.add_argument("--seller", default="GPU Build Configurator", help="the shop's name on the report")
+    b = sub.add_parser("burnin", help="write the burn-in kit (run.sh, measure.py, README) for a build")
+    b.add_argument("build", type=Path)
+    b.add_argument("-o", "--output", type=Path, required=True, help="kit folder to write")
+
+
+def default_store_dir() -> Path:
+    """The window's data folder (QStandardPaths AppDataLocation with the app's names)."""
+    from PySide6.QtCore import QCoreApplication, QStandardPaths
+
+    QCoreApplication.setApplicationName("configurator")
+    QCoreApplication.setOrganizationName("GPU Build Configurator")
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or Path.home() / ".local/share/gpu-configurator")
+
+
+def _load(path: Path):  # type: ignore[no-untyped-def]
+    from configurator.engine import evaluate
+    from configurator.engine.buildfile import load_build
+
+    build = load_build(path)
+    return build, evaluate(build, base_dir=path.parent)
+
+
+def _stored(store: Path | None, digest: str) -> dict[str, list[str]]:
+    from configurator.engine.acceptance.measured_store import load, stored_lines
+
+    runs, _problems = load(store or default_store_dir(), digest)
+    return stored_lines(runs)
+
+
+def run(args: argparse.Namespace) -> int:
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.acceptance import collect, predict, verify
+    from configurator.engine.acceptance.predict import build_digest
+
+    path = expand_path(args.build)
+    build, result = _load(path)
+    catalog = default_catalog()
+    store = expand_path(args.store_dir) if getattr(args, "store_dir", None) else None
+    if args.command == "acceptance":
+        from configurator.report.acceptance_text import render_prediction
+
+        pred = predict(build, result, catalog, stored=_stored(store, build_digest(build)))
+        print(pred.model_dump_json(indent=2) if args.json else render_prediction(pred), end="\n" if args.json else "")
+        return 0
+    if args.command == "burnin":
+        from configurator.engine.acceptance.kit import write_kit
+
+        pred = predict(build, result, catalog)
+        out = expand_path(args.output)
+        files = write_kit(out, build, pred, catalog, path.parent)
+        print(f"wrote the burn-in kit to {out} ({len(files)} files): copy it to the machine and run `sudo sh run.sh`")
+        return 0
+    # verify
+    from configurator.report.acceptance_text import render_verify
+
+    pred = predict(build, result, catalog, stored=_stored(store, build_digest(build)))
+    measurements = collect([expand_path(r) for r in args.results])
+    report = verify(pred, measurements)
+    print(report.model_dump_json(indent=2) if args.json else render_verify(report), end="\n" if args.json else "")
+    if args.store:
+        from configurator.engine.acceptance.measured_store import run_of, save
+
+        saved = save(store or default_store_dir(), run_of(report, measurements))
+        print(json.dumps({"stored": str(saved)}) if args.json else f"stored the measured run in {saved}")
+    if args.pdf is not None:
+        from configurator.report.acceptance_pdf import export_acceptance_pdf
+
+        pages = export_acceptance_pdf(expand_path(args.pdf), build, report, page=args.page, seller=args.seller)
+        print(f"wrote {args.pdf}: {pages} page(s)", file=__import__("sys").stderr)
+    if not measurements.files:
+        return 2  # nothing readable: say so by the exit status too
+    return 1 if report.verdict == "fail" else 0

@@ -1,0 +1,150 @@
+"""Read a shop's result files (or the burn-in kit's output folder) into :class:`Measurements`.
+
+Each file is recognised by its content (``parse.detect``); a file that cannot be read or parsed becomes a
+problem line naming it, never an exception, so one bad file does not hide the others.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from configurator.catalog.errors import FileError
+from configurator.catalog.fileio import safe_read_text
+from configurator.engine.acceptance.parse import (
+    DcgmSample,
+    LgipProfile,
+    LspciDevice,
+    MeasureOutput,
+    NcclRun,
+    ParseError,
+    SmiGpu,
+    TopoMatrix,
+    detect,
+    parse_dcgm,
+    parse_lgip,
+    parse_lspci,
+    parse_measure_json,
+    parse_nccl,
+    parse_query_csv,
+    parse_smi_q,
+    parse_topo,
+)
+
+MAX_FILES = 2000  # a kit folder holds a few dozen; more is not a result folder
+_GPUS_IN_NAME = re.compile(r"gpus?[-_]((?:\d{1,3}[-_,])*\d{1,3})")
+_WALL = re.compile(r"(\d{2,6}(?:\.\d{1,3})?)\s*(?:W|Watts)\b", re.I)
+# ipmitool dcmi power reading: "Instantaneous power reading:   3480 Watts" (the server's input power, via its BMC)
+_IPMI = re.compile(r"Instantaneous power reading:\s*(\d{1,6})\s*Watts", re.I)
+
+
+def wall_reading(text: str) -> float | None:
+    """The highest input power in a wall file: ipmitool's instantaneous readings, else the numbers given in W."""
+    ipmi = [float(v) for v in _IPMI.findall(text)]
+    if ipmi:
+        return max(ipmi)
+    values = [float(v) for v in _WALL.findall(text)]
+    return max(values) if values else None
+
+
+@dataclass
+class Measurements:
+    topo: TopoMatrix | None = None
+    gpus: list[SmiGpu] = field(default_factory=list)  # from --query-gpu CSV (preferred) or -q
+    lgip: dict[int, list[LgipProfile]] = field(default_factory=dict)
+    lgip_mig_off: bool = False
+    lspci: list[LspciDevice] = field(default_factory=list)
+    nccl: list[tuple[list[int] | None, NcclRun, str]] = field(default_factory=list)  # (GPU indices, run, file)
+    dcgm: list[DcgmSample] = field(default_factory=list)
+    measure: list[MeasureOutput] = field(default_factory=list)
+    wall_w: float | None = None  # a wall-meter reading the shop wrote down (wall-meter.txt: "3480 W")
+    kit_report: str | None = None  # the kit's own report of what it could not measure
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def driver(self) -> str | None:
+        return next((g.driver for g in self.gpus if g.driver), None)
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                out += [Path(root) / n for n in sorted(names) if not n.startswith(".")]
+                if len(out) > MAX_FILES:
+                    raise FileError(str(p), [])
+        else:
+            out.append(p)
+    return out
+
+
+def collect(paths: list[Path]) -> Measurements:
+    m = Measurements()
+    try:
+        files = _files(paths)
+    except FileError as exc:
+        m.problems.append(f"{exc.path}: more than {MAX_FILES} files; give the kit's output folder")
+        return m
+    for path in files:
+        name = path.name
+        try:
+            text = safe_read_text(path)
+        except FileError as exc:
+            m.problems.append(str(exc))
+            continue
+        if name.lower().startswith("wall"):
+            watts = wall_reading(text)
+            if watts is not None:
+                m.wall_w = max(m.wall_w or 0.0, watts)
+                m.files.append(str(path))
+            else:
+                m.problems.append(f"{path}: no wall reading such as '3480 W'")
+            continue
+        if name == "report.txt":
+            m.kit_report = text[:20000]
+            continue
+        kind = detect(text, name)
+        try:
+            _add(m, kind, text, path)
+        except ParseError as exc:
+            m.problems.append(f"{path}: {exc}")
+    m.gpus.sort(key=lambda g: g.index)
+    return m
+
+
+def _add(m: Measurements, kind: str, text: str, path: Path) -> None:
+    if kind == "unknown":
+        if path.suffix in (".txt", ".csv", ".json", ".log"):
+            m.unknown.append(str(path))
+        return
+    m.files.append(str(path))
+    if kind == "topo":
+        m.topo = parse_topo(text)
+    elif kind == "query-csv":
+        m.gpus = parse_query_csv(text)  # the CSV's fields win over -q's
+    elif kind == "smi-q":
+        gpus = parse_smi_q(text)
+        if not m.gpus:
+            m.gpus = gpus
+    elif kind == "lgip":
+        profiles, enabled = parse_lgip(text)
+        m.lgip_mig_off = m.lgip_mig_off or not enabled
+        for p in profiles:
+            m.lgip.setdefault(p.gpu, []).append(p)
+    elif kind == "lspci":
+        m.lspci = parse_lspci(text)
+    elif kind == "nccl":
+        run = parse_nccl(text)
+        g = _GPUS_IN_NAME.search(path.stem)
+        indices: list[int] | None = [int(x) for x in re.split(r"[-_,]", g.group(1))] if g else None
+        m.nccl.append((indices, run, str(path)))
+    elif kind == "dcgm":
+        m.dcgm += parse_dcgm(text)
+    elif kind == "measure":
+        m.measure.append(parse_measure_json(text))

@@ -1,0 +1,99 @@
+"""The acceptance figures and a verify report as plain text (the CLI's output); every figure is read from
+the engine's :class:`AcceptancePrediction` / :class:`VerifyReport`."""
+
+from __future__ import annotations
+
+from configurator.engine.acceptance.predict import AcceptancePrediction
+from configurator.engine.acceptance.verify import VerifyReport
+
+MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "missing": "----"}
+
+
+def _f(v: float | None, fmt: str = "{:,.2f}") -> str:
+    return "not predicted" if v is None else fmt.format(v)
+
+
+def render_prediction(p: AcceptancePrediction) -> str:
+    out = [f"Acceptance figures: {p.build_name} (reference digest {p.build_digest})", ""]
+    out.append("GPUs (nvidia-smi order = PCI bus order):")
+    for g in p.gpus:
+        mig = f"; MIG: {', '.join(g.mig_layout)}" if g.mig_layout else ""
+        out.append(
+            f"  GPU{g.index}  slot {g.slot}  {g.name}  {_f(g.memory_total_mib, '{:,.0f}')} MiB  "
+            f"limit {_f(g.power_limit_w, '{:,.0f}')} W  lspci LnkSta Gen{g.pcie_gen} x{g.pcie_width}  "
+            f"({g.root}){mig}"
+        )
+        if g.mig_profiles:
+            out.append(
+                "        mig -lgip: "
+                + ", ".join(f"{m.name} ({m.memory_gib} GiB, {m.instances_total})" for m in g.mig_profiles)
+            )
+    if p.topology:
+        out += ["", "nvidia-smi topo -m (predicted):", "        " + "".join(f"GPU{i:<5d}" for i in p.topology.gpus)]
+        for i, row in zip(p.topology.gpus, p.topology.matrix, strict=True):
+            out.append(f"  GPU{i:<3d} " + "".join(f"{c:8s}" for c in row))
+    if p.nccl:
+        out += ["", "nccl-tests all_reduce_perf busbw at >= 64 MiB (pass / warn thresholds):"]
+        for n in p.nccl:
+            out.append(
+                f"  {n.name:44s} {n.link:5s} {n.expected_busbw_gb_s:7.1f} GB/s  pass >= {n.pass_min_gb_s:.1f}, "
+                f"warn >= {n.warn_min_gb_s:.1f} ({n.basis})"
+            )
+        out.append(f"  tolerance: {p.nccl[0].source.split('; ', 1)[-1]}")
+    if p.jobs:
+        out += ["", "Jobs:"]
+        for j in p.jobs:
+            out.append(f"  {j.name} (GPU {', '.join(map(str, j.gpus))}{'; MIG ' + j.mig if j.mig else ''}):")
+            alloc = f"{j.peak_allocated_gb:.1f} GB ({j.allocated_low_gb:.1f}-{j.allocated_high_gb:.1f})"
+            smi = f"{j.nvidia_smi_gb:.1f} GB ({j.nvidia_smi_low_gb:.1f}-{j.nvidia_smi_high_gb:.1f})"
+            out.append(f"    peak allocated {alloc}; as nvidia-smi shows it {smi}")
+            if j.step_seconds is not None:
+                tok = f", {j.tokens_per_second:,.0f} tokens/s" if j.tokens_per_second else ""
+                out.append(f"    step {j.step_seconds:.2f} s ({j.step_low_s:.2f}-{j.step_high_s:.2f}){tok} (estimated)")
+            else:
+                out.append("    step time: not predicted (no compute rate for a card of the job)")
+            out += [f"    {line}" for line in j.measured_here]
+    if p.power:
+        w = p.power
+        out += [
+            "",
+            f"Power under load: cards {w.cards_w:,.0f} W + platform {w.platform_w:,.0f} W = PSU output "
+            f"{w.dc_w:,.0f} W; at the wall about {w.wall_w:,.0f} W (fail above {w.wall_max_w:,.0f} W)",
+        ]
+    out += ["", "Assumptions:"] + [f"  - {a}" for a in p.assumptions]
+    return "\n".join(out) + "\n"
+
+
+def kit_missing(r: VerifyReport) -> list[str]:
+    """The kit's own NOT MEASURED lines (its report.txt), each saying why and how to get it."""
+    if not r.kit_report:
+        return []
+    return [ln.removeprefix("NOT MEASURED: ") for ln in r.kit_report.splitlines() if ln.startswith("NOT MEASURED: ")]
+
+
+def render_verify(r: VerifyReport) -> str:
+    out = [
+        f"Verify: {r.build_name} (digest {r.build_digest}): {r.verdict.upper()}  "
+        f"{r.count('pass')} pass, {r.count('warn')} warn, {r.count('fail')} fail, {r.count('missing')} not measured",
+        "",
+    ]
+    for c in sorted(r.checks, key=lambda c: -{"fail": 3, "warn": 2, "missing": 1, "pass": 0}[c.status]):
+        line = f"{MARK[c.status]}  {c.figure}: expected {c.expected}"
+        if c.measured is not None:
+            line += f", measured {c.measured}"
+        if c.difference:
+            line += f" ({c.difference})"
+        out.append(line)
+        if c.cause and c.status != "pass":
+            out.append(f"      likely cause: {c.cause}")
+    if r.problems:
+        out += ["", "Files that could not be read:"] + [f"  {p}" for p in r.problems]
+    missing = kit_missing(r)
+    if missing:
+        out += ["", "The burn-in kit could not measure:"] + [f"  {line}" for line in missing]
+    if r.stored:
+        out += ["", "Earlier measurements of this machine:"]
+        out += [f"  {job}: {line}" for job, lines in r.stored.items() for line in lines]
+    if r.versions:
+        out += ["", "Versions: " + ", ".join(f"{k} {v}" for k, v in r.versions.items())]
+    return "\n".join(out) + "\n"

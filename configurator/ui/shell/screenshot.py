@@ -1,0 +1,34 @@
+"""``--screenshot FILE.png``: the target checked before anything is drawn, the image written through the
+one safe writer (``catalog.fileio.atomic_replace``: a temporary file beside the target, verified, renamed
+over it), so a swapped argument (``--screenshot mybuild.yaml``), a FIFO or a device never loses a file or
+hangs the program."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QWidget
+
+from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.fileio import atomic_replace, check_image_target, image_problem
+
+
+def save_image(image: QImage, path: str | os.PathLike[str]) -> Path:
+    """Write ``image`` to ``path`` all-or-nothing; FileError (never a bare False) when it cannot be."""
+    target, fmt = check_image_target(path)
+    if image.isNull():
+        raise FileError(str(target), [Problem("", "nothing was drawn (the window has no size): no image written")])
+
+    def produce(tmp: Path) -> None:
+        if not image.save(str(tmp), fmt):
+            raise OSError(f"Qt could not encode the {fmt} image")
+
+    atomic_replace(target, produce, lambda tmp: image_problem(tmp, fmt), what="the screenshot")
+    return target
+
+
+def save_screenshot(widget: QWidget, path: str | os.PathLike[str]) -> Path:
+    """The widget as shown, written as an image to ``path`` (see :func:`save_image`)."""
+    return save_image(widget.grab().toImage(), path)

@@ -1,0 +1,110 @@
+"""The acceptance, verify and burnin commands, and measured runs kept in the data folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from configurator.cli import main
+from configurator.engine.acceptance import collect, verify
+from configurator.engine.acceptance.measured_store import load, run_of, save, stored_lines
+from configurator.paths import resource
+
+EIGHT = str(resource("builds", "seed-70b-lora-8x-h200-nvl.yaml"))
+
+
+def test_acceptance_prints_the_figures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["acceptance", str(resource("builds", "default.yaml")), "--store-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "nvidia-smi topo -m (predicted)" in out and "NV18" in out and "143,771 MiB" in out
+    assert "pass >= 139.2" in out and "(estimated)" in out and "at the wall about 3,933 W" in out
+
+
+def test_acceptance_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["acceptance", EIGHT, "--json", "--store-dir", str(tmp_path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["gpus"]) == 8 and len(data["nccl"]) == 31 and data["topology"]["matrix"][0][4] == "SYS"
+
+
+def test_verify_exit_status_and_json(capsys: pytest.CaptureFixture[str], fixtures: Path, tmp_path: Path) -> None:
+    assert main(["verify", EIGHT, str(fixtures / "healthy-8gpu"), "--store-dir", str(tmp_path)]) == 0
+    assert "PASS" in capsys.readouterr().out
+    assert main(["verify", EIGHT, str(fixtures / "missing-bridge"), "--json", "--store-dir", str(tmp_path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["build_digest"] and any(c["status"] == "fail" for c in report["checks"])
+
+
+def test_verify_of_an_empty_folder_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["verify", EIGHT, str(tmp_path / "empty"), "--store-dir", str(tmp_path)]) == 2
+
+
+def test_verify_of_a_missing_path_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["verify", EIGHT, str(tmp_path / "nope"), "--store-dir", str(tmp_path)]) == 2
+    assert "nope" in capsys.readouterr().out  # listed among the files that could not be read
+
+
+def test_verify_store_then_acceptance_shows_it(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, tmp_path: Path
+) -> None:
+    assert main(["verify", EIGHT, str(fixtures / "healthy-8gpu"), "--store", "--store-dir", str(tmp_path)]) == 0
+    assert "stored the measured run" in capsys.readouterr().out
+    assert main(["acceptance", EIGHT, "--store-dir", str(tmp_path)]) == 0
+    assert "measured on this machine" in capsys.readouterr().out
+    assert main(["verify", EIGHT, str(fixtures / "healthy-8gpu"), "--store-dir", str(tmp_path)]) == 0
+    assert "Earlier measurements of this machine:" in capsys.readouterr().out
+
+
+def test_verify_pdf(fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pdf = tmp_path / "acceptance.pdf"
+    main(
+        [
+            "verify",
+            EIGHT,
+            str(fixtures / "gpu-x8"),
+            "--pdf",
+            str(pdf),
+            "--seller",
+            "Shop GmbH",
+            "--store-dir",
+            str(tmp_path),
+        ]
+    )
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())  # Qt writes tabs between words and ligatures
+    assert "Acceptance report" in text and "GBC-" in text and "Sign-off" in text and "Shop GmbH" in text
+    assert "GPU5 PCIe link" in text and "FAIL" in text
+
+
+def test_burnin_writes_the_kit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["burnin", EIGHT, "-o", str(tmp_path / "kit")]) == 0
+    assert (tmp_path / "kit" / "run.sh").is_file() and (tmp_path / "kit" / "measure.py").is_file()
+    assert "sudo sh run.sh" in capsys.readouterr().out
+
+
+def test_burnin_into_a_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x")
+    assert main(["burnin", EIGHT, "-o", str(tmp_path / "file")]) == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_store_round_trip_and_a_corrupt_file(eight_gpu, fixtures: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pred = eight_gpu[2]
+    m = collect([fixtures / "healthy-8gpu"])
+    report = verify(pred, m)
+    path = save(tmp_path, run_of(report, m))
+    (path.parent / "2000-01-01T00-00-00Z.json").write_text("{not json")
+    runs, problems = load(tmp_path, pred.build_digest)
+    assert len(runs) == 1 and runs[0].cards[0] == "NVIDIA H200 NVL" and runs[0].versions["driver"] == "570.133.20"
+    assert problems and "2000-01-01" in problems[0]
+    lines = stored_lines(runs)[pred.jobs[0].name]
+    assert lines[0].startswith("measured on this machine") and "GB as nvidia-smi shows it" in lines[0]
+    assert runs[0].nccl_gb_s["pair GPU0-GPU1"] > 150
+    with pytest.raises(ValueError):
+        load(tmp_path, "../../etc")

@@ -1,0 +1,44 @@
+"""The build sheet's Acceptance section, for the default build and seed B's two servers."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from configurator.catalog.loader import default_catalog
+from configurator.report.sheet import SheetOptions, build_html
+
+
+@pytest.mark.parametrize(
+    "name", ["default.yaml", "seed-30b-lora-h100-sxm.yaml", "seed-30b-lora-rtx-pro-6000-server.yaml"]
+)
+def test_sheet_has_the_acceptance_section(name: str, evaluate_shipped) -> None:  # type: ignore[no-untyped-def]
+    build, result = evaluate_shipped(name)
+    html = build_html(build, result, default_catalog(), SheetOptions())
+    assert "Acceptance: what the built machine must measure" in html
+    section = html.split("Acceptance: what the built machine must measure", 1)[1]
+    assert "nvidia-smi name" in section and "lspci LnkSta" in section and "Peak allocated GB" in section
+    assert "at the wall about" in section
+    for card in build.cards:
+        spec = default_catalog().cards[card.card]
+        assert f"{spec.memory_visible_mib.value:,.0f} MiB" in section
+    if len(build.cards) > 1:
+        assert "topo -m" in section and "all_reduce_perf" in section
+
+
+def test_exported_sheet_prints_it(tmp_path: Path, evaluate_shipped) -> None:  # type: ignore[no-untyped-def]
+    from pypdf import PdfReader
+
+    from configurator.report.pdf import ensure_app, export_pdf
+
+    build, result = evaluate_shipped("default.yaml")
+    ensure_app()
+    export_pdf(tmp_path / "sheet.pdf", build, result, options=SheetOptions())
+    text = " ".join(
+        unicodedata.normalize(
+            "NFKC", "\n".join(p.extract_text() for p in PdfReader(tmp_path / "sheet.pdf").pages)
+        ).split()
+    )
+    assert "Acceptance: what the built machine must measure" in text and "≥ 139.2" in text
