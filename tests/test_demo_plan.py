@@ -337,10 +337,12 @@ def test_plan_results_forget_the_oldest(shipped: Plan) -> None:
 
 
 def assert_bar_words_apart(window: DemoWindow) -> None:
-    """The eight bars' words over the planner's node are the kiosk's (whole GB; the unit where it fits) and
-    do not run into each other: neighbouring texts are apart by more than 2 px."""
+    """The bars' words over the planner's node (one bar per whole card or MIG instance) are the kiosk's (whole
+    GB; the unit where it fits) and do not run into each other: neighbouring texts are apart by more than 2 px."""
     labels = [lb for lb in window.chart.labels if lb.isVisible()]
-    assert len(labels) == len(window.doc.build.cards) == 8
+    cards = window.doc.build.cards
+    assert len(cards) == 8
+    assert len(labels) == sum(len(c.mig) if c.mig else 1 for c in cards)
     texts = [lb.toPlainText() for lb in labels]
     assert all(t.startswith("+") and "." not in t for t in texts), texts
     spans = []

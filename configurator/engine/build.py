@@ -84,8 +84,13 @@ class Assumptions(Strict):
     link_rates: LinkRates = "measured"
     # published: compute time only from published dense BF16 rates (unknown where none is published);
     # estimated: where none is published, the catalog's UNCONFIRMED estimate, named in every result that uses it
-    compute_rates: Literal["published", "estimated"] = "published"
-    # Model FLOPs utilisation for compute time. 0.4 is the usual planning figure: Megatron-LM and
+    # The default shows every card's step time, an estimated rate labelled "estimated" wherever it is used
+    # (issue 24); "published" is the View choice "published rates only".
+    compute_rates: Literal["published", "estimated"] = "estimated"
+    # per-op: the step from each op's FLOPs and bytes at published achieved efficiencies (engine/steptime/);
+    # utilization: the old single-constant model, matmul FLOPs at ``utilization`` of the dense BF16 peak.
+    step_model: Literal["per-op", "utilization"] = "per-op"
+    # Model FLOPs utilisation for step_model: utilization. 0.4 is the usual planning figure: Megatron-LM and
     # PaLM report 40-55 % MFU on large dense training (Chowdhery et al. 2022, Table 3; Korthikanti
     # et al. 2022 report 54.2 % at 530B); fine-tuning on a few cards sits at the low end.
     # At least 1 %: below that a step time is no planning figure (1e-300 would print a 10^301 s step).

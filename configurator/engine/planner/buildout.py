@@ -40,14 +40,16 @@ def node_build(
     free_whole = list(spec.slots[k:])
     classes = {c.name: c for c in plan.classes}
     jobs = []
+    numbered: dict[str, int] = {}  # a class routed to several device kinds keeps one numbering (names are unique)
     prefix = f"{node} / "
     for route in fleet.routes:
         if not route.device.startswith(prefix) or route.job_class not in classes:
             continue
         cls = classes[route.job_class]
         what = route.device.removeprefix(prefix)
-        for n in range(route.devices):
-            name = f"{cls.name} #{n + 1}"
+        for _ in range(route.devices):
+            numbered[cls.name] = numbered.get(cls.name, 0) + 1
+            name = f"{cls.name} #{numbered[cls.name]}"
             if what == "whole card":
                 if not free_whole:
                     break
