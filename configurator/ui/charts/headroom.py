@@ -117,7 +117,12 @@ class HeadroomChart(QWidget):
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
-        self.fit_texts()
+        if self.window().isVisible():  # not while a closed window is torn down (its bar labels may be gone)
+            self.fit_texts()
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().showEvent(event)
+        self.fit_texts()  # sized while hidden: fitted now
 
     def fit_texts(self) -> None:
         """The legend takes as many columns as the width holds and the title wraps, so neither widens the
