@@ -62,7 +62,7 @@ def _trace_hints(build: object, path: Path, result: object) -> list[str]:
 
 
 def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None,
-            prices: Path | None = None) -> int:
+            prices: Path | None = None, customer: str = "") -> int:
     import time
 
     from configurator.engine import evaluate
@@ -75,7 +75,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     build = load_build(path)
     result = evaluate(build, base_dir=path.parent)
     ensure_app()
-    options = SheetOptions(page=page or default_page(), base_dir=path.parent)
+    options = SheetOptions(page=page or default_page(), base_dir=path.parent, customer=customer)
     if seller:
         options.seller_name = seller
     if logo_path:
@@ -85,7 +85,8 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
 
         options.prices = load_price_list(prices)
     pages = export_pdf(output, build, result, options=options)
-    print(f"wrote {output}: {pages} page(s), {options.page.upper()}, {time.perf_counter() - start:.2f} s")
+    print(f"wrote {output}: {pages} page{'s' if pages != 1 else ''}, {options.page.upper()}, "
+          f"{time.perf_counter() - start:.2f} s")
     return 0
 
 
@@ -126,7 +127,7 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
         from configurator.report.plan_sheet import export_plan_pdf
 
         pages = export_plan_pdf(pdf, result)
-        print(f"wrote {pdf}: {pages} page(s)", file=sys.stderr)
+        print(f"wrote {pdf}: {pages} page{'s' if pages != 1 else ''}", file=sys.stderr)
     return 1 if result.errors else 0
 
 
@@ -308,6 +309,7 @@ def _parser() -> argparse.ArgumentParser:
     p_exp.add_argument("-o", "--output", type=Path, required=True, help="PDF file to write")
     p_exp.add_argument("--page", choices=["a4", "letter"], default=None, help="paper size (default: from the locale)")
     p_exp.add_argument("--seller", default=None, help="seller name for the header")
+    p_exp.add_argument("--customer", default="", help="who the quote is for (first page); blank lines when unset")
     p_exp.add_argument("--logo", default=None, help="seller logo (SVG or PNG) for the header")
     p_exp.add_argument("--prices", type=Path, default=None,
                        help="seller's price list (YAML or CSV): adds a priced bill of materials")  # fmt: skip
@@ -410,7 +412,7 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return _catalog(args.kind, args.json)
     if args.command == "export":
         return _export(_user_path(args.build), _user_path(args.output), args.page, args.seller, args.logo,
-                       _user_path(args.prices))  # fmt: skip
+                       _user_path(args.prices), args.customer)  # fmt: skip
     if args.command == "open-code":
         return _open_code(args.code, args.print_only)
     if args.command == "nccl-busbw":

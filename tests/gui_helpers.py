@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QRect, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from configurator.engine.buildfile import load_build
 from configurator.ui.chassis.chassis_view import ChassisView
 from configurator.ui.shell.document import BuildDocument
+from configurator.ui.shell.layout import parked
 from configurator.ui.shell.main_window import MainWindow
 from configurator.ui.shell.settings import Settings
 
@@ -83,3 +84,107 @@ def hover_tooltip(view, plot, x: float, y: float) -> str:  # type: ignore[no-unt
     QTest.mouseMove(view.viewport(), view.mapFromScene(scene_point))
     QApplication.processEvents()
     return QToolTip.text() if QToolTip.isVisible() else ""
+
+
+def visible_rect(widget, top):  # type: ignore[no-untyped-def]
+    """The part of ``widget`` (in ``top``'s coordinates) that its ancestors up to ``top`` leave visible."""
+    rect = QRect(widget.mapTo(top, QPoint(0, 0)), widget.size())
+    parent = widget.parentWidget()
+    while parent is not None:
+        origin = parent.mapTo(top, QPoint(0, 0)) if parent is not top else QPoint(0, 0)
+        rect = rect.intersected(QRect(origin, parent.size()))
+        if parent is top:
+            break
+        parent = parent.parentWidget()
+    return rect
+
+
+def chart_parts(top):  # type: ignore[no-untyped-def]
+    """(name, rect in ``top``'s coordinates, the visible rect of its graphics view) of each plot, plot title and
+    legend in the shown pyqtgraph views under ``top``."""
+    import pyqtgraph as pg
+
+    parts = []
+    views = [v for v in top.findChildren(pg.GraphicsView) if v.isVisible()]
+    if isinstance(top, pg.GraphicsView):
+        views.append(top)
+    for view in views:
+        if parked_widget(view, top):
+            continue
+        viewport = view.viewport()
+        seen = visible_rect(viewport, top)
+        origin = viewport.mapTo(top, QPoint(0, 0)) if viewport is not top else QPoint(0, 0)
+        name = view.accessibleName() or type(view).__name__
+        for item in view.scene().items():
+            if not item.isVisible() or item.sceneBoundingRect().isEmpty():
+                continue
+            if isinstance(item, pg.PlotItem):
+                parts.append((f"{name}: plot", item.sceneBoundingRect(), view, origin, seen))
+                title = item.titleLabel
+                if title.isVisible() and title.text:
+                    text_rect = title.item.sceneBoundingRect()
+                    parts.append((f"{name}: title {title.text[:30]!r}", text_rect, view, origin, seen))
+            elif isinstance(item, pg.LegendItem) and item.items:
+                parts.append((f"{name}: legend", item.sceneBoundingRect(), view, origin, seen))
+    out = []
+    for label, scene_rect, view, origin, seen in parts:
+        rect = view.mapFromScene(scene_rect).boundingRect().translated(origin)
+        out.append((label, rect, seen))
+    return out
+
+
+def parked_widget(widget, top) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``widget`` sits in a dock Qt parked off-screen behind another dock's tab."""
+    return top.isWindow() and parked(widget, top)
+
+
+def charts_cut(top, tolerance: int = 2) -> list[str]:  # type: ignore[no-untyped-def]
+    """Each shown chart's plot, title and legend that does not lie inside the visible part of its view."""
+    problems = []
+    for label, rect, seen in chart_parts(top):
+        if not seen.adjusted(-tolerance, -tolerance, tolerance, tolerance).contains(rect):
+            problems.append(f"{label}: {rect.getRect()} not inside visible {seen.getRect()}")
+    return problems
+
+
+def rect_in(widget: QWidget, top: QWidget) -> QRect:
+    """``widget``'s rectangle in ``top``'s coordinates."""
+    return QRect(widget.mapTo(top, QPoint(0, 0)), widget.size())
+
+
+def on_screen(widget: QWidget, top: QWidget) -> bool:
+    return widget.isVisible() and rect_in(widget, top).intersects(top.rect())
+
+
+def inside_scroll_area(widget: QWidget, top: QWidget) -> bool:
+    """Whether ``widget`` sits in a scroll area's viewport (it may extend past it: it scrolls)."""
+    from PySide6.QtWidgets import QAbstractScrollArea
+
+    parent = widget.parentWidget()
+    while parent is not None and parent is not top:
+        grand = parent.parentWidget()
+        if isinstance(grand, QAbstractScrollArea) and parent is grand.viewport():
+            return True
+        parent = grand
+    return False
+
+
+def clipped(top: QWidget) -> list[str]:
+    """Visible widgets outside ``top`` or outside their parent, and labels given less than their text needs;
+    widgets inside a scroll area's viewport are left to it (it scrolls)."""
+    problems = []
+    for w in top.findChildren(QWidget):
+        if not w.isVisible() or w.isWindow() or inside_scroll_area(w, top) or parked(w, top):
+            continue  # a dock behind another's tab is parked off-screen by Qt: nothing of it shows
+        name = f"{type(w).__name__} {w.objectName() or (w.text()[:30] if isinstance(w, QLabel) else '')}"
+        parent = w.parentWidget()
+        if not top.rect().contains(rect_in(w, top)) or not parent.rect().contains(w.geometry()):
+            problems.append(f"{name}: {rect_in(w, top).getRect()} outside {parent.rect().getRect()}")
+        if isinstance(w, QLabel) and w.text():
+            if w.wordWrap():
+                short = w.height() < w.heightForWidth(w.width())
+            else:
+                short = w.width() < w.sizeHint().width() or w.height() < w.sizeHint().height()
+            if short:
+                problems.append(f"{name}: {w.size().toTuple()} for a text of {w.sizeHint().toTuple()}")
+    return problems

@@ -12,6 +12,7 @@ from PySide6.QtCore import QStandardPaths
 
 from configurator.engine.buildfile import load_build
 from configurator.ui.dnd.mime import card_mime, slot_mime
+from configurator.ui.shell.checks_panel import CODE_ROLE
 from tests.gui_helpers import drag_drop, drag_over, make_window
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -275,7 +276,7 @@ def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no
 def test_checks_click_selects_slot(window) -> None:  # type: ignore[no-untyped-def]
     """Clicking a check selects the card it concerns in the chassis view."""
     window.card_palette.chassis_chosen.emit("generic-workstation-4")
-    row = next(i for i in range(window.checks.count()) if "PASSIVE" in window.checks.item(i).text())
+    row = next(i for i in range(window.checks.count()) if "PASSIVE" in str(window.checks.item(i).data(CODE_ROLE)))
     window.checks.itemClicked.emit(window.checks.item(row))
     assert window.chassis_view.selected_slots() == [window.doc.result.checks[row].slot]
 
@@ -337,7 +338,7 @@ def test_check_click_selects_job(window) -> None:  # type: ignore[no-untyped-def
     """Clicking a job's check selects that job in the job bar."""
     window.chassis_view.select_slot(3)
     window.chassis_view.remove_action.trigger()  # the QLoRA job loses its card
-    row = next(i for i in range(window.checks.count()) if "JOB_NO_CARDS" in window.checks.item(i).text())
+    row = next(i for i in range(window.checks.count()) if "JOB_NO_CARDS" in str(window.checks.item(i).data(CODE_ROLE)))
     window.checks.itemClicked.emit(window.checks.item(row))
     assert window.jobs_panel.job_list.currentRow() == 1
     assert window.analysis.job_index == 1  # the charts follow the selected job

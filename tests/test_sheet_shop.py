@@ -164,7 +164,7 @@ def test_unpriced_parts_say_so_and_the_total_says_incomplete(tmp_path: Path) -> 
 @needs_poppler
 def test_wall_circuit_on_the_sheet(priced_sheet: tuple[Path, Build]) -> None:
     text = squash(pdf_text(priced_sheet[0]))
-    assert "WALL_CIRCUIT_OVERLOAD" in text
+    assert "wall-circuit-overload" in text
     assert "Wall circuit: North America, 120 V / 15 A" in text and "1,440 W continuous" in text
     assert "over its continuous rating" in text
 

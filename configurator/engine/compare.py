@@ -8,8 +8,10 @@ unknown (None) stays "unknown" in every cell and difference, never 0.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from configurator.catalog.cards import CardSpec
+from configurator.engine.bom import BillOfMaterials, money
 from configurator.engine.build import Build, Job
 from configurator.engine.lowprecision import Recipe, precision_choices, support
 from configurator.engine.parallelism import PARALLELISM
@@ -133,6 +135,28 @@ def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
         if la != rb:
             rows.append(Difference(None, what, la, rb, None))
     return rows
+
+
+def price_row(left: BillOfMaterials | None, right: BillOfMaterials | None) -> Difference:
+    """The quoted total of each side (engine/bom.py, from the seller's price list), the lower one better; a
+    side whose list leaves a part unpriced says so instead of a total that quietly leaves it out."""
+
+    def total(bom: BillOfMaterials | None) -> tuple[str, Decimal | None]:
+        if bom is None:
+            return "no price list", None
+        if not bom.complete:
+            return f"incomplete (no price for {', '.join(bom.unpriced)})", None
+        return money(bom.total, bom.currency), bom.total
+
+    (lt, la), (rt, ra) = total(left), total(right)
+    same_currency = left is not None and right is not None and left.currency == right.currency
+    if la is None or ra is None or not same_currency or left is None:
+        return Difference(None, "price (total)", lt, rt, None, UNKNOWN if (la is None) != (ra is None) else "")
+    delta = ra - la
+    text = money(delta, left.currency)
+    text = ("+" + text if delta > 0 else text) + (f" ({float(delta / la):+.0%})" if la else "")
+    better = None if delta == 0 else ("left" if delta > 0 else "right")
+    return Difference(None, "price (total)", lt, rt, better, text)
 
 
 # ---- recipe against recipe --------------------------------------------------------------------------------

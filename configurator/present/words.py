@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from configurator.catalog.loader import Catalog
 from configurator.engine.build import Build
 from configurator.engine.physical import card_power_w
@@ -28,16 +30,22 @@ def capacity_label(nominal_gb: float, visible_gb: float, unit: str = "GB") -> st
     return f"{nominal_gb:.0f} GB ({to_unit(visible_gb, unit):.1f} {unit} visible)"
 
 
-def psu_room_label(margin_w: float, card_w: float | None) -> str:
+def psu_room_label(margin_w: float, card_w: float | None, free_slots: int | None = None) -> str:
     """How much the PSUs have left, in watts and in cards of ``card_w`` each: 'room for 2 more 600 W cards
     (1,300 W free)', '500 W free: not enough for another 600 W card', '300 W over the PSU rating'.
     ``margin_w`` is the engine's (``Power.margin_w``: continuous capacity, redundant units held back, less
-    the draw); ``card_w`` what one more card would draw (``largest_card_w``), None with no card fitted."""
+    the draw); ``card_w`` what one more card would draw (``largest_card_w``), None with no card fitted;
+    ``free_slots`` the chassis' empty slots (``free_slots``): no more cards than fit in them (a full 8-socket HGX
+    read "room for 6 more 700 W cards")."""
     if margin_w < 0:
         return f"{-margin_w:,.0f} W over the PSU rating"
     if not card_w:
         return f"{margin_w:,.0f} W free"
+    if free_slots == 0:
+        return f"{margin_w:,.0f} W free; every slot is taken"
     more = int(margin_w // card_w)
+    if free_slots is not None:
+        more = min(more, free_slots)
     if more == 0:
         return f"{margin_w:,.0f} W free: not enough for another {card_w:,.0f} W card"
     return f"room for {more} more {card_w:,.0f} W card{'s' if more > 1 else ''} ({margin_w:,.0f} W free)"
@@ -48,3 +56,24 @@ def largest_card_w(build: Build, catalog: Catalog) -> float | None:
     (``engine.physical.card_power_w``): the card a customer would add another of. None with no card."""
     draws = [card_power_w(catalog.cards[c.card], c.power_limit_w) for c in build.cards if c.card in catalog.cards]
     return max(draws, default=None)
+
+
+def free_slots(build: Build, catalog: Catalog) -> int | None:
+    """The chassis' slots (sockets) with no card in them; None for a chassis the catalog does not know."""
+    chassis = catalog.chassis.get(build.chassis)
+    if chassis is None:
+        return None
+    taken = {c.slot for c in build.cards}
+    return sum(1 for pos in chassis.positions if pos.slot not in taken)
+
+
+def check_ref(code: str) -> str:
+    """A check's code as a reference a person can quote ("psu-tight"), not the engine's PSU_TIGHT."""
+    return str(code).lower().replace("_", "-")
+
+
+def mig_profile_gb(profile: str, catalog_gb: float) -> float:
+    """A MIG profile's headline size as its name gives it (1g.18gb: 18 GB), the figure a buyer sees; the
+    catalog's own figure only for a name without one. "16.5 GB nominal" beside "1g.18gb" read as a mistake."""
+    match = re.search(r"\.(\d+(?:\.\d+)?)gb", profile)
+    return float(match.group(1)) if match else catalog_gb

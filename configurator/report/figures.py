@@ -15,7 +15,7 @@ from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.result import CardMemory, JobResult
-from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, COMPONENTS, card_colour_hex
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, COMPONENTS, card_colour_hex, card_ink_hex
 from configurator.present.words import PITCH_MM, headroom_label
 
 
@@ -135,8 +135,8 @@ def _draw_cards(
         painter.setPen(QPen(colour.darker(160), 0.8))
         painter.setBrush(colour)
         painter.drawRoundedRect(r, 2, 2)
-        painter.setPen(QColor("white"))
-        _font(painter, 6.5, bold=True)
+        painter.setPen(QColor(card_ink_hex(card.id)))  # near-black on NVIDIA green: white was 2.4:1
+        _font(painter, 7.5, bold=True)
         text = f"{card.name.removeprefix('NVIDIA ')}\n{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
         if placement.mig:
             text += f" · MIG {'+'.join(m.profile for m in placement.mig)}"

@@ -39,7 +39,14 @@ def keep_together(doc: QTextDocument) -> int:
                 moved += 1
             elif block.blockFormat().headingLevel() and not already:
                 nxt = block.next()
-                if nxt.isValid() and pages_of(nxt)[0] > last:
+                # the next block's end, not its start: a figure too tall for the room left starts its block on
+                # this page and draws on the next ("Reopen this build" alone at a page's foot, its QR over)
+                if nxt.isValid() and pages_of(nxt)[1] > last:
+                    table = QTextCursor(nxt).currentTable()
+                    if table is not None:  # a table sent to a new page whole goes with its heading, not after it
+                        fmt = table.format()
+                        fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+                        table.setFormat(fmt)
                     break_before(block)
                     moved += 1
         block = block.next()

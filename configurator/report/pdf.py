@@ -113,7 +113,9 @@ class FigureObject(QPyTextObject):
             chassis = self.catalog.chassis.get(self.build.chassis)
             slots = max((p.x + max(p.max_width, 1) for p in chassis.positions), default=8) if chassis else 8
             sxm = bool(chassis and any(p.kind == "sxm" for p in chassis.positions))
-            ratio = 0.42 if sxm else min(0.62, 0.07 * slots + 0.05)
+            # at most 0.45 of the width high: at 0.62 an 8-slot server took half a page and pushed the bill of
+            # materials' total onto the next one
+            ratio = 0.42 if sxm else min(0.45, 0.07 * slots + 0.05)
             return QSizeF(width, width * ratio)
         return QSizeF(width, width * 0.36)
 
@@ -207,6 +209,9 @@ class BuildSheet:
                 break
             ordinal, first_row = parts[split[0]]
             row = first_row + split[1] - 1  # Qt's row 0 is the header
+            if row <= first_row and first_row == 0 and 0 not in breaks.get(ordinal, set()):
+                breaks.setdefault(ordinal, set()).add(0)  # the table's first row splits: the table to a new page
+                continue
             if row <= first_row or row in breaks.get(ordinal, set()):
                 break  # a part's first row taller than the room left: nothing to gain
             breaks.setdefault(ordinal, set()).add(row)

@@ -21,12 +21,15 @@ from configurator.engine.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.buildfile import build_to_yaml
 from configurator.engine.result import Power
 from configurator.engine.wall import PSU_EFFICIENCY, wall_draw
+from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
+from configurator.report.sheet_cover import cover_page
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
     FIGURE_MARK,
     H2,
+    NEW_PAGE_H2,
     ROW_BREAKS,
     counted_tables,
     html_table,
@@ -46,6 +49,7 @@ class SheetOptions:
     date: dt.date = field(default_factory=dt.date.today)
     prices: PriceList | None = None  # the seller's price list: a bill of materials when set
     build_code: str | None = None  # the build as a GBC1: code, printed under the QR (engine.buildcode)
+    customer: str = ""  # who the quote is for; blank lines to fill in by hand when empty
     # Traced results (configurator/trace): None reads each job's newest from the trace cache (the sheet never
     # traces); base_dir is where the build's relative config.json paths point (its folder)
     traces: dict[str, tuple[PreparedTrace, CachedTrace]] | None = None
@@ -78,15 +82,25 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
 def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
     """The sheet's sections in order (the order the PDF layout counts tables in)."""
     chassis = catalog.chassis.get(build.chassis)
-    out = _header(build, result, options)
-    out.append(H2.format("Chassis and cards"))
+    bom = priced_bom(build, catalog, options)
+    names = {**{c.id: c.name for c in catalog.cards.values()}, **{c.id: c.name for c in catalog.chassis.values()}}
+    # page 1, what the customer signs: parties, quote, verdict per job, total, acceptance (report/sheet_cover.py)
+    out = cover_page(build, result, names, options.seller_name, options.customer,
+                     reference_number(build, options.date), f"{options.date:%d %B %Y}", bom)  # fmt: skip
+    out.append(NEW_PAGE_H2.format("Your build"))
+    out += _header(build, result, options)
     out.append(f"<p>{FIGURE_MARK.format('chassis')}</p>")
     out += _parts(build, catalog, chassis)
-    bom = priced_bom(build, catalog, options)
     if bom is not None:
         out.append(H2.format("Bill of materials"))
         out.append(_bom_html(bom))
     out += _power(build, result, catalog, chassis)
+    out += acceptance_section(build, result, catalog)  # what the built machine must measure
+    out += _reopen(options)
+    # the engineering detail the verdicts rest on, after what the customer needs
+    out.append(NEW_PAGE_H2.format("Appendix: engineering detail"))
+    out.append("<p>How each job was sized: memory per card, communication and compute per step, the checks, the "
+               "assumptions and the sources of every figure.</p>")  # fmt: skip
     traces = options.traces if options.traces is not None else cached_traces(build, catalog, base_dir=options.base_dir)
     for i, job in enumerate(result.jobs):
         out += job_section(i, job, build.jobs[i], traces.get(job.name))
@@ -94,29 +108,21 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     out += checks_section(result)
     out += assumptions_section(build, result)
     out += sources_section(build, result, catalog, chassis)
-    out += acceptance_section(build, result, catalog)  # what the built machine must measure
-    out += _reopen(options)
     return "\n".join(out)
 
 
 def _header(build: Build, result: BuildResult, options: SheetOptions) -> list[str]:
-    """Title, reference, chassis and the summary of fits and errors."""
+    """The chassis and the counts, with the errors the checks found."""
     out: list[str] = []
-    out.append(f"<h1 style='margin:0'>{escape(build.name)}</h1>")
     out.append(
-        f"<p>Reference <b>{reference_number(build, options.date)}</b> · {options.date:%d %B %Y} · prepared by "
-        f"{escape(options.seller_name)}<br>Chassis: <b>{escape(result.chassis_name or build.chassis)}</b> · "
-        f"{len(build.cards)} card(s), {len(build.bridges)} NVLink bridge(s), {len(build.jobs)} job(s). "
+        f"<p>Chassis: <b>{escape(result.chassis_name or build.chassis)}</b> · {plural(len(build.cards), 'card')}, "
+        f"{plural(len(build.bridges), 'NVLink bridge')}, {plural(len(build.jobs), 'job')}. "
         "GB = 10<sup>9</sup> bytes throughout.</p>"
     )
     errors = [c for c in result.checks if c.severity == "error"]
-    verdict = (
-        "No errors."
-        if not errors
-        else f"<span style='color:#C62828'><b>{len(errors)} error(s)</b></span> — see Checks."
-    )
-    fits = sum(1 for j in result.jobs if j.fits)
-    out.append(f"<p><b>Summary:</b> {fits} of {len(result.jobs)} job(s) fit. {verdict}</p>")
+    if errors:
+        out.append(f"<p><span style='color:#C62828'><b>{plural(len(errors), 'error')}</b></span>: see Checks in "
+                   "the appendix.</p>")  # fmt: skip
     return out
 
 
@@ -153,7 +159,7 @@ def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None) -> list[
                 ", ".join(map(str, b.slots)),
             ]
         )
-    out.append(html_table(["Qty", "Part", "Key specifications", "Slot(s)"], rows, [6, 28, 52, 14]))
+    out.append(html_table(["Qty", "Part", "Key specifications", "Slots"], rows, [6, 28, 52, 14]))
     return out
 
 
@@ -171,7 +177,8 @@ def _power(build: Build, result: BuildResult, catalog: Catalog, chassis: Chassis
                 limit = limits.get(c.slot) or card.power.tdp_w.value or 0
                 rows.append([str(c.slot), escape(card.name), f"{limit:,.0f} W", escape(card.cooling.kind)])
         out.append(html_table(["Slot", "Card", "Power limit", "Cooling"], rows, [8, 52, 20, 20]))
-        red = f" ({chassis.psu.redundant_units} redundant unit(s) held back)" if chassis.psu.redundant_units else ""
+        red = (f" ({plural(chassis.psu.redundant_units, 'redundant unit')} held back)"
+               if chassis.psu.redundant_units else "")  # fmt: skip
         transient = (f"; transient demand up to {p.transient_demand_w:,.0f} W against {p.transient_capacity_w:,.0f} W "
                      "of PSU excursion rating" if p.transient_capacity_w else "")  # fmt: skip
         airflow = "front-to-rear server airflow" if chassis.airflow == "server" else "desk (tower) airflow"

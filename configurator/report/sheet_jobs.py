@@ -9,7 +9,10 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import BuildResult
 from configurator.engine.build import Job
 from configurator.engine.result import JobResult
+from configurator.present.job_words import word
 from configurator.present.memory_words import reserved_basis_note
+from configurator.present.verdict import WORDS, job_verdict
+from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
 from configurator.report.text import compute_phrase, overlap_phrase
 from configurator.trace.cache import CachedTrace
@@ -26,7 +29,7 @@ def _job_memory(i: int, job: JobResult) -> list[str]:
         rows.append([where, escape(short_card_name(r.card_name)), fmt_gb(r.weights_gb), fmt_gb(r.adapters_gb),
                      fmt_gb(r.gradients_gb), fmt_gb(r.optimizer_gb), fmt_gb(r.activations_gb), fmt_gb(r.transient_gb),
                      fmt_gb(r.overhead_gb), fmt_gb(r.peak_reserved_gb), fmt_gb(r.capacity_gb), fmt_gb(r.headroom_gb),
-                     r.status])  # fmt: skip
+                     WORDS.get(r.status, r.status)])  # fmt: skip
     out.append(html_table(["Slot", "Card", "Weights", "Adapt.", "Grads", "Optim.", "Activ.", "Trans.", "Ovhd.",
                        "Peak", "Capacity", "Headroom", "Fit"], rows,
                       [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
@@ -96,19 +99,23 @@ def job_section(i: int, job: JobResult, spec: Job,
     holds one), communication and compute."""
     out: list[str] = []
     out.append(H2.format(f"Job: {escape(job.name)}"))
-    lora = f", LoRA rank {spec.lora.rank} on {escape(str(spec.lora.targets))}" if spec.method != "full" else ""
-    quant = f", base {spec.quantization}" if spec.method == "qlora" else ""
+    lora = (f", LoRA rank {spec.lora.rank} on {escape(word('targets', spec.lora.targets))}"
+            if spec.method != "full" else "")  # fmt: skip
+    quant = f", base in {word('quantization', spec.quantization)}" if spec.method == "qlora" else ""
+    verdict = job_verdict(job)
     out.append(
         f"<p>Model <b>{escape(job.model_name)}</b> ({job.params_total / 1e9:.2f} B parameters, "
-        f"{job.params_trainable / 1e6:,.1f} M trained). Method {spec.method}{lora}{quant}; optimizer "
-        f"{spec.optimizer}, {spec.precision}; {spec.parallelism}"
+        f"{job.params_trainable / 1e6:,.1f} M trained). Method {word('method', spec.method)}{lora}{quant}; "
+        f"optimizer {word('optimizer', spec.optimizer)}, {word('precision', spec.precision)}; sharding "
+        f"{word('parallelism', spec.parallelism)}"
         + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")
         + f"; sequence {spec.sequence_length:,} × micro-batch {spec.micro_batch_size}, gradient checkpointing "
-        f"{'on' if spec.gradient_checkpointing else 'off'}, attention {spec.attention}, loss {job.loss}"
+        f"{'on' if spec.gradient_checkpointing else 'off'}, attention {word('attention', spec.attention)}, loss "
+        f"{word('loss', job.loss)}"
         + (f"; stack: {escape(job.stack)}" if job.stack else "")
         + (f", fixed activation budget {spec.activation_memory_gb:g} GB"
            if spec.activation_memory_gb is not None else "")
-        + f". Status: <b>{job.status}</b>.</p>"
+        + f". Verdict: <b>{escape(verdict.word)}</b> ({escape(verdict.sentence)}).</p>"
     )  # fmt: skip
     if job.precision and (job.precision.recipe or job.precision.base_weights != "bf16"):  # low precision
         lp = job.precision
@@ -130,9 +137,10 @@ def mig_section(result: BuildResult, catalog: Catalog) -> list[str]:
         for m in result.mig:
             card = catalog.cards.get(m.card)
             name = card.name if card else m.card
-            rows = [[str(i.index), i.profile, str(i.start), f"{i.capacity_gb:.1f}", f"{i.capacity_nominal_gb:g}",
+            rows = [[str(i.index), i.profile, str(i.start), f"{i.capacity_gb:.1f}",
+                     f"{mig_profile_gb(i.profile, i.capacity_nominal_gb):g}",
                      escape(", ".join(i.jobs) or "—")] for i in m.instances]  # fmt: skip
-            out.append(f"<p><b>Slot {m.slot}: {escape(name)}</b> — layout {'valid' if m.valid else 'INVALID'}.</p>")
+            out.append(f"<p><b>Slot {m.slot}: {escape(name)}</b> — layout {'valid' if m.valid else 'not valid'}.</p>")
             out.append(html_table(["Instance", "Profile", "Start", "GB visible", "GB nominal", "Jobs"], rows,
                               [10, 18, 10, 14, 14, 34]))  # fmt: skip
             if m.commands:

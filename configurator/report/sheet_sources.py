@@ -13,6 +13,7 @@ from configurator.engine.memory import (
     CUDA_CONTEXT_BYTES,
     FSDP_SETUP_UNIT_COPIES,
 )
+from configurator.present.words import check_ref
 from configurator.report.sheet_tables import H2, html_table, source_text
 
 
@@ -22,10 +23,11 @@ def checks_section(result: BuildResult) -> list[str]:
     out.append(H2.format("Checks"))
     if result.checks:
         colour = {"error": "#C62828", "warning": "#B26A00", "info": "#1565C0"}
-        rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>", c.code,
-                 escape(c.message) + (f"<br/><small>{escape(c.detail)}</small>" if c.detail else "")]
+        rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>",
+                 escape(c.message) + (f"<br/><small>{escape(c.detail)}</small>" if c.detail else "")
+                 + f" <span style='color:#666;font-size:7pt;white-space:nowrap'>(check {check_ref(c.code)})</span>"]
                 for c in result.checks]  # fmt: skip
-        out.append(html_table(["Severity", "Code", "What and how to fix it"], rows, [9, 34, 57]))
+        out.append(html_table(["Severity", "What and how to fix it"], rows, [12, 88]))
     else:
         out.append("<p>No problems found.</p>")
     return out
@@ -104,7 +106,7 @@ def sources_section(build: Build, result: BuildResult, catalog: Catalog, chassis
         seen.add(card.id)
         for label, s in (("visible memory", card.memory_visible_mib), ("dense BF16 rate", card.bf16_dense_tflops),
                          ("memory bandwidth", card.memory_bandwidth_gb_s), ("power", card.power.tdp_w)):  # fmt: skip
-            value = f"{s.value:g}" if s.value is not None else "n/p"
+            value = f"{s.value:g}" if s.value is not None else "not published"
             rows.append([escape(card.name.removeprefix("NVIDIA ")), label, value, source_text(s.source)])
         estimate = card.bf16_dense_tflops_estimate
         if estimate is not None and a.compute_rates == "estimated" and not card.bf16_dense_tflops.value:
@@ -117,11 +119,13 @@ def sources_section(build: Build, result: BuildResult, catalog: Catalog, chassis
     if chassis:
         rows.append([escape(chassis.name), "slot map", "—", source_text(chassis.source)])
         for label, s in (("PSU W each", chassis.psu.watts_each), ("platform W", chassis.platform_power_w)):
-            value = f"{s.value:g}" if s.value is not None else "n/p"
+            value = f"{s.value:g}" if s.value is not None else "not published"
             rows.append([escape(chassis.name), label, value, source_text(s.source)])
     for job in result.jobs:
         m = catalog.models.get(job.model)
         if m is not None and m.id not in seen:
             seen.add(m.id)
-            rows.append([escape(m.name), "architecture", f"{m.total_params:,} params", source_text(m.source)])
+            # in billions: the 14-digit count broke mid-number in the value column ("70,553,706,49 / 6")
+            rows.append([escape(m.name), "parameters (architecture)", f"{m.total_params / 1e9:,.2f} B",
+                         source_text(m.source)])  # fmt: skip
     return [html_table(["Item", "Figure", "Value", "Source"], rows, [22, 18, 12, 48])]

@@ -8,11 +8,25 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 from collections.abc import Iterator
 from html import escape
 
 FIGURE_MARK = "[[figure:{}]]"
 H2 = "<h2 style='color:#33691E;margin-top:14px'>{}</h2>"
+NEW_PAGE_H2 = "<h2 style='color:#33691E;margin-top:0px;page-break-before:always'>{}</h2>"
+# a number with thousands separators or decimals: kept on one line (a narrow cell broke "70,553,706,496" as
+# "70,553,706,49 / 6")
+_NUMBER = re.compile(r"(?<![\w#])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\w)|(?<![\w#.])[-+]?\d+\.\d+(?![\w.])")
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def unbroken_numbers(html: str) -> str:
+    """``html`` with each number in a no-wrap span; tags and their attributes left alone."""
+    parts = _TAG.split(html)
+    for i in range(0, len(parts), 2):  # the text between tags
+        parts[i] = _NUMBER.sub(lambda m: f"<span style='white-space:nowrap'>{m.group(0)}</span>", parts[i])
+    return "".join(parts)
 
 
 # Rows a table starts a new page before, by the order the sheet emits its tables: set by the PDF layout
@@ -35,16 +49,19 @@ def html_table(headers: list[str], rows: list[list[str]], widths: list[int] | No
     ordinal = counter[0] if counter is not None else -1
     if counter is not None:
         counter[0] += 1
-    cuts = sorted(b for b in (ROW_BREAKS.get() or {}).get(ordinal, frozenset()) if 0 < b < len(rows))
+    asked = (ROW_BREAKS.get() or {}).get(ordinal, frozenset())
+    cuts = sorted(b for b in asked if 0 < b < len(rows))
     parts = [rows[a:b] for a, b in zip([0, *cuts], [*cuts, len(rows)], strict=True)]
+    whole_on_next_page = 0 in asked  # its first row would break across a page: the table starts a new one
     out = []
     for n, part in enumerate(parts):
         body = "".join(
-            "<tr>" + "".join(f"<td{' align=right' if i in right else ''}>{c}</td>" for i, c in enumerate(row))
+            "<tr>" + "".join(f"<td{' align=right' if i in right else ''}>{unbroken_numbers(c)}</td>"
+                             for i, c in enumerate(row))
             + "</tr>"
             for row in part
         )
-        brk = "page-break-before:always;" if n else ""
+        brk = "page-break-before:always;" if n or whole_on_next_page else ""
         out.append(
             "<table border=1 cellspacing=0 cellpadding=3 width=100% style='border-collapse:collapse;"
             f"{brk}border-color:#999'><thead><tr style='background:#E8F0E0'>{head}</tr></thead><tbody>{body}</tbody>"
@@ -61,7 +78,7 @@ def table_parts() -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     breaks = ROW_BREAKS.get() or {}
     for ordinal in range(_TABLES_EMITTED.get()):
-        out += [(ordinal, 0)] + [(ordinal, b) for b in sorted(breaks.get(ordinal, frozenset()))]
+        out += [(ordinal, 0)] + [(ordinal, b) for b in sorted(breaks.get(ordinal, frozenset())) if b > 0]
     return out
 
 

@@ -4,6 +4,7 @@ The other rooms of ui/ import the charts through these names only (an import-lin
 pyproject.toml)."""
 
 from configurator.ui import pg_guard
+from configurator.ui.charts.common import fit_legend, wrap_label
 from configurator.ui.charts.fit_frontier import FitFrontierChart
 from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.charts.roofline import RooflineChart
@@ -20,6 +21,8 @@ __all__ = [
     "RooflineChart",
     "StepTimeChart",
     "TopologyGrid",
+    "fit_legend",
     "free_cards",
     "topo_colour",
+    "wrap_label",
 ]

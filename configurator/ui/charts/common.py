@@ -153,6 +153,45 @@ class TipKeeper(QObject):
             QToolTip.hideText()
 
 
+def wrap_label(label: pg.LabelItem, room: float, centred: bool = False) -> None:
+    """Break ``label``'s text into lines ``room`` px wide when one line is wider (a LabelItem's minimum width is
+    its text's, so a long title or note made the scene wider than its view and cut the chart's right side);
+    a title in a PlotItem's fixed 30 px row gets a row as tall as its lines."""
+    from PySide6.QtGui import QTextOption
+
+    item = label.item
+    item.setTextWidth(-1)
+    natural = item.boundingRect().width()
+    if natural > room > 40:
+        item.setTextWidth(room)
+        if centred:
+            option = QTextOption(Qt.AlignmentFlag.AlignHCenter)
+            option.setWrapMode(QTextOption.WrapMode.WordWrap)
+            item.document().setDefaultTextOption(option)
+    label.updateMin()
+    label.resizeEvent(None)
+    plot = label.parentItem()
+    if isinstance(plot, pg.PlotItem) and label is plot.titleLabel and label.isVisible():
+        height = max(30, math.ceil(label.itemRect().height()) + 4)
+        label.setMaximumHeight(height)
+        plot.layout.setRowFixedHeight(0, height)
+
+
+def fit_legend(legend: pg.LegendItem, room: float, most: int) -> None:
+    """As many legend columns (up to ``most``) as ``room`` px hold: a legend wider than its view pushed the
+    plot past the right edge. A column is as wide as its widest label, its sample and the spacing."""
+    if not legend.items:
+        return
+    widths = [label.item.boundingRect().width() + 48 for _, label in legend.items]
+    cols = 1
+    for c in range(min(most, len(widths)), 1, -1):
+        if sum(max(widths[j::c]) for j in range(c)) <= room:
+            cols = c
+            break
+    if cols != legend.columnCount:
+        legend.setColumnCount(cols)
+
+
 class _Chart(QWidget):
     """A GraphicsLayoutWidget with a legend row above the plot, a note row below it and an empty-state text."""
 
@@ -243,11 +282,19 @@ class _Chart(QWidget):
             # pyqtgraph draws titles, notes, axis titles and legend labels as HTML (LabelItem): every one is
             # escaped here, where the text meets the sink, so a job or card name is never markup
             self.plot.setTitle(escape_rich(title), color=self.ink, size="10pt")
+            self._fit_texts()
 
     def _set_note(self, text: str) -> None:
         if text != getattr(self, "_note_html", None):
             self._note_html = text
             self.note.setText(escape_rich(text, 2000), color=self.ink)
+            self._fit_texts()
+
+    def _fit_texts(self) -> None:
+        """The title and the note wrap to the widget's width instead of widening the scene past it."""
+        room = self.width() - 28
+        wrap_label(self.plot.titleLabel, room - 60, centred=True)  # beside the value axis
+        wrap_label(self.note, room)
 
     def _set_legend(self, entries: list[tuple[object, str]]) -> None:
         key = tuple((id(item), label) for item, label in entries)
@@ -268,21 +315,12 @@ class _Chart(QWidget):
     def _fit_legend(self) -> None:
         """As many legend columns as the width holds: a legend wider than the widget would push the plot
         past the right edge."""
-        if not self.legend.items:
-            return
-        # entries fill rows left to right; a column is as wide as its widest label + sample + spacing
-        widths = [label.item.boundingRect().width() + 40 for _, label in self.legend.items]
-        room = self.width() - 24
-        cols = 1
-        for c in range(min(self.max_legend_cols, len(widths)), 1, -1):
-            if sum(max(widths[j::c]) for j in range(c)) <= room:
-                cols = c
-                break
-        self.legend.setColumnCount(cols)
+        fit_legend(self.legend, self.width() - 24, self.max_legend_cols)
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
         self._fit_legend()
+        self._fit_texts()
 
     def _set_axes(self, bottom: str, left: str) -> None:
         self._axis_titles = (bottom, left)

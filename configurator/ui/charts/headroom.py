@@ -21,13 +21,15 @@ from configurator.engine import Build
 from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
-from configurator.ui.charts.common import TipKeeper, axis_number
+from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
 from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64
 LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
 MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
+TITLE = "Memory per card against what the driver shows"
+MAX_LEGEND_COLS = 4
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
 
 
@@ -58,6 +60,8 @@ class HeadroomChart(QWidget):
         self.rows: list[tuple[str, CardMemory]] = []
         self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
         self._highest = 1.0  # the tallest bar, band or capacity drawn (the value axis starts at 0)
+        self.max_legend_cols = MAX_LEGEND_COLS  # the kiosk allows 5 on a large screen
+        self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -72,7 +76,7 @@ class HeadroomChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.plot.setTitle("Memory per card against what the driver shows", color="#222", size="10pt")
+        self.plot.setTitle(TITLE, color="#222", size="10pt")
         # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
         # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -111,12 +115,28 @@ class HeadroomChart(QWidget):
         self.measured: dict[str, float] = {}  # per job, a measured peak (GB) drawn beside its bar (set_measured)
         self.measured_item: pg.ScatterPlotItem | None = None
 
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        if self.window().isVisible():  # not while a closed window is torn down (its bar labels may be gone)
+            self.fit_texts()
+
+    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().showEvent(event)
+        self.fit_texts()  # sized while hidden: fitted now
+
+    def fit_texts(self) -> None:
+        """The legend takes as many columns as the width holds and the title wraps, so neither widens the
+        scene past the view (at 1280x800 the 4-column legend cut slot 3's bar and the legend's right side)."""
+        fit_legend(self.legend, self.width() - 24, self.max_legend_cols)
+        wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
+
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
         self.dark = dark
         self.ink = "#e6e6e6" if dark else "#222"
         self.view.setBackground("#1f1f1f" if dark else "w")
-        self.plot.setTitle("Memory per card against what the driver shows", color=self.ink, size="10pt")
+        self.plot.setTitle(TITLE, color=self.ink, size="10pt")
+        self.fit_texts()
         self.legend.setLabelTextColor(self.ink)
         for _, label in self.legend.items:
             label.setText(label.text, color=self.ink)
@@ -214,15 +234,27 @@ class HeadroomChart(QWidget):
     def fit_labels(self) -> float:
         """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
         the labels' type after update_result (the kiosk does) calls it again."""
-        top = self._highest * 1.25
+        highest = max(self._highest, self._floor)
+        top = highest * 1.25
         # The labels above the bars are text of a fixed pixel height: on a short plot (the kiosk's, ~110 px) a
         # quarter of the range left them over the title. The range's top keeps their height in pixels free.
         label_px = max((t.textItem.boundingRect().height() for t in self.labels if t.isVisible()), default=0.0)
         plot_px = self.plot.vb.height()
         if label_px and plot_px > label_px + LABEL_GAP_PX + MIN_BAR_PX:
-            top = max(top, self._highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
+            top = max(top, highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
         self.plot.setYRange(0, top, padding=0)
         return top
+
+    @property
+    def highest(self) -> float:
+        """The tallest bar, band or capacity drawn, in the chart's unit."""
+        return self._highest
+
+    def share_value_range(self, highest: float) -> None:
+        """Reach at least ``highest`` on the value axis: two charts compared side by side read on one scale
+        (the compare dialog's two charts had different ones)."""
+        self._floor = highest
+        self.fit_labels()
 
     def _ensure_labels(self, count: int) -> None:
         while len(self.labels) < count:

@@ -185,7 +185,9 @@ class StepTimeChart(_Chart):
             if job.step_seconds is None:
                 text = "step time unknown"
                 if job.compute is not None and job.compute.notes:
-                    text += "\n(no compute rate)"
+                    # say where the labelled estimate is (the RTX PRO 6000 Server publishes no dense BF16 rate)
+                    text += ("\nno published rate: View › Compute rates" if result.compute_rates == "published"
+                             else "\n(no compute rate)")  # fmt: skip
                 colour = "#8a8a8a"
             else:
                 if ratio is not None:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine import Build, BuildResult, editing
+from configurator.present.verdict import plural
 from configurator.present.words import PITCH_MM
 from configurator.ui.chassis.drops import DropsMixin
 from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, FocusFrame, SlotItem
@@ -116,13 +117,14 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         self._text(chassis.name, f).setPos(0, 0)
         psu = chassis.psu
         watts = (
-            f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value else f"{psu.units} PSU (rating n/p)"
+            f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
+            else f"{plural(psu.units, 'PSU')} (rating not published)"
         )
         red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
         airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
         length = chassis.max_card_length_mm.value
         sub = self._text(
-            f"{chassis.cpu_sockets} CPU socket(s) · PSU {watts}{red} · {airflow}"
+            f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
             + (f" · cards up to {length:.0f} mm" if length else ""),
             small,
         )

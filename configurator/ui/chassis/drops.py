@@ -59,6 +59,7 @@ class DropsMixin:
         card_id = read_card(event.mimeData())
         if card_id is None:
             if read_job(event.mimeData()) is not None:  # a job from the jobs panel: assign it to a card
+                self._hint_job_targets()
                 event.acceptProposedAction()
             else:
                 event.ignore()
@@ -72,6 +73,19 @@ class DropsMixin:
         for slot, item in self.slot_items.items():
             item.highlight(ALLOWED_PALE if self._allowed[slot] else REFUSED_PALE)
         event.acceptProposedAction()
+
+    def _hint_job_targets(self) -> None:
+        """While a job is dragged: every card it can run on tinted pale green, a MIG-split card pale red (its
+        instances are placed in the MIG editor), empty slots left plain; the status bar says what to do."""
+        build = self.doc.build
+        self._allowed = {}
+        for slot, item in self.slot_items.items():
+            placement = build.card_in(slot)
+            if placement is None:
+                continue
+            self._allowed[slot] = not placement.mig
+            item.highlight(ALLOWED_PALE if self._allowed[slot] else REFUSED_PALE)
+        self.status.emit("Drop the job on a green card to run it there (Ctrl: add the card to the job's cards)")
 
     def _clear_tints(self) -> None:
         self._allowed = {}

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
+from configurator.present.verdict import plural
 from configurator.present.words import capacity_label
 from configurator.ui.dnd import DragList, bridge_mime, card_mime
 from configurator.ui.shell import card_colour, hidpi_canvas
@@ -69,7 +70,7 @@ class BridgeList(DragList):
             item = QListWidgetItem(bridge_icon(n), f"NVLink bridge, {n}-way")
             item.setData(ID_ROLE, n)
             item.setToolTip(
-                f"Drag onto a card: joins it and its {n - 1} identical neighbour(s) side by side "
+                f"Drag onto a card: joins it and its {plural(n - 1, 'identical neighbour')} side by side "
                 "(the cards must take a bridge of this size). Enter, or B or Ctrl+B in the chassis, bridges the "
                 "selected cards."
             )

@@ -4,6 +4,7 @@ Live: edits to the current build update both sides. Every figure comes from engi
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt
@@ -27,13 +28,21 @@ from PySide6.QtWidgets import (
 from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
+from configurator.engine.bom import bill_of_materials
 from configurator.engine.buildfile import load_build
-from configurator.engine.compare import Difference, RecipeChoice, compare, compare_recipes, with_recipe
+from configurator.engine.compare import (
+    Difference,
+    RecipeChoice,
+    compare,
+    compare_recipes,
+    price_row,
+    with_recipe,
+)
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar
-from configurator.ui.shell import BuildDocument
+from configurator.ui.shell import BuildDocument, fit_to_screen
 
 BETTER = QColor(46, 125, 50, 70)
 SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself
@@ -45,7 +54,10 @@ class CompareDialog(QDialog):
         super().__init__(parent)
         self.doc = document
         self.setWindowTitle("Compare builds")
-        self.resize(1200, 760)
+        # the seller's price list, as the sheet uses it (the main window's Preferences); None without one
+        finder = getattr(parent, "price_list", None)
+        self.prices = finder() if callable(finder) else None
+        fit_to_screen(self, 1200, 760)
         self.other_path: Path | None = None
         self.other: Build | None = None
         self.left_result: BuildResult | None = None
@@ -54,6 +66,11 @@ class CompareDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(self._card_bar())
         self.recipes = RecipeBar(document.catalog)
+        for box in self.recipes.findChildren(QComboBox):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(8)
+        # "the other build has no job called …" wraps in its place: on one line it widened the dialog by 390 px
+        self.recipes.note.setWordWrap(True)
         layout.addWidget(self.recipes)
         layout.addWidget(self._charts(), 3)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -68,10 +85,12 @@ class CompareDialog(QDialog):
         self.recipes.changed.connect(self._recipes_changed)
         document.changed.connect(self._refresh)
         self._fill_from_cards()
-        default = "rtx-pro-6000-ws" if self.from_card.currentData() != "rtx-pro-6000-ws" else "h200-nvl"
-        self.to_card.setCurrentIndex(max(self.to_card.findData(default), 0))
+        self.to_card.setCurrentIndex(max(self.to_card.findData(self._default_to()), 0))
         self._refresh(document.build, document.result)
         self._follow_theme()
+
+    def _default_to(self) -> str:
+        return "rtx-pro-6000-ws" if self.from_card.currentData() != "rtx-pro-6000-ws" else "h200-nvl"
 
     def changeEvent(self, event: QEvent) -> None:
         """The charts follow the application's light or dark palette (the window's View > Dark theme)."""
@@ -100,6 +119,10 @@ class CompareDialog(QDialog):
         self.open_button = QPushButton("…or open another build…")
         bar.addWidget(self.open_button)
         bar.addStretch(1)
+        for box in (self.from_card, self.to_card, *self.findChildren(QComboBox)):
+            # as wide as 16 characters at least, not as the longest card name (the dialog grew past the screen)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(16)
         return bar
 
     def _charts(self) -> QSplitter:
@@ -111,12 +134,18 @@ class CompareDialog(QDialog):
             col = QVBoxLayout(pane)
             col.setContentsMargins(0, 0, 0, 0)
             title.setWordWrap(True)
+            # two lines for both titles, so the two charts start at one height when one name wraps
+            title.setMinimumHeight(2 * title.fontMetrics().lineSpacing() + 2)
+            title.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             col.addWidget(title)
             col.addWidget(chart, 1)
             split.addWidget(pane)
         return split
 
     def _fill_from_cards(self) -> None:
+        if self.other_path is not None:  # another build's file is the other side: no swap to show
+            self._show_swap()
+            return
         current = self.from_card.currentData()
         ids = list(dict.fromkeys(c.card for c in self.doc.build.cards))
         self.from_card.blockSignals(True)
@@ -143,6 +172,9 @@ class CompareDialog(QDialog):
 
     def _swap_chosen(self, *_: object) -> None:
         self.other_path = None
+        if self.from_card.currentIndex() < 0:
+            self._fill_from_cards()
+        self._show_swap()
         self._refresh(self.doc.build, self.doc.result)
 
     def open_dialog(self) -> None:
@@ -159,6 +191,18 @@ class CompareDialog(QDialog):
         self.other_path = path
         self._refresh(self.doc.build, self.doc.result)
         return True
+
+    def _show_swap(self) -> None:
+        """The card-swap boxes say the swap only while it is the other side: blank beside another build's file
+        (they kept "H200 NVL replaced by RTX PRO 6000" after "open another build")."""
+        if self.other_path is not None:
+            for box in (self.from_card, self.to_card):
+                box.blockSignals(True)
+                box.setCurrentIndex(-1)
+                box.setPlaceholderText("—")
+                box.blockSignals(False)
+        elif self.to_card.currentIndex() < 0:
+            self.to_card.setCurrentIndex(max(self.to_card.findData(self._default_to()), 0))
 
     # ---- refresh ----------------------------------------------------------------------------------------
 
@@ -192,10 +236,20 @@ class CompareDialog(QDialog):
         self._titles(build, job, this, other)
         self.left_chart.update_result(self.left_result)
         self.right_chart.update_result(self.other_result)
+        top = max(self.left_chart.highest, self.right_chart.highest)  # one value scale for both
+        for chart in (self.left_chart, self.right_chart):
+            chart.share_value_range(top)
         self.rows = compare(self.left_result, self.other_result)
+        self.rows.append(price_row(self._bom(left), self._bom(right)))
         if job is not None and this is not None and other is not None:
             self.rows = compare_recipes(job, self.left_result, self.other_result, this, other) + self.rows
         self._fill_table()
+
+    def _bom(self, build: Build):  # type: ignore[no-untyped-def]
+        """``build``'s bill of materials from the seller's price list; None without one."""
+        if self.prices is None:
+            return None
+        return bill_of_materials(build, self.doc.catalog, self.prices, "", dt.date.today())
 
     def _titles(self, build: Build, job: str | None, this: RecipeChoice | None, other: RecipeChoice | None) -> None:
         assert self.other is not None

@@ -94,12 +94,13 @@ class JobsPanel(QWidget):
         self.form.addRow(self.trace_row)
         self.form.addRow(self.trace_row.label)
         kit = self.kit
+        # "Runs on" first: putting a job on another card is the form's most common edit (it sat under ~25 fields)
+        self.cards_rows = CardsRows(kit)
         self.model_rows = ModelRows(kit, self)
         self.lora_rows = LoraRows(kit)
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
         self.step_rows = StepRows(kit)
-        self.cards_rows = CardsRows(kit)
         guard = _WheelGuard(self.scroll)
         for w in kit.inputs:
             if isinstance(w, QComboBox):  # narrow panels: combos do not grow to their longest item
@@ -200,6 +201,8 @@ class JobsPanel(QWidget):
         has_job = 0 <= i < len(build.jobs)
         self.editor.setEnabled(has_job)
         self.listing.enable(has_job)
+        for row in range(1, self.form.rowCount()):  # no job: no fields (File > New showed the old job's, greyed)
+            self.form.setRowVisible(row, has_job)
         self.trace_row.show_job(build, result, i)
         if not has_job:
             self.info.setText(NO_JOB)

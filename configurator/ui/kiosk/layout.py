@@ -324,7 +324,7 @@ class LayoutMixin:
     def _enlarge_chart(self) -> None:
         """Kiosk-sized type in the chart (axes, bar labels and legend), times the screen scale."""
         chart, s = self.chart, self._scale
-        chart.plot.setTitle("Memory per card (on top: free after activations)", color="#222", size=f"{18 * s:.1f}pt")
+        chart.plot.setTitle("Memory per card (on top: free after activations)", color="#222", size=f"{16 * s:.1f}pt")
         tick = _font(15 * s)
         for side in ("left", "bottom"):
             axis = chart.plot.getAxis(side)
@@ -338,7 +338,9 @@ class LayoutMixin:
         legend_pt = 15 * s if s >= 0.9 else (12 * s if s >= 0.7 else 11 * s)
         for _, item in chart.legend.items:
             item.setText(item.text, size=f"{legend_pt:.1f}pt")
+        chart.max_legend_cols = 5 if s >= 0.9 else 4  # two rows where they fit: the plot keeps the height
         chart.legend.setColumnCount(4)
+        chart.fit_texts()
         chart.setMinimumHeight(round(300 * s))
 
     def _rescale(self) -> None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QRectF, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QObject, QRectF, QStandardPaths, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QLabel,
@@ -75,8 +74,8 @@ def open_demo_code(code: str, folder: str | Path | None = None) -> Path:
 
 
 class CodePanel(Overlay):
-    """The build's QR code (engine.buildcode: it holds the whole build and opens anywhere with
-    ``configurator open-code``), and the shop reference the staff can also look up."""
+    """The build's QR code (engine.buildcode: it holds the whole build and opens anywhere with File > Open from
+    code or ``configurator open-code``), and the shop reference the staff can also look up."""
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -86,6 +85,7 @@ class CodePanel(Overlay):
         self.title = QLabel("Take this build home")
         self.title.setFont(_font(30, True))
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setWordWrap(True)  # a build's name runs longer than the panel: it was cut on both sides
         layout.addWidget(self.title)
         self.prompt = QLabel("Scan this code with your phone:")
         self.prompt.setFont(_font(24))
@@ -125,8 +125,9 @@ class CodePanel(Overlay):
             self.qr.setPixmap(qr_pixmap(build_code, side))
             self.qr.show()
             self.prompt.setText("Scan this code to take the build with you:")
-            self.note.setText("It holds the whole build: open it with 'configurator open-code', or show it "
-                              "to our staff. The build sheet is saved at the stand too.")  # fmt: skip
+            self.note.setText("It holds the whole build: show it to our staff, or open it in the GPU Build "
+                              "Configurator (File > Open from code). Your build sheet is kept at the stand "
+                              "too.")  # fmt: skip
         else:
             self.qr.clear()
             self.qr.hide()
@@ -288,8 +289,10 @@ class TakeHomeMixin:
                 outcome = RuntimeError(f"the build sheet could not be written: {exc}")
             relay.done.emit(outcome)
 
-        self._worker = threading.Thread(target=work, name="take-home", daemon=True)
-        self._worker.start()
+        # a Qt pool thread, not a Python one: the PDF writer's objects start timers, and in a thread Qt only
+        # adopted the event dispatcher was gone by then (9 "QBasicTimer::start" warnings per take-home)
+        self._worker = QThreadPool.globalInstance()
+        self._worker.start(work)
 
     def _take_home_finished(self, outcome: object) -> None:
         self._saving = False

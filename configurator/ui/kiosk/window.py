@@ -11,7 +11,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFontMetrics, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -61,7 +61,7 @@ BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 
 
 class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, QWidget):
-    """The kiosk. ``showFullScreen()`` is up to the caller; it also lays out at a fixed 1920x1080."""
+    """The kiosk. ``cover_screen()`` shows it over the whole screen; it also lays out at any fixed size."""
 
     exit_requested = Signal()
     scenario_changed = Signal(int)
@@ -105,6 +105,19 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
         self.exit_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         self.exit_shortcut.activated.connect(self.show_pin_pad)
         self.show_scenario(0)
+
+    def cover_screen(self) -> None:
+        """The whole screen, with or without a window manager: frameless, on top, at the screen's full geometry,
+        then full screen. ``showFullScreen()`` alone asks the window manager; on a bare X session (as kiosks often
+        run) nobody answered and the window stayed at its default 853x533 on a 1280x800 screen."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        self.setWindowFlags(self.windowFlags() | Qt.WindowType.FramelessWindowHint
+                            | Qt.WindowType.WindowStaysOnTopHint)  # fmt: skip
+        if screen is not None:
+            self.setGeometry(screen.geometry())
+        self.showFullScreen()
+        self.raise_()
+        self.activateWindow()
 
     def _build_timers(self) -> None:
         self.idle_timer = QTimer(self)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
 from configurator.engine.result import CardMemory, MigInstanceResult
+from configurator.present.words import mig_profile_gb
 from configurator.ui.shell import FIT_COLOUR, hidpi_canvas
 
 DISPLAY_MODE_NOTE = (
@@ -192,7 +193,7 @@ class InstanceBlock(QGraphicsRectItem):
         self.index = inst.index
         self.profile = inst.profile
         self.start, self.size = inst.start, inst.size
-        self.capacity_gb, self.nominal_gb = inst.capacity_gb, inst.capacity_nominal_gb
+        self.capacity_gb, self.nominal_gb = inst.capacity_gb, mig_profile_gb(inst.profile, inst.capacity_nominal_gb)
         try:
             slices = spec.profile(inst.profile).compute_slices
         except KeyError:
@@ -203,7 +204,7 @@ class InstanceBlock(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
         self.setZValue(2)
         span = _span_text(spec, inst.start, inst.size)
-        cap, nom = inst.capacity_gb, inst.capacity_nominal_gb
+        cap, nom = inst.capacity_gb, mig_profile_gb(inst.profile, inst.capacity_nominal_gb)
         self.lines = [inst.profile, f"{cap:.1f} GB", f"{nom:g} GB nominal", f"instance {inst.index} · {span}"]
         width = rect.width() - 2 * self.PAD
         white = QBrush(QColor("white"))

@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QComboBox, QListWidgetItem, QWidget
 from configurator.catalog.cards import MigProfile, MigSpec
 from configurator.engine.build import MigInstanceRequest
 from configurator.engine.mig import enumerate_layouts
+from configurator.present.verdict import plural
+from configurator.present.words import mig_profile_gb
 from configurator.ui.dnd import DragList, mig_profile_mime
 from configurator.ui.mig.common import PROFILE_ROLE, SLICE_COLOUR, _count_label, _swatch, layout_label
 
@@ -31,7 +33,7 @@ class ProfileList(DragList):
 
 
 def profile_text(p: MigProfile) -> str:
-    return f"{p.name}\n{p.capacity_gb:.1f} GB · {p.memory_nominal_gb.value:g} GB nominal"
+    return f"{p.name}\n{p.capacity_gb:.1f} GB · {mig_profile_gb(p.name, p.memory_nominal_gb.value):g} GB nominal"
 
 
 def fill_palette(palette: ProfileList, spec: MigSpec) -> None:
@@ -42,9 +44,10 @@ def fill_palette(palette: ProfileList, spec: MigSpec) -> None:
         starts = ", ".join(str(s) for s in p.placement.starts)
         item.setToolTip(
             f"<b>{p.name}</b> (profile id {p.profile_id}): {p.capacity_gb:.1f} GB as the driver shows it "
-            f"({p.memory_gib.value:g} GiB; {p.memory_nominal_gb.value:g} GB nominal), "
-            f"{p.sm_count.value:g} SMs, {p.compute_slices} compute slice(s).<br>Occupies {p.placement.size} "
-            f"grid unit(s); starts {starts}; at most {p.max_count} per card.<br>Drag onto the grid, or "
+            f"({p.memory_gib.value:g} GiB; {mig_profile_gb(p.name, p.memory_nominal_gb.value):g} GB nominal), "
+            f"{p.sm_count.value:g} SMs, {plural(p.compute_slices, 'compute slice')}.<br>Occupies "
+            f"{plural(p.placement.size, 'grid unit')}; starts {starts}; at most {p.max_count} per card.<br>"
+            "Drag onto the grid, or "
             "double-click to add it where it fits."
         )
         palette.addItem(item)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
+from configurator.ui.charts import fit_legend, wrap_label
 
 # Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
 FLEET_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -21,6 +22,7 @@ SHOWN_FLEETS = 4  # fleets drawn in the roadmap and utilisation charts (the tabl
 MAX_BARS = 16  # fleets in the cost chart
 MAX_NODE_TYPES = 12
 INK = "#222"
+OTHER_FLEETS = "#9E9E9E"  # the cost chart's bars for the fleets past SHOWN_FLEETS
 
 
 def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan: int = 1) -> pg.PlotItem:
@@ -59,6 +61,9 @@ class PlannerCharts(QWidget):
         grid.setRowStretchFactor(2, 2)
         grid.setRowMaximumHeight(0, 52)
         grid.setVerticalSpacing(2)
+        # the fleets ranked past SHOWN_FLEETS are drawn grey in the cost chart: the legend names them too (it had
+        # 4 entries beside 8 bars)
+        self.others_sample = pg.BarGraphItem(x=[], height=[], width=0.6, brush=OTHER_FLEETS, pen=pg.mkPen("w"))
         self.names: list[str] = []
         self.showing_energy = False
         self._legend_labels: list[str] = []
@@ -112,6 +117,21 @@ class PlannerCharts(QWidget):
         self.empty = pg.TextItem("", anchor=(0.5, 0.5), color="#777")
         self.cost.addItem(self.empty)
 
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit_texts()
+
+    def _fit_texts(self) -> None:
+        """Titles wrap and the legend takes the columns the width holds, its row as tall as its lines: a long
+        title or legend widened the scene past the view (at 1024x768 the right half of every chart was cut)."""
+        width = self.width()
+        fit_legend(self.roadmap_legend, width - 24, 2)
+        rows = -(-len(self.roadmap_legend.items) // max(self.roadmap_legend.columnCount, 1))
+        self.view.ci.layout.setRowMaximumHeight(0, 22 * max(rows, 1) + 8)
+        wrap_label(self.roadmap.titleLabel, width - 90, centred=True)
+        for plot in (self.util, self.cost):
+            wrap_label(plot.titleLabel, width / 2 - 80, centred=True)
+
     def _ticks(self, plot: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
         if self._tick_cache.get(id(plot)) != ticks:  # new ticks re-lay the axis: only when they change
             plot.getAxis("bottom").setTicks([ticks])
@@ -128,11 +148,15 @@ class PlannerCharts(QWidget):
         fleets = result.fleets
         shown = min(SHOWN_FLEETS, len(fleets))
         labels = [f"#{f.rank}: {escape(_short(f.label))}" for f in fleets[:shown]]  # a legend label is HTML
+        more = min(len(fleets), MAX_BARS)
+        if more > shown:
+            labels.append(f"#{shown + 1}–#{more}: the next fleets (cost chart, Fleets tab)")
         if labels != self._legend_labels:  # rebuilding a legend costs ~10 ms: only when its text changes
             self.roadmap_legend.clear()
             for i, text in enumerate(labels):
-                self.roadmap_legend.addItem(self.capacity[i], text)
+                self.roadmap_legend.addItem(self.capacity[i] if i < shown else self.others_sample, text)
             self._legend_labels = labels
+            self._fit_texts()
         for i in range(SHOWN_FLEETS):
             cap, dem = self.capacity[i], self.demand[i]
             if i < len(fleets):
@@ -184,7 +208,7 @@ class PlannerCharts(QWidget):
         self.showing_energy = not ranked or any(c is None for c in costs)
         if self.showing_energy:
             values = [f.totals.kwh_per_job for f in ranked]
-            title = "Energy per job (kWh): cost unknown, the plan has no prices for every node"
+            title = "Energy per job (kWh): cost unknown, the plan lacks some node prices"
             left = "kWh per job"
         else:
             values = costs
@@ -194,9 +218,10 @@ class PlannerCharts(QWidget):
             self.cost.setTitle(escape_rich(title), color=INK, size="10pt")
             self.cost.setLabel("left", escape_rich(left), color=INK)
             self._title_cache = title
+            self._fit_texts()
         xs = [float(f.rank) for f, v in zip(ranked, values, strict=True) if v is not None]
         hs = [float(v) for v in values if v is not None]
-        brushes = [FLEET_COLOURS[(int(x) - 1) % len(FLEET_COLOURS)] if x <= SHOWN_FLEETS else "#9E9E9E" for x in xs]
+        brushes = [FLEET_COLOURS[(int(x) - 1) % len(FLEET_COLOURS)] if x <= SHOWN_FLEETS else OTHER_FLEETS for x in xs]
         self.cost_bars.setOpts(x=np.array(xs), height=np.array(hs), brushes=brushes, width=0.6)
         self._ticks(self.cost, [(x, f"#{int(x)}") for x in xs])
         top = max(hs, default=1.0) * 1.15 or 1.0

@@ -37,7 +37,7 @@ from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, redo_shortcuts
+from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, fit_to_screen, redo_shortcuts
 
 TITLE = "Service planner"
 
@@ -77,7 +77,7 @@ class PlannerWindow(QMainWindow):
         # explicit, as the main window's (shell/layout.py MIN_WINDOW): a minimum taken from the layout changed
         # on relayouts and made the offscreen platform log "does not support propagateSizeHints()"
         self.setMinimumSize(MIN_WINDOW)
-        self.resize(1440, 900)
+        fit_to_screen(self, 1440, 900)
         self._title()
         self.replan()
 

@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.layout import MIN_WINDOW
+from configurator.ui.shell.layout import MIN_WINDOW, fit_to_screen
 from configurator.ui.shell.lazy import hidden_in_shown_window
 from configurator.ui.shell.menus import redo_shortcuts
 from configurator.ui.shell.settings import Settings
@@ -53,6 +53,7 @@ __all__ = [
     "Settings",
     "ViewState",
     "card_colour",
+    "fit_to_screen",
     "has_display",
     "hidden_in_shown_window",
     "hidpi_canvas",

@@ -100,12 +100,14 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
         demo.show()
         app.processEvents()
         return _write_screenshot(demo, screenshot, width, height)
-    demo.showFullScreen()
+    demo.cover_screen()
     return app.exec()
 
 
 def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The build editor on ``build``, or its screenshot; a file that cannot be opened is reported."""
+    from PySide6.QtCore import Qt
+
     from configurator.catalog.errors import FileError
     from configurator.ui.shell.guard import install_excepthook
 
@@ -122,6 +124,8 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
         print(f"error: {exc}", file=sys.stderr)
         window = make_window(None)
     if screenshot:
+        window.remember_geometry = False  # the user's next start opens where they left it, not at --size
+        window.setWindowState(Qt.WindowState.WindowNoState)  # a small screen's maximized state would win
         window.resize(width, height)
         window.show()
         app.processEvents()

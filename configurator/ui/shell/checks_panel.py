@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.result import BuildResult
+from configurator.present.words import check_ref
 from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 
 SLOT_ROLE = Qt.ItemDataRole.UserRole
@@ -47,7 +48,8 @@ class ChecksPanel(QListWidget):
             item.setForeground(QBrush(QColor(OK_COLOUR_DARK if dark else OK_COLOUR)))
             self.addItem(item)
         for check in result.checks:
-            item = QListWidgetItem(f"{MARK[check.severity]} {check.code}: {check.message}")
+            # the message only: the upper-case code ("PSU_TIGHT: …") is for support, in the tooltip
+            item = QListWidgetItem(f"{MARK[check.severity]} {check.message}")
             item.setForeground(QBrush(QColor(colours[check.severity])))
             item.setData(SLOT_ROLE, check.slot)
             item.setData(JOB_ROLE, check.job)
@@ -57,6 +59,7 @@ class ChecksPanel(QListWidget):
             tip = f"<p>{escape_rich(check.message, 2000)}</p>"
             if check.detail:
                 tip += f"<p><i>Details:</i> {escape_rich(check.detail, 2000)}</p>"
+            tip += f"<p style='color:#777'>Check {check_ref(check.code)}</p>"
             item.setToolTip(tip)
             self.addItem(item)
 

@@ -27,6 +27,10 @@ from PySide6.QtWidgets import (
 # minimum stays under it with either dock tab raised (tests/test_shell_layout.py).
 MIN_WINDOW = QSize(960, 600)
 SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
+SMALL_SCREEN_W = 1500  # below this width a first start takes the whole available area: at 90 % of 1280x800
+# (1152x720) the analysis half was 441 px, under the 454 px its tab strip needs, and the Headroom chart's
+# legend pushed slot 3's bar off its right edge
+CHASSIS_MIN_W = 300
 ANALYSIS_SHARE = 0.5  # of the splitter at first: the chassis is drawn to fit its width (to scale), so it needs
 # half to stay readable at 1280x800; an analysis page wider than its half scrolls sideways (1024 px screens)
 LEFT_DOCK_SHARE, LEFT_DOCK_RANGE = 0.225, (230, 340)  # the Cards/Jobs docks: the jobs form wants ~265-300 px
@@ -41,12 +45,25 @@ def left_dock_width(window_width: int) -> int:
 
 def default_geometry(available: QRect, minimum: QSize, fraction: float = SCREEN_FRACTION) -> QRect:
     """``fraction`` of the screen's ``available`` area, centred, never under ``minimum`` (then from its
-    top-left corner, so the title bar stays on screen)."""
+    top-left corner, so the title bar stays on screen); all of it on a screen under ``SMALL_SCREEN_W``."""
+    if available.width() < SMALL_SCREEN_W:
+        fraction = 1.0
     size = QSize(round(available.width() * fraction), round(available.height() * fraction)).expandedTo(minimum)
     rect = QRect(QPoint(0, 0), size)
     rect.moveCenter(available.center())
     rect.moveTopLeft(QPoint(max(rect.left(), available.left()), max(rect.top(), available.top())))
     return rect
+
+
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Resize ``window`` to ``width`` x ``height``, or to its screen's available area where that is smaller
+    (the planner's 1440x900 and the compare dialog's 1200x760 left a 1024x768 screen)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    size = QSize(width, height)
+    if screen is not None:
+        room = screen.availableGeometry()
+        size = size.boundedTo(QSize(room.width(), room.height() - 32)).expandedTo(window.minimumSize())
+    window.resize(size)
 
 
 def place_window(window: QWidget, saved: QByteArray) -> bool:
@@ -55,8 +72,20 @@ def place_window(window: QWidget, saved: QByteArray) -> bool:
     if not saved.isEmpty() and window.restoreGeometry(saved):
         return True
     screen = window.screen() or QGuiApplication.primaryScreen()
-    window.setGeometry(default_geometry(screen.availableGeometry(), window.minimumSize()))
+    available = screen.availableGeometry()
+    window.setGeometry(default_geometry(available, window.minimumSize()))
+    holds = available.width() >= window.minimumWidth() and available.height() >= window.minimumHeight()
+    if holds and available.width() < SMALL_SCREEN_W:  # the whole screen: maximized, so a window manager's frame
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)  # fits too
     return False
+
+
+def first_split(centre_width: int, tabs_width: int) -> tuple[int, int]:
+    """(chassis, analysis) widths for a first show in a centre ``centre_width`` px wide: half each, the
+    analysis more where its tab strip (``tabs_width``) needs it, so every tab shows, as long as the chassis
+    keeps ``CHASSIS_MIN_W``."""
+    analysis = max(round(centre_width * ANALYSIS_SHARE), min(centre_width - CHASSIS_MIN_W, tabs_width + 12))
+    return centre_width - analysis, analysis
 
 
 def centre(chassis_view: QWidget, analysis: QWidget, summary: QWidget) -> tuple[QWidget, QSplitter, QScrollArea]:
@@ -70,7 +99,7 @@ def centre(chassis_view: QWidget, analysis: QWidget, summary: QWidget) -> tuple[
     scroll.setMinimumSize(360, 240)
     # sideways only: the window's minimum height (MIN_WINDOW) leaves the pages their 300 px
     scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    chassis_view.setMinimumSize(300, 240)
+    chassis_view.setMinimumSize(CHASSIS_MIN_W, 240)
     # the chassis is drawn to fit its width: at the top of its view, not centred under a band of nothing
     chassis_view.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)  # type: ignore[attr-defined]
     split = QSplitter(Qt.Orientation.Horizontal)

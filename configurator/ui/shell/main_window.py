@@ -10,11 +10,11 @@ from functools import partial
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
-from configurator.present.words import largest_card_w
+from configurator.present.words import free_slots, largest_card_w
 from configurator.ui.charts import HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
 from configurator.ui.shell import layout
@@ -24,7 +24,13 @@ from configurator.ui.shell.files import FilesMixin
 from configurator.ui.shell.menus import MenusMixin
 from configurator.ui.shell.settings import Settings
 from configurator.ui.shell.sheet import SheetMixin
-from configurator.ui.shell.style import dark_palette
+from configurator.ui.shell.style import (
+    OK_COLOUR,
+    OK_COLOUR_DARK,
+    SEVERITY_COLOUR,
+    SEVERITY_COLOUR_DARK,
+    dark_palette,
+)
 from configurator.ui.shell.view_state import ViewState
 
 APP_NAME = "GPU Build Configurator"
@@ -57,9 +63,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.setMinimumSize(layout.MIN_WINDOW)
         layout.place_window(self, self.settings.get("window/geometry"))
         self._docks_sized = False  # on the first show, for the size the window opens at
+        self.remember_geometry = True  # False for a --screenshot: its size is not where the user left the window
         self._on_changed(document.build, document.result)
+        self._apply_theme(self.view.dark)  # the light theme too: the platform's palette may be a dark one
         if self.view.dark:
-            self._apply_theme(True)
             self.chart.set_dark(True)
             self.analysis.set_dark(True)
             self.checks.set_dark(True)
@@ -94,6 +101,14 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.setCurrentIndex(0)
 
         self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
+        # the plain verdict above the charts: fits / tight / does not fit (present/verdict.py says it)
+        self.verdict_line = QLabel()
+        self.verdict_line.setObjectName("verdictLine")
+        self.verdict_line.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict_line.setWordWrap(True)
+        self.verdict_line.setContentsMargins(6, 2, 6, 2)
+        self.verdict_line.setAccessibleName("Verdict")
+        self.centre.layout().insertWidget(0, self.verdict_line)
         self.setCentralWidget(self.centre)
 
     def _build_docks(self) -> None:
@@ -124,6 +139,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._update_title)
         document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
+        document.refused.connect(self._show_refusal)
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
@@ -143,6 +159,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.view.theme_changed.connect(self.analysis.set_dark)
         self.view.theme_changed.connect(self.checks.set_dark)
         self.view.theme_changed.connect(self.summary.set_dark)
+        self.view.theme_changed.connect(lambda _dark: self._show_verdict(self.doc.result))
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -152,15 +169,47 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
         self.checks.update_result(result)
-        self.summary.update_result(result, len(build.cards), len(build.bridges),
-                                   largest_card_w(build, self.doc.catalog))  # fmt: skip
+        catalog = self.doc.catalog
+        self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
+                                   free_slots(build, catalog))  # fmt: skip
         self.card_palette.set_chassis(build.chassis)
+        self._show_verdict(result)
         for actions, key in ((self.rate_actions, build.assumptions.link_rates),
                              (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
             a = actions.get(key)
             if a is not None:
                 a.setChecked(True)
         self._update_title()
+
+    def _show_refusal(self, reason: str) -> None:
+        """A refused edit is said beside the verdict too, for 8 s: the status bar alone was easy to miss."""
+        self._refusal = reason
+        self._show_verdict(self.doc.result)
+        timer = getattr(self, "_refusal_timer", None)
+        if timer is None:
+            timer = self._refusal_timer = QTimer(self)
+            timer.setSingleShot(True)
+            timer.timeout.connect(lambda: (setattr(self, "_refusal", ""), self._show_verdict(self.doc.result)))
+        timer.start(8000)
+
+    def _show_verdict(self, result: BuildResult) -> None:
+        """'Verdict: fits. All 2 jobs fit.' in the status's colour for the theme."""
+        from html import escape
+
+        from configurator.present.verdict import build_verdict
+
+        v = build_verdict(result)
+        kind = {"fits": "ok", "tight": "warning", "does-not-fit": "error"}.get(v.status, "info")
+        if kind == "ok":
+            colour = OK_COLOUR_DARK if self.view.dark else OK_COLOUR
+        else:
+            colour = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)[kind]
+        text = escape(v.sentence[:1].upper() + v.sentence[1:])
+        refusal = getattr(self, "_refusal", "")
+        error = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)["error"]
+        said = f" <span style='color:{error}'>· Refused: {escape(refusal)}</span>" if refusal else ""
+        self.verdict_line.setText(f"<span style='font-size:11pt'><b>Verdict: <span style='color:{colour}'>"
+                                  f"{escape(v.word)}</span></b> · {text}.{said}</span>")  # fmt: skip
 
     def _update_title(self, *_: object) -> None:
         name = self.doc.path.name if self.doc.path else "untitled"
@@ -268,8 +317,15 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         super().showEvent(event)
         if not self._docks_sized:
             self._docks_sized = True
-            self.resizeDocks([self.cards_dock], [layout.left_dock_width(self.width())], Qt.Orientation.Horizontal)
+            dock_width = layout.left_dock_width(self.width())
+            self.resizeDocks([self.cards_dock], [dock_width], Qt.Orientation.Horizontal)
             self.resizeDocks([self.checks_dock], [120], Qt.Orientation.Vertical)
+            QTimer.singleShot(0, self._first_split)  # once the docks have their width
+
+    def _first_split(self) -> None:
+        """The chassis | analysis split of a first show: the analysis wide enough for its whole tab strip."""
+        tabs = self.analysis.tabBar().sizeHint().width()
+        self.splitter.setSizes(list(layout.first_split(sum(self.splitter.sizes()), tabs)))
 
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
@@ -281,7 +337,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
             event.ignore()
             return
         self.wait_for_sheet()
-        self.settings.set("window/geometry", self.saveGeometry())
+        if self.remember_geometry:
+            self.settings.set("window/geometry", self.saveGeometry())
         if self._autosave_slot is not None:
             if self.doc.modified:  # discarded on purpose: nothing to offer back
                 self._autosave_slot.clear()
@@ -306,7 +363,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
         self.demo = DemoWindow(self.settings)
         self.demo.exit_requested.connect(self._end_demo)
-        self.demo.showFullScreen()
+        self.demo.cover_screen()
         self.hide()
         return self.demo
 
@@ -326,6 +383,24 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         from configurator.ui.planner import open_planner
 
         return open_planner(self, lambda build: self.maybe_save() and self.doc.replace(build, None))
+
+    def quick_start(self):  # type: ignore[no-untyped-def]
+        """Help > Quick start: place cards, set a job, read the verdict (ui/shell/help.py)."""
+        from configurator.ui.shell.help import QuickStartDialog
+
+        dialog = QuickStartDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def keyboard_shortcuts(self):  # type: ignore[no-untyped-def]
+        """Help > Keyboard shortcuts, read from the window's actions."""
+        from configurator.ui.shell.help import ShortcutsDialog
+
+        dialog = ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def about(self) -> None:
         QMessageBox.about(self, APP_NAME, f"<b>{APP_NAME}</b> {__version__}<br>Which GPUs, how many, in which "

@@ -38,6 +38,11 @@ class MenusMixin:
         self.planner_action = act(mb.addMenu("&Tools"), "Service &planner…", self.open_planner,
                                   QKeySequence("Ctrl+Shift+P"), "Size a fleet for a fine-tuning service")  # fmt: skip
         help_menu = mb.addMenu("&Help")
+        self.quick_start_action = act(help_menu, "&Quick start", self.quick_start,
+                                      QKeySequence.StandardKey.HelpContents, "The three core tasks, with pictures")
+        self.shortcuts_action = act(help_menu, "&Keyboard shortcuts", self.keyboard_shortcuts, None,
+                                    "Every command's keys")  # fmt: skip
+        help_menu.addSeparator()
         act(help_menu, "&About", self.about)
 
     def _make_file_menu(self, file: QMenu) -> None:

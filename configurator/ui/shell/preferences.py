@@ -27,6 +27,7 @@ class PreferencesDialog(QDialog):
         self.setWindowTitle("Preferences")
         self.settings = settings
         form = QFormLayout(self)
+        self.setMinimumWidth(520)  # the path fields' hints read whole ("SVG or PNG; the a…" at 320 px)
         self.seller = QLineEdit(settings.get("seller_name"))
         self.seller.setToolTip("Printed in the header of every build sheet")
         form.addRow("Seller name", self.seller)
@@ -59,8 +60,8 @@ class PreferencesDialog(QDialog):
         self.page.setCurrentIndex(max(self.page.findData(settings.get("page")), 0))
         form.addRow("Paper size", self.page)
         self.units = QComboBox()
-        self.units.addItem("GB (10^9 bytes, as the seeds)", "GB")
-        self.units.addItem("GiB (2^30 bytes)", "GiB")
+        self.units.addItem("GB (10⁹ bytes, as card makers quote memory)", "GB")
+        self.units.addItem("GiB (2³⁰ bytes, as nvidia-smi and PyTorch show it)", "GiB")
         self.units.setCurrentIndex(max(self.units.findData(settings.get("units")), 0))
         form.addRow("Units", self.units)
         self.pin = QLineEdit()

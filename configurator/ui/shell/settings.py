@@ -98,7 +98,7 @@ def text_option(key: str, default: str, doc: str = "", choices: tuple[str, ...] 
 
 
 _DECLARED: tuple[Option[Any], ...] = (
-    text_option("units", "GB", "GB (10^9 B, as the seeds) or GiB", ("GB", "GiB")),
+    text_option("units", "GB", "GB (10^9 B, as card makers quote memory) or GiB", ("GB", "GiB")),
     Option[list[str]]("recent_files", [], _text_list, "most recent first, at most 10"),
     text_option("last_folder", "", "where Open and Save start"),
     Option("autosave_seconds", 30, _int_at_least(5), "seconds between autosaves"),

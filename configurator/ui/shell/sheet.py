@@ -28,8 +28,18 @@ class SheetMixin:
             seller_logo=self.settings.get("seller_logo") or None,
             page=self.settings.get("page") or default_page(),
             prices=self.price_list(),
+            customer=self.sheet_customer,
             base_dir=self.doc.models.base_dir,  # the build's relative config.json paths, for its traced results
         )
+
+    @property
+    def sheet_customer(self) -> str:
+        """The customer typed in the sheet's preview, for this session's sheets ('' until then)."""
+        return str(getattr(self, "_sheet_customer", ""))
+
+    @sheet_customer.setter
+    def sheet_customer(self, name: str) -> None:
+        self._sheet_customer = name
 
     def price_list(self):  # type: ignore[no-untyped-def]
         """The seller's price list from Preferences (None when unset); a bad file says why in the status bar
@@ -45,8 +55,8 @@ class SheetMixin:
 
     def preview_dialog(self):  # type: ignore[no-untyped-def]
         """Print preview of the build sheet, with a Save PDF button; page size changeable in the dialog."""
-        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog
-        from PySide6.QtWidgets import QToolBar
+        from PySide6.QtPrintSupport import QPrinter, QPrintPreviewDialog, QPrintPreviewWidget
+        from PySide6.QtWidgets import QLineEdit, QToolBar
 
         from configurator.report.pdf import BuildSheet, page_layout
 
@@ -62,8 +72,25 @@ class SheetMixin:
         save.setToolTip(f"Save this build sheet as a PDF file ({save.shortcut().toString()})")
         save.triggered.connect(lambda: self._save_sheet_dialog(printer, dialog))
         toolbar = dialog.findChild(QToolBar)
+        # who the quote is for, printed on the first page (blank lines to sign in by hand when empty)
+        customer = QLineEdit(self.sheet_customer)
+        customer.setObjectName("sheetCustomer")
+        customer.setPlaceholderText("Customer (printed on page 1)")
+        customer.setMaximumWidth(280)
+        customer.setAccessibleName("Customer")
+
+        def set_customer() -> None:
+            if customer.text().strip() != sheet.options.customer:
+                self.sheet_customer = sheet.options.customer = customer.text().strip()
+                preview = dialog.findChild(QPrintPreviewWidget)
+                if preview is not None:
+                    preview.updatePreview()
+
+        customer.editingFinished.connect(set_customer)
+        dialog._customer = customer
         if toolbar is not None:
             toolbar.addSeparator()
+            toolbar.addWidget(customer)
             toolbar.addAction(save)
         dialog._sheet = sheet  # keep the sheet alive as long as the dialog
         return dialog

@@ -31,7 +31,7 @@ class SummaryStrip(QWidget):
             w.setTextFormat(Qt.TextFormat.RichText)
             layout.addWidget(w)
         self._dark = False
-        self._last: tuple[BuildResult, int, int, float | None] | None = None
+        self._last: tuple[BuildResult, int, int, float | None, int | None] | None = None
 
     def set_dark(self, dark: bool) -> None:
         """Redraw with the colours made for a dark (or light) background."""
@@ -44,10 +44,12 @@ class SummaryStrip(QWidget):
             return OK_COLOUR_DARK if self._dark else OK_COLOUR
         return (SEVERITY_COLOUR_DARK if self._dark else SEVERITY_COLOUR)[meaning]
 
-    def update_result(self, result: BuildResult, n_cards: int, n_bridges: int, card_w: float | None = None) -> None:
-        """``card_w``: what one more card would draw (present.words.largest_card_w), for the PSU room."""
-        self._last = (result, n_cards, n_bridges, card_w)
-        self._power(result, card_w)
+    def update_result(self, result: BuildResult, n_cards: int, n_bridges: int, card_w: float | None = None,
+                      free: int | None = None) -> None:  # fmt: skip
+        """``card_w``: what one more card would draw (present.words.largest_card_w), ``free`` the empty slots
+        (present.words.free_slots), for the PSU room."""
+        self._last = (result, n_cards, n_bridges, card_w, free)
+        self._power(result, card_w, free)
         self.cards.setText(f"<b>Cards</b> {n_cards}")
         self.bridges.setText(f"<b>Bridges</b> {n_bridges}")
         counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}
@@ -65,7 +67,7 @@ class SummaryStrip(QWidget):
             self.compute.setText("<b>Compute</b> published")
             self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
 
-    def _power(self, result: BuildResult, card_w: float | None) -> None:
+    def _power(self, result: BuildResult, card_w: float | None, free: int | None = None) -> None:
         p = result.power
         if p and p.psu_capacity_w and p.margin_w is not None:
             tight = p.tight_above_w is not None and p.total_w > p.tight_above_w  # the engine's PSU_TIGHT line
@@ -74,7 +76,7 @@ class SummaryStrip(QWidget):
                                f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
             self.power.setToolTip(f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; "
                                   f"margin {p.margin_w:,.0f} W (redundant PSUs held back)")  # fmt: skip
-            self.room.setText(f"<b>PSU</b> {psu_room_label(p.margin_w, card_w)}")
+            self.room.setText(f"<b>PSU</b> {psu_room_label(p.margin_w, card_w, free)}")
             tip = "Counted in power only, in cards like the hungriest one fitted (its power limit applied)"
             if p.tight_above_w is not None:
                 tip += f"; above {p.tight_above_w:,.0f} W the checks warn that the margin is thin"

@@ -1,0 +1,37 @@
+"""A job's set-up in words for running text (the build sheet): "LoRA, AdamW, FSDP" instead of the build file's
+ids ("lora, adamw, fsdp"). A word missing here is printed as it is in the file."""
+
+from __future__ import annotations
+
+from configurator.engine.build import Job
+
+WORDS: dict[str, dict[str, str]] = {
+    "method": {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},
+    "quantization": {"nf4-dq": "NF4 with double quantisation", "nf4": "NF4"},
+    "optimizer": {"adamw": "AdamW", "adamw-8bit": "8-bit AdamW", "paged-adamw": "paged AdamW",
+                  "paged-adamw-8bit": "paged 8-bit AdamW", "sgd": "SGD"},
+    "precision": {"mixed-bf16": "mixed BF16", "pure-bf16": "pure BF16", "fp8": "FP8", "fp8-delayed":
+                  "FP8 with delayed scaling", "fp8-current": "FP8 with current scaling", "fp8-block":
+                  "FP8 with block scaling", "mxfp8": "MXFP8", "nvfp4": "NVFP4"},
+    "parallelism": {"single": "one card", "ddp": "DDP (a copy per card)", "fsdp": "FSDP", "tp": "tensor parallel",
+                    "zero1": "DeepSpeed ZeRO-1", "zero2": "DeepSpeed ZeRO-2", "zero3": "DeepSpeed ZeRO-3"},
+    "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "eager"},
+    "targets": {"all-linear": "all linear layers", "attention": "the attention projections", "qv": "q and v"},
+    "loss": {"standard": "standard", "chunked": "chunked", "bf16": "BF16 logits", "fused": "fused"},
+    "offload": {"none": "none", "cpu": "to CPU memory", "nvme": "to NVMe"},
+    "phase": {"load": "loading", "wrap": "sharding set-up", "forward": "forward", "backward-start":
+              "backward-start", "backward-layers": "backward", "backward-end": "backward-end",
+              "optimizer-step": "optimizer-step"},
+}  # fmt: skip
+
+
+def word(field: str, value: object) -> str:
+    """The word for ``value`` of ``field`` ("adamw" -> "AdamW"); the value as it is when unknown."""
+    text = str(value)
+    return WORDS.get(field, {}).get(text, text)
+
+
+def setup_words(job: Job) -> str:
+    """Method, optimizer and sharding: "LoRA, AdamW, FSDP"."""
+    parts = (word("method", job.method), word("optimizer", job.optimizer), word("parallelism", job.parallelism))
+    return ", ".join(parts)

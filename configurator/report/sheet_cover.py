@@ -1,0 +1,91 @@
+"""The build sheet's first page, the one a customer reads and signs: who sells to whom, the quote, the verdict
+per job in plain words, the total and the acceptance lines. Every figure is the engine's (present.verdict says
+it); the engineering detail follows in the appendix."""
+
+from __future__ import annotations
+
+from html import escape
+
+from configurator.catalog.cards import short_card_name
+from configurator.engine import Build, BuildResult
+from configurator.engine.bom import BillOfMaterials, money
+from configurator.present.job_words import setup_words
+from configurator.present.verdict import build_verdict, job_verdict, plural
+from configurator.report.sheet_tables import H2, html_table
+
+BLANK = "<span style='white-space:nowrap'>______________________________</span>"
+SHORT_BLANK = "<span style='white-space:nowrap'>________________</span>"
+# the status colours, darkened where needed to read as text on white (the amber #E69F00 is 2.0:1)
+INK = {"fits": "#2E7D32", "tight": "#8A5A00", "does-not-fit": "#C62828", "unknown": "#555555"}
+
+
+def _runs_on(job_cards: list[tuple[int, str]]) -> str:
+    """'2 × H200 NVL (slots 1, 2)': the cards a job runs on, by type."""
+    by_card: dict[str, list[int]] = {}
+    for slot, name in job_cards:
+        by_card.setdefault(short_card_name(name), []).append(slot)
+    parts = []
+    for name, slots in by_card.items():
+        where = f"slot {slots[0]}" if len(slots) == 1 else f"slots {', '.join(map(str, sorted(set(slots))))}"
+        parts.append(f"{len(slots)} × {escape(name)} ({where})")
+    return "; ".join(parts) or "no card yet"
+
+
+def _total(bom: BillOfMaterials | None) -> str:
+    if bom is None:
+        return "<p><b>Price:</b> on request (this sheet was printed without the seller's price list).</p>"
+    tax = (f" including {(bom.tax_rate * 100).normalize():f} % tax" if bom.tax is not None and bom.tax_rate is not None
+           else " net of tax")  # fmt: skip
+    valid = f", valid until {bom.valid_until:%d %B %Y}" if bom.valid_until else ""
+    missing = ("" if bom.complete else f" <span style='color:#C62828'>Incomplete: no price for "
+               f"{escape(', '.join(bom.unpriced))}.</span>")  # fmt: skip
+    return (f"<p style='font-size:12pt'><b>Total: <span style='white-space:nowrap'>{money(bom.total, bom.currency)}"
+            f"</span></b>{tax} (quote {escape(bom.quote_number)}{valid}; the lines are on the next page).{missing}</p>")
+
+
+def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], seller: str, customer: str,
+               reference: str, date_text: str, bom: BillOfMaterials | None) -> list[str]:  # fmt: skip
+    """The first page's HTML: parties, quote, verdicts, total, contents and the signature lines."""
+    out: list[str] = []
+    out.append(f"<h1 style='margin:0'>{escape(build.name)}</h1>")
+    out.append("<p style='color:#555555;margin-top:2px'>Quote and build sheet</p>")
+    quote = escape(bom.quote_number) if bom is not None else "—"
+    out.append(html_table(["Customer", "Seller"], [
+        [escape(customer) if customer else f"Name: {BLANK}", f"<b>{escape(seller)}</b>"],
+        ["" if customer else f"Company: {BLANK}", f"Reference {reference}"],
+        ["", f"Quote {quote} of {date_text}"],
+    ], [50, 50]))  # fmt: skip
+    verdict = build_verdict(result)
+    colour = INK.get(verdict.status, "#555555")
+    out.append(H2.format(f"Verdict: <span style='color:{colour}'>{escape(verdict.word)}</span>"))
+    out.append(f"<p>{escape(verdict.sentence[:1].upper() + verdict.sentence[1:])}. A job that <i>fits</i> leaves "
+               "the safety margin free on every card it uses; <i>tight</i> means it fits only inside the estimate's "
+               "uncertainty; <i>does not fit</i> means a card runs out of memory.</p>")  # fmt: skip
+    rows = []
+    for job, spec in zip(result.jobs, build.jobs, strict=False):
+        v = job_verdict(job)
+        ink = INK.get(v.status, "#555555")
+        cards = [(c.slot, c.card_name) for c in job.cards]
+        what = f"{escape(job.model_name)}: {escape(setup_words(spec))}"
+        rows.append([f"<b>{escape(job.name)}</b><br>{what}", _runs_on(cards),
+                     f"<b style='color:{ink}'>{escape(v.word)}</b>: {escape(v.sentence)}"])  # fmt: skip
+    if rows:
+        out.append(html_table(["Job", "Runs on", "Verdict"], rows, [38, 24, 38]))
+    out.append(_total(bom))
+    parts = [f"1 × {escape(card_names.get(build.chassis, build.chassis))}"]
+    counts: dict[str, int] = {}
+    for placement in build.cards:
+        counts[placement.card] = counts.get(placement.card, 0) + 1
+    parts += [f"{n} × {escape(card_names.get(card, card))}" for card, n in counts.items()]
+    if build.bridges:
+        parts.append(plural(len(build.bridges), "NVLink bridge"))
+    out.append(f"<p><b>In this build:</b> {'; '.join(parts)}.</p>")
+    out.append(H2.format("Acceptance"))
+    out.append(f"<p>By signing, the customer accepts this build at the price above, as described on the following "
+               f"pages; the appendix states what the verdicts rest on. Reference {reference}.</p>")  # fmt: skip
+    out.append(html_table(["Customer", f"For {escape(seller)}"], [
+        [f"<br>Name: {SHORT_BLANK}", f"<br>Name: {SHORT_BLANK}"],
+        [f"<br><br>Signature: {SHORT_BLANK}", f"<br><br>Signature: {SHORT_BLANK}"],
+        [f"<br>Place, date: {SHORT_BLANK}", f"<br>Place, date: {SHORT_BLANK}"],
+    ], [50, 50]))  # fmt: skip
+    return out

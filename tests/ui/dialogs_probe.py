@@ -1,0 +1,61 @@
+"""Run as a script on an offscreen screen of a given size (QT_QPA_PLATFORM=offscreen:configfile=...): opens the
+main window, the compare dialog, the planner, Preferences and the build sheet dialog as a first start sizes them,
+in both themes, saves each to OUT and prints one JSON line per window with what is cut."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtWidgets import QApplication
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+
+def main(out: Path) -> None:
+    app = QApplication(sys.argv[:1])
+    QStandardPaths.setTestModeEnabled(True)
+    from configurator.cli import default_build_path
+    from configurator.engine.buildfile import load_build
+    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.shell.main_window import MainWindow
+    from configurator.ui.shell.preferences import PreferencesDialog
+    from configurator.ui.shell.settings import Settings
+    from tests.gui_helpers import charts_cut, clipped
+
+    screen = app.primaryScreen().availableGeometry()
+    size = f"{screen.width()}x{screen.height()}"
+    out.mkdir(parents=True, exist_ok=True)
+    for theme in ("light", "dark"):
+        settings = Settings(QSettings(tempfile.mkdtemp() + "/settings.ini", QSettings.Format.IniFormat))
+        settings.set("theme", theme)
+        window = MainWindow(BuildDocument(load_build(default_build_path())), settings)
+        window.show()
+        app.processEvents()
+        compare = window.compare_dialog()
+        planner = window.open_planner()
+        preferences = PreferencesDialog(settings, window)
+        for name, top in (("main", window), ("compare", compare), ("planner", planner), ("preferences", preferences)):
+            top.show()
+            if name == "planner":
+                planner.wait_for_plan()
+            for _ in range(4):
+                app.processEvents()
+            top.grab().save(str(out / f"{name}-{size}-{theme}.png"))
+            fits = top.frameGeometry().width() <= screen.width() and top.height() <= screen.height()
+            report = {"window": name, "theme": theme, "size": [top.width(), top.height()], "fits_screen": fits,
+                      "charts_cut": charts_cut(top), "clipped": clipped(top)}  # fmt: skip
+            print(json.dumps(report))
+        planner.doc.undo_stack.setClean()
+        for top in (preferences, compare, planner):
+            top.close()
+        window.doc.undo_stack.setClean()
+        window.close()
+        app.processEvents()
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

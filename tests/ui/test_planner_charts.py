@@ -1,0 +1,30 @@
+"""The planner's energy (cost) chart drew 8 bars beside a 4-entry legend: the legend now names the grey bars of
+the fleets past the four drawn in colour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from configurator.engine.planner import load_plan
+from configurator.ui.planner import PlannerWindow
+from configurator.ui.planner.charts import SHOWN_FLEETS
+from configurator.ui.planner.document import PlanDocument
+from tests.gui_helpers import charts_cut
+
+SEED_B = Path(__file__).resolve().parents[2] / "resources" / "plans" / "seed-b-service.yaml"
+
+
+def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped-def]
+    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), lambda build: None)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.wait_for_plan() is not None
+    charts = window.charts
+    bars = len(charts.cost_values())
+    assert bars > SHOWN_FLEETS  # the case the issue saw: 8 bars
+    labels = [label.text for _, label in charts.roadmap_legend.items]
+    assert len(labels) == SHOWN_FLEETS + 1 and labels[-1].startswith(f"#{SHOWN_FLEETS + 1}–#{bars}")
+    qtbot.wait(50)
+    assert not charts_cut(window)  # at 1024 px the titles and the legend wrap instead of being cut
