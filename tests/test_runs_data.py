@@ -179,3 +179,9 @@ def test_a_label_given_twice_across_files_is_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(FileError, match=re.escape("label 'LitGPT Llama 2 7B LoRA mb1' is also in litgpt.yaml")):
         load_runs(tmp_path)
+
+
+def test_a_bad_source_setting_points_at_the_source(tmp_path: Path) -> None:
+    message = _problem(tmp_path, GOOD.replace("settings: {framework: litgpt,", "settings: {framework: litgtp,"))
+    assert "bad.yaml:7: sources.tables.settings.framework: Input should be" in message
+    assert "(for run 'First run')" in message

@@ -170,8 +170,15 @@ def load_run_file(path: Path) -> tuple[list[LoadedRun], dict[str, Figure]]:
         try:
             job = Job(name=_JOB_NAME, model=_JOB_MODEL, **settings)
         except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                key = err["loc"][0] if err["loc"] else None
+                if key in source.settings and key not in run.settings:  # the value is the source's: point there
+                    at = lines.get(("sources", run.source, "settings", key))
+                    message = f"{err['msg']} (for run {run.label!r})"
+                    problems.append(Problem(f"sources.{run.source}.settings.{key}", message, at))
             for p in validation_problems(exc, lines, ("runs", i, "settings")):
-                problems.append(Problem(p.field.replace(f"runs[{i}]", where, 1), p.message, p.line))
+                if not p.field.startswith(f"runs[{i}].settings.") or p.field.split(".")[2] in run.settings:
+                    problems.append(Problem(p.field.replace(f"runs[{i}]", where, 1), p.message, p.line))
             continue
         except TypeError as exc:
             problems.append(Problem(f"{where}.settings", str(exc), lines.get(("runs", i, "settings"))))
