@@ -46,8 +46,8 @@ def test_an_unknown_key_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_behaviour_without_its_source_is_refused(tmp_path: Path) -> None:
-    message = _refused(tmp_path, '        source: "PreTrainedModel', '        sauce: "PreTrainedModel')
-    assert "behaviours.checkpointing.source: required key is missing" in message
+    message = _refused(tmp_path, '        read_from: "PreTrainedModel', '        read: "PreTrainedModel')
+    assert "behaviours.checkpointing.read_from: required key is missing" in message
 
 
 def test_a_missing_framework_is_named(tmp_path: Path) -> None:

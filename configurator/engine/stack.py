@@ -63,7 +63,7 @@ class _Read(Strict, Generic[T]):
     """One behaviour: its value and the code it was read from."""
 
     value: T
-    source: str = Field(min_length=1)
+    read_from: str = Field(min_length=1)  # the code (repository, file, function), not a catalog `source:`
     note: str = ""  # what is still to check
 
 
@@ -103,7 +103,7 @@ def load_profiles(path: Path | None = None) -> dict[str, FrameworkProfile]:
     for name, entry in parsed.frameworks.items():
         read = {b: getattr(entry.behaviours, b) for b in BEHAVIOURS}
         out[name] = FrameworkProfile(label=entry.label, **{b: r.value for b, r in read.items()},
-                                     sources={b: r.source for b, r in read.items()})  # fmt: skip
+                                     sources={b: r.read_from for b, r in read.items()})  # fmt: skip
     return out
 
 
