@@ -109,11 +109,17 @@ def _open_code(code: str, print_only: bool) -> int:
     return gui_main([str(path)])
 
 
-def _plan(path: Path, as_json: bool, pdf: Path | None) -> int:
+def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str], list[str], list[str]]) -> int:
     from configurator.engine.planner import load_plan, plan_service
+    from configurator.engine.planner.measurements import with_files
     from configurator.report.plan_text import render_plan
 
     plan = load_plan(path)
+    try:
+        plan = with_files(plan, *measured)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     result = plan_service(plan, base_dir=path.parent)
     print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
     if pdf is not None:
@@ -287,6 +293,12 @@ def _parser() -> argparse.ArgumentParser:
     p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
     p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
     p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
+    p_plan.add_argument("--mig-lgip", action="append", default=[], metavar="NODE=FILE",
+                        help="nvidia-smi mig -lgip output measured on a node type (repeatable)")
+    p_plan.add_argument("--lspci", action="append", default=[], metavar="NODE=FILE",
+                        help="lspci -vv output of a node type: each GPU's negotiated PCIe link (repeatable)")
+    p_plan.add_argument("--dcgm", action="append", default=[], metavar="NODE:CLASS=FILE",
+                        help="DCGM field export (SM_ACTIVE, FB_USED) of a class's job on a node type (repeatable)")
     sub.add_parser("planner", help="open the service planner window: configurator planner [PLAN.yaml]")
     p_cat = sub.add_parser("catalog", help="list the catalog")
     p_cat.add_argument("kind", choices=["cards", "models", "chassis"])
@@ -393,7 +405,7 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     if args.command == "size":
         return _size(_user_path(args.build), args.json)
     if args.command == "plan":
-        return _plan(_user_path(args.plan), args.json, _user_path(args.pdf))
+        return _plan(_user_path(args.plan), args.json, _user_path(args.pdf), (args.mig_lgip, args.lspci, args.dcgm))
     if args.command == "catalog":
         return _catalog(args.kind, args.json)
     if args.command == "export":

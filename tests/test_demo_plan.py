@@ -80,7 +80,8 @@ def test_the_sixth_scenario_is_seed_b_s_plan(shipped: Plan) -> None:
     s = scenarios[5]
     assert s.is_plan and s.build_path is None and s.plan_path == SEED_B.resolve()
     assert s.plan == shipped
-    assert [spec.kind for spec in (s.key, *s.more)] == ["fleet", "fits", "tenants", "cards"]
+    # issue 24: the recommended fleet (and what ranks it), MIG, the p95 wait at the peak hour and the reversal
+    assert [spec.kind for spec in (s.key, *s.more)] == ["fleet", "tenants", "wait", "reversal"]
     assert set(s.controls) == {"servers", "roadmap", "mig"}
     assert len(s.text.split()) > 40 and not any(ch.isdigit() for ch in s.text)
 
@@ -104,6 +105,9 @@ def test_result_fields_the_figures_read_exist() -> None:
         ({"kind": "fleet", "label": "{fleets}"}, "no {fleets} here"),
         ({"kind": "tenants", "job_class": "7B LoRA", "label": "x"}, "names 1 node type"),
         ({"kind": "cards", "label": "of {kinds}"}, "the others name one"),
+        ({"kind": "wait", "label": "{p95}"}, "the others name one"),
+        ({"kind": "reversal", "job_class": "7B LoRA", "label": "{summary}"}, "names no job_class"),
+        ({"kind": "wait", "job_class": "7B LoRA", "label": "p95 {p95}"}, "types a number in"),
         ({"kind": "cards", "job_class": "13B LoRA", "label": "of {kinds}"}, "no class '13B LoRA'"),
         ({"kind": "fits", "job_class": "30B LoRA", "nodes": [RTX, "DGX B200"], "label": "x"}, "no node type 'DGX"),
     ],
@@ -125,34 +129,52 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     """Seed B through the planner: each figure against the cells and fleet it reads, read independently."""
     catalog = default_catalog()
     s = load_scenarios()[5]
-    key, fits, tenants, cards = (read_plan_figure(spec, shipped, seed_b, catalog) for spec in (s.key, *s.more))
+    key, tenants, wait, rev = (read_plan_figure(spec, shipped, seed_b, catalog) for spec in (s.key, *s.more))
     best = seed_b.fleets[0]
     # the recommended fleet: the first ranked, serving every class all roadmap long. Which server kinds it buys
-    # is the planner's answer (without prices it ranks by energy per job), not the scenario's: the figure names it
+    # is the planner's answer (ranked by cost per job at the plan's street prices), not the scenario's
     assert key.value == best.totals.nodes and key.number == f"{best.totals.nodes} servers"
     assert {n.node for n in best.nodes} <= {RTX, H100}
-    assert (
-        key.label.startswith(best.label.replace(" x ", " × ")) and f"{seed_b.search.candidates:,} fleets" in key.label
-    )
+    assert key.label == (f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets "
+                         "by cost per job")  # fmt: skip
     assert best.feasible and best.out_of_capacity_month is None and key.words == "Keeps up for all 18 months"
-    # "the low-rank case fits on one RTX PRO 6000 and not on one H100"
+    # "a 7B low-rank fine-tune fits in a 24 GB instance ... the same card serves four such jobs", with its gain
+    slice_ = seed_b.cell("7B LoRA", f"{RTX} / 1g.24gb")
+    assert slice_.fits and tenants.value == slice_.devices_per_card == 4 and slice_.mig_gain is not None
+    assert tenants.text == (f"4 tenants per RTX PRO 6000 Server, {slice_.capacity_gb:.1f} GB each: "
+                            f"{slice_.mig_gain:.2f}× the 7B LoRA jobs a day")  # fmt: skip
+    # the p95 wait at the peak hour, against its target
+    info = next(c for c in seed_b.classes if c.name == "7B LoRA")
+    assert info.wait_p95_h is not None and wait.value == info.wait_p95_h
+    words = "7B LoRA wait at the busiest hour for nineteen jobs in twenty (target met)"
+    assert wait.text == f"{info.wait_p95_h:.2f} h {words}"
+    # the reversal: the month the recommended servers change, or that they do not
+    assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
+    r = seed_b.recommendation.reversal
+    if r.month is None:
+        assert rev.number == "No change" and rev.label == " + ".join(best.kinds) + " stays the pick all roadmap long"
+    else:
+        assert rev.number == f"Month {r.month}" and " + ".join(r.after) in rev.label
+
+
+def test_fit_and_card_figures_still_read_seed_b() -> None:
+    """The fits and cards kinds the scenario used before issue 24, read from seed B's result."""
+    from configurator.ui.kiosk.planspec import PlanFigureSpec
+
+    shipped = load_plan(SEED_B)
+    seed_b = planned(shipped)
+    catalog = default_catalog()
+    words = "for a {class} job: the {card} {verdict}, the {other} {other_verdict}"
+    spec = PlanFigureSpec(kind="fits", job_class="30B LoRA", nodes=[RTX, H100], digits=0, label=words)
+    fits = read_plan_figure(spec, shipped, seed_b, catalog)
     rtx, h100 = seed_b.cell("30B LoRA", f"{RTX} / whole card"), seed_b.cell("30B LoRA", f"{H100} / whole card")
     assert rtx.fits and not h100.fits
-    assert fits.value == rtx.peak_gb and fits.number == f"{rtx.peak_gb:.0f} GB"
     assert (
         fits.text
         == f"{rtx.peak_gb:.0f} GB for a 30B LoRA job: the RTX PRO 6000 Server holds it, the H100 SXM is too tight"
     )
-    # "a 7B low-rank fine-tune fits in a 24 GB instance ... the same card serves four such jobs"
-    slice_ = seed_b.cell("7B LoRA", f"{RTX} / 1g.24gb")
-    assert slice_.fits and tenants.value == slice_.devices_per_card == 4
-    assert tenants.text == (f"4 tenants on one RTX PRO 6000 Server with MIG, a 7B LoRA job in each "
-                            f"{slice_.capacity_gb:.1f} GB slice")  # fmt: skip
-    # "8B model: 8e9 x 16 = 128 GB -> two cards minimum on either part"
-    for node in (RTX, H100):
-        assert not seed_b.cell("8B full fine-tune", f"{node} / whole card").fits
-        pair = seed_b.cell("8B full fine-tune", f"{node} / 2 cards")
-        assert pair.peak_gb is not None and pair.capacity_gb is not None and pair.peak_gb <= pair.capacity_gb
+    spec = PlanFigureSpec(kind="cards", job_class="8B full fine-tune", label="of {kinds} hold one {class} ({peak})")
+    cards = read_plan_figure(spec, shipped, seed_b, catalog)
     whole = seed_b.cell("8B full fine-tune", f"{RTX} / whole card")
     assert (
         cards.value == 2 and cards.text == f"2 cards of either kind hold one 8B full fine-tune ({whole.peak_gb:.1f} GB)"
@@ -180,13 +202,14 @@ def test_every_button_gives_figures_that_read(shipped: Plan) -> None:
 def test_on_screen_figures_are_the_planners(demo: DemoWindow, seed_b: PlanResult) -> None:
     best = seed_b.fleets[0]
     assert demo.key_number.text() == f"{best.totals.nodes} servers"
-    assert (
-        demo.key_label.text() == f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets"
+    assert demo.key_label.text() == (
+        f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets by cost per job"
     )
     assert demo.key_status.text() == "Keeps up for all 18 months"
     for label, text in zip(demo.more_labels, more_texts(demo), strict=False):
         assert label.isVisibleTo(demo) and text.split(" ", 2)[-1] in label.text()
-    assert more_texts(demo)[1].startswith("4 tenants")
+    assert more_texts(demo)[0].startswith("4 tenants")
+    assert "wait at the busiest hour for nineteen jobs in twenty" in more_texts(demo)[1]
     # the palette and the build knobs give way to the plan's buttons
     assert not demo.pal_box.isVisibleTo(demo) and demo.plan_box.isVisibleTo(demo)
     assert not demo.seq_box.isVisibleTo(demo) and not demo.method_box.isVisibleTo(demo)
@@ -203,13 +226,13 @@ def test_mig_off_and_on_changes_the_tenants_per_card(demo: DemoWindow, shipped: 
     assert demo.plan_doc.plan == off and not demo.mig_button.isChecked()
     result = planned(off)
     whole = result.cell("7B LoRA", f"{RTX} / whole card")
-    tenants = demo.figure(demo.scenario.more[1])
+    tenants = demo.figure(demo.scenario.more[0])
     assert tenants.value == whole.devices_per_card == 1
     assert tenants.text == "1 tenant per RTX PRO 6000 Server without MIG: one 7B LoRA job holds the whole card"
     assert f"{result.search.candidates:,} fleets" in demo.key_label.text()
     assert result.search.candidates < planned(shipped).search.candidates  # no MIG layout left to search
     qtbot.mouseClick(demo.mig_button, Qt.MouseButton.LeftButton)
-    assert demo.plan_doc.plan == shipped and demo.figure(demo.scenario.more[1]).value == 4
+    assert demo.plan_doc.plan == shipped and demo.figure(demo.scenario.more[0]).value == 4
 
 
 @pytest.mark.parametrize("node", [RTX, H100])
@@ -337,10 +360,12 @@ def test_plan_results_forget_the_oldest(shipped: Plan) -> None:
 
 
 def assert_bar_words_apart(window: DemoWindow) -> None:
-    """The eight bars' words over the planner's node are the kiosk's (whole GB; the unit where it fits) and
-    do not run into each other: neighbouring texts are apart by more than 2 px."""
+    """The bars' words over the planner's node (one bar per whole card or MIG instance) are the kiosk's (whole
+    GB; the unit where it fits) and do not run into each other: neighbouring texts are apart by more than 2 px."""
     labels = [lb for lb in window.chart.labels if lb.isVisible()]
-    assert len(labels) == len(window.doc.build.cards) == 8
+    cards = window.doc.build.cards
+    assert len(cards) == 8
+    assert len(labels) == sum(len(c.mig) if c.mig else 1 for c in cards)
     texts = [lb.toPlainText() for lb in labels]
     assert all(t.startswith("+") and "." not in t for t in texts), texts
     spans = []

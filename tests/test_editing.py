@@ -110,11 +110,11 @@ def test_compare_h200_against_rtx(build: Build) -> None:
 def test_compare_shows_differing_rate_bases(build: Build) -> None:
     """Step times on different link or compute rate bases are flagged in the comparison, not ranked."""
     left = evaluate(build)
-    a = build.assumptions.model_copy(update={"link_rates": "nominal", "compute_rates": "estimated"})
+    a = build.assumptions.model_copy(update={"link_rates": "nominal", "compute_rates": "published"})
     rows = compare(left, evaluate(build.model_copy(update={"assumptions": a})))
     bases = {r.what: r for r in rows if r.what in ("link rates", "compute rates")}
     assert bases["link rates"].left == "measured" and bases["link rates"].right == "nominal"
-    assert bases["compute rates"].right == "estimated" and bases["compute rates"].better is None
+    assert bases["compute rates"].right == "published" and bases["compute rates"].better is None
     assert not any(r.what.endswith("rates") for r in compare(left, left))
 
 

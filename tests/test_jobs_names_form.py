@@ -57,20 +57,27 @@ def test_added_jobs_get_unique_generated_names(qtbot) -> None:  # type: ignore[n
 
 
 def test_the_model_list_is_sorted_and_grouped(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """By parameter count then name, parameter-count-only entries in their own group, and the build's imported
-    or typed models in a titled group after the catalog (the old list was in catalog file order)."""
+    """By family, within it by parameter count then name, parameter-count-only entries in their own group, and the
+    build's imported or typed models in a titled group after the catalog (the old list was in catalog file
+    order)."""
     doc = BuildDocument(load_build(BUILDS / "seed-30b-lora-h100-sxm.yaml"))
     panel = JobsPanel(doc)
     qtbot.addWidget(panel)
     box = panel.model_box
     items = [(box.itemText(k), box.itemData(k)) for k in range(box.count())]
     headers = [t for t, d in items if d is None]
-    assert headers == [GROUP_CATALOG, GROUP_PARAMS_ONLY, GROUP_BUILD]
+    families = sorted({m.family for m in doc.catalog.models.values() if m.family}, key=str.casefold)
+    assert headers == [*families, GROUP_CATALOG, GROUP_PARAMS_ONLY, GROUP_BUILD]
     assert not box.model().item(0).isEnabled()  # a title, not a choice
-    start, mid, end = (items.index((h, None)) for h in headers)
-    real = [doc.catalog.models[d] for _, d in items[start + 1 : mid]]
-    assert [m.total_params for m in real] == sorted(m.total_params for m in real)
-    assert real[0].id == "llama-3.2-1b" and real[-1].id == "llama-3.3-70b"
+    starts = [items.index((h, None)) for h in headers]
+    for head, start, stop in zip(headers[:-2], starts, starts[1:], strict=False):
+        group = [doc.catalog.models[d] for _, d in items[start + 1 : stop]]
+        assert group, head
+        assert [m.total_params for m in group] == sorted(m.total_params for m in group)
+        assert all((m.family or GROUP_CATALOG) == head for m in group)
+    llama = [d for _, d in items[starts[headers.index("Llama 3")] + 1 : starts[headers.index("Llama 3") + 1]]]
+    assert llama[0] == "llama-3.2-1b" and llama[-1] == "llama-3.3-70b"
+    mid, end = starts[-2], starts[-1]
     assert all(doc.catalog.models[d].is_params_only for _, d in items[mid + 1 : end])
     assert [t for t, _ in items[end + 1 :]] == ["30B (parameter count only)"]
     assert box.currentIndex() == end + 1  # the job's own model is the one shown

@@ -305,7 +305,7 @@ def test_shipped_builds_mean_bf16(path: Path) -> None:
         assert job.precision is None or (job.precision.recipe is None and job.precision.copies_gb == 0)
     assert not [c for c in result.checks if c.code.startswith("PRECISION")]
     for spec in build.jobs:
-        assert spec.base_weights == "bf16"
+        assert spec.base_weights != "fp8"  # an MXFP4 MoE base (gpt-oss as shipped) is no FP8 recipe
 
 
 def test_recipes_listed_once() -> None:

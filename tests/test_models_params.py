@@ -49,6 +49,30 @@ CATALOG_TOTALS = {
     "seed-b-30b": 30_000_000_000,
     "generic-8b": 8_000_000_000,
     "generic-13b-params": 13_000_000_000,
+    # late-2026 additions: safetensors metadata of each repo (Hub "Model size"), vision towers included
+    "qwen3-30b-a3b": 30_532_122_624,
+    "qwen3-235b-a22b": 235_093_634_560,
+    "gpt-oss-20b": 20_914_757_184,  # model card: 20.91B
+    "gpt-oss-120b": 116_829_156_672,  # model card: 116.83B
+    "gemma-3-4b": 4_300_079_472,
+    "gemma-3-12b": 12_187_325_040,
+    "gemma-3-27b": 27_432_406_640,
+    "mistral-small-24b": 23_572_403_200,
+    "phi-4": 14_659_507_200,
+    "llama-3.2-11b-vision": 10_670_220_835,
+    "qwen2.5-vl-7b": 8_292_166_656,
+    "deepseek-r1-distill-qwen-32b": 32_763_876_352,
+}
+
+# Active parameters as each model card states them, with the card's convention on the input embedding
+# (model_spec.ModelSpec.active_params): (billions, embedding counted).
+PUBLISHED_ACTIVE = {
+    "qwen3-30b-a3b": (3.353, True),  # Qwen3 model card: "30.5B in total and 3.3B activated" (both truncated:
+    # 30.53B, 3.353B; see test_qwen3_moe_card_truncates)
+    "qwen3-235b-a22b": (22.0, True),  # 235B total, 22B activated
+    "mixtral-8x7b": (12.9, True),  # Mistral AI: 46.7B total, 12.9B active per token
+    "gpt-oss-20b": (3.61, False),  # gpt-oss model card (arXiv 2508.10925) table 1
+    "gpt-oss-120b": (5.13, False),
 }
 
 
@@ -64,7 +88,7 @@ def test_catalog_total_is_exact(catalog: dict[str, ModelSpec], model_id: str, to
 @pytest.mark.parametrize("model_id", CATALOG_TOTALS)
 def test_param_counts_add_up(catalog: dict[str, ModelSpec], model_id: str) -> None:
     c = catalog[model_id].param_counts()
-    assert c.total == c.embedding + c.lm_head + c.block_linear + c.other
+    assert c.total == c.embedding + c.lm_head + c.block_linear + c.other + c.vision
     assert min(c.embedding, c.lm_head, c.block_linear, c.other) >= 0
 
 
@@ -211,7 +235,7 @@ def test_import_fixture(stem: str, expected: tuple[str, int]) -> None:
     assert spec.source == str(path)
     c = spec.param_counts()
     assert c.total == expected[1]
-    assert c.total == c.embedding + c.lm_head + c.block_linear + c.other
+    assert c.total == c.embedding + c.lm_head + c.block_linear + c.other + c.vision
 
 
 def test_fixture_matches_catalog_entry(catalog: dict[str, ModelSpec]) -> None:
@@ -240,9 +264,7 @@ def test_qwen_moe_mlp_only_layers_and_sparse_step() -> None:
     sparse_mlp = 2048 * 60 + 60 * 3 * 2048 * 1408 + 3 * 2048 * 5632 + 2048
     full = model_from_hf_config(base, id="a", name="a", source="test").param_counts().total
     two_dense = (
-        model_from_hf_config({**base, "mlp_only_layers": [0, 5]}, id="b", name="b", source="test")
-        .param_counts()
-        .total
+        model_from_hf_config({**base, "mlp_only_layers": [0, 5]}, id="b", name="b", source="test").param_counts().total
     )
     assert full - two_dense == 2 * (sparse_mlp - dense_mlp)
     every_other = model_from_hf_config({**base, "decoder_sparse_step": 2}, id="c", name="c", source="test")
@@ -392,3 +414,156 @@ def test_linear_module_is_a_frozen_record() -> None:
     assert m.weights == 64 and m.biases == 16 and m.short_name == "q_proj"
     with pytest.raises(AttributeError):
         m.count = 3  # type: ignore[misc]
+
+
+# ---- late-2026 models: MoE, vision towers, active counts ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("model_id", "published"), PUBLISHED_ACTIVE.items())
+def test_active_params_match_the_model_cards(
+    catalog: dict[str, ModelSpec], model_id: str, published: tuple[float, bool]
+) -> None:
+    billions, with_embedding = published
+    active = catalog[model_id].active_params(embedding=with_embedding)
+    assert abs(active / 1e9 - billions) / billions < 0.01, active
+
+
+def test_qwen3_moe_card_truncates(catalog: dict[str, ModelSpec]) -> None:
+    """The Qwen3-30B-A3B card gives 30.5B total, 29.9B non-embedding (without embedding and lm_head), 3.3B
+    activated: each is our count cut (not rounded) to one decimal."""
+    m = catalog["qwen3-30b-a3b"]
+    c = m.param_counts()
+    cut = [int(x / 1e8) / 10 for x in (c.total, c.total - c.embedding - c.lm_head, m.active_params())]
+    assert cut == [30.5, 29.9, 3.3]
+
+
+def test_dense_models_are_all_active(catalog: dict[str, ModelSpec]) -> None:
+    m = catalog["phi-4"]
+    assert m.active_params() == m.total_params
+    assert m.active_params(embedding=False) == m.total_params - m.param_counts().embedding
+
+
+def test_every_new_model_has_a_family(catalog: dict[str, ModelSpec]) -> None:
+    new = list(CATALOG_TOTALS)[list(CATALOG_TOTALS).index("qwen3-30b-a3b") :]
+    assert all(catalog[i].family for i in new)
+
+
+def test_gpt_oss_layout(catalog: dict[str, ModelSpec]) -> None:
+    m = catalog["gpt-oss-20b"]
+    mods = {x.name: x for x in m.linear_modules()}
+    up = mods["experts.gate_up_proj"]
+    assert (up.in_features, up.out_features, up.count, up.bias) == (2880, 2 * 2880, 24 * 32, True)
+    assert mods["router"].bias and mods["router"].group == "router"
+    assert mods["q_proj"].bias and mods["o_proj"].bias
+    assert m.expert_format == "mxfp4"
+    # all 32 experts resident: 24 layers x 32 x (gate_up + down, weights and biases)
+    assert m.expert_params() == 24 * 32 * (2880 * 5760 + 5760 + 2880 * 2880 + 2880)
+
+
+def test_mxfp4_checkpoint_size(catalog: dict[str, ModelSpec]) -> None:
+    """Expert weights at 4.25 bits (4-bit values + one 8-bit scale per 32), their biases and the rest bf16."""
+    m = catalog["gpt-oss-20b"]
+    weights = 24 * 32 * (2880 * 5760 + 2880 * 2880)
+    assert m.weight_bytes_as_shipped() == weights * 4.25 / 8 + (m.total_params - weights) * 2
+    assert round(m.weight_bytes_as_shipped() / 1e9, 1) == 13.8
+    assert round(catalog["gpt-oss-120b"].weight_bytes_as_shipped() / 1e9, 1) == 65.2
+    q = catalog["qwen3-30b-a3b"]
+    assert q.weight_bytes_as_shipped() == 2 * q.total_params
+
+
+def test_qwen3_moe_all_layers_sparse(catalog: dict[str, ModelSpec]) -> None:
+    m = catalog["qwen3-30b-a3b"]
+    assert (m.moe_layers, m.dense_layers, m.num_experts, m.num_experts_per_tok) == (48, 0, 128, 8)
+    assert m.tokens_ffn_width == 8 * 768
+
+
+@pytest.mark.parametrize(
+    ("model_id", "encoder", "projector"),
+    [
+        ("gemma-3-4b", 416_866_032, 1152 * 2560 + 1152),  # SigLIP so400m at 896 px + mm_input_projection
+        ("qwen2.5-vl-7b", 631_975_680, 1280 + 5120 * 5120 + 5120 + 5120 * 3584 + 3584),
+    ],
+)
+def test_vision_tower_parts(catalog: dict[str, ModelSpec], model_id: str, encoder: int, projector: int) -> None:
+    v = catalog[model_id].vision
+    assert v is not None
+    assert (v.encoder_params(), v.projector_params()) == (encoder, projector)
+
+
+def test_vision_language_totals_are_text_plus_tower(catalog: dict[str, ModelSpec]) -> None:
+    vl, text = catalog["qwen2.5-vl-7b"], catalog["qwen2.5-7b"]
+    assert vl.total_params - vl.param_counts().vision == text.total_params
+
+
+@pytest.mark.parametrize(
+    ("model_id", "size", "tokens", "encoder_tokens"),
+    [
+        ("qwen2.5-vl-7b", (1024, 1024), 37 * 37, 74 * 74),  # smart_resize to 1036 px: 37 tokens of 28 px a side
+        ("qwen2.5-vl-7b", (448, 448), 256, 1024),
+        ("gemma-3-4b", (1024, 1024), 256, 4096),  # resized to 896 px, pooled to 256 tokens
+        ("llama-3.2-11b-vision", (1024, 1024), 0, 4 * 1601),  # 4 tiles of 560 px, cross-attended
+    ],
+)
+def test_image_tokens(
+    catalog: dict[str, ModelSpec], model_id: str, size: tuple[int, int], tokens: int, encoder_tokens: int
+) -> None:
+    v = catalog[model_id].vision
+    assert v is not None
+    assert v.image_tokens(*size) == tokens
+    assert v.encoder_tokens(*size) == encoder_tokens
+
+
+def test_image_of_no_size_is_refused(catalog: dict[str, ModelSpec]) -> None:
+    v = catalog["qwen2.5-vl-7b"].vision
+    assert v is not None
+    with pytest.raises(ValueError, match="positive size"):
+        v.image_tokens(0, 512)
+
+
+def test_imported_vl_config_reads_the_tower() -> None:
+    config = {
+        "model_type": "qwen2_5_vl", "hidden_size": 3584, "num_hidden_layers": 28, "intermediate_size": 18944,
+        "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+        "vision_config": {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16,
+                          "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2,
+                          "temporal_patch_size": 2},
+    }  # fmt: skip
+    m = model_from_hf_config(config, id="vl", name="VL", source="test")
+    assert m.total_params == 8_292_166_656
+
+
+def test_bad_vision_config_names_the_key() -> None:
+    config = {
+        "model_type": "qwen2_5_vl", "hidden_size": 3584, "num_hidden_layers": 28, "intermediate_size": 18944,
+        "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+        "vision_config": {"depth": 32, "hidden_size": -1, "intermediate_size": 3420, "num_heads": 16,
+                          "patch_size": 14},
+    }  # fmt: skip
+    with pytest.raises(ValueError, match=r"vision_config\.hidden_size"):
+        model_from_hf_config(config, id="vl", name="VL", source="test")
+
+
+def test_catalog_refuses_an_unknown_vision_key() -> None:
+    entry = yaml.safe_load((ROOT / "specs" / "models.yaml").read_text(encoding="utf-8"))
+    raw = next(e for e in entry["models"] if e["id"] == "qwen2.5-vl-7b")
+    raw["config"]["vision_config"]["patch_sise"] = 14
+    with pytest.raises(ValueError, match=r"vision_config\.patch_sise"):
+        load_models_yaml({"schema_version": 1, "models": [raw]})
+
+
+def test_gemma3_config_as_published_reads_with_the_class_defaults() -> None:
+    """gemma-3-4b-it's config.json leaves heads, KV heads, head_dim and vocabulary to Gemma3TextConfig."""
+    config = {
+        "model_type": "gemma3", "mm_tokens_per_image": 256,
+        "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
+                        "num_hidden_layers": 34},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
+                          "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14, "image_size": 896},
+    }  # fmt: skip
+    assert model_from_hf_config(config, id="g", name="G", source="test").total_params == 4_300_079_472
+
+
+def test_a_text_config_error_names_the_nested_key() -> None:
+    config = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}
+    with pytest.raises(ValueError, match=r"text_config\.hidden_size"):
+        model_from_hf_config(config, id="m", name="M", source="test")

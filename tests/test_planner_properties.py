@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from configurator.catalog.errors import FileError
 from configurator.engine.planner import Plan, parse_plan, plan_service
 from configurator.engine.planner.packing import lower_bound, pack, placeable
-from configurator.engine.planner.queueing import devices_needed, erlang_c, mean_wait_hours
+from configurator.engine.planner.queueing import devices_needed, erlang_c, mean_wait_hours, wait_quantile_hours
 from tests.test_planner import _mig
 
 MODELS = ["mistral-7b", "llama-3.1-8b", "seed-b-30b", "llama-3.3-70b", "qwen3-32b", "no-such-model",
@@ -127,5 +127,5 @@ def test_devices_needed_meets_utilisation_and_wait(lam: float, s: float, u: floa
         assert n == 0
         return
     assert n >= load / u - 1e-6
-    if w is not None:
-        assert mean_wait_hours(n, load, s) <= w + 1e-9
+    if w is not None:  # the target applies to the p95 (issue 24; it was the mean)
+        assert wait_quantile_hours(n, load, s) <= w + 1e-9

@@ -96,6 +96,7 @@ def test_latest_request_wins(planner: PlannerWindow) -> None:
 def test_save_and_reopen_equals(qtbot, planner: PlannerWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _type_jobs_per_day(qtbot, planner, "7B LoRA", "150")
     planner.inputs.power_price.setFocus()
+    planner.inputs.power_price.selectAll()
     qtbot.keyClicks(planner.inputs.power_price, "0.25")
     qtbot.keyClick(planner.inputs.power_price, Qt.Key.Key_Return)
     assert planner.doc.plan.service.power_price_per_kwh == 0.25
@@ -137,6 +138,9 @@ def test_open_as_build_calls_back_with_valid_build(qtbot, planner: PlannerWindow
 
 
 def test_cost_chart_says_energy_without_prices(planner: PlannerWindow) -> None:
+    # the shipped plan carries street prices (issue 24); without them the chart shows energy per job
+    planner.doc.edit("no prices", lambda p: p.model_copy(update={"prices": {}, "currency": None}))
+    planner.wait_for_plan()
     assert planner.charts.showing_energy
     assert (
         "Energy per job" in planner.charts.cost.titleLabel.text
@@ -168,7 +172,8 @@ def test_problems_escape_user_text(planner: PlannerWindow) -> None:
 def test_node_names_shown_as_typed(planner: PlannerWindow) -> None:
     from configurator.engine.planner.editing import set_node
 
-    planner.doc.edit("rename", lambda p: set_node(p, 1, name="<i>HGX</i> & co"))
+    # node 0: the recommended fleet's servers (RTX PRO 6000 since the plan carries prices), named in its tooltip
+    planner.doc.edit("rename", lambda p: set_node(p, 0, name="<i>HGX</i> & co"))
     planner.wait_for_plan()
     legend = " ".join(label.text for _sample, label in planner.charts.roadmap_legend.items)
     assert "&lt;i&gt;HGX&lt;/i&gt; &amp; co" in legend  # the legend renders HTML: the name is escaped

@@ -90,7 +90,8 @@ def job_dicts(draw: st.DrawFn, slots: list[int], mig_counts: dict[int, int], kno
     models = [
         st.sampled_from(MODEL_IDS),
         st.sampled_from(HF_FILES),
-        st.builds(lambda p, f: {"parameters": p, "adapter_fraction": f}, st.floats(1e6, 1e12), st.floats(1e-4, 1.0)),
+        st.builds(lambda p, f: {"parameters": p, "adapter_fraction": f}, st.floats(1e6, 1e12),
+                  st.floats(1e-4, 1.0, exclude_max=True)),  # below 1, as ModelSpec's
         st.just("missing/config.json"),
     ]
     if not known_ids_only:

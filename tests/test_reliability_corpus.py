@@ -334,7 +334,7 @@ config("cfg-ten-thousand-keys", {**LLAMA, **{f"k{i}": i for i in range(10_000)}}
 config("cfg-mllama-text", {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}, 1,
        "text_config")  # fmt: skip
 config("cfg-gemma3", {"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560}}, 1,
-       "multimodal")  # fmt: skip
+       "text_config.num_hidden_layers")  # fmt: skip
 config("cfg-llava-llama", {"model_type": "llava", "text_config": LLAMA}, 0, "fits")
 config("cfg-text-config-string", {"model_type": "llava", "text_config": "llama"}, 1, "unsupported model type")
 config("cfg-too-large", '{"model_type": "llama", "pad": "' + "x" * 5_100_000 + '"}', 1, "larger than 5 MB")

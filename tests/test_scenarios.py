@@ -16,7 +16,7 @@ import pytest
 
 from configurator.engine import Build, evaluate
 from configurator.engine.buildfile import load_build
-from configurator.engine.result import BuildResult, Communication, JobResult
+from configurator.engine.result import BuildResult, Collective, Communication, JobResult
 
 BUILDS_DIR = Path(__file__).resolve().parent.parent / "resources" / "builds"
 SERVER, WS, HGX = "generic-server-8", "generic-workstation-4", "hgx-8"
@@ -56,12 +56,18 @@ def codes(result: BuildResult) -> set[str]:
     return {c.code for c in result.checks}
 
 
+def bandwidth_seconds(c: Collective) -> float:
+    """A collective's time without NCCL's per-call latency: the bytes over the rate, as the seeds reckon it."""
+    return c.seconds - c.latency_s
+
+
 def all_gather_bytes(comm: Communication) -> float:
     return sum(c.bytes_per_card for c in comm.collectives if c.kind == "all-gather")
 
 
 def all_gather_seconds(comm: Communication) -> float:
-    return sum(c.seconds for c in comm.collectives if c.kind == "all-gather")
+    """The all-gathers' bandwidth time (the seeds' arithmetic; each also pays NCCL's latency, latency_s)."""
+    return sum(bandwidth_seconds(c) for c in comm.collectives if c.kind == "all-gather")
 
 
 # ---- seed A: full fine-tune of 8B over two RTX PRO 6000 --------------------------------------------------------
@@ -156,7 +162,7 @@ def test_70b_lora_measured_slower_than_nominal(n: int, bridged: bool) -> None:
     _, measured = one_job(SERVER, on("h200-nvl", *slots), bridges, link_rates="measured", cards=slots, **SHARDED_70B)
     assert all_gather_bytes(measured.communication) == pytest.approx(all_gather_bytes(nominal.communication))
     assert all_gather_seconds(measured.communication) > all_gather_seconds(nominal.communication)
-    assert all(c.rate_basis == "measured" for c in measured.communication.collectives)
+    assert all(c.rate_basis.startswith("measured") for c in measured.communication.collectives)
 
 
 # ---- seed A: eight H200 NVL in two 4-way bridge domains ----------------------------------------------------------
@@ -248,8 +254,9 @@ def test_an_estimated_rate_is_flagged_only_where_it_sets_the_step() -> None:
     alone = run(SERVER, on("rtx-pro-6000-server", 3), [{**job, "parallelism": "single", "cards": [3]}],
                 compute_rates="estimated").jobs[0].compute  # fmt: skip
     assert alone is not None and alone.bf16_rate_estimated and alone.bf16_tflops == pytest.approx(503.8)
-    published = run(SERVER, on("rtx-pro-6000-server", 3), [{**job, "parallelism": "single", "cards": [3]}])
-    assert published.jobs[0].compute.seconds_per_step is None  # the default: published rates only
+    published = run(SERVER, on("rtx-pro-6000-server", 3), [{**job, "parallelism": "single", "cards": [3]}],
+                    compute_rates="published")  # fmt: skip
+    assert published.jobs[0].compute.seconds_per_step is None  # the View choice "published rates only"
 
 
 # ---- MIG tenants (seed A, seed B) ----------------------------------------------------------------------------------
@@ -372,9 +379,12 @@ def test_13b_tensor_parallel_pcie_vs_nvlink_ratio() -> None:
     """Per direction: 450 / 64 = 7.0x, not seed B's 14x (900 GB/s is the two-direction total)."""
     _, pcie = one_job(SERVER, on("rtx-pro-6000-server", 1, 2), cards=[1, 2], **TP_13B)
     _, nvlink = one_job(HGX, on("h100-sxm", 1, 2), cards=[1, 2], **TP_13B)
+    bw = [sum(bandwidth_seconds(c) for c in j.communication.collectives) for j in (pcie, nvlink)]
+    assert bw[0] / bw[1] == pytest.approx(450 / 64)
+    assert round(bw[0] / bw[1]) == 7
+    # each ~21 MB all-reduce also pays NCCL's latency (issue 24), which the faster link feels more: below 7x
     ratio = pcie.communication.seconds_per_step / nvlink.communication.seconds_per_step
-    assert ratio == pytest.approx(450 / 64)
-    assert round(ratio) == 7
+    assert 4 < ratio < 450 / 64
 
 
 @pytest.mark.parametrize("model", ["generic-13b-params", "generic-13b"])
@@ -397,8 +407,8 @@ def test_13b_gradient_all_reduce_over_nvlink_per_direction() -> None:
                      activation_memory_gb=15, cards=[1, 2])  # fmt: skip
     (reduce,) = job.communication.collectives
     assert reduce.link == "nvswitch" and reduce.rate_gb_s == NVLINK
-    assert reduce.seconds == pytest.approx(26e9 / 450e9)
-    assert reduce.seconds == pytest.approx(2 * 26e9 / 900e9)
+    assert bandwidth_seconds(reduce) == pytest.approx(26e9 / 450e9)
+    assert bandwidth_seconds(reduce) == pytest.approx(2 * 26e9 / 900e9)
 
 
 # ---- seed A: compute, ops:byte and arithmetic intensity ------------------------------------------------------------
@@ -446,12 +456,13 @@ def test_nominal_vs_measured_scales_by_the_rate_ratio(card: str, bridges, method
     assert nominal.communication.collectives
     for n, m in zip(nominal.communication.collectives, measured.communication.collectives, strict=True):
         assert n.bytes_per_card == m.bytes_per_card
-        assert (n.rate_basis, m.rate_basis) == ("nominal", "measured")
+        assert n.rate_basis == "nominal" and m.rate_basis.startswith("measured")
         assert m.rate_gb_s < n.rate_gb_s
-        assert m.seconds / n.seconds == pytest.approx(n.rate_gb_s / m.rate_gb_s, rel=1e-12)
-    ratio = measured.communication.seconds_per_step / nominal.communication.seconds_per_step
+        assert bandwidth_seconds(m) / bandwidth_seconds(n) == pytest.approx(n.rate_gb_s / m.rate_gb_s, rel=1e-12)
+        assert m.latency_s == n.latency_s  # NCCL's latency does not depend on the rate basis
+    bw = [sum(bandwidth_seconds(c) for c in j.communication.collectives) for j in (measured, nominal)]
     rates = nominal.communication.collectives[0].rate_gb_s / measured.communication.collectives[0].rate_gb_s
-    assert ratio == pytest.approx(rates, rel=1e-12)
+    assert bw[0] / bw[1] == pytest.approx(rates, rel=1e-12)
 
 
 @pytest.mark.parametrize("link_rates", ["nominal", "measured"])
@@ -471,7 +482,7 @@ def test_calibration_replaces_the_pcie_rate(link_rates: str) -> None:
     jobs = {j.name: j for j in result.jobs}
     (pcie,) = jobs["pcie"].communication.collectives
     assert pcie.rate_gb_s == 20 and pcie.rate_basis == "calibrated"
-    assert pcie.seconds == pytest.approx(pcie.bytes_per_card / 20e9)
+    assert bandwidth_seconds(pcie) == pytest.approx(pcie.bytes_per_card / 20e9)
     (nvlink,) = jobs["nvlink"].communication.collectives
     assert nvlink.link == "nvlink" and nvlink.rate_basis == link_rates  # only the PCIe rate is calibrated
     assert any("calibrated" in note for note in result.notes)

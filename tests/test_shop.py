@@ -105,11 +105,19 @@ def test_bad_price_lists_say_file_line_and_field(text: str, fmt: str, says: tupl
 
 
 def test_no_price_list_ships_with_prices() -> None:
-    """The product never carries prices of its own: no shipped file has a price list's keys."""
+    """The product never carries prices of its own: no shipped file has a price list's keys. The one exception
+    is a service plan's public street prices (issue 24: seed B's plan ranks by cost), each with its source and
+    date in price_sources; they price the planner's fleets, never a quote."""
+    from configurator.engine.planner import load_plan
+
     shipped = [p for d in ("resources", "specs") for p in (ROOT / d).rglob("*") if p.suffix in {".yaml", ".csv"}]
     assert shipped
     for p in shipped:
         text = p.read_text(encoding="utf-8")
+        if p.parent == ROOT / "resources" / "plans" and re.search(r"^classes:", text, re.M):
+            plan = load_plan(p)
+            assert set(plan.prices) <= set(plan.price_sources), p  # every shipped price says where it is from
+            continue
         assert not (re.search(r"^currency:", text, re.M) or text.startswith("field,value")), p
 
 

@@ -110,6 +110,9 @@ class CardSpec(Strict):
     # CUDA compute capability as major.minor (9.0 = Hopper, 12.0 = RTX Blackwell), from NVIDIA's CUDA GPUs page.
     # The low-precision support rules (engine/lowprecision.py) compare it the way the software's checks do.
     compute_capability: Sourced
+    # Streaming multiprocessors of the whole card (non-MIG): the per-op step model's wave quantisation and a MIG
+    # instance's share of compute (its profile's sm_count over this). None where unpublished.
+    sm_count: Sourced | None = None
     power: CardPower
     pcie_generation: Sourced
     pcie_lanes: Sourced

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from configurator.catalog.errors import FileError, Problem, short_repr, shorten
 from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
+from configurator.catalog.vision import VisionTower
 from configurator.catalog.yamlio import read_text
 
 # ---- a config.json's fields ----------------------------------------------------------------------------
@@ -32,8 +33,15 @@ class ConfigError(ValueError):
 
 
 # Defaults of the transformers config classes, per model_type, for keys a config.json may omit.
-_TIE_DEFAULT = {"gemma2": True}  # Gemma2Config(tie_word_embeddings=True); all others default to False
-_HEAD_DIM_DEFAULT = {"qwen3": 128, "qwen3_moe": 128, "gemma2": 256}  # Qwen3Config/Gemma2Config head_dim
+# Gemma2Config / Gemma3TextConfig(tie_word_embeddings=True); all others default to False
+_TIE_DEFAULT = {"gemma2": True, "gemma3_text": True}
+# Qwen3Config / Gemma2Config / Gemma3TextConfig / GptOssConfig head_dim
+_HEAD_DIM_DEFAULT = {"qwen3": 128, "qwen3_moe": 128, "gemma2": 256, "gemma3_text": 256, "gpt_oss": 64}
+# Gemma3TextConfig's defaults for keys the published Gemma 3 config.json files leave out (gemma-3-4b-it's
+# text_config gives no heads, KV heads or vocabulary): transformers reads these, so an import must too.
+_CLASS_DEFAULTS = {"gemma3_text": {"num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 262_208}}
+# The vision tower each multimodal model_type carries (configurator/catalog/vision.py)
+_VISION_KIND = {"gemma3": "siglip", "mllama": "mllama", "qwen2_5_vl": "qwen2_5_vl"}
 
 # Keys the reader uses; a catalog entry may only use these (a typo must not pass silently).
 KNOWN_CONFIG_KEYS = frozenset(
@@ -56,8 +64,23 @@ KNOWN_CONFIG_KEYS = frozenset(
         "shared_expert_intermediate_size",
         "decoder_sparse_step",
         "mlp_only_layers",
+        "text_config",
+        "vision_config",
+        "mm_tokens_per_image",
+        "cross_attention_layers",
+        "quantization_config",
     }
 )
+# Keys of a vision_config the reader uses (per vision kind; the rest of a real config is ignored on import but
+# refused in a catalog entry, where a typo must not pass silently).
+KNOWN_VISION_KEYS = frozenset(
+    {
+        "model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "depth", "num_attention_heads",
+        "num_heads", "attention_heads", "patch_size", "image_size", "num_channels", "in_chans", "out_hidden_size",
+        "spatial_merge_size", "temporal_patch_size", "num_global_layers", "max_num_tiles", "vision_output_dim",
+        "supported_aspect_ratios",
+    }
+)  # fmt: skip
 
 
 # Upper bounds on config.json sizes: about four times the largest published model's, so every real config
@@ -120,7 +143,15 @@ def _language_model(config: dict[str, Any], *, id: str, name: str, source: str) 
         # Multimodal configs (mllama, gemma3, llava ...) hold the language model in text_config: read that one.
         inner = text.get("model_type")
         if inner in SUPPORTED_MODEL_TYPES:
-            spec = model_from_hf_config(text, id=id, name=name, source=source)
+            try:
+                spec = model_from_hf_config(text, id=id, name=name, source=source)
+            except ConfigError as exc:  # name the key where it is: text_config.hidden_size
+                raise ConfigError(f"text_config.{exc.field}" if exc.field else "text_config", exc.message) from None
+            vision = config.get("vision_config")
+            if str(mt) in _VISION_KIND and isinstance(vision, dict):
+                assert spec.hidden_size is not None
+                tower = _vision_tower(config, _VISION_KIND[str(mt)], spec.hidden_size)
+                return str(mt), spec.model_copy(update={"vision": tower})
             note = (
                 f"language model only: read from text_config of this {shorten(str(mt), 40)} config; the "
                 "vision tower and projector are not counted"
@@ -139,9 +170,9 @@ def _head_dim(config: dict[str, Any], mt: str, hidden: int, heads: int) -> int:
     """head_dim: the config's where the transformers class reads it, else hidden_size // num_attention_heads."""
     if mt in _HEAD_DIM_DEFAULT:
         return _int(config, "head_dim", _HEAD_DIM_DEFAULT[mt])
-    if config.get("head_dim") is not None and mt in ("llama", "mistral", "mixtral"):
+    if config.get("head_dim") is not None and mt in ("llama", "mistral", "mixtral", "mllama_text_model"):
         return _int(config, "head_dim")  # e.g. Llama 3.2: head_dim given explicitly
-    # Qwen2, Qwen2-MoE, Phi-3: hidden_size // num_attention_heads
+    # Qwen2, Qwen2-MoE, Qwen2.5-VL, Phi-3, Mllama text: hidden_size // num_attention_heads
     if hidden % heads:
         raise ConfigError("num_attention_heads", f"hidden_size {hidden} is not divisible by {heads}")
     return hidden // heads
@@ -149,16 +180,25 @@ def _head_dim(config: dict[str, Any], mt: str, hidden: int, heads: int) -> int:
 
 def _layout_fields(config: dict[str, Any], mt: str, attention_bias: bool, fields: dict[str, Any]) -> None:
     """Biases, norms and fused projections as each model type's modelling code lays them out."""
-    if mt in ("qwen2", "qwen2_moe"):
+    if mt in ("qwen2", "qwen2_moe", "qwen2_5_vl"):
         fields["qkv_bias"] = True  # modeling_qwen2: q/k/v_proj bias=True, o_proj bias=False
-    elif mt in ("llama", "qwen3", "qwen3_moe", "gemma2"):
+    elif mt in ("llama", "qwen3", "qwen3_moe", "gemma2", "gemma3_text", "gpt_oss"):
         fields["qkv_bias"] = fields["o_bias"] = attention_bias  # q, k, v and o all follow attention_bias
     if mt == "llama":
         fields["mlp_bias"] = _bool(config, "mlp_bias", False)
-    if mt in ("qwen3", "qwen3_moe"):
+    if mt in ("qwen3", "qwen3_moe", "gemma3_text"):
         fields["qk_norm"] = True
-    if mt == "gemma2":
+    if mt in ("gemma2", "gemma3_text"):
         fields["norms_per_layer"] = 4  # input, post_attention, pre_feedforward, post_feedforward
+    if mt == "gpt_oss":
+        fields["attention_sinks"] = True  # GptOssAttention.sinks: one logit per head
+    if mt == "mllama_text_model":
+        layers = config.get("cross_attention_layers") or []
+        if not isinstance(layers, list) or len(layers) > fields["num_layers"]:
+            raise ConfigError("cross_attention_layers", f"must be a list of at most {fields['num_layers']} layer "
+                              f"numbers, got {short_repr(layers)}")  # fmt: skip
+        fields["cross_attention_layers"] = len(layers)
+        fields["extra_embedding_rows"] = 8  # MllamaTextModel: nn.Embedding(vocab_size + 8, hidden)
     if mt == "phi3":
         fields["fused_qkv"] = fields["fused_gate_up"] = True
 
@@ -186,9 +226,63 @@ def _moe_fields(config: dict[str, Any], mt: str, fields: dict[str, Any]) -> None
             raise ConfigError("mlp_only_layers", f"must be a list of layer numbers 0 to {layers - 1}, got "
                               f"{short_repr(only)}")  # fmt: skip
         fields["mlp_only_layers"] = tuple(sorted(set(only)))
+    if mt == "gpt_oss":
+        # GptOssMLP: router (bias) over num_local_experts; experts of width intermediate_size, gate_up fused
+        fields["num_experts"] = _int(config, "num_local_experts")
+        fields["num_experts_per_tok"] = _int(config, "num_experts_per_tok")
+        fields["moe_intermediate_size"] = fields["intermediate_size"]
+        fields["router_bias"] = fields["expert_bias"] = fields["fused_expert_gate_up"] = True
+        quant = config.get("quantization_config")
+        if isinstance(quant, dict) and quant.get("quant_method") == "mxfp4":
+            fields["expert_format"] = "mxfp4"  # experts shipped as MXFP4; attention, router, embeddings bf16
     if mt == "qwen2_moe":
         fields["shared_expert_intermediate_size"] = _int(config, "shared_expert_intermediate_size")
         fields["shared_expert_gate"] = True
+
+
+def _vision_tower(config: dict[str, Any], kind: str, out_hidden: int) -> VisionTower:
+    """The vision_config of a gemma3 / mllama / qwen2_5_vl config as a VisionTower."""
+    v = config["vision_config"]
+
+    def first(*keys: str) -> int:
+        key = next((k for k in keys if v.get(k) is not None), keys[0])
+        try:
+            return _int(v, key)
+        except ConfigError as exc:
+            raise ConfigError(f"vision_config.{exc.field}", exc.message) from None
+
+    fields: dict[str, Any] = {
+        "kind": kind,
+        "hidden_size": first("hidden_size", "embed_dim"),
+        "num_layers": first("num_hidden_layers", "depth"),
+        "intermediate_size": first("intermediate_size"),
+        "num_heads": first("num_attention_heads", "num_heads", "attention_heads"),
+        "patch_size": first("patch_size"),
+        "out_hidden_size": out_hidden,
+        "num_channels": _int(v, "num_channels", _int(v, "in_chans", 3)),
+    }
+    if kind == "siglip":
+        fields["image_size"] = first("image_size")
+        fields["mm_tokens_per_image"] = _int(config, "mm_tokens_per_image", 256)
+    elif kind == "qwen2_5_vl":
+        fields["spatial_merge_size"] = _int(v, "spatial_merge_size", 2)
+        fields["temporal_patch_size"] = _int(v, "temporal_patch_size", 2)
+        fields["out_hidden_size"] = _int(v, "out_hidden_size", out_hidden)
+    else:  # mllama
+        fields["image_size"] = first("image_size")
+        fields["num_global_layers"] = first("num_global_layers")
+        fields["max_num_tiles"] = first("max_num_tiles")
+        fields["vision_output_dim"] = first("vision_output_dim")
+        ratios = v.get("supported_aspect_ratios")
+        if not isinstance(ratios, list) or not ratios:
+            raise ConfigError("vision_config.supported_aspect_ratios", "must be a non-empty list of [w, h] tiles")
+        fields["max_aspect_ratio_id"] = len(ratios)  # MllamaVisionConfig.max_aspect_ratio_id
+    try:
+        return VisionTower(**fields)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise ConfigError(f"vision_config.{where}", shorten(err["msg"].removeprefix("Value error, "))) from None
 
 
 def _model_spec(fields: dict[str, Any], heads: int) -> ModelSpec:
@@ -220,8 +314,9 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
     mt, language_model = _language_model(config, id=id, name=name, source=source)
     if language_model is not None:
         return language_model
+    defaults = _CLASS_DEFAULTS.get(mt, {})
     hidden = _int(config, "hidden_size")
-    heads = _int(config, "num_attention_heads")
+    heads = _int(config, "num_attention_heads", defaults.get("num_attention_heads"))
     head_dim = _head_dim(config, mt, hidden, heads)
     attention_bias = _bool(config, "attention_bias", False)  # read first: its error comes before the sizes'
     fields: dict[str, Any] = {
@@ -233,13 +328,15 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
         "num_layers": _int(config, "num_hidden_layers"),
         "intermediate_size": _int(config, "intermediate_size"),
         "num_attention_heads": heads,
-        "num_key_value_heads": _int(config, "num_key_value_heads", heads),  # HF default: = heads (MHA)
-        "head_dim": head_dim,
-        "vocab_size": _int(config, "vocab_size"),
+        "num_key_value_heads": _int(config, "num_key_value_heads", defaults.get("num_key_value_heads", heads)),
+        "head_dim": head_dim,  # (HF default above: = heads, MHA)
+        "vocab_size": _int(config, "vocab_size", defaults.get("vocab_size")),
         "tie_word_embeddings": _bool(config, "tie_word_embeddings", _TIE_DEFAULT.get(mt, False)),
     }
     _layout_fields(config, mt, attention_bias, fields)
     _moe_fields(config, mt, fields)
+    if mt in _VISION_KIND and isinstance(config.get("vision_config"), dict):  # Qwen2.5-VL: text at the top
+        fields["vision"] = _vision_tower(config, _VISION_KIND[mt], hidden)
     return _model_spec(fields, heads)
 
 

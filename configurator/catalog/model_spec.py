@@ -4,7 +4,10 @@ A model is described by the fields of its Hugging Face ``config.json`` (verbatim
 into a :class:`ModelSpec`. Counts follow the module layout of the ``transformers`` modelling code:
 ``modeling_llama.py``, ``modeling_mistral.py``, ``modeling_qwen2.py``, ``modeling_qwen3.py``,
 ``modeling_gemma2.py``, ``modeling_phi3.py``, ``modeling_mixtral.py``, ``modeling_qwen2_moe.py``,
-``modeling_qwen3_moe.py``. Every norm here is an RMSNorm (one weight vector, no bias).
+``modeling_qwen3_moe.py``, ``modeling_gpt_oss.py``, ``modeling_gemma3.py``, ``modeling_mllama.py``,
+``modeling_qwen2_5_vl.py``. Every norm of the language model is an RMSNorm (one weight vector, no bias).
+Vision-language models carry a :class:`VisionTower` (the vision encoder and its projector into the language
+model), counted by :mod:`configurator.catalog.vision`.
 
 Seed B sizes some models by parameter count alone ("30B"): those are ``architecture: params-only``.
 Reading a config.json is :mod:`configurator.catalog.hf_config`; reading ``specs/models.yaml`` is
@@ -19,6 +22,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from configurator.catalog.sourced import Strict
+from configurator.catalog.vision import VisionTower
 
 PARAMS_ONLY = "params-only"
 SUPPORTED_MODEL_TYPES = (
@@ -31,10 +35,31 @@ SUPPORTED_MODEL_TYPES = (
     "mixtral",
     "qwen2_moe",
     "qwen3_moe",
+    "gpt_oss",
+    "gemma3_text",
+    "mllama_text_model",
+    "qwen2_5_vl",
 )
 ArchitectureName = Literal[
-    "llama", "mistral", "qwen2", "qwen3", "gemma2", "phi3", "mixtral", "qwen2_moe", "qwen3_moe", "params-only"
+    "llama",
+    "mistral",
+    "qwen2",
+    "qwen3",
+    "gemma2",
+    "phi3",
+    "mixtral",
+    "qwen2_moe",
+    "qwen3_moe",
+    "gpt_oss",
+    "gemma3_text",
+    "mllama_text_model",
+    "qwen2_5_vl",
+    "params-only",
 ]
+# Bits per expert weight as shipped. MXFP4 (OCP Microscaling FP4): 4-bit E2M1 values with one 8-bit E8M0 scale
+# shared by each block of 32, 4 + 8/32 = 4.25 bits (gpt-oss model card; transformers integrations/mxfp4.py keeps
+# the experts' ``*_blocks`` (uint8, two values a byte) and ``*_scales`` (uint8 per 32 values)).
+EXPERT_FORMAT_BITS = {"bf16": 16.0, "mxfp4": 4.25}
 
 
 @dataclass(frozen=True)
@@ -68,10 +93,11 @@ class ParamCounts:
     embedding: int  # input embedding
     lm_head: int  # 0 when tied (tie_word_embeddings)
     block_linear: int  # weights of all linear layers in the decoder blocks (incl. experts and router)
-    other: int  # norms, biases, q/k norms, final norm
+    other: int  # norms, biases, q/k norms, final norm, attention sinks, cross-attention gates
+    vision: int = 0  # vision tower + projector of a vision-language model
 
     def __post_init__(self) -> None:
-        if self.total != self.embedding + self.lm_head + self.block_linear + self.other:
+        if self.total != self.embedding + self.lm_head + self.block_linear + self.other + self.vision:
             raise ValueError(f"parameter counts do not add up: {self}")
 
 
@@ -83,6 +109,7 @@ class ModelSpec(Strict):
     source: str = Field(min_length=3)  # URL of the config.json, or the seed sentence
     architecture: ArchitectureName
     note: str | None = None
+    family: str | None = None  # the model picker's group ("Qwen3", "gpt-oss", "Gemma 3" ...)
 
     # normalised architecture (None for params-only)
     hidden_size: int | None = Field(default=None, gt=0)
@@ -113,6 +140,21 @@ class ModelSpec(Strict):
     expert_module_names: tuple[str, str, str] = ("gate_proj", "up_proj", "down_proj")  # Mixtral: w1, w3, w2
     decoder_sparse_step: int = Field(default=1, gt=0)  # Qwen MoE: every n-th layer is sparse
     mlp_only_layers: tuple[int, ...] = ()  # Qwen MoE: layers that keep a dense MLP
+    # gpt-oss (modeling_gpt_oss.py): GptOssTopKRouter has a bias; GptOssExperts holds gate_up_proj
+    # (E, h, 2 x width) and down_proj (E, width, h) as 3-D parameters, each with a bias; every attention
+    # layer has one learned sink logit per head (``sinks``)
+    router_bias: bool = False
+    expert_bias: bool = False
+    fused_expert_gate_up: bool = False
+    attention_sinks: bool = False
+    expert_format: Literal["bf16", "mxfp4"] = "bf16"  # expert weights as shipped (gpt-oss: MXFP4)
+
+    # Llama 3.2 Vision (modeling_mllama.py MllamaCrossAttentionDecoderLayer): these layers attend to the image
+    # instead of the text (same linear shapes, plus q/k norms and two tanh gates); embed_tokens has
+    # vocab_size + 8 rows (MllamaTextModel: config.vocab_size + 8)
+    cross_attention_layers: int = Field(default=0, ge=0)
+    extra_embedding_rows: int = Field(default=0, ge=0)
+    vision: VisionTower | None = None  # the vision encoder and projector of a vision-language model
 
     # params-only models (seed B)
     parameters: int | None = Field(default=None, gt=0)  # the total as given ("30B": 30e9)
@@ -228,13 +270,20 @@ class ModelSpec(Strict):
             assert eff is not None
             gate, up, down = self.expert_module_names
             n = sparse * e
-            # router: Linear(hidden, num_experts, bias=False) (Mixtral block_sparse_moe.gate, Qwen mlp.gate)
-            mods.append(LinearModule("gate", h, e, sparse, False, "router"))
-            mods += [
-                LinearModule(f"experts.{gate}", h, eff, n, False, "expert"),
-                LinearModule(f"experts.{up}", h, eff, n, False, "expert"),
-                LinearModule(f"experts.{down}", eff, h, n, False, "expert"),
-            ]
+            # router: Linear(hidden, num_experts, bias=False) (Mixtral block_sparse_moe.gate, Qwen mlp.gate);
+            # gpt-oss mlp.router with a bias
+            mods.append(
+                LinearModule("router" if self.router_bias else "gate", h, e, sparse, self.router_bias, "router")
+            )
+            eb = self.expert_bias
+            if self.fused_expert_gate_up:  # gpt-oss experts.gate_up_proj: (E, h, 2 x width)
+                mods.append(LinearModule("experts.gate_up_proj", h, 2 * eff, n, eb, "expert"))
+            else:
+                mods += [
+                    LinearModule(f"experts.{gate}", h, eff, n, eb, "expert"),
+                    LinearModule(f"experts.{up}", h, eff, n, eb, "expert"),
+                ]
+            mods.append(LinearModule(f"experts.{down}", eff, h, n, eb, "expert"))
             sff = self.shared_expert_intermediate_size
             if sff:  # Qwen2-MoE shared expert: a dense MLP every token passes through
                 mods += [
@@ -252,14 +301,41 @@ class ModelSpec(Strict):
             assert self.parameters is not None
             return ParamCounts(self.parameters, 0, 0, self.parameters, 0)
         h, layers, _, _, _, hd = self._arch()
-        assert self.vocab_size is not None
-        embedding = self.vocab_size * h
+        assert self.vocab_size is not None and self.num_attention_heads is not None
+        embedding = (self.vocab_size + self.extra_embedding_rows) * h
         lm_head = 0 if self.tie_word_embeddings else self.vocab_size * h
         mods = self.linear_modules()
         block_linear = sum(m.weights for m in mods)
         norms = layers * (self.norms_per_layer * h + (2 * hd if self.qk_norm else 0)) + h  # + final norm
-        other = norms + sum(m.biases for m in mods)
-        return ParamCounts(embedding + lm_head + block_linear + other, embedding, lm_head, block_linear, other)
+        # mllama cross-attention layers: q_norm and k_norm (head_dim) and the attention and MLP gates (1 each)
+        cross = self.cross_attention_layers * ((0 if self.qk_norm else 2 * hd) + 2)
+        sinks = layers * self.num_attention_heads if self.attention_sinks else 0
+        other = norms + cross + sinks + sum(m.biases for m in mods)
+        vision = self.vision.params() if self.vision is not None else 0
+        return ParamCounts(
+            embedding + lm_head + block_linear + other + vision, embedding, lm_head, block_linear, other, vision
+        )
+
+    def active_params(self, *, embedding: bool = True) -> int:
+        """Parameters one token passes through: the total less the routed experts it is not sent to (E - k of E
+        per MoE layer); the vision tower counts (a sample with images runs it). ``embedding=False`` also leaves
+        out the input embedding (a row lookup, no matmul: what step FLOPs want). Model cards differ: Qwen3
+        ("30B-A3B": 3.3B activated) and Mixtral (12.9B active) count the embedding; the gpt-oss model card
+        (arXiv 2508.10925 table 1: 3.61B / 5.13B active) does not (it counts the unembedding)."""
+        counts = self.param_counts()
+        if self.is_params_only:
+            return counts.total
+        idle = self.expert_params() * (self.num_experts - self.num_experts_per_tok) // max(self.num_experts, 1)
+        return counts.total - idle - (0 if embedding else counts.embedding)
+
+    def expert_params(self) -> int:
+        """Weights and biases of all routed experts (0 for a dense model)."""
+        return sum(m.weights + m.biases for m in self.linear_modules() if m.group == "expert")
+
+    def weight_bytes_as_shipped(self) -> float:
+        """Bytes of the checkpoint as shipped: experts in their format (MXFP4: 4.25 bits), the rest bf16."""
+        experts = sum(m.weights for m in self.linear_modules() if m.group == "expert")  # biases stay bf16
+        return experts * EXPERT_FORMAT_BITS[self.expert_format] / 8 + (self.total_params - experts) * 2
 
     @property
     def total_params(self) -> int:
@@ -277,7 +353,9 @@ class ModelSpec(Strict):
         "all-linear": every block linear incl. the experts, but not the MoE router (``gate``,
         ``shared_expert_gate``) and not lm_head. PEFT's own "all-linear" would also wrap the router;
         we leave it out because adapting a router is rarely done and the seed's convention is
-        "q, k, v, o, gate, up, down". "attention": q, k, v, o (or fused qkv_proj + o_proj).
+        "q, k, v, o, gate, up, down". gpt-oss's experts are 3-D parameters, not nn.Linear: PEFT's own
+        "all-linear" reaches only its attention there, and the experts through ``target_parameters``
+        (PEFT >= 0.17); "all-linear" here counts both. "attention": q, k, v, o (or fused qkv_proj + o_proj).
         "qv": q_proj and v_proj. A list: module names, matched on the full name or its last dotted part
         (as PEFT matches suffixes), e.g. ["q_proj", "v_proj"], ["qkv_proj"], ["w1", "w2", "w3"].
         """

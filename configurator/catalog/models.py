@@ -12,7 +12,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from configurator.catalog.hf_config import CONFIG_LIMITS, KNOWN_CONFIG_KEYS, ConfigError, model_from_hf_config
+from configurator.catalog.hf_config import (
+    CONFIG_LIMITS,
+    KNOWN_CONFIG_KEYS,
+    KNOWN_VISION_KEYS,
+    ConfigError,
+    model_from_hf_config,
+)
 from configurator.catalog.model_spec import (
     PARAMS_ONLY,
     SUPPORTED_MODEL_TYPES,
@@ -37,7 +43,19 @@ __all__ = [
     "model_from_hf_config",
 ]
 
-_ENTRY_KEYS = {"id", "name", "source", "note", "config", "parameters", "adapter_fraction"}
+_ENTRY_KEYS = {"id", "name", "source", "note", "family", "config", "parameters", "adapter_fraction"}
+
+
+def _unknown_config_keys(config: dict[str, Any]) -> list[str]:
+    """Keys of a catalog config (and of its text_config / vision_config) the reader does not use."""
+    unknown = [str(k) for k in set(config) - KNOWN_CONFIG_KEYS]
+    text = config.get("text_config")
+    if isinstance(text, dict):
+        unknown += [f"text_config.{k}" for k in set(text) - KNOWN_CONFIG_KEYS]
+    vision = config.get("vision_config")
+    if isinstance(vision, dict):
+        unknown += [f"vision_config.{k}" for k in set(vision) - KNOWN_VISION_KEYS]
+    return sorted(unknown)
 
 
 def _entry(raw: Any, index: int) -> ModelSpec:
@@ -59,13 +77,16 @@ def _entry(raw: Any, index: int) -> ModelSpec:
             config = raw["config"]
             if not isinstance(config, dict):
                 raise ValueError("'config' must be a mapping of HF config.json fields")
-            unknown = set(config) - KNOWN_CONFIG_KEYS
+            unknown = _unknown_config_keys(config)
             if unknown:
-                raise ValueError(f"config has key(s) the reader does not use: {', '.join(sorted(map(str, unknown)))}")
+                raise ValueError(f"config has key(s) the reader does not use: {', '.join(unknown)}")
             if "adapter_fraction" in raw:
                 raise ValueError("'adapter_fraction' is only for params-only entries")
             spec = model_from_hf_config(config, id=raw["id"], name=raw["name"], source=raw["source"])
-            return spec.model_copy(update={"note": raw.get("note")}) if raw.get("note") else spec
+            update = {k: raw[k] for k in ("note", "family") if raw.get(k)}
+            if "family" in raw and not isinstance(raw["family"], str):
+                raise ValueError("'family' must be text")
+            return spec.model_copy(update=update) if update else spec
         params = raw["parameters"]
         if isinstance(params, float) and params.is_integer():
             params = int(params)  # YAML reads 30e9 as a float
@@ -75,6 +96,7 @@ def _entry(raw: Any, index: int) -> ModelSpec:
             name=raw["name"],
             source=raw["source"],
             note=raw.get("note"),
+            family=raw.get("family"),
             architecture=PARAMS_ONLY,
             parameters=params,
             **extra_fields,

@@ -13,6 +13,7 @@ import functools
 from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
+from configurator.engine import moe
 from configurator.engine.build import Job
 from configurator.engine.cache import CACHE
 from configurator.engine.stack import PROFILES, stack_of
@@ -78,7 +79,7 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     """Cached on what it depends on; only eager attention depends on the sequence length (s x s scores)."""
     lora = job.lora
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
-    key = (job.method, targets, lora.rank, lora.dropout, job.precision, job.attention,
+    key = (job.method, targets, lora.rank, lora.dropout, job.precision, job.attention, job.moe_capacity_factor,
            sequence if job.attention == "eager" else 0, tp)  # fmt: skip
     return CACHE.memo("per-layer", (model,), key, lambda: _per_layer(model, job, sequence, tp))
 
@@ -126,10 +127,9 @@ def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
 
     # SwiGLU: SiLU keeps its input (gate output); the product keeps SiLU(gate) and up; down's input
     # (the product) is kept only when down_proj is trained.
-    mlp = 3 * BF16 * f + (BF16 * f if DOWN in keeps_input else 0)
-    if model.is_moe and groups & {GATE, UP, DOWN}:
-        # tokens are copied to each of their k experts before the expert linears
-        mlp += BF16 * h * model.num_experts_per_tok + FP32 * model.num_experts
+    mlp: float = 3 * BF16 * f + (BF16 * f if DOWN in keeps_input else 0)
+    if model.is_moe:  # router probabilities, combine and dispatch copies (engine/moe.py)
+        mlp += moe.saved_bytes_per_token(model, bool(groups & {GATE, UP, DOWN}), job.moe_capacity_factor)
 
     lora = 0.0
     if job.method in ("lora", "qlora"):

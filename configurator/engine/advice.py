@@ -78,7 +78,8 @@ def _peak(model: ModelSpec, job: Job, n_cards: int, on_mig: bool, capability: Ca
     """The changed job's peak; infinite when the change cannot run (e.g. LoRA targets the model lacks)."""
     split = sharding(job, n_cards, on_mig)
     try:
-        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=capability)
+        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
+                              capability=capability)
     except ValueError:  # a full job switched to LoRA whose targets name no module of this model
         return math.inf
     return mem.peak_reserved

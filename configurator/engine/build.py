@@ -25,7 +25,7 @@ Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "s
 # fp8: the card's default FP8 recipe (TE get_default_fp8_recipe).
 Precision = Literal["mixed-bf16", "pure-bf16", "fp8", "fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4"]
 # zero1 / zero2 / zero3: DeepSpeed ZeRO stages (optimizer states; + gradients; + parameters partitioned)
-Parallelism = Literal["single", "ddp", "fsdp", "tp", "zero1", "zero2", "zero3"]
+Parallelism = Literal["single", "ddp", "fsdp", "tp", "zero1", "zero2", "zero3", "ep"]
 # The training stack (engine/stack.py holds each framework's profile and the code it is read from).
 # fsdp-qlora: Answer.AI's train.py (AnswerDotAI/fsdp_qlora), a custom loop over FSDP1.
 Framework = Literal["hf-trainer", "torchtune", "torchtitan", "axolotl", "litgpt", "fsdp-qlora"]
@@ -84,8 +84,13 @@ class Assumptions(Strict):
     link_rates: LinkRates = "measured"
     # published: compute time only from published dense BF16 rates (unknown where none is published);
     # estimated: where none is published, the catalog's UNCONFIRMED estimate, named in every result that uses it
-    compute_rates: Literal["published", "estimated"] = "published"
-    # Model FLOPs utilisation for compute time. 0.4 is the usual planning figure: Megatron-LM and
+    # The default shows every card's step time, an estimated rate labelled "estimated" wherever it is used
+    # (issue 24); "published" is the View choice "published rates only".
+    compute_rates: Literal["published", "estimated"] = "estimated"
+    # per-op: the step from each op's FLOPs and bytes at published achieved efficiencies (engine/steptime/);
+    # utilization: the old single-constant model, matmul FLOPs at ``utilization`` of the dense BF16 peak.
+    step_model: Literal["per-op", "utilization"] = "per-op"
+    # Model FLOPs utilisation for step_model: utilization. 0.4 is the usual planning figure: Megatron-LM and
     # PaLM report 40-55 % MFU on large dense training (Chowdhery et al. 2022, Table 3; Korthikanti
     # et al. 2022 report 54.2 % at 530B); fine-tuning on a few cards sits at the low end.
     # At least 1 %: below that a step time is no planning figure (1e-300 would print a 10^301 s step).
@@ -109,6 +114,22 @@ class LoraSettings(Strict):
         if isinstance(targets, list) and len(targets) > MAX_LORA_TARGETS:
             raise ValueError(f"at most {MAX_LORA_TARGETS} target modules ({len(targets):,} given)")
         return targets
+
+
+Objective = Literal["sft", "dpo", "grpo"]
+
+
+class RLSettings(Strict):
+    """Preference and RL post-training with TRL (engine/rl.py): what DPOTrainer / GRPOTrainer keep and generate.
+    Defaults are TRL's (trl/trainer/grpo_config.py, dpo_config.py)."""
+
+    beta: float | None = Field(default=None, ge=0, le=100)  # KL coefficient; None: TRL's (GRPO 0.0, DPO 0.1)
+    precompute_ref_log_probs: bool = False  # DPO: reference log-probs computed before training (no reference kept)
+    generations: int = Field(default=8, ge=1, le=1024)  # GRPO num_generations per prompt
+    prompt_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO prompt tokens
+    completion_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO max_completion_length
+    generation: Literal["vllm-colocate", "vllm-server", "transformers"] = "vllm-colocate"
+    vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, lt=1)  # colocated vLLM's share of each card
 
 
 class InstanceRef(Strict):
@@ -141,12 +162,18 @@ class Job(Strict):
     model: str | ParamsOnlyModel
     method: Method = "lora"
     lora: LoraSettings = LoraSettings()
+    objective: Objective = "sft"  # sft: supervised; dpo, grpo: TRL's preference / RL trainers (engine/rl.py)
+    rl: RLSettings = RLSettings()
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"
     precision: Precision = "mixed-bf16"
-    base_weights: Literal["bf16", "fp8"] = "bf16"  # LoRA: how the frozen base is stored (QLoRA: quantization)
+    # LoRA: how the frozen base is stored (QLoRA: quantization); mxfp4: MoE experts kept as shipped (gpt-oss)
+    base_weights: Literal["bf16", "fp8", "mxfp4"] = "bf16"
     parallelism: Parallelism = "single"
     tensor_parallel: int = Field(default=1, ge=1, le=64)
+    # MoE dispatch buffers padded to capacity = factor x tokens x k / E per expert (engine/moe.py); 1: dropless,
+    # as transformers' MoE blocks are
+    moe_capacity_factor: float = Field(default=1.0, ge=1.0, le=16.0)
     sequence_length: int = Field(default=2048, ge=1, le=2_097_152)
     micro_batch_size: int = Field(default=1, ge=1, le=4096)
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=65536)

@@ -213,8 +213,8 @@ def pick_band(bands: dict[str, Band], job: Job) -> Band:
 # The result of bands_from(cross_validate(...)) over cv_runs(), rounded outward to 0.5 %;
 # tests/test_calibration.py recomputes it and holds these figures to it.
 CV_BANDS: dict[str, tuple[float, float]] = {
-    "*": (-0.13, 0.105),
-    "adapter": (-0.13, 0.105),
+    "*": (-0.13, 0.11),  # MoE combine and router probabilities counted for frozen experts too (engine/moe.py)
+    "adapter": (-0.13, 0.115),
     "full": (-0.055, 0.11),
     "fsdp-qlora/adapter": (-0.095, 0.105),
     "hf-trainer/adapter": (-0.11, 0.135),

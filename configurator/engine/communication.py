@@ -8,8 +8,13 @@ typical nccl-tests busbw stands in for that rate (busbw is defined so that this 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
+import yaml
+
+from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.loader import specs_dir
 from configurator.engine.build import Job
 from configurator.engine.memory import Parameters
 from configurator.engine.parallelism import PARALLELISM
@@ -18,6 +23,49 @@ from configurator.engine.result import Collective, Communication
 from configurator.engine.topology import Link
 
 ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all-reduce", "all-gather", "reduce-scatter"
+
+
+# third-generation NVSwitch and later reduce in the fabric (NVLink SHARP); A100's NVSwitch does not
+NVLS_ARCHITECTURES = ("Hopper", "Blackwell")
+
+
+@functools.lru_cache(maxsize=1)
+def collectives_spec() -> dict[str, object]:
+    """specs/collectives.yaml: NCCL's latency model, NVLink SHARP's bus bandwidth, the PCIe pair factor."""
+    data: dict[str, object] = yaml.safe_load(safe_read_text(specs_dir() / "collectives.yaml"))
+    return data
+
+
+def latency_s(kind: str, n: int, family: str) -> float:
+    """One collective's latency (NCCL src/graph/tuning.cc, Ring/Simple): baseLat + steps x hwLat, steps 2(n-1)
+    for an all-reduce and n-1 for an all-gather or reduce-scatter; hwLat by NVLink or PCI."""
+    lat = collectives_spec()["latency"]
+    assert isinstance(lat, dict)
+    steps = 2 * (n - 1) if kind == ALL_REDUCE else n - 1
+    hw = lat["per_step_us"]["nvlink" if family in ("nvlink", "nvswitch") else "pci"]
+    return (float(lat["base_us"]) + steps * float(hw)) * 1e-6
+
+
+def collective_rate(kind: str, n: int, family: str, rate_gb_s: float, basis: str, nvls: bool) -> tuple[float, str]:
+    """The bus bandwidth one collective runs at: NVLink SHARP's for an all-reduce on an NVSwitch system that has it
+    (unless the user calibrated the link), the PCIe pair factor on a 2-card measured PCIe ring, else the link's."""
+    spec = collectives_spec()
+    if kind == ALL_REDUCE and nvls and family == "nvswitch" and basis != "calibrated":
+        sharp = spec["nvls"]
+        assert isinstance(sharp, dict)
+        # The switch reduces: each card sends its buffer once and receives the result once, so NVLS's algorithm
+        # bandwidth does not depend on n; the measured 480 GB/s busbw on 8 cards is algbw 480 x 8 / 14. As busbw
+        # on n cards that is algbw x 2(n-1)/n: above the ring's from about 4 cards, below it on a pair.
+        at = int(sharp["measured_cards"])
+        algbw = float(sharp["busbw_gb_s"]) * at / (2 * (at - 1))
+        busbw = algbw * 2 * (n - 1) / n
+        if busbw > rate_gb_s:
+            return busbw, "NVLink SHARP (NVLS)"
+    if family == "pcie" and n == 2 and basis == "measured":
+        pair = spec["pcie_pair_factor"]
+        assert isinstance(pair, dict)
+        return rate_gb_s * float(pair["value"]), "measured (2-card pair)"
+    return rate_gb_s, basis
 
 
 def ring_factor(kind: str, n: int) -> float:
@@ -103,13 +151,16 @@ def communication(
     basis: str,
     hidden_size: int | None,
     num_layers: int | None,
+    *,
+    nvls: bool = False,
 ) -> Communication:
-    """The job's collectives per step over the ring of its cards, timed on the slowest link ``link``."""
+    """The job's collectives per step over the ring of its cards, timed on the slowest link ``link``: each call
+    pays NCCL's latency plus its bytes over the bus bandwidth (alpha + bytes / beta), so the ~21 MB messages of
+    tensor parallelism run below the large-message rate. ``nvls``: the cards' NVSwitch has NVLink SHARP."""
     n = len(slots)
     strategy = PARALLELISM[job.parallelism]
     if n <= 1 or link is None or not strategy.multi_card:
         return Communication()
-    rate = rate_gb_s * 1e9
     notes: list[str] = []
     tp_token = None
     planned = _data_parallel(job, p, tb)
@@ -118,10 +169,13 @@ def communication(
     collectives: list[Collective] = []
     for name, kind, payload, count in planned:
         per_card = ring_factor(kind, n) * payload * count
+        bw, how = collective_rate(kind, n, link.family, rate_gb_s, basis, nvls)
+        alpha = latency_s(kind, n, link.family)
         collectives.append(
             Collective(
                 name=name, kind=kind, count_per_step=count, payload_bytes=payload, bytes_per_card=per_card,
-                link=link.name, rate_gb_s=rate_gb_s, rate_basis=basis, seconds=per_card / rate,
+                link=link.name, rate_gb_s=bw, rate_basis=how, seconds=count * alpha + per_card / (bw * 1e9),
+                latency_s=count * alpha,
             )
         )  # fmt: skip
     total_s = sum(c.seconds for c in collectives)

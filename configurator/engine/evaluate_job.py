@@ -14,14 +14,22 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
-from configurator.engine import calibration
+from configurator.engine import calibration, rl
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
-from configurator.engine.communication import communication, slowest_link
+from configurator.engine.communication import NVLS_ARCHITECTURES, communication, slowest_link
 from configurator.engine.compute import compute
 from configurator.engine.context import EvalContext, JobEvaluation
-from configurator.engine.job_checks import Shape, job_shape, memory_notes, pcie_checks, setting_checks, valid_keys
+from configurator.engine.job_checks import (
+    Shape,
+    generation_checks,
+    job_shape,
+    memory_notes,
+    pcie_checks,
+    setting_checks,
+    valid_keys,
+)
 from configurator.engine.lowprecision import (
     Capability,
     extra_bytes,
@@ -160,6 +168,7 @@ def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, 
     for slot, instance in shape.keys:
         card = cards[slot]
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
+        capacity *= 1 - rl.colocated_share(job)  # a colocated vLLM's share is not the training's (engine/rl.py)
         kind = (id(card), capacity, nominal, profile, instance)
         if kind in same:
             rows.append(same[kind].model_copy(update={"slot": slot}))
@@ -198,18 +207,27 @@ def _fit_checks(job: Job, model: ModelSpec, mem: MemoryBreakdown, rows: list[Car
 
 
 def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
-                    ) -> list[tuple[CardSpec, float]]:  # fmt: skip
-    """Each card the job runs on with the share of its compute the job gets: 1, or a MIG instance's slices."""
-    shares = []
+                    ) -> tuple[list[tuple[CardSpec, float]], list[float]]:  # fmt: skip
+    """Each card the job runs on with the share of its compute the job gets (1, or a MIG instance's SMs over the
+    card's: the catalog's -lgip SM counts), and the share of its memory bandwidth (a MIG instance's memory slices
+    over the card's; NVIDIA MIG User Guide 'Concepts': memory slices carry their share of the memory controllers)."""
+    shares: list[tuple[CardSpec, float]] = []
+    memory: list[float] = []
     for slot, instance in shape.keys:
         card = cards[slot]
-        share = 1.0
+        share, mem = 1.0, 1.0
         if instance is not None and card.mig is not None:
-            profile = capacity_of(card, layouts.get(slot), instance)[2]
-            total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
-            share = card.mig.profile(profile).compute_slices / total_slices if profile else 1.0
+            name = capacity_of(card, layouts.get(slot), instance)[2]
+            if name:
+                prof = card.mig.profile(name)
+                total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
+                share = prof.compute_slices / total_slices
+                if card.sm_count is not None and card.sm_count.value and prof.sm_count.value:
+                    share = prof.sm_count.value / card.sm_count.value
+                mem = prof.placement.size / card.mig.grid_units
         shares.append((card, share))
-    return shares
+        memory.append(mem)
+    return shares, memory
 
 
 def _step_time(job: Job, comm: Communication, comp: Compute | None,
@@ -244,11 +262,15 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     rate, basis = 0.0, str(a.link_rates)  # the rate's basis: nominal, measured, or calibrated for the link
     if shape.multi:
         comm_link, rate, basis = slowest_link(shape.slots, ctx.topo.link, a.link_rates, ctx.calib)
-    comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers)
-    shares = _compute_shares(shape, ctx.cards, ctx.layouts)
+    nvls = comm_link is not None and comm_link.family == "nvswitch" and all(
+        ctx.cards[sl].architecture in NVLS_ARCHITECTURES for sl in shape.slots)
+    comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers,
+                         nvls=nvls)  # fmt: skip
+    shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     comp = (None if model.is_params_only
-            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates))  # fmt: skip
+            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+                         step_model=a.step_model))  # fmt: skip
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
     return comm, comp, step, checks
@@ -281,11 +303,13 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     job_cards = [cards[s] for s in shape.slots]
     cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
     checks += precision_checks(job, [(s, cards[s]) for s in shape.slots])
-    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, capability=cc)
+    mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
+                          capability=cc)
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
     rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
+    checks += generation_checks(job, model, rows)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
     fits = all(r.fits for r in rows)

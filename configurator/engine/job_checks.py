@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
+from configurator.engine import rl
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
 from configurator.engine.memory import effective_offload
@@ -173,6 +174,28 @@ def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
         checks.append(Check(severity="warning", code="JOB_OFFLOAD_IGNORED", job=name, message=(
             f"Job '{name}' asks for {job.offload} offload with {job.parallelism}: offload exists in {has}. The job "
             "is sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip
+    checks += _moe_checks(job, model, shape)
+    return checks
+
+
+def _moe_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
+    """Expert parallelism without experts to split or with experts that do not divide over the cards; an MXFP4
+    base on a model that does not ship its experts so (engine/moe.py)."""
+    name, checks = job.name, []
+    if PARALLELISM[job.parallelism].shards_experts and shape.n > 1 and not model.is_params_only:
+        if not model.is_moe:
+            checks.append(Check(severity="warning", code="JOB_EXPERT_PARALLEL", job=name, message=(
+                f"Job '{name}': expert parallelism splits the experts of a mixture-of-experts model, and "
+                f"{model.name} has none; it is sized as replicas (DDP). Choose fsdp to split a dense model.")))
+        elif model.num_experts % shape.n:
+            checks.append(Check(severity="warning", code="JOB_EXPERT_PARALLEL", job=name, message=(
+                f"Job '{name}': {model.num_experts} experts do not divide over {shape.n} cards; expert-parallel "
+                "frameworks need an equal share per card (torchtitan, Megatron-Core). Use a card count that "
+                f"divides {model.num_experts}.")))  # fmt: skip
+    if job.base_weights == "mxfp4" and job.method == "lora" and model.expert_format != "mxfp4":
+        checks.append(Check(severity="info", code="PRECISION_NOTE", job=name, message=(
+            f"Job '{name}': base_weights mxfp4 keeps experts that ship in MXFP4 (gpt-oss); {model.name} ships "
+            "none, so its base is sized in BF16.")))  # fmt: skip
     return checks
 
 
@@ -228,3 +251,32 @@ def pcie_checks(job: Job, over_pcie: bool) -> list[Check]:
         "PCIe peer-to-peer needs the IOMMU off (or in passthrough) and ACS disabled on PCIe switches "
         "(NCCL documentation, troubleshooting).")))  # fmt: skip
     return checks
+
+
+def generation_checks(job: Job, model: ModelSpec, rows: list[CardMemory]) -> list[Check]:
+    """A colocated vLLM's share of each card (GRPO): what it holds, whether its weights fit it and whether its KV
+    cache holds one generation round (engine/rl.py). Rows carry the training's capacity, the card's less the
+    share."""
+    share = rl.colocated_share(job)
+    if not share or not rows or model.is_params_only:
+        return []
+    name, row = job.name, min(rows, key=lambda r: r.capacity_gb)
+    card = row.capacity_gb * 1e9 / (1 - share)
+    budget, weights, kv = rl.generation_budget(model, job, card)
+    needed = rl.generation_kv_needed(model, job)
+    where = f"slot {row.slot} ({row.card_name})"
+    if kv <= 0:
+        return [Check(severity="error", code="RL_GENERATION", slot=row.slot, job=name, message=(
+            f"Job '{name}': the colocated vLLM's {share:.0%} of {card / 1e9:.1f} GB on {where} is "
+            f"{budget / 1e9:.1f} GB, less than its own copy of the weights ({weights / 1e9:.1f} GB) and activations: "
+            "vLLM cannot allocate a KV cache. Raise vllm_gpu_memory_utilization, or generate on separate cards "
+            "(vllm-server)."))]  # fmt: skip
+    severity = "info" if kv >= needed else "warning"
+    more = "" if kv >= needed else (" vLLM will preempt and queue sequences (slower generation); raise "
+                                    "vllm_gpu_memory_utilization or shorten completions.")  # fmt: skip
+    return [Check(severity=severity, code="RL_GENERATION", slot=row.slot, job=name, message=(
+        f"Job '{name}': a colocated vLLM takes {share:.0%} of each card ({budget / 1e9:.1f} GB on {where}): "
+        f"{weights / 1e9:.1f} GB of weights and a {kv / 1e9:.1f} GB KV cache for "
+        f"{job.micro_batch_size * job.gradient_accumulation_steps} sequences of "
+        f"{job.rl.prompt_length} + {job.rl.completion_length} tokens, which need {needed / 1e9:.1f} GB; training is "
+        f"sized in the other {1 - share:.0%}.{more}"))]  # fmt: skip

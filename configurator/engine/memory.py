@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
+from configurator.engine import moe, rl
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
@@ -101,14 +102,14 @@ DEFAULT_CONSTANTS = AllocatorConstants()
 
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
-    constants: AllocatorConstants = DEFAULT_CONSTANTS, capability: Capability | None = None,
+    constants: AllocatorConstants = DEFAULT_CONSTANTS, capability: Capability | None = None, ep: int = 1,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards (memoised on the very model and job objects: both are immutable,
-    and an evaluation repeated while the user drags sees the same unchanged jobs)."""
-    return CACHE.memo("memory", (model, job), (shards, tp, ddp, sequence_length, constants, capability),
+    and an evaluation repeated while the user drags sees the same unchanged jobs). ep: expert-parallel degree."""
+    return CACHE.memo("memory", (model, job), (shards, tp, ddp, sequence_length, constants, capability, ep),
                       lambda: _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp,
                                                sequence_length=sequence_length, constants=constants,
-                                               capability=capability))  # fmt: skip
+                                               capability=capability, ep=ep))  # fmt: skip
 
 
 @dataclass
@@ -137,7 +138,7 @@ class _Activations:
 
 
 def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *, stage: int, shards: int, tp: int,
-                  fp32_head: bool, capability: Capability | None) -> _States:  # fmt: skip
+                  fp32_head: bool, capability: Capability | None, ep: int = 1) -> _States:  # fmt: skip
     """Weights, adapters, gradients and optimizer states per card, split as the sharding stage splits them."""
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
@@ -154,6 +155,8 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
             weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if fp32_head else BF16)  # norms: a few MB
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision.py)
             weights = fp8_base_bytes(p.frozen_linear, p.frozen_other, linear_tensor_count(model))
+        elif moe.stores_mxfp4(model, job):  # gpt-oss experts kept in MXFP4 as shipped (engine/moe.py)
+            weights = moe.base_weight_bytes(model)
         else:
             weights = p.total * BF16
         adapters = p.trainable * tb.weight
@@ -163,11 +166,18 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     adapters /= w_split
     gradients = trained * tb.gradient / g_split
     optimizer = trained * tb.optimizer / o_split
+    if ep > 1:  # expert parallel: this card's 1/ep of the experts, a replica of the rest (engine/moe.py)
+        split = moe.expert_split(model, job, trained, ep)
+        weights *= split.weight_fraction
+        adapters *= split.trained_fraction
+        gradients *= split.trained_fraction
+        optimizer *= split.trained_fraction
     # low-precision recipe: quantized weight copies, scales, amax histories (engine/lowprecision.py)
     layer_linear = p.frozen_linear // (model.num_layers or 1)
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
+    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO frozen reference
     return _States(weights, adapters, gradients, optimizer, trained, full_weights, low)
 
 
@@ -188,7 +198,7 @@ def _units(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, full_weights
 
 
 def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st: _States, *, stage: int,
-                 shards: int, tp: int, sequence_length: int | None, units: tuple[float, float],
+                 shards: int, tp: int, sequence_length: int | None, units: tuple[float, float], ep: int = 1,
                  ) -> _Activations:  # fmt: skip
     """Activations, transients (dequantised weights, gathered units, reduce buckets) and the head's peaks."""
     if job.activation_memory_gb is not None:
@@ -215,6 +225,9 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # prefetches per module the same way (deepspeed/runtime/zero/partitioned_param_coordinator.py).
         gathered = 2 * units[0] + units[1]
         transient += gathered
+    if model.is_moe:  # the router's one-hot mask, and under expert parallelism the all-to-all buffers
+        transient += moe.routing_transient_bytes(model, job.sequence_length * job.micro_batch_size)
+        transient += moe.all_to_all_buffer_bytes(model, job, ep, job.moe_capacity_factor)
     if shards > 1 and stage >= 2 and PARALLELISM[job.parallelism].deepspeed:
         # the ipg bucket gradients are copied into before each reduce (stage_1_and_2.py
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
@@ -295,7 +308,7 @@ def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st:
 
 def _memory_for_card(
     model: ModelSpec, job: Job, *, shards: int, tp: int, ddp: bool, sequence_length: int | None,
-    constants: AllocatorConstants, capability: Capability | None,
+    constants: AllocatorConstants, capability: Capability | None, ep: int = 1,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards, over the whole run (load, wrap, forward, backward, optimizer step).
 
@@ -308,6 +321,7 @@ def _memory_for_card(
     """
     # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
     # are the functions above, and what is left here is the pools they add up to.
+    job = rl.training_view(job)  # DPO: chosen + rejected in one batch; GRPO: prompt + completion tokens
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)
@@ -322,10 +336,10 @@ def _memory_for_card(
     # norms still make the residual stream fp32 (activations.py)
     fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
     st = _model_states(model, job, p, tb, stage=stage, shards=shards, tp=tp, fp32_head=fp32_head,
-                       capability=capability)  # fmt: skip
+                       capability=capability, ep=ep)  # fmt: skip
     units = _units(job, stack, p, tb, st.full_weights, tp, fp32_head)
     act = _activations(model, job, p, tb, st, stage=stage, shards=shards, tp=tp, sequence_length=sequence_length,
-                       units=units)  # fmt: skip
+                       units=units, ep=ep)  # fmt: skip
     sc = constants.static_fraction
     load = _load(model, job, stack, p, prep, tp)
     host = _offload(job, st, offload, stage, (shards if stage >= 2 else 1) * tp)

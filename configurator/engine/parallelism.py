@@ -14,6 +14,9 @@ tests/test_parallelism.py checks none is missing):
 - PyTorch FSDP: the FSDP docs and torch/distributed/fsdp (FSDP1 FlatParameter, FSDP2 fully_shard; all-gather
   before forward and before backward, reduce-scatter of gradients; CPUOffload / CPUOffloadPolicy).
 - Megatron tensor parallelism: Shoeybi et al. 2019, §3 (two all-reduces per layer forward, two backward).
+- Expert parallelism: Lepikhin et al. 2020 (GShard) §2.2 (experts split over devices, all-to-all dispatch and
+  combine); torchtitan ``expert_parallel_degree`` (torchtitan/distributed/expert_parallel.py ExpertParallel);
+  Megatron-Core ``--expert-model-parallel-size`` (MoEAlltoAllTokenDispatcher). Memory and traffic: engine/moe.py.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class Strategy:
     overlaps_compute: bool  # its collectives run beside the compute (the planner takes max(comm, compute))
     offload: frozenset[Offload]  # offload the engine has ("none" always)
     multi_card: bool  # runs over several cards (MIG instances never: NCCL does not run across them)
+    shards_experts: bool  # MoE experts split over the cards (expert parallel); the rest replicated
     frameworks: frozenset[Framework]  # which frameworks offer it (documented; not checked by the engine yet)
     sources: Mapping[str, str] = field(default_factory=dict)  # behaviour field -> where it was read
 
@@ -78,7 +82,8 @@ class Strategy:
 
 
 BEHAVIOURS = ("partitions", "splits_layers", "gradient_buckets", "master_is_shard", "optimizer_impl", "collectives",
-              "offload", "multi_card", "frameworks")  # fmt: skip
+              "offload", "multi_card", "frameworks", "shards_experts")  # fmt: skip
+_NO_EP = "experts are held whole on every card (or sharded with every other parameter)"
 
 _ZERO_PAPER = "Rajbhandari et al. 2020 (ZeRO) §5"
 _DS_OFFLOAD = ("DeepSpeed ZeRO config docs: offload_optimizer device cpu (stages 1-3), nvme with stage 3 only "
@@ -98,7 +103,7 @@ def _zero(stage: int, collectives: tuple[str, ...], offload: frozenset[Offload],
         # backward hooks and reduces the full gradients at the accumulation boundary, then step frees them
         # (free_grad_in_param_list) and zero_grad(set_to_none=True) sets every p.grad to None
         gradient_buckets=False, master_is_shard=False, optimizer_impl="fused", collectives=collectives,
-        timing="none", overlaps_compute=False, offload=offload, multi_card=True,
+        timing="none", overlaps_compute=False, offload=offload, multi_card=True, shards_experts=False,
         frameworks=frozenset({"hf-trainer", "axolotl"}),
         sources={
             "partitions": f"{_ZERO_PAPER}; deepspeed/runtime/zero/stage_1_and_2.py (stages 1, 2), stage3.py (3)",
@@ -111,6 +116,7 @@ def _zero(stage: int, collectives: tuple[str, ...], offload: frozenset[Offload],
             "offload": _DS_OFFLOAD,
             "multi_card": _MIG,
             "frameworks": _DS_FRAMEWORKS,
+            "shards_experts": _NO_EP,
         },
     )  # fmt: skip
 
@@ -121,12 +127,14 @@ PARALLELISM: dict[str, Strategy] = {
         name="single", words="single card", engine="none", partitions=(), splits_layers=False,
         gradient_buckets=False, master_is_shard=False, optimizer_impl=None, collectives=(), timing="none",
         overlaps_compute=False, offload=frozenset({"none"}), multi_card=False, frameworks=ALL_FRAMEWORKS,
+        shards_experts=False,
         sources={
             "partitions": "one card holds every state", "splits_layers": "one card runs whole layers",
             "gradient_buckets": "no reducer on one card", "master_is_shard": "no sharding engine",
             "optimizer_impl": "the framework's optimizer (engine/stack.py)", "collectives": "one card: none",
             "offload": "offload belongs to a sharding engine (FSDP CPUOffload, DeepSpeed offload_*)",
             "multi_card": "one card, or one MIG instance", "frameworks": "every framework trains on one card",
+            "shards_experts": _NO_EP,
         },
     ),
     "ddp": Strategy(
@@ -134,6 +142,7 @@ PARALLELISM: dict[str, Strategy] = {
         gradient_buckets=True, master_is_shard=False, optimizer_impl=None,
         collectives=("all-reduce of the gradients, once per optimizer step (no_sync while accumulating)",),
         timing="gradient-all-reduce", overlaps_compute=True, offload=frozenset({"none"}), multi_card=True,
+        shards_experts=False,
         frameworks=frozenset({"hf-trainer", "axolotl", "litgpt", "torchtitan"}),
         sources={
             "partitions": f"{_ZERO_PAPER}: data parallelism replicates every model state",
@@ -148,6 +157,7 @@ PARALLELISM: dict[str, Strategy] = {
             "multi_card": _MIG,
             "frameworks": "Accelerate MULTI_GPU under the Trainer and Axolotl; Lightning Fabric DDPStrategy "
                           "(LitGPT); torchtitan parallelize apply_ddp",
+            "shards_experts": _NO_EP,
         },
     ),
     "fsdp": Strategy(
@@ -156,6 +166,7 @@ PARALLELISM: dict[str, Strategy] = {
         collectives=("all-gather of each unit's parameters before its forward, every micro-batch",
                      "all-gather again before its backward", "reduce-scatter of the gradients"),
         timing="gather-and-scatter", overlaps_compute=True, offload=frozenset({"none", "cpu"}), multi_card=True,
+        shards_experts=False,
         frameworks=ALL_FRAMEWORKS,
         sources={
             "partitions": "PyTorch FSDP docs (FULL_SHARD); ZeRO-3's P_os+g+p",
@@ -171,6 +182,7 @@ PARALLELISM: dict[str, Strategy] = {
             "multi_card": _MIG,
             "frameworks": "Accelerate FSDP plugin (Trainer, Axolotl); torchtune and torchtitan fully_shard; "
                           "Lightning Fabric FSDPStrategy (LitGPT); Answer.AI train.py (FSDP1)",
+            "shards_experts": _NO_EP,
         },
     ),
     "zero1": _zero(1, ("all-reduce (or reduce-scatter) of the gradients", "all-gather of the updated parameters"),
@@ -189,6 +201,7 @@ PARALLELISM: dict[str, Strategy] = {
         collectives=("two all-reduces of the activations per layer in the forward pass",
                      "two per layer in the backward pass"),
         timing="per-layer-all-reduce", overlaps_compute=False, offload=frozenset({"none"}), multi_card=True,
+        shards_experts=False,
         frameworks=frozenset({"torchtitan", "torchtune"}),
         sources={
             "partitions": "Shoeybi et al. 2019 §3: the layers' weights are split, not a data-parallel group's "
@@ -202,6 +215,31 @@ PARALLELISM: dict[str, Strategy] = {
             "multi_card": _MIG,
             "frameworks": "torchtitan parallelize apply_tp; torchtune full_finetune_distributed "
                           "tensor_parallel_dim",
+            "shards_experts": _NO_EP,
+        },
+    ),
+    "ep": Strategy(
+        name="ep", words="expert parallel", engine="torch-ddp", partitions=(), splits_layers=False,
+        gradient_buckets=True, master_is_shard=False, optimizer_impl=None,
+        collectives=("all-to-all dispatch of the routed tokens before each MoE layer's experts, and all-to-all "
+                     "combine after them, forward and backward (engine/moe.py all_to_all_bytes_per_step)",
+                     "all-reduce of the replicated (non-expert) gradients, once per optimizer step"),
+        timing="none", overlaps_compute=False, offload=frozenset({"none"}), multi_card=True, shards_experts=True,
+        frameworks=frozenset({"torchtitan"}),
+        sources={
+            "partitions": "GShard §2.2: experts are split, the other weights replicated; no ZeRO partitioning",
+            "splits_layers": "attention and dense layers run whole on every card; only the experts are split",
+            "gradient_buckets": "the replicated parameters are data parallel: torchtitan wraps them with "
+                                "FSDP/DDP over the data-parallel mesh (buckets as DDP's)",
+            "master_is_shard": "no sharding engine for the replicated part",
+            "optimizer_impl": "the framework's optimizer (engine/stack.py)",
+            "collectives": "GShard §2.2 (all-to-all dispatch and combine per MoE layer); Megatron-Core "
+                           "MoEAlltoAllTokenDispatcher token_permutation / token_unpermutation",
+            "offload": "no offload in the expert-parallel path here",
+            "multi_card": _MIG,
+            "frameworks": "torchtitan expert_parallel_degree (torchtitan/distributed/expert_parallel.py); the "
+                          "Transformers Trainer has no expert parallelism for training",
+            "shards_experts": "GShard §2.2; torchtitan ExpertParallel shards the experts' weights on dim 0",
         },
     ),
 }

@@ -75,8 +75,9 @@ class Collective(Out):
     bytes_per_card: float  # what each card sends (and receives) per step: ring factor x payload x count
     link: LinkKind  # the slowest link on the ring
     rate_gb_s: float  # per direction, GB/s
-    rate_basis: str  # nominal (datasheet), measured (typical busbw) or calibrated (user's nccl-tests)
-    seconds: float
+    rate_basis: str  # nominal (datasheet), measured (typical busbw), calibrated (user's nccl-tests), or NVLS
+    seconds: float  # count x (latency + bytes / rate)
+    latency_s: float = 0.0  # of which NCCL's per-call latency (engine/communication.py latency_s)
 
 
 class Communication(Out):
@@ -98,13 +99,23 @@ class MatmulIntensity(Out):
     bound: dict[str, Literal["compute", "memory"]]  # per card id in the job
 
 
+class OpTime(Out):
+    """One op class of a step (engine/steptime/ops.py): its time, FLOPs and bytes, and what bounds it."""
+
+    name: str  # projections, mlp, attention, elementwise, lora, dequant, loss, recompute, optimizer, host
+    seconds: float
+    flops: float
+    bytes: float
+    bound: Literal["compute", "memory"]  # host (kernel launches) reads as memory-side: not the tensor cores
+
+
 class Compute(Out):
     tokens_per_step: int  # tokens each card processes per step (tensor parallel: the group shares them)
     flops_per_step: float  # per card
     matmul_seconds: float | None
     memory_bound_seconds: float | None  # optimizer step, QLoRA dequantisation
     seconds_per_step: float | None
-    utilization: float
+    utilization: float  # per-op: the achieved model FLOPs utilisation; utilization model: the assumption
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
@@ -119,6 +130,29 @@ class Compute(Out):
     speedup_source: str | None = None
     card_fp8_tflops: dict[str, float] = {}  # per card id, published dense FP8 (the roofline's FP8 roof)
     card_fp4_tflops: dict[str, float] = {}  # per card id, dense FP4 where one is given
+    # the per-op model (issue 24): which model timed the step, its split by op class, whether kernel launches
+    # (the host) bound it, and the cards whose rate is an estimate (labelled "estimated" wherever shown)
+    step_model: Literal["per-op", "utilization"] = "utilization"
+    launch_bound: bool = False
+    estimated_cards: list[str] = []
+    # (name, seconds, flops, bytes, bound) per op class; ``ops`` is built from it when first read (a view or a
+    # dump reads it; an evaluation that nobody reads does not pay for ten models): issue 24's time budget
+    _op_rows: tuple[tuple[str, float, float, float, Literal["compute", "memory"]], ...] = PrivateAttr(default=())
+
+    @classmethod
+    def of(cls, op_rows: tuple[tuple[str, float, float, float, Literal["compute", "memory"]], ...],
+           **fields: object) -> Compute:  # fmt: skip
+        comp = cls(**fields)
+        comp._op_rows = op_rows
+        return comp
+
+    @computed_field  # type: ignore[prop-decorator]
+    @cached_property
+    def ops(self) -> list[OpTime]:
+        """The step split by op class (engine/steptime/ops.py), each compute- or memory-bound; [] for the
+        utilization model."""
+        return [OpTime.model_construct(name=n, seconds=t, flops=f, bytes=b, bound=bd)
+                for n, t, f, b, bd in self._op_rows]  # fmt: skip
 
 
 class PrecisionInfo(Out):

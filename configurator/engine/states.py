@@ -62,6 +62,7 @@ class Sharding:
     shards: int  # FSDP / ZeRO-3 group size
     tp: int  # tensor-parallel degree
     ddp: bool  # data-parallel replicas keeping gradient buckets
+    ep: int = 1  # expert-parallel degree: each card holds 1/ep of the MoE experts (engine/moe.py)
 
 
 def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
@@ -73,7 +74,7 @@ def sharding(job: Job, n_cards: int, on_mig: bool = False) -> Sharding:
         return Sharding(1, 1, False)
     s = PARALLELISM[job.parallelism]
     return Sharding(shards=n_cards if s.shards_states else 1, tp=n_cards if s.splits_layers else 1,
-                    ddp=s.gradient_buckets)
+                    ddp=s.gradient_buckets, ep=n_cards if s.shards_experts else 1)
 
 
 def trained_layout(job: Job) -> tuple[TrainedBytes, bool]:

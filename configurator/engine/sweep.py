@@ -54,8 +54,8 @@ def _curve(model: ModelSpec, job: Job, label: str, lengths: list[int], capacity:
     heads = []
     best = None
     for s in lengths:
-        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, sequence_length=s,
-                              capability=capability)  # fmt: skip
+        mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
+                              sequence_length=s, capability=capability)  # fmt: skip
         head = (capacity - mem.peak_reserved) / GB
         heads.append(head)
         if head >= 0:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import tempfile
 from pathlib import Path
 
-from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.fileio import atomic_replace, pdf_problem
 from configurator.engine import Build
 from configurator.engine.acceptance.verify import VerifyReport
 from configurator.report.sheet import reference_number
@@ -32,14 +31,10 @@ def export_acceptance_pdf(
     ensure_app()
     day = date or dt.date.today()
     html = verify_html(report, reference_number(build, day), f"{day:%d %B %Y}", seller)
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-        os.close(fd)
-    except OSError as exc:
-        raise FileError(str(target), [Problem("", f"cannot write here: {exc.strerror or exc}")]) from None
-    try:
-        writer = QPdfWriter(tmp)
+    pages = [0]
+
+    def produce(tmp: Path) -> None:
+        writer = QPdfWriter(str(tmp))
         writer.setResolution(300)
         layout = page_layout(page)
         writer.setPageLayout(layout)
@@ -56,17 +51,10 @@ def export_acceptance_pdf(
         doc.documentLayout().setPaintDevice(writer)
         doc.setPageSize(QSizeF(rect.size()))
         doc.print_(writer)
-        pages = doc.pageCount()
+        pages[0] = doc.pageCount()
         del writer  # flushes and closes the file
-        if os.path.getsize(tmp) == 0:
-            raise OSError("the PDF writer produced an empty file (disk full?)")
-        os.replace(tmp, target)
-        return pages
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise FileError(
-            str(target), [Problem("", f"cannot write the acceptance report: {exc.strerror or exc}")]
-        ) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    # the one safe writer (catalog/fileio.py): a FIFO, a device or a folder is refused before anything is
+    # written, and the target is replaced only by a complete, verified PDF
+    atomic_replace(path, produce, pdf_problem, what="the acceptance report")
+    return pages[0]

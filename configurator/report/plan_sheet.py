@@ -13,7 +13,7 @@ from pathlib import Path
 
 from configurator.catalog.fileio import atomic_replace, pdf_problem
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
-from configurator.report.plan_text import money
+from configurator.report.plan_text import answer_html, money
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -35,6 +35,12 @@ def _fit(c: FitCell) -> str:
     return {"tight": "tight (not planned on)", "does-not-fit": "does not fit"}.get(c.status, "unknown")
 
 
+def _wait(mean: float | None, p95: float | None, unstable: bool) -> str:
+    if unstable:
+        return "<b>unstable</b>"
+    return f"{_f(mean)} / {_f(p95)} h"
+
+
 def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     t = f.totals
     out = [f"<h3>#{f.rank} {escape(f.label)}</h3>"]
@@ -52,10 +58,12 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     )
     rows = [
         [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
-         _f(r.service_hours), _f(r.mean_wait_hours), escape(money(r.cost_per_job, currency))]
+         _f(r.service_hours), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
+         escape(money(r.cost_per_job, currency))]
         for r in f.routes
     ]  # fmt: skip
-    out.append(_table(["Class", "Device", "Devices", "Share", "Hours per job", "Mean wait h", "Cost per job"], rows))
+    out.append(_table(["Class", "Device", "Devices", "Share", "Hours per job", "Wait at the peak hour (mean / p95)",
+                       "Cost per job"], rows))  # fmt: skip
     use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {u.cards} card(s)" for u in f.use)
     out.append(f"<p>Utilisation: {use}.</p>")
     for p in f.packing:
@@ -74,6 +82,7 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
         f"<p>Sized for month {result.size_for_month} of a {result.months}-month roadmap. "
         f"Currency: {escape(result.currency or 'none (no prices given)')}. GB = 10<sup>9</sup> bytes.</p>"
     )
+    out.append("<h2>Answer</h2>" + answer_html(result))
     problems = [p for p in result.problems if p.severity != "info"]
     if problems:
         items = "".join(f"<li>{escape(p.severity)}: {escape(p.message)}</li>" for p in problems)
@@ -85,7 +94,7 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
          f"{c.wait_target_hours:g} h" if c.wait_target_hours else "none", str(c.from_month)]
         for c in result.classes
     ]  # fmt: skip
-    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job", "Jobs per day", "Wait target",
+    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job", "Jobs per day", "p95 wait target",
                        "From month"], rows))  # fmt: skip
     out.append("<h2>Classes × devices</h2>")
     rows = [
@@ -100,7 +109,7 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     s = result.search
     out.append(
         f"<h2>Fleets</h2><p>{s.candidates:,} candidate fleets searched, {s.feasible:,} serve every class; "
-        "ranked by cost per job (by energy per job where prices are unknown).</p>"
+        f"ranked by {escape(result.fleets[0].ranked_by if result.fleets else 'cost per job')}.</p>"
     )
     for f in result.fleets[:fleets]:
         out.append(_fleet(f, result.currency, result.months))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from html import escape
+
+from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
@@ -20,6 +22,10 @@ def _cell(c: FitCell) -> str:
         svc = f"{c.service_hours:.2f} h" if c.service_hours is not None else "time unknown"
         per = f", {c.jobs_per_day_per_card:.1f} jobs/day per card" if c.jobs_per_day_per_card is not None else ""
         need = f", {c.devices_needed} needed" if c.devices_needed is not None else ""
+        if c.mig_gain is not None:
+            need += f", MIG gain {c.mig_gain:.2f}x"
+        if c.basis != "engine":
+            need += f" [{c.basis}]"
         est = " (est. rate)" if c.estimated_rate else ""
         return f"fits {c.peak_gb:.1f}/{c.capacity_gb:.1f} GB, {svc}{est}{per}{need}"
     if c.status == "tight":
@@ -27,6 +33,59 @@ def _cell(c: FitCell) -> str:
     if c.peak_gb is not None and c.capacity_gb is not None:
         return f"does not fit {c.peak_gb:.1f}/{c.capacity_gb:.1f} GB"
     return f"? {c.note or ''}"
+
+
+def wait_words(mean: float | None, p95: float | None, unstable: bool) -> str:
+    """A class's wait in the peak hour: mean and p95, or that the peak hour is unstable (never a finite wait)."""
+    if unstable:
+        return "UNSTABLE at the peak hour: the queue grows (no finite wait)"
+    if mean is None or p95 is None:
+        return "wait unknown"
+    return f"wait at the peak hour: mean {mean:.2f} h, p95 {p95:.2f} h"
+
+
+def route_wait(mean: float | None, p95: float | None, unstable: bool) -> str:
+    return wait_words(mean, p95, unstable)
+
+
+def class_line(c: ClassInfo) -> str:
+    """One class in the recommended fleet: where it runs, its waits against its target, and its MIG gain."""
+    where = ", ".join(sorted(set(c.routed_to))) or "not served"
+    target = ""
+    if c.wait_target_hours is not None:
+        met = "met" if c.wait_target_met else "NOT met"
+        target = f" (p95 target {c.wait_target_hours:g} h: {met})"
+    if c.mig_gain is None:
+        mig = "MIG gain: no MIG instance holds it"
+    else:
+        basis = "" if (c.mig_gain_basis or "engine") == "engine" else f", {c.mig_gain_basis}"
+        mig = f"MIG gain {c.mig_gain:.2f}x jobs per card-day on {c.mig_gain_device}{basis}"
+    return f"  {c.name}: on {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
+
+
+def recommendation_lines(result: PlanResult) -> list[str]:
+    """The answer first: the recommended fleet, why, the best of each server mix, each class, the reversal."""
+    rec = result.recommendation
+    if rec is None:
+        return ["Recommendation: none (no fleet of these servers serves the plan)", ""]
+    out = [f"Recommendation: {rec.fleet}"]
+    out += [f"  {w}" for w in rec.why]
+    out.append("")
+    out.append("Best fleet of each server mix (pure fleets beside mixed ones), best first")
+    for a in rec.alternatives:
+        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
+        serve = "" if a.feasible else "  [does not serve every class]"
+        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {a.nodes} server(s), {a.cards} card(s), {per}{kwh}{serve}")
+    out.append("")
+    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}x the mean arrival rate)")
+    out += [class_line(c) for c in result.classes]
+    out.append("")
+    if rec.reversal is not None:
+        out.append(rec.reversal.words)
+    out += rec.one_card
+    out.append("")
+    return out
 
 
 def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
@@ -37,6 +96,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
         + (f", {t.racks} rack(s)" if t.racks is not None else "")
         + f", {t.energy_kwh_per_month:,.0f} kWh/month"
     )
+    out.append(f"    ranked by {f.ranked_by}" if f.ranked_by else "    ranked by cost per job")
     out.append(
         f"    capital {money(t.capital, currency)}, per month {money(t.cost_per_month, currency)}, "
         f"{t.jobs_per_month:,.0f} jobs/month, cost per job {money(t.cost_per_job, currency)}, "
@@ -46,7 +106,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
         if not r.device:
             out.append(f"    {r.job_class}: fits no device of this fleet")
             continue
-        wait = f", mean wait {r.mean_wait_hours:.2f} h" if r.mean_wait_hours is not None else ""
+        wait = f", {route_wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable)}"
         out.append(
             f"    {r.job_class} -> {r.devices} x {r.device} ({r.share:.0%} of its jobs, "
             f"{_num(r.service_hours)} h each{wait})"
@@ -77,9 +137,18 @@ def render_plan(result: PlanResult) -> str:
         out.append(f"{p.severity.upper():7s} {p.code}{where}: {p.message}")
     if result.problems:
         out.append("")
+    out += recommendation_lines(result)
+    if result.measurements:
+        out.append("Measurements")
+        out += [f"  {m}" for m in result.measurements]
+        out.append("")
+    if result.price_sources:
+        out.append("Prices")
+        out += [f"  {k}: {v}" for k, v in result.price_sources.items()]
+        out.append("")
     out.append("Job classes")
     for c in result.classes:
-        wait = f", wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
+        wait = f", p95 wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
         start = f", from month {c.from_month}" if c.from_month > 1 else ""
         out.append(
             f"  {c.name}: {c.model_name}, {c.method}, {c.parameters / 1e9:.1f} B parameters, "
@@ -105,3 +174,58 @@ def render_plan(result: PlanResult) -> str:
     out.append("")
     out += [f"Note: {n}" for n in result.notes]
     return "\n".join(out) + "\n"
+
+
+def answer_html(result: PlanResult) -> str:
+    """The answer as the planner window shows it: the recommended fleet and why, per class its devices, waits at
+    the peak hour against its p95 target and MIG gain, the best fleet of each server mix, and the reversal."""
+    rec = result.recommendation
+    if rec is None:
+        return "<h3>No fleet of these servers serves the plan</h3><p>See Problems &amp; notes.</p>"
+    out = [f"<h3>Recommended: {escape(rec.fleet)}</h3>"]
+    out.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in rec.why) + "</ul>")
+    if rec.reversal is not None:
+        out.append(f"<p><b>{escape(rec.reversal.words)}</b></p>")
+    if rec.one_card:
+        out.append("<p>" + " ".join(escape(w) for w in rec.one_card) + "</p>")
+    out.append(
+        f"<h4>Per class, in the recommended fleet (peak hour: {result.peak_factor:.2f}&times; the mean arrival "
+        "rate; waits are M/M/c, Erlang C)</h4><table cellspacing='0' cellpadding='3' border='1'>"
+        "<tr><th>Class</th><th>Runs on</th><th>Wait at the peak hour</th><th>p95 target</th><th>MIG gain</th></tr>"
+    )
+    for c in result.classes:
+        where = ", ".join(sorted(set(c.routed_to))) or "not served"
+        if c.peak_unstable:
+            wait = "<b>unstable</b>: the queue grows"
+        elif c.wait_mean_h is None or c.wait_p95_h is None:
+            wait = "unknown"
+        else:
+            wait = f"mean {c.wait_mean_h:.2f} h, p95 {c.wait_p95_h:.2f} h"
+        if c.wait_target_hours is None:
+            target = "none"
+        else:
+            target = f"{c.wait_target_hours:g} h: " + ("met" if c.wait_target_met else "<b>not met</b>")
+        if c.mig_gain is None:
+            gain = "no MIG instance holds it"
+        else:
+            basis = "" if (c.mig_gain_basis or "engine") == "engine" else f" ({escape(c.mig_gain_basis or '')})"
+            gain = f"{c.mig_gain:.2f}&times; on {escape(c.mig_gain_device or '')}{basis}"
+        out.append(f"<tr><td>{escape(c.name)}</td><td>{escape(where)}</td><td>{wait}</td><td>{target}</td>"
+                   f"<td>{gain}</td></tr>")  # fmt: skip
+    out.append("</table>")
+    out.append(f"<h4>Best fleet of each server mix, ranked by {escape(rec.ranked_by)}</h4><ul>")
+    for a in rec.alternatives:
+        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
+        serve = "" if a.feasible else " <i>(does not serve every class within the search's bounds)</i>"
+        kinds = escape(" + ".join(a.kinds))
+        out.append(f"<li><b>{kinds}</b>: {escape(a.label)}; {a.cards} cards, {per}{kwh}{serve}</li>")
+    out.append("</ul>")
+    if result.price_sources:
+        out.append("<h4>Prices</h4><ul>")
+        out += [f"<li>{escape(k)}: {escape(v)}</li>" for k, v in result.price_sources.items()]
+        out.append("</ul>")
+    if result.measurements:
+        out.append("<h4>Measurements</h4><ul>" + "".join(f"<li>{escape(m)}</li>" for m in result.measurements))
+        out.append("</ul>")
+    return "".join(out)

@@ -54,9 +54,15 @@ def assumptions_section(build: Build, result: BuildResult) -> list[str]:
             if a.compute_rates == "estimated"
             else "<li>Compute rates: published dense BF16 only; a card without one has no compute time.</li>"
         )
-        + f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical of "
-        "large dense training, Chowdhery et al. 2022; Korthikanti et al. 2022).</li>"
-        f"<li>Safety margin {a.safety_margin_fraction:.0%} of capacity; "
+        + (
+            "<li>Step time per op: each op's FLOPs and bytes from the model's shapes, timed at published achieved "
+            "GEMM, attention and bandwidth efficiencies (specs/efficiency.yaml; validated on published throughputs, "
+            "specs/throughput-runs.yaml).</li>"
+            if a.step_model == "per-op"
+            else f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical "
+            "of large dense training, Chowdhery et al. 2022; Korthikanti et al. 2022).</li>"
+        )
+        + f"<li>Safety margin {a.safety_margin_fraction:.0%} of capacity; "
         f"CUDA context {CUDA_CONTEXT_BYTES / 1e9:.2f} GB; "
         f"caching-allocator reserve {ALLOCATOR_STATIC_FRACTION:.0%} of static and {ALLOCATOR_DYNAMIC_FRACTION:.0%} "
         "of dynamic memory; under FSDP, the gathered units and gradient shards keep pools of their own streams, "

@@ -21,7 +21,10 @@ def compute_phrase(comp: Compute) -> tuple[str, str]:
     secs = f"{comp.seconds_per_step:.3f} s" if comp.seconds_per_step is not None else "unknown"
     if not comp.bf16_tflops:
         return secs, "with no published dense BF16 rate"
-    return secs, f"at {comp.bf16_tflops:.1f} dense BF16 TFLOPS × {comp.utilization:.0%} utilisation"
+    rate = f"{comp.bf16_tflops:.1f} dense BF16 TFLOPS" + (" (estimated)" if comp.bf16_rate_estimated else "")
+    if comp.step_model == "per-op":  # engine/steptime: the utilisation is what the ops achieve, not an input
+        return secs, f"per op at {rate}: {comp.utilization:.0%} of it achieved"
+    return secs, f"at {rate} × {comp.utilization:.0%} utilisation"
 
 
 def _memory(job: JobResult) -> list[str]:

@@ -62,6 +62,9 @@ class PreparedTrace:
 # ---- the model as a config.json ------------------------------------------------------------------------
 
 
+VISION_LANGUAGE_TYPES = ("gemma3_text", "mllama_text_model", "qwen2_5_vl")
+
+
 def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
     """A catalog model as the config.json fields it was read from (verbatim Hugging Face names).
 
@@ -73,6 +76,9 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
         raise TraceRefused(f"model {spec.name} is given by its parameter count only: there is no architecture to "
                            "trace; name a catalog model or a config.json")  # fmt: skip
     mt = spec.architecture
+    if spec.vision is not None or mt in VISION_LANGUAGE_TYPES:
+        raise TraceRefused(f"model {spec.name} is a vision-language model: the tracer does not build its vision "
+                           "tower and cross-attention yet")  # fmt: skip
     cfg: dict[str, Any] = {
         "model_type": mt,
         "hidden_size": spec.hidden_size,
@@ -84,13 +90,15 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
         "vocab_size": spec.vocab_size,
         "tie_word_embeddings": spec.tie_word_embeddings,
     }
-    if mt in ("llama", "qwen3", "qwen3_moe", "gemma2"):
+    if mt in ("llama", "qwen3", "qwen3_moe", "gemma2", "gpt_oss"):
         cfg["attention_bias"] = spec.qkv_bias  # q, k, v and o follow attention_bias (hf_config._layout_fields)
     if mt == "llama":
         cfg["mlp_bias"] = spec.mlp_bias
-    if mt == "mixtral":
+    if mt in ("mixtral", "gpt_oss"):
         cfg["num_local_experts"] = spec.num_experts
         cfg["num_experts_per_tok"] = spec.num_experts_per_tok
+    if spec.expert_format == "mxfp4":
+        cfg["quantization_config"] = {"quant_method": "mxfp4"}
     if mt in ("qwen2_moe", "qwen3_moe"):
         cfg["num_experts"] = spec.num_experts
         cfg["num_experts_per_tok"] = spec.num_experts_per_tok
@@ -194,8 +202,11 @@ def _refusal(job: Job) -> str | None:
                 "model code, which a trace of Transformers would not measure")  # fmt: skip
     if job.parallelism.startswith("zero"):
         return f"DeepSpeed ZeRO-{job.parallelism[-1]} is not traced (the tracer runs one card or FSDP2)"
-    if job.parallelism in ("ddp", "tp"):
-        kind = "DDP" if job.parallelism == "ddp" else "tensor parallelism"
+    if job.objective != "sft":
+        return (f"{job.objective.upper()} is not traced: the tracer runs one supervised step (no reference model, "
+                "no generation engine)")  # fmt: skip
+    if job.parallelism in ("ddp", "tp", "ep"):
+        kind = {"ddp": "DDP", "tp": "tensor parallelism", "ep": "expert parallelism"}[job.parallelism]
         return f"{kind} is not traced (the tracer runs one card or FSDP2)"
     if job.parallelism == "fsdp" and job.fsdp_version != 2:
         return "FSDP1 (flat parameters) is not traced; FSDP2 (fully_shard) is"
@@ -206,7 +217,7 @@ def _refusal(job: Job) -> str | None:
             f"the {job.precision} recipe (Transformer Engine low precision) is not traced; mixed-bf16 and pure-bf16 are"
         )
     if job.method == "lora" and job.base_weights != "bf16":
-        return "LoRA on an FP8 base is not traced"
+        return f"LoRA on an {job.base_weights.upper()} base is not traced"
     if job.optimizer not in ("adamw", "adamw-8bit"):
         return f"the {job.optimizer} optimizer is not traced; AdamW (foreach or fused) and 8-bit AdamW are"
     if stack.optimizer_impl not in ("fused", "foreach"):

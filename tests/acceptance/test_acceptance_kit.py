@@ -169,3 +169,14 @@ def test_measure_tool_without_torch_writes_a_skipped_job_verify_reads(default_bu
     bad = subprocess.run([sys.executable, str(kit / "measure.py"), "--jobs", str(kit / "jobs.json"), "--job", "9",
                           "--out", str(out)], capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert bad.returncode == 2 and "cannot read job 9" in bad.stderr
+
+
+def test_kit_without_the_tools_source_still_writes(eight_gpu, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # a bundled app has no .py source of the measurement tool: the kit is written without it and run.sh says so
+    import configurator.engine.acceptance.kit as kit_module
+
+    monkeypatch.setattr(kit_module, "MEASURE_SOURCE", tmp_path / "absent" / "measure.py")
+    build, _result, pred = eight_gpu
+    files = write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
+    assert "measure.py" not in {f.name for f in files}
+    assert "measure.py is not in the kit" in (tmp_path / "kit" / "run.sh").read_text()

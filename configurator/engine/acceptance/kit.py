@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from configurator.catalog.errors import FileError, Problem
-from configurator.catalog.fileio import atomic_write_text
+from configurator.catalog.fileio import atomic_write_text, safe_read_text
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.acceptance.parse.smi import QUERY_FIELDS
@@ -285,8 +285,8 @@ def write_kit(
             name=prediction.build_name, digest=prediction.build_digest, groups=len(prediction.nccl)
         ),
     }
-    with contextlib.suppress(OSError):  # a bundle without the tool's source: run.sh says measure.py is missing
-        files["measure.py"] = MEASURE_SOURCE.read_text(encoding="utf-8")
+    with contextlib.suppress(OSError, FileError):  # a bundle without the tool's source: run.sh says it is missing
+        files["measure.py"] = safe_read_text(MEASURE_SOURCE)
     written = []
     for name, text in files.items():
         path = folder / name

@@ -22,6 +22,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.build import Build
 from configurator.engine.buildfile import build_to_yaml
+from configurator.engine.parallelism import strategy
 from configurator.engine.result import BuildResult, JobResult
 from configurator.engine.topology import LEGEND, build_topology
 from configurator.engine.wall import PSU_EFFICIENCY
@@ -259,7 +260,7 @@ def _job(
     step = job.step_seconds
     tokens = None
     if step and job.compute is not None and job.compute.tokens_per_step:
-        replicas = max(1, len(slots) // tensor_parallel) if parallelism == "tp" else max(1, len(slots))
+        replicas = max(1, len(slots) // tensor_parallel) if strategy(parallelism).splits_layers else max(1, len(slots))
         tokens = job.compute.tokens_per_step * replicas / step
     t = tol.STEP_TIME_TOLERANCE
     index = {g.slot: g.index for g in gpus}

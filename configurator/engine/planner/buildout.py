@@ -11,7 +11,8 @@ from pathlib import Path
 
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine.build import Build
-from configurator.engine.planner.matrix import _job
+from configurator.engine.planner.matrix import _assumptions, _job
+from configurator.engine.planner.measurements import measured_nodes
 from configurator.engine.planner.nodes import resolve_nodes
 from configurator.engine.planner.plan import Plan
 from configurator.engine.planner.result import FleetResult
@@ -22,7 +23,9 @@ def node_build(
 ) -> Build:
     """One node of ``fleet`` (by node-type name) as a Build; ValueError when the fleet has no such node."""
     catalog = catalog or default_catalog()
-    resolved, _problems = resolve_nodes(plan, catalog, Path(base_dir) if base_dir else None)
+    base = Path(base_dir) if base_dir else None
+    resolved, _problems = resolve_nodes(plan, catalog, base)
+    resolved, _applied = measured_nodes(plan, resolved, base, [])
     spec = next((n for n in resolved if n.name == node), None)
     count = next((c for c in fleet.nodes if c.node == node), None)
     if spec is None or count is None:
@@ -40,14 +43,16 @@ def node_build(
     free_whole = list(spec.slots[k:])
     classes = {c.name: c for c in plan.classes}
     jobs = []
+    numbered: dict[str, int] = {}  # a class routed to several device kinds keeps one numbering (names are unique)
     prefix = f"{node} / "
     for route in fleet.routes:
         if not route.device.startswith(prefix) or route.job_class not in classes:
             continue
         cls = classes[route.job_class]
         what = route.device.removeprefix(prefix)
-        for n in range(route.devices):
-            name = f"{cls.name} #{n + 1}"
+        for _ in range(route.devices):
+            numbered[cls.name] = numbered.get(cls.name, 0) + 1
+            name = f"{cls.name} #{numbered[cls.name]}"
             if what == "whole card":
                 if not free_whole:
                     break
@@ -66,5 +71,5 @@ def node_build(
                 jobs.append({**_job(cls, [{"slot": slot, "instance": j}], "single", 1), "name": name})
     bridges = [{"slots": list(b)} for b in spec.bridges]
     return Build.model_validate({"name": f"{plan.name}: {node} (fleet #{fleet.rank})", "chassis": spec.chassis.id,
-                                 "cards": cards, "bridges": bridges, "assumptions": plan.assumptions.model_dump(),
+                                 "cards": cards, "bridges": bridges, "assumptions": _assumptions(plan, spec),
                                  "jobs": jobs})  # fmt: skip

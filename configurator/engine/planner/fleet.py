@@ -9,9 +9,14 @@ allocation over a throughput matrix T[job, device type] (Narayanan et al., "Hete
 Scheduling Policies for Deep Learning Workloads", OSDI 2020): each class gets whole devices of one
 type rather than a fractional time share, as a scheduler routing by job size does.
 
-Cost (per device-hour): capital straight-line over the service life plus energy at the default power limit
-for every operating hour, x PUE, as in the cost per job = S x (capital / life hours + kW x PUE x price) / U.
-Drawing default power while idle is an upper bound: idle power is not in the catalog.
+Energy: every card draws its measured idle power for every operating hour (resources/plans/idle-power.yaml,
+or the plan's ``idle_power``; a card without one is taken at its power limit, an upper bound) and its default
+power limit while a job runs on it, so a busy card-hour adds (limit - idle) x PUE; the chassis platform draws
+its catalog power throughout. Cost (per device-hour): capital straight-line over the service life plus that
+energy at the power price, as in cost per job = S x (capital / life hours + kW x PUE x price) / U.
+
+Ranking: with prices, by cost per job; without them (capital unknown), by cards, then energy per job, then
+nodes: the words of each fleet's ``ranked_by`` say which.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from configurator.engine.planner.queueing import devices_needed, mean_wait_hours, offered_load
+from configurator.engine.planner.queueing import devices_needed, mean_wait_hours, peak_load, wait_quantile_hours
 
 
 @dataclass(frozen=True)
@@ -30,8 +35,14 @@ class NodeModel:
     layouts: tuple[tuple[str, ...], ...]
     max_nodes: int
     capital: float | None  # one node
-    kw: float  # one node, IT power
+    kw: float  # one node, IT power with every card at its default power limit
     layout_counts: tuple[dict[str, int], ...] = ()  # per layout: profile -> instances per card
+    idle_kw: float | None = None  # one node with no job running: platform + cards at idle (None: = kw)
+    busy_kw_per_card: float = 0.0  # what a card adds while a job runs on it: power limit - idle
+
+    @property
+    def base_kw(self) -> float:
+        return self.kw if self.idle_kw is None else self.idle_kw
 
 
 @dataclass(frozen=True)
@@ -86,26 +97,86 @@ class Model:
     power_price: float | None
     pue: float
     rack_kw: float | None
+    peak_share: float | None = None  # fraction of a day's arrivals in its busiest hour (None: even)
     _orders: dict[int, list[list[tuple[int, int, float, float | None]]]] = field(default_factory=dict)
     _class_order: list[int] | None = None
     _demands: dict[int, list[float]] = field(default_factory=dict)
+    _hours: dict[tuple[int, int], float] = field(default_factory=dict)
+    _served: dict[tuple[int, int, int, int], float] = field(default_factory=dict)
+    _min_cards: dict[int, float] = field(default_factory=dict)
+    _kwh: list[float] | None = None
+    _info: list[tuple[int, tuple[int, str] | None, int]] | None = None
+    _by_fixed: list[tuple[float, int, int, tuple[tuple[int, int, int], ...]]] | None = None
 
     def node_cost_per_month(self, t: int) -> float | None:
+        """Capital over the service life plus the node's idle energy (busy energy is per job: job_energy_cost)."""
         n = self.nodes[t]
         if n.capital is None or self.power_price is None:
             return None
         return n.capital / self.life_months + self.node_kwh_per_month(t) * self.power_price
 
     def node_kwh_per_month(self, t: int) -> float:
-        return self.nodes[t].kw * self.pue * self.hours_per_day * self.days_per_month
+        """Facility kWh a node draws in a month with no job running (idle cards, platform), x PUE."""
+        if self._kwh is None:
+            self._kwh = [n.base_kw * self.pue * self.hours_per_day * self.days_per_month for n in self.nodes]
+        return self._kwh[t]
+
+    def busy_kwh(self, d: int, device_hours: float) -> float:
+        """Facility kWh that ``device_hours`` of jobs on device ``d`` add over idle, x PUE."""
+        dev = self.devices[d]
+        return device_hours * dev.card_fraction * self.nodes[dev.node].busy_kw_per_card * self.pue
 
     def device_cost_per_hour(self, d: int) -> float | None:
+        """A device's share of its node's capital and idle energy per operating hour."""
         dev = self.devices[d]
         monthly = self.node_cost_per_month(dev.node)
         if monthly is None:
             return None
         n = self.nodes[dev.node]
         return monthly / (n.cards_per_node * self.hours_per_day * self.days_per_month) * dev.card_fraction
+
+    def job_cost(self, d: int, service_hours: float) -> float | None:
+        """Cost of one job on device ``d`` at the utilisation target: S x rate / U plus its busy energy."""
+        rate = self.device_cost_per_hour(d)
+        if rate is None or self.power_price is None:
+            return None
+        return service_hours * rate / self.utilisation + self.busy_kwh(d, service_hours) * self.power_price
+
+    def need_for(self, ci: int, d: int, jobs_per_day: float) -> int:
+        """Devices ``d`` that part of class ``ci``'s demand (``jobs_per_day`` of it) needs on its own: a split
+        class loses the pooling of one queue, so each part is sized for its own target."""
+        c = self.classes[ci]
+        s = self.service_hours(ci, d)
+        return devices_needed(
+            jobs_per_day, s, self.utilisation, self.hours_per_day, c.wait_target_hours, self.peak_share
+        )
+
+    def share_served(self, ci: int, d: int, devices: int, month: int) -> float:
+        """The largest share of class ``ci``'s demand that ``devices`` devices ``d`` serve on their own (utilisation
+        target, stable peak, wait target), by bisection on the share; kept per (class, device, count, month)."""
+        key = (ci, d, devices, month)
+        got = self._served.get(key)
+        if got is None:
+            lam = self.classes[ci].demand(month)
+            lo, hi = 0.0, 1.0
+            if lam <= 0 or devices <= 0:
+                hi = 0.0 if devices <= 0 else 1.0
+            else:
+                for _ in range(30):
+                    mid = (lo + hi) / 2
+                    if self.need_for(ci, d, lam * mid) <= devices:
+                        lo = mid
+                    else:
+                        hi = mid
+                hi = lo
+            got = self._served[key] = hi
+        return got
+
+    def service_hours(self, ci: int, d: int) -> float:
+        key = (ci, d)
+        if key not in self._hours:
+            self._hours[key] = next(s for dd, s in self.classes[ci].options if dd == d)
+        return self._hours[key]
 
     def orders(self, month: int) -> list[list[tuple[int, int, float, float | None]]]:
         """Per class, its devices (index, devices needed, service hours, cost per job), cheapest first.
@@ -119,15 +190,18 @@ class Model:
             lam = c.demand(month)
             rows = []
             for d, s in c.options:
-                need = devices_needed(lam, s, self.utilisation, self.hours_per_day, c.wait_target_hours)
+                need = devices_needed(
+                    lam, s, self.utilisation, self.hours_per_day, c.wait_target_hours, self.peak_share
+                )
                 rate = self.device_cost_per_hour(d)
-                cost = None if rate is None else s * rate / self.utilisation
+                cost = self.job_cost(d, s)
+                busy = self.busy_kwh(d, lam / self.hours_per_day * s)  # kWh per operating hour over idle
                 # what serving the whole class there takes: its devices' cost, or their share of cards
-                spend = math.inf if rate is None else need * rate
+                spend = math.inf if rate is None or cost is None else need * rate + busy * (self.power_price or 0)
                 cards = need * self.devices[d].card_fraction
-                rows.append((d, need, s, cost, spend, cards))
-            rows.sort(key=lambda r: (r[4], r[5], r[0]))
-            out.append([(d, need, s, cost) for d, need, s, cost, _, _ in rows])
+                rows.append((d, need, s, cost, spend, cards, busy))
+            rows.sort(key=lambda r: (r[4], r[5], r[6], r[0]))
+            out.append([(d, need, s, cost) for d, need, s, cost, _, _, _ in rows])
         self._orders[month] = out
         return out
 
@@ -139,6 +213,43 @@ class Model:
             )
         return self._class_order
 
+    def min_cards(self, month: int) -> float:
+        """Cards no fleet can serve the month's demand with fewer of: per class, the fewest card-equivalents of
+        work at the utilisation target on any device it fits, a / U x card fraction (before any rounding, the
+        stable peak or a wait target, which only add), summed over the classes."""
+        got = self._min_cards.get(month)
+        if got is None:
+            total = 0.0
+            for c in self.classes:
+                lam = c.demand(month)
+                if lam <= 0 or not c.options:
+                    continue
+                total += min(
+                    lam / self.hours_per_day * s / self.utilisation * self.devices[d].card_fraction
+                    for d, s in c.options
+                )
+            got = self._min_cards[month] = total
+        return got
+
+    def device_info(self) -> list[tuple[int, tuple[int, str] | None, int]]:
+        """Per device, what routing reads: (node type, (node type, MIG profile) or None, cards a job holds)."""
+        if self._info is None:
+            self._info = [
+                (dev.node, (dev.node, dev.profile or "") if dev.kind == "mig" else None, dev.cards)
+                for dev in self.devices
+            ]
+        return self._info
+
+    def min_busy_kwh(self, month: int) -> float:
+        """Busy energy per month no fleet serves the month's demand with less of: per class, the least on any
+        device it fits."""
+        total = 0.0
+        for c in self.classes:
+            lam = c.demand(month)
+            if lam > 0 and c.options:
+                total += min(self.busy_kwh(d, lam * s) for d, s in c.options) * self.days_per_month
+        return total
+
     def demands(self, month: int) -> list[float]:
         if month not in self._demands:
             self._demands[month] = [c.demand(month) for c in self.classes]
@@ -149,8 +260,8 @@ class Model:
 Candidate = tuple[tuple[int, int, int], ...]
 # A candidate's score: (feasible, cost per job or None without prices, kWh per job, cards, nodes)
 Score = tuple[bool, float | None, float, int, int]
-# What ranks it, smallest first: (infeasible, cost per job or inf, kWh per job, cards, nodes)
-RankKey = tuple[bool, float, float, int, int]
+# What ranks it, smallest first: (infeasible, cost per job or inf, cards without prices, kWh per job, cards, nodes)
+RankKey = tuple[bool, float, int, float, int, int]
 
 
 @dataclass
@@ -181,12 +292,15 @@ def _capacity(model: Model, cand: Candidate) -> tuple[dict[int, list[int]], dict
     return free, whole_per_node, pools
 
 
-def route(model: Model, cand: Candidate, month: int) -> Routing:
+def route(model: Model, cand: Candidate, month: int, full: bool = True) -> Routing:
     """Route every active class onto the candidate, largest first, cheapest device first (module docstring).
 
-    Kept as one loop: it is the search's inner loop, run for every candidate and month."""
+    Kept as one loop: it is the search's inner loop, run for every candidate and month. ``full`` False stops at
+    the first class without enough devices (the search only needs to know the candidate is short)."""
     orders = model.orders(month)
     free, whole_per_node, pools = _capacity(model, cand)
+    total = {t: sum(f) for t, f in free.items()}  # free whole cards per node type
+    info = model.device_info()
     routes: list[tuple[int, int, int, float]] = []
     unserved: list[int] = []
     unfit: list[int] = []
@@ -199,34 +313,33 @@ def route(model: Model, cand: Candidate, month: int) -> Routing:
         rest = 1.0
         present = False
         for d, need, _s, _cost in orders[ci]:
-            dev = model.devices[d]
-            t = dev.node
-            if dev.kind == "mig":
-                key = (t, dev.profile or "")
+            t, key, g = info[d]
+            if key is not None:
                 if key not in pools:
                     continue
                 avail = pools[key]
             else:
-                if whole_per_node.get(t, 0) < dev.cards:
+                if whole_per_node.get(t, 0) < g:
                     continue
-                avail = sum(f // dev.cards for f in free[t])
+                avail = total[t] if g == 1 else sum(f // g for f in free[t])
             present = True
             if avail <= 0 or need <= 0:
                 continue
-            want = math.ceil(need * rest - 1e-9)
+            want = need if rest >= 1 - 1e-9 else model.need_for(ci, d, demand[ci] * rest)
             take = min(avail, want)
-            if dev.kind == "mig":
-                pools[(t, dev.profile or "")] -= take
+            if key is not None:
+                pools[key] -= take
             else:
                 left = take
                 cards = free[t]
                 for i in range(len(cards) - 1, -1, -1):  # fill from the last node, keeping others whole
-                    while left and cards[i] >= dev.cards:
-                        cards[i] -= dev.cards
-                        left -= 1
+                    k = min(cards[i] // g, left)
+                    cards[i] -= k * g
+                    left -= k
                     if not left:
                         break
-            share = rest if take >= want else take / need
+                total[t] -= take * g
+            share = rest if take >= want else min(rest, model.share_served(ci, d, take, month))
             routes.append((ci, d, take, share))
             rest -= share
             if rest <= 1e-9:
@@ -235,10 +348,28 @@ def route(model: Model, cand: Candidate, month: int) -> Routing:
             unfit.append(ci)
         elif rest > 1e-9:
             unserved.append(ci)
+        if not full and (unfit or unserved):
+            break
     return Routing(routes, unserved, unfit, active)
 
 
-def fleet_cost(model: Model, cand: Candidate) -> float | None:
+def busy_kwh_per_month(model: Model, r: Routing, month: int) -> float:
+    """Facility kWh per month the routed jobs add over idle: busy device-hours x (limit - idle) x PUE."""
+    demand = model.demands(month)
+    per_day = 0.0
+    for ci, d, _n, share in r.routes:
+        per_day += model.busy_kwh(d, demand[ci] * share * model.service_hours(ci, d))
+    return per_day * model.days_per_month
+
+
+def fleet_kwh_per_month(model: Model, cand: Candidate, r: Routing, month: int) -> float:
+    """Facility kWh per month: every node idle for every operating hour, plus the routed jobs' busy energy."""
+    idle = sum(n * model.node_kwh_per_month(t) for t, (n, _l, _k) in enumerate(cand) if n)
+    return idle + busy_kwh_per_month(model, r, month)
+
+
+def fleet_cost(model: Model, cand: Candidate, busy_kwh: float = 0.0) -> float | None:
+    """Money per month: capital over the service life and idle energy per node, plus ``busy_kwh`` of jobs."""
     total = 0.0
     for t, (n, _l, _k) in enumerate(cand):
         if n:
@@ -246,7 +377,7 @@ def fleet_cost(model: Model, cand: Candidate) -> float | None:
             if c is None:
                 return None
             total += n * c
-    return total
+    return total + busy_kwh * (model.power_price or 0.0)
 
 
 def jobs_per_month(model: Model, month: int) -> float:
@@ -254,27 +385,45 @@ def jobs_per_month(model: Model, month: int) -> float:
 
 
 def score(model: Model, cand: Candidate, month: int) -> Score:
-    """(feasible, cost per job, kWh per job, cards, nodes) of one candidate: the search's arithmetic."""
-    r = route(model, cand, month)
-    feasible = not r.unserved and not r.unfit
-    cost = fleet_cost(model, cand)
-    jobs = jobs_per_month(model, month)
-    per_job = cost / jobs if cost is not None and jobs > 0 else None
+    """(feasible, cost per job, kWh per job, cards, nodes) of one candidate: the search's arithmetic.
+
+    A candidate with fewer cards than the demand's lower bound (Model.min_cards) is short without routing; a
+    short candidate's cost and energy leave out the busy energy of the jobs it cannot run."""
     cards = sum(n * model.nodes[t].cards_per_node for t, (n, _l, _k) in enumerate(cand))
     nodes = sum(n for n, _l, _k in cand)
-    kwh = sum(n * model.node_kwh_per_month(t) for t, (n, _l, _k) in enumerate(cand))
+    jobs = jobs_per_month(model, month)
+    if cards < model.min_cards(month) - 1e-9:
+        feasible, busy = False, 0.0
+    else:
+        r = route(model, cand, month, full=False)
+        feasible = not r.unserved and not r.unfit
+        busy = busy_kwh_per_month(model, r, month) if feasible else 0.0
+    cost = fleet_cost(model, cand, busy)
+    per_job = cost / jobs if cost is not None and jobs > 0 else None
+    kwh = sum(n * model.node_kwh_per_month(t) for t, (n, _l, _k) in enumerate(cand)) + busy
     return feasible, per_job, kwh / jobs if jobs > 0 else math.inf, cards, nodes
 
 
+RANKED_BY_COST = "cost per job (capital over the service life, plus energy at the power price x PUE)"
+RANKED_BY_CARDS = "cards, then energy per job (no prices: capital unknown; idle draw modelled), then servers"
+
+
 def rank_key(s: Score) -> RankKey:
-    """Feasible first, then cost per job; where prices are unknown, energy per job, then cards and nodes."""
+    """Feasible first, then cost per job; where prices are unknown, cards, then energy per job, then nodes."""
     feasible, per_job, kwh, cards, nodes = s
-    return (not feasible, per_job if per_job is not None else math.inf, kwh, cards, nodes)
+    if per_job is not None:
+        return (not feasible, per_job, 0, kwh, cards, nodes)
+    return (not feasible, math.inf, cards, kwh, cards, nodes)
 
 
-def wait_of(model: Model, ci: int, d: int, devices: int, share: float, month: int) -> float | None:
+def ranked_by(s: Score) -> str:
+    return RANKED_BY_COST if s[1] is not None else RANKED_BY_CARDS
+
+
+def wait_of(model: Model, ci: int, d: int, devices: int, share: float, month: int) -> tuple[float, float]:
+    """(mean, p95) hours a job of class ``ci`` waits on ``devices`` devices ``d`` in the peak hour (inf when the
+    peak hour's load reaches the devices: unstable)."""
     c = model.classes[ci]
-    s = next(s for dd, s in c.options if dd == d)
-    load = offered_load(c.demand(month) * share, s, model.hours_per_day)
-    w = mean_wait_hours(devices, load, s)
-    return None if not math.isfinite(w) else w
+    s = model.service_hours(ci, d)
+    load = peak_load(c.demand(month) * share, s, model.hours_per_day, model.peak_share)
+    return mean_wait_hours(devices, load, s), wait_quantile_hours(devices, load, s)

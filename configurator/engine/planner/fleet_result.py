@@ -9,7 +9,19 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from configurator.engine.planner.fleet import Candidate, Model, Routing, fleet_cost, jobs_per_month, route, wait_of
+from configurator.engine.planner.fleet import (
+    Candidate,
+    Model,
+    Routing,
+    busy_kwh_per_month,
+    fleet_cost,
+    jobs_per_month,
+    rank_key,
+    ranked_by,
+    route,
+    score,
+    wait_of,
+)
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.packing import Packing, pack
 from configurator.engine.planner.plan import Plan
@@ -60,11 +72,12 @@ def _routes(model: Model, r: Routing, month: int) -> tuple[list[Route], dict[int
     for ci, d, count, share in r.routes:
         dev = model.devices[d]
         c = model.classes[ci]
-        s = next(s for dd, s in c.options if dd == d)
-        rate = model.device_cost_per_hour(d)
+        s = model.service_hours(ci, d)
         busy[dev.node] = busy.get(dev.node, 0.0) + c.demand(month) * share * s * dev.card_fraction
         if dev.kind == "mig":
             mig_use.setdefault(dev.node, Counter())[dev.profile or ""] += count
+        mean, p95 = wait_of(model, ci, d, count, share, month)
+        stable = math.isfinite(mean)
         routes.append(
             Route(
                 job_class=c.name,
@@ -72,8 +85,10 @@ def _routes(model: Model, r: Routing, month: int) -> tuple[list[Route], dict[int
                 devices=count,
                 share=share,
                 service_hours=s,
-                mean_wait_hours=wait_of(model, ci, d, count, share, month),
-                cost_per_job=None if rate is None else s * rate / model.utilisation,
+                mean_wait_hours=mean if stable else None,
+                wait_p95_hours=p95 if stable and math.isfinite(p95) else None,
+                peak_unstable=not stable,
+                cost_per_job=model.job_cost(d, s),
             )
         )
     for ci in r.unfit:
@@ -112,10 +127,10 @@ def _node_rows(model: Model, cand: Candidate, busy: dict[int, float]) -> tuple[l
     return counts, use
 
 
-def _totals(model: Model, cand: Candidate, month: int) -> Totals:
+def _totals(model: Model, cand: Candidate, month: int, r: Routing) -> Totals:
     """Nodes, cards, power, racks, energy and money of the fleet, per month and per job."""
     cards = nodes = 0
-    kw = capital = 0.0
+    kw = capital = idle_kw = 0.0
     capital_known = True
     for t, (n, _layout, _k) in enumerate(cand):
         if not n:
@@ -124,19 +139,23 @@ def _totals(model: Model, cand: Candidate, month: int) -> Totals:
         cards += n * node.cards_per_node
         nodes += n
         kw += n * node.kw
+        idle_kw += n * node.base_kw
         if node.capital is None:
             capital_known = False
         else:
             capital += n * node.capital
-    energy = kw * model.pue * model.hours_per_day * model.days_per_month
+    busy = busy_kwh_per_month(model, r, month)
+    energy = idle_kw * model.pue * model.hours_per_day * model.days_per_month + busy
     energy_cost = None if model.power_price is None else energy * model.power_price
-    monthly = fleet_cost(model, cand)
+    monthly = fleet_cost(model, cand, busy)
+    idle_known = all(model.nodes[t].idle_kw is not None for t, (n, _l, _k) in enumerate(cand) if n)
     jobs = jobs_per_month(model, month)
     return Totals(
         nodes=nodes,
         cards=cards,
         power_kw=kw,
         facility_kw=kw * model.pue,
+        idle_kw=idle_kw if idle_known else None,
         racks=_racks(model, cand),
         energy_kwh_per_month=energy,
         capital=capital if capital_known else None,
@@ -165,7 +184,7 @@ def _month_demand(model: Model, rm: Routing, m: int) -> float:
     demand = 0.0
     for ci, d, _count, share in rm.routes:
         c = model.classes[ci]
-        s = next(s for dd, s in c.options if dd == d)
+        s = model.service_hours(ci, d)
         demand += c.demand(m) * share * s * model.devices[d].card_fraction
     for ci in rm.unserved:  # the part without devices, at its cheapest device's card-hours
         c = model.classes[ci]
@@ -213,12 +232,13 @@ def fleet_result(
     routes, busy, mig_use = _routes(model, r, month)
     counts, use = _node_rows(model, cand, busy)
     points, stops, short = _roadmap(model, cand, months, plan.service.utilisation_target)
+    sc = score(model, cand, month)
     return FleetResult(
         rank=rank,
         label=_label(model, cand),
         nodes=counts,
         feasible=not r.unserved and not r.unfit,
-        totals=_totals(model, cand, month),
+        totals=_totals(model, cand, month, r),
         routes=routes,
         use=use,
         packing=_packing(mig_use, resolved),
@@ -226,4 +246,14 @@ def fleet_result(
         out_of_capacity_month=short,
         months=points,
         unserved=[model.classes[ci].name for ci in r.unfit + r.unserved],
+        ranked_by=ranked_by(sc),
+        kinds=kinds(model, cand),
     )
+
+
+def kinds(model: Model, cand: Candidate) -> list[str]:
+    """The node types a candidate buys, in the plan's order."""
+    return [model.nodes[t].name for t, (n, _l, _k) in enumerate(cand) if n]
+
+
+__all__ = ["fleet_result", "kinds", "rank_key"]

@@ -51,6 +51,7 @@ class Cell:
     service_hours: float | None
     estimated_rate: bool
     note: str | None
+    basis: str = "engine"  # where service_hours comes from: the engine, or a measurement (measurements.py)
 
 
 def node_devices(node: ResolvedNode) -> list[Device]:
@@ -93,6 +94,14 @@ def _job(cls: JobClass, cards: list[int] | list[dict[str, int]], parallelism: st
     }
 
 
+def _assumptions(plan: Plan, node: ResolvedNode) -> dict[str, Any]:
+    """The plan's assumptions, with the node's measured PCIe rate (lspci -vv, measurements.py) as a calibration."""
+    data = plan.assumptions.model_dump()
+    if node.calibration:
+        data["calibration"] = [*data["calibration"], *(c.model_dump() for c in node.calibration)]
+    return data
+
+
 def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) -> Build:
     """The one-job build a cell evaluates; also what a UI opens when the user picks this device."""
     s0 = node.slots[0]
@@ -115,7 +124,7 @@ def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) ->
             "chassis": node.chassis.id,
             "cards": cards,
             "bridges": bridges,
-            "assumptions": plan.assumptions.model_dump(),
+            "assumptions": _assumptions(plan, node),
             "jobs": [job],
         }
     )
@@ -215,6 +224,7 @@ def cached_cell(
         cls.model_dump_json(exclude=_DEMAND_FIELDS),
         node.name, node.chassis.id, node.card.id, node.slots, node.bridges, device.id,
         plan.assumptions.model_dump_json(), plan.service.accept_tight, str(base), id(catalog),
+        tuple(c.model_dump_json() for c in node.calibration),
     )  # fmt: skip
     cell = _CACHE.get(key)
     from_file = isinstance(cls.model, str) and (cls.model.endswith(".json") or "/" in cls.model)

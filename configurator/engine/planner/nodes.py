@@ -15,7 +15,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build
+from configurator.engine.build import Build, LinkCalibration
 from configurator.engine.evaluate import evaluate
 from configurator.engine.mig import MigRequest, place_layout
 from configurator.engine.planner.plan import NodeType, Plan
@@ -33,6 +33,7 @@ class ResolvedNode:
     max_nodes: int
     price: float | None  # explicit whole-node price
     checks: tuple[str, ...] = field(default=())  # warnings from evaluating the full node
+    calibration: tuple[LinkCalibration, ...] = ()  # measured link rates of this node type (lspci -vv)
 
     @property
     def cards_per_node(self) -> int:

@@ -24,6 +24,30 @@ MAX_PART_PRICE = 1e9  # as a price list's (catalog/prices.py MAX_PRICE)
 MAX_NODE_PRICE = 1e11  # 64 cards at the part maximum, and the chassis
 
 
+class ClassMeasurement(Strict):
+    """A measurement of one job of the class on one device of a node type.
+
+    ``tokens_per_second`` (the whole job's rate, all its cards together) replaces the engine's service time on
+    that device; ``sm_active`` (DCGM_FI_PROF_SM_ACTIVE on a whole card, 0-1) is the share of the card's SMs the
+    job keeps busy, which bounds what a MIG slice can gain: a slice with a compute share s runs the job at
+    min(1, s / sm_active) of the whole card's rate.
+    """
+
+    node: str = Field(min_length=1, max_length=200)  # the node type it ran on
+    device: str = Field(default="whole card", min_length=1, max_length=200)  # "whole card", a MIG profile, "2 cards"
+    tokens_per_second: float | None = Field(default=None, gt=0, le=1e9)
+    sm_active: float | None = Field(default=None, gt=0, le=1)
+    source: str = Field(default="measured", max_length=500)
+
+    @model_validator(mode="after")
+    def _something(self) -> ClassMeasurement:
+        if self.tokens_per_second is None and self.sm_active is None:
+            raise ValueError("give tokens_per_second, sm_active, or both")
+        if self.sm_active is not None and self.device != "whole card":
+            raise ValueError("sm_active is measured on a whole card (device: whole card)")
+        return self
+
+
 class JobClass(Strict):
     """One kind of job the service runs: what one job is, and how many arrive."""
 
@@ -51,9 +75,11 @@ class JobClass(Strict):
     jobs_per_day_by_month: list[Annotated[float, Field(ge=0, le=1_000_000)]] | None = Field(
         default=None, min_length=1, max_length=MAX_MONTHS
     )
-    # optional: the mean time a job may wait for a device before it starts (Erlang C sizing)
+    # optional: the time 95 % of jobs start within in the peak hour (Erlang C sizing, p95 of the wait)
     # at least a minute: a 1e-300 h target sized the fleet for ever (the planner window stayed on "planning…")
     wait_target_hours: float | None = Field(default=None, ge=MIN_WAIT_TARGET_HOURS, le=10_000)
+    # measured throughput of this class, overriding the engine's time on the devices it names
+    measured: list[ClassMeasurement] = Field(default=[], max_length=64)
     from_month: int = Field(default=1, ge=1, le=MAX_MONTHS)  # first roadmap month the class exists
     # compound monthly growth of jobs_per_day; None: the roadmap's growth_per_month
     growth_per_month: float | None = Field(default=None, ge=-0.9, le=10)
@@ -108,7 +134,59 @@ class Service(Strict):
     power_price_per_kwh: float | None = Field(default=None, ge=0, le=100)  # None: unknown, so no cost
     pue: float = Field(default=1.0, ge=1, le=5)  # facility power / IT power (The Green Grid's PUE)
     rack_kw: float | None = Field(default=None, ge=0.1, le=1000)  # power a rack may draw, for a rack count
+    # The daily profile of arrivals: the busiest hour's arrivals over the day's mean hourly rate, or the
+    # arrivals' weights hour by hour (24 values, any scale). None of either: arrivals even over hours_per_day.
+    peak_hour_factor: float | None = Field(default=None, ge=1, le=24)
+    hourly_arrivals: list[Annotated[float, Field(ge=0, le=1e9)]] | None = Field(
+        default=None, min_length=24, max_length=24
+    )
+
+    @model_validator(mode="after")
+    def _one_profile(self) -> Service:
+        if self.peak_hour_factor is not None and self.hourly_arrivals is not None:
+            raise ValueError("give the daily profile as peak_hour_factor or hourly_arrivals, not both")
+        if self.hourly_arrivals is not None and not sum(self.hourly_arrivals) > 0:
+            raise ValueError("hourly_arrivals: at least one hour has arrivals")
+        return self
+
+    @property
+    def peak_share(self) -> float | None:
+        """The fraction of a day's arrivals that come in its busiest hour; None without a daily profile."""
+        if self.hourly_arrivals is not None:
+            return max(self.hourly_arrivals) / sum(self.hourly_arrivals)
+        if self.peak_hour_factor is not None:
+            return min(1.0, self.peak_hour_factor / self.hours_per_day)
+        return None
+
+    @property
+    def peak_factor(self) -> float:
+        """The busiest hour's arrival rate over the mean rate across the hours of operation."""
+        share = self.peak_share
+        return 1.0 if share is None else share * self.hours_per_day
+
     accept_tight: bool = False  # count "tight" fits (inside the memory model's uncertainty) as fitting
+
+
+class IdleDraw(Strict):
+    """Measured power a card draws with no job (nvidia-smi "Pwr:Usage" at 0 % utilisation), with its source."""
+
+    watts: float = Field(ge=0, le=2000)
+    source: str = Field(min_length=1, max_length=500)
+
+
+class DcgmRun(Strict):
+    file: str = Field(min_length=1, max_length=1000)
+    job_class: str = Field(min_length=1, max_length=200)  # the class whose job ran while the fields were exported
+
+
+class NodeMeasurements(Strict):
+    """Files measured on one node type, relative to the plan: ``nvidia-smi mig -lgip`` output, ``lspci -vv``
+    output, and DCGM field exports (dcgm-exporter's Prometheus text or ``dcgmi dmon``) of a job class's runs."""
+
+    node: str = Field(min_length=1, max_length=200)
+    mig_lgip: str | None = None
+    lspci: str | None = None
+    dcgm: list[DcgmRun] = Field(default=[], max_length=64)
 
 
 class Roadmap(Strict):
@@ -131,6 +209,11 @@ class Plan(Strict):
     currency: str | None = None  # ISO 4217 (catalog/currencies.py); from the price list when not given
     price_list: str | None = None  # seller price list (issue 16 format), relative to the plan
     prices: dict[str, float] = {}  # catalog id (card, chassis) -> price; overrides the price list
+    # where each price comes from: catalog id -> "street price, <source>, <date>"
+    price_sources: dict[str, Annotated[str, Field(max_length=500)]] = {}
+    # measured idle draw per card (catalog id); the shipped table (resources/plans/idle-power.yaml) fills the rest
+    idle_power: dict[str, IdleDraw] = {}
+    measurements: list[NodeMeasurements] = Field(default=[], max_length=64)
     classes: list[JobClass] = Field(min_length=1, max_length=MAX_PLAN_CLASSES)
     nodes: list[NodeType] = Field(min_length=1, max_length=MAX_PLAN_NODES)
     roadmap: Roadmap = Roadmap()
@@ -163,4 +246,11 @@ class Plan(Strict):
             dup = sorted(n for n, k in Counter(names).items() if k > 1)  # one pass (count() per name was n²)
             if dup:
                 raise ValueError(f"{what} name(s) {dup} used more than once")
+        nodes = {n.name for n in self.nodes}
+        for c in self.classes:
+            for m in c.measured:
+                if m.node not in nodes:
+                    raise ValueError(
+                        f"class '{c.name}': measured on node type '{m.node}', which the plan does not list"
+                    )
         return self

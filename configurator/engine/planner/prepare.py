@@ -17,10 +17,12 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import PriceList, load_price_list
 from configurator.engine.evaluate import resolve_model
 from configurator.engine.memory import job_parameters
+from configurator.engine.planner.energy import idle_draws, node_power
 from configurator.engine.planner.fleet import ClassModel, DevModel, Model, NodeModel, class_demand
 from configurator.engine.planner.matrix import Cell, Device, class_cells, node_devices
+from configurator.engine.planner.measurements import Applied, apply_to_cells, measured_nodes
 from configurator.engine.planner.nodes import ResolvedNode, resolve_nodes
-from configurator.engine.planner.plan import Plan, Service
+from configurator.engine.planner.plan import IdleDraw, Plan, Service
 from configurator.engine.planner.result import ClassInfo, PlanProblem
 
 
@@ -58,7 +60,9 @@ def _prices(plan: Plan, base: Path | None, problems: list[PlanProblem]) -> tuple
     return prices, currency
 
 
-def _node_model(node: ResolvedNode, prices: dict[str, float], problems: list[PlanProblem]) -> NodeModel:
+def _node_model(
+    node: ResolvedNode, prices: dict[str, float], problems: list[PlanProblem], idle: dict[str, IdleDraw]
+) -> NodeModel:
     cpn = node.cards_per_node
     capital = node.price
     if capital is None:
@@ -77,8 +81,9 @@ def _node_model(node: ResolvedNode, prices: dict[str, float], problems: list[Pla
             )
         else:
             capital = prices[node.chassis.id] + cpn * prices[node.card.id]
-    # IT power: chassis platform (CPUs, memory, fans) + each card at its default power limit (catalog TDP)
-    watts = (node.chassis.platform_power_w.value or 0) + cpn * (node.card.power.tdp_w.value or 0)
+    # IT power: chassis platform (CPUs, memory, fans) + each card at its default power limit (catalog TDP),
+    # and at idle the cards at their measured idle draw (energy.py)
+    power = node_power(node, idle)
     counts = tuple(dict(Counter(layout)) for layout in node.layouts)
     return NodeModel(
         name=node.name,
@@ -87,8 +92,10 @@ def _node_model(node: ResolvedNode, prices: dict[str, float], problems: list[Pla
         layouts=node.layouts,
         max_nodes=node.max_nodes,
         capital=capital,
-        kw=watts / 1000,
+        kw=power.full_kw,
         layout_counts=counts,
+        idle_kw=power.idle_kw,
+        busy_kw_per_card=power.busy_kw_per_card,
     )
 
 
@@ -106,6 +113,7 @@ class Prepared:
     currency: str | None
     month: int
     months: int
+    applied: Applied | None = None  # what the plan's measurement files said and changed
 
 
 def _node_problems(resolved: list[ResolvedNode], node_problems: list[Problem]) -> list[PlanProblem]:
@@ -249,6 +257,7 @@ def _model(svc: Service, nodes: list[NodeModel], devs: list[DevModel], classes: 
         power_price=svc.power_price_per_kwh,
         pue=svc.pue,
         rack_kw=svc.rack_kw,
+        peak_share=svc.peak_share,
     )
 
 
@@ -258,8 +267,10 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     base = Path(base_dir) if base_dir else None
     resolved, node_problems = resolve_nodes(plan, catalog, base)
     problems = _node_problems(resolved, node_problems)
+    resolved, applied = measured_nodes(plan, resolved, base, problems)
     prices, currency = _prices(plan, base, problems)
-    nodes = [_node_model(n, prices, problems) for n in resolved]
+    idle = idle_draws(plan)
+    nodes = [_node_model(n, prices, problems, idle) for n in resolved]
     months = plan.roadmap.months
     month = min(plan.search.size_for_month or 1, months)
 
@@ -289,6 +300,7 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
             )
         )
         cells, infos, usable = [], [], []
+    cells = apply_to_cells(plan, cells, devices, resolved, applied)
 
     dev_list = list(devices.values())
     index = {d.id: i for i, d in enumerate(dev_list)}
@@ -296,4 +308,4 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     dev_models = [DevModel(d.id, node_pos[d.node], d.kind, d.profile, d.cards, d.card_fraction) for d in dev_list]
     class_models = _class_models(plan, usable, cells, devices, index, problems)
     model = _model(plan.service, nodes, dev_models, class_models)
-    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months)
+    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months, applied)

@@ -35,8 +35,21 @@ class ClassInfo(Out):
     parameters: int
     tokens_per_job: float
     jobs_per_day: float  # in the month the search sizes for
-    wait_target_hours: float | None
+    wait_target_hours: float | None  # the p95 of the wait in the peak hour must not exceed it
     from_month: int
+    # the recommended fleet (ranked first) at the peak hour: mean and p95 of the wait for a device, in hours;
+    # None where the class is not served, or where the peak hour is unstable (peak_unstable: the queue grows)
+    wait_mean_h: float | None = None
+    wait_p95_h: float | None = None
+    peak_unstable: bool = False
+    wait_target_met: bool | None = None
+    # jobs per card-day with MIG over without: the best MIG profile of the node type that runs the class in the
+    # recommended fleet (or else of any node type with MIG), against the whole card of that node type
+    mig_gain: float | None = None
+    mig_gain_device: str | None = None
+    mig_gain_basis: str | None = None  # "engine", or the measurement that set it
+    routed_to: list[str] = []  # devices of the recommended fleet that run it
+    cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
 
 class DeviceInfo(Out):
@@ -67,9 +80,13 @@ class FitCell(Out):
     jobs_per_day_per_card: float | None = None  # jobs_per_day_per_device x devices_per_card
     devices_needed: int | None = None  # for the class's demand in the sizing month (Erlang C where a target)
     mean_wait_hours: float | None = None  # M/M/c mean wait with devices_needed devices
-    cost_per_job: float | None = None  # on this device alone: S x device cost per hour / U
+    cost_per_job: float | None = None  # on this device alone: S x device cost per hour / U + busy energy
     estimated_rate: bool = False  # compute time uses the catalog's UNCONFIRMED estimate
     note: str | None = None
+    wait_p95_hours: float | None = None  # the p95 wait in the peak hour with devices_needed devices
+    # a MIG instance's jobs per card-day over the whole card's on the same node type (None on other devices)
+    mig_gain: float | None = None
+    basis: str = "engine"  # where service_hours comes from: "engine", or the measurement that replaced it
 
 
 class Totals(Out):
@@ -77,8 +94,9 @@ class Totals(Out):
     cards: int
     power_kw: float  # IT power at every card's default power limit plus the chassis platform
     facility_kw: float  # x PUE
+    idle_kw: float | None = None  # IT power with no job running (measured idle draw); None: not known
     racks: int | None = None  # at service.rack_kw per rack: whole nodes, one node type per rack
-    energy_kwh_per_month: float
+    energy_kwh_per_month: float  # idle for every operating hour plus the routed jobs' busy energy, x PUE
     capital: float | None = None
     capital_per_month: float | None = None  # straight-line over the service life
     energy_cost_per_month: float | None = None  # None when no power price is given
@@ -94,8 +112,10 @@ class Route(Out):
     devices: int  # devices given to the class
     share: float  # fraction of the class's jobs sent there
     service_hours: float | None = None
-    mean_wait_hours: float | None = None
+    mean_wait_hours: float | None = None  # in the peak hour (M/M/c); None when unstable
     cost_per_job: float | None = None
+    wait_p95_hours: float | None = None  # in the peak hour; None when unstable
+    peak_unstable: bool = False  # the peak hour's load reaches the devices: the queue grows through it
 
 
 class DeviceUse(Out):
@@ -137,6 +157,41 @@ class FleetResult(Out):
     out_of_capacity_month: int | None = None  # first roadmap month the fleet lacks devices
     months: list[MonthPoint] = []
     unserved: list[str] = []
+    ranked_by: str = ""  # what ranks it: cost per job, or without prices cards then energy per job
+    kinds: list[str] = []  # the node types it buys
+
+
+class Alternative(Out):
+    """The best fleet of one mix of server kinds (each kind alone, and every mix the search tried)."""
+
+    kinds: list[str]
+    label: str
+    feasible: bool
+    cost_per_job: float | None = None
+    kwh_per_job: float | None = None
+    cards: int
+    nodes: int
+
+
+class Reversal(Out):
+    """Where the recommended fleet changes along the roadmap, and the job class that makes it change."""
+
+    month: int | None  # first roadmap month whose best fleet buys other server kinds; None: no change
+    job_class: str | None = None
+    before: list[str] = []  # server kinds recommended before that month
+    after: list[str] = []
+    words: str
+    settled: bool = True  # False: the search was too large to search again at the other months
+
+
+class Recommendation(Out):
+    fleet: str
+    ranked_by: str
+    why: list[str]  # what drives the ranking, in words a platform team reads
+    alternatives: list[Alternative] = []  # pure fleets beside mixed ones, best first
+    reversal: Reversal | None = None
+    # seed B's criterion as sizes: the largest model one card of each node type holds, per training method
+    one_card: list[str] = []
 
 
 class SearchStats(Out):
@@ -154,10 +209,14 @@ class PlanResult(Out):
     classes: list[ClassInfo]
     devices: list[DeviceInfo]
     matrix: list[FitCell]
-    fleets: list[FleetResult]  # ranked by cost per job (feasible first)
+    fleets: list[FleetResult]  # ranked by cost per job (feasible first); without prices by cards, then energy
     search: SearchStats
     problems: list[PlanProblem] = []
     notes: list[str] = []
+    peak_factor: float = 1.0  # the busiest hour's arrival rate over the mean rate across the operating hours
+    recommendation: Recommendation | None = None
+    measurements: list[str] = []  # what each imported measurement file said and what it changed
+    price_sources: dict[str, str] = {}
 
     def cell(self, job_class: str, device: str) -> FitCell:
         for c in self.matrix:

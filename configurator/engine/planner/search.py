@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
-from configurator.engine.planner.fleet import Candidate, Model, RankKey, Score, rank_key, score
+from configurator.engine.planner.fleet import Candidate, Model, RankKey, Score, jobs_per_month, rank_key, score
 
 Key = tuple[RankKey, int]  # the rank key, then the candidate's index (ties keep the enumeration order)
 Ranked = tuple[Key, Candidate, Score]
@@ -42,19 +42,31 @@ def _candidates(model: Model, start: int, stop: int) -> Iterator[tuple[int, Cand
             yield i, cand
 
 
-def _best(model: Model, month: int, top: int, start: int, stop: int) -> tuple[list[Ranked], int, int]:
+Mix = tuple[bool, ...]  # which node types a candidate buys
+
+
+def _best(
+    model: Model, month: int, top: int, start: int, stop: int
+) -> tuple[list[Ranked], int, int, dict[Mix, Ranked]]:
+    """The ``top`` best of a range of candidates, their counts, and the best candidate of each mix of node types
+    (each type alone, and every mix), so pure fleets are ranked beside mixed ones."""
     heap: list[tuple[_Neg, Candidate, Score]] = []  # (negated key, candidate, score): the top n smallest keys
+    mixes: dict[Mix, Ranked] = {}
     feasible = n = 0
     for i, cand in _candidates(model, start, stop):
         s = score(model, cand, month)
         n += 1
         feasible += s[0]
         key = (rank_key(s), i)
+        mix = tuple(c[0] > 0 for c in cand)
+        best = mixes.get(mix)
+        if best is None or key < best[0]:
+            mixes[mix] = (key, cand, s)
         if len(heap) < top:
             heapq.heappush(heap, (_Neg(key), cand, s))
         elif key < heap[0][0].key:
             heapq.heapreplace(heap, (_Neg(key), cand, s))
-    return [(h[0].key, h[1], h[2]) for h in heap], n, feasible
+    return [(h[0].key, h[1], h[2]) for h in heap], n, feasible, mixes
 
 
 class _Neg:
@@ -73,11 +85,12 @@ class _Neg:
 
 
 def search(
-    model: Model, month: int, top: int, processes: int | None = None
+    model: Model, month: int, top: int, processes: int | None = None, mixes: dict[Mix, Ranked] | None = None
 ) -> tuple[list[Ranked], int, int, float, int]:
     """The ``top`` candidates by (feasible first, cost per job, cards, nodes).
 
-    Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used).
+    Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used); fills
+    ``mixes`` (when given) with the best candidate of each mix of node types.
     """
     start = time.perf_counter()
     total = candidate_count(model) + 1  # the index range includes the empty fleet, which is skipped
@@ -86,7 +99,7 @@ def search(
         workers = 1
     workers = max(1, min(workers, total))
     if workers == 1:
-        best, n, feasible = _best(model, month, top, 0, total)
+        best, n, feasible, found = _best(model, month, top, 0, total)
     else:
         bounds = [total * w // workers for w in range(workers + 1)]
         with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -98,5 +111,61 @@ def search(
         best = [b for part in parts for b in part[0]]
         n = sum(p[1] for p in parts)
         feasible = sum(p[2] for p in parts)
+        found = {}
+        for part in parts:
+            for mix, r in part[3].items():
+                if mix not in found or r[0] < found[mix][0]:
+                    found[mix] = r
+    if mixes is not None:
+        mixes.update(found)
     best.sort(key=lambda b: b[0])
     return best[:top], n, feasible, time.perf_counter() - start, workers
+
+
+def _by_fixed_cost(model: Model) -> list[tuple[float, int, int, Candidate]]:
+    """Every candidate with its fixed cost per month (capital and idle energy; inf without prices) and cards,
+    cheapest first (then fewest cards): the order best_feasible walks. Kept on the model, month-independent."""
+    got = model._by_fixed
+    if got is None:
+        fixed = [model.node_cost_per_month(t) for t in range(len(model.nodes))]
+        per_node = [model.nodes[t].cards_per_node for t in range(len(model.nodes))]
+        rows = []
+        for i, cand in _candidates(model, 0, candidate_count(model) + 1):
+            cost = 0.0
+            for t, (n, _l, _k) in enumerate(cand):
+                if n:
+                    f = fixed[t]
+                    cost = math.inf if f is None else cost + n * f
+            cards = sum(n * per_node[t] for t, (n, _l, _k) in enumerate(cand))
+            rows.append((cost, cards, i, cand))
+        rows.sort(key=lambda r: (r[0], r[1], r[2]))
+        got = model._by_fixed = rows
+    return got
+
+
+def best_feasible(model: Model, month: int) -> Candidate | None:
+    """The best feasible candidate of a month (the search's ranking), best-first: candidates in order of fixed
+    cost (capital and idle energy, which busy energy only adds to) or, without prices, of cards; the walk stops
+    once no candidate left can beat the best found. For the roadmap's other months, where only the winner
+    matters."""
+    jobs = jobs_per_month(model, month)
+    floor = model.min_cards(month) - 1e-9
+    busy = model.min_busy_kwh(month) * (model.power_price or 0.0)  # what every fleet adds to its fixed cost
+    best: tuple[RankKey, int] | None = None
+    found: Candidate | None = None
+    for cost, cards, i, cand in _by_fixed_cost(model):
+        if best is not None:
+            priced = best[0][1] < math.inf
+            if priced and jobs > 0 and (cost + busy) / jobs > best[0][1] + 1e-12:
+                break
+            if not priced and cost == math.inf and cards > best[0][2]:
+                break
+        if cards < floor:
+            continue
+        s = score(model, cand, month)
+        if not s[0]:
+            continue
+        key = (rank_key(s), i)
+        if best is None or key < best:
+            best, found = key, cand
+    return found

@@ -13,15 +13,17 @@ import math
 from pathlib import Path
 
 from configurator.catalog.limits import MAX_SEARCH_WORK
-from configurator.catalog.loader import Catalog
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.engine.planner.energy import idle_draws
+from configurator.engine.planner.explain import class_infos, recommend
 from configurator.engine.planner.fleet import Model, Score
 from configurator.engine.planner.fleet_result import fleet_result
-from configurator.engine.planner.matrix import Cell, Device
+from configurator.engine.planner.matrix import Device
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.packing import placeable
 from configurator.engine.planner.plan import Plan
 from configurator.engine.planner.prepare import Prepared, prepare
-from configurator.engine.planner.queueing import devices_needed, mean_wait_hours, offered_load
+from configurator.engine.planner.queueing import devices_needed, mean_wait_hours, peak_load, wait_quantile_hours
 from configurator.engine.planner.result import (
     DeviceInfo,
     FitCell,
@@ -30,7 +32,7 @@ from configurator.engine.planner.result import (
     PlanResult,
     SearchStats,
 )
-from configurator.engine.planner.search import Ranked, candidate_count, search
+from configurator.engine.planner.search import Mix, Ranked, candidate_count, search
 
 __all__ = ["Prepared", "plan_service", "prepare"]  # prepare: tests and benchmarks import it from here
 
@@ -62,27 +64,39 @@ def _devices_per_card(dev: Device, resolved: list[ResolvedNode], node_pos: dict[
 
 
 def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
-    """The matrix cells for the result, at the sizing month."""
+    """The matrix cells for the result, at the sizing month: each device alone serving the class's demand, its
+    waits in the peak hour, and a MIG instance's gain over the whole card."""
     svc = plan.service
     model, devices, month = pre.model, pre.devices, pre.month
     index = {d.id: i for i, d in enumerate(devices.values())}
     node_pos = {n.index: t for t, n in enumerate(pre.resolved)}
     pos = {k: i for i, k in enumerate(pre.usable)}
+    caps = pre.applied.instance_caps if pre.applied else {}
+    hours = {(c.job_class, c.device): c.service_hours for c in pre.cells if c.fits}
     out_cells = []
     for c in pre.cells:
+        dev = devices[c.device]
+        node = pre.resolved[node_pos[dev.node]]
         lam = model.classes[pos[c.job_class]].demand(month)
-        per_day = need = wait = cost = None
+        per_day = need = wait = p95 = cost = gain = None
+        per_card = _devices_per_card(dev, pre.resolved, node_pos)
+        if dev.kind == "mig" and dev.profile and (node.name, dev.profile) in caps:
+            per_card = min(per_card, float(caps[(node.name, dev.profile)]))
         if c.fits and c.service_hours:
             per_day = svc.utilisation_target * svc.hours_per_day / c.service_hours
             cls = plan.classes[c.job_class]
             need = devices_needed(
-                lam, c.service_hours, svc.utilisation_target, svc.hours_per_day, cls.wait_target_hours
+                lam, c.service_hours, svc.utilisation_target, svc.hours_per_day, cls.wait_target_hours, svc.peak_share
             )
-            w = mean_wait_hours(need, offered_load(lam, c.service_hours, svc.hours_per_day), c.service_hours)
+            load = peak_load(lam, c.service_hours, svc.hours_per_day, svc.peak_share)
+            w = mean_wait_hours(need, load, c.service_hours)
             wait = None if not math.isfinite(w) else w
-            rate = model.device_cost_per_hour(index[c.device])
-            cost = None if rate is None else c.service_hours * rate / svc.utilisation_target
-        per_card = _devices_per_card(devices[c.device], pre.resolved, node_pos)
+            q = wait_quantile_hours(need, load, c.service_hours)
+            p95 = None if not math.isfinite(q) else q
+            cost = model.job_cost(index[c.device], c.service_hours)
+            whole = hours.get((c.job_class, f"{node.name} / whole card"))
+            if dev.kind == "mig" and whole:
+                gain = per_card * whole / c.service_hours
         out_cells.append(
             FitCell(
                 devices_per_card=per_card,
@@ -98,19 +112,23 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
                 jobs_per_day_per_device=per_day,
                 devices_needed=need,
                 mean_wait_hours=wait,
+                wait_p95_hours=p95,
                 cost_per_job=cost,
                 estimated_rate=c.estimated_rate,
                 note=c.note,
+                mig_gain=gain,
+                basis=c.basis,
             )
         )
     return out_cells
 
 
-def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats]:
-    """The ranked fleets, each in full, and the search's statistics; a search over
-    search.max_candidates is refused as a problem instead."""
+def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked]]:
+    """The ranked fleets, each in full, the search's statistics and the best fleet of each server mix; a search
+    over search.max_candidates is refused as a problem instead."""
     model, month = pre.model, pre.month
     fleets: list[FleetResult] = []
+    mixes: dict[Mix, Ranked] = {}
     n_cand = candidate_count(model) if model.nodes else 0
     stats = SearchStats(candidates=0, feasible=0, seconds=0.0, processes=1)
     work = n_cand * max(len(model.classes), 1)  # each candidate routes every class (catalog/limits.py)
@@ -140,29 +158,45 @@ def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats]:
             )
         )
     elif n_cand > 0 and model.classes:
-        ranked, n, feasible, seconds, workers = search(model, month, plan.search.top * 16, plan.search.processes)
+        ranked, n, feasible, seconds, workers = search(model, month, plan.search.top * 16, plan.search.processes, mixes)
         ranked = _distinct(model, ranked, plan.search.top)
         stats = SearchStats(candidates=n, feasible=feasible, seconds=seconds, processes=workers)
         fleets = [
             fleet_result(model, cand, i + 1, month, pre.months, pre.resolved, plan)
             for i, (_key, cand, _s) in enumerate(ranked)
         ]
-    return fleets, stats
+    return fleets, stats, mixes
 
 
-def _notes(cells: list[Cell], devices: dict[str, Device]) -> list[str]:
+def _notes(plan: Plan, pre: Prepared) -> list[str]:
     """The result's notes: the queueing, MIG and energy assumptions, and which service times are estimates."""
+    cells, devices = pre.cells, pre.devices
+    svc = plan.service
+    profile = (
+        f"arrivals follow a daily profile whose busiest hour brings {svc.peak_factor:.2f}x the mean hourly rate "
+        "(service.hourly_arrivals or peak_hour_factor)"
+        if svc.peak_share is not None
+        else "arrivals are spread evenly over the hours of operation (no daily profile given: "
+        "service.hourly_arrivals or peak_hour_factor)"
+    )
     notes = [
         "GB = 10^9 bytes. A device runs one job at a time; devices needed = jobs per day x service hours / "
-        "(utilisation target x hours of operation), and with a wait target the Erlang C (M/M/c) count "
-        "(Gross, Shortle, Thompson and Harris, Fundamentals of Queueing Theory, 4th ed., section 2.3).",
-        "A MIG instance runs at its share of the card's compute and bandwidth in the compute model, so MIG "
-        "multiplies the tenants a card holds at once (up to its instance limit), not the jobs per day the "
-        "model predicts; measured per-slice throughput (DCGM_FI_PROF_SM_ACTIVE) decides how much of that a "
-        "small job gains on real hardware.",
-        "Energy: every node at its cards' default power limit plus the chassis platform for every operating "
-        "hour (an upper bound: idle power is not in the catalog), x PUE.",
+        f"(utilisation target x hours of operation), at least a stable queue in the peak hour; {profile}. Waits "
+        "are the M/M/c mean (Erlang C) and p95 in the peak hour, P(W > t) = C e^-(c mu - lambda) t (Gross, "
+        "Shortle, Thompson and Harris, Fundamentals of Queueing Theory, 4th ed., section 2.3), the peak hour "
+        "taken as stationary (Green and Kolesar 1991); wait targets apply to the p95.",
+        "MIG gain = jobs per card-day on a card split into instances over jobs per card-day on the whole card: "
+        "the engine's time on an instance (or a measurement: tokens/s, or DCGM SM_ACTIVE u on a whole card, "
+        "which runs a job on a slice of compute share s at min(1, s / u) of the whole card's rate).",
     ]
+    missing = sorted({n.card.id for n in pre.resolved if n.card.id not in idle_draws(plan)})
+    idle = (
+        "every card at its measured idle draw (resources/plans/idle-power.yaml) for every operating hour and at "
+        "its default power limit while it runs a job, plus the chassis platform throughout, x PUE"
+    )
+    if missing:
+        idle += f"; {', '.join(missing)}: no measured idle draw, taken at the power limit (an upper bound)"
+    notes.append("Energy: " + idle + ".")
     if any(c.estimated_rate for c in cells):
         names = sorted({devices[c.device].id.split(" / ")[0] for c in cells if c.estimated_rate})
         notes.append(
@@ -196,17 +230,25 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
     """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap."""
     pre = prepare(plan, catalog, base_dir)
     out_cells = _fit_cells(plan, pre)
-    fleets, stats = _search(plan, pre)
+    fleets, stats, mixes = _search(plan, pre)
+    infos = class_infos(pre, fleets, out_cells)
+    cat = catalog or default_catalog()
+    base = Path(base_dir) if base_dir else None
+    rec = recommend(plan, pre, fleets, mixes, infos, cat, base) if fleets else None
     return PlanResult(
         name=plan.name,
         currency=pre.currency,
         size_for_month=pre.month,
         months=pre.months,
-        classes=pre.infos,
+        classes=infos,
         devices=_device_infos(pre),
         matrix=out_cells,
         fleets=fleets,
         search=stats,
         problems=pre.problems,
-        notes=_notes(pre.cells, pre.devices),
+        notes=_notes(plan, pre),
+        peak_factor=plan.service.peak_factor,
+        recommendation=rec,
+        measurements=pre.applied.words if pre.applied else [],
+        price_sources=dict(plan.price_sources),
     )

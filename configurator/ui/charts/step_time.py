@@ -1,4 +1,5 @@
-"""Step time chart: per card, compute and communication segments of one optimizer step."""
+"""Step time chart: per job, one optimizer step split by op class (compute- or memory-bound, engine/steptime)
+and each collective on top."""
 
 from __future__ import annotations
 
@@ -264,20 +265,51 @@ class StepTimeChart(_Chart):
 # ====================================================================================================
 
 
+OP_WORDS = {
+    "projections": "attention projections (q, k, v, o GEMMs)",
+    "mlp": "MLP GEMMs (experts: active ones)",
+    "attention": "attention kernel (FlashAttention)",
+    "elementwise": "norms, activations, rotary, residual adds",
+    "lora": "LoRA A and B (thin GEMMs) and their add",
+    "dequant": "4-bit dequantisation before each use",
+    "loss": "logits GEMM and cross-entropy",
+    "recompute": "recomputed forward (activation checkpointing)",
+    "optimizer": "optimizer step (states read and written)",
+    "host": "kernel launches: the GPU waits on the host",
+}
+
+
 def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ignore[no-untyped-def]
-    """Job ``i``'s compute segments (matrix multiplies, memory-bound work) from 0 up; returns their top."""
+    """Job ``i``'s compute segments from 0 up; returns their top. With the per-op model one segment per op class,
+    coloured compute- or memory-bound (the engine's flag); else matrix multiplies and memory-bound work."""
     y = 0.0
     comp = job.compute
     # No step time (a card without a published rate): draw no partial compute either, so the bar
     # doesn't show "memory-bound 0.58 s" under "step time unknown".
-    if comp is not None and job.step_seconds is not None:
-        for key, seconds, what in (
-            ("matmul", comp.matmul_seconds, "matrix multiplies"),
-            ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
-        ):
-            if seconds:
-                put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
-                est = "<br>at an UNCONFIRMED estimated rate" if key == "matmul" and comp.bf16_rate_estimated else ""
-                segs.append(_Segment(y, y + seconds, f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step{est}"))
-                y += seconds
+    if comp is None or job.step_seconds is None:
+        return y
+    est = "<br>at an ESTIMATED rate (no published dense BF16 rate)" if comp.bf16_rate_estimated else ""
+    if comp.ops and comp.seconds_per_step:
+        total = sum(o.seconds for o in comp.ops)
+        scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up
+        for op in comp.ops:
+            seconds = op.seconds * scale
+            if seconds <= 0:
+                continue
+            key = "matmul" if op.bound == "compute" else "memory"
+            put(key, i, y, seconds, f"{op.name} ({op.bound[:3]}.)")
+            segs.append(_Segment(y, y + seconds, (
+                f"<b>{op.name}</b>: {OP_WORDS.get(op.name, op.name)}<br>{seconds:.3f} s per step, "
+                f"{op.bound}-bound<br>{op.flops / 1e12:,.1f} TFLOP, {op.bytes / 1e9:,.1f} GB moved{est}")))  # fmt: skip
+            y += seconds
+        return y
+    for key, seconds, what in (
+        ("matmul", comp.matmul_seconds, "matrix multiplies"),
+        ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
+    ):
+        if seconds:
+            put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
+            segs.append(_Segment(y, y + seconds, f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step"
+                                 + (est if key == "matmul" else "")))  # fmt: skip
+            y += seconds
     return y

@@ -26,14 +26,23 @@ from configurator.engine.build import Job, ParamsOnlyModel
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
 
-GROUP_CATALOG = "Catalog models, by size"
+GROUP_CATALOG = "Catalog models, by size"  # the title of catalog models without a family
 GROUP_PARAMS_ONLY = "Parameter count only"
 GROUP_BUILD = "Imported or typed in this build"
 
 
-def model_order(spec: ModelSpec) -> tuple[bool, int, str]:
-    """Catalog models by parameter count, then name; parameter-count-only entries after the real ones."""
-    return spec.is_params_only, spec.total_params or 0, spec.name.casefold()
+def model_group(spec: ModelSpec) -> str:
+    """The picker's group title of a catalog model: its family, else the catalog's or the params-only group."""
+    if spec.is_params_only:
+        return GROUP_PARAMS_ONLY
+    return spec.family or GROUP_CATALOG
+
+
+def model_order(spec: ModelSpec) -> tuple[bool, bool, str, int, str]:
+    """Catalog models by family (A to Z; models without one after), within it by parameter count, then name;
+    parameter-count-only entries after the real ones."""
+    family = spec.family if not spec.is_params_only else None
+    return spec.is_params_only, family is None, (family or "").casefold(), spec.total_params or 0, spec.name.casefold()
 
 
 class ModelRows:
@@ -48,9 +57,8 @@ class ModelRows:
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.catalog_models = sorted(catalog.models.values(), key=model_order)
         for k, m in enumerate(self.catalog_models):
-            first = k == 0 or self.catalog_models[k - 1].is_params_only != m.is_params_only
-            if first:
-                self._header(GROUP_PARAMS_ONLY if m.is_params_only else GROUP_CATALOG)
+            if k == 0 or model_group(self.catalog_models[k - 1]) != model_group(m):
+                self._header(model_group(m))
             box.addItem(m.name, m.id)
         self.fixed = box.count()  # the catalog's items; the build's own models follow in a group of their own
         self._widen_popup()

@@ -10,7 +10,7 @@ from configurator.engine.build import Build
 from configurator.engine.editing.kiosk import short_name
 from configurator.engine.planner import Plan, PlanResult, plan_service
 from configurator.engine.planner.buildout import node_build
-from configurator.engine.planner.result import DeviceInfo, FitCell, FleetResult
+from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell, FleetResult
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import Figure
@@ -136,10 +136,11 @@ def _fleet(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
         return _none(spec, "no fleet of these servers serves the plan")
     f = res.fleets[0]
     t = f.totals
-    if t.cost_per_job is not None:  # ranked by cost per job where prices are known, else energy per job
+    if t.cost_per_job is not None:  # ranked by cost per job where prices are known, else cards then energy
         per_job, ranked_by = f"{res.currency or ''} {t.cost_per_job:,.2f} a job".strip(), "cost per job"
     else:
-        per_job, ranked_by = ("?" if t.kwh_per_job is None else f"{t.kwh_per_job:,.1f} kWh a job"), "energy per job"
+        per_job = "?" if t.kwh_per_job is None else f"{t.kwh_per_job:,.1f} kWh a job"
+        ranked_by = "cards, then energy per job"
     words = {"fleet": f.label.replace(" x ", " × "), "candidates": f"{res.search.candidates:,}", "per_job": per_job,
              "ranked_by": ranked_by, "month": str(res.size_for_month), "months": str(res.months)}  # fmt: skip
     status, line = _roadmap(f, res.months)
@@ -169,8 +170,10 @@ def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
     c, d = max(mig, key=lambda cd: (cd[0].devices_per_card, -cd[1].memory_gb), default=whole)
     n = round(c.devices_per_card)
     per_day = "?" if c.jobs_per_day_per_card is None else f"{c.jobs_per_day_per_card:,.1f}"
+    gain = "?" if c.mig_gain is None else f"{c.mig_gain:.2f}×"
     words = {"class": spec.job_class, "card": r.card(d), "profile": d.profile or "whole card",
-             "capacity": _gb(c.capacity_gb, 1, unit), "peak": _gb(c.peak_gb, 1, unit), "per_day": per_day}  # fmt: skip
+             "capacity": _gb(c.capacity_gb, 1, unit), "peak": _gb(c.peak_gb, 1, unit), "per_day": per_day,
+             "gain": gain}  # fmt: skip
     label = spec.label if d.kind == "mig" or spec.whole_label is None else spec.whole_label
     return Figure(float(n), _count(n, "tenant", "tenants"), label.format(**words), c.status)
 
@@ -202,6 +205,64 @@ def _cards(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
     return Figure(float(n), _count(n, "card", "cards"), spec.label.format(**words), "fits" if planned else "tight")
 
 
+def _class(r: _Reader, name: str) -> ClassInfo | None:
+    return next((c for c in r.result.classes if c.name == name), None)
+
+
+def _wait(spec: PlanFigureSpec, r: _Reader) -> Figure:
+    """The class's wait at the busiest hour in the first ranked fleet: the p95 as the number, its status the
+    p95 target's verdict; an unstable peak hour shows as unstable, never as a wait."""
+    assert spec.job_class is not None
+    c = _class(r, spec.job_class)
+    if c is None or not c.routed_to:
+        return _none(spec, f"the first fleet does not run the {spec.job_class}")
+    target = "no target" if c.wait_target_hours is None else f"{c.wait_target_hours:g} h"
+    peak = f"{r.result.peak_factor:.1f}×"
+    if c.peak_unstable:
+        words = {"class": spec.job_class, "mean": "unbounded", "p95": "unbounded", "target": target,
+                 "verdict": "not met: the queue grows", "peak": peak}  # fmt: skip
+        return Figure(None, "unstable", spec.label.format(**words), "does-not-fit")
+    if c.wait_mean_h is None or c.wait_p95_h is None:
+        return _none(spec, f"no wait for the {spec.job_class}")
+    verdict = "no target" if c.wait_target_met is None else ("met" if c.wait_target_met else "not met")
+    words = {"class": spec.job_class, "mean": f"{c.wait_mean_h:.2f} h", "p95": f"{c.wait_p95_h:.2f} h",
+             "target": target, "verdict": verdict, "peak": peak}  # fmt: skip
+    status = "tight" if c.wait_target_met is False else "fits"
+    return Figure(c.wait_p95_h, f"{c.wait_p95_h:.2f} h", spec.label.format(**words), status)
+
+
+def _mig_gain(spec: PlanFigureSpec, r: _Reader) -> Figure:
+    """Jobs per card-day with MIG over without, on the profile the planner reports for the class."""
+    assert spec.job_class is not None
+    c = _class(r, spec.job_class)
+    if c is None or c.mig_gain is None or c.mig_gain_device is None:
+        return _none(spec, f"no MIG instance holds the {spec.job_class}")
+    dev = r.devices.get(c.mig_gain_device)
+    basis = "the engine's time on the slice" if (c.mig_gain_basis or "engine") == "engine" else c.mig_gain_basis
+    words = {"class": spec.job_class, "gain": f"{c.mig_gain:.2f}×", "profile": (dev.profile if dev else None) or "?",
+             "card": r.card(dev) if dev else "?", "basis": basis or ""}  # fmt: skip
+    return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), "fits" if c.mig_gain > 1 else "tight")
+
+
+def _reversal(spec: PlanFigureSpec, r: _Reader) -> Figure:
+    """The roadmap month at which the recommended servers change, with the planner's sentence."""
+    rec = r.result.recommendation
+    rev = rec.reversal if rec is not None else None
+    if rev is None:
+        return _none(spec, "no fleet serves the plan")
+    month = rev.month or 0
+    number = f"Month {rev.month}" if rev.month else ("No change" if rev.settled else "Not searched")
+    after = " + ".join(rev.after) or "no fleet"
+    if rev.month is None:
+        summary = f"{after} stays the pick all roadmap long" if rev.settled else "the roadmap was not searched"
+    elif rev.job_class:
+        summary = f"{after} from then on: {rev.job_class} arrives"
+    else:
+        summary = f"{after} from then on, as demand grows"
+    words = {"reversal": rev.words, "month": str(rev.month) if rev.month else "none", "summary": summary}
+    return Figure(float(month), number, spec.label.format(**words), "tight" if rev.month else "fits")
+
+
 def read_plan_figure(spec: PlanFigureSpec, plan: Plan, result: PlanResult, catalog: Catalog,
                      unit: str = "GB") -> Figure:  # fmt: skip
     """One plan figure from the planner's result for ``plan`` (the visitor's plan, so MIG and the servers the
@@ -213,4 +274,10 @@ def read_plan_figure(spec: PlanFigureSpec, plan: Plan, result: PlanResult, catal
         return _fits(spec, r, unit)
     if spec.kind == "tenants":
         return _tenants(spec, r, plan, unit)
+    if spec.kind == "wait":
+        return _wait(spec, r)
+    if spec.kind == "mig_gain":
+        return _mig_gain(spec, r)
+    if spec.kind == "reversal":
+        return _reversal(spec, r)
     return _cards(spec, r, unit)

@@ -14,9 +14,16 @@ Kinds:
            peak; {class} {card} {capacity} {verdict} for the first, {other} {other_capacity} {other_verdict}
   tenants  ``job_class`` on the MIG instance of ``nodes[0]``'s card that holds the most such jobs at once,
            among the profiles the plan lets the node use: {class} {card} {profile} {capacity} {peak}
-           {per_day} (jobs a day per card); ``whole_label`` when the plan lets it use no MIG instance
+           {per_day} (jobs a day per card) {gain} (jobs per card-day on that profile over the whole card's);
+           ``whole_label`` when the plan lets it use no MIG instance
   cards    the fewest cards of one node type that hold one job of ``job_class``: {class} {peak} (on one
            card), {kinds} (the node types where that many do), {planned} (the groups the planner runs it on)
+  wait     ``job_class``'s wait for a device at the busiest hour in the first ranked fleet (M/M/c): {class}
+           {mean} {p95} {target} (its p95 target) {verdict} (met / not met / no target) {peak} (the busiest
+           hour's arrival rate over the mean); an unstable peak hour shows as such, never as a wait
+  mig_gain ``job_class``'s jobs per card-day with MIG over without: {class} {gain} {profile} {card} {basis}
+  reversal the roadmap month and class at which the recommended servers change: {reversal} (the planner's
+           sentence), {month}, {summary} (a short form: which servers from which month, and why)
 """
 
 from __future__ import annotations
@@ -27,26 +34,35 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from configurator.engine.planner import Plan, PlanResult
-from configurator.engine.planner.result import DeviceInfo, FitCell, FleetResult
+from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell, FleetResult, Recommendation, Reversal
 from configurator.ui.kiosk.resultpaths import check_path
 
-PlanKind = Literal["fleet", "fits", "tenants", "cards"]
+PlanKind = Literal["fleet", "fits", "tenants", "cards", "wait", "mig_gain", "reversal"]
 
 WORDS: dict[str, set[str]] = {
     "fleet": {"fleet", "candidates", "per_job", "ranked_by", "month", "months"},
     "fits": {"class", "card", "capacity", "verdict", "other", "other_capacity", "other_verdict"},
-    "tenants": {"class", "card", "profile", "capacity", "peak", "per_day"},
+    "tenants": {"class", "card", "profile", "capacity", "peak", "per_day", "gain"},
     "cards": {"class", "peak", "kinds", "planned"},
+    "wait": {"class", "mean", "p95", "target", "verdict", "peak"},
+    "mig_gain": {"class", "gain", "profile", "card", "basis"},
+    "reversal": {"reversal", "month", "summary"},
 }
-NODES_NEEDED = {"fleet": 0, "fits": 2, "tenants": 1, "cards": 0}
+NODES_NEEDED = {"fleet": 0, "fits": 2, "tenants": 1, "cards": 0, "wait": 0, "mig_gain": 0, "reversal": 0}
+NO_CLASS = {"fleet", "reversal"}  # the kinds that name no job_class
 
 # the result fields the kinds read (kiosk/planscene.py), checked by check_plan_reads
 READS: dict[type[BaseModel], tuple[str, ...]] = {
-    PlanResult: ("fleets", "matrix", "devices", "search.candidates", "size_for_month", "months", "currency"),
+    PlanResult: ("fleets", "matrix", "devices", "search.candidates", "size_for_month", "months", "currency",
+                 "classes", "peak_factor", "recommendation"),
+    ClassInfo: ("name", "wait_mean_h", "wait_p95_h", "peak_unstable", "wait_target_hours", "wait_target_met",
+                "mig_gain", "mig_gain_device", "mig_gain_basis"),
+    Recommendation: ("reversal", "ranked_by"),
+    Reversal: ("month", "words", "settled", "job_class", "before", "after"),
     FleetResult: ("label", "nodes", "feasible", "unserved", "stops_fitting_month", "out_of_capacity_month",
-                  "totals.nodes", "totals.cost_per_job", "totals.kwh_per_job"),
+                  "totals.nodes", "totals.cost_per_job", "totals.kwh_per_job", "ranked_by"),
     FitCell: ("job_class", "device", "status", "fits", "peak_gb", "capacity_gb", "devices_per_card",
-              "jobs_per_day_per_card"),
+              "jobs_per_day_per_card", "mig_gain"),
     DeviceInfo: ("id", "node", "card", "kind", "profile", "cards"),
 }  # fmt: skip
 
@@ -92,8 +108,8 @@ class PlanFigureSpec(BaseModel):
             raise ValueError(
                 f"a {self.kind} figure names {NODES_NEEDED[self.kind]} node type(s), not {len(self.nodes)}"
             )
-        if (self.kind == "fleet") != (self.job_class is None):
-            raise ValueError("a fleet figure names no job_class; the others name one")
+        if (self.kind in NO_CLASS) != (self.job_class is None):
+            raise ValueError("a fleet or reversal figure names no job_class; the others name one")
         return self
 
 

@@ -238,7 +238,8 @@ class DemoWindow(LayoutMixin, PlanMixin, AttractMixin, PinMixin, TakeHomeMixin, 
         self.chart.plot.setTitle(f"Memory per card (on top: {words})", color="#222", size=f"{18 * s:.1f}pt")
         per_bar = self.chart.width() * 0.85 / len(rows)
         compact = len(rows) >= 4 or per_bar < 190 * s
-        font = _font((12 if compact else 16) * s, True)
+        # a plan's node with MIG slices can show twelve or more bars: smaller type still keeps the words apart
+        font = _font((16 if not compact else 12 if len(rows) < 12 else 9) * s, True)
         for i, label in enumerate(self.chart.labels[: len(rows)]):
             label.setFont(font)
             r = rows[i][1]

@@ -93,8 +93,10 @@ class InputsPanel(QWidget):
         self.growth.setToolTip("Compound monthly growth of this class's jobs; lowest value: the roadmap's growth")
         form.addRow("Growth:", self.growth)
         self.wait = _dspin(0, 10_000, 2, 0.25, " h", special="none")
-        self.wait.setToolTip("Mean wait a job may have before it starts (Erlang C sizing); none: no target")
-        form.addRow("Wait target:", self.wait)
+        self.wait.setToolTip(
+            "The wait 95 % of jobs start within in the busiest hour (Erlang C sizing, p95); none: no target"
+        )
+        form.addRow("Wait target (p95):", self.wait)
         self.from_month = _ispin(1, 120)
         form.addRow("From month:", self.from_month)
         return box

@@ -43,8 +43,14 @@ def cell_tooltip(c: FitCell) -> str:
     if c.jobs_per_day_per_device is not None:
         rows.append(f"{c.jobs_per_day_per_device:.1f} jobs/day per device × {c.devices_per_card:g} per card")
     if c.devices_needed is not None:
-        wait = f", mean wait {c.mean_wait_hours:.2f} h" if c.mean_wait_hours is not None else ""
+        wait = ""
+        if c.mean_wait_hours is not None and c.wait_p95_hours is not None:
+            wait = f"; wait at the peak hour: mean {c.mean_wait_hours:.2f} h, p95 {c.wait_p95_hours:.2f} h"
         rows.append(f"{c.devices_needed} devices needed for the sizing month{wait}")
+    if c.mig_gain is not None:
+        rows.append(f"MIG gain {c.mig_gain:.2f}x jobs per card-day against the whole card")
+    if c.basis != "engine":
+        rows.append(f"service time: {c.basis}")
     if c.estimated_rate:
         rows.append("* compute time uses the catalog's UNCONFIRMED rate estimate")
     if c.note:

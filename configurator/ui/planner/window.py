@@ -30,6 +30,7 @@ from configurator.engine import Build
 from configurator.engine.planner import Plan, PlanResult, load_plan
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource
+from configurator.report.plan_text import answer_html
 from configurator.ui.planner.charts import PlannerCharts
 from configurator.ui.planner.document import PlanDocument
 from configurator.ui.planner.fleets import FleetsPanel
@@ -88,7 +89,12 @@ class PlannerWindow(QMainWindow):
         self.fleets = FleetsPanel()
         self.problems = QTextBrowser()
         self.problems.setOpenLinks(False)
+        # the answer first, in words a platform team reads (report/plan_text.answer_html)
+        self.answer = QTextBrowser()
+        self.answer.setOpenLinks(False)
+        self.answer.setAccessibleName("The planner's answer")
         self.tabs = QTabWidget()
+        self.tabs.addTab(self.answer, "Answer")
         matrix = QWidget()
         box = QVBoxLayout(matrix)
         box.setContentsMargins(0, 0, 0, 0)
@@ -196,9 +202,10 @@ class PlannerWindow(QMainWindow):
         self.table.update_result(result)
         self.fleets.update_result(result)
         self.problems.setHtml(self._problems_html(result))
+        self.answer.setHtml(answer_html(result))
         errors = len(result.errors)
-        self.tabs.setTabText(2, f"Problems ({errors} error{'s' if errors != 1 else ''})" if errors
-                             else "Problems && notes")  # fmt: skip
+        text = f"Problems ({errors} error{'s' if errors != 1 else ''})" if errors else "Problems && notes"
+        self.tabs.setTabText(self.tabs.indexOf(self.problems), text)
         s = result.search
         self.timing.setText(f"planned in {seconds * 1000:.0f} ms · {s.candidates:,} fleets searched")
 

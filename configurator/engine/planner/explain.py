@@ -1,0 +1,346 @@
+"""The planner's answer in words a platform team reads: per class its waits, MIG gain and devices in the
+recommended fleet; what drives the ranking; the best fleet of each server mix beside it; and the reversal, the
+roadmap month and job class at which the recommended servers change (seed B: "if the roadmap includes
+full-parameter fine-tuning above roughly 13B ... the RTX PRO 6000 is the wrong purchase").
+
+The reversal searches the fleet again at the months where it can change: month 1, each month a class first
+arrives, and the sizing month. A change between two of them is pinned to a class's first month when the month
+before it still recommends the old servers; otherwise it is put down to growth between the two.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+from configurator.catalog.loader import Catalog
+from configurator.engine.planner.fleet import Model, ranked_by
+from configurator.engine.planner.fleet_result import _label, fleet_result, kinds
+from configurator.engine.planner.matrix import _DEMAND_FIELDS, cached_cell, node_devices
+from configurator.engine.planner.nodes import ResolvedNode
+from configurator.engine.planner.plan import JobClass, Plan
+from configurator.engine.planner.prepare import Prepared
+from configurator.engine.planner.result import (
+    Alternative,
+    ClassInfo,
+    FitCell,
+    FleetResult,
+    Recommendation,
+    Reversal,
+)
+from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
+
+METHOD_WORDS = {
+    "full": "full-parameter fine-tuning",
+    "lora": "low-rank (LoRA) fine-tuning",
+    "qlora": "QLoRA fine-tuning",
+}
+
+
+def _method(method: str) -> str:
+    return METHOD_WORDS.get(method, f"{method} fine-tuning")
+
+
+def _size(parameters: float) -> str:
+    b = parameters / 1e9
+    return f"{b:.0f}B" if b >= 10 else f"{b:.1f}B"
+
+
+def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) -> list[ClassInfo]:
+    """The classes with their waits, devices and MIG gain in the recommended fleet (the first ranked)."""
+    best = fleets[0] if fleets else None
+    out = []
+    for info in pre.infos:
+        routes = [r for r in best.routes if r.job_class == info.name and r.device] if best else []
+        nodes = {pre.devices[r.device].node for r in routes if r.device in pre.devices}
+        unstable = any(r.peak_unstable for r in routes)
+        means = [r.mean_wait_hours for r in routes if r.mean_wait_hours is not None]
+        p95s = [r.wait_p95_hours for r in routes if r.wait_p95_hours is not None]
+        mean = None if unstable or not means else max(means)
+        p95 = None if unstable or not p95s else max(p95s)
+        met = None
+        if info.wait_target_hours is not None and routes:
+            met = (not unstable) and p95 is not None and p95 <= info.wait_target_hours + 1e-9
+        mine = [c for c in cells if c.job_class == info.name and c.mig_gain is not None]
+        here = [c for c in mine if pre.devices[c.device].node in nodes] or mine
+        gain = max(here, key=lambda c: (round(c.mig_gain or 0.0, 2), c.devices_per_card), default=None)
+        cards = [pre.devices[r.device].cards for r in routes if r.device in pre.devices]
+        out.append(
+            info.model_copy(
+                update={
+                    "wait_mean_h": mean,
+                    "wait_p95_h": p95,
+                    "peak_unstable": unstable,
+                    "wait_target_met": met,
+                    "mig_gain": gain.mig_gain if gain else None,
+                    "mig_gain_device": gain.device if gain else None,
+                    "mig_gain_basis": gain.basis if gain else None,
+                    "routed_to": [r.device for r in routes],
+                    "cards_per_job": min(cards) if cards else None,
+                }
+            )
+        )
+    return out
+
+
+def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternative, Ranked]]:
+    out = []
+    for mix, ranked in sorted(mixes.items(), key=lambda kv: kv[1][0]):
+        _key, cand, s = ranked
+        alt = Alternative(
+            kinds=[model.nodes[t].name for t, on in enumerate(mix) if on],
+            label=_label(model, cand),
+            feasible=s[0],
+            cost_per_job=s[1],
+            kwh_per_job=s[2] if math.isfinite(s[2]) else None,
+            cards=s[3],
+            nodes=s[4],
+        )
+        out.append((alt, ranked))
+    return out
+
+
+def _money(x: float | None, currency: str | None) -> str:
+    return "unknown" if x is None else f"{x:,.2f} {currency}".strip() if currency else f"{x:,.2f}"
+
+
+def _kinds_words(names: list[str]) -> str:
+    if not names:
+        return "no servers"
+    return (names[0] + " only") if len(names) == 1 else "a mix of " + " and ".join(names)
+
+
+def _busy(fleet: FleetResult) -> float:
+    """The fleet's cards' busy fraction over the day at the sizing month."""
+    cap = sum(u.capacity_card_hours_per_day for u in fleet.use)
+    return sum(u.busy_card_hours_per_day for u in fleet.use) / cap if cap > 0 else 0.0
+
+
+def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str:
+    """One sentence: how the recommended fleet beats another on cards, utilisation, energy and cost."""
+    bt, ot = best.totals, other.totals
+    bu = sum(u.busy_card_hours_per_day for u in best.use) / max(
+        1e-9, sum(u.capacity_card_hours_per_day for u in best.use)
+    )
+    ou = sum(u.busy_card_hours_per_day for u in other.use) / max(
+        1e-9, sum(u.capacity_card_hours_per_day for u in other.use)
+    )
+    parts = [
+        f"{bt.cards} cards against {ot.cards}",
+        f"busy {bu:.0%} of the day against {ou:.0%}",
+        f"{bt.kwh_per_job or 0:.1f} kWh a job against {ot.kwh_per_job or 0:.1f}",
+    ]
+    if bt.cost_per_job is not None and ot.cost_per_job is not None:
+        parts.append(f"{_money(bt.cost_per_job, currency)} a job against {_money(ot.cost_per_job, currency)}")
+    text = f"Against {other.label} ({_kinds_words(other.kinds)}): " + ", ".join(parts) + "."
+    if bt.cost_per_month and bt.capital_per_month is not None and bt.energy_cost_per_month is not None:
+        cap = bt.capital_per_month / bt.cost_per_month
+        text += f" Capital is {cap:.0%} of its monthly cost and energy {1 - cap:.0%}."
+    return text
+
+
+def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternative, FleetResult | None]],
+         infos: list[ClassInfo], currency: str | None) -> list[str]:  # fmt: skip
+    why = [f"Ranked by {best.ranked_by}."]
+    targets = [i for i in infos if i.wait_target_hours is not None]
+    peak = plan.service.peak_factor
+    sized = (
+        f"Sized for the busiest hour ({peak:.2f}x the mean arrival rate)"
+        if plan.service.peak_share is not None
+        else "Sized for arrivals spread evenly over the day (no daily profile given)"
+    )
+    met = sum(1 for i in targets if i.wait_target_met)
+    why.append(
+        f"{sized} and {len(targets)} p95 wait target(s), {met} met: its cards are busy {_busy(best):.0%} of the "
+        f"day on average against a {plan.service.utilisation_target:.0%} utilisation target."
+    )
+    if best.ranked_by.startswith("cards"):
+        why.append(
+            "Without prices the planner cannot weigh an H100 against an RTX PRO 6000: it counts cards and the "
+            "energy they draw (idle draw modelled); add prices: and a power price to rank by cost per job."
+        )
+    shown = [fr for alt, fr in alts if alt.kinds != best.kinds and fr is not None][:3]
+    for other in shown:
+        why.append(_compare(best, other, currency))
+    for alt, fr in alts:
+        if fr is None and alt.kinds != best.kinds:
+            why.append(
+                f"{_kinds_words(alt.kinds)}: no fleet within the search's bounds (nodes[].max_nodes) serves every "
+                f"class in month {pre.month}."
+            )
+    multi = [i for i in infos if i.cards_per_job and i.cards_per_job > 1]
+    if multi:
+        why.append(
+            "Jobs that need more than one card: "
+            + "; ".join(f"{i.name} ({i.cards_per_job} cards) on {', '.join(sorted(set(i.routed_to)))}" for i in multi)
+            + "."
+        )
+    for i in infos:
+        if i.mig_gain is None:
+            continue
+        where = f"{i.mig_gain_device}"
+        basis = "the engine's time on the slice" if (i.mig_gain_basis or "engine") == "engine" else i.mig_gain_basis
+        verdict = "more" if i.mig_gain > 1.005 else "no more"
+        why.append(
+            f"MIG: {i.name} runs {i.mig_gain:.2f}x the jobs per card-day on {where} "
+            f"({verdict} than a whole card; {basis})."
+        )
+    return why
+
+
+def _best_at(model: Model, month: int, processes: int | None) -> list[str]:
+    cand = best_feasible(model, month)
+    return [] if cand is None else kinds(model, cand)
+
+
+def _class_words(info: ClassInfo, pre: Prepared) -> str:
+    k = next(i for i, c in enumerate(pre.infos) if c.name == info.name)
+    plan_k = pre.usable[k]
+    cards = [pre.devices[c.device].cards for c in pre.cells if c.job_class == plan_k and c.fits]
+    need = min(cards) if cards else None
+    what = f"{_method(info.method)} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
+    return what + (f", {need} card(s) a job" if need else "")
+
+
+REVERSAL_CANDIDATES = 4000  # searches up to this size are searched again at the roadmap's other months
+
+
+def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
+    """The first roadmap month whose recommended fleet buys other server kinds, and the class that brings it."""
+    model, last = pre.model, pre.month
+    n = candidate_count(model)
+    if n > REVERSAL_CANDIDATES:
+        return Reversal(
+            month=None,
+            before=best.kinds,
+            after=best.kinds,
+            settled=False,
+            words=(
+                f"The reversal was not searched: {n:,} candidate fleets is more than the "
+                f"{REVERSAL_CANDIDATES:,} searched again at the roadmap's other months; lower nodes[].max_nodes or "
+                "list fewer mig_layouts to see it."
+            ),
+        )
+    arrivals = sorted({i.from_month for i in pre.infos if 1 < i.from_month <= last})
+    months = sorted({1, *arrivals, last})
+    seen: dict[int, list[str]] = {last: best.kinds}
+    for m in months:
+        if m not in seen:
+            seen[m] = _best_at(model, m, plan.search.processes)
+    for a, b in itertools.pairwise(months):
+        if seen[a] == seen[b]:
+            continue
+        cause = next((i for i in pre.infos if i.from_month == b), None)
+        if cause is not None and b - 1 > a:
+            seen[b - 1] = _best_at(model, b - 1, plan.search.processes)
+            if seen[b - 1] != seen[a]:
+                cause = None  # it changed before the class arrived: growth, not the class
+        before, after = seen[a], seen[b]
+        if cause is not None:
+            words = (
+                f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
+                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In seed B's "
+                f"words: once the roadmap includes {_method(cause.method)} of {_size(cause.parameters)}-class "
+                f"models, {_kinds_words(before)} is no longer the right purchase."
+            )
+        else:
+            words = (
+                f"The reversal: the best fleet is {_kinds_words(before)} in month {a} and {_kinds_words(after)} by "
+                f"month {b}, as demand grows (no class arrives in between)."
+            )
+        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, words=words)
+    return Reversal(
+        month=None,
+        before=best.kinds,
+        after=best.kinds,
+        words=(
+            f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
+            f"from month 1 to month {last}, the month it is sized for."
+        ),
+    )
+
+
+def _fits_one_card(template: JobClass, parameters: float, node: ResolvedNode, plan: Plan, catalog: Catalog,
+                   base: Path | None) -> bool:  # fmt: skip
+    data = template.model_dump()
+    data["model"] = {"parameters": parameters}
+    cls = JobClass.model_validate(data)
+    return cached_cell(cls, 0, node, node_devices(node)[0], plan, catalog, base).fits
+
+
+def one_card_limits(plan: Plan, pre: Prepared, catalog: Catalog, base: Path | None) -> list[str]:
+    """Seed B's criterion, "decide by whether any single job needs more than one card", as sizes: per node type
+    and training method of the plan's classes, the largest model one card holds with the settings of the plan's
+    largest class of that method (the memory engine on a parameter-count model, by bisection to about 5 %)."""
+    methods: dict[str, JobClass] = {}
+    for info in sorted(pre.infos, key=lambda i: -i.parameters):
+        k = pre.usable[pre.infos.index(info)]
+        methods.setdefault(info.method, plan.classes[k])
+    key = (
+        plan.model_dump_json(include={"assumptions", "service", "nodes", "measurements"}),
+        tuple(t.model_dump_json(exclude=_DEMAND_FIELDS) for t in methods.values()),
+        str(base),
+        id(catalog),
+    )
+    if key not in _LIMITS:
+        if len(_LIMITS) > 256:
+            _LIMITS.clear()
+        _LIMITS[key] = _limits(plan, pre, methods, catalog, base)
+    return list(_LIMITS[key])
+
+
+_LIMITS: dict[tuple[object, ...], list[str]] = {}
+
+
+def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Catalog, base: Path | None) -> list[str]:
+    out = []
+    for node in pre.resolved:
+        parts = []
+        for method, template in methods.items():
+            lo, hi = 0.1e9, 2e12
+            if not _fits_one_card(template, lo, node, plan, catalog, base):
+                continue
+            while hi / lo > 1.05:
+                mid = math.sqrt(lo * hi)
+                if _fits_one_card(template, mid, node, plan, catalog, base):
+                    lo = mid
+                else:
+                    hi = mid
+            parts.append(f"{_method(method)} up to about {_size(lo)}")
+        if parts:
+            out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
+    if out:
+        out.append(
+            'Above those sizes a job needs several cards, and the link between them decides (seed B: "the decision '
+            'flips the moment a job needs two cards").'
+        )
+    return out
+
+
+def recommend(
+    plan: Plan,
+    pre: Prepared,
+    fleets: list[FleetResult],
+    mixes: dict[Mix, Ranked],
+    infos: list[ClassInfo],
+    catalog: Catalog,
+    base: Path | None,
+) -> Recommendation:
+    best = fleets[0]
+    alts = _alternatives(pre.model, mixes)
+    full = [
+        (
+            alt,
+            fleet_result(pre.model, ranked[1], 0, pre.month, pre.months, pre.resolved, plan) if alt.feasible else None,
+        )
+        for alt, ranked in alts
+    ]
+    return Recommendation(
+        fleet=best.label,
+        ranked_by=best.ranked_by or ranked_by((best.feasible, best.totals.cost_per_job, 0.0, 0, 0)),
+        why=_why(plan, pre, best, full, infos, pre.currency),
+        alternatives=[alt for alt, _r in alts],
+        reversal=reversal(plan, pre, best),
+        one_card=one_card_limits(plan, pre, catalog, base),
+    )

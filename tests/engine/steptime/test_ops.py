@@ -1,0 +1,126 @@
+"""The per-op model: FLOPs and bytes by op class, compute- or memory-bound, MoE by active parameters,
+recompute, the optimizer sharded under FSDP (issue 24, item 1)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from configurator.catalog.loader import Catalog
+from configurator.engine.build import Job
+from configurator.engine.memory import job_parameters
+from configurator.engine.precision import trained_bytes
+from configurator.engine.steptime import Device, job_step
+from configurator.engine.steptime.efficiency import efficiency
+from configurator.engine.steptime.ops import OP_CLASSES, Shape, micro_batch
+
+H100 = Device("Hopper", 989.5, 3350, 132)
+
+
+def _job(**kw: object) -> Job:
+    return Job.model_validate({"name": "j", "model": "m", **kw})
+
+
+def _step(catalog: Catalog, model: str, dev: Device = H100, cards: int = 1, **kw: object):  # type: ignore[no-untyped-def]
+    m = catalog.model(model)
+    job = _job(**kw)
+    p = job_parameters(m, job)
+    return job_step(job, m, p, trained_bytes(job.method, job.optimizer, job.precision), dev, cards=cards)
+
+
+def test_every_class_is_named_and_split_adds_up(catalog: Catalog) -> None:
+    step = _step(catalog, "llama-3.1-8b", method="qlora", sequence_length=2048)
+    names = [c.name for c in step.classes]
+    assert {"projections", "mlp", "attention", "elementwise", "lora", "dequant", "loss", "recompute",
+            "optimizer"} <= set(names)  # fmt: skip
+    assert set(names) <= set(OP_CLASSES) | {"host"}
+    assert math.isclose(sum(c.seconds for c in step.classes), step.seconds)
+
+
+def test_big_gemms_compute_bound_adapters_and_dequant_memory_bound(catalog: Catalog) -> None:
+    """Seed A: the up-projection at ~1,250 FLOPs/byte is compute-bound; rank-16 adapters (~16 FLOPs/byte) and the
+    NF4 dequantisation are memory-bound."""
+    step = _step(catalog, "llama-3.1-8b", method="qlora", sequence_length=2048)
+    bound = {c.name: c.bound for c in step.classes}
+    assert bound["mlp"] == bound["projections"] == bound["attention"] == "compute"
+    assert bound["lora"] == bound["dequant"] == bound["elementwise"] == bound["optimizer"] == "memory"
+
+
+def test_recompute_is_one_more_forward(catalog: Catalog) -> None:
+    on = _step(catalog, "llama-3.1-8b", method="lora", gradient_checkpointing=True)
+    off = _step(catalog, "llama-3.1-8b", method="lora", gradient_checkpointing=False)
+    rec = next(c for c in on.classes if c.name == "recompute")
+    fwd_mlp = 2 * 2048 * sum(m.weights for m in catalog.model("llama-3.1-8b").linear_modules() if m.group == "mlp")
+    assert rec.flops > fwd_mlp  # the forward's GEMMs again (plus attention and projections)
+    assert "recompute" not in {c.name for c in off.classes}
+    assert on.seconds > off.seconds
+
+
+def test_attention_flops_flash_formula(catalog: Catalog) -> None:
+    """FlashAttention-2 section 4.1: forward 4 s^2 d h per layer, backward 2.5x, causal halves."""
+    m = catalog.model("llama-3.1-8b")
+    shape = Shape(4096, 1, False, False, 16, "all-linear", 0.0, "standard", "eager")
+    mb = micro_batch(m, shape, H100)
+    att = next(c for c in mb.classes if c.name == "attention")
+    assert m.num_layers and m.head_dim and m.num_attention_heads
+    fwd = 4 * 4096**2 * m.head_dim * m.num_attention_heads * m.num_layers * 0.5
+    assert math.isclose(att.flops, fwd * (1 + efficiency().attention_backward), rel_tol=1e-9)
+
+
+def test_moe_flops_by_active_parameters(catalog: Catalog) -> None:
+    """Mixtral: a step timed on the ~12.9 B active parameters, not all 46.7 B (issue 24)."""
+    mix = catalog.model("mixtral-8x7b")
+    shape = Shape(2048, 1, False, True, 0, "all-linear", 0.0, "standard", "fused")
+    mb = micro_batch(mix, shape, H100)
+    mlp = next(c for c in mb.classes if c.name == "mlp")
+    expert = sum(m.weights for m in mix.linear_modules() if m.group == "expert")
+    active = expert * mix.num_experts_per_tok / mix.num_experts
+    # forward + input gradient + weight gradient: 6 FLOPs per active expert weight per token
+    assert math.isclose(mlp.flops, 6 * 2048 * (active + sum(m.weights for m in mix.linear_modules()
+                                                           if m.group == "router")), rel_tol=1e-6)  # fmt: skip
+    assert mlp.flops < 6 * 2048 * expert / 3  # far below every expert's FLOPs
+
+
+def test_fsdp_optimizer_divided_over_cards(catalog: Catalog) -> None:
+    one = _step(catalog, "llama-3.1-8b", method="full", parallelism="fsdp", cards=1)
+    four = _step(catalog, "llama-3.1-8b", method="full", parallelism="fsdp", cards=4)
+    ddp = _step(catalog, "llama-3.1-8b", method="full", parallelism="ddp", cards=4)
+    opt = {s: next(c for c in s.classes if c.name == "optimizer").seconds for s in (one, four, ddp)}
+    assert math.isclose(opt[four] * 4, opt[one], rel_tol=1e-9)
+    assert math.isclose(opt[ddp], opt[one], rel_tol=1e-9)  # DDP: every card steps the whole optimizer
+
+
+def test_small_gemm_loses_to_wave_quantisation() -> None:
+    """NVIDIA performance guide: a partial last wave costs a whole one."""
+    eff = efficiency()
+    full = eff.gemm_fraction("Hopper", 128 * 132, 256, 4096, 132)  # exactly one wave
+    partial = eff.gemm_fraction("Hopper", 128 * 133, 256, 4096, 132)  # one tile into a second wave
+    assert partial < 0.55 * full
+
+
+def test_launch_floor_for_tiny_batches(catalog: Catalog) -> None:
+    tiny = _step(catalog, "llama-3.2-1b", method="lora", sequence_length=64)
+    assert tiny.launch_bound and any(c.name == "host" for c in tiny.classes)
+    big = _step(catalog, "llama-3.2-1b", method="lora", sequence_length=4096)
+    assert not big.launch_bound
+
+
+def test_moe_step_flops_count_active_parameters(catalog: Catalog) -> None:
+    """Mixtral 8x7B: FLOPs per token from ~12.9 B active parameters (top-2 of 8 experts), not all 46.7 B."""
+    from configurator.engine.compute import flops_per_token
+
+    mix = catalog.model("mixtral-8x7b")
+    job = _job(method="full", gradient_checkpointing=False, sequence_length=2048)
+    p = job_parameters(mix, job)
+    dense = flops_per_token(job, mix, p) - 2 * mix.num_layers * 2048 * mix.num_attention_heads * mix.head_dim * 3
+    assert dense / 6 / 1e9 == pytest.approx(12.88, abs=0.05)
+    assert p.total / 1e9 == pytest.approx(46.7, abs=0.1)
+
+
+def test_lm_head_among_lora_targets_is_timed_not_refused(catalog: Catalog) -> None:
+    """A target list naming lm_head (as PEFT allows) times the block adapters; lm_head alone adapts no block."""
+    step = _step(catalog, "llama-3.1-8b", method="lora", lora={"targets": ["q_proj", "v_proj", "lm_head"]})
+    assert any(c.name == "lora" for c in step.classes)
+    head_only = _step(catalog, "llama-3.1-8b", method="lora", lora={"targets": ["lm_head"]})
+    assert head_only.seconds > 0 and not any(c.name == "lora" for c in head_only.classes)
