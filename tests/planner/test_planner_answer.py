@@ -176,3 +176,16 @@ def test_one_card_limits_state_seed_bs_criterion_as_sizes(seed_b: PlanResult) ->
     assert 4.0 < size(rtx, "full-parameter fine-tuning") < 6.4
     assert 3.5 < size(h100, "full-parameter fine-tuning") < size(rtx, "full-parameter fine-tuning")
     assert size(h100, "low-rank (LoRA) fine-tuning") < size(rtx, "low-rank (LoRA) fine-tuning")
+
+
+def test_a_reversal_that_does_not_last_says_where_the_sizing_month_ends() -> None:
+    """Seed B: the 30B full fine-tune makes month 12's best fleet a mix, yet month 18 (the sizing month) is
+    RTX-only again; the words must not leave the reader thinking the recommendation contradicts the reversal."""
+    result = plan_service(load_plan(SEED_B), base_dir=SEED_B.parent)
+    rev = result.recommendation.reversal  # type: ignore[union-attr]
+    assert rev is not None and rev.month is not None
+    best = result.fleets[0]
+    if best.kinds == rev.before:
+        assert f"By month {result.size_for_month}" in rev.words and "again" in rev.words
+    else:
+        assert best.kinds == rev.after

@@ -249,6 +249,13 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
                 f"The reversal: the best fleet is {_kinds_words(before)} in month {a} and {_kinds_words(after)} by "
                 f"month {b}, as demand grows (no class arrives in between)."
             )
+        if b != last and seen[last] != after:  # the change need not last: say where the sizing month ends up
+            words += (
+                f" By month {last}, the month the fleet is sized for, the best fleet is {_kinds_words(seen[last])} "
+                "again at that month's demand: the recommendation above is the one for the roadmap as sized."
+                if seen[last] == before
+                else f" By month {last}, the month the fleet is sized for, it is {_kinds_words(seen[last])}."
+            )
         return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, words=words)
     return Reversal(
         month=None,
