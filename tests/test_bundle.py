@@ -82,9 +82,10 @@ def test_bundle_runs_the_cli_and_the_window(tmp_path: Path) -> None:
     assert out.split() == ["configurator", _project_version()], out
     assert "0.0.0+source" not in out
 
-    # The catalog (configurator/specs) is inside the bundle.
+    # The catalog (configurator/specs) is inside the bundle, with its sub-folders (the measured runs, specs/runs).
     out = _run([str(exe), "size", str(default)], cwd=tmp_path, env=env).stdout
     assert "Job:" in out
+    assert (exe.parent / "_internal" / "configurator" / "specs" / "runs" / "litgpt.yaml").is_file()
 
     # Headless PDF: Qt's offscreen platform, fonts, the SVG logo from configurator/resources.
     sheet = tmp_path / "sheet.pdf"

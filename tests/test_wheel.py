@@ -56,6 +56,7 @@ def test_installed_wheel_sizes_a_build(tmp_path: Path, wheel: Path) -> None:
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert "h200-nvl" in run.stdout
     assert (target / "configurator" / "specs" / "cards.yaml").is_file()
+    assert (target / "configurator" / "specs" / "runs" / "litgpt.yaml").is_file()  # the measured runs (sub-folder)
     assert (target / "configurator" / "resources" / "builds" / "default.yaml").is_file()
 
 

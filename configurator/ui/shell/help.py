@@ -149,6 +149,7 @@ def render_pictures(out: Path) -> list[Path]:
     from configurator.engine.buildfile import load_build
     from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
+    from configurator.ui.shell.screenshot import save_image
     from configurator.ui.shell.settings import Settings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -180,15 +181,14 @@ def render_pictures(out: Path) -> list[Path]:
         app.processEvents()
     form_top = region(window.jobs_panel)
     shots_jobs = (TASKS[1][0], QRect(form_top.left(), form_top.top(), form_top.width(), min(form_top.height(), 520)))
-    image_jobs = window.grab(shots_jobs[1])
-    image_jobs.save(str(out / shots_jobs[0]))
+    save_image(window.grab(shots_jobs[1]).toImage(), out / shots_jobs[0])
     window.cards_dock.raise_()
     for _ in range(3):
         app.processEvents()
     shots.append((TASKS[2][0], region(window.verdict_line, window.analysis_scroll)))
     written = [out / shots_jobs[0]]
     for name, rect in shots:
-        window.grab(rect).save(str(out / name))
+        save_image(window.grab(rect).toImage(), out / name)
         written.append(out / name)
     window.doc.undo_stack.setClean()
     window.close()
