@@ -322,3 +322,26 @@ def test_the_help_dialogs_show_hostile_recent_files_as_typed(hostile_window) -> 
         found += [f"{dialog.windowTitle()}: {f}" for f in rich_sinks_with_markup(dialog)]
         dialog.close()
     assert not found, "\n".join(found)
+
+
+def test_a_cached_hostile_trace_is_shown_as_typed_in_the_jobs_tab(hostile_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The same through the real cache (as after a restart): the row and the headroom chart's note."""
+    from configurator.trace.cache import TraceCache
+    from configurator.trace.protocol import Breakdown, TraceResult
+    from configurator.trace.request import prepare_trace
+
+    w = hostile_window
+    w.doc._set_path(DEFAULT_BUILD)  # relative config.json paths from the build's folder
+    name = w.doc.build.jobs[1].name
+    prepared = prepare_trace(w.doc.build, name, w.doc.catalog, resolver=w.doc.models)
+    traced = TraceResult(ok=True, peak_allocated_bytes=48_123_000_000, phase="backward", op=HOSTILE,
+                         module=HOSTILE, breakdown=Breakdown(parameters=40_000_000_000, activations=8_123_000_000),
+                         versions={"torch": HOSTILE})  # fmt: skip
+    TraceCache().put(prepared.request, {"torch": HOSTILE}, traced)
+    assert w.jobs_panel.trace_row.cached_line(name)
+    w.jobs_panel.select_job(1)
+    w.jobs_panel.trace_row.show_job(w.doc.build, w.doc.result, 1)
+    assert "48.12 GB" in w.jobs_panel.trace_row.label.text(), "the cached result is shown"
+    tip = w.chart.tooltip_for(1)  # the headroom bar's hover tip carries the cached line
+    assert "&lt;img" in tip and RAW not in tip
+    assert not rich_sinks_with_markup(w)
