@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import Qt as QtGuiNs  # mightBeRichText lives in QtGui's Qt namespace
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsTextItem, QGraphicsView, QLabel, QWidget
 
 from tests.reliability.hostile import DEFAULT_BUILD, ROOT, SEED_B, run_fresh
@@ -20,7 +21,7 @@ RAW = "<img"
 
 
 def _raw_rich(text: object) -> bool:
-    return isinstance(text, str) and RAW in text and Qt.mightBeRichText(text)
+    return isinstance(text, str) and RAW in text and QtGuiNs.mightBeRichText(text)
 
 
 def _item_tips(view: QAbstractItemView) -> list[str]:
@@ -162,3 +163,185 @@ def test_the_sheet_prints_names_as_typed(hostile_window, tmp_path: Path) -> None
     html = doc.toHtml()
     assert "/nonexistent/probe.png" in doc.toPlainText()  # the name is printed, as typed
     assert "<img src=\"/nonexistent" not in html and "<img src='/nonexistent" not in html
+
+
+# ---- the windows beyond the main window: kiosk, preferences, MIG editor, trace row, verify, help ---------------
+
+
+def _hostile_demo(folder: Path) -> Path:
+    """The shipped demo scenarios with every title, build, job, class and server named like HTML (a shop's own
+    scenarios file is user text): the copy's scenarios.yaml."""
+    import json
+    import re
+    import shutil
+
+    demo, plans = folder / "demo", folder / "plans"
+    shutil.copytree(ROOT / "resources" / "demo", demo)
+    shutil.copytree(ROOT / "resources" / "plans", plans)
+    quoted = lambda m: f"{m[1]}{json.dumps(HOSTILE + ' ' + m[2].strip(chr(34)))}"  # noqa: E731
+    for build in demo.glob("[0-9]*.yaml"):  # the build's name and its jobs' (block and flow style)
+        text = re.sub(r"^(name: |  - name: )(.+)$", quoted, build.read_text(), flags=re.M)
+        text = text.replace('name: "30B (seed B)"', f"name: {json.dumps(HOSTILE + ' 30B (seed B)')}")  # a model
+        build.write_text(re.sub(r"(\{name: )(Tenant \w)", quoted, text))
+    plan = plans / "seed-b-service.yaml"
+    text = plan.read_text()
+    names = re.findall(r"^  - name: (.+)$", text, flags=re.M)
+    scenarios = demo / "scenarios.yaml"
+    listing = re.sub(r"^(  - title: )(.+)$", quoted, scenarios.read_text(), flags=re.M)
+    for name in names:  # the classes and servers, and the scenario's references to them
+        pattern = rf"(?<=[ \[]){re.escape(name)}(?=[,\]\n])"
+        text = re.sub(pattern, lambda m: json.dumps(f"{HOSTILE} {m[0]}"), text)
+        listing = re.sub(pattern, lambda m: json.dumps(f"{HOSTILE} {m[0]}"), listing)
+    plan.write_text(re.sub(r"^(name: )(.+)$", quoted, text, flags=re.M))
+    scenarios.write_text(listing)
+    return scenarios
+
+
+def test_the_kiosk_shows_every_scenario_and_the_take_home_panel_as_typed(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from configurator.ui.kiosk import DemoWindow
+    from configurator.ui.shell.settings import Settings
+
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    settings.q.setValue("demo/folder", str(tmp_path / "take-home"))
+    settings.set("seller_name", HOSTILE)
+    window = DemoWindow(settings, idle_ms=600_000, scenarios_path=_hostile_demo(tmp_path))
+    qtbot.addWidget(window)
+    window.resize(1920, 1080)
+    window.show()
+    qtbot.waitExposed(window)
+    assert any(s.is_plan for s in window.scenarios) and HOSTILE in window.scenarios[0].title
+    found: list[str] = []
+    for i, s in enumerate(window.scenarios):
+        window.show_scenario(i)
+        qtbot.wait(1)
+        found += [f"scenario {i + 1}: {f}" for f in rich_sinks_with_markup(window)]
+        if s.is_plan:
+            for node in [None, *dict.fromkeys(n.name for n in s.plan.nodes)]:  # type: ignore[union-attr]
+                window.set_plan_servers(node)
+                found += [f"plan scenario, servers {node}: {f}" for f in rich_sinks_with_markup(window)]
+    window.show_scenario(4)  # a model of the build's own: the take-home panel is named after it
+    assert window.take_home() != "" and HOSTILE in window.code_panel.title.text()
+    found += [f"take home: {f}" for f in rich_sinks_with_markup(window)]
+    window._take_home_shown(OSError(f"cannot write {HOSTILE}"))
+    found += [f"take home failed: {f}" for f in rich_sinks_with_markup(window)]
+    assert not found, "\n".join(dict.fromkeys(found))
+
+
+def test_preferences_show_a_hostile_seller_and_price_list_as_typed(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMessageBox
+
+    from configurator.ui.shell.preferences import PreferencesDialog
+    from configurator.ui.shell.settings import Settings
+
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    settings.set("seller_name", HOSTILE)
+    dialog = PreferencesDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a, **k: shown.append(text))
+    dialog.prices.setText(str(tmp_path / f"{HOSTILE}.csv"))  # a price list that is not there
+    dialog.accept()
+    assert shown and dialog.isVisible(), "the missing price list is refused"
+    found = rich_sinks_with_markup(dialog) + [f"message box: {t[:80]}" for t in shown if _raw_rich(t)]
+    assert not found, "\n".join(found)
+
+
+def test_the_mig_editor_shows_a_hostile_job_on_an_instance_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from configurator.engine.buildfile import load_build
+    from configurator.ui.mig import MigEditor
+    from configurator.ui.shell.document import BuildDocument
+
+    build = load_build(ROOT / "resources" / "builds" / "seed-mig-four-tenants.yaml")
+    jobs = [j.model_copy(update={"name": f"{HOSTILE}{'abcd'[i]}"}) for i, j in enumerate(build.jobs)]
+    doc = BuildDocument(build.model_copy(update={"jobs": jobs, "name": HOSTILE}))
+    editor = MigEditor(doc)
+    qtbot.addWidget(editor)
+    editor.resize(900, 500)
+    editor.show()
+    qtbot.waitExposed(editor)
+    assert editor.view.blocks, "the instances are drawn"
+    assert not rich_sinks_with_markup(editor)
+
+
+def test_the_trace_row_shows_hostile_ops_modules_and_messages_as_typed(hostile_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A cached trace whose op, module, kernel and notes read like HTML (the worker reports what the model's
+    own code names), a failure message and the progress words: as typed in the Jobs tab's Trace exactly row."""
+    from configurator.trace.protocol import Breakdown, TraceResult
+
+    w = hostile_window
+    row = w.jobs_panel.trace_row
+    w.view.set_job(1)
+    traced = TraceResult(ok=True, peak_allocated_bytes=48_123_000_000, phase="backward", op=HOSTILE,
+                         module=HOSTILE, attention_kernel=HOSTILE, notes=[HOSTILE],
+                         breakdown=Breakdown(parameters=40_000_000_000, activations=8_123_000_000),
+                         versions={"torch": HOSTILE})  # fmt: skip
+    found: list[str] = []
+    row._show_result(traced)
+    found += [f"traced: {f}" for f in rich_sinks_with_markup(w.jobs_panel)]
+    row._show_error(f"the worker said {HOSTILE}")
+    found += [f"failed: {f}" for f in rich_sinks_with_markup(w.jobs_panel)]
+    row.task_job = w.doc.build.jobs[1].name
+    row._progressed(0.5, HOSTILE)
+    found += [f"progress: {f}" for f in rich_sinks_with_markup(w.jobs_panel)]
+    row._set_idle("", enabled=False, tip=f"cannot trace {HOSTILE}")
+    found += [f"refused: {f}" for f in rich_sinks_with_markup(w.jobs_panel)]
+    assert not found, "\n".join(dict.fromkeys(found))
+
+
+def test_the_verify_dialog_shows_hostile_names_and_files_as_typed(hostile_window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from configurator.ui.shell.verify_dialog import open_verify_dialog
+
+    w = hostile_window
+    results = tmp_path / HOSTILE.replace("/", "_")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "acceptance" / "gpu-x8", results)
+    (results / f"{HOSTILE.replace('/', '_')}.txt").write_bytes(b"\x00\xff" * 50 + b"GPU0 GPU1\nGPU0 X ZZZ\n")
+    dialog = open_verify_dialog(w)
+    dialog.load([results, tmp_path / f"{HOSTILE.replace('/', '_')}-missing.txt"])
+    found = [f"verify: {f}" for f in rich_sinks_with_markup(dialog)]
+    monkeypatch.setattr("configurator.ui.shell.verify_dialog.data_folder", lambda: tmp_path / HOSTILE.replace("/", "_"))
+    dialog.store()
+    dialog.save_pdf(tmp_path / "no-such-folder" / f"{HOSTILE.replace('/', '_')}.pdf")
+    found += [f"verify, kept and saved: {f}" for f in rich_sinks_with_markup(dialog)]
+    found += [f"main window, marked: {f}" for f in rich_sinks_with_markup(w)]
+    dialog.close()
+    assert not found, "\n".join(dict.fromkeys(found))
+
+
+def test_the_help_dialogs_show_hostile_recent_files_as_typed(hostile_window) -> None:  # type: ignore[no-untyped-def]
+    w = hostile_window
+    w.settings.set("recent_files", [f"/tmp/{HOSTILE}.yaml"])
+    w._fill_recent()
+    found: list[str] = []
+    for dialog in (w.quick_start(), w.keyboard_shortcuts()):
+        found += [f"{dialog.windowTitle()}: {f}" for f in rich_sinks_with_markup(dialog)]
+        dialog.close()
+    assert not found, "\n".join(found)
+
+
+def test_a_cached_hostile_trace_is_shown_as_typed_in_the_jobs_tab(hostile_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The same through the real cache (as after a restart): the row and the headroom chart's note."""
+    from configurator.trace.cache import TraceCache
+    from configurator.trace.protocol import Breakdown, TraceResult
+    from configurator.trace.request import prepare_trace
+
+    w = hostile_window
+    w.doc._set_path(DEFAULT_BUILD)  # relative config.json paths from the build's folder
+    name = w.doc.build.jobs[1].name
+    prepared = prepare_trace(w.doc.build, name, w.doc.catalog, resolver=w.doc.models)
+    traced = TraceResult(ok=True, peak_allocated_bytes=48_123_000_000, phase="backward", op=HOSTILE,
+                         module=HOSTILE, breakdown=Breakdown(parameters=40_000_000_000, activations=8_123_000_000),
+                         versions={"torch": HOSTILE})  # fmt: skip
+    TraceCache().put(prepared.request, {"torch": HOSTILE}, traced)
+    assert w.jobs_panel.trace_row.cached_line(name)
+    w.jobs_panel.select_job(1)
+    w.jobs_panel.trace_row.show_job(w.doc.build, w.doc.result, 1)
+    assert "48.12 GB" in w.jobs_panel.trace_row.label.text(), "the cached result is shown"
+    tip = w.chart.tooltip_for(1)  # the headroom bar's hover tip carries the cached line
+    assert "&lt;img" in tip and RAW not in tip
+    assert not rich_sinks_with_markup(w)

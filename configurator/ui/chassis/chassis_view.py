@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
+from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult, editing
 from configurator.present.verdict import plural
 from configurator.present.words import PITCH_MM
@@ -240,7 +241,7 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
                 continue
             mark = self.scene().addRect(slot_item.sceneBoundingRect().adjusted(-3, -3, 3, 3), QPen(QColor(colour), 4))
             mark.setZValue(40)
-            mark.setToolTip(text)
+            mark.setToolTip(plain_tooltip(text))  # figures name jobs and files: user text
             self._marks[slot] = mark
 
     def slot_marks(self) -> dict[int, str]:

@@ -42,7 +42,7 @@ from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar
-from configurator.ui.shell import BuildDocument, fit_to_screen
+from configurator.ui.shell import BuildDocument, fit_to_screen, safe_message
 
 BETTER = QColor(46, 125, 50, 70)
 SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself
@@ -186,7 +186,7 @@ class CompareDialog(QDialog):
         try:
             self.other = load_build(path, self.doc.catalog)
         except FileError as exc:
-            QMessageBox.critical(self, "Cannot open build", str(exc))
+            QMessageBox.critical(self, "Cannot open build", safe_message(str(exc)))
             return False
         self.other_path = path
         self._refresh(self.doc.build, self.doc.result)

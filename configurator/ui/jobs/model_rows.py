@@ -25,6 +25,7 @@ from configurator.engine import Build
 from configurator.engine.build import Job, ParamsOnlyModel
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
+from configurator.ui.shell import safe_message
 
 GROUP_CATALOG = "Catalog models, by size"  # the title of catalog models without a family
 GROUP_PARAMS_ONLY = "Parameter count only"
@@ -261,7 +262,7 @@ class ModelRows:
         try:
             spec = load_hf_config(path)
         except FileError as exc:
-            QMessageBox.critical(self.parent, "Cannot use this config.json", str(exc))
+            QMessageBox.critical(self.parent, "Cannot use this config.json", safe_message(str(exc)))
             return False
         self.set_model(str(Path(path).resolve()), spec.name)
         return True
@@ -275,7 +276,7 @@ class ModelRows:
         except (FileError, OSError):
             config = None
         if config is None or engine_models_family(config):  # no config, or a family the engine reads: its error
-            QMessageBox.critical(self.parent, "Cannot import the model", str(exc))
+            QMessageBox.critical(self.parent, "Cannot import the model", safe_message(str(exc)))
             return
         family = str(config.get("model_type"))
         answer = QMessageBox.question(

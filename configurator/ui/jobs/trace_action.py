@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
 
 from configurator.catalog.errors import FileError
+from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult
 from configurator.trace.cache import CachedTrace, TraceCache, request_key
 from configurator.trace.protocol import TraceRequest, TraceResult
@@ -171,9 +172,9 @@ class TraceRow(QWidget):
 
     def _set_idle(self, text: str, enabled: bool = True, tip: str = "") -> None:
         self.label.setText(text)
-        self.label.setToolTip(tip)
+        self.label.setToolTip(plain_tooltip(tip))  # a reason naming the job or its config.json path
         self.button.setEnabled(enabled and not self.running)
-        self.button.setToolTip(tip or BUTTON_TIP)
+        self.button.setToolTip(plain_tooltip(tip) or BUTTON_TIP)
 
     def estimate_gb(self) -> float | None:
         if self.job_name is None:
@@ -204,7 +205,7 @@ class TraceRow(QWidget):
 
     def _show_error(self, message: str) -> None:
         self.label.setText(f"<span style='color:{FAIL_COLOUR}'>Trace failed: {html.escape(message)}</span>")
-        self.label.setToolTip(message)
+        self.label.setToolTip(plain_tooltip(message))  # the worker's words: the model's own names
         self.button.setEnabled(not self.running and self.prepared is not None)
 
     # ---- running -----------------------------------------------------------------------------------------
@@ -248,7 +249,7 @@ class TraceRow(QWidget):
 
     def _progressed(self, fraction: float, words: str) -> None:
         self.progress.setValue(round(fraction * PROGRESS_STEPS))
-        self.progress.setToolTip(f"{self.task_job}: {words}")
+        self.progress.setToolTip(plain_tooltip(f"{self.task_job}: {words}"))
         if self._showing_task_job():
             self.label.setText(f"Tracing {html.escape(self.task_job or '')}: {html.escape(words or 'working')}…")
 

@@ -153,6 +153,8 @@ class LayoutMixin:
         self.text.setFont(_font(18))
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        for label in (self.title, self.text):  # the scenario file's words, shown as written
+            label.setTextFormat(Qt.TextFormat.PlainText)
         words.addWidget(self.text, 1)
         top.addLayout(words, 3)
         top.addWidget(self._key_panel(), 2)
@@ -302,6 +304,8 @@ class LayoutMixin:
         layout.addWidget(self.key_label)
         self.key_status = QLabel()
         self.key_status.setFont(_font(19, True))
+        for label in (self.key_number, self.key_label, self.key_status):  # figures carry class and server names
+            label.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.key_status)
         self.more_labels: list[QLabel] = []
         for _ in range(max(len(s.more) for s in self.scenarios)):

@@ -86,6 +86,7 @@ class CodePanel(Overlay):
         self.title.setFont(_font(30, True))
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.title.setWordWrap(True)  # a build's name runs longer than the panel: it was cut on both sides
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # named after the jobs' models: user text
         layout.addWidget(self.title)
         self.prompt = QLabel("Scan this code with your phone:")
         self.prompt.setFont(_font(24))

@@ -58,6 +58,7 @@ class WrapButton(QPushButton):
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = QLabel(text, self)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # a scenario's title is the shop's text, not markup
         self.label.setWordWrap(True)
         self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         layout = QHBoxLayout(self)

@@ -37,7 +37,7 @@ from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, fit_to_screen, redo_shortcuts
+from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, fit_to_screen, redo_shortcuts, safe_message
 
 TITLE = "Service planner"
 
@@ -273,7 +273,7 @@ class PlannerWindow(QMainWindow):
         try:
             self.doc.open(path)
         except FileError as exc:
-            QMessageBox.critical(self, "Cannot open plan", str(exc))
+            QMessageBox.critical(self, "Cannot open plan", safe_message(str(exc)))
             return False
         self.statusBar().showMessage(f"Opened {path}", 5000)
         return True
@@ -290,7 +290,8 @@ class PlannerWindow(QMainWindow):
         try:
             self.doc.save(path)
         except (FileError, ValueError) as exc:
-            QMessageBox.critical(self, "Cannot save plan", f"{exc}\nThe plan is unchanged; choose another place.")
+            message = f"{exc}\nThe plan is unchanged; choose another place."
+            QMessageBox.critical(self, "Cannot save plan", safe_message(message))
             return False
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True

@@ -30,6 +30,7 @@ from configurator.ui.shell.view_state import ViewState
 if TYPE_CHECKING:
     from configurator.ui.shell.app import NO_DISPLAY
     from configurator.ui.shell.app import _has_display as has_display
+    from configurator.ui.shell.files import safe_message
     from configurator.ui.shell.main_window import MainWindow
     from configurator.ui.shell.screenshot import save_image, save_screenshot
 
@@ -38,6 +39,7 @@ _LAZY = {
     "MainWindow": ("main_window", "MainWindow"),
     "NO_DISPLAY": ("app", "NO_DISPLAY"),
     "has_display": ("app", "_has_display"),
+    "safe_message": ("files", "safe_message"),
     "save_image": ("screenshot", "save_image"),
     "save_screenshot": ("screenshot", "save_screenshot"),
 }
@@ -58,6 +60,7 @@ __all__ = [
     "hidden_in_shown_window",
     "hidpi_canvas",
     "redo_shortcuts",
+    "safe_message",
     "save_image",
     "save_screenshot",
     "to_unit",

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
+from configurator.ui.shell.files import safe_message
 from configurator.ui.shell.settings import OPTIONS, Settings
 
 
@@ -95,14 +96,14 @@ class PreferencesDialog(QDialog):
             try:
                 load_price_list(prices)
             except FileError as exc:
-                QMessageBox.warning(self, "Price list not usable", str(exc))
+                QMessageBox.warning(self, "Price list not usable", safe_message(str(exc)))
                 return
         pin = self.pin.text()
         if pin:
             try:
                 OPTIONS["demo/pin"].parse(pin)
             except ValueError as exc:
-                QMessageBox.warning(self, "Demo PIN not usable", str(exc))
+                QMessageBox.warning(self, "Demo PIN not usable", safe_message(str(exc)))
                 return
             self.settings.set("demo/pin", pin)
         self.settings.set("price_list", prices)

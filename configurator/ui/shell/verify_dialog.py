@@ -4,6 +4,7 @@ headroom chart. Every figure comes from the engine (``engine.acceptance``); the 
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.richtext import escape_rich, plain_tooltip
 from configurator.report.acceptance_text import kit_missing
 from configurator.ui.shell.style import OK_COLOUR, SEVERITY_COLOUR
 
@@ -119,13 +121,13 @@ class VerifyDialog(QDialog):
             f"{len(report.files)} file(s)."
         )
         if report.problems:
-            text += "<br>Could not read: " + "; ".join(p[:160] for p in report.problems[:5])
+            text += "<br>Could not read: " + "; ".join(html.escape(p[:160]) for p in report.problems[:5])
         if not report.files:
             text += "<br>No result file was recognised: give the kit's results folder or the tools' outputs."
         missing = kit_missing(report)
         if missing:
             text += f"<br>The burn-in kit could not measure {len(missing)} item(s): " + "; ".join(
-                m.split(":")[0] for m in missing
+                escape_rich(m.split(":")[0]) for m in missing
             )
         self.summary.setText(text)
         checks = sorted(report.checks, key=lambda c: ORDER[c.status])
@@ -144,9 +146,9 @@ class VerifyDialog(QDialog):
                 if col == 0:
                     item.setForeground(QColor(COLOUR[c.status]))
                 if c.source:
-                    item.setToolTip(
+                    item.setToolTip(plain_tooltip(
                         f"{value}\n\nSource: {c.source}" if col == len(COLUMNS) - 1 else f"Source: {c.source}"
-                    )
+                    ))
                 self.table.setItem(r, col, item)
         self.table.resizeColumnsToContents()
         for col, cap in WIDTHS.items():  # the likely cause keeps the room left
@@ -200,9 +202,9 @@ class VerifyDialog(QDialog):
         try:
             pages = export_acceptance_pdf(path, self.window_.doc.build, self.report)  # type: ignore[attr-defined]
         except (FileError, OSError) as exc:
-            self.summary.setText(self.summary.text() + f"<br>Could not write the report: {exc}")
+            self.summary.setText(self.summary.text() + f"<br>Could not write the report: {escape_rich(exc)}")
             return 0
-        self.summary.setText(self.summary.text() + f"<br>Wrote {path} ({pages} page(s)).")
+        self.summary.setText(self.summary.text() + f"<br>Wrote {escape_rich(path)} ({pages} page(s)).")
         return pages
 
     def store(self) -> Path | None:
@@ -214,9 +216,9 @@ class VerifyDialog(QDialog):
         try:
             path = save(data_folder(), run_of(self.report, self.measurements))
         except (FileError, OSError) as exc:
-            self.summary.setText(self.summary.text() + f"<br>Could not keep the measurements: {exc}")
+            self.summary.setText(self.summary.text() + f"<br>Could not keep the measurements: {escape_rich(exc)}")
             return None
-        self.summary.setText(self.summary.text() + f"<br>Kept in {path}.")
+        self.summary.setText(self.summary.text() + f"<br>Kept in {escape_rich(path)}.")
         self.store_button.setEnabled(False)
         return path
 
