@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 from html import escape
-from pathlib import Path
 
-from configurator.catalog.fileio import atomic_replace, pdf_problem
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.report.html_pdf import write_html_pdf
 from configurator.report.plan_text import answer_html, money
 
 
@@ -129,37 +128,5 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
 
 def export_plan_pdf(path: str | os.PathLike[str], result: PlanResult, page: str = "a4") -> int:
     """Write the plan section as a PDF; returns the page count. FileError when it cannot be written."""
-    from PySide6.QtCore import QSizeF
-    from PySide6.QtGui import QFont, QPdfWriter, QTextDocument
-
-    from configurator.report.pdf import ensure_app, page_layout
-
-    ensure_app()
-    pages = [0]
-
-    def produce(tmp: Path) -> None:
-        writer = QPdfWriter(str(tmp))
-        writer.setResolution(300)
-        layout = page_layout(page)
-        writer.setPageLayout(layout)
-        writer.setPageMargins(layout.margins())
-        writer.setTitle(f"Service plan: {result.name}")
-        writer.setCreator("GPU Build Configurator")
-        doc = QTextDocument()
-        font = QFont("DejaVu Sans")
-        font.setPointSizeF(9)
-        doc.setDefaultFont(font)
-        doc.setDefaultStyleSheet("h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} "
-                                 "td {font-size: 7pt} th {font-size: 7pt}")  # fmt: skip
-        doc.setHtml(plan_html(result))
-        rect = writer.pageLayout().paintRectPixels(writer.resolution())
-        doc.documentLayout().setPaintDevice(writer)
-        doc.setPageSize(QSizeF(rect.size()))
-        doc.print_(writer)
-        pages[0] = doc.pageCount()
-        del writer  # flushes and closes the file
-
-    # the one safe writer (catalog/fileio.py): a FIFO, a device or a folder is refused before anything is
-    # written, and the target is replaced only by a complete, verified PDF
-    atomic_replace(path, produce, pdf_problem, what="the plan sheet")
-    return pages[0]
+    return write_html_pdf(path, plan_html(result), page=page, title=f"Service plan: {result.name}",
+                          creator="GPU Build Configurator", what="the plan sheet")
