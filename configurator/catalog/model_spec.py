@@ -17,7 +17,7 @@ Reading a config.json is :mod:`configurator.catalog.hf_config`; reading ``specs/
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -25,21 +25,6 @@ from configurator.catalog.sourced import Strict
 from configurator.catalog.vision import VisionTower
 
 PARAMS_ONLY = "params-only"
-SUPPORTED_MODEL_TYPES = (
-    "llama",
-    "mistral",
-    "qwen2",
-    "qwen3",
-    "gemma2",
-    "phi3",
-    "mixtral",
-    "qwen2_moe",
-    "qwen3_moe",
-    "gpt_oss",
-    "gemma3_text",
-    "mllama_text_model",
-    "qwen2_5_vl",
-)
 ArchitectureName = Literal[
     "llama",
     "mistral",
@@ -56,6 +41,8 @@ ArchitectureName = Literal[
     "qwen2_5_vl",
     "params-only",
 ]
+# the families the engine models, in the order a picker lists them (every architecture but the params-only one)
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(a for a in get_args(ArchitectureName) if a != PARAMS_ONLY)
 # Bits per expert weight as shipped. MXFP4 (OCP Microscaling FP4): 4-bit E2M1 values with one 8-bit E8M0 scale
 # shared by each block of 32, 4 + 8/32 = 4.25 bits (gpt-oss model card; transformers integrations/mxfp4.py keeps
 # the experts' ``*_blocks`` (uint8, two values a byte) and ``*_scales`` (uint8 per 32 values)).
