@@ -70,19 +70,13 @@ def safe_read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -
             raise _fail(p, f"is {_kind(st.st_mode)}, not a file: give a regular file")
         if st.st_size > limit:
             raise _fail(p, f"file is larger than {_limit_text(limit)} ({st.st_size:,} bytes)")
-        # O_NONBLOCK: if a FIFO replaced the file since the stat, open() returns at once instead of waiting
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-                     | getattr(os, "O_CLOEXEC", 0))  # fmt: skip
     except FileNotFoundError:
         raise _fail(p, "file not found") from None
-    except IsADirectoryError:
-        raise _fail(p, "is a folder, not a file: give a regular file") from None
     except OSError as exc:
         raise _fail(p, f"cannot read: {exc.strerror or exc}") from None
+    # non-blocking and checked again on the descriptor: a FIFO that replaced the file since the stat never hangs
+    fd = open_regular(p, verb="read")
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _fail(p, f"is {_kind(st.st_mode)}, not a file: give a regular file")
         chunks: list[bytes] = []
         total = 0
         while True:  # the limit holds while reading: a file that grows is cut off, not trusted
@@ -100,9 +94,9 @@ def safe_read_bytes(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -
         os.close(fd)
 
 
-def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int = 0o600, verb: str = "open") -> int:
     """A file descriptor on a regular file, opened non-blocking (a FIFO or device never hangs the open);
-    FileError for anything else. ``flags`` may add ``os.O_CREAT``/``os.O_RDWR`` (lock files)."""
+    FileError for anything else ("cannot <verb>: ..."). ``flags`` may add ``os.O_CREAT``/``os.O_RDWR`` (lock files)."""
     p = expand_path(path)
     extra = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -112,12 +106,12 @@ def open_regular(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: i
     except IsADirectoryError:
         raise _fail(p, "is a folder, not a file: give a regular file") from None
     except OSError as exc:
-        raise _fail(p, f"cannot open: {exc.strerror or exc}") from None
+        raise _fail(p, f"cannot {verb}: {exc.strerror or exc}") from None
     try:
         st = os.fstat(fd)
     except OSError as exc:
         os.close(fd)
-        raise _fail(p, f"cannot open: {exc.strerror or exc}") from None
+        raise _fail(p, f"cannot {verb}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise _fail(p, f"is {_kind(st.st_mode)}, not a file: give a regular file")
