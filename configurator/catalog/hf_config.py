@@ -377,11 +377,11 @@ def _line_of(text: str, key: str) -> int | None:
     return text.count("\n", 0, m.start()) + 1 if m else None
 
 
-def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
-    """Read a Hugging Face config.json into a ModelSpec (source = the file path)."""
-    p = Path(path)
-    where = str(p)
-    text = read_text(p)  # raises FileError: not found, too large, not UTF-8
+def read_config_object(path: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
+    """A config.json file's text and its one JSON object; FileError (with the line where JSON gives one) when it
+    cannot be read or is not one JSON object."""
+    where = str(path)
+    text = read_text(path)  # raises FileError: not found, too large, not UTF-8
     try:
         config = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -395,6 +395,14 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
                                         line)]) from None  # fmt: skip
     if not isinstance(config, dict):
         raise FileError(where, [Problem("", "a config.json must hold one JSON object {...}", 1)])
+    return text, config
+
+
+def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
+    """Read a Hugging Face config.json into a ModelSpec (source = the file path)."""
+    p = Path(path)
+    where = str(p)
+    text, config = read_config_object(p)
     name = shorten(_derive_name(p, config), 100)
     try:
         return model_from_hf_config(config, id=_slug(name), name=name, source=where)

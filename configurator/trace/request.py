@@ -13,14 +13,12 @@ message names why, before any process starts.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from configurator.catalog.errors import FileError, Problem, shorten
-from configurator.catalog.fileio import safe_read_text
-from configurator.catalog.hf_config import model_from_hf_config
+from configurator.catalog.hf_config import model_from_hf_config, read_config_object
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
 from configurator.engine.build import Build, Job, ParamsOnlyModel
@@ -112,13 +110,7 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
 
 def read_config_json(path: Path) -> dict[str, Any]:
     """A config.json file's dict, as the tracer passes it; FileError when it is not one JSON object."""
-    text = safe_read_text(path)
-    try:
-        config = json.loads(text)
-    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
-        raise FileError(str(path), [Problem("", f"not valid JSON: {shorten(str(exc), 120)}")]) from None
-    if not isinstance(config, dict):
-        raise FileError(str(path), [Problem("", "a config.json must hold one JSON object {...}", 1)])
+    _, config = read_config_object(path)
     if not isinstance(config.get("model_type"), str):
         raise FileError(str(path), [Problem("model_type", "required key is missing (Transformers needs it to "
                                              "pick the model class)")])  # fmt: skip
