@@ -19,13 +19,14 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
+from configurator import GIB as GIB  # re-exported: runs_extra and calibration read it from here
+from configurator import MIB
 from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.loader import specs_dir
 from configurator.catalog.sourced import Strict
 from configurator.catalog.yamlio import parse_yaml, read_text, validation_problems
 from configurator.engine.build import Job
 
-GIB = 2**30
 # device: what nvidia-smi shows (allocator pool + CUDA context); used where a source prints a device-level figure.
 # unnamed: a source that prints "peak memory" without saying which counter; scored against the whole range the
 # counters it could be span (calibration._counter), not against the one that suits the model best
@@ -58,7 +59,7 @@ class MeasuredRun:
 
 
 # ---------------------------------------------------------------- the file format (specs/runs/README.md)
-_UNIT_BYTES = {"GiB": 2**30, "MiB": 2**20}
+_UNIT_BYTES = {"GiB": GIB, "MiB": MIB}
 
 
 class Quantity(Strict):
