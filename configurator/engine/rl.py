@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.precision import BF16
 
-BF16 = 2
 DPO_DEFAULT_BETA = 0.1  # trl/trainer/dpo_config.py DPOConfig.beta
 GRPO_DEFAULT_BETA = 0.0  # trl/trainer/grpo_config.py GRPOConfig.beta
 # vLLM's own activation peak during its memory profiling, beside weights and KV cache: estimated (a few hundred
