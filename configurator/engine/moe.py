@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from configurator.catalog.model_spec import EXPERT_FORMAT_BITS
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.precision import BF16, FP32
 
-BF16, FP32, INT64 = 2, 4, 8
+INT64 = 8  # torch.nn.functional.one_hot returns int64
 DROPLESS = 1.0  # transformers' MoE blocks compute every routed token (no capacity padding)
 
 
