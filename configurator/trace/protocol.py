@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from configurator import GB
+
 SCHEMA = 1
 
 TraceMethod = Literal["full", "lora", "qlora"]
@@ -111,7 +113,7 @@ class TraceResult(_Wire):
 
     @property
     def peak_gb(self) -> float:
-        return self.peak_allocated_bytes / 1e9  # GB = 10^9 bytes
+        return self.peak_allocated_bytes / GB
 
     def versions_text(self) -> str:
         """'torch 2.9.1, transformers 4.57.1, peft 0.17.1' (the libraries the figure is exact for)."""

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from configurator import __version__
+from configurator import GB, __version__
 from configurator.trace.cache import TraceCache
 from configurator.trace.protocol import LIBRARIES, SCHEMA, TraceRequest, TraceResult, parse_progress
 
@@ -303,7 +303,7 @@ def run_trace(request: TraceRequest, *, command: WorkerCommand | None = None, ca
     if cancel is not None and cancel.is_set():
         raise TraceCancelled("the trace was cancelled")
     try:
-        proc = subprocess.Popen(_launch_argv(command, int(memory_gb * 1e9)), stdin=subprocess.PIPE,
+        proc = subprocess.Popen(_launch_argv(command, int(memory_gb * GB)), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(command),
                                 # -m puts the working folder first on sys.path: run where this configurator is
                                 cwd=None if command.custom or getattr(sys, "frozen", False) else _package_root(),

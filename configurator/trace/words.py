@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from configurator import GB
 from configurator.trace.protocol import TraceResult
 
 BREAKDOWN = (("parameters", "Parameters"), ("gradients", "Gradients"), ("optimizer_states", "Optimizer states"),
@@ -23,7 +24,7 @@ def traced_line(result: TraceResult) -> str:
 def breakdown_lines(result: TraceResult) -> list[str]:
     """The live bytes at the peak by kind, one line each ('Activations: 4.21 GB')."""
     b = result.breakdown
-    return [f"{label}: {getattr(b, key) / 1e9:.2f} GB" for key, label in BREAKDOWN]
+    return [f"{label}: {getattr(b, key) / GB:.2f} GB" for key, label in BREAKDOWN]
 
 
 def difference_text(traced_gb: float, estimate_gb: float | None) -> str:
