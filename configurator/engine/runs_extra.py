@@ -31,10 +31,6 @@ class PublishedRun:
     quote: str  # the published line the figure is read from (table cells joined by " | " where it is a table)
     held_apart: bool
 
-    def fields(self) -> tuple[str, str, str, Job, int, Counter, float]:
-        """The fields of calibration.MeasuredRun, in its order."""
-        return self.label, self.source, self.model_id, self.job, self.shards, self.counter, self.measured_bytes
-
 
 def _published(run: LoadedRun) -> PublishedRun:
     e = run.entry
