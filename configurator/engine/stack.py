@@ -9,7 +9,6 @@ it was read from (repository, file, function). The profiles are data, specs/fram
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,12 +106,7 @@ def load_profiles(path: Path | None = None) -> dict[str, FrameworkProfile]:
     return out
 
 
-@functools.cache
-def _shipped_profiles() -> dict[str, FrameworkProfile]:
-    return load_profiles()
-
-
-PROFILES: dict[str, FrameworkProfile] = _shipped_profiles()
+PROFILES: dict[str, FrameworkProfile] = load_profiles()  # read once, at import
 
 
 # Stacks that run Transformers' own modeling code with PEFT: on one card or DDP the model's own dtypes flow through
@@ -123,8 +117,6 @@ TRANSFORMERS_STACKS = frozenset({"hf-trainer", "axolotl"})
 
 def runs_model_dtypes(job: Job) -> bool:
     """A Transformers stack on one card or DDP: the model's own dtypes run (engine/activations.py)."""
-    from configurator.engine.parallelism import PARALLELISM
-
     record = PARALLELISM[job.parallelism]  # whole replicas: nothing sharded, no layer split
     return job.framework in TRANSFORMERS_STACKS and not record.shards_states and not record.splits_layers
 
