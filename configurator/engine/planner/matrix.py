@@ -18,10 +18,9 @@ from configurator.engine.build import Build, Job
 from configurator.engine.compute import compute
 from configurator.engine.evaluate import evaluate, resolve_model
 from configurator.engine.memory import job_parameters
-from configurator.engine.mig import is_base_profile
+from configurator.engine.mig import is_base_profile, total_compute_slices
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.planner.nodes import ResolvedNode
-from configurator.engine.planner.packing import total_compute_slices
 from configurator.engine.planner.plan import JobClass, Plan
 from configurator.engine.precision import trained_bytes
 from configurator.engine.result import FitStatus, JobResult
