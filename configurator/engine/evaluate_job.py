@@ -235,9 +235,9 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
     step = None
     checks: list[Check] = []
     if comp and comp.seconds_per_step is not None:
-        overlap = PARALLELISM[job.parallelism].overlaps_compute  # bucketed all-reduce, prefetched gathers
-        exposed = max(0.0, comm.seconds_per_step - comp.seconds_per_step) if overlap else comm.seconds_per_step
-        step = comp.seconds_per_step + exposed
+        strategy = PARALLELISM[job.parallelism]
+        overlap = strategy.overlaps_compute
+        step = strategy.step_seconds(comp.seconds_per_step, comm.seconds_per_step)
         if comm.collectives:
             ratio = comm.seconds_per_step / comp.seconds_per_step
             comm = comm.model_copy(

@@ -149,9 +149,7 @@ def _params_only_step(
     if comp.seconds_per_step is None:
         return None, comp.bf16_rate_estimated
     comm = jr.communication.seconds_per_step if jr.communication else 0.0
-    overlap = PARALLELISM[job.parallelism].overlaps_compute
-    exposed = max(0.0, comm - comp.seconds_per_step) if overlap else comm
-    return comp.seconds_per_step + exposed, comp.bf16_rate_estimated
+    return PARALLELISM[job.parallelism].step_seconds(comp.seconds_per_step, comm), comp.bf16_rate_estimated
 
 
 def evaluate_cell(
