@@ -67,6 +67,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
 
     from configurator.engine import evaluate
     from configurator.engine.buildfile import load_build
+    from configurator.present.verdict import plural
     from configurator.report.pdf import default_page, ensure_app, export_pdf
     from configurator.report.sheet import SheetOptions
 
@@ -85,7 +86,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
 
         options.prices = load_price_list(prices)
     pages = export_pdf(output, build, result, options=options)
-    print(f"wrote {output}: {pages} page{'s' if pages != 1 else ''}, {options.page.upper()}, "
+    print(f"wrote {output}: {plural(pages, 'page')}, {options.page.upper()}, "
           f"{time.perf_counter() - start:.2f} s")
     return 0
 
@@ -113,6 +114,7 @@ def _open_code(code: str, print_only: bool) -> int:
 def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str], list[str], list[str]]) -> int:
     from configurator.engine.planner import load_plan, plan_service
     from configurator.engine.planner.measurements import with_files
+    from configurator.present.verdict import plural
     from configurator.report.plan_text import render_plan
 
     plan = load_plan(path)
@@ -127,7 +129,7 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
         from configurator.report.plan_sheet import export_plan_pdf
 
         pages = export_plan_pdf(pdf, result)
-        print(f"wrote {pdf}: {pages} page{'s' if pages != 1 else ''}", file=sys.stderr)
+        print(f"wrote {pdf}: {plural(pages, 'page')}", file=sys.stderr)
     return 1 if result.errors else 0
 
 

@@ -188,10 +188,9 @@ def compute(
     split = tp if PARALLELISM[job.parallelism].splits_layers else 1
     flops = flops_per_token(job, model, p) * tokens / split
     slowest, complete, notes, estimated = _rates(cards, estimates)
-    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * share for c, share in cards) * 1e9 if cards else 0
-    if memory_shares is not None and cards:
-        pairs = zip(cards, memory_shares, strict=False)
-        bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9
+    mem_shares = memory_shares if memory_shares is not None else [share for _, share in cards]
+    pairs = zip(cards, mem_shares, strict=False)
+    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
     recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
     op_rows: tuple[OpRow, ...] = ()

@@ -40,7 +40,7 @@ from configurator.engine.lowprecision import (
     supported_recipes,
 )
 from configurator.engine.memory import GB, Parameters, effective_offload, job_parameters, memory_for_card, sharding
-from configurator.engine.mig import LayoutCheck
+from configurator.engine.mig import LayoutCheck, total_compute_slices
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import trained_bytes
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
@@ -220,8 +220,7 @@ def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int,
             name = capacity_of(card, layouts.get(slot), instance)[2]
             if name:
                 prof = card.mig.profile(name)
-                total_slices = 7 if card.mig.grid_units == 8 else card.mig.max_instances
-                share = prof.compute_slices / total_slices
+                share = prof.compute_slices / total_compute_slices(card.mig)
                 if card.sm_count is not None and card.sm_count.value and prof.sm_count.value:
                     share = prof.sm_count.value / card.sm_count.value
                 mem = prof.placement.size / card.mig.grid_units
@@ -236,9 +235,9 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
     step = None
     checks: list[Check] = []
     if comp and comp.seconds_per_step is not None:
-        overlap = PARALLELISM[job.parallelism].overlaps_compute  # bucketed all-reduce, prefetched gathers
-        exposed = max(0.0, comm.seconds_per_step - comp.seconds_per_step) if overlap else comm.seconds_per_step
-        step = comp.seconds_per_step + exposed
+        strategy = PARALLELISM[job.parallelism]
+        overlap = strategy.overlaps_compute
+        step = strategy.step_seconds(comp.seconds_per_step, comm.seconds_per_step)
         if comm.collectives:
             ratio = comm.seconds_per_step / comp.seconds_per_step
             comm = comm.model_copy(

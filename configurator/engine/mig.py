@@ -36,7 +36,15 @@ __all__ = [
     "mig_parted_yaml",
     "place_layout",
     "preset_layout",
+    "total_compute_slices",
 ]
+
+
+def total_compute_slices(spec: MigSpec) -> int:
+    """Compute slices of the whole card: 7 on 8-slice cards (A100/Hopper/Blackwell SXM), else the instance
+    limit (RTX PRO 6000: four 1g). A slice's share of the card is its compute slices over this (evaluate_job,
+    the planner's packing and devices)."""
+    return 7 if spec.grid_units == 8 else spec.max_instances
 
 
 def preset_layout(spec: MigSpec, preset: str) -> list[MigRequest]:

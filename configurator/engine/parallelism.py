@@ -80,6 +80,12 @@ class Strategy:
         """'FSDP2', 'DeepSpeed ZeRO-3', 'single card': the name with the version that matters."""
         return f"FSDP{fsdp_version}" if self.fsdp else self.words
 
+    def step_seconds(self, compute_s: float, comm_s: float) -> float:
+        """A step: the compute plus the communication it does not hide (an overlapping strategy's bucketed
+        all-reduce or prefetched gathers hide behind the compute up to its length; the others add in full)."""
+        exposed = max(0.0, comm_s - compute_s) if self.overlaps_compute else comm_s
+        return compute_s + exposed
+
 
 BEHAVIOURS = ("partitions", "splits_layers", "gradient_buckets", "master_is_shard", "optimizer_impl", "collectives",
               "offload", "multi_card", "frameworks", "shards_experts")  # fmt: skip

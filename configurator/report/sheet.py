@@ -34,6 +34,7 @@ from configurator.report.sheet_tables import (
     counted_tables,
     html_table,
     table_parts,
+    tax_percent,
 )
 from configurator.trace.cache import CachedTrace
 from configurator.trace.request import PreparedTrace, cached_traces
@@ -242,7 +243,7 @@ def _bom_html(bom: BillOfMaterials) -> str:
         rows.append([str(ln.quantity), escape(ln.description) + part, unit, total])
     rows.append(["", "<b>Subtotal (net)</b>", "", f"<b>{money(bom.subtotal, cur)}</b>"])
     if bom.tax is not None and bom.tax_rate is not None:
-        rows.append(["", f"Tax {(bom.tax_rate * 100).normalize():f} %", "", money(bom.tax, cur)])
+        rows.append(["", f"Tax {tax_percent(bom.tax_rate)} %", "", money(bom.tax, cur)])
     rows.append(["", "<b>Total</b>" + ("" if bom.complete else " (incomplete)"), "", f"<b>{money(bom.total, cur)}</b>"])
     valid = (f"valid until {bom.valid_until:%d %B %Y}" if bom.valid_until
              else "no validity period in the price list")  # fmt: skip

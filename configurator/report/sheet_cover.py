@@ -11,7 +11,7 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.bom import BillOfMaterials, money
 from configurator.present.job_words import setup_words
 from configurator.present.verdict import build_verdict, job_verdict, plural
-from configurator.report.sheet_tables import H2, html_table
+from configurator.report.sheet_tables import H2, html_table, tax_percent
 
 BLANK = "<span style='white-space:nowrap'>______________________________</span>"
 SHORT_BLANK = "<span style='white-space:nowrap'>________________</span>"
@@ -34,7 +34,7 @@ def _runs_on(job_cards: list[tuple[int, str]]) -> str:
 def _total(bom: BillOfMaterials | None) -> str:
     if bom is None:
         return "<p><b>Price:</b> on request (this sheet was printed without the seller's price list).</p>"
-    tax = (f" including {(bom.tax_rate * 100).normalize():f} % tax" if bom.tax is not None and bom.tax_rate is not None
+    tax = (f" including {tax_percent(bom.tax_rate)} % tax" if bom.tax is not None and bom.tax_rate is not None
            else " net of tax")  # fmt: skip
     valid = f", valid until {bom.valid_until:%d %B %Y}" if bom.valid_until else ""
     missing = ("" if bom.complete else f" <span style='color:#C62828'>Incomplete: no price for "

@@ -10,6 +10,7 @@ import contextlib
 import contextvars
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from html import escape
 
 FIGURE_MARK = "[[figure:{}]]"
@@ -101,6 +102,11 @@ def counted_tables() -> Iterator[None]:
 def fmt_gb(v: float) -> str:
     """A GB figure as the sheet prints it: one decimal, thousands separated."""
     return f"{v:,.1f}"
+
+
+def tax_percent(rate: Decimal) -> str:
+    """A tax rate as the sheet prints it: 0.19 -> '19', 0.075 -> '7.5' (no trailing zeros)."""
+    return f"{(rate * 100).normalize():f}"
 
 
 def source_text(text: str | None) -> str:

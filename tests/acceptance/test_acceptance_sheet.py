@@ -43,4 +43,6 @@ def test_exported_sheet_prints_it(tmp_path: Path, evaluate_shipped) -> None:  # 
             "NFKC", "\n".join(p.extract_text() for p in PdfReader(tmp_path / "sheet.pdf").pages)
         ).split()
     )
+    # 139.2 = the H200 NVL pair's NVLink bridge busbw (specs/cards.yaml measured_busbw_gb_s 174) x
+    # tolerances.NCCL_PASS_FRACTION 0.80: the pass threshold the engine predicts, as the sheet prints it
     assert "Acceptance: what the built machine must measure" in text and "≥ 139.2" in text

@@ -125,9 +125,6 @@ class AcceptancePrediction(Out):
     power: PowerExpect | None = None
     assumptions: list[str] = []
 
-    def gpu_for_slot(self, slot: int) -> GpuExpect | None:
-        return next((g for g in self.gpus if g.slot == slot), None)
-
 
 _DIGESTS: dict[int, tuple[Build, str]] = {}  # id(build) -> (build, digest): builds are frozen; kept, so ids stay valid
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from configurator import MIB
+from configurator import GB, MIB
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.acceptance.collect import Measurements
 from configurator.engine.acceptance.parse import LspciDevice, NcclRun, SmiGpu
@@ -538,7 +538,7 @@ class _Verifier:
                     common,
                 )
         elif fb:
-            used = max(fb) * MIB / 1e9
+            used = max(fb) * MIB / GB
             self._band(
                 "job memory",
                 f"{e.name}: peak FB used (DCGM)",

@@ -18,10 +18,9 @@ from configurator.engine.build import Build, Job
 from configurator.engine.compute import compute
 from configurator.engine.evaluate import evaluate, resolve_model
 from configurator.engine.memory import job_parameters
-from configurator.engine.mig import is_base_profile
+from configurator.engine.mig import is_base_profile, total_compute_slices
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.planner.nodes import ResolvedNode
-from configurator.engine.planner.packing import total_compute_slices
 from configurator.engine.planner.plan import JobClass, Plan
 from configurator.engine.precision import trained_bytes
 from configurator.engine.result import FitStatus, JobResult
@@ -150,9 +149,7 @@ def _params_only_step(
     if comp.seconds_per_step is None:
         return None, comp.bf16_rate_estimated
     comm = jr.communication.seconds_per_step if jr.communication else 0.0
-    overlap = PARALLELISM[job.parallelism].overlaps_compute
-    exposed = max(0.0, comm - comp.seconds_per_step) if overlap else comm
-    return comp.seconds_per_step + exposed, comp.bf16_rate_estimated
+    return PARALLELISM[job.parallelism].step_seconds(comp.seconds_per_step, comm), comp.bf16_rate_estimated
 
 
 def evaluate_cell(

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict
 
 from configurator.catalog.cards import MigSpec
-from configurator.engine.mig import MigRequest, enumerate_layouts, is_base_profile, place_layout
+from configurator.engine.mig import MigRequest, enumerate_layouts, is_base_profile, place_layout, total_compute_slices
 
 EXACT_LIMIT = 40  # instances up to which the exact search runs when FFD misses the lower bound
 
@@ -44,12 +44,6 @@ class Packing(BaseModel):
     method: str  # "first-fit-decreasing" or "exact search"
     stranded_compute_slices: int
     problems: list[str] = []
-
-
-def total_compute_slices(spec: MigSpec) -> int:
-    """Compute slices of the whole card: 7 on 8-slice cards (A100/Hopper/Blackwell SXM), else the instance
-    limit (RTX PRO 6000: four 1g); the same rule evaluate.py uses for a slice's share of the card."""
-    return 7 if spec.grid_units == 8 else spec.max_instances
 
 
 def _key(names: tuple[str, ...]) -> tuple[str, ...]:
