@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         window.show()
         window.wait_for_plan()
         app.processEvents()
-        from configurator.ui.shell.screenshot import write_screenshot
+        from configurator.ui.shell import write_screenshot
 
         status = write_screenshot(window, args.screenshot)
         window.doc.undo_stack.setClean()
