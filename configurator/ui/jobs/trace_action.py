@@ -97,6 +97,10 @@ class TraceRow(QWidget):
         self.task: TraceTask | None = None
         self.task_job: str | None = None
         self._task_key: str | None = None  # the running (or last) trace's request
+        # cached_line's answers for one (build, resolver, cache folder): the headroom chart asks on every mouse
+        # move over a bar, and each answer is a config.json read plus a glob and JSON reads of the cache folder
+        self._lines: dict[str, str | None] = {}
+        self._lines_for: tuple[object, ...] = ()
         self.python: Callable[[], str | None] = _no_python  # the Preferences' tracer Python (the window sets it)
         line = QHBoxLayout(self)
         line.setContentsMargins(0, 0, 0, 0)
@@ -159,13 +163,24 @@ class TraceRow(QWidget):
 
     def cached_line(self, job_name: str) -> str | None:
         """The job's newest cached trace in one line ('traced: 17.42 GB allocated, peak in ... (torch 2.9.1,
-        ...)'), or None: what the headroom bar's tooltip adds under the estimate."""
+        ...)'), or None: what the headroom bar's tooltip adds under the estimate. Remembered until the build,
+        its model resolver or the cache folder changes, or a trace finishes."""
+        cache = self.cache
+        key = (self.doc.build, self.doc.models, cache.folder)  # each edit makes a new Build object
+        if len(self._lines_for) != 3 or not (key[0] is self._lines_for[0] and key[1] is self._lines_for[1]
+                                             and key[2] == self._lines_for[2]):  # fmt: skip
+            self._lines, self._lines_for = {}, key
+        if job_name not in self._lines:
+            self._lines[job_name] = self._read_cached_line(job_name, cache)
+        return self._lines[job_name]
+
+    def _read_cached_line(self, job_name: str, cache: TraceCache) -> str | None:
         build = self.doc.build
         try:
             prepared = prepare_trace(build, job_name, self.doc.catalog, resolver=self.doc.models)
         except (TraceRefused, FileError, OSError):
             return None
-        hit = self.cache.latest(prepared.request)
+        hit = cache.latest(prepared.request)
         if hit is None:
             return None
         return f"{traced_line(hit.result)} ({hit.result.versions_text()})"
@@ -257,6 +272,7 @@ class TraceRow(QWidget):
         return self.prepared is not None and request_key(self.prepared.request) == self._task_key
 
     def _finished(self, outcome: TraceOutcome) -> None:
+        self._lines.clear()  # a new result in the cache: the chart's note is read again
         if self._showing_task_job():
             hit = CachedTrace(outcome.result, outcome.versions, outcome.saved_at) if outcome.saved_at else None
             self._show_result(outcome.result, cached=hit)

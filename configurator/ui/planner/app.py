@@ -66,17 +66,11 @@ def main(argv: list[str]) -> int:
         window.show()
         window.wait_for_plan()
         app.processEvents()
-        from configurator.ui.shell import save_screenshot
+        from configurator.ui.shell import write_screenshot
 
-        try:
-            save_screenshot(window, args.screenshot)
-        except FileError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        finally:
-            window.doc.undo_stack.setClean()
-            window.close()
-        print(f"wrote {args.screenshot} ({window.width()}x{window.height()})")
-        return 0
+        status = write_screenshot(window, args.screenshot)
+        window.doc.undo_stack.setClean()
+        window.close()
+        return status
     window.show()
     return app.exec()

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from configurator.ui.shell.app import _has_display as has_display
     from configurator.ui.shell.files import safe_message
     from configurator.ui.shell.main_window import MainWindow
-    from configurator.ui.shell.screenshot import save_image, save_screenshot
+    from configurator.ui.shell.screenshot import save_image, save_screenshot, write_screenshot
 
 # name -> (module, attribute) for the names loaded on first use
 _LAZY = {
@@ -42,6 +42,7 @@ _LAZY = {
     "safe_message": ("files", "safe_message"),
     "save_image": ("screenshot", "save_image"),
     "save_screenshot": ("screenshot", "save_screenshot"),
+    "write_screenshot": ("screenshot", "write_screenshot"),
 }
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "save_image",
     "save_screenshot",
     "to_unit",
+    "write_screenshot",
 ]
 
 

@@ -74,24 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     return _run_editor(app, args.build, args.screenshot, width, height)
 
 
-def _write_screenshot(widget, path: Path, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
-    """Write ``widget``'s image to ``path`` (shell/screenshot.py); 0, or 2 with the reason."""
-    from configurator.catalog.errors import FileError
-    from configurator.ui.shell.screenshot import save_screenshot
-
-    try:
-        save_screenshot(widget, path)
-    except FileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    size = widget.size()
-    print(f"wrote {path} ({size.width()}x{size.height()})")
-    return 0
-
-
 def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The in-store demo full screen, or its screenshot at ``width`` x ``height``."""
     from configurator.ui.kiosk import DemoWindow
+    from configurator.ui.shell.screenshot import write_screenshot
 
     demo = DemoWindow()
     demo.exit_requested.connect(app.quit)
@@ -99,7 +85,7 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
         demo.resize(width, height)
         demo.show()
         app.processEvents()
-        return _write_screenshot(demo, screenshot, width, height)
+        return write_screenshot(demo, screenshot)
     demo.cover_screen()
     return app.exec()
 
@@ -110,6 +96,7 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
 
     from configurator.catalog.errors import FileError
     from configurator.ui.shell.guard import install_excepthook
+    from configurator.ui.shell.screenshot import write_screenshot
 
     install_excepthook()  # an exception in a slot shows a message instead of ending the program
     problem: str | None = None
@@ -131,7 +118,7 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
         app.processEvents()
         window.chassis_view.fit()
         app.processEvents()
-        status = _write_screenshot(window, screenshot, width, height)
+        status = write_screenshot(window, screenshot)
         window.doc.undo_stack.setClean()
         window.close()
         return status

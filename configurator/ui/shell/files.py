@@ -27,10 +27,15 @@ def safe_message(text: str) -> str:
     return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
 
 
+def data_folder() -> Path:
+    """The user's data folder: autosave slots and kept measured runs (engine.acceptance.measured_store)."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or Path.home() / ".local/share/gpu-configurator")
+
+
 def autosave_folder() -> Path:
     """Where each window's autosave slot lives (the user data folder)."""
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(base or Path.home() / ".local/share/gpu-configurator") / "autosave"
+    return data_folder() / "autosave"
 
 
 class FilesMixin:

@@ -6,6 +6,7 @@ hangs the program."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from PySide6.QtGui import QImage
@@ -32,3 +33,16 @@ def save_image(image: QImage, path: str | os.PathLike[str]) -> Path:
 def save_screenshot(widget: QWidget, path: str | os.PathLike[str]) -> Path:
     """The widget as shown, written as an image to ``path`` (see :func:`save_image`)."""
     return save_image(widget.grab().toImage(), path)
+
+
+def write_screenshot(widget: QWidget, path: str | os.PathLike[str]) -> int:
+    """``--screenshot``'s last step for the editor, the demo and the planner: write ``widget``'s image, print
+    "wrote PATH (WxH)" and return 0, or print the reason on stderr and return 2."""
+    try:
+        save_screenshot(widget, path)
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    size = widget.size()
+    print(f"wrote {path} ({size.width()}x{size.height()})")
+    return 0

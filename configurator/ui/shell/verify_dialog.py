@@ -8,7 +8,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.richtext import escape_rich, plain_tooltip
 from configurator.report.acceptance_text import kit_missing
+from configurator.ui.shell.files import data_folder  # where measured runs are kept (tests patch it here)
 from configurator.ui.shell.style import OK_COLOUR, SEVERITY_COLOUR
 
 if TYPE_CHECKING:
@@ -34,12 +35,6 @@ COLOUR = {"pass": OK_COLOUR, "warn": SEVERITY_COLOUR["warning"], "fail": SEVERIT
 COLUMNS = ["Result", "Figure", "Expected", "Measured", "Difference", "Likely cause"]
 WIDTHS = {1: 220, 2: 160, 3: 140, 4: 100}  # pixels at most, per column but the first and the last
 ORDER = {"fail": 0, "warn": 1, "missing": 2, "pass": 3}
-
-
-def data_folder() -> Path:
-    """The user's data folder (where autosave lives); measured runs go under it (engine.acceptance.measured_store)."""
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(base or Path.home() / ".local/share/gpu-configurator")
 
 
 class VerifyDialog(QDialog):
