@@ -130,7 +130,9 @@ class PlannerCharts(QWidget):
         self.view.ci.layout.setRowMaximumHeight(0, 22 * max(rows, 1) + 8)
         wrap_label(self.roadmap.titleLabel, width - 90, centred=True)
         for plot in (self.util, self.cost):
-            wrap_label(plot.titleLabel, width / 2 - 80, centred=True)
+            # half the view, or the plot's own width where the layout already gave it less (its axis labels)
+            laid = plot.geometry().width()
+            wrap_label(plot.titleLabel, min(width / 2 - 80, laid - 40) if laid > 120 else width / 2 - 80, centred=True)
 
     def _ticks(self, plot: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
         if self._tick_cache.get(id(plot)) != ticks:  # new ticks re-lay the axis: only when they change
