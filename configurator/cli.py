@@ -361,7 +361,7 @@ def _demo_pin(reset: bool) -> int:
     import time
 
     from configurator.catalog.fileio import regular_or_absent
-    from configurator.ui.shell.settings import (
+    from configurator.ui.base.settings import (
         DEFAULTS,
         MAX_SETTINGS_BYTES,
         Settings,
@@ -395,7 +395,7 @@ def _demo_pin(reset: bool) -> int:
 def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     """Run the command ``words`` name: a window, or one subcommand."""
     if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
-        from configurator.ui.planner.app import main as planner_main
+        from configurator.ui.shell.planner_app import main as planner_main
 
         return planner_main(words[1:])
     commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "acceptance",

@@ -9,11 +9,11 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from configurator.engine.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
+from configurator.ui.base.settings import Settings
 from configurator.ui.chassis.chassis_view import ChassisView
-from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.layout import parked
 from configurator.ui.shell.main_window import MainWindow
-from configurator.ui.shell.settings import Settings
 
 
 def make_window(qtbot, tmp_path: Path, build_path: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 from configurator.engine.buildfile import load_build
 from configurator.engine.editing import set_compute_rates, update_job
 from configurator.engine.sweep import fit_frontier
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.charts import AnalysisTabs, topo_colour
-from configurator.ui.shell.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDS = ROOT / "resources" / "builds"
@@ -264,7 +264,7 @@ def test_empty_states(qtbot, case: str) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped-def]
     """Each tab rendered at the size it gets in a 1280x800 window's dock (~900x420), saved for review."""
-    from configurator.ui.shell.style import dark_palette
+    from configurator.ui.base.style import dark_palette
 
     app = QApplication.instance()
     saved = app.palette()

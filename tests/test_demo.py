@@ -31,6 +31,7 @@ from configurator.engine.editing.kiosk import (
     set_sequence_length,
     variant_build,
 )
+from configurator.ui.base.settings import Settings
 from configurator.ui.dnd.mime import card_mime
 from configurator.ui.kiosk import (
     CODE_ALPHABET,
@@ -42,7 +43,6 @@ from configurator.ui.kiosk import (
     open_demo_code,
     read_figure,
 )
-from configurator.ui.shell.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))
@@ -806,7 +806,7 @@ def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
 
 
 def test_pin_comes_from_the_settings_option(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from configurator.ui.shell.settings import OPTIONS
+    from configurator.ui.base.settings import OPTIONS
 
     assert "demo/pin" in OPTIONS
     settings = make_settings(tmp_path)

@@ -382,7 +382,7 @@ def test_hidden_views_catch_up_when_shown(window, qtbot) -> None:  # type: ignor
     from PySide6.QtWidgets import QApplication
 
     from configurator.engine.editing import set_mig_layout, update_job
-    from configurator.ui.shell.lazy import hidden_in_shown_window
+    from configurator.ui.base.lazy import hidden_in_shown_window
 
     window.jobs_panel.select_job(0)
     window.analysis.setCurrentWidget(window.mig_editor)

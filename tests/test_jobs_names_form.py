@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 
 from configurator.engine.buildfile import load_build
 from configurator.engine.editing import update_job
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.jobs import JobsPanel
 from configurator.ui.jobs.model_rows import GROUP_BUILD, GROUP_CATALOG, GROUP_PARAMS_ONLY
-from configurator.ui.shell.document import BuildDocument
 from tests.test_jobs_panel import BUILDS, choose, last_text, open_panel, undo_all
 
 pytestmark = pytest.mark.usefixtures("qapp")

@@ -13,8 +13,8 @@ from configurator.engine import Build, evaluate
 from configurator.engine.planner import load_plan
 from configurator.engine.planner.editing import set_class, set_price
 from configurator.paths import resource
+from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
-from configurator.ui.planner.document import PlanDocument
 
 SEED_B = Path(resource("plans", "seed-b-service.yaml"))
 RTX = "RTX PRO 6000 server / whole card"

@@ -10,8 +10,8 @@ from PySide6.QtGui import QKeySequence
 
 from configurator.engine.buildcode import encode_build
 from configurator.engine.buildfile import save_build
+from configurator.ui.base import guard
 from configurator.ui.dnd.mime import card_mime
-from configurator.ui.shell import guard
 from tests.gui_helpers import drag_drop, make_window
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -100,7 +100,7 @@ def test_build_named_like_html_does_not_abort(window, tmp_path: Path, monkeypatc
     """A build named <img src='/dev/zero'> shows as text in an error message, never as an image to load."""
     from PySide6.QtWidgets import QMessageBox
 
-    from configurator.ui.shell.files import safe_message
+    from configurator.ui.base.windows import safe_message
 
     name = "<img src='/dev/zero'>"
     shown: list[str] = []

@@ -24,7 +24,8 @@ def window(qtbot, tmp_path: Path) -> Iterator[object]:  # type: ignore[no-untype
     from PySide6.QtCore import QSettings
 
     from configurator.engine.buildfile import load_build
-    from configurator.ui.shell import BuildDocument, MainWindow, Settings
+    from configurator.ui.base import BuildDocument, Settings
+    from configurator.ui.shell import MainWindow
 
     settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     w = MainWindow(BuildDocument(load_build(DEFAULT_BUILD)), settings)

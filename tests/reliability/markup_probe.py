@@ -20,8 +20,9 @@ def main(folder: str) -> int:
     app = QApplication([])
     from configurator.engine.buildfile import load_build
     from configurator.paths import resource
+    from configurator.ui.base import BuildDocument, Settings
     from configurator.ui.jobs import CompareDialog
-    from configurator.ui.shell import BuildDocument, MainWindow, Settings
+    from configurator.ui.shell import MainWindow
 
     build = load_build(resource("builds", "default.yaml"))
     jobs = [j.model_copy(update={"name": f"{HOSTILE}{i}"}) for i, j in enumerate(build.jobs)]

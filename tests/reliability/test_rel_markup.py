@@ -78,7 +78,8 @@ def hostile_window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
     from configurator.engine.buildfile import load_build
-    from configurator.ui.shell import BuildDocument, MainWindow, Settings
+    from configurator.ui.base import BuildDocument, Settings
+    from configurator.ui.shell import MainWindow
 
     build = load_build(DEFAULT_BUILD)
     jobs = [j.model_copy(update={"name": f"{HOSTILE}{i}"}) for i, j in enumerate(build.jobs)]
@@ -134,7 +135,7 @@ def test_chart_hover_tips_are_plain_text(hostile_window) -> None:  # type: ignor
 
 def test_the_planner_shows_class_and_node_names_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
     from configurator.engine.planner import load_plan
-    from configurator.ui.planner.document import PlanDocument
+    from configurator.ui.base.plan_document import PlanDocument
     from configurator.ui.planner.window import PlannerWindow
 
     plan = load_plan(SEED_B)
@@ -200,8 +201,8 @@ def _hostile_demo(folder: Path) -> Path:
 def test_the_kiosk_shows_every_scenario_and_the_take_home_panel_as_typed(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
+    from configurator.ui.base.settings import Settings
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell.settings import Settings
 
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     settings.q.setValue("demo/folder", str(tmp_path / "take-home"))
@@ -233,8 +234,8 @@ def test_preferences_show_a_hostile_seller_and_price_list_as_typed(qtbot, tmp_pa
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QMessageBox
 
+    from configurator.ui.base.settings import Settings
     from configurator.ui.shell.preferences import PreferencesDialog
-    from configurator.ui.shell.settings import Settings
 
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     settings.set("seller_name", HOSTILE)
@@ -252,8 +253,8 @@ def test_preferences_show_a_hostile_seller_and_price_list_as_typed(qtbot, tmp_pa
 
 def test_the_mig_editor_shows_a_hostile_job_on_an_instance_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
     from configurator.engine.buildfile import load_build
+    from configurator.ui.base.document import BuildDocument
     from configurator.ui.mig import MigEditor
-    from configurator.ui.shell.document import BuildDocument
 
     build = load_build(ROOT / "resources" / "builds" / "seed-mig-four-tenants.yaml")
     jobs = [j.model_copy(update={"name": f"{HOSTILE}{'abcd'[i]}"}) for i, j in enumerate(build.jobs)]

@@ -20,10 +20,10 @@ def main(out: Path) -> None:
     QStandardPaths.setTestModeEnabled(True)
     from configurator.cli import default_build_path
     from configurator.engine.buildfile import load_build
-    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.base.document import BuildDocument
+    from configurator.ui.base.settings import Settings
     from configurator.ui.shell.main_window import MainWindow
     from configurator.ui.shell.preferences import PreferencesDialog
-    from configurator.ui.shell.settings import Settings
     from tests.gui_helpers import charts_cut, clipped
 
     screen = app.primaryScreen().availableGeometry()

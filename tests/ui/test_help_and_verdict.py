@@ -71,10 +71,12 @@ def test_quick_start_shows_three_tasks_with_pictures(qtbot, tmp_path: Path) -> N
 
 
 def test_quick_start_pictures_render_from_the_app(tmp_path: Path, qapp) -> None:  # type: ignore[no-untyped-def]
-    """The shipped pictures can be made again from an offscreen window (python -m configurator.ui.shell.help)."""
+    """The shipped pictures can be made again from an offscreen window
+    (python -m configurator.ui.shell.help_pictures)."""
     from PySide6.QtGui import QImage
 
-    from configurator.ui.shell.help import TASKS, render_pictures
+    from configurator.ui.shell.help import TASKS
+    from configurator.ui.shell.help_pictures import render_pictures
 
     written = render_pictures(tmp_path)
     assert sorted(p.name for p in written) == sorted(name for name, _, _ in TASKS)

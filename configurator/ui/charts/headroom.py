@@ -21,8 +21,8 @@ from configurator.engine import Build
 from configurator.engine.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
+from configurator.ui.base import COMPONENTS, FIT_COLOUR, to_unit
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
-from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64

@@ -27,12 +27,11 @@ from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult, editing
 from configurator.present.verdict import plural
 from configurator.present.words import PITCH_MM
+from configurator.ui.base import BuildDocument, drag_started, item_under
 from configurator.ui.chassis.drops import DropsMixin
 from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, FocusFrame, SlotItem
 from configurator.ui.chassis.keys import KeysMixin
-from configurator.ui.chassis.scene import drag_started, item_under
 from configurator.ui.dnd import slot_mime
-from configurator.ui.shell import BuildDocument
 
 LABEL_W = 290.0
 TOP = 90.0

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.chassis import SlotPosition
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, card_ink_hex
+from configurator.ui.base import card_colour
 from configurator.ui.chassis.label import Piece, bold_px, layout, mig_words
-from configurator.ui.shell import card_colour
 
 MM = 2.0  # scene pixels per millimetre
 ALLOWED = QColor(46, 125, 50, 90)

@@ -18,8 +18,8 @@ from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.verdict import plural
 from configurator.present.words import capacity_label
+from configurator.ui.base import card_colour, hidpi_canvas
 from configurator.ui.dnd import DragList, bridge_mime, card_mime
-from configurator.ui.shell import card_colour, hidpi_canvas
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

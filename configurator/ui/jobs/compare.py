@@ -40,9 +40,9 @@ from configurator.engine.compare import (
 )
 from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.resolver import ModelResolver
+from configurator.ui.base import BuildDocument, fit_to_screen, safe_message
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar
-from configurator.ui.shell import BuildDocument, fit_to_screen, safe_message
 
 BETTER = QColor(46, 125, 50, 70)
 SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself

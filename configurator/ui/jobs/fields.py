@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.ui.base import FIT_COLOUR
 from configurator.ui.dnd import job_mime
-from configurator.ui.shell import FIT_COLOUR
 
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}

@@ -19,8 +19,8 @@ from configurator.catalog.models import ModelSpec
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
 from configurator.engine.build import Job
+from configurator.ui.base import BuildDocument
 from configurator.ui.jobs.fields import DEFAULT, FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
-from configurator.ui.shell import BuildDocument
 
 
 class FormKit:

@@ -23,9 +23,9 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
 from configurator.engine.build import Job, ParamsOnlyModel
+from configurator.ui.base import safe_message
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
-from configurator.ui.shell import safe_message
 
 GROUP_CATALOG = "Catalog models, by size"  # the title of catalog models without a family
 GROUP_PARAMS_ONLY = "Parameter count only"

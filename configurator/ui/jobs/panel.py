@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import Build, BuildResult
+from configurator.ui.base import BuildDocument, hidden_in_shown_window
 from configurator.ui.jobs.cards_rows import CardsRows
 from configurator.ui.jobs.fields import CardCheck, _WheelGuard, blocked
 from configurator.ui.jobs.form_kit import FormKit
@@ -39,7 +40,6 @@ from configurator.ui.jobs.model_rows import ModelRows
 from configurator.ui.jobs.sequence_row import SequenceRow
 from configurator.ui.jobs.trace_action import TraceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
-from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
 class JobsPanel(QWidget):

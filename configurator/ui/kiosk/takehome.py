@@ -21,9 +21,9 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.buildfile import build_to_yaml, save_build
 from configurator.engine.editing.kiosk import short_name
+from configurator.ui.base import Settings
 from configurator.ui.kiosk.scenarios import ACCENT, CODE_ALPHABET, CODE_LENGTH, MUTED
 from configurator.ui.kiosk.widgets import Overlay, _font
-from configurator.ui.shell import Settings
 
 # ---- take-home codes ------------------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from configurator.engine.editing.kiosk import (
     short_name,
 )
 from configurator.present.words import headroom_label, to_unit
+from configurator.ui.base import BuildDocument, Settings
 from configurator.ui.kiosk.attract import AttractMixin
 from configurator.ui.kiosk.layout import STYLE, LayoutMixin
 from configurator.ui.kiosk.pin import PinMixin
@@ -55,7 +56,6 @@ from configurator.ui.kiosk.scenarios import (
 )
 from configurator.ui.kiosk.takehome import TakeHomeMixin
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.shell import BuildDocument, Settings
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 

@@ -28,11 +28,11 @@ from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
 from configurator.engine.build import MigInstanceRequest
 from configurator.engine.result import MigCard
+from configurator.ui.base import BuildDocument, hidden_in_shown_window
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
 from configurator.ui.mig.view import MigView
-from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
 class MigEditor(MigEdits, QWidget):
@@ -122,7 +122,7 @@ class MigEditor(MigEdits, QWidget):
         self.palette_list.itemActivated.connect(self._profile_activated)
         side.addWidget(self.palette_list, 1)
         middle.addLayout(side)
-        self.view = MigView(self)
+        self.view = MigView(self, self)
         middle.addWidget(self.view, 1)
         return middle
 

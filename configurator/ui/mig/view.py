@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, SignalInstance
 from PySide6.QtGui import (
+    QAction,
     QBrush,
     QColor,
     QDrag,
@@ -19,11 +20,12 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
     QGraphicsView,
     QMenu,
+    QWidget,
 )
 
 from configurator.catalog.cards import MigSpec
 from configurator.engine.result import MigCard
-from configurator.ui.chassis import drag_started, item_under
+from configurator.ui.base import BuildDocument, drag_started, item_under
 from configurator.ui.dnd import job_mime, read_job, read_mig_profile
 from configurator.ui.mig.common import (
     ALLOWED,
@@ -38,15 +40,28 @@ from configurator.ui.mig.common import (
     _span_text,
 )
 
-if TYPE_CHECKING:
-    from configurator.ui.mig.editor import MigEditor
+
+class MigHost(Protocol):
+    """What the slice diagram asks of the editor that holds it (MigEditor): the view draws and takes the
+    pointer, the editor owns the edits and the messages."""
+
+    doc: BuildDocument
+    status: SignalInstance
+    remove_action: QAction
+
+    def remove_selected(self) -> bool: ...
+    def check_add(self, profile: str, unit: int) -> tuple[int, int, str | None]: ...
+    def add_instance(self, profile: str, unit: int | None) -> bool: ...
+    def check_assign(self, job: int, instance: int) -> str | None: ...
+    def assign(self, job: int, instance: int) -> bool: ...
+    def say(self, text: str, error: bool = False) -> None: ...
 
 
 class MigView(QGraphicsView):
     """The slice diagram. Scene coordinates are viewport pixels: redrawn on resize, never scaled."""
 
-    def __init__(self, editor: MigEditor) -> None:
-        super().__init__(editor)
+    def __init__(self, editor: MigHost, parent: QWidget) -> None:
+        super().__init__(parent)
         self.editor = editor
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)

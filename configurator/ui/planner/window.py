@@ -31,13 +31,12 @@ from configurator.engine.planner import Plan, PlanResult, load_plan
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource
 from configurator.report.plan_text import answer_html
+from configurator.ui.base import MIN_WINDOW, SEVERITY_COLOUR, PlanDocument, fit_to_screen, redo_shortcuts, safe_message
 from configurator.ui.planner.charts import PlannerCharts
-from configurator.ui.planner.document import PlanDocument
 from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, fit_to_screen, redo_shortcuts, safe_message
 
 TITLE = "Service planner"
 

@@ -15,16 +15,18 @@ NO_DISPLAY = (
 )
 
 
-def _has_display() -> bool:
+def has_display() -> bool:
     if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+
+
 def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
     from configurator.engine.buildfile import load_build
     from configurator.paths import resource
-    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.base import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
 
     path = build_path or resource("builds", "default.yaml")  # cli.default_build_path; ui sits below cli
@@ -45,9 +47,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.screenshot and not _has_display():
+    if args.screenshot and not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    if not _has_display():
+    if not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     from configurator.catalog.errors import FileError
@@ -76,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The in-store demo full screen, or its screenshot at ``width`` x ``height``."""
+    from configurator.ui.base import write_screenshot
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell.screenshot import write_screenshot
 
     demo = DemoWindow()
     demo.exit_requested.connect(app.quit)
@@ -95,8 +97,7 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
     from PySide6.QtCore import Qt
 
     from configurator.catalog.errors import FileError
-    from configurator.ui.shell.guard import install_excepthook
-    from configurator.ui.shell.screenshot import write_screenshot
+    from configurator.ui.base import install_excepthook, write_screenshot
 
     install_excepthook()  # an exception in a slot shows a message instead of ending the program
     problem: str | None = None

@@ -6,25 +6,16 @@ A mixin of :class:`~configurator.ui.shell.main_window.MainWindow`: it uses the w
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths
-from PySide6.QtGui import Qt as QtGuiNs
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from configurator.catalog.errors import FileError
 from configurator.engine import Build
 from configurator.engine.autosave import AutosaveSlot, Orphan, orphans
 from configurator.engine.buildfile import load_build
-
-
-def safe_message(text: str) -> str:
-    """``text`` for a message box, which guesses rich text: file and build names are user text, so a
-    message Qt would take as HTML (``<img src=...>``) is escaped and shown as the characters typed."""
-    if not QtGuiNs.mightBeRichText(text):
-        return text
-    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+from configurator.ui.base import safe_message
 
 
 def data_folder() -> Path:

@@ -15,23 +15,24 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QM
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
 from configurator.present.words import free_slots, largest_card_w
-from configurator.ui.charts import HeadroomChart, free_cards
-from configurator.ui.chassis import ChassisView, Palette
-from configurator.ui.shell import layout
-from configurator.ui.shell.checks_panel import ChecksPanel
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.files import FilesMixin
-from configurator.ui.shell.menus import MenusMixin
-from configurator.ui.shell.settings import Settings
-from configurator.ui.shell.sheet import SheetMixin
-from configurator.ui.shell.style import (
+from configurator.ui.base import (
     OK_COLOUR,
     OK_COLOUR_DARK,
     SEVERITY_COLOUR,
     SEVERITY_COLOUR_DARK,
+    MIN_WINDOW,
+    BuildDocument,
+    Settings,
+    ViewState,
     dark_palette,
 )
-from configurator.ui.shell.view_state import ViewState
+from configurator.ui.charts import HeadroomChart, free_cards
+from configurator.ui.chassis import ChassisView, Palette
+from configurator.ui.shell import layout
+from configurator.ui.shell.checks_panel import ChecksPanel
+from configurator.ui.shell.files import FilesMixin
+from configurator.ui.shell.menus import MenusMixin
+from configurator.ui.shell.sheet import SheetMixin
 
 APP_NAME = "GPU Build Configurator"
 
@@ -60,7 +61,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         app = QApplication.instance()
         if app is not None:  # quitting with a sheet still being written waits for it (closing does too)
             app.aboutToQuit.connect(self.wait_for_sheet)
-        self.setMinimumSize(layout.MIN_WINDOW)
+        self.setMinimumSize(MIN_WINDOW)
         layout.place_window(self, self.settings.get("window/geometry"))
         self._docks_sized = False  # on the first show, for the size the window opens at
         self.remember_geometry = True  # False for a --screenshot: its size is not where the user left the window

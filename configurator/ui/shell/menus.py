@@ -9,23 +9,8 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from configurator.ui.shell.guard import guard_slot
+from configurator.ui.base import guard_slot, redo_shortcuts
 from configurator.ui.shell.verify_dialog import open_verify_dialog
-
-
-def redo_shortcuts() -> list[QKeySequence]:
-    """Ctrl+Shift+Z and Ctrl+Y, each once. The platform's StandardKey.Redo already holds Ctrl+Shift+Z on
-    Linux; listing it beside an explicit Ctrl+Shift+Z made Qt log "Ambiguous shortcut overload" and do
-    nothing, so the list is deduplicated."""
-    keys: list[QKeySequence] = []
-    for key in (
-        QKeySequence("Ctrl+Shift+Z"),
-        QKeySequence("Ctrl+Y"),
-        *QKeySequence.keyBindings(QKeySequence.StandardKey.Redo),
-    ):
-        if not key.isEmpty() and all(key != k for k in keys):
-            keys.append(key)
-    return keys
 
 
 class MenusMixin:

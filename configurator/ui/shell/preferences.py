@@ -18,8 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
-from configurator.ui.shell.files import safe_message
-from configurator.ui.shell.settings import OPTIONS, Settings
+from configurator.ui.base import OPTIONS, Settings, safe_message
 
 
 class PreferencesDialog(QDialog):

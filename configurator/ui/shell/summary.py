@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.result import BuildResult
 from configurator.present.words import psu_room_label
+from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 from configurator.ui.shell.flow import FlowLayout
-from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 
 
 class SummaryStrip(QWidget):

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.richtext import escape_rich, plain_tooltip
 from configurator.report.acceptance_text import kit_missing
+from configurator.ui.base import OK_COLOUR, SEVERITY_COLOUR
 from configurator.ui.shell.files import data_folder  # where measured runs are kept (tests patch it here)
-from configurator.ui.shell.style import OK_COLOUR, SEVERITY_COLOUR
 
 if TYPE_CHECKING:
     from configurator.engine.acceptance import Measurements, VerifyReport

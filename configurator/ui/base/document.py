@@ -18,7 +18,7 @@ from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.buildfile import load_build, save_build
 from configurator.engine.editing import EditRefused
 from configurator.engine.resolver import ModelResolver
-from configurator.ui.shell.guard import guarded
+from configurator.ui.base.guard import guarded
 
 _MERGE_IDS: dict[str, int] = {}
 

@@ -28,20 +28,19 @@ def main(argv: list[str]) -> int:
     except FileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from configurator.ui.shell import NO_DISPLAY
-    from configurator.ui.shell import has_display as _has_display
+    from configurator.ui.shell.app import NO_DISPLAY, has_display
 
-    if args.screenshot and not _has_display():
+    if args.screenshot and not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    if not _has_display():
+    if not has_display():
         print(NO_DISPLAY.replace("configurator ", "configurator planner ", 2), file=sys.stderr)
         return 2
 
     from PySide6.QtWidgets import QApplication
 
     from configurator.engine.planner import load_plan
-    from configurator.ui.planner.document import PlanDocument
-    from configurator.ui.planner.window import PlannerWindow
+    from configurator.ui.base import PlanDocument
+    from configurator.ui.planner import PlannerWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("configurator")
@@ -54,7 +53,8 @@ def main(argv: list[str]) -> int:
     editors: list[object] = []
 
     def open_build(build):  # type: ignore[no-untyped-def]
-        from configurator.ui.shell import BuildDocument, MainWindow
+        from configurator.ui.base import BuildDocument
+        from configurator.ui.shell import MainWindow
 
         editor = MainWindow(BuildDocument(build))
         editors.append(editor)  # keep it alive
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         window.show()
         window.wait_for_plan()
         app.processEvents()
-        from configurator.ui.shell import write_screenshot
+        from configurator.ui.base import write_screenshot
 
         status = write_screenshot(window, args.screenshot)
         window.doc.undo_stack.setClean()
