@@ -91,7 +91,7 @@ def test_ctrl_arrow_moves_past_taken_slots_and_says_why_not(window, qtbot) -> No
     assert doc.build.card_in(3) is None and doc.build.card_in(5).card == "rtx-pro-6000-server"
     assert doc.build.jobs[1].cards == [5] and window.chart.rows[-1][1].slot == 5
     assert view.cursor_slot == 5 and view.selected_slots() == [5]
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert doc.build.card_in(3).card == "rtx-pro-6000-server"
 
 

@@ -578,7 +578,7 @@ def test_demo_from_the_window_and_back(qtbot, tmp_path) -> None:  # type: ignore
     code = demo.take_home()
     assert demo.enter_pin(window.settings.q.value("demo/pin", "2468"))
     qtbot.waitUntil(window.isVisible, timeout=3000)
-    assert window.open_code(code.lower())
+    assert window.files.open_code(code.lower())
     assert window.doc.path.name == f"{code}.yaml"
     assert isinstance(window.settings.q, QSettings)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import grimp
 
+
 def _cycles() -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan), each sorted."""
     graph = grimp.build_graph("configurator", cache_dir=None)

@@ -158,7 +158,7 @@ def test_keyboard_only_session(window, qtbot, tmp_path: Path, monkeypatch) -> No
 
     QTimer.singleShot(50, in_preview)
     # returns when the preview closes; the sheet is written on a worker (shell/sheet_worker.py)
-    with qtbot.waitSignal(window.sheet_written, timeout=60_000):
+    with qtbot.waitSignal(window.sheet.written, timeout=60_000):
         press(qtbot, Key.Key_E, Mod.ControlModifier)
     assert seen == [f"Build sheet — {doc.build.name}"]
     assert out.read_bytes().startswith(b"%PDF")

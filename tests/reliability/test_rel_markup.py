@@ -120,7 +120,7 @@ def test_every_tab_job_and_dialog_shows_names_as_typed(hostile_window, qtbot, mo
 
     monkeypatch.setattr(QMessageBox, "critical", record)
     monkeypatch.setattr(QMessageBox, "warning", record)
-    w.show_error(HOSTILE, f"a message naming {HOSTILE}")
+    w.files.show_error(HOSTILE, f"a message naming {HOSTILE}")
     found += [f"message box: {t[:80]}" for t in shown if _raw_rich(t)]
     assert not found, "\n".join(dict.fromkeys(found))
 
@@ -159,7 +159,7 @@ def test_the_sheet_prints_names_as_typed(hostile_window, tmp_path: Path) -> None
     from configurator.report.pdf import BuildSheet
 
     w = hostile_window
-    sheet = BuildSheet(w.doc.build, w.doc.result, None, w.sheet_options())
+    sheet = BuildSheet(w.doc.build, w.doc.result, None, w.sheet.options())
     doc, _ = sheet.prepare(QPdfWriter(str(tmp_path / "s.pdf")))
     html = doc.toHtml()
     assert "/nonexistent/probe.png" in doc.toPlainText()  # the name is printed, as typed
@@ -317,7 +317,7 @@ def test_the_verify_dialog_shows_hostile_names_and_files_as_typed(hostile_window
 def test_the_help_dialogs_show_hostile_recent_files_as_typed(hostile_window) -> None:  # type: ignore[no-untyped-def]
     w = hostile_window
     w.settings.set("recent_files", [f"/tmp/{HOSTILE}.yaml"])
-    w._fill_recent()
+    w.menus.fill_recent()
     found: list[str] = []
     for dialog in (w.quick_start(), w.keyboard_shortcuts()):
         found += [f"{dialog.windowTitle()}: {f}" for f in rich_sinks_with_markup(dialog)]

@@ -104,6 +104,7 @@ _DECLARED: tuple[Option[Any], ...] = (
     Option("autosave_seconds", 30, _int_at_least(5), "seconds between autosaves"),
     text_option("theme", "light", "light or dark", ("light", "dark")),
     text_option("seller_name", "GPU Build Configurator", "build sheet header"),
+    text_option("sheet/customer", "", "who the last build sheet's quote was for (its preview asks)"),
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
     text_option("price_list", "", "the seller's price list (YAML or CSV, catalog/prices.py); no prices when empty"),

@@ -125,6 +125,6 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
         return status
     window.show()
     if problem is not None:
-        window.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
-    window.offer_restore()
+        window.files.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
+    window.files.offer_restore()
     return app.exec()

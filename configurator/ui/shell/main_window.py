@@ -1,66 +1,61 @@
 """The main window: palette, chassis view, headroom chart, checks and summary around one document.
 
-Assembly only: the views and their wiring. Menus (shell/menus.py), files and autosave (shell/files.py)
-and the build sheet (shell/sheet.py) are mixins.
+Assembly only: the views and their wiring. The menus (``menus``, shell/menus.py), files and autosave
+(``files``, shell/files.py), the build sheet (``sheet``, shell/sheet.py) and the verdict line (shell/verdict.py)
+are objects the window holds, each with its own state.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
+from configurator.paths import resource
 from configurator.present.words import free_slots, largest_card_w
-from configurator.ui.base import (
-    OK_COLOUR,
-    OK_COLOUR_DARK,
-    SEVERITY_COLOUR,
-    SEVERITY_COLOUR_DARK,
-    MIN_WINDOW,
-    BuildDocument,
-    Settings,
-    ViewState,
-    dark_palette,
-)
-from configurator.ui.charts import HeadroomChart, free_cards
+from configurator.ui.base import MIN_WINDOW, BuildDocument, Settings, ViewState, dark_palette
+from configurator.ui.charts import AnalysisTabs, HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
+from configurator.ui.jobs import CompareDialog, JobsPanel
+from configurator.ui.kiosk import DemoWindow
+from configurator.ui.mig import MigEditor
+from configurator.ui.planner import PlannerWindow, open_planner
 from configurator.ui.shell import layout
 from configurator.ui.shell.checks_panel import ChecksPanel
-from configurator.ui.shell.files import FilesMixin
-from configurator.ui.shell.menus import MenusMixin
-from configurator.ui.shell.sheet import SheetMixin
+from configurator.ui.shell.files import BuildFiles
+from configurator.ui.shell.help import QuickStartDialog, ShortcutsDialog
+from configurator.ui.shell.menus import Menus
+from configurator.ui.shell.preferences import PreferencesDialog
+from configurator.ui.shell.sheet import SheetExport
+from configurator.ui.shell.summary import SummaryStrip
+from configurator.ui.shell.verdict import VerdictLine
 
 APP_NAME = "GPU Build Configurator"
 
 
-class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
-    sheet_written = Signal(object, int)  # (path, pages; 0 when it failed), after a background PDF export
-
+class MainWindow(QMainWindow):
     def __init__(self, document: BuildDocument, settings: Settings | None = None) -> None:
         super().__init__()
         self.doc = document
         self.settings = settings or Settings()
         # how the build is looked at (unit, theme, selection): views subscribe to it like to the document
         self.view = ViewState(self.settings.get("units"), self.settings.get("theme") == "dark", self)
-        from configurator.paths import resource
-
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         self._build_views()
         self._build_docks()
         self._connect_views()
-        self._make_actions()
-        self._claim_autosave_slot()
-        self._autosave = QTimer(self)
-        self._autosave.timeout.connect(self.autosave)
-        self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
+        self.files = BuildFiles(self, document, self.settings)
+        self.sheet = SheetExport(self, document, self.settings)
+        self.menus = Menus(self, self, document, self.settings, self.files, self.sheet, self.chassis_view,
+                           self.chassis_view.remove_action, self.view.unit)  # fmt: skip
         app = QApplication.instance()
         if app is not None:  # quitting with a sheet still being written waits for it (closing does too)
-            app.aboutToQuit.connect(self.wait_for_sheet)
+            app.aboutToQuit.connect(self.sheet.wait)
         self.setMinimumSize(MIN_WINDOW)
         layout.place_window(self, self.settings.get("window/geometry"))
         self._docks_sized = False  # on the first show, for the size the window opens at
@@ -80,12 +75,6 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     def _build_views(self) -> None:
         """The views, the analysis tabs and the centre (chassis | analysis, then the summary)."""
-        # here, not at the top: these rooms import configurator.ui.shell (see its __init__)
-        from configurator.ui.charts import AnalysisTabs
-        from configurator.ui.jobs import JobsPanel
-        from configurator.ui.mig import MigEditor
-        from configurator.ui.shell.summary import SummaryStrip
-
         document = self.doc
         self.card_palette = Palette(document.catalog)
         self.jobs_panel = JobsPanel(document)
@@ -102,13 +91,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.setCurrentIndex(0)
 
         self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
-        # the plain verdict above the charts: fits / tight / does not fit (present/verdict.py says it)
-        self.verdict_line = QLabel()
-        self.verdict_line.setObjectName("verdictLine")
-        self.verdict_line.setTextFormat(Qt.TextFormat.RichText)
-        self.verdict_line.setWordWrap(True)
-        self.verdict_line.setContentsMargins(6, 2, 6, 2)
-        self.verdict_line.setAccessibleName("Verdict")
+        self.verdict_line = VerdictLine(self.view)  # fits / tight / does not fit, above the charts
         self.centre.layout().insertWidget(0, self.verdict_line)
         self.setCentralWidget(self.centre)
 
@@ -140,7 +123,7 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._update_title)
         document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
-        document.refused.connect(self._show_refusal)
+        document.refused.connect(self.verdict_line.show_refusal)
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.checks.slot_clicked.connect(self.chassis_view.select_slot)
@@ -160,7 +143,6 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.view.theme_changed.connect(self.analysis.set_dark)
         self.view.theme_changed.connect(self.checks.set_dark)
         self.view.theme_changed.connect(self.summary.set_dark)
-        self.view.theme_changed.connect(lambda _dark: self._show_verdict(self.doc.result))
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -174,43 +156,11 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
                                    free_slots(build, catalog))  # fmt: skip
         self.card_palette.set_chassis(build.chassis)
-        self._show_verdict(result)
-        for actions, key in ((self.rate_actions, build.assumptions.link_rates),
-                             (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
-            a = actions.get(key)
-            if a is not None:
-                a.setChecked(True)
+        self.verdict_line.show_result(result)
+        menus = getattr(self, "menus", None)  # None while the window is being assembled
+        if menus is not None:
+            menus.show_rates(build.assumptions.link_rates, build.assumptions.compute_rates)
         self._update_title()
-
-    def _show_refusal(self, reason: str) -> None:
-        """A refused edit is said beside the verdict too, for 8 s: the status bar alone was easy to miss."""
-        self._refusal = reason
-        self._show_verdict(self.doc.result)
-        timer = getattr(self, "_refusal_timer", None)
-        if timer is None:
-            timer = self._refusal_timer = QTimer(self)
-            timer.setSingleShot(True)
-            timer.timeout.connect(lambda: (setattr(self, "_refusal", ""), self._show_verdict(self.doc.result)))
-        timer.start(8000)
-
-    def _show_verdict(self, result: BuildResult) -> None:
-        """'Verdict: fits. All 2 jobs fit.' in the status's colour for the theme."""
-        from html import escape
-
-        from configurator.present.verdict import build_verdict
-
-        v = build_verdict(result)
-        kind = {"fits": "ok", "tight": "warning", "does-not-fit": "error"}.get(v.status, "info")
-        if kind == "ok":
-            colour = OK_COLOUR_DARK if self.view.dark else OK_COLOUR
-        else:
-            colour = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)[kind]
-        text = escape(v.sentence[:1].upper() + v.sentence[1:])
-        refusal = getattr(self, "_refusal", "")
-        error = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)["error"]
-        said = f" <span style='color:{error}'>· Refused: {escape(refusal)}</span>" if refusal else ""
-        self.verdict_line.setText(f"<span style='font-size:11pt'><b>Verdict: <span style='color:{colour}'>"
-                                  f"{escape(v.word)}</span></b> · {text}.{said}</span>")  # fmt: skip
 
     def _update_title(self, *_: object) -> None:
         name = self.doc.path.name if self.doc.path else "untitled"
@@ -334,23 +284,17 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     # ---- closing ----
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.maybe_save():
+        if not self.files.maybe_save():
             event.ignore()
             return
-        self.wait_for_sheet()
+        self.sheet.wait()
         if self.remember_geometry:
             self.settings.set("window/geometry", self.saveGeometry())
-        if self._autosave_slot is not None:
-            if self.doc.modified:  # discarded on purpose: nothing to offer back
-                self._autosave_slot.clear()
-            self._autosave_slot.release()
-            self._autosave_slot = None
+        self.files.release()
         event.accept()
 
     # ---- other windows ----
-    def compare_dialog(self):  # type: ignore[no-untyped-def]
-        from configurator.ui.jobs import CompareDialog
-
+    def compare_dialog(self) -> CompareDialog:
         return CompareDialog(self.doc, self)
 
     def compare_with(self) -> None:
@@ -358,10 +302,8 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()  # non-modal: keep editing, both sides update live
 
-    def start_demo(self):  # type: ignore[no-untyped-def]
+    def start_demo(self) -> DemoWindow:
         """Full-screen demo over the window; the PIN brings the window back."""
-        from configurator.ui.kiosk import DemoWindow
-
         self.demo = DemoWindow(self.settings)
         self.demo.exit_requested.connect(self._end_demo)
         self.demo.cover_screen()
@@ -374,31 +316,23 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.show()
 
     def preferences(self) -> None:
-        from configurator.ui.shell.preferences import PreferencesDialog
-
         if PreferencesDialog(self.settings, self).exec():
             self.set_unit(self.settings.get("units"))
 
-    def open_planner(self):  # type: ignore[no-untyped-def]
+    def open_planner(self) -> PlannerWindow:
         """The service planner window (configurator/ui/planner/); "Open as build" loads a node here."""
-        from configurator.ui.planner import open_planner
+        return open_planner(self, lambda build: self.files.maybe_save() and self.doc.replace(build, None))
 
-        return open_planner(self, lambda build: self.maybe_save() and self.doc.replace(build, None))
-
-    def quick_start(self):  # type: ignore[no-untyped-def]
+    def quick_start(self) -> QDialog:
         """Help > Quick start: place cards, set a job, read the verdict (ui/shell/help.py)."""
-        from configurator.ui.shell.help import QuickStartDialog
+        return self._show(QuickStartDialog(self))
 
-        dialog = QuickStartDialog(self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        return dialog
-
-    def keyboard_shortcuts(self):  # type: ignore[no-untyped-def]
+    def keyboard_shortcuts(self) -> QDialog:
         """Help > Keyboard shortcuts, read from the window's actions."""
-        from configurator.ui.shell.help import ShortcutsDialog
+        return self._show(ShortcutsDialog(self))
 
-        dialog = ShortcutsDialog(self)
+    @staticmethod
+    def _show(dialog: QDialog) -> QDialog:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
