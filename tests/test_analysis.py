@@ -272,7 +272,7 @@ def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped
         app.setPalette(dark_palette())
     try:
         tabs = make_tabs(qtbot)
-        tabs.set_dark(theme == "dark")
+        tabs.view.set_dark(theme == "dark")
         tabs.show()
         qtbot.waitExposed(tabs)
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -292,7 +292,7 @@ def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped
             tabs.setCurrentIndex(i)
             qtbot.wait(20)
             tabs.grab().save(str(SHOTS / f"analysis-{name}-default{suffix}.png"))
-        tabs.set_dark(False)
+        tabs.view.set_dark(False)
     finally:
         app.setPalette(saved)
 

@@ -33,7 +33,7 @@ def main(folder: str) -> int:
     window.resize(1600, 1000)
     window.show()
     app.processEvents()
-    window.view.set_job(0)  # the charts title the selected job (the audit in-process checks every job)
+    window.view.set_job(window.doc.build.jobs[0].name)  # the charts title the selected job (the audit checks every job)
     for i in range(window.analysis.count()):
         window.analysis.setCurrentIndex(i)
         app.processEvents()

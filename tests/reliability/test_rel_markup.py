@@ -100,8 +100,8 @@ def test_every_tab_job_and_dialog_shows_names_as_typed(hostile_window, qtbot, mo
 
     w = hostile_window
     found: list[str] = []
-    for j in range(len(w.doc.build.jobs)):
-        w.view.set_job(j)
+    for j, job in enumerate(w.doc.build.jobs):
+        w.view.set_job(job.name)
         for i in range(w.analysis.count()):
             w.analysis.setCurrentIndex(i)
             qtbot.wait(1)
@@ -275,7 +275,7 @@ def test_the_trace_row_shows_hostile_ops_modules_and_messages_as_typed(hostile_w
 
     w = hostile_window
     row = w.jobs_panel.trace_row
-    w.view.set_job(1)
+    w.view.set_job(w.doc.build.jobs[1].name)
     traced = TraceResult(ok=True, peak_allocated_bytes=48_123_000_000, phase="backward", op=HOSTILE,
                          module=HOSTILE, attention_kernel=HOSTILE, notes=[HOSTILE],
                          breakdown=Breakdown(parameters=40_000_000_000, activations=8_123_000_000),

@@ -48,7 +48,7 @@ from configurator.engine import Build, BuildResult, editing
 from configurator.present.colours import FOCUS
 from configurator.present.verdict import plural
 from configurator.present.words import PITCH_MM
-from configurator.ui.base import BuildDocument, drag_started, item_under
+from configurator.ui.base import BuildDocument, ViewState, drag_started, item_under
 from configurator.ui.chassis.drops import ChassisDrops
 from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, SlotItem
 from configurator.ui.chassis.keys import ChassisKeys
@@ -85,6 +85,7 @@ class ChassisView(QGraphicsView):
         self._marks: dict[int, QGraphicsRectItem] = {}  # slot outlines (set_slot_marks)
         self._chassis_id: str | None = None
         self._press: QPointF | None = None
+        self._choosing: int | None = None  # the slot being announced as chosen here (follow)
         self.drops = ChassisDrops(self)
         self.keys = ChassisKeys(self)  # the keyboard cursor and its frame
         self.ink = QColor("#222222")
@@ -114,6 +115,22 @@ class ChassisView(QGraphicsView):
         width = max(int(card.form_factor.slot_width.value or 1), 1)
         length = (card.form_factor.length_mm.value or 267.0) * MM
         return QRectF(slot_rect.left() + 4, slot_rect.top() + 3, length, width * PITCH_MM * MM - 6)
+
+    def follow(self, view: ViewState) -> None:
+        """Share the view state's selected card and theme: a card chosen here (a click, the keyboard) is the
+        view state's selected slot, and a slot selected elsewhere (the checks list) is selected and shown here."""
+        self.slot_selected.connect(view.set_slot)
+        view.slot_changed.connect(self._slot_changed)
+        view.theme_changed.connect(self._theme_changed)
+        self._theme_changed(view.dark)
+
+    def _slot_changed(self, slot: int | None) -> None:
+        if slot is not None and slot != self._choosing:  # not the card just chosen here
+            self.select_slot(slot)
+
+    def _theme_changed(self, dark: bool) -> None:
+        self.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
+        self.set_ink("#e6e6e6" if dark else "#222222")
 
     def set_ink(self, colour: str) -> None:
         """Text colour for the chassis drawing (light or dark theme)."""
@@ -343,7 +360,12 @@ class ChassisView(QGraphicsView):
         self.scene().clearSelection()
 
     def card_chosen(self, slot: int) -> None:
-        self.slot_selected.emit(slot)
+        """A card clicked or reached with the keyboard: announced as the selected card (``slot_selected``)."""
+        self._choosing = slot
+        try:
+            self.slot_selected.emit(slot)
+        finally:
+            self._choosing = None
 
     def show_rect(self, rect: QRectF) -> None:
         self.ensureVisible(rect, 8, 8)
@@ -392,7 +414,7 @@ class ChassisView(QGraphicsView):
         scene_pos = self.mapToScene(event.position().toPoint())
         item = self.card_under(scene_pos)
         if item is not None:
-            self.slot_selected.emit(item.slot)
+            self.card_chosen(item.slot)
         slot = self.slot_under(scene_pos)
         if slot is not None:
             self.keys.place_cursor(slot.slot)  # the keyboard carries on from where the mouse was

@@ -14,7 +14,7 @@ This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import Build, BuildResult
-from configurator.ui.base import BuildDocument, hidden_in_shown_window
+from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window
 from configurator.ui.jobs.cards_rows import CardsRows
 from configurator.ui.jobs.fields import CardCheck, _WheelGuard, blocked
 from configurator.ui.jobs.form_kit import FormKit
@@ -43,11 +43,17 @@ from configurator.ui.jobs.training_rows import StackRows, StepRows
 
 
 class JobsPanel(QWidget):
-    job_selected = Signal(int)
+    """The selected job is ``view.job`` (a name): picking a row writes it, and the list and form follow it
+    wherever it is set (the checks list, the headroom chart's menu). Without a ``view`` (a panel on its own)
+    the panel makes one that follows its document."""
 
-    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+    def __init__(self, document: BuildDocument, view: ViewState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = document
+        if view is None:
+            view = ViewState(parent=self)
+            view.track(document)
+        self.view = view
         self._fill_pending = False  # the form missed an edit while its dock tab was hidden
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
@@ -56,7 +62,7 @@ class JobsPanel(QWidget):
         outer.addWidget(split)
         self.editor = QWidget()
         self.form = self._form_layout(self.editor)
-        self.kit = FormKit(document, self.form)
+        self.kit = FormKit(document, self.form, view)
         self.listing = JobListSection(self.kit, self.select_job)
         split.addWidget(self.listing)
         self.scroll = QScrollArea()
@@ -70,7 +76,9 @@ class JobsPanel(QWidget):
         split.setSizes([110, 620])
         self._build_editor()
         self._expose()
+        self.kit.live = True
         self.job_list.currentRowChanged.connect(self._row_changed)
+        view.job_changed.connect(self._job_changed)
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._document_replaced)
         self._on_changed(document.build, document.result)
@@ -137,10 +145,9 @@ class JobsPanel(QWidget):
 
     def trace_job(self, name: str) -> bool:
         """Select the job called ``name`` and start its trace (the headroom chart's menu asks so)."""
-        index = self.doc.build.job_index(name)
-        if index is None:
+        if self.doc.build.job_index(name) is None:
             return False
-        self.select_job(index)
+        self.view.set_job(name)
         if self._fill_pending:
             self._fill(self.doc.build, self.doc.result)
         return self.trace_row.start()
@@ -156,17 +163,26 @@ class JobsPanel(QWidget):
         return self.kit.index
 
     def select_job(self, index: int) -> None:
+        """Select the job at ``index`` (a row of the list), as a click on it does."""
         if 0 <= index < self.job_list.count():
             self.job_list.setCurrentRow(index)
 
     def _row_changed(self, row: int) -> None:
-        if row == self.kit.index:
+        jobs = self.doc.build.jobs
+        name = jobs[row].name if 0 <= row < len(jobs) else None
+        if name == self.view.job:
             return
-        self.sequence.flush()
-        self.kit.index = row
+        self.sequence.flush()  # a slider value not pushed yet belongs to the job being left
+        self.view.set_job(name)
+
+    def _job_changed(self, _name: object) -> None:
+        """The view state's selected job changed (here or anywhere): the list's row and the form follow."""
+        row = self.kit.index
+        if self.job_list.currentRow() != row:
+            with blocked([self.job_list]):
+                self.job_list.setCurrentRow(row)
         self.kit.clear_all()
         self._fill(self.doc.build, self.doc.result)
-        self.job_selected.emit(row)
 
     def _document_replaced(self, *_: object) -> None:
         self.kit.clear_all()
@@ -175,15 +191,11 @@ class JobsPanel(QWidget):
     # ---- refresh ---------------------------------------------------------------------------------------
 
     def _on_changed(self, build: Build, result: BuildResult) -> None:
-        row = self.listing.refresh(build, result)
-        moved = row != self.kit.index
-        self.kit.index = row
+        self.listing.refresh(build, result)
         if hidden_in_shown_window(self):
             self._fill_pending = True  # the form costs a few ms per edit; it is filled when shown
         else:
             self._fill(build, result)
-        if moved:
-            self.job_selected.emit(row)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -28,7 +28,7 @@ from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
 from configurator.engine.build import MigInstanceRequest
 from configurator.engine.result import MigCard
-from configurator.ui.base import BuildDocument, hidden_in_shown_window
+from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
@@ -152,6 +152,14 @@ class MigEditor(MigEdits, QWidget):
 
     def current_slot(self) -> int | None:
         return self._slot
+
+    def follow(self, view: ViewState) -> None:
+        """A card selected in the view state (a click in the chassis) is shown here when it can split."""
+        view.slot_changed.connect(self._slot_changed)
+
+    def _slot_changed(self, slot: int | None) -> None:
+        if slot is not None and slot in self.mig_slots():
+            self.select_slot(slot)
 
     def select_slot(self, slot: int) -> None:
         i = self.card_box.findData(slot)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
+from PySide6.QtGui import QCloseEvent, QIcon, QShowEvent
 from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox
 
 from configurator import __version__
@@ -42,8 +42,11 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.doc = document
         self.settings = settings or Settings()
-        # how the build is looked at (unit, theme, selection): views subscribe to it like to the document
+        # how the build is looked at (unit, theme, selected job and slot): the views subscribe to it like to
+        # the document and write the selection a user makes into it; it keeps the selected job one of the
+        # build's, so it hears of each change before the views do (track before they connect)
         self.view = ViewState(self.settings.get("units"), self.settings.get("theme") == "dark", self)
+        self.view.track(document)
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         self._build_views()
@@ -62,12 +65,6 @@ class MainWindow(QMainWindow):
         self.remember_geometry = True  # False for a --screenshot: its size is not where the user left the window
         self._on_changed(document.build, document.result)
         self._apply_theme(self.view.dark)  # the light theme too: the platform's palette may be a dark one
-        if self.view.dark:
-            self.chart.set_dark(True)
-            self.analysis.set_dark(True)
-            self.checks.set_dark(True)
-            self.summary.set_dark(True)
-        self.analysis.set_unit(self.view.unit)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
         if self.settings.problem:  # a settings file that is a FIFO, a device, a folder or too large
@@ -75,15 +72,17 @@ class MainWindow(QMainWindow):
 
     def _build_views(self) -> None:
         """The views, the analysis tabs and the centre (chassis | analysis, then the summary)."""
-        document = self.doc
+        document, view = self.doc, self.view
         self.card_palette = Palette(document.catalog)
-        self.jobs_panel = JobsPanel(document)
+        self.jobs_panel = JobsPanel(document, view)
         self.chassis_view = ChassisView(document)
-        self.chart = HeadroomChart(unit=self.unit)
-        self.analysis = AnalysisTabs(document)
+        self.chart = HeadroomChart()
+        self.analysis = AnalysisTabs(document, view)
         self.mig_editor = MigEditor(document)
         self.checks = ChecksPanel()
         self.summary = SummaryStrip()
+        for follower in (self.chassis_view, self.chart, self.mig_editor, self.checks, self.summary):
+            follower.follow(view)
         # One tab strip for every chart, with the MIG editor beside them: headroom first (the question the
         # user asks first), then fit frontier, step time, roofline, topology.
         self.analysis.insertTab(0, self.chart, "Headroom")
@@ -117,8 +116,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
 
     def _connect_views(self) -> None:
-        """Wiring: the views subscribe to the document and the view state only."""
-        document = self.doc
+        """Wiring: the views subscribe to the document and the view state (as they are made); what is left is
+        the window's own: its title, status bar and docks."""
+        document, view = self.doc, self.view
 
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._update_title)
@@ -126,23 +126,13 @@ class MainWindow(QMainWindow):
         document.refused.connect(self.verdict_line.show_refusal)
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.checks.slot_clicked.connect(self.chassis_view.select_slot)
+        self.checks.slot_clicked.connect(view.set_slot)
         self.checks.job_clicked.connect(self.select_job_named)
         self.chart.trace_requested.connect(self.trace_job_named)
         self.jobs_panel.trace_row.python = self._trace_python
         self.chart.trace_note = self.jobs_panel.trace_row.cached_line
         self.jobs_panel.trace_row.traced.connect(self._traced)
-        self.jobs_panel.job_selected.connect(self.view.set_job)
-        self.view.job_changed.connect(self.analysis.set_job)
-        self.chassis_view.slot_selected.connect(self.view.set_slot)
-        self.view.slot_changed.connect(self._slot_selected)
-        self.view.unit_changed.connect(lambda unit: self.chart.set_unit(unit, self.doc.result))
-        self.view.unit_changed.connect(self.analysis.set_unit)
-        self.view.theme_changed.connect(self._apply_theme)
-        self.view.theme_changed.connect(self.chart.set_dark)
-        self.view.theme_changed.connect(self.analysis.set_dark)
-        self.view.theme_changed.connect(self.checks.set_dark)
-        self.view.theme_changed.connect(self.summary.set_dark)
+        view.theme_changed.connect(self._apply_theme)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -175,12 +165,10 @@ class MainWindow(QMainWindow):
                                                            chassis_id=chassis_id))  # fmt: skip
 
     def select_job_named(self, name: str) -> None:
-        """Show a job in the jobs panel (and the charts that follow it)."""
-        for i, job in enumerate(self.doc.build.jobs):
-            if job.name == name:
-                self.jobs_dock.raise_()
-                self.jobs_panel.select_job(i)
-                return
+        """Select a job (the jobs panel and the charts follow the view state) and show the Jobs tab."""
+        if self.doc.build.job_index(name) is not None:
+            self.jobs_dock.raise_()
+            self.view.set_job(name)
 
     def _traced(self, name: str) -> None:
         self.statusBar().showMessage(f"Traced {name}: the figure is in the Jobs tab and the bar's tooltip", 8000)
@@ -242,18 +230,11 @@ class MainWindow(QMainWindow):
         self.view.set_dark(dark)
 
     def _apply_theme(self, dark: bool) -> None:
-        """The application palette (Fusion style) and the chassis view's canvas."""
+        """The application palette (Fusion style); each view follows the view state's theme itself."""
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         app.setStyle("Fusion")
         app.setPalette(dark_palette() if dark else app.style().standardPalette())
-        self.chassis_view.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
-        self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
-
-    def _slot_selected(self, slot: int | None) -> None:
-        """A card clicked in the chassis: the MIG editor shows it when it can split."""
-        if slot is not None and slot in self.mig_editor.mig_slots():
-            self.mig_editor.select_slot(slot)
 
     def set_compute_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.compute_rates:

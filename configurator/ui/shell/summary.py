@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.result import BuildResult
 from configurator.present.words import psu_room_label
-from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
+from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState
 from configurator.ui.shell.flow import FlowLayout
 
 
@@ -32,6 +32,12 @@ class SummaryStrip(QWidget):
             layout.addWidget(w)
         self._dark = False
         self._last: tuple[BuildResult, int, int, float | None, int | None] | None = None
+
+    def follow(self, view: ViewState) -> None:
+        """Take the theme from the view state and follow it."""
+        if view.dark:  # light is how it starts
+            self.set_dark(True)
+        view.theme_changed.connect(self.set_dark)
 
     def set_dark(self, dark: bool) -> None:
         """Redraw with the colours made for a dark (or light) background."""
