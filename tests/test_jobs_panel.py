@@ -392,4 +392,4 @@ def test_screenshot(qtbot) -> None:  # type: ignore[no-untyped-def]
     image.save(str(SHOTS / "jobs-panel.png"))
     assert (image.width(), image.height()) == (340, 780)
     # the form fits the width: no field runs past the scroll area's viewport
-    assert panel.editor.minimumSizeHint().width() <= panel.scroll.viewport().width()
+    assert panel.editor.minimumSizeHint().width() <= panel.form_scroll.viewport().width()

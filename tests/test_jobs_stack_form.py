@@ -133,6 +133,6 @@ def test_jobs_tab_screens(qtbot, tmp_path: Path, theme: str) -> None:  # type: i
     image.save(str(SHOTS / f"jobs-tab-1280x800-{theme}.png"))
     assert (image.width(), image.height()) == (1280, 800)
     assert not hidden_in_shown_window(panel)
-    assert panel.editor.minimumSizeHint().width() <= panel.scroll.viewport().width()
+    assert panel.editor.minimumSizeHint().width() <= panel.form_scroll.viewport().width()
     assert "Stack: " in panel.info.text()
     window.set_dark(False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.present.colours import COMPONENTS as COMPONENTS
@@ -19,10 +19,8 @@ SEVERITY_COLOUR_DARK = {"error": "#EF7A78", "warning": "#FFB74D", "info": "#7FB8
 OK_COLOUR, OK_COLOUR_DARK = "#2A7430", "#7BC67E"
 
 
-def dark_palette():  # type: ignore[no-untyped-def]
+def dark_palette() -> QPalette:
     """A dark QPalette for the Fusion style (View > Dark theme)."""
-    from PySide6.QtGui import QPalette
-
     p = QPalette()
     role = QPalette.ColorRole
     for r, c in (

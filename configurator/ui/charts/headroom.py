@@ -239,7 +239,7 @@ class HeadroomChart(QWidget):
     def _place_measured(self) -> None:
         if self.measured_item is None:
             return
-        first = {}
+        first: dict[str, int] = {}
         for i, (job, _) in enumerate(self.rows):
             first.setdefault(job, i)
         points = [(first[name] + 0.3, to_unit(gb, self.unit)) for name, gb in self.measured.items() if name in first]

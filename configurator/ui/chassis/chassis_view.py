@@ -226,11 +226,11 @@ class ChassisView(QGraphicsView):
             self._build_chassis(chassis)
             self._chassis_id = chassis.id
         selected = {i.slot for i in self.card_items.values() if i.isSelected()}
-        for item in self.card_items.values():
-            self.scene().removeItem(item)
+        for card_item in self.card_items.values():
+            self.scene().removeItem(card_item)
         self.card_items.clear()
-        for item in self._overlay:
-            self.scene().removeItem(item)
+        for drawn in self._overlay:
+            self.scene().removeItem(drawn)
         self._overlay.clear()
         for placement in build.cards:
             card = self.doc.catalog.cards.get(placement.card)

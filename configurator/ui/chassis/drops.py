@@ -223,6 +223,7 @@ class ChassisDrops:
             event.ignore()
             return
         card_id = read_card(event.mimeData())
+        assert card_id is not None  # _drop_target found a card
         moving = read_slot(event.mimeData())
         catalog = self.doc.catalog
         name = catalog.cards[card_id].name if card_id in catalog.cards else card_id

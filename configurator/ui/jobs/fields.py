@@ -12,7 +12,7 @@ from typing import Any
 
 import annotated_types
 from pydantic import BaseModel, ValidationError
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -86,7 +86,8 @@ _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
     """(low, high, low_open, high_open) of a pydantic field, from its ``Field(ge/gt/le/lt)`` metadata."""
-    low = high = None
+    low: Any = None
+    high: Any = None
     low_open = high_open = False
     for m in model.model_fields[name].metadata:
         if isinstance(m, annotated_types.Ge):
@@ -97,7 +98,7 @@ def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float
             high = m.le
         elif isinstance(m, annotated_types.Lt):
             high, high_open = m.lt, True
-    return low, high, low_open, high_open  # type: ignore[return-value]
+    return low, high, low_open, high_open
 
 
 def int_range(model: type[BaseModel], name: str) -> tuple[int, int]:
@@ -140,7 +141,7 @@ def reason(exc: Exception) -> str:
 def seq_from_pos(pos: int) -> int:
     """Slider position (half octaves from 128) -> tokens: 128, 192, 256, 384, 512, ..."""
     exp = SEQ_MIN_EXP + pos // 2
-    return 2**exp * 3 // 2 if pos % 2 else 2**exp
+    return int(2**exp * 3 // 2 if pos % 2 else 2**exp)
 
 
 def pos_from_seq(tokens: int) -> int:
@@ -235,9 +236,9 @@ class JobList(QListWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.setItemDelegate(StatusDelegate(self))
         self.setUniformItemSizes(True)
-        self._drag_mime = None  # kept referenced while the drag runs
+        self._drag_mime: QMimeData | None = None  # kept referenced while the drag runs
 
-    def mime_for(self, row: int):  # type: ignore[no-untyped-def]
+    def mime_for(self, row: int) -> QMimeData | None:
         item = self.item(row)
         return job_mime(item.text()) if item is not None else None
 
@@ -247,6 +248,8 @@ class JobList(QListWidget):
         if item is None or row < 0:
             return
         self._drag_mime = self.mime_for(row)
+        if self._drag_mime is None:
+            return
         drag = QDrag(self)
         drag.setMimeData(self._drag_mime)
         fm = self.fontMetrics()

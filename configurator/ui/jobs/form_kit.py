@@ -139,7 +139,7 @@ class FormKit:
         if job is None:
             return False
         build = self.doc.build
-        make = make or partial(editing.update_job, index=i, **changes)
+        make = make or (lambda b: editing.update_job(b, i, **changes))
         try:
             after = make(build)
             if check_targets:

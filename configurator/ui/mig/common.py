@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
 )
 
 from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
@@ -237,7 +239,7 @@ class InstanceBlock(QGraphicsRectItem):
             "Delete removes the instance."
         )
 
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(self.brush())
         painter.setPen(QPen(QColor("#FFD54F"), 3) if self.isSelected() else self.pen())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, SignalInstance
 from PySide6.QtGui import (
@@ -75,7 +75,7 @@ class MigView(QGraphicsView):
         self.blocks: dict[int, InstanceBlock] = {}
         self.cells: list[QGraphicsRectItem] = []
         self.message: str = ""  # the text drawn when there are no instances
-        self._state: tuple | None = None
+        self._state: tuple[Any, ...] | None = None
         self._target: QGraphicsRectItem | None = None
         self._press: QPointF | None = None
         self._drawn_size = QSize()
@@ -261,7 +261,7 @@ class MigView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if drag_started(self._press, event.position()):
+        if self._press is not None and drag_started(self._press, event.position()):
             chip = self.chip_at(self.mapToScene(self._press.toPoint()))
             self._press = None
             if chip is not None:

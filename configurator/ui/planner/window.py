@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QScrollArea,
@@ -148,7 +149,9 @@ class PlannerWindow(QMainWindow):
     def _make_actions(self) -> None:
         mb = self.menuBar()
 
-        def act(menu, text, slot, shortcut=None, tip=None):  # type: ignore[no-untyped-def]
+        def act(menu: QMenu, text: str, slot: Callable[[], object],
+                shortcut: QKeySequence | QKeySequence.StandardKey | None = None,
+                tip: str | None = None) -> QAction:  # fmt: skip
             a = QAction(text, self)
             if shortcut is not None:
                 a.setShortcut(shortcut)

@@ -89,7 +89,7 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
         app.processEvents()
         return write_screenshot(demo, screenshot)
     demo.cover_screen()
-    return app.exec()
+    return int(app.exec())
 
 
 def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
@@ -127,4 +127,4 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
     if problem is not None:
         window.files.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
     window.files.offer_restore()
-    return app.exec()
+    return int(app.exec())

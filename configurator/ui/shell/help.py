@@ -54,8 +54,9 @@ def shortcut_rows(window: QMainWindow) -> list[tuple[str, str, str]]:
 
     def walk(menu: QMenu, path: str) -> None:
         for action in menu.actions():
-            if action.menu() is not None:
-                walk(action.menu(), f"{path} › {action.text().replace('&', '')}")
+            sub = action.menu()
+            if isinstance(sub, QMenu):
+                walk(sub, f"{path} › {action.text().replace('&', '')}")
                 continue
             keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
             if keys and not action.isSeparator():
@@ -63,8 +64,9 @@ def shortcut_rows(window: QMainWindow) -> list[tuple[str, str, str]]:
                 rows.append((path, action.text().replace("&", "").rstrip("…").strip(), ", ".join(keys)))
 
     for action in window.menuBar().actions():
-        if action.menu() is not None:
-            walk(action.menu(), action.text().replace("&", ""))
+        top = action.menu()
+        if isinstance(top, QMenu):
+            walk(top, action.text().replace("&", ""))
     for action in window.findChildren(QAction):
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
         if keys and id(action) not in seen and action.text():

@@ -139,8 +139,9 @@ def parked(widget: QWidget, window: QWidget) -> bool:
     """Whether ``widget`` is in a part of ``window`` Qt keeps "visible" but off-screen: a dock behind another
     dock's tab is moved to -500 - its size (QWidgetAnimator), not hidden."""
     part = widget
-    while part.parentWidget() is not None and part.parentWidget() is not window:
-        part = part.parentWidget()
+    parent = part.parentWidget()
+    while parent is not None and parent is not window:
+        part, parent = parent, parent.parentWidget()
     return not QRect(part.mapTo(window, QPoint(0, 0)), part.size()).intersects(window.rect())
 
 
@@ -152,8 +153,9 @@ def focus_next_shown(window: QWidget, forward: bool) -> bool:
     start = QApplication.focusWidget()
     if start is None or start.window() is not window:
         return False
-    widget = start
+    widget: QWidget | None = start
     for _ in range(10_000):  # the chain is a ring; the bound only guards a broken one
+        assert widget is not None
         widget = widget.nextInFocusChain() if forward else widget.previousInFocusChain()
         if widget is None or widget is start:
             return False

@@ -11,7 +11,7 @@ from functools import partial
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox, QVBoxLayout
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
@@ -91,7 +91,9 @@ class MainWindow(QMainWindow):
 
         self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
         self.verdict_line = VerdictLine(self.view)  # fits / tight / does not fit, above the charts
-        self.centre.layout().insertWidget(0, self.verdict_line)
+        column = self.centre.layout()
+        assert isinstance(column, QVBoxLayout)  # layout.centre's: the summary under the splitter
+        column.insertWidget(0, self.verdict_line)
         self.setCentralWidget(self.centre)
 
     def _build_docks(self) -> None:
@@ -302,7 +304,13 @@ class MainWindow(QMainWindow):
 
     def open_planner(self) -> PlannerWindow:
         """The service planner window (configurator/ui/planner/); "Open as build" loads a node here."""
-        return open_planner(self, lambda build: self.files.maybe_save() and self.doc.replace(build, None))
+        def open_build(build: Build) -> bool:
+            if not self.files.maybe_save():
+                return False
+            self.doc.replace(build, None)
+            return True
+
+        return open_planner(self, open_build)
 
     def quick_start(self) -> QDialog:
         """Help > Quick start: place cards, set a job, read the verdict (ui/shell/help.py)."""
