@@ -9,6 +9,11 @@ from configurator.engine.build import Build
 from configurator.engine.physical import card_power_w
 
 UNITS = ("GB", "GiB")  # GB = 10^9 bytes (the seeds' unit); GiB = 2^30 bytes
+# each display unit in words, for the View menu and Preferences (the settings registry takes its choices from UNITS)
+UNIT_WORDS = {
+    "GB": "GB (10⁹ bytes, as card makers quote memory)",
+    "GiB": "GiB (2³⁰ bytes, as nvidia-smi and PyTorch show it)",
+}
 PITCH_MM = 20.32  # PCIe expansion-slot pitch, 0.8 in (PCI Express CEM specification, add-in card outline)
 
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
+from configurator.present.words import UNIT_WORDS, UNITS
 from configurator.ui.base import BuildDocument, Settings, guard_slot, redo_shortcuts
 from configurator.ui.shell.files import BuildFiles
 from configurator.ui.shell.sheet import SheetExport
@@ -109,8 +110,7 @@ class Menus(QObject):
     def _make_view_menu(self, view: QMenu, unit: str) -> None:
         """Units, link and compute rates, compare, demo mode and the theme."""
         commands = self.commands
-        unit_actions = self._radio_menu(view, "&Units", [
-            ("GB", "GB (10^9 bytes)", ""), ("GiB", "GiB (2^30 bytes)", "")], commands.set_unit)  # fmt: skip
+        unit_actions = self._radio_menu(view, "&Units", [(u, UNIT_WORDS[u], "") for u in UNITS], commands.set_unit)
         unit_actions[unit].setChecked(True)
         self.rate_actions = self._radio_menu(view, "&Link rates", [
             ("measured", "Measured (typical nccl-tests busbw)", ""),

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
+from configurator.present.words import UNIT_WORDS, UNITS
 from configurator.ui.base import OPTIONS, Settings, safe_message
 
 
@@ -60,8 +61,8 @@ class PreferencesDialog(QDialog):
         self.page.setCurrentIndex(max(self.page.findData(settings.get("page")), 0))
         form.addRow("Paper size", self.page)
         self.units = QComboBox()
-        self.units.addItem("GB (10⁹ bytes, as card makers quote memory)", "GB")
-        self.units.addItem("GiB (2³⁰ bytes, as nvidia-smi and PyTorch show it)", "GiB")
+        for unit in UNITS:
+            self.units.addItem(UNIT_WORDS[unit], unit)
         self.units.setCurrentIndex(max(self.units.findData(settings.get("units")), 0))
         form.addRow("Units", self.units)
         self.pin = QLineEdit()
