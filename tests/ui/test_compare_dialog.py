@@ -57,9 +57,9 @@ def test_price_row_from_the_sellers_list(qtbot, tmp_path: Path, monkeypatch) -> 
     parts = "\n".join(f"  {pid}: {1000 + 10 * i}" for i, pid in enumerate(ids))
     known = set(catalog.cards) | set(catalog.chassis)
     prices = parse_price_list(f"currency: USD\nparts:\n{parts}\n", "prices.yaml", known)
-    from configurator.ui.shell.main_window import MainWindow
+    from configurator.ui.shell.sheet import SheetExport
 
-    monkeypatch.setattr(MainWindow, "price_list", lambda self: prices)
+    monkeypatch.setattr(SheetExport, "price_list", lambda self: prices)
     _, dialog = _dialog(qtbot, tmp_path)
     rows = [r for r in dialog.rows if r.what == "price (total)"]
     assert len(rows) == 1 and rows[0].left.startswith("$") and rows[0].right.startswith("$")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import ValidationError
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
@@ -150,8 +151,6 @@ class BuildDocument(QObject):
         """Why ``build`` cannot become the document's build (it fails the Build model's own validation or
         names parts the catalog lacks), or None. Editing functions are meant to produce only valid builds;
         this is the check that one that does not is refused rather than pushed."""
-        from pydantic import ValidationError
-
         try:
             Build.model_validate(build.model_dump())
         except ValidationError as exc:

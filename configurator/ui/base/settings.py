@@ -10,8 +10,10 @@ never stops the window. No other module reads a raw QSettings key. The unit choi
 
 from __future__ import annotations
 
+import atexit
 import copy
 import logging
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -172,9 +174,6 @@ _SCRATCH: list[Path] = []
 def _scratch_folder() -> Path:
     """A private folder for this session's settings when the user's file cannot be used (removed at exit)."""
     if not _SCRATCH:
-        import atexit
-        import shutil
-
         _SCRATCH.append(Path(tempfile.mkdtemp(prefix="configurator-settings-")))
         atexit.register(shutil.rmtree, _SCRATCH[0], True)
     return _SCRATCH[0]

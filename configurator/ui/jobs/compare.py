@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
+from configurator.catalog.prices import PriceList
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.bom import bill_of_materials
@@ -50,13 +51,11 @@ COLUMNS = ["Job", "Figure", "This build", "Other build", "Difference"]
 
 
 class CompareDialog(QDialog):
-    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+    def __init__(self, document: BuildDocument, parent: QWidget | None = None, prices: PriceList | None = None) -> None:
         super().__init__(parent)
         self.doc = document
         self.setWindowTitle("Compare builds")
-        # the seller's price list, as the sheet uses it (the main window's Preferences); None without one
-        finder = getattr(parent, "price_list", None)
-        self.prices = finder() if callable(finder) else None
+        self.prices = prices  # the seller's price list, as the sheet uses it (Preferences); None without one
         fit_to_screen(self, 1200, 760)
         self.other_path: Path | None = None
         self.other: Build | None = None

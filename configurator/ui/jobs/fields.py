@@ -5,6 +5,7 @@ widgets (status delegate, job list, card check box, choice box, wheel guard) tha
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import typing
 from collections.abc import Iterator
@@ -145,8 +146,6 @@ def seq_from_pos(pos: int) -> int:
 
 
 def pos_from_seq(tokens: int) -> int:
-    import math
-
     pos = round(2 * math.log2(max(tokens, 1) / 2**SEQ_MIN_EXP))
     return max(0, min(pos, 2 * (SEQ_MAX_EXP - SEQ_MIN_EXP)))
 

@@ -24,6 +24,7 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
 from configurator.engine.build import Job, ParamsOnlyModel
+from configurator.trace.request import engine_models_family, read_config_json
 from configurator.ui.base import safe_message
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
@@ -277,8 +278,6 @@ class ModelRows:
     def _import_for_trace(self, path: str, exc: FileError) -> None:
         """A config the engine cannot size but Transformers may build (another family): offered for Trace
         exactly (issue 23, deliverable 5); a file that is no config at all is refused as before."""
-        from configurator.trace.request import engine_models_family, read_config_json
-
         try:
             config = read_config_json(Path(path))
         except (FileError, OSError):

@@ -6,6 +6,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from configurator.ui.shell.main_window import MainWindow
 
 NO_DISPLAY = (
     "No display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open.\n"
@@ -21,9 +25,8 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-
-
-def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
+def make_window(build_path: Path | None) -> MainWindow:
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.engine.buildfile import load_build
     from configurator.paths import resource
     from configurator.ui.base import BuildDocument
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     if not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.catalog.errors import FileError
     from configurator.catalog.fileio import check_image_target
     from configurator.catalog.limits import LimitError, parse_window_size
@@ -66,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -78,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The in-store demo full screen, or its screenshot at ``width`` x ``height``."""
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.ui.base import write_screenshot
     from configurator.ui.kiosk import DemoWindow
 
@@ -94,6 +100,7 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
 
 def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The build editor on ``build``, or its screenshot; a file that cannot be opened is reported."""
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtCore import Qt
 
     from configurator.catalog.errors import FileError

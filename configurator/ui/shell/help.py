@@ -25,6 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.paths import resource
+from configurator.ui.base import fit_to_screen
+
 # (picture file, heading, what to do): the three things a first-time user does
 TASKS = [
     ("place-cards.png", "1. Place cards",
@@ -41,8 +44,6 @@ TASKS = [
 
 
 def help_folder() -> Path:
-    from configurator.paths import resource
-
     return Path(resource("help"))
 
 
@@ -100,8 +101,6 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(self.table)
         layout.addWidget(note)
         layout.addWidget(buttons)
-        from configurator.ui.base import fit_to_screen
-
         fit_to_screen(self, 640, 560)
 
 
@@ -137,6 +136,4 @@ class QuickStartDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(scroll)
         layout.addWidget(buttons)
-        from configurator.ui.base import fit_to_screen
-
         fit_to_screen(self, 700, 820)

@@ -33,6 +33,7 @@ from configurator.ui.shell.preferences import PreferencesDialog
 from configurator.ui.shell.sheet import SheetExport
 from configurator.ui.shell.summary import SummaryStrip
 from configurator.ui.shell.verdict import VerdictLine
+from configurator.ui.shell.verify_dialog import VerifyDialog, open_verify_dialog
 
 APP_NAME = "GPU Build Configurator"
 
@@ -278,7 +279,7 @@ class MainWindow(QMainWindow):
 
     # ---- other windows ----
     def compare_dialog(self) -> CompareDialog:
-        return CompareDialog(self.doc, self)
+        return CompareDialog(self.doc, self, prices=self.sheet.price_list())
 
     def compare_with(self) -> None:
         dialog = self.compare_dialog()
@@ -297,6 +298,10 @@ class MainWindow(QMainWindow):
         self.demo.close()
         self.demo.deleteLater()
         self.show()
+
+    def verify_build(self) -> VerifyDialog:
+        """File > Verify build…: a built machine's burn-in results against the acceptance figures."""
+        return open_verify_dialog(self)
 
     def preferences(self) -> None:
         if PreferencesDialog(self.settings, self).exec():

@@ -5,7 +5,6 @@ files (``BuildFiles``) and its sheet (``SheetExport``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,7 +16,6 @@ from configurator.present.words import UNIT_WORDS, UNITS
 from configurator.ui.base import BuildDocument, Settings, guard_slot, redo_shortcuts
 from configurator.ui.shell.files import BuildFiles
 from configurator.ui.shell.sheet import SheetExport
-from configurator.ui.shell.verify_dialog import open_verify_dialog
 
 Shortcut = QKeySequence | QKeySequence.StandardKey
 
@@ -30,6 +28,7 @@ class WindowCommands(Protocol):
     def keyboard_shortcuts(self) -> Any: ...
     def about(self) -> None: ...
     def preferences(self) -> None: ...
+    def verify_build(self) -> Any: ...
     def compare_with(self) -> None: ...
     def start_demo(self) -> Any: ...
     def set_unit(self, unit: str) -> None: ...
@@ -82,7 +81,7 @@ class Menus(QObject):
         self.export_action = act(file, "&Export build sheet…", self.sheet.export, QKeySequence("Ctrl+E"),
                                  "Preview the build sheet and save it as PDF")  # fmt: skip
         self.export_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+P")])  # a print preview
-        self.verify_action = act(file, "&Verify build…", partial(open_verify_dialog, self.window), None,
+        self.verify_action = act(file, "&Verify build…", self.commands.verify_build, None,
                                  "Check a built machine's burn-in results against the acceptance figures")
         act(file, "Pr&eferences…", self.commands.preferences, QKeySequence.StandardKey.Preferences)
         file.addSeparator()

@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from configurator.ui.shell.app import NO_DISPLAY, has_display  # the standard library only
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="configurator planner", description="the service planner window")
@@ -15,6 +17,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.catalog.errors import FileError
     from configurator.catalog.fileio import check_image_target
     from configurator.catalog.limits import LimitError, parse_window_size
@@ -28,7 +31,6 @@ def main(argv: list[str]) -> int:
     except FileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from configurator.ui.shell.app import NO_DISPLAY, has_display
 
     if args.screenshot and not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -36,6 +38,7 @@ def main(argv: list[str]) -> int:
         print(NO_DISPLAY.replace("configurator ", "configurator planner ", 2), file=sys.stderr)
         return 2
 
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtWidgets import QApplication
 
     from configurator.engine.planner import load_plan
@@ -53,6 +56,7 @@ def main(argv: list[str]) -> int:
     editors: list[object] = []
 
     def open_build(build):  # type: ignore[no-untyped-def]
+        # start-up time: loaded once the display and the arguments are checked (this module runs first)
         from configurator.ui.base import BuildDocument
         from configurator.ui.shell import MainWindow
 
@@ -66,6 +70,7 @@ def main(argv: list[str]) -> int:
         window.show()
         window.wait_for_plan()
         app.processEvents()
+        # start-up time: loaded once the display and the arguments are checked (this module runs first)
         from configurator.ui.base import write_screenshot
 
         status = write_screenshot(window, args.screenshot)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
+from configurator.catalog.prices import load_price_list
 from configurator.present.words import UNIT_WORDS, UNITS
 from configurator.ui.base import OPTIONS, Settings, safe_message
 
@@ -91,8 +92,6 @@ class PreferencesDialog(QDialog):
         refused with the reason and the dialog stays open."""
         prices = self.prices.text().strip()
         if prices:
-            from configurator.catalog.prices import load_price_list
-
             try:
                 load_price_list(prices)
             except FileError as exc:
