@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from configurator.engine import editing
 from tests.gui_helpers import make_active_window, make_window
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 pytestmark = pytest.mark.usefixtures("qapp")
 Key, Mod = Qt.Key, Qt.KeyboardModifier

@@ -16,7 +16,7 @@ from configurator.present.colours import contrast
 from configurator.ui.chassis.items import BridgeItem, CardItem
 from configurator.ui.dnd.mime import bridge_mime, card_mime, mig_profile_mime, slot_mime
 from tests.gui_helpers import drag_drop, make_window
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 pytestmark = pytest.mark.usefixtures("qapp")
 

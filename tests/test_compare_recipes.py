@@ -19,7 +19,7 @@ from configurator.engine.compare import (
     with_recipe,
 )
 from configurator.engine.editing import update_job
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 CAT = default_catalog()
 H100 = load_build(BUILDS / "seed-30b-lora-h100-sxm.yaml")

@@ -11,7 +11,7 @@ from configurator.engine import evaluate
 from configurator.engine.compare import compare
 from configurator.engine.editing import swap_cards, update_job
 from tests.gui_helpers import make_window
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 
 def test_compare_h200_nvl_with_rtx_pro_6000(qtbot, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from configurator.engine import evaluate
 from configurator.engine.buildfile import load_build
 from configurator.engine.codes import CheckCode, LinkKind
 from configurator.engine.result import Check
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -43,6 +43,7 @@ from configurator.ui.kiosk import (
     read_figure,
 )
 from configurator.ui.shell.settings import Settings
+from tests.kiosk_helpers import clipped_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))
@@ -506,23 +507,6 @@ def test_soak_cycles_all_scenarios_without_growth(demo: DemoWindow) -> None:
 
 # ---- screenshots -----------------------------------------------------------------------------------------------
 
-
-def clipped_labels(window: DemoWindow) -> list[str]:
-    """Visible labels whose text needs more room than they have."""
-    out = []
-    for label in window.findChildren(QLabel):
-        pixmap = label.pixmap()
-        if not label.isVisibleTo(window) or not label.text().strip() or (pixmap is not None and not pixmap.isNull()):
-            continue
-        if label.parent() is window.fade or label is window.fade:
-            continue
-        if label.wordWrap():
-            need = label.heightForWidth(label.width())
-            if need > label.height() + 2:
-                out.append(f"{label.text()[:40]!r}: needs {need} px high, has {label.height()}")
-        elif label.sizeHint().width() > label.width() + 2:
-            out.append(f"{label.text()[:40]!r}: needs {label.sizeHint().width()} px wide, has {label.width()}")
-    return out
 
 
 @pytest.mark.parametrize("index", range(6))

@@ -29,7 +29,7 @@ from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure, shown
 from configurator.ui.kiosk.planspec import READS, check_plan_reads
 from configurator.ui.shell.settings import Settings
 from configurator.ui.shell.style import dark_palette
-from tests.test_demo import clipped_labels
+from tests.kiosk_helpers import clipped_labels
 
 SEED_B = resource("plans", "seed-b-service.yaml")
 RTX, H100 = "RTX PRO 6000 server", "HGX H100"

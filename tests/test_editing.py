@@ -21,7 +21,7 @@ from configurator.engine.editing import (
     update_job,
 )
 from configurator.engine.sweep import fit_frontier
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 CAT = default_catalog()
 

@@ -13,7 +13,7 @@ from configurator.engine import editing, evaluate
 from configurator.engine.build import InstanceRef
 from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import fitting_status, set_card_count
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 CAT = default_catalog()
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from configurator.engine import evaluate
 from configurator.engine.build import Build
 from configurator.engine.buildfile import load_build
 from configurator.engine.cache import CACHE
-from tests.test_properties import build_dicts
-from tests.test_report import BUILDS as BUILD_DIR
+from tests.paths import BUILDS as BUILD_DIR
+from tests.strategies import build_dicts
 
 BUILDS = {p.name: load_build(p) for p in sorted(BUILD_DIR.glob("*.yaml"))}
 

@@ -10,7 +10,7 @@ from configurator.catalog.errors import FileError
 from configurator.engine.buildfile import load_build
 from configurator.ui.dnd.mime import job_mime, read_job
 from tests.gui_helpers import drag_drop, make_window
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 TWINS = """\
 schema_version: 1

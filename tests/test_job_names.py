@@ -21,7 +21,7 @@ from configurator.engine.editing import (
     update_job_titled,
 )
 from configurator.engine.resolver import ModelResolver
-from tests.test_report import BUILDS
+from tests.paths import BUILDS
 
 CAT = default_catalog()
 MODELS = ModelResolver(CAT)

@@ -11,7 +11,8 @@ from configurator.engine.editing import update_job
 from configurator.ui.jobs import JobsPanel
 from configurator.ui.jobs.model_rows import GROUP_BUILD, GROUP_CATALOG, GROUP_PARAMS_ONLY
 from configurator.ui.shell.document import BuildDocument
-from tests.test_jobs_panel import BUILDS, choose, last_text, open_panel, undo_all
+from tests.gui_helpers import choose, last_text, open_panel, undo_all
+from tests.paths import BUILDS
 
 pytestmark = pytest.mark.usefixtures("qapp")
 

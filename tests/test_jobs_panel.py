@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox
 
 from configurator.engine.build import InstanceRef, Job, LoraSettings, ParamsOnlyModel
-from configurator.engine.buildfile import load_build
 from configurator.ui.dnd.mime import read_job
-from configurator.ui.jobs import STATUS_ROLE, JobsPanel, pos_from_seq, seq_from_pos
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.jobs import STATUS_ROLE, pos_from_seq, seq_from_pos
+from tests.gui_helpers import choose, last_text, open_panel, undo_all
 
 pytestmark = pytest.mark.usefixtures("qapp")
 
@@ -24,30 +23,8 @@ HF = ROOT / "tests" / "fixtures" / "hf_configs"
 SHOTS = ROOT / "out" / "screens"
 
 
-def open_panel(qtbot, name: str = "default.yaml") -> tuple[BuildDocument, JobsPanel]:  # type: ignore[no-untyped-def]
-    doc = BuildDocument(load_build(BUILDS / name))
-    panel = JobsPanel(doc)
-    qtbot.addWidget(panel)
-    panel.resize(340, 780)
-    panel.show()
-    qtbot.waitExposed(panel)
-    return doc, panel
 
 
-def choose(box: QComboBox, word: object) -> None:
-    """Pick the item whose data is ``word``, as a user picking from the list does."""
-    i = box.findData(word)
-    assert i >= 0, word
-    box.setCurrentIndex(i)
-
-
-def undo_all(doc: BuildDocument) -> None:
-    while doc.undo_stack.canUndo():
-        doc.undo_stack.undo()
-
-
-def last_text(doc: BuildDocument) -> str:
-    return doc.undo_stack.text(doc.undo_stack.index() - 1)
 
 
 def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyped-def]

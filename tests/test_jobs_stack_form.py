@@ -65,7 +65,7 @@ def test_a_markup_job_name_is_shown_as_text(qtbot, tmp_path: Path) -> None:  # t
 
 def _stack_build() -> Build:
     from configurator.engine.buildfile import build_to_yaml, load_build, parse_build
-    from tests.test_report import BUILDS
+    from tests.paths import BUILDS
 
     text = build_to_yaml(load_build(BUILDS / "default.yaml"))
     return parse_build(text + "stack: {framework: torchtune, fsdp_version: 1, offload: cpu}\n", "stack.yaml")

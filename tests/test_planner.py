@@ -23,6 +23,7 @@ from configurator.engine.planner.queueing import (
     wait_quantile_hours,
 )
 from configurator.paths import resource
+from tests.helpers import mig_spec
 
 SEED_B = resource("plans", "seed-b-service.yaml")
 RTX, H100 = "RTX PRO 6000 server", "HGX H100"
@@ -255,16 +256,11 @@ def test_erlang_c_is_stable_for_thousands_of_servers() -> None:
 # ---- MIG packing: hand-worked ----------------------------------------------------------------------------------
 
 
-def _mig(card: str):  # type: ignore[no-untyped-def]
-    spec = default_catalog().card(card).mig
-    assert spec is not None
-    return spec
-
 
 def test_pack_rtx_two_g_and_five_one_g() -> None:
     """RTX PRO 6000 (12-unit grid: 1g = 3 units, 2g = 6): 2g + 5 x 1g = 21 units -> 2 cards,
     2g + 1g + 1g and 1g x 3, one 1g position left free (usable, not stranded)."""
-    p = pack(_mig("rtx-pro-6000-server"), "rtx-pro-6000-server", {"2g.48gb": 1, "1g.24gb": 5})
+    p = pack(mig_spec("rtx-pro-6000-server"), "rtx-pro-6000-server", {"2g.48gb": 1, "1g.24gb": 5})
     assert [c.profiles for c in p.cards] == [["2g.48gb", "1g.24gb", "1g.24gb"], ["1g.24gb"] * 3]
     assert p.lower_bound == 2
     assert [c.free_compute_slices for c in p.cards] == [0, 1]
@@ -272,7 +268,7 @@ def test_pack_rtx_two_g_and_five_one_g() -> None:
 
 
 def test_pack_rtx_uniform_layouts() -> None:
-    spec = _mig("rtx-pro-6000-server")
+    spec = mig_spec("rtx-pro-6000-server")
     assert len(pack(spec, "x", {"1g.24gb": 4}).cards) == 1
     assert len(pack(spec, "x", {"1g.24gb": 9}).cards) == 3
     three = pack(spec, "x", {"2g.48gb": 3})  # at most two 2g per card
@@ -283,7 +279,7 @@ def test_pack_rtx_uniform_layouts() -> None:
 def test_pack_h100_strands_a_slice() -> None:
     """H100 (8 memory slices, 7 compute): 3g.40gb starts at 0 or 4 and takes 4 slices, so two fill the
     grid with 6 of 7 compute slices: one stranded. 4g + 3g uses all 7."""
-    spec = _mig("h100-sxm")
+    spec = mig_spec("h100-sxm")
     two = pack(spec, "h100-sxm", {"3g.40gb": 2})
     assert len(two.cards) == 1 and two.stranded_compute_slices == 1
     full = pack(spec, "h100-sxm", {"4g.40gb": 1, "3g.40gb": 1})
@@ -293,12 +289,12 @@ def test_pack_h100_strands_a_slice() -> None:
 
 
 def test_pack_unknown_profile_is_a_problem_not_a_crash() -> None:
-    p = pack(_mig("rtx-pro-6000-server"), "x", {"9g.999gb": 2, "1g.24gb": 1})
+    p = pack(mig_spec("rtx-pro-6000-server"), "x", {"9g.999gb": 2, "1g.24gb": 1})
     assert p.problems and len(p.cards) == 1
 
 
 def test_placeable_follows_the_grid() -> None:
-    spec = _mig("rtx-pro-6000-server")
+    spec = mig_spec("rtx-pro-6000-server")
     assert placeable(spec, ["2g.48gb", "1g.24gb", "1g.24gb"])
     assert not placeable(spec, ["2g.48gb", "1g.24gb", "1g.24gb", "1g.24gb"])
 

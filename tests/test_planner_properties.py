@@ -12,7 +12,7 @@ from configurator.catalog.errors import FileError
 from configurator.engine.planner import Plan, parse_plan, plan_service
 from configurator.engine.planner.packing import lower_bound, pack, placeable
 from configurator.engine.planner.queueing import devices_needed, erlang_c, mean_wait_hours, wait_quantile_hours
-from tests.test_planner import _mig
+from tests.helpers import mig_spec
 
 MODELS = ["mistral-7b", "llama-3.1-8b", "seed-b-30b", "llama-3.3-70b", "qwen3-32b", "no-such-model",
           {"parameters": 3e9}]  # fmt: skip
@@ -91,7 +91,7 @@ def test_any_text_is_a_plan_or_a_file_error(text: str) -> None:
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(["rtx-pro-6000-server", "h100-sxm"]), st.data())
 def test_packing_is_valid_and_covers_demand(card: str, data: st.DataObject) -> None:
-    spec = _mig(card)
+    spec = mig_spec(card)
     names = [p.name for p in spec.profiles if "+" not in p.name and "-" not in p.name]
     demand = data.draw(st.dictionaries(st.sampled_from(names), st.integers(0, 12), max_size=4))
     p = pack(spec, card, demand)

@@ -35,7 +35,9 @@ from configurator.report.figures import axis_step, draw_chassis, draw_headroom
 from configurator.report.pdf import ensure_app, export_pdf
 from configurator.report.sheet import SheetOptions, build_html
 from configurator.report.text import render
-from tests.test_properties import _parent, _paths, examples
+from tests.strategies import doc_parent as _parent
+from tests.strategies import doc_paths as _paths
+from tests.strategies import examples
 
 CATALOG = default_catalog()
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf_configs"

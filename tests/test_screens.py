@@ -106,7 +106,7 @@ def test_real_window_under_xvfb(tmp_path: Path) -> None:
 def test_every_tab_at_1280x800(qtbot, tmp_path: Path) -> None:
     """Each chart tab and the MIG editor, in the window at 1280x800, with the jobs panel raised."""
     QStandardPaths.setTestModeEnabled(True)
-    from tests.test_report import BUILDS
+    from tests.paths import BUILDS
 
     window = make_window(qtbot, tmp_path, BUILDS / "seed-70b-lora-8x-h200-nvl.yaml")
     window.resize(1280, 800)

@@ -24,7 +24,7 @@ from configurator.engine.buildcode import decode_build, encode_build
 from configurator.engine.buildfile import load_build, parse_build, save_build
 from configurator.report.pdf import export_pdf, read_attached_build
 from configurator.report.sheet import SheetOptions, priced_bom
-from tests.test_shop import PRICES, private_sources
+from tests.shop_data import PRICES, private_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDS = ROOT / "resources" / "builds"

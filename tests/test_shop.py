@@ -22,18 +22,12 @@ from configurator.engine.bom import bill_of_materials, money
 from configurator.engine.buildcode import MAX_CODE_CHARS, PREFIX, CodeTooLarge, decode_build, encode_build
 from configurator.engine.buildfile import build_to_yaml, load_build, parse_build, save_build
 from configurator.engine.wall import SITE_PRESETS, wall_draw
+from tests.shop_data import PRICES, private_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDS = ROOT / "resources" / "builds"
 DAY = dt.date(2026, 3, 2)
 
-PRICES = """\
-currency: EUR
-tax_rate: 0.19
-valid_days: 30
-parts: {rtx-pro-6000-ws: 8900.50, generic-workstation-4: 3200, nvlink-bridge-h200-nvl-2way: 650}
-services: [{name: Assembly and burn-in, price: 450}, {name: 3-year warranty, price: 1200}]
-"""
 
 PRICES_CSV = """\
 field,value
@@ -285,18 +279,6 @@ def test_presets_and_bad_sites() -> None:
 # ---- public sources ---------------------------------------------------------------------------------------------
 
 # Names of files outside the product, index ids and internal nicknames: none means anything to a reader.
-PRIVATE = re.compile(
-    r"\.md\b|\.txt\b|\bidx:|\bseeds?\s*[AB]\b|seed A/B|\bseed article|measured-runs|hardware-facts|chassis-power"
-    r"|/work/|shared/|\[[STC]\d+\]",
-    re.IGNORECASE,
-)
-
-
-def private_sources(text: str) -> list[str]:
-    """Private references in ``text``; a file inside a public URL (a repository's README.md) is public."""
-    return [m.group(0) for m in PRIVATE.finditer(re.sub(r"https?://\S+", "<url>", text))]
-
-
 def _strings(obj: Any, path: str = "") -> list[tuple[str, str]]:
     """(field path, text) of every source and note in a catalog entry."""
     out: list[tuple[str, str]] = []

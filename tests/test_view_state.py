@@ -115,7 +115,7 @@ def test_clicking_a_mig_card_in_the_chassis_shows_it_in_the_mig_editor(qtbot, tm
     from PySide6.QtCore import Qt
 
     from tests.gui_helpers import slot_point
-    from tests.test_report import BUILDS
+    from tests.paths import BUILDS
 
     window = make_window(qtbot, tmp_path, BUILDS / "seed-mig-four-tenants.yaml")
     window.doc.open(BUILDS / "seed-mig-four-tenants.yaml")
