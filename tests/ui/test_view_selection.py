@@ -8,7 +8,7 @@ from pathlib import Path
 
 from configurator.cli import default_build_path
 from configurator.engine import editing
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.base import BuildDocument, ViewState
 from configurator.ui.charts import HeadroomChart
 from tests.gui_helpers import make_window

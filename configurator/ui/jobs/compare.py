@@ -29,8 +29,6 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.prices import PriceList
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
-from configurator.engine.bom import bill_of_materials
-from configurator.engine.buildfile import load_build
 from configurator.engine.compare import (
     Difference,
     RecipeChoice,
@@ -40,7 +38,9 @@ from configurator.engine.compare import (
     with_recipe,
 )
 from configurator.engine.editing import EditRefused, swap_cards
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.bom import bill_of_materials
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.model.resolver import ModelResolver
 from configurator.ui.base import BuildDocument, fit_to_screen, safe_message
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar

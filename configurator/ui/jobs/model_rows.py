@@ -23,7 +23,7 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
-from configurator.engine.build import Job, ParamsOnlyModel
+from configurator.engine.model.build import Job, ParamsOnlyModel
 from configurator.trace.request import engine_models_family, read_config_json
 from configurator.ui.base import safe_message
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason

@@ -27,7 +27,7 @@ def has_display() -> bool:
 
 def make_window(build_path: Path | None) -> MainWindow:
     # start-up time: loaded once the display and the arguments are checked (this module runs first)
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.paths import resource
     from configurator.ui.base import BuildDocument
     from configurator.ui.shell.main_window import MainWindow

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBo
 
 from configurator.catalog.errors import FileError
 from configurator.engine import Build
-from configurator.engine.autosave import AutosaveSlot, Orphan, orphans
-from configurator.engine.buildcode import decode_build
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.autosave import AutosaveSlot, Orphan, orphans
+from configurator.engine.model.buildcode import decode_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.base import BuildDocument, Settings, safe_message
 from configurator.ui.kiosk import demo_folder, open_demo_code
 from configurator.ui.shell.code_dialog import CodeDialog

@@ -13,7 +13,7 @@ from pathlib import Path
 from PySide6.QtCore import QRect, QSettings, QStandardPaths, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.paths import resource
 from configurator.ui.base import BuildDocument, Settings, save_image
 from configurator.ui.shell.help import TASKS, help_folder
