@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import ValidationError
+# pydantic.ValidationError itself, taken from pydantic_core: pydantic's lazy import of it, first in a fresh process,
+# broke pydantic's next lazy import under shiboken's import hook (a circular ImportError at start-up)
+from pydantic_core import ValidationError
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
