@@ -32,7 +32,12 @@ Framework = Literal["hf-trainer", "torchtune", "torchtitan", "axolotl", "litgpt"
 # standard: cross-entropy on fp32 logits; bf16: on bf16 logits; chunked: over chunks of the sequence;
 # fused: no full logits (Liger fused linear cross-entropy, Cut Cross-Entropy)
 Loss = Literal["standard", "chunked", "bf16", "fused"]
-Offload = Literal["none", "cpu", "nvme"]
+# cpu: FSDP CPUOffload / DeepSpeed offload_optimizer and (ZeRO-3) offload_param to the host; cpu-optimizer: DeepSpeed
+# offload_optimizer only, the ZeRO-3 parameter partitions stay on the card (DeepSpeed config-json docs:
+# offload_optimizer "CPU offloading is available with ZeRO stage 1, 2, 3", offload_param "available only with ZeRO
+# stage 3"; deepspeed/runtime/zero/offload_config.py DeepSpeedZeroOffloadOptimizerConfig /
+# DeepSpeedZeroOffloadParamConfig: two separate switches); nvme: ZeRO-Infinity (ZeRO-3)
+Offload = Literal["none", "cpu", "cpu-optimizer", "nvme"]
 # full: each decoder layer's input kept, the layer recomputed in backward; offload: those inputs on the host
 Checkpointing = Literal["full", "offload"]
 OptimizerImpl = Literal["foreach", "fused", "for-loop"]
@@ -181,7 +186,7 @@ class Job(Strict):
     loss: Loss | None = None  # None: the framework's default loss path
     framework: Framework = "hf-trainer"
     fsdp_version: Literal[1, 2] = 2  # FSDP1 (flat parameters) or FSDP2 (fully_shard, per-parameter)
-    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer and offload_param
+    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer (cpu-optimizer: only it) and offload_param
     behaviour: StackBehaviour = StackBehaviour()
     attention: Literal["sdpa", "flash", "eager"] = "sdpa"
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)

@@ -169,8 +169,10 @@ def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
             f"Job '{name}': {model.name} has no architecture, so activations cannot be derived; set "
             "activation_memory_gb (e.g. 15 GB) or import its config.json.")))  # fmt: skip
     if job.offload != "none" and effective_offload(job) == "none":
-        has = ("FSDP (CPU) and DeepSpeed ZeRO-1/2/3 (CPU; NVMe only with ZeRO-3)" if job.offload == "nvme"
-               or shape.n > 1 else "a sharding engine, and this job runs on one card")  # fmt: skip
+        has = ("FSDP (CPU) and DeepSpeed ZeRO-1/2/3 (CPU; NVMe only with ZeRO-3; the optimizer alone only with "
+               "DeepSpeed: FSDP's CPU offload moves the parameters too)"
+               if job.offload in ("nvme", "cpu-optimizer") or shape.n > 1
+               else "a sharding engine, and this job runs on one card")  # fmt: skip
         checks.append(Check(severity="warning", code="JOB_OFFLOAD_IGNORED", job=name, message=(
             f"Job '{name}' asks for {job.offload} offload with {job.parallelism}: offload exists in {has}. The job "
             "is sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip

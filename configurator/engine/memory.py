@@ -260,7 +260,7 @@ def _load(model: ModelSpec, job: Job, stack: Stack, p: Parameters, prep: bool, t
 def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> float | None:
     """Moves the states that live in host memory instead off ``st``; returns the host bytes (None: unknown)."""
     host: float | None = 0.0
-    if offload == "cpu":
+    if offload in ("cpu", "cpu-optimizer"):
         if PARALLELISM[job.parallelism].fsdp:
             # CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py; FSDP2 CPUOffloadPolicy in
             # _fully_shard/_fsdp_api.py): sharded parameters and their gradients on the host, the optimizer
@@ -271,11 +271,13 @@ def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> f
             # ZeRO-Offload: offload_optimizer device cpu keeps the optimizer states (fp32 master included) and
             # an fp32 copy of the gradient partition in pinned host memory, and steps with DeepSpeedCPUAdam
             # (deepspeed/runtime/zero/stage_1_and_2.py, cpu_offload; stage3.py offload_optimizer); ZeRO-3 with
-            # offload_param cpu keeps the parameter partitions there too.
+            # offload_param cpu keeps the parameter partitions there too ("cpu"). "cpu-optimizer" is
+            # offload_optimizer alone: the parameter partitions stay on the card (DeepSpeed's config docs name the
+            # two switches apart; deepspeed/runtime/zero/offload_config.py).
             host = st.optimizer + st.trained * FP32 / g_split
             st.optimizer = 0.0
             st.gradients = 0.0 if stage >= 2 else st.gradients
-            if stage == 3:
+            if stage == 3 and offload == "cpu":
                 host += st.weights + st.adapters
                 st.weights = st.adapters = 0.0
     elif offload == "nvme":

@@ -18,7 +18,7 @@ WORDS: dict[str, dict[str, str]] = {
     "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "eager"},
     "targets": {"all-linear": "all linear layers", "attention": "the attention projections", "qv": "q and v"},
     "loss": {"standard": "standard", "chunked": "chunked", "bf16": "BF16 logits", "fused": "fused"},
-    "offload": {"none": "none", "cpu": "to CPU memory", "nvme": "to NVMe"},
+    "offload": {"none": "none", "cpu": "to CPU memory", "cpu-optimizer": "optimizer to CPU memory", "nvme": "to NVMe"},
     "phase": {"load": "loading", "wrap": "sharding set-up", "forward": "forward", "backward-start":
               "backward-start", "backward-layers": "backward", "backward-end": "backward-end",
               "optimizer-step": "optimizer-step"},

@@ -55,7 +55,7 @@ LABELS: dict[str, dict[str, str]] = {
                   "torchtitan": "torchtitan", "axolotl": "Axolotl", "litgpt": "LitGPT",
                   "fsdp-qlora": "Answer.AI fsdp_qlora"},
     "fsdp_version": {"1": "FSDP1 (flat parameters)", "2": "FSDP2 (per-parameter)"},
-    "offload": {"none": "None", "cpu": "CPU", "nvme": "NVMe"},
+    "offload": {"none": "None", "cpu": "CPU", "cpu-optimizer": "CPU (optimizer only)", "nvme": "NVMe"},
     "loss": {"standard": "Standard (fp32 logits)", "chunked": "Chunked", "bf16": "BF16 logits",
              "fused": "Fused (no full logits)"},
     "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "Eager"},
