@@ -186,7 +186,7 @@ class Job(Strict):
     loss: Loss | None = None  # None: the framework's default loss path
     framework: Framework = "hf-trainer"
     fsdp_version: Literal[1, 2] = 2  # FSDP1 (flat parameters) or FSDP2 (fully_shard, per-parameter)
-    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer (cpu-optimizer: only it) and offload_param
+    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer (cpu-optimizer: alone), offload_param
     behaviour: StackBehaviour = StackBehaviour()
     attention: Literal["sdpa", "flash", "eager"] = "sdpa"
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)

@@ -193,7 +193,8 @@ PARALLELISM: dict[str, Strategy] = {
         },
     ),
     "zero1": _zero(1, ("all-reduce (or reduce-scatter) of the gradients", "all-gather of the updated parameters"),
-                   frozenset({"none", "cpu", "cpu-optimizer"}), "ZeRO §7: P_os moves 2 x Psi, as data parallelism does"),
+                   frozenset({"none", "cpu", "cpu-optimizer"}),
+                   "ZeRO §7: P_os moves 2 x Psi, as data parallelism does"),
     "zero2": _zero(2, ("reduce-scatter of the gradients in buckets during backward",
                        "all-gather of the updated parameters"),
                    frozenset({"none", "cpu", "cpu-optimizer"}), "ZeRO §7: P_os+g moves 2 x Psi; stage_1_and_2.py "
