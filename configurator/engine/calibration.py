@@ -75,7 +75,7 @@ def model_error(run: MeasuredRun, model: ModelSpec) -> float:
 # Spread of model_error over MEASURED_RUNS with the shipped constants (tests/test_calibration.py checks it).
 # The band the engine prints is the cross-validated one below, not this in-sample spread.
 MODEL_ERROR_MIN = -0.09
-MODEL_ERROR_MAX = 0.11
+MODEL_ERROR_MAX = 0.09  # LoRA gradients no longer counted through the forward (zero_grad set_to_none; memory.py)
 
 
 # ---------------------------------------------------------------- cross-validated band
@@ -218,7 +218,7 @@ CV_BANDS: dict[str, tuple[float, float]] = {
     "full": (-0.055, 0.11),
     "fsdp-qlora/adapter": (-0.095, 0.105),
     "hf-trainer/adapter": (-0.11, 0.135),
-    "litgpt/adapter": (-0.09, 0.01),
+    "litgpt/adapter": (-0.09, 0.005),
 }
 
 

@@ -373,7 +373,12 @@ def _memory_for_card(
 
     weights, adapters, gradients, optimizer = st.weights, st.adapters, st.gradients, st.optimizer
     gathered = act.gathered
-    gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
+    # Gradients alive through the forward and at the start of backward: DDP's bucket views, or the sums of earlier
+    # micro-batches under gradient accumulation. Otherwise the step's zero_grad(set_to_none=True) (transformers
+    # Trainer, torch.optim default since 2.0) left none: they appear as the layers' backward runs, while the
+    # layers' saved tensors are freed, so all of them meet only at the end of backward (backward-end), LoRA's
+    # too (the meta trace's peak of a QLoRA 1 x 512 step is the first layer's backward, for that reason)
+    gradients_at_peak = gradients if (ddp or job.gradient_accumulation_steps > 1) else 0.0
     static = weights + adapters + optimizer + gradients
     dynamic = act.activations + act.transient - gathered
     fragmentation = sc * static + constants.dynamic_fraction * dynamic
