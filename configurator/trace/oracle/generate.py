@@ -93,6 +93,47 @@ def _jobs() -> list[dict[str, Any]]:
     return jobs
 
 
+# FSDP2 rows, after the seeded single-card list (whose ids they leave alone): (model, method, precision, world size);
+# their own draws of the step's settings, ids from 4000. QLoRA is in the list so that the table records, in the
+# worker's words, that it does not trace under fully_shard on meta.
+FSDP2_SEED = SEED + 4000
+FSDP2_FIRST_ID = 4000
+FSDP2: list[tuple[str, str, str, int]] = [
+    ("llama-3.2-1b", "full", "bf16", 4),
+    ("llama-3.2-1b", "full", "mixed-bf16", 2),
+    ("llama-3.1-8b", "full", "mixed-bf16", 8),
+    ("llama-3.1-8b", "lora", "bf16", 2),
+    ("qwen2.5-1.5b", "lora", "mixed-bf16", 4),
+    ("qwen3-1.7b", "full", "bf16", 2),
+    ("mistral-7b-v0.3", "qlora", "bf16", 2),
+]
+
+
+def _fsdp2_jobs() -> list[dict[str, Any]]:
+    rng = random.Random(FSDP2_SEED)
+    jobs: list[dict[str, Any]] = []
+    for index, (model, method, precision, world) in enumerate(FSDP2):
+        seq = rng.choice([1024, 2048, 4096, 8192])
+        job: dict[str, Any] = {
+            "schema": 1, "model": model, "method": method, "precision": precision, "optimizer": "adamw",
+            "optimizer_impl": rng.choice(["fused", "foreach"]), "sequence_length": seq,
+            "micro_batch_size": rng.choice([1, 2]), "gradient_checkpointing": rng.random() < 0.7,
+            "checkpointing_kind": "non-reentrant", "attention": "auto", "arch": rng.choice(["sm80", "sm90"]),
+            "steps": 2, "parallel": {"kind": "fsdp2", "world_size": world},
+        }  # fmt: skip
+        if method != "full":
+            rank = rng.choice([8, 16, 32, 64])
+            job["lora"] = {"rank": rank, "alpha": 2 * rank, "dropout": 0.0, "targets": rng.choice(DENSE_TARGETS)}
+        job["id"] = f"{FSDP2_FIRST_ID + index:04d}-{model}"
+        jobs.append(job)
+    return jobs
+
+
+def all_jobs() -> list[dict[str, Any]]:
+    """The seeded single-card list, then the FSDP2 rows."""
+    return _jobs() + _fsdp2_jobs()
+
+
 def request_of(job: dict[str, Any]) -> dict[str, Any]:
     """The worker request of a table job (its config read from specs/trace/configs/)."""
     req = {k: v for k, v in job.items() if k not in ("id", "model")}
@@ -125,7 +166,7 @@ def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = Fals
     for job in _jobs():
         rank[job["model"]] = rank.get(job["model"], -1) + 1
         order.append((rank[job["model"]], list(MODELS).index(job["model"]), job))
-    ordered = [job for _r, _m, job in sorted(order, key=lambda x: (x[0], x[1]))]
+    ordered = [job for _r, _m, job in sorted(order, key=lambda x: (x[0], x[1]))] + _fsdp2_jobs()
     jobs = [j for i, j in enumerate(ordered) if i % shards == shard and j["id"] not in done]
     if reverse:  # a helper process working from the end of the list (the merge keeps one row per job)
         jobs = [j for k, j in enumerate(reversed(ordered)) if k % shards == shard and j["id"] not in done]
@@ -190,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="one traced step after a warm-up optimizer step instead of two steps (half the time)")
     args = ap.parse_args(argv)
     if args.list:
-        for job in _jobs():
+        for job in all_jobs():
             print(json.dumps(job))
         return 0
     if args.merge is not None:

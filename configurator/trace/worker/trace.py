@@ -35,12 +35,6 @@ def run_request(request: Any, progress: Progress | None = None) -> dict[str, Any
         job = parse(request)
     except RequestError as exc:
         return failure(f"bad request: {exc}")
-    if job.parallel_kind != "single":
-        return failure(
-            "FSDP2 is not traced by this worker yet: fully_shard over a fake process group on meta tensors was not "
-            "attempted here; the analytic estimate stands for sharded jobs",
-            notes=["FSDP2 did not trace on meta: not implemented in this worker"],
-        )
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401
@@ -49,11 +43,17 @@ def run_request(request: Any, progress: Progress | None = None) -> dict[str, Any
     try:
         return _trace(job, say, start)
     except RequestError as exc:
-        return failure(str(exc), seconds=time.perf_counter() - start)
+        fsdp = job.parallel_kind == "fsdp2"
+        return failure(str(exc), seconds=time.perf_counter() - start, notes=[str(exc)] if fsdp else None)
     except Exception as exc:  # a library path that does not run on meta: a clean "cannot trace this"
         if os.environ.get("CONFIGURATOR_TRACE_RAISE"):
             raise
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        if job.parallel_kind == "fsdp2":
+            # fully_shard itself ran; its step did not, on meta tensors over the fake process group
+            said = (f"FSDP2 did not trace on meta: the sharded step failed in the library code "
+                    f"({type(exc).__name__}: {message[:300]}); the analytic estimate stands")  # fmt: skip
+            return failure(said, seconds=time.perf_counter() - start, notes=[said])
         return failure(f"the trace failed in the library code: {type(exc).__name__}: {message[:400]}",
                        seconds=time.perf_counter() - start)  # fmt: skip
     finally:
@@ -76,12 +76,19 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
     built = build.build_model(job, notes)
     model = built.model
     build.wrap_checkpointing(model, mode, ctx)
+    from configurator.trace.worker import fsdp
+
+    if job.parallel_kind == "fsdp2":
+        say(0.1, f"fully_shard over {job.world_size} fake ranks")
+        fsdp.shard(model, job, notes)
     trainable = [p for p in model.parameters() if p.requires_grad]
     if not trainable:
         raise RequestError("nothing to train: no parameter requires grad")
     names = build.module_names(model)
     hooks = build.module_hooks(ctx, names)
     counter = MemoryCounter(ctx)
+    if job.parallel_kind == "fsdp2":
+        fsdp.COUNTER = counter
     b, s = job.micro_batch_size, job.sequence_length
     fwd_end: dict[int, int] = {}
     grad_records: set[int] = set()
@@ -132,6 +139,7 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
                 _mark_states(optimizer, counter, state_records)
                 optimizer.zero_grad(set_to_none=True)
     finally:
+        fsdp.COUNTER = None
         for h in hooks:
             h.remove()
     peak = counter.peak
