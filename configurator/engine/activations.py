@@ -87,7 +87,8 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
     stack = stack_of(job)
     key = (job.method, targets, lora.rank, lora.dropout, job.precision, job.attention, job.moe_capacity_factor,
-           sequence if job.attention == "eager" else 0, tp, stack.framework, stack.kbit_fp32_prep,
+           sequence if job.attention == "eager" or model.sliding_layers else 0, tp, stack.framework,
+           stack.kbit_fp32_prep,
            job.parallelism)  # fmt: skip
     return CACHE.memo("per-layer", (model,), key, lambda: _per_layer(model, job, sequence, tp))
 
@@ -165,6 +166,19 @@ def _eager_scores(model: ModelSpec, sequence: int, att: int) -> float:
     return scores
 
 
+def _window_bias(model: ModelSpec, job: Job, sequence: int, att: int) -> float:
+    """Bytes per token (averaged over the layers) of the sliding-window layers' masks under SDPA.
+
+    Transformers skips the mask (is_causal) only while the sequence is shorter than the window (masking_utils.py
+    _ignore_causal_mask_sdpa: ``kv_length < local_attention_size``); from there each sliding layer passes its boolean
+    window mask, SDPA turns it into an additive bias of the query's dtype (masked_fill, batch x 1 x s x s) and the
+    memory-efficient kernel keeps that bias for its backward: one per sliding layer. FlashAttention-2 takes the
+    window as an argument and keeps no mask."""
+    if job.attention != "sdpa" or model.sliding_window is None or sequence < model.sliding_window:
+        return 0.0
+    return att * sequence * len(model.sliding_layers) / (model.num_layers or 1)
+
+
 def eager_forward_transient(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
     """Bytes per token of s x s scores alive only while one layer's eager attention runs its forward, beyond those
     it keeps (_eager_scores): the masked scores are still referenced while softmax makes its output (Llama-style:
@@ -214,9 +228,10 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int, 
     att = BF16 if autocast or not qlora else FP32
     mlp_dtype = FP32 if qlora else BF16
 
-    # Gemma 2's norm (modeling_gemma2.py Gemma2RMSNorm) computes `output * (1.0 + self.weight.float())` in fp32, so
+    # Gemma 2's and 3's norms (modeling_gemma2.py Gemma2RMSNorm, Gemma3RMSNorm) compute
+    # `output * (1.0 + self.weight.float())` in fp32, so
     # a trained weight keeps the fp32 normalised tensor; Llama's multiplies in the input's dtype
-    normalised = FP32 if model.architecture == "gemma2" else r_bytes
+    normalised = FP32 if model.architecture in ("gemma2", "gemma3_text") else r_bytes
     norm = FP32 * h + (normalised * h if full else 0)
     replicated = (1 if front else model.norms_per_layer) * norm  # (a Gemma 2 block has four)
     if model.qk_norm:
@@ -229,6 +244,7 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int, 
         attn = att * 3 * a + _eager_scores(model, sequence, att)
     else:
         attn = att * (2 * a + 2 * kv) + FP32 * nh
+        attn += _window_bias(model, job, sequence, att)
     if model.fused_qkv and not (qlora and autocast):
         # Phi-3 slices q, k and v out of one qkv_proj output; q and k become new tensors through rotary, but v stays
         # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention);

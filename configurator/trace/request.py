@@ -92,6 +92,12 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
         cfg["attention_bias"] = spec.qkv_bias  # q, k, v and o follow attention_bias (hf_config._layout_fields)
     if mt == "llama":
         cfg["mlp_bias"] = spec.mlp_bias
+    if spec.sliding_window is not None:
+        cfg["sliding_window"] = spec.sliding_window
+        cfg["layer_types"] = ["sliding_attention" if i in spec.sliding_layers else "full_attention"
+                              for i in range(spec.num_layers or 0)]  # fmt: skip
+        if mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe"):
+            cfg["use_sliding_window"] = True
     if mt in ("mixtral", "gpt_oss"):
         cfg["num_local_experts"] = spec.num_experts
         cfg["num_experts_per_tok"] = spec.num_experts_per_tok
