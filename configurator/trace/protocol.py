@@ -70,12 +70,17 @@ class TraceRequest(_Strict):
     arch: Arch
     steps: int = Field(default=2, ge=1, le=8)
     parallel: Parallel = Parallel()
+    # QLoRA under bf16 with TRL: trl _prepare_peft_model's peft_module_casting_to_bf16 puts the fp32-cast lm_head and
+    # embed_tokens back to bf16 after PEFT wraps the model (the engine's prep_head_bf16, specs/frameworks.yaml)
+    kbit_head_bf16: bool = False
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     def wire(self) -> dict[str, object]:
         """The request as the worker reads it (``schema`` spelled so; ``lora`` absent for a full fine-tune)."""
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if not self.kbit_head_bf16:
+            data.pop("kbit_head_bf16", None)  # absent unless asked: requests (and cache keys) as before
         if self.parallel.kind == "single":
             data["parallel"] = {"kind": "single"}
         return data

@@ -316,6 +316,9 @@ def prepare_trace(
         arch=chosen,
         steps=2,
         parallel=parallel,
+        # what the engine's estimate assumes of the stack (memory.py fp32_head): TRL's recast of the head
+        kbit_head_bf16=(job.method == "qlora" and stack.kbit_fp32_prep and PROFILES[job.framework].prep_head_bf16
+                        and job.precision != "pure-bf16"),
     )
     return PreparedTrace(job.name, request, source.label, source.spec is not None, source.reason, notes)
 

@@ -178,3 +178,15 @@ def test_the_product_side_imports_neither_torch_nor_qt() -> None:
 def test_a_vision_language_model_is_refused_by_name() -> None:
     with pytest.raises(TraceRefused, match="vision-language model"):
         config_from_spec(CATALOG.models["qwen2.5-vl-7b"])
+
+
+@pytest.mark.parametrize(("framework", "precision", "cast"), [("hf-trainer", "mixed-bf16", True),
+                                                              ("hf-trainer", "pure-bf16", False),
+                                                              ("axolotl", "mixed-bf16", False)])  # fmt: skip
+def test_qlora_traces_the_head_cast_its_estimate_assumes(framework: str, precision: str, cast: bool) -> None:
+    """TRL recasts QLoRA's fp32 head and embedding to bf16 under bf16 (the engine's prep_head_bf16): the trace of such
+    a job does too (the worker's kbit_head_bf16), so the traced figure and the estimate describe the same run."""
+    job = llama_lora(method="qlora", framework=framework, precision=precision)
+    r = prepare_trace(build_with(job), job.name, CATALOG).request
+    assert r.kbit_head_bf16 is cast
+    assert ("kbit_head_bf16" in r.wire()) is cast  # absent unless asked: earlier requests and cache keys unchanged

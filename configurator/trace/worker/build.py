@@ -162,7 +162,23 @@ def build_model(job: Job, notes: list[str]) -> Built:
             p.requires_grad_(True)
     else:
         model = _lora(job, model, notes)
+    if job.method == "qlora" and job.kbit_head_bf16:
+        _trl_bf16_cast(model)
+        notes.append("TRL's peft_module_casting_to_bf16 (trl _prepare_peft_model under bf16): lm_head and "
+                     "embed_tokens back to bf16, norms fp32")  # fmt: skip
     return Built(model, route, implementation)
+
+
+def _trl_bf16_cast(model: nn.Module) -> None:
+    """trl/trainer/utils.py peft_module_casting_to_bf16: norms (by name) to fp32; lm_head, embed_tokens, wte and wpe
+    weights that are fp32 to bf16 (the adapters, whose names carry none of these, stay fp32)."""
+    for name, module in model.named_modules():
+        if isinstance(module, nn.LayerNorm) or "norm" in name:
+            module.to(torch.float32)
+        elif any(x in name for x in ("lm_head", "embed_tokens", "wte", "wpe")):
+            weight = getattr(module, "weight", None)
+            if isinstance(weight, torch.Tensor) and weight.dtype == torch.float32:
+                module.to(torch.bfloat16)
 
 
 def _to_nf4(model: nn.Module) -> None:

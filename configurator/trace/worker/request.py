@@ -37,6 +37,8 @@ class Job:
     arch: str
     steps: int
     warm_optimizer: bool  # create the optimizer states by a step on zero gradients before the traced steps
+    # QLoRA: TRL's peft_module_casting_to_bf16 after get_peft_model (lm_head and embed_tokens back to bf16)
+    kbit_head_bf16: bool
     parallel_kind: str
     world_size: int
 
@@ -104,6 +106,7 @@ def parse(req: Any) -> Job:
         arch=_choice(req, "arch", ARCHS, "sm90"),
         steps=_int(req, "steps", 1, 8, 2),
         warm_optimizer=bool(req.get("warm_optimizer", False)),
+        kbit_head_bf16=bool(req.get("kbit_head_bf16", False)),
         parallel_kind=str(kind),
         world_size=world,
     )
