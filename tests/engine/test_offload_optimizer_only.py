@@ -13,9 +13,10 @@ import itertools
 import pytest
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine.build import Job
-from configurator.engine.job_checks import Shape, setting_checks
-from configurator.engine.memory import effective_offload, memory_for_card
+from configurator.engine.checks.job import Shape, setting_checks
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.memory.states import effective_offload
+from configurator.engine.model.build import Job
 
 SHARDS = 4
 
