@@ -167,3 +167,16 @@ def test_recent_families_are_traced_and_compared(model: str) -> None:
     _header, rows = _rows()
     assert _model_type(model) in SUPPORTED_MODEL_TYPES
     assert any(r["model"] == model and r["ok"] for r in comparable(rows))
+
+
+def test_fsdp2_rows_are_traced_or_say_why() -> None:
+    """FSDP2 (fully_shard over PyTorch's fake process group, rank 0 of N) traces on meta for full and LoRA jobs; where
+    it does not (QLoRA's Params4bit weights), the row's result says so in words, not an empty figure."""
+    _header, rows = _rows()
+    fsdp = [r for r in rows if world_size(r) > 1]
+    assert any(r["ok"] and r["method"] == "full" for r in fsdp) and any(r["ok"] and r["method"] == "lora" for r in fsdp)
+    for r in fsdp:
+        if r["ok"]:
+            assert any("fully_shard" in n for n in r["notes"]), r["id"]
+        else:
+            assert r["error"].startswith("FSDP2 did not trace on meta"), r["id"]

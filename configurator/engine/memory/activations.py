@@ -16,6 +16,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
 from configurator.engine.memory import moe
 from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.stack import PROFILES, TRANSFORMERS_STACKS, runs_model_dtypes, stack_of
 
 BF16, FP32 = 2, 4
@@ -294,6 +295,13 @@ def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     """
     if runs_model_dtypes(job) and not (model.is_moe and trained_groups(model, job) & {GATE, UP, DOWN}):
         return _per_layer_transformers(model, job, sequence, tp)
+    if (job.method == "full" and stack_of(job).framework in TRANSFORMERS_STACKS and PARALLELISM[job.parallelism].fsdp
+            and tp == 1 and not model.is_moe):
+        # a Transformers model under FSDP computes on its gathered units, in bf16 (MixedPrecisionPolicy(param_dtype=
+        # bf16) over fp32 shards, or bf16 shards): the layer keeps what a bf16 model keeps on one card (the meta
+        # trace of fully_shard over a fake process group: specs/trace/table.jsonl rows 4000 and up)
+        bf16_view = job.model_copy(update={"precision": "pure-bf16", "parallelism": "single"})
+        return _per_layer_transformers(model, bf16_view, sequence, tp)
     assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
     h, nh = model.hidden_size, model.num_attention_heads
     a = nh * model.head_dim  # query width

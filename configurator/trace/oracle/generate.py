@@ -211,6 +211,9 @@ def merge(parts: list[Path], command: str) -> None:
                      "zero_grad(set_to_none)) with PEFT; QLoRA with PEFT prepare_model_for_kbit_training (no TRL "
                      "recast of the head to bf16); precision bf16: bf16 weights, no autocast; mixed-bf16: fp32 "
                      "trainable weights (full: the whole model) and bf16 autocast",
+            "fsdp2": f"rows from id {FSDP2_FIRST_ID}: FSDP2, fully_shard on each decoder layer and the root, traced as "
+                     "rank 0 of parallel.world_size over PyTorch's fake process group (per-rank bytes); a row that "
+                     "does not trace on meta says why in its error",
         }
     }
     with TABLE.open("w") as fh:
