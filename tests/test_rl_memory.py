@@ -105,7 +105,7 @@ def test_a_share_too_small_for_the_weights_is_an_error() -> None:
 
 
 def test_vllm_server_leaves_the_training_cards_whole() -> None:
-    rl_job = {"objective": "grpo", "rl": {"generation": "vllm-server"}}
+    rl_job = {"objective": "grpo", "micro_batch_size": 8, "rl": {"generation": "vllm-server"}}
     result, job = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", **rl_job)
     _, plain = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8")
     assert job.cards[0].capacity_gb == plain.cards[0].capacity_gb

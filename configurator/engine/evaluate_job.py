@@ -14,7 +14,7 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
-from configurator.engine import calibration, rl
+from configurator.engine import calibration, rl, rl_result
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
@@ -309,13 +309,17 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
     checks += generation_checks(job, model, rows)
+    server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
+              if rl_result.generation_cards(job) else {})  # fmt: skip
+    checks += rl_result.group_checks(job, shape.n) + rl_result.server_checks(model, job, server, set(shape.slots))
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
+    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                       fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
+                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary)  # fmt: skip
     return JobEvaluation(result, tuple(checks), tuple((key, mem.peak_reserved) for key in shape.keys))
 
 
