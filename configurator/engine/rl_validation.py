@@ -42,7 +42,7 @@ class RLSource(Strict):
 
 class RLRun(Strict):
     label: str
-    source: str
+    cites: str  # a key of the file's sources
     role: Literal["held-apart"]
     model: str  # catalog id, or a config.json path relative to specs/
     kind: Literal["device", "vllm-weights", "kv-cache", "logits"]
@@ -73,7 +73,7 @@ class Scored:
 
 def load_runs(path: Path | None = None) -> RLRunsFile:
     data = RLRunsFile.model_validate(yaml.safe_load(safe_read_text(path or specs_dir() / "rl-runs.yaml")))
-    unknown = sorted({r.source for r in data.runs} - set(data.sources))
+    unknown = sorted({r.cites for r in data.runs} - set(data.sources))
     if unknown:
         raise ValueError(f"rl-runs.yaml: runs cite unknown sources {unknown}")
     return data
