@@ -111,7 +111,7 @@ class ExtraStates:
     critic_weights: float = 0.0
     critic_gradients: float = 0.0
     critic_optimizer: float = 0.0
-    critic_trained: float = 0.0  # parameters
+    critic_trained: int = 0  # parameters
     reward_weights: float = 0.0
 
 
@@ -210,20 +210,40 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
     if keeps_reference(job):
         ref_src = {"dpo": "trl dpo_trainer.py:894 (a second model, prepared like the policy)",
                    "grpo": "trl grpo_trainer.py (beta > 0: a second model)",
-                   "ppo": "trl ppo_trainer.py:444 create_reference_model; verl need_reference_policy"}[job.objective]  # fmt: skip
-        rows.append(KeptModel("reference", "frozen bf16 copy", ref / 1e9, ref_src))
+                   "ppo": "trl ppo_trainer.py:444 create_reference_model; verl need_reference_policy"}  # fmt: skip
+        rows.append(KeptModel("reference", "frozen bf16 copy", ref / 1e9, ref_src[job.objective]))
     elif uses_reference(job):
-        rows.append(KeptModel("reference", "the policy with its adapters disabled (no copy)", 0.0,
-                              "trl PEFT: ref_model None, disable_adapter; verl ref_in_actor (main_ppo.py:140)"))
+        rows.append(
+            KeptModel(
+                "reference",
+                "the policy with its adapters disabled (no copy)",
+                0.0,
+                "trl PEFT: ref_model None, disable_adapter; verl ref_in_actor (main_ppo.py:140)",
+            )
+        )
     else:
         why = "precomputed log-probs" if job.objective == "dpo" else "beta 0: no KL term"
-        rows.append(KeptModel("reference", f"none ({why})", 0.0, "trl grpo_config.py beta / dpo precompute_ref_log_probs"))
+        rows.append(
+            KeptModel("reference", f"none ({why})", 0.0, "trl grpo_config.py beta / dpo precompute_ref_log_probs")
+        )
     if keeps_critic(job):
-        rows.append(KeptModel("critic", "value model trained in full (score head)", critic / 1e9,
-                              "trl ppo_trainer.py:492 PolicyAndValueWrapper; verl need_critic (GAE)"))
+        rows.append(
+            KeptModel(
+                "critic",
+                "value model trained in full (score head)",
+                critic / 1e9,
+                "trl ppo_trainer.py:492 PolicyAndValueWrapper; verl need_critic (GAE)",
+            )
+        )
         if keeps_reward_model(job):
-            rows.append(KeptModel("reward", "frozen bf16 copy", extra.reward_weights / 1e9,
-                                  "trl ppo_trainer.py:555 prepare_deepspeed(reward_model)"))
+            rows.append(
+                KeptModel(
+                    "reward",
+                    "frozen bf16 copy",
+                    extra.reward_weights / 1e9,
+                    "trl ppo_trainer.py:555 prepare_deepspeed(reward_model)",
+                )
+            )
         else:
             rows.append(KeptModel("reward", "none (rule-based reward functions)", 0.0, "verl need_reward_model"))
     return tuple(rows)

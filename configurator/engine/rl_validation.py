@@ -15,9 +15,9 @@ from pydantic import Field
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import default_catalog, specs_dir
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.sourced import Strict
 from configurator.engine import rl
 from configurator.engine.activations import activation_breakdown
-from configurator.catalog.sourced import Strict
 from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import evaluate
 from configurator.engine.resolver import ModelResolver

@@ -32,8 +32,9 @@ def test_size_grpo_lora_with_colocated_vllm(capsys: pytest.CaptureFixture[str]) 
     assert "none (beta 0" in reference and "grpo_config.py" in reference  # GRPOConfig beta 0.0: none loaded
     assert "vLLM colocated on the training cards, 30% of each" in _line(lines, "generation:")
     # 30 % of 85.5 GB: vLLM's own bf16 weights and the KV cache the rest leaves; 8 x (512 + 1,024) tokens need 1.6
-    assert _line(lines, "25.7 GB:").strip() == ("25.7 GB: 16.1 GB of weights, a 8.6 GB KV cache; one round of 8 sequences "
-                                        "needs 1.6 GB of it")  # fmt: skip
+    assert _line(lines, "25.7 GB:").strip() == (
+        "25.7 GB: 16.1 GB of weights, a 8.6 GB KV cache; one round of 8 sequences needs 1.6 GB of it"
+    )
     split = _line(lines, "step split:")
     training = float(split.split("training ")[1].split(" s")[0])
     generation = float(split.split("generation ")[1].split(" s")[0])

@@ -34,11 +34,11 @@ def test_ppo_adds_a_critic_trained_in_full_and_a_frozen_reward_model(llama8b: Mo
     ppo = memory_for_card(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8)
     critic = rl.critic_parameters(llama8b)
     assert critic == llama8b.total_params - 128_256 * 4096 + 4096  # the LM head becomes a hidden x 1 score
-    extra = rl.extra_states(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8, stage=3,
-                            tp=1)
+    extra = rl.extra_states(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8, stage=3, tp=1)
     assert extra.reward_weights == pytest.approx(llama8b.total_params * 2 / 8)
-    assert ppo.weights - sft.weights == pytest.approx(extra.critic_weights + extra.reward_weights
-                                                      + llama8b.total_params * 2 / 8)  # + the reference
+    assert ppo.weights - sft.weights == pytest.approx(
+        extra.critic_weights + extra.reward_weights + llama8b.total_params * 2 / 8
+    )  # + the reference
     assert ppo.optimizer - sft.optimizer == pytest.approx(extra.critic_optimizer)
     assert ppo.activations > sft.activations  # the value model's forward is saved beside the policy's
 

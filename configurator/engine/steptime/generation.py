@@ -49,7 +49,7 @@ def decode_weight_bytes(model: ModelSpec, sequences: int) -> float:
     experts, the ones the step's ``sequences`` tokens reach (top-k each, at most every expert)."""
     counts = model.param_counts()
     dense = counts.total - counts.embedding - model.expert_params()
-    experts = model.expert_params()
+    experts: float = model.expert_params()
     if experts and model.num_experts:
         experts = experts * min(1.0, sequences * model.num_experts_per_tok / model.num_experts)
     return (dense + experts) * BF16

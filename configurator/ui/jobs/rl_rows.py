@@ -29,8 +29,13 @@ class RLRows:
                                             "each method keeps and what it generates (engine/rl.py)")  # fmt: skip
         for i in range(self.objective_box.count()):
             self.objective_box.setItemText(i, OBJECTIVES.get(self.objective_box.itemData(i), ""))
-        self.beta_spin = self._double("beta", "KL coefficient", "betaSpin", 3,
-                                      "KL coefficient beta (0: no reference model; auto: the trainer's default)")
+        self.beta_spin = self._double(
+            "beta",
+            "KL coefficient",
+            "betaSpin",
+            3,
+            "KL coefficient beta (0: no reference model; auto: the trainer's default)",
+        )
         self.beta_spin.setSpecialValueText("auto")
         self.generations_spin = self._int("generations", "Generations", "generationsSpin",
                                           "GRPO completions per prompt (num_generations)")  # fmt: skip
@@ -52,8 +57,12 @@ class RLRows:
         kit.add_row("Generation slots", self.cards_edit, "generationCardsEdit",
                     "Slots whose cards run the vLLM server (comma-separated)")  # fmt: skip
         self.cards_edit.editingFinished.connect(self._cards_typed)
-        self.vllm_tp_spin = self._int("vllm_tensor_parallel", "vLLM TP", "vllmTpSpin",
-                                      "vLLM tensor-parallel size: weights and KV cache split this many ways")
+        self.vllm_tp_spin = self._int(
+            "vllm_tensor_parallel",
+            "vLLM TP",
+            "vllmTpSpin",
+            "vLLM tensor-parallel size: weights and KV cache split this many ways",
+        )
         self.reward_check = QCheckBox("Reward model")
         kit.register(self.reward_check, "rewardModelCheck", "PPO scores with a reward model network (off: "
                      "rule-based reward functions)")  # fmt: skip
@@ -64,15 +73,20 @@ class RLRows:
         self.capacity_spin.setDecimals(2)
         self.capacity_spin.setSingleStep(0.25)
         self.capacity_spin.setRange(*float_range(Job, "moe_capacity_factor", 2))
-        kit.add_row("Capacity factor", self.capacity_spin, "capacitySpin",
-                    "MoE dispatch buffers padded to capacity factor x tokens x k / experts (1: dropless)")
+        kit.add_row(
+            "Capacity factor",
+            self.capacity_spin,
+            "capacitySpin",
+            "MoE dispatch buffers padded to capacity factor x tokens x k / experts (1: dropless)",
+        )
         self.capacity_spin.valueChanged.connect(self._capacity_changed)
         self.rows: dict[str, QWidget] = {
             "beta": self.beta_spin, "generations": self.generations_spin, "prompt_length": self.prompt_spin,
             "completion_length": self.completion_spin, "generation": self.generation_box,
             "vllm_gpu_memory_utilization": self.share_spin, "server_gpu_memory_utilization": self.server_share_spin,
             "generation_cards": self.cards_edit, "vllm_tensor_parallel": self.vllm_tp_spin,
-            "reward_model": self.reward_check, "ppo_epochs": self.epochs_spin, "moe_capacity_factor": self.capacity_spin,
+            "reward_model": self.reward_check, "ppo_epochs": self.epochs_spin,
+            "moe_capacity_factor": self.capacity_spin,
         }  # fmt: skip
 
     def _int(self, field: str, label: str, name: str, tip: str) -> QSpinBox:
