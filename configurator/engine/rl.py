@@ -250,11 +250,14 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
 
 
 def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
-    """The RL and MoE settings that apply to ``job`` (the job form shows only these): GRPO's generations per
+    """The RL and MoE settings that apply to ``job`` (the job form shows only these): the sequence length unless
+    the method generates; GRPO's generations per
     prompt; prompt and completion lengths and the generation engine where the method generates; the colocated
     share, or the server's cards and share; PPO's reward model and epochs; the MoE capacity factor for an MoE
     model."""
     fields: set[str] = {"objective"}
+    if not generates(job):  # GRPO / PPO train on prompt + completion tokens instead
+        fields.add("sequence_length")
     if job.objective in ("dpo", "grpo", "ppo"):
         fields.add("beta")
     if job.objective == "grpo":

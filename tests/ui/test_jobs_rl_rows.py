@@ -46,6 +46,7 @@ def test_grpo_rows_follow_the_generation_engine(qtbot) -> None:  # type: ignore[
     shown = _visible(panel)
     assert {"generations", "prompt_length", "completion_length", "vllm_gpu_memory_utilization"} <= shown
     assert not shown & {"generation_cards", "server_gpu_memory_utilization", "reward_model", "moe_capacity_factor"}
+    assert not panel.form.isRowVisible(panel.seq_spin.parentWidget())  # prompt + completion instead
     assert rows.completion_spin.value() == 1024 and rows.share_spin.value() == pytest.approx(0.3)
     rows.share_spin.setValue(0.4)
     assert doc.build.jobs[0].rl.vllm_gpu_memory_utilization == pytest.approx(0.4)
@@ -62,6 +63,7 @@ def test_dpo_shows_no_generation_rows_and_ppo_its_reward_model(qtbot) -> None:  
     doc, panel = _panel(qtbot, "rl-dpo-8b-full-4x-h100.yaml")
     rows = panel.rl_rows
     assert _visible(panel) == {"beta"}
+    assert panel.form.isRowVisible(panel.seq_spin.parentWidget())
     _choose(rows.objective_box, "ppo")
     assert doc.build.jobs[0].objective == "ppo"
     assert {"reward_model", "ppo_epochs", "generation", "completion_length"} <= _visible(panel)

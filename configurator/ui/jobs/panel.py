@@ -102,6 +102,7 @@ class JobsPanel(QWidget):
         self.rl_rows = RLRows(kit)
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
+        self.rl_rows.sequence_row = self.sequence.spin.parentWidget()
         self.step_rows = StepRows(kit)
         guard = _WheelGuard(self.scroll)
         for w in kit.inputs:

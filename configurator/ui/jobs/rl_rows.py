@@ -24,6 +24,7 @@ GENERATION = {"vllm-colocate": "vLLM on the training cards", "vllm-server": "vLL
 class RLRows:
     def __init__(self, kit: FormKit) -> None:
         self.kit = kit
+        self.sequence_row: QWidget | None = None  # the sequence length's row (sequence_row.py), hidden for GRPO / PPO
         self.objective_box = kit.choice_box("objective", Job, "Objective", "objectiveBox",
                                             "Supervised fine-tuning, or preference / RL post-training: the models "
                                             "each method keeps and what it generates (engine/rl.py)")  # fmt: skip
@@ -124,6 +125,8 @@ class RLRows:
         applies = rl.form_fields(job, spec)
         for field, widget in self.rows.items():
             kit.form.setRowVisible(widget, field in applies)
+        if self.sequence_row is not None:
+            kit.form.setRowVisible(self.sequence_row, "sequence_length" in applies)
 
     # ---- edits -------------------------------------------------------------------------------------------
 
