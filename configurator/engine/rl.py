@@ -205,7 +205,8 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
     extra = extra_states(model, job, shards=shards, stage=stage, tp=tp)
     critic = extra.critic_weights + extra.critic_gradients + extra.critic_optimizer
     policy = max(states - ref - critic - extra.reward_weights, 0.0)  # offloaded states are not on the card
-    held = "trained in full" if job.method == "full" else f"frozen base + trained {job.method.upper()} adapters"
+    adapters = "QLoRA" if job.method == "qlora" else "LoRA"
+    held = "trained in full" if job.method == "full" else f"frozen base + trained {adapters} adapters"
     rows = [KeptModel("policy", held, policy / 1e9, "the trainer's model")]
     if keeps_reference(job):
         ref_src = {"dpo": "trl dpo_trainer.py:894 (a second model, prepared like the policy)",
@@ -222,10 +223,9 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
             )
         )
     else:
-        why = "precomputed log-probs" if job.objective == "dpo" else "beta 0: no KL term"
-        rows.append(
-            KeptModel("reference", f"none ({why})", 0.0, "trl grpo_config.py beta / dpo precompute_ref_log_probs")
-        )
+        why, src = (("precomputed log-probs", "trl dpo_config.py precompute_ref_log_probs") if job.objective == "dpo"
+                    else ("beta 0: no KL term", "trl grpo_config.py beta (0.0: no reference loaded)"))  # fmt: skip
+        rows.append(KeptModel("reference", f"none ({why})", 0.0, src))
     if keeps_critic(job):
         rows.append(
             KeptModel(

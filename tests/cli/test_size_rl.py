@@ -27,7 +27,7 @@ def test_size_grpo_lora_with_colocated_vllm(capsys: pytest.CaptureFixture[str]) 
     assert "[fits]" in _line(lines, "Job: ")
     assert _line(lines, "GRPO:").strip() == "GRPO: the models on each training card"
     policy = _line(lines, "policy").split()
-    assert float(policy[1]) == pytest.approx(16.7, abs=0.1) and "LORA adapters" in _line(lines, "policy")
+    assert float(policy[1]) == pytest.approx(16.7, abs=0.1) and "LoRA adapters" in _line(lines, "policy")
     reference = _line(lines, "reference")
     assert "none (beta 0" in reference and "grpo_config.py" in reference  # GRPOConfig beta 0.0: none loaded
     assert "vLLM colocated on the training cards, 30% of each" in _line(lines, "generation:")
