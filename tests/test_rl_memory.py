@@ -65,7 +65,7 @@ def test_full_dpo_reference_is_sharded_like_the_policy(llama8b: ModelSpec) -> No
 
 
 def test_dpo_runs_chosen_and_rejected_together(llama8b: ModelSpec) -> None:
-    sft = memory_for_card(llama8b, _job(micro_batch_size=2))
+    sft = memory_for_card(llama8b, _job(micro_batch_size=2, loss="bf16"))  # TRL's log-probs on bf16 logits
     dpo = memory_for_card(llama8b, _job(objective="dpo", micro_batch_size=1))
     assert dpo.activations == pytest.approx(sft.activations)
 
@@ -73,7 +73,7 @@ def test_dpo_runs_chosen_and_rejected_together(llama8b: ModelSpec) -> None:
 def test_grpo_trains_on_prompt_plus_completion(llama8b: ModelSpec) -> None:
     grpo = _job(objective="grpo", sequence_length=128, rl={"prompt_length": 512, "completion_length": 1024})
     assert rl.training_view(grpo).sequence_length == 1536
-    same = memory_for_card(llama8b, _job(sequence_length=1536))
+    same = memory_for_card(llama8b, _job(sequence_length=1536, loss="bf16"))
     assert memory_for_card(llama8b, grpo).activations == pytest.approx(same.activations)
 
 

@@ -131,13 +131,21 @@ def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int
 
 def training_view(job: Job) -> Job:
     """The job as the training forward sees it: DPO's pairs concatenated (2 x micro-batch), GRPO's and PPO's
-    completions of prompt + completion tokens. Conservative for GRPO: the logits are kept for every position here,
+    completions of prompt + completion tokens, TRL's log-probs on bf16 logits. Conservative for GRPO: the logits are kept for every position here,
     where TRL keeps them for the completion only (``logits_to_keep``)."""
+    if job.objective == "sft":
+        return job
+    update: dict[str, object] = {}
+    if job.loss is None and job.framework == "hf-trainer":
+        # TRL's trainers take log-probs of the model's own bf16 logits with selective_log_softmax
+        # (trl/trainer/utils.py: a log_softmax per sequence, gathered; dpo_trainer.py:1347, grpo_trainer.py:1521,
+        # ppo_trainer.py:703), not the causal-LM loss's fp32 upcast: the bf16 loss path
+        update["loss"] = "bf16"
     if job.objective == "dpo":
-        return job.model_copy(update={"micro_batch_size": 2 * job.micro_batch_size})
-    if job.objective in ("grpo", "ppo"):
-        return job.model_copy(update={"sequence_length": job.rl.prompt_length + job.rl.completion_length})
-    return job
+        update["micro_batch_size"] = 2 * job.micro_batch_size
+    else:
+        update["sequence_length"] = job.rl.prompt_length + job.rl.completion_length
+    return job.model_copy(update=update)
 
 
 def generates(job: Job) -> bool:

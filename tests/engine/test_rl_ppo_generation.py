@@ -30,7 +30,8 @@ def _job(**fields: object) -> Job:
 
 
 def test_ppo_adds_a_critic_trained_in_full_and_a_frozen_reward_model(llama8b: ModelSpec) -> None:
-    sft = memory_for_card(llama8b, _job(method="full", parallelism="zero3", sequence_length=1024), shards=8)
+    sft = memory_for_card(llama8b, _job(method="full", parallelism="zero3", sequence_length=1024, loss="bf16"),
+                          shards=8)  # fmt: skip
     ppo = memory_for_card(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8)
     critic = rl.critic_parameters(llama8b)
     assert critic == llama8b.total_params - 128_256 * 4096 + 4096  # the LM head becomes a hidden x 1 score
@@ -80,7 +81,7 @@ def test_step_time_is_training_plus_generation() -> None:
     rl_job = {"objective": "grpo", "micro_batch_size": 8, "rl": {"prompt_length": 512, "completion_length": 1024}}
     _, grpo = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", **rl_job)
     _, sft = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", micro_batch_size=8,
-                        sequence_length=1536)  # fmt: skip
+                        sequence_length=1536, loss="bf16")  # fmt: skip
     assert grpo.rl is not None and grpo.compute is not None and sft.compute is not None
     assert grpo.compute.tokens_per_step == 8 * 1536  # prompt + completion, not sequence_length
     assert grpo.rl.training_seconds == pytest.approx(sft.compute.seconds_per_step, rel=1e-6)
