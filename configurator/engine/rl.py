@@ -131,8 +131,8 @@ def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int
 
 def training_view(job: Job) -> Job:
     """The job as the training forward sees it: DPO's pairs concatenated (2 x micro-batch), GRPO's and PPO's
-    completions of prompt + completion tokens, TRL's log-probs on bf16 logits. Conservative for GRPO: the logits are kept for every position here,
-    where TRL keeps them for the completion only (``logits_to_keep``)."""
+    completions of prompt + completion tokens, TRL's log-probs on bf16 logits. Conservative for GRPO: the logits
+    are kept for every position here, where TRL keeps them for the completion only (``logits_to_keep``)."""
     if job.objective == "sft":
         return job
     update: dict[str, object] = {}

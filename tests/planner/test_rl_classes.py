@@ -34,3 +34,11 @@ def test_the_plan_prepares_rl_classes_and_words_them() -> None:
     assert _method(_method_key(info)) == "GRPO post-training by low-rank (LoRA) fine-tuning"
     sft = prepare(_plan(), default_catalog())
     assert _method(_method_key(sft.infos[0])) == "low-rank (LoRA) fine-tuning"
+
+
+def test_the_plan_report_names_the_objective() -> None:
+    from configurator.engine.planner import plan_service
+    from configurator.report.plan_text import render_plan
+
+    result = plan_service(_plan(objective="dpo"), default_catalog())
+    assert "c: Llama 3.1 8B, lora DPO, 8.0 B parameters" in render_plan(result)
