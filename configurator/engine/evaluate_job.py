@@ -320,7 +320,9 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary)  # fmt: skip
-    return JobEvaluation(result, tuple(checks), tuple((key, mem.peak_reserved) for key in shape.keys))
+    engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
+    uses = {key: mem.peak_reserved + engine.pop(key, 0.0) for key in shape.keys}  # + a colocated vLLM's share
+    return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

@@ -119,3 +119,14 @@ def group_checks(job: Job, cards: int) -> list[Check]:
         f"steps x {cards} cards = {batch} completions) is not a multiple of its {job.rl.generations} generations "
         "per prompt: TRL's GRPOConfig refuses it. Make micro-batch x accumulation x cards a multiple of the "
         "generations."))]  # fmt: skip
+
+
+def engine_uses(job: Job, rows: list[CardMemory], server: dict[int, tuple[str, float]],
+                training_slots: set[int]) -> dict[tuple[int, int | None], float]:  # fmt: skip
+    """Bytes the generation engine holds on each card, beside the training's peak: a colocated vLLM's share of each
+    training card, a server's share of each of its own cards (so jobs sharing a card are summed with it)."""
+    share = rl.colocated_share(job)
+    if share:
+        return {(r.slot, r.instance): r.capacity_gb * GB / (1 - share) * share for r in rows}
+    util = job.rl.server_gpu_memory_utilization
+    return {(s, None): util * server[s][1] for s in generation_cards(job) if s in server and s not in training_slots}

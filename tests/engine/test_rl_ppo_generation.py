@@ -124,3 +124,29 @@ def test_generation_on_cards_of_its_own() -> None:
     assert any(c.severity == "error" and "both train and run" in c.message for c in shared)  # type: ignore[attr-defined]
     missing, _ = _server_build([7], [1])
     assert any(c.severity == "error" and "not slots with a card" in c.message for c in missing)  # type: ignore[attr-defined]
+
+
+def test_a_card_shared_with_a_colocated_vllm_counts_its_share() -> None:
+    from configurator.engine.build import Build
+    from configurator.engine.evaluate import evaluate
+
+    grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+            "cards": [1], "rl": {"vllm_gpu_memory_utilization": 0.5}}  # fmt: skip
+    sft = {"name": "s", "model": "llama-3.1-8b", "method": "lora", "cards": [1]}
+    build = Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": [{"slot": 1, "card": "h100-sxm"}],
+                                  "jobs": [grpo, sft]})  # fmt: skip
+    shared = next(c for c in evaluate(build).checks if c.code == "CARD_SHARED")
+    assert shared.severity == "error"  # vLLM's 42.8 GB + both jobs' peaks > 85.5 GB
+
+
+def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
+    from configurator.engine.build import Build
+    from configurator.engine.evaluate import evaluate
+
+    grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+            "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
+    sft = {"name": "s", "model": "llama-3.1-8b", "method": "lora", "cards": [2]}
+    cards = [{"slot": 1, "card": "h100-sxm"}, {"slot": 2, "card": "h100-sxm"}]
+    build = Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": cards, "jobs": [grpo, sft]})
+    shared = next(c for c in evaluate(build).checks if c.code == "CARD_SHARED")
+    assert shared.slot == 2 and shared.severity == "error"  # 90 % of the card for vLLM + an 8B LoRA
