@@ -150,3 +150,18 @@ def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
     build = Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": cards, "jobs": [grpo, sft]})
     shared = next(c for c in evaluate(build).checks if c.code == "CARD_SHARED")
     assert shared.slot == 2 and shared.severity == "error"  # 90 % of the card for vLLM + an 8B LoRA
+
+
+def test_changing_a_generation_card_re_evaluates_the_job() -> None:
+    from configurator.engine.build import Build
+    from configurator.engine.evaluate import evaluate
+
+    def weights_share(card: str) -> float:
+        job = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+               "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
+        cards = [{"slot": 1, "card": "h100-sxm"}, {"slot": 2, "card": card}]
+        result = evaluate(Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": cards, "jobs": [job]}))
+        assert result.jobs[0].rl is not None and result.jobs[0].rl.generation_share_gb is not None
+        return result.jobs[0].rl.generation_share_gb
+
+    assert weights_share("h200-sxm") > weights_share("h100-sxm")  # the memo sees the server's card
