@@ -312,6 +312,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
               if rl_result.generation_cards(job) else {})  # fmt: skip
     checks += rl_result.group_checks(job, shape.n) + rl_result.server_checks(model, job, server, set(shape.slots))
+    checks += rl_result.in_process_checks(model, job, mem, rows)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
     rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)

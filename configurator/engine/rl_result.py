@@ -130,3 +130,25 @@ def engine_uses(job: Job, rows: list[CardMemory], server: dict[int, tuple[str, f
         return {(r.slot, r.instance): r.capacity_gb * GB / (1 - share) * share for r in rows}
     util = job.rl.server_gpu_memory_utilization
     return {(s, None): util * server[s][1] for s in generation_cards(job) if s in server and s not in training_slots}
+
+
+TRL_ROLLOUT_CHUNK = 64  # trl/experimental/ppo/ppo_config.py local_rollout_forward_batch_size default
+
+
+def in_process_checks(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardMemory]) -> list[Check]:
+    """Generation inside the training process (``transformers``: TRL PPO's ``unwrap_model_for_generation`` +
+    ``generate`` in chunks of local_rollout_forward_batch_size): its KV cache sits beside the model states before
+    the training forward; an error when the two exceed the card."""
+    if not rl.generates(job) or job.rl.generation != "transformers" or not rows or model.is_params_only:
+        return []
+    seqs = min(rl.generation_sequences(job), TRL_ROLLOUT_CHUNK)
+    kv = seqs * (job.rl.prompt_length + job.rl.completion_length) * rl.kv_bytes_per_token(model)
+    states = mem.weights + mem.adapters + mem.gradients + mem.optimizer + mem.cuda_context
+    row = min(rows, key=lambda r: r.capacity_gb)
+    if states + kv <= row.capacity_gb * GB:
+        return []
+    return [Check(severity="error", code="RL_GENERATION", slot=row.slot, job=job.name, message=(
+        f"Job '{job.name}': generating in the training process keeps a {kv / GB:.1f} GB KV cache for {seqs} "
+        f"sequences of {job.rl.prompt_length} + {job.rl.completion_length} tokens beside {states / GB:.1f} GB of "
+        f"model states: more than the {row.capacity_gb:.1f} GB of slot {row.slot}. Generate in smaller chunks "
+        "(local_rollout_forward_batch_size), shorten completions, or generate with vLLM."))]  # fmt: skip

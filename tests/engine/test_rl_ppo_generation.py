@@ -165,3 +165,14 @@ def test_changing_a_generation_card_re_evaluates_the_job() -> None:
         return result.jobs[0].rl.generation_share_gb
 
     assert weights_share("h200-sxm") > weights_share("h100-sxm")  # the memo sees the server's card
+
+
+def test_generating_in_the_training_process_must_fit_beside_the_states() -> None:
+    rl_job = {"objective": "ppo", "micro_batch_size": 64,
+              "rl": {"generation": "transformers", "prompt_length": 2048, "completion_length": 32768}}  # fmt: skip
+    result, _ = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", **rl_job)
+    error = next(c for c in result.checks if c.code == "RL_GENERATION" and "training process" in c.message)
+    assert error.severity == "error" and "64 sequences" in error.message  # TRL's rollout chunk
+    small = {"objective": "ppo", "micro_batch_size": 4, "rl": {"generation": "transformers"}}
+    ok, _ = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", **small)
+    assert not [c for c in ok.checks if c.code == "RL_GENERATION"]
