@@ -11,6 +11,7 @@ import yaml
 from configurator.catalog.models import ModelSpec, load_models_yaml
 from configurator.cli import main
 from configurator.engine import rl
+from configurator.engine.activations import activation_breakdown
 from configurator.engine.build import Job
 from configurator.engine.memory import memory_for_card
 from tests.helpers import single_job
@@ -74,7 +75,11 @@ def test_grpo_trains_on_prompt_plus_completion(llama8b: ModelSpec) -> None:
     grpo = _job(objective="grpo", sequence_length=128, rl={"prompt_length": 512, "completion_length": 1024})
     assert rl.training_view(grpo).sequence_length == 1536
     same = memory_for_card(llama8b, _job(sequence_length=1536, loss="bf16"))
-    assert memory_for_card(llama8b, grpo).activations == pytest.approx(same.activations)
+    # logits_to_keep: the head makes logits for the 1,024 completion tokens (+1) of the 1,536 only
+    logits = activation_breakdown(llama8b, rl.training_view(grpo)).loss_bytes
+    assert rl.logit_fraction(grpo) == pytest.approx(1025 / 1536)
+    expected = same.activations - (1 - 1025 / 1536) * logits
+    assert memory_for_card(llama8b, grpo).activations == pytest.approx(expected)
 
 
 # ---- colocated vLLM ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine import moe, rl
@@ -216,6 +216,10 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     param_sharded = shards > 1 and stage == 3
     head_gradient = gathered = 0.0
     act = activation_breakdown(model, job, tp, sequence_length)
+    if (keep := rl.logit_fraction(job)) < 1:  # GRPO: logits of the completion only (engine/rl.py)
+        act = replace(act, loss_bytes=act.loss_bytes * keep, loss_backward_bytes=act.loss_backward_bytes * keep,
+                      held_logits_bytes=act.held_logits_bytes * keep,
+                      forward_extra_bytes=act.forward_extra_bytes * keep)  # fmt: skip
     transient = act.transient_bytes
     if job.method == "full":
         # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces

@@ -131,8 +131,8 @@ def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int
 
 def training_view(job: Job) -> Job:
     """The job as the training forward sees it: DPO's pairs concatenated (2 x micro-batch), GRPO's and PPO's
-    completions of prompt + completion tokens, TRL's log-probs on bf16 logits. Conservative for GRPO: the logits
-    are kept for every position here, where TRL keeps them for the completion only (``logits_to_keep``)."""
+    completions of prompt + completion tokens, TRL's log-probs on bf16 logits (GRPO makes logits for the completion
+    only: ``logit_fraction``, applied by memory.py)."""
     if job.objective == "sft":
         return job
     update: dict[str, object] = {}
@@ -146,6 +146,15 @@ def training_view(job: Job) -> Job:
     else:
         update["sequence_length"] = job.rl.prompt_length + job.rl.completion_length
     return job.model_copy(update=update)
+
+
+def logit_fraction(job: Job) -> float:
+    """The share of the training sequence the model makes logits for: GRPO passes ``logits_to_keep`` = the
+    completion's length + 1 (grpo_trainer.py:1376), so the head runs on the completion only; PPO slices the full
+    logits (ppo_trainer.py forward), DPO and SFT keep every position."""
+    if job.objective != "grpo":
+        return 1.0
+    return min(1.0, (job.rl.completion_length + 1) / (job.rl.prompt_length + job.rl.completion_length))
 
 
 def generates(job: Job) -> bool:
