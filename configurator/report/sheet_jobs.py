@@ -133,7 +133,9 @@ def job_section(i: int, job: JobResult, spec: Job,
         f"optimizer {word('optimizer', spec.optimizer)}, {word('precision', spec.precision)}; sharding "
         f"{word('parallelism', spec.parallelism)}"
         + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")
-        + f"; sequence {spec.sequence_length:,} × micro-batch {spec.micro_batch_size}, gradient checkpointing "
+        + (f"; sequence {spec.sequence_length:,}" if spec.objective in ("sft", "dpo") else
+           f"; {spec.objective.upper()}, prompt {spec.rl.prompt_length:,} + completion {spec.rl.completion_length:,}")
+        + f" × micro-batch {spec.micro_batch_size}, gradient checkpointing "
         f"{'on' if spec.gradient_checkpointing else 'off'}, attention {word('attention', spec.attention)}, loss "
         f"{word('loss', job.loss)}"
         + (f"; stack: {escape(job.stack)}" if job.stack else "")

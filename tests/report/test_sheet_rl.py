@@ -23,6 +23,7 @@ def test_the_grpo_page_names_models_generation_and_step_split() -> None:
     assert "frozen base + trained LoRA adapters" in page and "grpo_config.py beta" in page
     assert "vLLM colocated on the training cards, 30% of each" in page and "8.6 GB KV cache" in page
     assert "Step split: training " in page and "(decode, memory-bound)" in page
+    assert "GRPO, prompt 512 + completion 1,024 × micro-batch 8" in page  # not the unused sequence length
 
 
 def test_an_sft_page_has_no_rl_section() -> None:
