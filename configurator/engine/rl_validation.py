@@ -16,11 +16,11 @@ from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import default_catalog, specs_dir
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.sourced import Strict
-from configurator.engine import rl
-from configurator.engine.activations import activation_breakdown
-from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import evaluate
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.memory import rl
+from configurator.engine.memory.activations import activation_breakdown
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.resolver import ModelResolver
 
 UNITS = {"GB": 1e9, "GiB": 2**30, "MiB": 2**20}
 

@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from configurator.catalog.models import ModelSpec, load_models_yaml
-from configurator.engine import rl
-from configurator.engine.build import Job
-from configurator.engine.memory import memory_for_card
-from configurator.engine.steptime.generation import forward_passes, generation_time
-from configurator.engine.steptime.ops import Device
+from configurator.engine.memory import rl
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.model.build import Job
+from configurator.engine.time.steptime.generation import forward_passes, generation_time
+from configurator.engine.time.steptime.ops import Device
 from tests.helpers import single_job
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,8 +100,8 @@ def test_grpo_needs_whole_prompt_groups() -> None:
 
 
 def _server_build(gen_cards: list[int], train: list[int]) -> tuple[list[object], object]:
-    from configurator.engine.build import Build
     from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
 
     build = Build.model_validate({
         "name": "t", "chassis": "hgx-8", "cards": [{"slot": s, "card": "h100-sxm"} for s in range(1, 5)],
@@ -127,8 +127,8 @@ def test_generation_on_cards_of_its_own() -> None:
 
 
 def test_a_card_shared_with_a_colocated_vllm_counts_its_share() -> None:
-    from configurator.engine.build import Build
     from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
 
     grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
             "cards": [1], "rl": {"vllm_gpu_memory_utilization": 0.5}}  # fmt: skip
@@ -140,8 +140,8 @@ def test_a_card_shared_with_a_colocated_vllm_counts_its_share() -> None:
 
 
 def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
-    from configurator.engine.build import Build
     from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
 
     grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
             "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
@@ -153,8 +153,8 @@ def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
 
 
 def test_changing_a_generation_card_re_evaluates_the_job() -> None:
-    from configurator.engine.build import Build
     from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
 
     def weights_share(card: str) -> float:
         job = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,

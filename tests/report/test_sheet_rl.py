@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from configurator.engine.buildfile import load_build
 from configurator.engine.evaluate import evaluate
+from configurator.engine.model.buildfile import load_build
 from configurator.report.sheet_jobs import job_section
 
 BUILDS = Path(__file__).resolve().parents[2] / "resources" / "builds"

@@ -10,8 +10,8 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from configurator.catalog.models import ModelSpec
-from configurator.engine import rl
-from configurator.engine.build import Job, RLSettings
+from configurator.engine.memory import rl
+from configurator.engine.model.build import Job, RLSettings
 from configurator.ui.jobs.fields import float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
