@@ -93,7 +93,7 @@ def _place(spec: MigSpec, requests: list[MigRequest]) -> LayoutCheck:
 
 def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     """evaluate_job, memoised on what it reads: the job, its model, the assumptions, the catalog, the card and
-    MIG layout at each slot it names (and a vLLM server's own cards, engine/rl_result.py) and the links between
+    MIG layout at each slot it names (and a vLLM server's own cards, engine/checks/rl.py) and the links between
     those slots."""
     try:
         model = ctx.models.resolve(job.model)

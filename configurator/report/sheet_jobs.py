@@ -78,7 +78,7 @@ def _job_steps(job: JobResult) -> list[str]:
 
 def _job_rl(job: JobResult) -> list[str]:
     """A DPO / GRPO / PPO job: the models it keeps per card with their sources, where it generates, the step
-    split (engine/rl.py, steptime/generation.py)."""
+    split (engine/memory/rl.py, time/steptime/generation.py)."""
     r = job.rl
     if r is None:
         return []

@@ -1,4 +1,4 @@
-"""The Jobs form's post-training rows: each shown only where the engine says it applies (engine/rl.py
+"""The Jobs form's post-training rows: each shown only where the engine says it applies (engine/memory/rl.py
 form_fields), each change one undoable edit of the job's rl settings."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """A DPO / GRPO / PPO job's RL summary (``JobResult.rl``) and the checks of its generation engine on cards of its
 own: what each model costs per card, where generation runs with its memory and KV cache, and the step split into
-training, generation and the extra passes. Every figure comes from engine/rl.py and steptime/generation.py."""
+training, generation and the extra passes. Every figure comes from engine/memory/rl.py and
+time/steptime/generation.py."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _extra(name: str) -> bool:
 
 
 def _step_split(comp: Compute | None) -> tuple[float | None, float | None, dict[str, float]]:
-    """(training, generation, extra passes) seconds from the compute's op rows (steptime/generation.py rows)."""
+    """(training, generation, extra passes) seconds from the compute's op rows (time/steptime/generation.py rows)."""
     if comp is None or not comp.ops or comp.seconds_per_step is None:
         return None, None, {}
     gen = sum(o.seconds for o in comp.ops if o.name == "generation")
@@ -110,7 +111,8 @@ def server_checks(model: ModelSpec, job: Job, server: dict[int, tuple[str, float
 
 
 def group_checks(job: Job, cards: int) -> list[Check]:
-    """GRPO's generation batch must hold whole prompt groups (engine/rl.py groups_whole): TRL refuses to start."""
+    """GRPO's generation batch must hold whole prompt groups (engine/memory/rl.py groups_whole): TRL refuses to
+    start otherwise."""
     if rl.groups_whole(job, cards):
         return []
     batch = rl.generation_sequences(job) * cards

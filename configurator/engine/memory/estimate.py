@@ -216,7 +216,7 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     param_sharded = shards > 1 and stage == 3
     head_gradient = gathered = 0.0
     act = activation_breakdown(model, job, tp, sequence_length)
-    if (keep := rl.logit_fraction(job)) < 1:  # GRPO: logits of the completion only (engine/rl.py)
+    if (keep := rl.logit_fraction(job)) < 1:  # GRPO: logits of the completion only (engine/memory/rl.py)
         act = replace(act, loss_bytes=act.loss_bytes * keep, loss_backward_bytes=act.loss_backward_bytes * keep,
                       held_logits_bytes=act.held_logits_bytes * keep,
                       forward_extra_bytes=act.forward_extra_bytes * keep)  # fmt: skip
@@ -243,7 +243,7 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
     activations = act.saved_bytes
-    if rl.keeps_critic(job):  # PPO: the value model's forward feeds the same loss (engine/rl.py), saved beside;
+    if rl.keeps_critic(job):  # PPO: the value model's forward feeds the same loss (engine/memory/rl.py), saved beside;
         # its head is a hidden x 1 score, no vocabulary logits
         critic = activation_breakdown(model, rl.critic_job(job), tp, sequence_length)
         activations += critic.layers_bytes + critic.head_bytes

@@ -132,7 +132,7 @@ def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int
 def training_view(job: Job) -> Job:
     """The job as the training forward sees it: DPO's pairs concatenated (2 x micro-batch), GRPO's and PPO's
     completions of prompt + completion tokens, TRL's log-probs on bf16 logits (GRPO makes logits for the completion
-    only: ``logit_fraction``, applied by memory.py)."""
+    only: ``logit_fraction``, applied by memory/estimate.py)."""
     if job.objective == "sft":
         return job
     update: dict[str, object] = {}

@@ -169,7 +169,7 @@ class PrecisionInfo(Out):
 
 
 class RLModel(Out):
-    """One model an RL / preference job keeps on each training card (engine/rl.py kept_models)."""
+    """One model an RL / preference job keeps on each training card (engine/memory/rl.py kept_models)."""
 
     role: str  # policy | reference | critic | reward
     held: str  # how, in words
@@ -178,7 +178,8 @@ class RLModel(Out):
 
 
 class RLResult(Out):
-    """What a DPO / GRPO / PPO job keeps and generates, and its step split (engine/rl.py, steptime/generation.py)."""
+    """What a DPO / GRPO / PPO job keeps and generates, and its step split (engine/memory/rl.py,
+    time/steptime/generation.py)."""
 
     objective: str
     models: list[RLModel] = []

@@ -65,7 +65,7 @@ class JobClass(Strict):
     model: str | ParamsOnlyModel
     method: Method = "lora"
     lora: LoraSettings = LoraSettings()
-    # sft, or preference / RL post-training (engine/rl.py): the models each keeps, generation and its time
+    # sft, or preference / RL post-training (engine/memory/rl.py): the models each keeps, generation and its time
     objective: Objective = "sft"
     rl: RLSettings = RLSettings()
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"

@@ -224,7 +224,7 @@ def compute(
         launch_bound = step.launch_bound
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
-        if rl.is_rl(rl_job) and step.seconds:  # training + generation + the extra passes (steptime/generation.py)
+        if rl.is_rl(rl_job) and step.seconds:  # training + generation + the extra passes (time/steptime/generation.py)
             parts = _rl_parts(rl_job, model, device, step.seconds, flops / step.seconds / 1e12, len(cards), split)
             op_rows += parts.rows()
             seconds = step.seconds + parts.seconds

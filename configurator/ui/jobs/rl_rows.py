@@ -1,7 +1,7 @@
 """The Jobs form's post-training rows: the objective (SFT, DPO, GRPO, PPO), the KL coefficient, GRPO's
 generations per prompt, prompt and completion lengths, where generation runs (vLLM colocated with its share of
 each card, or on cards of its own), vLLM's tensor parallelism, PPO's reward model and epochs, and an MoE model's
-capacity factor. Each row is shown only where the engine says it applies (engine/rl.py form_fields)."""
+capacity factor. Each row is shown only where the engine says it applies (engine/memory/rl.py form_fields)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class RLRows:
         self.sequence_row: QWidget | None = None  # the sequence length's row (sequence_row.py), hidden for GRPO / PPO
         self.objective_box = kit.choice_box("objective", Job, "Objective", "objectiveBox",
                                             "Supervised fine-tuning, or preference / RL post-training: the models "
-                                            "each method keeps and what it generates (engine/rl.py)")  # fmt: skip
+                                            "each method keeps and what it generates")  # fmt: skip
         for i in range(self.objective_box.count()):
             self.objective_box.setItemText(i, OBJECTIVES.get(self.objective_box.itemData(i), ""))
         self.beta_spin = self._double(
