@@ -87,6 +87,9 @@ def test_step_time_is_training_plus_generation() -> None:
     assert grpo.rl.training_seconds == pytest.approx(sft.compute.seconds_per_step, rel=1e-6)
     assert grpo.rl.generation_seconds and grpo.rl.generation_seconds > grpo.rl.training_seconds
     assert grpo.step_seconds == pytest.approx(grpo.rl.training_seconds + grpo.rl.generation_seconds, rel=1e-6)
+    c = grpo.compute
+    assert c.bf16_tflops and c.seconds_per_step  # the utilisation is the training's FLOPs over the whole RL step
+    assert c.utilization == pytest.approx(c.flops_per_step / (c.bf16_tflops * 1e12 * c.seconds_per_step))
 
 
 def test_grpo_needs_whole_prompt_groups() -> None:

@@ -228,6 +228,7 @@ def compute(
             parts = _rl_parts(rl_job, model, device, step.seconds, flops / step.seconds / 1e12, len(cards), split)
             op_rows += parts.rows()
             seconds = step.seconds + parts.seconds
+            achieved = flops / (slowest * 1e12 * seconds)  # the training's FLOPs over the whole RL step
         matmul_s: float | None = sum(r[1] for r in op_rows if r[4] == "compute")
         memory_s: float | None = sum(r[1] for r in op_rows if r[4] == "memory")
     else:
