@@ -159,7 +159,8 @@ def _resolve(job: Job, models: ModelResolver) -> tuple[ModelSpec, Parameters] | 
 
 def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, Any]:
     """The fields every result of a resolved job carries, whether or not it has cards."""
-    stack = stack_of(job)
+    trains = rl.training_view(job)  # the stack as the trainer runs it (TRL's RL trainers: bf16 log-probs)
+    stack = stack_of(trains)
     return dict(
         name=job.name,
         model=model.id,
@@ -169,7 +170,7 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
         params_total=params.total,
         params_trainable=params.trainable,
         framework=job.framework,
-        stack=describe(job),
+        stack=describe(trains),
         loss=stack.loss,
         fsdp_version=job.fsdp_version,
         offload=effective_offload(job),
