@@ -8,6 +8,7 @@ from typing import Literal
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.cache import CACHE
 from configurator.engine.lowprecision import FP8, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import Parameters
 from configurator.engine.parallelism import PARALLELISM
@@ -109,9 +110,18 @@ def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, r
 
 def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
              ) -> list[MatmulIntensity]:  # fmt: skip
-    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation."""
-    matmuls: list[MatmulIntensity] = []
+    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation.
+    Memoised by what they depend on (the model by identity, the rest by value: issue 24, "memoize by shapes"), so a
+    job edited in any other setting reuses them (the pydantic records are frozen and shared)."""
     micro_tokens = job.sequence_length * job.micro_batch_size
+    key = (job.method, job.lora.rank, job.quantization, micro_tokens, p.trainable, p.frozen_linear, tb.total,
+           tuple(ops.items()))  # fmt: skip
+    return CACHE.memo("matmul-points", (model,), key, lambda: _make_matmuls(job, model, p, tb, ops, micro_tokens))
+
+
+def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+                  micro_tokens: int) -> list[MatmulIntensity]:  # fmt: skip
+    matmuls: list[MatmulIntensity] = []
     if model.hidden_size and model.intermediate_size:
         h, f = model.hidden_size, model.tokens_ffn_width if not model.is_moe else model.moe_intermediate_size
         assert f

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.build import Job
+from configurator.engine.cache import CACHE
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.stack import stack_of
@@ -60,9 +61,21 @@ def optimizer_shards(job: Job, cards: int) -> int:
 def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device: Device, *, cards: int = 1,
              tp: int = 1, fp8_base_dequant: bool = False) -> JobStep:  # fmt: skip
     """One optimizer step on ``device``: gradient-accumulation micro-batches of the per-op model, then the
-    optimizer over the trained states this card holds. Tensor parallelism splits each card's ops ``tp`` ways."""
-    eff = efficiency()
+    optimizer over the trained states this card holds. Tensor parallelism splits each card's ops ``tp`` ways.
+    Memoised by the model (identity) and everything else it reads, by value: a job edited in a setting the step
+    does not read (its cards' slots, its name, a memory-only option) reuses it."""
     shape = job_shape(job, fp8_base_dequant=fp8_base_dequant)
+    shards = optimizer_shards(job, cards)
+    key = (shape, device, job.gradient_accumulation_steps, max(tp, 1), shards, p.trainable, tb,
+           job.method == "full" and job.precision != "pure-bf16", stack_of(job).optimizer_impl, job.optimizer)
+    # the table in use is an input (by identity): a fit's override never reads a step timed with another table
+    return CACHE.memo("job-step", (model, efficiency()), key,
+                      lambda: _job_step(job, model, p, tb, device, shape, tp, shards))  # fmt: skip
+
+
+def _job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device: Device, shape: Shape, tp: int,
+              optimizer_cards: int) -> JobStep:  # fmt: skip
+    eff = efficiency()
     mb = micro_batch(model, shape, device)
     factor = eff.framework_factor.get(shape.stack, 1.0)
     scale = job.gradient_accumulation_steps * factor / max(tp, 1)
@@ -75,7 +88,7 @@ def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device
     if launch_bound:
         idle = (mb.launch_seconds - mb.gpu_seconds) * scale
         classes.append(OpClass("host", 0.0, 0.0, idle, 0.0, 0.0))
-    shards = optimizer_shards(job, cards) * max(tp, 1)
+    shards = optimizer_cards * max(tp, 1)
     if p.trainable:
         st = stack_of(job)
         master = job.method == "full" and job.precision != "pure-bf16"
