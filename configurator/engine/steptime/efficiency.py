@@ -36,6 +36,7 @@ class Efficiency:
     framework_stack: dict[str, str]
     sustained: dict[str, float]  # FITTED: compute-bound ops in a training step over the GEMM benchmark, per arch
     dequant_bandwidth: float  # FITTED: achieved bandwidth fraction of the 4-bit dequantisation kernels
+    grouped_experts: dict[str, bool]  # stack -> a MoE layer's experts run as one grouped GEMM
 
     def arch(self, architecture: str) -> str:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
@@ -77,6 +78,7 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         framework_stack=dict(data["framework_stack"]),
         sustained={k: _value(v) for k, v in data["sustained_compute_fraction"].items()},
         dequant_bandwidth=_value(data["dequant_bandwidth_fraction"]),
+        grouped_experts={k: bool(v["value"]) for k, v in data["grouped_experts"].items()},
     )
 
 

@@ -135,7 +135,8 @@ def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[in
 
 
 _CLS = {name: i for i, name in enumerate(OP_CLASSES)}
-GemmRow = tuple[int, float, float, float, float, float, float, float]  # class, M, N, K as (c, k) of tokens, count
+# class, M, N, K as (c, k) of tokens, count, and how many of them one kernel runs together (a grouped GEMM's experts)
+GemmRow = tuple[int, float, float, float, float, float, float, float, float]
 PlanRows = tuple[tuple[GemmRow, ...], tuple[float, ...], tuple[float, ...]]
 
 
@@ -166,15 +167,17 @@ class _Plan:
     its kernel count; attention is added per shape (it grows with the square of the sequence)."""
 
     def __init__(self) -> None:
-        self.g: list[tuple[int, float, float, float, float, float, float, float]] = []
+        self.g: list[GemmRow] = []
         self.stream_c = [0.0] * len(OP_CLASSES)
         self.stream_k = [0.0] * len(OP_CLASSES)
         self.kernels = 0.0
 
-    def gemm(self, cls: str, m: float | _Lin, n: float | _Lin, k: float | _Lin, count: float = 1.0) -> None:
-        """``count`` GEMMs of M x N x K in BF16 (2 bytes per element read or written)."""
+    def gemm(self, cls: str, m: float | _Lin, n: float | _Lin, k: float | _Lin, count: float = 1.0,
+             group: float = 1.0) -> None:  # fmt: skip
+        """``count`` GEMMs of M x N x K in BF16 (2 bytes per element read or written), ``group`` of them in one
+        kernel (a grouped GEMM: their tiles share the SMs' waves)."""
         if count > 0:
-            self.g.append((_CLS[cls], *_lin(m), *_lin(n), *_lin(k), count))
+            self.g.append((_CLS[cls], *_lin(m), *_lin(n), *_lin(k), count, group))
 
     def stream(self, cls: str, moved: float | _Lin) -> None:
         c, k = _lin(moved)
@@ -184,12 +187,18 @@ class _Plan:
     def rows(self) -> PlanRows:
         """The GEMM rows with identical shapes merged (their counts summed: q and o, k and v, gate and up ...),
         and the streamed bytes per class."""
-        merged: dict[tuple[int, float, float, float, float, float, float], float] = {}
-        for cls, mc, mk, nc, nk, kc, kk, count in self.g:
-            key = (cls, mc, mk, nc, nk, kc, kk)
+        merged: dict[tuple[int, float, float, float, float, float, float, float], float] = {}
+        for cls, mc, mk, nc, nk, kc, kk, count, group in self.g:
+            key = (cls, mc, mk, nc, nk, kc, kk, group)
             merged[key] = merged.get(key, 0.0) + count
-        gemms = tuple((*k, c) for k, c in merged.items())
+        gemms = tuple((*k[:7], c, k[7]) for k, c in merged.items())
         return gemms, tuple(self.stream_c), tuple(self.stream_k)
+
+
+def _grouped(t: _ModelTable, s: _PlanKey, eff: Efficiency) -> float:
+    """How many expert GEMMs of one layer run as one kernel: all of them where the stack runs a grouped GEMM
+    (efficiency.yaml ``grouped_experts``), else one (a loop over the experts, one GEMM each)."""
+    return float(t.experts) if eff.grouped_experts.get(s.stack, False) else 1.0
 
 
 def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recompute: bool = False) -> None:
@@ -201,10 +210,12 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
 
     tokens = _Lin(1.0)
     plan.kernels += eff.kernels_per_layer * t.layers
+    grouped = _grouped(t, s, eff)
     for group, k_in, n_out, count in t.linear:
         # MoE: FLOPs by active parameters (top-k of E experts per token), every expert's weights read
         rows = tokens * t.top_k / t.experts if group == "expert" else tokens
-        plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count)
+        g = grouped if group == "expert" else 1.0
+        plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count, g)
     a, b, q = eff.elementwise[s.stack]
     plan.stream(c("elementwise"), tokens * (t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
     if s.rank:
@@ -223,12 +234,14 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
 def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> None:
     t = _table(model)
     tokens = _Lin(1.0)
+    grouped = _grouped(t, s, eff)
     for group, k_in, n_out, count in t.linear:
         cls = "projections" if group == "attention" else "mlp"
         rows = tokens * t.top_k / t.experts if group == "expert" else tokens
-        plan.gemm(cls, rows, k_in, n_out, count)  # input gradient dX = dY W
+        g = grouped if group == "expert" else 1.0
+        plan.gemm(cls, rows, k_in, n_out, count, g)  # input gradient dX = dY W
         if s.full:
-            plan.gemm(cls, k_in, n_out, rows, count)  # weight gradient dW = X^T dY
+            plan.gemm(cls, k_in, n_out, rows, count, g)  # weight gradient dW = X^T dY
     a, b, q = eff.elementwise[s.stack]
     plan.stream("elementwise", tokens * (2 * t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
     if s.rank:
@@ -299,9 +312,9 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     # rows: FLOPs, bytes, time, compute-bound time, memory-bound time, per class (plain floats: for a few dozen
     # GEMMs this is faster than numpy's per-call overhead)
     rows = [[0.0, sc[i] * tokens + sk[i], 0.0, 0.0, 0.0] for i in range(len(OP_CLASSES))]
-    for cls, mc, mk, nc, nk, kc, kk, count in gemms:
+    for cls, mc, mk, nc, nk, kc, kk, count, group in gemms:
         m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
-        waves = math.ceil(m / tm_) * math.ceil(n / tn_) / sms
+        waves = math.ceil(m / tm_) * math.ceil(n / tn_) * group / sms
         rate = top * waves / math.ceil(waves) * k / (k + kf)
         flops = 2.0 * m * n * k * count
         moved = 2.0 * (m * k + k * n + m * n) * count
