@@ -25,7 +25,9 @@ from configurator.engine.memory import job_parameters
 from configurator.engine.precision import NF4_DQ_BYTES, trained_bytes
 from configurator.engine.steptime.efficiency import Efficiency, efficiency, set_override
 
-STACK_FRAMEWORK = {"eager": "hf-trainer", "fused": "torchtitan"}  # a framework whose default stack is the run's
+# a framework whose default stack is the run's; a run names its own `framework` where the script's behaviours (its
+# optimizer's implementation, its loss) are those of another profile of specs/frameworks.yaml
+STACK_FRAMEWORK = {"eager": "hf-trainer", "fused": "torchtitan"}
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ def run_job(run: dict[str, Any]) -> Job:
         "parallelism": "fsdp" if run.get("cards", 1) > 1 else "single",
         "sequence_length": run["seq"], "micro_batch_size": run["micro_batch"],
         "gradient_accumulation_steps": run.get("accum", 1), "gradient_checkpointing": run["checkpointing"],
-        "framework": STACK_FRAMEWORK[run["stack"]],
+        "framework": run.get("framework", STACK_FRAMEWORK[run["stack"]]),
     })  # fmt: skip
 
 
