@@ -69,7 +69,7 @@ def _plan_in(tmp_path: Path, data: dict) -> Path:  # type: ignore[type-arg]
 
 def test_sm_active_bounds_the_mig_gain(tmp_path: Path) -> None:
     """A 7B job keeping 20 % of the SMs busy on a whole card (mean of 0.18, 0.22) loses nothing on a quarter
-    slice: four per card do 4x the card's jobs. At 50 % busy the gain is bounded by the slices' SMs over 0.5 (about 2x)."""
+    slice: four per card do 4x the card's jobs. At 50 % busy the gain is bounded by the slices' SMs over 0.5 (~2x)."""
     base = plan_service(Plan.model_validate(_data()))
     plain = base.cell("7B LoRA", f"{RTX} / 1g.24gb")
     whole = base.cell("7B LoRA", f"{RTX} / whole card")

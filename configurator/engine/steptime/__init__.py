@@ -66,8 +66,9 @@ def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device
     does not read (its cards' slots, its name, a memory-only option) reuses it."""
     shape = job_shape(job, fp8_base_dequant=fp8_base_dequant)
     shards = optimizer_shards(job, cards)
-    key = (shape, device, job.gradient_accumulation_steps, max(tp, 1), shards, p.trainable, tb,
-           job.method == "full" and job.precision != "pure-bf16", stack_of(job).optimizer_impl, job.optimizer)  # fmt: skip
+    master = job.method == "full" and job.precision != "pure-bf16"
+    key = (shape, device, job.gradient_accumulation_steps, max(tp, 1), shards, p.trainable, tb, master,
+           stack_of(job).optimizer_impl, job.optimizer)  # fmt: skip
     # the table in use is an input (by identity): a fit's override never reads a step timed with another table
     return CACHE.memo("job-step", (model, efficiency()), key,
                       lambda: _job_step(job, model, p, tb, device, shape, tp, shards))  # fmt: skip
