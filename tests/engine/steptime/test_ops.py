@@ -124,3 +124,21 @@ def test_lm_head_among_lora_targets_is_timed_not_refused(catalog: Catalog) -> No
     assert any(c.name == "lora" for c in step.classes)
     head_only = _step(catalog, "llama-3.1-8b", method="lora", lora={"targets": ["lm_head"]})
     assert head_only.seconds > 0 and not any(c.name == "lora" for c in head_only.classes)
+
+
+def test_moe_expert_adapters_see_only_their_routed_tokens(catalog: Catalog) -> None:
+    """LoRA on every expert of Qwen3-30B-A3B: an expert's adapter runs on the tokens routed to it (top-8 of 128),
+    as the expert does; it was timed on every token, so the adapters counted all 128 experts' FLOPs."""
+    from configurator.engine.steptime.ops import _adapted
+
+    q = catalog.model("qwen3-30b-a3b")
+    tokens, rank = 2048, 16
+    shape = Shape(tokens, 1, False, False, rank, "all-linear", 0.0, "standard", "eager")
+    lora = next(c for c in micro_batch(q, shape, H100).classes if c.name == "lora")
+    k_of_e = q.num_experts_per_tok / q.num_experts
+    # forward x@A and (xA)@B, backward dX through both and dA, dB: 6 FLOPs per adapter weight per token it sees
+    expected = sum(6 * tokens * (k_of_e if expert else 1) * rank * (k_in + n_out) * count
+                   for k_in, n_out, count, expert in _adapted(q, "all-linear"))  # fmt: skip
+    assert math.isclose(lora.flops, expected, rel_tol=1e-9)
+    every_token = sum(6 * tokens * rank * (k_in + n_out) * count for k_in, n_out, count, _ in _adapted(q, "all-linear"))
+    assert lora.flops < every_token / 5
