@@ -3,8 +3,6 @@ the roofline."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.build import Job
@@ -14,7 +12,7 @@ from configurator.engine.memory import Parameters
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.result import Compute, MatmulIntensity
-from configurator.engine.steptime import Device, JobStep, job_step
+from configurator.engine.steptime import Device, OpRow, job_step
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
@@ -170,15 +168,6 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     return list(out.values())
 
 
-OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
-
-
-def _op_rows(step: JobStep) -> tuple[OpRow, ...]:
-    """(name, seconds, FLOPs, bytes, bound) per op class: what Compute.ops is built from when read."""
-    return tuple((c.name, c.seconds, c.flops, c.bytes, "compute" if c.name != "host" and c.bound == "compute"
-                  else "memory") for c in step.classes)  # fmt: skip
-
-
 def compute(
     job: Job,
     model: ModelSpec,
@@ -211,10 +200,11 @@ def compute(
         steps = [job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
         step = max(steps, key=lambda s: s.seconds)
-        op_rows = _op_rows(step)
+        op_rows = step.rows
         launch_bound = step.launch_bound
-        matmul_s: float | None = sum(r[1] for r in op_rows if r[4] == "compute")
-        memory_s: float | None = sum(r[1] for r in op_rows if r[4] == "memory")
+        matmul_s: float | None
+        memory_s: float | None
+        matmul_s, memory_s = step.split
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
     else:

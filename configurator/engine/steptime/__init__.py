@@ -4,7 +4,9 @@ specs/efficiency.yaml). ``job_step`` times one job's optimizer step on one devic
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Literal
 
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.build import Job
@@ -24,7 +26,10 @@ from configurator.engine.steptime.ops import (
     optimizer_class,
 )
 
-__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "job_shape", "job_step", "optimizer_shards"]
+__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "OpRow", "job_shape", "job_step", "optimizer_shards"]
+
+
+OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,19 @@ class JobStep:
     launch_bound: bool
     stack: str  # eager | fused
     factor: float  # the trainer factor applied (efficiency.yaml framework_factor)
+
+    @functools.cached_property
+    def rows(self) -> tuple[OpRow, ...]:
+        """(name, seconds, FLOPs, bytes, bound) per op class, what Compute.ops is built from; host (kernel
+        launches) reads as memory-side: not the tensor cores. Made once per memoised step."""
+        return tuple((c.name, c.seconds, c.flops, c.bytes, "compute" if c.name != "host" and c.bound == "compute"
+                      else "memory") for c in self.classes)  # fmt: skip
+
+    @functools.cached_property
+    def split(self) -> tuple[float, float]:
+        """Seconds of the compute-bound and of the memory-bound op classes."""
+        rows = self.rows
+        return sum(r[1] for r in rows if r[4] == "compute"), sum(r[1] for r in rows if r[4] == "memory")
 
 
 def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
