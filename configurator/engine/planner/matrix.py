@@ -14,16 +14,16 @@ from typing import Any
 
 from configurator.catalog.errors import FileError, UnknownIdError
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build, Job
-from configurator.engine.compute import compute
 from configurator.engine.evaluate import evaluate, resolve_model
-from configurator.engine.memory import job_parameters
-from configurator.engine.mig import is_base_profile, profile_shares, total_compute_slices
-from configurator.engine.parallelism import PARALLELISM
+from configurator.engine.memory.estimate import job_parameters
+from configurator.engine.memory.precision import trained_bytes
+from configurator.engine.mig.layout import is_base_profile, profile_shares, total_compute_slices
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.result import FitStatus, JobResult
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import JobClass, Plan
-from configurator.engine.precision import trained_bytes
-from configurator.engine.result import FitStatus, JobResult
+from configurator.engine.time.compute import compute
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Device:
     profile: str | None
     cards: int  # cards one job holds
     memory_gb: float
-    compute_share: float  # of one card: a MIG instance's SMs over the card's (engine/mig.py profile_shares)
+    compute_share: float  # of one card: a MIG instance's SMs over the card's (engine/mig/layout.py profile_shares)
     card_fraction: float  # of one card's cost per job-hour (x cards for a group)
     memory_share: float = 1.0  # of one card's memory bandwidth: a MIG instance's memory slices over the card's
 
@@ -64,7 +64,7 @@ def node_devices(node: ResolvedNode) -> list[Device]:
         for p in card.mig.profiles:
             if not (is_base_profile(p) or p.name in used):
                 continue
-            # compute from the instance's SMs (engine/mig.py profile_shares, as a build's job on it is timed); the
+            # compute from the instance's SMs (mig/layout.py profile_shares, as a build's job on it is timed); the
             # card's cost a job holds stays by slices: what the instance takes from the card's grid
             share, memory = profile_shares(card, p)
             frac = max(p.compute_slices / total, p.placement.size / card.mig.grid_units)

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from configurator.engine.model.result import FitStatus
 from configurator.engine.planner.packing import Packing
-from configurator.engine.result import FitStatus
 
 DeviceKind = Literal["card", "mig", "group"]
 
@@ -60,7 +60,7 @@ class DeviceInfo(Out):
     profile: str | None = None  # MIG profile
     cards: int = 1  # cards a job holds (a group's size)
     memory_gb: float  # per card or instance, as the driver shows it
-    compute_share: float  # of one card: a MIG instance's SMs over the card's (engine/mig.py profile_shares)
+    compute_share: float  # of one card: a MIG instance's SMs over the card's (engine/mig/layout.py profile_shares)
     card_fraction: float  # of one card's cost a device takes: max(compute share, grid share) x cards
 
 

@@ -12,8 +12,8 @@ import yaml
 from pydantic import ValidationError
 
 from configurator.catalog.loader import specs_dir
-from configurator.engine.communication import CollectivesSpec, collectives_spec
-from configurator.engine.steptime.efficiency import load_efficiency
+from configurator.engine.time.communication import CollectivesSpec, collectives_spec
+from configurator.engine.time.steptime.efficiency import load_efficiency
 
 
 def _shipped(name: str) -> dict[str, Any]:
