@@ -154,3 +154,16 @@ def test_grouped_experts_share_the_waves_on_the_fused_stack(catalog: Catalog) ->
     mlp = {s.stack: next(c for c in micro_batch(q, s, H100).classes if c.name == "mlp") for s in (eager, fused)}
     assert math.isclose(mlp["eager"].flops, mlp["fused"].flops, rel_tol=1e-12)
     assert mlp["fused"].seconds < mlp["eager"].seconds / 2.5
+
+
+def test_step_memo_is_keyed_by_everything_the_step_reads(catalog: Catalog) -> None:
+    """job_step is memoised by shape (CACHE space "job-step"): the same settings give the very same step, and each
+    setting the step reads gives its own (a memo keyed too coarsely would hand one job another's time)."""
+    base = {"method": "full", "sequence_length": 1024}
+    first, again = _step(catalog, "llama-3.2-1b", **base), _step(catalog, "llama-3.2-1b", **base)
+    assert first is again
+    for change in ({"gradient_accumulation_steps": 2}, {"optimizer": "adamw-8bit"}, {"precision": "pure-bf16"},
+                   {"framework": "torchtitan"}, {"micro_batch_size": 2}, {"gradient_checkpointing": False}):  # fmt: skip
+        other = _step(catalog, "llama-3.2-1b", **base, **change)
+        assert other.seconds != first.seconds, change
+    assert _step(catalog, "llama-3.2-1b", cards=4, parallelism="fsdp", **base).seconds < first.seconds
