@@ -162,8 +162,9 @@ def test_step_memo_is_keyed_by_everything_the_step_reads(catalog: Catalog) -> No
     base = {"method": "full", "sequence_length": 1024}
     first, again = _step(catalog, "llama-3.2-1b", **base), _step(catalog, "llama-3.2-1b", **base)
     assert first is again
-    for change in ({"gradient_accumulation_steps": 2}, {"optimizer": "adamw-8bit"}, {"precision": "pure-bf16"},
-                   {"framework": "torchtitan"}, {"micro_batch_size": 2}, {"gradient_checkpointing": False}):  # fmt: skip
+    changes = ({"gradient_accumulation_steps": 2}, {"optimizer": "adamw-8bit"}, {"precision": "pure-bf16"},
+               {"framework": "torchtitan"}, {"micro_batch_size": 2}, {"gradient_checkpointing": False})  # fmt: skip
+    for change in changes:
         other = _step(catalog, "llama-3.2-1b", **base, **change)
         assert other.seconds != first.seconds, change
     assert _step(catalog, "llama-3.2-1b", cards=4, parallelism="fsdp", **base).seconds < first.seconds
