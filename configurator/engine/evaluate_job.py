@@ -47,7 +47,7 @@ from configurator.engine.memory.estimate import (
     sharding,
 )
 from configurator.engine.memory.precision import trained_bytes
-from configurator.engine.mig.layout import LayoutCheck, total_compute_slices
+from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
@@ -237,11 +237,7 @@ def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int,
         if instance is not None and card.mig is not None:
             name = capacity_of(card, layouts.get(slot), instance)[2]
             if name:
-                prof = card.mig.profile(name)
-                share = prof.compute_slices / total_compute_slices(card.mig)
-                if card.sm_count is not None and card.sm_count.value and prof.sm_count.value:
-                    share = prof.sm_count.value / card.sm_count.value
-                mem = prof.placement.size / card.mig.grid_units
+                share, mem = profile_shares(card, card.mig.profile(name))
         shares.append((card, share))
         memory.append(mem)
     return shares, memory
