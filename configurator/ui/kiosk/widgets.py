@@ -126,7 +126,8 @@ class DemoPalette(QListWidget):
             if card_id not in self._icons:
                 self._icons[card_id] = card_icon(card, 84)
             item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{card.memory_gb.value:g} GB")
-            item.setToolTip(capacity_label(card.memory_gb.value, card.visible_gb))
+            if card.memory_gb.value is not None:
+                item.setToolTip(capacity_label(card.memory_gb.value, card.visible_gb))
             item.setData(Qt.ItemDataRole.UserRole, card_id)
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.addItem(item)
@@ -213,12 +214,10 @@ class DemoChassisView(ChassisView):
         scene_pos = self.mapToScene(pos)
         if self._focus is not None and scene_pos.y() > self._focus.bottom():
             return None  # blanked out below the drawing
-        for slot, item in self.card_items.items():
-            if item.sceneBoundingRect().contains(scene_pos):
-                return slot
-        for slot, item in self.slot_items.items():
-            if item.sceneBoundingRect().contains(scene_pos):
-                return slot
+        for items in (self.card_items, self.slot_items):
+            for slot, item in items.items():
+                if item.sceneBoundingRect().contains(scene_pos):
+                    return slot
         return None
 
     @staticmethod
@@ -321,6 +320,8 @@ class Overlay(QFrame):
         self.hide()
 
     def cover(self) -> None:
-        self.setGeometry(self.parentWidget().rect())
+        parent = self.parentWidget()
+        if parent is not None:
+            self.setGeometry(parent.rect())
         self.show()
         self.raise_()
