@@ -418,8 +418,9 @@ def test_take_home_writes_pdf_and_yaml_under_a_code(demo: DemoWindow, tmp_path: 
     # the saved build is the visitor's, named after its jobs, not after the scenario's question
     assert saved.model_copy(update={"name": demo.doc.build.name}) == demo.doc.build
     assert saved.name == "Llama 3.3 70B QLoRA on H200 NVL" and demo.scenario.title not in saved.name
-    assert demo.take_home_flow.code_panel.isVisible() and demo.take_home_flow.code_panel.code.text() == f"Shop reference: {code}"
-    assert demo.take_home_flow.code_panel.title.text() == saved.name
+    panel = demo.take_home_flow.code_panel
+    assert panel.isVisible() and panel.code.text() == f"Shop reference: {code}"
+    assert panel.title.text() == saved.name
     # the staff side finds it, however the code is typed
     assert open_demo_code(code, folder) == yml
     assert open_demo_code(f" {code[:3].lower()}-{code[3:]} ", folder) == yml
@@ -453,7 +454,8 @@ def test_take_home_failure_is_shown(qtbot, tmp_path: Path) -> None:  # type: ign
     demo = DemoWindow(settings, idle_ms=600_000)
     qtbot.addWidget(demo)
     assert demo.take_home() == ""
-    assert demo.take_home_flow.code_panel.isVisibleTo(demo) and "could not be saved" in demo.take_home_flow.code_panel.title.text()
+    panel = demo.take_home_flow.code_panel
+    assert panel.isVisibleTo(demo) and "could not be saved" in panel.title.text()
 
 
 # ---- soak ------------------------------------------------------------------------------------------------------
@@ -801,7 +803,8 @@ def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
         nominal = demo.doc.build.assumptions.link_rates == "nominal"
         assert demo.ui.rates_note.isVisibleTo(demo) == nominal
         assert ("datasheet rates" in demo.ui.rates_note.text()) if nominal else True
-    shown = [i for i in range(demo.scenario_count()) if (demo.show_scenario(i), demo.ui.rates_note.isVisibleTo(demo))[1]]
+    note = demo.ui.rates_note
+    shown = [i for i in range(demo.scenario_count()) if (demo.show_scenario(i), note.isVisibleTo(demo))[1]]
     assert shown == [1, 2]  # scenarios 2 and 3
 
 

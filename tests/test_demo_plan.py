@@ -213,7 +213,9 @@ def test_on_screen_figures_are_the_planners(demo: DemoWindow, seed_b: PlanResult
     # the palette and the build knobs give way to the plan's buttons
     assert not demo.ui.pal_box.isVisibleTo(demo) and demo.plans.box.isVisibleTo(demo)
     assert not demo.ui.seq_box.isVisibleTo(demo) and not demo.ui.method_box.isVisibleTo(demo)
-    assert demo.plans.server_buttons[None].isChecked() and demo.plans.month_buttons[18].isChecked() and demo.plans.mig_button.isChecked()
+    plans = demo.plans
+    assert plans.server_buttons[None].isChecked() and plans.month_buttons[18].isChecked()
+    assert plans.mig_button.isChecked()
 
 
 # ---- the visitor's buttons ------------------------------------------------------------------------------------
@@ -284,7 +286,9 @@ def test_start_over_drops_the_visitors_plan(demo: DemoWindow, shipped: Plan) -> 
     assert demo.set_plan_servers(H100) and demo.set_plan_month(1) and demo.set_plan_mig(False)
     demo.ui.reset_button.click()
     assert demo.plans.plan_doc.plan == shipped
-    assert demo.plans.server_buttons[None].isChecked() and demo.plans.month_buttons[18].isChecked() and demo.plans.mig_button.isChecked()
+    plans = demo.plans
+    assert plans.server_buttons[None].isChecked() and plans.month_buttons[18].isChecked()
+    assert plans.mig_button.isChecked()
 
 
 def test_the_planners_server_cannot_be_dragged_into(demo: DemoWindow) -> None:

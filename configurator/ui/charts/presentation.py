@@ -22,7 +22,7 @@ class ChartLook:
     bar_label_pt: float = 8.5
     legend_pt: float | None = None
     legend_cols: int = MAX_LEGEND_COLS  # at most; fewer where the width does not hold them
-    legend_beside: bool = False  # the legend in one column right of the plot (the plot keeps the height)
+    legend_beside: bool = False  # the legend in one column right of the plot where it fits (the plot keeps the height)
     bottom_axis_px: int = 58  # "slot N" and a name on two lines
     left_axis_px: int | None = None
 

@@ -13,14 +13,15 @@ from configurator.ui.kiosk.widgets import _font
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 DEFAULT_WORDS = "free after activations"
+DENSE_BAR_PX = 70  # below this much plot width per bar (at 1920x1080) a tick is the slot number alone (the MIG instance under it)
 
 
 def kiosk_look(s: float) -> ChartLook:
     """The chart's type at screen scale ``s`` (1.0 at 1920x1080)."""
-    # below 1920 px the legend keeps its columns in smaller type, so the bars keep their height
-    legend_pt = 15 * s if s >= 0.9 else (12 * s if s >= 0.7 else 11 * s)
-    return ChartLook(title_pt=18 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s, legend_pt=legend_pt,
-                     legend_cols=5 if s >= 0.9 else 4, bottom_axis_px=round(70 * s),
+    # the legend in one column beside the plot where the chart is tall enough: above it, its ten entries took
+    # three rows of a plot ~420 px high at 1920x1080, and the plot barely grew from 1280x800 (issue 26)
+    return ChartLook(title_pt=16 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s, legend_pt=12 * s,
+                     legend_cols=5, legend_beside=True, bottom_axis_px=round(60 * s),
                      left_axis_px=round(80 * s))  # fmt: skip
 
 
@@ -35,7 +36,7 @@ class KioskChart:
         self.scale = 1.0
         self.spec: FigureSpec | None = None
         chart.set_presentation(kiosk_look(self.scale))
-        chart.set_title(f"Memory per card (on top: {DEFAULT_WORDS})")
+        chart.set_title(f"Over each bar: {DEFAULT_WORDS}")
         chart.setMinimumHeight(300)
 
     def set_scale(self, s: float) -> None:
@@ -47,7 +48,7 @@ class KioskChart:
         """Word the bars for ``scenario`` (from the chart's next drawing on: call before update_result)."""
         self.spec = chart_spec(scenario)
         words = CHART_WORDS[self.spec.field] if self.spec is not None else DEFAULT_WORDS
-        self.chart.set_title(f"Memory per card (on top: {words})")
+        self.chart.set_title(f"Over each bar: {words}")
         self.chart.set_bar_words(self)
 
     def bar_text(self, row: CardMemory) -> str:
@@ -82,4 +83,6 @@ class KioskChart:
     def tick(self, job: str, row: CardMemory, bars: int, plot_px: float) -> str | None:
         if not self._compact(bars, plot_px):
             return None
+        if plot_px / max(bars, 1) < DENSE_BAR_PX * self.scale:  # a plan's node: 14 bars, names ran into each other
+            return f"{row.slot}" + (f"\n#{row.instance}" if row.mig else "")
         return job if row.mig else f"slot {row.slot}"

@@ -9,7 +9,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QDrag, QFont, QIcon
+from PySide6.QtGui import QColor, QDrag, QFont, QFontMetricsF, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -151,7 +151,10 @@ class DemoPalette(QListWidget):
 
 class DemoChassisView(ChassisView):
     """The chassis view with kiosk rules: a palette card dropped on a card swaps it, a tapped slot takes the
-    armed card, and there is no context menu."""
+    armed card, and there is no context menu. Its slot labels are drawn in larger type than the main window's,
+    so they read at a stand's distance (~8 px at 1920x1080 before; ``label_px``)."""
+
+    label_points = 21.0
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(document, parent)
@@ -164,6 +167,10 @@ class DemoChassisView(ChassisView):
         self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def label_px(self) -> float:
+        """The slot labels' type as shown, in screen pixels (their point size through the view's scale)."""
+        return self.label_points * self.logicalDpiY() / 72 * self.transform().m11()
 
     def _no_place(self, slot: int, card_id: str) -> bool:
         return False
@@ -183,7 +190,10 @@ class DemoChassisView(ChassisView):
         # every slot: a visitor can reach all of them (at 1920x1080 the drawing stopped after slot 4-5 of 8)
         least = len(order)
         scale = self.viewport().width() / max(full.width(), 1.0)
-        extra = 50.0 if order[0].position.kind == "sxm" else 2.0  # labels sit under SXM sockets
+        font = QFont()
+        font.setPointSizeF(self.label_points)
+        # two lines of labels sit under SXM sockets
+        extra = 2 * QFontMetricsF(font).height() + 6 if order[0].position.kind == "sxm" else 2.0
 
         def bottom(n: int) -> float:
             return max(item.rect().bottom() for item in order[:n]) + extra

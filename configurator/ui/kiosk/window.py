@@ -230,7 +230,7 @@ class DemoWindow(QWidget):
             if i < len(s.more):
                 f = self.figure(s.more[i])
                 colour = STATUS_INK.get(f.status, INK) if f.value is not None and f.value < 0 else INK
-                size = f"{26 * self.scale:.1f}pt"
+                size = f"{24 * self.scale:.1f}pt"
                 label.setText(f"<span style='font-size:{size}; font-weight:bold; color:{colour}'>"
                               f"{escape_rich(f.number)}</span>&nbsp; {escape_rich(f.label)}")  # fmt: skip
                 label.show()
