@@ -13,7 +13,8 @@ from configurator.ui.kiosk.widgets import _font
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 DEFAULT_WORDS = "free after activations"
-DENSE_BAR_PX = 70  # below this much plot width per bar (at 1920x1080) a tick is the slot number alone (the MIG instance under it)
+# below this much plot width per bar (at 1920x1080) a tick is the slot number alone (the MIG instance under it)
+DENSE_BAR_PX = 70
 
 
 def kiosk_look(s: float) -> ChartLook:
