@@ -24,7 +24,6 @@ from PySide6.QtWidgets import QWidget
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import (
     put_card,
     set_bridged,
@@ -33,6 +32,7 @@ from configurator.engine.editing.kiosk import (
     set_sequence_length,
     short_name,
 )
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.kiosk.attract import AttractLoop
 from configurator.ui.kiosk.kioskchart import KioskChart
 from configurator.ui.kiosk.layout import STYLE, KioskView
