@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from configurator.engine.result import CardMemory
+from configurator.engine.model.result import CardMemory
 
 MAX_LEGEND_COLS = 4
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFontMetrics
 
-from configurator.engine.result import CardMemory
+from configurator.engine.model.result import CardMemory
 from configurator.present.words import headroom_label, to_unit
 from configurator.ui.charts import ChartLook, HeadroomChart
 from configurator.ui.kiosk.scenarios import CHART_WORDS, FigureSpec, Scenario, bar_text, chart_spec
