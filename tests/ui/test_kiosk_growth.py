@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, QSettings
 
-from tests.ui.conftest import save_shot
+from tests.shots import save_shot
 
 SIZES = [(1280, 800), (1920, 1080), (2560, 1440)]
 
