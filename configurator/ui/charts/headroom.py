@@ -11,7 +11,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
@@ -22,13 +22,20 @@ from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
-from configurator.ui.charts.presentation import MAX_LEGEND_COLS, BarWords, ChartLook
+from configurator.ui.charts.presentation import (
+    MAX_LEGEND_COLS,
+    BarWords,
+    ChartLook,
+    legend_fits_beside,
+    legend_width,
+    place_legend,
+    settle_layout,
+)
 from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64
 LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
-BESIDE_BAR_PX = 24  # the least plot width per bar that a legend beside the plot leaves (else it goes above)
 MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
 TITLE = "Memory per card against what the driver shows"
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
@@ -132,34 +139,23 @@ class HeadroomChart(QWidget):
         """The legend takes as many columns as the width holds and the title wraps, so neither widens the
         scene past the view (at 1280x800 the 4-column legend cut slot 3's bar and the legend's right side)."""
         beside = self._legend_fits_beside()
-        moved = self._place_legend(beside)
+        moved = place_legend(self.view.ci, self.legend, beside)
         if beside:
             if self.legend.columnCount != 1:
                 self.legend.setColumnCount(1)
-            wrap_label(self.plot.titleLabel, self.width() - 90 - self._legend_width(), centred=True)
+            wrap_label(self.plot.titleLabel, self.width() - 90 - legend_width(self.legend), centred=True)
         else:
             fit_legend(self.legend, self.width() - 24, self.max_legend_cols)
             wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
         if moved:
             self.settle()
 
-    def _legend_width(self) -> float:
-        return max((label.item.boundingRect().width() for _, label in self.legend.items), default=0.0) + 48
-
     def _legend_fits_beside(self) -> bool:
-        """``look.legend_beside`` where the chart is tall enough for the legend in one column beside the plot (its
-        title and axes included) with the bars at least half the legend's height, and wide enough to leave the plot
-        two thirds of the width and each bar BESIDE_BAR_PX; else above the plot."""
-        if not self.look.legend_beside or not self.legend.items:
+        if not self.look.legend_beside:
             return False
-        rows = sum(max(label.item.boundingRect().height(), 18.0) for _, label in self.legend.items)
         title = self.plot.titleLabel.item.boundingRect().height()
-        bars = self.height() - title - self.look.bottom_axis_px - 16
-        legend_w = self._legend_width()
-        plot_w = self.width() - legend_w - (self.look.left_axis_px or 60) - 10
-        per_bar = plot_w / max(len(self.rows) + len(self.free), 1)
-        tall = self.height() - 16 >= rows and bars >= rows / 2
-        return tall and legend_w <= self.width() / 3 and per_bar >= BESIDE_BAR_PX
+        return legend_fits_beside(self.legend, self.look, self.width(), self.height(), title,
+                                  len(self.rows) + len(self.free))  # fmt: skip
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
@@ -382,19 +378,6 @@ class HeadroomChart(QWidget):
         self.fit_texts()
         self.settle()
 
-    def _place_legend(self, beside: bool) -> bool:
-        """The legend above the plot (row 0) or right of it (row 1, column 1); whether it moved."""
-        ci = self.view.ci
-        where = (1, 1) if beside else (0, 0)
-        if ci.items.get(self.legend) == [where]:
-            return False
-        ci.removeItem(self.legend)
-        ci.addItem(self.legend, row=where[0], col=where[1])
-        if beside:
-            self.view.ci.layout.setColumnStretchFactor(0, 1)  # the plot takes the width the legend leaves
-            self.view.ci.layout.setColumnStretchFactor(1, 0)
-        return True
-
     def set_title(self, text: str) -> None:
         """The plot's title, in the presentation's size and the theme's ink."""
         self.title = text
@@ -421,10 +404,7 @@ class HeadroomChart(QWidget):
     def settle(self) -> None:
         """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
         the kiosk's chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
-        for item in (self.legend, self.plot.titleLabel, self.plot):
-            item.updateGeometry()
-        self.view.ci.layout.invalidate()
-        self.view.ci.setGeometry(QRectF(self.view.viewport().rect()))
+        settle_layout(self.view, (self.legend, self.plot.titleLabel, self.plot))
 
     def _rewrap(self, *_: object) -> None:
         if self.rows or self.free:
