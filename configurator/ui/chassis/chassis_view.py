@@ -44,6 +44,7 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
     status = Signal(str)
     slot_selected = Signal(int)
     label_points = 16.0  # the slot labels' type in scene units (the kiosk's view draws larger ones)
+    subtitle_points = 16.0  # the line under the chassis name
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -125,10 +126,12 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
         airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
         length = chassis.max_card_length_mm.value
+        sub_font = QFont(small)
+        sub_font.setPointSizeF(self.subtitle_points)
         sub = self._text(
             f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
             + (f" · cards up to {length:.0f} mm" if length else ""),
-            small,
+            sub_font,
         )
         sub.setPos(0, 40)
 

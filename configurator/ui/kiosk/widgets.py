@@ -155,6 +155,7 @@ class DemoChassisView(ChassisView):
     so they read at a stand's distance (~8 px at 1920x1080 before; ``label_px``)."""
 
     label_points = 21.0
+    subtitle_points = 17.0  # at the labels' size the line under the name set the drawing's width, not its slots
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(document, parent)
