@@ -79,6 +79,8 @@ def _job(cls: JobClass, cards: list[int] | list[dict[str, int]], parallelism: st
         "model": cls.model if isinstance(cls.model, str) else cls.model.model_dump(),
         "method": cls.method,
         "lora": cls.lora.model_dump(),
+        "objective": cls.objective,
+        "rl": cls.rl.model_dump(),
         "quantization": cls.quantization,
         "optimizer": cls.optimizer,
         "precision": cls.precision,

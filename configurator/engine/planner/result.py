@@ -33,6 +33,7 @@ class ClassInfo(Out):
     model_name: str
     method: str
     parameters: int
+    objective: str = "sft"  # sft, dpo, grpo, ppo
     tokens_per_job: float
     jobs_per_day: float  # in the month the search sizes for
     wait_target_hours: float | None  # the p95 of the wait in the peak hour must not exceed it
