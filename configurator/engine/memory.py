@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
-from configurator.engine import moe, rl
+from configurator.engine import moe, rl, vision
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
@@ -148,7 +148,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     if job.method == "full":
         weights = p.total * tb.weight
         adapters = 0.0
-        trained = p.total
+        trained = p.trainable  # the whole model, less a VLM's frozen vision tower (engine/vision.py)
     else:
         if job.method == "qlora":
             nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
@@ -234,11 +234,12 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
     activations = act.saved_bytes
+    activations += vision.tower_extra_bytes(model, job)  # a VLM's pixel inputs and its trained tower's activations
     forward_extra = act.forward_extra_bytes
     if hf_amp_full(job):
         # autocast's cast cache: a bf16 copy of every weight from its first use to the end of the forward's
         # autocast region; without checkpointing the graph keeps it into the backward (each matmul saves its cast)
-        cache = p.total * BF16 / tp
+        cache = p.trainable * BF16 / tp  # (cached_cast caches leaves that require grad: not a frozen tower)
         if job.gradient_checkpointing:
             forward_extra += cache
         else:
@@ -344,6 +345,9 @@ def _memory_for_card(
     # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
     # are the functions above, and what is left here is the pools they add up to.
     job = rl.training_view(job)  # DPO: chosen + rejected in one batch; GRPO: prompt + completion tokens
+    if sequence_length is not None:  # a sweep's text length: the images' tokens come on top (engine/vision.py)
+        sequence_length += vision.image_tokens(model, job)
+    job = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)

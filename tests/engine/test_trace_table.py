@@ -70,8 +70,14 @@ def engine_job(row: dict[str, Any]) -> Job:
         attention = "flash"
     else:
         attention = "sdpa"
+    images = row.get("images") or {}
+    if images.get("per_sample") and images.get("width") != images.get("height"):
+        raise ValueError(f"{row['id']}: the engine's jobs take square images")
     return Job(
         name=row["id"],
+        images_per_sample=images.get("per_sample", 0),
+        image_resolution=images.get("width", 448),
+        train_vision_tower=bool(images.get("train_vision_tower", False)),
         model=str(CONFIGS / f"{row['model']}.json"),
         method=row["method"],
         lora=LoraSettings(rank=lora.get("rank", 16), alpha=lora.get("alpha"), dropout=lora.get("dropout", 0.0),
@@ -102,6 +108,7 @@ CATEGORIES: dict[str, Callable[[dict[str, Any]], bool]] = {
     "long context (>= 8k)": lambda r: r["sequence_length"] >= 8192,
     "large vocabulary (>= 150k)": lambda r: _model(r["model"]).vocab_size >= 150_000,
     "MoE": lambda r: _model(r["model"]).architecture in ("mixtral", "qwen2_moe", "qwen3_moe"),
+    "vision-language (images)": lambda r: bool((r.get("images") or {}).get("per_sample")),
 }
 
 
