@@ -14,7 +14,7 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
-from configurator.engine import calibration, rl
+from configurator.engine import calibration, rl, vision
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
 from configurator.engine.build import Job
@@ -156,6 +156,7 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
         loss=stack.loss,
         fsdp_version=job.fsdp_version,
         offload=effective_offload(job),
+        vision=vision.info(model, job),
     )
 
 
@@ -267,8 +268,9 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
                          nvls=nvls)  # fmt: skip
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
+    seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     comp = (None if model.is_params_only
-            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+            else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
                          step_model=a.step_model))  # fmt: skip
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")

@@ -23,6 +23,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.catalog.vision import VisionTower
 from configurator.engine.build import Job
 from configurator.engine.precision import BF16, FP32
+from configurator.engine.result import VisionInfo
 
 
 def tower(model: ModelSpec, job: Job) -> VisionTower | None:
@@ -136,3 +137,52 @@ def tower_extra_bytes(model: ModelSpec, job: Job) -> float:
     """Everything a VLM job holds through the step beyond the language model's activations: the pixel inputs and
     the tower's saved activations."""
     return pixel_bytes(model, job) + tower_saved_bytes(model, job)
+
+
+SOURCES = {
+    "qwen2_5_vl": [
+        "image tokens: transformers models/qwen2_vl/image_processing_qwen2_vl.py smart_resize (multiples of 28 px, "
+        "max_pixels 12845056 as Qwen2.5-VL-7B-Instruct's preprocessor_config.json ships it); processing_qwen2_5_vl.py "
+        "image_grid_thw.prod() // merge_size**2",
+        "tower: modeling_qwen2_5_vl.py Qwen2_5_VisionTransformerPretrainedModel (32 blocks, windowed attention, "
+        "PatchMerger)",
+    ],
+    "siglip": [
+        "image tokens: transformers models/gemma3/processing_gemma3.py (image_size 896, mm_tokens_per_image 256 "
+        "after Gemma3MultiModalProjector's average pooling)",
+        "tower: modeling_siglip.py SiglipVisionTransformer, modeling_gemma3.py Gemma3MultiModalProjector",
+    ],
+    "mllama": [
+        "tiles: transformers models/mllama/image_processing_mllama.py (up to max_num_tiles of image_size); "
+        "the text cross-attends to them (modeling_mllama.py MllamaCrossAttentionDecoderLayer): no tokens in the text",
+        "tower: modeling_mllama.py MllamaVisionModel (local and gated global encoder)",
+    ],
+}
+FROZEN_SOURCE = ("frozen tower: no input needs a gradient, so autograd keeps none of its activations "
+                 "(LLaMA-Factory freeze_vision_tower); trained: PEFT all-linear adapts its linears "
+                 "(peft/tuners/tuners_utils.py _maybe_include_all_linear_layers)")
+
+
+def info(model: ModelSpec, job: Job) -> VisionInfo | None:
+    """The job's images and tower in figures for the report (None: no images, or a text-only model)."""
+    v = tower(model, job)
+    if v is None:
+        return None
+    side = job.image_resolution
+    per_image = v.image_tokens(side, side)
+    kind = "frozen" if not job.train_vision_tower else ("full" if job.method == "full" else "LoRA")
+    return VisionInfo(
+        images_per_sample=job.images_per_sample,
+        image_resolution=side,
+        resized=v.resized(side, side),
+        tokens_per_image=per_image,
+        encoder_tokens_per_image=v.encoder_tokens(side, side),
+        text_tokens=job.sequence_length,
+        sequence_tokens=job.sequence_length + job.images_per_sample * per_image,
+        tower_params=v.params(),
+        tower=kind,
+        tower_trainable=tower_trained_params(model, job),
+        pixel_gb=pixel_bytes(model, job) / 1e9,
+        tower_activations_gb=tower_saved_bytes(model, job) / 1e9,
+        sources=[*SOURCES[v.kind], FROZEN_SOURCE],
+    )

@@ -200,7 +200,8 @@ def merge(parts: list[Path], command: str) -> None:
 
     rows = []
     for part in parts:  # the table itself may be a part: its header line is left out
-        rows += [r for line in part.read_text().splitlines() if line.strip() and "header" not in (r := json.loads(line))]
+        lines = [json.loads(line) for line in part.read_text().splitlines() if line.strip()]
+        rows += [r for r in lines if "header" not in r]
     rows = list({r["id"]: r for r in sorted(rows, key=lambda r: r["id"], reverse=True)}.values())  # one per job
     rows.sort(key=lambda r: r["id"])
     header = {

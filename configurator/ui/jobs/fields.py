@@ -73,6 +73,8 @@ FIELD_NAMES = {
     "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
     "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
     "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
+    "images_per_sample": "images per sample", "image_resolution": "image resolution",
+    "train_vision_tower": "vision tower training",
 }  # fmt: skip
 
 SEQ_MIN_EXP, SEQ_MAX_EXP = 7, 17  # the slider spans 2^7 = 128 .. 2^17 = 131,072 tokens in half octaves

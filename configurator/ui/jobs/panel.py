@@ -32,6 +32,7 @@ from configurator.engine import Build, BuildResult
 from configurator.ui.jobs.cards_rows import CardsRows
 from configurator.ui.jobs.fields import CardCheck, _WheelGuard, blocked
 from configurator.ui.jobs.form_kit import FormKit
+from configurator.ui.jobs.image_rows import ImageRows
 from configurator.ui.jobs.info_line import NO_JOB, info_label, info_text
 from configurator.ui.jobs.listing import JobListSection
 from configurator.ui.jobs.lora_rows import LoraRows
@@ -100,6 +101,7 @@ class JobsPanel(QWidget):
         self.lora_rows = LoraRows(kit)
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
+        self.image_rows = ImageRows(kit)  # shown only for a vision-language model
         self.step_rows = StepRows(kit)
         guard = _WheelGuard(self.scroll)
         for w in kit.inputs:
@@ -130,6 +132,9 @@ class JobsPanel(QWidget):
         self.loss_box, self.attention_box = st.loss_box, st.attention_box
         self.budget_check, self.budget_spin = st.budget_check, st.budget_spin
         self.cards_group = self.cards_rows.group
+        ir = self.image_rows
+        self.images_spin, self.image_resolution_spin = ir.images_spin, ir.resolution_spin
+        self.train_vision_tower_check = ir.tower_check
 
     @property
     def card_checks(self) -> dict[tuple[int, int | None], CardCheck]:
@@ -215,6 +220,7 @@ class JobsPanel(QWidget):
             self.lora_rows.fill(job, spec)
             self.stack_rows.fill(build, job)
             self.sequence.fill(job)
+            self.image_rows.fill(job, spec)
             self.step_rows.fill(build, job, jr)
         self.lora_rows.fill_targets_tip(job, spec)
         self.cards_rows.fill(build, job)
