@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from configurator.engine.result import BuildResult, Communication, Compute, JobResult, VisionInfo
+from configurator.present.job_words import vision_words
 from configurator.present.memory_words import reserved_basis_note
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
@@ -86,21 +87,8 @@ def _steps(job: JobResult) -> list[str]:
 
 def _vision(v: VisionInfo) -> list[str]:
     """A vision-language job's images and tower: where its sequence and its tower's share come from."""
-    w, h = v.resized
-    if v.tokens_per_image:
-        tokens = (f"{v.tokens_per_image:,} tokens each: language model sequence {v.text_tokens:,} text + "
-                  f"{v.images_per_sample * v.tokens_per_image:,} image = {v.sequence_tokens:,} tokens")
-    else:
-        tokens = f"cross-attended by the text (no tokens in its sequence of {v.text_tokens:,})"
-    trained = f", {v.tower_trainable / 1e6:,.1f} M of them trained" if v.tower_trainable else ""
-    lines = [
-        f"  images: {v.images_per_sample} per sample of {v.image_resolution} x {v.image_resolution} px, resized to "
-        f"{w} x {h}, {v.encoder_tokens_per_image:,} encoder patches and {tokens}",
-        f"  vision tower: {v.tower_params / 1e6:,.1f} M parameters, {v.tower}{trained}; in activ: pixel inputs "
-        f"{v.pixel_gb:.2f} GB, tower activations {v.tower_activations_gb:.2f} GB",
-    ]
-    lines += [f"    source: {s}" for s in v.sources]
-    return lines
+    images, tower = vision_words(v)
+    return [f"  {images}", f"  {tower}", *(f"    source: {s}" for s in v.sources)]
 
 
 def _job(job: JobResult) -> list[str]:
