@@ -80,45 +80,65 @@ def pixel_bytes(model: ModelSpec, job: Job) -> float:
     return values * FP32 * job.micro_batch_size
 
 
-def tower_layer_bytes(v: VisionTower, job: Job) -> float:
-    """Bytes one encoder block keeps per encoder token for backward when the tower trains (bf16 weights, no
-    autocast), read from the modelling code:
+def _linear_input(job: Job, width: int, kept_elsewhere: bool) -> float:
+    """Bytes a trained linear keeps of its input per token: under LoRA the adapter's own copy (fp32 for fp32
+    adapters, PEFT's ``_cast_input_dtype``; a bf16 cast under autocast) and A's output (r values); fully trained,
+    the bf16 input itself unless another op keeps that tensor already."""
+    if job.method != "full":
+        copy = BF16 if job.precision == "mixed-bf16" else FP32
+        return copy * width + copy * job.lora.rank
+    return 0.0 if kept_elsewhere else BF16 * width
 
-    - each norm keeps an fp32 copy of its input (Qwen2_5_VLRMSNorm's ``to(float32)``; SigLIP's LayerNorm keeps its
-      input, bf16, and fp32 mean and rstd per token);
-    - a LoRA-adapted linear keeps an fp32 copy of its input for lora_A (PEFT's ``_cast_input_dtype`` to the fp32
-      adapter) and A's output (r values); a fully trained linear keeps its bf16 input;
-    - attention: the fused kernel keeps q, k, v, its output and an fp32 log-sum-exp per head (no mask: Qwen2.5-VL
-      runs each window as its own SDPA call, modeling_qwen2_5_vl.py Qwen2_5_VLVisionAttention). Qwen2.5-VL's
-      q and k are new tensors out of the fp32 rotary embedding (apply_rotary_pos_emb_vision); v stays a view of the
-      fused qkv output, which therefore stays whole; the windows' outputs are concatenated into a new tensor;
-    - the MLP: SwiGLU (Qwen2.5-VL: gate, SiLU and up kept) or GELU-tanh (SigLIP fc1 output kept, and its output).
+
+def tower_layer_bytes(v: VisionTower, job: Job) -> float:
+    """Bytes one encoder block keeps per encoder token for backward when the tower trains (bf16 weights), read from
+    the modelling code:
+
+    - Qwen2.5-VL (modeling_qwen2_5_vl.py Qwen2_5_VLVisionBlock): each RMSNorm keeps an fp32 copy of its input (a
+      trained weight also its bf16 normalised output, which q/k/v and gate/up then share); the fused qkv output
+      stays whole because v is a view of it, while q and k are new bf16 tensors out of the fp32 rotary embedding
+      (apply_rotary_pos_emb_vision); each window runs as its own SDPA call without a mask, whose fused kernel
+      keeps its output and an fp32 log-sum-exp per head; SwiGLU keeps the gate output, SiLU's output and up.
+    - SigLIP (modeling_siglip.py SiglipEncoderLayer; Gemma 3's tower): each LayerNorm keeps its bf16 input and an
+      fp32 mean and rstd; q, k and v are separate outputs the kernel keeps, with its output and log-sum-exp;
+      the MLP keeps fc1's output for the tanh GELU.
+    - A trained linear's input as ``_linear_input`` says.
     """
     h, f, nh = v.hidden_size, v.intermediate_size, v.num_heads
-    lora = job.method != "full"
-    r = job.lora.rank
-
-    def linear_in(width: int, shared: bool = False) -> float:
-        if lora:
-            return FP32 * width + FP32 * r  # the fp32 input copy and A's output
-        return 0.0 if shared else BF16 * width
-
+    full = job.method == "full"
     if v.kind == "qwen2_5_vl":
-        norms = 2 * FP32 * h + (2 * BF16 * h if not lora else 0.0)  # a trained norm weight keeps the bf16 normed
+        norms = 2 * FP32 * h + (2 * BF16 * h if full else 0.0)
         attention = BF16 * 3 * h + BF16 * 2 * h + BF16 * h + FP32 * nh  # qkv output (v's base), q, k, out, lse
-        attention += BF16 * h  # the concatenated windows, proj's input
-        mlp = 3 * BF16 * f  # gate output (SiLU's input), SiLU's output, up
-        linears = linear_in(h, shared=True) + linear_in(h, shared=not lora)  # qkv, proj (the concatenation)
-        linears += 2 * linear_in(h, shared=True) + linear_in(f)  # gate and up share norm2's output; down
-        if not lora:
-            linears += BF16 * f  # down's input: the product
+        mlp = 3 * BF16 * f
+        linears = (_linear_input(job, h, kept_elsewhere=True)  # qkv: norm1's output
+                   + _linear_input(job, h, kept_elsewhere=False)  # proj: the windows' outputs concatenated
+                   + 2 * _linear_input(job, h, kept_elsewhere=True)  # gate and up: norm2's output
+                   + _linear_input(job, f, kept_elsewhere=False))  # down: the product  # fmt: skip
         return norms + attention + mlp + linears
     # siglip / mllama encoder layer: LayerNorm, q/k/v/o, fc1 -> GELU -> fc2
     norms = 2 * (BF16 * h + 2 * FP32)
-    attention = BF16 * 4 * h + FP32 * nh  # q, k, v (new tensors after the head split), output, lse
-    mlp = BF16 * f * 2  # fc1 output (GELU's input) and GELU's output (fc2's input)
-    linears = 3 * linear_in(h, shared=True) + linear_in(h, shared=True) + linear_in(h, shared=True) + linear_in(f)
+    attention = BF16 * 4 * h + FP32 * nh  # q, k, v, output, lse
+    mlp = BF16 * f  # fc1's output, GELU's input
+    qkv = 3 * _linear_input(job, h, kept_elsewhere=False) if not full else BF16 * h  # norm1's output, shared
+    linears = (qkv + _linear_input(job, h, kept_elsewhere=False)  # out_proj: the attention output made contiguous
+               + _linear_input(job, h, kept_elsewhere=False)  # fc1: norm2's output
+               + _linear_input(job, f, kept_elsewhere=False))  # fc2: GELU's output  # fmt: skip
     return norms + attention + mlp + linears
+
+
+def _projector_bytes(v: VisionTower, job: Job) -> float:
+    """What a trained projector keeps per encoder token. Qwen2.5-VL's PatchMerger: RMSNorm's fp32 input copy (and
+    bf16 output when its weight trains), Linear(4h, 4h) over every 2 x 2 patches, GELU's input, Linear(4h, out);
+    Gemma 3's projector (average pooling to 256 tokens, RMSNorm, a bare weight matmul) keeps the pooled tokens only:
+    left out. mllama's projector: one linear over the final states (left out)."""
+    if v.kind != "qwen2_5_vl":
+        return 0.0
+    h, m = v.hidden_size, v.spatial_merge_size**2
+    full = job.method == "full"
+    kept = FP32 * h + (BF16 * h if full else 0.0) + BF16 * h  # norm's input (and output), GELU's input
+    # the merged linears' inputs, per merged token of m x h values: a LoRA copy, or GELU's output fully trained
+    kept += _linear_input(job, m * h, kept_elsewhere=True) / m + _linear_input(job, m * h, kept_elsewhere=False) / m
+    return kept
 
 
 def tower_saved_bytes(model: ModelSpec, job: Job) -> float:
@@ -128,9 +148,10 @@ def tower_saved_bytes(model: ModelSpec, job: Job) -> float:
         return 0.0
     tokens = encoder_tokens(model, job) * job.micro_batch_size
     layers = v.num_layers + v.num_global_layers
+    projector = _projector_bytes(v, job) * tokens
     if job.gradient_checkpointing:
-        return layers * BF16 * v.hidden_size * tokens  # each block's input
-    return layers * tower_layer_bytes(v, job) * tokens
+        return layers * BF16 * v.hidden_size * tokens + projector  # each block's input
+    return layers * tower_layer_bytes(v, job) * tokens + projector
 
 
 def tower_extra_bytes(model: ModelSpec, job: Job) -> float:
