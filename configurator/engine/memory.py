@@ -318,6 +318,16 @@ def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st:
     return 0.0
 
 
+def _embedding_gradient(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int, g_split: int) -> float:
+    """The input embedding's gradient on this card when it trains and is not tied to the head (a tied one's
+    gradient exists from the head's backward on): embedding_dense_backward makes it after every layer's backward
+    (seen in the meta trace: the full VLM rows peak there, the last layer's transients freed)."""
+    if job.method != "full" or model.tie_word_embeddings or model.is_params_only or not model.vocab_size:
+        return 0.0
+    assert model.hidden_size
+    return (model.vocab_size + model.extra_embedding_rows) * model.hidden_size * tb.gradient / g_split
+
+
 def _tied_gradient_sum(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int) -> float:
     """A trained tied embedding gets two gradients: the head's arrives first and waits in the autograd input
     buffer of the weight's AccumulateGrad node; the embedding's backward then makes its own and the buffer adds
@@ -408,5 +418,6 @@ def _memory_for_card(
         load_transient=load.transient,
         forward_extra=act.forward_extra,
         backward_end_extra=_tied_gradient_sum(model, job, tb, tp),
+        embedding_gradient=_embedding_gradient(model, job, tb, tp, (shards if stage >= 2 else 1) * tp),
         host=host,
     )
