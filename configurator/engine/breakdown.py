@@ -84,8 +84,10 @@ class MemoryBreakdown:
                 + self.forward_extra,
                 "backward-start": held + self.head_gradient_from_loss + self.activations + self.gathered,
                 "backward-layers": held + self.head_gradient + self.activations - self.head_and_loss + self.transient,
-                "backward-end": static + self.gradients + max(0.0, self.transient - self.embedding_gradient)
-                + self.backward_end_extra,
+                # the last layer's backward (its transients; an untied embedding's gradient not made yet), or the
+                # embedding's backward after it (a tied embedding's gradient sum)
+                "backward-end": static + self.gradients
+                + max(self.transient - self.embedding_gradient, self.backward_end_extra, 0.0),
             }
         return {"load": self.weights + self.adapters + self.load_transient, **step,
                 "optimizer-step": static + self.gradients + self.optimizer_temp}  # fmt: skip
