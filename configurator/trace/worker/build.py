@@ -127,7 +127,8 @@ def build_model(job: Job, notes: list[str]) -> Built:
     config = _config(job)
     # a vision-language job builds the whole model (vision tower, projector, language model) as from_pretrained
     # does for it: Qwen2_5_VLForConditionalGeneration, Gemma3ForConditionalGeneration
-    auto: Any = AutoModelForImageTextToText if job.images_per_sample else AutoModelForCausalLM
+    vlm = isinstance(job.config.get("vision_config"), dict)
+    auto: Any = AutoModelForImageTextToText if vlm else AutoModelForCausalLM
     implementation, route = _attention(job, config, notes)
     if implementation == "trace_fa2":
         route = _FA2_ROUTE
@@ -163,7 +164,7 @@ def build_model(job: Job, notes: list[str]) -> Built:
     if job.method == "full":
         for p in model.parameters():
             p.requires_grad_(True)
-        if job.images_per_sample and not job.train_vision_tower:
+        if vlm and not job.train_vision_tower:
             # a frozen tower (LLaMA-Factory freeze_vision_tower, the usual VLM recipe): encoder and projector
             from configurator.trace.worker.vision import tower_prefixes
 
@@ -207,7 +208,7 @@ def _lora(job: Job, model: Any, notes: list[str]) -> Any:
     from peft import LoraConfig, get_peft_model
 
     targets: Any = job.lora_targets if job.lora_targets == "all-linear" else list(job.lora_targets)
-    if job.images_per_sample:
+    if isinstance(job.config.get("vision_config"), dict):
         from configurator.trace.worker.vision import lora_target_names
 
         targets = lora_target_names(model, job.lora_targets, job.train_vision_tower)
