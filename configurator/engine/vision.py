@@ -24,6 +24,7 @@ from configurator.catalog.vision import VisionTower
 from configurator.engine.build import Job
 from configurator.engine.precision import BF16, FP32
 from configurator.engine.result import VisionInfo
+from configurator.engine.stack import TRANSFORMERS_STACKS, stack_of
 
 
 def tower(model: ModelSpec, job: Job) -> VisionTower | None:
@@ -127,31 +128,58 @@ def tower_layer_bytes(v: VisionTower, job: Job) -> float:
 
 
 def _projector_bytes(v: VisionTower, job: Job) -> float:
-    """What a trained projector keeps per encoder token. Qwen2.5-VL's PatchMerger: RMSNorm's fp32 input copy (and
-    bf16 output when its weight trains), Linear(4h, 4h) over every 2 x 2 patches, GELU's input, Linear(4h, out);
-    Gemma 3's projector (average pooling to 256 tokens, RMSNorm, a bare weight matmul) keeps the pooled tokens only:
-    left out. mllama's projector: one linear over the final states (left out)."""
+    """What the projector keeps per encoder token once the tower's output needs a gradient. Qwen2.5-VL's PatchMerger:
+    RMSNorm's fp32 input copy (and bf16 output when its weight trains), GELU's input, and when trained the inputs
+    of its two linears over every 2 x 2 patches. Gemma 3's (modeling_gemma3.py Gemma3MultiModalProjector): the
+    contiguous copy average pooling keeps, and its RMSNorm's fp32 copy of the pooled tokens. mllama's: left out."""
+    h = v.hidden_size
+    trained = job.train_vision_tower
+    if v.kind == "siglip":
+        pooled = v.mm_tokens_per_image / max(v.encoder_tokens(1, 1), 1)  # pooled tokens per patch
+        return BF16 * h + FP32 * h * pooled
     if v.kind != "qwen2_5_vl":
         return 0.0
-    h, m = v.hidden_size, v.spatial_merge_size**2
-    full = job.method == "full"
+    m = v.spatial_merge_size**2
+    full = trained and job.method == "full"
     kept = FP32 * h + (BF16 * h if full else 0.0) + BF16 * h  # norm's input (and output), GELU's input
-    # the merged linears' inputs, per merged token of m x h values: a LoRA copy, or GELU's output fully trained
-    kept += _linear_input(job, m * h, kept_elsewhere=True) / m + _linear_input(job, m * h, kept_elsewhere=False) / m
+    if trained:  # the merged linears' inputs per merged token of m x h values: a LoRA copy, or GELU's output
+        kept += _linear_input(job, m * h, kept_elsewhere=True) / m + _linear_input(job, m * h, kept_elsewhere=False) / m
     return kept
 
 
+def _stem_bytes(v: VisionTower) -> float:
+    """What the tower keeps per patch outside its blocks: the patch embedding's output, made to require a gradient
+    (a leaf its graph holds), and Qwen2.5-VL's fp32 rotary cos and sin permuted into windows."""
+    if v.kind == "qwen2_5_vl":
+        return BF16 * v.hidden_size + 2 * FP32 * (v.hidden_size // v.num_heads)
+    return BF16 * v.hidden_size
+
+
+def tower_keeps(model: ModelSpec, job: Job) -> bool:
+    """Whether the tower builds an autograd graph: when it trains, and with gradient checkpointing under
+    Transformers even frozen: ``activation_checkpointing_enable`` calls ``enable_input_require_grads``
+    (transformers modeling_utils.py: whenever main_input_name is input_ids), which hooks every sub-model's input
+    embedding, the vision tower's patch embedding included, to make its output require grad."""
+    if tower(model, job) is None:
+        return False
+    return job.train_vision_tower or (job.gradient_checkpointing and stack_of(job).framework in TRANSFORMERS_STACKS)
+
+
 def tower_saved_bytes(model: ModelSpec, job: Job) -> float:
-    """What the tower keeps for backward over one micro-batch (0 when frozen)."""
+    """What the tower keeps for backward over one micro-batch: nothing when no graph is built (frozen, without
+    checkpointing); each block's input under checkpointing (HF GradientCheckpointingLayer); everything its blocks
+    save otherwise; with its stem and projector."""
     v = tower(model, job)
-    if v is None or not job.train_vision_tower:
+    if v is None or not tower_keeps(model, job):
         return 0.0
     tokens = encoder_tokens(model, job) * job.micro_batch_size
     layers = v.num_layers + v.num_global_layers
-    projector = _projector_bytes(v, job) * tokens
+    outside = (_stem_bytes(v) + _projector_bytes(v, job)) * tokens
     if job.gradient_checkpointing:
-        return layers * BF16 * v.hidden_size * tokens + projector  # each block's input
-    return layers * tower_layer_bytes(v, job) * tokens + projector
+        # each block's input; SigLIP's last output is kept too (post_layernorm's input)
+        blocks = layers + (1 if v.kind != "qwen2_5_vl" else 0)
+        return blocks * BF16 * v.hidden_size * tokens + outside
+    return layers * tower_layer_bytes(v, job) * tokens + outside
 
 
 def tower_extra_bytes(model: ModelSpec, job: Job) -> float:
@@ -179,8 +207,9 @@ SOURCES = {
         "tower: modeling_mllama.py MllamaVisionModel (local and gated global encoder)",
     ],
 }
-FROZEN_SOURCE = ("frozen tower: no input needs a gradient, so autograd keeps none of its activations "
-                 "(LLaMA-Factory freeze_vision_tower); trained: PEFT all-linear adapts its linears "
+FROZEN_SOURCE = ("frozen tower (LLaMA-Factory freeze_vision_tower): no graph without checkpointing; with it "
+                 "Transformers' enable_input_require_grads hooks the tower's patch embedding too (modeling_utils.py), "
+                 "so its checkpointed blocks keep their inputs; trained: PEFT all-linear adapts its linears "
                  "(peft/tuners/tuners_utils.py _maybe_include_all_linear_layers)")
 
 

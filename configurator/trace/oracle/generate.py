@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge is not None:
         parts = args.merge or sorted(SPECS.glob("table.part*.jsonl"))
         merge(parts, "make oracle  (python -m configurator.trace.oracle.generate --warm --shard I/N under nice -n 15, "
-                     "then --merge)")
+                     "and with --vlm for the vision-language group (ids from 5000), then --merge)")
         return 0
     shard, shards = (int(x) for x in args.shard.split("/"))
     out = args.out or SPECS / f"table.part{shard}of{shards}.jsonl"
