@@ -385,7 +385,7 @@ def _memory_for_card(
 
     weights, adapters, gradients, optimizer = st.weights, st.adapters, st.gradients, st.optimizer
     gathered = act.gathered
-    gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
+    gradients_at_peak = gradients if ddp or (job.method != "full" and job.gradient_accumulation_steps > 1) else 0.0
     static = weights + adapters + optimizer + gradients
     dynamic = act.activations + act.transient - gathered
     fragmentation = sc * static + constants.dynamic_fraction * dynamic
