@@ -28,7 +28,7 @@ run: $(STAMP) xcb-deps  ## install and open the window with the preloaded build
 # ruff format --check covers the packages written formatted (the rest predates the formatter); mypy's
 # per-module strictness is in pyproject.toml.
 FORMATTED := configurator/catalog configurator/engine/editing configurator/engine/planner configurator/present \
-	configurator/engine/resolver.py configurator/engine/codes.py configurator/ui/shell/view_state.py \
+	configurator/engine/model/resolver.py configurator/engine/model/codes.py configurator/ui/shell/view_state.py \
 	configurator/ui/shell/settings.py $(wildcard configurator/ui/*/__init__.py) tests/conftest.py \
 	tests/test_layering.py tests/test_fileio_umask.py
 

@@ -41,7 +41,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
 def test_place_layout_per_call(benchmark) -> None:  # type: ignore[no-untyped-def]
     """tests/test_mig.py's test_place_layout_fast: < 50 µs per call (the test allowed 100 µs)."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.mig import MigRequest, place_layout
+    from configurator.engine.mig.layout import MigRequest, place_layout
 
     h100 = default_catalog().cards["h100-sxm"].mig
     assert h100 is not None
@@ -84,7 +84,7 @@ def test_billion_layers_refused_at_once(benchmark) -> None:  # type: ignore[no-u
 
 def test_alias_bomb_refused(benchmark) -> None:  # type: ignore[no-untyped-def]
     """tests/test_buildfile.py: a billion-laughs build is refused in < 2 s."""
-    from configurator.engine.buildfile import parse_build
+    from configurator.engine.model.buildfile import parse_build
 
     lines = ['lol: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     previous = "a"
@@ -103,7 +103,7 @@ def test_alias_bomb_refused(benchmark) -> None:  # type: ignore[no-untyped-def]
 
 def test_oversized_build_refused(benchmark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """tests/test_buildfile.py: a 6 MB build is refused by size in < 1 s."""
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
 
     path = tmp_path / "build.yaml"
     path.write_text("chassis: generic-server-8\n" + "# padding\n" * 600_000, encoding="utf-8")
@@ -133,8 +133,8 @@ def test_analysis_update_after_edit(qtbot) -> None:  # type: ignore[no-untyped-d
     the engine's evaluation not counted). Measured by the tabs themselves (last_update_ms)."""
     import statistics
 
-    from configurator.engine.buildfile import load_build
     from configurator.engine.editing import update_job
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.charts import AnalysisTabs
     from configurator.ui.shell.document import BuildDocument
 
@@ -224,7 +224,7 @@ def test_worst_price_list_export(benchmark, tmp_path: Path) -> None:  # type: ig
     """A price list with MAX_PRICE_SERVICES services: every one a row of the sheet's bill of materials."""
     from configurator.catalog.prices import load_price_list
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.report.pdf import ensure_app, export_pdf
     from configurator.report.sheet import SheetOptions
 

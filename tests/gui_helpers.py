@@ -8,7 +8,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, QRect, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.chassis.chassis_view import ChassisView
 from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.layout import parked

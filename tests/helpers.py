@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from configurator.engine import Build, evaluate
-from configurator.engine.result import BuildResult, JobResult
+from configurator.engine.model.result import BuildResult, JobResult
 
 
 def single_job(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from configurator.engine import calibration
-from configurator.engine.build import Build, Job
+from configurator.engine.calibration import band as calibration
 from configurator.engine.evaluate import evaluate
+from configurator.engine.model.build import Build, Job
 
 
 def _build(card: str, **job: object) -> Build:
@@ -76,7 +76,7 @@ CASES = [
 @pytest.mark.parametrize(("card", "job"), CASES)
 def test_following_the_advice_makes_the_job_fit(card: str, job: dict[str, object]) -> None:
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.advice import fit_advice
+    from configurator.engine.checks.advice import fit_advice
     from configurator.engine.evaluate import _fits_clearly, resolve_model
 
     build = _build(card, **job)

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing import set_compute_rates, update_job
+from configurator.engine.model.buildfile import load_build
 from configurator.engine.sweep import fit_frontier
 from configurator.ui.charts import AnalysisTabs, topo_colour
 from configurator.ui.shell.document import BuildDocument

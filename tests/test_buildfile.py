@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from configurator.catalog.errors import FileError, Problem
-from configurator.engine.buildfile import build_to_yaml, load_build, parse_build, save_build
+from configurator.engine.model.buildfile import build_to_yaml, load_build, parse_build, save_build
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "resources" / "builds" / "default.yaml"

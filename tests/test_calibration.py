@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine import calibration, evaluate
-from configurator.engine.buildfile import load_build
-from configurator.engine.calibration import GIB, HELD_OUT_RUNS, MEASURED_RUNS, model_error
-from configurator.engine.memory import memory_for_card
+from configurator.engine import evaluate
+from configurator.engine.calibration import band as calibration
+from configurator.engine.calibration.band import GIB, HELD_OUT_RUNS, MEASURED_RUNS, model_error
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.model.buildfile import load_build
 from configurator.report.sheet import SheetOptions, build_html
 
 TOLERANCE = 0.15
@@ -175,7 +176,7 @@ def test_printed_band_covers_every_run_but_the_named_ones(cv_scores: list[calibr
 
 
 def test_band_is_wider_for_stacks_without_a_measured_run() -> None:
-    from configurator.engine.build import Job
+    from configurator.engine.model.build import Job
 
     fsdp1 = Job(name="a", model="x", framework="fsdp-qlora", parallelism="fsdp", fsdp_version=1)
     measured = calibration.band_for(fsdp1)
@@ -270,8 +271,8 @@ def test_the_card_caps_the_pool() -> None:
 
 def test_answerai_loop_holds_fp32_logits() -> None:
     """train.py keeps `output` through backward, and the Transformers of its time returned fp32 logits."""
-    from configurator.engine.activations import activation_breakdown
-    from configurator.engine.stack import PROFILES
+    from configurator.engine.memory.activations import activation_breakdown
+    from configurator.engine.model.stack import PROFILES
 
     assert PROFILES["fsdp-qlora"].held_logits_fp32 and not PROFILES["litgpt"].held_logits_fp32
     model = default_catalog().model("llama-2-7b")

@@ -11,7 +11,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QDragMoveEvent, QFon
 from PySide6.QtWidgets import QApplication
 
 from configurator.engine import editing
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.present.colours import contrast
 from configurator.ui.chassis.items import BridgeItem, CardItem
 from configurator.ui.dnd.mime import bridge_mime, card_mime, mig_profile_mime, slot_mime

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from configurator.cli import main
-from configurator.engine.build import Assumptions
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.build import Assumptions
+from configurator.engine.model.buildfile import load_build
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "resources" / "builds" / "default.yaml"

@@ -8,7 +8,6 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build
 from configurator.engine.compare import (
     UNKNOWN,
     RecipeChoice,
@@ -19,6 +18,7 @@ from configurator.engine.compare import (
     with_recipe,
 )
 from configurator.engine.editing import update_job
+from configurator.engine.model.buildfile import load_build
 from tests.test_report import BUILDS
 
 CAT = default_catalog()

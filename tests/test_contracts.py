@@ -10,9 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build
-from configurator.engine.codes import CheckCode, LinkKind
-from configurator.engine.result import Check
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.model.codes import CheckCode, LinkKind
+from configurator.engine.model.result import Check
 from tests.test_report import BUILDS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,8 +20,6 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.build import Bridge
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import (
     check_drop,
     put_card,
@@ -31,6 +29,8 @@ from configurator.engine.editing.kiosk import (
     set_sequence_length,
     variant_build,
 )
+from configurator.engine.model.build import Bridge
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.dnd.mime import card_mime
 from configurator.ui.kiosk import (
     CODE_ALPHABET,
@@ -727,7 +727,7 @@ def test_big_figure_and_chart_say_the_same_thing(demo: DemoWindow) -> None:
 
 def _qr_read(pixmap) -> list[list[bool]]:  # type: ignore[no-untyped-def]
     """The modules a QR image shows, sampled at each module's centre (n from the image's finder pattern)."""
-    from configurator.engine.buildcode import qr_modules
+    from configurator.engine.model.buildcode import qr_modules
 
     image = pixmap.toImage()
     side = image.width()
@@ -752,7 +752,7 @@ def _qr_read(pixmap) -> list[list[bool]]:  # type: ignore[no-untyped-def]
 def test_take_home_shows_a_qr_that_decodes_to_the_shown_build(demo: DemoWindow) -> None:
     """Issue 16: the panel shows the build's own code as a QR (what 'configurator open-code' reads), and the
     image is that code's QR module for module."""
-    from configurator.engine.buildcode import decode_build, qr_modules
+    from configurator.engine.model.buildcode import decode_build, qr_modules
 
     demo.show_scenario(0)
     assert drop_card(demo, "h200-nvl", 3)

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem
 
 from configurator.catalog.loader import default_catalog, load_catalog
 from configurator.engine import evaluate
-from configurator.engine.buildcode import decode_build
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import plan_mig, plan_servers, set_plan_mig, set_plan_month, set_plan_servers
+from configurator.engine.model.buildcode import decode_build
+from configurator.engine.model.buildfile import load_build
 from configurator.engine.planner import Plan, PlanResult, load_plan, plan_service
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource

@@ -6,8 +6,6 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.build import InstanceRef
-from configurator.engine.buildfile import load_build
 from configurator.engine.compare import compare
 from configurator.engine.editing import (
     EditRefused,
@@ -20,6 +18,8 @@ from configurator.engine.editing import (
     swap_cards,
     update_job,
 )
+from configurator.engine.model.build import InstanceRef
+from configurator.engine.model.buildfile import load_build
 from configurator.engine.sweep import fit_frontier
 from tests.test_report import BUILDS
 
@@ -151,7 +151,7 @@ def test_demo_method_switch_renames_generated_job_names_only() -> None:
     """The demo's method buttons follow the editor's naming rule: '70B LoRA' switched to a full fine-tune reads
     '70B full FT'; a name a person chose ('70B, slot 1') is kept."""
     from configurator.engine.editing.kiosk import set_method
-    from configurator.engine.resolver import ModelResolver
+    from configurator.engine.model.resolver import ModelResolver
 
     build = Build.model_validate(
         {"chassis": "generic-server-8", "cards": [{"card": "h200-nvl", "slot": 1}, {"card": "h200-nvl", "slot": 3}],

@@ -10,9 +10,9 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import editing, evaluate
-from configurator.engine.build import InstanceRef
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import fitting_status, set_card_count
+from configurator.engine.model.build import InstanceRef
+from configurator.engine.model.buildfile import load_build
 from tests.test_report import BUILDS
 
 CAT = default_catalog()
@@ -86,7 +86,7 @@ def test_kiosk_fit_status() -> None:
 
 def test_psu_tight_line_comes_from_the_engine() -> None:
     """The summary colours power by the engine's PSU_TIGHT line, not a fraction typed again in ui/."""
-    from configurator.engine.physical import PSU_TIGHT_FRACTION
+    from configurator.engine.topology.physical import PSU_TIGHT_FRACTION
 
     r = evaluate(load_build(BUILDS / "default.yaml"), CAT)
     assert r.power is not None and r.power.psu_capacity_w is not None

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 
 from configurator.engine import evaluate
-from configurator.engine.build import Build
-from configurator.engine.buildfile import load_build
 from configurator.engine.cache import CACHE
+from configurator.engine.model.build import Build
+from configurator.engine.model.buildfile import load_build
 from tests.test_properties import build_dicts
 from tests.test_report import BUILDS as BUILD_DIR
 
@@ -47,7 +47,7 @@ def test_an_edit_between_evaluations_never_leaks_the_old_result(first: dict, sec
 
 def test_mig_commands_are_written_when_read_not_on_every_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 11: evaluate kept calling mig_commands and mig_parted_yaml for every MIG card."""
-    from configurator.engine import mig
+    from configurator.engine.mig import layout as mig
 
     build = next(b for b in BUILDS.values() if any(p.mig for p in b.cards))
     calls: list[str] = []

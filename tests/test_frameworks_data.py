@@ -1,4 +1,4 @@
-"""The framework profiles as data (specs/frameworks.yaml, loaded by engine/stack.py): the shipped file validates
+"""The framework profiles as data (specs/frameworks.yaml, loaded by engine/model/stack.py): the shipped file validates
 into the profiles, and a malformed one is refused with a message naming the file, line and field."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.loader import specs_dir
-from configurator.engine.stack import BEHAVIOURS, PROFILES, load_profiles
+from configurator.engine.model.stack import BEHAVIOURS, PROFILES, load_profiles
 
 SHIPPED = specs_dir() / "frameworks.yaml"
 

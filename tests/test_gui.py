@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QStandardPaths
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.dnd.mime import card_mime, slot_mime
 from configurator.ui.shell.checks_panel import CODE_ROLE
 from tests.gui_helpers import drag_drop, drag_over, make_window

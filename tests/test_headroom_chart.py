@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.shell.document import BuildDocument
 

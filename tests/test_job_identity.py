@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from configurator.catalog.errors import FileError
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.dnd.mime import job_mime, read_job
 from tests.gui_helpers import drag_drop, make_window
 from tests.test_report import BUILDS

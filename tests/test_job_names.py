@@ -10,8 +10,6 @@ import pytest
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.build import ParamsOnlyModel
-from configurator.engine.buildfile import build_to_yaml, load_build, parse_build
 from configurator.engine.editing import (
     add_job,
     duplicate_job,
@@ -20,7 +18,9 @@ from configurator.engine.editing import (
     rename_job,
     update_job_titled,
 )
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.build import ParamsOnlyModel
+from configurator.engine.model.buildfile import build_to_yaml, load_build, parse_build
+from configurator.engine.model.resolver import ModelResolver
 from tests.test_report import BUILDS
 
 CAT = default_catalog()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing import update_job
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.jobs import JobsPanel
 from configurator.ui.jobs.model_rows import GROUP_BUILD, GROUP_CATALOG, GROUP_PARAMS_ONLY
 from configurator.ui.shell.document import BuildDocument

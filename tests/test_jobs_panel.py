@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit, QMessageBox
 
-from configurator.engine.build import InstanceRef, Job, LoraSettings, ParamsOnlyModel
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.build import InstanceRef, Job, LoraSettings, ParamsOnlyModel
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.dnd.mime import read_job
 from configurator.ui.jobs import STATUS_ROLE, JobsPanel, pos_from_seq, seq_from_pos
 from configurator.ui.shell.document import BuildDocument

@@ -64,7 +64,7 @@ def test_a_markup_job_name_is_shown_as_text(qtbot, tmp_path: Path) -> None:  # t
 
 
 def _stack_build() -> Build:
-    from configurator.engine.buildfile import build_to_yaml, load_build, parse_build
+    from configurator.engine.model.buildfile import build_to_yaml, load_build, parse_build
     from tests.test_report import BUILDS
 
     text = build_to_yaml(load_build(BUILDS / "default.yaml"))

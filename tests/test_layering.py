@@ -25,7 +25,7 @@ def test_engine_imports_no_qt() -> None:
     code = (
         "import sys\n"
         "from configurator.engine import evaluate\n"
-        "from configurator.engine.buildfile import load_build\n"
+        "from configurator.engine.model.buildfile import load_build\n"
         "from configurator.cli import default_build_path\n"
         "evaluate(load_build(default_build_path()))\n"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6')]\n"

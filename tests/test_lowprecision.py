@@ -1,4 +1,4 @@
-"""Low-precision training per card (engine/lowprecision.py): support by compute capability and software, the
+"""Low-precision training per card (engine/lowprecision/checks.py): support by compute capability and software, the
 memory each recipe keeps, the measured step speed-ups, and the checks a job gets.
 
 Sources of the expected values are named at each table; the rules themselves cite Transformer Engine's
@@ -13,13 +13,13 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.buildfile import load_build
-from configurator.engine.lowprecision import (
+from configurator.engine.lowprecision.checks import (
     RECIPES,
     default_fp8_recipe,
     support,
     supported_recipes,
 )
+from configurator.engine.model.buildfile import load_build
 from tests.helpers import single_job
 
 CARDS = default_catalog().cards

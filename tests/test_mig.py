@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from configurator.catalog.cards import MigProfile, MigSpec
-from configurator.engine.mig import (
+from configurator.engine.mig.layout import (
     LayoutCheck,
     MigRequest,
     cgi_command,

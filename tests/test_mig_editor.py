@@ -12,8 +12,8 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QGuiAppli
 from PySide6.QtWidgets import QApplication
 
 from configurator.engine import Build
-from configurator.engine.build import InstanceRef
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.build import InstanceRef
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.dnd.mime import job_mime, mig_profile_mime
 from configurator.ui.mig import DISPLAY_MODE_NOTE, EMPTY_TEXT, MigEditor, MigView
 from configurator.ui.shell.document import BuildDocument

@@ -10,11 +10,11 @@ import yaml
 
 from configurator.catalog.models import ModelSpec, load_models_yaml
 from configurator.cli import main
-from configurator.engine import moe
-from configurator.engine.build import Job
-from configurator.engine.memory import memory_for_card
-from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.states import sharding
+from configurator.engine.memory import moe
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.memory.states import sharding
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
 from tests.helpers import single_job
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The parallelism table (engine/parallelism.py): one record per strategy, every behaviour with its source, and
+"""The parallelism table (engine/model/parallelism.py): one record per strategy, every behaviour with its source, and
 the engine's rules read from it instead of comparing the strategy's name."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from configurator.engine.build import Job, Offload, Parallelism
-from configurator.engine.parallelism import BEHAVIOURS, PARALLELISM
-from configurator.engine.states import effective_offload, sharding
+from configurator.engine.memory.states import effective_offload, sharding
+from configurator.engine.model.build import Job, Offload, Parallelism
+from configurator.engine.model.parallelism import BEHAVIOURS, PARALLELISM
 
 ENGINE = Path(__file__).resolve().parents[1] / "configurator" / "engine"
 

@@ -24,9 +24,9 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine import evaluate
-from configurator.engine.build import Build, Job
-from configurator.engine.buildfile import build_to_yaml, parse_build
-from configurator.engine.memory import job_parameters, memory_for_card
+from configurator.engine.memory.estimate import job_parameters, memory_for_card
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.buildfile import build_to_yaml, parse_build
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hf_configs"
 CATALOG = default_catalog()

@@ -12,8 +12,8 @@ from PySide6.QtCore import QStandardPaths
 from configurator.catalog.loader import default_catalog
 from configurator.cli import default_build_path
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing import place_card, remove_card
+from configurator.engine.model.buildfile import load_build
 from configurator.present.words import largest_card_w, psu_room_label
 from tests.gui_helpers import make_window
 

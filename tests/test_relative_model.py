@@ -79,8 +79,8 @@ def test_every_chart_draws_for_a_relative_config_json(qtbot, tmp_path: Path, mon
 def test_the_sweep_without_the_build_folder_finds_nothing(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The old call (no folder) cannot see the file: the resolver is what makes the frontier draw."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.buildfile import load_build
-    from configurator.engine.resolver import ModelResolver
+    from configurator.engine.model.buildfile import load_build
+    from configurator.engine.model.resolver import ModelResolver
 
     path = write_build(tmp_path / "build")
     monkeypatch.chdir(tmp_path)

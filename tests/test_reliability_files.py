@@ -34,7 +34,7 @@ from configurator.catalog.fileio import (
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.models import model_from_hf_config
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build, save_build
+from configurator.engine.model.buildfile import load_build, save_build
 from configurator.engine.sweep import fit_frontier
 
 ROOT = Path(__file__).resolve().parent.parent

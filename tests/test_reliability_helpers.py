@@ -13,8 +13,8 @@ from pathlib import Path
 from configurator.catalog.preferences import validate_preference
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import evaluate
-from configurator.engine.autosave import AutosaveSlot, orphans
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.autosave import AutosaveSlot, orphans
+from configurator.engine.model.buildfile import load_build
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT = ROOT / "resources" / "builds" / "default.yaml"
@@ -42,7 +42,8 @@ def test_a_crashed_windows_autosave_is_offered_with_its_folder(tmp_path: Path) -
     store = tmp_path / "autosaves"
     code = (
         "import sys, time\nfrom pathlib import Path\n"
-        "from configurator.engine.autosave import AutosaveSlot\nfrom configurator.engine.buildfile import load_build\n"
+        "from configurator.engine.model.autosave import AutosaveSlot\n"
+        "from configurator.engine.model.buildfile import load_build\n"
         f"slot = AutosaveSlot(Path({str(store)!r}))\n"
         f"slot.save(load_build({str(build_file)!r}), Path({str(build_file)!r}))\n"
         "print('saved', flush=True)\ntime.sleep(60)\n"

@@ -28,9 +28,9 @@ from configurator.catalog.fileio import pdf_problem
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.loader import default_catalog
 from configurator.engine import evaluate
-from configurator.engine.build import Build
-from configurator.engine.buildfile import parse_build
-from configurator.engine.result import BuildResult
+from configurator.engine.model.build import Build
+from configurator.engine.model.buildfile import parse_build
+from configurator.engine.model.result import BuildResult
 from configurator.report.figures import axis_step, draw_chassis, draw_headroom
 from configurator.report.pdf import ensure_app, export_pdf
 from configurator.report.sheet import SheetOptions, build_html

@@ -18,8 +18,8 @@ from PySide6.QtCore import QStandardPaths
 
 from configurator.catalog.errors import FileError
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build
-from configurator.engine.result import BuildResult
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.model.result import BuildResult
 from configurator.present.words import check_ref
 from configurator.report.pdf import export_pdf
 from configurator.report.sheet import SheetOptions

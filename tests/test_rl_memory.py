@@ -10,9 +10,9 @@ import yaml
 
 from configurator.catalog.models import ModelSpec, load_models_yaml
 from configurator.cli import main
-from configurator.engine import rl
-from configurator.engine.build import Job
-from configurator.engine.memory import memory_for_card
+from configurator.engine.memory import rl
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.model.build import Job
 from tests.helpers import single_job
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,7 +139,7 @@ def test_size_on_rl_builds(build: str, weights: str, capacity: str, capsys: pyte
 def test_the_tracer_refuses_what_it_would_trace_as_sft(fields: dict[str, object], says: str) -> None:
     """A DPO / GRPO job, expert parallelism or an MXFP4 base would be traced as the plain step: refused by name."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.build import Build
+    from configurator.engine.model.build import Build
     from configurator.trace.request import TraceRefused, prepare_trace
 
     job = {"name": "j", "model": "llama-3.1-8b", "cards": [1], **fields}

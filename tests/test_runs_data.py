@@ -1,5 +1,5 @@
-"""The measured runs as data (specs/runs/*.yaml, loaded by engine/runs.py): every file validates, each run carries
-its source, quote and counter, and a malformed file is refused with a message naming the file, line and run."""
+"""The measured runs as data (specs/runs/*.yaml, loaded by engine/calibration/runs.py): every file validates, each run
+carries its source, quote and counter, and a malformed file is refused with a message naming the file, line and run."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from configurator.catalog.errors import FileError
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.yamlio import parse_yaml, read_text
-from configurator.engine import runs
-from configurator.engine.runs import RUN_FILES, Quantity, load_run_file, load_runs, runs_dir
+from configurator.engine.calibration import runs
+from configurator.engine.calibration.runs import RUN_FILES, Quantity, load_run_file, load_runs, runs_dir
 
 RUN_DIR = runs_dir()
 LOADED = runs.default_runs().runs

@@ -1,4 +1,5 @@
-"""The second batch of published runs for issue 12 (engine/runs_extra.py): each is traceable and plausible."""
+"""The second batch of published runs for issue 12 (engine/calibration/runs_extra.py): each is traceable and
+plausible."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import re
 import pytest
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine import calibration
-from configurator.engine.runs_extra import EXTRA_RUNS, GIB, PublishedRun
+from configurator.engine.calibration import band as calibration
+from configurator.engine.calibration.runs_extra import EXTRA_RUNS, GIB, PublishedRun
 
 IDS = [r.label for r in EXTRA_RUNS]
 # bytes per stored base weight: bf16, or NF4 (4 bits) for QLoRA

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from configurator.engine import Build, evaluate
-from configurator.engine.buildfile import load_build
-from configurator.engine.result import BuildResult, Collective, Communication, JobResult
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.model.result import BuildResult, Collective, Communication, JobResult
 
 BUILDS_DIR = Path(__file__).resolve().parent.parent / "resources" / "builds"
 SERVER, WS, HGX = "generic-server-8", "generic-workstation-4", "hgx-8"
@@ -233,7 +233,7 @@ def test_a_slot_on_the_upstream_switch_itself_is_pxb_to_the_leaves() -> None:
     """A GPU hung directly on the upstream switch reaches a GPU under one of its leaf switches through two
     switches and no host bridge: PXB (not NODE)."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.topology import link_between
+    from configurator.engine.topology.links import link_between
 
     chassis = default_catalog().chassis["generic-server-8-cascaded"]
     on_root = chassis.positions[0].model_copy(update={"switch": "sw-root", "upstream_switch": None})
@@ -275,7 +275,7 @@ def test_four_qlora_tenants_on_one_rtx_pro_6000(card: str, chassis: str, display
     switched to compute before MIG can be enabled"."""
     names = ["tenant A", "tenant B", "tenant C", "tenant D"]
     jobs = [
-        # seed A counts QLoRA's embeddings, norms and lm_head in bf16: no PEFT fp32 cast (engine/stack.py)
+        # seed A counts QLoRA's embeddings, norms and lm_head in bf16: no PEFT fp32 cast (engine/model/stack.py)
         {"name": n, "model": "llama-3.1-8b", "method": "qlora", "lora": LORA16, "cards": [{"slot": 1, "instance": i}],
          "behaviour": {"kbit_fp32_prep": False}}
         for i, n in enumerate(names)

@@ -12,7 +12,7 @@ from tests.helpers import single_job
 
 LORA = {"lora": {"rank": 16, "targets": "all-linear"}}
 # Seed A counts QLoRA's embeddings, norms and lm_head in bf16: a stack without PEFT's fp32 cast
-# (prepare_model_for_kbit_training), which the default Transformers/TRL + PEFT stack does (engine/stack.py).
+# (prepare_model_for_kbit_training), which the default Transformers/TRL + PEFT stack does (engine/model/stack.py).
 QLORA_SEED = {**LORA, "behaviour": {"kbit_fp32_prep": False}}
 
 # (model, total params, LoRA r16 all-linear trainable) -- seed A, "Model sizes"

@@ -19,9 +19,9 @@ from configurator.catalog.loader import default_catalog
 from configurator.catalog.prices import parse_price_list
 from configurator.cli import main
 from configurator.engine import Build, evaluate
-from configurator.engine.bom import money
-from configurator.engine.buildcode import decode_build, encode_build
-from configurator.engine.buildfile import load_build, parse_build, save_build
+from configurator.engine.model.bom import money
+from configurator.engine.model.buildcode import decode_build, encode_build
+from configurator.engine.model.buildfile import load_build, parse_build, save_build
 from configurator.report.pdf import export_pdf, read_attached_build
 from configurator.report.sheet import SheetOptions, priced_bom
 from tests.test_shop import PRICES, private_sources

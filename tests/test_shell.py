@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QKeySequence
 
-from configurator.engine.buildcode import encode_build
-from configurator.engine.buildfile import save_build
+from configurator.engine.model.buildcode import encode_build
+from configurator.engine.model.buildfile import save_build
 from configurator.ui.dnd.mime import card_mime
 from configurator.ui.shell import guard
 from tests.gui_helpers import drag_drop, make_window

@@ -87,7 +87,7 @@ def test_nothing_clipped_at_1024x700(window, qtbot, tab: str) -> None:  # type: 
 def bare_window(qtbot, tmp_path: Path, settings_file: str = "settings.ini"):  # type: ignore[no-untyped-def]
     """A window as the app makes it: no resize after construction (make_window sets 1280x800)."""
     from configurator.cli import default_build_path
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
     from configurator.ui.shell.settings import Settings
@@ -197,7 +197,7 @@ qInstallMessageHandler(lambda mode, context, text: messages.append(text))
 app = QApplication(sys.argv[:1])
 QStandardPaths.setTestModeEnabled(True)
 from configurator.cli import default_build_path
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.shell import files
 from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.main_window import MainWindow

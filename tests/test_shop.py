@@ -18,10 +18,10 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.prices import PriceList, load_price_list, parse_price_list
 from configurator.engine import Build, evaluate
-from configurator.engine.bom import bill_of_materials, money
-from configurator.engine.buildcode import MAX_CODE_CHARS, PREFIX, CodeTooLarge, decode_build, encode_build
-from configurator.engine.buildfile import build_to_yaml, load_build, parse_build, save_build
-from configurator.engine.wall import SITE_PRESETS, wall_draw
+from configurator.engine.model.bom import bill_of_materials, money
+from configurator.engine.model.buildcode import MAX_CODE_CHARS, PREFIX, CodeTooLarge, decode_build, encode_build
+from configurator.engine.model.buildfile import build_to_yaml, load_build, parse_build, save_build
+from configurator.engine.model.wall import SITE_PRESETS, wall_draw
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILDS = ROOT / "resources" / "builds"
@@ -206,7 +206,7 @@ def test_truncated_real_code_is_refused() -> None:
 
 
 def test_qr_modules_are_square_with_a_quiet_zone() -> None:
-    from configurator.engine.buildcode import qr_modules
+    from configurator.engine.model.buildcode import qr_modules
 
     rows = qr_modules(encode_build(load_build(BUILDS / "default.yaml")))
     n = len(rows)
@@ -337,7 +337,7 @@ def test_every_catalog_source_is_public() -> None:
 
 
 def test_calibration_sources_are_public() -> None:
-    from configurator.engine import calibration
+    from configurator.engine.calibration import band as calibration
 
     texts = [repr(r) for r in (*calibration.MEASURED_RUNS, *calibration.HELD_OUT_RUNS)]
     bad = [t[:120] for t in texts if private_sources(t)]

@@ -1,4 +1,4 @@
-"""The training stack as an input (engine/stack.py): defaults, overrides, old files, and the properties the
+"""The training stack as an input (engine/model/stack.py): defaults, overrides, old files, and the properties the
 stack must keep (hypothesis): a chunked loss never raises the peak (a fused one by no more than the head gradient
 it makes early), offloading never raises GPU memory,
 FSDP2 never needs more than FSDP1 for the same job."""
@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.build import Job
-from configurator.engine.memory import memory_for_card
-from configurator.engine.stack import PROFILES, stack_of
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.model.build import Job
+from configurator.engine.model.stack import PROFILES, stack_of
 
 MODELS = ["llama-2-7b", "llama-3.1-8b", "mistral-7b", "qwen3-32b", "llama-3.2-3b"]
 
@@ -280,7 +280,7 @@ def test_separately_wrapped_head_units_gather_one_at_a_time() -> None:
 
 def test_every_framework_behaviour_names_its_source() -> None:
     # a profile is a keyword record: each behaviour says which code it was read from (or that it is not read yet)
-    from configurator.engine.stack import BEHAVIOURS, UNREAD
+    from configurator.engine.model.stack import BEHAVIOURS, UNREAD
 
     for name, profile in PROFILES.items():
         assert set(profile.sources) == set(BEHAVIOURS), f"{name}: {sorted(set(BEHAVIOURS) - set(profile.sources))}"

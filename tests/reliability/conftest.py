@@ -23,7 +23,7 @@ def window(qtbot, tmp_path: Path) -> Iterator[object]:  # type: ignore[no-untype
     """The main window on the preloaded build and private settings."""
     from PySide6.QtCore import QSettings
 
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.shell import BuildDocument, MainWindow, Settings
 
     settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))

@@ -31,12 +31,12 @@ from pathlib import Path
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import safe_read_text
-from configurator.engine.build import LinkCalibration
+from configurator.engine.model.build import LinkCalibration
 from configurator.engine.planner.matrix import Cell, Device
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import ClassMeasurement, NodeMeasurements, Plan
 from configurator.engine.planner.result import PlanProblem
-from configurator.engine.topology import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
+from configurator.engine.topology.links import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
 
 MIB = 2**20
 MAX_BYTES = 4_000_000  # a measurement file larger than this is not a transcript
@@ -247,7 +247,7 @@ def _lspci(node: ResolvedNode, links: list[PcieLink], plan: Plan, applied: Appli
         )
         return
     gen = worst.generation or 5
-    # the typical busbw of a Gen5 x16 path through one root complex (engine/topology.py), by generation and width
+    # the typical busbw of a Gen5 x16 path through one root complex (engine/topology/links.py), by generation and width
     rate = MEASURED_PCIE_GEN5_GB_S["NODE"] * PCIE_X16_GB_S.get(gen, 64.0) / 64.0 * worst.width / 16
     applied.calibration[node.name] = LinkCalibration(
         link="pcie", busbw_gb_s=rate, source=f"lspci -vv: {worst.address} negotiated {worst.label}"

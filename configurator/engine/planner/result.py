@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from configurator.engine.model.result import FitStatus
 from configurator.engine.planner.packing import Packing
-from configurator.engine.result import FitStatus
 
 DeviceKind = Literal["card", "mig", "group"]
 

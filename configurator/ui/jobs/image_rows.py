@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QSpinBox
 
 from configurator.catalog.models import ModelSpec
-from configurator.engine.build import Job
+from configurator.engine.model.build import Job
 from configurator.ui.jobs.fields import int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
