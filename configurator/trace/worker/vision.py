@@ -100,7 +100,7 @@ def _positions_on_meta() -> None:
         return
 
     def on_meta(*args: Any, **kwargs: Any) -> torch.Tensor:
-        return original(*args, **kwargs).to("meta")  # type: ignore[no-any-return]
+        return original(*args, **kwargs).to("meta")
 
     on_meta._traced = True  # type: ignore[attr-defined]
     mq.get_vision_position_ids = on_meta
