@@ -136,6 +136,23 @@ def _vlm_jobs() -> list[dict[str, Any]]:
                 rank = rng.choice([8, 16, 32, 64])
                 job["lora"] = {"rank": rank, "alpha": 2 * rank, "dropout": 0.0, "targets": rng.choice(targets)}
             jobs.append(job)
+    # QLoRA (the tower's linears quantised too: transformers' bnb quantizer keeps only lm_head, tied and last
+    # weights out, quantizers/base.py get_keys_to_not_convert), appended with their own draws
+    qrng = random.Random(VLM_SEED + 1)
+    for model, (_count, _methods, targets, sides, texts) in VLM_MODELS.items():
+        for train_tower in (False, True):
+            rank = qrng.choice([8, 16, 32, 64])
+            jobs.append({
+                "schema": 1, "model": model, "method": "qlora", "precision": qrng.choice(["bf16", "mixed-bf16"]),
+                "optimizer": "adamw", "optimizer_impl": qrng.choice(["fused", "foreach"]),
+                "sequence_length": qrng.choice(texts), "micro_batch_size": 1, "gradient_checkpointing": True,
+                "checkpointing_kind": "non-reentrant", "attention": "auto", "arch": qrng.choice(["sm80", "sm90"]),
+                "steps": 2, "parallel": {"kind": "single"},
+                "images": {"per_sample": qrng.choice([1, 2]), "width": qrng.choice(sides[:2]),
+                           "height": 0, "train_vision_tower": train_tower},
+                "lora": {"rank": rank, "alpha": 2 * rank, "dropout": 0.0, "targets": qrng.choice(targets)},
+            })  # fmt: skip
+            jobs[-1]["images"]["height"] = jobs[-1]["images"]["width"]
     for index, job in enumerate(jobs):
         job["id"] = f"{VLM_FIRST_ID + index:04d}-{job['model']}"
     return jobs
