@@ -192,10 +192,6 @@ def _image_checks(job: Job, model: ModelSpec) -> list[Check]:
             f"Job '{name}': {model.name}'s text cross-attends to the image tiles; the keys and values its "
             "cross-attention layers make of them are not counted (its tower and tiles are). Keep a few GB of "
             "headroom, or trace the job.")))  # fmt: skip
-    elif job.images_per_sample and job.method == "qlora" and model.vision is not None:
-        checks.append(Check(severity="info", code="JOB_IMAGES", job=name, message=(
-            f"Job '{name}': the vision tower is sized in BF16; bitsandbytes also quantises its linears unless "
-            "llm_int8_skip_modules names it, which makes the job smaller than shown.")))  # fmt: skip
     return checks
 
 

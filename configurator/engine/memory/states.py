@@ -61,6 +61,10 @@ def job_parameters(model: ModelSpec, job: Job) -> Parameters:
         return p
     # a vision-language model (engine/vision.py): a full fine-tune trains the tower only when the job says so
     # (frozen: LLaMA-Factory freeze_vision_tower, the usual recipe); a LoRA job adds the tower's adapters
+    # the tower's linear weights count with the quantised ones: bitsandbytes quantises every nn.Linear but the output
+    # head (transformers quantizers/base.py get_keys_to_not_convert), the tower's included
+    tower_linear = sum(i * o * n for _name, i, o, n in model.vision.linear_shapes())
+    p = replace(p, frozen_linear=p.frozen_linear + tower_linear, frozen_other=p.frozen_other - tower_linear)
     if job.method == "full":
         return p if vision.tower_trained_params(model, job) else replace(p, trainable=p.total - model.vision.params())
     return replace(p, trainable=p.trainable + vision.tower_trained_params(model, job))

@@ -136,23 +136,30 @@ def _projector_bytes(v: VisionTower, job: Job) -> float:
     trained = job.train_vision_tower
     if v.kind == "siglip":
         pooled = v.mm_tokens_per_image / max(v.encoder_tokens(1, 1), 1)  # pooled tokens per patch
-        return BF16 * h + FP32 * h * pooled
+        return hidden_bytes(job) * h + FP32 * h * pooled
     if v.kind != "qwen2_5_vl":
         return 0.0
     m = v.spatial_merge_size**2
     full = trained and job.method == "full"
-    kept = FP32 * h + (BF16 * h if full else 0.0) + BF16 * h  # norm's input (and output), GELU's input
+    kept = FP32 * h + (BF16 * h if full else 0.0) + hidden_bytes(job) * h  # norm's input (and output), GELU's input
     if trained:  # the merged linears' inputs per merged token of m x h values: a LoRA copy, or GELU's output
         kept += _linear_input(job, m * h, kept_elsewhere=True) / m + _linear_input(job, m * h, kept_elsewhere=False) / m
     return kept
 
 
-def _stem_bytes(v: VisionTower) -> float:
+def hidden_bytes(job: Job) -> int:
+    """Bytes per value of the tower's hidden states: bf16, or fp32 under QLoRA with PEFT's k-bit preparation, which
+    casts every parameter it does not quantise (the patch embedding, the norms) to fp32 (peft/utils/other.py
+    prepare_model_for_kbit_training), while bitsandbytes' Linear4bit returns its input's dtype."""
+    return FP32 if job.method == "qlora" and stack_of(job).kbit_fp32_prep else BF16
+
+
+def _stem_bytes(v: VisionTower, job: Job) -> float:
     """What the tower keeps per patch outside its blocks: the patch embedding's output, made to require a gradient
     (a leaf its graph holds), and Qwen2.5-VL's fp32 rotary cos and sin permuted into windows."""
     if v.kind == "qwen2_5_vl":
-        return BF16 * v.hidden_size + 2 * FP32 * (v.hidden_size // v.num_heads)
-    return BF16 * v.hidden_size
+        return hidden_bytes(job) * v.hidden_size + 2 * FP32 * (v.hidden_size // v.num_heads)
+    return hidden_bytes(job) * v.hidden_size
 
 
 def tower_keeps(model: ModelSpec, job: Job) -> bool:
@@ -174,11 +181,11 @@ def tower_saved_bytes(model: ModelSpec, job: Job) -> float:
         return 0.0
     tokens = encoder_tokens(model, job) * job.micro_batch_size
     layers = v.num_layers + v.num_global_layers
-    outside = (_stem_bytes(v) + _projector_bytes(v, job)) * tokens
+    outside = (_stem_bytes(v, job) + _projector_bytes(v, job)) * tokens
     if job.gradient_checkpointing:
         # each block's input; SigLIP's last output is kept too (post_layernorm's input)
         blocks = layers + (1 if v.kind != "qwen2_5_vl" else 0)
-        return blocks * BF16 * v.hidden_size * tokens + outside
+        return blocks * hidden_bytes(job) * v.hidden_size * tokens + outside
     return layers * tower_layer_bytes(v, job) * tokens + outside
 
 
