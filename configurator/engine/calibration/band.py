@@ -2,7 +2,7 @@
 
 Each case states its settings as a Job and the counter it measured. ``model_error`` runs the memory
 model on a case; the spread of those errors is the uncertainty band the engine reports around its
-peak (``MODEL_ERROR_MIN`` / ``MODEL_ERROR_MAX``), and tests/test_calibration.py holds every case
+peak (``MODEL_ERROR_MIN`` / ``MODEL_ERROR_MAX``), and tests/engine/test_calibration.py holds every case
 within 15 % and the band to the spread actually found. ``HELD_OUT_RUNS`` are further published runs
 that no constant was fitted to: they check the model, they do not shape it. The runs themselves live
 in engine/calibration/runs.py (re-exported here, the old import path); this module scores the model on them and
@@ -73,7 +73,7 @@ def model_error(run: MeasuredRun, model: ModelSpec) -> float:
     return predicted_bytes(run, model) / run.measured_bytes - 1.0
 
 
-# Spread of model_error over MEASURED_RUNS with the shipped constants (tests/test_calibration.py checks it).
+# Spread of model_error over MEASURED_RUNS with the shipped constants (tests/engine/test_calibration.py checks it).
 # The band the engine prints is the cross-validated one below, not this in-sample spread.
 MODEL_ERROR_MIN = -0.09
 MODEL_ERROR_MAX = 0.09
@@ -84,13 +84,13 @@ MODEL_ERROR_MAX = 0.09
 # documents are one source); for each source the allocator constants are refitted on the other sources' runs
 # only, and that source's runs are scored with them. The band printed with every peak is the range holding
 # BAND_COVERAGE of those out-of-source errors (the most extreme ones, farthest from the median, trimmed first;
-# the runs left outside are named by tests/test_calibration.py). Runs are pooled by method family (adapter:
+# the runs left outside are named by tests/engine/test_calibration.py). Runs are pooled by method family (adapter:
 # LoRA / QLoRA, whose states are a frozen base; full: every weight trained), since the families' misses have
 # different causes; a framework gets its own band inside a family where it has at least BAND_MIN_RUNS runs
 # there; a family with fewer runs takes the all-runs band; and a stack no measured run used (a framework,
 # DeepSpeed ZeRO, FSDP2 or offload that no published run here measured) is widened by BAND_NO_RUN_WIDENING.
 # Each band holds 92 % of its runs: the least share at which the bands, each used for its own jobs, still hold
-# at least 90 % of all runs (the issue's bar; tests/test_calibration.py counts it).
+# at least 90 % of all runs (the issue's bar; tests/engine/test_calibration.py counts it).
 BAND_COVERAGE = 0.92
 BAND_MIN_RUNS = 8
 BAND_FEW_RUNS_WIDENING = 1.0
@@ -212,7 +212,7 @@ def pick_band(bands: dict[str, Band], job: Job) -> Band:
 
 
 # The result of bands_from(cross_validate(...)) over cv_runs(), rounded outward to 0.5 %;
-# tests/test_calibration.py recomputes it and holds these figures to it.
+# tests/engine/test_calibration.py recomputes it and holds these figures to it.
 CV_BANDS: dict[str, tuple[float, float]] = {
     # with the traced dtype flow and MoE's frozen-expert router/combine tensors (engine/memory/moe.py)
     "*": (-0.11, 0.115),

@@ -36,7 +36,7 @@ Counter = Literal["allocated", "reserved", "device", "unnamed"]
 # and every band, scored on its own
 Role = Literal["fitted", "held-out", "pool", "held-apart"]
 # The files in load order: each role's runs keep this order (the cross-validation and the tests walk them in it).
-# A new source file is added here (tests/test_runs_data.py checks that every file in specs/runs/ is listed).
+# A new source file is added here (tests/engine/test_runs_data.py checks that every file in specs/runs/ is listed).
 RUN_FILES = ("litgpt", "peft", "answerai", "torchtune", "litgpt_hub", "liger", "fms", "schmid", "swift", "unsloth")
 # Every run is sized as a Job named "case" on the catalog model its ``model`` names (Job.model is not read).
 _JOB_NAME, _JOB_MODEL = "case", "x"

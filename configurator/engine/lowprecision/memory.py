@@ -107,7 +107,7 @@ def extra_bytes(
     every weight lives from forward to backward; with it only the recomputed layer's (two layers under FSDP, whose
     gathered units are what gets quantized) exist, as a transient. The layer being quantized holds both usages
     at once (copies_per_weight). Activations are left BF16: TE saves FP8 inputs for backward, but torchao's
-    Llama3-8B measurement shows no saving overall (tests/test_lowprecision.py), so none is promised.
+    Llama3-8B measurement shows no saving overall (tests/engine/test_lowprecision.py), so none is promised.
     """
     recipe = recipe_of(job.precision, cc)
     fp8_base = job.base_weights == "fp8" and job.method == "lora"

@@ -75,7 +75,7 @@ ALLOCATOR_DYNAMIC_FRACTION = 0.05  # activations and transients are freed and re
 # resets the peak right after wrapping). The one published pool, "reserved_after_model_wrap" about 3.72 GiB
 # for Llama 2 7B QLoRA over 2 GPUs (benchmarks_03_2024.md), is the sharded weights and adapters (with the static
 # block rounding above) plus 3.3 root units: the two copies above, and the smaller units' copies and block rounding,
-# which cannot serve the largest unit. tests/test_calibration.py holds the model to that figure.
+# which cannot serve the largest unit. tests/engine/test_calibration.py holds the model to that figure.
 FSDP_SETUP_UNIT_COPIES = 3.3
 # FSDP2 and DeepSpeed ZeRO-3 shard each parameter as it is wrapped: fully_shard moves one module's parameters
 # to the GPU and FSDPParam._init_sharded_param (torch/distributed/fsdp/_fully_shard/_fsdp_param.py) copies the

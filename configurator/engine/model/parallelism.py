@@ -3,7 +3,7 @@ communicates per step and what it allows. Every rule of the engine that depends 
 record here instead of comparing the strategy's name; a new strategy is a new record.
 
 Each behaviour names where it was read (``Strategy.sources``, one entry per field that is a behaviour;
-tests/test_parallelism.py checks none is missing):
+tests/engine/test_parallelism.py checks none is missing):
 - ZeRO: Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
   §5 (P_os, P_os+g, P_os+g+p) and §7 (communication volume: P_os and P_os+g move what data parallelism moves,
   2 x Psi; P_os+g+p 3 x Psi).

@@ -30,7 +30,8 @@ T = TypeVar("T")
 @dataclass(frozen=True, kw_only=True)
 class FrameworkProfile:
     """One framework's memory-relevant behaviours, each read from its code; ``sources`` names, for every
-    behaviour, the repository, file and function it was read from (tests/test_stack.py checks none is missing)."""
+    behaviour, the repository, file and function it was read from (tests/engine/test_stack.py checks none is
+    missing)."""
 
     label: str
     loss: Loss  # loss path when the job does not name one
