@@ -9,8 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from configurator.engine.editing import update_job
 from tests.gui_helpers import make_window
-
-SHOTS = Path(__file__).resolve().parent.parent.parent / "out" / "screens"
+from tests.shots import save_shot
 
 
 def test_image_fields_only_for_a_vision_language_model(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -37,10 +36,9 @@ def test_image_fields_only_for_a_vision_language_model(qtbot, tmp_path: Path) ->
     assert vision is not None and vision.tokens_per_image == 37 * 37 and vision.tower == "frozen"
     window.resize(1280, 900)
     QApplication.processEvents()
-    SHOTS.mkdir(parents=True, exist_ok=True)
     panel.scroll.ensureWidgetVisible(panel.train_vision_tower_check)
     QApplication.processEvents()
-    window.jobs_dock.grab().save(str(SHOTS / "jobs-form-images.png"))  # for review: the image rows in the form
+    save_shot(window.jobs_dock, "jobs-form-images")  # for review: the image rows in the form
     panel.train_vision_tower_check.setChecked(True)
     assert window.doc.build.jobs[0].train_vision_tower
     assert window.doc.result.jobs[0].vision.tower == "LoRA"  # type: ignore[union-attr]
