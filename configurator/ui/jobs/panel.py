@@ -8,8 +8,8 @@ shown on the field itself: red border, the reason in its tooltip. Spin box range
 ``Field`` bounds so they never drift from the build file's rules.
 
 This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the shared edit machinery),
-``model_rows``, ``lora_rows``, ``training_rows``, ``sequence_row``, ``cards_rows``, ``info_line`` and
-``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
+``model_rows``, ``lora_rows``, ``rl_rows``, ``training_rows``, ``sequence_row``, ``image_rows``, ``cards_rows``,
+``info_line`` and ``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from configurator.ui.jobs.info_line import NO_JOB, info_label, info_text
 from configurator.ui.jobs.listing import JobListSection
 from configurator.ui.jobs.lora_rows import LoraRows
 from configurator.ui.jobs.model_rows import ModelRows
+from configurator.ui.jobs.rl_rows import RLRows
 from configurator.ui.jobs.sequence_row import SequenceRow
 from configurator.ui.jobs.trace_action import TraceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
@@ -99,8 +100,10 @@ class JobsPanel(QWidget):
         self.cards_rows = CardsRows(kit)
         self.model_rows = ModelRows(kit, self)
         self.lora_rows = LoraRows(kit)
+        self.rl_rows = RLRows(kit)
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
+        self.rl_rows.sequence_row = self.sequence.spin.parentWidget()
         self.image_rows = ImageRows(kit)  # shown only for a vision-language model
         self.step_rows = StepRows(kit)
         guard = _WheelGuard(self.scroll)
@@ -218,6 +221,7 @@ class JobsPanel(QWidget):
         with blocked(self.kit.inputs):
             self.model_rows.fill(build, job, spec)
             self.lora_rows.fill(job, spec)
+            self.rl_rows.fill(job, spec)
             self.stack_rows.fill(build, job)
             self.sequence.fill(job)
             self.image_rows.fill(job, spec)
