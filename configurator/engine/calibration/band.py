@@ -217,7 +217,7 @@ CV_BANDS: dict[str, tuple[float, float]] = {
     # with the traced dtype flow and MoE's frozen-expert router/combine tensors (engine/memory/moe.py)
     "*": (-0.13, 0.11),  # and FSDP full fine-tunes of Transformers models counted as bf16 layers (issue 23)
     "adapter": (-0.13, 0.115),
-    "full": (-0.065, 0.11),
+    "full": (-0.08, 0.11),
     "fsdp-qlora/adapter": (-0.095, 0.105),
     "hf-trainer/adapter": (-0.11, 0.135),
     "litgpt/adapter": (-0.09, 0.005),

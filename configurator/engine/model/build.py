@@ -12,7 +12,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from configurator.catalog.limits import MAX_BUILD_JOBS, MAX_LORA_TARGETS
+from configurator.catalog.limits import (
+    MAX_BUILD_JOBS,
+    MAX_IMAGE_SIDE,
+    MAX_IMAGES_PER_SAMPLE,
+    MAX_LORA_TARGETS,
+    MIN_IMAGE_SIDE,
+)
 from configurator.catalog.sourced import Strict
 from configurator.engine.model.wall import SITE_PRESETS, WallCircuit
 
@@ -198,7 +204,20 @@ class Job(Strict):
     behaviour: StackBehaviour = StackBehaviour()
     attention: Literal["sdpa", "flash", "eager"] = "sdpa"
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
+    # vision-language models (engine/vision.py): images per sample, each image_resolution x image_resolution pixels
+    # as given to the processor, and whether the vision tower (encoder and projector) trains: fully in a full
+    # fine-tune, through LoRA on its linears in a LoRA / QLoRA job; frozen otherwise (the usual recipe)
+    images_per_sample: int = Field(default=0, ge=0, le=MAX_IMAGES_PER_SAMPLE)
+    image_resolution: int = Field(default=448, ge=MIN_IMAGE_SIDE, le=MAX_IMAGE_SIDE)
+    train_vision_tower: bool = False
     cards: list[int | InstanceRef] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _tower_sees_images(self) -> Job:
+        if self.train_vision_tower and self.images_per_sample == 0:
+            raise ValueError("train_vision_tower needs images_per_sample of at least 1: a vision tower that sees no "
+                             "image gets no gradient")
+        return self
 
     @property
     def card_keys(self) -> list[tuple[int, int | None]]:

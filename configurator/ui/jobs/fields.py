@@ -73,6 +73,8 @@ FIELD_NAMES = {
     "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
     "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
     "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
+    "images_per_sample": "images per sample", "image_resolution": "image resolution",
+    "train_vision_tower": "vision tower training",
     "objective": "objective", "beta": "KL coefficient", "generations": "generations per prompt",
     "prompt_length": "prompt tokens", "completion_length": "completion tokens", "generation": "generation",
     "vllm_gpu_memory_utilization": "vLLM share", "server_gpu_memory_utilization": "vLLM server share",
