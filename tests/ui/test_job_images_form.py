@@ -36,7 +36,7 @@ def test_image_fields_only_for_a_vision_language_model(qtbot, tmp_path: Path) ->
     assert vision is not None and vision.tokens_per_image == 37 * 37 and vision.tower == "frozen"
     window.resize(1280, 900)
     QApplication.processEvents()
-    panel.scroll.ensureWidgetVisible(panel.train_vision_tower_check)
+    panel.form_scroll.ensureWidgetVisible(panel.train_vision_tower_check)
     QApplication.processEvents()
     save_shot(window.jobs_dock, "jobs-form-images")  # for review: the image rows in the form
     panel.train_vision_tower_check.setChecked(True)
