@@ -11,6 +11,7 @@ import os
 from html import escape
 
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.present.verdict import plural
 from configurator.report.html_pdf import write_html_pdf
 from configurator.report.plan_text import answer_html, money
 
@@ -48,8 +49,9 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"not within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"not within {months} months"
     out.append(
-        f"<p>{t.nodes} node(s), {t.cards} card(s); {t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
-        + (f", {t.racks} rack(s)" if t.racks is not None else "")
+        f"<p>{plural(t.nodes, 'node')}, {plural(t.cards, 'card')}; "
+        f"{t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
+        + (f", {plural(t.racks, 'rack')}" if t.racks is not None else "")
         + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(money(t.capital, currency))}; "
         f"cost per month {escape(money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
         f"cost per job <b>{escape(money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
@@ -63,13 +65,13 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     ]  # fmt: skip
     out.append(_table(["Class", "Device", "Devices", "Share", "Hours per job", "Wait at the peak hour (mean / p95)",
                        "Cost per job"], rows))  # fmt: skip
-    use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {u.cards} card(s)" for u in f.use)
+    use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {plural(u.cards, 'card')}" for u in f.use)
     out.append(f"<p>Utilisation: {use}.</p>")
     for p in f.packing:
         layouts = "; ".join(" + ".join(c.profiles) for c in p.cards)
         out.append(
-            f"<p>MIG packing on {escape(p.card)} ({p.method}): {len(p.cards)} card(s), lower bound "
-            f"{p.lower_bound}: {escape(layouts)}; {p.stranded_compute_slices} stranded compute slice(s).</p>"
+            f"<p>MIG packing on {escape(p.card)} ({p.method}): {plural(len(p.cards), 'card')}, lower bound "
+            f"{p.lower_bound}: {escape(layouts)}; {plural(p.stranded_compute_slices, 'stranded compute slice')}.</p>"
         )
     return "".join(out)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
+from configurator.present.verdict import plural
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
@@ -76,7 +77,8 @@ def recommendation_lines(result: PlanResult) -> list[str]:
         per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
         serve = "" if a.feasible else "  [does not serve every class]"
-        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {a.nodes} server(s), {a.cards} card(s), {per}{kwh}{serve}")
+        size = f"{plural(a.nodes, 'server')}, {plural(a.cards, 'card')}"
+        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {size}, {per}{kwh}{serve}")
     out.append("")
     out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}x the mean arrival rate)")
     out += [class_line(c) for c in result.classes]
@@ -92,8 +94,9 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     t = f.totals
     out = [f"#{f.rank}  {f.label}" + ("" if f.feasible else "   [DOES NOT SERVE: " + ", ".join(f.unserved) + "]")]
     out.append(
-        f"    {t.nodes} node(s), {t.cards} card(s), {t.power_kw:.1f} kW IT / {t.facility_kw:.1f} kW facility"
-        + (f", {t.racks} rack(s)" if t.racks is not None else "")
+        f"    {plural(t.nodes, 'node')}, {plural(t.cards, 'card')}, "
+        f"{t.power_kw:.1f} kW IT / {t.facility_kw:.1f} kW facility"
+        + (f", {plural(t.racks, 'rack')}" if t.racks is not None else "")
         + f", {t.energy_kwh_per_month:,.0f} kWh/month"
     )
     out.append(f"    ranked by {f.ranked_by}" if f.ranked_by else "    ranked by cost per job")
@@ -112,13 +115,14 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
             f"{_num(r.service_hours)} h each{wait})"
         )
     for u in f.use:
-        out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {u.cards} card(s)")
+        out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {plural(u.cards, 'card')}")
     for p in f.packing:
         layouts = "; ".join("+".join(c.profiles) for c in p.cards)
         out.append(
-            f"    MIG packing on {p.card}: {sum(p.demand.values())} instance(s) on {len(p.cards)} card(s) "
+            f"    MIG packing on {p.card}: {plural(sum(p.demand.values()), 'instance')} "
+            f"on {plural(len(p.cards), 'card')} "
             f"({p.method}, lower bound {p.lower_bound}): {layouts}; "
-            f"{p.stranded_compute_slices} stranded compute slice(s)"
+            f"{plural(p.stranded_compute_slices, 'stranded compute slice')}"
         )
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"never within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"never within {months} months"

@@ -151,8 +151,9 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
         else "Sized for arrivals spread evenly over the day (no daily profile given)"
     )
     met = sum(1 for i in targets if i.wait_target_met)
+    counted = f"{len(targets)} p95 wait target{'' if len(targets) == 1 else 's'}"
     why.append(
-        f"{sized} and {len(targets)} p95 wait target(s), {met} met: its cards are busy {_busy(best):.0%} of the "
+        f"{sized} and {counted}, {met} met: its cards are busy {_busy(best):.0%} of the "
         f"day on average against a {plan.service.utilisation_target:.0%} utilisation target."
     )
     if best.ranked_by.startswith("cards"):
@@ -200,7 +201,7 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
     cards = [pre.devices[c.device].cards for c in pre.cells if c.job_class == plan_k and c.fits]
     need = min(cards) if cards else None
     what = f"{_method(info.method)} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
-    return what + (f", {need} card(s) a job" if need else "")
+    return what + (f", {need} card{'' if need == 1 else 's'} a job" if need else "")
 
 
 REVERSAL_CANDIDATES = 4000  # searches up to this size are searched again at the roadmap's other months
