@@ -14,6 +14,7 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine import calibration, rl
 from configurator.engine.advice import fit_advice
 from configurator.engine.breakdown import MemoryBreakdown
@@ -39,7 +40,7 @@ from configurator.engine.lowprecision import (
     support_at,
     supported_recipes,
 )
-from configurator.engine.memory import GB, Parameters, effective_offload, job_parameters, memory_for_card, sharding
+from configurator.engine.memory import Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import LayoutCheck, total_compute_slices
 from configurator.engine.parallelism import PARALLELISM
 from configurator.engine.precision import trained_bytes

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB, GIB
 from configurator.engine import moe, rl
 from configurator.engine.activations import activation_breakdown
 from configurator.engine.breakdown import MemoryBreakdown
@@ -57,10 +58,9 @@ __all__ = [
     "trained_layout",
 ]
 
-GB = 1e9
 
 # CUDA context and kernels loaded by PyTorch: 0.3-0.6 GiB (measured-runs.md, "Counters differ").
-CUDA_CONTEXT_BYTES = 0.5 * 2**30
+CUDA_CONTEXT_BYTES = 0.5 * GIB
 # Caching-allocator pool over live tensors: block rounding and fragmentation. Fitted to the measured runs'
 # reserved/allocated pairs (PEFT, torchtune and Answer.AI rows in calibration.py) before the FSDP pools below
 # were separated out; the spread of errors that remains is the band calibration.py reports.

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from configurator.catalog.loader import Catalog
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
 from configurator.engine.lowprecision import Capability, job_capability
-from configurator.engine.memory import GB, Sharding, job_parameters, memory_for_card, sharding
+from configurator.engine.memory import Sharding, job_parameters, memory_for_card, sharding
 from configurator.engine.mig import MigRequest, place_layout
 from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.units import MIB
 from configurator.engine.build import LinkCalibration
 from configurator.engine.planner.matrix import Cell, Device
 from configurator.engine.planner.nodes import ResolvedNode
@@ -38,7 +39,6 @@ from configurator.engine.planner.plan import ClassMeasurement, NodeMeasurements,
 from configurator.engine.planner.result import PlanProblem
 from configurator.engine.topology import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
 
-MIB = 2**20
 MAX_BYTES = 4_000_000  # a measurement file larger than this is not a transcript
 
 # ---- nvidia-smi mig -lgip ------------------------------------------------------------------------------------
