@@ -18,7 +18,7 @@ from configurator.catalog.loader import specs_dir
 from configurator.engine.build import Job
 from configurator.engine.memory import Parameters
 from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.precision import BF16, TrainedBytes, nf4_bytes
 from configurator.engine.result import Collective, Communication
 from configurator.engine.topology import Link
 
@@ -88,7 +88,7 @@ def slowest_link(slots: list[int], link_of: Callable[[int, int], Link], basis: s
 def frozen_base_bytes(job: Job, p: Parameters) -> float:
     """The base weights as stored: what FSDP gathers (bf16, or NF4 storage under QLoRA)."""
     if job.method == "qlora":
-        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        nf4 = nf4_bytes(job.quantization)
         return p.frozen_linear * nf4 + p.frozen_other * BF16
     return p.total * BF16
 

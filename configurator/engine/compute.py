@@ -11,7 +11,7 @@ from configurator.engine.build import Job
 from configurator.engine.lowprecision import FP8, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import Parameters
 from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.precision import BF16, TrainedBytes, nf4_bytes
 from configurator.engine.result import Compute, MatmulIntensity
 from configurator.engine.steptime import Device, JobStep, job_step
 
@@ -97,7 +97,7 @@ def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, r
     optimizer_bytes = 2 * p.trainable * tb.total / split  # read and write weights, grads and states
     dequant_bytes = 0.0
     if job.method == "qlora":
-        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        nf4 = nf4_bytes(job.quantization)
         passes = 3 if job.gradient_checkpointing else 2  # per micro-batch, whatever its size
         dequant_bytes = p.frozen_linear * (nf4 + 2 * BF16) * passes * job.gradient_accumulation_steps
     if job.method == "lora" and job.base_weights == "fp8" and recipe is None:
@@ -135,7 +135,7 @@ def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: d
             bound={cid: "memory" for cid in ops},
         ))  # fmt: skip
     if job.method == "qlora":
-        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        nf4 = nf4_bytes(job.quantization)
         per = nf4 + BF16
         matmuls.append(MatmulIntensity.model_construct(
             name="NF4 dequantisation", flops=4.0 * p.frozen_linear, bytes=per * p.frozen_linear,

@@ -30,9 +30,8 @@ from configurator.engine.precision import (
     ADAM8_STATE_BYTES,
     BF16,
     FP32,
-    NF4_BYTES,
-    NF4_DQ_BYTES,
     TrainedBytes,
+    nf4_bytes,
 )
 from configurator.engine.stack import PROFILES, Stack, hf_amp_full, runs_model_dtypes, stack_of
 from configurator.engine.states import (  # re-exported: the planner, the report and the tests import them from here
@@ -151,7 +150,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
         trained = p.total
     else:
         if job.method == "qlora":
-            nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+            nf4 = nf4_bytes(job.quantization)
             # embeddings, lm_head and norms stay bf16, or fp32 after PEFT's prepare_model_for_kbit_training
             weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if fp32_head else BF16)  # norms: a few MB
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision.py)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.build import Job
 from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.precision import NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.precision import TrainedBytes, nf4_bytes
 from configurator.engine.stack import stack_of
 from configurator.engine.states import Parameters
 from configurator.engine.steptime.efficiency import efficiency
@@ -40,7 +40,7 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
     targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
     dequant = 0.0
     if job.method == "qlora":
-        dequant = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        dequant = nf4_bytes(job.quantization)
     elif fp8_base_dequant:
         dequant = 1.0  # an FP8 base under BF16 compute is dequantised before each matmul, as QLoRA's NF4
     loss = stack_of(job).loss
