@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from html import escape
 
+from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
 from configurator.present.verdict import plural
 from configurator.report.html_pdf import write_html_pdf
-from configurator.report.plan_text import answer_html, money
+from configurator.report.plan_text import answer_html
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -52,15 +53,15 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
         f"<p>{plural(t.nodes, 'node')}, {plural(t.cards, 'card')}; "
         f"{t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
         + (f", {plural(t.racks, 'rack')}" if t.racks is not None else "")
-        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(money(t.capital, currency))}; "
-        f"cost per month {escape(money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
-        f"cost per job <b>{escape(money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
+        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(plan_money(t.capital, currency))}; "
+        f"cost per month {escape(plan_money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
+        f"cost per job <b>{escape(plan_money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
         f"job. Stops fitting the largest job: {stops}; runs out of capacity: {short}.</p>"
     )
     rows = [
         [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
          _f(r.service_hours), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
-         escape(money(r.cost_per_job, currency))]
+         escape(plan_money(r.cost_per_job, currency))]
         for r in f.routes
     ]  # fmt: skip
     out.append(_table(["Class", "Device", "Devices", "Share", "Hours per job", "Wait at the peak hour (mean / p95)",

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from html import escape
 
+from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
 from configurator.present.verdict import plural
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
     return unknown if x is None else fmt.format(x)
-
-
-def money(x: float | None, currency: str | None) -> str:
-    if x is None:
-        return "unknown"
-    return f"{x:,.2f} {currency}" if currency else f"{x:,.2f}"
 
 
 def _cell(c: FitCell) -> str:
@@ -74,7 +69,7 @@ def recommendation_lines(result: PlanResult) -> list[str]:
     out.append("")
     out.append("Best fleet of each server mix (pure fleets beside mixed ones), best first")
     for a in rec.alternatives:
-        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        per = plan_money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
         serve = "" if a.feasible else "  [does not serve every class]"
         size = f"{plural(a.nodes, 'server')}, {plural(a.cards, 'card')}"
@@ -101,8 +96,8 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     )
     out.append(f"    ranked by {f.ranked_by}" if f.ranked_by else "    ranked by cost per job")
     out.append(
-        f"    capital {money(t.capital, currency)}, per month {money(t.cost_per_month, currency)}, "
-        f"{t.jobs_per_month:,.0f} jobs/month, cost per job {money(t.cost_per_job, currency)}, "
+        f"    capital {plan_money(t.capital, currency)}, per month {plan_money(t.cost_per_month, currency)}, "
+        f"{t.jobs_per_month:,.0f} jobs/month, cost per job {plan_money(t.cost_per_job, currency)}, "
         f"{_num(t.kwh_per_job, '{:.1f}')} kWh per job"
     )
     for r in f.routes:
@@ -219,7 +214,7 @@ def answer_html(result: PlanResult) -> str:
     out.append("</table>")
     out.append(f"<h4>Best fleet of each server mix, ranked by {escape(rec.ranked_by)}</h4><ul>")
     for a in rec.alternatives:
-        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        per = plan_money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
         serve = "" if a.feasible else " <i>(does not serve every class within the search's bounds)</i>"
         kinds = escape(" + ".join(a.kinds))

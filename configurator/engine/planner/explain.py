@@ -101,8 +101,10 @@ def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternat
     return out
 
 
-def _money(x: float | None, currency: str | None) -> str:
-    return "unknown" if x is None else f"{x:,.2f} {currency}".strip() if currency else f"{x:,.2f}"
+def plan_money(x: float | None, currency: str | None) -> str:
+    """A plan's amount as its why-lines, text report and sheet write it: '1,234.50 USD', 'unknown' where no
+    price was given (the plan's currency is a code, not the shop's symbols of engine/bom.money)."""
+    return "unknown" if x is None else f"{x:,.2f} {currency}" if currency else f"{x:,.2f}"
 
 
 def _kinds_words(names: list[str]) -> str:
@@ -132,7 +134,7 @@ def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str
         f"{bt.kwh_per_job or 0:.1f} kWh a job against {ot.kwh_per_job or 0:.1f}",
     ]
     if bt.cost_per_job is not None and ot.cost_per_job is not None:
-        parts.append(f"{_money(bt.cost_per_job, currency)} a job against {_money(ot.cost_per_job, currency)}")
+        parts.append(f"{plan_money(bt.cost_per_job, currency)} a job against {plan_money(ot.cost_per_job, currency)}")
     text = f"Against {other.label} ({_kinds_words(other.kinds)}): " + ", ".join(parts) + "."
     if bt.cost_per_month and bt.capital_per_month is not None and bt.energy_cost_per_month is not None:
         cap = bt.capital_per_month / bt.cost_per_month
