@@ -9,12 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QWidget,
 )
 
 from configurator.engine import BuildResult
+from configurator.present.colours import ink_on
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
@@ -33,12 +33,6 @@ def _short_collective(name: str) -> str:
     name = name.split(" of the ")[0]
     name = re.sub(r" \(.*\)", "", name)
     return name.replace("forward ", "fwd ").replace("backward ", "bwd ")
-
-
-def _text_on(background: str) -> str:
-    """Dark or white text, whichever reads on ``background``."""
-    c = QColor(background)
-    return "#111111" if 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150 else "#ffffff"
 
 
 @dataclass
@@ -150,7 +144,7 @@ class StepTimeChart(_Chart):
             data[key][1].append(h)
             data[key][2].append(y0)
             kinds_used.add(key)
-            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", _text_on(self.styles[key][1])))
+            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink_on(self.styles[key][1])))
 
         for i, job in enumerate(result.jobs):
             segs: list[_Segment] = []
