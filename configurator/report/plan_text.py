@@ -165,7 +165,8 @@ def render_plan(result: PlanResult) -> str:
     out.append("")
     s = result.search
     out.append(
-        f"Fleets: {s.candidates:,} candidates searched in {s.seconds:.2f} s on {s.processes} process(es), "
+        f"Fleets: {s.candidates:,} candidates searched in {s.seconds:.2f} s "
+        f"on {plural(s.processes, 'process', 'processes')}, "
         f"{s.feasible:,} serve every class; best first"
     )
     for f in result.fleets:
