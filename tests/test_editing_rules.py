@@ -117,6 +117,7 @@ OFFENDERS = {
     r"(?m)^def (put_card|set_card_count|set_bridged|set_method|set_sequence_length|check_drop)\(": "editing.kiosk",
     r"(?m)^def (remove_card|place_card|move_card|assign_job|update_job)\(": "engine/editing",
     r"re\.sub\(r\"\\s\+\\d\+GB\$\"": "short_card_name(bare=True)",
+    r"\bwall_draw\(|\bPSU_EFFICIENCY\b": "Power.wall (physical.wall_circuit_draw)",
 }
 
 
@@ -145,6 +146,7 @@ def test_the_guard_catches_the_old_code() -> None:
         'status = "fits" if fits == len(result.jobs) else ("does-not-fit" if fits == 0 else "tight")',
         "def set_card_count(build: Build, catalog: Catalog, job: int, count: int) -> Build:",
         'return re.sub(r"\\s+\\d+GB$", "", short_card_name(name).replace(" (SXM)", ""))',
+        "w = wall_draw(build.site, p.total_w, p.transient_demand_w)",
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

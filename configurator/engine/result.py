@@ -239,6 +239,23 @@ class Topology(Out):
     legend: dict[str, str]
 
 
+class WallCircuitDraw(Out):
+    """The build's sustained draw at the wall against its site's circuit (engine/wall.py): every figure the
+    sheet's wall paragraph and the WALL_CIRCUIT_OVERLOAD check print."""
+
+    circuit: str  # the site preset's label, e.g. "North America, 120 V / 15 A (NEMA 5-15)"
+    basis: str  # the rule the continuous rating follows (NEC 80 %, IEC, BS 1363)
+    volts: float
+    breaker_amps: float
+    continuous_fraction: float  # share of the breaker rating carried continuously (NEC: 0.8)
+    psu_efficiency: float  # the DC budget is drawn at the wall through PSUs of this efficiency
+    sustained_w: float  # at the wall
+    amps: float  # at the wall, at ``volts``
+    continuous_w: float  # the circuit's continuous rating
+    transient_w: float  # DC-side transient demand (carried by the PSU's capacitors)
+    overloaded: bool  # sustained_w > continuous_w
+
+
 class Power(Out):
     cards_w: float
     platform_w: float
@@ -248,6 +265,7 @@ class Power(Out):
     tight_above_w: float | None = None  # draw above this is PSU_TIGHT (physical.PSU_TIGHT_FRACTION)
     transient_demand_w: float
     transient_capacity_w: float | None
+    wall: WallCircuitDraw | None = None  # None: the build names no site
 
 
 class BuildResult(Out):
