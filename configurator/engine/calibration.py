@@ -40,6 +40,7 @@ from configurator.engine.runs import (  # re-exported: the report and the tests 
     Counter,
     MeasuredRun,
 )
+from configurator.engine.states import sharding
 
 __all__ = [  # the names re-exported from runs.py (this module's own names are public as defined)
     "FSDP_SETUP_POOL_MEASURED",
@@ -54,9 +55,19 @@ __all__ = [  # the names re-exported from runs.py (this module's own names are p
 ]
 
 
+def run_cards(run: MeasuredRun) -> int:
+    """The cards a run ran on, as far as the memory model tells them apart: its shard group, or two for a
+    strategy that needs several cards and shards nothing (DDP's replicas; the sources do not always count them)."""
+    return max(run.shards, 2 if PARALLELISM[run.job.parallelism].multi_card else 1)
+
+
+def _keeps_buckets(run: MeasuredRun) -> bool:
+    """DDP's gradient buckets, by the one rule the engine sizes every job with (states.sharding)."""
+    return sharding(run.job, run_cards(run)).ddp
+
+
 def predicted_bytes(run: MeasuredRun, model: ModelSpec) -> float:
-    ddp = PARALLELISM[run.job.parallelism].gradient_buckets  # the rule engine/states.py sharding applies
-    mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp)
+    mem = memory_for_card(model, run.job, shards=run.shards, ddp=_keeps_buckets(run))
     return _counter(mem, run)
 
 
@@ -178,8 +189,7 @@ def cv_runs() -> tuple[MeasuredRun, ...]:
 
 
 def _predict(run: MeasuredRun, model: ModelSpec, constants: AllocatorConstants) -> float:
-    ddp = PARALLELISM[run.job.parallelism].gradient_buckets
-    mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp, constants=constants)
+    mem = memory_for_card(model, run.job, shards=run.shards, ddp=_keeps_buckets(run), constants=constants)
     return _counter(mem, run)
 
 
