@@ -118,6 +118,8 @@ OFFENDERS = {
     r"(?m)^def (remove_card|place_card|move_card|assign_job|update_job)\(": "engine/editing",
     r"re\.sub\(r\"\\s\+\\d\+GB\$\"": "short_card_name(bare=True)",
     r"\bwall_draw\(|\bPSU_EFFICIENCY\b": "Power.wall (physical.wall_circuit_draw)",
+    r"margin_w\s*<\s*0|total_w\s*>\s*\w+\.tight_above_w": "Power.psu_state",
+    r"j\.status == s\)": "BuildResult.status_counts",
 }
 
 
@@ -147,6 +149,9 @@ def test_the_guard_catches_the_old_code() -> None:
         "def set_card_count(build: Build, catalog: Catalog, job: int, count: int) -> Build:",
         'return re.sub(r"\\s+\\d+GB$", "", short_card_name(name).replace(" (SXM)", ""))',
         "w = wall_draw(build.site, p.total_w, p.transient_demand_w)",
+        'colour = self._colour("error" if p.margin_w < 0 else ("warning" if tight else "ok"))',
+        "tight = p.tight_above_w is not None and p.total_w > p.tight_above_w",
+        'counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}',
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

@@ -12,6 +12,14 @@ from configurator.engine.mig import MigSetup
 
 Severity = Literal["error", "warning", "info"]
 FitStatus = Literal["fits", "tight", "does-not-fit", "unknown"]
+# Fit statuses ranked worst first: the build's verdict is its worst job's status, and a comparison of two builds
+# calls the higher one better. Not sized ranks above does-not-fit: nothing says it cannot fit.
+FIT_RANK: dict[str, int] = {"does-not-fit": 0, "unknown": 1, "tight": 2, "fits": 3}
+
+
+def worst_status(statuses: list[FitStatus]) -> FitStatus:
+    """The worst of ``statuses`` by FIT_RANK ("unknown" for none)."""
+    return min(statuses, key=FIT_RANK.__getitem__, default="unknown")
 
 
 class Out(BaseModel):
@@ -267,6 +275,16 @@ class Power(Out):
     transient_capacity_w: float | None
     wall: WallCircuitDraw | None = None  # None: the build names no site
 
+    @property
+    def psu_state(self) -> Literal["over", "tight", "ok", "unpublished"]:
+        """The supply's verdict: over its continuous capacity (PSU_OVERLOAD), above the PSU_TIGHT line, within
+        it, or not known (the PSU rating is unpublished)."""
+        if not self.psu_capacity_w or self.margin_w is None:
+            return "unpublished"
+        if self.margin_w < 0:
+            return "over"
+        return "tight" if self.tight_above_w is not None and self.total_w > self.tight_above_w else "ok"
+
 
 class BuildResult(Out):
     name: str
@@ -285,6 +303,17 @@ class BuildResult(Out):
     def job(self, name: str) -> JobResult | None:
         """The result of the job called ``name`` (job names are unique in a build)."""
         return next((j for j in self.jobs if j.name == name), None)
+
+    @property
+    def status_counts(self) -> dict[FitStatus, int]:
+        """How many jobs have each fit status (every status present, zero where none)."""
+        statuses: tuple[FitStatus, ...] = ("fits", "tight", "does-not-fit", "unknown")
+        return {s: sum(1 for j in self.jobs if j.status == s) for s in statuses}
+
+    @property
+    def status(self) -> FitStatus:
+        """The build's fit: its worst job's status (FIT_RANK; "unknown" with no job)."""
+        return worst_status([j.status for j in self.jobs])
 
     @property
     def errors(self) -> list[Check]:
