@@ -79,6 +79,21 @@ def test_assumption_edits_validate() -> None:
         editing.set_compute_rates(b, "guessed")
 
 
+def test_a_job_goes_on_a_whole_card_or_one_mig_instance() -> None:
+    """One refusal for the jobs panel, the MIG editor and the chassis' drag hints (editing.check_assign)."""
+    b = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    split = b.cards[0].slot
+    reason = editing.check_assign(b, split)
+    assert reason is not None and "MIG editor" in reason
+    assert editing.check_assign(b, split, 0) is None
+    assert editing.check_assign(b, split, 99) == f"slot {split} has no MIG instance 99"
+    assert editing.check_assign(b, 999) == "slot 999 holds no card"
+    with pytest.raises(editing.EditRefused, match="MIG editor"):
+        editing.assign_job(b, CAT, 0, split)
+    whole = load_build(BUILDS / "default.yaml")
+    assert editing.check_assign(whole, whole.cards[0].slot) is None
+
+
 def test_kiosk_fit_status() -> None:
     assert fitting_status(3, 3) == "fits" and fitting_status(0, 3) == "does-not-fit"
     assert fitting_status(1, 3) == "tight"
@@ -120,6 +135,7 @@ OFFENDERS = {
     r"\bwall_draw\(|\bPSU_EFFICIENCY\b": "Power.wall (physical.wall_circuit_draw)",
     r"margin_w\s*<\s*0|total_w\s*>\s*\w+\.tight_above_w": "Power.psu_state",
     r"j\.status == s\)": "BuildResult.status_counts",
+    r"split into MIG instances|= not placement\.mig": "editing.check_assign",
 }
 
 
@@ -152,6 +168,8 @@ def test_the_guard_catches_the_old_code() -> None:
         'colour = self._colour("error" if p.margin_w < 0 else ("warning" if tight else "ok"))',
         "tight = p.tight_above_w is not None and p.total_w > p.tight_above_w",
         'counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}',
+        'return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"',
+        "self._allowed[slot] = not placement.mig",
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line
