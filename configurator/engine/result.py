@@ -162,6 +162,16 @@ class Compute(Out):
         return [OpTime.model_construct(name=n, seconds=t, flops=f, bytes=b, bound=bd)
                 for n, t, f, b, bd in self._op_rows]  # fmt: skip
 
+    def step_ops(self) -> list[OpTime]:
+        """The op classes as the step time counts them: each op's seconds scaled so that they sum to
+        ``seconds_per_step`` (a low-precision recipe's published whole-step speed-up shortens every op alike);
+        [] without the per-op split or a step time."""
+        if not self.ops or not self.seconds_per_step:
+            return []
+        total = sum(o.seconds for o in self.ops)
+        scale = self.seconds_per_step / total if total else 1.0
+        return [o.model_copy(update={"seconds": o.seconds * scale}) for o in self.ops]
+
 
 class PrecisionInfo(Out):
     """What a job's precision means on its cards (engine/lowprecision.py)."""

@@ -286,10 +286,8 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
         return y
     est = "<br>at an ESTIMATED rate (no published dense BF16 rate)" if comp.bf16_rate_estimated else ""
     if comp.ops and comp.seconds_per_step:
-        total = sum(o.seconds for o in comp.ops)
-        scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up
-        for op in comp.ops:
-            seconds = op.seconds * scale
+        for op in comp.step_ops():  # the engine's split of the step time (a recipe's speed-up applied)
+            seconds = op.seconds
             if seconds <= 0:
                 continue
             key = "matmul" if op.bound == "compute" else "memory"
