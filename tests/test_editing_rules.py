@@ -137,6 +137,7 @@ OFFENDERS = {
     r"j\.status == s\)": "BuildResult.status_counts",
     r"split into MIG instances|= not placement\.mig": "editing.check_assign",
     r"seconds_per_step\s*/\s*total": "Compute.step_ops",
+    r"\"does-not-fit\"\s*:\s*\"does not fit\"": "present.verdict.WORDS",
 }
 
 
@@ -172,6 +173,7 @@ def test_the_guard_catches_the_old_code() -> None:
         'return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"',
         "self._allowed[slot] = not placement.mig",
         "scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up",
+        'STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}',
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

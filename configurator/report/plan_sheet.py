@@ -12,7 +12,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
-from configurator.present.verdict import plural
+from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
 from configurator.report.plan_text import answer_html
 
@@ -33,7 +33,8 @@ def _f(x: float | None, fmt: str = "{:,.2f}") -> str:
 def _fit(c: FitCell) -> str:
     if c.fits:
         return "fits"
-    return {"tight": "tight (not planned on)", "does-not-fit": "does not fit"}.get(c.status, "unknown")
+    word = WORDS.get(c.status, WORDS["unknown"])  # the verdict's words (present/verdict.py)
+    return f"{word} (not planned on)" if c.status == "tight" else word
 
 
 def _wait(mean: float | None, p95: float | None, unstable: bool) -> str:
