@@ -138,6 +138,7 @@ OFFENDERS = {
     r"split into MIG instances|= not placement\.mig": "editing.check_assign",
     r"seconds_per_step\s*/\s*total": "Compute.step_ops",
     r"\"does-not-fit\"\s*:\s*\"does not fit\"": "present.verdict.WORDS",
+    r"intensity\s*>=\s*under\.ridge": "MatmulIntensity.recipe_bound",
 }
 
 
@@ -174,6 +175,7 @@ def test_the_guard_catches_the_old_code() -> None:
         "self._allowed[slot] = not placement.mig",
         "scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up",
         'STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}',
+        'self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]',
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

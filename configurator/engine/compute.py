@@ -108,8 +108,17 @@ def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, r
 
 
 def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
-             ) -> list[MatmulIntensity]:  # fmt: skip
-    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation."""
+             recipe_ops: dict[str, float]) -> list[MatmulIntensity]:  # fmt: skip
+    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation;
+    each classed at BF16 (``ops``: ridge per card) and under the recipe's roof (``recipe_ops``)."""
+    matmuls = _matmul_points(job, model, p, tb, ops)
+    return [m.model_copy(update={"recipe_bound": {cid: ("compute" if m.intensity >= r else "memory")
+                                                  for cid, r in recipe_ops.items()}})
+            for m in matmuls] if recipe_ops else matmuls  # fmt: skip
+
+
+def _matmul_points(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+                   ) -> list[MatmulIntensity]:  # fmt: skip
     matmuls: list[MatmulIntensity] = []
     micro_tokens = job.sequence_length * job.micro_batch_size
     if model.hidden_size and model.intermediate_size:
@@ -193,6 +202,9 @@ def compute(
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
     recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
+    recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
+                  if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
@@ -219,7 +231,8 @@ def compute(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
-        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=_matmuls(job, model, p, tb, ops),
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops,
+        matmuls=_matmuls(job, model, p, tb, ops, recipe_ops),
         notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
         recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},

@@ -105,6 +105,9 @@ class MatmulIntensity(Out):
     bytes: float
     intensity: float  # FLOPs per byte
     bound: dict[str, Literal["compute", "memory"]]  # per card id in the job
+    # per card id, what bounds it under the roof of the job's low-precision recipe (its dense FP8 / FP4 rate at
+    # the card's bandwidth; the roofline places the op there); empty for BF16 compute
+    recipe_bound: dict[str, Literal["compute", "memory"]] = {}
 
 
 class OpTime(Out):
