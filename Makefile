@@ -28,9 +28,9 @@ run: $(STAMP) xcb-deps  ## install and open the window with the preloaded build
 # ruff format --check covers the packages written formatted (the rest predates the formatter); mypy's
 # per-module strictness is in pyproject.toml.
 FORMATTED := configurator/catalog configurator/engine/editing configurator/engine/planner configurator/present \
-	configurator/engine/resolver.py configurator/engine/codes.py configurator/ui/shell/view_state.py \
+	configurator/engine/model/resolver.py configurator/engine/model/codes.py configurator/ui/shell/view_state.py \
 	configurator/ui/shell/settings.py $(wildcard configurator/ui/*/__init__.py) tests/conftest.py \
-	tests/test_layering.py tests/test_fileio_umask.py
+	tests/architecture/test_layering.py tests/catalog/test_fileio_umask.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check configurator tests benchmarks
@@ -41,7 +41,7 @@ lint: $(STAMP)
 # make test: the lint and the suite side by side (-j2; -Oline keeps their lines whole). The suite runs one
 # worker per core, a file per worker at a time, the files with the bundle and wheel builds first
 # (tests/conftest.py orders them; --no-loadscope-reorder keeps that order); the bundle is built once per
-# change of its inputs and kept in build/test-bundle (tests/test_bundle.py). The property tests run the "quick"
+# change of its inputs and kept in build/test-bundle (tests/packaging/test_bundle.py). The property tests run the "quick"
 # hypothesis profile, a fifth of their examples; make test-full runs all of them (tests/conftest.py).
 test: $(STAMP)  ## install, lint and run the whole test suite (offscreen, no GPU, no network)
 	@$(MAKE) --no-print-directory -j2 -Oline lint suite

@@ -11,7 +11,7 @@ from __future__ import annotations
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
 from configurator.engine.cache import CACHE
-from configurator.engine.memory import memory_for_card
+from configurator.engine.memory.estimate import memory_for_card
 
 BIG = Build.model_validate({
     "name": "8 cards, 4 jobs",

@@ -12,7 +12,7 @@ from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QApplication
 
 from benchmarks.test_bench_engine import BIG
-from configurator.engine.buildfile import save_build
+from configurator.engine.model.buildfile import save_build
 from configurator.ui.dnd.mime import card_mime
 from tests.gui_helpers import drag_drop, make_window
 

@@ -39,9 +39,9 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
 
 
 def test_place_layout_per_call(benchmark) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_mig.py's test_place_layout_fast: < 50 µs per call (the test allowed 100 µs)."""
+    """tests/engine/test_mig.py's test_place_layout_fast: < 50 µs per call (the test allowed 100 µs)."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.mig import MigRequest, place_layout
+    from configurator.engine.mig.layout import MigRequest, place_layout
 
     h100 = default_catalog().cards["h100-sxm"].mig
     assert h100 is not None
@@ -55,7 +55,7 @@ def test_place_layout_per_call(benchmark) -> None:  # type: ignore[no-untyped-de
 
 @pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom"])
 def test_device_refused_at_once(benchmark, path: str) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_reliability_files.py: a device is refused in well under a second."""
+    """tests/reliability/test_reliability_files.py: a device is refused in well under a second."""
 
     def refuse() -> None:
         with pytest.raises(FileError):
@@ -66,7 +66,7 @@ def test_device_refused_at_once(benchmark, path: str) -> None:  # type: ignore[n
 
 
 def test_billion_layers_refused_at_once(benchmark) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_reliability_files.py: a config.json with 10^9 layers is refused in < 0.1 s."""
+    """tests/reliability/test_reliability_files.py: a config.json with 10^9 layers is refused in < 0.1 s."""
     from configurator.catalog.hf_config import model_from_hf_config
 
     config = {"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 10**9, "intermediate_size": 5632,
@@ -83,8 +83,8 @@ def test_billion_layers_refused_at_once(benchmark) -> None:  # type: ignore[no-u
 
 
 def test_alias_bomb_refused(benchmark) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_buildfile.py: a billion-laughs build is refused in < 2 s."""
-    from configurator.engine.buildfile import parse_build
+    """tests/engine/test_buildfile.py: a billion-laughs build is refused in < 2 s."""
+    from configurator.engine.model.buildfile import parse_build
 
     lines = ['lol: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
     previous = "a"
@@ -102,8 +102,8 @@ def test_alias_bomb_refused(benchmark) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_oversized_build_refused(benchmark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_buildfile.py: a 6 MB build is refused by size in < 1 s."""
-    from configurator.engine.buildfile import load_build
+    """tests/engine/test_buildfile.py: a 6 MB build is refused by size in < 1 s."""
+    from configurator.engine.model.buildfile import load_build
 
     path = tmp_path / "build.yaml"
     path.write_text("chassis: generic-server-8\n" + "# padding\n" * 600_000, encoding="utf-8")
@@ -117,7 +117,7 @@ def test_oversized_build_refused(benchmark, tmp_path: Path) -> None:  # type: ig
 
 
 def test_big_build_export(benchmark, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_report.py: the 8-card, 4-job build's sheet in < 2 s."""
+    """tests/report/test_report.py: the 8-card, 4-job build's sheet in < 2 s."""
     from benchmarks.test_bench_engine import BIG
     from configurator.engine import evaluate
     from configurator.report.pdf import ensure_app, export_pdf
@@ -129,12 +129,12 @@ def test_big_build_export(benchmark, tmp_path: Path) -> None:  # type: ignore[no
 
 
 def test_analysis_update_after_edit(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """tests/test_analysis.py: the shown tab updates after an edit on the 8-card build in < 30 ms (best of 7;
+    """tests/ui/test_analysis.py: the shown tab updates after an edit on the 8-card build in < 30 ms (best of 7;
     the engine's evaluation not counted). Measured by the tabs themselves (last_update_ms)."""
     import statistics
 
-    from configurator.engine.buildfile import load_build
     from configurator.engine.editing import update_job
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.charts import AnalysisTabs
     from configurator.ui.shell.document import BuildDocument
 
@@ -224,7 +224,7 @@ def test_worst_price_list_export(benchmark, tmp_path: Path) -> None:  # type: ig
     """A price list with MAX_PRICE_SERVICES services: every one a row of the sheet's bill of materials."""
     from configurator.catalog.prices import load_price_list
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.report.pdf import ensure_app, export_pdf
     from configurator.report.sheet import SheetOptions
 

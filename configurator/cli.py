@@ -42,7 +42,7 @@ def default_build_path() -> Path:
 
 def _size(path: Path | None, as_json: bool) -> int:
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.report.text import render
 
     path = path or default_build_path()
@@ -71,7 +71,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     import time
 
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.present.verdict import plural
     from configurator.report.pdf import default_page, ensure_app, export_pdf
     from configurator.report.sheet import SheetOptions
@@ -98,8 +98,8 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
 
 def _open_code(code: str, print_only: bool) -> int:
     """The build a sheet's QR code holds: printed as YAML (--print), or opened in the window."""
-    from configurator.engine.buildcode import decode_build
-    from configurator.engine.buildfile import build_to_yaml
+    from configurator.engine.model.buildcode import decode_build
+    from configurator.engine.model.buildfile import build_to_yaml
 
     build = decode_build(code)
     if print_only:
@@ -107,7 +107,7 @@ def _open_code(code: str, print_only: bool) -> int:
         return 0
     import tempfile
 
-    from configurator.engine.buildfile import save_build
+    from configurator.engine.model.buildfile import save_build
     from configurator.ui.shell.app import main as gui_main
 
     folder = Path(tempfile.mkdtemp(prefix="configurator-code-"))
@@ -142,7 +142,7 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
            timeout_s: float | None) -> int:
     """Trace the build's jobs (or one) on meta tensors in the worker subprocess; print each beside the estimate."""
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.trace import runner
     from configurator.trace.cache import TraceCache
     from configurator.trace.request import TraceRefused, prepare_trace
@@ -249,7 +249,7 @@ def check_logo(logo: str) -> Path:
 def _catalog(kind: str, as_json: bool) -> int:
     cat = default_catalog()
     if kind == "cards":
-        from configurator.engine.lowprecision import supported_recipes
+        from configurator.engine.lowprecision.checks import supported_recipes
 
         cards = cat.cards.values()
         if as_json:
@@ -346,7 +346,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _nccl_busbw(path: Path, link: str) -> int:
     """Print an nccl-tests all_reduce_perf output's large-message busbw as a build's calibration entry."""
-    from configurator.engine.nccl import large_message_busbw
+    from configurator.engine.time.nccl import large_message_busbw
 
     try:
         busbw = large_message_busbw(read_text(path))

@@ -52,7 +52,7 @@ def default_store_dir() -> Path:
 
 def _load(path: Path):  # type: ignore[no-untyped-def]
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
 
     build = load_build(path)
     return build, evaluate(build, base_dir=path.parent)

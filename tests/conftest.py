@@ -48,7 +48,7 @@ def _no_modal_dialogs(monkeypatch: pytest.MonkeyPatch) -> None:
 def _delete_test_windows() -> Iterator[None]:
     """Delete the top-level widgets a test leaves behind (pytest-qt only closes them).
 
-    Closed windows stay alive until the interpreter exits: after tests/test_gui.py alone a worker held 2,019
+    Closed windows stay alive until the interpreter exits: after tests/ui/test_gui.py alone a worker held 2,019
     top-level widgets and 17,440 widgets in all, every one of them still in the application's widget list, and
     their destruction at the worker's exit took seconds at the end of `make test`. Deleting them here also
     proves that every window of ours can be deleted while the application runs. Windows that existed before the
@@ -103,3 +103,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         count[item.path] = count.get(item.path, 0) + 1
     items.sort(key=lambda item: (item.path not in slow, -count[item.path]))
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    """The main window on the preloaded build, 1280x800, shown, with private settings and Qt's test-mode folders;
+    left clean so that closing it asks nothing. The one window fixture of the suite (tests/gui_helpers.py)."""
+    from PySide6.QtCore import QStandardPaths
+
+    from tests.gui_helpers import make_window
+
+    QStandardPaths.setTestModeEnabled(True)
+    made = make_window(qtbot, tmp_path)
+    yield made
+    made.doc.undo_stack.setClean()
+
+
+@pytest.fixture
+def active_window(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    """``window``, activated: key events reach the focused widget only in the active window."""
+    from tests.gui_helpers import make_active_window
+
+    made = make_active_window(qtbot, tmp_path)
+    yield made
+    made.doc.undo_stack.setClean()

@@ -6,14 +6,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRect, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.chassis.chassis_view import ChassisView
+from configurator.ui.jobs import JobsPanel
 from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.layout import parked
 from configurator.ui.shell.main_window import MainWindow
 from configurator.ui.shell.settings import Settings
+from tests.paths import BUILDS
 
 
 def make_window(qtbot, tmp_path: Path, build_path: Path | None = None) -> MainWindow:  # type: ignore[no-untyped-def]
@@ -188,3 +190,29 @@ def clipped(top: QWidget) -> list[str]:
             if short:
                 problems.append(f"{name}: {w.size().toTuple()} for a text of {w.sizeHint().toTuple()}")
     return problems
+
+
+def open_panel(qtbot, name: str = "default.yaml") -> tuple[BuildDocument, JobsPanel]:  # type: ignore[no-untyped-def]
+    doc = BuildDocument(load_build(BUILDS / name))
+    panel = JobsPanel(doc)
+    qtbot.addWidget(panel)
+    panel.resize(340, 780)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return doc, panel
+
+
+def choose(box: QComboBox, word: object) -> None:
+    """Pick the item whose data is ``word``, as a user picking from the list does."""
+    i = box.findData(word)
+    assert i >= 0, word
+    box.setCurrentIndex(i)
+
+
+def undo_all(doc: BuildDocument) -> None:
+    while doc.undo_stack.canUndo():
+        doc.undo_stack.undo()
+
+
+def last_text(doc: BuildDocument) -> str:
+    return doc.undo_stack.text(doc.undo_stack.index() - 1)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.result import BuildResult, JobResult
+from configurator.engine.model.result import BuildResult, JobResult
 
 
 def single_job(
@@ -33,3 +34,9 @@ def single_job(
     }
     result = evaluate(Build.model_validate(data))
     return result, result.jobs[0]
+
+
+def mig_spec(card: str):
+    spec = default_catalog().card(card).mig
+    assert spec is not None
+    return spec

@@ -105,10 +105,10 @@ class CardSpec(Strict):
     bf16_dense_tflops_estimate: Sourced | None = None
     fp8_dense_tflops: Sourced
     # Dense FP4 (NVFP4 / MXFP4) tensor rate; null with a note where the card has no FP4 tensor cores or none is
-    # published. Used for the nvfp4 recipe's roof, never to predict a step (see engine/lowprecision.py).
+    # published. Used for the nvfp4 recipe's roof, never to predict a step (see engine/lowprecision/checks.py).
     fp4_dense_tflops: Sourced
     # CUDA compute capability as major.minor (9.0 = Hopper, 12.0 = RTX Blackwell), from NVIDIA's CUDA GPUs page.
-    # The low-precision support rules (engine/lowprecision.py) compare it the way the software's checks do.
+    # The low-precision support rules (engine/lowprecision/checks.py) compare it the way the software's checks do.
     compute_capability: Sourced
     # Streaming multiprocessors of the whole card (non-MIG): the per-op step model's wave quantisation and a MIG
     # instance's share of compute (its profile's sm_count over this). None where unpublished.

@@ -1,7 +1,7 @@
 """The sizing engine: pure Python, no Qt. ``evaluate(build)`` is the one entry point."""
 
-from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import evaluate
-from configurator.engine.result import BuildResult
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.result import BuildResult
 
 __all__ = ["Build", "BuildResult", "Job", "evaluate"]

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from configurator.catalog.cards import CardSpec
-from configurator.engine.bom import BillOfMaterials, money
-from configurator.engine.build import Build, Job
-from configurator.engine.lowprecision import Recipe, precision_choices, support
-from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.result import FIT_RANK, BuildResult, CardMemory, JobResult
-from configurator.engine.stack import PROFILES
+from configurator.engine.lowprecision.checks import Recipe, precision_choices, support
+from configurator.engine.model.bom import BillOfMaterials, money
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.result import FIT_RANK, BuildResult, CardMemory, JobResult
+from configurator.engine.model.stack import PROFILES
 
 UNKNOWN = "unknown"
 # An FP8 base (base_weights: fp8) is read by FP8 GEMMs or dequantised; lowprecision.precision_checks gates it on
@@ -137,7 +137,7 @@ def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
 
 
 def price_row(left: BillOfMaterials | None, right: BillOfMaterials | None) -> Difference:
-    """The quoted total of each side (engine/bom.py, from the seller's price list), the lower one better; a
+    """The quoted total of each side (engine/model/bom.py, from the seller's price list), the lower one better; a
     side whose list leaves a part unpriced says so instead of a total that quietly leaves it out."""
 
     def total(bom: BillOfMaterials | None) -> tuple[str, Decimal | None]:

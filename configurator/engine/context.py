@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Assumptions, Build
-from configurator.engine.job_checks import Key
-from configurator.engine.mig import LayoutCheck
-from configurator.engine.resolver import ModelResolver
-from configurator.engine.result import Check, JobResult
-from configurator.engine.topology import TopologyModel
+from configurator.engine.checks.job import Key
+from configurator.engine.mig.layout import LayoutCheck
+from configurator.engine.model.build import Assumptions, Build
+from configurator.engine.model.resolver import ModelResolver
+from configurator.engine.model.result import Check, JobResult
+from configurator.engine.topology.links import TopologyModel
 
 CardUse = dict[Key, list[tuple[str, float]]]  # (slot, instance) -> (job name, peak reserved bytes) per job on it
 

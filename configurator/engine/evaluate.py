@@ -15,7 +15,6 @@ from configurator.catalog.errors import UnknownIdError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB
-from configurator.engine.build import Assumptions, Build, Job, ParamsOnlyModel
 from configurator.engine.cache import CACHE
 from configurator.engine.context import CardUse, EvalContext, JobEvaluation
 from configurator.engine.evaluate_job import (  # re-exported: sweep and the tests import them from here
@@ -23,11 +22,12 @@ from configurator.engine.evaluate_job import (  # re-exported: sweep and the tes
     capacity_of,
     evaluate_job,
 )
-from configurator.engine.mig import LayoutCheck, MigRequest, MigSetup, place_layout
-from configurator.engine.physical import bridge_checks, power_budget, slot_checks
-from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
-from configurator.engine.result import BuildResult, Check, JobResult, MigCard, MigInstanceResult, Topology
-from configurator.engine.topology import LEGEND, TopologyModel, build_topology, calibration_map
+from configurator.engine.mig.layout import LayoutCheck, MigRequest, MigSetup, place_layout
+from configurator.engine.model.build import Assumptions, Build, Job, ParamsOnlyModel
+from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
+from configurator.engine.model.result import BuildResult, Check, JobResult, MigCard, MigInstanceResult, Topology
+from configurator.engine.topology.links import LEGEND, TopologyModel, build_topology, calibration_map
+from configurator.engine.topology.physical import bridge_checks, power_budget, slot_checks
 
 __all__ = ["_fits_clearly", "capacity_of", "evaluate", "resolve_model"]
 

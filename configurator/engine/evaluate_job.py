@@ -15,14 +15,9 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB
-from configurator.engine import calibration, rl
-from configurator.engine.advice import fit_advice
-from configurator.engine.breakdown import MemoryBreakdown
-from configurator.engine.build import Job
-from configurator.engine.communication import NVLS_ARCHITECTURES, communication, slowest_link
-from configurator.engine.compute import compute
-from configurator.engine.context import EvalContext, JobEvaluation
-from configurator.engine.job_checks import (
+from configurator.engine.calibration import band as calibration
+from configurator.engine.checks.advice import fit_advice
+from configurator.engine.checks.job import (
     Shape,
     generation_checks,
     job_shape,
@@ -31,7 +26,8 @@ from configurator.engine.job_checks import (
     setting_checks,
     valid_keys,
 )
-from configurator.engine.lowprecision import (
+from configurator.engine.context import EvalContext, JobEvaluation
+from configurator.engine.lowprecision.checks import (
     Capability,
     extra_bytes,
     job_capability,
@@ -40,13 +36,26 @@ from configurator.engine.lowprecision import (
     support_at,
     supported_recipes,
 )
-from configurator.engine.memory import Parameters, effective_offload, job_parameters, memory_for_card, sharding
-from configurator.engine.mig import LayoutCheck, total_compute_slices
-from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.precision import trained_bytes
-from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
-from configurator.engine.result import CardMemory, Check, Communication, Compute, FitStatus, JobResult, PrecisionInfo
-from configurator.engine.stack import describe, stack_of
+from configurator.engine.memory import rl
+from configurator.engine.memory.breakdown import MemoryBreakdown
+from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
+from configurator.engine.memory.precision import trained_bytes
+from configurator.engine.mig.layout import LayoutCheck, total_compute_slices
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
+from configurator.engine.model.result import (
+    CardMemory,
+    Check,
+    Communication,
+    Compute,
+    FitStatus,
+    JobResult,
+    PrecisionInfo,
+)
+from configurator.engine.model.stack import describe, stack_of
+from configurator.engine.time.communication import NVLS_ARCHITECTURES, communication, slowest_link
+from configurator.engine.time.compute import compute
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -169,7 +178,7 @@ def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, 
     for slot, instance in shape.keys:
         card = cards[slot]
         capacity, nominal, profile = capacity_of(card, layouts.get(slot), instance)
-        capacity *= 1 - rl.colocated_share(job)  # a colocated vLLM's share is not the training's (engine/rl.py)
+        capacity *= 1 - rl.colocated_share(job)  # a colocated vLLM's share is not the training's (engine/memory/rl.py)
         kind = (id(card), capacity, nominal, profile, instance)
         if kind in same:
             rows.append(same[kind].model_copy(update={"slot": slot}))

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from configurator.catalog.loader import Catalog
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB
-from configurator.engine.build import Build, Job
 from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
-from configurator.engine.lowprecision import Capability, job_capability
-from configurator.engine.memory import Sharding, job_parameters, memory_for_card, sharding
-from configurator.engine.mig import MigRequest, place_layout
-from configurator.engine.resolver import RESOLVE_ERRORS, ModelResolver
+from configurator.engine.lowprecision.checks import Capability, job_capability
+from configurator.engine.memory.estimate import Sharding, job_parameters, memory_for_card, sharding
+from configurator.engine.mig.layout import MigRequest, place_layout
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
 
 # The comparison methods drawn dimmed beside the job's own (seed A's cases).
 COMPARE_METHODS: list[tuple[str, dict[str, str]]] = [
@@ -102,7 +102,7 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
     if not caps:
         return None
     capacity, card_name = min(caps)
-    cc = job_capability(specs)  # a low-precision recipe's copies depend on it (engine/lowprecision.py)
+    cc = job_capability(specs)  # a low-precision recipe's copies depend on it (engine/lowprecision/checks.py)
     split = sharding(job, len(job.cards), on_mig=any(i is not None for _, i in job.card_keys))
     lengths = lengths or default_lengths()
     curves = [

@@ -3,7 +3,7 @@ ids ("lora, adamw, fsdp"). A word missing here is printed as it is in the file."
 
 from __future__ import annotations
 
-from configurator.engine.build import Job
+from configurator.engine.model.build import Job
 
 WORDS: dict[str, dict[str, str]] = {
     "method": {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},

@@ -14,7 +14,7 @@ def reserved_basis_note(
     """Why the allocator's reserved figure is what it is, when the training step does not set it.
 
     Under FSDP the pool the wrap/shard phase leaves in PyTorch's caching allocator can exceed what the
-    step itself asks for (engine/memory.py, the set-up phase); the reserved figure is then that pool's.
+    step itself asks for (engine/memory/estimate.py, the set-up phase); the reserved figure is then that pool's.
     Returns None when the step sets it (nothing to explain).
     """
     if reserved_set_by != "fsdp-setup":

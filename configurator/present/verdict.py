@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from configurator.engine.result import BuildResult, CardMemory, FitStatus, JobResult
+from configurator.engine.model.result import BuildResult, CardMemory, FitStatus, JobResult
 from configurator.present.words import to_unit
 
 WORDS: dict[str, str] = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not sized"}

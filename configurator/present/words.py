@@ -6,8 +6,8 @@ import re
 
 from configurator.catalog.loader import Catalog
 from configurator.catalog.units import gb_to_gib
-from configurator.engine.build import Build
-from configurator.engine.physical import card_power_w
+from configurator.engine.model.build import Build
+from configurator.engine.topology.physical import card_power_w
 
 UNITS = ("GB", "GiB")  # GB = 10^9 bytes (the seeds' unit); GiB = 2^30 bytes
 PITCH_MM = 20.32  # PCIe expansion-slot pitch, 0.8 in (PCI Express CEM specification, add-in card outline)
@@ -54,7 +54,7 @@ def psu_room_label(margin_w: float, card_w: float | None, free_slots: int | None
 
 def largest_card_w(build: Build, catalog: Catalog) -> float | None:
     """The draw of the hungriest card fitted, with its power limit, as the PSU budget counts it
-    (``engine.physical.card_power_w``): the card a customer would add another of. None with no card."""
+    (``engine.topology.physical.card_power_w``): the card a customer would add another of. None with no card."""
     draws = [card_power_w(catalog.cards[c.card], c.power_limit_w) for c in build.cards if c.card in catalog.cards]
     return max(draws, default=None)
 

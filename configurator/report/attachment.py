@@ -6,8 +6,8 @@ import dataclasses
 import os
 
 from configurator.engine import Build
-from configurator.engine.buildcode import CodeTooLarge, encode_build
-from configurator.engine.buildfile import build_to_yaml
+from configurator.engine.model.buildcode import CodeTooLarge, encode_build
+from configurator.engine.model.buildfile import build_to_yaml
 from configurator.report.sheet import SheetOptions
 
 ATTACHMENT_NAME = "build.yaml"

@@ -14,7 +14,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
-from configurator.engine.result import CardMemory, JobResult
+from configurator.engine.model.result import CardMemory, JobResult
 from configurator.present.colours import (
     BRIDGE_EDGE,
     BRIDGE_FILL,

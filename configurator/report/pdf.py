@@ -36,7 +36,7 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import atomic_replace, pdf_problem, safe_read_bytes
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.buildcode import qr_modules
+from configurator.engine.model.buildcode import qr_modules
 from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.pagination import first_split_row, keep_together
@@ -139,7 +139,7 @@ class FigureObject(QPyTextObject):
 
 
 def draw_qr(painter: QPainter, area: QRectF, code: str) -> None:
-    """The build code as a QR (engine.buildcode.qr_modules), as filled vector squares."""
+    """The build code as a QR (engine.model.buildcode.qr_modules), as filled vector squares."""
     rows = qr_modules(code)
     n = len(rows)
     side = min(area.width(), area.height())
@@ -341,7 +341,7 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
                options: SheetOptions | None = None) -> int:  # fmt: skip
     """Write the build sheet to ``path``; returns the page count.
 
-    The sheet carries the build twice: a QR of its code (engine.buildcode) and the build YAML as a PDF file
+    The sheet carries the build twice: a QR of its code (engine.model.buildcode) and the build YAML as a PDF file
     attachment (``build.yaml``), added to Qt's output with pypdf (QPdfWriter cannot attach files).
     Written to a temporary file beside the target (``fileio.atomic_replace``), read back and checked as a
     whole PDF (header, cross-reference, %%EOF trailer) before it is renamed over the target, so an

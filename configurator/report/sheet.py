@@ -17,9 +17,9 @@ from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog
 from configurator.catalog.prices import PriceList
 from configurator.engine import Build, BuildResult
-from configurator.engine.bom import BillOfMaterials, bill_of_materials, money
-from configurator.engine.buildfile import build_to_yaml
-from configurator.engine.result import Power
+from configurator.engine.model.bom import BillOfMaterials, bill_of_materials, money
+from configurator.engine.model.buildfile import build_to_yaml
+from configurator.engine.model.result import Power
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
@@ -48,7 +48,7 @@ class SheetOptions:
     page: str = "a4"  # a4 | letter
     date: dt.date = field(default_factory=dt.date.today)
     prices: PriceList | None = None  # the seller's price list: a bill of materials when set
-    build_code: str | None = None  # the build as a GBC1: code, printed under the QR (engine.buildcode)
+    build_code: str | None = None  # the build as a GBC1: code, printed under the QR (engine.model.buildcode)
     customer: str = ""  # who the quote is for; blank lines to fill in by hand when empty
     # Traced results (configurator/trace): None reads each job's newest from the trace cache (the sheet never
     # traces); base_dir is where the build's relative config.json paths point (its folder)

@@ -8,7 +8,7 @@ from html import escape
 
 from configurator.catalog.cards import short_card_name
 from configurator.engine import Build, BuildResult
-from configurator.engine.bom import BillOfMaterials, money
+from configurator.engine.model.bom import BillOfMaterials, money
 from configurator.present.colours import STATUS_INK
 from configurator.present.job_words import setup_words
 from configurator.present.verdict import build_verdict, job_verdict, plural

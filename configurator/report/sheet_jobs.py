@@ -7,8 +7,8 @@ from html import escape
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import BuildResult
-from configurator.engine.build import Job
-from configurator.engine.result import JobResult
+from configurator.engine.model.build import Job
+from configurator.engine.model.result import JobResult
 from configurator.present.job_words import word
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.verdict import WORDS, job_verdict

@@ -6,8 +6,9 @@ from html import escape
 
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog
-from configurator.engine import Build, BuildResult, calibration
-from configurator.engine.memory import (
+from configurator.engine import Build, BuildResult
+from configurator.engine.calibration import band as calibration
+from configurator.engine.memory.estimate import (
     ALLOCATOR_DYNAMIC_FRACTION,
     ALLOCATOR_STATIC_FRACTION,
     CUDA_CONTEXT_BYTES,
@@ -81,7 +82,7 @@ def assumptions_section(build: Build, result: BuildResult) -> list[str]:
 
 
 def _checks_sentence() -> str:
-    """What the printed band rests on: the cross-validated runs and the runs held apart (engine.calibration)."""
+    """What the printed band rests on: the cross-validated runs and the runs held apart (engine.calibration.band)."""
     c = calibration.summary()
     return (
         f"Checked against {c.runs} published peak-memory runs from {c.sources} projects ({c.within_15} within "

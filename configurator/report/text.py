@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from configurator.engine.result import BuildResult, Communication, Compute, JobResult
+from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult
 from configurator.present.memory_words import reserved_basis_note
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
@@ -22,7 +22,7 @@ def compute_phrase(comp: Compute) -> tuple[str, str]:
     if not comp.bf16_tflops:
         return secs, "with no published dense BF16 rate"
     rate = f"{comp.bf16_tflops:.1f} dense BF16 TFLOPS" + (" (estimated)" if comp.bf16_rate_estimated else "")
-    if comp.step_model == "per-op":  # engine/steptime: the utilisation is what the ops achieve, not an input
+    if comp.step_model == "per-op":  # engine/time/steptime: the utilisation is what the ops achieve, not an input
         return secs, f"per op at {rate}: {comp.utilization:.0%} of it achieved"
     return secs, f"at {rate} × {comp.utilization:.0%} utilisation"
 

@@ -4,7 +4,7 @@ The model becomes a Hugging Face ``config.json`` dict: a job that names a config
 as it is (so any family Transformers can build is traceable, modelled by the engine or not); a catalog model is
 written back from its normalised fields (:func:`config_from_spec`, which the catalog's own reader reads back to
 the same model: ``tests/trace/test_request.py``). The run's settings come from the job and its training stack
-(``engine/stack.py``), the card architecture from the cards the job runs on.
+(``engine/model/stack.py``), the card architecture from the cards the job runs on.
 
 A job the tracer cannot express (DeepSpeed, DDP, tensor parallel, FSDP1, offload, FP8 and FP4 recipes,
 frameworks with their own model code, fused or chunked losses) is refused with :class:`TraceRefused`, whose
@@ -21,9 +21,9 @@ from configurator.catalog.errors import FileError, Problem, shorten
 from configurator.catalog.hf_config import model_from_hf_config, read_config_object
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
-from configurator.engine.build import Build, Job, ParamsOnlyModel
-from configurator.engine.resolver import ModelResolver
-from configurator.engine.stack import PROFILES, stack_of
+from configurator.engine.model.build import Build, Job, ParamsOnlyModel
+from configurator.engine.model.resolver import ModelResolver
+from configurator.engine.model.stack import PROFILES, stack_of
 from configurator.trace.cache import CachedTrace, TraceCache
 from configurator.trace.protocol import ARCHES, LoraRequest, Parallel, TraceRequest
 
@@ -31,7 +31,7 @@ from configurator.trace.protocol import ARCHES, LoraRequest, Parallel, TraceRequ
 # The scale alpha/rank changes no tensor's size; it is passed so the traced run is the run described.
 PEFT_DEFAULT_ALPHA = 8.0
 
-# Frameworks whose step is the Transformers model's own forward and loss (engine/stack.py PROFILES): the
+# Frameworks whose step is the Transformers model's own forward and loss (engine/model/stack.py PROFILES): the
 # tracer runs exactly that. torchtune, torchtitan and LitGPT have their own model code; Answer.AI's loop builds
 # its own 4-bit layers under FSDP1.
 TRACEABLE_FRAMEWORKS = ("hf-trainer", "axolotl")

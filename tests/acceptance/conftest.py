@@ -10,7 +10,7 @@ import pytest
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.acceptance import AcceptancePrediction, predict
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.paths import resource
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "acceptance"

@@ -1,5 +1,5 @@
 """The memory model's uncertainty bands are data (specs/bands.yaml), loaded once and validated like the catalog;
-each band's run count is what the measured runs give (the bands' figures themselves: tests/test_calibration.py)."""
+each band's run count is what the measured runs give (the figures: tests/engine/test_calibration.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.loader import default_catalog, specs_dir
-from configurator.engine import calibration
-from configurator.engine.calibration import load_bands, method_family
+from configurator.engine.calibration import band as calibration
+from configurator.engine.calibration.band import load_bands, method_family
 
 
 def test_band_run_counts_are_the_runs_behind_them() -> None:

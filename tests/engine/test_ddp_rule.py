@@ -3,10 +3,10 @@ used by the engine for every job and by the calibration for every measured run."
 
 from __future__ import annotations
 
-from configurator.engine import calibration
-from configurator.engine.build import Job
-from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.states import sharding
+from configurator.engine.calibration import band as calibration
+from configurator.engine.memory.states import sharding
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
 
 
 def test_buckets_only_on_several_replicas_of_a_bucketing_strategy() -> None:

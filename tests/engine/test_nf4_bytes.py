@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from configurator.engine.precision import NF4_BYTES, NF4_DQ_BYTES, nf4_bytes
+from configurator.engine.memory.precision import NF4_BYTES, NF4_DQ_BYTES, nf4_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 CHOICE = re.compile(r"NF4_(DQ_)?BYTES\s+if\b")

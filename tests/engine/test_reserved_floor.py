@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine import calibration
-from configurator.engine.build import Job
-from configurator.engine.memory import memory_for_card
+from configurator.engine.calibration import band as calibration
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.model.build import Job
 
 
 def test_reserved_is_never_below_allocated() -> None:

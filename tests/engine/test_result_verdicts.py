@@ -7,9 +7,9 @@ from pathlib import Path
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build
 from configurator.engine.compare import compare
-from configurator.engine.result import FIT_RANK, BuildResult, Power, worst_status
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.model.result import FIT_RANK, BuildResult, Power, worst_status
 from configurator.present.verdict import build_verdict
 
 CAT = default_catalog()

@@ -18,7 +18,7 @@ HOSTILE = "<img src='/dev/zero'>"
 
 def main(folder: str) -> int:
     app = QApplication([])
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.paths import resource
     from configurator.ui.jobs import CompareDialog
     from configurator.ui.shell import BuildDocument, MainWindow, Settings

@@ -145,7 +145,7 @@ def test_too_many_services_are_refused(fmt: str) -> None:
 
 
 def test_too_many_jobs_are_refused(tmp_path: Path) -> None:
-    from configurator.engine.buildfile import parse_build
+    from configurator.engine.model.buildfile import parse_build
 
     data = yaml.safe_load(DEFAULT_BUILD.read_text(encoding="utf-8"))
     data["jobs"] = [{**data["jobs"][1], "name": f"j{i}"} for i in range(MAX_BUILD_JOBS + 1)]
@@ -154,7 +154,7 @@ def test_too_many_jobs_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_build_file_over_its_byte_limit_is_refused_unread(tmp_path: Path) -> None:
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
 
     path = tmp_path / "big.yaml"
     path.write_text(DEFAULT_BUILD.read_text(encoding="utf-8") + "#" * 1_100_000 + "\n", encoding="utf-8")

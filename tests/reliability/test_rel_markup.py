@@ -77,7 +77,7 @@ def test_dev_zero_as_every_name_never_aborts(home: Path) -> None:
 def hostile_window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.shell import BuildDocument, MainWindow, Settings
 
     build = load_build(DEFAULT_BUILD)
@@ -251,7 +251,7 @@ def test_preferences_show_a_hostile_seller_and_price_list_as_typed(qtbot, tmp_pa
 
 
 def test_the_mig_editor_shows_a_hostile_job_on_an_instance_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.mig import MigEditor
     from configurator.ui.shell.document import BuildDocument
 

@@ -12,7 +12,7 @@ from tests.reliability.hostile import ROOT
 CLOCKS = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time", "thread_time"}
 # (file, clock call) that may stay, with the reason
 ALLOWED = {
-    ("tests/test_bundle.py", "perf_counter"): "prints the bundle's build and start-up times; asserts neither",
+    ("tests/packaging/test_bundle.py", "perf_counter"): "prints the bundle's build and start-up times; asserts neither",
 }
 
 

@@ -100,7 +100,7 @@ def test_price_list_prices_are_finite_or_refused(value: Decimal) -> None:
                                   "{volts: .nan, amps: 16}"])  # fmt: skip
 def test_site_circuits_are_plausible(site: str) -> None:
     """volts/amps of 1e-300 printed a 304-digit current."""
-    from configurator.engine.buildfile import parse_build
+    from configurator.engine.model.buildfile import parse_build
 
     text = DEFAULT_BUILD.read_text(encoding="utf-8") + f"site: {site}\n"
     with pytest.raises(FileError, match="site"):
@@ -109,7 +109,7 @@ def test_site_circuits_are_plausible(site: str) -> None:
 
 def test_a_damaged_busbw_column_is_refused_with_its_line() -> None:
     """`41.2.3` in the busbw column was read as 41.2."""
-    from configurator.engine.nccl import large_message_busbw
+    from configurator.engine.time.nccl import large_message_busbw
 
     row = "   134217728      33554432     float     sum      -1   1000.0  134.22  {}      0"
     text = "# header\n" + row.format("41.2.3") + "\n"
@@ -129,7 +129,7 @@ def test_the_cli_names_the_nccl_file(home: Path) -> None:
 def test_tensor_parallel_with_another_parallelism_is_a_warning() -> None:
     """tensor_parallel was ignored without a word unless parallelism was tp."""
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
 
     build = load_build(DEFAULT_BUILD)
     job = build.jobs[0].model_copy(update={"tensor_parallel": 2})  # an FSDP job
@@ -140,7 +140,7 @@ def test_tensor_parallel_with_another_parallelism_is_a_warning() -> None:
 
 def test_leaving_tensor_parallel_resets_the_degree() -> None:
     from configurator.engine import editing
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
 
     build = load_build(DEFAULT_BUILD)
     tp = editing.set_parallelism(build, 0, "tp")
@@ -154,8 +154,8 @@ def test_no_pydantic_wording_reaches_a_user() -> None:
 
     from configurator.catalog.errors import plain_message
     from configurator.catalog.models import ModelSpec
-    from configurator.engine.build import ParamsOnlyModel
-    from configurator.engine.resolver import ModelResolver
+    from configurator.engine.model.build import ParamsOnlyModel
+    from configurator.engine.model.resolver import ModelResolver
 
     with pytest.raises(ValidationError) as info:
         ModelSpec(id="x", name="x", source="test", architecture="params-only", parameters=10, adapter_fraction=1.0)

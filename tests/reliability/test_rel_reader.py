@@ -16,7 +16,7 @@ from tests.reliability.hostile import DEFAULT_BUILD, run_fresh
 
 @pytest.mark.timeout(20)  # a hang guard: the old plain open() of the lock waited for a writer for ever
 def test_a_fifo_as_an_autosave_lock_never_blocks(tmp_path: Path) -> None:
-    from configurator.engine.autosave import AutosaveSlot, orphans
+    from configurator.engine.model.autosave import AutosaveSlot, orphans
 
     (tmp_path / "autosave-1-abc.yaml").write_bytes(DEFAULT_BUILD.read_bytes())
     os.mkfifo(tmp_path / "autosave-1-abc.lock")
@@ -27,7 +27,7 @@ def test_a_fifo_as_an_autosave_lock_never_blocks(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(20)
 def test_an_autosave_lock_that_is_a_fifo_is_never_claimed(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import configurator.engine.autosave as autosave
+    import configurator.engine.model.autosave as autosave
 
     monkeypatch.setattr(autosave.secrets, "token_hex", lambda n: "fixed")
     os.mkfifo(tmp_path / f"autosave-{os.getpid()}-fixed.lock")
@@ -63,7 +63,7 @@ def test_an_unusable_settings_file_is_named_and_not_read(tmp_path: Path, monkeyp
     assert s.problem is not None and str(path) in s.problem
     assert s.get("units") == "GB"
     if kind == "fifo":  # the window says so (once is enough for the three kinds)
-        from configurator.engine.buildfile import load_build
+        from configurator.engine.model.buildfile import load_build
         from configurator.ui.shell import BuildDocument, MainWindow
         from tests.reliability.hostile import DEFAULT_BUILD as BUILD
 

@@ -21,7 +21,7 @@ YAMLISH = st.text(alphabet=st.sampled_from(list("abcdefghijklmnopqrstuvwxyz:{}[]
 
 @given(st.one_of(st.text(max_size=300), YAMLISH.map(lambda t: "GBC1:" + t)))
 def test_any_code_is_a_build_or_a_file_error(code: str) -> None:
-    from configurator.engine.buildcode import decode_build
+    from configurator.engine.model.buildcode import decode_build
 
     try:
         decode_build(code)
@@ -31,7 +31,7 @@ def test_any_code_is_a_build_or_a_file_error(code: str) -> None:
 
 @given(YAMLISH)
 def test_any_yaml_in_a_well_formed_code_is_a_build_or_a_file_error(text: str) -> None:
-    from configurator.engine.buildcode import PREFIX, decode_build
+    from configurator.engine.model.buildcode import PREFIX, decode_build
 
     code = PREFIX + base64.urlsafe_b64encode(zlib.compress(text.encode("utf-8"))).decode().rstrip("=")
     try:

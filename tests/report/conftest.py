@@ -33,7 +33,7 @@ def customer_sheet(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     from configurator.catalog.loader import default_catalog
     from configurator.catalog.prices import parse_price_list
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.report.pdf import export_pdf
     from configurator.report.sheet import SheetOptions
 

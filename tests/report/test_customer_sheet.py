@@ -56,7 +56,7 @@ def test_set_up_in_words_not_ids(customer_sheet: list[str]) -> None:
 
 def test_verdict_words() -> None:
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.present.verdict import build_verdict, job_verdict, plural
     from tests.report.conftest import ROOT
 
@@ -79,7 +79,7 @@ def test_headings_stay_with_what_follows(qapp) -> None:  # type: ignore[no-untyp
     from configurator.catalog.loader import default_catalog
     from configurator.catalog.prices import parse_price_list
     from configurator.engine import evaluate
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.report.pdf import BuildSheet, page_layout
     from configurator.report.sheet import SheetOptions
     from tests.report.conftest import PRICES, ROOT

@@ -7,7 +7,7 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
-from configurator.engine.wall import PSU_EFFICIENCY, SITE_PRESETS
+from configurator.engine.model.wall import PSU_EFFICIENCY, SITE_PRESETS
 from configurator.report.sheet import _wall_html
 
 CAT = default_catalog()

@@ -10,7 +10,7 @@ import pytest
 
 from configurator.catalog.hf_config import model_from_hf_config
 from configurator.catalog.loader import default_catalog
-from configurator.engine.build import Build, CardPlacement, Job, LoraSettings, ParamsOnlyModel, StackBehaviour
+from configurator.engine.model.build import Build, CardPlacement, Job, LoraSettings, ParamsOnlyModel, StackBehaviour
 from configurator.trace.request import (
     TraceRefused,
     config_from_spec,
@@ -161,7 +161,7 @@ def test_the_product_side_imports_neither_torch_nor_qt() -> None:
     code = (
         "import sys\n"
         "from configurator.catalog.loader import default_catalog\n"
-        "from configurator.engine.buildfile import load_build\n"
+        "from configurator.engine.model.buildfile import load_build\n"
         "from configurator.cli import default_build_path\n"
         "from configurator.trace import cache, runner, words\n"
         "from configurator.trace.request import prepare_trace\n"

@@ -9,7 +9,7 @@ import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import evaluate
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.report.sheet import SheetOptions, build_html
 from configurator.trace import runner
 from configurator.trace.cache import TraceCache

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine.build import Build, CardPlacement, Job, LoraSettings, StackBehaviour
+from configurator.engine.model.build import Build, CardPlacement, Job, LoraSettings, StackBehaviour
 from configurator.trace.request import prepare_trace
 
 ROOT = Path(__file__).resolve().parents[2]

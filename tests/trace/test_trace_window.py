@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from configurator.ui.jobs import JobsPanel
 from configurator.ui.shell.document import BuildDocument
 from tests.gui_helpers import make_window

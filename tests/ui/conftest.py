@@ -20,7 +20,7 @@ def first_start(qtbot, tmp_path: Path) -> Callable:  # type: ignore[no-untyped-d
     """``first_start((w, h), theme)``: the main window as a first start makes it on a ``w`` x ``h`` screen (no saved
     geometry: ``default_geometry`` of that screen), in ``theme``, shown and laid out."""
     from configurator.cli import default_build_path
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.shell import layout
     from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow

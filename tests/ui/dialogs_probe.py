@@ -19,7 +19,7 @@ def main(out: Path) -> None:
     app = QApplication(sys.argv[:1])
     QStandardPaths.setTestModeEnabled(True)
     from configurator.cli import default_build_path
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
     from configurator.ui.shell.preferences import PreferencesDialog

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication
 
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.buildfile import load_build
 from tests.gui_helpers import make_window
 
 BUILDS = Path(__file__).resolve().parents[2] / "resources" / "builds"

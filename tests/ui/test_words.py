@@ -48,7 +48,7 @@ def test_psu_room_counts_only_free_slots() -> None:
 
 def test_summary_on_a_full_hgx_offers_no_more_cards(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.build import Build
+    from configurator.engine.model.build import Build
     from configurator.present.words import free_slots
     from tests.gui_helpers import make_window
 
@@ -102,7 +102,7 @@ def test_chassis_heading_in_plain_words(qtbot, tmp_path: Path) -> None:  # type:
 def test_checks_list_shows_no_upper_case_codes(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     import re
 
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from tests.gui_helpers import make_window
 
     window = make_window(qtbot, tmp_path)

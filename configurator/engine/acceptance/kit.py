@@ -22,9 +22,9 @@ from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.acceptance.parse.smi import QUERY_FIELDS
 from configurator.engine.acceptance.predict import AcceptancePrediction
-from configurator.engine.build import Build
-from configurator.engine.buildfile import build_to_yaml
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.build import Build
+from configurator.engine.model.buildfile import build_to_yaml
+from configurator.engine.model.resolver import ModelResolver
 
 DENSE = {"llama", "mistral", "qwen2", "qwen3"}
 DEFAULT_STEP_LIMIT_S = 600

@@ -20,12 +20,12 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine.acceptance import tolerances as tol
-from configurator.engine.build import Build
-from configurator.engine.buildfile import build_to_yaml
-from configurator.engine.parallelism import strategy
-from configurator.engine.result import BuildResult, JobResult
-from configurator.engine.topology import LEGEND, build_topology
-from configurator.engine.wall import PSU_EFFICIENCY
+from configurator.engine.model.build import Build
+from configurator.engine.model.buildfile import build_to_yaml
+from configurator.engine.model.parallelism import strategy
+from configurator.engine.model.result import BuildResult, JobResult
+from configurator.engine.model.wall import PSU_EFFICIENCY
+from configurator.engine.topology.links import LEGEND, build_topology
 
 ORDER_ASSUMPTION = (
     "GPU i is the i-th occupied slot: nvidia-smi numbers GPUs in PCI bus order, and the slots are "
@@ -218,7 +218,7 @@ def _nccl(
         slowest = min(links, key=lambda lk: lk.rate("measured", calibration)[0])
         rate, basis = slowest.rate("measured", calibration)
         src = (
-            f"{slowest.label} link, typical all_reduce busbw over it (engine/topology.py "
+            f"{slowest.label} link, typical all_reduce busbw over it (engine/topology/links.py "
             f"{'catalog measured_busbw_gb_s' if slowest.family != 'pcie' else 'MEASURED_PCIE_GEN5_GB_S'}"
             f"{', the build calibration' if basis == 'calibrated' else ''}); {tol.NCCL_SOURCE}"
         )
@@ -302,7 +302,7 @@ def predict(
             slots=result.topology.slots,
             matrix=result.topology.matrix,
             legend=LEGEND,
-            source=f"engine/topology.py from {build.chassis}'s PCIe root layout and the build's bridges",
+            source=f"engine/topology/links.py from {build.chassis}'s PCIe root layout and the build's bridges",
         )
     if chassis is not None and len(cards) > 1:
         nccl = _nccl(build, result, cards, chassis, gpus)
@@ -329,8 +329,8 @@ def predict(
             psu_capacity_w=p.psu_capacity_w,
             transient_w=p.transient_demand_w,
             source=(
-                f"engine/physical.py power budget (cards at their limits + the chassis platform "
-                f"figure) / {PSU_EFFICIENCY:.0%} PSU efficiency (engine/wall.py); a measured draw "
+                f"engine/topology/physical.py power budget (cards at their limits + the chassis platform "
+                f"figure) / {PSU_EFFICIENCY:.0%} PSU efficiency (engine/model/wall.py); a measured draw "
                 f"more than {tol.WALL_OVER_TOLERANCE:.0%} above fails"
             ),
         )

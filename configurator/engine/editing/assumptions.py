@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from configurator.engine.build import Assumptions, Build
+from configurator.engine.model.build import Assumptions, Build
 
 
 def set_assumption(build: Build, **changes: Any) -> Build:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from configurator.engine.build import Bridge, Build, InstanceRef, Job
+from configurator.engine.model.build import Bridge, Build, InstanceRef, Job
 
 
 class EditRefused(ValueError):

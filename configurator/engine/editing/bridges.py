@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Bridge, Build
 from configurator.engine.editing.base import EditRefused, _drop_bridges_with
-from configurator.engine.physical import bridge_problem
+from configurator.engine.model.build import Bridge, Build
+from configurator.engine.topology.physical import bridge_problem
 
 
 def check_bridge(build: Build, catalog: Catalog, slots: list[int]) -> str | None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build, CardPlacement
 from configurator.engine.editing.base import EditRefused, _drop_bridges_with, _job_cards
 from configurator.engine.editing.bridges import check_bridge
-from configurator.engine.physical import card_span, fit_problems, slot_width
+from configurator.engine.model.build import Build, CardPlacement
+from configurator.engine.topology.physical import card_span, fit_problems, slot_width
 
 
 def _spans(build: Build, catalog: Catalog, skip: int | None = None) -> dict[int, range]:

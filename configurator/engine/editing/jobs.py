@@ -11,10 +11,10 @@ from typing import Any
 
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
-from configurator.engine.build import Build, InstanceRef, Job, with_stack_defaults
 from configurator.engine.editing.base import EditRefused
-from configurator.engine.parallelism import PARALLELISM
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.build import Build, InstanceRef, Job, with_stack_defaults
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.resolver import ModelResolver
 
 DEFAULT_MODEL = "llama-3.1-8b"  # what Add puts in a new job: an 8B LoRA
 METHOD_WORDS = {"full": "full FT", "lora": "LoRA", "qlora": "QLoRA"}

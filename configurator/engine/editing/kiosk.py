@@ -11,15 +11,15 @@ import contextlib
 
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build, CardPlacement, InstanceRef, MigInstanceRequest
 from configurator.engine.editing.base import EditRefused
 from configurator.engine.editing.bridges import add_bridge, check_bridge
 from configurator.engine.editing.cards import check_place, place_card
 from configurator.engine.editing.jobs import assign_job, set_job_cards, update_job, update_job_titled
-from configurator.engine.mig import MigRequest, place_layout
+from configurator.engine.mig.layout import MigRequest, place_layout
+from configurator.engine.model.build import Build, CardPlacement, InstanceRef, MigInstanceRequest
+from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.planner import Plan
 from configurator.engine.planner import editing as plan_editing
-from configurator.engine.resolver import ModelResolver
 
 
 def short_name(name: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from configurator.catalog.cards import MigSpec
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build, InstanceRef, MigInstanceRequest
 from configurator.engine.editing.base import EditRefused
-from configurator.engine.mig import MigRequest, place_layout
+from configurator.engine.mig.layout import MigRequest, place_layout
+from configurator.engine.model.build import Build, InstanceRef, MigInstanceRequest
 
 
 def set_mig_layout(build: Build, catalog: Catalog, slot: int, profiles: list[tuple[str, int | None]] | None) -> Build:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.engine.build import Build
+from configurator.engine.model.build import Build
 from configurator.engine.planner.matrix import _assumptions, _job
 from configurator.engine.planner.measurements import measured_nodes
 from configurator.engine.planner.nodes import resolve_nodes

@@ -14,16 +14,16 @@ from typing import Any
 
 from configurator.catalog.errors import FileError, UnknownIdError
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build, Job
-from configurator.engine.compute import compute
 from configurator.engine.evaluate import evaluate, resolve_model
-from configurator.engine.memory import job_parameters
-from configurator.engine.mig import is_base_profile, total_compute_slices
-from configurator.engine.parallelism import PARALLELISM
+from configurator.engine.memory.estimate import job_parameters
+from configurator.engine.memory.precision import trained_bytes
+from configurator.engine.mig.layout import is_base_profile, total_compute_slices
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.result import FitStatus, JobResult
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import JobClass, Plan
-from configurator.engine.precision import trained_bytes
-from configurator.engine.result import FitStatus, JobResult
+from configurator.engine.time.compute import compute
 
 
 @dataclass(frozen=True)

@@ -40,12 +40,12 @@ from configurator.engine.acceptance.parse import (
     parse_lspci,
 )
 from configurator.engine.acceptance.parse.lspci import GT_S_TO_GEN
-from configurator.engine.build import LinkCalibration
+from configurator.engine.model.build import LinkCalibration
 from configurator.engine.planner.matrix import Cell, Device
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import ClassMeasurement, NodeMeasurements, Plan
 from configurator.engine.planner.result import PlanProblem
-from configurator.engine.topology import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
+from configurator.engine.topology.links import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
 
 MAX_BYTES = 4_000_000  # a measurement file larger than this is not a transcript
 
@@ -175,7 +175,7 @@ def _lspci(node: ResolvedNode, text: str, plan: Plan, applied: Applied) -> None:
         )
         return
     gen = worst.generation or 5
-    # the typical busbw of a Gen5 x16 path through one root complex (engine/topology.py), by generation and width
+    # the typical busbw of a Gen5 x16 path through one root complex (engine/topology/links.py), by generation and width
     rate = MEASURED_PCIE_GEN5_GB_S["NODE"] * PCIE_X16_GB_S.get(gen, 64.0) / 64.0 * worst.width / 16
     applied.calibration[node.name] = LinkCalibration(
         link="pcie", busbw_gb_s=rate, source=f"lspci -vv: {worst.address} negotiated {worst.label}"

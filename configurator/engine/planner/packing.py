@@ -1,6 +1,6 @@
 """MIG-aware packing: the fewest cards whose valid MIG layouts hold a demand of instances per profile.
 
-Validity is the catalog's placement grid, checked by :func:`configurator.engine.mig.place_layout` (starts,
+Validity is the catalog's placement grid, checked by :func:`configurator.engine.mig.layout.place_layout` (starts,
 overlaps, per-profile and per-card limits), never a sum of slices. First-fit-decreasing (largest instance
 first, each into the first card whose layout stays placeable: Johnson 1973, bin packing, "FFD") gives a
 packing; when it uses more cards than a lower bound, a memoised exact search over the card's placeable
@@ -19,7 +19,13 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict
 
 from configurator.catalog.cards import MigSpec
-from configurator.engine.mig import MigRequest, enumerate_layouts, is_base_profile, place_layout, total_compute_slices
+from configurator.engine.mig.layout import (
+    MigRequest,
+    enumerate_layouts,
+    is_base_profile,
+    place_layout,
+    total_compute_slices,
+)
 
 EXACT_LIMIT = 40  # instances up to which the exact search runs when FFD misses the lower bound
 

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from configurator.catalog.currencies import check_currency
 from configurator.catalog.limits import MAX_CANDIDATES, MAX_PLAN_CELLS, MAX_PLAN_CLASSES, MAX_PLAN_NODES
 from configurator.catalog.sourced import Strict
-from configurator.engine.build import Assumptions, LoraSettings, Method, Optimizer, ParamsOnlyModel, Precision
+from configurator.engine.model.build import Assumptions, LoraSettings, Method, Optimizer, ParamsOnlyModel, Precision
 
 PLAN_SCHEMA_VERSION = 1
 MAX_MONTHS = 120

@@ -16,7 +16,7 @@ from configurator.catalog.limits import MAX_PLAN_CELLS
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import PriceList, load_price_list
 from configurator.engine.evaluate import resolve_model
-from configurator.engine.memory import job_parameters
+from configurator.engine.memory.estimate import job_parameters
 from configurator.engine.planner.energy import idle_draws, node_power
 from configurator.engine.planner.fleet import ClassModel, DevModel, Model, NodeModel, class_demand
 from configurator.engine.planner.matrix import Cell, Device, class_cells, node_devices

@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from configurator.engine.model.result import FitStatus
 from configurator.engine.planner.packing import Packing
-from configurator.engine.result import FitStatus
 
 DeviceKind = Literal["card", "mig", "group"]
 
@@ -48,14 +48,14 @@ class ClassInfo(Out):
     mig_gain: float | None = None
     mig_gain_device: str | None = None
     mig_gain_basis: str | None = None  # "engine", or the measurement that set it
+    routed_to: list[str] = []  # devices of the recommended fleet that run it
+    cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
     def mig_gain_status(self) -> Literal["fits", "tight"] | None:
         """Whether MIG pays for the class: more jobs per card-day than whole cards ("fits"), or not ("tight");
         None where no MIG instance holds it."""
         return None if self.mig_gain is None else ("fits" if self.mig_gain > 1 else "tight")
-    routed_to: list[str] = []  # devices of the recommended fleet that run it
-    cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
 
 class DeviceInfo(Out):

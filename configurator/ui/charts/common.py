@@ -37,7 +37,7 @@ LINK_STYLE: dict[str, tuple[str, str]] = {
     "pcie-sys": ("PCIe across CPUs (SYS)", "#C62828"),
 }
 OTHER_LINK = ("Other link", "#8D6E63")
-COMPUTE_MATMUL = ("Compute-bound ops", "#0072B2")  # GEMMs, attention (engine/steptime)
+COMPUTE_MATMUL = ("Compute-bound ops", "#0072B2")  # GEMMs, attention (engine/time/steptime)
 COMPUTE_MEMORY = ("Memory-bound ops", "#7FA7C9")  # elementwise, LoRA, dequant, optimizer
 
 RATE_BASIS = {

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, Job
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.sweep import Frontier, FrontierCurve, fit_frontier
 from configurator.ui.charts.common import (
     COMPARE_STYLES,

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
-from configurator.engine.result import BuildResult, CardMemory
+from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.compute import attainable_tflops, bf16_rate, ridge_intensity
-from configurator.engine.result import JobResult
+from configurator.engine.model.result import JobResult
+from configurator.engine.time.compute import attainable_tflops, bf16_rate, ridge_intensity
 from configurator.ui.charts.common import (
     ROOF_COLOURS,
     _Chart,

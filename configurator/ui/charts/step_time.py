@@ -1,4 +1,4 @@
-"""Step time chart: per job, one optimizer step split by op class (compute- or memory-bound, engine/steptime)
+"""Step time chart: per job, one optimizer step split by op class (compute- or memory-bound, engine/time/steptime)
 and each collective on top."""
 
 from __future__ import annotations

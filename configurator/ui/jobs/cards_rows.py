@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel, QVBoxLayout
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
-from configurator.engine.build import Job
+from configurator.engine.model.build import Job
 from configurator.ui.jobs.fields import CardCheck, blocked
 from configurator.ui.jobs.form_kit import FormKit
 

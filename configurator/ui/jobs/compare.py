@@ -28,8 +28,6 @@ from PySide6.QtWidgets import (
 from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
-from configurator.engine.bom import bill_of_materials
-from configurator.engine.buildfile import load_build
 from configurator.engine.compare import (
     Difference,
     RecipeChoice,
@@ -39,7 +37,9 @@ from configurator.engine.compare import (
     with_recipe,
 )
 from configurator.engine.editing import EditRefused, swap_cards
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.bom import bill_of_materials
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.model.resolver import ModelResolver
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar
 from configurator.ui.shell import BuildDocument, fit_to_screen, safe_message

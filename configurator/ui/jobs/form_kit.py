@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QAbstractSpinBox, QComboBox, QDoubleSpinBox, QForm
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
-from configurator.engine.build import Job
+from configurator.engine.model.build import Job
 from configurator.ui.jobs.fields import DEFAULT, FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
 from configurator.ui.shell import BuildDocument
 

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from configurator.catalog.richtext import escape_rich
-from configurator.engine.build import Job
-from configurator.engine.result import JobResult
+from configurator.engine.model.build import Job
+from configurator.engine.model.result import JobResult
 from configurator.ui.jobs.fields import STATUS_TEXT
 from configurator.ui.shell import FIT_COLOUR
 

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 
 from configurator.catalog.models import ModelSpec
-from configurator.engine.build import Job, LoraSettings
+from configurator.engine.model.build import Job, LoraSettings
 from configurator.ui.jobs.fields import CUSTOM, LABELS, choices, float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 

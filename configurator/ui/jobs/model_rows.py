@@ -22,7 +22,7 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
-from configurator.engine.build import Job, ParamsOnlyModel
+from configurator.engine.model.build import Job, ParamsOnlyModel
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
 from configurator.ui.shell import safe_message

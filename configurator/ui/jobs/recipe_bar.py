@@ -1,7 +1,7 @@
 """The compare dialog's recipe bar: one job under two recipes, a precision and a LoRA base format per side.
 
 Only what each side's cards run can be picked: the others are disabled, the rule and its source in their
-tooltip (engine/compare.py and engine/lowprecision.py decide; this bar only shows).
+tooltip (engine/compare.py and engine/lowprecision/checks.py decide; this bar only shows).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.compare import RecipeChoice, base_weight_choices, job_cards
-from configurator.engine.lowprecision import precision_choices
+from configurator.engine.lowprecision.checks import precision_choices
 from configurator.ui.jobs.fields import LABELS, blocked
 
 

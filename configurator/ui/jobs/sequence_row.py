@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QSpinBox, QWidget
 
-from configurator.engine.build import Job
+from configurator.engine.model.build import Job
 from configurator.ui.jobs.fields import (
     DEBOUNCE_MS,
     SEQ_MAX_EXP,

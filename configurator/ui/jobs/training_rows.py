@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QSpinBox, QWidget
 
 from configurator.engine import Build, editing
-from configurator.engine.build import Job
-from configurator.engine.lowprecision import precision_choices
-from configurator.engine.result import JobResult
-from configurator.engine.stack import stack_of
+from configurator.engine.lowprecision.checks import precision_choices
+from configurator.engine.model.build import Job
+from configurator.engine.model.result import JobResult
+from configurator.engine.model.stack import stack_of
 from configurator.ui.jobs.fields import DEFAULT, LABELS, float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
@@ -31,7 +31,7 @@ class StackRows:
         kit.choice_edits.update(parallelism=editing.set_parallelism)  # the engine's rule for the TP degree
         self.framework_box = box("framework", Job, "Framework", "frameworkBox",
                                  "The training software: it decides the loss path, QLoRA preparation "
-                                 "and optimizer temporaries (engine/stack.py cites each)")  # fmt: skip
+                                 "and optimizer temporaries (engine/model/stack.py cites each)")  # fmt: skip
         self.fsdp_version_box = box("fsdp_version", Job, "FSDP version", "fsdpVersionBox",
                                     "FSDP1 flat parameters or FSDP2 per-parameter sharding")  # fmt: skip
         self.offload_box = box("offload", Job, "Offload", "offloadBox",

@@ -48,7 +48,7 @@ QSlider::handle:horizontal {{ width: 56px; height: 56px; margin: -21px 0; border
 """
 
 
-# the build's assumptions.link_rates is "nominal" (engine/build.py: datasheet rates per direction; the main
+# the build's assumptions.link_rates is "nominal" (engine/model/build.py: datasheet rates per direction; the main
 # window's default, "measured", is typical nccl-tests bus bandwidth)
 RATES_NOTE = "Link times at datasheet rates (per direction); measured transfers are slower."
 

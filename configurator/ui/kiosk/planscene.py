@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Build
 from configurator.engine.editing.kiosk import short_name
+from configurator.engine.model.build import Build
 from configurator.engine.planner import Plan, PlanResult, plan_service
 from configurator.engine.planner.buildout import node_build
 from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell

@@ -13,7 +13,7 @@ planner's first ranked server (kiosk/planspec.py, planscene.py, planmode.py).
   scenarios cycle every 12 s with a cross-fade, until the next touch, click or key.
 - "Take this build home" (kiosk/takehome.py, on a worker thread) names the build after its jobs, writes the
   build sheet PDF and the build YAML into ``demo/folder`` (default Documents/configurator-demo) as
-  ``<CODE>.pdf`` and ``<CODE>.yaml``, and shows the build's QR code (engine.buildcode: the whole build, opened
+  ``<CODE>.pdf`` and ``<CODE>.yaml``, and shows the build's QR code (engine.model.buildcode: the whole build, opened
   anywhere with ``configurator open-code``); the 6-character shop reference finds the saved files at the
   stand (:func:`open_demo_code`).
 - Type and sizes scale with the screen (kiosk/scaling.py): designed at 1920x1080, laid out from 1280x800.
@@ -33,15 +33,15 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.yamlio import parse_yaml, read_text
 from configurator.engine import Build, BuildResult, evaluate
-from configurator.engine.codes import LinkKind
 from configurator.engine.editing.kiosk import (
     fitting_status,
     short_name,
     variant_build,
 )
+from configurator.engine.model.codes import LinkKind
+from configurator.engine.model.resolver import ModelResolver
+from configurator.engine.model.result import CardMemory, JobResult
 from configurator.engine.planner import Plan, load_plan
-from configurator.engine.resolver import ModelResolver
-from configurator.engine.result import CardMemory, JobResult
 from configurator.present.colours import STATUS_INK as STATUS_INK  # the views' and the sheet's one table
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec, check_against_plan, check_plan_reads, check_words

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.buildfile import build_to_yaml, save_build
 from configurator.engine.editing.kiosk import short_name
+from configurator.engine.model.buildfile import build_to_yaml, save_build
 from configurator.ui.kiosk.scenarios import ACCENT, CODE_ALPHABET, CODE_LENGTH, MUTED
 from configurator.ui.kiosk.widgets import Overlay, _font
 from configurator.ui.shell import Settings
@@ -74,7 +74,7 @@ def open_demo_code(code: str, folder: str | Path | None = None) -> Path:
 
 
 class CodePanel(Overlay):
-    """The build's QR code (engine.buildcode: it holds the whole build and opens anywhere with File > Open from
+    """The build's QR code (engine.model.buildcode: it holds the whole build and opens anywhere with File > Open from
     code or ``configurator open-code``), and the shop reference the staff can also look up."""
 
     def __init__(self, parent: QWidget) -> None:
@@ -152,7 +152,7 @@ class CodePanel(Overlay):
 
 def qr_pixmap(code: str, side: int) -> QPixmap:
     """``code``'s QR drawn with the build sheet's painter (report.pdf.draw_qr), whole pixels per module."""
-    from configurator.engine.buildcode import qr_modules
+    from configurator.engine.model.buildcode import qr_modules
     from configurator.report.pdf import draw_qr
 
     n = len(qr_modules(code))
@@ -189,7 +189,7 @@ def write_take_home(build: Build, result: BuildResult, catalog: Catalog, setting
                     folder: Path, today: dt.date) -> TakeHome:  # fmt: skip
     """Write <CODE>.pdf and <CODE>.yaml into ``folder`` (no widget touched: runs on a worker thread).
     ``settings``: seller_name, seller_logo, page read on the GUI thread. FileError/OSError on failure."""
-    from configurator.engine.buildcode import CodeTooLarge, encode_build
+    from configurator.engine.model.buildcode import CodeTooLarge, encode_build
     from configurator.report.pdf import default_page, export_pdf
     from configurator.report.sheet import SheetOptions
 

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult
-from configurator.engine.buildfile import load_build
 from configurator.engine.editing.kiosk import (
     put_card,
     set_bridged,
@@ -28,6 +27,7 @@ from configurator.engine.editing.kiosk import (
     set_sequence_length,
     short_name,
 )
+from configurator.engine.model.buildfile import load_build
 from configurator.present.words import headroom_label, to_unit
 from configurator.ui.kiosk.attract import AttractMixin
 from configurator.ui.kiosk.layout import STYLE, LayoutMixin

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
-from configurator.engine.result import CardMemory, MigInstanceResult
+from configurator.engine.model.result import CardMemory, MigInstanceResult
 from configurator.present.verdict import WORDS
 from configurator.present.words import mig_profile_gb
 from configurator.ui.shell import FIT_COLOUR, hidpi_canvas

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
-from configurator.engine.build import MigInstanceRequest
-from configurator.engine.result import MigCard
+from configurator.engine.model.build import MigInstanceRequest
+from configurator.engine.model.result import MigCard
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QListWidgetItem
 
 from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, editing
-from configurator.engine.result import MigCard
+from configurator.engine.model.result import MigCard
 from configurator.ui.mig.common import PROFILE_ROLE, _span_text
 from configurator.ui.mig.view import MigView
 from configurator.ui.shell import BuildDocument

@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QListWidgetItem, QWidget
 
 from configurator.catalog.cards import MigProfile, MigSpec
-from configurator.engine.build import MigInstanceRequest
-from configurator.engine.mig import enumerate_layouts
+from configurator.engine.mig.layout import enumerate_layouts
+from configurator.engine.model.build import MigInstanceRequest
 from configurator.present.verdict import plural
 from configurator.present.words import mig_profile_gb
 from configurator.ui.dnd import DragList, mig_profile_mime

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.cards import MigSpec
-from configurator.engine.result import MigCard
+from configurator.engine.model.result import MigCard
 from configurator.ui.chassis import drag_started, item_under
 from configurator.ui.dnd import job_mime, read_job, read_mig_profile
 from configurator.ui.mig.common import (

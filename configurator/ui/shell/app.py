@@ -22,7 +22,7 @@ def _has_display() -> bool:
 
 
 def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.paths import resource
     from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow

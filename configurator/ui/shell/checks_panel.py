@@ -7,7 +7,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from configurator.catalog.richtext import escape_rich
-from configurator.engine.result import BuildResult
+from configurator.engine.model.result import BuildResult
 from configurator.present.words import check_ref
 from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 

@@ -15,9 +15,9 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult, evaluate
-from configurator.engine.buildfile import load_build, save_build
 from configurator.engine.editing import EditRefused
-from configurator.engine.resolver import ModelResolver
+from configurator.engine.model.buildfile import load_build, save_build
+from configurator.engine.model.resolver import ModelResolver
 from configurator.ui.shell.guard import guarded
 
 _MERGE_IDS: dict[str, int] = {}

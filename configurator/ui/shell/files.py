@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from configurator.catalog.errors import FileError
 from configurator.engine import Build
-from configurator.engine.autosave import AutosaveSlot, Orphan, orphans
-from configurator.engine.buildfile import load_build
+from configurator.engine.model.autosave import AutosaveSlot, Orphan, orphans
+from configurator.engine.model.buildfile import load_build
 
 
 def safe_message(text: str) -> str:
@@ -87,7 +87,7 @@ class FilesMixin:
 
     def open_build_code(self, code: str) -> bool:
         """Decode a build code and open it as an untitled build; a bad code gives the decoder's reason."""
-        from configurator.engine.buildcode import decode_build
+        from configurator.engine.model.buildcode import decode_build
 
         try:
             build = decode_build(code.strip(), self.doc.catalog)

@@ -146,7 +146,7 @@ def render_pictures(out: Path) -> list[Path]:
     from PySide6.QtCore import QRect, QSettings, QStandardPaths
     from PySide6.QtWidgets import QApplication
 
-    from configurator.engine.buildfile import load_build
+    from configurator.engine.model.buildfile import load_build
     from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
     from configurator.ui.shell.screenshot import save_image

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 # Fits a 1024x768 screen with a panel and a title bar. Set explicitly, so the window's minimum never changes
 # after it is shown: Qt's own (the layout's minimum, set on every relayout) made QWindow call
 # propagateSizeHints() on each change, which the offscreen platform logs as a warning. The content's own
-# minimum stays under it with either dock tab raised (tests/test_shell_layout.py).
+# minimum stays under it with either dock tab raised (tests/ui/test_shell_layout.py).
 MIN_WINDOW = QSize(960, 600)
 SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
 SMALL_SCREEN_W = 1500  # below this width a first start takes the whole available area: at 90 % of 1280x800

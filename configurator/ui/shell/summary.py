@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
-from configurator.engine.result import BuildResult
+from configurator.engine.model.result import BuildResult
 from configurator.present.words import psu_room_label
 from configurator.ui.shell.flow import FlowLayout
 from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from configurator.catalog.loader import Catalog, default_catalog
-from configurator.engine.build import Build
 from configurator.engine.evaluate import evaluate
-from configurator.engine.result import JobResult
+from configurator.engine.model.build import Build
+from configurator.engine.model.result import JobResult
 
 
 @pytest.fixture(scope="session")

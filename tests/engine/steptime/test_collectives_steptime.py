@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from configurator.engine.communication import collective_rate, latency_s
-from configurator.engine.result import JobResult
+from configurator.engine.model.result import JobResult
+from configurator.engine.time.communication import collective_rate, latency_s
 
 
 def test_latency_follows_nccl_ring_model() -> None:

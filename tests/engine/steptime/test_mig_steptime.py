@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.result import JobResult
-from configurator.engine.steptime.efficiency import efficiency
-from configurator.engine.steptime.validation import load_runs, predict
+from configurator.engine.model.result import JobResult
+from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.engine.time.steptime.validation import load_runs, predict
 
 
 def test_gemm_rate_per_instance_follows_its_sms(catalog: Catalog) -> None:

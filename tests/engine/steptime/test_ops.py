@@ -8,12 +8,12 @@ import math
 import pytest
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Job
-from configurator.engine.memory import job_parameters
-from configurator.engine.precision import trained_bytes
-from configurator.engine.steptime import Device, job_step
-from configurator.engine.steptime.efficiency import efficiency
-from configurator.engine.steptime.ops import OP_CLASSES, Shape, micro_batch
+from configurator.engine.memory.estimate import job_parameters
+from configurator.engine.memory.precision import trained_bytes
+from configurator.engine.model.build import Job
+from configurator.engine.time.steptime import Device, job_step
+from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.engine.time.steptime.ops import OP_CLASSES, Shape, micro_batch
 
 H100 = Device("Hopper", 989.5, 3350, 132)
 
@@ -108,7 +108,7 @@ def test_launch_floor_for_tiny_batches(catalog: Catalog) -> None:
 
 def test_moe_step_flops_count_active_parameters(catalog: Catalog) -> None:
     """Mixtral 8x7B: FLOPs per token from ~12.9 B active parameters (top-2 of 8 experts), not all 46.7 B."""
-    from configurator.engine.compute import flops_per_token
+    from configurator.engine.time.compute import flops_per_token
 
     mix = catalog.model("mixtral-8x7b")
     job = _job(method="full", gradient_checkpointing=False, sequence_length=2048)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.build import Assumptions
-from configurator.engine.result import JobResult
+from configurator.engine.model.build import Assumptions
+from configurator.engine.model.result import JobResult
 from configurator.ui.charts.step_time import StepTimeChart
 
 JOB = {"model": "llama-3.1-8b", "method": "qlora", "sequence_length": 2048}
@@ -42,7 +42,7 @@ def test_utilization_model_is_still_selectable(one_job: Callable[..., JobResult]
 
 
 def test_chart_splits_compute_by_op_class(qtbot, one_job: Callable[..., JobResult]) -> None:  # type: ignore[no-untyped-def]
-    from configurator.engine.result import BuildResult
+    from configurator.engine.model.result import BuildResult
 
     job = one_job("rtx-pro-6000-server", JOB)
     chart = StepTimeChart()

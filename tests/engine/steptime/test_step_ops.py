@@ -34,7 +34,7 @@ def test_matmuls_carry_their_bound_under_the_recipe_roof() -> None:
     """The roofline places a job running an FP8 recipe under the FP8 roof; what bounds each op there is the
     engine's (MatmulIntensity.recipe_bound), at the card's dense FP8 rate and bandwidth."""
     from configurator.catalog.loader import default_catalog
-    from configurator.engine.compute import ridge_intensity
+    from configurator.engine.time.compute import ridge_intensity
 
     card = default_catalog().cards["h100-sxm"]
     _, bf16 = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8")

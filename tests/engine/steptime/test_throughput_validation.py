@@ -8,8 +8,8 @@ import statistics
 import pytest
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.steptime.efficiency import efficiency
-from configurator.engine.steptime.validation import by_source, fit_constants, load_runs, score, table
+from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.engine.time.steptime.validation import by_source, fit_constants, load_runs, score, table
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 Format (NVIDIA/nccl-tests, src/common.cu and doc/PERFORMANCE.md): a ``# nThread 1 nGpus 2 ...`` line, one
 ``#  Rank  0 Group  0 Pid 1234 on host device  0 [0x41] NVIDIA H200 NVL`` line per rank (newer versions print
 the bus id as ``[0000:41:00]``), then rows ``size count type redop root time algbw busbw #wrong`` out of
-place and in place. The busbw reading is :func:`configurator.engine.nccl.large_message_busbw`'s.
+place and in place. The busbw reading is :func:`configurator.engine.time.nccl.large_message_busbw`'s.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from configurator.engine.acceptance.parse.common import ParseError, bus_id, clean_text
-from configurator.engine.nccl import large_message_busbw
+from configurator.engine.time.nccl import large_message_busbw
 
 _RANK = re.compile(r"^#\s*Rank\s+(\d{1,4}).{0,200}?device\s+(\d{1,3})\s+\[([0-9a-fA-Fx:.]{3,16})\]\s*(.{0,100})$")
 _WRONG = re.compile(r"^\s*\d{1,20}\s+\d{1,20}\s+\w+\s+\w+\s+-?\d{1,20}(?:\s+\S+){3}\s+(\d{1,12}|N/A)")

@@ -1,0 +1,2 @@
+"""The band from published peak-memory runs (the runs are data in specs/runs/).
+"""

@@ -1,0 +1,282 @@
+"""The checks on one job's settings against its cards: which card references it can use, its parallel shape,
+the settings its model or cards cannot honour, memory notes and PCIe warnings. Each returns (or appends) checks
+in the order ``evaluate_job`` shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.models import ModelSpec
+from configurator.engine.memory import rl
+from configurator.engine.memory.breakdown import MemoryBreakdown
+from configurator.engine.memory.estimate import effective_offload
+from configurator.engine.mig.layout import LayoutCheck
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.result import CardMemory, Check
+
+Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the job's cards make of it: the cards it may run on, how many, MIG or not, its TP degree."""
+
+    keys: list[Key]
+    on_mig: bool
+    tp: int
+
+    @property
+    def n(self) -> int:
+        return len(self.keys)
+
+    @property
+    def multi(self) -> bool:
+        """Several whole cards: the only case with links between them."""
+        return self.n > 1 and not self.on_mig
+
+    @property
+    def slots(self) -> list[int]:
+        return [s for s, _ in self.keys]
+
+
+def key_problem(job: Job, earlier: list[Key], key: Key, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
+                ) -> Check | None:  # fmt: skip
+    """Why one of the job's card references (after ``earlier`` ones) cannot be used (repeated, empty slot, unknown
+    MIG instance), or None."""
+    name = job.name
+    slot, instance = key
+    if key in earlier:
+        where = f"slot {slot}" + (f" instance {instance}" if instance is not None else "")
+        return Check(severity="error", code="JOB_CARD_REPEATED", slot=slot, job=name, message=(
+            f"Job '{name}' names {where} more than once: list each card once."))  # fmt: skip
+    if slot not in cards:
+        return Check(
+            severity="error",
+            code="JOB_SLOT_EMPTY",
+            slot=slot,
+            job=name,
+            message=(
+                f"Job '{name}' names slot {slot}, which holds no card: place a card there or give the "
+                "job an occupied slot."
+            ),
+        )
+    layout = layouts.get(slot)
+    if instance is not None:
+        if layout is None:
+            return Check(
+                severity="error",
+                code="MIG_INSTANCE_UNKNOWN",
+                slot=slot,
+                job=name,
+                message=(
+                    f"Job '{name}' names MIG instance {instance} of slot {slot}, which has no MIG layout: "
+                    "add a layout to that card, or name the slot alone for the whole card."
+                ),
+            )
+        if instance not in {i.index for i in layout.instances}:
+            return Check(severity="error", code="MIG_INSTANCE_UNKNOWN", slot=slot, job=name, message=(
+                f"Job '{name}' names MIG instance {instance} of slot {slot}; that layout has instances "
+                f"{[i.index for i in layout.instances]}."))  # fmt: skip
+    elif layout is not None:
+        return Check(severity="error", code="MIG_CARD_WHOLE_JOB", slot=slot, job=name, message=(
+            f"Slot {slot} is split into MIG instances; job '{name}' must name one "
+            f"({{slot: {slot}, instance: N}}) or the layout must go."))  # fmt: skip
+    return None
+
+
+def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
+               ) -> tuple[list[Key], list[Check]]:  # fmt: skip
+    """The job's card references that name a card (or MIG instance) it can run on; a check for each other."""
+    valid: list[Key] = []
+    checks: list[Check] = []
+    keys = job.card_keys
+    for k, key in enumerate(keys):
+        problem = key_problem(job, keys[:k], key, cards, layouts)
+        if problem is None:
+            valid.append(key)
+        else:
+            checks.append(problem)
+    return valid, checks
+
+
+def job_shape(job: Job, keys: list[Key]) -> tuple[Shape, list[Check]]:
+    """The job's parallel shape on its cards, with a check where the settings disagree with the cards."""
+    name = job.name
+    checks: list[Check] = []
+    n = len(keys)
+    on_mig = any(i is not None for _, i in keys)
+    if on_mig and n > 1:
+        checks.append(Check(severity="error", code="MIG_MULTI_CARD_JOB", job=name, message=(
+            f"Job '{name}' spans {n} MIG instances: NCCL is not supported with MIG (NVIDIA MIG user guide), "
+            "so an instance runs a single-GPU job. Give the job whole cards, or one instance.")))  # fmt: skip
+    parallelism = job.parallelism
+    strategy = PARALLELISM[parallelism]
+    if not strategy.multi_card and n > 1:
+        checks.append(
+            Check(
+                severity="error",
+                code="JOB_PARALLELISM",
+                job=name,
+                message=(f"Job '{name}' is set to a single card but names {n}: choose DDP, FSDP or tensor parallel."),
+            )
+        )
+    if strategy.multi_card and n == 1:
+        checks.append(
+            Check(
+                severity="info",
+                code="JOB_PARALLELISM",
+                job=name,
+                message=(f"Job '{name}' is set to {parallelism} on one card: it runs as a single-card job."),
+            )
+        )
+    if not strategy.splits_layers and job.tensor_parallel > 1:  # was ignored without a word
+        checks.append(
+            Check(
+                severity="warning",
+                code="JOB_TP_DEGREE",
+                job=name,
+                message=(
+                    f"Job '{name}' sets tensor_parallel {job.tensor_parallel} but its parallelism is {parallelism}: "
+                    "the degree is not used. Choose tensor parallel, or remove tensor_parallel."
+                ),
+            )
+        )
+    tp = (job.tensor_parallel if job.tensor_parallel > 1 else n) if strategy.splits_layers else 1
+    if strategy.splits_layers and tp != n:
+        checks.append(
+            Check(
+                severity="error",
+                code="JOB_TP_DEGREE",
+                job=name,
+                message=(
+                    f"Job '{name}' has tensor_parallel {tp} on {n} cards: the degree must equal the number of cards."
+                ),
+            )
+        )
+        tp = n
+    return Shape(keys=keys, on_mig=on_mig, tp=tp), checks
+
+
+def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
+    """Settings the job's model or cards cannot honour: activations with no architecture, an ignored offload."""
+    name = job.name
+    checks: list[Check] = []
+    if model.is_params_only and job.activation_memory_gb is None:
+        checks.append(Check(severity="warning", code="JOB_NO_ACTIVATION_MODEL", job=name, message=(
+            f"Job '{name}': {model.name} has no architecture, so activations cannot be derived; set "
+            "activation_memory_gb (e.g. 15 GB) or import its config.json.")))  # fmt: skip
+    if job.offload != "none" and effective_offload(job) == "none":
+        has = ("FSDP (CPU) and DeepSpeed ZeRO-1/2/3 (CPU; NVMe only with ZeRO-3)" if job.offload == "nvme"
+               or shape.n > 1 else "a sharding engine, and this job runs on one card")  # fmt: skip
+        checks.append(Check(severity="warning", code="JOB_OFFLOAD_IGNORED", job=name, message=(
+            f"Job '{name}' asks for {job.offload} offload with {job.parallelism}: offload exists in {has}. The job "
+            "is sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip
+    checks += _moe_checks(job, model, shape)
+    return checks
+
+
+def _moe_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
+    """Expert parallelism without experts to split or with experts that do not divide over the cards; an MXFP4
+    base on a model that does not ship its experts so (engine/memory/moe.py)."""
+    name, checks = job.name, []
+    if PARALLELISM[job.parallelism].shards_experts and shape.n > 1 and not model.is_params_only:
+        if not model.is_moe:
+            checks.append(Check(severity="warning", code="JOB_EXPERT_PARALLEL", job=name, message=(
+                f"Job '{name}': expert parallelism splits the experts of a mixture-of-experts model, and "
+                f"{model.name} has none; it is sized as replicas (DDP). Choose fsdp to split a dense model.")))
+        elif model.num_experts % shape.n:
+            checks.append(Check(severity="warning", code="JOB_EXPERT_PARALLEL", job=name, message=(
+                f"Job '{name}': {model.num_experts} experts do not divide over {shape.n} cards; expert-parallel "
+                "frameworks need an equal share per card (torchtitan, Megatron-Core). Use a card count that "
+                f"divides {model.num_experts}.")))  # fmt: skip
+    if job.base_weights == "mxfp4" and job.method == "lora" and model.expert_format != "mxfp4":
+        checks.append(Check(severity="info", code="PRECISION_NOTE", job=name, message=(
+            f"Job '{name}': base_weights mxfp4 keeps experts that ship in MXFP4 (gpt-oss); {model.name} ships "
+            "none, so its base is sized in BF16.")))  # fmt: skip
+    return checks
+
+
+def memory_notes(job: Job, mem: MemoryBreakdown, rows: list[CardMemory], shape: Shape,
+                  cards: dict[int, CardSpec]) -> list[Check]:  # fmt: skip
+    """What sets the peak when the FSDP set-up pool does, and a note when the job mixes card kinds."""
+    name = job.name
+    checks: list[Check] = []
+    if mem.setup_bound and rows:
+        checks.append(Check(severity="info", code="FSDP_SETUP_FLOOR", job=name, message=(
+            f"Job '{name}': memory left over from loading and sharding the model "
+            f"({rows[0].fsdp_setup_pool_gb:.1f} GB per card) sets this job's peak, so a shorter sequence or "
+            "a smaller batch will not lower it."), detail=(
+            "FSDP set-up copies each unit into a flat parameter before sharding; the caching allocator keeps that "
+            "pool. Calling torch.cuda.empty_cache() after wrapping the model releases what it holds beyond the "
+            "sharded weights.")))  # fmt: skip
+    if len({cards[s].id for s in shape.slots}) > 1:
+        checks.append(
+            Check(
+                severity="info",
+                code="JOB_MIXED_CARDS",
+                job=name,
+                message=(
+                    f"Job '{name}' runs on different cards: it is bound by the smallest card and the slowest link."
+                ),
+            )
+        )
+    return checks
+
+
+def pcie_checks(job: Job, over_pcie: bool) -> list[Check]:
+    """Tensor parallel over PCIe, and the system settings card-to-card PCIe traffic needs."""
+    if not over_pcie:
+        return []
+    name = job.name
+    checks: list[Check] = []
+    if PARALLELISM[job.parallelism].splits_layers:
+        checks.append(
+            Check(
+                severity="warning",
+                code="TP_OVER_PCIE",
+                job=name,
+                message=(
+                    f"Job '{name}' runs tensor parallel over PCIe: two all-reduces per layer sit on the critical "
+                    "path (PCIe Gen5 x16 moves 64 GB/s per direction, NVLink 450 GB/s: 7x slower). Prefer FSDP, or "
+                    "NVLink-bridged cards."
+                ),
+            )
+        )
+    checks.append(Check(severity="info", code="PCIE_P2P", job=name, message=(
+        f"Job '{name}' sends data card to card over PCIe: two system settings decide whether that runs at full "
+        "speed; check them before blaming the cards."), detail=(
+        "PCIe peer-to-peer needs the IOMMU off (or in passthrough) and ACS disabled on PCIe switches "
+        "(NCCL documentation, troubleshooting).")))  # fmt: skip
+    return checks
+
+
+def generation_checks(job: Job, model: ModelSpec, rows: list[CardMemory]) -> list[Check]:
+    """A colocated vLLM's share of each card (GRPO): what it holds, whether its weights fit it and whether its KV
+    cache holds one generation round (engine/memory/rl.py). Rows carry the training's capacity, the card's less the
+    share."""
+    share = rl.colocated_share(job)
+    if not share or not rows or model.is_params_only:
+        return []
+    name, row = job.name, min(rows, key=lambda r: r.capacity_gb)
+    card = row.capacity_gb * 1e9 / (1 - share)
+    budget, weights, kv = rl.generation_budget(model, job, card)
+    needed = rl.generation_kv_needed(model, job)
+    where = f"slot {row.slot} ({row.card_name})"
+    if kv <= 0:
+        return [Check(severity="error", code="RL_GENERATION", slot=row.slot, job=name, message=(
+            f"Job '{name}': the colocated vLLM's {share:.0%} of {card / 1e9:.1f} GB on {where} is "
+            f"{budget / 1e9:.1f} GB, less than its own copy of the weights ({weights / 1e9:.1f} GB) and activations: "
+            "vLLM cannot allocate a KV cache. Raise vllm_gpu_memory_utilization, or generate on separate cards "
+            "(vllm-server)."))]  # fmt: skip
+    severity = "info" if kv >= needed else "warning"
+    more = "" if kv >= needed else (" vLLM will preempt and queue sequences (slower generation); raise "
+                                    "vllm_gpu_memory_utilization or shorten completions.")  # fmt: skip
+    return [Check(severity=severity, code="RL_GENERATION", slot=row.slot, job=name, message=(
+        f"Job '{name}': a colocated vLLM takes {share:.0%} of each card ({budget / 1e9:.1f} GB on {where}): "
+        f"{weights / 1e9:.1f} GB of weights and a {kv / 1e9:.1f} GB KV cache for "
+        f"{job.micro_batch_size * job.gradient_accumulation_steps} sequences of "
+        f"{job.rl.prompt_length} + {job.rl.completion_length} tokens, which need {needed / 1e9:.1f} GB; training is "
+        f"sized in the other {1 - share:.0%}.{more}"))]  # fmt: skip

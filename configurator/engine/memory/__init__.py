@@ -1,0 +1,2 @@
+"""Memory per card for one job: model states, activations, MoE and RL additions, the load phase.
+"""

@@ -1,0 +1,2 @@
+"""MIG: layouts, their validation and setup commands, enumeration and automatic placement.
+"""

@@ -1,0 +1,2 @@
+"""Step time: compute per op (steptime/), communication and NCCL bus bandwidth.
+"""

@@ -1,0 +1,243 @@
+"""Compute per step: the per-op model (engine/time/steptime/) or FLOPs at a utilisation, and arithmetic intensity for
+the roofline."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.models import ModelSpec
+from configurator.engine.lowprecision.checks import FP8, job_capability, recipe_of, recipe_rate, recipe_time
+from configurator.engine.memory.estimate import Parameters
+from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.result import Compute, MatmulIntensity
+from configurator.engine.time.steptime import Device, JobStep, job_step
+
+
+def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
+    """Training FLOPs per token (MoE: by the active parameters).
+
+    Full fine-tune: 6N (2N forward, 4N backward: activation and weight gradients; Kaplan et al. 2020,
+    §2.1), 8N with activation recomputation. LoRA/QLoRA: the frozen base needs no weight gradients, so
+    forward 2N + backward 2N, + 2N when recomputing, + 6 per adapter parameter. Attention scores add
+    6 x layers x sequence x query width per token (causal: half of the 12 of Narayanan et al. 2021).
+    """
+    n: float = p.total
+    t = p.trainable
+    if model.is_moe and model.num_experts:
+        # MoE: a token runs through its top-k experts only, so FLOPs count the ACTIVE parameters (Mixtral:
+        # ~12.9 B of 46.7 B; Jiang et al. 2024), while memory holds every expert
+        experts = sum(m.weights for m in model.linear_modules() if m.group == "expert")
+        n = n - experts + experts * model.num_experts_per_tok / model.num_experts
+    recompute = 2 * n if job.gradient_checkpointing else 0
+    if job.method == "full":
+        dense = 6 * n + recompute
+    else:
+        dense = 4 * n + recompute + 6 * t
+    attention = 0.0
+    if model.num_layers and model.num_attention_heads and model.head_dim:
+        width = model.num_attention_heads * model.head_dim
+        passes = 4 if job.gradient_checkpointing else 3  # forward, backward (x2), recompute
+        attention = 2 * model.num_layers * job.sequence_length * width * passes
+    return dense + attention
+
+
+def ridge_intensity(peak_tflops: float, bandwidth_gb_s: float) -> float:
+    """FLOP/byte where a card stops being memory-bound: its ops:byte ratio (NVIDIA performance guide; seed A)."""
+    return peak_tflops * 1e12 / (bandwidth_gb_s * 1e9)
+
+
+def attainable_tflops(peak_tflops: float, bandwidth_gb_s: float, intensity: float) -> float:
+    """Roofline model (Williams, Waterman and Patterson 2009): min(peak, intensity x bandwidth), in TFLOPS."""
+    return min(peak_tflops, intensity * bandwidth_gb_s * 1e9 / 1e12)
+
+
+def matmul_intensity(tokens: int, d_in: int, d_out: int) -> tuple[float, float]:
+    """(FLOPs, bytes) of a BF16 matmul of tokens x d_in by d_in x d_out: NVIDIA's performance guide,
+    arithmetic intensity = 2MNK / 2(MK + KN + MN) (seed A: ~1,250 for 8B's up-projection on 2,048 tokens)."""
+    flops = 2.0 * tokens * d_in * d_out
+    moved = BF16 * (tokens * d_in + d_in * d_out + tokens * d_out)
+    return flops, moved
+
+
+def bf16_rate(card: CardSpec, estimates: bool = False) -> float | None:
+    """The card's dense BF16 TFLOPS: published, or with ``estimates`` the catalog's UNCONFIRMED estimate."""
+    if card.bf16_dense_tflops.value:
+        return float(card.bf16_dense_tflops.value)
+    if estimates and card.bf16_dense_tflops_estimate is not None and card.bf16_dense_tflops_estimate.value:
+        return float(card.bf16_dense_tflops_estimate.value)
+    return None
+
+
+def _rates(cards: list[tuple[CardSpec, float]], estimates: bool) -> tuple[float | None, bool, list[str], list[str]]:
+    """(the slowest known BF16 TFLOPS, whether every card has a rate, notes on missing or estimated rates, the
+    cards whose rate is estimated)."""
+    notes: list[str] = []
+    rates = [(c, (bf16_rate(c, estimates) or 0) * share) for c, share in cards]
+    known = [r for _, r in rates if r > 0]
+    slowest = min(known) if known else None
+    missing = [c.name for c, r in rates if r <= 0]
+    # an estimate matters only where it sets the job's rate (the slowest card's); elsewhere it changes nothing
+    estimated = sorted({c.name for c, r in rates if not c.bf16_dense_tflops.value and r > 0 and r == slowest})
+    if missing:
+        notes.append(f"No published dense BF16 rate for {', '.join(sorted(set(missing)))}: compute time unknown.")
+    for name in estimated:
+        card = next(c for c, _ in cards if c.name == name)
+        assert card.bf16_dense_tflops_estimate is not None
+        notes.append(f"Compute time for {name} uses an UNCONFIRMED estimate of "
+                     f"{card.bf16_dense_tflops_estimate.value:g} dense BF16 TFLOPS: no rate is published.")  # fmt: skip
+    return slowest, not missing, notes, estimated
+
+
+def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, recipe: str | None) -> float:
+    """Bytes the memory-bound parts of a step move (seed A): the optimizer step touches every trained state
+    once; QLoRA dequantises every 4-bit weight before each multiplication (forward, backward, and the recompute)."""
+    optimizer_bytes = 2 * p.trainable * tb.total / split  # read and write weights, grads and states
+    dequant_bytes = 0.0
+    if job.method == "qlora":
+        nf4 = nf4_bytes(job.quantization)
+        passes = 3 if job.gradient_checkpointing else 2  # per micro-batch, whatever its size
+        dequant_bytes = p.frozen_linear * (nf4 + 2 * BF16) * passes * job.gradient_accumulation_steps
+    if job.method == "lora" and job.base_weights == "fp8" and recipe is None:
+        # an FP8 base under BF16 compute is dequantised before each matmul, as QLoRA's NF4 above
+        passes = 3 if job.gradient_checkpointing else 2
+        dequant_bytes = p.frozen_linear * (FP8 + 2 * BF16) * passes * job.gradient_accumulation_steps
+    return optimizer_bytes + dequant_bytes
+
+
+def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+             recipe_ops: dict[str, float]) -> list[MatmulIntensity]:  # fmt: skip
+    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation;
+    each classed at BF16 (``ops``: ridge per card) and under the recipe's roof (``recipe_ops``)."""
+    matmuls = _matmul_points(job, model, p, tb, ops)
+    return [m.model_copy(update={"recipe_bound": {cid: ("compute" if m.intensity >= r else "memory")
+                                                  for cid, r in recipe_ops.items()}})
+            for m in matmuls] if recipe_ops else matmuls  # fmt: skip
+
+
+def _matmul_points(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+                   ) -> list[MatmulIntensity]:  # fmt: skip
+    matmuls: list[MatmulIntensity] = []
+    micro_tokens = job.sequence_length * job.micro_batch_size
+    if model.hidden_size and model.intermediate_size:
+        h, f = model.hidden_size, model.tokens_ffn_width if not model.is_moe else model.moe_intermediate_size
+        assert f
+        shapes = [("MLP up-projection", h, f), ("MLP down-projection", f, h)]
+        if model.num_attention_heads and model.head_dim:
+            shapes.append(("attention q-projection", h, model.num_attention_heads * model.head_dim))
+        if job.method in ("lora", "qlora"):
+            shapes.append((f"LoRA A (rank {job.lora.rank})", h, job.lora.rank))
+        for name, d_in, d_out in shapes:
+            fl, by = matmul_intensity(micro_tokens, d_in, d_out)
+            ai = fl / by
+            matmuls.append(MatmulIntensity.model_construct(
+                name=name, flops=fl, bytes=by, intensity=ai,
+                bound={cid: ("compute" if ai > r else "memory") for cid, r in ops.items()},
+            ))  # fmt: skip
+    # Optimizer step: ~1 FLOP per 16+ bytes touched; dequantisation: a few FLOPs per byte.
+    if p.trainable:
+        fl, moved = 10.0 * p.trainable, 2 * p.trainable * tb.total
+        matmuls.append(MatmulIntensity.model_construct(
+            name="optimizer step (AdamW)", flops=fl, bytes=moved, intensity=fl / moved,
+            bound={cid: "memory" for cid in ops},
+        ))  # fmt: skip
+    if job.method == "qlora":
+        nf4 = nf4_bytes(job.quantization)
+        per = nf4 + BF16
+        matmuls.append(MatmulIntensity.model_construct(
+            name="NF4 dequantisation", flops=4.0 * p.frozen_linear, bytes=per * p.frozen_linear,
+            intensity=4.0 / per, bound={cid: "memory" for cid in ops},
+        ))  # fmt: skip
+    return matmuls
+
+
+def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | None, estimates: bool,
+             ) -> list[tuple[CardSpec, Device]]:  # fmt: skip
+    """Each distinct card or MIG instance of the job as the per-op model sees it: its SMs' share of the dense
+    BF16 rate, its memory slices' share of the bandwidth (MIG), its SM count."""
+    out: dict[tuple[str, float, float], tuple[CardSpec, Device]] = {}
+    for i, (c, share) in enumerate(cards):
+        rate = bf16_rate(c, estimates)
+        if not rate:
+            continue
+        mem = memory_shares[i] if memory_shares is not None and i < len(memory_shares) else share
+        sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
+        dev = Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms)
+        out.setdefault((c.id, share, mem), (c, dev))
+    return list(out.values())
+
+
+OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
+
+
+def _op_rows(step: JobStep) -> tuple[OpRow, ...]:
+    """(name, seconds, FLOPs, bytes, bound) per op class: what Compute.ops is built from when read."""
+    return tuple((c.name, c.seconds, c.flops, c.bytes, "compute" if c.name != "host" and c.bound == "compute"
+                  else "memory") for c in step.classes)  # fmt: skip
+
+
+def compute(
+    job: Job,
+    model: ModelSpec,
+    p: Parameters,
+    tb: TrainedBytes,
+    cards: list[tuple[CardSpec, float]],  # (card, share of its compute: 1, or a MIG instance's SMs over the card's)
+    utilization: float,
+    tp: int,
+    estimates: bool = False,
+    *,
+    memory_shares: list[float] | None = None,  # per card: share of its memory bandwidth (MIG: memory slices)
+    step_model: str = "per-op",
+) -> Compute:
+    """Compute per step: the per-op model (engine/time/steptime/) on the slowest card or instance of the job, or with
+    ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak)."""
+    tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
+    split = tp if PARALLELISM[job.parallelism].splits_layers else 1
+    flops = flops_per_token(job, model, p) * tokens / split
+    slowest, complete, notes, estimated = _rates(cards, estimates)
+    mem_shares = memory_shares if memory_shares is not None else [share for _, share in cards]
+    pairs = zip(cards, mem_shares, strict=False)
+    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
+    recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
+    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
+    recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
+                  if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
+    op_rows: tuple[OpRow, ...] = ()
+    launch_bound = False
+    per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
+    if per_op and slowest is not None:
+        fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
+        steps = [job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base)
+                 for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
+        step = max(steps, key=lambda s: s.seconds)
+        op_rows = _op_rows(step)
+        launch_bound = step.launch_bound
+        matmul_s: float | None = sum(r[1] for r in op_rows if r[4] == "compute")
+        memory_s: float | None = sum(r[1] for r in op_rows if r[4] == "memory")
+        seconds: float | None = step.seconds
+        achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
+    else:
+        memory_s = _memory_bound_bytes(job, p, tb, split, recipe) / bandwidth if bandwidth else None
+        matmul_s = flops / (slowest * 1e12 * utilization) if slowest and complete else None
+        seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
+        achieved = utilization
+    low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
+    seconds = low.seconds
+    notes += low.notes
+    return Compute.of(
+        op_rows,
+        tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
+        memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops,
+        matmuls=_matmuls(job, model, p, tb, ops, recipe_ops),
+        notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
+        recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
+        card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
+        card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
+        memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
+        step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
+        estimated_cards=estimated,
+    )  # fmt: skip

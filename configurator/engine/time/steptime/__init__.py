@@ -1,0 +1,87 @@
+"""The per-op step-time model (ops.py: FLOPs and bytes per op class; efficiency.py: achieved fractions from
+specs/efficiency.yaml). ``job_step`` times one job's optimizer step on one device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from configurator.catalog.model_spec import ModelSpec
+from configurator.engine.memory.precision import TrainedBytes, nf4_bytes
+from configurator.engine.memory.states import Parameters
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.stack import stack_of
+from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.engine.time.steptime.ops import (
+    OP_CLASSES,
+    Device,
+    OpClass,
+    Shape,
+    micro_batch,
+    optimizer_bytes_per_param,
+    optimizer_class,
+)
+
+__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "job_shape", "job_step", "optimizer_shards"]
+
+
+@dataclass(frozen=True)
+class JobStep:
+    classes: tuple[OpClass, ...]  # per optimizer step, by op class (with "host" where launches bound it)
+    seconds: float
+    launch_bound: bool
+    stack: str  # eager | fused
+    factor: float  # the trainer factor applied (efficiency.yaml framework_factor)
+
+
+def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
+    stack = efficiency().framework_stack.get(job.framework, "eager")
+    targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
+    dequant = 0.0
+    if job.method == "qlora":
+        dequant = nf4_bytes(job.quantization)
+    elif fp8_base_dequant:
+        dequant = 1.0  # an FP8 base under BF16 compute is dequantised before each matmul, as QLoRA's NF4
+    loss = stack_of(job).loss
+    return Shape(
+        seq=job.sequence_length, batch=job.micro_batch_size, checkpointing=job.gradient_checkpointing,
+        full=job.method == "full", rank=0 if job.method == "full" else job.lora.rank, targets=targets,
+        dequant_bytes=dequant, loss="chunked" if loss in ("chunked", "fused") else "standard", stack=stack,
+    )  # fmt: skip
+
+
+def optimizer_shards(job: Job, cards: int) -> int:
+    """Cards the optimizer step is divided over: FSDP and every ZeRO stage shard the optimizer states (the
+    parallelism table's stage: 1 and above partition them)."""
+    return cards if PARALLELISM[job.parallelism].stage >= 1 else 1
+
+
+def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device: Device, *, cards: int = 1,
+             tp: int = 1, fp8_base_dequant: bool = False) -> JobStep:  # fmt: skip
+    """One optimizer step on ``device``: gradient-accumulation micro-batches of the per-op model, then the
+    optimizer over the trained states this card holds. Tensor parallelism splits each card's ops ``tp`` ways."""
+    eff = efficiency()
+    shape = job_shape(job, fp8_base_dequant=fp8_base_dequant)
+    mb = micro_batch(model, shape, device)
+    factor = eff.framework_factor.get(shape.stack, 1.0)
+    scale = job.gradient_accumulation_steps * factor / max(tp, 1)
+    if scale == 1.0:
+        classes = list(mb.classes)  # one micro-batch, no factor, no split: the memoised classes as they are
+    else:
+        classes = [OpClass(c.name, c.flops * scale / factor, c.bytes * scale / factor, c.seconds * scale,
+                           c.compute_seconds * scale, c.memory_seconds * scale) for c in mb.classes]  # fmt: skip
+    launch_bound = mb.launch_seconds > mb.gpu_seconds
+    if launch_bound:
+        idle = (mb.launch_seconds - mb.gpu_seconds) * scale
+        classes.append(OpClass("host", 0.0, 0.0, idle, 0.0, 0.0))
+    shards = optimizer_shards(job, cards) * max(tp, 1)
+    if p.trainable:
+        st = stack_of(job)
+        master = job.method == "full" and job.precision != "pure-bf16"
+        per_param = optimizer_bytes_per_param(
+            tb.weight, tb.gradient, tb.optimizer, master=master, impl=st.optimizer_impl, sgd=job.optimizer == "sgd",
+            eight_bit=job.optimizer.endswith("8bit"),
+        )
+        classes.append(optimizer_class(per_param * p.trainable / shards, device))
+    return JobStep(tuple(classes), sum(c.seconds for c in classes), launch_bound, shape.stack, factor)

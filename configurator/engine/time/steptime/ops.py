@@ -1,0 +1,380 @@
+"""Step time per op, from the model's shapes.
+
+Every op of one micro-batch is timed as max(FLOPs / (peak x achieved fraction), bytes / (bandwidth x achieved
+fraction)) and summed by op class:
+
+- projections (q, k, v, o) and mlp (gate, up, down; MoE experts): GEMMs of M = tokens by N x K. Forward 2MNK;
+  backward the input gradient 2MNK always and the weight gradient 2MNK only where the weight trains (a full
+  fine-tune); Kaplan et al. 2020 section 2.1. The fraction of peak comes from the GEMM's own tiles vs the SMs it
+  runs on (efficiency.py). MoE: each expert's GEMM has M = tokens x top-k / experts (FLOPs by the ACTIVE
+  parameters), while every expert's weights are read (memory by ALL experts).
+- attention: FlashAttention kernel, forward 4 s^2 head_dim heads per sequence, backward 2.5x, causal halves
+  (FlashAttention-2 paper section 4.1), at the architecture's measured attention fraction.
+- elementwise: norms, activations, rotary and residual adds, in bytes per token per layer (efficiency.yaml).
+- lora: the A and B matrices of every adapted module (thin GEMMs of K x r and r x N: memory-bound at rank 16,
+  seed A's "about 16 FLOPS per byte") and the scale-and-add of their output.
+- dequant: QLoRA's NF4 weights read and written as BF16 before each use (forward, backward, recompute); an FP8
+  base under BF16 compute likewise.
+- loss: the logits GEMM (tokens x vocabulary x hidden) and the cross-entropy's bytes.
+- recompute: one more forward under activation checkpointing.
+- optimizer: once per step, every trained state read and written, divided over the cards that shard it.
+
+The GPU cannot run faster than the host issues kernels (PyTorch eager: tens of microseconds per op): a
+micro-batch takes at least its kernel count times the launch cost (efficiency.yaml ``launch``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from configurator.catalog.model_spec import ModelSpec
+from configurator.engine.time.steptime.efficiency import _CLEAR_ON_OVERRIDE, Efficiency, efficiency
+
+OP_CLASSES = ("projections", "mlp", "attention", "elementwise", "lora", "dequant", "loss", "recompute", "optimizer")
+Bound = Literal["compute", "memory"]
+
+
+@dataclass(frozen=True)
+class Device:
+    """What one card or MIG instance offers a job: its architecture, its dense BF16 rate (TFLOPS), memory
+    bandwidth (GB/s) and streaming multiprocessors (a MIG instance: its own SMs and its memory slices' share)."""
+
+    arch: str
+    peak_tflops: float
+    bandwidth_gb_s: float
+    sms: float
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a micro-batch's ops depend on besides the model and the device (hashable: the memo key)."""
+
+    seq: int
+    batch: int
+    checkpointing: bool
+    full: bool  # every weight trains (weight gradients, lm_head gradient)
+    rank: int  # LoRA rank (0: no adapters)
+    targets: str | tuple[str, ...]
+    dequant_bytes: float  # bytes read per frozen linear weight before each use (NF4: ~0.5; FP8 base: 1; 0: none)
+    loss: str  # standard | chunked
+    stack: str  # eager | fused
+
+
+@dataclass(frozen=True)
+class OpClass:
+    name: str
+    flops: float
+    bytes: float
+    seconds: float
+    compute_seconds: float  # of the ops in this class that are compute-bound
+    memory_seconds: float  # of those that are memory-bound
+
+    @property
+    def bound(self) -> Bound:
+        return "compute" if self.compute_seconds >= self.memory_seconds else "memory"
+
+
+@dataclass(frozen=True)
+class MicroBatch:
+    classes: tuple[OpClass, ...]
+    gpu_seconds: float  # sum of the op times
+    launch_seconds: float  # kernels x host cost per launch
+    kernels: float
+
+    @property
+    def seconds(self) -> float:
+        return max(self.gpu_seconds, self.launch_seconds)
+
+
+@dataclass(frozen=True)
+class _ModelTable:
+    """What the ops need from a model, computed once per model (ModelSpec.linear_modules is not free)."""
+
+    linear: tuple[tuple[str, int, int, int], ...]  # (group, in, out, count) of every block linear
+    linear_weights: int
+    linear_count: int
+    h: int
+    layers: int
+    hd: int
+    nh: int
+    nkv: int
+    ffn: int
+    vocab: int
+    experts: int
+    top_k: int
+
+
+@functools.lru_cache(maxsize=256)
+def _table(model: ModelSpec) -> _ModelTable:
+    assert model.hidden_size and model.num_layers and model.num_attention_heads and model.head_dim
+    assert model.vocab_size
+    mods = model.linear_modules()
+    return _ModelTable(
+        tuple((m.group, m.in_features, m.out_features, m.count) for m in mods), sum(m.weights for m in mods),
+        sum(m.count for m in mods), model.hidden_size, model.num_layers, model.head_dim, model.num_attention_heads,
+        model.num_key_value_heads or model.num_attention_heads, model.tokens_ffn_width, model.vocab_size,
+        max(model.num_experts, 1), max(model.num_experts_per_tok, 1),
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1024)
+def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
+    """(in, out, count) of every module LoRA adapts for ``targets``."""
+    if isinstance(targets, tuple):
+        # lm_head / output adapters sit outside the blocks (engine/memory/states.py counts their parameters apart)
+        blocks = [t for t in targets if t not in ("lm_head", "output")]
+        if not blocks:
+            return ()
+        mods = model.lora_modules(blocks)
+    else:
+        mods = model.lora_modules(targets)
+    return tuple((m.in_features, m.out_features, m.count) for m in mods)
+
+
+_CLS = {name: i for i, name in enumerate(OP_CLASSES)}
+GemmRow = tuple[int, float, float, float, float, float, float, float]  # class, M, N, K as (c, k) of tokens, count
+PlanRows = tuple[tuple[GemmRow, ...], tuple[float, ...], tuple[float, ...]]
+
+
+class _Lin:
+    """c x tokens + k: the plan records every dimension as a function of the micro-batch's tokens, so one plan
+    per model and method serves every sequence length and batch (the per-shape cost is a few numpy operations)."""
+
+    __slots__ = ("c", "k")
+
+    def __init__(self, c: float, k: float = 0.0) -> None:
+        self.c, self.k = c, k
+
+    def __mul__(self, x: float) -> _Lin:
+        return _Lin(self.c * x, self.k * x)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, x: float) -> _Lin:
+        return _Lin(self.c / x, self.k / x)
+
+
+def _lin(x: float | _Lin) -> tuple[float, float]:
+    return (x.c, x.k) if isinstance(x, _Lin) else (0.0, float(x))
+
+
+class _Plan:
+    """A micro-batch's GEMMs (each dimension c x tokens + k) and streamed bytes per class (c x tokens + k), and
+    its kernel count; attention is added per shape (it grows with the square of the sequence)."""
+
+    def __init__(self) -> None:
+        self.g: list[tuple[int, float, float, float, float, float, float, float]] = []
+        self.stream_c = [0.0] * len(OP_CLASSES)
+        self.stream_k = [0.0] * len(OP_CLASSES)
+        self.kernels = 0.0
+
+    def gemm(self, cls: str, m: float | _Lin, n: float | _Lin, k: float | _Lin, count: float = 1.0) -> None:
+        """``count`` GEMMs of M x N x K in BF16 (2 bytes per element read or written)."""
+        if count > 0:
+            self.g.append((_CLS[cls], *_lin(m), *_lin(n), *_lin(k), count))
+
+    def stream(self, cls: str, moved: float | _Lin) -> None:
+        c, k = _lin(moved)
+        self.stream_c[_CLS[cls]] += c
+        self.stream_k[_CLS[cls]] += k
+
+    def rows(self) -> PlanRows:
+        """The GEMM rows with identical shapes merged (their counts summed: q and o, k and v, gate and up ...),
+        and the streamed bytes per class."""
+        merged: dict[tuple[int, float, float, float, float, float, float], float] = {}
+        for cls, mc, mk, nc, nk, kc, kk, count in self.g:
+            key = (cls, mc, mk, nc, nk, kc, kk)
+            merged[key] = merged.get(key, 0.0) + count
+        gemms = tuple((*k, c) for k, c in merged.items())
+        return gemms, tuple(self.stream_c), tuple(self.stream_k)
+
+
+def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recompute: bool = False) -> None:
+    """The forward pass's GEMMs and streams (into class "recompute" when ``recompute``)."""
+    t = _table(model)
+
+    def c(name: str) -> str:
+        return "recompute" if recompute else name
+
+    tokens = _Lin(1.0)
+    plan.kernels += eff.kernels_per_layer * t.layers
+    for group, k_in, n_out, count in t.linear:
+        # MoE: FLOPs by active parameters (top-k of E experts per token), every expert's weights read
+        rows = tokens * t.top_k / t.experts if group == "expert" else tokens
+        plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count)
+    a, b, q = eff.elementwise[s.stack]
+    plan.stream(c("elementwise"), tokens * (t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
+    if s.rank:
+        adapted = _adapted(model, s.targets)
+        for k_in, n_out, count in adapted:
+            plan.gemm(c("lora"), tokens, s.rank, k_in, count)  # x @ A
+            plan.gemm(c("lora"), tokens, n_out, s.rank, count)  # (x A) @ B
+            plan.stream(c("lora"), tokens * (3 * 2.0 * n_out * count))  # scale, add to the base output
+        plan.kernels += eff.kernels_per_adapter * sum(m[2] for m in adapted)
+    if s.dequant_bytes:
+        # read NF4/FP8, write BF16, at the dequantisation kernels' own achieved bandwidth
+        plan.stream(c("dequant"), t.linear_weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
+        plan.kernels += eff.kernels_per_dequant * t.linear_count
+
+
+def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> None:
+    t = _table(model)
+    tokens = _Lin(1.0)
+    for group, k_in, n_out, count in t.linear:
+        cls = "projections" if group == "attention" else "mlp"
+        rows = tokens * t.top_k / t.experts if group == "expert" else tokens
+        plan.gemm(cls, rows, k_in, n_out, count)  # input gradient dX = dY W
+        if s.full:
+            plan.gemm(cls, k_in, n_out, rows, count)  # weight gradient dW = X^T dY
+    a, b, q = eff.elementwise[s.stack]
+    plan.stream("elementwise", tokens * (2 * t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
+    if s.rank:
+        for k_in, n_out, count in _adapted(model, s.targets):
+            # dX through B then A, dB and dA: four thin GEMMs
+            plan.gemm("lora", tokens, s.rank, n_out, count)
+            plan.gemm("lora", tokens, k_in, s.rank, count)
+            plan.gemm("lora", s.rank, n_out, tokens, count)
+            plan.gemm("lora", k_in, s.rank, tokens, count)
+            plan.stream("lora", tokens * (2 * 2.0 * n_out * count))
+    if s.dequant_bytes:
+        # the input gradient needs W again
+        plan.stream("dequant", t.linear_weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
+
+
+def _loss(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> None:
+    t = _table(model)
+    tokens = _Lin(1.0)
+    plan.gemm("loss", tokens, t.vocab, t.h)  # logits forward
+    plan.gemm("loss", tokens, t.h, t.vocab)  # input gradient
+    if s.full:
+        plan.gemm("loss", t.h, t.vocab, tokens)  # lm_head weight gradient
+    plan.stream("loss", tokens * (t.vocab * eff.loss_bytes.get(s.loss, eff.loss_bytes["standard"])))
+
+
+@dataclass(frozen=True)
+class _PlanKey:
+    checkpointing: bool
+    full: bool
+    rank: int
+    targets: str | tuple[str, ...]
+    dequant_bytes: float
+    loss: str
+    stack: str
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[PlanRows, float]:
+    """The micro-batch's plan for one model and method, whatever its tokens (``eff_id``: the table in use)."""
+    eff = efficiency()
+    plan = _Plan()
+    _forward(plan, model, key, eff)
+    _backward(plan, model, key, eff)
+    _loss(plan, model, key, eff)
+    plan.kernels *= 3  # backward issues about twice the forward's kernels
+    if key.checkpointing:
+        _forward(plan, model, key, eff, recompute=True)
+    return plan.rows(), plan.kernels
+
+
+@functools.lru_cache(maxsize=4096)
+def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
+    """One micro-batch's ops by class on ``device`` (memoised by model, shape and device): each GEMM at its own
+    achieved fraction (tiles vs SMs), each stream at the achieved bandwidth, time = max(compute, memory) per op."""
+    eff = efficiency()
+    key = _PlanKey(shape.checkpointing, shape.full, shape.rank, shape.targets, shape.dequant_bytes, shape.loss,
+                   shape.stack)  # fmt: skip
+    (gemms, sc, sk), kernels = _plan(model, key, id(eff))
+    arch = eff.arch(device.arch)
+    sustained = eff.sustained.get(arch, 1.0)
+    peak = device.peak_tflops * 1e12
+    bw = device.bandwidth_gb_s * 1e9 * eff.bandwidth
+    tokens = float(shape.seq * shape.batch)
+    tm_, tn_ = eff.tiles[arch]
+    sms = max(device.sms, 1.0)
+    top = eff.gemm_peak[arch] * sustained * peak
+    kf = eff.k_fill
+    # rows: FLOPs, bytes, time, compute-bound time, memory-bound time, per class (plain floats: for a few dozen
+    # GEMMs this is faster than numpy's per-call overhead)
+    rows = [[0.0, sc[i] * tokens + sk[i], 0.0, 0.0, 0.0] for i in range(len(OP_CLASSES))]
+    for cls, mc, mk, nc, nk, kc, kk, count in gemms:
+        m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
+        waves = math.ceil(m / tm_) * math.ceil(n / tn_) / sms
+        rate = top * waves / math.ceil(waves) * k / (k + kf)
+        flops = 2.0 * m * n * k * count
+        moved = 2.0 * (m * k + k * n + m * n) * count
+        tc = flops / rate if rate > 0 else 0.0
+        tmem = moved / bw if bw > 0 else 0.0
+        row = rows[cls]
+        row[0] += flops
+        row[1] += moved
+        if tc >= tmem:
+            row[2] += tc
+            row[3] += tc
+        else:
+            row[2] += tmem
+            row[4] += tmem
+    if bw > 0:
+        for i in range(len(OP_CLASSES)):
+            streamed = (sc[i] * tokens + sk[i]) / bw
+            rows[i][2] += streamed
+            rows[i][4] += streamed
+    # FlashAttention: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
+    # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
+    t = _table(model)
+    fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
+    fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
+    rate = peak * eff.attention[arch] * sustained
+    again = 1.0 if shape.checkpointing else 0.0
+    for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
+                       ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
+        if f <= 0:
+            continue
+        tcomp, tmem_a = (f / rate if rate > 0 else 0.0), (b / bw if bw > 0 else 0.0)
+        row = rows[_CLS[name]]
+        row[0] += f
+        row[1] += b
+        row[2] += max(tcomp, tmem_a)
+        row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
+    classes = tuple(OpClass(name, *rows[i]) for i, name in enumerate(OP_CLASSES) if rows[i][2] > 0)
+    gpu = sum(c.seconds for c in classes)
+    launch = kernels * eff.launch_us[shape.stack] * 1e-6
+    return MicroBatch(classes, gpu, launch, kernels)
+
+
+_CLEAR_ON_OVERRIDE += [micro_batch.cache_clear, _plan.cache_clear]
+
+
+def optimizer_bytes_per_param(weight: float, gradient: float, states: float, *, master: bool, impl: str,
+                               sgd: bool = False, eight_bit: bool = False) -> float:  # fmt: skip
+    """Bytes one trained parameter moves in the optimizer step (read and write, every pass), by implementation.
+
+    torch AdamW, foreach or for-loop (torch/optim/adam.py ``_multi_tensor_adam`` / ``_single_tensor_adam``, decoupled
+    weight decay): ``_foreach_mul_`` (weight decay: param r/w), ``_foreach_lerp_`` (m r/w, grad r),
+    ``_foreach_mul_`` (v r/w), ``_foreach_addcmul_`` (v r/w, grad r twice), ``_foreach_sqrt`` (v r, temp w),
+    ``_foreach_div_`` and ``_foreach_add_`` (temp r/w each), ``_foreach_addcdiv_`` (param r/w, m r, temp r):
+    param 4 accesses, grad 3, m 3, v 5, temp 6. ``fused=True`` (and bitsandbytes' 8-bit kernels) make one pass:
+    param r/w, grad r, m and v r/w. A mixed-precision full fine-tune also copies the fp32 master to the bf16 weight
+    (r 4, w 2). Gradient clipping (max_grad_norm 1.0, the Trainer's default) reads the grads for the norm and
+    scales them: grad 3 accesses. ``states`` is the optimizer's bytes per parameter incl. an fp32 master."""
+    p_bytes = 4.0 if master else weight  # the parameter the optimizer updates: the fp32 master when there is one
+    state = (states - (4.0 if master else 0.0)) / 2 if not sgd else 0.0  # one of m, v
+    clip = 3 * gradient
+    if sgd:
+        return 2 * p_bytes + gradient + clip
+    if impl == "fused" or eight_bit:
+        moved = 2 * p_bytes + gradient + 4 * state
+    else:
+        moved = 4 * p_bytes + 3 * gradient + (3 + 5 + 6) * state
+    return moved + clip + (6.0 if master else 0.0)
+
+
+def optimizer_class(moved: float, device: Device) -> OpClass:
+    """The optimizer step over ``moved`` bytes (optimizer_bytes_per_param x the parameters this card updates):
+    ~10 FLOPs per parameter for AdamW against tens of bytes, memory-bound on every card (seed A: it "touches
+    every state once with little arithmetic")."""
+    bw = device.bandwidth_gb_s * 1e9 * efficiency().bandwidth
+    t = moved / bw if bw else 0.0
+    return OpClass("optimizer", 0.0, moved, t, 0.0, t)

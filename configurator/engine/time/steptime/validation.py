@@ -1,0 +1,219 @@
+"""Score the step-time model on published throughputs (specs/throughput-runs.yaml).
+
+Each run becomes a one-card job on the catalog's card; the model's tokens per second per GPU is compared with the
+measured one. ``score`` returns one row per run; ``by_source`` the median and worst absolute error per source.
+Communication is not added: every multi-card run here shards with FSDP, whose gathers and reduce-scatters
+overlap the compute (the engine's own rule, evaluate_job._step_time), on NVSwitch systems where they fit inside it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.loader import Catalog, default_catalog, specs_dir
+from configurator.catalog.model_spec import ModelSpec
+from configurator.engine.memory.estimate import job_parameters
+from configurator.engine.memory.precision import NF4_DQ_BYTES, trained_bytes
+from configurator.engine.model.build import Job
+from configurator.engine.time.compute import compute
+from configurator.engine.time.steptime.efficiency import Efficiency, efficiency, set_override
+
+STACK_FRAMEWORK = {"eager": "hf-trainer", "fused": "torchtitan"}  # a framework whose default stack is the run's
+
+
+@dataclass(frozen=True)
+class Scored:
+    source: str
+    card: str
+    model: str
+    method: str
+    seq: int
+    cards: int
+    measured: float  # tokens/s per GPU
+    predicted: float
+    held_apart: bool
+    scored: bool
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.measured - 1
+
+
+def load_runs(path: Path | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(safe_read_text(path or specs_dir() / "throughput-runs.yaml"))
+    return data
+
+
+def run_model(data: dict[str, Any], name: str, catalog: Catalog) -> ModelSpec:
+    if name in data.get("models", {}):
+        arch = dict(data["models"][name])
+        return ModelSpec.model_validate({"id": name, "name": name, "architecture": "llama", **arch})
+    return catalog.model(name)
+
+
+def run_job(run: dict[str, Any]) -> Job:
+    method = run["method"]
+    lora = {"rank": run.get("rank", 16), "targets": run.get("targets", "all-linear")}
+    return Job.model_validate({
+        "name": "run", "model": "m", "method": method, "lora": lora,
+        "precision": "pure-bf16" if run.get("pure_bf16") else "mixed-bf16",
+        "parallelism": "fsdp" if run.get("cards", 1) > 1 else "single",
+        "sequence_length": run["seq"], "micro_batch_size": run["micro_batch"],
+        "gradient_accumulation_steps": run.get("accum", 1), "gradient_checkpointing": run["checkpointing"],
+        "framework": STACK_FRAMEWORK[run["stack"]],
+    })  # fmt: skip
+
+
+def predict(run: dict[str, Any], data: dict[str, Any], catalog: Catalog, *, step_model: str = "per-op",
+            utilization: float = 0.4, share: float = 1.0, memory_share: float | None = None) -> float:  # fmt: skip
+    """Model tokens per second per GPU for one run (on a MIG instance: ``share`` of the SMs, ``memory_share`` of
+    the bandwidth)."""
+    card = catalog.card(run["card"])
+    model = run_model(data, run["model"], catalog)
+    job = run_job(run)
+    p = job_parameters(model, job)
+    tb = trained_bytes(job.method, job.optimizer, job.precision)
+    n = int(run.get("cards", 1))
+    mem = [memory_share if memory_share is not None else share] * n
+    comp = compute(job, model, p, tb, [(card, share)] * n, utilization, 1, True, memory_shares=mem,
+                   step_model=step_model)  # fmt: skip
+    assert comp.seconds_per_step
+    return comp.tokens_per_step / comp.seconds_per_step
+
+
+def measured(run: dict[str, Any]) -> float:
+    if "tokens_per_s_per_gpu" in run:
+        return float(run["tokens_per_s_per_gpu"])
+    return float(run["seq"] * run["micro_batch"] * run.get("accum", 1)) / float(run["seconds_per_step"])
+
+
+def score(step_model: str = "per-op", path: Path | None = None, catalog: Catalog | None = None) -> list[Scored]:
+    data = load_runs(path)
+    catalog = catalog or default_catalog()
+    held = set(data["held_apart"])
+    return [
+        Scored(r["from"], r["card"], r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
+               predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True))
+        for r in data["runs"]
+    ]  # fmt: skip
+
+
+def by_source(rows: list[Scored]) -> dict[str, tuple[int, float, float]]:
+    """(runs, median |error|, worst |error|) per source, scored rows only."""
+    out: dict[str, tuple[int, float, float]] = {}
+    for src in dict.fromkeys(r.source for r in rows):
+        errs = [abs(r.error) for r in rows if r.source == src and r.scored]
+        if errs:
+            out[src] = (len(errs), statistics.median(errs), max(errs))
+    return out
+
+
+def table(rows: list[Scored]) -> str:
+    """The validation table as text: each run, then median and worst by source, calibration and held apart."""
+    lines = [f"{'source':<20}{'card':<16}{'model':<14}{'method':<7}{'seq':>6}{'gpus':>5}{'measured':>10}"
+             f"{'model':>10}{'error':>8}"]  # fmt: skip
+    for r in rows:
+        mark = "" if r.scored else "  (fit, not scored)"
+        lines.append(f"{r.source:<20}{r.card:<16}{r.model:<14}{r.method:<7}{r.seq:>6}{r.cards:>5}{r.measured:>10.0f}"
+                     f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
+    lines.append("")
+    for src, (n, med, worst) in by_source(rows).items():
+        held = any(r.held_apart for r in rows if r.source == src)
+        role = "held apart" if held else "calibration"
+        lines.append(f"{src:<20} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
+    for label, pick in (("all calibration", False), ("all held apart", True)):
+        errs = [abs(r.error) for r in rows if r.scored and r.held_apart == pick]
+        if errs:
+            lines.append(f"{label:<33} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}")
+    errs = [abs(r.error) for r in rows if r.scored]
+    lines.append(f"{'all':<33} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}")
+    return "\n".join(lines)
+
+
+def _bisect(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40) -> float:
+    """The x in [lo, hi] where the increasing ``fn`` crosses 0."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if fn(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
+
+def fit_constants(path: Path | None = None, catalog: Catalog | None = None) -> dict[str, float]:
+    """Refit the FITTED constants of specs/efficiency.yaml on the CALIBRATION runs only (never the held-apart):
+
+    1. dequant_bandwidth_fraction: each Q-LoRA row's extra time per micro-batch over the LoRA row of the same
+       model and sequence is the dequantisation's; its modelled bytes over that time over the card's bandwidth,
+       median over the pairs;
+    2. sustained_compute_fraction per architecture: the factor on compute-bound ops that makes the median
+       model/measured ratio 1 on that architecture's calibration runs (others: the mean);
+    3. launch eager_us: the launch cost that makes the launch-bound row (``scored: false``) read its measurement.
+    Returns the values; tests check that the shipped table holds them.
+    """
+    data = load_runs(path)
+    catalog = catalog or default_catalog()
+    held = set(data["held_apart"])
+    calib = [r for r in data["runs"] if r["from"] not in held]
+    base = efficiency()
+    out: dict[str, float] = {}
+    try:
+        # 1. dequantisation from Q-LoRA minus LoRA pairs (independent of the other constants)
+        fractions = []
+        for q in (r for r in calib if r["method"] == "qlora"):
+            lora = next((r for r in calib if r["method"] == "lora" and r["model"] == q["model"]
+                         and r["seq"] == q["seq"] and r["card"] == q["card"]), None)  # fmt: skip
+            if lora is None:
+                continue
+            extra = (float(q["seconds_per_step"]) - float(lora["seconds_per_step"])) / q.get("accum", 1)
+            model = run_model(data, q["model"], catalog)
+            weights = sum(m.weights for m in model.linear_modules())
+            passes = 3 if q["checkpointing"] else 2
+            moved = weights * (NF4_DQ_BYTES + 2.0) * passes
+            bw = catalog.card(q["card"]).memory_bandwidth_gb_s.require("bandwidth") * 1e9
+            if extra > 0:
+                fractions.append(moved / (extra * bw))
+        eff = replace(base, dequant_bandwidth=statistics.median(fractions) if fractions else base.dequant_bandwidth)
+        out["dequant_bandwidth_fraction"] = eff.dequant_bandwidth
+        # 2 and 3, twice: the launch cost moves the short rows a little, the sustained fraction the rest
+        for _ in range(2):
+            sustained = dict(eff.sustained)
+            for arch in ("Ampere", "Hopper"):
+                rows = [r for r in calib if r.get("scored", True)
+                        and eff.arch(catalog.card(r["card"]).architecture) == arch]  # fmt: skip
+                if not rows:
+                    continue
+
+                def bias(f: float, rows: list[dict[str, Any]] = rows, arch: str = arch, eff: Efficiency = eff,
+                         sustained: dict[str, float] = sustained) -> float:  # fmt: skip
+                    set_override(replace(eff, sustained={**sustained, arch: f}))
+                    return statistics.median(predict(r, data, catalog) / measured(r) for r in rows) - 1
+
+                sustained[arch] = _bisect(bias, 0.2, 1.5)
+            fitted = [sustained[a] for a in ("Ampere", "Hopper")]
+            for arch in sustained:
+                if arch not in ("Ampere", "Hopper"):
+                    sustained[arch] = statistics.mean(fitted)
+            eff = replace(eff, sustained=sustained)
+            launch_rows = [r for r in calib if not r.get("scored", True)]
+            if launch_rows:
+                row = launch_rows[0]
+
+                def slow(us: float, row: dict[str, Any] = row, eff: Efficiency = eff) -> float:
+                    set_override(replace(eff, launch_us={**eff.launch_us, row["stack"]: us}))
+                    return measured(row) / predict(row, data, catalog) - 1
+
+                eff = replace(eff, launch_us={**eff.launch_us, row["stack"]: _bisect(slow, 0.5, 200.0)})
+        out.update({f"sustained.{k}": v for k, v in eff.sustained.items()})
+        out["launch.eager_us"] = eff.launch_us["eager"]
+    finally:
+        set_override(None)
+    return out

@@ -1,0 +1,2 @@
+"""Links between cards from the chassis slot map and bridges, and the physical checks of a build.
+"""

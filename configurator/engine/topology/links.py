@@ -1,0 +1,145 @@
+"""Links between cards, derived from the chassis slot map and the build's bridges.
+
+Kinds follow ``nvidia-smi topo -m``: NV# (NVLink, # links), PIX (one PCIe switch), PXB (several
+switches, no host bridge), NODE (through one CPU's root complex), SYS (across the CPU interconnect).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.chassis import ChassisSpec
+from configurator.engine.model.build import Build, LinkCalibration
+from configurator.engine.model.codes import LinkKind
+
+# Per-direction PCIe x16 payload rates by generation: PCIe Gen5 x16 is "128 GB/s" both directions
+# (NVIDIA H100/H200 tables), 64 each way; Gen4 64 GB/s total (A100 datasheet); Gen3 half of Gen4.
+PCIE_X16_GB_S = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
+
+# Typical nccl-tests all_reduce busbw on PCIe Gen5 x16 (hardware-facts §3.3: 8x RTX PRO 6000 measured
+# 37.6-41.7 GB/s tuned; cross-NUMA P2P about 20 % below same-NUMA). Scaled by generation for others.
+MEASURED_PCIE_GEN5_GB_S = {"PIX": 40.0, "PXB": 38.0, "NODE": 38.0, "SYS": 30.0}
+
+# NVLink links per GPU (NVLink 4: 18 links; a 2-way bridge carries all 18 between the pair). A 4-way bridge
+# splits them over three peers: NV6 each (hardware-facts §3.1, UNCONFIRMED per-peer split).
+NVLINK4_LINKS = 18
+
+LEGEND = {
+    "X": "self",
+    "NV#": "NVLink with # links (bridge or NVSwitch)",
+    "PIX": "PCIe through one switch",
+    "PXB": "PCIe through several switches, no host bridge",
+    "NODE": "PCIe through one CPU's root complex",
+    "SYS": "PCIe across CPU sockets (UPI / Infinity Fabric)",
+}
+
+
+@dataclass(frozen=True)
+class Link:
+    kind: str  # "nvlink", "nvswitch", "PIX", "PXB", "NODE", "SYS"
+    label: str  # matrix label
+    nominal_gb_s: float  # per direction, per GPU, for collectives
+    measured_gb_s: float  # typical all_reduce busbw over this link
+
+    @property
+    def family(self) -> str:
+        """Calibration key: nvlink, nvswitch or pcie."""
+        return self.kind if self.kind in ("nvlink", "nvswitch") else "pcie"
+
+    @property
+    def name(self) -> LinkKind:
+        return LinkKind(self.kind if self.kind in ("nvlink", "nvswitch") else f"pcie-{self.kind.lower()}")
+
+    def rate(self, basis: str, calibration: dict[str, float]) -> tuple[float, str]:
+        if self.family in calibration:
+            return calibration[self.family], "calibrated"
+        return (self.nominal_gb_s, "nominal") if basis == "nominal" else (self.measured_gb_s, "measured")
+
+
+def bridge_groups(build: Build) -> dict[int, tuple[int, ...]]:
+    """Slot -> the slots of its bridge group (only bridges that name occupied slots)."""
+    groups: dict[int, tuple[int, ...]] = {}
+    for bridge in build.bridges:
+        members = tuple(s for s in bridge.slots if build.card_in(s) is not None)
+        for s in members:
+            groups.setdefault(s, members)
+    return groups
+
+
+def _pcie_gen(card: CardSpec, chassis: ChassisSpec, slot: int) -> tuple[int, int]:
+    pos = chassis.position(slot)
+    gen = min(int(card.pcie_generation.value or pos.pcie_generation), pos.pcie_generation)
+    lanes = min(int(card.pcie_lanes.value or pos.lanes), pos.lanes)
+    return gen, lanes
+
+
+def _links(card: CardSpec) -> int:
+    """NVLink links per GPU from the catalog (H100 NVL: 12, so a bridged pair reads NV12 as in nvidia-smi)."""
+    if card.nvlink is not None and card.nvlink.links is not None and card.nvlink.links.value:
+        return int(card.nvlink.links.value)
+    return NVLINK4_LINKS
+
+
+def link_between(
+    a: int, b: int, cards: dict[int, CardSpec], chassis: ChassisSpec, groups: dict[int, tuple[int, ...]]
+) -> Link:
+    ca, cb = cards[a], cards[b]
+    pa, pb = chassis.position(a), chassis.position(b)
+    if chassis.nvswitch and pa.kind == "sxm" and pb.kind == "sxm" and ca.nvlink and cb.nvlink:
+        nominal = min(ca.nvlink.gb_s_bidirectional.value or 0, cb.nvlink.gb_s_bidirectional.value or 0) / 2
+        measured = min(ca.nvlink.measured_busbw_gb_s.value or 0, cb.nvlink.measured_busbw_gb_s.value or 0)
+        return Link("nvswitch", f"NV{min(_links(ca), _links(cb))}", nominal, measured or nominal)
+    if a in groups and groups[a] == groups.get(b) and ca.nvlink and cb.nvlink:
+        size = len(groups[a])
+        links = min(_links(ca), _links(cb)) // max(size - 1, 1)
+        # A bridge gives each GPU its quoted total (900 GB/s on H200 NVL) over all its peers; ring
+        # collectives use every peer at once (NCCL runs several rings), so per GPU per direction = total / 2.
+        nominal = min(ca.nvlink.gb_s_bidirectional.value or 0, cb.nvlink.gb_s_bidirectional.value or 0) / 2
+        measured = min(ca.nvlink.measured_busbw_gb_s.value or 0, cb.nvlink.measured_busbw_gb_s.value or 0)
+        return Link("nvlink", f"NV{links}", nominal, measured or nominal)
+    gen_a, lanes_a = _pcie_gen(ca, chassis, a)
+    gen_b, lanes_b = _pcie_gen(cb, chassis, b)
+    gen, lanes = min(gen_a, gen_b), min(lanes_a, lanes_b)
+    nominal = PCIE_X16_GB_S.get(gen, 64.0) * lanes / 16
+    scale = nominal / PCIE_X16_GB_S[5]
+    if pa.cpu != pb.cpu:
+        kind = "SYS"
+    elif pa.switch and pa.switch == pb.switch:
+        kind = "PIX"
+    elif {pa.switch, pa.upstream_switch} & {pb.switch, pb.upstream_switch} - {None}:
+        kind = "PXB"  # through a switch both paths share (leaf -> upstream -> leaf), never the host bridge
+    else:
+        kind = "NODE"
+    return Link(kind, kind, nominal, MEASURED_PCIE_GEN5_GB_S[kind] * scale)
+
+
+@dataclass(frozen=True)
+class TopologyModel:
+    slots: list[int]
+    links: dict[tuple[int, int], Link]
+    domains: list[list[int]]
+
+    def link(self, a: int, b: int) -> Link:
+        return self.links[(min(a, b), max(a, b))]
+
+    def matrix(self) -> list[list[str]]:
+        return [["X" if a == b else self.link(a, b).label for b in self.slots] for a in self.slots]
+
+
+def build_topology(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec) -> TopologyModel:
+    slots = sorted(cards)
+    groups = bridge_groups(build)
+    links = {(a, b): link_between(a, b, cards, chassis, groups) for i, a in enumerate(slots) for b in slots[i + 1 :]}
+    domains: list[list[int]] = []
+    if chassis.nvswitch:
+        sxm = [s for s in slots if chassis.position(s).kind == "sxm" and cards[s].nvlink]
+        if len(sxm) > 1:
+            domains.append(sxm)
+    for members in {g for g in groups.values() if len(g) > 1}:
+        domains.append(sorted(members))
+    return TopologyModel(slots, links, sorted(domains))
+
+
+def calibration_map(calibrations: list[LinkCalibration]) -> dict[str, float]:
+    return {c.link: c.busbw_gb_s for c in calibrations}

@@ -1,0 +1,380 @@
+"""Every check code the engine can emit: a minimal build that triggers it, and a clean build that triggers none.
+
+Each row says which check must appear (code and severity), the slot or job it must point at, and words its
+message must contain: the slot or job it concerns and how to fix it. ``test_table_covers_every_code`` greps
+the engine source, so a new ``code="..."`` without a row here fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.catalog.sourced import Sourced
+from configurator.engine import Build, evaluate
+from configurator.engine.model.result import BuildResult
+
+ENGINE_DIR = Path(__file__).resolve().parents[2] / "configurator" / "engine"
+
+SERVER = "generic-server-8"  # 8 x Gen5 x16, two slots per PCIe switch, slots 1-4 on CPU 0, 5-8 on CPU 1
+WS = "generic-workstation-4"  # desk airflow, 4 x Gen5 x16 side by side, one ATX 3.x 2000 W PSU
+HGX = "hgx-8"  # 8 SXM sockets on NVSwitch
+
+# Test-only catalog entries for rules no shipped card or chassis can break (every shipped card is at most
+# double width and every chassis fits the cards it is meant for).
+WIDE_CARD = "test-triple-width"
+SHORT_CHASSIS = "test-short-server"  # takes cards up to 250 mm
+GEN4_CHASSIS = "test-gen4-server"  # slot 1 is PCIe Gen4 x16
+DENSE_CHASSIS = "test-dense-server"  # positions one slot pitch apart: a double-width card covers the next
+SMALL_HOST_CHASSIS = "test-small-host-server"  # takes at most 64 GB of system memory
+
+
+@functools.cache
+def extended_catalog() -> Catalog:
+    """The shipped catalog plus the test-only entries above, made with model_copy."""
+    base = default_catalog()
+    h200 = base.cards["h200-nvl"]
+    wide = h200.model_copy(
+        update={
+            "id": WIDE_CARD,
+            "name": "Triple-width test card",
+            "form_factor": h200.form_factor.model_copy(
+                update={"slot_width": Sourced(value=3, source="test: a triple-width card")}
+            ),
+        }
+    )
+    server = base.chassis[SERVER]
+    short = server.model_copy(
+        update={
+            "id": SHORT_CHASSIS,
+            "name": "Short test server",
+            "max_card_length_mm": Sourced(value=250, source="test: short slots"),
+        }
+    )
+    gen4_positions = [p.model_copy(update={"pcie_generation": 4}) if p.slot == 1 else p for p in server.positions]
+    gen4 = server.model_copy(update={"id": GEN4_CHASSIS, "name": "Gen4 test server", "positions": gen4_positions})
+    dense_positions = [p.model_copy(update={"x": i}) for i, p in enumerate(server.positions)]
+    dense = server.model_copy(update={"id": DENSE_CHASSIS, "name": "Dense test server", "positions": dense_positions})
+    small_host = server.model_copy(update={"id": SMALL_HOST_CHASSIS, "name": "Small-memory test server",
+                                           "host_memory_max_gb": Sourced(value=64, source="test: 64 GB host")})
+    return Catalog(
+        cards={**base.cards, WIDE_CARD: wide},
+        chassis={**base.chassis, SHORT_CHASSIS: short, GEN4_CHASSIS: gen4, DENSE_CHASSIS: dense,
+                 SMALL_HOST_CHASSIS: small_host},
+        models=base.models,
+    )
+
+
+def cards(card: str, *slots: int, **extra: object) -> list[dict]:
+    return [{"slot": s, "card": card, **extra} for s in slots]
+
+
+def job(name: str = "t", **kw: object) -> dict:
+    return {"name": name, "model": "llama-3.1-8b", "method": "lora", **kw}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    code: str
+    severity: str
+    build: dict
+    slot: int | None = None  # the check's slot field (what the GUI selects)
+    job: str | None = None  # the check's job field
+    says: tuple[str, ...] = ()  # words the message must contain: where, and how to fix it
+    custom_catalog: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+MIG4 = ["1g.24gb"] * 4
+
+CASES: list[Case] = [
+    # ---- ids: chassis, slots, cards -------------------------------------------------------------------------
+    Case("chassis-unknown", "CHASSIS_UNKNOWN", "error", {"chassis": "generic-server-9"},
+         says=("unknown chassis 'generic-server-9'", "did you mean generic-server-8")),
+    Case("slot-unknown", "SLOT_UNKNOWN", "error", {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 9)},
+         slot=9, says=("no slot 9", "slots: [1, 2, 3, 4]")),
+    Case("card-unknown", "CARD_UNKNOWN", "error", {"chassis": SERVER, "cards": cards("rtx-pro-9000", 3)},
+         slot=3, says=("Slot 3", "unknown card 'rtx-pro-9000'", "did you mean")),
+    # ---- physical fit -----------------------------------------------------------------------------------------
+    Case("sxm-in-pcie-slot", "SXM_IN_PCIE_SLOT", "error", {"chassis": SERVER, "cards": cards("h100-sxm", 2)},
+         slot=2, says=("slot 2", "choose an HGX chassis")),
+    Case("pcie-in-sxm-socket", "PCIE_IN_SXM_SOCKET", "error", {"chassis": HGX, "cards": cards("h200-nvl", 3)},
+         slot=3, says=("Slot 3", "Use H100 SXM or H200 SXM here")),
+    Case("card-too-wide", "CARD_TOO_WIDE", "error", {"chassis": SERVER, "cards": cards(WIDE_CARD, 1)},
+         slot=1, says=("3 slots wide", "slot 1 takes cards up to 2 wide"), custom_catalog=True),
+    Case("card-too-long", "CARD_TOO_LONG", "error", {"chassis": SHORT_CHASSIS, "cards": cards("h200-nvl", 2)},
+         slot=2, says=("in slot 2", "267 mm", "up to 250 mm", "Pick a shorter card"), custom_catalog=True),
+    Case("passive-card-desk-airflow", "PASSIVE_CARD_NEEDS_SERVER_AIRFLOW", "error",
+         {"chassis": WS, "cards": cards("h200-nvl", 1)},
+         slot=1, says=("in slot 1", "passive", "Choose a server chassis")),
+    Case("slot-slower-than-card", "SLOT_SLOWER_THAN_CARD", "warning",
+         {"chassis": GEN4_CHASSIS, "cards": cards("rtx-pro-6000-server", 1)},
+         slot=1, says=("Slot 1 is PCIe Gen4 x16", "Move it to a Gen5 x16 slot"), custom_catalog=True),
+    Case("slot-blocked", "SLOT_BLOCKED", "error", {"chassis": DENSE_CHASSIS, "cards": cards("h200-nvl", 1, 2)},
+         slot=2, says=("slot 1", "covers slot 2", "move one of them"), custom_catalog=True),
+    Case("slot-covered", "SLOT_COVERED", "info", {"chassis": DENSE_CHASSIS, "cards": cards("h200-nvl", 1)},
+         slot=2, says=("Slot 2 is covered by the card in slot 1", "cannot take another card"), custom_catalog=True),
+    Case("flow-through-no-gap", "FLOW_THROUGH_NO_GAP", "warning",
+         {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, 2)},
+         slot=1, says=("in slot 1", "card in slot 2", "leave a free slot", "Max-Q")),
+    # ---- NVLink bridges ---------------------------------------------------------------------------------------
+    Case("bridge-empty-slot", "BRIDGE_EMPTY_SLOT", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "bridges": [{"slots": [1, 2]}]},
+         slot=2, says=("slot(s) [2]", "place cards there or remove the bridge")),
+    Case("bridge-overlap", "BRIDGE_OVERLAP", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2, 3), "bridges": [{"slots": [1, 2]}, {"slots": [2, 3]}]},
+         slot=2, says=("Slot 2 is in bridges 1 and 2", "remove it from one of them")),
+    Case("bridge-mixed-cards", "BRIDGE_MIXED_CARDS", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1) + cards("h100-nvl", 2), "bridges": [{"slots": [1, 2]}]},
+         slot=1, says=("slots [1, 2]", "h100-nvl, h200-nvl", "joins identical cards")),
+    Case("bridge-on-sxm", "BRIDGE_ON_SXM", "error",
+         {"chassis": HGX, "cards": cards("h100-sxm", 1, 2), "bridges": [{"slots": [1, 2]}]},
+         slot=1, says=("slots [1, 2]", "NVSwitch", "Remove the bridge")),
+    Case("bridge-no-nvlink", "BRIDGE_NO_NVLINK", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2), "bridges": [{"slots": [1, 2]}]},
+         slot=1, says=("slots [1, 2]", "no NVLink", "Remove the bridge")),
+    Case("bridge-size", "BRIDGE_SIZE", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2, 3), "bridges": [{"slots": [1, 2, 3]}]},
+         slot=1, says=("slots [1, 2, 3]", "takes a 2-way or 4-way NVLink bridge, not 3 cards")),
+    Case("bridge-not-adjacent", "BRIDGE_NOT_ADJACENT", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 3), "bridges": [{"slots": [1, 3]}]},
+         slot=1, says=("slots [1, 3] are not adjacent", "Move the cards next to each other")),
+    # ---- power ------------------------------------------------------------------------------------------------
+    Case("psu-unknown", "PSU_UNKNOWN", "warning",
+         {"chassis": "supermicro-sys-521ge-tnrt", "cards": cards("h200-nvl", 1)},
+         says=("PSU rating not published", "2,300 W", "check the vendor's configuration")),
+    # 4 x 600 W + 1,700 W platform = 4,100 W of 2 x 2,000 W (2+2 redundant)
+    Case("psu-overload", "PSU_OVERLOAD", "error", {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2, 3, 4)},
+         says=("4,100 W", "4,000 W with 2 redundant unit(s) held back", "Lower card power limits")),
+    # 4 x 500 W + 1,700 W = 3,700 W: over 90 % of 4,000 W
+    Case("psu-tight", "PSU_TIGHT", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2, 3, 4, power_limit_w=500)},
+         says=("3,700 W of 4,000 W", "Consider lower card power limits")),
+    # 600 W + 3 x 1,200 W = 4,200 W excursion against 2 x 2,000 W for 100 us (ATX 3.x)
+    Case("psu-transient", "PSU_TRANSIENT", "warning", {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, 3)},
+         says=("4,200 W", "4,000 W for 100 us", "Lower power limits or fit a larger PSU")),
+    # 4 x 600 W + 600 W platform = 3,000 W / 0.89 PSU efficiency = 3,371 W at the wall; 120 V x 15 A x 80 % = 1,440 W
+    Case("wall-circuit-overload", "WALL_CIRCUIT_OVERLOAD", "error",
+         {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, 2, 3, 4), "site": "us-120v-15a"},
+         says=("3,371 W", "1,440 W continuously", "120 V × 15 A × 80%", "NEC 210.19(A)(1)", "Lower card power limits")),
+    # ---- MIG --------------------------------------------------------------------------------------------------
+    Case("mig-unsupported", "MIG_UNSUPPORTED", "error", {"chassis": SERVER, "cards": cards("l40s", 1, mig=["1g.24gb"])},
+         slot=1, says=("does not support MIG", "remove the layout from slot 1")),
+    Case("mig-layout-invalid", "MIG_LAYOUT_INVALID", "error",
+         {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, mig=["1g.24gb"] * 5)},
+         slot=1, says=("Slot 1", "at most 4", "remove 1 instance")),
+    Case("mig-display-mode", "MIG_DISPLAY_MODE", "warning",
+         {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, mig=MIG4)},
+         slot=1, says=("slot 1", "DisplayModeSelector --gpumode=compute")),
+    Case("mig-instance-without-layout", "MIG_INSTANCE_UNKNOWN", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1),
+          "jobs": [job(cards=[{"slot": 1, "instance": 0}])]},
+         slot=1, job="t", says=("Job 't'", "slot 1", "has no MIG layout", "add a layout")),
+    Case("mig-instance-index-unknown", "MIG_INSTANCE_UNKNOWN", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, mig=["2g.48gb", "2g.48gb"]),
+          "jobs": [job(cards=[{"slot": 1, "instance": 5}])]},
+         slot=1, job="t", says=("Job 't'", "instance 5 of slot 1", "that layout has instances [0, 1]")),
+    Case("mig-card-whole-job", "MIG_CARD_WHOLE_JOB", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, mig=MIG4), "jobs": [job(cards=[1])]},
+         slot=1, job="t", says=("Slot 1", "job 't' must name one", "{slot: 1, instance: N}")),
+    Case("mig-multi-card-job", "MIG_MULTI_CARD_JOB", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, mig=MIG4),
+          "jobs": [job(method="qlora", parallelism="ddp",
+                       cards=[{"slot": 1, "instance": 0}, {"slot": 1, "instance": 1}])]},
+         job="t", says=("Job 't'", "NCCL is not supported with MIG", "Give the job whole cards, or one instance")),
+    # ---- jobs -------------------------------------------------------------------------------------------------
+    Case("job-card-repeated", "JOB_CARD_REPEATED", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(parallelism="ddp", cards=[1, 1, 2])]},
+         slot=1, job="t", says=("Job 't'", "slot 1", "list each card once")),
+    Case("job-model-unknown", "JOB_MODEL_UNKNOWN", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(model="llama-3.1-9b", cards=[1])]},
+         job="t", says=("Job 't'", "unknown model 'llama-3.1-9b'", "did you mean")),
+    Case("job-lora-targets", "JOB_LORA_TARGETS", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1),
+          "jobs": [job(lora={"targets": ["foo_proj"]}, cards=[1])]},
+         job="t", says=("Job 't'", "no linear module 'foo_proj'", "its modules: ")),
+    Case("job-no-cards", "JOB_NO_CARDS", "warning", {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job()]},
+         job="t", says=("Job 't'", "assign it to a card or a MIG instance")),
+    Case("job-slot-empty", "JOB_SLOT_EMPTY", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(cards=[2])]},
+         slot=2, job="t", says=("Job 't'", "slot 2", "place a card there")),
+    Case("job-single-on-two-cards", "JOB_PARALLELISM", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(cards=[1, 2])]},
+         job="t", says=("Job 't'", "names 2", "choose DDP, FSDP or tensor parallel")),
+    Case("job-ddp-on-one-card", "JOB_PARALLELISM", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(parallelism="ddp", cards=[1])]},
+         job="t", says=("Job 't'", "runs as a single-card job")),
+    Case("job-tp-degree", "JOB_TP_DEGREE", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
+          "jobs": [job(parallelism="tp", tensor_parallel=4, cards=[1, 2])]},
+         job="t", says=("Job 't'", "tensor_parallel 4 on 2 cards", "must equal the number of cards")),
+    Case("job-expert-parallel-dense", "JOB_EXPERT_PARALLEL", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(parallelism="ep", cards=[1, 2])]},
+         job="t", says=("Job 't'", "has none", "Choose fsdp")),
+    Case("job-expert-parallel-uneven", "JOB_EXPERT_PARALLEL", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2, 3),
+          "jobs": [job(model="qwen3-30b-a3b", parallelism="ep", cards=[1, 2, 3])]},
+         job="t", says=("Job 't'", "128 experts do not divide over 3 cards", "divides 128")),
+    Case("rl-generation-share", "RL_GENERATION", "error",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1),
+          "jobs": [job(objective="grpo", rl={"vllm_gpu_memory_utilization": 0.1}, cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "slot 1", "Raise vllm_gpu_memory_utilization")),
+    Case("job-no-activation-model", "JOB_NO_ACTIVATION_MODEL", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(model={"parameters": 7e9}, cards=[1])]},
+         job="t", says=("Job 't'", "set activation_memory_gb")),
+    Case("job-does-not-fit", "JOB_DOES_NOT_FIT", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1), "jobs": [job(model="llama-3.3-70b", cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "slot 1", "short by", "Smallest change that fits")),
+    # seed B: 30B LoRA at 77.4 GB is "not comfortably on an 80 GB H100"
+    Case("job-tight", "JOB_TIGHT", "warning",
+         {"chassis": HGX, "cards": cards("h100-sxm", 1),
+          "jobs": [job(model={"parameters": 30e9}, activation_memory_gb=15, cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "slot 1", "too little to plan on", "Use a larger card")),
+    Case("job-mixed-cards", "JOB_MIXED_CARDS", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1) + cards("h100-nvl", 2),
+          "jobs": [job(parallelism="ddp", cards=[1, 2])]},
+         job="t", says=("Job 't'", "bound by the smallest card and the slowest link")),
+    Case("card-shared-warning", "CARD_SHARED", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job("a", cards=[1]), job("b", cards=[1])]},
+         slot=1, says=("Jobs a, b share slot 1", "Run them one after another")),
+    Case("card-shared-over-capacity", "CARD_SHARED", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1),
+          "jobs": [job("a", model="llama-3.3-70b", method="qlora", cards=[1]),
+                   job("b", model="llama-3.3-70b", method="qlora", cards=[1])]},
+         slot=1, says=("Jobs a, b share slot 1", "give each its own card or MIG instance")),
+    # ---- precision (engine/lowprecision/checks.py) -------------------------------------------------------------------
+    Case("precision-unsupported", "PRECISION_UNSUPPORTED", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1), "jobs": [job(precision="mxfp8", cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "compute capability 12.0", "not supported on 12.0+ architectures yet",
+                                "_compute_mxfp8_support", "Choose a supported recipe")),
+    Case("precision-note", "PRECISION_NOTE", "info",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1), "jobs": [job(precision="nvfp4", cards=[1])]},
+         slot=1, job="t", says=("Job 't'", "compute capability 12.0", "SM 10.0 and SM 10.3 only")),
+    Case("precision-default-differs", "PRECISION_DEFAULT_DIFFERS", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1) + cards("rtx-pro-6000-server", 2),
+          "jobs": [job(precision="fp8", parallelism="ddp", cards=[1, 2])]},
+         job="t", says=("Job 't'", "fp8-current, fp8-delayed", "name one recipe")),
+    # ---- links ------------------------------------------------------------------------------------------------
+    Case("comm-dominates", "COMM_DOMINATES", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
+          "jobs": [job(model="llama-3.3-70b", parallelism="fsdp", cards=[1, 2])]},
+         job="t", says=("Job 't'", "over pcie-pix", "Bridge the cards (NVLink)")),
+    Case("tp-over-pcie", "TP_OVER_PCIE", "warning",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
+          "jobs": [job(parallelism="tp", cards=[1, 2])]},
+         job="t", says=("Job 't'", "tensor parallel over PCIe", "Prefer FSDP, or NVLink-bridged cards")),
+    # ---- memory phases ----------------------------------------------------------------------------------------
+    Case("fsdp-setup-floor", "FSDP_SETUP_FLOOR", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "bridges": [{"slots": [1, 2]}],
+          "jobs": [job(model="llama-2-7b", method="qlora", parallelism="fsdp", fsdp_version=1, sequence_length=512,
+                       cards=[1, 2])]},
+         job="t", says=("Job 't'", "loading and sharding", "FSDP set-up", "torch.cuda.empty_cache()")),
+    # ---- training stack and host memory ------------------------------------------------------------------
+    Case("offload-ignored", "JOB_OFFLOAD_IGNORED", "warning",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(parallelism="ddp", offload="cpu",
+                                                                             cards=[1, 2])]},
+         job="t", says=("Job 't'", "cpu offload with ddp", "zero1-3 for CPU offload")),
+    Case("host-memory-over", "HOST_MEMORY", "error",
+         {"chassis": SMALL_HOST_CHASSIS, "cards": cards("h200-nvl", 1, 2),
+          "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
+         says=("Jobs t", "more than the 64 GB"), custom_catalog=True),
+    Case("host-memory-unknown", "HOST_MEMORY_UNKNOWN", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
+          "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
+         says=("Jobs t", "unknown", "check its specification")),
+    Case("pcie-p2p", "PCIE_P2P", "info",
+         {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
+          "jobs": [job(parallelism="ddp", cards=[1, 2])]},
+         job="t", says=("Job 't'", "IOMMU off", "ACS disabled")),
+]  # fmt: skip
+
+
+def run(case: Case) -> BuildResult:
+    build = Build.model_validate(case.build)
+    return evaluate(build, catalog=extended_catalog() if case.custom_catalog else None)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_check_is_emitted(case: Case) -> None:
+    result = run(case)
+    found = [c for c in result.checks if c.code == case.code]
+    assert found, f"{case.code} not emitted; got {[(c.code, c.message) for c in result.checks]}"
+    hits = [c for c in found if c.severity == case.severity and c.slot == case.slot and c.job == case.job]
+    assert hits, f"{case.code}: no check with severity {case.severity}, slot {case.slot}, job {case.job}: {found}"
+    message = hits[0].message + " " + (hits[0].detail or "")
+    for words in case.says:
+        assert words in message, f"{case.code} message lacks {words!r}: {message}"
+    # the first line is for a buyer: API calls and kernel settings belong in the detail
+    assert "torch." not in hits[0].message and "()" not in hits[0].message and "IOMMU" not in hits[0].message
+
+
+def engine_codes() -> set[str]:
+    codes: set[str] = set()
+    for path in ENGINE_DIR.rglob("*.py"):  # the build's checks, in the subpackages by subject (memory/, checks/ ...)
+        if path.relative_to(ENGINE_DIR).parts[0] in {"planner", "editing", "acceptance"}:  # their own codes
+            continue
+        codes |= set(re.findall(r'code="([A-Z0-9_]+)"', path.read_text(encoding="utf-8")))
+    return codes
+
+
+def test_table_covers_every_code() -> None:
+    codes = engine_codes()
+    assert len(codes) >= 40  # the grep itself works
+    missing = codes - {c.code for c in CASES}
+    assert not missing, f"check codes without a row in CASES: {sorted(missing)}"
+    stale = {c.code for c in CASES} - codes
+    assert not stale, f"rows for codes the engine no longer emits: {sorted(stale)}"
+
+
+def test_ids_are_unique() -> None:
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_custom_catalog_leaves_the_shipped_one_alone() -> None:
+    assert WIDE_CARD not in default_catalog().cards
+    assert extended_catalog().cards[WIDE_CARD].form_factor.slot_width.value == 3
+    assert default_catalog().cards["h200-nvl"].form_factor.slot_width.value == 2
+
+
+def test_clean_build_has_no_checks() -> None:
+    """Seed A's two bridged H200 NVL: 70B QLoRA on one card, 8B LoRA on the other, 8B QLoRA over both."""
+    build = Build.model_validate(
+        {
+            "name": "clean",
+            "chassis": SERVER,
+            "cards": cards("h200-nvl", 1, 2),
+            "bridges": [{"slots": [1, 2]}],
+            "jobs": [
+                job("70B QLoRA", model="llama-3.3-70b", method="qlora", cards=[1]),
+                job("8B LoRA", cards=[2]),
+            ],
+        }
+    )
+    result = evaluate(build)
+    assert result.checks == []
+    assert all(j.fits and j.status == "fits" for j in result.jobs)
+    assert result.topology is not None and result.topology.nvlink_domains == [[1, 2]]
+
+
+def test_clean_multi_card_build_has_no_errors() -> None:
+    """FSDP over a bridged pair: no error, no warning (the link is NVLink, so no PCIe notes either)."""
+    build = Build.model_validate(
+        {
+            "chassis": SERVER,
+            "cards": cards("h200-nvl", 1, 2),
+            "bridges": [{"slots": [1, 2]}],
+            # QLoRA: well inside the cross-validated band of an FSDP2 stack (no measured run: widened)
+            "jobs": [job("70B LoRA", model="llama-3.3-70b", method="qlora", parallelism="fsdp", cards=[1, 2])],
+        }
+    )
+    result = evaluate(build)
+    assert result.errors == []
+    assert [c for c in result.checks if c.severity == "warning"] == []
+    assert result.jobs[0].communication.bound_by == "nvlink"

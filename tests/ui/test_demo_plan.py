@@ -1,0 +1,419 @@
+"""The kiosk's service-plan scenario (issue 17.5): seed B's service through the planner, in a visitor's words.
+
+Every figure on screen is compared with the planner's own result for the same plan (``plan_service``), before
+and after each thing a visitor can press; the scenario file's words are checked to hold no typed-in number.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontMetrics
+from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem
+
+from configurator.catalog.loader import default_catalog, load_catalog
+from configurator.engine import evaluate
+from configurator.engine.editing.kiosk import plan_mig, plan_servers, set_plan_mig, set_plan_month, set_plan_servers
+from configurator.engine.model.buildcode import decode_build
+from configurator.engine.model.buildfile import load_build
+from configurator.engine.planner import Plan, PlanResult, load_plan, plan_service
+from configurator.engine.planner.buildout import node_build
+from configurator.paths import resource
+from configurator.ui.dnd.mime import card_mime
+from configurator.ui.kiosk import DemoWindow, load_scenarios, planspec
+from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure, shown_build
+from configurator.ui.kiosk.planspec import READS, check_plan_reads
+from configurator.ui.shell.settings import Settings
+from configurator.ui.shell.style import dark_palette
+from tests.kiosk_helpers import clipped_labels
+
+SEED_B = resource("plans", "seed-b-service.yaml")
+RTX, H100 = "RTX PRO 6000 server", "HGX H100"
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))
+
+
+def planned(plan: Plan) -> PlanResult:
+    return plan_service(plan, base_dir=SEED_B.parent)
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Plan:
+    return load_plan(SEED_B)
+
+
+@pytest.fixture(scope="module")
+def seed_b(shipped: Plan) -> PlanResult:
+    return planned(shipped)
+
+
+@pytest.fixture
+def demo(qtbot, tmp_path: Path) -> DemoWindow:  # type: ignore[no-untyped-def]
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    settings.q.setValue("demo/folder", str(tmp_path / "take-home"))
+    window = DemoWindow(settings, idle_ms=600_000)
+    qtbot.addWidget(window)
+    window.resize(1920, 1080)
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_scenario(plan_index(window))
+    return window
+
+
+def plan_index(window: DemoWindow) -> int:
+    return next(i for i, s in enumerate(window.scenarios) if s.is_plan)
+
+
+def more_texts(window: DemoWindow) -> list[str]:
+    return [window.figure(m).text for m in window.scenario.more]
+
+
+# ---- the scenario file --------------------------------------------------------------------------------------
+
+
+def test_the_sixth_scenario_is_seed_b_s_plan(shipped: Plan) -> None:
+    scenarios = load_scenarios()
+    s = scenarios[5]
+    assert s.is_plan and s.build_path is None and s.plan_path == SEED_B.resolve()
+    assert s.plan == shipped
+    # issue 24: the recommended fleet (and what ranks it), MIG, the p95 wait at the peak hour and the reversal
+    assert [spec.kind for spec in (s.key, *s.more)] == ["fleet", "tenants", "wait", "reversal"]
+    assert set(s.controls) == {"servers", "roadmap", "mig"}
+    assert len(s.text.split()) > 40 and not any(ch.isdigit() for ch in s.text)
+
+
+def test_result_fields_the_figures_read_exist() -> None:
+    check_plan_reads()
+    fleet_model = next(m for m in READS if m.__name__ == "FleetResult")
+    broken = {**READS, fleet_model: ("totals.servers",)}
+    planspec.READS, saved = broken, planspec.READS
+    try:
+        with pytest.raises(ValueError, match="no 'servers' in Totals"):
+            check_plan_reads()
+    finally:
+        planspec.READS = saved
+
+
+@pytest.mark.parametrize(
+    ("figure", "error"),
+    [
+        ({"kind": "fleet", "label": "{fleet}: the best of 754 fleets"}, "types a number in"),
+        ({"kind": "fleet", "label": "{fleets}"}, "no {fleets} here"),
+        ({"kind": "tenants", "job_class": "7B LoRA", "label": "x"}, "names 1 node type"),
+        ({"kind": "cards", "label": "of {kinds}"}, "the others name one"),
+        ({"kind": "wait", "label": "{p95}"}, "the others name one"),
+        ({"kind": "reversal", "job_class": "7B LoRA", "label": "{summary}"}, "names no job_class"),
+        ({"kind": "wait", "job_class": "7B LoRA", "label": "p95 {p95}"}, "types a number in"),
+        ({"kind": "cards", "job_class": "13B LoRA", "label": "of {kinds}"}, "no class '13B LoRA'"),
+        ({"kind": "fits", "job_class": "30B LoRA", "nodes": [RTX, "DGX B200"], "label": "x"}, "no node type 'DGX"),
+    ],
+)
+def test_bad_plan_figures_fail_the_load(tmp_path: Path, figure: dict, error: str) -> None:  # type: ignore[type-arg]
+    import yaml
+
+    data = {"scenarios": [{"title": "t", "plan": str(SEED_B), "text": "words", "key": figure}]}
+    path = tmp_path / "scenarios.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError, match=error):
+        load_scenarios(path)
+
+
+# ---- the figures are the planner's ----------------------------------------------------------------------------
+
+
+def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
+    """Seed B through the planner: each figure against the cells and fleet it reads, read independently."""
+    catalog = default_catalog()
+    s = load_scenarios()[5]
+    key, tenants, wait, rev = (read_plan_figure(spec, shipped, seed_b, catalog) for spec in (s.key, *s.more))
+    best = seed_b.fleets[0]
+    # the recommended fleet: the first ranked, serving every class all roadmap long. Which server kinds it buys
+    # is the planner's answer (ranked by cost per job at the plan's street prices), not the scenario's
+    assert key.value == best.totals.nodes and key.number == f"{best.totals.nodes} servers"
+    assert {n.node for n in best.nodes} <= {RTX, H100}
+    assert key.label == (f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets "
+                         "by cost per job")  # fmt: skip
+    assert best.feasible and best.out_of_capacity_month is None and key.words == "Keeps up for all 18 months"
+    # "a 7B low-rank fine-tune fits in a 24 GB instance ... the same card serves four such jobs", with its gain
+    slice_ = seed_b.cell("7B LoRA", f"{RTX} / 1g.24gb")
+    assert slice_.fits and tenants.value == slice_.devices_per_card == 4 and slice_.mig_gain is not None
+    assert tenants.text == (f"4 tenants per RTX PRO 6000 Server, {slice_.capacity_gb:.1f} GB each: "
+                            f"{slice_.mig_gain:.2f}× the 7B LoRA jobs a day")  # fmt: skip
+    # the p95 wait at the peak hour, against its target
+    info = next(c for c in seed_b.classes if c.name == "7B LoRA")
+    assert info.wait_p95_h is not None and wait.value == info.wait_p95_h
+    words = "7B LoRA wait at the busiest hour for nineteen jobs in twenty (target met)"
+    assert wait.text == f"{info.wait_p95_h:.2f} h {words}"
+    # the reversal: the month the recommended servers change, or that they do not
+    assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
+    r = seed_b.recommendation.reversal
+    if r.month is None:
+        assert rev.number == "No change" and rev.label == " + ".join(best.kinds) + " stays the pick all roadmap long"
+    else:
+        assert rev.number == f"Month {r.month}" and " + ".join(r.after) in rev.label
+
+
+def test_fit_and_card_figures_still_read_seed_b() -> None:
+    """The fits and cards kinds the scenario used before issue 24, read from seed B's result."""
+    from configurator.ui.kiosk.planspec import PlanFigureSpec
+
+    shipped = load_plan(SEED_B)
+    seed_b = planned(shipped)
+    catalog = default_catalog()
+    words = "for a {class} job: the {card} {verdict}, the {other} {other_verdict}"
+    spec = PlanFigureSpec(kind="fits", job_class="30B LoRA", nodes=[RTX, H100], digits=0, label=words)
+    fits = read_plan_figure(spec, shipped, seed_b, catalog)
+    rtx, h100 = seed_b.cell("30B LoRA", f"{RTX} / whole card"), seed_b.cell("30B LoRA", f"{H100} / whole card")
+    assert rtx.fits and not h100.fits
+    assert (
+        fits.text
+        == f"{rtx.peak_gb:.0f} GB for a 30B LoRA job: the RTX PRO 6000 Server holds it, the H100 SXM is too tight"
+    )
+    spec = PlanFigureSpec(kind="cards", job_class="8B full fine-tune", label="of {kinds} hold one {class} ({peak})")
+    cards = read_plan_figure(spec, shipped, seed_b, catalog)
+    whole = seed_b.cell("8B full fine-tune", f"{RTX} / whole card")
+    assert (
+        cards.value == 2 and cards.text == f"2 cards of either kind hold one 8B full fine-tune ({whole.peak_gb:.1f} GB)"
+    )
+
+
+def test_every_button_gives_figures_that_read(shipped: Plan) -> None:
+    """Qt-free: every combination of servers, sizing month and MIG plans, shows a build the engine evaluates
+    cleanly, and reads every figure with its placeholders filled."""
+    catalog = default_catalog()
+    s = load_scenarios()[5]
+    for node, month, mig in itertools.product([None, RTX, H100], [1, 18], [True, False]):
+        plan = set_plan_mig(set_plan_month(set_plan_servers(shipped, shipped, node), month), shipped, mig)
+        assert plan_servers(plan, shipped) == node and plan_mig(plan) == mig and plan.search.size_for_month == month
+        result = planned(plan)
+        assert result.fleets and not result.errors, (node, month, mig)
+        build = shown_build(plan, result, catalog, SEED_B.parent)
+        assert build is not None and not evaluate(build, catalog).errors
+        assert {c.card for c in build.cards} <= {"rtx-pro-6000-server", "h100-sxm"}
+        for spec in (s.key, *s.more):
+            figure = read_plan_figure(spec, plan, result, catalog)
+            assert figure.value is not None and "{" not in figure.label, (node, month, mig, spec.kind)
+
+
+def test_on_screen_figures_are_the_planners(demo: DemoWindow, seed_b: PlanResult) -> None:
+    best = seed_b.fleets[0]
+    assert demo.key_number.text() == f"{best.totals.nodes} servers"
+    assert demo.key_label.text() == (
+        f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets by cost per job"
+    )
+    assert demo.key_status.text() == "Keeps up for all 18 months"
+    for label, text in zip(demo.more_labels, more_texts(demo), strict=False):
+        assert label.isVisibleTo(demo) and text.split(" ", 2)[-1] in label.text()
+    assert more_texts(demo)[0].startswith("4 tenants")
+    assert "wait at the busiest hour for nineteen jobs in twenty" in more_texts(demo)[1]
+    # the palette and the build knobs give way to the plan's buttons
+    assert not demo.pal_box.isVisibleTo(demo) and demo.plan_box.isVisibleTo(demo)
+    assert not demo.seq_box.isVisibleTo(demo) and not demo.method_box.isVisibleTo(demo)
+    assert demo.server_buttons[None].isChecked() and demo.month_buttons[18].isChecked() and demo.mig_button.isChecked()
+
+
+# ---- the visitor's buttons ------------------------------------------------------------------------------------
+
+
+def test_mig_off_and_on_changes_the_tenants_per_card(demo: DemoWindow, shipped: Plan, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """MIG off: one 7B tenant per card (the whole-card cell); on: four (the 1g.24gb cell), seed B's 'up to 4x'."""
+    qtbot.mouseClick(demo.mig_button, Qt.MouseButton.LeftButton)
+    off = set_plan_mig(shipped, shipped, False)
+    assert demo.plan_doc.plan == off and not demo.mig_button.isChecked()
+    result = planned(off)
+    whole = result.cell("7B LoRA", f"{RTX} / whole card")
+    tenants = demo.figure(demo.scenario.more[0])
+    assert tenants.value == whole.devices_per_card == 1
+    assert tenants.text == "1 tenant per RTX PRO 6000 Server without MIG: one 7B LoRA job holds the whole card"
+    assert f"{result.search.candidates:,} fleets" in demo.key_label.text()
+    assert result.search.candidates < planned(shipped).search.candidates  # no MIG layout left to search
+    qtbot.mouseClick(demo.mig_button, Qt.MouseButton.LeftButton)
+    assert demo.plan_doc.plan == shipped and demo.figure(demo.scenario.more[0]).value == 4
+
+
+@pytest.mark.parametrize("node", [RTX, H100])
+def test_picking_the_servers_changes_the_fleet_and_the_build(demo: DemoWindow, shipped: Plan, node: str, qtbot) -> None:  # type: ignore[no-untyped-def]
+    qtbot.mouseClick(demo.server_buttons[node], Qt.MouseButton.LeftButton)
+    plan = set_plan_servers(shipped, shipped, node)
+    assert demo.plan_doc.plan == plan and demo.server_buttons[node].isChecked()
+    result = planned(plan)
+    best = result.fleets[0]
+    assert [n.node for n in best.nodes] == [node]
+    assert demo.key_number.text() == f"{best.totals.nodes} servers"
+    assert demo.key_label.text().startswith(best.label.replace(" x ", " × "))
+    # the chassis shows the planner's node of that fleet, as "Open as build" would open it
+    assert demo.doc.build == node_build(plan, best, node, base_dir=SEED_B.parent)
+    assert demo.chassis.scene() is not None and set(demo.chassis.card_items) == {c.slot for c in demo.doc.build.cards}
+    qtbot.mouseClick(demo.server_buttons[None], Qt.MouseButton.LeftButton)
+    assert demo.plan_doc.plan == shipped
+
+
+@pytest.mark.parametrize("node", [RTX, H100])
+def test_the_planners_server_is_drawn_without_overlapping_words(demo: DemoWindow, node: str) -> None:
+    """The chassis drawing of each server kind: no two of its words overlap (the HGX H100's socket labels,
+    'SXM5 socket · CPU0 · plx0', ran into the next socket's)."""
+    assert demo.set_plan_servers(node)
+    texts = [i for i in demo.chassis.scene().items() if isinstance(i, QGraphicsSimpleTextItem) and i.isVisible()]
+    assert len(texts) > len(demo.doc.build.cards)
+    for a, b in itertools.combinations(texts, 2):
+        assert not a.sceneBoundingRect().intersects(b.sceneBoundingRect()), (a.text(), b.text())
+
+
+def test_sizing_for_today_says_the_month_the_fleet_runs_out(demo: DemoWindow, shipped: Plan, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Seed B: 'size to the eighteen-month roadmap'. Sized for today's jobs, the best fleet runs out of capacity
+    in the month the planner reports; sized for month 18 it keeps up all the way."""
+    qtbot.mouseClick(demo.month_buttons[1], Qt.MouseButton.LeftButton)
+    today = planned(set_plan_month(shipped, 1))
+    best = today.fleets[0]
+    # it runs out of capacity first (a month-12 class that needs whole cards may also stop fitting later)
+    assert best.out_of_capacity_month is not None
+    assert best.stops_fitting_month is None or best.stops_fitting_month > best.out_of_capacity_month
+    assert demo.key_status.text() == f"Runs out of capacity in month {best.out_of_capacity_month}"
+    assert demo.key_figure().status == "tight"
+    assert demo.key_number.text() == f"{best.totals.nodes} servers"
+    assert best.totals.nodes < planned(shipped).fleets[0].totals.nodes
+    qtbot.mouseClick(demo.month_buttons[18], Qt.MouseButton.LeftButton)
+    assert demo.key_status.text() == "Keeps up for all 18 months" and demo.key_figure().status == "fits"
+
+
+def test_start_over_drops_the_visitors_plan(demo: DemoWindow, shipped: Plan) -> None:
+    assert demo.set_plan_servers(H100) and demo.set_plan_month(1) and demo.set_plan_mig(False)
+    demo.reset_button.click()
+    assert demo.plan_doc.plan == shipped
+    assert demo.server_buttons[None].isChecked() and demo.month_buttons[18].isChecked() and demo.mig_button.isChecked()
+
+
+def test_the_planners_server_cannot_be_dragged_into(demo: DemoWindow) -> None:
+    """The chassis is the planner's node: a drag into it is refused and the visitor is sent to the buttons."""
+    view = demo.chassis
+    before = demo.doc.build
+    mime = card_mime("h200-nvl")
+    point = view.mapFromScene(view.slot_items[1].rect().center())
+    enter = QDragEnterEvent(
+        point, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    QApplication.sendEvent(view.viewport(), enter)
+    assert not enter.isAccepted()
+    drop = QDropEvent(
+        QPointF(point), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    QApplication.sendEvent(view.viewport(), drop)
+    del mime
+    assert demo.doc.build == before and "buttons below" in demo.message.text()
+    # the other scenarios' chassis take drops again
+    demo.show_scenario(0)
+    assert not demo.chassis.locked
+
+
+def test_take_home_is_the_shown_node(demo: DemoWindow, shipped: Plan, seed_b: PlanResult) -> None:
+    code = demo.take_home()
+    assert code
+    saved = load_build(Path(demo.settings.get("demo/folder")) / f"{code}.yaml")
+    node = node_build(shipped, seed_b.fleets[0], seed_b.fleets[0].nodes[0].node, base_dir=SEED_B.parent)
+    assert saved.model_copy(update={"name": node.name}) == node
+    assert decode_build(demo.code_panel.build_code) == saved
+
+
+def test_planning_stays_live(demo: DemoWindow, shipped: Plan) -> None:
+    """Each button plans on the GUI thread: measured here (seed B, 754 candidate fleets), and a plan seen before
+    comes from the cache."""
+    # the process's results are shared by every demo window: plan these afresh, the shipped one as at start-up
+    demo.plan_results.clear()
+    first = next(s for s in demo.scenarios if s.plan is not None)
+    assert first.plan is not None and first.plan_path is not None
+    demo.plan_results.planned(first.plan, first.plan_path.parent)
+    for make in (lambda: demo.set_plan_month(1), lambda: demo.set_plan_servers(RTX), lambda: demo.set_plan_mig(False)):
+        assert make()  # the time from button to figures: benchmarks/test_bench_limits.py
+    kept = len(demo.plan_results)
+    demo.reset_button.click()
+    assert len(demo.plan_results) == kept  # the shipped plan was planned before: no new plan
+
+
+def test_a_demo_opened_again_does_not_plan_the_shipped_plan_again(demo: DemoWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The results live for the process, per catalog: the editor's Demo mode opened a second time answers the
+    shipped plan from them (the first window planned it once its event loop ran)."""
+    qtbot.wait(10)  # the first window's deferred plan
+    kept = len(demo.plan_results)
+    assert kept >= 1
+    settings = Settings(QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat))
+    again = DemoWindow(settings, idle_ms=600_000)
+    qtbot.addWidget(again)
+    assert again.plan_results is demo.plan_results is PlanResults.shared(demo.catalog)
+    again.show()
+    qtbot.wait(10)
+    assert len(again.plan_results) == kept
+    assert PlanResults.shared(load_catalog()) is not demo.plan_results  # another catalog, its own results
+
+
+def test_plan_results_forget_the_oldest(shipped: Plan) -> None:
+    cache = PlanResults(default_catalog(), limit=2)
+    first = cache.planned(shipped, SEED_B.parent)
+    cache.planned(set_plan_month(shipped, 1), SEED_B.parent)
+    assert cache.planned(shipped, SEED_B.parent) is first
+    cache.planned(set_plan_mig(shipped, shipped, False), SEED_B.parent)
+    assert len(cache) == 2 and cache.planned(shipped, SEED_B.parent) is not first
+
+
+# ---- layout and screenshots -----------------------------------------------------------------------------------
+
+
+def assert_bar_words_apart(window: DemoWindow) -> None:
+    """The bars' words over the planner's node (one bar per whole card or MIG instance) are the kiosk's (whole
+    GB; the unit where it fits) and do not run into each other: neighbouring texts are apart by more than 2 px."""
+    labels = [lb for lb in window.chart.labels if lb.isVisible()]
+    cards = window.doc.build.cards
+    assert len(cards) == 8
+    assert len(labels) == sum(len(c.mig) if c.mig else 1 for c in cards)
+    texts = [lb.toPlainText() for lb in labels]
+    assert all(t.startswith("+") and "." not in t for t in texts), texts
+    spans = []
+    for lb in labels:
+        width = QFontMetrics(lb.textItem.font()).horizontalAdvance(lb.toPlainText())
+        centre = lb.sceneBoundingRect().center().x()
+        spans.append((centre - width / 2, centre + width / 2))
+    assert all(a[1] + 2 < b[0] for a, b in itertools.pairwise(spans)), (texts, spans)
+
+
+def test_bar_words_survive_a_resize(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The chart re-labels its bars on a resize; the kiosk's words come back (they went to the chart's own
+    '+50.3' after 1920 -> 1280 until the next change)."""
+    assert_bar_words_apart(demo)
+    demo.resize(1280, 800)
+    qtbot.wait(30)
+    assert_bar_words_apart(demo)
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280x800", "1920x1080"])
+def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int], dark: bool) -> None:  # type: ignore[no-untyped-def]
+    """The plan scenario with the application in the light or the dark theme (View > Dark theme of the main
+    window sets the application palette the kiosk inherits): no clipped text, the kiosk's own colours kept."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = app.palette()
+    if dark:
+        app.setPalette(dark_palette())
+    try:
+        settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+        window = DemoWindow(settings, idle_ms=600_000)
+        qtbot.addWidget(window)
+        window.resize(*size)
+        window.show()
+        qtbot.waitExposed(window)
+        window.show_scenario(plan_index(window))
+        qtbot.wait(30)
+        assert clipped_labels(window) == []
+        image = window.grab().toImage()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        image.save(str(SHOTS / f"demo-plan-{size[0]}x{size[1]}-{'dark' if dark else 'light'}.png"))
+        assert_bar_words_apart(window)
+        # the kiosk paints its own background and ink whatever the application palette
+        corner = image.pixelColor(QPoint(4, 4))
+        assert corner.name().upper() == "#F4F6F3"
+        assert window.chassis.height() >= 300 * window._scale - 1 and window.chart.height() >= 300 * window._scale - 1
+    finally:
+        app.setPalette(before)

@@ -1,0 +1,136 @@
+"""The headroom chart against the engine's own per-card numbers: the band, the tooltip, hovering, extremes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication, QToolTip
+
+from configurator.engine.model.buildfile import load_build
+from configurator.ui.charts import HeadroomChart
+from configurator.ui.shell.document import BuildDocument
+
+ROOT = Path(__file__).resolve().parents[2]
+EIGHT = ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml"
+
+
+def make_chart(qtbot, result):  # type: ignore[no-untyped-def]
+    chart = HeadroomChart()
+    qtbot.addWidget(chart)
+    chart.resize(1000, 420)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.update_result(result)
+    return chart
+
+
+def test_band_is_drawn_as_an_error_bar_around_peak_reserved(qtbot) -> None:  # type: ignore[no-untyped-def]
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    rows = [r for j in result.jobs for r in j.cards]
+    opts = chart.band.opts
+    assert list(opts["y"]) == pytest.approx([r.peak_reserved_gb for r in rows])
+    assert list(np.asarray(opts["y"]) + opts["top"]) == pytest.approx([r.band_high_gb for r in rows])
+    assert list(np.asarray(opts["y"]) - opts["bottom"]) == pytest.approx([r.band_low_gb for r in rows])
+
+
+def test_tooltip_names_peak_phase_band_basis_and_tight(qtbot) -> None:  # type: ignore[no-untyped-def]
+    result = BuildDocument(load_build(EIGHT)).result
+    job = result.jobs[0]
+    row = job.cards[0].model_copy(update={"status": "tight", "peak_phase": "optimizer-step"})
+    job = job.model_copy(update={"name": "<b>evil</b> & co", "cards": [row], "offload": "cpu", "host_memory_gb": 321.0})
+    chart = make_chart(qtbot, result.model_copy(update={"jobs": [job]}))
+    tip = chart.tooltip_for(0)
+    assert "optimizer-step" in tip
+    assert f"{row.band_low_gb:.1f}–{row.band_high_gb:.1f} GB" in tip
+    assert row.band_basis and row.band_basis in tip
+    assert "Host memory" in tip and "321.00 GB" in tip
+    assert "&lt;b&gt;evil&lt;/b&gt; &amp; co" in tip and "<b>evil</b>" not in tip
+    assert chart.labels[0].textItem.toPlainText().startswith("tight")
+
+
+def test_tooltip_stays_up_while_the_mouse_rests(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Qt's resting-mouse tooltip event (700 ms) used to hide the breakdown before it could be read."""
+    from tests.gui_helpers import hover_tooltip
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    row = result.jobs[0].cards[0]
+    tip = hover_tooltip(chart.view, chart.plot, 0.0, row.weights_gb / 2)
+    assert result.jobs[0].name in tip
+    qtbot.wait(1500)
+    QApplication.processEvents()
+    assert QToolTip.isVisible() and result.jobs[0].name in QToolTip.text()
+
+
+def test_a_job_needing_ten_thousand_gb_draws_with_a_readable_axis(qtbot) -> None:  # type: ignore[no-untyped-def]
+    result = BuildDocument(load_build(EIGHT)).result
+    job = result.jobs[0]
+    big = job.cards[0].model_copy(
+        update={
+            "activations_gb": 10_000.0,
+            "peak_reserved_gb": 10_100.0,
+            "band_low_gb": 9_000.0,
+            "band_high_gb": 11_000.0,
+            "headroom_gb": -9_960.0,
+            "fits": False,
+            "status": "does-not-fit",
+        }
+    )
+    chart = make_chart(qtbot, result.model_copy(update={"jobs": [job.model_copy(update={"cards": [big]})]}))
+    chart.grab()
+    hi = chart.plot.vb.viewRange()[1][1]
+    assert hi >= 11_000.0
+    labels = chart.plot.getAxis("left").tickStrings([5000.0, 10000.0], 1.0, 5000.0)
+    assert labels == ["5,000", "10,000"]
+
+
+def test_a_card_with_no_job_shows_as_free_capacity(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: a card no job uses did not appear on the Headroom chart at all."""
+    from configurator.engine import editing
+    from tests.gui_helpers import hover_tooltip, make_window
+
+    window = make_window(qtbot, tmp_path, EIGHT)
+    build = window.doc.build
+    job = build.jobs[0]
+    keep = job.cards[:-1] if job.cards else []
+    assert keep, "the seed job runs on several cards"
+    window.doc.edit("Drop a card from the job", lambda b: editing.update_job(b, 0, cards=keep))
+    chart = window.chart
+    assert chart.free and chart.free[0][0] == job.cards[-1]
+    n = len(chart.rows)
+    free_labels = [t.textItem.toPlainText() for t in chart.labels if t.isVisible()]
+    assert any(text.startswith("free ") for text in free_labels)
+    assert chart.free_bar.opts["height"][0] == pytest.approx(chart.free[0][2])
+    tip = hover_tooltip(chart.view, chart.plot, float(n), chart.free[0][2] / 2)
+    assert "No job on this card" in tip
+
+
+def test_long_job_names_wrap_on_the_axis_instead_of_being_cut() -> None:
+    from configurator.ui.charts.headroom import _tick_name
+
+    assert _tick_name("70B LoRA, FSDP offload to CPU") == "70B LoRA, FSDP offload\nto CPU"
+    assert _tick_name("short") == "short"
+
+
+@pytest.mark.parametrize("height", [300, 360, 420])  # 300: the kiosk's minimum (~100 px of plot under the legend)
+def test_bar_labels_stay_inside_a_short_plot(qtbot, height: int) -> None:  # type: ignore[no-untyped-def]
+    """The headroom above each bar is text of a fixed pixel height: on the kiosk's short plot the range's 25 % head
+    room was ~27 px, and the labels ran over the chart's title. The range now keeps their height free."""
+    from PySide6.QtGui import QFont
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    for label in chart.labels:
+        label.setFont(QFont(label.textItem.font().family(), 16, QFont.Weight.Bold))  # the kiosk's bigger type
+    chart.resize(1000, height)
+    qtbot.wait(20)
+    chart.update_result(result)
+    QApplication.processEvents()
+    view_top = chart.plot.vb.sceneBoundingRect().top()
+    shown = [t for t in chart.labels if t.isVisible()]
+    assert shown
+    for label in shown:
+        assert label.sceneBoundingRect().top() >= view_top - 1, (height, label.textItem.toPlainText())
