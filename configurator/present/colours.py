@@ -20,6 +20,11 @@ FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", 
 # for markers and bars, and the amber #E69F00 is 2.3:1 as text). One table: the sheet, its figures and the kiosk
 # each had their own, and the kiosk's amber was 4.2:1.
 STATUS_INK = {"fits": "#1B5E20", "tight": "#8A5A00", "does-not-fit": "#C62828", "unknown": "#555555"}
+# A check's severity as text, at least 4.5:1 (WCAG AA) on the light window (#efefef) and on white: the warning is
+# a darker amber than the charts' fill (#E69F00, 2.0:1 on the window). The sheet's checks and the window's summary
+# and checks panel; the dark theme's are the same meanings lightened (4.5:1 or more on #2a2a2a).
+SEVERITY_COLOUR = {"error": "#C62828", "warning": "#8C5E00", "info": "#1565C0"}
+SEVERITY_COLOUR_DARK = {"error": "#EF7A78", "warning": "#FFB74D", "info": "#7FB8F5"}
 
 
 # Card fills, one per family. Each is chosen to stand out at 3:1 or more (WCAG 2.1 non-text contrast,
