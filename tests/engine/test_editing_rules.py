@@ -139,6 +139,7 @@ OFFENDERS = {
     r"seconds_per_step\s*/\s*total": "Compute.step_ops",
     r"\"does-not-fit\"\s*:\s*\"does not fit\"": "present.verdict.WORDS",
     r"intensity\s*>=\s*under\.ridge": "MatmulIntensity.recipe_bound",
+    r"ratio is not None and ratio > 1": "Communication.dominates",
 }
 
 
@@ -176,6 +177,7 @@ def test_the_guard_catches_the_old_code() -> None:
         "scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up",
         'STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}',
         'self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]',
+        "colour = self.alert if ratio is not None and ratio > 1 else self.ink",
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

@@ -51,3 +51,11 @@ def test_comparison_ranks_fits_by_the_same_order() -> None:
     assert fit.better == "left"  # not sized beats cannot fit, as in the build's verdict
     fit = next(d for d in compare(one("tight"), one("fits")) if d.what == "fit")
     assert fit.better == "right"
+
+
+def test_communication_dominates_above_compute() -> None:
+    r = evaluate(load_build(BUILDS / "default.yaml"), CAT)
+    comm = r.jobs[0].communication
+    assert comm.model_copy(update={"ratio_to_compute": 1.3}).dominates
+    assert not comm.model_copy(update={"ratio_to_compute": 0.34}).dominates
+    assert not comm.model_copy(update={"ratio_to_compute": None}).dominates

@@ -98,6 +98,12 @@ class Communication(Out):
     tp_forward_bytes_per_token: float | None = None  # seed B's per-token figure (forward only)
     notes: list[str] = []
 
+    @property
+    def dominates(self) -> bool:
+        """Communication takes longer than compute (ratio_to_compute above 1): the step waits on the links
+        whatever overlaps, so views flag it."""
+        return self.ratio_to_compute is not None and self.ratio_to_compute > 1
+
 
 class MatmulIntensity(Out):
     name: str

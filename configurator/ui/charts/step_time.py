@@ -192,7 +192,7 @@ class StepTimeChart(_Chart):
                     text = f"step {job.step_seconds:.2f} s\nno communication"
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     text = text.replace(" s\n", " s (estimated rate)\n", 1)
-                colour = self.alert if ratio is not None and ratio > 1 else self.ink
+                colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
             self._set_text(label, text, colour, centred=True)
             label.setPos(float(i), self._totals[i])
             label.setVisible(True)
