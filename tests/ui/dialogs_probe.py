@@ -42,8 +42,7 @@ def main(out: Path) -> None:
             top.show()
             if name == "planner":
                 planner.wait_for_plan()
-            for _ in range(4):
-                app.processEvents()
+            settle(app, top, charts_cut, clipped)
             top.grab().save(str(out / f"{name}-{size}-{theme}.png"))
             fits = top.frameGeometry().width() <= screen.width() and top.height() <= screen.height()
             report = {"window": name, "theme": theme, "size": [top.width(), top.height()], "fits_screen": fits,
@@ -55,6 +54,24 @@ def main(out: Path) -> None:
         window.doc.undo_stack.setClean()
         window.close()
         app.processEvents()
+
+
+def settle(app, top, *probes, turns: int = 3, limit_s: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    """Let the window's layout settle: event-loop turns until the size and every probe's answer stay the same for
+    ``turns`` looks 50 ms apart. A fixed number of turns read layouts half done on a loaded machine (deferred
+    relayouts are timers); ``limit_s`` only bounds a layout that never settles, whose last state is then reported."""
+    import time
+
+    last, same, deadline = None, 0, time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        for _ in range(4):
+            app.processEvents()
+        state = (top.size().toTuple(), *(repr(probe(top)) for probe in probes))
+        same = same + 1 if state == last else 0
+        if same >= turns:
+            return
+        last = state
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, qInstallMessageHandler
 
-from tests.ui.conftest import SHOTS
+from tests.shots import SHOTS
 
 PROBE = Path(__file__).with_name("kiosk_probe.py")
 
