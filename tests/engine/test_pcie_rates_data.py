@@ -15,7 +15,7 @@ from configurator.engine.topology.links import MEASURED_PCIE_GEN5_GB_S, load_pci
 def test_the_shipped_rates() -> None:
     rates = load_pcie_rates()
     assert MEASURED_PCIE_GEN5_GB_S == {"PIX": 40.0, "PXB": 38.0, "NODE": 38.0, "SYS": 30.0}
-    assert "37.6-41.7 GB/s" in rates.quote and "rtx6kpro" in rates.source
+    assert "37.6" in rates.quote and "41.1" in rates.quote and "rtx6kpro" in rates.source
     # the same-NUMA kinds lie within the measured range's rounding; cross-socket about 20 % below
     assert all(37.5 <= MEASURED_PCIE_GEN5_GB_S[k] <= 42 for k in ("PIX", "PXB", "NODE"))
     assert MEASURED_PCIE_GEN5_GB_S["SYS"] == pytest.approx(0.8 * MEASURED_PCIE_GEN5_GB_S["NODE"], rel=0.02)
