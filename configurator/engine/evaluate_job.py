@@ -16,6 +16,7 @@ from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB
 from configurator.engine.calibration import band as calibration
+from configurator.engine.checks import rl as rl_result
 from configurator.engine.checks.advice import fit_advice
 from configurator.engine.checks.job import (
     Shape,
@@ -40,7 +41,7 @@ from configurator.engine.memory import rl
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.memory.precision import trained_bytes
-from configurator.engine.mig.layout import LayoutCheck, total_compute_slices
+from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
@@ -152,7 +153,8 @@ def _resolve(job: Job, models: ModelResolver) -> tuple[ModelSpec, Parameters] | 
 
 def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, Any]:
     """The fields every result of a resolved job carries, whether or not it has cards."""
-    stack = stack_of(job)
+    trains = rl.training_view(job)  # the stack as the trainer runs it (TRL's RL trainers: bf16 log-probs)
+    stack = stack_of(trains)
     return dict(
         name=job.name,
         model=model.id,
@@ -162,7 +164,7 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
         params_total=params.total,
         params_trainable=params.trainable,
         framework=job.framework,
-        stack=describe(job),
+        stack=describe(trains),
         loss=stack.loss,
         fsdp_version=job.fsdp_version,
         offload=effective_offload(job),
@@ -229,11 +231,7 @@ def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int,
         if instance is not None and card.mig is not None:
             name = capacity_of(card, layouts.get(slot), instance)[2]
             if name:
-                prof = card.mig.profile(name)
-                share = prof.compute_slices / total_compute_slices(card.mig)
-                if card.sm_count is not None and card.sm_count.value and prof.sm_count.value:
-                    share = prof.sm_count.value / card.sm_count.value
-                mem = prof.placement.size / card.mig.grid_units
+                share, mem = profile_shares(card, card.mig.profile(name))
         shares.append((card, share))
         memory.append(mem)
     return shares, memory
@@ -319,14 +317,21 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
     checks += generation_checks(job, model, rows)
+    server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
+              if rl_result.generation_cards(job) else {})  # fmt: skip
+    checks += rl_result.group_checks(job, shape.n) + rl_result.server_checks(model, job, server, set(shape.slots))
+    checks += rl_result.in_process_checks(model, job, mem, rows)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
+    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                       fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
-    return JobEvaluation(result, tuple(checks), tuple((key, mem.peak_reserved) for key in shape.keys))
+                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary)  # fmt: skip
+    engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
+    uses = {key: mem.peak_reserved + engine.pop(key, 0.0) for key in shape.keys}  # + a colocated vLLM's share
+    return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

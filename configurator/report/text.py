@@ -84,6 +84,31 @@ def _steps(job: JobResult) -> list[str]:
     return out
 
 
+def _rl(job: JobResult) -> list[str]:
+    """What an RL / preference job keeps per card, where it generates, and its step split."""
+    r = job.rl
+    if r is None:
+        return []
+    out = [f"  {r.objective.upper()}: the models on each training card"]
+    for m in r.models:
+        out.append(f"    {m.role:10s} {m.gb_per_card:7.1f} GB  {m.held}  [{m.source}]")
+    if r.generation:
+        out.append(f"  generation: {r.generation}")
+        if r.generation_share_gb is not None and r.generation_weights_gb is not None and r.kv_cache_gb is not None:
+            out.append(f"    {r.generation_share_gb:.1f} GB: {r.generation_weights_gb:.1f} GB of weights, a "
+                       f"{r.kv_cache_gb:.1f} GB KV cache; one round of {r.sequences} sequences needs "
+                       f"{r.kv_needed_gb or 0:.1f} GB of it")  # fmt: skip
+        else:
+            out.append(f"    one round of {r.sequences} sequences needs a {r.kv_needed_gb or 0:.1f} GB KV cache")
+    if r.training_seconds is not None:
+        parts = [f"training {r.training_seconds:.3f} s"]
+        if r.generation_seconds is not None:
+            parts.append(f"generation {r.generation_seconds:.3f} s (decode, memory-bound)")
+        parts += [f"{k} {v:.3f} s" for k, v in r.extra_seconds.items()]
+        out.append("  step split: " + ", ".join(parts))
+    return out
+
+
 def _job(job: JobResult) -> list[str]:
     """One job's block of the text report: what it runs, its memory per card, communication and compute."""
     out = [
@@ -99,6 +124,7 @@ def _job(job: JobResult) -> list[str]:
         out.append(f"  host memory for offloaded states: {job.host_memory_gb:.1f} GB on this node")
     if job.cards:
         out += _memory(job)
+    out += _rl(job)
     out += _steps(job)
     if job.step_seconds is not None:
         out.append(f"  step time: {job.step_seconds:.3f} s")

@@ -8,7 +8,7 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB, GIB
@@ -177,7 +177,12 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
-    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO frozen reference
+    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO / PPO frozen reference
+    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp)  # PPO: critic trained, reward frozen
+    weights += extra.critic_weights + extra.reward_weights
+    gradients += extra.critic_gradients
+    optimizer += extra.critic_optimizer
+    trained += extra.critic_trained
     return _States(weights, adapters, gradients, optimizer, trained, full_weights, low)
 
 
@@ -210,6 +215,10 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     param_sharded = shards > 1 and stage == 3
     head_gradient = gathered = 0.0
     act = activation_breakdown(model, job, tp, sequence_length)
+    if (keep := rl.logit_fraction(job)) < 1:  # GRPO: logits of the completion only (engine/memory/rl.py)
+        act = replace(act, loss_bytes=act.loss_bytes * keep, loss_backward_bytes=act.loss_backward_bytes * keep,
+                      held_logits_bytes=act.held_logits_bytes * keep,
+                      forward_extra_bytes=act.forward_extra_bytes * keep)  # fmt: skip
     transient = act.transient_bytes
     if job.method == "full":
         # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces
@@ -233,6 +242,10 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
     activations = act.saved_bytes
+    if rl.keeps_critic(job):  # PPO: the value model's forward feeds the same loss (engine/memory/rl.py), saved beside;
+        # its head is a hidden x 1 score, no vocabulary logits
+        critic = activation_breakdown(model, rl.critic_job(job), tp, sequence_length)
+        activations += critic.layers_bytes + critic.head_bytes
     forward_extra = act.forward_extra_bytes
     if hf_amp_full(job):
         # autocast's cast cache: a bf16 copy of every weight from its first use to the end of the forward's

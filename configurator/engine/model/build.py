@@ -116,7 +116,7 @@ class LoraSettings(Strict):
         return targets
 
 
-Objective = Literal["sft", "dpo", "grpo"]
+Objective = Literal["sft", "dpo", "grpo", "ppo"]
 
 
 class RLSettings(Strict):
@@ -130,6 +130,14 @@ class RLSettings(Strict):
     completion_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO max_completion_length
     generation: Literal["vllm-colocate", "vllm-server", "transformers"] = "vllm-colocate"
     vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, lt=1)  # colocated vLLM's share of each card
+    # vllm-server: the build's slots whose cards run the generation engine (trl vllm-serve, verl / OpenRLHF
+    # rollout workers on their own cards), at the server's share (trl/scripts/vllm_serve.py default 0.9)
+    generation_cards: list[int] = Field(default_factory=list, max_length=64)
+    server_gpu_memory_utilization: float = Field(default=0.9, gt=0, lt=1)
+    vllm_tensor_parallel: int = Field(default=1, ge=1, le=64)  # vLLM tensor_parallel_size (weights split)
+    # PPO: a reward model network beside the critic (False: rule-based / function rewards, no network)
+    reward_model: bool = True
+    ppo_epochs: int = Field(default=1, ge=1, le=64)  # PPO passes over each rollout (verl ppo_epochs 1; TRL 4)
 
 
 class InstanceRef(Strict):
@@ -162,7 +170,7 @@ class Job(Strict):
     model: str | ParamsOnlyModel
     method: Method = "lora"
     lora: LoraSettings = LoraSettings()
-    objective: Objective = "sft"  # sft: supervised; dpo, grpo: TRL's preference / RL trainers (engine/memory/rl.py)
+    objective: Objective = "sft"  # sft: supervised; dpo, grpo, ppo: preference / RL post-training (engine/memory/rl.py)
     rl: RLSettings = RLSettings()
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"

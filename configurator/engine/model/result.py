@@ -195,6 +195,32 @@ class PrecisionInfo(Out):
     transient_gb: float = 0.0  # per card: copies of gathered units or a dequantised FP8 weight, in transient_gb
 
 
+class RLModel(Out):
+    """One model an RL / preference job keeps on each training card (engine/memory/rl.py kept_models)."""
+
+    role: str  # policy | reference | critic | reward
+    held: str  # how, in words
+    gb_per_card: float
+    source: str  # the code the behaviour is read from
+
+
+class RLResult(Out):
+    """What a DPO / GRPO / PPO job keeps and generates, and its step split (engine/memory/rl.py,
+    time/steptime/generation.py)."""
+
+    objective: str
+    models: list[RLModel] = []
+    generation: str = ""  # where generation runs, in words ("" for DPO: no generation)
+    generation_share_gb: float | None = None  # the engine's memory on one of its cards
+    generation_weights_gb: float | None = None
+    kv_cache_gb: float | None = None  # what the share leaves for the KV cache
+    kv_needed_gb: float | None = None  # one round: sequences x (prompt + completion) tokens
+    sequences: int = 0  # per card per generation round
+    training_seconds: float | None = None  # the policy's training passes
+    generation_seconds: float | None = None
+    extra_seconds: dict[str, float] = {}  # extra forwards, PPO's critic training and further epochs
+
+
 class JobResult(Out):
     name: str
     model: str
@@ -215,6 +241,7 @@ class JobResult(Out):
     compute: Compute | None = None
     step_seconds: float | None = None  # compute + communication that is not hidden
     precision: PrecisionInfo | None = None
+    rl: RLResult | None = None  # objective dpo / grpo / ppo
     fits: bool = False
     status: FitStatus = "unknown"
 

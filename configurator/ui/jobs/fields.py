@@ -74,6 +74,11 @@ FIELD_NAMES = {
     "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
     "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
     "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
+    "objective": "objective", "beta": "KL coefficient", "generations": "generations per prompt",
+    "prompt_length": "prompt tokens", "completion_length": "completion tokens", "generation": "generation",
+    "vllm_gpu_memory_utilization": "vLLM share", "server_gpu_memory_utilization": "vLLM server share",
+    "generation_cards": "generation slots", "vllm_tensor_parallel": "vLLM tensor parallelism",
+    "reward_model": "reward model", "ppo_epochs": "PPO epochs", "moe_capacity_factor": "MoE capacity factor",
 }  # fmt: skip
 
 SEQ_MIN_EXP, SEQ_MAX_EXP = 7, 17  # the slider spans 2^7 = 128 .. 2^17 = 131,072 tokens in half octaves

@@ -8,7 +8,7 @@ shown on the field itself: red border, the reason in its tooltip. Spin box range
 ``Field`` bounds so they never drift from the build file's rules.
 
 This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the shared edit machinery),
-``model_rows``, ``lora_rows``, ``training_rows``, ``sequence_row``, ``cards_rows``, ``info_line`` and
+``model_rows``, ``lora_rows``, ``rl_rows``, ``training_rows``, ``sequence_row``, ``cards_rows``, ``info_line`` and
 ``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
 """
 
@@ -36,6 +36,7 @@ from configurator.ui.jobs.info_line import NO_JOB, info_label, info_text
 from configurator.ui.jobs.listing import JobListSection
 from configurator.ui.jobs.lora_rows import LoraRows
 from configurator.ui.jobs.model_rows import ModelRows
+from configurator.ui.jobs.rl_rows import RLRows
 from configurator.ui.jobs.sequence_row import SequenceRow
 from configurator.ui.jobs.trace_action import TraceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
@@ -98,8 +99,10 @@ class JobsPanel(QWidget):
         self.cards_rows = CardsRows(kit)
         self.model_rows = ModelRows(kit, self)
         self.lora_rows = LoraRows(kit)
+        self.rl_rows = RLRows(kit)
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
+        self.rl_rows.sequence_row = self.sequence.spin.parentWidget()
         self.step_rows = StepRows(kit)
         guard = _WheelGuard(self.scroll)
         for w in kit.inputs:
@@ -213,6 +216,7 @@ class JobsPanel(QWidget):
         with blocked(self.kit.inputs):
             self.model_rows.fill(build, job, spec)
             self.lora_rows.fill(job, spec)
+            self.rl_rows.fill(job, spec)
             self.stack_rows.fill(build, job)
             self.sequence.fill(job)
             self.step_rows.fill(build, job, jr)
