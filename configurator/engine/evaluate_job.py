@@ -37,7 +37,7 @@ from configurator.engine.lowprecision.checks import (
     support_at,
     supported_recipes,
 )
-from configurator.engine.memory import rl
+from configurator.engine.memory import rl, vision
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.memory.precision import trained_bytes
@@ -168,6 +168,7 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
         loss=stack.loss,
         fsdp_version=job.fsdp_version,
         offload=effective_offload(job),
+        vision=vision.info(model, job),
     )
 
 
@@ -275,8 +276,9 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
                          nvls=nvls)  # fmt: skip
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
+    seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     comp = (None if model.is_params_only
-            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+            else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
                          step_model=a.step_model))  # fmt: skip
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult
+from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
+from configurator.present.job_words import vision_words
 from configurator.present.memory_words import reserved_basis_note
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
@@ -84,6 +85,12 @@ def _steps(job: JobResult) -> list[str]:
     return out
 
 
+def _vision(v: VisionInfo) -> list[str]:
+    """A vision-language job's images and tower: where its sequence and its tower's share come from."""
+    images, tower = vision_words(v)
+    return [f"  {images}", f"  {tower}", *(f"    source: {s}" for s in v.sources)]
+
+
 def _rl(job: JobResult) -> list[str]:
     """What an RL / preference job keeps per card, where it generates, and its step split."""
     r = job.rl
@@ -118,6 +125,8 @@ def _job(job: JobResult) -> list[str]:
     ]
     if job.stack:
         out.append(f"  stack: {job.stack}")
+    if job.vision is not None:
+        out += _vision(job.vision)
     if job.host_memory_gb is None:
         out.append("  host memory for offloaded states: unknown (NVMe staging buffers)")
     elif job.host_memory_gb > 0:

@@ -195,6 +195,24 @@ class PrecisionInfo(Out):
     transient_gb: float = 0.0  # per card: copies of gathered units or a dequantised FP8 weight, in transient_gb
 
 
+class VisionInfo(Out):
+    """What a vision-language job's images add (engine/vision.py), for the report and the window."""
+
+    images_per_sample: int
+    image_resolution: int  # the side given, in pixels
+    resized: tuple[int, int]  # (width, height) the processor resizes an image to
+    tokens_per_image: int  # in the language model's sequence (0: cross-attended, Llama 3.2 Vision)
+    encoder_tokens_per_image: int  # the vision encoder's sequence
+    text_tokens: int
+    sequence_tokens: int  # the language model's: text + image tokens
+    tower_params: int  # encoder + projector
+    tower: str  # frozen, LoRA or full
+    tower_trainable: int  # parameters the tower adds to what trains
+    pixel_gb: float  # per card, in activations_gb
+    tower_activations_gb: float  # per card, in activations_gb
+    sources: list[str] = []
+
+
 class RLModel(Out):
     """One model an RL / preference job keeps on each training card (engine/memory/rl.py kept_models)."""
 
@@ -241,6 +259,7 @@ class JobResult(Out):
     compute: Compute | None = None
     step_seconds: float | None = None  # compute + communication that is not hidden
     precision: PrecisionInfo | None = None
+    vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo
     fits: bool = False
     status: FitStatus = "unknown"

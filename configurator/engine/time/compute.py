@@ -7,7 +7,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
 from configurator.engine.lowprecision.checks import FP8, job_capability, recipe_of, recipe_rate, recipe_time
-from configurator.engine.memory import rl
+from configurator.engine.memory import rl, vision
 from configurator.engine.memory.estimate import Parameters
 from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
 from configurator.engine.memory.states import job_parameters, trained_layout
@@ -259,6 +259,7 @@ def compute(
     low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
     seconds = low.seconds
     notes += low.notes
+    notes += vision.time_notes(model, job)
     return Compute.of(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,

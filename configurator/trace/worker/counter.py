@@ -21,6 +21,11 @@ from torch.utils._pytree import tree_flatten
 BLOCK = 512
 
 
+def _local(t: torch.Tensor) -> torch.Tensor:
+    inner = getattr(t, "_local_tensor", None)  # torch.distributed.tensor.DTensor
+    return inner if isinstance(inner, torch.Tensor) else t
+
+
 def rounded(nbytes: int) -> int:
     return (nbytes + BLOCK - 1) // BLOCK * BLOCK
 
@@ -79,7 +84,9 @@ class MemoryCounter(TorchDispatchMode):
         return out
 
     def track(self, t: torch.Tensor) -> None:
-        """Count ``t``'s storage if it is new (views and in-place results share a counted one)."""
+        """Count ``t``'s storage if it is new (views and in-place results share a counted one); a DTensor (FSDP2)
+        by its local shard, what this rank's card holds."""
+        t = _local(t)
         st = t.untyped_storage()
         key = st._cdata
         if key in self.live:
@@ -99,6 +106,10 @@ class MemoryCounter(TorchDispatchMode):
     def _released(self, key: int, _ref: object) -> None:
         """The weakref callback: the storage's last reference died."""
         self._free(key)
+
+    def release(self, t: torch.Tensor) -> None:
+        """``t``'s storage was resized to nothing (FSDP2 frees an unsharded parameter so, keeping the tensor)."""
+        self._free(_local(t).untyped_storage()._cdata)
 
     def _free(self, key: int) -> None:
         index = self.live.pop(key, None)
@@ -122,7 +133,7 @@ class MemoryCounter(TorchDispatchMode):
 
     def index_of(self, t: torch.Tensor) -> int | None:
         """The record of ``t``'s storage, if it is live and counted."""
-        return self.live.get(t.untyped_storage()._cdata)
+        return self.live.get(_local(t).untyped_storage()._cdata)
 
     def live_indices(self) -> list[int]:
         return list(self.live.values())
