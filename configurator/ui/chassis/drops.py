@@ -102,10 +102,9 @@ class ChassisDrops:
         build = self.doc.build
         self.allowed = {}
         for slot, item in self.view.slot_items.items():
-            placement = build.card_in(slot)
-            if placement is None:
+            if build.card_in(slot) is None:
                 continue
-            self.allowed[slot] = not placement.mig
+            self.allowed[slot] = editing.check_assign(build, slot) is None
             item.highlight(ALLOWED_PALE if self.allowed[slot] else REFUSED_PALE)
         self.view.say("Drop the job on a green card to run it there (Ctrl: add the card to the job's cards)")
 
@@ -126,10 +125,7 @@ class ChassisDrops:
         card = self.view.card_under(self.view.scene_point(event))
         if card is None:
             return None, "drop the job onto a card"
-        placement = self.doc.build.card_in(card.slot)
-        if placement is not None and placement.mig:
-            return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"
-        return card.slot, None
+        return card.slot, editing.check_assign(self.doc.build, card.slot)
 
     def move(self, event: QDragMoveEvent) -> None:
         if read_bridge(event.mimeData()) is not None:
