@@ -45,6 +45,7 @@ from configurator.engine.memory.estimate import (
     memory_for_card,
     sharding,
 )
+from configurator.engine.memory.host import job_host
 from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.mig.layout import LayoutCheck, total_compute_slices
 from configurator.engine.model.build import Job
@@ -329,9 +330,12 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     checks += timing_checks
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
-    host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
+    # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
+    need = job_host(job, params, len(rows), effective_offload(job), mem.host, split.shards)
+    host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                       fits=fits, status=status, precision=precision, host_memory_gb=host)  # fmt: skip
+                       fits=fits, status=status, precision=precision, host_memory_gb=host,
+                       host_ram=list(need.ram), host_nvme=list(need.nvme))  # fmt: skip
     return JobEvaluation(result, tuple(checks), tuple((key, mem.peak_reserved) for key in shape.keys))
 
 
