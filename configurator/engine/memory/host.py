@@ -132,17 +132,18 @@ def _drive(count: int, tb: float, form: str, stated: bool) -> HostPart:
 
 def pick_dimms(need_gb: float, slots: int, max_dimm: float, sockets: int) -> tuple[int, int] | None:
     """The smallest (count, size) that holds ``need_gb``: a count of whole DIMMs per CPU socket (each socket's memory
-    channels get the same), at most ``slots``; the fewer DIMMs on a tie. None where none holds it."""
+    channels get the same), at most ``slots``; the more DIMMs on a tie, as they fill more memory channels (the CPU's
+    bandwidth, which CPU Adam and the offload copies use, grows with the channels filled). None where none holds it."""
     best: tuple[float, int, int] | None = None
     for size in (s for s in DIMM_SIZES_GB if s <= max_dimm):
         per = size * GIB / GB
         count = max(sockets, math.ceil(need_gb / per / sockets) * sockets)
         if count > slots:
             continue
-        key = (count * per, count, size)
+        key = (count * per, -count, size)
         if best is None or key[:2] < best[:2]:
             best = key
-    return None if best is None else (best[1], best[2])
+    return None if best is None else (-best[1], best[2])
 
 
 def pick_drives(need_gb: float, bays: int) -> tuple[int, float] | None:
