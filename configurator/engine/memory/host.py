@@ -43,8 +43,9 @@ DIMM_SIZES_GB = (16, 32, 64, 128, 256)
 # DA-16896; 15.36 TB is the next step of the same ladder in U.2 / E3.S lines)
 DRIVE_SIZES_TB = (1.92, 3.84, 7.68, 15.36)
 
-SRC_OFFLOAD = ("engine/memory/estimate.py _offload: FSDP CPUOffload / DeepSpeed offload_optimizer and offload_param "
-               "keep these states in pinned host memory")  # fmt: skip
+SRC_OFFLOAD = ("FSDP CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py) or DeepSpeed offload_optimizer / "
+               "offload_param device cpu (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py): the states in pinned "
+               "host memory")  # fmt: skip
 SRC_NVME_BUFFERS = ("DeepSpeed offload_config.py defaults: offload_param 5 x 1e8 16-bit elements, offload_optimizer "
                     "4 fp32 buffers of a sub-group (sub_group_size 1e9), pinned, per rank")  # fmt: skip
 SRC_LOADER = ("Trainer defaults: dataloader_num_workers=0 (the main process builds each batch), "
