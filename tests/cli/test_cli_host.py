@@ -48,8 +48,7 @@ def test_size_json_carries_the_host(build_file: Path, capsys: pytest.CaptureFixt
     assert all(t["source"] for t in job["host_ram"] + job["host_nvme"])
 
 
-def test_size_exits_1_when_the_stated_dimms_do_not_hold_the_need(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_size_exits_1_when_stated_dimms_are_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "short.yaml"
     path.write_text(OFFLOAD_BUILD + "host: {dimms: {count: 4, size_gb: 32}}\n")
     assert main(["size", str(path)]) == 1
