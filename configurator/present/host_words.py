@@ -36,10 +36,9 @@ def nvme_line(host: HostResult) -> str:
 
 
 def short_line(host: HostResult) -> str:
-    """One line for the window's summary: 'Host RAM 403 / 550 GB · NVMe 0.63 / 1.92 TB' (need / installed)."""
+    """The window's summary line after a bold 'Host': 'RAM 403 / 550 GB · NVMe 0.63 / 1.92 TB (need / installed)'."""
     ram = f"{host.dimms.capacity_gb:,.0f}" if host.dimms else "?"
     nvme = f"{host.drives.capacity_gb / 1000:,.2f}" if host.drives else "?"
     return (
-        f"Host RAM {host.ram_need_gb:,.0f} / {ram} GB · NVMe {host.nvme_need_gb / 1000:,.2f} / {nvme} TB "
-        "(need / installed)"
+        f"RAM {host.ram_need_gb:,.0f} / {ram} GB · NVMe {host.nvme_need_gb / 1000:,.2f} / {nvme} TB (need / installed)"
     )
