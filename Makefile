@@ -79,5 +79,9 @@ oracle:  ## regenerate the traced reference table (installs the heavy trace extr
 	for i in $$(seq 0 $$(($(ORACLE_SHARDS) - 1))); do \
 		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --warm --shard $$i/$(ORACLE_SHARDS) & \
 	done; wait
+	for i in $$(seq 0 $$(($(ORACLE_SHARDS) - 1))); do \
+		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --warm --vlm \
+			--shard $$i/$(ORACLE_SHARDS) --out specs/trace/table.part-vlm$$i.jsonl & \
+	done; wait
 	PYTHONPATH=$(CURDIR) $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --merge
 	rm -f specs/trace/table.part*.jsonl

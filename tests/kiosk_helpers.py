@@ -14,7 +14,7 @@ def clipped_labels(window: DemoWindow) -> list[str]:
         pixmap = label.pixmap()
         if not label.isVisibleTo(window) or not label.text().strip() or (pixmap is not None and not pixmap.isNull()):
             continue
-        if label.parent() is window.fade or label is window.fade:
+        if label.parent() is window.ui.fade or label is window.ui.fade:
             continue
         if label.wordWrap():
             need = label.heightForWidth(label.width())

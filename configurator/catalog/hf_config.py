@@ -78,7 +78,7 @@ KNOWN_VISION_KEYS = frozenset(
         "model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "depth", "num_attention_heads",
         "num_heads", "attention_heads", "patch_size", "image_size", "num_channels", "in_chans", "out_hidden_size",
         "spatial_merge_size", "temporal_patch_size", "num_global_layers", "max_num_tiles", "vision_output_dim",
-        "supported_aspect_ratios",
+        "supported_aspect_ratios", "window_size",
     }
 )  # fmt: skip
 
@@ -203,6 +203,36 @@ def _layout_fields(config: dict[str, Any], mt: str, attention_bias: bool, fields
         fields["fused_qkv"] = fields["fused_gate_up"] = True
 
 
+# Transformers' config defaults where a config.json leaves the window out (Gemma2Config, Gemma3TextConfig)
+_SLIDING_DEFAULT = {"gemma2": 4096, "gemma3_text": 4096}
+
+
+def _sliding_fields(config: dict[str, Any], mt: str, fields: dict[str, Any]) -> None:
+    """The sliding window and the layers that use it, as Transformers builds ``layer_types``: given in the config,
+    or by the family's rule (configuration_gemma2.py: every other layer from the first; configuration_gemma3.py:
+    ``(i + 1) % sliding_window_pattern``, default 6; configuration_qwen2.py / qwen3: ``use_sliding_window`` from
+    ``max_window_layers``; Mistral, Mixtral, Phi-3: every layer when ``sliding_window`` is set)."""
+    layers = fields["num_layers"]
+    window = config.get("sliding_window") or _SLIDING_DEFAULT.get(mt)
+    types = config.get("layer_types")
+    if isinstance(types, list) and len(types) == layers:
+        sliding = tuple(i for i, t in enumerate(types) if t == "sliding_attention")
+    elif mt == "gemma3_text":
+        pattern = _int(config, "sliding_window_pattern", 6)
+        sliding = tuple(i for i in range(layers) if (i + 1) % pattern)
+    elif mt == "gemma2":
+        sliding = tuple(i for i in range(layers) if (i + 1) % 2)
+    elif mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe"):
+        first = config.get("max_window_layers")
+        start = first if isinstance(first, int) and not isinstance(first, bool) else layers
+        sliding = tuple(range(start, layers)) if config.get("use_sliding_window") else ()
+    else:
+        sliding = tuple(range(layers)) if window else ()
+    if sliding and isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        fields["sliding_window"] = window
+        fields["sliding_layers"] = sliding
+
+
 def _moe_fields(config: dict[str, Any], mt: str, fields: dict[str, Any]) -> None:
     """Experts, experts per token and expert widths of the mixture-of-experts types."""
     if mt == "mixtral":
@@ -268,6 +298,7 @@ def _vision_tower(config: dict[str, Any], kind: str, out_hidden: int) -> VisionT
         fields["spatial_merge_size"] = _int(v, "spatial_merge_size", 2)
         fields["temporal_patch_size"] = _int(v, "temporal_patch_size", 2)
         fields["out_hidden_size"] = _int(v, "out_hidden_size", out_hidden)
+        fields["window_size"] = _int(v, "window_size", 112)
     else:  # mllama
         fields["image_size"] = first("image_size")
         fields["num_global_layers"] = first("num_global_layers")
@@ -335,6 +366,7 @@ def model_from_hf_config(config: dict[str, Any], *, id: str, name: str, source: 
     }
     _layout_fields(config, mt, attention_bias, fields)
     _moe_fields(config, mt, fields)
+    _sliding_fields(config, mt, fields)
     if mt in _VISION_KIND and isinstance(config.get("vision_config"), dict):  # Qwen2.5-VL: text at the top
         fields["vision"] = _vision_tower(config, _VISION_KIND[mt], hidden)
     return _model_spec(fields, heads)

@@ -113,6 +113,10 @@ class ModelSpec(Strict):
     o_bias: bool = False  # bias on o_proj (Llama/Qwen3/Gemma2: attention_bias; Qwen2: never)
     qk_norm: bool = False  # Qwen3: RMSNorm(head_dim) on q and on k in every layer
     fused_qkv: bool = False  # Phi-3: one qkv_proj
+    # sliding-window attention: the window and the layers that use it (config.json layer_types, or the family's
+    # pattern: Gemma 2 every other layer, Gemma 3 five of six, Mistral / Phi-3 all when sliding_window is set)
+    sliding_window: int | None = Field(default=None, gt=0)
+    sliding_layers: tuple[int, ...] = ()
     # MLP details
     mlp_bias: bool = False  # Llama mlp_bias: bias on gate, up, down
     fused_gate_up: bool = False  # Phi-3: one gate_up_proj of out 2 x intermediate_size

@@ -95,7 +95,8 @@ def _place(spec: MigSpec, requests: list[MigRequest]) -> LayoutCheck:
 
 def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     """evaluate_job, memoised on what it reads: the job, its model, the assumptions, the catalog, the card and
-    MIG layout at each slot it names and the links between those slots."""
+    MIG layout at each slot it names (and a vLLM server's own cards, engine/checks/rl.py) and the links between
+    those slots."""
     try:
         model = ctx.models.resolve(job.model)
     except RESOLVE_ERRORS:
@@ -103,7 +104,8 @@ def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     cards, layouts = ctx.cards, ctx.layouts
     slots = sorted({s for s, _ in job.card_keys})
     inputs = (job, model, ctx.assumptions, ctx.catalog,
-              *(x for s in slots for x in (cards.get(s), layouts.get(s))))  # fmt: skip
+              *(x for s in slots for x in (cards.get(s), layouts.get(s))),
+              *(cards.get(s) for s in job.rl.generation_cards))  # fmt: skip
     # the links it reads, by value: between its own cards (a card moved elsewhere leaves them alone)
     links = tuple(ctx.topo.link(a, b) for i, a in enumerate(slots) for b in slots[i + 1 :]
                   if a in cards and b in cards)  # fmt: skip

@@ -15,6 +15,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
 from configurator.engine.calibration import band as calibration
+from configurator.engine.checks import rl as rl_result
 from configurator.engine.checks.advice import fit_advice
 from configurator.engine.checks.job import (
     Shape,
@@ -35,7 +36,7 @@ from configurator.engine.lowprecision.checks import (
     support_at,
     supported_recipes,
 )
-from configurator.engine.memory import rl
+from configurator.engine.memory import rl, vision
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import (
     GB,
@@ -47,7 +48,7 @@ from configurator.engine.memory.estimate import (
 )
 from configurator.engine.memory.host import job_host
 from configurator.engine.memory.precision import trained_bytes
-from configurator.engine.mig.layout import LayoutCheck, total_compute_slices
+from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
@@ -159,7 +160,8 @@ def _resolve(job: Job, models: ModelResolver) -> tuple[ModelSpec, Parameters] | 
 
 def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, Any]:
     """The fields every result of a resolved job carries, whether or not it has cards."""
-    stack = stack_of(job)
+    trains = rl.training_view(job)  # the stack as the trainer runs it (TRL's RL trainers: bf16 log-probs)
+    stack = stack_of(trains)
     return dict(
         name=job.name,
         model=model.id,
@@ -169,10 +171,11 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
         params_total=params.total,
         params_trainable=params.trainable,
         framework=job.framework,
-        stack=describe(job),
+        stack=describe(trains),
         loss=stack.loss,
         fsdp_version=job.fsdp_version,
         offload=effective_offload(job),
+        vision=vision.info(model, job),
     )
 
 
@@ -236,11 +239,7 @@ def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int,
         if instance is not None and card.mig is not None:
             name = capacity_of(card, layouts.get(slot), instance)[2]
             if name:
-                prof = card.mig.profile(name)
-                share = prof.compute_slices / total_compute_slices(card.mig)
-                if card.sm_count is not None and card.sm_count.value and prof.sm_count.value:
-                    share = prof.sm_count.value / card.sm_count.value
-                mem = prof.placement.size / card.mig.grid_units
+                share, mem = profile_shares(card, card.mig.profile(name))
         shares.append((card, share))
         memory.append(mem)
     return shares, memory
@@ -284,8 +283,9 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
                          nvls=nvls)  # fmt: skip
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
+    seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     comp = (None if model.is_params_only
-            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+            else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
                          step_model=a.step_model))  # fmt: skip
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
@@ -326,17 +326,24 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
     checks += generation_checks(job, model, rows)
+    server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
+              if rl_result.generation_cards(job) else {})  # fmt: skip
+    checks += rl_result.group_checks(job, shape.n) + rl_result.server_checks(model, job, server, set(shape.slots))
+    checks += rl_result.in_process_checks(model, job, mem, rows)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
+    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
     need = job_host(job, params, len(rows), effective_offload(job), mem.host, split.shards)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                       fits=fits, status=status, precision=precision, host_memory_gb=host,
+                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
                        host_ram=list(need.ram), host_nvme=list(need.nvme))  # fmt: skip
-    return JobEvaluation(result, tuple(checks), tuple((key, mem.peak_reserved) for key in shape.keys))
+    engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
+    uses = {key: mem.peak_reserved + engine.pop(key, 0.0) for key in shape.keys}  # + a colocated vLLM's share
+    return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

@@ -88,7 +88,8 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
         out.append(f"<h2>Problems</h2><ul>{items}</ul>")
     out.append("<h2>Job classes</h2>")
     rows = [
-        [escape(c.name), escape(c.model_name), escape(c.method), f"{c.parameters / 1e9:.1f} B",
+        [escape(c.name), escape(c.model_name),
+         escape(c.method + ("" if c.objective == "sft" else f" {c.objective.upper()}")), f"{c.parameters / 1e9:.1f} B",
          f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f}",
          f"{c.wait_target_hours:g} h" if c.wait_target_hours else "none", str(c.from_month)]
         for c in result.classes

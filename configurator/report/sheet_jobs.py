@@ -9,7 +9,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import BuildResult
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
-from configurator.present.job_words import word
+from configurator.present.job_words import vision_words, word
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.verdict import WORDS, job_verdict
 from configurator.present.words import mig_profile_gb
@@ -76,6 +76,30 @@ def _job_steps(job: JobResult) -> list[str]:
     return out
 
 
+def _job_rl(job: JobResult) -> list[str]:
+    """A DPO / GRPO / PPO job: the models it keeps per card with their sources, where it generates, the step
+    split (engine/memory/rl.py, time/steptime/generation.py)."""
+    r = job.rl
+    if r is None:
+        return []
+    out = [f"<h3>{escape(r.objective.upper())}: models and generation</h3>"]
+    rows = [[escape(m.role), escape(m.held), f"{m.gb_per_card:,.1f}", escape(m.source)] for m in r.models]
+    out.append(html_table(["Model", "Held as", "GB per card", "Read from"], rows, [12, 30, 12, 46]))
+    if r.generation:
+        kv = (f": {r.generation_share_gb:.1f} GB with {r.generation_weights_gb:.1f} GB of weights and a "
+              f"{r.kv_cache_gb:.1f} GB KV cache" if r.generation_share_gb is not None
+              and r.generation_weights_gb is not None and r.kv_cache_gb is not None else "")  # fmt: skip
+        out.append(f"<p>Generation: {escape(r.generation)}{kv}; one round of {r.sequences} sequences needs "
+                   f"{r.kv_needed_gb or 0:.1f} GB of KV cache.</p>")  # fmt: skip
+    if r.training_seconds is not None:
+        parts = [f"training {r.training_seconds:.3f} s"]
+        if r.generation_seconds is not None:
+            parts.append(f"generation {r.generation_seconds:.3f} s (decode, memory-bound)")
+        parts += [f"{escape(k)} {v:.3f} s" for k, v in r.extra_seconds.items()]
+        out.append(f"<p>Step split: {', '.join(parts)}.</p>")
+    return out
+
+
 def _traced(job: JobResult, traced: tuple[PreparedTrace, CachedTrace]) -> list[str]:
     """The job's traced peak (from the trace cache), marked as traced and with the versions it is exact for."""
     prepared, hit = traced
@@ -109,7 +133,9 @@ def job_section(i: int, job: JobResult, spec: Job,
         f"optimizer {word('optimizer', spec.optimizer)}, {word('precision', spec.precision)}; sharding "
         f"{word('parallelism', spec.parallelism)}"
         + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")
-        + f"; sequence {spec.sequence_length:,} × micro-batch {spec.micro_batch_size}, gradient checkpointing "
+        + (f"; sequence {spec.sequence_length:,}" if spec.objective in ("sft", "dpo") else
+           f"; {spec.objective.upper()}, prompt {spec.rl.prompt_length:,} + completion {spec.rl.completion_length:,}")
+        + f" × micro-batch {spec.micro_batch_size}, gradient checkpointing "
         f"{'on' if spec.gradient_checkpointing else 'off'}, attention {word('attention', spec.attention)}, loss "
         f"{word('loss', job.loss)}"
         + (f"; stack: {escape(job.stack)}" if job.stack else "")
@@ -117,12 +143,17 @@ def job_section(i: int, job: JobResult, spec: Job,
            if spec.activation_memory_gb is not None else "")
         + f". Verdict: <b>{escape(verdict.word)}</b> ({escape(verdict.sentence)}).</p>"
     )  # fmt: skip
+    if job.vision is not None:  # a vision-language job's images and tower, with the code they are read from
+        images, tower = vision_words(job.vision)
+        out.append(f"<p>{escape(images[0].upper() + images[1:])}. {escape(tower[0].upper() + tower[1:])}. Sources: "
+                   f"{escape('; '.join(job.vision.sources))}.</p>")  # fmt: skip
     if job.precision and (job.precision.recipe or job.precision.base_weights != "bf16"):  # low precision
         lp = job.precision
         out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {lp.base_weights}; "
                    f"support: {escape(lp.source or '')}.</p>")  # fmt: skip
     if job.cards:
         out += _job_memory(i, job)
+    out += _job_rl(job)
     if traced is not None:
         out += _traced(job, traced)
     out += _job_steps(job)

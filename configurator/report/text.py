@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult
+from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line
+from configurator.present.job_words import vision_words
 from configurator.present.memory_words import reserved_basis_note
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
@@ -85,6 +86,37 @@ def _steps(job: JobResult) -> list[str]:
     return out
 
 
+def _vision(v: VisionInfo) -> list[str]:
+    """A vision-language job's images and tower: where its sequence and its tower's share come from."""
+    images, tower = vision_words(v)
+    return [f"  {images}", f"  {tower}", *(f"    source: {s}" for s in v.sources)]
+
+
+def _rl(job: JobResult) -> list[str]:
+    """What an RL / preference job keeps per card, where it generates, and its step split."""
+    r = job.rl
+    if r is None:
+        return []
+    out = [f"  {r.objective.upper()}: the models on each training card"]
+    for m in r.models:
+        out.append(f"    {m.role:10s} {m.gb_per_card:7.1f} GB  {m.held}  [{m.source}]")
+    if r.generation:
+        out.append(f"  generation: {r.generation}")
+        if r.generation_share_gb is not None and r.generation_weights_gb is not None and r.kv_cache_gb is not None:
+            out.append(f"    {r.generation_share_gb:.1f} GB: {r.generation_weights_gb:.1f} GB of weights, a "
+                       f"{r.kv_cache_gb:.1f} GB KV cache; one round of {r.sequences} sequences needs "
+                       f"{r.kv_needed_gb or 0:.1f} GB of it")  # fmt: skip
+        else:
+            out.append(f"    one round of {r.sequences} sequences needs a {r.kv_needed_gb or 0:.1f} GB KV cache")
+    if r.training_seconds is not None:
+        parts = [f"training {r.training_seconds:.3f} s"]
+        if r.generation_seconds is not None:
+            parts.append(f"generation {r.generation_seconds:.3f} s (decode, memory-bound)")
+        parts += [f"{k} {v:.3f} s" for k, v in r.extra_seconds.items()]
+        out.append("  step split: " + ", ".join(parts))
+    return out
+
+
 def _job(job: JobResult) -> list[str]:
     """One job's block of the text report: what it runs, its memory per card, communication and compute."""
     out = [
@@ -94,12 +126,15 @@ def _job(job: JobResult) -> list[str]:
     ]
     if job.stack:
         out.append(f"  stack: {job.stack}")
+    if job.vision is not None:
+        out += _vision(job.vision)
     if job.host_memory_gb is None:
         out.append("  host memory for offloaded states: unknown (NVMe staging buffers)")
     elif job.host_memory_gb > 0:
         out.append(f"  host memory for offloaded states: {job.host_memory_gb:.1f} GB on this node")
     if job.cards:
         out += _memory(job)
+    out += _rl(job)
     out += _steps(job)
     if job.step_seconds is not None:
         out.append(f"  step time: {job.step_seconds:.3f} s")

@@ -52,6 +52,15 @@ class Parallel(_Strict):
     world_size: int | None = Field(default=None, ge=1, le=4096)
 
 
+class ImagesRequest(_Strict):
+    """A vision-language job's images per sample (each width x height pixels) and whether its tower trains."""
+
+    per_sample: int = Field(ge=1, le=64)
+    width: int = Field(ge=1, le=16384)
+    height: int = Field(ge=1, le=16384)
+    train_vision_tower: bool = False
+
+
 class TraceRequest(_Strict):
     """What the worker traces: a config.json dict and the run's settings (all of them, no defaults implied)."""
 
@@ -70,12 +79,18 @@ class TraceRequest(_Strict):
     arch: Arch
     steps: int = Field(default=2, ge=1, le=8)
     parallel: Parallel = Parallel()
+    # QLoRA under bf16 with TRL: trl _prepare_peft_model's peft_module_casting_to_bf16 puts the fp32-cast lm_head and
+    # embed_tokens back to bf16 after PEFT wraps the model (the engine's prep_head_bf16, specs/frameworks.yaml)
+    kbit_head_bf16: bool = False
+    images: ImagesRequest | None = None  # a vision-language job (configurator/trace/worker/vision.py)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     def wire(self) -> dict[str, object]:
         """The request as the worker reads it (``schema`` spelled so; ``lora`` absent for a full fine-tune)."""
         data = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if not self.kbit_head_bf16:
+            data.pop("kbit_head_bf16", None)  # absent unless asked: requests (and cache keys) as before
         if self.parallel.kind == "single":
             data["parallel"] = {"kind": "single"}
         return data

@@ -135,8 +135,10 @@ _probed: dict[tuple[str, str], dict[str, str | None]] = {}
 def _same_python(python: str) -> bool:
     if getattr(sys, "frozen", False):
         return False
+    # not realpath: a venv's bin/python is a symlink to its base interpreter, so two venvs (this one without the
+    # extra, a trace venv with it) resolve to the same file; the venv is the path as named (its pyvenv.cfg beside)
     with contextlib.suppress(OSError):
-        return os.path.realpath(python) == os.path.realpath(sys.executable) or python == sys.executable
+        return os.path.abspath(python) == os.path.abspath(sys.executable) or python == sys.executable
     return False
 
 

@@ -11,6 +11,7 @@ import yaml
 from configurator.catalog.models import ModelSpec, load_models_yaml
 from configurator.cli import main
 from configurator.engine.memory import rl
+from configurator.engine.memory.activations import activation_breakdown
 from configurator.engine.memory.estimate import memory_for_card
 from configurator.engine.model.build import Job
 from tests.helpers import single_job
@@ -65,7 +66,7 @@ def test_full_dpo_reference_is_sharded_like_the_policy(llama8b: ModelSpec) -> No
 
 
 def test_dpo_runs_chosen_and_rejected_together(llama8b: ModelSpec) -> None:
-    sft = memory_for_card(llama8b, _job(micro_batch_size=2))
+    sft = memory_for_card(llama8b, _job(micro_batch_size=2, loss="bf16"))  # TRL's log-probs on bf16 logits
     dpo = memory_for_card(llama8b, _job(objective="dpo", micro_batch_size=1))
     assert dpo.activations == pytest.approx(sft.activations)
 
@@ -73,8 +74,12 @@ def test_dpo_runs_chosen_and_rejected_together(llama8b: ModelSpec) -> None:
 def test_grpo_trains_on_prompt_plus_completion(llama8b: ModelSpec) -> None:
     grpo = _job(objective="grpo", sequence_length=128, rl={"prompt_length": 512, "completion_length": 1024})
     assert rl.training_view(grpo).sequence_length == 1536
-    same = memory_for_card(llama8b, _job(sequence_length=1536))
-    assert memory_for_card(llama8b, grpo).activations == pytest.approx(same.activations)
+    same = memory_for_card(llama8b, _job(sequence_length=1536, loss="bf16"))
+    # logits_to_keep: the head makes logits for the 1,024 completion tokens (+1) of the 1,536 only
+    logits = activation_breakdown(llama8b, rl.training_view(grpo)).loss_bytes
+    assert rl.logit_fraction(grpo) == pytest.approx(1025 / 1536)
+    expected = same.activations - (1 - 1025 / 1536) * logits
+    assert memory_for_card(llama8b, grpo).activations == pytest.approx(expected)
 
 
 # ---- colocated vLLM ---------------------------------------------------------------------------------------
@@ -105,7 +110,7 @@ def test_a_share_too_small_for_the_weights_is_an_error() -> None:
 
 
 def test_vllm_server_leaves_the_training_cards_whole() -> None:
-    rl_job = {"objective": "grpo", "rl": {"generation": "vllm-server"}}
+    rl_job = {"objective": "grpo", "micro_batch_size": 8, "rl": {"generation": "vllm-server"}}
     result, job = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", **rl_job)
     _, plain = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8")
     assert job.cards[0].capacity_gb == plain.cards[0].capacity_gb

@@ -25,20 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "specs" / "trace" / "table.jsonl"
 CONFIGS = ROOT / "specs" / "trace" / "configs"
 
-# The bar the engine meets over the table. Issue 23 asks median <= 1 % (met: 0.23 %) and worst <= 3 %: met by all
-# rows but one, 0099 (Mistral 7B QLoRA, 1 x 512, checkpointing: +5.0 %), whose peak is the first layer's backward
-# matmul, where the engine's backward transients (one layer recomputed, its gradient buffers, a dequantised
-# weight) over-count for so short a step. The worst bar is the achieved figure, not the issue's.
+# The bar the engine meets over the table: issue 23's, median <= 1 % and worst <= 3 % on every row. The misses of the
+# first pass were mechanisms the trace names, now modelled (gradients that zero_grad(set_to_none) leaves none of in
+# the forward, memory/estimate.py; gpt-oss's eager attention with sinks and its clamped SwiGLU, memory/activations.py
+# and memory/moe.py)
 MEDIAN_BAR = 0.01
-WORST_BAR = 0.05
-# Named misses, each held to its own bar so it cannot grow unseen. gpt-oss-20b became an engine family in the
-# same session as the table (engine/memory/moe.py, catalog's gpt_oss reader); its one row (LoRA, eager attention with
-# sinks, no checkpointing, 4 x 512) reads +6.3 %: no mechanism found yet, so it is reported, not fitted.
-KNOWN_MISSES: dict[str, float] = {"0320-gpt-oss-20b": 0.07}
-# Issue 23 asks for >= 300 traced rows; the job list has 326 (configurator/trace/oracle/generate.py) and `make oracle`
-# traces them all. The committed table holds the 154 that finished in this session: on the shared two-core machine
-# a trace took 1.5-10 minutes, not the 5-8 s of an idle one. Every one of the 20 models is in it (round-robin order).
-MIN_TRACED_ROWS = 150
+WORST_BAR = 0.03
+# Issue 23 asks for >= 300 traced rows; the job list has 326 single-card jobs and the FSDP2 rows
+# (configurator/trace/oracle/generate.py), and `make oracle` traces them all.
+MIN_TRACED_ROWS = 300
 
 
 def _rows() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -53,11 +48,22 @@ def _model(name: str, cache: dict[str, ModelSpec] = {}) -> ModelSpec:  # noqa: B
 
 
 def _model_type(name: str) -> str:
-    return str(json.loads((CONFIGS / f"{name}.json").read_text())["model_type"])
+    """The config's model_type, or a multimodal config's language model's (Gemma 3: gemma3 -> gemma3_text)."""
+    config = json.loads((CONFIGS / f"{name}.json").read_text())
+    text = config.get("text_config")
+    if config["model_type"] not in SUPPORTED_MODEL_TYPES and isinstance(text, dict) and "model_type" in text:
+        return str(text["model_type"])
+    return str(config["model_type"])
+
+
+def world_size(row: dict[str, Any]) -> int:
+    """The row's FSDP2 group (1: a single card)."""
+    parallel = row.get("parallel") or {"kind": "single"}
+    return int(parallel.get("world_size") or 1) if parallel.get("kind") == "fsdp2" else 1
 
 
 def engine_job(row: dict[str, Any]) -> Job:
-    """The engine job a traced row is: Transformers Trainer + PEFT on one card."""
+    """The engine job a traced row is: Transformers Trainer + PEFT on one card, or FSDP2 (fully_shard) on N."""
     lora = row.get("lora") or {}
     targets = lora.get("targets", "all-linear")
     config = json.loads((CONFIGS / f"{row['model']}.json").read_text())
@@ -70,8 +76,14 @@ def engine_job(row: dict[str, Any]) -> Job:
         attention = "flash"
     else:
         attention = "sdpa"
+    images = row.get("images") or {}
+    if images.get("per_sample") and images.get("width") != images.get("height"):
+        raise ValueError(f"{row['id']}: the engine's jobs take square images")
     return Job(
         name=row["id"],
+        images_per_sample=images.get("per_sample", 0),
+        image_resolution=images.get("width", 448),
+        train_vision_tower=bool(images.get("train_vision_tower", False)),
         model=str(CONFIGS / f"{row['model']}.json"),
         method=row["method"],
         lora=LoraSettings(rank=lora.get("rank", 16), alpha=lora.get("alpha"), dropout=lora.get("dropout", 0.0),
@@ -85,12 +97,14 @@ def engine_job(row: dict[str, Any]) -> Job:
         framework="axolotl",  # Trainer + PEFT prepare_model_for_kbit_training, no TRL recast of the head to bf16
         behaviour=StackBehaviour(optimizer_impl=row["optimizer_impl"]),
         attention=attention,
+        parallelism="fsdp" if world_size(row) > 1 else "single",
+        fsdp_version=2,
     )
 
 
 def engine_peak(row: dict[str, Any]) -> float:
     """The engine's peak allocated over the training step (the trace resets its peak after loading)."""
-    mem = memory_for_card(_model(row["model"]), engine_job(row))
+    mem = memory_for_card(_model(row["model"]), engine_job(row), shards=world_size(row))
     return max(v for k, v in mem.phase_allocated().items() if k != "load")
 
 
@@ -101,7 +115,9 @@ CATEGORIES: dict[str, Callable[[dict[str, Any]], bool]] = {
     "QLoRA": lambda r: r["method"] == "qlora",
     "long context (>= 8k)": lambda r: r["sequence_length"] >= 8192,
     "large vocabulary (>= 150k)": lambda r: _model(r["model"]).vocab_size >= 150_000,
-    "MoE": lambda r: _model(r["model"]).architecture in ("mixtral", "qwen2_moe", "qwen3_moe"),
+    "MoE": lambda r: _model(r["model"]).is_moe,
+    "FSDP2": lambda r: world_size(r) > 1,
+    "vision-language (images)": lambda r: bool((r.get("images") or {}).get("per_sample")),
 }
 
 
@@ -154,7 +170,31 @@ def test_engine_against_trace() -> None:
     assert median <= MEDIAN_BAR, text
     errors = {r["id"]: abs(engine_peak(r) / r["peak_allocated_bytes"] - 1) for r in rows}
     for row_id, err in errors.items():
-        assert err <= KNOWN_MISSES.get(row_id, WORST_BAR), f"{row_id}: {100 * err:.1f} %\n{text}"
+        assert err <= WORST_BAR, f"{row_id}: {100 * err:.1f} %\n{text}"
+
+
+# Vision-language rows (issue 27): the engine within 3 % of every one, on at least two VLM configs with the tower
+# frozen and trained, LoRA and full fine-tunes, 1-4 images of 448-1024 px (configurator/trace/oracle/generate.py
+# VLM_MODELS, ids from 5000).
+VLM_BAR = 0.03
+
+
+def _has_images(row: dict[str, Any]) -> bool:
+    return bool((row.get("images") or {}).get("per_sample"))
+
+
+def test_vision_language_rows_within_3_percent() -> None:
+    _header, rows = _rows()
+    vlm = [r for r in comparable(rows) if _has_images(r)]
+    assert len({r["model"] for r in vlm}) >= 2 and len(vlm) >= 8, [r["id"] for r in vlm]
+    assert {r["method"] for r in vlm} == {"lora", "full", "qlora"}
+    assert {r["images"]["train_vision_tower"] for r in vlm} == {True, False}
+    assert {r["images"]["per_sample"] for r in vlm} >= {1, 4}
+    text, _stats, _worst = error_table(vlm)
+    print("\nvision-language rows, engine allocated peak vs trace\n" + text)
+    for r in vlm:
+        err = engine_peak(r) / r["peak_allocated_bytes"] - 1
+        assert abs(err) <= VLM_BAR, f"{r['id']}: {100 * err:+.2f} %\n{text}"
 
 
 @pytest.mark.parametrize("model", ["gemma-3-1b", "gpt-oss-20b"])
@@ -163,3 +203,16 @@ def test_recent_families_are_traced_and_compared(model: str) -> None:
     _header, rows = _rows()
     assert _model_type(model) in SUPPORTED_MODEL_TYPES
     assert any(r["model"] == model and r["ok"] for r in comparable(rows))
+
+
+def test_fsdp2_rows_are_traced_or_say_why() -> None:
+    """FSDP2 (fully_shard over PyTorch's fake process group, rank 0 of N) traces on meta for full and LoRA jobs; where
+    it does not (QLoRA's Params4bit weights), the row's result says so in words, not an empty figure."""
+    _header, rows = _rows()
+    fsdp = [r for r in rows if world_size(r) > 1]
+    assert any(r["ok"] and r["method"] == "full" for r in fsdp) and any(r["ok"] and r["method"] == "lora" for r in fsdp)
+    for r in fsdp:
+        if r["ok"]:
+            assert any("fully_shard" in n for n in r["notes"]), r["id"]
+        else:
+            assert r["error"].startswith("FSDP2 did not trace on meta"), r["id"]

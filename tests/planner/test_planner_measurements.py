@@ -69,7 +69,7 @@ def _plan_in(tmp_path: Path, data: dict) -> Path:  # type: ignore[type-arg]
 
 def test_sm_active_bounds_the_mig_gain(tmp_path: Path) -> None:
     """A 7B job keeping 20 % of the SMs busy on a whole card (mean of 0.18, 0.22) loses nothing on a quarter
-    slice: four per card do 4x the card's jobs. At 50 % busy the gain is bounded by 1 / 0.5 = 2x."""
+    slice: four per card do 4x the card's jobs. At 50 % busy the gain is bounded by the slices' SMs over 0.5 (~2x)."""
     base = plan_service(Plan.model_validate(_data()))
     plain = base.cell("7B LoRA", f"{RTX} / 1g.24gb")
     whole = base.cell("7B LoRA", f"{RTX} / whole card")
@@ -88,7 +88,8 @@ def test_sm_active_bounds_the_mig_gain(tmp_path: Path) -> None:
     half = Plan.model_validate(_data())
     cls = half.classes[0].model_copy(update={"measured": [ClassMeasurement(node=RTX, sm_active=0.5)]})
     halved = plan_service(half.model_copy(update={"classes": [cls, half.classes[1]]}))
-    assert halved.cell("7B LoRA", f"{RTX} / 1g.24gb").mig_gain == pytest.approx(2.0)
+    # a 1g.24gb holds 46 of the card's 188 SMs (the catalog's -lgip counts): four do 4 x 0.245 / 0.5 = 1.96x
+    assert halved.cell("7B LoRA", f"{RTX} / 1g.24gb").mig_gain == pytest.approx(4 * (46 / 188) / 0.5)
 
 
 def test_tokens_per_second_replaces_the_engines_time() -> None:

@@ -222,9 +222,9 @@ def test_the_kiosk_shows_every_scenario_and_the_take_home_panel_as_typed(qtbot, 
                 window.set_plan_servers(node)
                 found += [f"plan scenario, servers {node}: {f}" for f in rich_sinks_with_markup(window)]
     window.show_scenario(4)  # a model of the build's own: the take-home panel is named after it
-    assert window.take_home() != "" and HOSTILE in window.code_panel.title.text()
+    assert window.take_home() != "" and HOSTILE in window.take_home_flow.code_panel.title.text()
     found += [f"take home: {f}" for f in rich_sinks_with_markup(window)]
-    window._take_home_shown(OSError(f"cannot write {HOSTILE}"))
+    window.take_home_flow.show_outcome(OSError(f"cannot write {HOSTILE}"))
     found += [f"take home failed: {f}" for f in rich_sinks_with_markup(window)]
     assert not found, "\n".join(dict.fromkeys(found))
 

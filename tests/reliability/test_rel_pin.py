@@ -45,7 +45,7 @@ def test_an_invalid_stored_pin_locks_the_demo(demo_with, tmp_path: Path, stored:
     demo = demo_with(Settings(q))
     assert demo.pin() is None
     assert not demo.enter_pin(DEFAULT_PIN)  # the shipped default unlocked it before
-    assert not demo.allow_close and "demo-pin --reset" in demo.pin_pad.message.text()
+    assert not demo.allow_close and "demo-pin --reset" in demo.pin_gate.pin_pad.message.text()
 
 
 def test_a_settings_file_too_large_to_read_locks_the_demo(demo_with, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

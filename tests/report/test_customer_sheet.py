@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.report.conftest import CUSTOMER
+from tests.sheet_text import CUSTOMER
 
 # ids as the build file writes them: they must not reach the sheet's sentences
 RAW_IDS = re.compile(r"\b(?:lora|qlora|adamw|adamw-8bit|fsdp|mixed-bf16|sdpa|all-linear|nf4-dq|does-not-fit)\b")
@@ -58,7 +58,7 @@ def test_verdict_words() -> None:
     from configurator.engine import evaluate
     from configurator.engine.model.buildfile import load_build
     from configurator.present.verdict import build_verdict, job_verdict, plural
-    from tests.report.conftest import ROOT
+    from tests.sheet_text import ROOT
 
     assert (plural(1, "job"), plural(2, "job"), plural(1, "NVLink bridge")) == ("1 job", "2 jobs", "1 NVLink bridge")
     result = evaluate(load_build(ROOT / "resources" / "builds" / "mixed-with-errors.yaml"))
@@ -82,7 +82,7 @@ def test_headings_stay_with_what_follows(qapp) -> None:  # type: ignore[no-untyp
     from configurator.engine.model.buildfile import load_build
     from configurator.report.pdf import BuildSheet, page_layout
     from configurator.report.sheet import SheetOptions
-    from tests.report.conftest import PRICES, ROOT
+    from tests.sheet_text import PRICES, ROOT
 
     catalog = default_catalog()
     prices = parse_price_list(PRICES, "prices.yaml", set(catalog.cards) | set(catalog.chassis))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,9 +9,7 @@ import pytest
 from PySide6.QtCore import QRect, QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "out" / "screens"))
-SCREENS = [(1024, 768), (1280, 800), (1366, 768), (1920, 1080), (2560, 1440)]
+from tests.shots import SCREENS, SHOTS, save_shot  # noqa: F401  (the fixtures below use them)
 
 
 @pytest.fixture
@@ -47,10 +44,3 @@ def first_start(qtbot, tmp_path: Path) -> Callable:  # type: ignore[no-untyped-d
     if isinstance(app, QApplication):
         app.setPalette(app.style().standardPalette())
 
-
-def save_shot(widget, name: str) -> Path:  # type: ignore[no-untyped-def]
-    """``widget`` rendered to out/screens/``name``.png for a person to look at."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    widget.grab().save(str(path))
-    return path

@@ -42,8 +42,7 @@ def main(out: Path) -> None:
             top.show()
             if name == "planner":
                 planner.wait_for_plan()
-            for _ in range(4):
-                app.processEvents()
+            settle(app, top, charts_cut, clipped)
             top.grab().save(str(out / f"{name}-{size}-{theme}.png"))
             fits = top.frameGeometry().width() <= screen.width() and top.height() <= screen.height()
             report = {"window": name, "theme": theme, "size": [top.width(), top.height()], "fits_screen": fits,
@@ -56,6 +55,24 @@ def main(out: Path) -> None:
         window.close()
         app.processEvents()
 
+
+def settle(app, top, *probes, turns: int = 3, looks: int = 400) -> None:  # type: ignore[no-untyped-def]
+    """Let the window's layout settle: event-loop turns until the size and every probe's answer stay the same for
+    ``turns`` looks 50 ms apart. A fixed number of turns read layouts half done on a loaded machine (deferred
+    relayouts are timers); ``looks`` only bounds a layout that never settles, whose last state is then reported.
+    (No clock is read: the waits are Qt's, tests/reliability/test_rel_no_timing.py.)"""
+    from PySide6.QtTest import QTest
+
+    last, same = None, 0
+    for _ in range(looks):
+        for _ in range(4):
+            app.processEvents()
+        state = (top.size().toTuple(), *(repr(probe(top)) for probe in probes))
+        same = same + 1 if state == last else 0
+        if same >= turns:
+            return
+        last = state
+        QTest.qWait(50)
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))

@@ -133,7 +133,7 @@ def test_scenario_1_70b_qlora_which_card(demo: DemoWindow) -> None:
         demo.key_figure_text()
         == f"{rtx.room_for_activations_gb:.0f} GB left for activations on the RTX PRO 6000 Server"
     )
-    assert demo.key_number.text() == "60 GB"
+    assert demo.ui.key_number.text() == "60 GB"
     more = [demo.figure(m) for m in demo.scenario.more]
     assert (
         more[0].text
@@ -180,7 +180,7 @@ def test_scenario_3_nvlink_against_pcie(demo: DemoWindow) -> None:
     assert demo.figure(demo.scenario.more[0]).number == "141 GB"
 
     # the visitor adds the bridge: the same build with bridge [1, 2], evaluated on its own
-    demo.bridge_button.click()
+    demo.ui.bridge_button.click()
     assert [b.slots for b in demo.doc.build.bridges] == [[1, 2]]
     bridged = evaluate(build.model_copy(update={"bridges": [Bridge(slots=[1, 2])]})).jobs[0]
     assert bridged.communication.seconds_per_step >= 0.3
@@ -188,15 +188,15 @@ def test_scenario_3_nvlink_against_pcie(demo: DemoWindow) -> None:
     assert demo.key_figure_text() == "0.3 s per micro-batch moving weights over NVLink"
 
     # more cards: one 4-way bridge, then two 4-way domains with PCIe between them
-    demo.count_buttons[4].click()
+    demo.ui.count_buttons[4].click()
     assert len(demo.doc.build.jobs[0].cards) == 4 and [b.slots for b in demo.doc.build.bridges] == [[1, 2, 3, 4]]
     assert demo.figure(demo.scenario.more[0]).number == "212 GB"
     assert demo.key_figure_text().endswith("over NVLink")
-    demo.count_buttons[8].click()
+    demo.ui.count_buttons[8].click()
     assert [b.slots for b in demo.doc.build.bridges] == [[1, 2, 3, 4], [5, 6, 7, 8]]
     assert demo.figure(demo.scenario.more[0]).number == "247 GB"
     assert demo.key_figure_text().endswith("over PCIe")
-    assert demo.count_buttons[8].isChecked() and demo.bridge_button.isChecked()
+    assert demo.ui.count_buttons[8].isChecked() and demo.ui.bridge_button.isChecked()
 
 
 def test_scenario_3_refuses_a_bridge_on_rtx(demo: DemoWindow) -> None:
@@ -204,9 +204,9 @@ def test_scenario_3_refuses_a_bridge_on_rtx(demo: DemoWindow) -> None:
     demo.show_scenario(2)
     assert drop_card(demo, "rtx-pro-6000-server", 1) and drop_card(demo, "rtx-pro-6000-server", 2)
     before = demo.doc.build
-    demo.bridge_button.click()
-    assert demo.doc.build == before and not demo.bridge_button.isChecked()
-    assert "PCIe only" in demo.message.text()
+    demo.ui.bridge_button.click()
+    assert demo.doc.build == before and not demo.ui.bridge_button.isChecked()
+    assert "PCIe only" in demo.ui.message.text()
 
 
 def test_scenario_4_mig_four_tenants(demo: DemoWindow) -> None:
@@ -246,14 +246,14 @@ def test_drag_a_card_onto_a_slot_changes_the_key_figure(demo: DemoWindow) -> Non
     assert demo.doc.build.card_in(3).card == "h200-nvl"
     assert demo.doc.build.jobs[1].cards == [3]
     assert demo.key_figure_text() == "108 GB left for activations on the H200 NVL"
-    assert demo.key_number.text() == "108 GB"
+    assert demo.ui.key_number.text() == "108 GB"
     # the same card again is refused, with the reason on screen
     assert not drop_card(demo, "h200-nvl", 3)
-    assert "already holds" in demo.message.text()
+    assert "already holds" in demo.ui.message.text()
     # an L40S (48 GB) leaves 5 GB after the model states: too little for the activations
     assert drop_card(demo, "l40s", 3)
     assert 0 < demo.key_figure().value < 10 and demo.key_figure().status == "does-not-fit"
-    assert demo.key_status.text() == "Does not fit in memory"
+    assert demo.ui.key_status.text() == "Does not fit in memory"
     # a full fine-tune of 70B on it: the figure says how short the card is
     demo.set_method("full")
     assert demo.key_figure().value < 0
@@ -263,8 +263,8 @@ def test_drag_a_card_onto_a_slot_changes_the_key_figure(demo: DemoWindow) -> Non
 def test_tap_a_card_then_a_slot(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     """Touch screens: tap a palette card, then tap a slot."""
     demo.show_scenario(1)
-    palette = demo.card_palette
-    item = palette.item(demo.card_palette.card_ids().index("rtx-pro-6000-server"))
+    palette = demo.ui.card_palette
+    item = palette.item(demo.ui.card_palette.card_ids().index("rtx-pro-6000-server"))
     qtbot.mouseClick(palette.viewport(), Qt.MouseButton.LeftButton, pos=palette.visualItemRect(item).center())
     assert demo.chassis.armed == "rtx-pro-6000-server"
     view = demo.chassis
@@ -278,25 +278,25 @@ def test_tap_a_card_then_a_slot(demo: DemoWindow, qtbot) -> None:  # type: ignor
 def test_slider_and_method_change_the_key_figure(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     demo.show_scenario(3)
     at_2048 = demo.key_figure().value
-    assert demo.seq_slider.value() == SEQUENCE_LENGTHS.index(2048)
-    demo.seq_slider.setValue(SEQUENCE_LENGTHS.index(4096))
+    assert demo.ui.seq_slider.value() == SEQUENCE_LENGTHS.index(2048)
+    demo.ui.seq_slider.setValue(SEQUENCE_LENGTHS.index(4096))
     assert all(j.sequence_length == 4096 for j in demo.doc.build.jobs)
     assert demo.key_figure().value < at_2048
-    assert demo.seq_label.text() == "Sequence length: 4,096 tokens"
+    assert demo.ui.seq_label.text() == "Sequence length: 4,096 tokens"
     expected = evaluate(set_sequence_length(fresh(demo, 3), 4096)).jobs[0].cards[0].headroom_gb
     assert demo.key_figure_text().startswith(f"{expected:.1f} GB")
     # LoRA on a BF16 base: 16.7 GB of model states, about 7 GB left in a 24 GB slice (seed A)
-    qtbot.mouseClick(demo.method_buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(demo.ui.method_buttons[0], Qt.MouseButton.LeftButton)
     assert {j.method for j in demo.doc.build.jobs} == {"lora"}
     lora = evaluate(set_method(fresh(demo, 3), "lora")).jobs[0].cards[0]
     assert lora.model_states_gb == pytest.approx(16.7, abs=0.1)
     assert lora.capacity_nominal_gb - lora.model_states_gb == pytest.approx(7, abs=0.6)  # of the nominal 24 GB
     assert demo.figure(demo.scenario.more[1]).number == "16.7 GB"
-    assert demo.method_buttons[0].isChecked() and not demo.method_buttons[1].isChecked()
+    assert demo.ui.method_buttons[0].isChecked() and not demo.ui.method_buttons[1].isChecked()
     # starting over drops the visitor's changes
-    demo.reset_button.click()
+    demo.ui.reset_button.click()
     assert demo.doc.build == fresh(demo, 3)
-    assert demo.seq_slider.value() == SEQUENCE_LENGTHS.index(2048) and demo.method_buttons[1].isChecked()
+    assert demo.ui.seq_slider.value() == SEQUENCE_LENGTHS.index(2048) and demo.ui.method_buttons[1].isChecked()
 
 
 def test_every_edit_on_every_scenario_evaluates() -> None:
@@ -329,7 +329,7 @@ def test_idle_starts_the_attract_loop_and_input_stops_it(qtbot, tmp_path: Path) 
     demo.set_method("full")  # the visitor's change
     assert demo.doc.build != fresh(demo, 0)
     qtbot.waitUntil(demo.is_attracting, timeout=5000)
-    assert demo.banner.isVisible()
+    assert demo.ui.banner.isVisible()
     # the visitor's change is gone the moment the loop starts, and every scenario it shows is as shipped
     assert demo.doc.build == fresh(demo, demo.current_index())
     start = demo.current_index()
@@ -339,12 +339,12 @@ def test_idle_starts_the_attract_loop_and_input_stops_it(qtbot, tmp_path: Path) 
     index = demo.current_index()
     qtbot.mousePress(demo.chassis.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
     qtbot.mouseRelease(demo.chassis.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
-    assert not demo.is_attracting() and not demo.banner.isVisible()
+    assert not demo.is_attracting() and not demo.ui.banner.isVisible()
     qtbot.wait(200)
     assert demo.current_index() == index and not demo.is_attracting()
     # idle again: it comes back; a key press stops it too
     qtbot.waitUntil(demo.is_attracting, timeout=5000)
-    qtbot.keyClick(demo.card_palette, Qt.Key.Key_Space)
+    qtbot.keyClick(demo.ui.card_palette, Qt.Key.Key_Space)
     assert not demo.is_attracting()
 
 
@@ -357,14 +357,14 @@ def test_attract_cross_fade_runs(qtbot, tmp_path: Path) -> None:  # type: ignore
     # wait returns)
     shown: list[bool] = []
     hidden: list[bool] = []
-    demo.scenario_changed.connect(lambda _i: shown.append(demo.fade.isVisible()))
-    demo.fade_anim.finished.connect(lambda: hidden.append(not demo.fade.isVisible()))  # after _fade_done
-    with qtbot.waitSignal(demo.fade_anim.finished, timeout=10_000):
+    demo.scenario_changed.connect(lambda _i: shown.append(demo.ui.fade.isVisible()))
+    demo.ui.fade_anim.finished.connect(lambda: hidden.append(not demo.ui.fade.isVisible()))  # after _fade_done
+    with qtbot.waitSignal(demo.ui.fade_anim.finished, timeout=10_000):
         pass
     assert shown and shown[0], "the scenario changed without the cross-fade layer"
     assert hidden and hidden[0], "the fade layer stayed over the stage after its animation finished"
     demo.stop_attract()
-    assert not demo.is_attracting() and not demo.cycle_timer.isActive() and demo.idle_timer.isActive()
+    assert not demo.is_attracting() and not demo.attract.cycle_timer.isActive() and demo.attract.idle_timer.isActive()
 
 
 # ---- leaving demo mode -----------------------------------------------------------------------------------------
@@ -373,23 +373,23 @@ def test_attract_cross_fade_runs(qtbot, tmp_path: Path) -> None:  # type: ignore
 def test_pin_pad(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     # Escape alone does nothing
     qtbot.keyClick(demo, Qt.Key.Key_Escape)
-    assert demo.isVisible() and not demo.pin_pad.isVisible()
+    assert demo.isVisible() and not demo.pin_gate.pin_pad.isVisible()
     # Ctrl+Shift+Q opens the PIN pad
     demo.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is demo, timeout=2000)
     qtbot.keyClick(demo, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert demo.pin_pad.isVisible()
+    assert demo.pin_gate.pin_pad.isVisible()
     # a wrong PIN is refused and says so
     with qtbot.assertNotEmitted(demo.exit_requested):
         assert demo.enter_pin("1111") is False
-    assert "Wrong PIN" in demo.pin_pad.message.text() and demo.pin_pad.isVisible()
+    assert "Wrong PIN" in demo.pin_gate.pin_pad.message.text() and demo.pin_gate.pin_pad.isVisible()
     # the right one, typed on the pad's buttons
     with qtbot.waitSignal(demo.exit_requested, timeout=2000):
         for key in "2468":
-            demo.pin_pad.group.button(demo.pin_pad._keys.index(key)).click()
-        assert demo.pin_pad.display.text() == "● ● ● ●"
-        demo.pin_pad.group.button(demo.pin_pad._keys.index("OK")).click()
-    assert not demo.pin_pad.isVisible() and demo.allow_close
+            demo.pin_gate.pin_pad.group.button(demo.pin_gate.pin_pad._keys.index(key)).click()
+        assert demo.pin_gate.pin_pad.display.text() == "● ● ● ●"
+        demo.pin_gate.pin_pad.group.button(demo.pin_gate.pin_pad._keys.index("OK")).click()
+    assert not demo.pin_gate.pin_pad.isVisible() and demo.allow_close
 
 
 def test_pin_from_settings(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -419,8 +419,9 @@ def test_take_home_writes_pdf_and_yaml_under_a_code(demo: DemoWindow, tmp_path: 
     # the saved build is the visitor's, named after its jobs, not after the scenario's question
     assert saved.model_copy(update={"name": demo.doc.build.name}) == demo.doc.build
     assert saved.name == "Llama 3.3 70B QLoRA on H200 NVL" and demo.scenario.title not in saved.name
-    assert demo.code_panel.isVisible() and demo.code_panel.code.text() == f"Shop reference: {code}"
-    assert demo.code_panel.title.text() == saved.name
+    panel = demo.take_home_flow.code_panel
+    assert panel.isVisible() and panel.code.text() == f"Shop reference: {code}"
+    assert panel.title.text() == saved.name
     # the staff side finds it, however the code is typed
     assert open_demo_code(code, folder) == yml
     assert open_demo_code(f" {code[:3].lower()}-{code[3:]} ", folder) == yml
@@ -454,7 +455,8 @@ def test_take_home_failure_is_shown(qtbot, tmp_path: Path) -> None:  # type: ign
     demo = DemoWindow(settings, idle_ms=600_000)
     qtbot.addWidget(demo)
     assert demo.take_home() == ""
-    assert demo.code_panel.isVisibleTo(demo) and "could not be saved" in demo.code_panel.title.text()
+    panel = demo.take_home_flow.code_panel
+    assert panel.isVisibleTo(demo) and "could not be saved" in panel.title.text()
 
 
 # ---- soak ------------------------------------------------------------------------------------------------------
@@ -481,8 +483,8 @@ def test_soak_cycles_all_scenarios_without_growth(demo: DemoWindow) -> None:
                 demo.set_method("lora" if demo.doc.build.jobs[0].method != "lora" else "qlora")
             app.processEvents()
             items[i] = len(demo.chassis.scene().items())
-        demo.fade_anim.stop()
-        demo._fade_done()
+        demo.ui.fade_anim.stop()
+        demo.ui.fade_done()
         return items
 
     for k in range(SOAK_WARM_UP):  # warm-up: caches, icons, first-time Qt allocations
@@ -519,10 +521,10 @@ def test_screenshot_of_every_scenario(demo: DemoWindow, qtbot, index: int) -> No
     assert (demo.width(), demo.height()) == SIZE
     assert demo.minimumSizeHint().width() <= SIZE[0] and demo.minimumSizeHint().height() <= SIZE[1]
     assert clipped_labels(demo) == []
-    for button in demo.findChildren(type(demo.reset_button)):
-        if button.isVisibleTo(demo) and button.parent() is not demo.pin_pad.panel:
+    for button in demo.findChildren(type(demo.ui.reset_button)):
+        if button.isVisibleTo(demo) and button.parent() is not demo.pin_gate.pin_pad.panel:
             assert button.height() >= 64, button.text()
-    assert demo.card_palette.count() == len(demo.scenario.cards)
+    assert demo.ui.card_palette.count() == len(demo.scenario.cards)
     assert demo.chassis.height() >= 300 and demo.chart.height() >= 300
 
 
@@ -535,11 +537,11 @@ def test_screenshots_of_the_overlays(demo: DemoWindow, qtbot) -> None:  # type: 
     demo.stop_attract()
     demo.show_pin_pad()
     demo.enter_pin("0")
-    demo.pin_pad.shake.stop()
+    demo.pin_gate.pin_pad.shake.stop()
     qtbot.wait(30)
     demo.grab().save(str(SHOTS / "demo-pin.png"))
     assert clipped_labels(demo) == []
-    demo.pin_pad.hide()
+    demo.pin_gate.pin_pad.hide()
     demo.take_home()
     qtbot.wait(30)
     demo.grab().save(str(SHOTS / "demo-code.png"))
@@ -593,7 +595,7 @@ def _text_widgets(window: DemoWindow) -> list:  # type: ignore[type-arg]
 
     out = []
     for w in window.findChildren(QLabel) + window.findChildren(QAbstractButton):
-        if not w.isVisibleTo(window) or w in (window.fade, window.banner):
+        if not w.isVisibleTo(window) or w in (window.ui.fade, window.ui.banner):
             continue
         if isinstance(w, QLabel) and not w.text().strip():
             continue
@@ -672,9 +674,9 @@ def test_demo_lays_out_at_every_screen_size(qtbot, tmp_path: Path, size: tuple[i
         demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-{i + 1}.png"))
     demo.start_attract()
     QApplication.processEvents()
-    banner = _window_rect(demo.banner, demo)
+    banner = _window_rect(demo.ui.banner, demo)
     assert demo.rect().contains(banner), f"the idle banner runs off the window: {banner}"
-    assert demo.banner.heightForWidth(demo.banner.contentsRect().width()) <= banner.height()
+    assert demo.ui.banner.heightForWidth(demo.ui.banner.contentsRect().width()) <= banner.height()
     demo.grab().save(str(SHOTS / f"demo-{size[0]}x{size[1]}-attract.png"))
     demo.stop_attract()
     assert not problems, "\n".join(problems)
@@ -740,7 +742,7 @@ def test_take_home_shows_a_qr_that_decodes_to_the_shown_build(demo: DemoWindow) 
     demo.show_scenario(0)
     assert drop_card(demo, "h200-nvl", 3)
     code = demo.take_home()
-    panel = demo.code_panel
+    panel = demo.take_home_flow.code_panel
     assert panel.isVisible() and panel.qr.isVisible() and panel.build_code.startswith("GBC1:")
     decoded = decode_build(panel.build_code)
     assert decoded.name == panel.title.text()
@@ -766,15 +768,15 @@ def test_take_home_button_writes_on_a_worker(demo: DemoWindow, qtbot) -> None:  
     takehome.write_take_home = spy  # type: ignore[assignment]
     try:
         with qtbot.waitSignal(demo.take_home_done, timeout=30_000) as blocker:
-            qtbot.mouseClick(demo.take_home_button, Qt.MouseButton.LeftButton)
-            assert not demo.take_home_button.isEnabled()
-            assert "Preparing" in demo.take_home_button.text()
-            demo.take_home_button.click()  # a second press while busy does nothing
+            qtbot.mouseClick(demo.ui.take_home_button, Qt.MouseButton.LeftButton)
+            assert not demo.ui.take_home_button.isEnabled()
+            assert "Preparing" in demo.ui.take_home_button.text()
+            demo.ui.take_home_button.click()  # a second press while busy does nothing
     finally:
         takehome.write_take_home = real  # type: ignore[assignment]
     assert len(seen) == 1 and seen[0] is not main
     assert blocker.args[0].startswith("Shop reference: ")
-    assert demo.take_home_button.isEnabled() and demo.code_panel.qr.isVisible()
+    assert demo.ui.take_home_button.isEnabled() and demo.take_home_flow.code_panel.qr.isVisible()
 
 
 def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
@@ -782,9 +784,10 @@ def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
     for i in range(demo.scenario_count()):
         demo.show_scenario(i)
         nominal = demo.doc.build.assumptions.link_rates == "nominal"
-        assert demo.rates_note.isVisibleTo(demo) == nominal
-        assert ("datasheet rates" in demo.rates_note.text()) if nominal else True
-    shown = [i for i in range(demo.scenario_count()) if (demo.show_scenario(i), demo.rates_note.isVisibleTo(demo))[1]]
+        assert demo.ui.rates_note.isVisibleTo(demo) == nominal
+        assert ("datasheet rates" in demo.ui.rates_note.text()) if nominal else True
+    note = demo.ui.rates_note
+    shown = [i for i in range(demo.scenario_count()) if (demo.show_scenario(i), note.isVisibleTo(demo))[1]]
     assert shown == [1, 2]  # scenarios 2 and 3
 
 

@@ -201,19 +201,21 @@ def test_every_button_gives_figures_that_read(shipped: Plan) -> None:
 
 def test_on_screen_figures_are_the_planners(demo: DemoWindow, seed_b: PlanResult) -> None:
     best = seed_b.fleets[0]
-    assert demo.key_number.text() == f"{best.totals.nodes} servers"
-    assert demo.key_label.text() == (
+    assert demo.ui.key_number.text() == f"{best.totals.nodes} servers"
+    assert demo.ui.key_label.text() == (
         f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets by cost per job"
     )
-    assert demo.key_status.text() == "Keeps up for all 18 months"
-    for label, text in zip(demo.more_labels, more_texts(demo), strict=False):
+    assert demo.ui.key_status.text() == "Keeps up for all 18 months"
+    for label, text in zip(demo.ui.more_labels, more_texts(demo), strict=False):
         assert label.isVisibleTo(demo) and text.split(" ", 2)[-1] in label.text()
     assert more_texts(demo)[0].startswith("4 tenants")
     assert "wait at the busiest hour for nineteen jobs in twenty" in more_texts(demo)[1]
     # the palette and the build knobs give way to the plan's buttons
-    assert not demo.pal_box.isVisibleTo(demo) and demo.plan_box.isVisibleTo(demo)
-    assert not demo.seq_box.isVisibleTo(demo) and not demo.method_box.isVisibleTo(demo)
-    assert demo.server_buttons[None].isChecked() and demo.month_buttons[18].isChecked() and demo.mig_button.isChecked()
+    assert not demo.ui.pal_box.isVisibleTo(demo) and demo.plans.box.isVisibleTo(demo)
+    assert not demo.ui.seq_box.isVisibleTo(demo) and not demo.ui.method_box.isVisibleTo(demo)
+    plans = demo.plans
+    assert plans.server_buttons[None].isChecked() and plans.month_buttons[18].isChecked()
+    assert plans.mig_button.isChecked()
 
 
 # ---- the visitor's buttons ------------------------------------------------------------------------------------
@@ -221,35 +223,35 @@ def test_on_screen_figures_are_the_planners(demo: DemoWindow, seed_b: PlanResult
 
 def test_mig_off_and_on_changes_the_tenants_per_card(demo: DemoWindow, shipped: Plan, qtbot) -> None:  # type: ignore[no-untyped-def]
     """MIG off: one 7B tenant per card (the whole-card cell); on: four (the 1g.24gb cell), seed B's 'up to 4x'."""
-    qtbot.mouseClick(demo.mig_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(demo.plans.mig_button, Qt.MouseButton.LeftButton)
     off = set_plan_mig(shipped, shipped, False)
-    assert demo.plan_doc.plan == off and not demo.mig_button.isChecked()
+    assert demo.plans.plan_doc.plan == off and not demo.plans.mig_button.isChecked()
     result = planned(off)
     whole = result.cell("7B LoRA", f"{RTX} / whole card")
     tenants = demo.figure(demo.scenario.more[0])
     assert tenants.value == whole.devices_per_card == 1
     assert tenants.text == "1 tenant per RTX PRO 6000 Server without MIG: one 7B LoRA job holds the whole card"
-    assert f"{result.search.candidates:,} fleets" in demo.key_label.text()
+    assert f"{result.search.candidates:,} fleets" in demo.ui.key_label.text()
     assert result.search.candidates < planned(shipped).search.candidates  # no MIG layout left to search
-    qtbot.mouseClick(demo.mig_button, Qt.MouseButton.LeftButton)
-    assert demo.plan_doc.plan == shipped and demo.figure(demo.scenario.more[0]).value == 4
+    qtbot.mouseClick(demo.plans.mig_button, Qt.MouseButton.LeftButton)
+    assert demo.plans.plan_doc.plan == shipped and demo.figure(demo.scenario.more[0]).value == 4
 
 
 @pytest.mark.parametrize("node", [RTX, H100])
 def test_picking_the_servers_changes_the_fleet_and_the_build(demo: DemoWindow, shipped: Plan, node: str, qtbot) -> None:  # type: ignore[no-untyped-def]
-    qtbot.mouseClick(demo.server_buttons[node], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(demo.plans.server_buttons[node], Qt.MouseButton.LeftButton)
     plan = set_plan_servers(shipped, shipped, node)
-    assert demo.plan_doc.plan == plan and demo.server_buttons[node].isChecked()
+    assert demo.plans.plan_doc.plan == plan and demo.plans.server_buttons[node].isChecked()
     result = planned(plan)
     best = result.fleets[0]
     assert [n.node for n in best.nodes] == [node]
-    assert demo.key_number.text() == f"{best.totals.nodes} servers"
-    assert demo.key_label.text().startswith(best.label.replace(" x ", " × "))
+    assert demo.ui.key_number.text() == f"{best.totals.nodes} servers"
+    assert demo.ui.key_label.text().startswith(best.label.replace(" x ", " × "))
     # the chassis shows the planner's node of that fleet, as "Open as build" would open it
     assert demo.doc.build == node_build(plan, best, node, base_dir=SEED_B.parent)
     assert demo.chassis.scene() is not None and set(demo.chassis.card_items) == {c.slot for c in demo.doc.build.cards}
-    qtbot.mouseClick(demo.server_buttons[None], Qt.MouseButton.LeftButton)
-    assert demo.plan_doc.plan == shipped
+    qtbot.mouseClick(demo.plans.server_buttons[None], Qt.MouseButton.LeftButton)
+    assert demo.plans.plan_doc.plan == shipped
 
 
 @pytest.mark.parametrize("node", [RTX, H100])
@@ -266,25 +268,27 @@ def test_the_planners_server_is_drawn_without_overlapping_words(demo: DemoWindow
 def test_sizing_for_today_says_the_month_the_fleet_runs_out(demo: DemoWindow, shipped: Plan, qtbot) -> None:  # type: ignore[no-untyped-def]
     """Seed B: 'size to the eighteen-month roadmap'. Sized for today's jobs, the best fleet runs out of capacity
     in the month the planner reports; sized for month 18 it keeps up all the way."""
-    qtbot.mouseClick(demo.month_buttons[1], Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(demo.plans.month_buttons[1], Qt.MouseButton.LeftButton)
     today = planned(set_plan_month(shipped, 1))
     best = today.fleets[0]
     # it runs out of capacity first (a month-12 class that needs whole cards may also stop fitting later)
     assert best.out_of_capacity_month is not None
     assert best.stops_fitting_month is None or best.stops_fitting_month > best.out_of_capacity_month
-    assert demo.key_status.text() == f"Runs out of capacity in month {best.out_of_capacity_month}"
+    assert demo.ui.key_status.text() == f"Runs out of capacity in month {best.out_of_capacity_month}"
     assert demo.key_figure().status == "tight"
-    assert demo.key_number.text() == f"{best.totals.nodes} servers"
+    assert demo.ui.key_number.text() == f"{best.totals.nodes} servers"
     assert best.totals.nodes < planned(shipped).fleets[0].totals.nodes
-    qtbot.mouseClick(demo.month_buttons[18], Qt.MouseButton.LeftButton)
-    assert demo.key_status.text() == "Keeps up for all 18 months" and demo.key_figure().status == "fits"
+    qtbot.mouseClick(demo.plans.month_buttons[18], Qt.MouseButton.LeftButton)
+    assert demo.ui.key_status.text() == "Keeps up for all 18 months" and demo.key_figure().status == "fits"
 
 
 def test_start_over_drops_the_visitors_plan(demo: DemoWindow, shipped: Plan) -> None:
     assert demo.set_plan_servers(H100) and demo.set_plan_month(1) and demo.set_plan_mig(False)
-    demo.reset_button.click()
-    assert demo.plan_doc.plan == shipped
-    assert demo.server_buttons[None].isChecked() and demo.month_buttons[18].isChecked() and demo.mig_button.isChecked()
+    demo.ui.reset_button.click()
+    assert demo.plans.plan_doc.plan == shipped
+    plans = demo.plans
+    assert plans.server_buttons[None].isChecked() and plans.month_buttons[18].isChecked()
+    assert plans.mig_button.isChecked()
 
 
 def test_the_planners_server_cannot_be_dragged_into(demo: DemoWindow) -> None:
@@ -303,7 +307,7 @@ def test_the_planners_server_cannot_be_dragged_into(demo: DemoWindow) -> None:
     )
     QApplication.sendEvent(view.viewport(), drop)
     del mime
-    assert demo.doc.build == before and "buttons below" in demo.message.text()
+    assert demo.doc.build == before and "buttons below" in demo.ui.message.text()
     # the other scenarios' chassis take drops again
     demo.show_scenario(0)
     assert not demo.chassis.locked
@@ -315,38 +319,38 @@ def test_take_home_is_the_shown_node(demo: DemoWindow, shipped: Plan, seed_b: Pl
     saved = load_build(Path(demo.settings.get("demo/folder")) / f"{code}.yaml")
     node = node_build(shipped, seed_b.fleets[0], seed_b.fleets[0].nodes[0].node, base_dir=SEED_B.parent)
     assert saved.model_copy(update={"name": node.name}) == node
-    assert decode_build(demo.code_panel.build_code) == saved
+    assert decode_build(demo.take_home_flow.code_panel.build_code) == saved
 
 
 def test_planning_stays_live(demo: DemoWindow, shipped: Plan) -> None:
     """Each button plans on the GUI thread: measured here (seed B, 754 candidate fleets), and a plan seen before
     comes from the cache."""
     # the process's results are shared by every demo window: plan these afresh, the shipped one as at start-up
-    demo.plan_results.clear()
+    demo.plans.plan_results.clear()
     first = next(s for s in demo.scenarios if s.plan is not None)
     assert first.plan is not None and first.plan_path is not None
-    demo.plan_results.planned(first.plan, first.plan_path.parent)
+    demo.plans.plan_results.planned(first.plan, first.plan_path.parent)
     for make in (lambda: demo.set_plan_month(1), lambda: demo.set_plan_servers(RTX), lambda: demo.set_plan_mig(False)):
         assert make()  # the time from button to figures: benchmarks/test_bench_limits.py
-    kept = len(demo.plan_results)
-    demo.reset_button.click()
-    assert len(demo.plan_results) == kept  # the shipped plan was planned before: no new plan
+    kept = len(demo.plans.plan_results)
+    demo.ui.reset_button.click()
+    assert len(demo.plans.plan_results) == kept  # the shipped plan was planned before: no new plan
 
 
 def test_a_demo_opened_again_does_not_plan_the_shipped_plan_again(demo: DemoWindow, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The results live for the process, per catalog: the editor's Demo mode opened a second time answers the
     shipped plan from them (the first window planned it once its event loop ran)."""
     qtbot.wait(10)  # the first window's deferred plan
-    kept = len(demo.plan_results)
+    kept = len(demo.plans.plan_results)
     assert kept >= 1
     settings = Settings(QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat))
     again = DemoWindow(settings, idle_ms=600_000)
     qtbot.addWidget(again)
-    assert again.plan_results is demo.plan_results is PlanResults.shared(demo.catalog)
+    assert again.plans.plan_results is demo.plans.plan_results is PlanResults.shared(demo.catalog)
     again.show()
     qtbot.wait(10)
-    assert len(again.plan_results) == kept
-    assert PlanResults.shared(load_catalog()) is not demo.plan_results  # another catalog, its own results
+    assert len(again.plans.plan_results) == kept
+    assert PlanResults.shared(load_catalog()) is not demo.plans.plan_results  # another catalog, its own results
 
 
 def test_plan_results_forget_the_oldest(shipped: Plan) -> None:
@@ -414,6 +418,6 @@ def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int]
         # the kiosk paints its own background and ink whatever the application palette
         corner = image.pixelColor(QPoint(4, 4))
         assert corner.name().upper() == "#F4F6F3"
-        assert window.chassis.height() >= 300 * window._scale - 1 and window.chart.height() >= 300 * window._scale - 1
+        assert window.chassis.height() >= 300 * window.scale - 1 and window.chart.height() >= 300 * window.scale - 1
     finally:
         app.setPalette(before)

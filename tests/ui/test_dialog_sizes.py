@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import SCREENS, SHOTS
+from tests.shots import SCREENS, SHOTS
 
 PROBE = Path(__file__).with_name("dialogs_probe.py")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, qInstallMessageHandler
 
-from tests.ui.conftest import SHOTS
+from tests.shots import SHOTS
 
 PROBE = Path(__file__).with_name("kiosk_probe.py")
 
@@ -55,11 +55,11 @@ def test_take_home_panel_wraps_its_title_and_speaks_to_customers(qtbot, tmp_path
         demo.show()
         qtbot.waitExposed(demo)
         with qtbot.waitSignal(demo.take_home_done, timeout=60_000):
-            demo.take_home_button.click()
+            demo.ui.take_home_button.click()
         qtbot.wait(200)
     finally:
         qInstallMessageHandler(previous)
-    panel = demo.code_panel
+    panel = demo.take_home_flow.code_panel
     assert panel.title.isVisible() and panel.title.wordWrap()
     assert panel.title.height() >= panel.title.heightForWidth(panel.title.width())  # not cut
     assert "configurator open-code" not in panel.note.text() and "staff" in panel.note.text()

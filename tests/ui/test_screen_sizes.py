@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from tests.gui_helpers import charts_cut, clipped
-from tests.ui.conftest import SCREENS, save_shot
+from tests.shots import SCREENS, save_shot
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -76,7 +76,7 @@ def model_error(run: MeasuredRun, model: ModelSpec) -> float:
 # Spread of model_error over MEASURED_RUNS with the shipped constants (tests/engine/test_calibration.py checks it).
 # The band the engine prints is the cross-validated one below, not this in-sample spread.
 MODEL_ERROR_MIN = -0.09
-MODEL_ERROR_MAX = 0.11
+MODEL_ERROR_MAX = 0.09  # LoRA gradients no longer counted through the forward (zero_grad set_to_none; memory.py)
 
 
 # ---------------------------------------------------------------- cross-validated band
@@ -215,12 +215,12 @@ def pick_band(bands: dict[str, Band], job: Job) -> Band:
 # tests/engine/test_calibration.py recomputes it and holds these figures to it.
 CV_BANDS: dict[str, tuple[float, float]] = {
     # with the traced dtype flow and MoE's frozen-expert router/combine tensors (engine/memory/moe.py)
-    "*": (-0.11, 0.115),
+    "*": (-0.13, 0.11),  # and FSDP full fine-tunes of Transformers models counted as bf16 layers (issue 23)
     "adapter": (-0.13, 0.115),
-    "full": (-0.055, 0.11),
+    "full": (-0.08, 0.11),
     "fsdp-qlora/adapter": (-0.095, 0.105),
     "hf-trainer/adapter": (-0.11, 0.135),
-    "litgpt/adapter": (-0.09, 0.01),
+    "litgpt/adapter": (-0.09, 0.005),
 }
 
 

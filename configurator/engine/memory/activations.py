@@ -16,6 +16,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
 from configurator.engine.memory import moe
 from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.stack import PROFILES, TRANSFORMERS_STACKS, runs_model_dtypes, stack_of
 
 BF16, FP32 = 2, 4
@@ -87,7 +88,8 @@ def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
     stack = stack_of(job)
     key = (job.method, targets, lora.rank, lora.dropout, job.precision, job.attention, job.moe_capacity_factor,
-           sequence if job.attention == "eager" else 0, tp, stack.framework, stack.kbit_fp32_prep,
+           sequence if job.attention == "eager" or model.sliding_layers else 0, tp, stack.framework,
+           stack.kbit_fp32_prep,
            job.parallelism)  # fmt: skip
     return CACHE.memo("per-layer", (model,), key, lambda: _per_layer(model, job, sequence, tp))
 
@@ -142,7 +144,60 @@ def _base_inputs(n: int, width: int, x_bytes: int, autocast: bool, shared: bool)
     return 0.0 if shared else width * x_bytes
 
 
-def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
+def _eager_scores(model: ModelSpec, sequence: int, att: int) -> float:
+    """Bytes per token the eager attention path keeps of its s x s scores (transformers ``eager_attention_forward``;
+    q, k and v expanded to all heads by repeat_kv are counted by the caller: three query-width tensors, the
+    matmuls keep them; the output's transposed copy is kept only by a trained o_proj, as any linear input).
+
+    - Llama-style (modeling_llama.py): ``softmax(..., dtype=torch.float32).to(query.dtype)``: the fp32 softmax output
+      and its copy in the attention dtype, which the second matmul keeps.
+    - Gemma 2's soft-capping (modeling_gemma2.py eager_attention_forward: ``attn_weights / softcap``, ``tanh``,
+      ``* softcap``) also keeps the tanh output, in the attention dtype.
+    - gpt-oss's sinks (modeling_gpt_oss.py eager_attention_forward): the scores with one sink column per head
+      (s + 1), softmax in their own dtype (``dtype=combined_logits.dtype``), kept once (the matmul takes a slice of
+      it), and the int64 indices of the row max (``combined_logits.max(dim=-1, keepdim=True)``) for its backward."""
+    assert model.num_attention_heads
+    nh = model.num_attention_heads
+    if model.attention_sinks:
+        return att * nh * (sequence + 1) + moe.INT64 * nh
+    # ``.to(query.dtype)`` returns the fp32 output itself when q is fp32 (QLoRA's fp32 norms without autocast)
+    scores = (FP32 + (att if att != FP32 else 0)) * nh * sequence
+    if model.architecture == "gemma2":
+        scores += att * nh * sequence
+    return scores
+
+
+def _window_bias(model: ModelSpec, job: Job, sequence: int, att: int) -> float:
+    """Bytes per token (averaged over the layers) of the sliding-window layers' masks under SDPA.
+
+    Transformers skips the mask (is_causal) only while the sequence is shorter than the window (masking_utils.py
+    _ignore_causal_mask_sdpa: ``kv_length < local_attention_size``); from there each sliding layer passes its boolean
+    window mask, SDPA turns it into an additive bias of the query's dtype (masked_fill, batch x 1 x s x s) and the
+    memory-efficient kernel keeps that bias for its backward: one per sliding layer. FlashAttention-2 takes the
+    window as an argument and keeps no mask."""
+    if job.attention != "sdpa" or model.sliding_window is None or sequence < model.sliding_window:
+        return 0.0
+    return att * sequence * len(model.sliding_layers) / (model.num_layers or 1)
+
+
+def eager_forward_transient(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
+    """Bytes per token of s x s scores alive only while one layer's eager attention runs its forward, beyond those
+    it keeps (_eager_scores): the masked scores are still referenced while softmax makes its output (Llama-style:
+    one tensor in the attention dtype); gpt-oss's ``combined_logits`` is reassigned only after
+    ``combined_logits - max`` is made, beside the masked scores (two tensors of s + 1 columns). In a checkpointed
+    run the layer's recompute in backward makes them again (the trace's peak op there is that ``sub``)."""
+    if job.attention != "eager" or not runs_model_dtypes(job) or model.is_params_only:
+        return 0.0
+    assert model.num_attention_heads
+    nh = model.num_attention_heads
+    autocast = job.precision == "mixed-bf16"
+    att = BF16 if autocast or not (job.method == "qlora" and stack_of(job).kbit_fp32_prep) else FP32
+    if model.attention_sinks:
+        return 2 * att * nh * (sequence + 1) / tp
+    return att * nh * sequence / tp
+
+
+def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int, front: bool = False) -> float:
     """Bytes one decoder layer of a Transformers model keeps per token for backward (no checkpointing), following
     the dtypes through the modeling code, PEFT and bitsandbytes as a meta-tensor trace of them shows
     (specs/trace/table.jsonl; configurator/trace/worker).
@@ -156,7 +211,10 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
       sdpa_attention_forward use_gqa_in_sdpa), the output and an fp32 log-sum-exp per head; the output is laid out
       (batch, seq, heads, dim), so o_proj's input is a view of it.
     - SwiGLU keeps the gate output (SiLU's input), SiLU's output and the up output.
-    - LoRA: each adapted linear keeps its own copy of its input (_adapter_inputs) and A's output (r values)."""
+    - LoRA: each adapted linear keeps its own copy of its input (_adapter_inputs) and A's output (r values).
+
+    ``front``: only what the layer keeps up to its attention kernel (the input norm, q, k, v and their inputs, the
+    kernel's saved tensors): what a recomputed layer holds while its attention runs."""
     assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
     h, nh = model.hidden_size, model.num_attention_heads
     a = nh * model.head_dim
@@ -171,29 +229,30 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
     att = BF16 if autocast or not qlora else FP32
     mlp_dtype = FP32 if qlora else BF16
 
-    # Gemma 2's norm (modeling_gemma2.py Gemma2RMSNorm) computes `output * (1.0 + self.weight.float())` in fp32, so
+    # Gemma 2's and 3's norms (modeling_gemma2.py Gemma2RMSNorm, Gemma3RMSNorm) compute
+    # `output * (1.0 + self.weight.float())` in fp32, so
     # a trained weight keeps the fp32 normalised tensor; Llama's multiplies in the input's dtype
-    normalised = FP32 if model.architecture == "gemma2" else r_bytes
+    normalised = FP32 if model.architecture in ("gemma2", "gemma3_text") else r_bytes
     norm = FP32 * h + (normalised * h if full else 0)
-    replicated = model.norms_per_layer * norm  # (a Gemma 2 block has four)
+    replicated = (1 if front else model.norms_per_layer) * norm  # (a Gemma 2 block has four)
     if model.qk_norm:
         # Qwen3's q_norm / k_norm (RMSNorm over head_dim) keep fp32 copies of q and k (and, trained, their
         # normalised q and k in the attention dtype)
         replicated += (FP32 + (normalised if full else 0)) * (a + kv)
 
-    if job.attention == "eager":
-        # q, k, v expanded to all heads (repeat_kv), the s x s probabilities (fp32 softmax and its bf16 copy), and
-        # the output transposed into a new tensor for o_proj
-        attn = att * 4 * a + (FP32 + BF16) * nh * sequence + att * a
+    eager = job.attention == "eager"
+    if eager:
+        attn = att * 3 * a + _eager_scores(model, sequence, att)
     else:
         attn = att * (2 * a + 2 * kv) + FP32 * nh
+        attn += _window_bias(model, job, sequence, att)
     if model.fused_qkv and not (qlora and autocast):
         # Phi-3 slices q, k and v out of one qkv_proj output; q and k become new tensors through rotary, but v stays
         # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention);
         # under QLoRA's autocast the fp32 v is cast to a new bf16 tensor instead
         attn += att * (a + kv)
 
-    mlp = 3 * mlp_dtype * f
+    mlp = moe.saved_intermediates(model) * mlp_dtype * f
     if model.is_moe:
         # tokens are copied to each of their k experts before the expert linears; the router's fp32 logits
         mlp += BF16 * h * model.num_experts_per_tok + FP32 * model.num_experts
@@ -203,7 +262,9 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
         n_x1 = 1 if model.fused_qkv else 3
         n_x2 = 1 if model.fused_gate_up else 2
         saved += _base_inputs(n_x1, h, r_bytes, autocast, shared=False)
-        saved += _base_inputs(1, a, att, autocast, shared=True)
+        if front:
+            return replicated + (attn + saved) / tp
+        saved += _base_inputs(1, a, att, autocast, shared=not eager)
         saved += _base_inputs(n_x2, h, r_bytes, autocast, shared=False)
         saved += _base_inputs(1, f, mlp_dtype, autocast, shared=False)
     else:
@@ -212,13 +273,17 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int) 
         per_layer = {m.name.rsplit(".", 1)[-1] for m in model.lora_modules(names)} if names else set()
         groups = (  # (adapted modules, input width, input dtype, kept elsewhere)
             (len(per_layer & _X1), h, r_bytes, False),
-            (len(per_layer & {"o_proj"}), a, att, True),
+            (len(per_layer & {"o_proj"}), a, att, not eager),
             (len(per_layer & _X2), h, r_bytes, False),
             (len(per_layer & _P), f, mlp_dtype, False),
         )
+        r_out = job.lora.rank * (BF16 if autocast else FP32)  # A's output, kept by B
+        if front:
+            n_x1 = len(per_layer & _X1)
+            return replicated + (attn + _adapter_inputs(n_x1, h, r_bytes, autocast, dropout, False) + n_x1 * r_out) / tp
         for n, width, x_bytes, shared in groups:
             saved += _adapter_inputs(n, width, x_bytes, autocast, dropout, shared)
-        saved += len(per_layer) * job.lora.rank * (BF16 if autocast else FP32)  # A's output, kept by B
+        saved += len(per_layer) * r_out
     return replicated + (attn + mlp + saved) / tp
 
 
@@ -230,6 +295,13 @@ def _per_layer(model: ModelSpec, job: Job, sequence: int, tp: int) -> float:
     """
     if runs_model_dtypes(job) and not (model.is_moe and trained_groups(model, job) & {GATE, UP, DOWN}):
         return _per_layer_transformers(model, job, sequence, tp)
+    if (job.method == "full" and stack_of(job).framework in TRANSFORMERS_STACKS and PARALLELISM[job.parallelism].fsdp
+            and tp == 1 and not model.is_moe):
+        # a Transformers model under FSDP computes on its gathered units, in bf16 (MixedPrecisionPolicy(param_dtype=
+        # bf16) over fp32 shards, or bf16 shards): the layer keeps what a bf16 model keeps on one card (the meta
+        # trace of fully_shard over a fake process group: specs/trace/table.jsonl rows 4000 and up)
+        bf16_view = job.model_copy(update={"precision": "pure-bf16", "parallelism": "single"})
+        return _per_layer_transformers(model, bf16_view, sequence, tp)
     assert model.hidden_size and model.num_attention_heads and model.head_dim and model.num_key_value_heads
     h, nh = model.hidden_size, model.num_attention_heads
     a = nh * model.head_dim  # query width
@@ -374,10 +446,20 @@ def activation_breakdown(
     # (their dtype is the intermediates': fp32 under QLoRA's fp32 norms where the model's own dtypes run)
     grad_bytes = FP32 if transformers and job.method == "qlora" and stack.kbit_fp32_prep else BF16
     workspace = tokens * (grad_bytes * 2 * f / tp + FP32 * h)
+    if job.gradient_checkpointing and eager_forward_transient(model, job, seq, tp):
+        # a recomputed eager layer peaks inside its attention's forward (before its MLP exists), where the s x s
+        # temporaries can outweigh the rest of the layer and the backward's gradient buffers
+        attention_peak = (_per_layer_transformers(model, job, seq, tp, front=True)
+                          + eager_forward_transient(model, job, seq, tp)) * tokens
+        recompute = max(recompute, attention_peak - workspace)
     forward_extra = 0.0
     if transformers and stack.loss == "standard":
         # inside ForCausalLMLoss (transformers loss/loss_utils.py): the model's logits, still held by its output,
         # and their fp32 copy `logits.float()`, beside log_softmax's output: the forward's own loss peak
         forward_extra = logits * (FP32 if fp32_logits else BF16 + FP32) - logits * held
+    if not job.gradient_checkpointing:
+        # the last layer's eager attention, before the head and the loss exist
+        attention_extra = eager_forward_transient(model, job, seq, tp) * tokens - head - (loss - loss_backward)
+        forward_extra = max(forward_extra, attention_extra)
     return ActivationBreakdown(per_layer, layers_bytes, recompute, head, loss, workspace, loss_backward, logits * held,
                                forward_extra)  # fmt: skip

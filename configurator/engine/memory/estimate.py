@@ -8,7 +8,7 @@ GB = 10^9 bytes throughout (the seeds' unit). Three counters, as PyTorch and the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
@@ -19,7 +19,7 @@ from configurator.engine.lowprecision.checks import (
     fp8_base_bytes,
     linear_tensor_count,
 )
-from configurator.engine.memory import moe, rl
+from configurator.engine.memory import moe, rl, vision
 from configurator.engine.memory.activations import activation_breakdown
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.loadpath import LoadBytes, bnb_load, torchao_nf4_load
@@ -148,7 +148,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     if job.method == "full":
         weights = p.total * tb.weight
         adapters = 0.0
-        trained = p.total
+        trained = p.trainable  # the whole model, less a VLM's frozen vision tower (engine/vision.py)
     else:
         if job.method == "qlora":
             nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
@@ -178,7 +178,12 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
-    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO frozen reference
+    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO / PPO frozen reference
+    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp)  # PPO: critic trained, reward frozen
+    weights += extra.critic_weights + extra.reward_weights
+    gradients += extra.critic_gradients
+    optimizer += extra.critic_optimizer
+    trained += extra.critic_trained
     return _States(weights, adapters, gradients, optimizer, trained, full_weights, low)
 
 
@@ -211,6 +216,10 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     param_sharded = shards > 1 and stage == 3
     head_gradient = gathered = 0.0
     act = activation_breakdown(model, job, tp, sequence_length)
+    if (keep := rl.logit_fraction(job)) < 1:  # GRPO: logits of the completion only (engine/memory/rl.py)
+        act = replace(act, loss_bytes=act.loss_bytes * keep, loss_backward_bytes=act.loss_backward_bytes * keep,
+                      held_logits_bytes=act.held_logits_bytes * keep,
+                      forward_extra_bytes=act.forward_extra_bytes * keep)  # fmt: skip
     transient = act.transient_bytes
     if job.method == "full":
         # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces
@@ -234,11 +243,16 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
     activations = act.saved_bytes
+    activations += vision.tower_extra_bytes(model, job)  # a VLM's pixel inputs and its trained tower's activations
+    if rl.keeps_critic(job):  # PPO: the value model's forward feeds the same loss (engine/memory/rl.py), saved beside;
+        # its head is a hidden x 1 score, no vocabulary logits
+        critic = activation_breakdown(model, rl.critic_job(job), tp, sequence_length)
+        activations += critic.layers_bytes + critic.head_bytes
     forward_extra = act.forward_extra_bytes
     if hf_amp_full(job):
         # autocast's cast cache: a bf16 copy of every weight from its first use to the end of the forward's
         # autocast region; without checkpointing the graph keeps it into the backward (each matmul saves its cast)
-        cache = p.total * BF16 / tp
+        cache = p.trainable * BF16 / tp  # (cached_cast caches leaves that require grad: not a frozen tower)
         if job.gradient_checkpointing:
             forward_extra += cache
         else:
@@ -260,7 +274,7 @@ def _load(model: ModelSpec, job: Job, stack: Stack, p: Parameters, prep: bool, t
 def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> float | None:
     """Moves the states that live in host memory instead off ``st``; returns the host bytes (None: unknown)."""
     host: float | None = 0.0
-    if offload == "cpu":
+    if offload in ("cpu", "cpu-optimizer"):
         if PARALLELISM[job.parallelism].fsdp:
             # CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py; FSDP2 CPUOffloadPolicy in
             # _fully_shard/_fsdp_api.py): sharded parameters and their gradients on the host, the optimizer
@@ -271,11 +285,13 @@ def _offload(job: Job, st: _States, offload: str, stage: int, g_split: int) -> f
             # ZeRO-Offload: offload_optimizer device cpu keeps the optimizer states (fp32 master included) and
             # an fp32 copy of the gradient partition in pinned host memory, and steps with DeepSpeedCPUAdam
             # (deepspeed/runtime/zero/stage_1_and_2.py, cpu_offload; stage3.py offload_optimizer); ZeRO-3 with
-            # offload_param cpu keeps the parameter partitions there too.
+            # offload_param cpu keeps the parameter partitions there too ("cpu"). "cpu-optimizer" is
+            # offload_optimizer alone: the parameter partitions stay on the card (DeepSpeed's config docs name the
+            # two switches apart; deepspeed/runtime/zero/offload_config.py).
             host = st.optimizer + st.trained * FP32 / g_split
             st.optimizer = 0.0
             st.gradients = 0.0 if stage >= 2 else st.gradients
-            if stage == 3:
+            if stage == 3 and offload == "cpu":
                 host += st.weights + st.adapters
                 st.weights = st.adapters = 0.0
     elif offload == "nvme":
@@ -317,6 +333,16 @@ def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st:
     return 0.0
 
 
+def _embedding_gradient(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int, g_split: int) -> float:
+    """The input embedding's gradient on this card when it trains and is not tied to the head (a tied one's
+    gradient exists from the head's backward on): embedding_dense_backward makes it after every layer's backward
+    (seen in the meta trace: the full VLM rows peak there, the last layer's transients freed)."""
+    if job.method != "full" or model.tie_word_embeddings or model.is_params_only or not model.vocab_size:
+        return 0.0
+    assert model.hidden_size
+    return (model.vocab_size + model.extra_embedding_rows) * model.hidden_size * tb.gradient / g_split
+
+
 def _tied_gradient_sum(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int) -> float:
     """A trained tied embedding gets two gradients: the head's arrives first and waits in the autograd input
     buffer of the weight's AccumulateGrad node; the embedding's backward then makes its own and the buffer adds
@@ -344,6 +370,9 @@ def _memory_for_card(
     # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
     # are the functions above, and what is left here is the pools they add up to.
     job = rl.training_view(job)  # DPO: chosen + rejected in one batch; GRPO: prompt + completion tokens
+    if sequence_length is not None:  # a sweep's text length: the images' tokens come on top (engine/vision.py)
+        sequence_length += vision.image_tokens(model, job)
+    job = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)
@@ -371,7 +400,12 @@ def _memory_for_card(
 
     weights, adapters, gradients, optimizer = st.weights, st.adapters, st.gradients, st.optimizer
     gathered = act.gathered
-    gradients_at_peak = gradients if (ddp or job.method != "full") else 0.0
+    # Gradients alive through the forward and at the start of backward: DDP's bucket views, or the sums of earlier
+    # micro-batches under gradient accumulation. Otherwise the step's zero_grad(set_to_none=True) (transformers
+    # Trainer, torch.optim default since 2.0) left none: they appear as the layers' backward runs, while the
+    # layers' saved tensors are freed, so all of them meet only at the end of backward (backward-end), LoRA's
+    # too (the meta trace's peak of a QLoRA 1 x 512 step is the first layer's backward, for that reason)
+    gradients_at_peak = gradients if (ddp or job.gradient_accumulation_steps > 1) else 0.0
     static = weights + adapters + optimizer + gradients
     dynamic = act.activations + act.transient - gathered
     fragmentation = sc * static + constants.dynamic_fraction * dynamic
@@ -404,5 +438,6 @@ def _memory_for_card(
         load_transient=load.transient,
         forward_extra=act.forward_extra,
         backward_end_extra=_tied_gradient_sum(model, job, tb, tp),
+        embedding_gradient=_embedding_gradient(model, job, tb, tp, (shards if stage >= 2 else 1) * tp),
         host=host,
     )

@@ -61,6 +61,17 @@ def base_weight_bytes(model: ModelSpec) -> float:
     return weights * EXPERT_FORMAT_BITS["mxfp4"] / 8 + biases * FP32 + rest * BF16
 
 
+def saved_intermediates(model: ModelSpec) -> int:
+    """Tensors of the MLP's intermediate width (per routed copy) a Transformers block keeps for backward.
+
+    SwiGLU (modeling_llama.py LlamaMLP, the experts of Mixtral and Qwen3-MoE): the gate output (SiLU's input),
+    SiLU's output and the up output: 3. gpt-oss's clamped SwiGLU (modeling_gpt_oss.py GptOssExperts._apply_gate:
+    ``gate.clamp(max=limit)``, ``gate * sigmoid(gate * alpha)``, ``(up + 1) * glu``) keeps the fused gate_up output
+    (two widths: clamp's input, of which gate and up are strided views), the clamped gate, the sigmoid's output,
+    glu and up + 1: 6 (the meta trace of transformers 5's grouped-mm experts shows each)."""
+    return 6 if model.architecture == "gpt_oss" else 3
+
+
 def _router_probabilities(model: ModelSpec) -> int:
     """Router probabilities kept per token: all E (softmax over every logit), or k (gpt-oss: top-k, then softmax
     over those: GptOssTopKRouter)."""

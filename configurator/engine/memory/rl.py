@@ -1,50 +1,86 @@
-"""Preference and RL post-training memory (``Job.objective`` dpo / grpo), as TRL's trainers run them.
+"""Preference and RL post-training (``Job.objective`` dpo / grpo / ppo): the models each method keeps, the batch it
+trains on, and the generation engine beside it, as TRL, verl and OpenRLHF run them.
 
-Read from github:huggingface/trl (trl/trainer/dpo_trainer.py, grpo_trainer.py, grpo_config.py, at f2cd577):
-- The reference model. DPOTrainer.__init__ ("Reference model"): with a PEFT model, or with
+Read from github:huggingface/trl at f2cd577 (trl/trainer/dpo_trainer.py, grpo_trainer.py, grpo_config.py,
+trl/experimental/ppo/ppo_trainer.py, trl/scripts/vllm_serve.py), github:volcengine/verl at b178a3c
+(verl/trainer/main_ppo.py, verl/trainer/ppo/utils.py, ray_trainer.py) and github:OpenRLHF/OpenRLHF at 3c3be62
+(openrlhf/cli/train_ppo_ray.py):
+- The reference model. DPOTrainer.__init__ ("Reference model", dpo_trainer.py:894): with a PEFT model, or with
   ``precompute_ref_log_probs``, ``self.ref_model = None``: the reference log-probs come from the same model with
-  its adapters disabled (``disable_adapter``), so a LoRA job keeps no second copy. Otherwise it builds a second
-  model from the same checkpoint (``create_model_from_path``), prepared like the policy (``prepare_deepspeed`` /
-  ``prepare_fsdp``: sharded under ZeRO-3 / FSDP). GRPOTrainer.__init__: ``beta == 0.0`` (GRPOConfig's default:
-  "the reference model is not loaded") or a PEFT model: no reference; otherwise the same second copy.
+  its adapters disabled, so a LoRA job keeps no second copy. Otherwise a second model from the same checkpoint,
+  prepared like the policy (``prepare_deepspeed`` / ``prepare_fsdp``: sharded under ZeRO-3 / FSDP). GRPOTrainer:
+  ``beta == 0.0`` (GRPOConfig's default) loads no reference, a PEFT model uses ``use_adapter`` with adapters
+  disabled (grpo_trainer.py:2645). PPOTrainer.__init__ (ppo_trainer.py:439): a PEFT policy -> ``ref_model =
+  None`` (``null_ref_context`` disables the adapter), otherwise ``create_reference_model`` (a frozen copy). verl:
+  ``ref_in_actor = lora_rank > 0`` (main_ppo.py:140, ray_trainer.py:302: "the reference policy will be actor
+  without lora applied"); a reference only when ``use_kl_in_reward or use_kl_loss`` (ppo/utils.py
+  need_reference_policy), here: PPO with a KL coefficient above 0.
+- PPO's critic and reward model. PPOTrainer trains ``PolicyAndValueWrapper(policy, value_model)`` with one optimizer
+  (ppo_trainer.py:492): the value model is a whole sequence-classification model (the LM head replaced by a
+  ``score`` head of hidden x 1) trained in full whatever the policy's method, sharded like the policy; both
+  forwards feed one loss, so their activations live together. The reward model is frozen, ``prepare_deepspeed``
+  (ZeRO-3 shards it) or moved whole to each card (ppo_trainer.py:555). verl: ``need_critic`` for GAE (ppo/utils.py);
+  OpenRLHF may place critic and reward on cards of their own (``--train.colocate_critic_reward``): here every model
+  sits on the job's cards, the colocated layout TRL and verl's ``global_pool`` use. The critic and reward are taken
+  to have the policy's architecture (the common recipe: both initialised from one reward checkpoint).
 - The batch. DPO concatenates each pair: the chosen and the rejected sequences run as one batch of twice the
-  micro-batch (``ref_logps.chunk(2, dim=0)`` splits them back). GRPO's per_device_train_batch_size counts
-  completions, each of prompt + completion tokens (max_completion_length, default 512; num_generations 8 per
-  prompt).
-- Generation. ``use_vllm`` with ``vllm_mode="colocate"`` starts vLLM in the training process with
-  ``gpu_memory_utilization=args.vllm_gpu_memory_utilization`` (default 0.3) and ``max_num_seqs =
-  per_device_train_batch_size x vllm_tensor_parallel_size x steps_per_generation``. vLLM holds that share of the
-  whole card (vllm/v1/worker/gpu_worker.py: requested memory = total memory x gpu_memory_utilization) for its own
-  copy of the weights, its activations and the KV cache; the training gets the rest.
+  micro-batch (``concatenated_forward``). GRPO and PPO train on completions of prompt + completion tokens; GRPO's
+  per_device_train_batch_size counts completions, and the generation batch (per_device_train_batch_size x processes
+  x steps_per_generation) must hold whole prompt groups of num_generations (grpo_config.py:1110).
+- Generation. ``vllm_mode="colocate"`` starts vLLM in the training process with ``gpu_memory_utilization`` (default
+  0.3) and ``max_num_seqs = per_device_train_batch_size x vllm_tensor_parallel_size x steps_per_generation``
+  (grpo_trainer.py:1089). vLLM holds that share of the whole card (vllm/v1/worker/gpu_worker.py: requested memory =
+  total x gpu_memory_utilization) for its own bf16 weights, its activations and the KV cache; the training gets the
+  rest. ``vllm_mode="server"`` (``trl vllm-serve``, default gpu_memory_utilization 0.9, vllm_serve.py:248) and
+  verl / OpenRLHF rollout engines on their own cards leave the training cards whole.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from configurator.catalog.models import ModelSpec
 from configurator.engine.memory.precision import BF16
+from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
 
 DPO_DEFAULT_BETA = 0.1  # trl/trainer/dpo_config.py DPOConfig.beta
 GRPO_DEFAULT_BETA = 0.0  # trl/trainer/grpo_config.py GRPOConfig.beta
+PPO_DEFAULT_KL = 0.05  # trl/experimental/ppo/ppo_config.py PPOConfig.kl_coef
 # vLLM's own activation peak during its memory profiling, beside weights and KV cache: estimated (a few hundred
 # MB for 8B-class models at the default max_num_batched_tokens); named here, not fitted.
 VLLM_ACTIVATION_BYTES = 1e9
 
 
+def is_rl(job: Job) -> bool:
+    return job.objective != "sft"
+
+
 def beta(job: Job) -> float:
     if job.rl.beta is not None:
         return job.rl.beta
-    return DPO_DEFAULT_BETA if job.objective == "dpo" else GRPO_DEFAULT_BETA
+    return {"dpo": DPO_DEFAULT_BETA, "grpo": GRPO_DEFAULT_BETA, "ppo": PPO_DEFAULT_KL}.get(job.objective, 0.0)
+
+
+def uses_reference(job: Job) -> bool:
+    """Whether the method computes reference log-probs at all (from a copy or from the base without adapters)."""
+    if job.objective == "dpo":
+        return not job.rl.precompute_ref_log_probs
+    return job.objective in ("grpo", "ppo") and beta(job) > 0
 
 
 def keeps_reference(job: Job) -> bool:
     """Whether the trainer holds a second, frozen model: only full fine-tunes (a PEFT model disables its adapters
-    instead), DPO unless its reference log-probs are precomputed, GRPO only with beta > 0."""
-    if job.objective == "sft" or job.method != "full":
-        return False
-    if job.objective == "dpo":
-        return not job.rl.precompute_ref_log_probs
-    return beta(job) > 0
+    instead) whose method computes reference log-probs."""
+    return job.method == "full" and uses_reference(job)
+
+
+def keeps_critic(job: Job) -> bool:
+    return job.objective == "ppo"
+
+
+def keeps_reward_model(job: Job) -> bool:
+    return job.objective == "ppo" and job.rl.reward_model
 
 
 def reference_bytes(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int) -> float:
@@ -54,20 +90,80 @@ def reference_bytes(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: 
     return model.total_params * BF16 / ((shards if stage == 3 else 1) * tp)
 
 
+def critic_parameters(model: ModelSpec) -> int:
+    """The value model's parameters: the policy's architecture with the LM head replaced by a hidden x 1 score head
+    (transformers' *ForSequenceClassification ``score``); a tied head is the embedding and stays."""
+    if model.is_params_only or model.tie_word_embeddings or not (model.vocab_size and model.hidden_size):
+        return model.total_params
+    return model.total_params - model.vocab_size * model.hidden_size + model.hidden_size
+
+
+def critic_job(job: Job) -> Job:
+    """The critic as a job: a full fine-tune of the policy's architecture in the job's precision and optimizer."""
+    return job.model_copy(update={"method": "full", "objective": "sft", "base_weights": "bf16"})
+
+
+@dataclass(frozen=True)
+class ExtraStates:
+    """Model states PPO adds on one card beyond the policy (and its reference): the critic trained in full, the
+    frozen reward model."""
+
+    critic_weights: float = 0.0
+    critic_gradients: float = 0.0
+    critic_optimizer: float = 0.0
+    critic_trained: int = 0  # parameters
+    reward_weights: float = 0.0
+
+
+def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int) -> ExtraStates:
+    """The critic's weights, gradients and optimizer states and the reward model's bf16 weights on one card, split
+    as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1)."""
+    if not keeps_critic(job):
+        return ExtraStates()
+    w_split = (shards if stage == 3 else 1) * tp
+    g_split = (shards if stage >= 2 else 1) * tp
+    o_split = shards * tp
+    n = critic_parameters(model)
+    tb, _ = trained_layout(critic_job(job))
+    reward = model.total_params * BF16 / w_split if keeps_reward_model(job) else 0.0
+    return ExtraStates(n * tb.weight / w_split, n * tb.gradient / g_split, n * tb.optimizer / o_split, n, reward)
+
+
 def training_view(job: Job) -> Job:
-    """The job as the training forward sees it: DPO's pairs concatenated (2 x micro-batch), GRPO's completions of
-    prompt + completion tokens. Conservative for GRPO: the logits are kept for every position here, where TRL keeps
-    them for the completion only (``logits_to_keep``)."""
+    """The job as the training forward sees it: DPO's pairs concatenated (2 x micro-batch), GRPO's and PPO's
+    completions of prompt + completion tokens, TRL's log-probs on bf16 logits (GRPO makes logits for the completion
+    only: ``logit_fraction``, applied by memory/estimate.py)."""
+    if job.objective == "sft":
+        return job
+    update: dict[str, object] = {}
+    if job.loss is None and job.framework == "hf-trainer":
+        # TRL's trainers take log-probs of the model's own bf16 logits with selective_log_softmax
+        # (trl/trainer/utils.py: a log_softmax per sequence, gathered; dpo_trainer.py:1347, grpo_trainer.py:1521,
+        # ppo_trainer.py:703), not the causal-LM loss's fp32 upcast: the bf16 loss path
+        update["loss"] = "bf16"
     if job.objective == "dpo":
-        return job.model_copy(update={"micro_batch_size": 2 * job.micro_batch_size})
-    if job.objective == "grpo":
-        return job.model_copy(update={"sequence_length": job.rl.prompt_length + job.rl.completion_length})
-    return job
+        update["micro_batch_size"] = 2 * job.micro_batch_size
+    else:
+        update["sequence_length"] = job.rl.prompt_length + job.rl.completion_length
+    return job.model_copy(update=update)
+
+
+def logit_fraction(job: Job) -> float:
+    """The share of the training sequence the model makes logits for: GRPO passes ``logits_to_keep`` = the
+    completion's length + 1 (grpo_trainer.py:1376), so the head runs on the completion only; PPO slices the full
+    logits (ppo_trainer.py forward), DPO and SFT keep every position."""
+    if job.objective != "grpo":
+        return 1.0
+    return min(1.0, (job.rl.completion_length + 1) / (job.rl.prompt_length + job.rl.completion_length))
+
+
+def generates(job: Job) -> bool:
+    return job.objective in ("grpo", "ppo")
 
 
 def colocated_share(job: Job) -> float:
     """The fraction of each card a colocated vLLM takes (0: no generation engine on the training cards)."""
-    if job.objective == "grpo" and job.rl.generation == "vllm-colocate":
+    if generates(job) and job.rl.generation == "vllm-colocate":
         return job.rl.vllm_gpu_memory_utilization
     return 0.0
 
@@ -78,16 +174,119 @@ def kv_bytes_per_token(model: ModelSpec) -> int:
     return 2 * model.num_layers * model.num_key_value_heads * model.head_dim * BF16
 
 
+def generation_sequences(job: Job) -> int:
+    """Sequences one card generates per optimizer step: per_device_train_batch_size x steps_per_generation (the
+    gradient accumulation steps by default), every one of them a completion of a prompt group of
+    ``generations``."""
+    return job.micro_batch_size * job.gradient_accumulation_steps
+
+
 def generation_kv_needed(model: ModelSpec, job: Job) -> float:
-    """KV cache for one generation round on one card: max_num_seqs sequences (per_device_train_batch_size x
-    steps_per_generation, the latter gradient_accumulation_steps by default) of prompt + completion tokens."""
-    seqs = job.micro_batch_size * job.gradient_accumulation_steps
-    return seqs * (job.rl.prompt_length + job.rl.completion_length) * kv_bytes_per_token(model)
+    """KV cache for one generation round on one card: its sequences of prompt + completion tokens, split by vLLM
+    tensor parallelism (vLLM shards the KV heads)."""
+    tokens = generation_sequences(job) * (job.rl.prompt_length + job.rl.completion_length)
+    return tokens * kv_bytes_per_token(model) / job.rl.vllm_tensor_parallel
 
 
-def generation_budget(model: ModelSpec, job: Job, card_bytes: float, tp: int = 1) -> tuple[float, float, float]:
+def generation_budget(model: ModelSpec, job: Job, card_bytes: float, share: float | None = None,
+                      ) -> tuple[float, float, float]:  # fmt: skip
     """(vLLM's share, its weights, the KV cache left) on a card of ``card_bytes`` (bytes): the weights are vLLM's
     own bf16 copy (TRL loads merged LoRA weights into it), split by vLLM tensor parallelism."""
-    share = colocated_share(job) * card_bytes
-    weights = model.total_params * BF16 / tp
-    return share, weights, share - weights - VLLM_ACTIVATION_BYTES
+    budget = (colocated_share(job) if share is None else share) * card_bytes
+    weights = model.total_params * BF16 / job.rl.vllm_tensor_parallel
+    return budget, weights, budget - weights - VLLM_ACTIVATION_BYTES
+
+
+def groups_whole(job: Job, cards: int) -> bool:
+    """GRPO's generation batch holds whole prompt groups (grpo_config.py: generation_batch_size must be divisible
+    by num_generations); on separate generation cards TRL gathers the prompts and the rule is the same."""
+    if job.objective != "grpo":
+        return True
+    return (generation_sequences(job) * max(cards, 1)) % job.rl.generations == 0
+
+
+@dataclass(frozen=True)
+class KeptModel:
+    role: str  # policy | reference | critic | reward
+    held: str  # how, in words
+    gb_per_card: float
+    source: str  # where the behaviour is read from
+
+
+def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int,
+                ) -> tuple[KeptModel, ...]:  # fmt: skip
+    """The models the method keeps on each training card and what each costs there (weights, and for a trained
+    model its gradients and optimizer states), each with the code it is read from. ``states``: the card's model
+    states as the memory table has them (every model together); the policy is what the others leave of it."""
+    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp)
+    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp)
+    critic = extra.critic_weights + extra.critic_gradients + extra.critic_optimizer
+    policy = max(states - ref - critic - extra.reward_weights, 0.0)  # offloaded states are not on the card
+    adapters = "QLoRA" if job.method == "qlora" else "LoRA"
+    held = "trained in full" if job.method == "full" else f"frozen base + trained {adapters} adapters"
+    rows = [KeptModel("policy", held, policy / 1e9, "the trainer's model")]
+    if keeps_reference(job):
+        ref_src = {"dpo": "trl dpo_trainer.py:894 (a second model, prepared like the policy)",
+                   "grpo": "trl grpo_trainer.py (beta > 0: a second model)",
+                   "ppo": "trl ppo_trainer.py:444 create_reference_model; verl need_reference_policy"}  # fmt: skip
+        rows.append(KeptModel("reference", "frozen bf16 copy", ref / 1e9, ref_src[job.objective]))
+    elif uses_reference(job):
+        rows.append(
+            KeptModel(
+                "reference",
+                "the policy with its adapters disabled (no copy)",
+                0.0,
+                "trl PEFT: ref_model None, disable_adapter; verl ref_in_actor (main_ppo.py:140)",
+            )
+        )
+    else:
+        why, src = (("precomputed log-probs", "trl dpo_config.py precompute_ref_log_probs") if job.objective == "dpo"
+                    else ("beta 0: no KL term", "trl grpo_config.py beta (0.0: no reference loaded)"))  # fmt: skip
+        rows.append(KeptModel("reference", f"none ({why})", 0.0, src))
+    if keeps_critic(job):
+        rows.append(
+            KeptModel(
+                "critic",
+                "value model trained in full (score head)",
+                critic / 1e9,
+                "trl ppo_trainer.py:492 PolicyAndValueWrapper; verl need_critic (GAE)",
+            )
+        )
+        if keeps_reward_model(job):
+            rows.append(
+                KeptModel(
+                    "reward",
+                    "frozen bf16 copy",
+                    extra.reward_weights / 1e9,
+                    "trl ppo_trainer.py:555 prepare_deepspeed(reward_model)",
+                )
+            )
+        else:
+            rows.append(KeptModel("reward", "none (rule-based reward functions)", 0.0, "verl need_reward_model"))
+    return tuple(rows)
+
+
+def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
+    """The RL and MoE settings that apply to ``job`` (the job form shows only these): the sequence length unless
+    the method generates; GRPO's generations per
+    prompt; prompt and completion lengths and the generation engine where the method generates; the colocated
+    share, or the server's cards and share; PPO's reward model and epochs; the MoE capacity factor for an MoE
+    model."""
+    fields: set[str] = {"objective"}
+    if not generates(job):  # GRPO / PPO train on prompt + completion tokens instead
+        fields.add("sequence_length")
+    if job.objective in ("dpo", "grpo", "ppo"):
+        fields.add("beta")
+    if job.objective == "grpo":
+        fields.add("generations")
+    if generates(job):
+        fields |= {"prompt_length", "completion_length", "generation"}
+        if job.rl.generation == "vllm-colocate":
+            fields |= {"vllm_gpu_memory_utilization", "vllm_tensor_parallel"}
+        elif job.rl.generation == "vllm-server":
+            fields |= {"generation_cards", "server_gpu_memory_utilization", "vllm_tensor_parallel"}
+    if job.objective == "ppo":
+        fields |= {"reward_model", "ppo_epochs"}
+    if model is not None and model.is_moe:
+        fields.add("moe_capacity_factor")
+    return frozenset(fields)

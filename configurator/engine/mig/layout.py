@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from configurator.catalog.cards import MigSpec
+from configurator.catalog.cards import CardSpec, MigProfile, MigSpec
 from configurator.engine.mig.enumeration import dead_end_layouts, enumerate_layouts
 from configurator.engine.mig.placement import (
     LayoutCheck,
@@ -36,6 +36,7 @@ __all__ = [
     "mig_parted_yaml",
     "place_layout",
     "preset_layout",
+    "profile_shares",
     "total_compute_slices",
 ]
 
@@ -45,6 +46,19 @@ def total_compute_slices(spec: MigSpec) -> int:
     limit (RTX PRO 6000: four 1g). A slice's share of the card is its compute slices over this (evaluate_job,
     the planner's packing and devices)."""
     return 7 if spec.grid_units == 8 else spec.max_instances
+
+
+def profile_shares(card: CardSpec, prof: MigProfile) -> tuple[float, float]:
+    """(compute, memory bandwidth) share of the whole card a MIG instance of ``prof`` gets. Compute: its SMs over the
+    card's (the catalog's ``nvidia-smi mig -lgip`` SM counts: seven 1g instances of an H100 hold 112 of its 132 SMs,
+    so a 1g is 16/132 = 0.121 of the card, not 1/7 = 0.143), or its compute slices over the card's where an SM count
+    is unpublished. Memory: its memory slices over the card's (NVIDIA MIG User Guide, 'Concepts': memory slices
+    carry their share of the memory controllers)."""
+    assert card.mig is not None
+    share = prof.compute_slices / total_compute_slices(card.mig)
+    if card.sm_count is not None and card.sm_count.value and prof.sm_count.value:
+        share = prof.sm_count.value / card.sm_count.value
+    return share, prof.placement.size / card.mig.grid_units
 
 
 def preset_layout(spec: MigSpec, preset: str) -> list[MigRequest]:

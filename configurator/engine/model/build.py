@@ -12,7 +12,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from configurator.catalog.limits import MAX_BUILD_JOBS, MAX_LORA_TARGETS
+from configurator.catalog.limits import (
+    MAX_BUILD_JOBS,
+    MAX_IMAGE_SIDE,
+    MAX_IMAGES_PER_SAMPLE,
+    MAX_LORA_TARGETS,
+    MIN_IMAGE_SIDE,
+)
 from configurator.catalog.sourced import Strict
 from configurator.engine.model.wall import SITE_PRESETS, WallCircuit
 
@@ -32,7 +38,12 @@ Framework = Literal["hf-trainer", "torchtune", "torchtitan", "axolotl", "litgpt"
 # standard: cross-entropy on fp32 logits; bf16: on bf16 logits; chunked: over chunks of the sequence;
 # fused: no full logits (Liger fused linear cross-entropy, Cut Cross-Entropy)
 Loss = Literal["standard", "chunked", "bf16", "fused"]
-Offload = Literal["none", "cpu", "nvme"]
+# cpu: FSDP CPUOffload / DeepSpeed offload_optimizer and (ZeRO-3) offload_param to the host; cpu-optimizer: DeepSpeed
+# offload_optimizer only, the ZeRO-3 parameter partitions stay on the card (DeepSpeed config-json docs:
+# offload_optimizer "CPU offloading is available with ZeRO stage 1, 2, 3", offload_param "available only with ZeRO
+# stage 3"; deepspeed/runtime/zero/offload_config.py DeepSpeedZeroOffloadOptimizerConfig /
+# DeepSpeedZeroOffloadParamConfig: two separate switches); nvme: ZeRO-Infinity (ZeRO-3)
+Offload = Literal["none", "cpu", "cpu-optimizer", "nvme"]
 # full: each decoder layer's input kept, the layer recomputed in backward; offload: those inputs on the host
 Checkpointing = Literal["full", "offload"]
 OptimizerImpl = Literal["foreach", "fused", "for-loop"]
@@ -116,7 +127,7 @@ class LoraSettings(Strict):
         return targets
 
 
-Objective = Literal["sft", "dpo", "grpo"]
+Objective = Literal["sft", "dpo", "grpo", "ppo"]
 
 
 class RLSettings(Strict):
@@ -130,6 +141,14 @@ class RLSettings(Strict):
     completion_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO max_completion_length
     generation: Literal["vllm-colocate", "vllm-server", "transformers"] = "vllm-colocate"
     vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, lt=1)  # colocated vLLM's share of each card
+    # vllm-server: the build's slots whose cards run the generation engine (trl vllm-serve, verl / OpenRLHF
+    # rollout workers on their own cards), at the server's share (trl/scripts/vllm_serve.py default 0.9)
+    generation_cards: list[int] = Field(default_factory=list, max_length=64)
+    server_gpu_memory_utilization: float = Field(default=0.9, gt=0, lt=1)
+    vllm_tensor_parallel: int = Field(default=1, ge=1, le=64)  # vLLM tensor_parallel_size (weights split)
+    # PPO: a reward model network beside the critic (False: rule-based / function rewards, no network)
+    reward_model: bool = True
+    ppo_epochs: int = Field(default=1, ge=1, le=64)  # PPO passes over each rollout (verl ppo_epochs 1; TRL 4)
 
 
 class InstanceRef(Strict):
@@ -162,7 +181,7 @@ class Job(Strict):
     model: str | ParamsOnlyModel
     method: Method = "lora"
     lora: LoraSettings = LoraSettings()
-    objective: Objective = "sft"  # sft: supervised; dpo, grpo: TRL's preference / RL trainers (engine/memory/rl.py)
+    objective: Objective = "sft"  # sft: supervised; dpo, grpo, ppo: preference / RL post-training (engine/memory/rl.py)
     rl: RLSettings = RLSettings()
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"
@@ -181,14 +200,27 @@ class Job(Strict):
     loss: Loss | None = None  # None: the framework's default loss path
     framework: Framework = "hf-trainer"
     fsdp_version: Literal[1, 2] = 2  # FSDP1 (flat parameters) or FSDP2 (fully_shard, per-parameter)
-    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer and offload_param
+    offload: Offload = "none"  # FSDP CPUOffload / DeepSpeed offload_optimizer (cpu-optimizer: alone), offload_param
     behaviour: StackBehaviour = StackBehaviour()
     attention: Literal["sdpa", "flash", "eager"] = "sdpa"
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
+    # vision-language models (engine/vision.py): images per sample, each image_resolution x image_resolution pixels
+    # as given to the processor, and whether the vision tower (encoder and projector) trains: fully in a full
+    # fine-tune, through LoRA on its linears in a LoRA / QLoRA job; frozen otherwise (the usual recipe)
+    images_per_sample: int = Field(default=0, ge=0, le=MAX_IMAGES_PER_SAMPLE)
+    image_resolution: int = Field(default=448, ge=MIN_IMAGE_SIDE, le=MAX_IMAGE_SIDE)
+    train_vision_tower: bool = False
     # checkpoints the run keeps on disk (Transformers' save_total_limit); 2: the latest to resume from and the one
     # before it, which survives a save cut off mid-write (engine/memory/host.py sizes the NVMe from it)
     checkpoints_kept: int = Field(default=2, ge=0, le=1000)
     cards: list[int | InstanceRef] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _tower_sees_images(self) -> Job:
+        if self.train_vision_tower and self.images_per_sample == 0:
+            raise ValueError("train_vision_tower needs images_per_sample of at least 1: a vision tower that sees no "
+                             "image gets no gradient")
+        return self
 
     @property
     def card_keys(self) -> list[tuple[int, int | None]]:

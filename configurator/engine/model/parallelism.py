@@ -93,7 +93,8 @@ _NO_EP = "experts are held whole on every card (or sharded with every other para
 
 _ZERO_PAPER = "Rajbhandari et al. 2020 (ZeRO) §5"
 _DS_OFFLOAD = ("DeepSpeed ZeRO config docs: offload_optimizer device cpu (stages 1-3), nvme with stage 3 only "
-               "(ZeRO-Infinity); deepspeed/runtime/zero/stage_1_and_2.py cpu_offload")  # fmt: skip
+               "(ZeRO-Infinity), offload_param with stage 3 only (cpu-optimizer: offload_optimizer without it); "
+               "deepspeed/runtime/zero/stage_1_and_2.py cpu_offload, offload_config.py")  # fmt: skip
 _DS_FRAMEWORKS = ("Transformers Trainer's DeepSpeed integration (TrainingArguments.deepspeed, "
                   "src/transformers/integrations/deepspeed.py); Axolotl passes its deepspeed: config to it")
 _DS_OPTIMIZER = "DeepSpeed steps its partition with FusedAdam (deepspeed/ops/adam/fused_adam.py)"
@@ -192,14 +193,15 @@ PARALLELISM: dict[str, Strategy] = {
         },
     ),
     "zero1": _zero(1, ("all-reduce (or reduce-scatter) of the gradients", "all-gather of the updated parameters"),
-                   frozenset({"none", "cpu"}), "ZeRO §7: P_os moves 2 x Psi, as data parallelism does"),
+                   frozenset({"none", "cpu", "cpu-optimizer"}),
+                   "ZeRO §7: P_os moves 2 x Psi, as data parallelism does"),
     "zero2": _zero(2, ("reduce-scatter of the gradients in buckets during backward",
                        "all-gather of the updated parameters"),
-                   frozenset({"none", "cpu"}), "ZeRO §7: P_os+g moves 2 x Psi; stage_1_and_2.py "
+                   frozenset({"none", "cpu", "cpu-optimizer"}), "ZeRO §7: P_os+g moves 2 x Psi; stage_1_and_2.py "
                    "reduce_independent_p_g_buckets_and_remove_grads"),
     "zero3": _zero(3, ("all-gather of each module's parameters before its forward", "all-gather again before "
                        "its backward", "reduce-scatter of the gradients"),
-                   frozenset({"none", "cpu", "nvme"}), "ZeRO §7: P_os+g+p moves 3 x Psi; "
+                   frozenset({"none", "cpu", "cpu-optimizer", "nvme"}), "ZeRO §7: P_os+g+p moves 3 x Psi; "
                    "deepspeed/runtime/zero/partitioned_param_coordinator.py"),
     "tp": Strategy(
         name="tp", words="tensor parallel", engine="megatron-tp", partitions=(), splits_layers=True,

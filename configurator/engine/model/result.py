@@ -177,6 +177,50 @@ class HostTerm(Out):
     source: str
 
 
+class VisionInfo(Out):
+    """What a vision-language job's images add (engine/vision.py), for the report and the window."""
+
+    images_per_sample: int
+    image_resolution: int  # the side given, in pixels
+    resized: tuple[int, int]  # (width, height) the processor resizes an image to
+    tokens_per_image: int  # in the language model's sequence (0: cross-attended, Llama 3.2 Vision)
+    encoder_tokens_per_image: int  # the vision encoder's sequence
+    text_tokens: int
+    sequence_tokens: int  # the language model's: text + image tokens
+    tower_params: int  # encoder + projector
+    tower: str  # frozen, LoRA or full
+    tower_trainable: int  # parameters the tower adds to what trains
+    pixel_gb: float  # per card, in activations_gb
+    tower_activations_gb: float  # per card, in activations_gb
+    sources: list[str] = []
+
+
+class RLModel(Out):
+    """One model an RL / preference job keeps on each training card (engine/memory/rl.py kept_models)."""
+
+    role: str  # policy | reference | critic | reward
+    held: str  # how, in words
+    gb_per_card: float
+    source: str  # the code the behaviour is read from
+
+
+class RLResult(Out):
+    """What a DPO / GRPO / PPO job keeps and generates, and its step split (engine/memory/rl.py,
+    time/steptime/generation.py)."""
+
+    objective: str
+    models: list[RLModel] = []
+    generation: str = ""  # where generation runs, in words ("" for DPO: no generation)
+    generation_share_gb: float | None = None  # the engine's memory on one of its cards
+    generation_weights_gb: float | None = None
+    kv_cache_gb: float | None = None  # what the share leaves for the KV cache
+    kv_needed_gb: float | None = None  # one round: sequences x (prompt + completion) tokens
+    sequences: int = 0  # per card per generation round
+    training_seconds: float | None = None  # the policy's training passes
+    generation_seconds: float | None = None
+    extra_seconds: dict[str, float] = {}  # extra forwards, PPO's critic training and further epochs
+
+
 class JobResult(Out):
     name: str
     model: str
@@ -201,6 +245,8 @@ class JobResult(Out):
     compute: Compute | None = None
     step_seconds: float | None = None  # compute + communication that is not hidden
     precision: PrecisionInfo | None = None
+    vision: VisionInfo | None = None  # a vision-language job's images and tower
+    rl: RLResult | None = None  # objective dpo / grpo / ppo
     fits: bool = False
     status: FitStatus = "unknown"
 

@@ -39,7 +39,14 @@ METHOD_WORDS = {
 
 
 def _method(method: str) -> str:
-    return METHOD_WORDS.get(method, f"{method} fine-tuning")
+    """A method in words; ``lora+grpo``: a post-training objective on top of the method."""
+    method, _, objective = method.partition("+")
+    words = METHOD_WORDS.get(method, f"{method} fine-tuning")
+    return f"{objective.upper()} post-training by {words}" if objective else words
+
+
+def _method_key(info: ClassInfo) -> str:
+    return info.method if info.objective == "sft" else f"{info.method}+{info.objective}"
 
 
 def _size(parameters: float) -> str:
@@ -199,7 +206,7 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
     plan_k = pre.usable[k]
     cards = [pre.devices[c.device].cards for c in pre.cells if c.job_class == plan_k and c.fits]
     need = min(cards) if cards else None
-    what = f"{_method(info.method)} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
+    what = f"{_method(_method_key(info))} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
     return what + (f", {need} card(s) a job" if need else "")
 
 
@@ -241,7 +248,7 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             words = (
                 f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
                 f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In seed B's "
-                f"words: once the roadmap includes {_method(cause.method)} of {_size(cause.parameters)}-class "
+                f"words: once the roadmap includes {_method(_method_key(cause))} of {_size(cause.parameters)}-class "
                 f"models, {_kinds_words(before)} is no longer the right purchase."
             )
         else:
@@ -283,7 +290,7 @@ def one_card_limits(plan: Plan, pre: Prepared, catalog: Catalog, base: Path | No
     methods: dict[str, JobClass] = {}
     for info in sorted(pre.infos, key=lambda i: -i.parameters):
         k = pre.usable[pre.infos.index(info)]
-        methods.setdefault(info.method, plan.classes[k])
+        methods.setdefault(_method_key(info), plan.classes[k])
     key = (
         plan.model_dump_json(include={"assumptions", "service", "nodes", "measurements"}),
         tuple(t.model_dump_json(exclude=_DEMAND_FIELDS) for t in methods.values()),

@@ -17,7 +17,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine.evaluate import evaluate, resolve_model
 from configurator.engine.memory.estimate import job_parameters
 from configurator.engine.memory.precision import trained_bytes
-from configurator.engine.mig.layout import is_base_profile, total_compute_slices
+from configurator.engine.mig.layout import is_base_profile, profile_shares, total_compute_slices
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import FitStatus, JobResult
@@ -34,8 +34,9 @@ class Device:
     profile: str | None
     cards: int  # cards one job holds
     memory_gb: float
-    compute_share: float
+    compute_share: float  # of one card: a MIG instance's SMs over the card's (engine/mig/layout.py profile_shares)
     card_fraction: float  # of one card's cost per job-hour (x cards for a group)
+    memory_share: float = 1.0  # of one card's memory bandwidth: a MIG instance's memory slices over the card's
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,12 @@ def node_devices(node: ResolvedNode) -> list[Device]:
         for p in card.mig.profiles:
             if not (is_base_profile(p) or p.name in used):
                 continue
-            share = p.compute_slices / total
-            frac = max(share, p.placement.size / card.mig.grid_units)
-            out.append(Device(f"{node.name} / {p.name}", node.index, "mig", p.name, 1, p.capacity_gb, share, frac))
+            # compute from the instance's SMs (mig/layout.py profile_shares, as a build's job on it is timed); the
+            # card's cost a job holds stays by slices: what the instance takes from the card's grid
+            share, memory = profile_shares(card, p)
+            frac = max(p.compute_slices / total, p.placement.size / card.mig.grid_units)
+            out.append(Device(f"{node.name} / {p.name}", node.index, "mig", p.name, 1, p.capacity_gb, share, frac,
+                              memory))  # fmt: skip
     return out
 
 
@@ -79,6 +83,8 @@ def _job(cls: JobClass, cards: list[int] | list[dict[str, int]], parallelism: st
         "model": cls.model if isinstance(cls.model, str) else cls.model.model_dump(),
         "method": cls.method,
         "lora": cls.lora.model_dump(),
+        "objective": cls.objective,
+        "rl": cls.rl.model_dump(),
         "quantization": cls.quantization,
         "optimizer": cls.optimizer,
         "precision": cls.precision,
@@ -145,7 +151,8 @@ def _params_only_step(
     shares = [(node.card, device.compute_share)] * device.cards
     tp = device.cards if PARALLELISM[job.parallelism].splits_layers else 1
     a = build.assumptions
-    comp = compute(job, model, p, tb, shares, a.utilization, tp, a.compute_rates == "estimated")
+    comp = compute(job, model, p, tb, shares, a.utilization, tp, a.compute_rates == "estimated",
+                   memory_shares=[device.memory_share] * device.cards)  # fmt: skip
     if comp.seconds_per_step is None:
         return None, comp.bf16_rate_estimated
     comm = jr.communication.seconds_per_step if jr.communication else 0.0

@@ -15,7 +15,16 @@ from pydantic import Field, field_validator, model_validator
 from configurator.catalog.currencies import check_currency
 from configurator.catalog.limits import MAX_CANDIDATES, MAX_PLAN_CELLS, MAX_PLAN_CLASSES, MAX_PLAN_NODES
 from configurator.catalog.sourced import Strict
-from configurator.engine.model.build import Assumptions, LoraSettings, Method, Optimizer, ParamsOnlyModel, Precision
+from configurator.engine.model.build import (
+    Assumptions,
+    LoraSettings,
+    Method,
+    Objective,
+    Optimizer,
+    ParamsOnlyModel,
+    Precision,
+    RLSettings,
+)
 
 PLAN_SCHEMA_VERSION = 1
 MAX_MONTHS = 120
@@ -56,6 +65,9 @@ class JobClass(Strict):
     model: str | ParamsOnlyModel
     method: Method = "lora"
     lora: LoraSettings = LoraSettings()
+    # sft, or preference / RL post-training (engine/memory/rl.py): the models each keeps, generation and its time
+    objective: Objective = "sft"
+    rl: RLSettings = RLSettings()
     quantization: Literal["nf4-dq", "nf4"] = "nf4-dq"
     optimizer: Optimizer = "adamw"
     precision: Precision = "mixed-bf16"

@@ -169,6 +169,7 @@ def _class_matrix(
                 model=model_spec.id,
                 model_name=model_spec.name,
                 method=cls.method,
+                objective=cls.objective,
                 parameters=params.total,
                 tokens_per_job=cls.job_tokens,
                 jobs_per_day=lam,

@@ -33,6 +33,7 @@ class ClassInfo(Out):
     model_name: str
     method: str
     parameters: int
+    objective: str = "sft"  # sft, dpo, grpo, ppo
     tokens_per_job: float
     jobs_per_day: float  # in the month the search sizes for
     wait_target_hours: float | None  # the p95 of the wait in the peak hour must not exceed it
@@ -60,7 +61,7 @@ class DeviceInfo(Out):
     profile: str | None = None  # MIG profile
     cards: int = 1  # cards a job holds (a group's size)
     memory_gb: float  # per card or instance, as the driver shows it
-    compute_share: float  # of one card: a MIG slice's compute slices over the card's
+    compute_share: float  # of one card: a MIG instance's SMs over the card's (engine/mig/layout.py profile_shares)
     card_fraction: float  # of one card's cost a device takes: max(compute share, grid share) x cards
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Literal
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field
 
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
@@ -29,21 +31,54 @@ ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all-reduce", "all-gather", "reduce-sca
 NVLS_ARCHITECTURES = ("Hopper", "Blackwell")
 
 
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Latency(_Spec):
+    source: str = Field(min_length=1)
+    quote: str = Field(min_length=1)
+    base_us: float = Field(ge=0)
+    per_step_us: dict[Literal["nvlink", "pci"], float]
+
+
+class _Nvls(_Spec):
+    busbw_gb_s: float = Field(gt=0)
+    source: str = Field(min_length=1)
+    measured_cards: int = Field(ge=2)
+    architectures: list[str]
+    note: str | None = None
+
+
+class _PairFactor(_Spec):
+    value: float = Field(gt=0)
+    source: str = Field(min_length=1)
+    note: str | None = None
+
+
+class CollectivesSpec(_Spec):
+    """specs/collectives.yaml, validated at load: NCCL's latency model, NVLink SHARP's bus bandwidth, the PCIe pair
+    factor, each with its source."""
+
+    schema_version: Literal[1]
+    latency: _Latency
+    nvls: _Nvls
+    pcie_pair_factor: _PairFactor
+
+
 @functools.lru_cache(maxsize=1)
-def collectives_spec() -> dict[str, object]:
+def collectives_spec() -> CollectivesSpec:
     """specs/collectives.yaml: NCCL's latency model, NVLink SHARP's bus bandwidth, the PCIe pair factor."""
-    data: dict[str, object] = yaml.safe_load(safe_read_text(specs_dir() / "collectives.yaml"))
-    return data
+    return CollectivesSpec.model_validate(yaml.safe_load(safe_read_text(specs_dir() / "collectives.yaml")))
 
 
 def latency_s(kind: str, n: int, family: str) -> float:
     """One collective's latency (NCCL src/graph/tuning.cc, Ring/Simple): baseLat + steps x hwLat, steps 2(n-1)
     for an all-reduce and n-1 for an all-gather or reduce-scatter; hwLat by NVLink or PCI."""
-    lat = collectives_spec()["latency"]
-    assert isinstance(lat, dict)
+    lat = collectives_spec().latency
     steps = 2 * (n - 1) if kind == ALL_REDUCE else n - 1
-    hw = lat["per_step_us"]["nvlink" if family in ("nvlink", "nvswitch") else "pci"]
-    return (float(lat["base_us"]) + steps * float(hw)) * 1e-6
+    hw = lat.per_step_us["nvlink" if family in ("nvlink", "nvswitch") else "pci"]
+    return (lat.base_us + steps * hw) * 1e-6
 
 
 def collective_rate(kind: str, n: int, family: str, rate_gb_s: float, basis: str, nvls: bool) -> tuple[float, str]:
@@ -51,20 +86,17 @@ def collective_rate(kind: str, n: int, family: str, rate_gb_s: float, basis: str
     (unless the user calibrated the link), the PCIe pair factor on a 2-card measured PCIe ring, else the link's."""
     spec = collectives_spec()
     if kind == ALL_REDUCE and nvls and family == "nvswitch" and basis != "calibrated":
-        sharp = spec["nvls"]
-        assert isinstance(sharp, dict)
+        sharp = spec.nvls
         # The switch reduces: each card sends its buffer once and receives the result once, so NVLS's algorithm
         # bandwidth does not depend on n; the measured 480 GB/s busbw on 8 cards is algbw 480 x 8 / 14. As busbw
         # on n cards that is algbw x 2(n-1)/n: above the ring's from about 4 cards, below it on a pair.
-        at = int(sharp["measured_cards"])
-        algbw = float(sharp["busbw_gb_s"]) * at / (2 * (at - 1))
+        at = sharp.measured_cards
+        algbw = sharp.busbw_gb_s * at / (2 * (at - 1))
         busbw = algbw * 2 * (n - 1) / n
         if busbw > rate_gb_s:
             return busbw, "NVLink SHARP (NVLS)"
     if family == "pcie" and n == 2 and basis == "measured":
-        pair = spec["pcie_pair_factor"]
-        assert isinstance(pair, dict)
-        return rate_gb_s * float(pair["value"]), "measured (2-card pair)"
+        return rate_gb_s * spec.pcie_pair_factor.value, "measured (2-card pair)"
     return rate_gb_s, basis
 
 

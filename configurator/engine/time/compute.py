@@ -3,17 +3,19 @@ the roofline."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
+from configurator.engine.cache import CACHE
 from configurator.engine.lowprecision.checks import FP8, job_capability, recipe_of, recipe_rate, recipe_time
+from configurator.engine.memory import rl, vision
 from configurator.engine.memory.estimate import Parameters
 from configurator.engine.memory.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.memory.states import job_parameters, trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
-from configurator.engine.time.steptime import Device, JobStep, job_step
+from configurator.engine.time.steptime import Device, OpRow, job_step
+from configurator.engine.time.steptime.generation import RLStep, rl_step
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
@@ -109,7 +111,17 @@ def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, r
 
 def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
              ) -> list[MatmulIntensity]:  # fmt: skip
-    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation."""
+    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation.
+    Memoised by what they depend on (the model by identity, the rest by value: issue 24, "memoize by shapes"), so a
+    job edited in any other setting reuses them (the pydantic records are frozen and shared)."""
+    micro_tokens = job.sequence_length * job.micro_batch_size
+    key = (job.method, job.lora.rank, job.quantization, micro_tokens, p.trainable, p.frozen_linear, tb.total,
+           tuple(ops.items()))  # fmt: skip
+    return CACHE.memo("matmul-points", (model,), key, lambda: _make_matmuls(job, model, p, tb, ops, micro_tokens))
+
+
+def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+                  micro_tokens: int) -> list[MatmulIntensity]:  # fmt: skip
     matmuls: list[MatmulIntensity] = []
     micro_tokens = job.sequence_length * job.micro_batch_size
     if model.hidden_size and model.intermediate_size:
@@ -160,13 +172,17 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     return list(out.values())
 
 
-OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
-
-
-def _op_rows(step: JobStep) -> tuple[OpRow, ...]:
-    """(name, seconds, FLOPs, bytes, bound) per op class: what Compute.ops is built from when read."""
-    return tuple((c.name, c.seconds, c.flops, c.bytes, "compute" if c.name != "host" and c.bound == "compute"
-                  else "memory") for c in step.classes)  # fmt: skip
+def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float, achieved_tflops: float, cards: int,
+              tp: int) -> RLStep:  # fmt: skip
+    """The generation round, the extra forwards and PPO's critic training of an RL job's step (rl_job: as
+    written, before training_view)."""
+    critic_seconds = 0.0
+    if rl.keeps_critic(job):
+        critic = rl.critic_job(rl.training_view(job))
+        ctb, _ = trained_layout(critic)
+        critic_seconds = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards,
+                                  tp=tp).seconds  # fmt: skip
+    return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp)
 
 
 def compute(
@@ -182,8 +198,11 @@ def compute(
     memory_shares: list[float] | None = None,  # per card: share of its memory bandwidth (MIG: memory slices)
     step_model: str = "per-op",
 ) -> Compute:
-    """Compute per step: the per-op model (engine/time/steptime/) on the slowest card or instance of the job, or with
-    ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak)."""
+    """Compute per step: the per-op model (engine/time/steptime/) on the slowest card or instance of the job, or
+    with ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak).
+    DPO / GRPO / PPO: the training on the batch as the trainer runs it (engine/memory/rl.py training_view), plus
+    the generation round and the extra passes (engine/time/steptime/generation.py)."""
+    rl_job, job = job, rl.training_view(job)
     tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
     split = tp if PARALLELISM[job.parallelism].splits_layers else 1
     flops = flops_per_token(job, model, p) * tokens / split
@@ -198,16 +217,28 @@ def compute(
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
     if per_op and slowest is not None:
         fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
-        steps = [job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base)
+        steps = [(job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base), dev)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
-        step = max(steps, key=lambda s: s.seconds)
-        op_rows = _op_rows(step)
+        step, device = max(steps, key=lambda s: s[0].seconds)
+        op_rows = step.rows
         launch_bound = step.launch_bound
-        matmul_s: float | None = sum(r[1] for r in op_rows if r[4] == "compute")
-        memory_s: float | None = sum(r[1] for r in op_rows if r[4] == "memory")
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
+        matmul_s: float | None
+        memory_s: float | None
+        matmul_s, memory_s = step.split
+        if rl.is_rl(rl_job) and step.seconds:  # training + generation + the extra passes (time/steptime/generation.py)
+            parts = _rl_parts(rl_job, model, device, step.seconds, flops / step.seconds / 1e12, len(cards), split)
+            extra = parts.rows()
+            op_rows += extra
+            seconds = step.seconds + parts.seconds
+            achieved = flops / (slowest * 1e12 * seconds)  # the training's FLOPs over the whole RL step
+            matmul_s = (matmul_s or 0.0) + sum(r[1] for r in extra if r[4] == "compute")
+            memory_s = (memory_s or 0.0) + sum(r[1] for r in extra if r[4] == "memory")
     else:
+        if rl.is_rl(rl_job):
+            notes.append("The RL generation round and extra passes are timed by the per-op model only: this step "
+                         "time is the training's alone.")  # fmt: skip
         memory_s = _memory_bound_bytes(job, p, tb, split, recipe) / bandwidth if bandwidth else None
         matmul_s = flops / (slowest * 1e12 * utilization) if slowest and complete else None
         seconds = matmul_s + memory_s if matmul_s is not None and memory_s is not None else None
@@ -215,6 +246,7 @@ def compute(
     low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
     seconds = low.seconds
     notes += low.notes
+    notes += vision.time_notes(model, job)
     return Compute.of(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,

@@ -20,6 +20,11 @@ from torch.utils._pytree import tree_flatten
 BLOCK = 512
 
 
+def _local(t: torch.Tensor) -> torch.Tensor:
+    inner = getattr(t, "_local_tensor", None)  # torch.distributed.tensor.DTensor
+    return inner if isinstance(inner, torch.Tensor) else t
+
+
 def rounded(nbytes: int) -> int:
     return (nbytes + BLOCK - 1) // BLOCK * BLOCK
 
@@ -78,7 +83,9 @@ class MemoryCounter(TorchDispatchMode):
         return out
 
     def track(self, t: torch.Tensor) -> None:
-        """Count ``t``'s storage if it is new (views and in-place results share a counted one)."""
+        """Count ``t``'s storage if it is new (views and in-place results share a counted one); a DTensor (FSDP2)
+        by its local shard, what this rank's card holds."""
+        t = _local(t)
         st = t.untyped_storage()
         key = st._cdata
         if key in self.live:
@@ -94,6 +101,10 @@ class MemoryCounter(TorchDispatchMode):
         self.total += size
         if self.total > self.peak.bytes:
             self.peak = Peak(self.total, self.event, self.ctx.phase, self.ctx.step, self._op, self._module())
+
+    def release(self, t: torch.Tensor) -> None:
+        """``t``'s storage was resized to nothing (FSDP2 frees an unsharded parameter so, keeping the tensor)."""
+        self._free(_local(t).untyped_storage()._cdata)
 
     def _free(self, key: int) -> None:
         index = self.live.pop(key, None)
@@ -117,7 +128,7 @@ class MemoryCounter(TorchDispatchMode):
 
     def index_of(self, t: torch.Tensor) -> int | None:
         """The record of ``t``'s storage, if it is live and counted."""
-        return self.live.get(t.untyped_storage()._cdata)
+        return self.live.get(_local(t).untyped_storage()._cdata)
 
     def live_indices(self) -> list[int]:
         return list(self.live.values())

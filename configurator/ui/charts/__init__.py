@@ -7,6 +7,7 @@ from configurator.ui import pg_guard
 from configurator.ui.charts.common import fit_legend, wrap_label
 from configurator.ui.charts.fit_frontier import FitFrontierChart
 from configurator.ui.charts.headroom import HeadroomChart, free_cards
+from configurator.ui.charts.presentation import BarWords, ChartLook
 from configurator.ui.charts.roofline import RooflineChart
 from configurator.ui.charts.step_time import StepTimeChart
 from configurator.ui.charts.tabs import AnalysisTabs
@@ -16,6 +17,8 @@ pg_guard.install()  # before any chart is built (pg_guard.py says why)
 
 __all__ = [
     "AnalysisTabs",
+    "BarWords",
+    "ChartLook",
     "FitFrontierChart",
     "HeadroomChart",
     "RooflineChart",

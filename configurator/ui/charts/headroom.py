@@ -22,6 +22,15 @@ from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
+from configurator.ui.charts.presentation import (
+    MAX_LEGEND_COLS,
+    BarWords,
+    ChartLook,
+    legend_fits_beside,
+    legend_width,
+    place_legend,
+    settle_layout,
+)
 from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
@@ -29,7 +38,6 @@ MAX_LABELS = 64
 LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
 MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
 TITLE = "Memory per card against what the driver shows"
-MAX_LEGEND_COLS = 4
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
 
 
@@ -61,6 +69,9 @@ class HeadroomChart(QWidget):
         self.free: list[tuple[int, str, float | None]] = []  # cards with no job (free_cards)
         self._highest = 1.0  # the tallest bar, band or capacity drawn (the value axis starts at 0)
         self.max_legend_cols = MAX_LEGEND_COLS  # the kiosk allows 5 on a large screen
+        self.look = ChartLook()  # type sizes and axis room (set_presentation)
+        self.title = TITLE
+        self.bar_words: BarWords | None = None  # the kiosk's words over and under the bars (set_bar_words)
         self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
         layout = QVBoxLayout(self)
@@ -76,7 +87,7 @@ class HeadroomChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.plot.setTitle(TITLE, color="#222", size="10pt")
+        self.plot.setTitle(TITLE, color="#222", size=f"{self.look.title_pt:.1f}pt")
         # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
         # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
         self.bars: dict[str, pg.BarGraphItem] = {}
@@ -127,15 +138,31 @@ class HeadroomChart(QWidget):
     def fit_texts(self) -> None:
         """The legend takes as many columns as the width holds and the title wraps, so neither widens the
         scene past the view (at 1280x800 the 4-column legend cut slot 3's bar and the legend's right side)."""
-        fit_legend(self.legend, self.width() - 24, self.max_legend_cols)
-        wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
+        beside = self._legend_fits_beside()
+        moved = place_legend(self.view.ci, self.legend, beside)
+        if beside:
+            if self.legend.columnCount != 1:
+                self.legend.setColumnCount(1)
+            wrap_label(self.plot.titleLabel, self.width() - 90 - legend_width(self.legend), centred=True)
+        else:
+            fit_legend(self.legend, self.width() - 24, self.max_legend_cols)
+            wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
+        if moved:
+            self.settle()
+
+    def _legend_fits_beside(self) -> bool:
+        if not self.look.legend_beside:
+            return False
+        title = self.plot.titleLabel.item.boundingRect().height()
+        return legend_fits_beside(self.legend, self.look, self.width(), self.height(), title,
+                                  len(self.rows) + len(self.free))  # fmt: skip
 
     def set_dark(self, dark: bool) -> None:
         """Follow the window's light or dark theme."""
         self.dark = dark
         self.ink = "#e6e6e6" if dark else "#222"
         self.view.setBackground("#1f1f1f" if dark else "w")
-        self.plot.setTitle(TITLE, color=self.ink, size="10pt")
+        self.plot.setTitle(self.title, color=self.ink, size=f"{self.look.title_pt:.1f}pt")
         self.fit_texts()
         self.legend.setLabelTextColor(self.ink)
         for _, label in self.legend.items:
@@ -149,7 +176,7 @@ class HeadroomChart(QWidget):
     def _set_axes(self) -> None:
         ink = self.ink
         self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
-        self.plot.getAxis("bottom").setHeight(58)  # "slot N" and a name on two lines
+        self.plot.getAxis("bottom").setHeight(self.look.bottom_axis_px)  # "slot N" and a name on two lines
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
             ax.setTextPen(ink)
@@ -169,6 +196,8 @@ class HeadroomChart(QWidget):
         self.free = list(free or [])
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
         self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
+        if self.look.legend_beside:  # beside or above depends on the bars' count too
+            self.fit_texts()
         self.update_result_rows()
 
     def update_result_rows(self) -> None:
@@ -225,7 +254,7 @@ class HeadroomChart(QWidget):
     def _place_measured(self) -> None:
         if self.measured_item is None:
             return
-        first = {}
+        first: dict[str, int] = {}
         for i, (job, _) in enumerate(self.rows):
             first.setdefault(job, i)
         points = [(first[name] + 0.3, to_unit(gb, self.unit)) for name, gb in self.measured.items() if name in first]
@@ -273,12 +302,22 @@ class HeadroomChart(QWidget):
         self._ensure_labels(min(total, MAX_LABELS))
         # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
         unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
+        bar_words = self.bar_words
+        plot_px = self.plot.vb.width()
+        if bar_words is not None:
+            self._label_font.setPointSizeF(bar_words.point_size(total, plot_px))
         for i, label in enumerate(self.labels):
+            if bar_words is not None:
+                label.setFont(self._label_font)
             if i < n:
-                _, r = self.rows[i]
-                words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
-                # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
-                label.setText(f"tight {words}" if r.status == "tight" else words)
+                job, r = self.rows[i]
+                own = bar_words.label(job, r, plot_px / max(total, 1)) if bar_words is not None else None
+                if own is not None:
+                    label.setText(own)
+                else:
+                    words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
+                    # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
+                    label.setText(f"tight {words}" if r.status == "tight" else words)
                 ok = "#81C784" if self.dark else "#1B5E20"
                 label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
                 label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
@@ -303,13 +342,69 @@ class HeadroomChart(QWidget):
         # characters per tick line that fit under one bar at the plot's current width (~6.5 px a character)
         chars = max(8, min(26, int(self.plot.vb.width() / max(total, 1) / 7.5)))
         for i, (job, r) in enumerate(self.rows):
+            own = self.bar_words.tick(job, r, total, self.plot.vb.width()) if self.bar_words is not None else None
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
-            ticks.append((float(i), f"{where}\n{_tick_name(job, chars)}"))
+            ticks.append((float(i), own if own is not None else f"{where}\n{_tick_name(job, chars)}"))
         ticks += [
             (float(n + k), f"slot {slot}\n{_tick_name(short_card_name(name), chars)}")
             for k, (slot, name, _) in enumerate(free)
         ]
         self.plot.getAxis("bottom").setTicks([ticks])
+
+    # ---- presentation (the kiosk's type and words, through these only) ----
+    def set_presentation(self, look: ChartLook) -> None:
+        """Type sizes and axis room: the title, axes, bar labels and legend in ``look``'s sizes, the legend above
+        the plot in up to ``look.legend_cols`` columns or beside it in one; the layout settled for them."""
+        self.look = look
+        self.max_legend_cols = look.legend_cols
+        self.plot.setTitle(self.title, color=self.ink, size=f"{look.title_pt:.1f}pt")
+        for side in ("left", "bottom"):
+            axis = self.plot.getAxis(side)
+            if look.tick_pt is not None:
+                axis.setStyle(tickFont=_font(look.tick_pt))
+            if look.axis_label_pt is not None:
+                axis.label.setFont(_font(look.axis_label_pt))
+        self.plot.getAxis("bottom").setHeight(look.bottom_axis_px)
+        if look.left_axis_px is not None:
+            self.plot.getAxis("left").setWidth(look.left_axis_px)
+        self._label_font.setPointSizeF(look.bar_label_pt)
+        for label in self.labels:
+            label.setFont(self._label_font)
+        if look.legend_pt is not None:
+            for _, item in self.legend.items:
+                item.setText(item.text, size=f"{look.legend_pt:.1f}pt")
+        if not self._legend_fits_beside():
+            self.legend.setColumnCount(min(MAX_LEGEND_COLS, look.legend_cols))
+        self.fit_texts()
+        self.settle()
+
+    def set_title(self, text: str) -> None:
+        """The plot's title, in the presentation's size and the theme's ink."""
+        self.title = text
+        self.plot.setTitle(text, color=self.ink, size=f"{self.look.title_pt:.1f}pt")
+        wrap_label(self.plot.titleLabel, self.width() - 90, centred=True)
+
+    def set_bar_words(self, words: BarWords | None) -> None:
+        """Words over and under the job bars (None: the chart's own headroom words), used from the next drawing on
+        (now, when ``words`` is new; on every update_result and resize)."""
+        if words is self.bar_words:
+            return
+        self.bar_words = words
+        if self.rows or self.free:
+            self.update_result_rows()
+
+    def bar_text(self, index: int) -> str:
+        """The words drawn over bar ``index`` (a job row, then the free cards)."""
+        return str(self.labels[index].textItem.toPlainText())
+
+    def plot_height(self) -> float:
+        """The plot's height in px (the bars' room, without title, legend and axes)."""
+        return float(self.plot.vb.height())
+
+    def settle(self) -> None:
+        """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
+        the kiosk's chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
+        settle_layout(self.view, (self.legend, self.plot.titleLabel, self.plot))
 
     def _rewrap(self, *_: object) -> None:
         if self.rows or self.free:
@@ -407,3 +502,10 @@ def _tick_name(text: str, width: int = 22) -> str:
     cut = text.rfind(" ", 0, width + 1)
     first, rest = (text[:cut], text[cut + 1 :]) if cut > 0 else (text[:width], text[width:])
     return f"{first}\n{rest if len(rest) <= width else rest[: width - 1] + '…'}"
+
+
+def _font(points: float, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setPointSizeF(points)
+    f.setBold(bold)
+    return f

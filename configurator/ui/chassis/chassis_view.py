@@ -43,6 +43,8 @@ SXM_GAP = 24.0  # between sockets in a row; widened to the socket labels on each
 class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
     status = Signal(str)
     slot_selected = Signal(int)
+    label_points = 16.0  # the slot labels' type in scene units (the kiosk's view draws larger ones)
+    subtitle_points = 16.0  # the line under the chassis name
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -124,10 +126,12 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
         airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
         length = chassis.max_card_length_mm.value
+        sub_font = QFont(small)
+        sub_font.setPointSizeF(self.subtitle_points)
         sub = self._text(
             f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
             + (f" · cards up to {length:.0f} mm" if length else ""),
-            small,
+            sub_font,
         )
         sub.setPos(0, 40)
 
@@ -141,7 +145,7 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         self.card_items.clear()
         self._overlay.clear()
         small = QFont()
-        small.setPointSizeF(16)
+        small.setPointSizeF(self.label_points)
         self._heading(chassis, small)
 
         def slot_label(pos: SlotPosition) -> str:
@@ -173,7 +177,8 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
             arrow.setFont(small)
             arrow.setBrush(QBrush(QColor("#42A5F5")))
             bottom = max(i.rect().bottom() for i in self.slot_items.values())
-            arrow.setPos(self._label_w, bottom + (60 if chassis.nvswitch else 30))
+            under = max(60.0, 2 * metrics.height() + 10)  # clear of the two-line labels under SXM sockets
+            arrow.setPos(self._label_w, bottom + (under if chassis.nvswitch else 30))
             scene.addItem(arrow)
 
     def refresh(self, build: Build, result: BuildResult) -> None:

@@ -55,7 +55,7 @@ LABELS: dict[str, dict[str, str]] = {
                   "torchtitan": "torchtitan", "axolotl": "Axolotl", "litgpt": "LitGPT",
                   "fsdp-qlora": "Answer.AI fsdp_qlora"},
     "fsdp_version": {"1": "FSDP1 (flat parameters)", "2": "FSDP2 (per-parameter)"},
-    "offload": {"none": "None", "cpu": "CPU", "nvme": "NVMe"},
+    "offload": {"none": "None", "cpu": "CPU", "cpu-optimizer": "CPU (optimizer only)", "nvme": "NVMe"},
     "loss": {"standard": "Standard (fp32 logits)", "chunked": "Chunked", "bf16": "BF16 logits",
              "fused": "Fused (no full logits)"},
     "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "Eager"},
@@ -73,6 +73,13 @@ FIELD_NAMES = {
     "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
     "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
     "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
+    "images_per_sample": "images per sample", "image_resolution": "image resolution",
+    "train_vision_tower": "vision tower training",
+    "objective": "objective", "beta": "KL coefficient", "generations": "generations per prompt",
+    "prompt_length": "prompt tokens", "completion_length": "completion tokens", "generation": "generation",
+    "vllm_gpu_memory_utilization": "vLLM share", "server_gpu_memory_utilization": "vLLM server share",
+    "generation_cards": "generation slots", "vllm_tensor_parallel": "vLLM tensor parallelism",
+    "reward_model": "reward model", "ppo_epochs": "PPO epochs", "moe_capacity_factor": "MoE capacity factor",
 }  # fmt: skip
 
 SEQ_MIN_EXP, SEQ_MAX_EXP = 7, 17  # the slider spans 2^7 = 128 .. 2^17 = 131,072 tokens in half octaves

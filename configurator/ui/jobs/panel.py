@@ -8,8 +8,8 @@ shown on the field itself: red border, the reason in its tooltip. Spin box range
 ``Field`` bounds so they never drift from the build file's rules.
 
 This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the shared edit machinery),
-``model_rows``, ``lora_rows``, ``training_rows``, ``sequence_row``, ``cards_rows``, ``info_line`` and
-``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
+``model_rows``, ``lora_rows``, ``rl_rows``, ``training_rows``, ``sequence_row``, ``image_rows``, ``cards_rows``,
+``info_line`` and ``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ from configurator.engine import Build, BuildResult
 from configurator.ui.jobs.cards_rows import CardsRows
 from configurator.ui.jobs.fields import CardCheck, _WheelGuard, blocked
 from configurator.ui.jobs.form_kit import FormKit
+from configurator.ui.jobs.image_rows import ImageRows
 from configurator.ui.jobs.info_line import NO_JOB, info_label, info_text
 from configurator.ui.jobs.listing import JobListSection
 from configurator.ui.jobs.lora_rows import LoraRows
 from configurator.ui.jobs.model_rows import ModelRows
+from configurator.ui.jobs.rl_rows import RLRows
 from configurator.ui.jobs.sequence_row import SequenceRow
 from configurator.ui.jobs.trace_action import TraceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
@@ -98,8 +100,11 @@ class JobsPanel(QWidget):
         self.cards_rows = CardsRows(kit)
         self.model_rows = ModelRows(kit, self)
         self.lora_rows = LoraRows(kit)
+        self.rl_rows = RLRows(kit)
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
+        self.rl_rows.sequence_row = self.sequence.spin.parentWidget()
+        self.image_rows = ImageRows(kit)  # shown only for a vision-language model
         self.step_rows = StepRows(kit)
         guard = _WheelGuard(self.scroll)
         for w in kit.inputs:
@@ -130,6 +135,9 @@ class JobsPanel(QWidget):
         self.loss_box, self.attention_box = st.loss_box, st.attention_box
         self.budget_check, self.budget_spin = st.budget_check, st.budget_spin
         self.cards_group = self.cards_rows.group
+        ir = self.image_rows
+        self.images_spin, self.image_resolution_spin = ir.images_spin, ir.resolution_spin
+        self.train_vision_tower_check = ir.tower_check
 
     @property
     def card_checks(self) -> dict[tuple[int, int | None], CardCheck]:
@@ -213,8 +221,10 @@ class JobsPanel(QWidget):
         with blocked(self.kit.inputs):
             self.model_rows.fill(build, job, spec)
             self.lora_rows.fill(job, spec)
+            self.rl_rows.fill(job, spec)
             self.stack_rows.fill(build, job)
             self.sequence.fill(job)
+            self.image_rows.fill(job, spec)
             self.step_rows.fill(build, job, jr)
         self.lora_rows.fill_targets_tip(job, spec)
         self.cards_rows.fill(build, job)

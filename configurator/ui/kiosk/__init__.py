@@ -2,9 +2,10 @@
 
 Modules: scenarios (the scenario model and figures read from the result), resultpaths (field paths checked
 against the result models), planspec / planscene / planmode (the service-plan scenario: its figure specs, its
-figures read from the planner's result, its buttons), widgets (palette, chassis, overlays), layout (the
-window's layouts), window (DemoWindow), attract (the idle loop), pin (leaving), takehome (codes and the
-take-home sheet)."""
+figures read from the planner's result, its buttons: PlanMode), widgets (palette, chassis, overlays), layout (the
+window's widgets: KioskView), kioskchart (the headroom chart dressed through its public interface: KioskChart),
+attract (the idle loop: AttractLoop), pin (leaving: PinGate), takehome (codes and the take-home sheet:
+TakeHomeFlow), window (DemoWindow, assembled from those parts)."""
 
 from configurator.ui.kiosk.scenarios import (
     CODE_ALPHABET,

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import (
     QEvent,
     QObject,
     QPoint,
-    QPropertyAnimation,
+    QPointF,
+    QTimer,
 )
+from PySide6.QtGui import QSinglePointEvent
 from PySide6.QtWidgets import (
     QApplication,
     QWidget,
 )
+
+from configurator.ui.kiosk.layout import KioskView
 
 _INPUT_EVENTS = frozenset(
     {
@@ -25,104 +31,103 @@ _INPUT_EVENTS = frozenset(
 )
 
 
-class AttractMixin:
-    """DemoWindow's idle timer, cycle and banner."""
+class AttractLoop(QObject):
+    """The idle timer, the cycle and the banner. ``show(index, animated)`` shows a scenario, ``index()`` tells
+    the one on screen, ``quiet()`` closes the overlays (PIN pad, take-home panel) when the loop starts."""
 
-    # ---- attract loop ----
-    def is_attracting(self) -> bool:
-        return self._attracting
+    def __init__(self, window: QWidget, ui: KioskView, show: Callable[[int, bool], None], index: Callable[[], int],
+                 quiet: Callable[[], None], idle_ms: int, cycle_ms: int) -> None:  # fmt: skip
+        super().__init__(window)
+        self.window = window
+        self.ui = ui
+        self._show = show
+        self._index = index
+        self._quiet = quiet
+        self.idle_ms = idle_ms
+        self.cycle_ms = cycle_ms
+        self.attracting = False
+        self._filtering = False
+        self._last_move: QPointF | None = None
+        self.idle_timer = QTimer(self)
+        self.idle_timer.setSingleShot(True)
+        self.idle_timer.timeout.connect(self.start)
+        self.cycle_timer = QTimer(self)
+        self.cycle_timer.timeout.connect(self._cycle)
 
-    def start_attract(self) -> None:
+    def start(self) -> None:
         """Drop the visitor's changes and cycle the scenarios until the next input."""
         self.idle_timer.stop()
-        self.pin_pad.hide()
-        self.code_panel.hide()
-        self._attracting = True
-        self.show_scenario(self._index, animated=False)
-        self._place_banner()
-        self.banner.show()
-        self.banner.raise_()
+        self._quiet()
+        self.attracting = True
+        self._show(self._index(), False)
+        self.place_banner()
+        self.ui.banner.show()
+        self.ui.banner.raise_()
         self.cycle_timer.start(self.cycle_ms)
 
-    def stop_attract(self) -> None:
-        was = self._attracting
-        self._attracting = False
+    def stop(self) -> None:
+        was = self.attracting
+        self.attracting = False
         self.cycle_timer.stop()
-        self.banner.hide()
-        if was and self.fade_anim.state() == QPropertyAnimation.State.Running:
-            self.fade_anim.stop()
-            self._fade_done()
-        self._restart_idle()
+        self.ui.banner.hide()
+        if was:
+            self.ui.stop_fade()
+        self.restart_idle()
 
     def _cycle(self) -> None:
-        if self._attracting:
-            self.show_scenario(self._index + 1, animated=True)
-            self.banner.raise_()
+        if self.attracting:
+            self._show(self._index() + 1, True)
+            self.ui.banner.raise_()
 
-    def _restart_idle(self) -> None:
-        if self.isVisible():
+    def restart_idle(self) -> None:
+        if self.window.isVisible():
             self.idle_timer.start(self.idle_ms)
 
-    def _place_banner(self) -> None:
+    def place_banner(self) -> None:
         """Over the controls row, which the loop does not use."""
-        stage = self.stage.geometry()
-        shown = self.card_palette.isVisible()
-        s = self._scale
-        if shown:
-            top = self.card_palette.mapTo(self, QPoint(0, 0)).y() - round(40 * s)
+        ui = self.ui
+        stage = ui.stage.geometry()
+        s = ui.scale
+        if ui.card_palette.isVisible():
+            top = ui.card_palette.mapTo(self.window, QPoint(0, 0)).y() - round(40 * s)
         else:
             top = stage.bottom() - round(220 * s)
-        self.banner.setGeometry(stage.left(), top, stage.width(), stage.bottom() - top + 1)
+        ui.banner.setGeometry(stage.left(), top, stage.width(), stage.bottom() - top + 1)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
         if kind not in _INPUT_EVENTS and kind != QEvent.Type.MouseMove:
             return False
-        if not isinstance(watched, QWidget) or watched.window() is not self:
+        if not isinstance(watched, QWidget) or watched.window() is not self.window:
             return False
-        if kind == QEvent.Type.MouseMove:
-            pos = event.globalPosition()  # type: ignore[attr-defined]
+        if kind == QEvent.Type.MouseMove and isinstance(event, QSinglePointEvent):
+            pos = event.globalPosition()
             moved = self._last_move is not None and (pos - self._last_move).manhattanLength() > 6
             self._last_move = pos
             if not (moved and event.spontaneous()):
                 return False
-        if self._attracting:
-            self.stop_attract()
+        if self.attracting:
+            self.stop()
             return kind != QEvent.Type.MouseMove  # the waking touch does not also press a button
-        self._restart_idle()
+        self.restart_idle()
         return False
 
-    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        super().showEvent(event)
+    def shown(self) -> None:
+        """The window is up: watch the input, start the idle timer."""
         app = QApplication.instance()
         if app is not None and not self._filtering:
             app.installEventFilter(self)
             self._filtering = True
-        if not self._attracting:
-            self._restart_idle()
+        if not self.attracting:
+            self.restart_idle()
 
-    def hideEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        self._stop_everything()
-        super().hideEvent(event)
-
-    def _stop_everything(self) -> None:
+    def shut(self) -> None:
+        """The window hides or closes: no timer, no banner, no input watched."""
         self.idle_timer.stop()
         self.cycle_timer.stop()
-        self.message_timer.stop()
-        self.fade_anim.stop()
-        self._attracting = False
-        self.banner.hide()
+        self.attracting = False
+        self.ui.banner.hide()
         app = QApplication.instance()
         if app is not None and self._filtering:
             app.removeEventFilter(self)
             self._filtering = False
-
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        super().resizeEvent(event)
-        self._rescale()
-        for overlay in (self.pin_pad, self.code_panel):
-            if overlay.isVisible():
-                overlay.setGeometry(self.rect())
-        if self.fade.isVisible():
-            self.fade.setGeometry(self.stage.rect())
-        self._place_banner()

@@ -1,13 +1,15 @@
-"""The kiosk window's layout: side column of questions, the stage (words, key figure, chassis, chart, controls)."""
+"""The kiosk window's widgets and layout: the side column of questions, the stage (words, key figure, chassis,
+chart, controls), the cross-fade and the banner; type and sizes for the screen (rescale). The window connects the
+widgets' signals; the plan scenario's buttons (planmode.py) are placed here, built there."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import (
     QEasingCurve,
     QPropertyAnimation,
-    QRectF,
     Qt,
 )
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -20,12 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.loader import Catalog
 from configurator.ui.charts import HeadroomChart
-from configurator.ui.kiosk.pin import PinPad
-from configurator.ui.kiosk.scaling import scale_css, scale_for, scale_tree
-from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H
-from configurator.ui.kiosk.takehome import CodePanel
+from configurator.ui.kiosk.scaling import scale_css, scale_tree
+from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H, Scenario
 from configurator.ui.kiosk.widgets import DemoChassisView, DemoPalette, WrapButton, _font
+from configurator.ui.shell import BuildDocument
 
 STYLE = f"""
 DemoWindow {{ background: #F4F6F3; }}
@@ -59,12 +61,23 @@ BANNER_HTML = (
 )
 
 
-class LayoutMixin:
-    """DemoWindow's widgets and layouts."""
+class KioskView:
+    """DemoWindow's widgets, laid out on ``window``; ``plan_box`` is the plan scenario's row of buttons."""
+
+    def __init__(self, window: QWidget, scenarios: list[Scenario], catalog: Catalog, document: BuildDocument,
+                 unit: str, plan_box: QWidget) -> None:  # fmt: skip
+        self.window = window
+        self.scenarios = scenarios
+        self.catalog = catalog
+        self.doc = document
+        self.unit = unit
+        self.plan_box = plan_box
+        self.scale = 1.0
+        self._build_ui()
 
     # ---- layout ----
     def _build_ui(self) -> None:
-        root = QHBoxLayout(self)
+        root = QHBoxLayout(self.window)
         # the window's size is the screen's: the layout never resizes it (nor re-sends size hints on every
         # scenario, which the offscreen platform answers with a warning each time)
         root.setSizeConstraint(QHBoxLayout.SizeConstraint.SetNoConstraint)
@@ -104,7 +117,7 @@ class LayoutMixin:
         hint.setFont(_font(18))
         hint.setStyleSheet(f"color: {MUTED};")
         side.addWidget(hint)
-        self.scenario_group = QButtonGroup(self)
+        self.scenario_group = QButtonGroup(self.window)
         self.scenario_group.setExclusive(True)
         self.scenario_buttons: list[WrapButton] = []
         for i, s in enumerate(self.scenarios):
@@ -113,7 +126,6 @@ class LayoutMixin:
             self.scenario_group.addButton(b, i)
             self.scenario_buttons.append(b)
             side.addWidget(b)
-        self.scenario_group.idClicked.connect(self._scenario_clicked)
         side.addStretch(1)
         about = QLabel(
             "Every figure here comes from the same sizing engine our staff use: change the build "
@@ -126,13 +138,11 @@ class LayoutMixin:
         side.addSpacing(12)
         self.reset_button = QPushButton("Start this question over")
         self.reset_button.setMinimumHeight(80)
-        self.reset_button.clicked.connect(self.reset_scenario)
         side.addWidget(self.reset_button)
         self.take_home_button = QPushButton("Take this build home")
         self.take_home_button.setObjectName("primary")
         self.take_home_button.setMinimumHeight(104)
         self.take_home_button.setStyleSheet("font-size: 24pt;")
-        self.take_home_button.clicked.connect(self._take_home_clicked)
         side.addWidget(self.take_home_button)
         side_widget = QWidget()
         side_widget.setLayout(side)
@@ -168,13 +178,11 @@ class LayoutMixin:
         views = QHBoxLayout()
         views.setSpacing(14)
         self.chassis = DemoChassisView(self.doc)
-        self.chassis.place = self.place_card
         self.chassis.setMinimumHeight(300)
         self.chassis.setFrameShape(QFrame.Shape.NoFrame)
         self.chassis.setStyleSheet("background: white; border-radius: 14px;")
         views.addWidget(self.chassis, 1)
-        self.chart = HeadroomChart(unit=self.unit)
-        self._enlarge_chart()
+        self.chart = HeadroomChart(unit=self.unit)  # dressed by kioskchart.KioskChart
         views.addWidget(self.chart, 1)
         return views
 
@@ -190,7 +198,6 @@ class LayoutMixin:
         pal_label.setFont(_font(18, True))
         pal.addWidget(pal_label)
         self.card_palette = DemoPalette(self.catalog)
-        self.card_palette.armed.connect(self._armed)
         pal.addWidget(self.card_palette)
         controls.addWidget(self.pal_box)
 
@@ -199,7 +206,7 @@ class LayoutMixin:
         knobs.addWidget(self._build_sequence_box())
         knobs.addWidget(self._build_method_box())
         knobs.addWidget(self._build_count_box())
-        knobs.addWidget(self._plan_box())
+        knobs.addWidget(self.plan_box)
         knobs.addStretch(1)
         controls.addLayout(knobs, 1)
         return controls
@@ -218,7 +225,6 @@ class LayoutMixin:
         self.seq_slider.setPageStep(1)
         self.seq_slider.setMinimumHeight(68)
         self.seq_slider.setAccessibleName("Sequence length")
-        self.seq_slider.valueChanged.connect(self._sequence_moved)
         seq.addWidget(self.seq_slider)
         return self.seq_box
 
@@ -228,7 +234,7 @@ class LayoutMixin:
         method = QHBoxLayout(self.method_box)
         method.setContentsMargins(0, 0, 0, 0)
         method.setSpacing(10)
-        self.method_group = QButtonGroup(self)
+        self.method_group = QButtonGroup(self.window)
         self.method_buttons: list[QPushButton] = []
         for i, (_, label) in enumerate(METHODS):
             b = QPushButton(label)
@@ -238,7 +244,6 @@ class LayoutMixin:
             self.method_buttons.append(b)
             method.addWidget(b)
         method.addStretch(1)
-        self.method_group.idClicked.connect(self._method_clicked)
         return self.method_box
 
     def _build_count_box(self) -> QWidget:
@@ -247,7 +252,7 @@ class LayoutMixin:
         counts = QHBoxLayout(self.count_box)
         counts.setContentsMargins(0, 0, 0, 0)
         counts.setSpacing(10)
-        self.count_group = QButtonGroup(self)
+        self.count_group = QButtonGroup(self.window)
         self.count_buttons: dict[int, QPushButton] = {}
         for n in sorted({n for s in self.scenarios for n in s.card_counts}):
             b = QPushButton(f"{n} cards")
@@ -256,37 +261,55 @@ class LayoutMixin:
             self.count_group.addButton(b, n)
             self.count_buttons[n] = b
             counts.addWidget(b)
-        self.count_group.idClicked.connect(self._count_clicked)
         self.bridge_button = QPushButton("NVLink bridge")
         self.bridge_button.setCheckable(True)
         self.bridge_button.setMinimumSize(250, 72)
-        self.bridge_button.clicked.connect(self._bridge_clicked)
         counts.addWidget(self.bridge_button)
         counts.addStretch(1)
         return self.count_box
 
     def _build_layers(self) -> None:
-        """Layers above everything: the cross-fade, the banner, the code panel and the PIN pad."""
-        # layers above everything
+        """Layers above the stage: the cross-fade and the attract loop's banner (the overlays are the PIN's and
+        the take-home's)."""
         self.fade = QLabel(self.stage)
         self.fade.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.fade_effect = QGraphicsOpacityEffect(self.fade)
         self.fade.setGraphicsEffect(self.fade_effect)
         self.fade.hide()
-        self.fade_anim = QPropertyAnimation(self.fade_effect, b"opacity", self)
+        self.fade_anim = QPropertyAnimation(self.fade_effect, b"opacity", self.window)
         self.fade_anim.setStartValue(1.0)
         self.fade_anim.setEndValue(0.0)
         self.fade_anim.setEasingCurve(QEasingCurve.Type.InOutQuad)
-        self.fade_anim.finished.connect(self._fade_done)
-        self.banner = QLabel(BANNER_HTML, self)
+        self.fade_anim.finished.connect(self.fade_done)
+        self.banner = QLabel(BANNER_HTML, self.window)
         self.banner.setWordWrap(True)
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setStyleSheet(f"background: {ACCENT}; color: white; border-radius: 18px;")
         self.banner.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.banner.hide()
-        self.code_panel = CodePanel(self)
-        self.pin_pad = PinPad(self)
-        self.pin_pad.submitted.connect(self._pin_submitted)
+
+    def start_fade(self) -> None:
+        """Cover the stage with a picture of itself, to fade out once the next scenario is shown (``fade_in``)."""
+        self.fade_anim.stop()
+        self.fade.setPixmap(self.stage.grab())
+        self.fade.setGeometry(self.stage.rect())
+        self.fade_effect.setOpacity(1.0)
+        self.fade.show()
+        self.fade.raise_()
+
+    def fade_in(self, ms: int) -> None:
+        if self.fade.isVisible():
+            self.fade_anim.setDuration(ms)
+            self.fade_anim.start()
+
+    def fade_done(self) -> None:
+        self.fade.hide()
+        self.fade.setPixmap(QPixmap())
+
+    def stop_fade(self) -> None:
+        if self.fade_anim.state() == QPropertyAnimation.State.Running:
+            self.fade_anim.stop()
+            self.fade_done()
 
     def _key_panel(self) -> QFrame:
         panel = QFrame()
@@ -325,47 +348,12 @@ class LayoutMixin:
         panel.setFixedWidth(640)
         return panel
 
-    def _enlarge_chart(self) -> None:
-        """Kiosk-sized type in the chart (axes, bar labels and legend), times the screen scale."""
-        chart, s = self.chart, self._scale
-        chart.plot.setTitle("Memory per card (on top: free after activations)", color="#222", size=f"{16 * s:.1f}pt")
-        tick = _font(15 * s)
-        for side in ("left", "bottom"):
-            axis = chart.plot.getAxis(side)
-            axis.setStyle(tickFont=tick)
-            axis.label.setFont(_font(16 * s))
-        chart.plot.getAxis("bottom").setHeight(round(70 * s))
-        chart.plot.getAxis("left").setWidth(round(80 * s))
-        for label in chart.labels:
-            label.setFont(_font(16 * s, True))
-        # below 1920 px the legend keeps its four columns in smaller type, so the bars keep their height
-        legend_pt = 15 * s if s >= 0.9 else (12 * s if s >= 0.7 else 11 * s)
-        for _, item in chart.legend.items:
-            item.setText(item.text, size=f"{legend_pt:.1f}pt")
-        chart.max_legend_cols = 5 if s >= 0.9 else 4  # two rows where they fit: the plot keeps the height
-        chart.legend.setColumnCount(4)
-        chart.fit_texts()
-        chart.setMinimumHeight(round(300 * s))
-
-    def _rescale(self) -> None:
-        """Fonts and sizes for the window's size (kiosk/scaling.py); nothing when the scale did not change."""
-        s = scale_for(self.width(), self.height())
-        if abs(s - self._scale) < 0.005:
-            return
-        self._scale = s
-        scale_tree(self, s, skip=(self.chassis, self.chart, self.card_palette))
+    def rescale(self, s: float) -> None:
+        """Fonts and sizes for screen scale ``s`` (kiosk/scaling.py); the chart is dressed by its KioskChart."""
+        self.scale = s
+        scale_tree(self.window, s, skip=(self.chassis, self.chart, self.card_palette))
         self.card_palette.set_scale(s)
         self.chassis.setMinimumHeight(round(300 * s))
         self.banner.setText(scale_css(BANNER_HTML, s))
-        self._enlarge_chart()
-        self._on_changed(self.doc.build, self.doc.result)
-        self._settle_chart()
-
-    def _settle_chart(self) -> None:
-        """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
-        the chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
-        view = self.chart.view
-        for item in (self.chart.legend, self.chart.plot.titleLabel, self.chart.plot):
-            item.updateGeometry()
-        view.ci.layout.invalidate()
-        view.ci.setGeometry(QRectF(view.viewport().rect()))
+        if self.fade.isVisible():
+            self.fade.setGeometry(self.stage.rect())

@@ -1,6 +1,8 @@
-"""Leaving demo mode: the PIN pad (settings demo/pin) and the window's close guard."""
+"""Leaving demo mode: the PIN pad (settings demo/pin) and the gate that checks it."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import (
     QPoint,
@@ -8,6 +10,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -18,8 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.ui.kiosk.widgets import Overlay, _font
+from configurator.ui.shell import Settings
 
-# shown instead of "Wrong PIN" while the stored PIN is not usable (PinMixin.pin)
+# shown instead of "Wrong PIN" while the stored PIN is not usable (PinGate.pin)
 LOCKED_MESSAGE = "Locked: the stored PIN is not valid. Staff: run configurator demo-pin --reset"
 
 
@@ -114,7 +118,7 @@ class PinPad(Overlay):
         self.shake.setEndValue(start)
         self.shake.start()
 
-    def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         text = event.text()
         if text.isdigit() and len(text) == 1:
             self._key(self._keys.index(text))
@@ -127,24 +131,30 @@ class PinPad(Overlay):
             event.accept()  # Escape and the rest: nothing
 
 
-class PinMixin:
-    """DemoWindow's way out: Ctrl+Shift+Q, the PIN, nothing else."""
+class PinGate:
+    """The way out: Ctrl+Shift+Q opens the pad, the right PIN calls ``leave``, nothing else does. The PIN is read
+    from ``settings()`` each time (the window's settings, which staff may change while the demo runs)."""
 
-    # ---- leaving ----
-    def show_pin_pad(self) -> None:
-        self.stop_attract()
+    def __init__(self, window: QWidget, settings: Callable[[], Settings], leave: Callable[[], None]) -> None:
+        self._settings = settings
+        self._leave = leave
+        self.pin_pad = PinPad(window)
+        self.pin_pad.submitted.connect(self.enter_pin)
+
+    def open(self) -> None:
         self.pin_pad.open()
 
     def pin(self) -> str | None:
         """The PIN that leaves the demo, or None (locked): a stored PIN that is not valid (``12ab``, 10 MB of
         digits) or a settings file that cannot be read never falls back to the shipped default, which
         anyone could look up. Staff unlock with ``configurator demo-pin --reset`` (README)."""
-        if self.settings.stored_problem("demo/pin") is not None:
+        settings = self._settings()
+        if settings.stored_problem("demo/pin") is not None:
             return None
-        return str(self.settings.get("demo/pin"))
+        return str(settings.get("demo/pin"))
 
     def enter_pin(self, digits: str) -> bool:
-        """True (and ``exit_requested``) for the right PIN; a wrong one shakes the pad."""
+        """True (and ``leave()``) for the right PIN; a wrong one shakes the pad."""
         pin = self.pin()
         if pin is None:
             if not self.pin_pad.isVisible():
@@ -153,23 +163,9 @@ class PinMixin:
             return False
         if digits == pin:
             self.pin_pad.hide()
-            self.allow_close = True
-            self.exit_requested.emit()
+            self._leave()
             return True
         if not self.pin_pad.isVisible():
             self.pin_pad.open()
         self.pin_pad.refuse()
         return False
-
-    def _pin_submitted(self, digits: str) -> None:
-        self.enter_pin(digits)
-
-    def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        event.accept()  # Escape and every other stray key: nothing (leaving takes Ctrl+Shift+Q and the PIN)
-
-    def closeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if event.spontaneous() and not self.allow_close:
-            event.ignore()  # Alt+F4 and the like from the window manager
-            return
-        self._stop_everything()
-        super().closeEvent(event)

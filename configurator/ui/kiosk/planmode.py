@@ -10,9 +10,10 @@ first node as a build (``shown_build``), which is also what "Take this build hom
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import partial
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -22,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.loader import Catalog
+from configurator.engine import Build
 from configurator.engine.editing.kiosk import plan_mig, plan_servers, set_plan_mig, set_plan_month, set_plan_servers
 from configurator.engine.planner import Plan, PlanResult
 from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure
@@ -40,38 +43,51 @@ def _button(text: str, width: int = 150) -> QPushButton:
     return b
 
 
-class PlanMixin:
-    """The plan scenario's state, buttons and edits (mixed into DemoWindow)."""
+class PlanMode(QObject):
+    """The plan scenario's state, buttons and edits. ``current`` gives the scenario on screen; ``show_build``
+    shows the planned node (None: no fleet serves the plan, the figures say so); ``say`` shows a refusal."""
 
-    def _init_plans(self) -> None:
-        self.plan_results = PlanResults.shared(self.catalog)
+    def __init__(self, scenarios: list[Scenario], catalog: Catalog, current: Callable[[], Scenario],
+                 show_build: Callable[[Build | None], None], say: Callable[[str], None],
+                 parent: QObject | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.scenarios = scenarios
+        self.catalog = catalog
+        self.unit = "GB"  # the window's unit (set by the window)
+        self._current = current
+        self._show_build = show_build
+        self.plan_results = PlanResults.shared(catalog)
         self.plan_result: PlanResult | None = None
         self.plan_seconds = 0.0  # the last change's plan + build, in seconds (cached plans: the build only)
         first = next((s.plan for s in self.scenarios if s.plan is not None), None)
         self.plan_doc: PlanDocument | None = PlanDocument(first) if first is not None else None
         if self.plan_doc is not None:
             self.plan_doc.changed.connect(self._plan_changed)
-            self.plan_doc.refused.connect(self.say)
+            self.plan_doc.refused.connect(say)
         # planned once the event loop runs (the window is up first), so showing the scenario or the attract loop
         # does not wait for it; shown earlier, the scenario plans on demand through the same cache
-        QTimer.singleShot(0, self, self._plan_shipped)  # type: ignore[call-overload]  # self: the context object
+        QTimer.singleShot(0, self, self._plan_shipped)
+        self.box = self._plan_box()
 
     def _plan_shipped(self) -> None:
-        for s in self._plan_scenarios():
-            assert s.plan is not None
-            self.plan_results.planned(s.plan, s.plan_path.parent if s.plan_path else None)
+        for plan, s in self._plans():
+            self.plan_results.planned(plan, s.plan_path.parent if s.plan_path else None)
 
-    def _plan_scenarios(self) -> list[Scenario]:
-        return [s for s in self.scenarios if s.plan is not None]
+    def _plans(self) -> list[tuple[Plan, Scenario]]:
+        return [(s.plan, s) for s in self.scenarios if s.plan is not None]
+
+    @property
+    def scenario(self) -> Scenario:
+        return self._current()
 
     def _plan_box(self) -> QWidget:
         """Which servers the fleet may buy; the month it is sized for; MIG on or off."""
-        self.plan_box = QWidget()
-        rows = QVBoxLayout(self.plan_box)
+        box = QWidget()
+        rows = QVBoxLayout(box)
         rows.setContentsMargins(0, 0, 0, 0)
         rows.setSpacing(10)
-        names = list(dict.fromkeys(n.name for s in self._plan_scenarios() for n in s.plan.nodes))  # type: ignore[union-attr]
-        months = sorted({m for s in self._plan_scenarios() for m in (1, s.plan.roadmap.months)})  # type: ignore[union-attr]
+        names = list(dict.fromkeys(n.name for plan, _ in self._plans() for n in plan.nodes))
+        months = sorted({m for plan, _ in self._plans() for m in (1, plan.roadmap.months)})
         self.server_group = QButtonGroup(self)
         self.server_buttons: dict[str | None, QPushButton] = {}
         self._server_ids: list[str | None] = [None, *names]
@@ -97,8 +113,8 @@ class PlanMixin:
         self.mig_button.clicked.connect(self._mig_clicked)
         sizing.addWidget(self.mig_button)
         sizing.addStretch(1)
-        self.plan_box.hide()
-        return self.plan_box
+        box.hide()
+        return box
 
     def _plan_row(self, rows: QVBoxLayout, caption: str) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -110,7 +126,7 @@ class PlanMixin:
         return row
 
     # ---- the plan, planned ----
-    def _show_plan(self, s: Scenario) -> None:
+    def show_plan(self, s: Scenario) -> None:
         """Show the plan scenario ``s`` as shipped (the visitor's changes dropped)."""
         assert self.plan_doc is not None and s.plan is not None
         for node, b in self.server_buttons.items():
@@ -121,24 +137,22 @@ class PlanMixin:
         self.plan_doc.replace(s.plan, s.plan_path)
 
     def _plan_changed(self, plan: Plan) -> None:
-        """The visitor's plan changed (or a plan scenario was shown): plan it, show its first fleet's node."""
+        """The visitor's plan changed (or a plan scenario was shown): plan it, show its first fleet's node (the
+        last node stays on screen when no fleet serves it)."""
         if not self.scenario.is_plan:
             return
         t0 = time.perf_counter()
         base = self.scenario.plan_path.parent if self.scenario.plan_path else None
         self.plan_result, build = self.plan_results.planned(plan, base)
         self.plan_seconds = time.perf_counter() - t0
-        if build is not None:
-            self.doc.replace(build, None)
-        else:  # no fleet serves the plan: the figures say so; the last node stays on screen
-            self._on_changed(self.doc.build, self.doc.result)
+        self._show_build(build)
 
     def plan_figure(self, spec: PlanFigureSpec) -> Figure:
         if self.plan_doc is None or self.plan_result is None:
             return Figure(None, "—", "(the plan has not been planned yet)", "unknown")
         return read_plan_figure(spec, self.plan_doc.plan, self.plan_result, self.catalog, self.unit)
 
-    def _sync_plan_controls(self) -> None:
+    def sync_controls(self) -> None:
         s = self.scenario
         if self.plan_doc is None or s.plan is None:
             return
@@ -155,7 +169,7 @@ class PlanMixin:
     def _plan_edit(self, text: str, make: partial[Plan]) -> bool:
         assert self.plan_doc is not None
         ok = self.plan_doc.edit(text, make)
-        self._sync_plan_controls()
+        self.sync_controls()
         return ok
 
     def set_plan_servers(self, node: str | None) -> bool:

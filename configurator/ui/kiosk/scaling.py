@@ -56,7 +56,8 @@ def _scale_layout(layout: QLayout, s: float) -> None:
     if spacing >= 0:
         layout.setSpacing(round(spacing * s))
     for i in range(layout.count()):
-        child = layout.itemAt(i).layout()
+        item = layout.itemAt(i)
+        child = item.layout() if item is not None else None
         if child is not None:
             _scale_layout(child, s)
 
@@ -83,8 +84,9 @@ def scale_widget(widget: QWidget, s: float, sizes: bool = True) -> None:
     widget.setMaximumSize(_size(maximum, s))
     if css and _UNIT.search(str(css)):  # colour-only sheets are left alone (the window recolours them live)
         widget.setStyleSheet(scale_css(str(css), s))
-    if widget.layout() is not None:
-        _scale_layout(widget.layout(), s)
+    own = widget.layout()
+    if own is not None:
+        _scale_layout(own, s)
 
 
 def scale_tree(root: QWidget, s: float, skip: tuple[QWidget, ...] = ()) -> None:

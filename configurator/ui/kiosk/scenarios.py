@@ -309,7 +309,7 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
     job, row = _rows(result, spec)
     value: float | None = None
     number = ""
-    status = row.status if row is not None else (job.status if job is not None else "unknown")
+    status: str = row.status if row is not None else (job.status if job is not None else "unknown")
     if spec.field == "fitting_jobs":
         fits = sum(1 for j in result.jobs if j.fits)
         value = float(fits)

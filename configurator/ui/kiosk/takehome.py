@@ -1,10 +1,11 @@
-"""Take this build home: the shop-local code, the demo folder, the code panel, the window's save."""
+"""Take this build home: the shop-local code, the demo folder, the code panel, the flow behind the button."""
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from configurator.engine.editing.kiosk import short_name
 from configurator.engine.model.buildfile import build_to_yaml, save_build
 from configurator.ui.kiosk.scenarios import ACCENT, CODE_ALPHABET, CODE_LENGTH, MUTED
 from configurator.ui.kiosk.widgets import Overlay, _font
-from configurator.ui.shell import Settings
+from configurator.ui.shell import BuildDocument, Settings
 
 # ---- take-home codes ------------------------------------------------------------------------------------
 
@@ -238,20 +239,35 @@ class _Relay(QObject):
     done = Signal(object)
 
 
-class TakeHomeMixin:
-    """DemoWindow's take-home button."""
+class TakeHomeFlow(QObject):
+    """The take-home button and its panel: the build sheet and the build written (on a worker thread when the
+    button is pressed), then the QR shown. ``done`` carries the shown shop reference line ('' on failure)."""
 
-    # ---- take home ----
-    def _take_home_job(self) -> tuple[Build, BuildResult, Catalog, dict[str, str], Path, dt.date]:
-        s = self.settings
+    done = Signal(str)
+
+    def __init__(self, window: QWidget, button: QPushButton, document: BuildDocument, catalog: Catalog,
+                 settings: Callable[[], Settings], scale: Callable[[], float]) -> None:  # fmt: skip
+        super().__init__(window)
+        self.button = button
+        self.doc = document
+        self.catalog = catalog
+        self._settings = settings
+        self._scale = scale
+        self.saving = False
+        self.code_panel = CodePanel(window)
+        self._relay: _Relay | None = None
+        button.clicked.connect(self.start)
+
+    def _job(self) -> tuple[Build, BuildResult, Catalog, dict[str, str], Path, dt.date]:
+        s = self._settings()
         options = {key: str(s.get(key) or "") for key in ("seller_name", "seller_logo", "page")}
         return self.doc.build, self.doc.result, self.catalog, options, demo_folder(s), dt.date.today()
 
-    def _take_home_shown(self, outcome: TakeHome | Exception) -> str:
+    def show_outcome(self, outcome: TakeHome | Exception) -> str:
         if isinstance(outcome, Exception):
             self.code_panel.show_failure(str(outcome))
             return ""
-        side = round(420 * self._scale)
+        side = round(420 * self._scale())
         self.code_panel.show_build(outcome.name, outcome.build_code, outcome.shop_code, side)
         return outcome.shop_code
 
@@ -259,26 +275,26 @@ class TakeHomeMixin:
         """Write the sheet and the build now (on this thread) and show the QR; the shop code ('' on failure)."""
         from configurator.catalog.errors import FileError
 
-        if self._saving:
+        if self.saving:
             return ""
         try:
-            outcome: TakeHome | Exception = write_take_home(*self._take_home_job())
+            outcome: TakeHome | Exception = write_take_home(*self._job())
         except (FileError, OSError) as exc:
             outcome = exc
-        return self._take_home_shown(outcome)
+        return self.show_outcome(outcome)
 
-    def _take_home_clicked(self) -> None:
+    def start(self) -> None:
         """The button: the PDF is written on a worker thread (issue 11 item 8) while the button says so."""
         from configurator.catalog.errors import FileError
 
-        if self._saving:
+        if self.saving:
             return
-        self._saving = True
-        self.take_home_button.setEnabled(False)
-        self.take_home_button.setText("Preparing your build sheet…")
-        job = self._take_home_job()
+        self.saving = True
+        self.button.setEnabled(False)
+        self.button.setText("Preparing your build sheet…")
+        job = self._job()
         relay = _Relay(self)
-        relay.done.connect(self._take_home_finished)
+        relay.done.connect(self._finished)
         self._relay = relay  # kept alive until the worker reports
 
         def work() -> None:
@@ -292,12 +308,11 @@ class TakeHomeMixin:
 
         # a Qt pool thread, not a Python one: the PDF writer's objects start timers, and in a thread Qt only
         # adopted the event dispatcher was gone by then (9 "QBasicTimer::start" warnings per take-home)
-        self._worker = QThreadPool.globalInstance()
-        self._worker.start(work)
+        QThreadPool.globalInstance().start(work)
 
-    def _take_home_finished(self, outcome: object) -> None:
-        self._saving = False
-        self.take_home_button.setText("Take this build home")
-        self.take_home_button.setEnabled(True)
-        self._take_home_shown(outcome)  # type: ignore[arg-type]
-        self.take_home_done.emit(self.code_panel.code.text())
+    def _finished(self, outcome: object) -> None:
+        self.saving = False
+        self.button.setText("Take this build home")
+        self.button.setEnabled(True)
+        self.show_outcome(outcome if isinstance(outcome, TakeHome | Exception) else RuntimeError(str(outcome)))
+        self.done.emit(self.code_panel.code.text())

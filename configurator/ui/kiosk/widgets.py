@@ -9,7 +9,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QDrag, QFont, QIcon
+from PySide6.QtGui import QColor, QDrag, QFont, QFontMetricsF, QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -126,7 +126,8 @@ class DemoPalette(QListWidget):
             if card_id not in self._icons:
                 self._icons[card_id] = card_icon(card, 84)
             item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{card.memory_gb.value:g} GB")
-            item.setToolTip(capacity_label(card.memory_gb.value, card.visible_gb))
+            if card.memory_gb.value is not None:
+                item.setToolTip(capacity_label(card.memory_gb.value, card.visible_gb))
             item.setData(Qt.ItemDataRole.UserRole, card_id)
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.addItem(item)
@@ -150,7 +151,11 @@ class DemoPalette(QListWidget):
 
 class DemoChassisView(ChassisView):
     """The chassis view with kiosk rules: a palette card dropped on a card swaps it, a tapped slot takes the
-    armed card, and there is no context menu."""
+    armed card, and there is no context menu. Its slot labels are drawn in larger type than the main window's,
+    so they read at a stand's distance (~8 px at 1920x1080 before; ``label_px``)."""
+
+    label_points = 21.0
+    subtitle_points = 17.0  # at the labels' size the line under the name set the drawing's width, not its slots
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(document, parent)
@@ -163,6 +168,10 @@ class DemoChassisView(ChassisView):
         self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def label_px(self) -> float:
+        """The slot labels' type as shown, in screen pixels (their point size through the view's scale)."""
+        return self.label_points * self.logicalDpiY() / 72 * self.transform().m11()
 
     def _no_place(self, slot: int, card_id: str) -> bool:
         return False
@@ -182,7 +191,10 @@ class DemoChassisView(ChassisView):
         # every slot: a visitor can reach all of them (at 1920x1080 the drawing stopped after slot 4-5 of 8)
         least = len(order)
         scale = self.viewport().width() / max(full.width(), 1.0)
-        extra = 50.0 if order[0].position.kind == "sxm" else 2.0  # labels sit under SXM sockets
+        font = QFont()
+        font.setPointSizeF(self.label_points)
+        # two lines of labels sit under SXM sockets
+        extra = 2 * QFontMetricsF(font).height() + 6 if order[0].position.kind == "sxm" else 2.0
 
         def bottom(n: int) -> float:
             return max(item.rect().bottom() for item in order[:n]) + extra
@@ -213,12 +225,10 @@ class DemoChassisView(ChassisView):
         scene_pos = self.mapToScene(pos)
         if self._focus is not None and scene_pos.y() > self._focus.bottom():
             return None  # blanked out below the drawing
-        for slot, item in self.card_items.items():
-            if item.sceneBoundingRect().contains(scene_pos):
-                return slot
-        for slot, item in self.slot_items.items():
-            if item.sceneBoundingRect().contains(scene_pos):
-                return slot
+        for items in (self.card_items, self.slot_items):
+            for slot, item in items.items():
+                if item.sceneBoundingRect().contains(scene_pos):
+                    return slot
         return None
 
     @staticmethod
@@ -321,6 +331,8 @@ class Overlay(QFrame):
         self.hide()
 
     def cover(self) -> None:
-        self.setGeometry(self.parentWidget().rect())
+        parent = self.parentWidget()
+        if parent is not None:
+            self.setGeometry(parent.rect())
         self.show()
         self.raise_()

@@ -185,7 +185,8 @@ class InputsPanel(QWidget):
                 self.class_box.setCurrentIndex(min(keep, len(names) - 1))
             c = plan.classes[max(self.class_box.currentIndex(), 0)]
             model = c.model if isinstance(c.model, str) else f"{c.model.parameters:.3g} parameters"
-            self.model_label.setText(f"{model}, {c.method}")
+            post = "" if c.objective == "sft" else f" {c.objective.upper()}"  # a DPO / GRPO / PPO class
+            self.model_label.setText(f"{model}, {c.method}{post}")
             by_month = c.jobs_per_day_by_month is not None
             self.jobs_per_day.setEnabled(not by_month)
             self.jobs_per_day.setToolTip(

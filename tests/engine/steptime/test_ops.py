@@ -124,3 +124,47 @@ def test_lm_head_among_lora_targets_is_timed_not_refused(catalog: Catalog) -> No
     assert any(c.name == "lora" for c in step.classes)
     head_only = _step(catalog, "llama-3.1-8b", method="lora", lora={"targets": ["lm_head"]})
     assert head_only.seconds > 0 and not any(c.name == "lora" for c in head_only.classes)
+
+
+def test_moe_expert_adapters_see_only_their_routed_tokens(catalog: Catalog) -> None:
+    """LoRA on every expert of Qwen3-30B-A3B: an expert's adapter runs on the tokens routed to it (top-8 of 128),
+    as the expert does; it was timed on every token, so the adapters counted all 128 experts' FLOPs."""
+    from configurator.engine.time.steptime.ops import _adapted
+
+    q = catalog.model("qwen3-30b-a3b")
+    tokens, rank = 2048, 16
+    shape = Shape(tokens, 1, False, False, rank, "all-linear", 0.0, "standard", "eager")
+    lora = next(c for c in micro_batch(q, shape, H100).classes if c.name == "lora")
+    k_of_e = q.num_experts_per_tok / q.num_experts
+    # forward x@A and (xA)@B, backward dX through both and dA, dB: 6 FLOPs per adapter weight per token it sees
+    expected = sum(6 * tokens * (k_of_e if expert else 1) * rank * (k_in + n_out) * count
+                   for k_in, n_out, count, expert in _adapted(q, "all-linear"))  # fmt: skip
+    assert math.isclose(lora.flops, expected, rel_tol=1e-9)
+    every_token = sum(6 * tokens * rank * (k_in + n_out) * count for k_in, n_out, count, _ in _adapted(q, "all-linear"))
+    assert lora.flops < every_token / 5
+
+
+def test_grouped_experts_share_the_waves_on_the_fused_stack(catalog: Catalog) -> None:
+    """Qwen3-30B-A3B: each expert gets 16,384 x 8 / 128 = 1,024 rows, 24 tiles of 128 x 256 on 132 SMs. Looping over
+    the experts (HF eager) runs each at 24/132 of the card; a grouped GEMM (Megatron GroupedMLP, torch._grouped_mm)
+    runs the layer's 128 experts' tiles together. Same FLOPs, the fused stack's expert GEMMs several times faster."""
+    q = catalog.model("qwen3-30b-a3b")
+    eager = Shape(4096, 4, False, True, 0, "all-linear", 0.0, "standard", "eager")
+    fused = Shape(4096, 4, False, True, 0, "all-linear", 0.0, "standard", "fused")
+    mlp = {s.stack: next(c for c in micro_batch(q, s, H100).classes if c.name == "mlp") for s in (eager, fused)}
+    assert math.isclose(mlp["eager"].flops, mlp["fused"].flops, rel_tol=1e-12)
+    assert mlp["fused"].seconds < mlp["eager"].seconds / 2.5
+
+
+def test_step_memo_is_keyed_by_everything_the_step_reads(catalog: Catalog) -> None:
+    """job_step is memoised by shape (CACHE space "job-step"): the same settings give the very same step, and each
+    setting the step reads gives its own (a memo keyed too coarsely would hand one job another's time)."""
+    base = {"method": "full", "sequence_length": 1024}
+    first, again = _step(catalog, "llama-3.2-1b", **base), _step(catalog, "llama-3.2-1b", **base)
+    assert first is again
+    changes = ({"gradient_accumulation_steps": 2}, {"optimizer": "adamw-8bit"}, {"precision": "pure-bf16"},
+               {"framework": "torchtitan"}, {"micro_batch_size": 2}, {"gradient_checkpointing": False})  # fmt: skip
+    for change in changes:
+        other = _step(catalog, "llama-3.2-1b", **base, **change)
+        assert other.seconds != first.seconds, change
+    assert _step(catalog, "llama-3.2-1b", cards=4, parallelism="fsdp", **base).seconds < first.seconds

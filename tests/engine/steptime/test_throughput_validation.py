@@ -48,7 +48,8 @@ def test_held_apart_reported_on_their_own(rows) -> None:  # type: ignore[no-unty
     text = table(rows)
     assert "all held apart" in text and "held apart" in text
     held = [r for r in rows if r.held_apart and r.scored]
-    assert {r.source for r in held} == {"peft-metamathqa", "torchao-torchtitan"}
+    assert {r.source for r in held} == {"peft-metamathqa", "torchao-torchtitan", "nemo-automodel", "torchtitan-perf"}
+    assert any(r.model.startswith("qwen3-30b-a3b") for r in held)  # an MoE run
 
 
 def test_per_op_model_beats_the_40_percent_constant(catalog: Catalog, rows) -> None:  # type: ignore[no-untyped-def]

@@ -4,9 +4,12 @@ specs/efficiency.yaml). ``job_step`` times one job's optimizer step on one devic
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Literal
 
 from configurator.catalog.model_spec import ModelSpec
+from configurator.engine.cache import CACHE
 from configurator.engine.memory.precision import NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
 from configurator.engine.memory.states import Parameters
 from configurator.engine.model.build import Job
@@ -23,7 +26,10 @@ from configurator.engine.time.steptime.ops import (
     optimizer_class,
 )
 
-__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "job_shape", "job_step", "optimizer_shards"]
+__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "OpRow", "job_shape", "job_step", "optimizer_shards"]
+
+
+OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
 
 
 @dataclass(frozen=True)
@@ -33,6 +39,19 @@ class JobStep:
     launch_bound: bool
     stack: str  # eager | fused
     factor: float  # the trainer factor applied (efficiency.yaml framework_factor)
+
+    @functools.cached_property
+    def rows(self) -> tuple[OpRow, ...]:
+        """(name, seconds, FLOPs, bytes, bound) per op class, what Compute.ops is built from; host (kernel
+        launches) reads as memory-side: not the tensor cores. Made once per memoised step."""
+        return tuple((c.name, c.seconds, c.flops, c.bytes, "compute" if c.name != "host" and c.bound == "compute"
+                      else "memory") for c in self.classes)  # fmt: skip
+
+    @functools.cached_property
+    def split(self) -> tuple[float, float]:
+        """Seconds of the compute-bound and of the memory-bound op classes."""
+        rows = self.rows
+        return sum(r[1] for r in rows if r[4] == "compute"), sum(r[1] for r in rows if r[4] == "memory")
 
 
 def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
@@ -60,9 +79,22 @@ def optimizer_shards(job: Job, cards: int) -> int:
 def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device: Device, *, cards: int = 1,
              tp: int = 1, fp8_base_dequant: bool = False) -> JobStep:  # fmt: skip
     """One optimizer step on ``device``: gradient-accumulation micro-batches of the per-op model, then the
-    optimizer over the trained states this card holds. Tensor parallelism splits each card's ops ``tp`` ways."""
-    eff = efficiency()
+    optimizer over the trained states this card holds. Tensor parallelism splits each card's ops ``tp`` ways.
+    Memoised by the model (identity) and everything else it reads, by value: a job edited in a setting the step
+    does not read (its cards' slots, its name, a memory-only option) reuses it."""
     shape = job_shape(job, fp8_base_dequant=fp8_base_dequant)
+    shards = optimizer_shards(job, cards)
+    master = job.method == "full" and job.precision != "pure-bf16"
+    key = (shape, device, job.gradient_accumulation_steps, max(tp, 1), shards, p.trainable, tb, master,
+           stack_of(job).optimizer_impl, job.optimizer)  # fmt: skip
+    # the table in use is an input (by identity): a fit's override never reads a step timed with another table
+    return CACHE.memo("job-step", (model, efficiency()), key,
+                      lambda: _job_step(job, model, p, tb, device, shape, tp, shards))  # fmt: skip
+
+
+def _job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device: Device, shape: Shape, tp: int,
+              optimizer_cards: int) -> JobStep:  # fmt: skip
+    eff = efficiency()
     mb = micro_batch(model, shape, device)
     factor = eff.framework_factor.get(shape.stack, 1.0)
     scale = job.gradient_accumulation_steps * factor / max(tp, 1)
@@ -75,7 +107,7 @@ def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device
     if launch_bound:
         idle = (mb.launch_seconds - mb.gpu_seconds) * scale
         classes.append(OpClass("host", 0.0, 0.0, idle, 0.0, 0.0))
-    shards = optimizer_shards(job, cards) * max(tp, 1)
+    shards = optimizer_cards * max(tp, 1)
     if p.trainable:
         st = stack_of(job)
         master = job.method == "full" and job.precision != "pure-bf16"

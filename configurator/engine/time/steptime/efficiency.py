@@ -10,9 +10,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
@@ -36,6 +37,7 @@ class Efficiency:
     framework_stack: dict[str, str]
     sustained: dict[str, float]  # FITTED: compute-bound ops in a training step over the GEMM benchmark, per arch
     dequant_bandwidth: float  # FITTED: achieved bandwidth fraction of the 4-bit dequantisation kernels
+    grouped_experts: dict[str, bool]  # stack -> a MoE layer's experts run as one grouped GEMM
 
     def arch(self, architecture: str) -> str:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
@@ -52,31 +54,110 @@ class Efficiency:
         return self.gemm_peak[arch] * self.sustained.get(arch, 1.0) * wave * k / (k + self.k_fill)
 
 
-def _value(entry: Any) -> float:
-    return float(entry["value"]) if isinstance(entry, dict) else float(entry)
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Sourced(_Spec):
+    """A figure with where it comes from (every entry of specs/efficiency.yaml carries its source)."""
+
+    value: float = Field(gt=0)
+    source: str = Field(min_length=1)
+    quote: str | None = None
+    note: str | None = None
+
+
+class _Fraction(_Sourced):
+    value: float = Field(gt=0, le=1)
+
+
+class _Tile(_Spec):
+    m: int = Field(gt=0)
+    n: int = Field(gt=0)
+    source: str = Field(min_length=1)
+
+
+class _Elementwise(_Spec):
+    hidden: float = Field(ge=0)
+    ffn: float = Field(ge=0)
+    qk: float = Field(ge=0)
+    source: str = Field(min_length=1)
+
+
+class _LossBytes(_Spec):
+    standard: float = Field(gt=0)
+    chunked: float = Field(gt=0)
+    source: str = Field(min_length=1)
+
+
+class _Launch(_Spec):
+    eager_us: _Sourced
+    fused_us: _Sourced
+    kernels_per_layer: _Sourced
+    kernels_per_adapter: _Sourced
+    kernels_per_dequant: _Sourced
+
+
+class _Flag(_Spec):
+    value: bool
+    source: str = Field(min_length=1)
+
+
+Stack = Literal["eager", "fused"]
+
+
+class EfficiencySpec(_Spec):
+    """specs/efficiency.yaml as validated at load: a missing, misspelt or unsourced entry fails here, not as a
+    KeyError (or a silent default) deep inside a step's timing."""
+
+    schema_version: Literal[1]
+    gemm_peak_fraction: dict[str, _Fraction]
+    tiles: dict[str, _Tile]
+    k_fill: _Sourced
+    attention_fraction: dict[str, _Fraction]
+    attention_backward_factor: _Sourced
+    bandwidth_fraction: _Fraction
+    elementwise_bytes: dict[Stack, _Elementwise]
+    loss_bytes_per_vocab: _LossBytes
+    launch: _Launch
+    framework_factor: dict[Stack, _Sourced]
+    framework_stack: dict[str, Stack]
+    sustained_compute_fraction: dict[str, _Sourced]
+    dequant_bandwidth_fraction: _Fraction
+    grouped_experts: dict[Stack, _Flag]
+
+    @model_validator(mode="after")
+    def _architectures_agree(self) -> EfficiencySpec:
+        archs = set(self.gemm_peak_fraction)
+        for name in ("tiles", "attention_fraction", "sustained_compute_fraction"):
+            if set(getattr(self, name)) != archs:
+                raise ValueError(f"{name} names architectures {sorted(getattr(self, name))}, "
+                                 f"gemm_peak_fraction {sorted(archs)}")  # fmt: skip
+        return self
 
 
 def load_efficiency(path: Path | None = None) -> Efficiency:
-    data = yaml.safe_load(safe_read_text(path or specs_dir() / "efficiency.yaml"))
-    launch = data["launch"]
-    ew = data["elementwise_bytes"]
+    raw = yaml.safe_load(safe_read_text(path or specs_dir() / "efficiency.yaml"))
+    d = EfficiencySpec.model_validate(raw)
+    launch = d.launch
     return Efficiency(
-        gemm_peak={k: _value(v) for k, v in data["gemm_peak_fraction"].items()},
-        tiles={k: (int(v["m"]), int(v["n"])) for k, v in data["tiles"].items()},
-        k_fill=_value(data["k_fill"]),
-        attention={k: _value(v) for k, v in data["attention_fraction"].items()},
-        attention_backward=_value(data["attention_backward_factor"]),
-        bandwidth=_value(data["bandwidth_fraction"]),
-        elementwise={k: (float(v["hidden"]), float(v["ffn"]), float(v["qk"])) for k, v in ew.items()},
-        loss_bytes={k: float(v) for k, v in data["loss_bytes_per_vocab"].items() if k != "source"},
-        launch_us={"eager": _value(launch["eager_us"]), "fused": _value(launch["fused_us"])},
-        kernels_per_layer=_value(launch["kernels_per_layer"]),
-        kernels_per_adapter=_value(launch["kernels_per_adapter"]),
-        kernels_per_dequant=_value(launch["kernels_per_dequant"]),
-        framework_factor={k: _value(v) for k, v in data["framework_factor"].items()},
-        framework_stack=dict(data["framework_stack"]),
-        sustained={k: _value(v) for k, v in data["sustained_compute_fraction"].items()},
-        dequant_bandwidth=_value(data["dequant_bandwidth_fraction"]),
+        gemm_peak={k: v.value for k, v in d.gemm_peak_fraction.items()},
+        tiles={k: (v.m, v.n) for k, v in d.tiles.items()},
+        k_fill=d.k_fill.value,
+        attention={k: v.value for k, v in d.attention_fraction.items()},
+        attention_backward=d.attention_backward_factor.value,
+        bandwidth=d.bandwidth_fraction.value,
+        elementwise={k: (v.hidden, v.ffn, v.qk) for k, v in d.elementwise_bytes.items()},
+        loss_bytes={"standard": d.loss_bytes_per_vocab.standard, "chunked": d.loss_bytes_per_vocab.chunked},
+        launch_us={"eager": launch.eager_us.value, "fused": launch.fused_us.value},
+        kernels_per_layer=launch.kernels_per_layer.value,
+        kernels_per_adapter=launch.kernels_per_adapter.value,
+        kernels_per_dequant=launch.kernels_per_dequant.value,
+        framework_factor={k: v.value for k, v in d.framework_factor.items()},
+        framework_stack=dict(d.framework_stack),
+        sustained={k: v.value for k, v in d.sustained_compute_fraction.items()},
+        dequant_bandwidth=d.dequant_bandwidth_fraction.value,
+        grouped_experts={k: v.value for k, v in d.grouped_experts.items()},
     )
 
 

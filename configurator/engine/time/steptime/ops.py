@@ -20,7 +20,12 @@ fraction)) and summed by op class:
 - optimizer: once per step, every trained state read and written, divided over the cards that shard it.
 
 The GPU cannot run faster than the host issues kernels (PyTorch eager: tens of microseconds per op): a
-micro-batch takes at least its kernel count times the launch cost (efficiency.yaml ``launch``).
+micro-batch takes at least its kernel count times the launch cost (efficiency.yaml ``launch``). An MoE under PEFT
+on the eager stack is the extreme case: Transformers loops over the experts hit and PEFT wraps every expert's
+linears, so Qwen3-30B-A3B LoRA on all linears issues ~6 kernels for each of its 18,432 expert adapters per pass
+(about 5 s of host time a step on an H100 at micro-batch 1 x 2,048, the GPU busy ~30 %); users report exactly this
+("qwen3:30b-a3b SFT with lora-rank as 16 is very very slow ... GPU utilization is less than 20%",
+https://github.com/hiyouga/LlamaFactory/issues/8038). The fused stack runs the experts as one grouped GEMM.
 """
 
 from __future__ import annotations
@@ -121,8 +126,8 @@ def _table(model: ModelSpec) -> _ModelTable:
 
 
 @functools.lru_cache(maxsize=1024)
-def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[int, int, int], ...]:
-    """(in, out, count) of every module LoRA adapts for ``targets``."""
+def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[int, int, int, bool], ...]:
+    """(in, out, count, routed expert) of every module LoRA adapts for ``targets``."""
     if isinstance(targets, tuple):
         # lm_head / output adapters sit outside the blocks (engine/memory/states.py counts their parameters apart)
         blocks = [t for t in targets if t not in ("lm_head", "output")]
@@ -131,11 +136,12 @@ def _adapted(model: ModelSpec, targets: str | tuple[str, ...]) -> tuple[tuple[in
         mods = model.lora_modules(blocks)
     else:
         mods = model.lora_modules(targets)
-    return tuple((m.in_features, m.out_features, m.count) for m in mods)
+    return tuple((m.in_features, m.out_features, m.count, m.group == "expert") for m in mods)
 
 
 _CLS = {name: i for i, name in enumerate(OP_CLASSES)}
-GemmRow = tuple[int, float, float, float, float, float, float, float]  # class, M, N, K as (c, k) of tokens, count
+# class, M, N, K as (c, k) of tokens, count, and how many of them one kernel runs together (a grouped GEMM's experts)
+GemmRow = tuple[int, float, float, float, float, float, float, float, float]
 PlanRows = tuple[tuple[GemmRow, ...], tuple[float, ...], tuple[float, ...]]
 
 
@@ -166,15 +172,17 @@ class _Plan:
     its kernel count; attention is added per shape (it grows with the square of the sequence)."""
 
     def __init__(self) -> None:
-        self.g: list[tuple[int, float, float, float, float, float, float, float]] = []
+        self.g: list[GemmRow] = []
         self.stream_c = [0.0] * len(OP_CLASSES)
         self.stream_k = [0.0] * len(OP_CLASSES)
         self.kernels = 0.0
 
-    def gemm(self, cls: str, m: float | _Lin, n: float | _Lin, k: float | _Lin, count: float = 1.0) -> None:
-        """``count`` GEMMs of M x N x K in BF16 (2 bytes per element read or written)."""
+    def gemm(self, cls: str, m: float | _Lin, n: float | _Lin, k: float | _Lin, count: float = 1.0,
+             group: float = 1.0) -> None:  # fmt: skip
+        """``count`` GEMMs of M x N x K in BF16 (2 bytes per element read or written), ``group`` of them in one
+        kernel (a grouped GEMM: their tiles share the SMs' waves)."""
         if count > 0:
-            self.g.append((_CLS[cls], *_lin(m), *_lin(n), *_lin(k), count))
+            self.g.append((_CLS[cls], *_lin(m), *_lin(n), *_lin(k), count, group))
 
     def stream(self, cls: str, moved: float | _Lin) -> None:
         c, k = _lin(moved)
@@ -184,12 +192,18 @@ class _Plan:
     def rows(self) -> PlanRows:
         """The GEMM rows with identical shapes merged (their counts summed: q and o, k and v, gate and up ...),
         and the streamed bytes per class."""
-        merged: dict[tuple[int, float, float, float, float, float, float], float] = {}
-        for cls, mc, mk, nc, nk, kc, kk, count in self.g:
-            key = (cls, mc, mk, nc, nk, kc, kk)
+        merged: dict[tuple[int, float, float, float, float, float, float, float], float] = {}
+        for cls, mc, mk, nc, nk, kc, kk, count, group in self.g:
+            key = (cls, mc, mk, nc, nk, kc, kk, group)
             merged[key] = merged.get(key, 0.0) + count
-        gemms = tuple((*k, c) for k, c in merged.items())
+        gemms = tuple((*k[:7], c, k[7]) for k, c in merged.items())
         return gemms, tuple(self.stream_c), tuple(self.stream_k)
+
+
+def _grouped(t: _ModelTable, s: _PlanKey, eff: Efficiency) -> float:
+    """How many expert GEMMs of one layer run as one kernel: all of them where the stack runs a grouped GEMM
+    (efficiency.yaml ``grouped_experts``), else one (a loop over the experts, one GEMM each)."""
+    return float(t.experts) if eff.grouped_experts.get(s.stack, False) else 1.0
 
 
 def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recompute: bool = False) -> None:
@@ -201,18 +215,22 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
 
     tokens = _Lin(1.0)
     plan.kernels += eff.kernels_per_layer * t.layers
+    grouped = _grouped(t, s, eff)
     for group, k_in, n_out, count in t.linear:
         # MoE: FLOPs by active parameters (top-k of E experts per token), every expert's weights read
         rows = tokens * t.top_k / t.experts if group == "expert" else tokens
-        plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count)
+        g = grouped if group == "expert" else 1.0
+        plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count, g)
     a, b, q = eff.elementwise[s.stack]
     plan.stream(c("elementwise"), tokens * (t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
     if s.rank:
         adapted = _adapted(model, s.targets)
-        for k_in, n_out, count in adapted:
-            plan.gemm(c("lora"), tokens, s.rank, k_in, count)  # x @ A
-            plan.gemm(c("lora"), tokens, n_out, s.rank, count)  # (x A) @ B
-            plan.stream(c("lora"), tokens * (3 * 2.0 * n_out * count))  # scale, add to the base output
+        for k_in, n_out, count, expert in adapted:
+            # an expert's adapter sees only the tokens routed to it (top-k of E), as the expert itself
+            rows = tokens * t.top_k / t.experts if expert else tokens
+            plan.gemm(c("lora"), rows, s.rank, k_in, count)  # x @ A
+            plan.gemm(c("lora"), rows, n_out, s.rank, count)  # (x A) @ B
+            plan.stream(c("lora"), rows * (3 * 2.0 * n_out * count))  # scale, add to the base output
         plan.kernels += eff.kernels_per_adapter * sum(m[2] for m in adapted)
     if s.dequant_bytes:
         # read NF4/FP8, write BF16, at the dequantisation kernels' own achieved bandwidth
@@ -223,22 +241,25 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
 def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> None:
     t = _table(model)
     tokens = _Lin(1.0)
+    grouped = _grouped(t, s, eff)
     for group, k_in, n_out, count in t.linear:
         cls = "projections" if group == "attention" else "mlp"
         rows = tokens * t.top_k / t.experts if group == "expert" else tokens
-        plan.gemm(cls, rows, k_in, n_out, count)  # input gradient dX = dY W
+        g = grouped if group == "expert" else 1.0
+        plan.gemm(cls, rows, k_in, n_out, count, g)  # input gradient dX = dY W
         if s.full:
-            plan.gemm(cls, k_in, n_out, rows, count)  # weight gradient dW = X^T dY
+            plan.gemm(cls, k_in, n_out, rows, count, g)  # weight gradient dW = X^T dY
     a, b, q = eff.elementwise[s.stack]
     plan.stream("elementwise", tokens * (2 * t.layers * (a * t.h + b * t.ffn + q * (t.nh + t.nkv) * t.hd)))
     if s.rank:
-        for k_in, n_out, count in _adapted(model, s.targets):
-            # dX through B then A, dB and dA: four thin GEMMs
-            plan.gemm("lora", tokens, s.rank, n_out, count)
-            plan.gemm("lora", tokens, k_in, s.rank, count)
-            plan.gemm("lora", s.rank, n_out, tokens, count)
-            plan.gemm("lora", k_in, s.rank, tokens, count)
-            plan.stream("lora", tokens * (2 * 2.0 * n_out * count))
+        for k_in, n_out, count, expert in _adapted(model, s.targets):
+            # dX through B then A, dB and dA: four thin GEMMs (an expert's over its routed tokens only)
+            rows = tokens * t.top_k / t.experts if expert else tokens
+            plan.gemm("lora", rows, s.rank, n_out, count)
+            plan.gemm("lora", rows, k_in, s.rank, count)
+            plan.gemm("lora", s.rank, n_out, rows, count)
+            plan.gemm("lora", k_in, s.rank, rows, count)
+            plan.stream("lora", rows * (2 * 2.0 * n_out * count))
     if s.dequant_bytes:
         # the input gradient needs W again
         plan.stream("dequant", t.linear_weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
@@ -299,9 +320,9 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     # rows: FLOPs, bytes, time, compute-bound time, memory-bound time, per class (plain floats: for a few dozen
     # GEMMs this is faster than numpy's per-call overhead)
     rows = [[0.0, sc[i] * tokens + sk[i], 0.0, 0.0, 0.0] for i in range(len(OP_CLASSES))]
-    for cls, mc, mk, nc, nk, kc, kk, count in gemms:
+    for cls, mc, mk, nc, nk, kc, kk, count, group in gemms:
         m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
-        waves = math.ceil(m / tm_) * math.ceil(n / tn_) / sms
+        waves = math.ceil(m / tm_) * math.ceil(n / tn_) * group / sms
         rate = top * waves / math.ceil(waves) * k / (k + kf)
         flops = 2.0 * m * n * k * count
         moved = 2.0 * (m * k + k * n + m * n) * count

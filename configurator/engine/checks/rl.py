@@ -1,0 +1,156 @@
+"""A DPO / GRPO / PPO job's RL summary (``JobResult.rl``) and the checks of its generation engine on cards of its
+own: what each model costs per card, where generation runs with its memory and KV cache, and the step split into
+training, generation and the extra passes. Every figure comes from engine/memory/rl.py and
+time/steptime/generation.py."""
+
+from __future__ import annotations
+
+from configurator.catalog.models import ModelSpec
+from configurator.engine.memory import rl
+from configurator.engine.memory.breakdown import MemoryBreakdown
+from configurator.engine.model.build import Job
+from configurator.engine.model.parallelism import PARALLELISM
+from configurator.engine.model.result import CardMemory, Check, Compute, RLModel, RLResult
+
+GB = 1e9
+_TRAINING_OPS = {"generation"}  # op rows that are not the policy's training step (with the extra passes below)
+
+
+def _extra(name: str) -> bool:
+    return name.endswith(" forward") or name in ("critic training", "policy epochs 2+")
+
+
+def _step_split(comp: Compute | None) -> tuple[float | None, float | None, dict[str, float]]:
+    """(training, generation, extra passes) seconds from the compute's op rows (time/steptime/generation.py rows)."""
+    if comp is None or not comp.ops or comp.seconds_per_step is None:
+        return None, None, {}
+    gen = sum(o.seconds for o in comp.ops if o.name == "generation")
+    extra = {o.name: o.seconds for o in comp.ops if _extra(o.name)}
+    training = sum(o.seconds for o in comp.ops if o.name not in _TRAINING_OPS and not _extra(o.name))
+    return training, gen or None, extra
+
+
+def generation_cards(job: Job) -> list[int]:
+    return job.rl.generation_cards if rl.generates(job) and job.rl.generation == "vllm-server" else []
+
+
+def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardMemory], comp: Compute | None,
+              shards: int, tp: int, server: dict[int, tuple[str, float]]) -> RLResult | None:  # fmt: skip
+    """The job's RL summary; ``server``: slot -> (card name, capacity bytes) of the build's cards (for
+    generation cards of its own)."""
+    if not rl.is_rl(job) or model.is_params_only:
+        return None
+    strategy = PARALLELISM[job.parallelism]
+    stage = strategy.stage if strategy.shards_states else 3
+    states = mem.weights + mem.adapters + mem.gradients + mem.optimizer
+    models = [RLModel(role=m.role, held=m.held, gb_per_card=m.gb_per_card, source=m.source)
+              for m in rl.kept_models(model, job, states, shards=shards, stage=stage, tp=tp)]  # fmt: skip
+    training, gen_s, extra = _step_split(comp)
+    out = RLResult(objective=job.objective, models=models, training_seconds=training, generation_seconds=gen_s,
+                   extra_seconds=extra)  # fmt: skip
+    if not rl.generates(job):
+        return out
+    seqs = rl.generation_sequences(job)
+    needed = rl.generation_kv_needed(model, job)
+    fields: dict[str, object] = {"sequences": seqs, "kv_needed_gb": needed / GB}
+    share = rl.colocated_share(job)
+    if share and rows:
+        row = min(rows, key=lambda r: r.capacity_gb)
+        budget, weights, kv = rl.generation_budget(model, job, row.capacity_gb * GB / (1 - share))
+        fields |= {"generation": f"vLLM colocated on the training cards, {share:.0%} of each (TRL vllm_mode colocate)",
+                   "generation_share_gb": budget / GB, "generation_weights_gb": weights / GB,
+                   "kv_cache_gb": max(kv, 0.0) / GB}  # fmt: skip
+    elif job.rl.generation == "vllm-server" and (slots := [s for s in generation_cards(job) if s in server]):
+        slot = min(slots, key=lambda s: server[s][1])
+        util = job.rl.server_gpu_memory_utilization
+        budget, weights, kv = rl.generation_budget(model, job, server[slot][1], util)
+        fields |= {"generation": f"vLLM on its own cards (slots {', '.join(map(str, slots))}), {util:.0%} of each",
+                   "generation_share_gb": budget / GB, "generation_weights_gb": weights / GB,
+                   "kv_cache_gb": max(kv, 0.0) / GB}  # fmt: skip
+    elif job.rl.generation == "vllm-server":
+        fields["generation"] = "vLLM server on cards outside this build (trl vllm-serve)"
+    else:
+        fields["generation"] = ("transformers generate in the training process (TRL PPO's default; its KV cache is "
+                                "freed before the training forward)")  # fmt: skip
+    return out.model_copy(update=fields)
+
+
+def server_checks(model: ModelSpec, job: Job, server: dict[int, tuple[str, float]],
+                  training_slots: set[int]) -> list[Check]:  # fmt: skip
+    """Generation on cards of its own (vllm-server with ``generation_cards``): the slots exist and do not train,
+    vLLM's weights fit its share and its KV cache holds one round."""
+    slots = generation_cards(job)
+    if not slots or model.is_params_only:
+        return []
+    name = job.name
+    missing = [s for s in slots if s not in server]
+    if missing:
+        return [Check(severity="error", code="RL_GENERATION", job=name, message=(
+            f"Job '{name}': generation cards {', '.join(map(str, missing))} are not slots with a card in this "
+            "build. Put cards there, or name the slots that hold the generation engine."))]  # fmt: skip
+    shared = sorted(set(slots) & training_slots)
+    if shared:
+        return [Check(severity="error", code="RL_GENERATION", job=name, message=(
+            f"Job '{name}': slots {', '.join(map(str, shared))} both train and run the vLLM server; a server "
+            "takes its share of the whole card. Use vllm-colocate for shared cards, or separate slots."))]  # fmt: skip
+    util = job.rl.server_gpu_memory_utilization
+    slot = min(slots, key=lambda s: server[s][1])
+    budget, weights, kv = rl.generation_budget(model, job, server[slot][1], util)
+    needed = rl.generation_kv_needed(model, job)
+    where = f"slot {slot} ({server[slot][0]})"
+    if kv <= 0:
+        return [Check(severity="error", code="RL_GENERATION", slot=slot, job=name, message=(
+            f"Job '{name}': the vLLM server's {util:.0%} of {where} is {budget / GB:.1f} GB, less than its weights "
+            f"({weights / GB:.1f} GB) and activations. Raise vllm_tensor_parallel or use larger cards."))]  # fmt: skip
+    ok = kv >= needed
+    return [Check(severity="info" if ok else "warning", code="RL_GENERATION", slot=slot, job=name, message=(
+        f"Job '{name}': generation on its own cards; the vLLM server takes {util:.0%} of {where}: "
+        f"{weights / GB:.1f} GB of weights and a {kv / GB:.1f} GB KV cache for one round, which needs "
+        f"{needed / GB:.1f} GB." + ("" if ok else " vLLM will preempt and queue sequences (slower "
+                                   "generation); add cards or raise vllm_tensor_parallel.")))]  # fmt: skip
+
+
+def group_checks(job: Job, cards: int) -> list[Check]:
+    """GRPO's generation batch must hold whole prompt groups (engine/memory/rl.py groups_whole): TRL refuses to
+    start otherwise."""
+    if rl.groups_whole(job, cards):
+        return []
+    batch = rl.generation_sequences(job) * cards
+    return [Check(severity="error", code="RL_GENERATION", job=job.name, message=(
+        f"Job '{job.name}': its generation batch ({job.micro_batch_size} x {job.gradient_accumulation_steps} "
+        f"steps x {cards} cards = {batch} completions) is not a multiple of its {job.rl.generations} generations "
+        "per prompt: TRL's GRPOConfig refuses it. Make micro-batch x accumulation x cards a multiple of the "
+        "generations."))]  # fmt: skip
+
+
+def engine_uses(job: Job, rows: list[CardMemory], server: dict[int, tuple[str, float]],
+                training_slots: set[int]) -> dict[tuple[int, int | None], float]:  # fmt: skip
+    """Bytes the generation engine holds on each card, beside the training's peak: a colocated vLLM's share of each
+    training card, a server's share of each of its own cards (so jobs sharing a card are summed with it)."""
+    share = rl.colocated_share(job)
+    if share:
+        return {(r.slot, r.instance): r.capacity_gb * GB / (1 - share) * share for r in rows}
+    util = job.rl.server_gpu_memory_utilization
+    return {(s, None): util * server[s][1] for s in generation_cards(job) if s in server and s not in training_slots}
+
+
+TRL_ROLLOUT_CHUNK = 64  # trl/experimental/ppo/ppo_config.py local_rollout_forward_batch_size default
+
+
+def in_process_checks(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardMemory]) -> list[Check]:
+    """Generation inside the training process (``transformers``: TRL PPO's ``unwrap_model_for_generation`` +
+    ``generate`` in chunks of local_rollout_forward_batch_size): its KV cache sits beside the model states before
+    the training forward; an error when the two exceed the card."""
+    if not rl.generates(job) or job.rl.generation != "transformers" or not rows or model.is_params_only:
+        return []
+    seqs = min(rl.generation_sequences(job), TRL_ROLLOUT_CHUNK)
+    kv = seqs * (job.rl.prompt_length + job.rl.completion_length) * rl.kv_bytes_per_token(model)
+    states = mem.weights + mem.adapters + mem.gradients + mem.optimizer + mem.cuda_context
+    row = min(rows, key=lambda r: r.capacity_gb)
+    if states + kv <= row.capacity_gb * GB:
+        return []
+    return [Check(severity="error", code="RL_GENERATION", slot=row.slot, job=job.name, message=(
+        f"Job '{job.name}': generating in the training process keeps a {kv / GB:.1f} GB KV cache for {seqs} "
+        f"sequences of {job.rl.prompt_length} + {job.rl.completion_length} tokens beside {states / GB:.1f} GB of "
+        f"model states: more than the {row.capacity_gb:.1f} GB of slot {row.slot}. Generate in smaller chunks "
+        "(local_rollout_forward_batch_size), shorten completions, or generate with vLLM."))]  # fmt: skip

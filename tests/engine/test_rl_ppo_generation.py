@@ -1,0 +1,196 @@
+"""PPO's models (critic trained in full, frozen reward model, reference unless LoRA), the generation engine on
+separate cards, GRPO's whole prompt groups, and the RL step time: training plus a memory-bound generation round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from configurator.catalog.models import ModelSpec, load_models_yaml
+from configurator.engine.memory import rl
+from configurator.engine.memory.estimate import memory_for_card
+from configurator.engine.model.build import Job
+from configurator.engine.time.steptime.generation import forward_passes, generation_time
+from configurator.engine.time.steptime.ops import Device
+from tests.helpers import single_job
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def llama8b() -> ModelSpec:
+    data = yaml.safe_load((ROOT / "specs" / "models.yaml").read_text(encoding="utf-8"))
+    return next(m for m in load_models_yaml(data) if m.id == "llama-3.1-8b")
+
+
+def _job(**fields: object) -> Job:
+    return Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", **fields})
+
+
+def test_ppo_adds_a_critic_trained_in_full_and_a_frozen_reward_model(llama8b: ModelSpec) -> None:
+    sft = memory_for_card(llama8b, _job(method="full", parallelism="zero3", sequence_length=1024, loss="bf16"),
+                          shards=8)  # fmt: skip
+    ppo = memory_for_card(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8)
+    critic = rl.critic_parameters(llama8b)
+    assert critic == llama8b.total_params - 128_256 * 4096 + 4096  # the LM head becomes a hidden x 1 score
+    extra = rl.extra_states(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8, stage=3, tp=1)
+    assert extra.reward_weights == pytest.approx(llama8b.total_params * 2 / 8)
+    assert ppo.weights - sft.weights == pytest.approx(
+        extra.critic_weights + extra.reward_weights + llama8b.total_params * 2 / 8
+    )  # + the reference
+    assert ppo.optimizer - sft.optimizer == pytest.approx(extra.critic_optimizer)
+    assert ppo.activations > sft.activations  # the value model's forward is saved beside the policy's
+
+
+def test_lora_ppo_keeps_no_reference_copy_but_still_a_critic(llama8b: ModelSpec) -> None:
+    job = _job(objective="ppo")
+    assert not rl.keeps_reference(job) and rl.uses_reference(job)  # the base with its adapters disabled
+    rows = {m.role: m for m in rl.kept_models(llama8b, job, 40e9, shards=1, stage=0, tp=1)}
+    assert rows["reference"].gb_per_card == 0 and "adapters disabled" in rows["reference"].held
+    assert rows["critic"].gb_per_card > 16 and "ppo_trainer.py" in rows["critic"].source
+    no_rm = rl.kept_models(llama8b, _job(objective="ppo", rl={"reward_model": False}), 40e9, shards=1, stage=0,
+                           tp=1)  # fmt: skip
+    assert next(m for m in no_rm if m.role == "reward").gb_per_card == 0
+
+
+def test_the_extra_forwards_each_method_adds() -> None:
+    assert forward_passes(_job(objective="dpo")) == {"reference": 1}
+    assert forward_passes(_job(objective="grpo")) == {}  # beta 0: no KL term, no reference forward
+    assert forward_passes(_job(objective="grpo", rl={"beta": 0.04})) == {"reference": 1}
+    assert set(forward_passes(_job(objective="ppo"))) == {"reference", "policy log-probs", "critic values", "reward"}
+
+
+def test_decode_is_memory_bound(llama8b: ModelSpec) -> None:
+    """Twice the bandwidth nearly halves decode; twice the compute changes it little (batch 8)."""
+    job = _job(objective="grpo", micro_batch_size=8, rl={"prompt_length": 512, "completion_length": 1024})
+    base = generation_time(llama8b, job, Device("Hopper", 989.5, 3350, 132))
+    fast_memory = generation_time(llama8b, job, Device("Hopper", 989.5, 6700, 132))
+    fast_compute = generation_time(llama8b, job, Device("Hopper", 1979.0, 3350, 132))
+    assert fast_memory.decode_seconds == pytest.approx(base.decode_seconds / 2, rel=0.02)
+    assert fast_compute.decode_seconds == pytest.approx(base.decode_seconds, rel=0.02)
+    # each of 1,024 steps reads the 15 GB of non-embedding weights at ~3 TB/s: about 5 ms a token
+    assert 4.0 < base.decode_seconds < 8.0
+    longer = generation_time(llama8b, job.model_copy(update={"rl": job.rl.model_copy(
+        update={"completion_length": 2048})}), Device("Hopper", 989.5, 3350, 132))  # fmt: skip
+    assert longer.decode_seconds > 2 * base.decode_seconds * 0.99
+
+
+def test_step_time_is_training_plus_generation() -> None:
+    rl_job = {"objective": "grpo", "micro_batch_size": 8, "rl": {"prompt_length": 512, "completion_length": 1024}}
+    _, grpo = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", **rl_job)
+    _, sft = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", micro_batch_size=8,
+                        sequence_length=1536, loss="bf16")  # fmt: skip
+    assert grpo.rl is not None and grpo.compute is not None and sft.compute is not None
+    assert grpo.compute.tokens_per_step == 8 * 1536  # prompt + completion, not sequence_length
+    assert grpo.rl.training_seconds == pytest.approx(sft.compute.seconds_per_step, rel=1e-6)
+    assert grpo.rl.generation_seconds and grpo.rl.generation_seconds > grpo.rl.training_seconds
+    assert grpo.step_seconds == pytest.approx(grpo.rl.training_seconds + grpo.rl.generation_seconds, rel=1e-6)
+    c = grpo.compute
+    assert c.bf16_tflops and c.seconds_per_step  # the utilisation is the training's FLOPs over the whole RL step
+    assert c.utilization == pytest.approx(c.flops_per_step / (c.bf16_tflops * 1e12 * c.seconds_per_step))
+
+
+def test_grpo_needs_whole_prompt_groups() -> None:
+    result, _ = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", objective="grpo",
+                           micro_batch_size=4)  # fmt: skip
+    check = next(c for c in result.checks if c.code == "RL_GENERATION" and "prompt" in c.message)
+    assert check.severity == "error" and "8 generations" in check.message
+    ok, _ = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", n=2, objective="grpo",
+                       micro_batch_size=4)  # fmt: skip
+    assert not [c for c in ok.checks if c.code == "RL_GENERATION" and c.severity == "error"]
+
+
+def _server_build(gen_cards: list[int], train: list[int]) -> tuple[list[object], object]:
+    from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
+
+    build = Build.model_validate({
+        "name": "t", "chassis": "hgx-8", "cards": [{"slot": s, "card": "h100-sxm"} for s in range(1, 5)],
+        "jobs": [{"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+                  "cards": train, "parallelism": "fsdp" if len(train) > 1 else "single",
+                  "rl": {"generation": "vllm-server", "generation_cards": gen_cards, "completion_length": 1024}}],
+    })  # fmt: skip
+    result = evaluate(build)
+    return list(result.checks), result.jobs[0]
+
+
+def test_generation_on_cards_of_its_own() -> None:
+    checks, job = _server_build([4], [1])
+    note = next(c for c in checks if c.code == "RL_GENERATION")  # type: ignore[attr-defined]
+    assert note.severity == "info" and "90% of slot 4" in note.message  # type: ignore[attr-defined]
+    assert job.rl.generation.startswith("vLLM on its own cards (slots 4)")  # type: ignore[attr-defined]
+    assert job.rl.generation_weights_gb == pytest.approx(16.06, abs=0.01)  # type: ignore[attr-defined]
+    assert job.cards[0].capacity_gb == pytest.approx(85.5, abs=0.1)  # type: ignore[attr-defined]
+    shared, _ = _server_build([1], [1])
+    assert any(c.severity == "error" and "both train and run" in c.message for c in shared)  # type: ignore[attr-defined]
+    missing, _ = _server_build([7], [1])
+    assert any(c.severity == "error" and "not slots with a card" in c.message for c in missing)  # type: ignore[attr-defined]
+
+
+def test_a_card_shared_with_a_colocated_vllm_counts_its_share() -> None:
+    from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
+
+    grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+            "cards": [1], "rl": {"vllm_gpu_memory_utilization": 0.5}}  # fmt: skip
+    sft = {"name": "s", "model": "llama-3.1-8b", "method": "lora", "cards": [1]}
+    build = Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": [{"slot": 1, "card": "h100-sxm"}],
+                                  "jobs": [grpo, sft]})  # fmt: skip
+    shared = next(c for c in evaluate(build).checks if c.code == "CARD_SHARED")
+    assert shared.severity == "error"  # vLLM's 42.8 GB + both jobs' peaks > 85.5 GB
+
+
+def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
+    from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
+
+    grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+            "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
+    sft = {"name": "s", "model": "llama-3.1-8b", "method": "lora", "cards": [2]}
+    cards = [{"slot": 1, "card": "h100-sxm"}, {"slot": 2, "card": "h100-sxm"}]
+    build = Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": cards, "jobs": [grpo, sft]})
+    shared = next(c for c in evaluate(build).checks if c.code == "CARD_SHARED")
+    assert shared.slot == 2 and shared.severity == "error"  # 90 % of the card for vLLM + an 8B LoRA
+
+
+def test_changing_a_generation_card_re_evaluates_the_job() -> None:
+    from configurator.engine.evaluate import evaluate
+    from configurator.engine.model.build import Build
+
+    def weights_share(card: str) -> float:
+        job = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
+               "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
+        cards = [{"slot": 1, "card": "h100-sxm"}, {"slot": 2, "card": card}]
+        result = evaluate(Build.model_validate({"name": "t", "chassis": "hgx-8", "cards": cards, "jobs": [job]}))
+        assert result.jobs[0].rl is not None and result.jobs[0].rl.generation_share_gb is not None
+        return result.jobs[0].rl.generation_share_gb
+
+    assert weights_share("h200-sxm") > weights_share("h100-sxm")  # the memo sees the server's card
+
+
+def test_generating_in_the_training_process_must_fit_beside_the_states() -> None:
+    rl_job = {"objective": "ppo", "micro_batch_size": 64,
+              "rl": {"generation": "transformers", "prompt_length": 2048, "completion_length": 32768}}  # fmt: skip
+    result, _ = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", **rl_job)
+    error = next(c for c in result.checks if c.code == "RL_GENERATION" and "training process" in c.message)
+    assert error.severity == "error" and "64 sequences" in error.message  # TRL's rollout chunk
+    small = {"objective": "ppo", "micro_batch_size": 4, "rl": {"generation": "transformers"}}
+    ok, _ = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", **small)
+    assert not [c for c in ok.checks if c.code == "RL_GENERATION"]
+
+
+def test_a_ppo_step_adds_the_critic_and_its_epochs() -> None:
+    rl_job = {"objective": "ppo", "parallelism": "zero3", "rl": {"prompt_length": 256, "completion_length": 256}}
+    _, one = single_job("llama-3.2-1b", "full", card="h100-sxm", chassis="hgx-8", n=2, **rl_job)
+    two_epochs = {**rl_job, "rl": {**rl_job["rl"], "ppo_epochs": 2}}  # type: ignore[dict-item]
+    _, two = single_job("llama-3.2-1b", "full", card="h100-sxm", chassis="hgx-8", n=2, **two_epochs)
+    assert one.rl is not None and two.rl is not None and one.rl.training_seconds is not None
+    extra = one.rl.extra_seconds
+    assert set(extra) == {"reference forward", "policy log-probs forward", "critic values forward", "reward forward",
+                          "critic training"}  # fmt: skip
+    # the critic is the policy's architecture trained in full: about one more policy step
+    assert extra["critic training"] == pytest.approx(one.rl.training_seconds, rel=0.15)
+    assert two.rl.extra_seconds["critic training"] == pytest.approx(2 * extra["critic training"])
+    assert two.rl.extra_seconds["policy epochs 2+"] == pytest.approx(one.rl.training_seconds)

@@ -1,0 +1,74 @@
+"""The Jobs form's post-training rows: each shown only where the engine says it applies (engine/memory/rl.py
+form_fields), each change one undoable edit of the job's rl settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QComboBox
+
+from configurator.engine.model.buildfile import load_build
+from configurator.ui.jobs import JobsPanel
+from configurator.ui.shell.document import BuildDocument
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+BUILDS = Path(__file__).resolve().parents[2] / "resources" / "builds"
+
+
+def _panel(qtbot, name: str) -> tuple[BuildDocument, JobsPanel]:  # type: ignore[no-untyped-def]
+    doc = BuildDocument(load_build(BUILDS / name))
+    panel = JobsPanel(doc)
+    qtbot.addWidget(panel)
+    panel.resize(340, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.select_job(0)
+    return doc, panel
+
+
+def _choose(box: QComboBox, word: object) -> None:
+    i = box.findData(word)
+    assert i >= 0, word
+    box.setCurrentIndex(i)
+
+
+def _visible(panel: JobsPanel) -> set[str]:
+    rows = panel.rl_rows
+    return {field for field, w in rows.rows.items() if panel.form.isRowVisible(w)}
+
+
+def test_grpo_rows_follow_the_generation_engine(qtbot) -> None:  # type: ignore[no-untyped-def]
+    doc, panel = _panel(qtbot, "rl-grpo-8b-lora-vllm-h100.yaml")
+    rows = panel.rl_rows
+    assert rows.objective_box.currentData() == "grpo"
+    shown = _visible(panel)
+    assert {"generations", "prompt_length", "completion_length", "vllm_gpu_memory_utilization"} <= shown
+    assert not shown & {"generation_cards", "server_gpu_memory_utilization", "reward_model", "moe_capacity_factor"}
+    assert not panel.form.isRowVisible(panel.seq_spin.parentWidget())  # prompt + completion instead
+    assert rows.completion_spin.value() == 1024 and rows.share_spin.value() == pytest.approx(0.3)
+    rows.share_spin.setValue(0.4)
+    assert doc.build.jobs[0].rl.vllm_gpu_memory_utilization == pytest.approx(0.4)
+    assert doc.undo_stack.text(doc.undo_stack.index() - 1) == "Set vLLM share of 8B GRPO LoRA to 0.4"
+    _choose(rows.generation_box, "vllm-server")
+    assert doc.build.jobs[0].rl.generation == "vllm-server"
+    shown = _visible(panel)
+    assert {"generation_cards", "server_gpu_memory_utilization"} <= shown and "vllm_gpu_memory_utilization" not in shown
+    doc.undo_stack.undo()
+    assert doc.build.jobs[0].rl.generation == "vllm-colocate"
+
+
+def test_dpo_shows_no_generation_rows_and_ppo_its_reward_model(qtbot) -> None:  # type: ignore[no-untyped-def]
+    doc, panel = _panel(qtbot, "rl-dpo-8b-full-4x-h100.yaml")
+    rows = panel.rl_rows
+    assert _visible(panel) == {"beta"}
+    assert panel.form.isRowVisible(panel.seq_spin.parentWidget())
+    _choose(rows.objective_box, "ppo")
+    assert doc.build.jobs[0].objective == "ppo"
+    assert {"reward_model", "ppo_epochs", "generation", "completion_length"} <= _visible(panel)
+    assert "generations" not in _visible(panel)  # GRPO's groups only
+    rows.reward_check.setChecked(False)
+    assert doc.build.jobs[0].rl.reward_model is False
+    _choose(rows.objective_box, "sft")
+    assert _visible(panel) == set()

@@ -1,0 +1,67 @@
+"""The kiosk uses a larger screen: its chart and chassis grow from 1280x800 to 1920x1080 and 2560x1440, the chart's
+legend stands beside the plot instead of taking three rows above it (the plot was 180 px high at 1920x1080, about
+what it was at 1280x800), every slot stays in view, and the chassis's slot labels read at a stand's distance
+(they were ~8-10 px at 1920x1080)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QRect, QSettings
+
+from tests.shots import save_shot
+
+SIZES = [(1280, 800), (1920, 1080), (2560, 1440)]
+
+
+def _measure(demo, qtbot) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    qtbot.wait(30)  # the chart's graphics layout settles on posted events
+    chart, chassis = demo.chart, demo.chassis
+    shown = QRect(QPoint(0, 0), chassis.viewport().size()).adjusted(-1, -1, 1, 1)
+    slots = [chassis.mapFromScene(item.sceneBoundingRect()).boundingRect() for item in chassis.slot_items.values()]
+    legend = chart.legend.sceneBoundingRect()
+    plot = chart.plot.vb.sceneBoundingRect()
+    return {
+        "chart_area": chart.width() * chart.height(),
+        "plot_h": chart.plot_height(),
+        "label_px": chassis.label_px(),
+        "slots": len(slots),
+        "slots_shown": sum(shown.contains(r) for r in slots),
+        "legend_beside": legend.left() >= plot.right() - 1 and legend.top() < plot.bottom(),
+    }
+
+
+def test_kiosk_chart_and_chassis_grow_with_the_screen(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from configurator.ui.kiosk import DemoWindow
+    from configurator.ui.shell.settings import Settings
+
+    demo = DemoWindow(Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), idle_ms=600_000)
+    qtbot.addWidget(demo)
+    demo.allow_close = True
+    demo.show()
+    qtbot.waitExposed(demo)
+    seen: dict[tuple[int, int], list[dict[str, float]]] = {}
+    for size in SIZES:
+        demo.resize(*size)
+        seen[size] = []
+        for i in range(demo.scenario_count()):
+            demo.show_scenario(i)
+            seen[size].append(_measure(demo, qtbot))
+        demo.show_scenario(0)
+        save_shot(demo, f"kiosk-growth-{size[0]}x{size[1]}")
+    small, large, huge = (seen[s] for s in SIZES)
+    builds = [i for i, s in enumerate(demo.scenarios) if not s.is_plan]
+    for i in range(demo.scenario_count()):
+        for size in SIZES:
+            m = seen[size][i]
+            assert m["slots"] == 8 and m["slots_shown"] == 8, (size, i, m)  # every slot reachable
+        # the chart widget takes the larger screen's room; its plot is never smaller than on the smaller screen
+        assert large[i]["chart_area"] >= 1.3 * small[i]["chart_area"], (i, small[i], large[i])
+        assert large[i]["plot_h"] >= small[i]["plot_h"] - 1, (i, small[i], large[i])
+        assert huge[i]["plot_h"] >= 1.3 * large[i]["plot_h"], (i, large[i], huge[i])
+        # slot labels scale with the screen
+        assert small[i]["label_px"] < large[i]["label_px"] < huge[i]["label_px"], (i, small[i], large[i], huge[i])
+    for i in builds:
+        assert large[i]["legend_beside"], (i, large[i])
+        assert large[i]["plot_h"] >= 220, (i, large[i])  # 180 px (scenario 1) with the legend above in 3 rows
+        assert large[i]["label_px"] >= 14, (i, large[i])  # readable at 1920x1080 (~8-10 px before)
