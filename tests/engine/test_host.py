@@ -113,3 +113,14 @@ def test_the_chassis_check_fires_only_beyond_what_the_chassis_holds() -> None:
     hits = [c for c in over.checks if c.code == "HOST_MEMORY"]
     assert hits and hits[0].severity == "error"
     assert "more than the 6597 GB" in hits[0].message and "choose a chassis with more DIMM slots" in hits[0].message
+
+
+def test_the_host_and_checkpoints_kept_survive_the_file_and_the_qr_code() -> None:
+    from configurator.engine.model.buildcode import decode_build, encode_build
+    from configurator.engine.model.buildfile import build_to_yaml, parse_build
+
+    build = Build.model_validate({"chassis": "generic-server-8", "cards": [{"slot": 1, "card": "h200-nvl"}],
+                                  "host": {"dimms": {"count": 8, "size_gb": 64}, "drives": {"count": 2, "tb": 3.84}},
+                                  "jobs": [{**ZERO3_OFFLOAD, "checkpoints_kept": 5, "cards": [1]}]})  # fmt: skip
+    assert parse_build(build_to_yaml(build), "b.yaml") == build
+    assert decode_build(encode_build(build)) == build
