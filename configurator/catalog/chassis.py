@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from configurator.catalog.sourced import Sourced, Strict
+from configurator.catalog.units import GB, GIB
 
 
 class SlotPosition(Strict):
@@ -101,7 +102,7 @@ class ChassisSpec(Strict):
         h = self.host
         if h is None or h.dimm_slots.value is None or h.max_dimm_gb.value is None:
             return None
-        return h.dimm_slots.value * h.max_dimm_gb.value * 2**30 / 1e9
+        return h.dimm_slots.value * h.max_dimm_gb.value * GIB / GB
 
     @property
     def psu_capacity_w(self) -> float:

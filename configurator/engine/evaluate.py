@@ -14,6 +14,7 @@ from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.errors import UnknownIdError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.cache import CACHE
 from configurator.engine.checks.host import host_checks
 from configurator.engine.context import CardUse, EvalContext, JobEvaluation
@@ -22,7 +23,6 @@ from configurator.engine.evaluate_job import (  # re-exported: sweep and the tes
     capacity_of,
     evaluate_job,
 )
-from configurator.engine.memory.estimate import GB
 from configurator.engine.memory.host import host_result
 from configurator.engine.mig.layout import LayoutCheck, MigRequest, MigSetup, place_layout
 from configurator.engine.model.build import Assumptions, Build, Job, ParamsOnlyModel

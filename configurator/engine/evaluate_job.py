@@ -14,6 +14,7 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.calibration import band as calibration
 from configurator.engine.checks import rl as rl_result
 from configurator.engine.checks.advice import fit_advice
@@ -38,14 +39,7 @@ from configurator.engine.lowprecision.checks import (
 )
 from configurator.engine.memory import rl, vision
 from configurator.engine.memory.breakdown import MemoryBreakdown
-from configurator.engine.memory.estimate import (
-    GB,
-    Parameters,
-    effective_offload,
-    job_parameters,
-    memory_for_card,
-    sharding,
-)
+from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.memory.host import job_host
 from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.mig.layout import LayoutCheck, profile_shares

@@ -43,14 +43,20 @@ def vision_words(v: VisionInfo) -> tuple[str, str]:
     language model's sequence comes from, and what the tower adds to memory."""
     w, h = v.resized
     if v.tokens_per_image:
-        tokens = (f"{v.tokens_per_image:,} tokens each: language model sequence {v.text_tokens:,} text + "
-                  f"{v.images_per_sample * v.tokens_per_image:,} image = {v.sequence_tokens:,} tokens")
+        tokens = (
+            f"{v.tokens_per_image:,} tokens each: language model sequence {v.text_tokens:,} text + "
+            f"{v.images_per_sample * v.tokens_per_image:,} image = {v.sequence_tokens:,} tokens"
+        )
     else:
         tokens = f"cross-attended by the text (no tokens in its sequence of {v.text_tokens:,})"
     trained = f", {v.tower_trainable / 1e6:,.1f} M of them trained" if v.tower_trainable else ""
     fitted = f"resized to {w} x {h}" if v.tokens_per_image else f"in tiles of {w} x {h}"  # mllama: tiles
-    images = (f"images: {v.images_per_sample} per sample of {v.image_resolution} x {v.image_resolution} px, "
-              f"{fitted}, {v.encoder_tokens_per_image:,} encoder patches and {tokens}")
-    tower = (f"vision tower: {v.tower_params / 1e6:,.1f} M parameters, {v.tower}{trained}; in activ: pixel inputs "
-             f"{v.pixel_gb:.2f} GB, tower activations {v.tower_activations_gb:.2f} GB")
+    images = (
+        f"images: {v.images_per_sample} per sample of {v.image_resolution} x {v.image_resolution} px, "
+        f"{fitted}, {v.encoder_tokens_per_image:,} encoder patches and {tokens}"
+    )
+    tower = (
+        f"vision tower: {v.tower_params / 1e6:,.1f} M parameters, {v.tower}{trained}; in activ: pixel inputs "
+        f"{v.pixel_gb:.2f} GB, tower activations {v.tower_activations_gb:.2f} GB"
+    )
     return images, tower

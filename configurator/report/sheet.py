@@ -20,7 +20,6 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.result import HostResult, Power
-from configurator.engine.model.wall import PSU_EFFICIENCY, wall_draw
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
@@ -197,7 +196,7 @@ def _power(build: Build, result: BuildResult, catalog: Catalog, chassis: Chassis
             f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> {supply}. "
             f"Airflow: {airflow}.</p>"
         )
-        out.append(_wall_html(build, p))
+        out.append(_wall_html(p))
     return out
 
 
@@ -220,19 +219,19 @@ def _breakable(code: str, width: int = 96) -> str:
     return "<br>".join(escape(code[i : i + width]) for i in range(0, len(code), width))
 
 
-def _wall_html(build: Build, p: Power) -> str:
-    if build.site is None:
+def _wall_html(p: Power) -> str:
+    w = p.wall
+    if w is None:
         return ("<p>Wall circuit: no site given in the build, so the draw at the wall is not checked (set "
                 "<tt>site:</tt>, e.g. us-120v-15a or eu-230v-16a).</p>")  # fmt: skip
-    w = wall_draw(build.site, p.total_w, p.transient_demand_w)
-    c = w.circuit
     verdict = ("<span style='color:#C62828'><b>over</b></span> its continuous rating" if w.overloaded
                else "within its continuous rating")  # fmt: skip
-    fraction = f" × {c.continuous_fraction:.0%}" if c.continuous_fraction < 1 else ""
+    fraction = f" × {w.continuous_fraction:.0%}" if w.continuous_fraction < 1 else ""
     return (
-        f"<p>Wall circuit: <b>{escape(c.label)}</b>. Sustained draw about <b>{w.sustained_w:,.0f} W</b> "
-        f"({p.total_w:,.0f} W at {PSU_EFFICIENCY:.0%} PSU efficiency, {w.amps:,.1f} A) against "
-        f"<b>{w.continuous_w:,.0f} W</b> continuous ({c.volts:g} V × {c.amps:g} A{fraction}; {escape(c.basis)}): "
+        f"<p>Wall circuit: <b>{escape(w.circuit)}</b>. Sustained draw about <b>{w.sustained_w:,.0f} W</b> "
+        f"({p.total_w:,.0f} W at {w.psu_efficiency:.0%} PSU efficiency, {w.amps:,.1f} A) against "
+        f"<b>{w.continuous_w:,.0f} W</b> continuous ({w.volts:g} V × {w.breaker_amps:g} A{fraction}; "
+        f"{escape(w.basis)}): "
         f"{verdict}. Transient card excursions (to {w.transient_w:,.0f} W for 100 µs) are carried by the PSU's "
         "capacitors, far shorter than a breaker takes to trip. All PSUs are assumed on this one circuit.</p>"
     )

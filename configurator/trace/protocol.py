@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from configurator import GB
+from configurator.catalog.units import GB
 
 SCHEMA = 1
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from configurator.catalog.units import GIB
 from configurator.engine.evaluate import evaluate
 from configurator.engine.memory.host import pick_dimms, pick_drives
 from configurator.engine.model.build import Build
 from configurator.engine.model.result import BuildResult, HostTerm
-
-GIB = 2**30
 
 
 def _evaluate(jobs: list[dict], chassis: str = "generic-server-8", n: int = 2, **extra: object) -> BuildResult:

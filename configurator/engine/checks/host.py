@@ -4,10 +4,9 @@ what the build says is installed. Each sentence says the fix."""
 from __future__ import annotations
 
 from configurator.catalog.chassis import ChassisSpec
-from configurator.engine.memory.host import DRIVE_SIZES_TB, GIB
+from configurator.catalog.units import GB, GIB
+from configurator.engine.memory.host import DRIVE_SIZES_TB
 from configurator.engine.model.result import Check, HostResult, JobResult
-
-GB = 1e9
 
 
 def _names(terms_jobs: list[str]) -> str:

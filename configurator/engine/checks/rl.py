@@ -6,13 +6,13 @@ time/steptime/generation.py."""
 from __future__ import annotations
 
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.memory import rl
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check, Compute, RLModel, RLResult
 
-GB = 1e9
 _TRAINING_OPS = {"generation"}  # op rows that are not the policy's training step (with the extra passes below)
 
 

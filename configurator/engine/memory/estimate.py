@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB, GIB
 from configurator.engine.cache import CACHE
 from configurator.engine.lowprecision.checks import (
     Capability,
@@ -27,9 +28,8 @@ from configurator.engine.memory.precision import (
     ADAM8_STATE_BYTES,
     BF16,
     FP32,
-    NF4_BYTES,
-    NF4_DQ_BYTES,
     TrainedBytes,
+    nf4_bytes,
 )
 from configurator.engine.memory.states import (  # re-exported: the planner, the report and the tests use them
     Parameters,
@@ -57,10 +57,9 @@ __all__ = [
     "trained_layout",
 ]
 
-GB = 1e9
 
 # CUDA context and kernels loaded by PyTorch: 0.3-0.6 GiB (measured-runs.md, "Counters differ").
-CUDA_CONTEXT_BYTES = 0.5 * 2**30
+CUDA_CONTEXT_BYTES = 0.5 * GIB
 # Caching-allocator pool over live tensors: block rounding and fragmentation. Fitted to the measured runs'
 # reserved/allocated pairs (PEFT, torchtune and Answer.AI rows in calibration.py) before the FSDP pools below
 # were separated out; the spread of errors that remains is the band calibration.py reports.
@@ -151,7 +150,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
         trained = p.trainable  # the whole model, less a VLM's frozen vision tower (engine/vision.py)
     else:
         if job.method == "qlora":
-            nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+            nf4 = nf4_bytes(job.quantization)
             # embeddings, lm_head and norms stay bf16, or fp32 after PEFT's prepare_model_for_kbit_training
             weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if fp32_head else BF16)  # norms: a few MB
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision/checks.py)

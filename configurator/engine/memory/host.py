@@ -14,13 +14,11 @@ import math
 from dataclasses import dataclass
 
 from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.units import GB, GIB
 from configurator.engine.memory.precision import BF16, FP32
 from configurator.engine.memory.states import Parameters, trained_layout
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.result import HostPart, HostResult, HostTerm, JobResult
-
-GB = 1e9
-GIB = 2**30
 
 # DeepSpeed's ZeRO-Infinity defaults (deepspeed/runtime/zero/offload_config.py): offload_param buffer_count=5,
 # buffer_size=1e8 elements of the 16-bit parameter dtype; offload_optimizer buffer_count=4 (the docs: "at least the

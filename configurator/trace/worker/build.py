@@ -326,7 +326,8 @@ def resident_tensors(model: nn.Module) -> list[torch.Tensor]:
 
 def make_optimizer(job: Job, model: nn.Module, notes: list[str]) -> Any:
     """AdamW as transformers' Trainer makes it: two groups (no weight decay on biases and norms)."""
-    decay, no_decay = [], []
+    decay: list[nn.Parameter] = []
+    no_decay: list[nn.Parameter] = []
     for name, p in model.named_parameters():
         if p.requires_grad:
             (no_decay if name.endswith("bias") or "norm" in name.lower() else decay).append(p)

@@ -237,8 +237,8 @@ class RooflineChart(_Chart):
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
         self._points = [(m.name, m.intensity, place.attainable(m.intensity)) for m in ops] if place else []
-        if under is not None:  # the engine classes bounds at BF16; under the FP8 roof its own ridge decides
-            self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]
+        if under is not None:  # under the recipe's FP8 / FP4 roof: the engine's bound there
+            self._bounds = [m.recipe_bound.get(under.card_id, m.bound.get(under.card_id, "memory")) for m in ops]
         else:
             self._bounds = [m.bound.get(slow.card_id, "compute" if m.intensity >= slow.ridge else "memory")
                             for m in ops] if slow else []  # fmt: skip

@@ -80,10 +80,9 @@ class DropsMixin:
         build = self.doc.build
         self._allowed = {}
         for slot, item in self.slot_items.items():
-            placement = build.card_in(slot)
-            if placement is None:
+            if build.card_in(slot) is None:
                 continue
-            self._allowed[slot] = not placement.mig
+            self._allowed[slot] = editing.check_assign(build, slot) is None
             item.highlight(ALLOWED_PALE if self._allowed[slot] else REFUSED_PALE)
         self.status.emit("Drop the job on a green card to run it there (Ctrl: add the card to the job's cards)")
 
@@ -112,10 +111,7 @@ class DropsMixin:
         card = self._card_at(self.mapToScene(event.position().toPoint()))
         if card is None:
             return None, "drop the job onto a card"
-        placement = self.doc.build.card_in(card.slot)
-        if placement is not None and placement.mig:
-            return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"
-        return card.slot, None
+        return card.slot, editing.check_assign(self.doc.build, card.slot)
 
     def dragMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         if read_bridge(event.mimeData()) is not None:

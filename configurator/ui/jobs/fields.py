@@ -26,11 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.present.verdict import WORDS
 from configurator.ui.dnd import job_mime
 from configurator.ui.shell import FIT_COLOUR
 
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
-STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}
+STATUS_TEXT = WORDS  # the verdict's words (present/verdict.py), as the summary and the sheet say them
 REFUSED = "#C62828"
 
 # readable names for the words the build file allows (a word missing here is shown as it is)

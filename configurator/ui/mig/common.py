@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
 from configurator.engine.model.result import CardMemory, MigInstanceResult
+from configurator.present.verdict import WORDS
 from configurator.present.words import mig_profile_gb
 from configurator.ui.shell import FIT_COLOUR, hidpi_canvas
 
@@ -176,7 +177,7 @@ class JobChip(QGraphicsRectItem):
     @staticmethod
     def rows(job: JobInInstance, font: QFont, bold: QFont) -> list[tuple[str, QFont, QBrush]]:
         ink = QBrush(QColor("#1a1a1a") if job.status == "tight" else QColor("white"))
-        verdict = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit"}.get(job.status, job.status)
+        verdict = WORDS.get(job.status, job.status)  # the verdict's words (present/verdict.py)
         return [(job.name, bold, ink), (f"{job.headroom_gb:+.1f} GB headroom", font, ink), (verdict, font, ink)]
 
 

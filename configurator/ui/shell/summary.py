@@ -57,7 +57,7 @@ class SummaryStrip(QWidget):
         self._power(result, card_w, free)
         self.cards.setText(f"<b>Cards</b> {n_cards}")
         self.bridges.setText(f"<b>Bridges</b> {n_bridges}")
-        counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}
+        counts = result.status_counts
         self.jobs.setText(
             f"<b>Jobs</b> <span style='color:{self._colour('ok')}'>{counts['fits']} fit</span> · "
             f"<span style='color:{self._colour('warning')}'>{counts['tight']} tight</span> · "
@@ -87,8 +87,7 @@ class SummaryStrip(QWidget):
     def _power(self, result: BuildResult, card_w: float | None, free: int | None = None) -> None:
         p = result.power
         if p and p.psu_capacity_w and p.margin_w is not None:
-            tight = p.tight_above_w is not None and p.total_w > p.tight_above_w  # the engine's PSU_TIGHT line
-            colour = self._colour("error" if p.margin_w < 0 else ("warning" if tight else "ok"))
+            colour = self._colour({"over": "error", "tight": "warning"}.get(p.psu_state, "ok"))  # the engine's verdict
             self.power.setText(f"<b>Power</b> <span style='color:{colour}'>{p.total_w:,.0f} W</span> of "
                                f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
             self.power.setToolTip(f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; "
