@@ -40,6 +40,7 @@ from configurator.engine.lowprecision.checks import (
 from configurator.engine.memory import rl, vision
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
+from configurator.engine.memory.host import job_host
 from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
@@ -328,9 +329,12 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
-    host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
+    # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
+    need = job_host(job, params, len(rows), effective_offload(job), mem.host, split.shards)
+    host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary)  # fmt: skip
+                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
+                       host_ram=list(need.ram), host_nvme=list(need.nvme))  # fmt: skip
     engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
     uses = {key: mem.peak_reserved + engine.pop(key, 0.0) for key in shape.keys}  # + a colocated vLLM's share
     return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards

@@ -19,10 +19,11 @@ from configurator.catalog.prices import PriceList
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.model.buildfile import build_to_yaml
-from configurator.engine.model.result import Power
+from configurator.engine.model.result import HostResult, Power
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
+from configurator.report.sheet_host import host_part_rows, host_section
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
@@ -67,10 +68,12 @@ def quote_number(build: Build, date: dt.date) -> str:
     return "Q" + reference_number(build, date).removeprefix("GBC")
 
 
-def priced_bom(build: Build, catalog: Catalog, options: SheetOptions) -> BillOfMaterials | None:
+def priced_bom(build: Build, catalog: Catalog, options: SheetOptions,
+               host: HostResult | None = None) -> BillOfMaterials | None:  # fmt: skip
+    """The quote's lines; ``host`` (the result's) adds the DIMMs and drives."""
     if options.prices is None:
         return None
-    return bill_of_materials(build, catalog, options.prices, quote_number(build, options.date), options.date)
+    return bill_of_materials(build, catalog, options.prices, quote_number(build, options.date), options.date, host)
 
 
 def build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
@@ -82,7 +85,7 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
 def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
     """The sheet's sections in order (the order the PDF layout counts tables in)."""
     chassis = catalog.chassis.get(build.chassis)
-    bom = priced_bom(build, catalog, options)
+    bom = priced_bom(build, catalog, options, result.host)
     names = {**{c.id: c.name for c in catalog.cards.values()}, **{c.id: c.name for c in catalog.chassis.values()}}
     # page 1, what the customer signs: parties, quote, verdict per job, total, acceptance (report/sheet_cover.py)
     out = cover_page(build, result, names, options.seller_name, options.customer,
@@ -90,7 +93,8 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     out.append(NEW_PAGE_H2.format("Your build"))
     out += _header(build, result, options)
     out.append(f"<p>{FIGURE_MARK.format('chassis')}</p>")
-    out += _parts(build, catalog, chassis)
+    out += _parts(build, catalog, chassis, result.host)
+    out += host_section(result.host)
     if bom is not None:
         out.append(H2.format("Bill of materials"))
         out.append(_bom_html(bom))
@@ -126,8 +130,8 @@ def _header(build: Build, result: BuildResult, options: SheetOptions) -> list[st
     return out
 
 
-def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None) -> list[str]:
-    """The parts list: cards by type with their key specifications, the chassis and the bridges."""
+def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None, host: HostResult | None) -> list[str]:
+    """The parts list: cards by type with their key specifications, the chassis, the bridges, DIMMs and drives."""
     out: list[str] = []
     out.append(H2.format("Parts list"))
     rows = []
@@ -159,6 +163,7 @@ def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None) -> list[
                 ", ".join(map(str, b.slots)),
             ]
         )
+    rows += host_part_rows(host)
     out.append(html_table(["Qty", "Part", "Key specifications", "Slots"], rows, [6, 28, 52, 14]))
     return out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
+from configurator.present.host_words import nvme_line, ram_line
 from configurator.present.job_words import vision_words
 from configurator.present.memory_words import reserved_basis_note
 
@@ -140,6 +141,22 @@ def _job(job: JobResult) -> list[str]:
     return out
 
 
+def _host(result: BuildResult) -> list[str]:
+    """The host's RAM and NVMe: need and parts (the quote's DIMM and drive lines), then the terms with sources."""
+    host = result.host
+    if host is None or not (host.ram_terms or host.nvme_terms):
+        return []
+    out = ["", ram_line(host), nvme_line(host)]
+    for part in (host.dimms, host.drives):
+        if part is not None:
+            out.append(f"  part {part.part_id}: {part.count} x {part.description}")
+    for t in host.ram_terms:
+        out.append(f"  RAM  {t.gb:10,.2f} GB  {t.job}: {t.what} ({t.source})")
+    for t in host.nvme_terms:
+        out.append(f"  NVMe {t.gb / 1000:10,.3f} TB  {t.job}: {t.what} ({t.source})")
+    return out
+
+
 def render(result: BuildResult) -> str:
     lines = [f"Build: {result.name}", f"Chassis: {result.chassis_name or result.chassis or '?'}"]
     lines += result.notes
@@ -161,6 +178,7 @@ def render(result: BuildResult) -> str:
     for job in result.jobs:
         lines.append("")
         lines += _job(job)
+    lines += _host(result)
     for mig in result.mig:
         lines.append("")
         state = "valid" if mig.valid else "INVALID"

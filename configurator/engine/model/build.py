@@ -210,6 +210,9 @@ class Job(Strict):
     images_per_sample: int = Field(default=0, ge=0, le=MAX_IMAGES_PER_SAMPLE)
     image_resolution: int = Field(default=448, ge=MIN_IMAGE_SIDE, le=MAX_IMAGE_SIDE)
     train_vision_tower: bool = False
+    # checkpoints the run keeps on disk (Transformers' save_total_limit); 2: the latest to resume from and the one
+    # before it, which survives a save cut off mid-write (engine/memory/host.py sizes the NVMe from it)
+    checkpoints_kept: int = Field(default=2, ge=0, le=1000)
     cards: list[int | InstanceRef] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -248,6 +251,28 @@ def with_stack_defaults(job: Job, stack: StackDefaults | None) -> Job:
     return job.model_copy(update=update) if update else job
 
 
+class DimmSet(Strict):
+    """Memory modules installed: ``count`` DIMMs of ``size_gb`` each (the size as vendors label it: binary GB)."""
+
+    count: int = Field(ge=1, le=96)
+    size_gb: int = Field(ge=1, le=1024)
+
+
+class DriveSet(Strict):
+    """Data drives installed for checkpoints and ZeRO-Infinity: ``count`` NVMe drives of ``tb`` TB each
+    (TB = 10^12 bytes, as drive makers label them)."""
+
+    count: int = Field(ge=1, le=64)
+    tb: float = Field(gt=0, le=256)
+
+
+class HostParts(Strict):
+    """What the host around the cards has installed; None: sized from the jobs' need (engine/memory/host.py)."""
+
+    dimms: DimmSet | None = None
+    drives: DriveSet | None = None
+
+
 class Build(Strict):
     schema_version: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(default="Untitled build", max_length=200)
@@ -259,6 +284,8 @@ class Build(Strict):
     jobs: list[Job] = Field(default=[], max_length=MAX_BUILD_JOBS)
     # the wall circuit it plugs into: a preset (engine.model.wall.SITE_PRESETS) or {volts, amps}; None: not checked
     site: str | WallCircuit | None = None
+    # installed host memory and drives; None (or a part left out): the engine picks the smallest that holds the need
+    host: HostParts | None = None
 
     @field_validator("site")
     @classmethod

@@ -195,6 +195,15 @@ class PrecisionInfo(Out):
     transient_gb: float = 0.0  # per card: copies of gathered units or a dequantised FP8 weight, in transient_gb
 
 
+class HostTerm(Out):
+    """One term of the host's need (engine/memory/host.py): what it is for, for which job, and its source."""
+
+    job: str
+    what: str
+    gb: float  # GB = 10^9 B, the job's whole node (all its ranks)
+    source: str
+
+
 class VisionInfo(Out):
     """What a vision-language job's images add (engine/vision.py), for the report and the window."""
 
@@ -254,6 +263,10 @@ class JobResult(Out):
     offload: str = "none"  # offload in effect (none where the sharding engine has no such offload)
     # host memory the job's offloaded states take on its node (all its ranks); None: unknown (NVMe staging)
     host_memory_gb: float | None = 0.0
+    # the job's host RAM and NVMe by term (engine/memory/host.py): offloaded states, pinned buffers, data loading,
+    # checkpoint staging; ZeRO-Infinity swap, checkpoints kept, the model's files
+    host_ram: list[HostTerm] = []
+    host_nvme: list[HostTerm] = []
     cards: list[CardMemory] = []
     communication: Communication = Communication()
     compute: Compute | None = None
@@ -351,6 +364,33 @@ class Power(Out):
         return "tight" if self.tight_above_w is not None and self.total_w > self.tight_above_w else "ok"
 
 
+class HostPart(Out):
+    """One line of host parts: ``count`` DIMMs of ``size`` GB or drives of ``size`` TB, with the price-list id."""
+
+    kind: Literal["dimm", "drive"]
+    count: int
+    size: float  # DIMM: binary GB as labelled; drive: TB (10^12 B)
+    description: str
+    part_id: str  # the price-list key: dimm-64gb, nvme-7.68tb
+    stated: bool  # from the build's ``host:``; False: picked here to hold the need
+    capacity_gb: float  # count x size in GB (10^9 B)
+
+
+class HostResult(Out):
+    """The host around the cards: RAM and NVMe the jobs need (they run at the same time), what is installed, and
+    what the chassis can hold."""
+
+    ram_terms: list[HostTerm] = []
+    nvme_terms: list[HostTerm] = []
+    ram_need_gb: float = 0.0
+    nvme_need_gb: float = 0.0
+    ram_max_gb: float | None = None  # DIMM slots x largest DIMM (None: unknown)
+    dimm_slots: int | None = None
+    drive_bays: int | None = None
+    dimms: HostPart | None = None  # installed or picked; None where no DIMM holds the need in the slots
+    drives: HostPart | None = None
+
+
 class BuildResult(Out):
     name: str
     chassis: str | None
@@ -364,6 +404,7 @@ class BuildResult(Out):
     mig: list[MigCard] = []
     power: Power | None = None
     notes: list[str] = []
+    host: HostResult | None = None
 
     def job(self, name: str) -> JobResult | None:
         """The result of the job called ``name`` (job names are unique in a build)."""

@@ -239,16 +239,17 @@ class CompareDialog(QDialog):
         for chart in (self.left_chart, self.right_chart):
             chart.share_value_range(top)
         self.rows = compare(self.left_result, self.other_result)
-        self.rows.append(price_row(self._bom(left), self._bom(right)))
+        self.rows.append(price_row(self._bom(left, self.left_result), self._bom(right, self.other_result)))
         if job is not None and this is not None and other is not None:
             self.rows = compare_recipes(job, self.left_result, self.other_result, this, other) + self.rows
         self._fill_table()
 
-    def _bom(self, build: Build):  # type: ignore[no-untyped-def]
-        """``build``'s bill of materials from the seller's price list; None without one."""
+    def _bom(self, build: Build, result: BuildResult):  # type: ignore[no-untyped-def]
+        """``build``'s bill of materials from the seller's price list (its host's DIMMs and drives included, as the
+        sheet's); None without one."""
         if self.prices is None:
             return None
-        return bill_of_materials(build, self.doc.catalog, self.prices, "", dt.date.today())
+        return bill_of_materials(build, self.doc.catalog, self.prices, "", dt.date.today(), result.host)
 
     def _titles(self, build: Build, job: str | None, this: RecipeChoice | None, other: RecipeChoice | None) -> None:
         assert self.other is not None

@@ -1,4 +1,5 @@
-"""Summary strip: power against the PSU and the room left, cards, bridges, and how many jobs fit.
+"""Summary strip: power against the PSU and the room left, cards, bridges, how many jobs fit, and the host's RAM
+and NVMe (need / installed).
 
 The figures flow into a second row when the window is narrow (shell/flow.py), so the strip never sets the
 window's minimum width. Colours follow the theme (the dark variants keep 4.5:1 on the dark window).
@@ -6,10 +7,13 @@ window's minimum width. Colours follow the theme (the dark variants keep 4.5:1 o
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.model.result import BuildResult
+from configurator.present.host_words import nvme_line, ram_line, short_line
 from configurator.present.words import psu_room_label
 from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState
 from configurator.ui.shell.flow import FlowLayout
@@ -27,7 +31,8 @@ class SummaryStrip(QWidget):
         self.jobs = QLabel()
         self.links = QLabel()
         self.compute = QLabel()
-        for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute):
+        self.host = QLabel()  # host RAM and NVMe: need / installed (engine/memory/host.py)
+        for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute, self.host):
             w.setTextFormat(Qt.TextFormat.RichText)
             layout.addWidget(w)
         self._dark = False
@@ -72,6 +77,18 @@ class SummaryStrip(QWidget):
         else:
             self.compute.setText("<b>Compute</b> published")
             self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
+        self._host(result)
+
+    def _host(self, result: BuildResult) -> None:
+        host = result.host
+        if host is None or not (host.ram_terms or host.nvme_terms):
+            self.host.hide()
+            return
+        short = any(c.severity == "error" and c.code.startswith("HOST_") for c in result.checks)
+        colour = self._colour("error" if short else "ok")
+        self.host.setText(f"<b>Host</b> <span style='color:{colour}'>{escape(short_line(host))}</span>")
+        self.host.setToolTip(f"{ram_line(host)}\n{nvme_line(host)}")
+        self.host.show()
 
     def _power(self, result: BuildResult, card_w: float | None, free: int | None = None) -> None:
         p = result.power
