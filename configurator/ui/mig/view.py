@@ -39,6 +39,7 @@ from configurator.ui.mig.common import (
     _fit_text,
     _span_text,
 )
+from configurator.ui.mig.edits import MigEdits
 
 
 class MigHost(Protocol):
@@ -49,11 +50,7 @@ class MigHost(Protocol):
     status: SignalInstance
     remove_action: QAction
 
-    def remove_selected(self) -> bool: ...
-    def check_add(self, profile: str, unit: int) -> tuple[int, int, str | None]: ...
-    def add_instance(self, profile: str, unit: int | None) -> bool: ...
-    def check_assign(self, job: int, instance: int) -> str | None: ...
-    def assign(self, job: int, instance: int) -> bool: ...
+    edits: MigEdits  # the edits the pointer makes (remove, add, assign) and their checks
     def say(self, text: str, error: bool = False) -> None: ...
 
 
@@ -241,7 +238,7 @@ class MigView(QGraphicsView):
 
     def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-            self.editor.remove_selected()
+            self.editor.edits.remove_selected()
             event.accept()
             return
         super().keyPressEvent(event)
@@ -285,7 +282,7 @@ class MigView(QGraphicsView):
             unit = self.unit_at(pos)
             if unit is None:
                 return None, "drop the profile onto a grid position", ""
-            start, size, reason = self.editor.check_add(profile, unit)
+            start, size, reason = self.editor.edits.check_add(profile, unit)
             where = self._state[0] if self._state else None
             span = _span_text(where, start, size) if where else str(start)
             return self.unit_rect(start, size), reason, f"Add {profile} at {span}"
@@ -295,7 +292,7 @@ class MigView(QGraphicsView):
             if block is None:
                 return None, "drop the job onto a MIG instance", ""
             job = self.editor.doc.build.job_index(name)
-            reason = self.editor.check_assign(job, block.index) if job is not None else f"no job called '{name}'"
+            reason = self.editor.edits.check_assign(job, block.index) if job is not None else f"no job called '{name}'"
             return block.rect(), reason, f"Run job in instance {block.index} ({block.profile})"
         return None, "not a MIG profile or a job", ""
 
@@ -333,7 +330,7 @@ class MigView(QGraphicsView):
             if unit is None:
                 self.editor.say("Drop the profile onto a grid position", error=True)
             else:
-                ok = self.editor.add_instance(profile, unit)
+                ok = self.editor.edits.add_instance(profile, unit)
         elif name is not None and job is None:
             self.editor.say(f"Refused: no job called '{name}' in this build", error=True)
         elif job is not None:
@@ -341,7 +338,7 @@ class MigView(QGraphicsView):
             if block is None:
                 self.editor.say("Drop the job onto a MIG instance", error=True)
             else:
-                ok = self.editor.assign(job, block.index)
+                ok = self.editor.edits.assign(job, block.index)
         if ok:
             event.acceptProposedAction()
         else:
