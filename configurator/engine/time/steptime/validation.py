@@ -66,7 +66,7 @@ def run_job(run: dict[str, Any]) -> Job:
     method = run["method"]
     lora = {"rank": run.get("rank", 16), "targets": run.get("targets", "all-linear")}
     return Job.model_validate({
-        "name": "run", "model": "m", "method": method, "lora": lora,
+        "name": "run", "model": "m", "method": method, "lora": lora, "optimizer": run.get("optimizer", "adamw"),
         "precision": "pure-bf16" if run.get("pure_bf16") else "mixed-bf16",
         "parallelism": "fsdp" if run.get("cards", 1) > 1 else "single",
         "sequence_length": run["seq"], "micro_batch_size": run["micro_batch"],
