@@ -221,3 +221,86 @@ def fit_constants(path: Path | None = None, catalog: Catalog | None = None) -> d
     finally:
         set_override(None)
     return out
+
+
+@dataclass(frozen=True)
+class MigScored:
+    """One MIG row: an instance's throughput over the whole instance's, measured and modelled (issue 24 item 4)."""
+
+    source: str
+    card: str
+    profile: str
+    micro_batch: int
+    seq: int
+    sm_share: float  # the instance's SMs over the whole instance's
+    measured: float
+    predicted: float
+    tolerance: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.measured - 1
+
+    @property
+    def within(self) -> bool:
+        return abs(self.error) <= self.tolerance
+
+
+def _instance_rate(run: dict[str, Any], profile: str, data: dict[str, Any], catalog: Catalog) -> float:
+    """Model tokens/s of ``run`` on one MIG instance: its SMs over the card's, its memory slices over the grid's."""
+    card = catalog.card(run["card"])
+    assert card.mig and card.sm_count and card.sm_count.value
+    p = card.mig.profile(profile)
+    assert p.sm_count.value
+    return predict(run, data, catalog, share=p.sm_count.value / card.sm_count.value,
+                   memory_share=p.placement.size / card.mig.grid_units)  # fmt: skip
+
+
+def score_mig(path: Path | None = None, catalog: Catalog | None = None) -> list[MigScored]:
+    """Score the ``mig`` entries that carry ``rows`` (step times or samples/s per profile at one batch and sequence):
+    the rule is the data file's (measured: whole step time / instance step time, or instance samples/s / whole
+    samples/s; modelled: tokens/s on the instance's SM share and memory slices over tokens/s on the whole instance's).
+    """
+    data = load_runs(path)
+    catalog = catalog or default_catalog()
+    out: list[MigScored] = []
+    for m in (x for x in data["mig"] if "rows" in x):
+        card = catalog.card(m["card"])
+        assert card.mig
+        whole_p = card.mig.profile(m["whole"])
+        for row in m["rows"]:
+            run = {**m, "micro_batch": row["micro_batch"], "seq": row["seq"], "cards": 1, "accum": 1}
+            values = row[m["measure"]]
+            whole_model = _instance_rate(run, m["whole"], data, catalog)
+            for profile, value in values.items():
+                if profile == m["whole"]:
+                    continue
+                meas = values[m["whole"]] / value if m["measure"] == "step_ms" else value / values[m["whole"]]
+                sms = card.mig.profile(profile).sm_count.value
+                assert sms and whole_p.sm_count.value
+                out.append(MigScored(m["from"], m["card"], profile, int(row["micro_batch"]), int(row["seq"]),
+                                     sms / whole_p.sm_count.value, meas,
+                                     _instance_rate(run, profile, data, catalog) / whole_model,
+                                     float(m["tolerance"])))  # fmt: skip
+    return out
+
+
+def mig_table(rows: list[MigScored]) -> str:
+    """The MIG check as text: each row, then per source and profile the median error and 7 x the 1g ratio."""
+    lines = [f"{'source':<18}{'card':<16}{'profile':<9}{'batch':>6}{'seq':>5}{'SMs':>7}{'measured':>10}{'model':>8}"
+             f"{'error':>8}"]  # fmt: skip
+    for r in rows:
+        mark = "" if r.within else f"  MISS (tolerance {r.tolerance:.0%})"
+        lines.append(f"{r.source:<18}{r.card:<16}{r.profile:<9}{r.micro_batch:>6}{r.seq:>5}{r.sm_share:>7.3f}"
+                     f"{r.measured:>10.3f}{r.predicted:>8.3f}{r.error:>+8.1%}{mark}")  # fmt: skip
+    lines.append("")
+    for src in dict.fromkeys(r.source for r in rows):
+        errs = [abs(r.error) for r in rows if r.source == src]
+        inside = sum(r.within for r in rows if r.source == src)
+        lines.append(f"{src:<18} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}"
+                     f"  within tolerance {inside}/{len(errs)}")  # fmt: skip
+        for r in rows:
+            if r.source == src and r.profile.startswith("1g"):
+                lines.append(f"  batch {r.micro_batch:>4} seq {r.seq:>4}: 7 x 1g over the whole instance: measured "
+                             f"{7 * r.measured:.2f}, model {7 * r.predicted:.2f}")  # fmt: skip
+    return "\n".join(lines)
