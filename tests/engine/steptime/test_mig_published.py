@@ -42,7 +42,9 @@ def test_every_miss_reads_the_slice_too_fast(mig_rows: list[MigScored]) -> None:
 
 def test_large_steps_follow_the_sm_share(mig_rows: list[MigScored]) -> None:
     """Where the step fills the whole instance (>= 4,096 tokens), measured and modelled ratios are near the SM share
-    (measured 1.03-1.18 x it), so 7 x 1g does about the whole instance's work, not 3x."""
+    (measured 1.03-1.18 x it), so 7 x 1g does about the whole instance's work, not 3x. Unlike the 25 % tolerance
+    above, this band (0.95-1.2 x the SM share) was written after the data was seen: it describes the data, it was
+    not a prediction committed before scoring."""
     big = [r for r in mig_rows if r.micro_batch * r.seq >= 4096]
     assert big
     for r in big:
