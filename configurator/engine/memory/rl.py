@@ -52,6 +52,23 @@ PPO_DEFAULT_KL = 0.05  # trl/experimental/ppo/ppo_config.py PPOConfig.kl_coef
 VLLM_ACTIVATION_BYTES = 1e9
 
 
+TRL_PPO_EPOCHS = 4  # trl/experimental/ppo/ppo_config.py num_ppo_epochs default (verl's ppo_epochs: 1)
+
+
+def generation_engine(job: Job) -> str:
+    """Where the job generates: as set, else the objective's default: PPO ``transformers`` (TRL's PPOTrainer
+    generates with ``unwrap_model_for_generation`` + ``generate``, ppo_trainer.py:683; it has no vLLM path), GRPO
+    ``vllm-colocate`` (the common recipe and the issue's; TRL's GRPOConfig defaults to use_vllm False)."""
+    if job.rl.generation is not None:
+        return job.rl.generation
+    return "transformers" if job.objective == "ppo" else "vllm-colocate"
+
+
+def ppo_epochs(job: Job) -> int:
+    """PPO's passes over each rollout: as set, else TRL's num_ppo_epochs."""
+    return job.rl.ppo_epochs if job.rl.ppo_epochs is not None else TRL_PPO_EPOCHS
+
+
 def is_rl(job: Job) -> bool:
     return job.objective != "sft"
 
@@ -163,7 +180,7 @@ def generates(job: Job) -> bool:
 
 def colocated_share(job: Job) -> float:
     """The fraction of each card a colocated vLLM takes (0: no generation engine on the training cards)."""
-    if generates(job) and job.rl.generation == "vllm-colocate":
+    if generates(job) and generation_engine(job) == "vllm-colocate":
         return job.rl.vllm_gpu_memory_utilization
     return 0.0
 
@@ -181,11 +198,34 @@ def generation_sequences(job: Job) -> int:
     return job.micro_batch_size * job.gradient_accumulation_steps
 
 
-def generation_kv_needed(model: ModelSpec, job: Job) -> float:
-    """KV cache for one generation round on one card: its sequences of prompt + completion tokens, split by vLLM
-    tensor parallelism (vLLM shards the KV heads)."""
-    tokens = generation_sequences(job) * (job.rl.prompt_length + job.rl.completion_length)
+def group_sequences(job: Job, training_ranks: int = 1) -> int:
+    """Sequences one vLLM engine (one tensor-parallel group of ``vllm_tensor_parallel`` cards) generates per round.
+    Colocated: the group's ranks gather their prompts and each generates the group's (trl
+    generation/vllm_generation.py:636-641, ``all_gather_object(..., group=self.tp_group)``), so a group serves
+    ``vllm_tensor_parallel`` ranks' sequences. A server (``trl vllm-serve``): every training rank's prompts go to it
+    (vllm_generation.py:552 ``gather_object``) and its ``generation_cards`` / ``vllm_tensor_parallel`` replicas
+    share them (vllm_serve.py data_parallel_size); the busiest replica's share, rounded up."""
+    seqs = generation_sequences(job)
+    tp = job.rl.vllm_tensor_parallel
+    if generation_engine(job) == "vllm-server":
+        if not job.rl.generation_cards:  # a server outside the build, of unknown size: a card per training rank
+            return seqs
+        replicas = max(len(job.rl.generation_cards) // tp, 1)
+        return -(-seqs * max(training_ranks, 1) // replicas)
+    return seqs * tp
+
+
+def generation_kv_needed(model: ModelSpec, job: Job, training_ranks: int = 1) -> float:
+    """KV cache one generation round needs on one vLLM card: its group's sequences (``group_sequences``) of prompt
+    + completion tokens, the KV heads split ``vllm_tensor_parallel`` ways. Colocated, a group of t cards holds t
+    ranks' sequences split t ways: one rank's sequences per card, whatever t."""
+    tokens = group_sequences(job, training_ranks) * (job.rl.prompt_length + job.rl.completion_length)
     return tokens * kv_bytes_per_token(model) / job.rl.vllm_tensor_parallel
+
+
+def vllm_card_bytes(capacity_bytes: float, share: float) -> float:
+    """A colocated card's whole memory from a training row's capacity (the card less vLLM's ``share``)."""
+    return capacity_bytes / (1 - share)
 
 
 def generation_budget(model: ModelSpec, job: Job, card_bytes: float, share: float | None = None,
@@ -281,9 +321,9 @@ def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
         fields.add("generations")
     if generates(job):
         fields |= {"prompt_length", "completion_length", "generation"}
-        if job.rl.generation == "vllm-colocate":
+        if generation_engine(job) == "vllm-colocate":
             fields |= {"vllm_gpu_memory_utilization", "vllm_tensor_parallel"}
-        elif job.rl.generation == "vllm-server":
+        elif generation_engine(job) == "vllm-server":
             fields |= {"generation_cards", "server_gpu_memory_utilization", "vllm_tensor_parallel"}
     if job.objective == "ppo":
         fields |= {"reward_model", "ppo_epochs"}

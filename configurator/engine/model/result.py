@@ -115,6 +115,9 @@ class Compute(Out):
     matmul_seconds: float | None
     memory_bound_seconds: float | None  # optimizer step, QLoRA dequantisation
     seconds_per_step: float | None
+    # RL (DPO / GRPO / PPO): the policy's training passes alone, without generation and the extra passes: what the
+    # training's communication overlaps (None: the whole step is training)
+    training_seconds: float | None = None
     utilization: float  # per-op: the achieved model FLOPs utilisation; utilization model: the assumption
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)

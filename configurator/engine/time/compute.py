@@ -173,16 +173,17 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
 
 
 def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float, achieved_tflops: float, cards: int,
-              tp: int) -> RLStep:  # fmt: skip
+              tp: int, generation_device: Device | None) -> RLStep:  # fmt: skip
     """The generation round, the extra forwards and PPO's critic training of an RL job's step (rl_job: as
-    written, before training_view)."""
+    written, before training_view); the round on ``generation_device`` (a vLLM server's card) when given."""
     critic_seconds = 0.0
     if rl.keeps_critic(job):
         critic = rl.critic_job(rl.training_view(job))
         ctb, _ = trained_layout(critic)
         critic_seconds = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards,
                                   tp=tp).seconds  # fmt: skip
-    return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp)
+    return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp,
+                   generation_device=generation_device, training_ranks=cards)
 
 
 def compute(
@@ -197,6 +198,7 @@ def compute(
     *,
     memory_shares: list[float] | None = None,  # per card: share of its memory bandwidth (MIG: memory slices)
     step_model: str = "per-op",
+    generation_cards: list[CardSpec] | None = None,  # RL vllm-server: the cards of its own the engine runs on
 ) -> Compute:
     """Compute per step: the per-op model (engine/time/steptime/) on the slowest card or instance of the job, or
     with ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak).
@@ -214,6 +216,8 @@ def compute(
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
+    training_s: float | None = None  # RL: the policy's training step (BF16), before the recipe's speed-up
+    rl_seconds = 0.0  # RL: generation and the extra passes
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
     if per_op and slowest is not None:
         fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
@@ -228,9 +232,18 @@ def compute(
         memory_s: float | None
         matmul_s, memory_s = step.split
         if rl.is_rl(rl_job) and step.seconds:  # training + generation + the extra passes (time/steptime/generation.py)
-            parts = _rl_parts(rl_job, model, device, step.seconds, flops / step.seconds / 1e12, len(cards), split)
+            # the recipe's measured whole-step speed-up is of the training step (speed.py MEASUREMENTS): applied to
+            # the policy's passes (and so to PPO's further epochs), not to vLLM's bf16 generation
+            training_s = step.seconds
+            trained = recipe_time(job, cards, flops, utilization, step.seconds).seconds
+            gen_devs = _devices([(c, 1.0) for c in generation_cards or []], None, estimates)
+            gen_device = min((d for _, d in gen_devs), key=lambda d: d.bandwidth_gb_s) if gen_devs else None
+            policy_s = trained if trained is not None else step.seconds
+            parts = _rl_parts(rl_job, model, device, policy_s, flops / step.seconds / 1e12, len(cards), split,
+                              gen_device)  # fmt: skip
             extra = parts.rows()
             op_rows += extra
+            rl_seconds = parts.seconds
             seconds = step.seconds + parts.seconds
             achieved = flops / (slowest * 1e12 * seconds)  # the training's FLOPs over the whole RL step
             matmul_s = (matmul_s or 0.0) + sum(r[1] for r in extra if r[4] == "compute")
@@ -245,6 +258,9 @@ def compute(
         achieved = utilization
     low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
     seconds = low.seconds
+    if training_s is not None:  # RL: the recipe on the training step, then the RL parts added
+        low = recipe_time(job, cards, flops, utilization, training_s)
+        seconds = low.seconds + rl_seconds if low.seconds is not None else None
     notes += low.notes
     return Compute.of(
         op_rows,
@@ -256,6 +272,7 @@ def compute(
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
+        training_seconds=low.seconds if training_s is not None else None,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
         estimated_cards=estimated,
     )  # fmt: skip

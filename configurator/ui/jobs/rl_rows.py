@@ -114,11 +114,11 @@ class RLRows:
         kit.set_value(self.beta_spin, r.beta or 0.0)
         for spin, value in ((self.generations_spin, r.generations), (self.prompt_spin, r.prompt_length),
                             (self.completion_spin, r.completion_length), (self.vllm_tp_spin, r.vllm_tensor_parallel),
-                            (self.epochs_spin, r.ppo_epochs), (self.share_spin, r.vllm_gpu_memory_utilization),
+                            (self.epochs_spin, rl.ppo_epochs(job)), (self.share_spin, r.vllm_gpu_memory_utilization),
                             (self.server_share_spin, r.server_gpu_memory_utilization),
                             (self.capacity_spin, job.moe_capacity_factor)):  # fmt: skip
             kit.set_value(spin, value)
-        kit.set_choice(self.generation_box, r.generation)
+        kit.set_choice(self.generation_box, rl.generation_engine(job))
         self.reward_check.setChecked(r.reward_model)
         if self.cards_edit not in kit.invalid and not self.cards_edit.hasFocus():
             self.cards_edit.setText(", ".join(map(str, r.generation_cards)))
