@@ -17,6 +17,7 @@ from configurator.engine.checks import rl as rl_checks
 from configurator.engine.evaluate import evaluate
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Build, Job
+from configurator.engine.time.steptime import JobStep, OpClass, scaled_class
 from configurator.engine.time.steptime.generation import decode_weight_bytes, generation_time
 from configurator.engine.time.steptime.ops import Device
 
@@ -164,3 +165,52 @@ def test_a_recipes_speed_up_applies_to_the_training_not_the_generation() -> None
     generation = sum(o.seconds for o in comp.ops if o.name in rl_rows)
     assert comp.training_seconds == pytest.approx(training_rows / (1 + comp.speedup))  # BF16 step over 1 + s
     assert comp.seconds_per_step == pytest.approx(comp.training_seconds + generation)  # generation unchanged
+
+
+def test_the_models_table_follows_offload() -> None:
+    # PPO full under ZeRO-3 with offload cpu: every model's weights, gradients and optimizer states go to the host
+    # (the memory table shows 0 GB of them on the card), so the table of kept models shows 0 GB each
+    job = {"name": "p", "model": "llama-3.1-8b", "method": "full", "objective": "ppo", "parallelism": "zero3",
+           "offload": "cpu", "micro_batch_size": 4, "cards": [1, 2, 3, 4]}
+    result = evaluate(_build([job], dict.fromkeys(range(1, 5), "h100-sxm"))).jobs[0]
+    assert result.rl is not None and result.cards[0].weights_gb == 0
+    assert {m.role: m.gb_per_card for m in result.rl.models} == {"policy": 0, "reference": 0, "critic": 0,
+                                                                 "reward": 0}  # fmt: skip
+    assert all("offloaded to the host" in m.held for m in result.rl.models)
+    on = evaluate(_build([{**job, "offload": "none"}], dict.fromkeys(range(1, 5), "h100-sxm"))).jobs[0]
+    assert on.rl is not None
+    rows = {m.role: m.gb_per_card for m in on.rl.models}
+    # reference: 8,030,261,248 x 2 bytes / 4 cards = 4.015 GB; critic: 7,504,928,768 x (2 + 2 + 12) / 4 = 30.02 GB
+    assert rows["reference"] == pytest.approx(4.015, abs=0.001)
+    assert rows["reward"] == pytest.approx(4.015, abs=0.001)
+    assert rows["critic"] == pytest.approx(30.02, abs=0.01)
+
+
+def test_scaled_class_scales_one_op_class() -> None:
+    step = JobStep((OpClass("mlp", 10.0, 1.0, 3.0, 3.0, 0.0), OpClass("loss", 8.0, 4.0, 2.0, 1.5, 0.5)), 5.0, False,
+                   "eager", 1.0)  # fmt: skip
+    quarter = scaled_class(step, "loss", 0.25)
+    assert quarter.seconds == 3.0 + 0.5 and quarter.classes[1].flops == 2.0 and quarter.classes[0] == step.classes[0]
+    assert scaled_class(step, "loss", 0.0).seconds == 3.0
+
+
+def _ops(**fields: Any) -> dict[str, float]:
+    job = {"name": "g", "model": "llama-3.1-8b", "method": "full", "micro_batch_size": 2, "cards": [1, 2],
+           "parallelism": "fsdp", **fields}
+    result = evaluate(_build([job], {1: "h100-sxm", 2: "h100-sxm"})).jobs[0]
+    assert result.compute is not None
+    return {o.name: o.seconds for o in result.compute.ops}
+
+
+def test_grpo_times_logits_for_the_completion_only() -> None:
+    # logits_to_keep = completion + 1 of prompt + completion: 1,025 of 1,536 positions
+    grpo = _ops(objective="grpo", rl={"prompt_length": 512, "completion_length": 1024})
+    sft = _ops(sequence_length=1536, loss="bf16")  # the same training batch, every position's logits
+    assert grpo["loss"] == pytest.approx(sft["loss"] * 1025 / 1536)
+    assert grpo["mlp"] == pytest.approx(sft["mlp"])
+
+
+def test_the_critic_is_timed_without_the_vocabulary_head() -> None:
+    ppo = _ops(objective="ppo", rl={"prompt_length": 512, "completion_length": 512, "ppo_epochs": 1})
+    sft = _ops(sequence_length=1024, loss="bf16")  # the critic: the policy's architecture trained in full
+    assert ppo["critic training"] == pytest.approx(sum(sft.values()) - sft["loss"])

@@ -54,7 +54,8 @@ def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardM
     stage = strategy.stage if strategy.shards_states else 3
     states = mem.weights + mem.adapters + mem.gradients + mem.optimizer
     models = [RLModel(role=m.role, held=m.held, gb_per_card=m.gb_per_card, source=m.source)
-              for m in rl.kept_models(model, job, states, shards=shards, stage=stage, tp=tp)]  # fmt: skip
+              for m in rl.kept_models(model, job, states, shards=shards, stage=stage, tp=tp,
+                                      on_card=(mem.weights > 0, mem.gradients > 0, mem.optimizer > 0))]  # fmt: skip
     training, gen_s, extra = _step_split(comp)
     out = RLResult(objective=job.objective, models=models, training_seconds=training, generation_seconds=gen_s,
                    extra_seconds=extra)  # fmt: skip

@@ -254,14 +254,22 @@ class KeptModel:
 
 
 def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int,
-                ) -> tuple[KeptModel, ...]:  # fmt: skip
+                on_card: tuple[bool, bool, bool] = (True, True, True)) -> tuple[KeptModel, ...]:  # fmt: skip
     """The models the method keeps on each training card and what each costs there (weights, and for a trained
     model its gradients and optimizer states), each with the code it is read from. ``states``: the card's model
-    states as the memory table has them (every model together); the policy is what the others leave of it."""
-    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp)
+    states as the memory table has them (every model together); the policy is what the others leave of it.
+    ``on_card``: whether the card still holds (weights, gradients, optimizer states) after offload
+    (estimate.py _offload moves each kind whole, every model's together: TRL prepares the reference and reward
+    models with the policy's DeepSpeed config, models/utils.py prepare_deepspeed)."""
+    w, g, o = (1.0 if kept else 0.0 for kept in on_card)
+    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp) * w
     extra = extra_states(model, job, shards=shards, stage=stage, tp=tp)
-    critic = extra.critic_weights + extra.critic_gradients + extra.critic_optimizer
-    policy = max(states - ref - critic - extra.reward_weights, 0.0)  # offloaded states are not on the card
+    critic = extra.critic_weights * w + extra.critic_gradients * g + extra.critic_optimizer * o
+    reward = extra.reward_weights * w
+    extra = ExtraStates(critic_weights=extra.critic_weights * w, critic_gradients=extra.critic_gradients * g,
+                        critic_optimizer=extra.critic_optimizer * o, critic_trained=extra.critic_trained,
+                        reward_weights=reward)  # fmt: skip
+    policy = max(states - ref - critic - reward, 0.0)
     adapters = "QLoRA" if job.method == "qlora" else "LoRA"
     held = "trained in full" if job.method == "full" else f"frozen base + trained {adapters} adapters"
     rows = [KeptModel("policy", held, policy / 1e9, "the trainer's model")]
@@ -303,6 +311,11 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
             )
         else:
             rows.append(KeptModel("reward", "none (rule-based reward functions)", 0.0, "verl need_reward_model"))
+    moved = [kind for kind, kept in zip(("weights", "gradients", "optimizer states"), on_card, strict=True)
+             if not kept]  # fmt: skip
+    if moved:  # what offload moved is host memory (the job's host RAM line), not this card's
+        note = f"; {', '.join(moved)} offloaded to the host"
+        rows = [KeptModel(r.role, r.held + note, r.gb_per_card, r.source) for r in rows]
     return tuple(rows)
 
 

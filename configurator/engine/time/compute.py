@@ -14,7 +14,7 @@ from configurator.engine.memory.states import job_parameters, trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
-from configurator.engine.time.steptime import Device, OpRow, job_step
+from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 
 
@@ -180,8 +180,10 @@ def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float,
     if rl.keeps_critic(job):
         critic = rl.critic_job(rl.training_view(job))
         ctb, _ = trained_layout(critic)
-        critic_seconds = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards,
-                                  tp=tp).seconds  # fmt: skip
+        # the value model's head is a hidden x 1 score (rl.critic_parameters), not the vocabulary: its step
+        # without the policy's logits GEMMs and loss (op class "loss")
+        critic_step = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards, tp=tp)
+        critic_seconds = scaled_class(critic_step, "loss", 0.0).seconds
     return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp,
                    generation_device=generation_device, training_ranks=cards)
 
@@ -224,6 +226,8 @@ def compute(
         steps = [(job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base), dev)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
         step, device = max(steps, key=lambda s: s[0].seconds)
+        # GRPO makes logits for the completion only (logits_to_keep, rl.logit_fraction): its loss class in proportion
+        step = scaled_class(step, "loss", rl.logit_fraction(rl_job))
         op_rows = step.rows
         launch_bound = step.launch_bound
         seconds: float | None = step.seconds
