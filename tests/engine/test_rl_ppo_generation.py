@@ -84,7 +84,10 @@ def test_step_time_is_training_plus_generation() -> None:
                         sequence_length=1536, loss="bf16")  # fmt: skip
     assert grpo.rl is not None and grpo.compute is not None and sft.compute is not None
     assert grpo.compute.tokens_per_step == 8 * 1536  # prompt + completion, not sequence_length
-    assert grpo.rl.training_seconds == pytest.approx(sft.compute.seconds_per_step, rel=1e-6)
+    # the same training batch, GRPO's logits for 1,025 of the 1,536 positions (logits_to_keep)
+    sft_loss = next(o.seconds for o in sft.compute.ops if o.name == "loss")
+    expected = sft.compute.seconds_per_step - sft_loss * (1 - 1025 / 1536)
+    assert grpo.rl.training_seconds == pytest.approx(expected, rel=1e-6)
     assert grpo.rl.generation_seconds and grpo.rl.generation_seconds > grpo.rl.training_seconds
     assert grpo.step_seconds == pytest.approx(grpo.rl.training_seconds + grpo.rl.generation_seconds, rel=1e-6)
     c = grpo.compute
