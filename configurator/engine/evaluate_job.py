@@ -328,6 +328,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
     checks += rl_result.colocated_checks(job, model, rows) + rl_result.tensor_parallel_checks(job, shape.n)
+    checks += rl_result.trainer_checks(job)
     server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
               if rl_result.generation_cards(job) else {})  # fmt: skip
     checks += rl_result.group_checks(job, shape.n)

@@ -17,6 +17,7 @@ from configurator.engine.checks import rl as rl_checks
 from configurator.engine.evaluate import evaluate
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Build, Job
+from configurator.engine.model.stack import stack_of
 from configurator.engine.time.steptime import JobStep, OpClass, scaled_class
 from configurator.engine.time.steptime.generation import decode_weight_bytes, generation_time
 from configurator.engine.time.steptime.ops import Device
@@ -214,3 +215,17 @@ def test_the_critic_is_timed_without_the_vocabulary_head() -> None:
     ppo = _ops(objective="ppo", rl={"prompt_length": 512, "completion_length": 512, "ppo_epochs": 1})
     sft = _ops(sequence_length=1024, loss="bf16")  # the critic: the policy's architecture trained in full
     assert ppo["critic training"] == pytest.approx(sum(sft.values()) - sft["loss"])
+
+
+@pytest.mark.parametrize(("framework", "loss", "refused"), [
+    ("hf-trainer", "bf16", False), ("axolotl", "bf16", False),  # TRL's trainers: log-probs of the bf16 logits
+    ("torchtune", "chunked", False),  # its own DPO / PPO / GRPO recipes, its own loss
+    ("torchtitan", None, True), ("litgpt", None, True), ("fsdp-qlora", None, True),
+])  # fmt: skip
+def test_the_rl_trainer_is_a_framework_behaviour(framework: str, loss: str | None, refused: bool) -> None:
+    job = _job(objective="dpo", framework=framework)
+    if loss is not None:
+        assert stack_of(rl.training_view(job)).loss == loss
+    errors = [c for c in rl_checks.trainer_checks(job) if c.code == "JOB_SETTING"]
+    assert bool(errors) == refused
+    assert not rl_checks.trainer_checks(job.model_copy(update={"objective": "sft"}))

@@ -12,6 +12,7 @@ from configurator.engine.memory.precision import BF16
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check, Compute, RLModel, RLResult
+from configurator.engine.model.stack import PROFILES
 
 GB = 1e9
 _GENERATION_OP = "generation"  # the op row of the generation round (time/steptime/generation.py RLStep.rows)
@@ -135,6 +136,18 @@ def group_checks(job: Job, cards: int) -> list[Check]:
         f"steps x {cards} cards = {batch} completions) is not a multiple of its {job.rl.generations} generations "
         "per prompt: TRL's GRPOConfig refuses it. Make micro-batch x accumulation x cards a multiple of the "
         "generations."))]  # fmt: skip
+
+
+def trainer_checks(job: Job) -> list[Check]:
+    """A DPO / GRPO / PPO job on a framework without a preference or RL trainer (specs/frameworks.yaml
+    rl_trainer: none) cannot run as written."""
+    profile = PROFILES[job.framework]
+    if not rl.is_rl(job) or profile.rl_trainer != "none":
+        return []
+    return [Check(severity="error", code="JOB_SETTING", job=job.name, message=(
+        f"Job '{job.name}': {profile.label} has no {job.objective.upper()} trainer "
+        f"({profile.sources['rl_trainer']}). Use hf-trainer or axolotl (TRL's trainers), or torchtune's own "
+        "recipes."))]  # fmt: skip
 
 
 def tensor_parallel_checks(job: Job, cards: int) -> list[Check]:

@@ -43,12 +43,18 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.memory.precision import BF16
 from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
+from configurator.engine.model.stack import PROFILES
 
 DPO_DEFAULT_BETA = 0.1  # trl/trainer/dpo_config.py DPOConfig.beta
 GRPO_DEFAULT_BETA = 0.0  # trl/trainer/grpo_config.py GRPOConfig.beta
 PPO_DEFAULT_KL = 0.05  # trl/experimental/ppo/ppo_config.py PPOConfig.kl_coef
-# vLLM's own activation peak during its memory profiling, beside weights and KV cache: estimated (a few hundred
-# MB for 8B-class models at the default max_num_batched_tokens); named here, not fitted.
+# ASSUMPTION (not derived in full, not fitted to any run): what vLLM keeps beside its weights and KV cache, its
+# profile run's activation peak and its non-torch memory. The activation part can be bounded from the profile run:
+# TRL's colocated LLM runs it on max_num_batched_tokens=4096 (trl/generation/vllm_generation.py:363; vLLM's own
+# default for the LLM class is 8192 or 16384, vllm/engine/arg_utils.py EngineArgs.get_batch_defaults), whose
+# largest tensors for Llama 3.1 8B are the MLP's gate/up output and activation, 4,096 x 3 x 14,336 x 2 B = 0.35 GB.
+# The CUDA-graph pool and the cuBLAS / NCCL workspaces vLLM also counts outside the KV cache are not derived here:
+# 1 GB is a round figure for both at 8B scale, an assumption that grows no smaller or larger with the model.
 VLLM_ACTIVATION_BYTES = 1e9
 
 
@@ -153,10 +159,11 @@ def training_view(job: Job) -> Job:
     if job.objective == "sft":
         return job
     update: dict[str, object] = {}
-    if job.loss is None and job.framework == "hf-trainer":
-        # TRL's trainers take log-probs of the model's own bf16 logits with selective_log_softmax
-        # (trl/trainer/utils.py: a log_softmax per sequence, gathered; dpo_trainer.py:1347, grpo_trainer.py:1521,
-        # ppo_trainer.py:703), not the causal-LM loss's fp32 upcast: the bf16 loss path
+    if job.loss is None and PROFILES[job.framework].rl_trainer == "trl":
+        # TRL's trainers (hf-trainer, axolotl: specs/frameworks.yaml rl_trainer) take log-probs of the model's own
+        # bf16 logits with selective_log_softmax (trl/trainer/utils.py: a log_softmax per sequence, gathered;
+        # dpo_trainer.py:1347, grpo_trainer.py:1521, ppo_trainer.py:703), not the causal-LM loss's fp32 upcast:
+        # the bf16 loss path
         update["loss"] = "bf16"
     if job.objective == "dpo":
         update["micro_batch_size"] = 2 * job.micro_batch_size
