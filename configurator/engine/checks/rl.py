@@ -245,3 +245,28 @@ def in_process_checks(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: li
         f"{states / GB:.1f} GB of model states: more than the {row.capacity_gb:.1f} GB of slot {row.slot}. "
         "Generate in smaller chunks (local_rollout_forward_batch_size), shorten completions, set "
         "ds3_gather_for_generation False, or generate with vLLM."))]  # fmt: skip
+
+
+def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
+    """The job form's visibility rule: the RL and MoE settings that apply to ``job`` (the form shows only these):
+    the sequence length unless the method generates; the KL coefficient; GRPO's generations per prompt; prompt
+    and completion lengths and the generation engine where the method generates; the colocated share, or the
+    server's cards and share; PPO's reward model and epochs; the MoE capacity factor for an MoE model."""
+    fields: set[str] = {"objective"}
+    if not rl.generates(job):  # GRPO / PPO train on prompt + completion tokens instead
+        fields.add("sequence_length")
+    if job.objective in ("dpo", "grpo", "ppo"):
+        fields.add("beta")
+    if job.objective == "grpo":
+        fields.add("generations")
+    if rl.generates(job):
+        fields |= {"prompt_length", "completion_length", "generation"}
+        if rl.generation_engine(job) == "vllm-colocate":
+            fields |= {"vllm_gpu_memory_utilization", "vllm_tensor_parallel"}
+        elif rl.generation_engine(job) == "vllm-server":
+            fields |= {"generation_cards", "server_gpu_memory_utilization", "vllm_tensor_parallel"}
+    if job.objective == "ppo":
+        fields |= {"reward_model", "ppo_epochs"}
+    if model is not None and model.is_moe:
+        fields.add("moe_capacity_factor")
+    return frozenset(fields)

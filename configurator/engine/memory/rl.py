@@ -324,29 +324,3 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
         note = f"; {', '.join(moved)} offloaded to the host"
         rows = [KeptModel(r.role, r.held + note, r.gb_per_card, r.source) for r in rows]
     return tuple(rows)
-
-
-def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
-    """The RL and MoE settings that apply to ``job`` (the job form shows only these): the sequence length unless
-    the method generates; GRPO's generations per
-    prompt; prompt and completion lengths and the generation engine where the method generates; the colocated
-    share, or the server's cards and share; PPO's reward model and epochs; the MoE capacity factor for an MoE
-    model."""
-    fields: set[str] = {"objective"}
-    if not generates(job):  # GRPO / PPO train on prompt + completion tokens instead
-        fields.add("sequence_length")
-    if job.objective in ("dpo", "grpo", "ppo"):
-        fields.add("beta")
-    if job.objective == "grpo":
-        fields.add("generations")
-    if generates(job):
-        fields |= {"prompt_length", "completion_length", "generation"}
-        if generation_engine(job) == "vllm-colocate":
-            fields |= {"vllm_gpu_memory_utilization", "vllm_tensor_parallel"}
-        elif generation_engine(job) == "vllm-server":
-            fields |= {"generation_cards", "server_gpu_memory_utilization", "vllm_tensor_parallel"}
-    if job.objective == "ppo":
-        fields |= {"reward_model", "ppo_epochs"}
-    if model is not None and model.is_moe:
-        fields.add("moe_capacity_factor")
-    return frozenset(fields)
