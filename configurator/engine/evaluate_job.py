@@ -336,7 +336,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
-    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)
+    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis

@@ -229,3 +229,21 @@ def test_the_rl_trainer_is_a_framework_behaviour(framework: str, loss: str | Non
     errors = [c for c in rl_checks.trainer_checks(job) if c.code == "JOB_SETTING"]
     assert bool(errors) == refused
     assert not rl_checks.trainer_checks(job.model_copy(update={"objective": "sft"}))
+
+
+def test_reference_and_critic_split_their_experts_like_the_policy(models: dict[str, ModelSpec]) -> None:
+    # Qwen3-30B-A3B full DPO over 4 cards of expert parallelism: the reference keeps 1/4 of the routed experts
+    m = models["qwen3-30b-a3b"]
+    job = _job(model="qwen3-30b-a3b", objective="dpo", method="full", parallelism="ep")
+    experts, total = m.expert_params(), m.total_params
+    whole = rl.reference_bytes(m, job, shards=1, stage=0, tp=1)
+    assert whole == total * 2
+    assert rl.reference_bytes(m, job, shards=1, stage=0, tp=1, ep=4) == pytest.approx((total - experts * 3 / 4) * 2)
+
+
+def test_vllm_holds_gpt_oss_experts_as_shipped(models: dict[str, ModelSpec]) -> None:
+    # gpt-oss-20b: 24 layers x 32 experts x (2,880 x 5,760 + 2,880 x 2,880) = 19,110,297,600 expert weights in
+    # MXFP4 (4.25 bits); the other 20,914,757,184 - 19,110,297,600 parameters (expert biases included) in bf16
+    m = models["gpt-oss-20b"]
+    weights = rl.generation_budget(m, _job(model="gpt-oss-20b"), 80e9)[1]
+    assert weights == pytest.approx(19_110_297_600 * 4.25 / 8 + (20_914_757_184 - 19_110_297_600) * 2)

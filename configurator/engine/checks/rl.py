@@ -46,7 +46,7 @@ def generation_cards(job: Job) -> list[int]:
 
 
 def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardMemory], comp: Compute | None,
-              shards: int, tp: int, server: dict[int, tuple[str, float]]) -> RLResult | None:  # fmt: skip
+              shards: int, tp: int, server: dict[int, tuple[str, float]], ep: int = 1) -> RLResult | None:  # fmt: skip
     """The job's RL summary; ``server``: slot -> (card name, capacity bytes) of the build's cards (for
     generation cards of its own)."""
     if not rl.is_rl(job) or model.is_params_only:
@@ -55,7 +55,7 @@ def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardM
     stage = strategy.stage if strategy.shards_states else 3
     states = mem.weights + mem.adapters + mem.gradients + mem.optimizer
     models = [RLModel(role=m.role, held=m.held, gb_per_card=m.gb_per_card, source=m.source)
-              for m in rl.kept_models(model, job, states, shards=shards, stage=stage, tp=tp,
+              for m in rl.kept_models(model, job, states, shards=shards, stage=stage, tp=tp, ep=ep,
                                       on_card=(mem.weights > 0, mem.gradients > 0, mem.optimizer > 0))]  # fmt: skip
     training, gen_s, extra = _step_split(comp)
     out = RLResult(objective=job.objective, models=models, training_seconds=training, generation_seconds=gen_s,

@@ -179,8 +179,9 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
-    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO / PPO frozen reference
-    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp)  # PPO: critic trained, reward frozen
+    # DPO / GRPO / PPO frozen reference; PPO: critic trained, reward frozen (each split like the policy, EP included)
+    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
+    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
     weights += extra.critic_weights + extra.reward_weights
     gradients += extra.critic_gradients
     optimizer += extra.critic_optimizer

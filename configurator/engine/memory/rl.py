@@ -106,11 +106,21 @@ def keeps_reward_model(job: Job) -> bool:
     return job.objective == "ppo" and job.rl.reward_model
 
 
-def reference_bytes(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int) -> float:
-    """The reference copy on one card: bf16 weights, sharded as the policy's parameters are (ZeRO-3 / FSDP)."""
+def expert_share(model: ModelSpec, params: int, ep: int) -> float:
+    """The share of a model copy of ``params`` parameters one card holds under expert parallelism: its 1/ep of the
+    routed experts and all of the rest (memory/moe.py expert_split, for a bf16 copy)."""
+    if ep <= 1 or not model.is_moe or not params:
+        return 1.0
+    return 1 - model.expert_params() * (1 - 1 / ep) / params
+
+
+def reference_bytes(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1) -> float:
+    """The reference copy on one card: bf16 weights, sharded as the policy's parameters are (ZeRO-3 / FSDP, and
+    the experts over expert parallelism)."""
     if not keeps_reference(job):
         return 0.0
-    return model.total_params * BF16 / ((shards if stage == 3 else 1) * tp)
+    split = (shards if stage == 3 else 1) * tp
+    return model.total_params * BF16 * expert_share(model, model.total_params, ep) / split
 
 
 def critic_parameters(model: ModelSpec) -> int:
@@ -138,9 +148,10 @@ class ExtraStates:
     reward_weights: float = 0.0
 
 
-def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int) -> ExtraStates:
+def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1) -> ExtraStates:
     """The critic's weights, gradients and optimizer states and the reward model's bf16 weights on one card, split
-    as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1)."""
+    as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1; the
+    experts over expert parallelism)."""
     if not keeps_critic(job):
         return ExtraStates()
     w_split = (shards if stage == 3 else 1) * tp
@@ -148,8 +159,11 @@ def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int
     o_split = shards * tp
     n = critic_parameters(model)
     tb, _ = trained_layout(critic_job(job))
-    reward = model.total_params * BF16 / w_split if keeps_reward_model(job) else 0.0
-    return ExtraStates(n * tb.weight / w_split, n * tb.gradient / g_split, n * tb.optimizer / o_split, n, reward)
+    c = expert_share(model, n, ep)  # trained in full: weights and states split alike
+    reward = (model.total_params * BF16 * expert_share(model, model.total_params, ep) / w_split
+              if keeps_reward_model(job) else 0.0)  # fmt: skip
+    return ExtraStates(n * tb.weight * c / w_split, n * tb.gradient * c / g_split, n * tb.optimizer * c / o_split,
+                       n, reward)  # fmt: skip
 
 
 def training_view(job: Job) -> Job:
@@ -238,9 +252,11 @@ def vllm_card_bytes(capacity_bytes: float, share: float) -> float:
 def generation_budget(model: ModelSpec, job: Job, card_bytes: float, share: float | None = None,
                       ) -> tuple[float, float, float]:  # fmt: skip
     """(vLLM's share, its weights, the KV cache left) on a card of ``card_bytes`` (bytes): the weights are vLLM's
-    own bf16 copy (TRL loads merged LoRA weights into it), split by vLLM tensor parallelism."""
+    own copy as the checkpoint ships (TRL loads merged LoRA weights into it), split by vLLM tensor parallelism."""
     budget = (colocated_share(job) if share is None else share) * card_bytes
-    weights = model.total_params * BF16 / job.rl.vllm_tensor_parallel
+    # as shipped: gpt-oss's experts stay MXFP4 in vLLM (vllm/model_executor/layers/quantization/mxfp4.py
+    # Mxfp4Config, chosen by the checkpoint's quantization_config), the rest bf16
+    weights = model.weight_bytes_as_shipped() / job.rl.vllm_tensor_parallel
     return budget, weights, budget - weights - VLLM_ACTIVATION_BYTES
 
 
@@ -260,7 +276,7 @@ class KeptModel:
     source: str  # where the behaviour is read from
 
 
-def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int,
+def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int, ep: int = 1,
                 on_card: tuple[bool, bool, bool] = (True, True, True)) -> tuple[KeptModel, ...]:  # fmt: skip
     """The models the method keeps on each training card and what each costs there (weights, and for a trained
     model its gradients and optimizer states), each with the code it is read from. ``states``: the card's model
@@ -269,8 +285,8 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
     (estimate.py _offload moves each kind whole, every model's together: TRL prepares the reference and reward
     models with the policy's DeepSpeed config, models/utils.py prepare_deepspeed)."""
     w, g, o = (1.0 if kept else 0.0 for kept in on_card)
-    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp) * w
-    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp)
+    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp, ep=ep) * w
+    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
     critic = extra.critic_weights * w + extra.critic_gradients * g + extra.critic_optimizer * o
     reward = extra.reward_weights * w
     extra = ExtraStates(critic_weights=extra.critic_weights * w, critic_gradients=extra.critic_gradients * g,

@@ -51,10 +51,11 @@ def decode_weight_bytes(model: ModelSpec, sequences: int) -> float:
     counts = model.param_counts()
     lookup = 0 if model.tie_word_embeddings else counts.embedding
     dense = counts.total - lookup - model.expert_params()
-    experts: float = model.expert_params()
+    # the experts as vLLM holds them: as shipped (gpt-oss MXFP4, rl.generation_budget)
+    experts: float = model.weight_bytes_as_shipped() - (counts.total - model.expert_params()) * BF16
     if experts and model.num_experts:
         experts = experts * min(1.0, sequences * model.num_experts_per_tok / model.num_experts)
-    return (dense + experts) * BF16
+    return dense * BF16 + experts
 
 
 def matmul_params(model: ModelSpec) -> int:
