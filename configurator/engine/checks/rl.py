@@ -59,6 +59,7 @@ def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardM
                                       on_card=(mem.weights > 0, mem.gradients > 0, mem.optimizer > 0))]  # fmt: skip
     training, gen_s, extra = _step_split(comp)
     out = RLResult(objective=job.objective, models=models, training_seconds=training, generation_seconds=gen_s,
+                   generation_bound=comp.generation_bound if comp is not None and gen_s else None,
                    extra_seconds=extra)  # fmt: skip
     if not rl.generates(job):
         return out

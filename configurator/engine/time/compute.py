@@ -3,6 +3,8 @@ the roofline."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
@@ -220,6 +222,7 @@ def compute(
     launch_bound = False
     training_s: float | None = None  # RL: the policy's training step (BF16), before the recipe's speed-up
     rl_seconds = 0.0  # RL: generation and the extra passes
+    generation_bound: Literal["memory", "compute", "launch"] | None = None
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
     if per_op and slowest is not None:
         fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
@@ -248,6 +251,7 @@ def compute(
             extra = parts.rows()
             op_rows += extra
             rl_seconds = parts.seconds
+            generation_bound = parts.generation.bound if parts.generation is not None else None
             seconds = step.seconds + parts.seconds
             achieved = flops / (slowest * 1e12 * seconds)  # the training's FLOPs over the whole RL step
             matmul_s = (matmul_s or 0.0) + sum(r[1] for r in extra if r[4] == "compute")
@@ -276,7 +280,7 @@ def compute(
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
-        training_seconds=low.seconds if training_s is not None else None,
+        training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
         estimated_cards=estimated,
     )  # fmt: skip

@@ -38,6 +38,7 @@ class Generation:
     decode_seconds: float
     flops: float
     bytes: float  # read during decode
+    bound: Literal["memory", "compute", "launch"] = "memory"  # what sets a decode step's time
 
     @property
     def seconds(self) -> float:
@@ -100,10 +101,12 @@ def generation_time(model: ModelSpec, job: Job, device: Device, sequences: int |
     step_flops = active * seqs / tp
     compute_floor = step_flops / (peak * eff.gemm_fraction(arch, seqs, h, h, device.sms))
     decode = completion * max(weights / bandwidth, compute_floor) + kv / bandwidth
-    if in_process:
+    bound: Literal["memory", "compute", "launch"] = "compute" if compute_floor > weights / bandwidth else "memory"
+    if in_process and decode_launch_seconds(model) > decode / completion:
         # per step: at least the host's launches (the KV reads are spread evenly over the steps)
-        decode = completion * max(decode / completion, decode_launch_seconds(model))
-    return Generation(seqs, prefill, decode, prefill_flops + step_flops * completion, completion * weights + kv)
+        decode, bound = completion * decode_launch_seconds(model), "launch"
+    return Generation(seqs, prefill, decode, prefill_flops + step_flops * completion, completion * weights + kv,
+                      bound)
 
 
 def forward_passes(job: Job) -> dict[str, int]:
@@ -154,7 +157,8 @@ class RLStep:
         """(name, seconds, FLOPs, bytes, bound) per part, as compute.py's op rows."""
         out: list[tuple[str, float, float, float, Literal["compute", "memory"]]] = []
         if self.generation is not None:
-            out.append(("generation", self.generation.seconds, self.generation.flops, self.generation.bytes, "memory"))
+            bound: Literal["compute", "memory"] = "compute" if self.generation.bound == "compute" else "memory"
+            out.append(("generation", self.generation.seconds, self.generation.flops, self.generation.bytes, bound))
         out += [(f"{name} forward", s, 0.0, 0.0, "compute") for name, s in self.forwards.items()]
         if self.critic_seconds:
             out.append(("critic training", self.critic_seconds, 0.0, 0.0, "compute"))
