@@ -137,10 +137,12 @@ def table(rows: list[Scored]) -> str:
         role = ("seen" if any(r.seen for r in mine) else "held apart" if any(r.held_apart for r in mine)
                 else "calibration")  # fmt: skip
         lines.append(f"{src:<20} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
-    groups = (("all calibration", lambda r: not r.held_apart), ("all held apart (blind)", lambda r: r.held_apart
-              and not r.seen), ("all seen (changed after scoring)", lambda r: r.seen))  # fmt: skip
-    for label, pick in groups:
-        errs = [abs(r.error) for r in rows if r.scored and pick(r)]
+    def group(r: Scored) -> str:
+        return "all calibration" if not r.held_apart else ("all seen (changed after scoring)" if r.seen
+                                                           else "all held apart (blind)")  # fmt: skip
+
+    for label in ("all calibration", "all held apart (blind)", "all seen (changed after scoring)"):
+        errs = [abs(r.error) for r in rows if r.scored and group(r) == label]
         if errs:
             lines.append(f"{label:<33} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}")
     errs = [abs(r.error) for r in rows if r.scored]
