@@ -219,7 +219,8 @@ def gathered_bytes(model: ModelSpec, job: Job, shards: int) -> float:
     (trl/models/utils.py:145, ds3_gather_for_generation True by default) on the trained model, for PPO the
     PolicyAndValueWrapper of policy and critic (ppo_trainer.py:683-686): their whole bf16 weights, less the
     1/shards already held."""
-    if job.parallelism != "zero3" or shards <= 1:
+    strategy = PARALLELISM[job.parallelism]
+    if not (strategy.deepspeed and strategy.stage == 3) or shards <= 1:  # DeepSpeed ZeRO-3 only
         return 0.0
     params = model.total_params + (rl.critic_parameters(model) if rl.keeps_critic(job) else 0)
     return params * BF16 * (1 - 1 / shards)
