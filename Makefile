@@ -28,8 +28,8 @@ run: $(STAMP) xcb-deps  ## install and open the window with the preloaded build
 # ruff format --check covers the packages written formatted (the rest predates the formatter); mypy's
 # per-module strictness is in pyproject.toml.
 FORMATTED := configurator/catalog configurator/engine/editing configurator/engine/planner configurator/present \
-	configurator/engine/model/resolver.py configurator/engine/model/codes.py configurator/ui/shell/view_state.py \
-	configurator/ui/shell/settings.py $(wildcard configurator/ui/*/__init__.py) tests/conftest.py \
+	configurator/engine/model/resolver.py configurator/engine/model/codes.py configurator/ui/base/view_state.py \
+	configurator/ui/base/settings.py $(wildcard configurator/ui/*/__init__.py) tests/conftest.py \
 	tests/architecture/test_layering.py tests/catalog/test_fileio_umask.py
 
 lint: $(STAMP)
@@ -78,6 +78,10 @@ oracle:  ## regenerate the traced reference table (installs the heavy trace extr
 	rm -f specs/trace/table.part*.jsonl
 	for i in $$(seq 0 $$(($(ORACLE_SHARDS) - 1))); do \
 		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --warm --shard $$i/$(ORACLE_SHARDS) & \
+	done; wait
+	for i in $$(seq 0 $$(($(ORACLE_SHARDS) - 1))); do \
+		PYTHONPATH=$(CURDIR) nice -n 15 $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --warm --vlm \
+			--shard $$i/$(ORACLE_SHARDS) --out specs/trace/table.part-vlm$$i.jsonl & \
 	done; wait
 	PYTHONPATH=$(CURDIR) $(TRACE_VENV)/bin/python -m configurator.trace.oracle.generate --merge
 	rm -f specs/trace/table.part*.jsonl

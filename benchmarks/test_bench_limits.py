@@ -135,8 +135,8 @@ def test_analysis_update_after_edit(qtbot) -> None:  # type: ignore[no-untyped-d
 
     from configurator.engine.editing import update_job
     from configurator.engine.model.buildfile import load_build
+    from configurator.ui.base.document import BuildDocument
     from configurator.ui.charts import AnalysisTabs
-    from configurator.ui.shell.document import BuildDocument
 
     doc = BuildDocument(load_build(resource("builds", "seed-70b-lora-8x-h200-nvl.yaml")))
     tabs = AnalysisTabs(doc)

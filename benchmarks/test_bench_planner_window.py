@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QApplication
 from configurator.engine.planner import load_plan
 from configurator.engine.planner.editing import set_class
 from configurator.paths import resource
+from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
-from configurator.ui.planner.document import PlanDocument
 
 
 def test_replan_to_repaint(benchmark, qtbot) -> None:  # type: ignore[no-untyped-def]

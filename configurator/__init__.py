@@ -11,6 +11,3 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+source"
 
-GB = 1e9  # the seeds' unit: GB = 10^9 bytes
-GIB = 2**30
-MIB = 2**20

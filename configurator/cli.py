@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import overload
 
 from configurator import __version__
 from configurator.catalog.errors import FileError, Problem, shorten
@@ -24,6 +25,10 @@ TRACE_MISSING_EXTRA = 4
 TRACE_FAILED = 5
 
 
+@overload
+def _user_path(path: Path) -> Path: ...
+@overload
+def _user_path(path: Path | None) -> Path | None: ...
 def _user_path(path: Path | None) -> Path | None:
     """A path from the command line with ~ expanded (FileError for ~nosuchuser)."""
     return expand_path(path) if path is not None else None
@@ -148,15 +153,15 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
     if job is not None and build.job_index(job) is None:
         names = ", ".join(repr(j.name) for j in build.jobs) or "none"
         raise ValueError(f"no job called {job!r} in {path} (its jobs: {names})")
-    names = [job] if job is not None else [j.name for j in build.jobs]
-    if not names:
+    job_names = [job] if job is not None else [j.name for j in build.jobs]
+    if not job_names:
         raise ValueError(f"{path} has no jobs to trace")
     result = evaluate(build, base_dir=path.parent)
     cache = TraceCache()
     progress = sys.stderr.isatty() and not as_json
     records: list[dict[str, object]] = []
     status = 0
-    for name in names:
+    for name in job_names:
         record: dict[str, object] = {"job": name}
         records.append(record)
         jr = result.job(name)
@@ -214,8 +219,8 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
                 when = f" (cached, traced {record.get('traced_at', '')})" if record.get("cached") else ""
                 print(f"  {traced_line(traced)}{when}")
                 print("  at the peak: " + "; ".join(breakdown_lines(traced)))
-                estimate = record.get("estimate_allocated_gb")
-                print("  " + difference_text(traced.peak_gb, estimate if isinstance(estimate, float) else None))
+                recorded = record.get("estimate_allocated_gb")
+                print("  " + difference_text(traced.peak_gb, recorded if isinstance(recorded, float) else None))
                 if record.get("engine_note"):
                     print(f"  path: traced only; the engine cannot size this config ({record['engine_note']})")
                 else:
@@ -246,35 +251,35 @@ def _catalog(kind: str, as_json: bool) -> int:
     if kind == "cards":
         from configurator.engine.lowprecision.checks import supported_recipes
 
-        items = cat.cards.values()
+        cards = cat.cards.values()
         if as_json:
-            print(json.dumps([c.model_dump(mode="json") for c in items], indent=2))
+            print(json.dumps([c.model_dump(mode="json") for c in cards], indent=2))
             return 0
         print(f"{'id':22s} {'name':42s} {'visible GB':>10s} {'BF16 TFLOPS':>11s} {'TDP W':>6s}  NVLink  MIG  "
               f"{'CC':>4s}  recipes (Transformer Engine)")  # fmt: skip
-        for c in items:
+        for c in cards:
             bf16 = f"{c.bf16_dense_tflops.value:.1f}" if c.bf16_dense_tflops.value else "n/p"
             cc = f"{c.compute_capability.value:.1f}" if c.compute_capability.value else "?"
             lp = ", ".join(supported_recipes([c])) or "none (BF16 only)"
             print(f"{c.id:22s} {c.name:42s} {c.visible_gb:10.1f} {bf16:>11s} {c.power.tdp_w.value or 0:6.0f}  "
                   f"{'yes' if c.nvlink else 'no ':6s}  {'yes' if c.mig else 'no ':3s}  {cc:>4s}  {lp}")  # fmt: skip
     elif kind == "models":
-        items = cat.models.values()
+        models = cat.models.values()
         if as_json:
-            print(json.dumps([m.model_dump(mode="json") for m in items], indent=2))
+            print(json.dumps([m.model_dump(mode="json") for m in models], indent=2))
             return 0
         print(f"{'id':22s} {'name':44s} {'parameters':>16s}  architecture")
-        for m in items:
+        for m in models:
             print(f"{m.id:22s} {m.name:44s} {m.total_params:16,d}  {m.architecture}")
     else:
-        items = cat.chassis.values()
+        chassis = cat.chassis.values()
         if as_json:
-            print(json.dumps([c.model_dump(mode="json") for c in items], indent=2))
+            print(json.dumps([c.model_dump(mode="json") for c in chassis], indent=2))
             return 0
         print(f"{'id':24s} {'name':44s} {'GPUs':>4s} {'CPUs':>4s}  airflow  PSU")
-        for c in items:
-            psu = f"{c.psu.units} x {c.psu.watts_each.value:,.0f} W" if c.psu.watts_each.value else "unpublished"
-            print(f"{c.id:24s} {c.name:44s} {len(c.positions):4d} {c.cpu_sockets:4d}  {c.airflow:7s}  {psu}")
+        for ch in chassis:
+            psu = f"{ch.psu.units} x {ch.psu.watts_each.value:,.0f} W" if ch.psu.watts_each.value else "unpublished"
+            print(f"{ch.id:24s} {ch.name:44s} {len(ch.positions):4d} {ch.cpu_sockets:4d}  {ch.airflow:7s}  {psu}")
     return 0
 
 
@@ -361,7 +366,7 @@ def _demo_pin(reset: bool) -> int:
     import time
 
     from configurator.catalog.fileio import regular_or_absent
-    from configurator.ui.shell.settings import (
+    from configurator.ui.base.settings import (
         DEFAULTS,
         MAX_SETTINGS_BYTES,
         Settings,
@@ -395,7 +400,7 @@ def _demo_pin(reset: bool) -> int:
 def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     """Run the command ``words`` name: a window, or one subcommand."""
     if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
-        from configurator.ui.planner.app import main as planner_main
+        from configurator.ui.shell.planner_app import main as planner_main
 
         return planner_main(words[1:])
     commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "acceptance",

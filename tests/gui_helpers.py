@@ -9,12 +9,12 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QWidget
 
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
+from configurator.ui.base.settings import Settings
 from configurator.ui.chassis.chassis_view import ChassisView
 from configurator.ui.jobs import JobsPanel
-from configurator.ui.shell.document import BuildDocument
 from configurator.ui.shell.layout import parked
 from configurator.ui.shell.main_window import MainWindow
-from configurator.ui.shell.settings import Settings
 from tests.paths import BUILDS
 
 

@@ -9,7 +9,8 @@ PRICES = """\
 currency: EUR
 tax_rate: 0.19
 valid_days: 30
-parts: {rtx-pro-6000-ws: 8900.50, generic-workstation-4: 3200, nvlink-bridge-h200-nvl-2way: 650}
+parts: {rtx-pro-6000-ws: 8900.50, generic-workstation-4: 3200, nvlink-bridge-h200-nvl-2way: 650, dimm-16gb: 95,
+        nvme-1.92tb: 240}
 services: [{name: Assembly and burn-in, price: 450}, {name: 3-year warranty, price: 1200}]
 """
 

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from configurator import MIB
 from configurator.catalog.sourced import Sourced, SourcedText, Strict
+from configurator.catalog.units import MIB
 
 
 class CardPower(Strict):

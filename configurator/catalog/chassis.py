@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from configurator.catalog.sourced import Sourced, Strict
+from configurator.catalog.units import GB, GIB
 
 
 class SlotPosition(Strict):
@@ -42,6 +43,19 @@ class PsuSpec(Strict):
     atx3_excursion: bool = False  # ATX 3.x PSU rated for 200 % for 100 us (Intel ATX12VO guide table 3-3)
 
 
+class HostSpec(Strict):
+    """The host's memory and drive bays: what the chassis can hold for offload, data and checkpoints.
+
+    DIMM sizes are as vendors label them (binary GB: a "64 GB" RDIMM holds 64 GiB); drive sizes in TB (10^12 B).
+    """
+
+    dimm_slots: Sourced  # memory slots on the board, all sockets together
+    max_dimm_gb: Sourced  # largest DIMM the board takes
+    dimm_type: str = "DDR5 RDIMM"
+    drive_bays: Sourced  # bays that take an NVMe data drive (M.2 / U.2 / E1.S / E3.S)
+    drive_form_factor: str  # e.g. "2.5in U.2 NVMe", "M.2 2280"
+
+
 class ChassisSpec(Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
     name: str
@@ -60,6 +74,7 @@ class ChassisSpec(Strict):
     # Most system memory the chassis takes (DIMM slots x largest supported DIMM), for CPU offload checks;
     # absent: unknown, and the check says so
     host_memory_max_gb: Sourced | None = None
+    host: HostSpec | None = None  # DIMM slots and drive bays (engine/memory/host.py); absent: unknown
     positions: list[SlotPosition]
     note: str | None = None
 
@@ -77,6 +92,17 @@ class ChassisSpec(Strict):
             if p.slot == slot:
                 return p
         raise KeyError(slot)
+
+    @property
+    def max_host_memory_gb(self) -> float | None:
+        """The most system memory (GB = 10^9 B) the chassis takes: the stated maximum, else DIMM slots x the largest
+        DIMM (binary GB labels, converted); None when neither is published."""
+        if self.host_memory_max_gb is not None and self.host_memory_max_gb.value is not None:
+            return self.host_memory_max_gb.value
+        h = self.host
+        if h is None or h.dimm_slots.value is None or h.max_dimm_gb.value is None:
+            return None
+        return h.dimm_slots.value * h.max_dimm_gb.value * GIB / GB
 
     @property
     def psu_capacity_w(self) -> float:

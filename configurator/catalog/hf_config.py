@@ -78,7 +78,7 @@ KNOWN_VISION_KEYS = frozenset(
         "model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "depth", "num_attention_heads",
         "num_heads", "attention_heads", "patch_size", "image_size", "num_channels", "in_chans", "out_hidden_size",
         "spatial_merge_size", "temporal_patch_size", "num_global_layers", "max_num_tiles", "vision_output_dim",
-        "supported_aspect_ratios",
+        "supported_aspect_ratios", "window_size",
     }
 )  # fmt: skip
 
@@ -298,6 +298,7 @@ def _vision_tower(config: dict[str, Any], kind: str, out_hidden: int) -> VisionT
         fields["spatial_merge_size"] = _int(v, "spatial_merge_size", 2)
         fields["temporal_patch_size"] = _int(v, "temporal_patch_size", 2)
         fields["out_hidden_size"] = _int(v, "out_hidden_size", out_hidden)
+        fields["window_size"] = _int(v, "window_size", 112)
     else:  # mllama
         fields["image_size"] = first("image_size")
         fields["num_global_layers"] = first("num_global_layers")

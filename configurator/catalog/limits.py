@@ -52,6 +52,11 @@ MAX_PLAN_BYTES = 500_000  # 50 classes with every option ~25 kB
 MAX_PRICE_LIST_BYTES = 500_000  # 1,000 parts and 100 services ~40 kB
 MAX_BUILD_JOBS = 64  # jobs in one build: 8 cards x 7 MIG instances is 56
 MAX_LORA_TARGETS = 64  # module names a job's LoRA targets (a model has under 10 kinds of linear layer)
+# images per training sample of a vision-language job, and an image's side in pixels: multi-image recipes use up to
+# a few dozen frames; Qwen2.5-VL's max_pixels (12845056) is a 3584 px square, so 8192 px is resized down anyway
+MAX_IMAGES_PER_SAMPLE = 64
+MIN_IMAGE_SIDE = 28  # one Qwen2.5-VL token (patch 14 x merge 2); smaller images are scaled up by the processor
+MAX_IMAGE_SIDE = 8192
 
 
 class LimitError(ValueError):

@@ -19,8 +19,9 @@ or CSV with the same keys as two columns, ``field,value`` (a header row, then on
     services.Assembly and burn-in,450
 
 NVLink bridges have no catalog entry of their own; they are priced as ``nvlink-bridge-<card id>-<n>way``
-(``nvlink-bridge-h200-nvl-2way``) or, for any card, ``nvlink-bridge-<n>way``. Prices are net of tax, in
-the list's currency, kept as exact decimals.
+(``nvlink-bridge-h200-nvl-2way``) or, for any card, ``nvlink-bridge-<n>way``; the host's memory and drives by
+size, ``dimm-<GB>gb`` (``dimm-64gb``, the size as DIMMs are labelled) and ``nvme-<TB>tb`` (``nvme-7.68tb``).
+Prices are net of tax, in the list's currency, kept as exact decimals.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from configurator.catalog.yamlio import line_for, parse_yaml, validate_as
 
 MAX_PRICE = Decimal("1e9")
 BRIDGE_ID = re.compile(r"^nvlink-bridge-(?:(?P<card>[a-z0-9][a-z0-9.-]*)-)?(?P<n>[2-8])way$")
+# host parts have no catalog entry either: a DIMM by its size (dimm-64gb), an NVMe drive by its capacity (nvme-7.68tb)
+HOST_PART_ID = re.compile(r"^(?:dimm-[1-9][0-9]*gb|nvme-(?:0|[1-9][0-9]*)(?:\.[0-9]+)?tb)$")
 
 
 def bridge_part_ids(card_id: str, cards: int) -> tuple[str, str]:
@@ -102,11 +105,12 @@ def _unknown_ids(prices: PriceList, lines: Mapping[tuple[Any, ...], int], known:
     out = []
     for key in prices.parts:
         m = BRIDGE_ID.match(key)
-        if key in known or (m and (m["card"] is None or m["card"] in known)):
+        if key in known or (m and (m["card"] is None or m["card"] in known)) or HOST_PART_ID.match(key):
             continue
         close = difflib.get_close_matches(key, sorted(known), n=3)
         hint = f"did you mean {', '.join(close)}?" if close else "use catalog ids of cards and chassis"
-        out.append(Problem(f"parts.{key}", f"unknown part '{key}'; {hint} (bridges: nvlink-bridge-<card>-<n>way)",
+        out.append(Problem(f"parts.{key}", f"unknown part '{key}'; {hint} (bridges: nvlink-bridge-<card>-<n>way; "
+                           "DIMMs: dimm-<size>gb; drives: nvme-<size>tb)",
                            line_for(("parts", key), lines)))  # fmt: skip
     return out
 

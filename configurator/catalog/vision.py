@@ -56,6 +56,11 @@ class VisionTower(Strict):
     # qwen2_5_vl
     spatial_merge_size: int = Field(default=1, gt=0, le=64)
     temporal_patch_size: int = Field(default=1, gt=0, le=64)
+    # smart_resize's pixel bounds as Qwen/Qwen2.5-VL-7B-Instruct's preprocessor_config.json ships them (min_pixels
+    # 3136, max_pixels 12845056; the image processor's own defaults, 56 x 56 and 28 x 28 x 1280, are overridden)
+    min_pixels: int = Field(default=3136, gt=0, le=1 << 40)
+    max_pixels: int = Field(default=12845056, gt=0, le=1 << 40)
+    window_size: int = Field(default=112, gt=0, le=65_536)  # windowed attention's side in pixels (Qwen2.5-VL)
     # mllama
     num_global_layers: int = Field(default=0, ge=0, le=1_024)
     max_num_tiles: int = Field(default=1, gt=0, le=64)
@@ -123,6 +128,42 @@ class VisionTower(Strict):
             return self.encoder_tokens(width, height) // (m * m)
         return 0
 
+    def resized(self, width: int, height: int) -> tuple[int, int]:
+        """(width, height) the processor resizes an image to: Qwen2.5-VL's ``smart_resize``
+        (transformers models/qwen2_vl/image_processing_qwen2_vl.py): each side rounded to a multiple of patch x
+        merge, scaled down (floor) above max_pixels or up (ceil) below min_pixels keeping the aspect ratio; siglip
+        and mllama tiles: image_size a side."""
+        if self.kind != "qwen2_5_vl":
+            return self._side, self._side
+        factor = self.patch_size * self.spatial_merge_size
+        h_bar, w_bar = round(height / factor) * factor, round(width / factor) * factor
+        if h_bar * w_bar > self.max_pixels:
+            beta = math.sqrt(height * width / self.max_pixels)
+            h_bar = max(factor, math.floor(height / beta / factor) * factor)
+            w_bar = max(factor, math.floor(width / beta / factor) * factor)
+        elif h_bar * w_bar < self.min_pixels:
+            beta = math.sqrt(self.min_pixels / (height * width))
+            h_bar = math.ceil(height * beta / factor) * factor
+            w_bar = math.ceil(width * beta / factor) * factor
+        return w_bar, h_bar
+
+    def linear_shapes(self) -> list[tuple[str, int, int, int]]:
+        """(name, in, out, count) of every nn.Linear of the encoder and projector: what PEFT's all-linear adapts
+        there (Gemma 3's projector is a bare weight, not a Linear; mllama's attention has no bias)."""
+        h, f, layers = self.hidden_size, self.intermediate_size, self.num_layers
+        if self.kind == "siglip":  # modeling_siglip.py SiglipAttention q/k/v/out_proj, SiglipMLP fc1, fc2
+            return [("q_proj", h, h, layers), ("k_proj", h, h, layers), ("v_proj", h, h, layers),
+                    ("out_proj", h, h, layers), ("fc1", h, f, layers), ("fc2", f, h, layers)]  # fmt: skip
+        if self.kind == "qwen2_5_vl":  # Qwen2_5_VLVisionAttention qkv, proj; Qwen2_5_VLMLP; the PatchMerger's mlp
+            merged = h * self.spatial_merge_size**2
+            return [("qkv", h, 3 * h, layers), ("proj", h, h, layers), ("gate_proj", h, f, layers),
+                    ("up_proj", h, f, layers), ("down_proj", f, h, layers), ("mlp.0", merged, merged, 1),
+                    ("mlp.2", merged, self.out_hidden_size, 1)]  # fmt: skip
+        total = layers + self.num_global_layers  # MllamaVisionEncoderLayer: q/k/v/o_proj, fc1, fc2
+        return [("q_proj", h, h, total), ("k_proj", h, h, total), ("v_proj", h, h, total), ("o_proj", h, h, total),
+                ("fc1", h, f, total), ("fc2", f, h, total),
+                ("multi_modal_projector", self.vision_output_dim, self.out_hidden_size, 1)]  # fmt: skip
+
     def encoder_tokens(self, width: int, height: int) -> int:
         """Tokens the vision encoder runs on for one image."""
         if width <= 0 or height <= 0:
@@ -131,11 +172,7 @@ class VisionTower(Strict):
         if self.kind == "siglip":
             return (self._side // p) ** 2
         if self.kind == "qwen2_5_vl":
-            # smart_resize: each side rounded to a multiple of patch x merge (the pixel bounds min_pixels =
-            # 56 x 56 and max_pixels = 28 x 28 x 1280 of the processor are left to the caller)
-            factor = p * self.spatial_merge_size
-            h_bar = max(factor, round(height / factor) * factor)
-            w_bar = max(factor, round(width / factor) * factor)
+            w_bar, h_bar = self.resized(width, height)
             return (h_bar // p) * (w_bar // p)
         # mllama: tiles of image_size, as many as cover the image, at most max_num_tiles
         tiles = min(self.max_num_tiles, math.ceil(width / self._side) * math.ceil(height / self._side))

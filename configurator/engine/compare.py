@@ -15,7 +15,7 @@ from configurator.engine.lowprecision.checks import Recipe, precision_choices, s
 from configurator.engine.model.bom import BillOfMaterials, money
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.result import BuildResult, CardMemory, JobResult
+from configurator.engine.model.result import FIT_RANK, BuildResult, CardMemory, JobResult
 from configurator.engine.model.stack import PROFILES
 
 UNKNOWN = "unknown"
@@ -102,8 +102,7 @@ def _step_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference
 
 def _fit_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
     st_a, st_b = (a.status if a else "—"), (b.status if b else "—")
-    order = {"fits": 2, "tight": 1, "does-not-fit": 0}
-    better = None if st_a == st_b else ("left" if order.get(st_a, -1) > order.get(st_b, -1) else "right")
+    better = None if st_a == st_b else ("left" if FIT_RANK.get(st_a, -1) > FIT_RANK.get(st_b, -1) else "right")
     return Difference(name, "fit", st_a, st_b, better)
 
 

@@ -14,14 +14,16 @@ from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.errors import UnknownIdError
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.cache import CACHE
+from configurator.engine.checks.host import host_checks
 from configurator.engine.context import CardUse, EvalContext, JobEvaluation
 from configurator.engine.evaluate_job import (  # re-exported: sweep and the tests import them from here
     _fits_clearly,
     capacity_of,
     evaluate_job,
 )
-from configurator.engine.memory.estimate import GB
+from configurator.engine.memory.host import host_result
 from configurator.engine.mig.layout import LayoutCheck, MigRequest, MigSetup, place_layout
 from configurator.engine.model.build import Assumptions, Build, Job, ParamsOnlyModel
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
@@ -224,7 +226,8 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         checks += evaluation.checks
         for key, peak in evaluation.uses:
             card_use.setdefault(key, []).append((job.name, peak))
-    checks += _host_memory_checks(jobs, chassis)
+    host = host_result(build, chassis, jobs)  # the jobs run at the same time: their host needs add up
+    checks += host_checks(host, chassis, jobs)
     checks += _sharing_checks(card_use, cards, layouts)
     mig_cards = _mig_cards(build, cards, layouts, topo, jobs)
 
@@ -234,30 +237,5 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         name=build.name, chassis=chassis.id, chassis_name=chassis.name, link_rates=a.link_rates,
         compute_rates=a.compute_rates,
         utilization=a.utilization, jobs=jobs, checks=checks, topology=topology, mig=mig_cards, power=power,
-        notes=_notes(a, ctx.calib),
+        notes=_notes(a, ctx.calib), host=host,
     )  # fmt: skip
-
-
-def _host_memory_checks(jobs: list[JobResult], chassis: ChassisSpec) -> list[Check]:
-    """Offloaded states against the most system memory the chassis takes (catalog host_memory_max_gb)."""
-    offloading = [j for j in jobs if j.host_memory_gb is None or j.host_memory_gb > 0]
-    if not offloading:
-        return []
-    names = ", ".join(j.name for j in offloading)
-    if any(j.host_memory_gb is None for j in offloading):
-        return [Check(severity="info", code="HOST_MEMORY_UNKNOWN", message=(
-            f"Jobs {names} offload to NVMe: the pinned host buffers DeepSpeed stages through depend on its "
-            "buffer settings, so the host memory they need is unknown here."))]  # fmt: skip
-    need = sum(j.host_memory_gb or 0.0 for j in offloading)
-    limit = chassis.host_memory_max_gb
-    if limit is None or limit.value is None:
-        note = f" ({limit.note})" if limit is not None and limit.note else ""
-        return [Check(severity="info", code="HOST_MEMORY_UNKNOWN", message=(
-            f"Jobs {names} keep {need:.0f} GB of offloaded states in host memory, beside the OS and the data "
-            f"loaders; the most memory {chassis.name} takes is unknown{note}: check its specification."))]  # fmt: skip
-    sev = "error" if need > limit.value else "info"
-    verdict = "more than" if need > limit.value else "within"
-    return [Check(severity=sev, code="HOST_MEMORY", message=(
-        f"Jobs {names} keep {need:.0f} GB of offloaded states in host memory, {verdict} the {limit.value:.0f} GB "
-        f"{chassis.name} takes at most; install enough beside the OS and data loaders (pinned memory is not "
-        "swappable)."))]  # fmt: skip

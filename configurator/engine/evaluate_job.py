@@ -14,6 +14,7 @@ from typing import Any
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import plain_message
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.calibration import band as calibration
 from configurator.engine.checks import rl as rl_result
 from configurator.engine.checks.advice import fit_advice
@@ -35,16 +36,10 @@ from configurator.engine.lowprecision.checks import (
     support_at,
     supported_recipes,
 )
-from configurator.engine.memory import rl
+from configurator.engine.memory import rl, vision
 from configurator.engine.memory.breakdown import MemoryBreakdown
-from configurator.engine.memory.estimate import (
-    GB,
-    Parameters,
-    effective_offload,
-    job_parameters,
-    memory_for_card,
-    sharding,
-)
+from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
+from configurator.engine.memory.host import job_host
 from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
@@ -173,6 +168,7 @@ def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, An
         loss=stack.loss,
         fsdp_version=job.fsdp_version,
         offload=effective_offload(job),
+        vision=vision.info(model, job),
     )
 
 
@@ -285,8 +281,9 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
                          model.num_layers, nvls=nvls)  # fmt: skip
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
+    seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     comp = (None if model.is_params_only
-            else compute(job, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+            else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
                          step_model=a.step_model, generation_cards=[
                              ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards]))  # fmt: skip
     comm, step, checks = _step_time(job, comm, comp)
@@ -339,9 +336,12 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
-    host = None if mem.host is None else mem.host * len(rows) / GB  # every rank of the job sits in this chassis
+    # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
+    need = job_host(job, params, len(rows), effective_offload(job), mem.host, split.shards)
+    host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
-                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary)  # fmt: skip
+                       fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
+                       host_ram=list(need.ram), host_nvme=list(need.nvme))  # fmt: skip
     engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
     uses = {key: mem.peak_reserved + engine.pop(key, 0.0) for key in shape.keys}  # + a colocated vLLM's share
     return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards

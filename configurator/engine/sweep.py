@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from configurator.catalog.loader import Catalog
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
 from configurator.engine.lowprecision.checks import Capability, job_capability
-from configurator.engine.memory.estimate import GB, Sharding, job_parameters, memory_for_card, sharding
+from configurator.engine.memory.estimate import Sharding, job_parameters, memory_for_card, sharding
 from configurator.engine.mig.layout import MigRequest, place_layout
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver

@@ -15,6 +15,16 @@ COMPONENTS: list[tuple[str, str, str]] = [
 ]
 BRIDGE_FILL, BRIDGE_EDGE = "#FFB300", "#E65100"  # NVLink bridge bar: sheet, chassis view and palette
 FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", "unknown": "#777777"}
+# A status written as text on paper or a light panel (the sheet's verdicts and figures, the kiosk's words): the
+# FIT_COLOUR hues darkened until each reads at 4.5:1 or more on white (WCAG 2.1 SC 1.4.3; the fills above are
+# for markers and bars, and the amber #E69F00 is 2.3:1 as text). One table: the sheet, its figures and the kiosk
+# each had their own, and the kiosk's amber was 4.2:1.
+STATUS_INK = {"fits": "#1B5E20", "tight": "#8A5A00", "does-not-fit": "#C62828", "unknown": "#555555"}
+# A check's severity as text, at least 4.5:1 (WCAG AA) on the light window (#efefef) and on white: the warning is
+# a darker amber than the charts' fill (#E69F00, 2.0:1 on the window). The sheet's checks and the window's summary
+# and checks panel; the dark theme's are the same meanings lightened (4.5:1 or more on #2a2a2a).
+SEVERITY_COLOUR = {"error": "#C62828", "warning": "#8C5E00", "info": "#1565C0"}
+SEVERITY_COLOUR_DARK = {"error": "#EF7A78", "warning": "#FFB74D", "info": "#7FB8F5"}
 
 
 # Card fills, one per family. Each is chosen to stand out at 3:1 or more (WCAG 2.1 non-text contrast,
@@ -52,7 +62,12 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+def ink_on(fill: str) -> str:
+    """The text ink on a '#RRGGBB' fill: white or near-black, whichever contrasts more (WCAG 2.1 ratio; the one
+    luminance formula of the app, for the chassis' cards and the charts' labelled bars alike)."""
+    return INK_LIGHT if contrast(fill, INK_LIGHT) >= contrast(fill, INK_DARK) else INK_DARK
+
+
 def card_ink_hex(card_id: str) -> str:
     """The label ink on a card's fill: white or near-black, whichever contrasts more."""
-    fill = card_colour_hex(card_id)
-    return INK_LIGHT if contrast(fill, INK_LIGHT) >= contrast(fill, INK_DARK) else INK_DARK
+    return ink_on(card_colour_hex(card_id))

@@ -4,6 +4,7 @@ ids ("lora, adamw, fsdp"). A word missing here is printed as it is in the file."
 from __future__ import annotations
 
 from configurator.engine.model.build import Job
+from configurator.engine.model.result import VisionInfo
 
 WORDS: dict[str, dict[str, str]] = {
     "method": {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},
@@ -35,3 +36,27 @@ def setup_words(job: Job) -> str:
     """Method, optimizer and sharding: "LoRA, AdamW, FSDP"."""
     parts = (word("method", job.method), word("optimizer", job.optimizer), word("parallelism", job.parallelism))
     return ", ".join(parts)
+
+
+def vision_words(v: VisionInfo) -> tuple[str, str]:
+    """A vision-language job's images and tower in two sentences (the text report and the sheet): where the
+    language model's sequence comes from, and what the tower adds to memory."""
+    w, h = v.resized
+    if v.tokens_per_image:
+        tokens = (
+            f"{v.tokens_per_image:,} tokens each: language model sequence {v.text_tokens:,} text + "
+            f"{v.images_per_sample * v.tokens_per_image:,} image = {v.sequence_tokens:,} tokens"
+        )
+    else:
+        tokens = f"cross-attended by the text (no tokens in its sequence of {v.text_tokens:,})"
+    trained = f", {v.tower_trainable / 1e6:,.1f} M of them trained" if v.tower_trainable else ""
+    fitted = f"resized to {w} x {h}" if v.tokens_per_image else f"in tiles of {w} x {h}"  # mllama: tiles
+    images = (
+        f"images: {v.images_per_sample} per sample of {v.image_resolution} x {v.image_resolution} px, "
+        f"{fitted}, {v.encoder_tokens_per_image:,} encoder patches and {tokens}"
+    )
+    tower = (
+        f"vision tower: {v.tower_params / 1e6:,.1f} M parameters, {v.tower}{trained}; in activ: pixel inputs "
+        f"{v.pixel_gb:.2f} GB, tower activations {v.tower_activations_gb:.2f} GB"
+    )
+    return images, tower

@@ -13,7 +13,6 @@ from configurator.engine.model.result import BuildResult, CardMemory, FitStatus,
 from configurator.present.words import to_unit
 
 WORDS: dict[str, str] = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not sized"}
-ORDER: dict[str, int] = {"does-not-fit": 0, "unknown": 1, "tight": 2, "fits": 3}  # the worst decides the build
 
 
 @dataclass(frozen=True)
@@ -55,8 +54,8 @@ def build_verdict(result: BuildResult) -> Verdict:
     jobs = result.jobs
     if not jobs:
         return Verdict("unknown", WORDS["unknown"], "no job yet: add one to size the build")
-    worst = min((j.status for j in jobs), key=lambda s: ORDER.get(s, 1))
-    counts = {s: sum(1 for j in jobs if j.status == s) for s in ("fits", "tight", "does-not-fit", "unknown")}
+    worst = result.status
+    counts = result.status_counts
     if worst == "fits":
         sentence = "the job fits" if len(jobs) == 1 else f"all {len(jobs)} jobs fit"
     else:

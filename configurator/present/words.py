@@ -5,16 +5,22 @@ from __future__ import annotations
 import re
 
 from configurator.catalog.loader import Catalog
+from configurator.catalog.units import gb_to_gib
 from configurator.engine.model.build import Build
 from configurator.engine.topology.physical import card_power_w
 
 UNITS = ("GB", "GiB")  # GB = 10^9 bytes (the seeds' unit); GiB = 2^30 bytes
+# each display unit in words, for the View menu and Preferences (the settings registry takes its choices from UNITS)
+UNIT_WORDS = {
+    "GB": "GB (10⁹ bytes, as card makers quote memory)",
+    "GiB": "GiB (2³⁰ bytes, as nvidia-smi and PyTorch show it)",
+}
 PITCH_MM = 20.32  # PCIe expansion-slot pitch, 0.8 in (PCI Express CEM specification, add-in card outline)
 
 
 def to_unit(gb: float, unit: str) -> float:
     """GB (10^9 B) to the display unit: GB or GiB (2^30 B)."""
-    return gb * 1e9 / 2**30 if unit == "GiB" else gb
+    return gb_to_gib(gb) if unit == "GiB" else gb
 
 
 def headroom_label(headroom_gb: float, fits: bool, unit: str = "GB", digits: int = 1) -> str:

@@ -15,7 +15,14 @@ from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.model.result import CardMemory, JobResult
-from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, COMPONENTS, card_colour_hex, card_ink_hex
+from configurator.present.colours import (
+    BRIDGE_EDGE,
+    BRIDGE_FILL,
+    COMPONENTS,
+    STATUS_INK,
+    card_colour_hex,
+    card_ink_hex,
+)
 from configurator.present.words import PITCH_MM, headroom_label
 
 
@@ -220,7 +227,7 @@ def _draw_bar(painter: QPainter, plot: QRectF, top: float, cx: float, slot_w: fl
     painter.setPen(QPen(QColor("#212121"), 1.2))
     cap = _finite(r.capacity_gb)
     painter.drawLine(QPointF(cx - bar_w * 0.8, _y(plot, top, cap)), QPointF(cx + bar_w * 0.8, _y(plot, top, cap)))
-    colour = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828"}.get(r.status, "#222222")
+    colour = STATUS_INK.get(r.status, STATUS_INK["unknown"])
     painter.setPen(QColor(colour))
     _font(painter, 6.5, bold=True)
     text = headroom_label(r.headroom_gb, r.fits)

@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMarginsF, QObject, QRectF, QSizeF, Qt
+from PySide6.QtCore import QByteArray, QMarginsF, QObject, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -119,13 +119,16 @@ class FigureObject(QPyTextObject):
             return QSizeF(width, width * ratio)
         return QSizeF(width, width * 0.36)
 
-    def drawObject(self, painter: QPainter, rect: QRectF, doc: QTextDocument, pos: int, fmt: QTextFormat) -> None:
+    def drawObject(
+        self, painter: QPainter, rect: QRectF | QRect, doc: QTextDocument, pos: int, fmt: QTextFormat
+    ) -> None:
         kind = str(fmt.property(FIGURE_ID))
         k = painter.device().logicalDpiX() / 72.0  # draw in points, whatever the device resolution
+        box = QRectF(rect)  # Qt's interface allows an integer rectangle too
         painter.save()
-        painter.translate(rect.topLeft())
+        painter.translate(box.topLeft())
         painter.scale(k, k)
-        area = QRectF(0, 0, rect.width() / k, rect.height() / k)
+        area = QRectF(0, 0, box.width() / k, box.height() / k)
         if kind == "chassis":
             draw_chassis(painter, area, self.build, self.catalog)
         elif kind == "qr" and self.code:

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 from html import escape
 
+from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
 from configurator.present.rl_words import method_label
+from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
-from configurator.report.plan_text import answer_html, money
+from configurator.report.plan_text import answer_html
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -32,7 +34,8 @@ def _f(x: float | None, fmt: str = "{:,.2f}") -> str:
 def _fit(c: FitCell) -> str:
     if c.fits:
         return "fits"
-    return {"tight": "tight (not planned on)", "does-not-fit": "does not fit"}.get(c.status, "unknown")
+    word = WORDS.get(c.status, WORDS["unknown"])  # the verdict's words (present/verdict.py)
+    return f"{word} (not planned on)" if c.status == "tight" else word
 
 
 def _wait(mean: float | None, p95: float | None, unstable: bool) -> str:
@@ -49,28 +52,29 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"not within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"not within {months} months"
     out.append(
-        f"<p>{t.nodes} node(s), {t.cards} card(s); {t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
-        + (f", {t.racks} rack(s)" if t.racks is not None else "")
-        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(money(t.capital, currency))}; "
-        f"cost per month {escape(money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
-        f"cost per job <b>{escape(money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
+        f"<p>{plural(t.nodes, 'node')}, {plural(t.cards, 'card')}; "
+        f"{t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
+        + (f", {plural(t.racks, 'rack')}" if t.racks is not None else "")
+        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(plan_money(t.capital, currency))}; "
+        f"cost per month {escape(plan_money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
+        f"cost per job <b>{escape(plan_money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
         f"job. Stops fitting the largest job: {stops}; runs out of capacity: {short}.</p>"
     )
     rows = [
         [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
          _f(r.service_hours), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
-         escape(money(r.cost_per_job, currency))]
+         escape(plan_money(r.cost_per_job, currency))]
         for r in f.routes
     ]  # fmt: skip
     out.append(_table(["Class", "Device", "Devices", "Share", "Hours per job", "Wait at the peak hour (mean / p95)",
                        "Cost per job"], rows))  # fmt: skip
-    use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {u.cards} card(s)" for u in f.use)
+    use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {plural(u.cards, 'card')}" for u in f.use)
     out.append(f"<p>Utilisation: {use}.</p>")
     for p in f.packing:
         layouts = "; ".join(" + ".join(c.profiles) for c in p.cards)
         out.append(
-            f"<p>MIG packing on {escape(p.card)} ({p.method}): {len(p.cards)} card(s), lower bound "
-            f"{p.lower_bound}: {escape(layouts)}; {p.stranded_compute_slices} stranded compute slice(s).</p>"
+            f"<p>MIG packing on {escape(p.card)} ({p.method}): {plural(len(p.cards), 'card')}, lower bound "
+            f"{p.lower_bound}: {escape(layouts)}; {plural(p.stranded_compute_slices, 'stranded compute slice')}.</p>"
         )
     return "".join(out)
 

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from html import escape
 
+from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
 from configurator.present.rl_words import method_label
+from configurator.present.verdict import plural
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
     return unknown if x is None else fmt.format(x)
-
-
-def money(x: float | None, currency: str | None) -> str:
-    if x is None:
-        return "unknown"
-    return f"{x:,.2f} {currency}" if currency else f"{x:,.2f}"
 
 
 def _cell(c: FitCell) -> str:
@@ -74,10 +70,11 @@ def recommendation_lines(result: PlanResult) -> list[str]:
     out.append("")
     out.append("Best fleet of each server mix (pure fleets beside mixed ones), best first")
     for a in rec.alternatives:
-        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        per = plan_money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
         serve = "" if a.feasible else "  [does not serve every class]"
-        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {a.nodes} server(s), {a.cards} card(s), {per}{kwh}{serve}")
+        size = f"{plural(a.nodes, 'server')}, {plural(a.cards, 'card')}"
+        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {size}, {per}{kwh}{serve}")
     out.append("")
     out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}x the mean arrival rate)")
     out += [class_line(c) for c in result.classes]
@@ -93,14 +90,15 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     t = f.totals
     out = [f"#{f.rank}  {f.label}" + ("" if f.feasible else "   [DOES NOT SERVE: " + ", ".join(f.unserved) + "]")]
     out.append(
-        f"    {t.nodes} node(s), {t.cards} card(s), {t.power_kw:.1f} kW IT / {t.facility_kw:.1f} kW facility"
-        + (f", {t.racks} rack(s)" if t.racks is not None else "")
+        f"    {plural(t.nodes, 'node')}, {plural(t.cards, 'card')}, "
+        f"{t.power_kw:.1f} kW IT / {t.facility_kw:.1f} kW facility"
+        + (f", {plural(t.racks, 'rack')}" if t.racks is not None else "")
         + f", {t.energy_kwh_per_month:,.0f} kWh/month"
     )
     out.append(f"    ranked by {f.ranked_by}" if f.ranked_by else "    ranked by cost per job")
     out.append(
-        f"    capital {money(t.capital, currency)}, per month {money(t.cost_per_month, currency)}, "
-        f"{t.jobs_per_month:,.0f} jobs/month, cost per job {money(t.cost_per_job, currency)}, "
+        f"    capital {plan_money(t.capital, currency)}, per month {plan_money(t.cost_per_month, currency)}, "
+        f"{t.jobs_per_month:,.0f} jobs/month, cost per job {plan_money(t.cost_per_job, currency)}, "
         f"{_num(t.kwh_per_job, '{:.1f}')} kWh per job"
     )
     for r in f.routes:
@@ -113,13 +111,14 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
             f"{_num(r.service_hours)} h each{wait})"
         )
     for u in f.use:
-        out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {u.cards} card(s)")
+        out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {plural(u.cards, 'card')}")
     for p in f.packing:
         layouts = "; ".join("+".join(c.profiles) for c in p.cards)
         out.append(
-            f"    MIG packing on {p.card}: {sum(p.demand.values())} instance(s) on {len(p.cards)} card(s) "
+            f"    MIG packing on {p.card}: {plural(sum(p.demand.values()), 'instance')} "
+            f"on {plural(len(p.cards), 'card')} "
             f"({p.method}, lower bound {p.lower_bound}): {layouts}; "
-            f"{p.stranded_compute_slices} stranded compute slice(s)"
+            f"{plural(p.stranded_compute_slices, 'stranded compute slice')}"
         )
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"never within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"never within {months} months"
@@ -168,7 +167,8 @@ def render_plan(result: PlanResult) -> str:
     out.append("")
     s = result.search
     out.append(
-        f"Fleets: {s.candidates:,} candidates searched in {s.seconds:.2f} s on {s.processes} process(es), "
+        f"Fleets: {s.candidates:,} candidates searched in {s.seconds:.2f} s "
+        f"on {plural(s.processes, 'process', 'processes')}, "
         f"{s.feasible:,} serve every class; best first"
     )
     for f in result.fleets:
@@ -217,7 +217,7 @@ def answer_html(result: PlanResult) -> str:
     out.append("</table>")
     out.append(f"<h4>Best fleet of each server mix, ranked by {escape(rec.ranked_by)}</h4><ul>")
     for a in rec.alternatives:
-        per = money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
+        per = plan_money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
         serve = "" if a.feasible else " <i>(does not serve every class within the search's bounds)</i>"
         kinds = escape(" + ".join(a.kinds))

@@ -19,11 +19,11 @@ from configurator.catalog.prices import PriceList
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.model.buildfile import build_to_yaml
-from configurator.engine.model.result import Power
-from configurator.engine.model.wall import PSU_EFFICIENCY, wall_draw
+from configurator.engine.model.result import HostResult, Power
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
+from configurator.report.sheet_host import host_part_rows, host_section
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
@@ -68,10 +68,12 @@ def quote_number(build: Build, date: dt.date) -> str:
     return "Q" + reference_number(build, date).removeprefix("GBC")
 
 
-def priced_bom(build: Build, catalog: Catalog, options: SheetOptions) -> BillOfMaterials | None:
+def priced_bom(build: Build, catalog: Catalog, options: SheetOptions,
+               host: HostResult | None = None) -> BillOfMaterials | None:  # fmt: skip
+    """The quote's lines; ``host`` (the result's) adds the DIMMs and drives."""
     if options.prices is None:
         return None
-    return bill_of_materials(build, catalog, options.prices, quote_number(build, options.date), options.date)
+    return bill_of_materials(build, catalog, options.prices, quote_number(build, options.date), options.date, host)
 
 
 def build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
@@ -83,7 +85,7 @@ def build_html(build: Build, result: BuildResult, catalog: Catalog, options: She
 def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: SheetOptions) -> str:
     """The sheet's sections in order (the order the PDF layout counts tables in)."""
     chassis = catalog.chassis.get(build.chassis)
-    bom = priced_bom(build, catalog, options)
+    bom = priced_bom(build, catalog, options, result.host)
     names = {**{c.id: c.name for c in catalog.cards.values()}, **{c.id: c.name for c in catalog.chassis.values()}}
     # page 1, what the customer signs: parties, quote, verdict per job, total, acceptance (report/sheet_cover.py)
     out = cover_page(build, result, names, options.seller_name, options.customer,
@@ -91,7 +93,8 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     out.append(NEW_PAGE_H2.format("Your build"))
     out += _header(build, result, options)
     out.append(f"<p>{FIGURE_MARK.format('chassis')}</p>")
-    out += _parts(build, catalog, chassis)
+    out += _parts(build, catalog, chassis, result.host)
+    out += host_section(result.host)
     if bom is not None:
         out.append(H2.format("Bill of materials"))
         out.append(_bom_html(bom))
@@ -127,8 +130,8 @@ def _header(build: Build, result: BuildResult, options: SheetOptions) -> list[st
     return out
 
 
-def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None) -> list[str]:
-    """The parts list: cards by type with their key specifications, the chassis and the bridges."""
+def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None, host: HostResult | None) -> list[str]:
+    """The parts list: cards by type with their key specifications, the chassis, the bridges, DIMMs and drives."""
     out: list[str] = []
     out.append(H2.format("Parts list"))
     rows = []
@@ -160,6 +163,7 @@ def _parts(build: Build, catalog: Catalog, chassis: ChassisSpec | None) -> list[
                 ", ".join(map(str, b.slots)),
             ]
         )
+    rows += host_part_rows(host)
     out.append(html_table(["Qty", "Part", "Key specifications", "Slots"], rows, [6, 28, 52, 14]))
     return out
 
@@ -192,7 +196,7 @@ def _power(build: Build, result: BuildResult, catalog: Catalog, chassis: Chassis
             f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> {supply}. "
             f"Airflow: {airflow}.</p>"
         )
-        out.append(_wall_html(build, p))
+        out.append(_wall_html(p))
     return out
 
 
@@ -215,19 +219,19 @@ def _breakable(code: str, width: int = 96) -> str:
     return "<br>".join(escape(code[i : i + width]) for i in range(0, len(code), width))
 
 
-def _wall_html(build: Build, p: Power) -> str:
-    if build.site is None:
+def _wall_html(p: Power) -> str:
+    w = p.wall
+    if w is None:
         return ("<p>Wall circuit: no site given in the build, so the draw at the wall is not checked (set "
                 "<tt>site:</tt>, e.g. us-120v-15a or eu-230v-16a).</p>")  # fmt: skip
-    w = wall_draw(build.site, p.total_w, p.transient_demand_w)
-    c = w.circuit
     verdict = ("<span style='color:#C62828'><b>over</b></span> its continuous rating" if w.overloaded
                else "within its continuous rating")  # fmt: skip
-    fraction = f" × {c.continuous_fraction:.0%}" if c.continuous_fraction < 1 else ""
+    fraction = f" × {w.continuous_fraction:.0%}" if w.continuous_fraction < 1 else ""
     return (
-        f"<p>Wall circuit: <b>{escape(c.label)}</b>. Sustained draw about <b>{w.sustained_w:,.0f} W</b> "
-        f"({p.total_w:,.0f} W at {PSU_EFFICIENCY:.0%} PSU efficiency, {w.amps:,.1f} A) against "
-        f"<b>{w.continuous_w:,.0f} W</b> continuous ({c.volts:g} V × {c.amps:g} A{fraction}; {escape(c.basis)}): "
+        f"<p>Wall circuit: <b>{escape(w.circuit)}</b>. Sustained draw about <b>{w.sustained_w:,.0f} W</b> "
+        f"({p.total_w:,.0f} W at {w.psu_efficiency:.0%} PSU efficiency, {w.amps:,.1f} A) against "
+        f"<b>{w.continuous_w:,.0f} W</b> continuous ({w.volts:g} V × {w.breaker_amps:g} A{fraction}; "
+        f"{escape(w.basis)}): "
         f"{verdict}. Transient card excursions (to {w.transient_w:,.0f} W for 100 µs) are carried by the PSU's "
         "capacitors, far shorter than a breaker takes to trip. All PSUs are assumed on this one circuit.</p>"
     )

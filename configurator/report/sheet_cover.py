@@ -9,6 +9,7 @@ from html import escape
 from configurator.catalog.cards import short_card_name
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, money
+from configurator.present.colours import STATUS_INK
 from configurator.present.job_words import setup_words
 from configurator.present.verdict import build_verdict, job_verdict, plural
 from configurator.report.sheet_tables import H2, html_table, tax_percent
@@ -16,7 +17,7 @@ from configurator.report.sheet_tables import H2, html_table, tax_percent
 BLANK = "<span style='white-space:nowrap'>______________________________</span>"
 SHORT_BLANK = "<span style='white-space:nowrap'>________________</span>"
 # the status colours, darkened where needed to read as text on white (the amber #E69F00 is 2.0:1)
-INK = {"fits": "#2E7D32", "tight": "#8A5A00", "does-not-fit": "#C62828", "unknown": "#555555"}
+INK = STATUS_INK
 
 
 def _runs_on(job_cards: list[tuple[int, str]]) -> str:

@@ -10,7 +10,7 @@ from configurator.engine import BuildResult
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
-from configurator.present.job_words import word
+from configurator.present.job_words import vision_words, word
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 from configurator.present.verdict import WORDS, job_verdict
@@ -137,6 +137,10 @@ def job_section(i: int, job: JobResult, spec: Job,
            if spec.activation_memory_gb is not None else "")
         + f". Verdict: <b>{escape(verdict.word)}</b> ({escape(verdict.sentence)}).</p>"
     )  # fmt: skip
+    if job.vision is not None:  # a vision-language job's images and tower, with the code they are read from
+        images, tower = vision_words(job.vision)
+        out.append(f"<p>{escape(images[0].upper() + images[1:])}. {escape(tower[0].upper() + tower[1:])}. Sources: "
+                   f"{escape('; '.join(job.vision.sources))}.</p>")  # fmt: skip
     if job.precision and (job.precision.recipe or job.precision.base_weights != "bf16"):  # low precision
         lp = job.precision
         out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {lp.base_weights}; "

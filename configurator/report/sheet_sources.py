@@ -14,6 +14,7 @@ from configurator.engine.memory.estimate import (
     CUDA_CONTEXT_BYTES,
     FSDP_SETUP_UNIT_COPIES,
 )
+from configurator.present.colours import SEVERITY_COLOUR
 from configurator.present.words import check_ref
 from configurator.report.sheet_tables import H2, html_table, source_text
 
@@ -23,8 +24,7 @@ def checks_section(result: BuildResult) -> list[str]:
     out: list[str] = []
     out.append(H2.format("Checks"))
     if result.checks:
-        colour = {"error": "#C62828", "warning": "#B26A00", "info": "#1565C0"}
-        rows = [[f"<span style='color:{colour[c.severity]}'>{c.severity}</span>",
+        rows = [[f"<span style='color:{SEVERITY_COLOUR[c.severity]}'>{c.severity}</span>",
                  escape(c.message) + (f"<br/><small>{escape(c.detail)}</small>" if c.detail else "")
                  + f" <span style='color:#666;font-size:7pt;white-space:nowrap'>(check {check_ref(c.code)})</span>"]
                 for c in result.checks]  # fmt: skip

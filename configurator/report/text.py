@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult
+from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
+from configurator.present.host_words import nvme_line, ram_line
+from configurator.present.job_words import vision_words
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 
@@ -85,6 +87,12 @@ def _steps(job: JobResult) -> list[str]:
     return out
 
 
+def _vision(v: VisionInfo) -> list[str]:
+    """A vision-language job's images and tower: where its sequence and its tower's share come from."""
+    images, tower = vision_words(v)
+    return [f"  {images}", f"  {tower}", *(f"    source: {s}" for s in v.sources)]
+
+
 def _rl(job: JobResult) -> list[str]:
     """What an RL / preference job keeps per card, where it generates, and its step split."""
     r = job.rl
@@ -109,6 +117,8 @@ def _job(job: JobResult) -> list[str]:
     ]
     if job.stack:
         out.append(f"  stack: {job.stack}")
+    if job.vision is not None:
+        out += _vision(job.vision)
     if job.host_memory_gb is None:
         out.append("  host memory for offloaded states: unknown (NVMe staging buffers)")
     elif job.host_memory_gb > 0:
@@ -119,6 +129,22 @@ def _job(job: JobResult) -> list[str]:
     out += _steps(job)
     if job.step_seconds is not None:
         out.append(f"  step time: {job.step_seconds:.3f} s")
+    return out
+
+
+def _host(result: BuildResult) -> list[str]:
+    """The host's RAM and NVMe: need and parts (the quote's DIMM and drive lines), then the terms with sources."""
+    host = result.host
+    if host is None or not (host.ram_terms or host.nvme_terms):
+        return []
+    out = ["", ram_line(host), nvme_line(host)]
+    for part in (host.dimms, host.drives):
+        if part is not None:
+            out.append(f"  part {part.part_id}: {part.count} x {part.description}")
+    for t in host.ram_terms:
+        out.append(f"  RAM  {t.gb:10,.2f} GB  {t.job}: {t.what} ({t.source})")
+    for t in host.nvme_terms:
+        out.append(f"  NVMe {t.gb / 1000:10,.3f} TB  {t.job}: {t.what} ({t.source})")
     return out
 
 
@@ -143,6 +169,7 @@ def render(result: BuildResult) -> str:
     for job in result.jobs:
         lines.append("")
         lines += _job(job)
+    lines += _host(result)
     for mig in result.mig:
         lines.append("")
         state = "valid" if mig.valid else "INVALID"

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from configurator import GB
+from configurator.catalog.units import GB
 
 SCHEMA = 1
 
@@ -52,6 +52,15 @@ class Parallel(_Strict):
     world_size: int | None = Field(default=None, ge=1, le=4096)
 
 
+class ImagesRequest(_Strict):
+    """A vision-language job's images per sample (each width x height pixels) and whether its tower trains."""
+
+    per_sample: int = Field(ge=1, le=64)
+    width: int = Field(ge=1, le=16384)
+    height: int = Field(ge=1, le=16384)
+    train_vision_tower: bool = False
+
+
 class TraceRequest(_Strict):
     """What the worker traces: a config.json dict and the run's settings (all of them, no defaults implied)."""
 
@@ -73,6 +82,7 @@ class TraceRequest(_Strict):
     # QLoRA under bf16 with TRL: trl _prepare_peft_model's peft_module_casting_to_bf16 puts the fp32-cast lm_head and
     # embed_tokens back to bf16 after PEFT wraps the model (the engine's prep_head_bf16, specs/frameworks.yaml)
     kbit_head_bf16: bool = False
+    images: ImagesRequest | None = None  # a vision-language job (configurator/trace/worker/vision.py)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 

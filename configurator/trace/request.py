@@ -25,7 +25,7 @@ from configurator.engine.model.build import Build, Job, ParamsOnlyModel
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.model.stack import PROFILES, stack_of
 from configurator.trace.cache import CachedTrace, TraceCache
-from configurator.trace.protocol import ARCHES, LoraRequest, Parallel, TraceRequest
+from configurator.trace.protocol import ARCHES, ImagesRequest, LoraRequest, Parallel, TraceRequest
 
 # PEFT's LoraConfig.lora_alpha default (peft/src/peft/tuners/lora/config.py): used when the job names none.
 # The scale alpha/rank changes no tensor's size; it is passed so the traced run is the run described.
@@ -61,6 +61,7 @@ class PreparedTrace:
 
 
 VISION_LANGUAGE_TYPES = ("gemma3_text", "mllama_text_model", "qwen2_5_vl")
+TRACED_VISION = ("qwen2_5_vl", "siglip")  # towers the worker builds and feeds (configurator/trace/worker/vision.py)
 
 
 def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
@@ -74,9 +75,10 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
         raise TraceRefused(f"model {spec.name} is given by its parameter count only: there is no architecture to "
                            "trace; name a catalog model or a config.json")  # fmt: skip
     mt = spec.architecture
-    if spec.vision is not None or mt in VISION_LANGUAGE_TYPES:
-        raise TraceRefused(f"model {spec.name} is a vision-language model: the tracer does not build its vision "
-                           "tower and cross-attention yet")  # fmt: skip
+    v = spec.vision
+    if (v is not None and v.kind not in TRACED_VISION) or (v is None and mt in VISION_LANGUAGE_TYPES):
+        raise TraceRefused(f"model {spec.name} is a vision-language model whose vision tower and cross-attention "
+                           "the tracer does not build yet (it builds Qwen2.5-VL and Gemma 3)")  # fmt: skip
     cfg: dict[str, Any] = {
         "model_type": mt,
         "hidden_size": spec.hidden_size,
@@ -111,6 +113,21 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
         cfg["mlp_only_layers"] = list(spec.mlp_only_layers)
     if mt == "qwen2_moe":
         cfg["shared_expert_intermediate_size"] = spec.shared_expert_intermediate_size
+    if v is not None and v.kind == "qwen2_5_vl":
+        # Qwen2.5-VL: the language model's fields at the top, the tower in vision_config (modeling_qwen2_5_vl.py)
+        cfg["vision_config"] = {"depth": v.num_layers, "hidden_size": v.hidden_size,
+                                "intermediate_size": v.intermediate_size, "num_heads": v.num_heads,
+                                "out_hidden_size": v.out_hidden_size, "patch_size": v.patch_size,
+                                "spatial_merge_size": v.spatial_merge_size, "in_chans": v.num_channels,
+                                "temporal_patch_size": v.temporal_patch_size, "window_size": v.window_size}  # fmt: skip
+        if spec.head_dim == 128:  # the shipped configs' multimodal rotary split of the 64 frequencies
+            cfg["rope_scaling"] = {"type": "mrope", "mrope_section": [16, 24, 24]}
+    elif v is not None:  # Gemma 3: the language model in text_config, the SigLIP tower in vision_config
+        cfg = {"model_type": "gemma3", "mm_tokens_per_image": v.mm_tokens_per_image, "text_config": cfg,
+               "vision_config": {"model_type": "siglip_vision_model", "hidden_size": v.hidden_size,
+                                 "intermediate_size": v.intermediate_size, "num_hidden_layers": v.num_layers,
+                                 "num_attention_heads": v.num_heads, "patch_size": v.patch_size,
+                                 "image_size": v.image_size, "vision_use_head": False}}  # fmt: skip
     return cfg
 
 
@@ -257,6 +274,18 @@ def _lora(job: Job, spec: ModelSpec | None, notes: list[str]) -> LoraRequest | N
     return LoraRequest(rank=lora.rank, alpha=alpha, dropout=lora.dropout, targets=targets)
 
 
+def _images(job: Job, spec: ModelSpec | None, notes: list[str]) -> ImagesRequest | None:
+    """A vision-language job's images as the worker feeds them (square, the job's resolution a side)."""
+    if not job.images_per_sample:
+        return None
+    if spec is None or spec.vision is None:
+        notes.append("the job's images are left out: its model has no vision tower")
+        return None
+    side = job.image_resolution
+    return ImagesRequest(per_sample=job.images_per_sample, width=side, height=side,
+                         train_vision_tower=job.train_vision_tower)  # fmt: skip
+
+
 def prepare_trace(
     build: Build,
     job: Job | str,
@@ -319,6 +348,7 @@ def prepare_trace(
         # what the engine's estimate assumes of the stack (memory.py fp32_head): TRL's recast of the head
         kbit_head_bf16=(job.method == "qlora" and stack.kbit_fp32_prep and PROFILES[job.framework].prep_head_bf16
                         and job.precision != "pure-bf16"),
+        images=_images(job, source.spec, notes),
     )
     return PreparedTrace(job.name, request, source.label, source.spec is not None, source.reason, notes)
 

@@ -36,7 +36,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from configurator import GB, __version__
+from configurator import __version__
+from configurator.catalog.units import GB
 from configurator.trace.cache import TraceCache
 from configurator.trace.protocol import LIBRARIES, SCHEMA, TraceRequest, TraceResult, parse_progress
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from configurator import GB
+from configurator.catalog.units import GB
 from configurator.trace.protocol import TraceResult
 
 BREAKDOWN = (("parameters", "Parameters"), ("gradients", "Gradients"), ("optimizer_states", "Optimizer states"),

@@ -12,8 +12,8 @@ from tests.gui_helpers import make_window
 
 def test_menu_has_verify(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window(qtbot, tmp_path)
-    assert window.verify_action.text() == "&Verify build…"
-    window.verify_action.trigger()
+    assert window.menus.verify_action.text() == "&Verify build…"
+    window.menus.verify_action.trigger()
     dialogs = [w for w in window.findChildren(VerifyDialog)]
     assert dialogs and dialogs[0].isVisible()
     dialogs[0].close()

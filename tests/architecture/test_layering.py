@@ -41,16 +41,17 @@ def test_import_contracts() -> None:
     lint = Path(sys.executable).with_name("lint-imports")
     out = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
-    # every contract of pyproject.toml ran (none skipped or mistyped); 5 + one per ui room (the tracer's worker
-    # and the measurement tool (acceptance_tool) are the two that import torch; nothing imports them)
-    assert len(_contracts()) == 5 + len(ROOMS)
+    # every contract of pyproject.toml ran (none skipped or mistyped); 7 (the engine's subpackage layers and the
+    # ui layers among them) + one per ui package (the tracer's worker and the measurement tool (acceptance_tool)
+    # are the two that import torch; nothing imports them)
+    assert len(_contracts()) == 7 + len(ROOMS)
     assert f"{len(_contracts())} kept, 0 broken" in out.stdout
 
 
 def test_every_ui_room_has_its_contract() -> None:
-    """Each room of ui/ (shell, chassis, dnd, charts, mig, jobs, kiosk, planner) has a protected contract: its
+    """Each room of ui/ (base, shell, chassis, dnd, charts, mig, jobs, kiosk, planner) has a protected contract: its
     modules are imported only inside the room (and by cli.py, the entry point), so dropping one fails here."""
-    assert {"shell", "chassis", "dnd", "charts", "mig", "jobs", "kiosk", "planner"} <= set(ROOMS)
+    assert {"base", "shell", "chassis", "dnd", "charts", "mig", "jobs", "kiosk", "planner"} <= set(ROOMS)
     protected = {
         tuple(c["protected_modules"]): c  # type: ignore[arg-type]
         for c in _contracts()
@@ -89,3 +90,15 @@ def test_rooms_import_each_other_through_exported_names() -> None:
     bad = [f"{file}:{line}: {name} from ui/{room}" for file, line, room, name in imports
            if room not in exported or name not in exported[room].__all__]  # fmt: skip
     assert not bad, "not exported by the room's __init__.py:\n" + "\n".join(bad)
+
+
+def test_ui_runs_one_way() -> None:
+    """One layers contract orders every package of ui/: the application (shell) on top, the rooms, the widgets
+    they share, the drag payloads, the base at the bottom; exhaustive, so a new package cannot skip it."""
+    layered = [c for c in _contracts() if c["type"] == "layers" and c.get("containers") == ["configurator.ui"]]
+    assert len(layered) == 1
+    contract = layered[0]
+    assert contract["exhaustive"] is True
+    layers = [[name.strip() for name in layer.split("|")] for layer in contract["layers"]]  # type: ignore[union-attr]
+    assert layers[0] == ["shell"] and layers[-1] == ["base"]
+    assert sorted(name for layer in layers for name in layer) == sorted(ROOMS)

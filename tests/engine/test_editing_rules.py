@@ -79,6 +79,21 @@ def test_assumption_edits_validate() -> None:
         editing.set_compute_rates(b, "guessed")
 
 
+def test_a_job_goes_on_a_whole_card_or_one_mig_instance() -> None:
+    """One refusal for the jobs panel, the MIG editor and the chassis' drag hints (editing.check_assign)."""
+    b = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    split = b.cards[0].slot
+    reason = editing.check_assign(b, split)
+    assert reason is not None and "MIG editor" in reason
+    assert editing.check_assign(b, split, 0) is None
+    assert editing.check_assign(b, split, 99) == f"slot {split} has no MIG instance 99"
+    assert editing.check_assign(b, 999) == "slot 999 holds no card"
+    with pytest.raises(editing.EditRefused, match="MIG editor"):
+        editing.assign_job(b, CAT, 0, split)
+    whole = load_build(BUILDS / "default.yaml")
+    assert editing.check_assign(whole, whole.cards[0].slot) is None
+
+
 def test_kiosk_fit_status() -> None:
     assert fitting_status(3, 3) == "fits" and fitting_status(0, 3) == "does-not-fit"
     assert fitting_status(1, 3) == "tight"
@@ -117,6 +132,14 @@ OFFENDERS = {
     r"(?m)^def (put_card|set_card_count|set_bridged|set_method|set_sequence_length|check_drop)\(": "editing.kiosk",
     r"(?m)^def (remove_card|place_card|move_card|assign_job|update_job)\(": "engine/editing",
     r"re\.sub\(r\"\\s\+\\d\+GB\$\"": "short_card_name(bare=True)",
+    r"\bwall_draw\(|\bPSU_EFFICIENCY\b": "Power.wall (physical.wall_circuit_draw)",
+    r"margin_w\s*<\s*0|total_w\s*>\s*\w+\.tight_above_w": "Power.psu_state",
+    r"j\.status == s\)": "BuildResult.status_counts",
+    r"split into MIG instances|= not placement\.mig": "editing.check_assign",
+    r"seconds_per_step\s*/\s*total": "Compute.step_ops",
+    r"\"does-not-fit\"\s*:\s*\"does not fit\"": "present.verdict.WORDS",
+    r"intensity\s*>=\s*under\.ridge": "MatmulIntensity.recipe_bound",
+    r"ratio is not None and ratio > 1": "Communication.dominates",
 }
 
 
@@ -145,6 +168,16 @@ def test_the_guard_catches_the_old_code() -> None:
         'status = "fits" if fits == len(result.jobs) else ("does-not-fit" if fits == 0 else "tight")',
         "def set_card_count(build: Build, catalog: Catalog, job: int, count: int) -> Build:",
         'return re.sub(r"\\s+\\d+GB$", "", short_card_name(name).replace(" (SXM)", ""))',
+        "w = wall_draw(build.site, p.total_w, p.transient_demand_w)",
+        'colour = self._colour("error" if p.margin_w < 0 else ("warning" if tight else "ok"))',
+        "tight = p.tight_above_w is not None and p.total_w > p.tight_above_w",
+        'counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}',
+        'return card.slot, f"slot {card.slot} is split into MIG instances: use the MIG editor to place the job"',
+        "self._allowed[slot] = not placement.mig",
+        "scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up",
+        'STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}',
+        'self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]',
+        "colour = self.alert if ratio is not None and ratio > 1 else self.ink",
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

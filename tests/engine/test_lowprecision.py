@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from configurator.catalog.loader import default_catalog
+from configurator.catalog.units import GB
 from configurator.engine import Build, evaluate
 from configurator.engine.lowprecision.checks import (
     RECIPES,
@@ -23,7 +24,6 @@ from configurator.engine.model.buildfile import load_build
 from tests.helpers import single_job
 
 CARDS = default_catalog().cards
-GB = 1e9
 
 # ---- support: the seed statements as a table ----------------------------------------------------------------
 # Seed A: "Both cards train in FP8 through NVIDIA's Transformer Engine ... MXFP8 and NVFP4 are listed for

@@ -37,6 +37,8 @@ valid_days,30
 parts.rtx-pro-6000-ws,8900.50
 parts.generic-workstation-4,3200
 parts.nvlink-bridge-h200-nvl-2way,650
+parts.dimm-16gb,95
+parts.nvme-1.92tb,240
 services.Assembly and burn-in,450
 services.3-year warranty,1200
 """

@@ -27,12 +27,14 @@ MODELS = ["llama-2-7b", "llama-3.1-8b", "mistral-7b", "qwen3-32b", "llama-3.2-3b
 # Re-recorded again in issue 23's second pass: LoRA's gradients are no longer counted through the forward and at
 # the start of backward (zero_grad(set_to_none=True) leaves none; the trace's peak of a QLoRA 1 x 512 step is the
 # first layer's backward): the single-card and TP LoRA figures fell by 0.2-0.8 %.
+# Issue 27 (VLM rows) found the same and one more: an untied embedding's gradient is made after the last layer's
+# transients are freed.
 # (model, job keys, cards, peak reserved GB, peak allocated GB)
 BEFORE_STACKS = [
     ("llama-3.1-8b", {"method": "lora", "sequence_length": 2048}, 1, 21.970037, 20.286284),
     ("llama-3.1-8b", {"method": "lora", "sequence_length": 8192, "micro_batch_size": 2}, 1, 53.712900, 46.343397),
     ("qwen3-32b", {"method": "lora", "sequence_length": 4096, "loss": "chunked"}, 1, 75.433976, 71.909943),
-    ("llama-3.1-8b", {"method": "full", "optimizer": "adamw-8bit", "sequence_length": 2048}, 1, 83.371508, 80.980166),
+    ("llama-3.1-8b", {"method": "full", "optimizer": "adamw-8bit", "sequence_length": 2048}, 1, 82.725323, 80.333981),
     ("llama-3.1-8b", {"method": "full", "parallelism": "ddp", "optimizer": "adamw-8bit"}, 2, 102.570156, 100.178814),
     ("llama-3.1-8b", {"method": "lora", "parallelism": "tp", "sequence_length": 4096}, 2, 14.234734, 12.574790),
 ]  # fmt: skip
@@ -115,7 +117,9 @@ def test_offload_reports_host_memory_and_checks_the_chassis() -> None:
                                "offload": "cpu", "cards": [1, 2]}]))  # fmt: skip
     job = result.jobs[0]
     assert job.host_memory_gb and job.host_memory_gb > 100  # 8B x (16 B states + 4 B fp32 gradients)
-    assert any(c.code == "HOST_MEMORY_UNKNOWN" for c in result.checks)
+    # the generic server takes 32 x 256 GB: the 8B's states fit, so no check, and the build's host need holds them
+    assert not any(c.code.startswith("HOST_MEMORY") for c in result.checks)
+    assert result.host is not None and result.host.ram_need_gb >= job.host_memory_gb
 
 
 # ---------------------------------------------------------------- properties

@@ -48,6 +48,18 @@ def test_a_bad_request_is_refused_by_name(change: dict[str, object], words: str)
         parse({**REQUEST, **change})
 
 
+def test_images_parse_and_need_a_vision_config() -> None:
+    vl = json.loads((ROOT / "specs" / "trace" / "configs" / "qwen2.5-vl-7b.json").read_text())
+    images = {"per_sample": 4, "width": 1024, "height": 768, "train_vision_tower": True}
+    job = parse({**REQUEST, "config": vl, "images": images})
+    assert (job.images_per_sample, job.image_width, job.image_height, job.train_vision_tower) == (4, 1024, 768, True)
+    assert parse(REQUEST).images_per_sample == 0 and not parse(REQUEST).train_vision_tower
+    with pytest.raises(RequestError, match="vision-language config"):
+        parse({**REQUEST, "images": images})  # a text model's config
+    with pytest.raises(RequestError, match="per_sample must be a whole number"):
+        parse({**REQUEST, "config": vl, "images": {**images, "per_sample": 65}})
+
+
 def test_failure_has_every_field_of_the_result() -> None:
     res = failure("cannot trace this")
     assert res["ok"] is False and res["error"] == "cannot trace this"

@@ -10,8 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from configurator.cli import main
+from configurator.engine.acceptance.parse import parse_dcgm, parse_lgip, parse_lspci
 from configurator.engine.planner import Plan, plan_service, plan_to_yaml
-from configurator.engine.planner.measurements import parse_dcgm, parse_lspci, parse_mig_lgip, with_files
+from configurator.engine.planner.measurements import gpu_links, with_files
 from configurator.engine.planner.plan import ClassMeasurement
 
 FIX = Path(__file__).parent / "fixtures"
@@ -19,29 +20,49 @@ RTX = "RTX"
 
 
 def test_mig_lgip_rows() -> None:
-    rows = parse_mig_lgip((FIX / "rtx-pro-6000-mig-lgip.txt").read_text())
-    assert [(r.name, r.profile_id, r.total, r.memory_gib, r.sms) for r in rows] == [
+    rows, enabled = parse_lgip((FIX / "rtx-pro-6000-mig-lgip.txt").read_text())
+    assert enabled and [(r.name, r.profile_id, r.total, r.memory_gib, r.sm) for r in rows] == [
         ("1g.24gb", 14, 4, 23.62, 46), ("2g.48gb", 5, 2, 47.38, 94), ("4g.96gb", 0, 1, 95.0, 188)]  # fmt: skip
 
 
 def test_lspci_negotiated_links() -> None:
-    links = parse_lspci((FIX / "rtx-pro-6000-lspci-x8.txt").read_text())
-    assert [(link.address, link.label, link.factor) for link in links] == [
-        ("17:00.0", "Gen5 x16", 1.0), ("3a:00.0", "Gen5 x8", 0.5)]  # the NIC is not a GPU  # fmt: skip
+    links = gpu_links(parse_lspci((FIX / "rtx-pro-6000-lspci-x8.txt").read_text()))
+    assert [(link.address, link.label, link.factor, link.capable_gt_s) for link in links] == [
+        ("0000:17:00.0", "Gen5 x16", 1.0, 32.0), ("0000:3a:00.0", "Gen5 x8", 0.5, 32.0)]  # not the NIC  # fmt: skip
 
 
 def test_dcgm_prometheus_and_dmon() -> None:
+    """Every scrape is a sample (the planner averages SM_ACTIVE over them), from the one DCGM parser."""
     prom = parse_dcgm((FIX / "dcgm-7b-whole-card.prom").read_text())
-    sm = [s.value for s in prom if s.field == "DCGM_FI_PROF_SM_ACTIVE"]
-    assert sm == [0.18, 0.22]
-    fb = next(s for s in prom if s.field == "DCGM_FI_DEV_FB_USED")
-    assert (fb.instance, fb.profile, fb.value) == ("3", "1g.24gb", 17800.0)
+    assert [s.sm_active for s in prom if s.sm_active is not None] == [0.18, 0.22]
+    fb = next(s for s in prom if s.fb_used_mib is not None)
+    assert (fb.instance, fb.profile, fb.fb_used_mib) == (3, "1g.24gb", 17800.0)
     dmon = parse_dcgm((FIX / "dcgm-dmon.txt").read_text())
-    assert [(s.field, s.instance, s.value) for s in dmon] == [
-        ("DCGM_FI_PROF_SM_ACTIVE", None, 0.312), ("DCGM_FI_DEV_FB_USED", None, 18234.0),
-        ("DCGM_FI_PROF_SM_ACTIVE", None, 0.298), ("DCGM_FI_DEV_FB_USED", None, 18234.0),
-        ("DCGM_FI_DEV_FB_USED", "3", 17800.0)]  # fmt: skip
-    assert parse_dcgm("nonsense\n{}\n") == [] and parse_mig_lgip("") == [] and parse_lspci("x") == []
+    assert [(s.instance, s.sm_active, s.fb_used_mib) for s in dmon] == [
+        (None, 0.312, 18234.0), (None, 0.298, 18234.0), (3, None, 17800.0)]  # fmt: skip
+
+
+def test_the_planner_reads_with_the_acceptance_parsers() -> None:
+    """One parser per tool: the planner's measurements import the acceptance kit's, and define none of their own."""
+    import configurator.engine.planner.measurements as m
+
+    assert m.parse_dcgm is parse_dcgm and m.parse_lgip is parse_lgip and m.parse_lspci is parse_lspci
+    source = Path(m.__file__).read_text(encoding="utf-8")
+    assert "re.compile" not in source and "def parse_" not in source
+
+
+def test_unreadable_measurements_are_words_not_crashes(tmp_path: Path) -> None:
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "noise.txt").write_text("nonsense\n{}\n")
+    data = _data(measurements=[{"node": RTX, "mig_lgip": "empty.txt", "lspci": "noise.txt",
+                                "dcgm": [{"file": "noise.txt", "job_class": "7B LoRA"}]}])  # fmt: skip
+    path = tmp_path / "plan.yaml"
+    path.write_text(plan_to_yaml(Plan.model_validate(data)))
+    from configurator.engine.planner import load_plan
+
+    result = plan_service(load_plan(path), base_dir=tmp_path)
+    words = " ".join(result.measurements)
+    assert "the file is empty" in words and "lspci -vv: no device lines" in words and "DCGM export: not" in words
 
 
 def _data(**over: object) -> dict:  # type: ignore[type-arg]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from configurator.engine.planner import load_plan
 from configurator.paths import resource
+from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
-from configurator.ui.planner.document import PlanDocument
 
 SEED_B = Path(resource("plans", "seed-b-service.yaml"))
 

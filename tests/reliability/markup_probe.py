@@ -20,8 +20,9 @@ def main(folder: str) -> int:
     app = QApplication([])
     from configurator.engine.model.buildfile import load_build
     from configurator.paths import resource
+    from configurator.ui.base import BuildDocument, Settings
     from configurator.ui.jobs import CompareDialog
-    from configurator.ui.shell import BuildDocument, MainWindow, Settings
+    from configurator.ui.shell import MainWindow
 
     build = load_build(resource("builds", "default.yaml"))
     jobs = [j.model_copy(update={"name": f"{HOSTILE}{i}"}) for i, j in enumerate(build.jobs)]
@@ -32,7 +33,7 @@ def main(folder: str) -> int:
     window.resize(1600, 1000)
     window.show()
     app.processEvents()
-    window.view.set_job(0)  # the charts title the selected job (the audit in-process checks every job)
+    window.view.set_job(window.doc.build.jobs[0].name)  # the charts title the selected job (the audit checks every job)
     for i in range(window.analysis.count()):
         window.analysis.setCurrentIndex(i)
         app.processEvents()

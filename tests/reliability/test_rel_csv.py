@@ -51,6 +51,6 @@ def test_a_bad_preferences_price_list_never_breaks_the_sheet(window, tmp_path: P
     bad = tmp_path / "prices.csv"
     bad.write_text("field,value\rcurrency,EUR\rparts.nosuch,1\r" + "x" * 200_000, encoding="utf-8")
     window.settings.set("price_list", str(bad))
-    options = window.sheet_options()  # raised _csv.Error before
+    options = window.sheet.options()  # raised _csv.Error before
     assert options.prices is None
     assert "Price list not used" in window.statusBar().currentMessage()

@@ -49,7 +49,7 @@ def test_a_bad_idle_time_reads_as_the_default(stored: str, tmp_path: Path) -> No
     """idle_minutes=100000 overflowed QTimer (a segfault at every demo start); inf exited 3."""
     from PySide6.QtCore import QSettings
 
-    from configurator.ui.shell import Settings
+    from configurator.ui.base import Settings
 
     q = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     q.setValue("demo/idle_minutes", stored)

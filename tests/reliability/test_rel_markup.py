@@ -78,7 +78,8 @@ def hostile_window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
     from configurator.engine.model.buildfile import load_build
-    from configurator.ui.shell import BuildDocument, MainWindow, Settings
+    from configurator.ui.base import BuildDocument, Settings
+    from configurator.ui.shell import MainWindow
 
     build = load_build(DEFAULT_BUILD)
     jobs = [j.model_copy(update={"name": f"{HOSTILE}{i}"}) for i, j in enumerate(build.jobs)]
@@ -99,8 +100,8 @@ def test_every_tab_job_and_dialog_shows_names_as_typed(hostile_window, qtbot, mo
 
     w = hostile_window
     found: list[str] = []
-    for j in range(len(w.doc.build.jobs)):
-        w.view.set_job(j)
+    for j, job in enumerate(w.doc.build.jobs):
+        w.view.set_job(job.name)
         for i in range(w.analysis.count()):
             w.analysis.setCurrentIndex(i)
             qtbot.wait(1)
@@ -119,7 +120,7 @@ def test_every_tab_job_and_dialog_shows_names_as_typed(hostile_window, qtbot, mo
 
     monkeypatch.setattr(QMessageBox, "critical", record)
     monkeypatch.setattr(QMessageBox, "warning", record)
-    w.show_error(HOSTILE, f"a message naming {HOSTILE}")
+    w.files.show_error(HOSTILE, f"a message naming {HOSTILE}")
     found += [f"message box: {t[:80]}" for t in shown if _raw_rich(t)]
     assert not found, "\n".join(dict.fromkeys(found))
 
@@ -134,7 +135,7 @@ def test_chart_hover_tips_are_plain_text(hostile_window) -> None:  # type: ignor
 
 def test_the_planner_shows_class_and_node_names_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
     from configurator.engine.planner import load_plan
-    from configurator.ui.planner.document import PlanDocument
+    from configurator.ui.base.plan_document import PlanDocument
     from configurator.ui.planner.window import PlannerWindow
 
     plan = load_plan(SEED_B)
@@ -158,7 +159,7 @@ def test_the_sheet_prints_names_as_typed(hostile_window, tmp_path: Path) -> None
     from configurator.report.pdf import BuildSheet
 
     w = hostile_window
-    sheet = BuildSheet(w.doc.build, w.doc.result, None, w.sheet_options())
+    sheet = BuildSheet(w.doc.build, w.doc.result, None, w.sheet.options())
     doc, _ = sheet.prepare(QPdfWriter(str(tmp_path / "s.pdf")))
     html = doc.toHtml()
     assert "/nonexistent/probe.png" in doc.toPlainText()  # the name is printed, as typed
@@ -200,8 +201,8 @@ def _hostile_demo(folder: Path) -> Path:
 def test_the_kiosk_shows_every_scenario_and_the_take_home_panel_as_typed(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
+    from configurator.ui.base.settings import Settings
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell.settings import Settings
 
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     settings.q.setValue("demo/folder", str(tmp_path / "take-home"))
@@ -233,8 +234,8 @@ def test_preferences_show_a_hostile_seller_and_price_list_as_typed(qtbot, tmp_pa
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QMessageBox
 
+    from configurator.ui.base.settings import Settings
     from configurator.ui.shell.preferences import PreferencesDialog
-    from configurator.ui.shell.settings import Settings
 
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     settings.set("seller_name", HOSTILE)
@@ -252,8 +253,8 @@ def test_preferences_show_a_hostile_seller_and_price_list_as_typed(qtbot, tmp_pa
 
 def test_the_mig_editor_shows_a_hostile_job_on_an_instance_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
     from configurator.engine.model.buildfile import load_build
+    from configurator.ui.base.document import BuildDocument
     from configurator.ui.mig import MigEditor
-    from configurator.ui.shell.document import BuildDocument
 
     build = load_build(ROOT / "resources" / "builds" / "seed-mig-four-tenants.yaml")
     jobs = [j.model_copy(update={"name": f"{HOSTILE}{'abcd'[i]}"}) for i, j in enumerate(build.jobs)]
@@ -274,7 +275,7 @@ def test_the_trace_row_shows_hostile_ops_modules_and_messages_as_typed(hostile_w
 
     w = hostile_window
     row = w.jobs_panel.trace_row
-    w.view.set_job(1)
+    w.view.set_job(w.doc.build.jobs[1].name)
     traced = TraceResult(ok=True, peak_allocated_bytes=48_123_000_000, phase="backward", op=HOSTILE,
                          module=HOSTILE, attention_kernel=HOSTILE, notes=[HOSTILE],
                          breakdown=Breakdown(parameters=40_000_000_000, activations=8_123_000_000),
@@ -316,7 +317,7 @@ def test_the_verify_dialog_shows_hostile_names_and_files_as_typed(hostile_window
 def test_the_help_dialogs_show_hostile_recent_files_as_typed(hostile_window) -> None:  # type: ignore[no-untyped-def]
     w = hostile_window
     w.settings.set("recent_files", [f"/tmp/{HOSTILE}.yaml"])
-    w._fill_recent()
+    w.menus.fill_recent()
     found: list[str] = []
     for dialog in (w.quick_start(), w.keyboard_shortcuts()):
         found += [f"{dialog.windowTitle()}: {f}" for f in rich_sinks_with_markup(dialog)]

@@ -38,7 +38,7 @@ def demo_with(demo):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("stored", ["12ab", "1" * 13, "", " 2468"])
 def test_an_invalid_stored_pin_locks_the_demo(demo_with, tmp_path: Path, stored: str) -> None:  # type: ignore[no-untyped-def]
-    from configurator.ui.shell import Settings
+    from configurator.ui.base import Settings
 
     q = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     q.setValue("demo/pin", stored)
@@ -50,8 +50,8 @@ def test_an_invalid_stored_pin_locks_the_demo(demo_with, tmp_path: Path, stored:
 
 def test_a_settings_file_too_large_to_read_locks_the_demo(demo_with, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """10 MB of digits as the PIN: the file is not read, and the demo stays locked."""
-    from configurator.ui.shell import Settings
-    from configurator.ui.shell import settings as settings_module
+    from configurator.ui.base import Settings
+    from configurator.ui.base import settings as settings_module
 
     path = tmp_path / "configurator.ini"
     path.write_text("[demo]\npin=" + "7" * 10_000_000 + "\n", encoding="utf-8")
@@ -61,7 +61,7 @@ def test_a_settings_file_too_large_to_read_locks_the_demo(demo_with, tmp_path: P
 
 
 def test_a_valid_pin_still_leaves_the_demo(demo_with, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from configurator.ui.shell import Settings
+    from configurator.ui.base import Settings
 
     q = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     q.setValue("demo/pin", "97531")
@@ -71,7 +71,7 @@ def test_a_valid_pin_still_leaves_the_demo(demo_with, tmp_path: Path) -> None:  
 
 def test_staff_unlock_with_the_documented_command(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     from configurator import cli
-    from configurator.ui.shell import settings as settings_module
+    from configurator.ui.base import settings as settings_module
 
     path = tmp_path / "configurator.ini"
     path.write_text("[demo]\npin=12ab\n", encoding="utf-8")

@@ -40,7 +40,7 @@ def test_a_fifo_as_the_settings_file_never_blocks_a_start(home: Path) -> None:
     folder = home / "config" / "GPU Build Configurator"
     folder.mkdir(parents=True)
     os.mkfifo(folder / "configurator.ini")
-    code = ("from configurator.ui.shell.settings import Settings\n"
+    code = ("from configurator.ui.base.settings import Settings\n"
             "s = Settings()\nprint('problem:', s.problem)\nprint('units:', s.get('units'))\n")  # fmt: skip
     proc = run_fresh(["-c", code], home)
     assert proc.returncode == 0, proc.stderr
@@ -49,7 +49,7 @@ def test_a_fifo_as_the_settings_file_never_blocks_a_start(home: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["folder", "fifo", "big"])
 def test_an_unusable_settings_file_is_named_and_not_read(tmp_path: Path, monkeypatch, kind: str, qapp) -> None:  # type: ignore[no-untyped-def]
-    from configurator.ui.shell import settings as settings_module
+    from configurator.ui.base import settings as settings_module
 
     path = tmp_path / "configurator.ini"
     if kind == "folder":
@@ -64,7 +64,8 @@ def test_an_unusable_settings_file_is_named_and_not_read(tmp_path: Path, monkeyp
     assert s.get("units") == "GB"
     if kind == "fifo":  # the window says so (once is enough for the three kinds)
         from configurator.engine.model.buildfile import load_build
-        from configurator.ui.shell import BuildDocument, MainWindow
+        from configurator.ui.base import BuildDocument
+        from configurator.ui.shell import MainWindow
         from tests.reliability.hostile import DEFAULT_BUILD as BUILD
 
         window = MainWindow(BuildDocument(load_build(BUILD)), s)

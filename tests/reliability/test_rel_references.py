@@ -41,8 +41,8 @@ def _make(kind: str, tmp_path: Path) -> str:
 @pytest.mark.parametrize("kind", ["moved", "folder", "fifo", "device", "unreadable"])
 def test_open_shows_the_job_with_the_reason_and_a_locate_action(window, tmp_path: Path, kind: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     path = _build_naming(tmp_path, _make(kind, tmp_path))
-    monkeypatch.setattr(window, "show_error", lambda *a: pytest.fail(f"the build was refused: {a}"))
-    assert window.open_path(path)
+    monkeypatch.setattr(window.files, "show_error", lambda *a: pytest.fail(f"the build was refused: {a}"))
+    assert window.files.open_path(path)
     job = window.doc.build.jobs[0]
     [check] = [c for c in window.doc.result.checks if c.code == "JOB_MODEL_UNKNOWN"]
     assert check.job == job.name and "validation error" not in check.message

@@ -51,8 +51,8 @@ STORED = st.one_of(st.none(), st.text(max_size=40), st.integers(-(2**63), 2**63 
 def test_any_stored_setting_reads_as_a_valid_value(key: str, raw: Any, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtCore import QSettings
 
-    from configurator.ui.shell import Settings
-    from configurator.ui.shell.settings import OPTIONS
+    from configurator.ui.base import Settings
+    from configurator.ui.base.settings import OPTIONS
 
     q = QSettings(str(tmp_path_factory.mktemp("s") / "s.ini"), QSettings.Format.IniFormat)
     if raw is not None:

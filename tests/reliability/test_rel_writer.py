@@ -61,7 +61,7 @@ def test_demo_and_planner_screenshots_refuse_a_yaml_target(words: list[str], tmp
 def test_screenshot_onto_a_fifo_is_refused_at_once(tmp_path: Path, qapp) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QImage
 
-    from configurator.ui.shell import save_image
+    from configurator.ui.base import save_image
 
     fifo = tmp_path / "shot.png"
     os.mkfifo(fifo)
@@ -84,7 +84,7 @@ def test_an_existing_file_that_is_not_an_image_is_never_replaced(tmp_path: Path)
 def test_a_screenshot_replaces_an_old_one_whole_or_not_at_all(tmp_path: Path, qapp, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QImage
 
-    from configurator.ui.shell import save_image
+    from configurator.ui.base import save_image
 
     target = tmp_path / "shot.png"
     target.write_bytes(PNG_1x1)
@@ -119,7 +119,7 @@ def test_bad_window_sizes_exit_2_before_any_window(size: str, tmp_path: Path, qa
 
 
 def test_the_window_minimum_is_the_size_limit() -> None:
-    from configurator.ui.shell import MIN_WINDOW
+    from configurator.ui.base import MIN_WINDOW
 
     assert (MIN_WINDOW.width(), MIN_WINDOW.height()) == (MIN_WINDOW_WIDTH, MIN_WINDOW_HEIGHT)
 
@@ -167,7 +167,7 @@ def test_save_plan_refuses_a_fifo(tmp_path: Path) -> None:
 ALLOWED = {
     ("configurator/catalog/fileio.py", "*"): "the safe reader and writer themselves",
     ("configurator/report/attachment.py", "open"): "writes into the temporary file atomic_replace gives it",
-    ("configurator/ui/shell/screenshot.py", "save"): "encodes into the temporary file atomic_replace gives it",
+    ("configurator/ui/base/screenshot.py", "save"): "encodes into the temporary file atomic_replace gives it",
     ("configurator/trace/oracle/generate.py", "read_text"): "make oracle's generator reads the repository's own "
     "config.json files and its own shards in the trace venv; no user path reaches it",
     ("configurator/cli.py", "os.replace"): "demo-pin --reset moves an unusable settings file aside (never opens it)",

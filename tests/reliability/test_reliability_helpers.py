@@ -4,17 +4,18 @@ validated preferences, and escaping user strings for rich text."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from configurator.catalog.preferences import validate_preference
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import evaluate
 from configurator.engine.model.autosave import AutosaveSlot, orphans
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.settings import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "resources" / "builds" / "default.yaml"
@@ -63,18 +64,27 @@ def test_a_crashed_windows_autosave_is_offered_with_its_folder(tmp_path: Path) -
     assert orphans(store) == []
 
 
-def test_bad_preferences_fall_back_with_a_warning() -> None:
-    assert validate_preference("units", "MB", "GB") == ("GB", validate_preference("units", "MB", "GB")[1])
-    assert "units='MB'" in (validate_preference("units", "MB", "GB")[1] or "")
-    assert validate_preference("units", "GiB", "GB") == ("GiB", None)
-    assert validate_preference("autosave_seconds", "-4", 30)[0] == 30
-    assert validate_preference("autosave_seconds", "60", 30) == (60, None)
-    assert validate_preference("autosave_seconds", "9" * 5000, 30)[0] == 30
-    assert validate_preference("theme", ["dark"], "light")[0] == "light"
-    assert validate_preference("page", "a5", "")[0] == ""
-    recent, warning = validate_preference("recent_files", ["a.yaml", 5, "", *[f"{i}.yaml" for i in range(50)]], [])
-    assert recent[0] == "a.yaml" and len(recent) == 10 and warning
-    assert validate_preference("seller_name", "x" * 10_000, "Shop")[0] == "Shop"
+def test_bad_preferences_fall_back_with_a_warning(caplog) -> None:  # type: ignore[no-untyped-def]
+    """The one settings registry (ui/base/settings.py) holds each setting's type, choices, range and length."""
+
+    def read(key: str, raw: object) -> object:
+        return OPTIONS[key].read(raw)
+
+    with caplog.at_level(logging.WARNING, logger="configurator.ui.base.settings"):
+        assert read("units", "MB") == "GB"
+    assert "units='MB'" in caplog.text
+    assert read("units", "GiB") == "GiB"
+    assert read("autosave_seconds", "-4") == 30
+    assert read("autosave_seconds", "60") == 60
+    assert read("autosave_seconds", "9" * 5000) == 30
+    assert read("theme", ["dark"]) == "light"
+    assert read("page", "a5") == ""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="configurator.ui.base.settings"):
+        recent = read("recent_files", ["a.yaml", 5, "", *[f"{i}.yaml" for i in range(50)]])
+    assert isinstance(recent, list) and recent[0] == "a.yaml" and len(recent) == 10 and "dropped" in caplog.text
+    assert read("seller_name", "x" * 10_000) == "GPU Build Configurator"
+    assert read("sheet/customer", "x" * 10_000) == ""
 
 
 def test_escape_rich_makes_markup_inert() -> None:

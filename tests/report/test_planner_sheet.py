@@ -12,6 +12,7 @@ from configurator.catalog.errors import FileError
 from configurator.cli import main
 from configurator.engine.planner import load_plan, plan_service
 from configurator.paths import resource
+from configurator.present.verdict import plural
 from configurator.report.plan_sheet import export_plan_pdf, plan_html
 
 SEED_B = resource("plans", "seed-b-service.yaml")
@@ -43,7 +44,7 @@ def test_plan_pdf_from_the_cli(tmp_path: Path) -> None:
     best = result.fleets[0]
     assert "Service plan: Seed B multi-tenant fine-tuning service" in text
     assert "Classes × devices" in text and f"#1 {best.label}" in text
-    assert f"{best.totals.cards} card(s)" in text
+    assert plural(best.totals.cards, "card") in text and "(s)" not in text
     assert f"{best.totals.energy_kwh_per_month:,.0f} kWh per month" in text
     assert "30B LoRA HGX H100 / whole card tight (not planned on)" in text
 

@@ -166,14 +166,14 @@ def test_gui_export_action_and_preview(qtbot, tmp_path: Path) -> None:
     QStandardPaths.setTestModeEnabled(True)
     window = make_window(qtbot, tmp_path)
     window.settings.set("seller_name", "Eurokommerz Demo Shop")
-    dialog = window.preview_dialog()
+    dialog = window.sheet.preview_dialog()
     dialog.show()
     qtbot.waitUntil(lambda: dialog.findChild(QPrintPreviewWidget).pageCount() > 0, timeout=10000)
     preview_pages = dialog.findChild(QPrintPreviewWidget).pageCount()
     dialog.close()
     out = tmp_path / "gui.pdf"
-    with qtbot.waitSignal(window.sheet_written, timeout=30000) as written:  # written on a worker thread
-        assert window.export_sheet_to(out, "a4")
+    with qtbot.waitSignal(window.sheet.written, timeout=30000) as written:  # written on a worker thread
+        assert window.sheet.export_to(out, "a4")
     assert written.args[1] == preview_pages
     text = squash(pdf_text(out))
     assert "Eurokommerz Demo Shop" in text

@@ -98,7 +98,7 @@ def test_sheet_prints_every_line_total_and_sums_them(priced_sheet: tuple[Path, B
     pdf, build = priced_sheet
     text = squash(pdf_text(pdf))
     prices = parse_price_list(PRICES, "prices.yaml", ids())
-    bom = priced_bom(build, default_catalog(), SheetOptions(prices=prices, date=DAY))
+    bom = priced_bom(build, default_catalog(), SheetOptions(prices=prices, date=DAY), evaluate(build).host)
     assert bom is not None and bom.complete
     printed = []
     for ln in bom.lines:
@@ -112,7 +112,8 @@ def test_sheet_prints_every_line_total_and_sums_them(priced_sheet: tuple[Path, B
         return Decimal(m.group(1).replace(",", ""))
 
     subtotal, tax, total = amount(r"Subtotal \(net\)"), amount(r"Tax 19 %"), amount(r"Total")
-    assert subtotal == sum(printed) == Decimal("40452.00")  # 4 x 8,900.50 + 3,200 + 450 + 1,200
+    # 4 x 8,900.50 + 3,200 + one 16 GB DIMM and one 1.92 TB drive picked for the LoRA's host need + 450 + 1,200
+    assert subtotal == sum(printed) == Decimal("40787.00")
     assert tax == (subtotal * Decimal("0.19")).quantize(Decimal("0.01"))
     assert total == subtotal + tax
     assert "4 NVIDIA RTX PRO 6000 Blackwell Workstation Edition" in text

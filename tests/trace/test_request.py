@@ -175,9 +175,9 @@ def test_the_product_side_imports_neither_torch_nor_qt() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2])
 
 
-def test_a_vision_language_model_is_refused_by_name() -> None:
+def test_a_cross_attention_vision_model_is_refused_by_name() -> None:
     with pytest.raises(TraceRefused, match="vision-language model"):
-        config_from_spec(CATALOG.models["qwen2.5-vl-7b"])
+        config_from_spec(CATALOG.models["llama-3.2-11b-vision"])
 
 
 @pytest.mark.parametrize(("framework", "precision", "cast"), [("hf-trainer", "mixed-bf16", True),
@@ -190,3 +190,19 @@ def test_qlora_traces_the_head_cast_its_estimate_assumes(framework: str, precisi
     r = prepare_trace(build_with(job), job.name, CATALOG).request
     assert r.kbit_head_bf16 is cast
     assert ("kbit_head_bf16" in r.wire()) is cast  # absent unless asked: earlier requests and cache keys unchanged
+
+
+@pytest.mark.parametrize("model_id", ["qwen2.5-vl-7b", "gemma-3-4b"])
+def test_a_vision_language_job_sends_its_tower_and_images(model_id: str) -> None:
+    """Qwen2.5-VL and Gemma 3 are traced with their towers (issue 27): the config read back is the catalog's
+    model, tower included, and the request carries the job's images."""
+    config = config_from_spec(CATALOG.models[model_id])
+    back = model_from_hf_config(config, id=model_id, name=model_id, source="test")
+    assert back.vision == CATALOG.models[model_id].vision
+    assert back.total_params == CATALOG.models[model_id].total_params
+    build = Build.model_validate({"chassis": "generic-server-8", "cards": [{"slot": 1, "card": "h200-nvl"}],
+                                  "jobs": [{"name": "vl", "model": model_id, "images_per_sample": 2,
+                                            "image_resolution": 672, "train_vision_tower": True, "cards": [1]}]})
+    request = prepare_trace(build, "vl", CATALOG).request
+    assert request.images is not None and request.images.per_sample == 2 and request.images.width == 672
+    assert request.wire()["images"] == {"per_sample": 2, "width": 672, "height": 672, "train_vision_tower": True}

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.jobs import JobsPanel
-from configurator.ui.shell.document import BuildDocument
 from tests.gui_helpers import make_window
 
 pytestmark = pytest.mark.usefixtures("qapp", "stub_worker")

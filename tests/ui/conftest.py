@@ -18,10 +18,10 @@ def first_start(qtbot, tmp_path: Path) -> Callable:  # type: ignore[no-untyped-d
     geometry: ``default_geometry`` of that screen), in ``theme``, shown and laid out."""
     from configurator.cli import default_build_path
     from configurator.engine.model.buildfile import load_build
+    from configurator.ui.base.document import BuildDocument
+    from configurator.ui.base.settings import Settings
     from configurator.ui.shell import layout
-    from configurator.ui.shell.document import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
-    from configurator.ui.shell.settings import Settings
 
     QStandardPaths.setTestModeEnabled(True)
     made = []

@@ -20,10 +20,10 @@ def main(out: Path) -> None:
     QStandardPaths.setTestModeEnabled(True)
     from configurator.cli import default_build_path
     from configurator.engine.model.buildfile import load_build
-    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.base.document import BuildDocument
+    from configurator.ui.base.settings import Settings
     from configurator.ui.shell.main_window import MainWindow
     from configurator.ui.shell.preferences import PreferencesDialog
-    from configurator.ui.shell.settings import Settings
     from tests.gui_helpers import charts_cut, clipped
 
     screen = app.primaryScreen().availableGeometry()
@@ -56,14 +56,15 @@ def main(out: Path) -> None:
         app.processEvents()
 
 
-def settle(app, top, *probes, turns: int = 3, limit_s: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+def settle(app, top, *probes, turns: int = 3, looks: int = 400) -> None:  # type: ignore[no-untyped-def]
     """Let the window's layout settle: event-loop turns until the size and every probe's answer stay the same for
     ``turns`` looks 50 ms apart. A fixed number of turns read layouts half done on a loaded machine (deferred
-    relayouts are timers); ``limit_s`` only bounds a layout that never settles, whose last state is then reported."""
-    import time
+    relayouts are timers); ``looks`` only bounds a layout that never settles, whose last state is then reported.
+    (No clock is read: the waits are Qt's, tests/reliability/test_rel_no_timing.py.)"""
+    from PySide6.QtTest import QTest
 
-    last, same, deadline = None, 0, time.monotonic() + limit_s
-    while time.monotonic() < deadline:
+    last, same = None, 0
+    for _ in range(looks):
         for _ in range(4):
             app.processEvents()
         state = (top.size().toTuple(), *(repr(probe(top)) for probe in probes))
@@ -71,8 +72,7 @@ def settle(app, top, *probes, turns: int = 3, limit_s: float = 20.0) -> None:  #
         if same >= turns:
             return
         last = state
-        time.sleep(0.05)
-
+        QTest.qWait(50)
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]))

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication
 from configurator.engine.editing import set_compute_rates, update_job
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.sweep import fit_frontier
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.charts import AnalysisTabs, topo_colour
-from configurator.ui.shell.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILDS = ROOT / "resources" / "builds"
@@ -264,7 +264,7 @@ def test_empty_states(qtbot, case: str) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped-def]
     """Each tab rendered at the size it gets in a 1280x800 window's dock (~900x420), saved for review."""
-    from configurator.ui.shell.style import dark_palette
+    from configurator.ui.base.style import dark_palette
 
     app = QApplication.instance()
     saved = app.palette()
@@ -272,7 +272,7 @@ def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped
         app.setPalette(dark_palette())
     try:
         tabs = make_tabs(qtbot)
-        tabs.set_dark(theme == "dark")
+        tabs.view.set_dark(theme == "dark")
         tabs.show()
         qtbot.waitExposed(tabs)
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -292,7 +292,7 @@ def test_analysis_screens(qtbot, theme: str) -> None:  # type: ignore[no-untyped
             tabs.setCurrentIndex(i)
             qtbot.wait(20)
             tabs.grab().save(str(SHOTS / f"analysis-{name}-default{suffix}.png"))
-        tabs.set_dark(False)
+        tabs.view.set_dark(False)
     finally:
         app.setPalette(saved)
 

@@ -44,12 +44,12 @@ def place(window, slot: int, card: str = "h200-nvl") -> None:  # type: ignore[no
 def test_focus_shows_the_cursor_frame_and_the_keys(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     """Focus by keyboard draws the cursor frame on a slot and says the keys; focus elsewhere hides it."""
     view = window.chassis_view
-    assert view.focus_frame.isVisible() and view.cursor_slot == 1
-    assert view.focus_frame.rect().contains(view.slot_items[1].rect())
+    assert view.keys.focus_frame.isVisible() and view.keys.cursor_slot == 1
+    assert view.keys.focus_frame.rect().contains(view.slot_items[1].rect())
     assert "Ctrl+arrow" in window.statusBar().currentMessage()
     window.card_palette.filter.setFocus()
     qtbot.waitUntil(lambda: not view.hasFocus())
-    assert not view.focus_frame.isVisible()
+    assert not view.keys.focus_frame.isVisible()
     # the keys are named where the pointer rests: the view, each slot and each card
     for tip in (view.toolTip(), view.slot_items[4].toolTip(), view.card_items[1].toolTip()):
         assert "Ctrl+arrow" in tip and "Delete" in tip and "B" in tip
@@ -60,22 +60,22 @@ def test_focus_shows_the_cursor_frame_and_the_keys(window, qtbot) -> None:  # ty
 def test_arrows_select_and_shift_extends(window, qtbot) -> None:  # type: ignore[no-untyped-def]
     view = window.chassis_view
     qtbot.keyClick(view, Key.Key_Down)
-    assert view.cursor_slot == 2 and view.selected_slots() == [2]
+    assert view.keys.cursor_slot == 2 and view.selected_slots() == [2]
     qtbot.keyClick(view, Key.Key_Up, Mod.ShiftModifier)
     assert view.selected_slots() == [1, 2]
     qtbot.keyClick(view, Key.Key_End)
-    assert view.cursor_slot == 8 and view.selected_slots() == []  # an empty slot: nothing selected
+    assert view.keys.cursor_slot == 8 and view.selected_slots() == []  # an empty slot: nothing selected
     qtbot.keyClick(view, Key.Key_Up)  # at 7, still empty
     qtbot.keyClick(view, Key.Key_Home)
-    assert view.cursor_slot == 1 and view.selected_slots() == [1]
+    assert view.keys.cursor_slot == 1 and view.selected_slots() == [1]
     qtbot.keyClick(view, Key.Key_Space)
     assert view.selected_slots() == []
     qtbot.keyClick(view, Key.Key_Up)  # the top edge: the cursor stays
-    assert view.cursor_slot == 1
+    assert view.keys.cursor_slot == 1
     qtbot.keyClick(view, Key.Key_Down, Mod.ShiftModifier)  # as in a list: the card left behind joins too
-    assert view.cursor_slot == 2 and view.selected_slots() == [1, 2]
+    assert view.keys.cursor_slot == 2 and view.selected_slots() == [1, 2]
     qtbot.keyClick(view, Key.Key_Escape)
-    assert view.selected_slots() == [] and view.cursor_slot == 2
+    assert view.selected_slots() == [] and view.keys.cursor_slot == 2
 
 
 def test_ctrl_arrow_moves_past_taken_slots_and_says_why_not(window, qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -91,8 +91,8 @@ def test_ctrl_arrow_moves_past_taken_slots_and_says_why_not(window, qtbot) -> No
     qtbot.keyClick(view, Key.Key_Down, Mod.ControlModifier)
     assert doc.build.card_in(3) is None and doc.build.card_in(5).card == "rtx-pro-6000-server"
     assert doc.build.jobs[1].cards == [5] and window.chart.rows[-1][1].slot == 5
-    assert view.cursor_slot == 5 and view.selected_slots() == [5]
-    window.undo_action.trigger()
+    assert view.keys.cursor_slot == 5 and view.selected_slots() == [5]
+    window.menus.undo_action.trigger()
     assert doc.build.card_in(3).card == "rtx-pro-6000-server"
 
 
@@ -155,15 +155,15 @@ def test_sxm_grid_arrows(qtbot, tmp_path: Path) -> None:  # type: ignore[no-unty
     view = window.chassis_view
     view.setFocus(Qt.FocusReason.TabFocusReason)
     qtbot.waitUntil(view.hasFocus)
-    assert view.reading_order() == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert view.keys.reading_order() == [1, 2, 3, 4, 5, 6, 7, 8]
     qtbot.keyClick(view, Key.Key_Down)
-    assert view.cursor_slot == 5
+    assert view.keys.cursor_slot == 5
     qtbot.keyClick(view, Key.Key_Right)
     qtbot.keyClick(view, Key.Key_Up)
-    assert view.cursor_slot == 2
+    assert view.keys.cursor_slot == 2
     keys(qtbot, view, Key.Key_Right, 2)
     qtbot.keyClick(view, Key.Key_Right)  # from the row's end to the next row's start
-    assert view.cursor_slot == 5
+    assert view.keys.cursor_slot == 5
     # the socket labels stand apart: no two overlap
     labels = [t.sceneBoundingRect() for t in view._texts if t.text().startswith("Slot ")]
     assert len(labels) == 8

@@ -10,6 +10,7 @@ from PySide6.QtCore import QStandardPaths
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.prices import bridge_part_ids, parse_price_list
 from configurator.engine.compare import price_row
+from configurator.engine.memory.host import DIMM_SIZES_GB, DRIVE_SIZES_TB, dimm_part_id, drive_part_id
 from tests.gui_helpers import charts_cut, make_window
 
 BUILDS = Path(__file__).resolve().parent.parent.parent / "resources" / "builds"
@@ -53,13 +54,14 @@ def test_swap_boxes_blank_beside_another_file_and_the_width_stays(qtbot, tmp_pat
 
 def test_price_row_from_the_sellers_list(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     catalog = default_catalog()
-    ids = [*catalog.cards, *catalog.chassis, bridge_part_ids("h200-nvl", 2)[1], bridge_part_ids("h200-nvl", 4)[1]]
+    ids = [*catalog.cards, *catalog.chassis, bridge_part_ids("h200-nvl", 2)[1], bridge_part_ids("h200-nvl", 4)[1],
+           *map(dimm_part_id, DIMM_SIZES_GB), *map(drive_part_id, DRIVE_SIZES_TB)]  # the host's DIMMs and drives too
     parts = "\n".join(f"  {pid}: {1000 + 10 * i}" for i, pid in enumerate(ids))
     known = set(catalog.cards) | set(catalog.chassis)
     prices = parse_price_list(f"currency: USD\nparts:\n{parts}\n", "prices.yaml", known)
-    from configurator.ui.shell.main_window import MainWindow
+    from configurator.ui.shell.sheet import SheetExport
 
-    monkeypatch.setattr(MainWindow, "price_list", lambda self: prices)
+    monkeypatch.setattr(SheetExport, "price_list", lambda self: prices)
     _, dialog = _dialog(qtbot, tmp_path)
     rows = [r for r in dialog.rows if r.what == "price (total)"]
     assert len(rows) == 1 and rows[0].left.startswith("$") and rows[0].right.startswith("$")

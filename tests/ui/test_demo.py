@@ -31,6 +31,7 @@ from configurator.engine.editing.kiosk import (
 )
 from configurator.engine.model.build import Bridge
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.settings import Settings
 from configurator.ui.dnd.mime import card_mime
 from configurator.ui.kiosk import (
     CODE_ALPHABET,
@@ -42,7 +43,6 @@ from configurator.ui.kiosk import (
     open_demo_code,
     read_figure,
 )
-from configurator.ui.shell.settings import Settings
 from tests.kiosk_helpers import clipped_labels
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -563,7 +563,7 @@ def test_demo_from_the_window_and_back(qtbot, tmp_path) -> None:  # type: ignore
     code = demo.take_home()
     assert demo.enter_pin(window.settings.q.value("demo/pin", "2468"))
     qtbot.waitUntil(window.isVisible, timeout=3000)
-    assert window.open_code(code.lower())
+    assert window.files.open_code(code.lower())
     assert window.doc.path.name == f"{code}.yaml"
     assert isinstance(window.settings.q, QSettings)
 
@@ -792,7 +792,7 @@ def test_datasheet_link_rates_are_said_on_screen(demo: DemoWindow) -> None:
 
 
 def test_pin_comes_from_the_settings_option(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from configurator.ui.shell.settings import OPTIONS
+    from configurator.ui.base.settings import OPTIONS
 
     assert "demo/pin" in OPTIONS
     settings = make_settings(tmp_path)

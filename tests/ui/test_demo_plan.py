@@ -23,12 +23,12 @@ from configurator.engine.model.buildfile import load_build
 from configurator.engine.planner import Plan, PlanResult, load_plan, plan_service
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource
+from configurator.ui.base.settings import Settings
+from configurator.ui.base.style import dark_palette
 from configurator.ui.dnd.mime import card_mime
 from configurator.ui.kiosk import DemoWindow, load_scenarios, planspec
 from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure, shown_build
 from configurator.ui.kiosk.planspec import READS, check_plan_reads
-from configurator.ui.shell.settings import Settings
-from configurator.ui.shell.style import dark_palette
 from tests.kiosk_helpers import clipped_labels
 
 SEED_B = resource("plans", "seed-b-service.yaml")

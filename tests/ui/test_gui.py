@@ -90,7 +90,7 @@ def test_bridge_two_h200_nvl_and_refuse_rtx(window) -> None:  # type: ignore[no-
     view.scene().clearSelection()
     view.card_items[5].setSelected(True)
     view.card_items[6].setSelected(True)
-    window.bridge_action.trigger()
+    window.menus.bridge_action.trigger()
     assert [b.slots for b in window.doc.build.bridges] == [[1, 2], [5, 6]]
     assert "Bridges</b> 2" in window.summary.bridges.text()
     assert window.doc.result.topology.nvlink_domains == [[1, 2], [5, 6]]
@@ -99,7 +99,7 @@ def test_bridge_two_h200_nvl_and_refuse_rtx(window) -> None:  # type: ignore[no-
     view.scene().clearSelection()
     view.card_items[7].setSelected(True)
     view.card_items[8].setSelected(True)
-    window.bridge_action.trigger()
+    window.menus.bridge_action.trigger()
     assert len(window.doc.build.bridges) == 2
     assert "no NVLink" in window.statusBar().currentMessage()
 
@@ -113,19 +113,19 @@ def test_undo_redo_whole_sequence(window) -> None:  # type: ignore[no-untyped-de
     view.scene().clearSelection()
     view.card_items[5].setSelected(True)
     view.card_items[6].setSelected(True)
-    window.bridge_action.trigger()
+    window.menus.bridge_action.trigger()
     drag_drop(view, slot_mime(3, "rtx-pro-6000-server"), 8)
     view.select_slot(1)
     view.remove_action.trigger()
     end = window.doc.build
     assert window.doc.undo_stack.count() == 5
     while window.doc.undo_stack.canUndo():
-        window.undo_action.trigger()
+        window.menus.undo_action.trigger()
     assert window.doc.build == start
     assert not window.isWindowModified()
     assert chart_weights(window) == pytest.approx([r.weights_gb for j in window.doc.result.jobs for r in j.cards])
     while window.doc.undo_stack.canRedo():
-        window.redo_action.trigger()
+        window.menus.redo_action.trigger()
     assert window.doc.build == end
 
 
@@ -146,7 +146,7 @@ def test_summary_strip_says_which_compute_rates_are_used(window) -> None:  # typ
     # issue 24: the default includes the labelled estimates; "published rates only" is the View choice
     assert "incl. estimates" in window.summary.compute.text()
     assert window.doc.result.compute_rates == "estimated"
-    window.compute_rate_actions["published"].trigger()
+    window.menus.compute_rate_actions["published"].trigger()
     assert "published" in window.summary.compute.text()
     assert window.doc.result.compute_rates == "published"
 
@@ -154,7 +154,7 @@ def test_summary_strip_says_which_compute_rates_are_used(window) -> None:  # typ
 def test_link_rate_switch_changes_step_time(window) -> None:  # type: ignore[no-untyped-def]
     """View > Link rates > Nominal re-runs the engine: the FSDP job's communication gets faster."""
     measured = window.doc.result.jobs[0].communication.seconds_per_step
-    window.rate_actions["nominal"].trigger()
+    window.menus.rate_actions["nominal"].trigger()
     nominal = window.doc.result.jobs[0].communication.seconds_per_step
     assert window.doc.build.assumptions.link_rates == "nominal"
     assert nominal < measured
@@ -168,7 +168,7 @@ def test_compute_rate_estimates_fill_the_unknown_step_time(window, qtbot) -> Non
     from PySide6.QtWidgets import QApplication
 
     qlora = window.doc.result.jobs[1]
-    assert window.compute_rate_actions["estimated"].isChecked()
+    assert window.menus.compute_rate_actions["estimated"].isChecked()
     assert window.doc.build.assumptions.compute_rates == "estimated"
     assert qlora.compute.bf16_rate_estimated and qlora.compute.bf16_tflops == pytest.approx(503.8)
     assert qlora.step_seconds is not None and qlora.step_seconds > 0
@@ -177,24 +177,24 @@ def test_compute_rate_estimates_fill_the_unknown_step_time(window, qtbot) -> Non
     window.analysis.setCurrentWidget(window.analysis.step_time)
     QApplication.processEvents()
     assert "(estimated rate)" in window.analysis.step_time.labels[1].textItem.toPlainText()
-    window.compute_rate_actions["published"].trigger()
+    window.menus.compute_rate_actions["published"].trigger()
     assert window.doc.result.jobs[1].step_seconds is None
     window.doc.undo_stack.undo()
     assert window.doc.result.jobs[1].step_seconds is not None
-    assert window.compute_rate_actions["estimated"].isChecked()
+    assert window.menus.compute_rate_actions["estimated"].isChecked()
 
 
 def test_save_reopen_and_compare(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Save writes the build atomically; reopening gives the same build; the title shows the file name."""
     drag_drop(window.chassis_view, card_mime("l40s"), 7)
     target = tmp_path / "mine.yaml"
-    assert window._save_to(target)
+    assert window.files.save_to(target)
     assert not window.isWindowModified()
     assert "mine.yaml" in window.windowTitle()
     assert load_build(target) == window.doc.build
     saved = window.doc.build
     window.doc.replace(load_build(window.doc.path), None)
-    assert window.open_path(target)
+    assert window.files.open_path(target)
     assert window.doc.build == saved
     assert window.settings.get("recent_files")[0] == str(target)
 
@@ -202,24 +202,24 @@ def test_save_reopen_and_compare(window, tmp_path: Path) -> None:  # type: ignor
 def test_broken_file_keeps_current_build(window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A file that fails to load shows file, line and reason, and leaves the open build untouched."""
     shown: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
+    monkeypatch.setattr(window.files, "show_error", lambda title, text: shown.append(text))
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nchassis: generic-server-8\ncards:\n  - {slot: 1, card: h200-nvx}\n")
     before = window.doc.build
-    assert not window.open_path(bad)
+    assert not window.files.open_path(bad)
     assert window.doc.build == before
     assert "bad.yaml" in shown[0] and ":4:" in shown[0] and "h200-nvl" in shown[0]
     bad.write_text("name: [unclosed\n")
-    assert not window.open_path(bad)
+    assert not window.files.open_path(bad)
     assert window.doc.build == before and "YAML" in shown[1]
 
 
 def test_unwritable_save_keeps_build(window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Saving into a path that cannot be written says so and changes nothing."""
     shown: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
+    monkeypatch.setattr(window.files, "show_error", lambda title, text: shown.append(text))
     (tmp_path / "afile").write_text("x")
-    assert not window._save_to(tmp_path / "afile" / "b.yaml")
+    assert not window.files.save_to(tmp_path / "afile" / "b.yaml")
     assert shown and "cannot write" in shown[0]
 
 
@@ -231,8 +231,8 @@ def test_autosave_and_restore(window, qtbot, tmp_path: Path, monkeypatch) -> Non
     from configurator.ui.shell.files import autosave_folder
 
     drag_drop(window.chassis_view, card_mime("l40s"), 7)
-    assert window.autosave()
-    mine = window._autosave_slot.build_path
+    assert window.files.autosave()
+    mine = window.files.autosave_slot.build_path
     assert mine.is_file()
     edited = window.doc.build
     asked: list[str] = []
@@ -243,17 +243,17 @@ def test_autosave_and_restore(window, qtbot, tmp_path: Path, monkeypatch) -> Non
 
     monkeypatch.setattr(QMessageBox, "question", yes)
     other = make_window(qtbot, tmp_path)
-    assert not other.offer_restore() and not asked  # the first window is alive: not offered
+    assert not other.files.offer_restore() and not asked  # the first window is alive: not offered
     assert mine.is_file()  # nor deleted
     # the first window "crashes": its lock goes, its autosave stays
-    window._autosave_slot._lock.close()
-    window._autosave_slot = None
+    window.files.autosave_slot._lock.close()
+    window.files.autosave_slot = None
     third = make_window(qtbot, tmp_path)
-    assert third.offer_restore() and asked
+    assert third.files.offer_restore() and asked
     assert third.doc.build == edited
     assert third.isWindowModified()
     assert not mine.exists()  # taken over by the restoring window's own slot
-    assert list(autosave_folder().glob("autosave-*.yaml")) == [third._autosave_slot.build_path]
+    assert list(autosave_folder().glob("autosave-*.yaml")) == [third.files.autosave_slot.build_path]
     third.doc.undo_stack.setClean()
     window.doc.undo_stack.setClean()
 
@@ -264,7 +264,7 @@ def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no
     assert window.doc.build.chassis == "generic-workstation-4"
     assert sorted(window.chassis_view.slot_items) == [1, 2, 3, 4]
     assert "PASSIVE_CARD_NEEDS_SERVER_AIRFLOW" in window.checks.codes()
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert window.doc.build.chassis == "generic-server-8"
 
 
@@ -377,7 +377,7 @@ def test_hidden_views_catch_up_when_shown(window, qtbot) -> None:  # type: ignor
     from PySide6.QtWidgets import QApplication
 
     from configurator.engine.editing import set_mig_layout, update_job
-    from configurator.ui.shell.lazy import hidden_in_shown_window
+    from configurator.ui.base.lazy import hidden_in_shown_window
 
     window.jobs_panel.select_job(0)
     window.analysis.setCurrentWidget(window.mig_editor)

@@ -40,11 +40,11 @@ def test_random_actions_follow_history(qtbot, tmp_path: Path, seed: int) -> None
             view.scene().clearSelection()
             for s in rng.sample(placed, k=min(len(placed), rng.choice([1, 2, 4]))):
                 view.card_items[s].setSelected(True)
-            (window.bridge_action if action == "bridge" else window.unbridge_action).trigger()
+            (window.menus.bridge_action if action == "bridge" else window.menus.unbridge_action).trigger()
         elif action == "undo":
-            window.undo_action.trigger()
+            window.menus.undo_action.trigger()
         elif action == "redo":
-            window.redo_action.trigger()
+            window.menus.redo_action.trigger()
         if action not in ("undo", "redo") and stack.index() != before_index:
             del history[before_index + 1 :]
             history.append(window.doc.build)
@@ -54,6 +54,6 @@ def test_random_actions_follow_history(qtbot, tmp_path: Path, seed: int) -> None
         assert sorted(view.card_items) == sorted(c.slot for c in window.doc.build.cards if c.slot in view.slot_items)
         assert len(window.chart.rows) == sum(len(j.cards) for j in window.doc.result.jobs)
     while stack.canUndo():
-        window.undo_action.trigger()
+        window.menus.undo_action.trigger()
         assert window.doc.build == history[stack.index()]
     assert window.doc.build == history[0]

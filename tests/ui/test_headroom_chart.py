@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.charts import HeadroomChart
-from configurator.ui.shell.document import BuildDocument
 
 ROOT = Path(__file__).resolve().parents[2]
 EIGHT = ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml"

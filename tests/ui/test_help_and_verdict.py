@@ -24,7 +24,7 @@ def test_verdict_line_says_fits_tight_or_does_not_fit(qtbot, tmp_path: Path) -> 
     assert line.mapTo(window, line.rect().bottomLeft()).y() <= charts_top
     window.doc.replace(load_build(BUILDS / "mixed-with-errors.yaml"), None)
     assert ">does not fit<" in line.text() and "not fit" in line.text().split("·")[1]
-    window.new_build()
+    window.files.new_build()
     assert "No job yet" in line.text()
 
 
@@ -60,7 +60,7 @@ def test_keyboard_shortcuts_come_from_the_actions(qtbot, tmp_path: Path) -> None
 
 def test_quick_start_shows_three_tasks_with_pictures(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window(qtbot, tmp_path)
-    assert window.quick_start_action.text().replace("&", "") == "Quick start"
+    assert window.menus.quick_start_action.text().replace("&", "") == "Quick start"
     dialog = window.quick_start()
     qtbot.addWidget(dialog)
     QApplication.processEvents()
@@ -71,10 +71,12 @@ def test_quick_start_shows_three_tasks_with_pictures(qtbot, tmp_path: Path) -> N
 
 
 def test_quick_start_pictures_render_from_the_app(tmp_path: Path, qapp) -> None:  # type: ignore[no-untyped-def]
-    """The shipped pictures can be made again from an offscreen window (python -m configurator.ui.shell.help)."""
+    """The shipped pictures can be made again from an offscreen window
+    (python -m configurator.ui.shell.help_pictures)."""
     from PySide6.QtGui import QImage
 
-    from configurator.ui.shell.help import TASKS, render_pictures
+    from configurator.ui.shell.help import TASKS
+    from configurator.ui.shell.help_pictures import render_pictures
 
     written = render_pictures(tmp_path)
     assert sorted(p.name for p in written) == sorted(name for name, _, _ in TASKS)
@@ -87,5 +89,5 @@ def test_a_refused_edit_is_said_beside_the_verdict(qtbot, tmp_path: Path) -> Non
     window = make_window(qtbot, tmp_path)
     window.doc.refused.emit("slot 1 already holds a card")
     assert "Refused: slot 1 already holds a card" in window.verdict_line.text()
-    window._refusal_timer.timeout.emit()
+    window.verdict_line._timer.timeout.emit()
     assert "Refused" not in window.verdict_line.text()

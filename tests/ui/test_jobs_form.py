@@ -26,7 +26,7 @@ def test_file_new_leaves_no_stale_job_in_the_form(qtbot, tmp_path: Path) -> None
     QApplication.processEvents()
     panel = window.jobs_panel
     assert panel.cards_group.isVisible() and panel.model_box.isVisible()
-    window.new_build()
+    window.files.new_build()
     QApplication.processEvents()
     assert not panel.cards_group.isVisible() and not panel.model_box.isVisible()
     assert not [c for c in panel.cards_group.findChildren(QCheckBox) if c.isVisible()]
@@ -40,10 +40,10 @@ def test_file_new_leaves_no_stale_job_in_the_form(qtbot, tmp_path: Path) -> None
 def test_sheet_preview_takes_the_customer(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The first page names the customer typed in the preview's toolbar (the export --customer of the window)."""
     window = make_window(qtbot, tmp_path)
-    dialog = window.preview_dialog()
+    dialog = window.sheet.preview_dialog()
     qtbot.addWidget(dialog)
-    field = dialog._customer
+    field = dialog.customer
     field.setText("Example Research GmbH")
     field.editingFinished.emit()
-    assert dialog._sheet.options.customer == "Example Research GmbH"
-    assert window.sheet_options().customer == "Example Research GmbH"
+    assert dialog.sheet.options.customer == "Example Research GmbH"
+    assert window.sheet.options().customer == "Example Research GmbH"

@@ -8,9 +8,9 @@ from PySide6.QtCore import Qt
 
 from configurator.engine.editing import update_job
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.jobs import JobsPanel
 from configurator.ui.jobs.model_rows import GROUP_BUILD, GROUP_CATALOG, GROUP_PARAMS_ONLY
-from configurator.ui.shell.document import BuildDocument
 from tests.gui_helpers import choose, last_text, open_panel, undo_all
 from tests.paths import BUILDS
 

@@ -318,9 +318,9 @@ def test_list_shows_status_drags_and_selects(qtbot) -> None:  # type: ignore[no-
     mime = lst.mime_for(1)
     assert read_job(mime) == doc.build.jobs[1].name and mime.text() == doc.build.jobs[1].name
     assert lst.dragEnabled()
-    with qtbot.waitSignal(panel.job_selected) as blocker:
+    with qtbot.waitSignal(panel.view.job_changed) as blocker:
         panel.select_job(1)
-    assert blocker.args == [1] and panel.index == 1
+    assert blocker.args == [doc.build.jobs[1].name] and panel.index == 1  # selected by name
     # a job that no longer fits turns red in the list
     panel.micro_spin.setValue(256)
     panel.seq_spin.setValue(131072)
@@ -365,4 +365,4 @@ def test_screenshot(qtbot) -> None:  # type: ignore[no-untyped-def]
     image.save(str(SHOTS / "jobs-panel.png"))
     assert (image.width(), image.height()) == (340, 780)
     # the form fits the width: no field runs past the scroll area's viewport
-    assert panel.editor.minimumSizeHint().width() <= panel.scroll.viewport().width()
+    assert panel.editor.minimumSizeHint().width() <= panel.form_scroll.viewport().width()

@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtWidgets import QComboBox
 
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.jobs import JobsPanel
-from configurator.ui.shell.document import BuildDocument
 
 pytestmark = pytest.mark.usefixtures("qapp")
 

@@ -8,7 +8,7 @@ import pytest
 
 from configurator.engine import Build
 from configurator.engine.editing import rename_job, update_job
-from configurator.ui.shell.lazy import hidden_in_shown_window
+from configurator.ui.base.lazy import hidden_in_shown_window
 from tests.gui_helpers import make_window
 
 SHOTS = Path(__file__).resolve().parents[2] / "out" / "screens"
@@ -76,8 +76,8 @@ def test_a_job_added_in_the_form_shows_the_build_stack(qtbot) -> None:  # type: 
     and the form shows them, the tooltips saying where they come from (the old Add gave hf-trainer, FSDP2)."""
     from PySide6.QtCore import Qt
 
+    from configurator.ui.base.document import BuildDocument
     from configurator.ui.jobs import JobsPanel
-    from configurator.ui.shell.document import BuildDocument
 
     doc = BuildDocument(_stack_build())
     panel = JobsPanel(doc)
@@ -133,6 +133,6 @@ def test_jobs_tab_screens(qtbot, tmp_path: Path, theme: str) -> None:  # type: i
     image.save(str(SHOTS / f"jobs-tab-1280x800-{theme}.png"))
     assert (image.width(), image.height()) == (1280, 800)
     assert not hidden_in_shown_window(panel)
-    assert panel.editor.minimumSizeHint().width() <= panel.scroll.viewport().width()
+    assert panel.editor.minimumSizeHint().width() <= panel.form_scroll.viewport().width()
     assert "Stack: " in panel.info.text()
     window.set_dark(False)

@@ -72,19 +72,19 @@ def test_keyboard_only_session(active_window, qtbot, tmp_path: Path, monkeypatch
 
     # ---- into the chassis: it shows focus; the arrows walk the slots and select the card there ----
     chassis = tab_to(qtbot, lambda w: w is view, backwards=True)
-    assert chassis.hasFocus() and view.focus_frame.isVisible()
+    assert chassis.hasFocus() and view.keys.focus_frame.isVisible()
     assert "Arrows" in window.statusBar().currentMessage()
     press(qtbot, Key.Key_Home)
     press(qtbot, Key.Key_Down, times=3)
-    assert view.cursor_slot == 4 and view.selected_slots() == [4]
-    assert view.focus_frame.rect().contains(view.slot_items[4].rect())
+    assert view.keys.cursor_slot == 4 and view.selected_slots() == [4]
+    assert view.keys.focus_frame.rect().contains(view.slot_items[4].rect())
     assert window.statusBar().currentMessage() == "Slot 4: NVIDIA H200 NVL"
 
     # ---- move it down and back with Ctrl+arrow (one undoable edit each) ----
     press(qtbot, Key.Key_Down)  # slot 5
     press(qtbot, Key.Key_Down, Mod.ControlModifier)
     assert doc.build.card_in(5) is None and doc.build.card_in(6).card == "h200-nvl"
-    assert view.cursor_slot == 6 and view.selected_slots() == [6]
+    assert view.keys.cursor_slot == 6 and view.selected_slots() == [6]
     assert doc.undo_stack.undoText() == "Move NVIDIA H200 NVL from slot 5 to slot 6"
     press(qtbot, Key.Key_Up, Mod.ControlModifier)
     assert doc.build.card_in(5).card == "h200-nvl" and view.selected_slots() == [5]
@@ -104,7 +104,7 @@ def test_keyboard_only_session(active_window, qtbot, tmp_path: Path, monkeypatch
 
     # ---- Delete removes the card at the cursor and its bridge; undo and redo by their keys ----
     press(qtbot, Key.Key_Escape)  # clears the selection; the cursor stays on slot 5
-    assert view.selected_slots() == [] and view.cursor_slot == 5
+    assert view.selected_slots() == [] and view.keys.cursor_slot == 5
     press(qtbot, Key.Key_Space)  # selects the card at the cursor
     assert view.selected_slots() == [5]
     press(qtbot, Key.Key_Delete)
@@ -153,7 +153,7 @@ def test_keyboard_only_session(active_window, qtbot, tmp_path: Path, monkeypatch
 
     QTimer.singleShot(50, in_preview)
     # returns when the preview closes; the sheet is written on a worker (shell/sheet_worker.py)
-    with qtbot.waitSignal(window.sheet_written, timeout=60_000):
+    with qtbot.waitSignal(window.sheet.written, timeout=60_000):
         press(qtbot, Key.Key_E, Mod.ControlModifier)
     assert seen == [f"Build sheet — {doc.build.name}"]
     assert out.read_bytes().startswith(b"%PDF")

@@ -32,8 +32,8 @@ def _measure(demo, qtbot) -> dict[str, float]:  # type: ignore[no-untyped-def]
 
 
 def test_kiosk_chart_and_chassis_grow_with_the_screen(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from configurator.ui.base.settings import Settings
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell.settings import Settings
 
     demo = DemoWindow(Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), idle_ms=600_000)
     qtbot.addWidget(demo)

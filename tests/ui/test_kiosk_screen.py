@@ -41,8 +41,8 @@ def test_kiosk_covers_a_bare_x_screen(tmp_path: Path, size: tuple[int, int]) -> 
 
 
 def test_take_home_panel_wraps_its_title_and_speaks_to_customers(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from configurator.ui.base.settings import Settings
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell.settings import Settings
 
     monkeypatch.setenv("HOME", str(tmp_path))
     messages: list[str] = []

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication
 from configurator.engine import Build
 from configurator.engine.model.build import InstanceRef
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.dnd.mime import job_mime, mig_profile_mime
 from configurator.ui.mig import DISPLAY_MODE_NOTE, EMPTY_TEXT, MigEditor, MigView
-from configurator.ui.shell.document import BuildDocument
 
 pytestmark = pytest.mark.usefixtures("qapp")
 
@@ -137,7 +137,7 @@ def test_preset_and_maximal_layouts(qtbot, mixed_doc: BuildDocument) -> None:  #
     # the job on the whole card left it (the card is split now)
     assert mixed_doc.build.jobs[0].cards == []
     # a maximal layout by its label
-    assert editor.apply_preset("4g.71gb + 3g.71gb")
+    assert editor.edits.apply_preset("4g.71gb + 3g.71gb")
     assert sorted(b.profile for b in editor.view.blocks.values()) == ["3g.71gb", "4g.71gb"]
     assert mixed_doc.undo_stack.undoText() == "MIG layout 4g.71gb + 3g.71gb on slot 1"
     shot(editor, "h200-maximal")
@@ -197,17 +197,17 @@ def test_fifth_instance_on_rtx_pro_is_refused(qtbot, seed_doc: BuildDocument) ->
     assert editor.view.target_colour() is None
     assert "allows at most 4" in editor.message.text() or "overlaps" in editor.message.text()
     # on a free position the count rule is the reason
-    editor.remove_instance(3)
+    editor.edits.remove_instance(3)
     assert len(editor.view.blocks) == 3
-    assert editor.add_instance("1g.24gb", 10)  # back to four
-    assert not editor.add_instance("1g.24gb", None)
+    assert editor.edits.add_instance("1g.24gb", 10)  # back to four
+    assert not editor.edits.add_instance("1g.24gb", None)
     assert "at most 4" in editor.message.text()
 
 
 def test_assign_job_by_dragging_it_onto_an_instance(qtbot, mixed_doc: BuildDocument) -> None:  # type: ignore[no-untyped-def]
     """An 8B LoRA dropped into an H200 NVL 1g.18gb instance runs there and shows red: it does not fit."""
     editor = make_editor(qtbot, mixed_doc)
-    assert editor.apply_preset("all-balanced")
+    assert editor.edits.apply_preset("all-balanced")
     small = next(b for b in editor.view.blocks.values() if b.profile == "1g.18gb")
     mime = job_mime("8B LoRA")
     moved, dropped = drag(editor.view, mime, editor.view.block_point(small.index))
@@ -233,7 +233,7 @@ def test_assign_job_by_dragging_it_onto_an_instance(qtbot, mixed_doc: BuildDocum
     assert not editor.view.blocks[small.index].chips
     # a job dropped on empty space is refused, nothing changes
     before = mixed_doc.build
-    editor.apply_layout("1g.35gb", ["1g.35gb"])
+    editor.edits.apply_layout("1g.35gb", ["1g.35gb"])
     before = mixed_doc.build
     assert not drag(editor.view, mime, editor.view.unit_point(7))[1]
     assert mixed_doc.build == before
@@ -310,7 +310,7 @@ def test_undo_restores_everything(qtbot, seed_doc: BuildDocument) -> None:  # ty
     editor = make_editor(qtbot, seed_doc)
     original, shown = seed_doc.build, diagram(editor)
     chips = [[c.job.headroom_gb for c in b.chips] for b in editor.view.blocks.values()]
-    assert editor.apply_preset("all-balanced")
+    assert editor.edits.apply_preset("all-balanced")
     mime = job_mime("tenant D")
     big = next(b for b in editor.view.blocks.values() if b.profile == "2g.48gb")
     assert drag(editor.view, mime, editor.view.block_point(big.index))[1]
@@ -345,7 +345,7 @@ def test_empty_state_when_no_card_supports_mig(qtbot) -> None:  # type: ignore[n
 def test_seven_small_tenants_stay_readable(qtbot, mixed_doc: BuildDocument) -> None:  # type: ignore[no-untyped-def]
     """Seven 1g.18gb instances each with a job: every block keeps its text inside it."""
     editor = make_editor(qtbot, mixed_doc)
-    assert editor.apply_preset("all-1g")
+    assert editor.edits.apply_preset("all-1g")
     assert drag(editor.view, job_mime("8B QLoRA"), editor.view.block_point(3))[1]
     assert drag(editor.view, job_mime("8B LoRA"), editor.view.block_point(5))[1]
     for block in editor.view.blocks.values():

@@ -8,7 +8,7 @@ import pytest
 import shiboken6
 
 import configurator.ui.charts  # noqa: F401  (installs the guard)
-from configurator.ui import pg_guard
+from configurator.ui.base import pg_guard
 
 pytestmark = pytest.mark.usefixtures("qapp")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from configurator.engine.planner import load_plan
+from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
 from configurator.ui.planner.charts import SHOWN_FLEETS
-from configurator.ui.planner.document import PlanDocument
 from tests.gui_helpers import charts_cut
 
 SEED_B = Path(__file__).resolve().parents[2] / "resources" / "plans" / "seed-b-service.yaml"

@@ -13,8 +13,8 @@ from configurator.engine import Build, evaluate
 from configurator.engine.planner import load_plan
 from configurator.engine.planner.editing import set_class, set_price
 from configurator.paths import resource
+from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
-from configurator.ui.planner.document import PlanDocument
 
 SEED_B = Path(resource("plans", "seed-b-service.yaml"))
 RTX = "RTX PRO 6000 server / whole card"
@@ -186,11 +186,11 @@ def test_main_window_menu_opens_planner_and_takes_a_build(qtbot, tmp_path: Path)
     from tests.gui_helpers import make_window
 
     main = make_window(qtbot, tmp_path)
-    main.planner_action.trigger()
+    main.menus.planner_action.trigger()
     planner = main._planner_window
     qtbot.addWidget(planner, before_close_func=lambda w: w.doc.undo_stack.setClean())
     assert planner.isVisible() and planner.wait_for_plan() is not None
-    main.planner_action.trigger()
+    main.menus.planner_action.trigger()
     assert main._planner_window is planner  # one planner per editor, raised again
     planner.fleets.table.selectRow(0)
     build = planner.open_as_build(1, planner.fleets.node_box.currentText())

@@ -47,7 +47,7 @@ def test_every_chart_draws_for_a_relative_config_json(qtbot, tmp_path: Path, mon
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # ./config.json does not exist here: only the build's folder has it
     window = make_window(qtbot, tmp_path)
-    assert window.open_path(path)  # File > Open
+    assert window.files.open_path(path)  # File > Open
     doc = window.doc
     assert not [c for c in doc.result.checks if c.code == "JOB_MODEL_UNKNOWN"], doc.result.checks
     assert doc.result.jobs[0].model_name and doc.result.jobs[0].cards

@@ -39,14 +39,14 @@ def busy_bar(window) -> QProgressBar | None:  # type: ignore[no-untyped-def]
 
 def test_sheet_written_on_a_worker_with_the_status_bar_busy(window, qtbot, gate, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "sheet.pdf"
-    with qtbot.waitSignal(window.sheet_written, timeout=30000) as written:
-        assert window.export_sheet_to(out, "a4")  # returns at once: the write has only started
+    with qtbot.waitSignal(window.sheet.written, timeout=30000) as written:
+        assert window.sheet.export_to(out, "a4")  # returns at once: the write has only started
         qtbot.waitUntil(lambda: bool(gate.threads))
         assert not out.exists()
         assert busy_bar(window) is not None and busy_bar(window).maximum() == 0  # busy, no steps
         assert "Writing the build sheet" in window.statusBar().currentMessage()
-        assert not window.export_action.isEnabled()
-        assert not window.export_sheet_to(tmp_path / "second.pdf")  # one at a time
+        assert not window.menus.export_action.isEnabled()
+        assert not window.sheet.export_to(tmp_path / "second.pdf")  # one at a time
         window.doc.edit("rename while writing", lambda b: b.model_copy(update={"name": "Renamed"}))
         QApplication.processEvents()  # the window still answers
         assert "Renamed" in window.windowTitle()
@@ -56,20 +56,20 @@ def test_sheet_written_on_a_worker_with_the_status_bar_busy(window, qtbot, gate,
     assert path == out and pages >= 1 and out.read_bytes().startswith(b"%PDF")
     assert pdf.read_attached_build(out) is not None
     assert "Renamed" not in pdf.read_attached_build(out)  # the build as it was when Export was chosen
-    assert busy_bar(window) is None and window.export_action.isEnabled()
+    assert busy_bar(window) is None and window.menus.export_action.isEnabled()
     assert "Build sheet saved" in window.statusBar().currentMessage()
     assert not (tmp_path / "second.pdf").exists()
 
 
 def test_unwritable_path_says_why_and_leaves_nothing(window, qtbot, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     shown: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(f"{title}: {text}"))
+    monkeypatch.setattr(window.sheet, "show_error", lambda title, text: shown.append(f"{title}: {text}"))
     out = tmp_path / "no-such-folder" / "sheet.pdf"
-    with qtbot.waitSignal(window.sheet_written, timeout=30000) as written:
-        assert window.export_sheet_to(out)
+    with qtbot.waitSignal(window.sheet.written, timeout=30000) as written:
+        assert window.sheet.export_to(out)
     assert written.args == [out, 0]
     assert shown and shown[0].startswith("Cannot export build sheet") and "no-such-folder" in shown[0]
-    assert not out.parent.exists() and busy_bar(window) is None and window.export_action.isEnabled()
+    assert not out.parent.exists() and busy_bar(window) is None and window.menus.export_action.isEnabled()
 
 
 def test_a_bug_in_the_sheet_is_reported_not_lost(window, qtbot, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -78,9 +78,9 @@ def test_a_bug_in_the_sheet_is_reported_not_lost(window, qtbot, monkeypatch, tmp
 
     monkeypatch.setattr(pdf, "export_pdf", broken)
     shown: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
-    with qtbot.waitSignal(window.sheet_written, timeout=30000) as written:
-        assert window.export_sheet_to(tmp_path / "sheet.pdf")
+    monkeypatch.setattr(window.sheet, "show_error", lambda title, text: shown.append(text))
+    with qtbot.waitSignal(window.sheet.written, timeout=30000) as written:
+        assert window.sheet.export_to(tmp_path / "sheet.pdf")
     assert written.args[1] == 0 and shown and "injected" in shown[0]
 
 
@@ -89,10 +89,10 @@ def test_closing_waits_for_the_sheet(window, qtbot, gate, tmp_path: Path) -> Non
     outlive the window that reports it)."""
     out = tmp_path / "sheet.pdf"
     written: list[object] = []
-    window.sheet_written.connect(lambda path, pages: written.append((path, pages)))
-    assert window.export_sheet_to(out)
+    window.sheet.written.connect(lambda path, pages: written.append((path, pages)))
+    assert window.sheet.export_to(out)
     qtbot.waitUntil(lambda: bool(gate.threads))
     threading.Timer(0.3, gate.set).start()
     assert window.close()
     assert written and written[0][0] == out and written[0][1] >= 1 and out.exists()
-    assert window.wait_for_sheet(10)  # nothing left running
+    assert window.sheet.wait(10)  # nothing left running

@@ -10,8 +10,8 @@ from PySide6.QtGui import QKeySequence
 
 from configurator.engine.model.buildcode import encode_build
 from configurator.engine.model.buildfile import save_build
+from configurator.ui.base import guard
 from configurator.ui.dnd.mime import card_mime
-from configurator.ui.shell import guard
 from tests.gui_helpers import drag_drop
 
 pytestmark = pytest.mark.usefixtures("qapp")
@@ -61,8 +61,8 @@ def test_open_is_all_or_nothing(window, tmp_path: Path, monkeypatch) -> None:  #
     save_build(before.model_copy(update={"name": "Other"}), bad)
     bad.write_text(bad.read_text(encoding="utf-8").replace("card: l40s", "card: no-such-card"), encoding="utf-8")
     shown: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
-    assert not window.open_path(bad)
+    monkeypatch.setattr(window.files, "show_error", lambda title, text: shown.append(text))
+    assert not window.files.open_path(bad)
     assert shown
     assert window.doc.build == before and window.doc.path == path
     assert window.windowTitle() == title and window.doc.undo_stack.count() == depth
@@ -70,22 +70,22 @@ def test_open_is_all_or_nothing(window, tmp_path: Path, monkeypatch) -> None:  #
 
 def test_open_from_code(window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     shown: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, text: shown.append(text))
+    monkeypatch.setattr(window.files, "show_error", lambda title, text: shown.append(text))
     other = window.doc.build.model_copy(update={"name": "From a sheet"})
-    assert window.open_build_code(encode_build(other))
+    assert window.files.open_build_code(encode_build(other))
     assert window.doc.build.name == "From a sheet" and window.doc.path is None
-    assert not window.open_build_code("GBC1:notacode")
-    assert not window.open_build_code("hello")
+    assert not window.files.open_build_code("GBC1:notacode")
+    assert not window.files.open_build_code("hello")
     assert len(shown) == 2 and "build code" in shown[1]
     assert window.doc.build.name == "From a sheet"
 
 
 def test_redo_shortcuts_once_each(window) -> None:  # type: ignore[no-untyped-def]
     """Ctrl+Shift+Z was registered twice (an ambiguous overload that did nothing); now once, with Ctrl+Y."""
-    keys = [k.toString() for k in window.redo_action.shortcuts()]
+    keys = [k.toString() for k in window.menus.redo_action.shortcuts()]
     assert "Ctrl+Shift+Z" in keys and "Ctrl+Y" in keys
     assert len(keys) == len(set(keys))
-    every = [k.toString() for a in window.findChildren(type(window.redo_action)) for k in a.shortcuts()]
+    every = [k.toString() for a in window.findChildren(type(window.menus.redo_action)) for k in a.shortcuts()]
     assert every.count("Ctrl+Shift+Z") == 1 and every.count(QKeySequence("Ctrl+Y").toString()) == 1
 
 
@@ -93,12 +93,12 @@ def test_build_named_like_html_does_not_abort(window, tmp_path: Path, monkeypatc
     """A build named <img src='/dev/zero'> shows as text in an error message, never as an image to load."""
     from PySide6.QtWidgets import QMessageBox
 
-    from configurator.ui.shell.files import safe_message
+    from configurator.ui.base.windows import safe_message
 
     name = "<img src='/dev/zero'>"
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append(text))
-    window.show_error("Cannot open build", f"{name}: broken")
+    window.files.show_error("Cannot open build", f"{name}: broken")
     assert shown and "<img" not in shown[0] and "&lt;img" in shown[0]
     assert safe_message("plain text") == "plain text"
     window.doc.edit("rename", lambda b: b.model_copy(update={"name": name}))
@@ -125,7 +125,7 @@ def test_price_list_and_pin_preferences(window, tmp_path: Path, monkeypatch) -> 
     dialog.accept()
     assert window.settings.get("demo/pin") == "97531"
     window.settings.set("price_list", str(bad))  # a file gone bad after it was chosen
-    assert window.sheet_options().prices is None
+    assert window.sheet.options().prices is None
     assert "Price list not used" in window.statusBar().currentMessage()
 
 

@@ -83,9 +83,9 @@ def bare_window(qtbot, tmp_path: Path, settings_file: str = "settings.ini"):  # 
     """A window as the app makes it: no resize after construction (make_window sets 1280x800)."""
     from configurator.cli import default_build_path
     from configurator.engine.model.buildfile import load_build
-    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.base.document import BuildDocument
+    from configurator.ui.base.settings import Settings
     from configurator.ui.shell.main_window import MainWindow
-    from configurator.ui.shell.settings import Settings
 
     settings = Settings(QSettings(str(tmp_path / settings_file), QSettings.Format.IniFormat))
     window = MainWindow(BuildDocument(load_build(default_build_path())), settings)
@@ -94,7 +94,8 @@ def bare_window(qtbot, tmp_path: Path, settings_file: str = "settings.ini"):  # 
 
 
 def test_first_start_fills_most_of_the_screen() -> None:
-    from configurator.ui.shell.layout import MIN_WINDOW, default_geometry
+    from configurator.ui.base.windows import MIN_WINDOW
+    from configurator.ui.shell.layout import default_geometry
 
     full_hd = QRect(0, 0, 1920, 1040)  # 1920x1080 less a 40 px panel
     rect = default_geometry(full_hd, MIN_WINDOW)
@@ -194,9 +195,9 @@ QStandardPaths.setTestModeEnabled(True)
 from configurator.cli import default_build_path
 from configurator.engine.model.buildfile import load_build
 from configurator.ui.shell import files
-from configurator.ui.shell.document import BuildDocument
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.shell.main_window import MainWindow
-from configurator.ui.shell.settings import Settings
+from configurator.ui.base.settings import Settings
 folder = tempfile.mkdtemp()
 files.autosave_folder = lambda: __import__("pathlib").Path(folder) / "autosave"
 settings = Settings(QSettings(folder + "/settings.ini", QSettings.Format.IniFormat))

@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 
-from configurator.ui.shell.settings import OPTIONS, Settings
-from configurator.ui.shell.view_state import ViewState
+from configurator.ui.base.settings import OPTIONS, Settings
+from configurator.ui.base.view_state import ViewState
 from tests.gui_helpers import make_window
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ def ini(tmp_path: Path, **values: object) -> Settings:
 def test_a_bad_stored_value_falls_back_to_its_default_with_a_warning(tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
     s = ini(tmp_path, units="MB", theme="purple", autosave_seconds="soon", page="a3", demo__pin="12ab",
             demo__idle_minutes="-2")  # fmt: skip
-    with caplog.at_level(logging.WARNING, logger="configurator.ui.shell.settings"):
+    with caplog.at_level(logging.WARNING, logger="configurator.ui.base.settings"):
         assert s.get("units") == "GB" and s.get("theme") == "light" and s.get("autosave_seconds") == 30
         assert s.get("page") == "" and s.get("demo/pin") == "2468" and s.get("demo/idle_minutes") == 3.0
     warned = caplog.text

@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QComboBox, QLabel
 
+from configurator.ui.base.settings import Settings
 from configurator.ui.shell.preferences import PreferencesDialog
-from configurator.ui.shell.settings import Settings
 
 
 def test_preferences_say_what_gb_means_without_jargon(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

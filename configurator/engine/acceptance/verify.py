@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from configurator import GB, MIB
+from configurator.catalog.units import GB, MIB
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.acceptance.collect import Measurements
 from configurator.engine.acceptance.parse import LspciDevice, NcclRun, SmiGpu

@@ -16,9 +16,16 @@ import math
 import re
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
 
-from configurator.catalog.loader import default_catalog
+from pydantic import Field
+
+from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.loader import default_catalog, specs_dir
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.sourced import Strict
+from configurator.catalog.yamlio import parse_yaml, read_text, validate_as
 from configurator.engine.calibration.runs import (  # re-exported: the report and the tests read them from here
     FSDP_SETUP_POOL_MEASURED,
     GIB,
@@ -32,6 +39,7 @@ from configurator.engine.calibration.runs import (  # re-exported: the report an
 )
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import FSDP_SETUP_UNIT_COPIES, AllocatorConstants, memory_for_card
+from configurator.engine.memory.states import sharding
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 
@@ -48,9 +56,19 @@ __all__ = [  # the names re-exported from runs.py (this module's own names are p
 ]
 
 
+def run_cards(run: MeasuredRun) -> int:
+    """The cards a run ran on, as far as the memory model tells them apart: its shard group, or two for a
+    strategy that needs several cards and shards nothing (DDP's replicas; the sources do not always count them)."""
+    return max(run.shards, 2 if PARALLELISM[run.job.parallelism].multi_card else 1)
+
+
+def _keeps_buckets(run: MeasuredRun) -> bool:
+    """DDP's gradient buckets, by the one rule the engine sizes every job with (states.sharding)."""
+    return sharding(run.job, run_cards(run)).ddp
+
+
 def predicted_bytes(run: MeasuredRun, model: ModelSpec) -> float:
-    ddp = PARALLELISM[run.job.parallelism].gradient_buckets  # the rule engine/memory/states.py sharding applies
-    mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp)
+    mem = memory_for_card(model, run.job, shards=run.shards, ddp=_keeps_buckets(run))
     return _counter(mem, run)
 
 
@@ -73,10 +91,65 @@ def model_error(run: MeasuredRun, model: ModelSpec) -> float:
     return predicted_bytes(run, model) / run.measured_bytes - 1.0
 
 
+# ---------------------------------------------------------------- the bands are data: specs/bands.yaml
+class _Spread(Strict):
+    err_min: float = Field(le=0)
+    err_max: float = Field(ge=0)
+
+
+class _Method(Strict):
+    coverage: float = Field(gt=0, le=1)
+    min_runs: int = Field(ge=1)
+    few_runs_widening: float = Field(ge=1)
+    no_run_widening: float = Field(ge=1)
+    derived_by: str = Field(min_length=1)
+
+
+class _InSample(_Spread):
+    derived_by: str = Field(min_length=1)
+
+
+class _BandEntry(_Spread):
+    runs: int = Field(ge=1)  # measured runs the band is taken over (tests/engine/test_calibration.py recounts them)
+    note: str = ""
+
+
+class BandFile(Strict):
+    """specs/bands.yaml: the cross-validated bands with the method that derives them from the runs."""
+
+    schema_version: Literal[1]
+    method: _Method
+    in_sample: _InSample
+    bands: dict[str, _BandEntry]
+
+
+def load_bands(path: Path | None = None) -> BandFile:
+    """The bands of specs/bands.yaml, validated (a FileError names the file, line and field)."""
+    path = path if path is not None else specs_dir() / "bands.yaml"
+    data, lines = parse_yaml(read_text(path), str(path))
+    parsed = validate_as(BandFile, data, lines, str(path))
+    problems: list[Problem] = []
+    if "*" not in parsed.bands:
+        problems.append(Problem("bands", 'no "*" band (the all-runs band every other falls back to)'))
+    for key, band in parsed.bands.items():
+        family = key.split("/")[-1]
+        if key != "*" and family not in ("adapter", "full"):
+            problems.append(Problem(f"bands.{key}", "not '*', a method family (adapter, full) or framework/family",
+                                    lines.get(("bands", key))))  # fmt: skip
+        if key != "*" and band.runs < parsed.method.min_runs:
+            problems.append(Problem(f"bands.{key}.runs", f"{band.runs} runs, under method.min_runs "
+                                    f"({parsed.method.min_runs})", lines.get(("bands", key, "runs"))))  # fmt: skip
+    if problems:
+        raise FileError(str(path), problems)
+    return parsed
+
+
+BANDS = load_bands()  # read once, at import
+
 # Spread of model_error over MEASURED_RUNS with the shipped constants (tests/engine/test_calibration.py checks it).
 # The band the engine prints is the cross-validated one below, not this in-sample spread.
-MODEL_ERROR_MIN = -0.09
-MODEL_ERROR_MAX = 0.09  # LoRA gradients no longer counted through the forward (zero_grad set_to_none; memory.py)
+MODEL_ERROR_MIN = BANDS.in_sample.err_min
+MODEL_ERROR_MAX = BANDS.in_sample.err_max
 
 
 # ---------------------------------------------------------------- cross-validated band
@@ -91,10 +164,10 @@ MODEL_ERROR_MAX = 0.09  # LoRA gradients no longer counted through the forward (
 # DeepSpeed ZeRO, FSDP2 or offload that no published run here measured) is widened by BAND_NO_RUN_WIDENING.
 # Each band holds 92 % of its runs: the least share at which the bands, each used for its own jobs, still hold
 # at least 90 % of all runs (the issue's bar; tests/engine/test_calibration.py counts it).
-BAND_COVERAGE = 0.92
-BAND_MIN_RUNS = 8
-BAND_FEW_RUNS_WIDENING = 1.0
-BAND_NO_RUN_WIDENING = 1.25
+BAND_COVERAGE = BANDS.method.coverage
+BAND_MIN_RUNS = BANDS.method.min_runs
+BAND_FEW_RUNS_WIDENING = BANDS.method.few_runs_widening
+BAND_NO_RUN_WIDENING = BANDS.method.no_run_widening
 # The grid the allocator fractions are refitted over (least squares on the relative errors).
 FIT_STATIC = tuple(i / 100 for i in range(0, 9))
 FIT_DYNAMIC = tuple(i / 100 for i in range(0, 13))
@@ -117,8 +190,7 @@ def cv_runs() -> tuple[MeasuredRun, ...]:
 
 
 def _predict(run: MeasuredRun, model: ModelSpec, constants: AllocatorConstants) -> float:
-    ddp = PARALLELISM[run.job.parallelism].gradient_buckets
-    mem = memory_for_card(model, run.job, shards=run.shards, ddp=ddp, constants=constants)
+    mem = memory_for_card(model, run.job, shards=run.shards, ddp=_keeps_buckets(run), constants=constants)
     return _counter(mem, run)
 
 
@@ -211,17 +283,9 @@ def pick_band(bands: dict[str, Band], job: Job) -> Band:
     return bands.get(f"{job.framework}/{fam}") or bands.get(fam) or bands["*"]
 
 
-# The result of bands_from(cross_validate(...)) over cv_runs(), rounded outward to 0.5 %;
+# The result of bands_from(cross_validate(...)) over cv_runs(), rounded outward to 0.5 % (specs/bands.yaml);
 # tests/engine/test_calibration.py recomputes it and holds these figures to it.
-CV_BANDS: dict[str, tuple[float, float]] = {
-    # with the traced dtype flow and MoE's frozen-expert router/combine tensors (engine/memory/moe.py)
-    "*": (-0.13, 0.11),  # and FSDP full fine-tunes of Transformers models counted as bf16 layers (issue 23)
-    "adapter": (-0.13, 0.115),
-    "full": (-0.065, 0.11),
-    "fsdp-qlora/adapter": (-0.095, 0.105),
-    "hf-trainer/adapter": (-0.11, 0.135),
-    "litgpt/adapter": (-0.09, 0.005),
-}
+CV_BANDS: dict[str, tuple[float, float]] = {key: (b.err_min, b.err_max) for key, b in BANDS.bands.items()}
 
 
 def _stack_key(job: Job) -> tuple[str, int, str]:

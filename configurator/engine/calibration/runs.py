@@ -19,11 +19,11 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 
-from configurator import GIB as GIB  # re-exported: runs_extra and calibration read it from here
-from configurator import MIB
 from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.loader import specs_dir
 from configurator.catalog.sourced import Strict
+from configurator.catalog.units import GIB as GIB  # re-exported: runs_extra and calibration read it from here
+from configurator.catalog.units import MIB
 from configurator.catalog.yamlio import parse_yaml, read_text, validation_problems
 from configurator.engine.model.build import Job
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.lowprecision.checks import Capability
 from configurator.engine.memory.estimate import memory_for_card, sharding
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.stack import stack_of
 
-GB = 1e9
 MAX_CARDS = 64  # the largest group the build schema allows in one chassis slot map
 MIN_SEQUENCE = 128  # below this a fine-tune is not a useful run
 

@@ -176,6 +176,23 @@ def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
             f"Job '{name}' asks for {job.offload} offload with {job.parallelism}: offload exists in {has}. The job "
             "is sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip
     checks += _moe_checks(job, model, shape)
+    checks += _image_checks(job, model)
+    return checks
+
+
+def _image_checks(job: Job, model: ModelSpec) -> list[Check]:
+    """Images on a model without a vision tower; what the engine does not size of a VLM (engine/vision.py)."""
+    name, checks = job.name, []
+    if job.images_per_sample and model.vision is None and not model.is_params_only:
+        checks.append(Check(severity="warning", code="JOB_IMAGES", job=name, message=(
+            f"Job '{name}': {job.images_per_sample} image(s) per sample, but {model.name} has no vision tower; the "
+            "job is sized as text only. Choose a vision-language model (Qwen2.5-VL, Gemma 3, Llama 3.2 Vision) "
+            "or set images per sample to 0.")))  # fmt: skip
+    elif job.images_per_sample and model.vision is not None and model.vision.kind == "mllama":
+        checks.append(Check(severity="info", code="JOB_IMAGES", job=name, message=(
+            f"Job '{name}': {model.name}'s text cross-attends to the image tiles; the keys and values its "
+            "cross-attention layers make of them are not counted (its tower and tiles are). Keep a few GB of "
+            "headroom, or trace the job.")))  # fmt: skip
     return checks
 
 

@@ -6,6 +6,7 @@ time/steptime/generation.py."""
 from __future__ import annotations
 
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB
 from configurator.engine.memory import rl
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.precision import BF16
@@ -14,7 +15,6 @@ from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check, Compute, RLModel, RLResult
 from configurator.engine.model.stack import PROFILES
 
-GB = 1e9
 _GENERATION_OP = "generation"  # the op row of the generation round (time/steptime/generation.py RLStep.rows)
 
 

@@ -21,6 +21,7 @@ from configurator.engine.editing.cards import (
 from configurator.engine.editing.jobs import (
     add_job,
     assign_job,
+    check_assign,
     duplicate_job,
     follow_title,
     is_generated_name,
@@ -43,6 +44,7 @@ __all__ = [
     "add_job",
     "assign_job",
     "bridge_group_for",
+    "check_assign",
     "check_bridge",
     "check_mig_layout",
     "check_place",

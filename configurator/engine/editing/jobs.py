@@ -142,17 +142,25 @@ def rename_job(build: Build, index: int, name: str) -> Build:
     return update_job(build, index, name=name)
 
 
+def check_assign(build: Build, slot: int, instance: int | None = None) -> str | None:
+    """Why a job cannot be put on ``slot`` (or its MIG ``instance``); None when it can. A MIG-split card takes
+    jobs only on its instances (the MIG editor places them): the chassis asks this while a job is dragged."""
+    placement = build.card_in(slot)
+    if placement is None:
+        return f"slot {slot} holds no card"
+    if instance is None and placement.mig:
+        return f"slot {slot} is split into MIG instances: place the job on one of them in the MIG editor"
+    if instance is not None and (not placement.mig or instance >= len(placement.mig)):
+        return f"slot {slot} has no MIG instance {instance}"
+    return None
+
+
 def assign_job(build: Build, catalog: Catalog, index: int, slot: int, instance: int | None = None,
                add: bool = False) -> Build:  # fmt: skip
     """Put job ``index`` on a card (or one MIG instance of it); ``add`` keeps its other cards (multi-card jobs)."""
-    if build.card_in(slot) is None:
-        raise EditRefused(f"slot {slot} holds no card")
-    placement = build.card_in(slot)
-    assert placement is not None
-    if instance is None and placement.mig:
-        raise EditRefused(f"slot {slot} is split into MIG instances: drop the job on one of them")
-    if instance is not None and (not placement.mig or instance >= len(placement.mig)):
-        raise EditRefused(f"slot {slot} has no MIG instance {instance}")
+    reason = check_assign(build, slot, instance)
+    if reason is not None:
+        raise EditRefused(reason)
     ref: int | InstanceRef = slot if instance is None else InstanceRef(slot=slot, instance=instance)
     job = build.jobs[index]
     if instance is not None:

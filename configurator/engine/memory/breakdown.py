@@ -52,6 +52,9 @@ class MemoryBreakdown:
     load_transient: float = 0.0  # bytes alive only while loading: the weight being quantised or cast
     forward_extra: float = 0.0  # bytes alive only in the forward (autocast's weight cast cache, the loss's copies)
     backward_end_extra: float = 0.0  # bytes alive only at the end of backward (a tied embedding's gradient sum)
+    # a trained, untied input embedding's gradient: made by the embedding's backward, the last op of backward, when
+    # the last layer's transients are gone; until then it is not among the gradients
+    embedding_gradient: float = 0.0
     host: float | None = 0.0  # bytes this card's rank keeps in host memory (offload); None: unknown (NVMe)
 
     # derived once in __post_init__ (the engine reads them many times per evaluation)
@@ -81,7 +84,10 @@ class MemoryBreakdown:
                 + self.forward_extra,
                 "backward-start": held + self.head_gradient_from_loss + self.activations + self.gathered,
                 "backward-layers": held + self.head_gradient + self.activations - self.head_and_loss + self.transient,
-                "backward-end": static + self.gradients + self.transient + self.backward_end_extra,
+                # the last layer's backward (its transients; an untied embedding's gradient not made yet), or the
+                # embedding's backward after it (a tied embedding's gradient sum)
+                "backward-end": static + self.gradients
+                + max(self.transient - self.embedding_gradient, self.backward_end_extra, 0.0),
             }
         return {"load": self.weights + self.adapters + self.load_transient, **step,
                 "optimizer-step": static + self.gradients + self.optimizer_temp}  # fmt: skip

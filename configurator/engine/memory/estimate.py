@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
+from configurator.catalog.units import GB, GIB
 from configurator.engine.cache import CACHE
 from configurator.engine.lowprecision.checks import (
     Capability,
@@ -19,7 +20,7 @@ from configurator.engine.lowprecision.checks import (
     fp8_base_bytes,
     linear_tensor_count,
 )
-from configurator.engine.memory import moe, rl
+from configurator.engine.memory import moe, rl, vision
 from configurator.engine.memory.activations import ActivationBreakdown, activation_breakdown
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.loadpath import LoadBytes, bnb_load, torchao_nf4_load
@@ -27,9 +28,8 @@ from configurator.engine.memory.precision import (
     ADAM8_STATE_BYTES,
     BF16,
     FP32,
-    NF4_BYTES,
-    NF4_DQ_BYTES,
     TrainedBytes,
+    nf4_bytes,
 )
 from configurator.engine.memory.states import (  # re-exported: the planner, the report and the tests use them
     Parameters,
@@ -58,10 +58,9 @@ __all__ = [
     "training_activations",
 ]
 
-GB = 1e9
 
 # CUDA context and kernels loaded by PyTorch: 0.3-0.6 GiB (measured-runs.md, "Counters differ").
-CUDA_CONTEXT_BYTES = 0.5 * 2**30
+CUDA_CONTEXT_BYTES = 0.5 * GIB
 # Caching-allocator pool over live tensors: block rounding and fragmentation. Fitted to the measured runs'
 # reserved/allocated pairs (PEFT, torchtune and Answer.AI rows in calibration.py) before the FSDP pools below
 # were separated out; the spread of errors that remains is the band calibration.py reports.
@@ -149,10 +148,10 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     if job.method == "full":
         weights = p.total * tb.weight
         adapters = 0.0
-        trained = p.total
+        trained = p.trainable  # the whole model, less a VLM's frozen vision tower (engine/vision.py)
     else:
         if job.method == "qlora":
-            nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+            nf4 = nf4_bytes(job.quantization)
             # embeddings, lm_head and norms stay bf16, or fp32 after PEFT's prepare_model_for_kbit_training
             weights = p.frozen_linear * nf4 + p.frozen_other * (FP32 if fp32_head else BF16)  # norms: a few MB
         elif job.base_weights == "fp8":  # frozen base stored in FP8 (engine/lowprecision/checks.py)
@@ -253,6 +252,7 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
         # DeepSpeedZeroOptimizer.reduce_independent_p_g_buckets_and_remove_grads)
         transient += min(ZERO_REDUCE_BUCKET_ELEMENTS, st.trained) * tb.gradient
     activations = act.saved_bytes
+    activations += vision.tower_extra_bytes(model, job)  # a VLM's pixel inputs and its trained tower's activations
     if rl.keeps_critic(job):  # PPO: the value model's forward feeds the same loss (engine/memory/rl.py), saved beside;
         # its head is a hidden x 1 score, no vocabulary logits
         critic = activation_breakdown(model, rl.critic_job(job), tp, sequence_length)
@@ -261,7 +261,7 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     if hf_amp_full(job):
         # autocast's cast cache: a bf16 copy of every weight from its first use to the end of the forward's
         # autocast region; without checkpointing the graph keeps it into the backward (each matmul saves its cast)
-        cache = p.total * BF16 / tp
+        cache = p.trainable * BF16 / tp  # (cached_cast caches leaves that require grad: not a frozen tower)
         if job.gradient_checkpointing:
             forward_extra += cache
         else:
@@ -342,6 +342,16 @@ def _optimizer_temp(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, st:
     return 0.0
 
 
+def _embedding_gradient(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int, g_split: int) -> float:
+    """The input embedding's gradient on this card when it trains and is not tied to the head (a tied one's
+    gradient exists from the head's backward on): embedding_dense_backward makes it after every layer's backward
+    (seen in the meta trace: the full VLM rows peak there, the last layer's transients freed)."""
+    if job.method != "full" or model.tie_word_embeddings or model.is_params_only or not model.vocab_size:
+        return 0.0
+    assert model.hidden_size
+    return (model.vocab_size + model.extra_embedding_rows) * model.hidden_size * tb.gradient / g_split
+
+
 def _tied_gradient_sum(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int) -> float:
     """A trained tied embedding gets two gradients: the head's arrives first and waits in the autograd input
     buffer of the weight's AccumulateGrad node; the embedding's backward then makes its own and the buffer adds
@@ -369,6 +379,9 @@ def _memory_for_card(
     # Longer than 60 lines only by this docstring and MemoryBreakdown's one-field-a-line constructor: the steps
     # are the functions above, and what is left here is the pools they add up to.
     job = rl.training_view(job)  # DPO: chosen + rejected in one batch; GRPO: prompt + completion tokens
+    if sequence_length is not None:  # a sweep's text length: the images' tokens come on top (engine/vision.py)
+        sequence_length += vision.image_tokens(model, job)
+    job = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     p = job_parameters(model, job)
     stack = stack_of(job)
     tb, master_in_states = trained_layout(job)
@@ -434,5 +447,6 @@ def _memory_for_card(
         load_transient=load.transient,
         forward_extra=act.forward_extra,
         backward_end_extra=_tied_gradient_sum(model, job, tb, tp),
+        embedding_gradient=_embedding_gradient(model, job, tb, tp, (shards if stage >= 2 else 1) * tp),
         host=host,
     )

@@ -26,6 +26,12 @@ ADAM8_STATE_BYTES = 1 + 4 / 2048
 NF4_BYTES = 0.5 + 4 / 64
 NF4_DQ_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)
 
+
+def nf4_bytes(quantization: str) -> float:
+    """Bytes per 4-bit base weight as QLoRA stores it: with double quantisation ("nf4-dq", bitsandbytes'
+    default in PEFT's recipes) or without ("nf4")."""
+    return NF4_DQ_BYTES if quantization == "nf4-dq" else NF4_BYTES
+
 BF16 = 2
 FP32 = 4
 

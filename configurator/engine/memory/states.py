@@ -6,9 +6,10 @@ re-exports them: they were defined there first).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
+from configurator.engine.memory import vision
 from configurator.engine.memory.precision import FP32, TrainedBytes, keeps_mixed_states, trained_bytes
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
@@ -55,7 +56,18 @@ def parameters(model: ModelSpec, method: str, rank: int, targets: str | tuple[st
 
 def job_parameters(model: ModelSpec, job: Job) -> Parameters:
     targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
-    return parameters(model, job.method, job.lora.rank, targets)
+    p = parameters(model, job.method, job.lora.rank, targets)
+    if model.vision is None:
+        return p
+    # a vision-language model (engine/vision.py): a full fine-tune trains the tower only when the job says so
+    # (frozen: LLaMA-Factory freeze_vision_tower, the usual recipe); a LoRA job adds the tower's adapters
+    # the tower's linear weights count with the quantised ones: bitsandbytes quantises every nn.Linear but the output
+    # head (transformers quantizers/base.py get_keys_to_not_convert), the tower's included
+    tower_linear = sum(i * o * n for _name, i, o, n in model.vision.linear_shapes())
+    p = replace(p, frozen_linear=p.frozen_linear + tower_linear, frozen_other=p.frozen_other - tower_linear)
+    if job.method == "full":
+        return p if vision.tower_trained_params(model, job) else replace(p, trainable=p.total - model.vision.params())
+    return replace(p, trainable=p.trainable + vision.tower_trained_params(model, job))
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from configurator.catalog.loader import Catalog
 from configurator.catalog.prices import PriceList, bridge_part_ids
 from configurator.engine.model.build import Build
+from configurator.engine.model.result import HostResult
 
 # ISO 4217 minor units and how a price is written in that currency (symbol, before or after the amount).
 # A small table rather than babel: the sheet needs a dozen currencies written one fixed way, not a locale
@@ -62,7 +63,7 @@ def round_money(amount: Decimal, currency: str) -> Decimal:
 
 
 class BomLine(BaseModel):
-    kind: str  # card | chassis | bridge | service
+    kind: str  # card | chassis | bridge | dimm | drive | service
     part_id: str | None  # catalog or price-list id; None for a service
     description: str
     quantity: int
@@ -88,7 +89,10 @@ class BillOfMaterials(BaseModel):
 
 
 def bill_of_materials(build: Build, catalog: Catalog, prices: PriceList, quote_number: str,
-                      date: dt.date) -> BillOfMaterials:  # fmt: skip
+                      date: dt.date, host: HostResult | None = None) -> BillOfMaterials:  # fmt: skip
+    """The build's lines priced from ``prices``. ``host``: the evaluated host (``BuildResult.host``), whose DIMMs and
+    drives (stated in the build, or picked to hold the jobs' need) become lines priced as ``dimm-<n>gb`` and
+    ``nvme-<n>tb``; None leaves them out."""
     cur = prices.currency
     lines: list[BomLine] = []
 
@@ -116,6 +120,9 @@ def bill_of_materials(build: Build, catalog: Catalog, prices: PriceList, quote_n
         card = catalog.cards.get(card_id)
         what = f"NVLink bridge, {n}-way, for {card.name if card else card_id}"
         add("bridge", price_id, what, qty, prices.part_price(specific, generic))
+    for part in (host.dimms, host.drives) if host is not None else ():
+        if part is not None:
+            add(part.kind, part.part_id, part.description, part.count, prices.part_price(part.part_id))
     for s in prices.services:
         add("service", None, s.name, s.quantity, s.price)
     subtotal = sum((ln.line_total for ln in lines if ln.line_total is not None), Decimal(0))

@@ -12,7 +12,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from configurator.catalog.limits import MAX_BUILD_JOBS, MAX_LORA_TARGETS
+from configurator.catalog.limits import (
+    MAX_BUILD_JOBS,
+    MAX_IMAGE_SIDE,
+    MAX_IMAGES_PER_SAMPLE,
+    MAX_LORA_TARGETS,
+    MIN_IMAGE_SIDE,
+)
 from configurator.catalog.sourced import Strict
 from configurator.engine.model.wall import SITE_PRESETS, WallCircuit
 
@@ -202,7 +208,23 @@ class Job(Strict):
     behaviour: StackBehaviour = StackBehaviour()
     attention: Literal["sdpa", "flash", "eager"] = "sdpa"
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
+    # vision-language models (engine/vision.py): images per sample, each image_resolution x image_resolution pixels
+    # as given to the processor, and whether the vision tower (encoder and projector) trains: fully in a full
+    # fine-tune, through LoRA on its linears in a LoRA / QLoRA job; frozen otherwise (the usual recipe)
+    images_per_sample: int = Field(default=0, ge=0, le=MAX_IMAGES_PER_SAMPLE)
+    image_resolution: int = Field(default=448, ge=MIN_IMAGE_SIDE, le=MAX_IMAGE_SIDE)
+    train_vision_tower: bool = False
+    # checkpoints the run keeps on disk (Transformers' save_total_limit); 2: the latest to resume from and the one
+    # before it, which survives a save cut off mid-write (engine/memory/host.py sizes the NVMe from it)
+    checkpoints_kept: int = Field(default=2, ge=0, le=1000)
     cards: list[int | InstanceRef] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _tower_sees_images(self) -> Job:
+        if self.train_vision_tower and self.images_per_sample == 0:
+            raise ValueError("train_vision_tower needs images_per_sample of at least 1: a vision tower that sees no "
+                             "image gets no gradient")
+        return self
 
     @property
     def card_keys(self) -> list[tuple[int, int | None]]:
@@ -233,6 +255,28 @@ def with_stack_defaults(job: Job, stack: StackDefaults | None) -> Job:
     return job.model_copy(update=update) if update else job
 
 
+class DimmSet(Strict):
+    """Memory modules installed: ``count`` DIMMs of ``size_gb`` each (the size as vendors label it: binary GB)."""
+
+    count: int = Field(ge=1, le=96)
+    size_gb: int = Field(ge=1, le=1024)
+
+
+class DriveSet(Strict):
+    """Data drives installed for checkpoints and ZeRO-Infinity: ``count`` NVMe drives of ``tb`` TB each
+    (TB = 10^12 bytes, as drive makers label them)."""
+
+    count: int = Field(ge=1, le=64)
+    tb: float = Field(gt=0, le=256)
+
+
+class HostParts(Strict):
+    """What the host around the cards has installed; None: sized from the jobs' need (engine/memory/host.py)."""
+
+    dimms: DimmSet | None = None
+    drives: DriveSet | None = None
+
+
 class Build(Strict):
     schema_version: int = Field(default=SCHEMA_VERSION, ge=1, le=SCHEMA_VERSION)
     name: str = Field(default="Untitled build", max_length=200)
@@ -244,6 +288,8 @@ class Build(Strict):
     jobs: list[Job] = Field(default=[], max_length=MAX_BUILD_JOBS)
     # the wall circuit it plugs into: a preset (engine.model.wall.SITE_PRESETS) or {volts, amps}; None: not checked
     site: str | WallCircuit | None = None
+    # installed host memory and drives; None (or a part left out): the engine picks the smallest that holds the need
+    host: HostParts | None = None
 
     @field_validator("site")
     @classmethod

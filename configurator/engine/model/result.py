@@ -12,6 +12,14 @@ from configurator.engine.model.codes import CheckCode, LinkKind
 
 Severity = Literal["error", "warning", "info"]
 FitStatus = Literal["fits", "tight", "does-not-fit", "unknown"]
+# Fit statuses ranked worst first: the build's verdict is its worst job's status, and a comparison of two builds
+# calls the higher one better. Not sized ranks above does-not-fit: nothing says it cannot fit.
+FIT_RANK: dict[str, int] = {"does-not-fit": 0, "unknown": 1, "tight": 2, "fits": 3}
+
+
+def worst_status(statuses: list[FitStatus]) -> FitStatus:
+    """The worst of ``statuses`` by FIT_RANK ("unknown" for none)."""
+    return min(statuses, key=FIT_RANK.__getitem__, default="unknown")
 
 
 class Out(BaseModel):
@@ -90,6 +98,12 @@ class Communication(Out):
     tp_forward_bytes_per_token: float | None = None  # seed B's per-token figure (forward only)
     notes: list[str] = []
 
+    @property
+    def dominates(self) -> bool:
+        """Communication takes longer than compute (ratio_to_compute above 1): the step waits on the links
+        whatever overlaps, so views flag it."""
+        return self.ratio_to_compute is not None and self.ratio_to_compute > 1
+
 
 class MatmulIntensity(Out):
     name: str
@@ -97,6 +111,9 @@ class MatmulIntensity(Out):
     bytes: float
     intensity: float  # FLOPs per byte
     bound: dict[str, Literal["compute", "memory"]]  # per card id in the job
+    # per card id, what bounds it under the roof of the job's low-precision recipe (its dense FP8 / FP4 rate at
+    # the card's bandwidth; the roofline places the op there); empty for BF16 compute
+    recipe_bound: dict[str, Literal["compute", "memory"]] = {}
 
 
 class OpTime(Out):
@@ -158,6 +175,16 @@ class Compute(Out):
         return [OpTime.model_construct(name=n, seconds=t, flops=f, bytes=b, bound=bd)
                 for n, t, f, b, bd in self._op_rows]  # fmt: skip
 
+    def step_ops(self) -> list[OpTime]:
+        """The op classes as the step time counts them: each op's seconds scaled so that they sum to
+        ``seconds_per_step`` (a low-precision recipe's published whole-step speed-up shortens every op alike);
+        [] without the per-op split or a step time."""
+        if not self.ops or not self.seconds_per_step:
+            return []
+        total = sum(o.seconds for o in self.ops)
+        scale = self.seconds_per_step / total if total else 1.0
+        return [o.model_copy(update={"seconds": o.seconds * scale}) for o in self.ops]
+
 
 class PrecisionInfo(Out):
     """What a job's precision means on its cards (engine/lowprecision/checks.py)."""
@@ -170,6 +197,33 @@ class PrecisionInfo(Out):
     copies_gb: float = 0.0  # per card: quantized weight copies, included in weights_gb
     scales_gb: float = 0.0  # per card: scales and amax histories, included in weights_gb
     transient_gb: float = 0.0  # per card: copies of gathered units or a dequantised FP8 weight, in transient_gb
+
+
+class HostTerm(Out):
+    """One term of the host's need (engine/memory/host.py): what it is for, for which job, and its source."""
+
+    job: str
+    what: str
+    gb: float  # GB = 10^9 B, the job's whole node (all its ranks)
+    source: str
+
+
+class VisionInfo(Out):
+    """What a vision-language job's images add (engine/vision.py), for the report and the window."""
+
+    images_per_sample: int
+    image_resolution: int  # the side given, in pixels
+    resized: tuple[int, int]  # (width, height) the processor resizes an image to
+    tokens_per_image: int  # in the language model's sequence (0: cross-attended, Llama 3.2 Vision)
+    encoder_tokens_per_image: int  # the vision encoder's sequence
+    text_tokens: int
+    sequence_tokens: int  # the language model's: text + image tokens
+    tower_params: int  # encoder + projector
+    tower: str  # frozen, LoRA or full
+    tower_trainable: int  # parameters the tower adds to what trains
+    pixel_gb: float  # per card, in activations_gb
+    tower_activations_gb: float  # per card, in activations_gb
+    sources: list[str] = []
 
 
 class RLModel(Out):
@@ -216,11 +270,16 @@ class JobResult(Out):
     offload: str = "none"  # offload in effect (none where the sharding engine has no such offload)
     # host memory the job's offloaded states take on its node (all its ranks); None: unknown (NVMe staging)
     host_memory_gb: float | None = 0.0
+    # the job's host RAM and NVMe by term (engine/memory/host.py): offloaded states, pinned buffers, data loading,
+    # checkpoint staging; ZeRO-Infinity swap, checkpoints kept, the model's files
+    host_ram: list[HostTerm] = []
+    host_nvme: list[HostTerm] = []
     cards: list[CardMemory] = []
     communication: Communication = Communication()
     compute: Compute | None = None
     step_seconds: float | None = None  # compute + communication that is not hidden
     precision: PrecisionInfo | None = None
+    vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo
     fits: bool = False
     status: FitStatus = "unknown"
@@ -273,6 +332,23 @@ class Topology(Out):
     legend: dict[str, str]
 
 
+class WallCircuitDraw(Out):
+    """The build's sustained draw at the wall against its site's circuit (engine/model/wall.py): every figure the
+    sheet's wall paragraph and the WALL_CIRCUIT_OVERLOAD check print."""
+
+    circuit: str  # the site preset's label, e.g. "North America, 120 V / 15 A (NEMA 5-15)"
+    basis: str  # the rule the continuous rating follows (NEC 80 %, IEC, BS 1363)
+    volts: float
+    breaker_amps: float
+    continuous_fraction: float  # share of the breaker rating carried continuously (NEC: 0.8)
+    psu_efficiency: float  # the DC budget is drawn at the wall through PSUs of this efficiency
+    sustained_w: float  # at the wall
+    amps: float  # at the wall, at ``volts``
+    continuous_w: float  # the circuit's continuous rating
+    transient_w: float  # DC-side transient demand (carried by the PSU's capacitors)
+    overloaded: bool  # sustained_w > continuous_w
+
+
 class Power(Out):
     cards_w: float
     platform_w: float
@@ -282,6 +358,44 @@ class Power(Out):
     tight_above_w: float | None = None  # draw above this is PSU_TIGHT (physical.PSU_TIGHT_FRACTION)
     transient_demand_w: float
     transient_capacity_w: float | None
+    wall: WallCircuitDraw | None = None  # None: the build names no site
+
+    @property
+    def psu_state(self) -> Literal["over", "tight", "ok", "unpublished"]:
+        """The supply's verdict: over its continuous capacity (PSU_OVERLOAD), above the PSU_TIGHT line, within
+        it, or not known (the PSU rating is unpublished)."""
+        if not self.psu_capacity_w or self.margin_w is None:
+            return "unpublished"
+        if self.margin_w < 0:
+            return "over"
+        return "tight" if self.tight_above_w is not None and self.total_w > self.tight_above_w else "ok"
+
+
+class HostPart(Out):
+    """One line of host parts: ``count`` DIMMs of ``size`` GB or drives of ``size`` TB, with the price-list id."""
+
+    kind: Literal["dimm", "drive"]
+    count: int
+    size: float  # DIMM: binary GB as labelled; drive: TB (10^12 B)
+    description: str
+    part_id: str  # the price-list key: dimm-64gb, nvme-7.68tb
+    stated: bool  # from the build's ``host:``; False: picked here to hold the need
+    capacity_gb: float  # count x size in GB (10^9 B)
+
+
+class HostResult(Out):
+    """The host around the cards: RAM and NVMe the jobs need (they run at the same time), what is installed, and
+    what the chassis can hold."""
+
+    ram_terms: list[HostTerm] = []
+    nvme_terms: list[HostTerm] = []
+    ram_need_gb: float = 0.0
+    nvme_need_gb: float = 0.0
+    ram_max_gb: float | None = None  # DIMM slots x largest DIMM (None: unknown)
+    dimm_slots: int | None = None
+    drive_bays: int | None = None
+    dimms: HostPart | None = None  # installed or picked; None where no DIMM holds the need in the slots
+    drives: HostPart | None = None
 
 
 class BuildResult(Out):
@@ -297,10 +411,22 @@ class BuildResult(Out):
     mig: list[MigCard] = []
     power: Power | None = None
     notes: list[str] = []
+    host: HostResult | None = None
 
     def job(self, name: str) -> JobResult | None:
         """The result of the job called ``name`` (job names are unique in a build)."""
         return next((j for j in self.jobs if j.name == name), None)
+
+    @property
+    def status_counts(self) -> dict[FitStatus, int]:
+        """How many jobs have each fit status (every status present, zero where none)."""
+        statuses: tuple[FitStatus, ...] = ("fits", "tight", "does-not-fit", "unknown")
+        return {s: sum(1 for j in self.jobs if j.status == s) for s in statuses}
+
+    @property
+    def status(self) -> FitStatus:
+        """The build's fit: its worst job's status (FIT_RANK; "unknown" with no job)."""
+        return worst_status([j.status for j in self.jobs])
 
     @property
     def errors(self) -> list[Check]:

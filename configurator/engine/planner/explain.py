@@ -108,8 +108,10 @@ def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternat
     return out
 
 
-def _money(x: float | None, currency: str | None) -> str:
-    return "unknown" if x is None else f"{x:,.2f} {currency}".strip() if currency else f"{x:,.2f}"
+def plan_money(x: float | None, currency: str | None) -> str:
+    """A plan's amount as its why-lines, text report and sheet write it: '1,234.50 USD', 'unknown' where no
+    price was given (the plan's currency is a code, not the shop's symbols of engine/bom.money)."""
+    return "unknown" if x is None else f"{x:,.2f} {currency}" if currency else f"{x:,.2f}"
 
 
 def _kinds_words(names: list[str]) -> str:
@@ -139,7 +141,7 @@ def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str
         f"{bt.kwh_per_job or 0:.1f} kWh a job against {ot.kwh_per_job or 0:.1f}",
     ]
     if bt.cost_per_job is not None and ot.cost_per_job is not None:
-        parts.append(f"{_money(bt.cost_per_job, currency)} a job against {_money(ot.cost_per_job, currency)}")
+        parts.append(f"{plan_money(bt.cost_per_job, currency)} a job against {plan_money(ot.cost_per_job, currency)}")
     text = f"Against {other.label} ({_kinds_words(other.kinds)}): " + ", ".join(parts) + "."
     if bt.cost_per_month and bt.capital_per_month is not None and bt.energy_cost_per_month is not None:
         cap = bt.capital_per_month / bt.cost_per_month
@@ -158,8 +160,9 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
         else "Sized for arrivals spread evenly over the day (no daily profile given)"
     )
     met = sum(1 for i in targets if i.wait_target_met)
+    counted = f"{len(targets)} p95 wait target{'' if len(targets) == 1 else 's'}"
     why.append(
-        f"{sized} and {len(targets)} p95 wait target(s), {met} met: its cards are busy {_busy(best):.0%} of the "
+        f"{sized} and {counted}, {met} met: its cards are busy {_busy(best):.0%} of the "
         f"day on average against a {plan.service.utilisation_target:.0%} utilisation target."
     )
     if best.ranked_by.startswith("cards"):
@@ -207,7 +210,7 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
     cards = [pre.devices[c.device].cards for c in pre.cells if c.job_class == plan_k and c.fits]
     need = min(cards) if cards else None
     what = f"{_method(_method_key(info))} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
-    return what + (f", {need} card(s) a job" if need else "")
+    return what + (f", {need} card{'' if need == 1 else 's'} a job" if need else "")
 
 
 REVERSAL_CANDIDATES = 4000  # searches up to this size are searched again at the roadmap's other months

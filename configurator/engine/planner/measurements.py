@@ -17,20 +17,29 @@ files in ``measurements:`` (relative to the plan); this module reads them and sa
   class's ``sm_active`` on that node (the share of SMs the job keeps busy), which bounds its MIG gain;
   FB_USED per MIG instance is compared with the instance's memory (1 MiB = 2^20 bytes; GB = 10^9 bytes).
 
-The parsers are deliberately small and strict about what they accept: lines they do not recognise are skipped,
-numbers are bounded, and a file with nothing usable is reported as such rather than raising.
+The files are read by the acceptance kit's parsers (engine/acceptance/parse), one parser per tool for the plan and
+for ``configurator verify``: lines they do not recognise are skipped, numbers are bounded, and a file with nothing
+usable is reported in the plan's words with the parser's sentence rather than raising.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.units import GB, MIB
+from configurator.engine.acceptance.parse import (
+    LgipProfile,
+    LspciDevice,
+    ParseError,
+    parse_dcgm,
+    parse_lgip,
+    parse_lspci,
+)
+from configurator.engine.acceptance.parse.lspci import GT_S_TO_GEN
 from configurator.engine.model.build import LinkCalibration
 from configurator.engine.planner.matrix import Cell, Device
 from configurator.engine.planner.nodes import ResolvedNode
@@ -38,44 +47,13 @@ from configurator.engine.planner.plan import ClassMeasurement, NodeMeasurements,
 from configurator.engine.planner.result import PlanProblem
 from configurator.engine.topology.links import MEASURED_PCIE_GEN5_GB_S, PCIE_X16_GB_S
 
-MIB = 2**20
 MAX_BYTES = 4_000_000  # a measurement file larger than this is not a transcript
 
-# ---- nvidia-smi mig -lgip ------------------------------------------------------------------------------------
+# ---- the files, read by the acceptance kit's parsers (engine/acceptance/parse): one parser per tool ------------
+# nvidia-smi mig -lgip rows are parse.LgipProfile, DCGM samples parse.DcgmSample; a GPU's negotiated PCIe link is
+# read from parse.LspciDevice into PcieLink below (its rate against its capability, as the planner weighs it).
 
-# |   0  MIG 1g.24gb         14     4/4        23.62      No     46     1     1   |
-_LGIP = re.compile(
-    r"^\|\s*(\d{1,3})\s+MIG\s+(\S{1,40})\s+(\d{1,4})\s+(\d{1,3})/(\d{1,3})\s+(\d{1,4}(?:\.\d{1,3})?)\s+(\w{1,8})\s+(\d{1,4})"
-)
-
-
-@dataclass(frozen=True)
-class LgipProfile:
-    gpu: int
-    name: str  # "1g.24gb" (without "MIG ")
-    profile_id: int
-    free: int
-    total: int
-    memory_gib: float
-    sms: int
-
-
-def parse_mig_lgip(text: str) -> list[LgipProfile]:
-    """The GPU instance profiles of ``nvidia-smi mig -lgip`` (one row per GPU and profile)."""
-    out = []
-    for line in text.splitlines():
-        m = _LGIP.match(line.strip())
-        if m:
-            out.append(LgipProfile(int(m[1]), m[2], int(m[3]), int(m[4]), int(m[5]), float(m[6]), int(m[8])))
-    return out
-
-
-# ---- lspci -vv ---------------------------------------------------------------------------------------------------
-
-_DEVICE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]{1,80}):\s+(.{0,200})$")
-_CAP = re.compile(r"LnkCap:\s+Port #\d{1,4},\s+Speed\s+(\d{1,3}(?:\.\d)?)GT/s,\s+Width\s+x(\d{1,2})")
-_STA = re.compile(r"LnkSta:\s+Speed\s+(\d{1,3}(?:\.\d)?)GT/s(?:\s+\([a-z]{1,12}\))?,\s+Width\s+x(\d{1,2})")
-GEN_OF_GT = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}  # PCIe generation of a transfer rate (GT/s)
+GT_S_OF_GEN = {gen: gt for gt, gen in GT_S_TO_GEN.items()}  # PCIe transfer rate per lane of a generation (GT/s)
 
 
 @dataclass(frozen=True)
@@ -89,7 +67,7 @@ class PcieLink:
 
     @property
     def generation(self) -> int | None:
-        return GEN_OF_GT.get(self.speed_gt_s)
+        return GT_S_TO_GEN.get(self.speed_gt_s)
 
     @property
     def factor(self) -> float:
@@ -102,77 +80,16 @@ class PcieLink:
         return f"Gen{gen} x{self.width}" if gen else f"{self.speed_gt_s:g} GT/s x{self.width}"
 
 
-def parse_lspci(text: str) -> list[PcieLink]:
-    """The negotiated link of every NVIDIA display / 3D controller in ``lspci -vv`` output."""
-    out: list[PcieLink] = []
-    current: tuple[str, str] | None = None
-    cap: tuple[float, int] | None = None
-    for raw in text.splitlines():
-        m = _DEVICE.match(raw)
-        if m:
-            is_gpu = "NVIDIA" in m[3] and ("3D controller" in m[2] or "VGA compatible" in m[2])
-            current, cap = ((m[1], m[3].strip()) if is_gpu else None), None
+def gpu_links(devices: list[LspciDevice]) -> list[PcieLink]:
+    """The negotiated link of every NVIDIA display / 3D controller that shows both its capability and status."""
+    out = []
+    for d in devices:
+        if not d.is_nvidia_gpu or None in (d.cap_gen, d.cap_width, d.sta_gen, d.sta_width):
             continue
-        if current is None:
-            continue
-        c = _CAP.search(raw)
-        if c:
-            cap = (float(c[1]), int(c[2]))
-            continue
-        s = _STA.search(raw)
-        if s and cap is not None and cap[0] > 0 and cap[1] > 0:
-            out.append(PcieLink(current[0], current[1], cap[0], cap[1], float(s[1]), int(s[2])))
-            current = None
+        assert d.cap_gen and d.cap_width and d.sta_gen and d.sta_width
+        out.append(PcieLink(d.bus_id, d.description, GT_S_OF_GEN[d.cap_gen], d.cap_width, GT_S_OF_GEN[d.sta_gen],
+                            d.sta_width))  # fmt: skip
     return out
-
-
-# ---- DCGM field exports ---------------------------------------------------------------------------------------------
-
-_PROM = re.compile(r"^(DCGM_FI_[A-Z_]{1,60})\{([^}]{0,2000})\}\s+(-?\d{1,20}(?:\.\d{1,20})?(?:[eE][-+]?\d{1,3})?)\s*$")
-_LABEL = re.compile(r'(\w{1,40})="([^"]{0,200})"')
-_DMON_FIELDS = {"SMACT": "DCGM_FI_PROF_SM_ACTIVE", "FBUSD": "DCGM_FI_DEV_FB_USED"}
-
-
-@dataclass(frozen=True)
-class DcgmSample:
-    field: str  # DCGM_FI_PROF_SM_ACTIVE, DCGM_FI_DEV_FB_USED, ...
-    gpu: str
-    instance: str | None  # GPU instance id, None for a whole GPU
-    profile: str | None  # GPU instance profile ("1g.24gb"), where the export names it
-    value: float
-
-
-def parse_dcgm(text: str) -> list[DcgmSample]:
-    """Samples from dcgm-exporter's Prometheus text or ``dcgmi dmon`` columns (SMACT, FBUSD)."""
-    out: list[DcgmSample] = []
-    columns: list[str] | None = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        m = _PROM.match(line)
-        if m:
-            labels = dict(_LABEL.findall(m[2]))
-            inst = labels.get("GPU_I_ID") or None
-            out.append(DcgmSample(m[1], labels.get("gpu", "?"), inst, labels.get("GPU_I_PROFILE") or None, float(m[3])))
-            continue
-        if line.startswith("#Entity"):
-            columns = [c for c in line.split()[1:] if c != "ID"]
-            continue
-        if columns is None or not line or line.startswith(("#", "ID")):
-            continue
-        parts = line.split()
-        if len(parts) < 2 + len(columns) or parts[0] not in ("GPU", "GPU-I", "GPU-CI"):
-            continue
-        entity, ident, values = parts[0], parts[1], parts[2 : 2 + len(columns)]
-        for col, val in zip(columns, values, strict=True):
-            name = _DMON_FIELDS.get(col)
-            if name is None:
-                continue
-            try:
-                v = float(val)
-            except ValueError:
-                continue
-            out.append(DcgmSample(name, ident if entity == "GPU" else "?", None if entity == "GPU" else ident, None, v))
-    return [s for s in out if math.isfinite(s.value)]
 
 
 # ---- applying them to a plan --------------------------------------------------------------------------------
@@ -203,8 +120,13 @@ def _read(path_text: str, base: Path | None, where: str, problems: list[PlanProb
         return None
 
 
-def _lgip(node: ResolvedNode, rows: list[LgipProfile], applied: Applied) -> None:
+def _lgip(node: ResolvedNode, text: str, applied: Applied) -> None:
     card: CardSpec = node.card
+    try:
+        rows, _enabled = parse_lgip(text)
+    except ParseError as exc:
+        applied.words.append(f"{node.name}: {exc}")
+        return
     if not rows:
         applied.words.append(f"{node.name}: the mig -lgip file lists no MIG profile (is MIG enabled?)")
         return
@@ -219,7 +141,7 @@ def _lgip(node: ResolvedNode, rows: list[LgipProfile], applied: Applied) -> None
             parts.append(f"{name} x{r.total} (not in the catalog for {card.id})")
             continue
         mark = "" if r.total == p.max_count else f" (catalog: {p.max_count})"
-        parts.append(f"{name} x{r.total}, {r.memory_gib:g} GiB, {r.sms} SMs{mark}")
+        parts.append(f"{name} x{r.total}, {r.memory_gib:g} GiB, {r.sm} SMs{mark}")
         if r.total < p.max_count:
             applied.instance_caps[(node.name, name)] = r.total
     missing = sorted(set(known) - set(seen))
@@ -227,7 +149,12 @@ def _lgip(node: ResolvedNode, rows: list[LgipProfile], applied: Applied) -> None
     applied.words.append(f"{node.name}: nvidia-smi mig -lgip offers " + "; ".join(parts) + tail)
 
 
-def _lspci(node: ResolvedNode, links: list[PcieLink], plan: Plan, applied: Applied) -> None:
+def _lspci(node: ResolvedNode, text: str, plan: Plan, applied: Applied) -> None:
+    try:
+        links = gpu_links(parse_lspci(text))
+    except ParseError as exc:
+        applied.words.append(f"{node.name}: {exc}")
+        return
     if not links:
         applied.words.append(f"{node.name}: the lspci -vv file shows no NVIDIA GPU with a link status")
         return
@@ -237,7 +164,8 @@ def _lspci(node: ResolvedNode, links: list[PcieLink], plan: Plan, applied: Appli
         counts[link.label] = counts.get(link.label, 0) + 1
     seen = ", ".join(f"{n} at {label}" for label, n in counts.items())
     if worst.factor >= 0.999:
-        applied.words.append(f"{node.name}: lspci -vv shows {len(links)} GPU(s), {seen}: every link at its capability")
+        gpus = f"{len(links)} GPU" + ("" if len(links) == 1 else "s")
+        applied.words.append(f"{node.name}: lspci -vv shows {gpus}, {seen}: every link at its capability")
         return
     nccl = any(c.link.startswith("pcie") for c in plan.assumptions.calibration)
     if nccl:
@@ -260,25 +188,31 @@ def _lspci(node: ResolvedNode, links: list[PcieLink], plan: Plan, applied: Appli
     )
 
 
-def _dcgm(node: ResolvedNode, job_class: str, samples: list[DcgmSample], applied: Applied) -> None:
-    sm = [s.value for s in samples if s.field == "DCGM_FI_PROF_SM_ACTIVE" and s.instance is None]
-    fb = [s for s in samples if s.field == "DCGM_FI_DEV_FB_USED"]
+def _dcgm(node: ResolvedNode, job_class: str, text: str, applied: Applied) -> None:
+    try:
+        samples = parse_dcgm(text)
+    except ParseError as exc:
+        applied.words.append(f"{node.name}, {job_class}: {exc}")
+        return
+    sm = [s.sm_active for s in samples if s.sm_active is not None and s.instance is None]
+    fb = [(s, s.fb_used_mib) for s in samples if s.fb_used_mib is not None]
     words = []
     if sm:
         u = sum(sm) / len(sm)
         u = min(1.0, max(u, 1e-3))
         applied.sm_active[(job_class, node.name)] = (u, f"DCGM SM_ACTIVE {u:.2f} on a whole {node.card.id}")
-        words.append(f"SM_ACTIVE {u:.2f} on a whole card (mean of {len(sm)} sample(s))")
+        samples_words = f"{len(sm)} sample" + ("" if len(sm) == 1 else "s")
+        words.append(f"SM_ACTIVE {u:.2f} on a whole card (mean of {samples_words})")
     mig = node.card.mig
-    for s in fb:
+    for s, mib in fb:
         if s.instance is None:
-            words.append(f"FB_USED {s.value * MIB / 1e9:.1f} GB on GPU {s.gpu}")
+            words.append(f"FB_USED {mib * MIB / GB:.1f} GB on GPU {s.gpu}")
             continue
         cap = None
         if s.profile and mig is not None:
             prof = next((p for p in mig.profiles if p.name == s.profile), None)
             cap = prof.capacity_gb if prof is not None else None
-        used = s.value * MIB / 1e9
+        used = mib * MIB / GB
         if cap is None:
             words.append(f"FB_USED {used:.1f} GB on instance {s.instance}")
         else:
@@ -308,9 +242,9 @@ def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, pro
             )
             continue
         if m.mig_lgip and (text := _read(m.mig_lgip, base, f"{where}.mig_lgip", problems)) is not None:
-            _lgip(node, parse_mig_lgip(text), applied)
+            _lgip(node, text, applied)
         if m.lspci and (text := _read(m.lspci, base, f"{where}.lspci", problems)) is not None:
-            _lspci(node, parse_lspci(text), plan, applied)
+            _lspci(node, text, plan, applied)
         for j, run in enumerate(m.dcgm):
             if run.job_class not in classes:
                 problems.append(
@@ -323,7 +257,7 @@ def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, pro
                 )
                 continue
             if (text := _read(run.file, base, f"{where}.dcgm[{j}].file", problems)) is not None:
-                _dcgm(node, run.job_class, parse_dcgm(text), applied)
+                _dcgm(node, run.job_class, text, applied)
     return applied
 
 

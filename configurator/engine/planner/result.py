@@ -52,6 +52,12 @@ class ClassInfo(Out):
     routed_to: list[str] = []  # devices of the recommended fleet that run it
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
+    @property
+    def mig_gain_status(self) -> Literal["fits", "tight"] | None:
+        """Whether MIG pays for the class: more jobs per card-day than whole cards ("fits"), or not ("tight");
+        None where no MIG instance holds it."""
+        return None if self.mig_gain is None else ("fits" if self.mig_gain > 1 else "tight")
+
 
 class DeviceInfo(Out):
     id: str  # "RTX PRO 6000 node / 1g.24gb"
@@ -160,6 +166,19 @@ class FleetResult(Out):
     unserved: list[str] = []
     ranked_by: str = ""  # what ranks it: cost per job, or without prices cards then energy per job
     kinds: list[str] = []  # the node types it buys
+
+    @property
+    def roadmap_verdict(self) -> tuple[Literal["fits", "tight", "does-not-fit"], str]:
+        """The fleet's status over the roadmap and the sentence that says why: the first problem the roadmap
+        meets (a class it stops fitting, or too few devices) is the one to tell; none: it keeps up."""
+        if not self.feasible:
+            return "does-not-fit", f"Cannot serve {', '.join(self.unserved)}"
+        stops, full = self.stops_fitting_month, self.out_of_capacity_month
+        if stops is not None and (full is None or stops <= full):
+            return "tight", f"Stops fitting the largest job in month {stops}"
+        if full is not None:
+            return "tight", f"Runs out of capacity in month {full}"
+        return "fits", f"Keeps up for all {len(self.months)} months"
 
 
 class Alternative(Out):

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
 from configurator.engine.memory.estimate import Parameters
-from configurator.engine.memory.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Collective, Communication
@@ -120,7 +120,7 @@ def slowest_link(slots: list[int], link_of: Callable[[int, int], Link], basis: s
 def frozen_base_bytes(job: Job, p: Parameters) -> float:
     """The base weights as stored: what FSDP gathers (bf16, or NF4 storage under QLoRA)."""
     if job.method == "qlora":
-        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        nf4 = nf4_bytes(job.quantization)
         return p.frozen_linear * nf4 + p.frozen_other * BF16
     return p.total * BF16
 

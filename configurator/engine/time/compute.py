@@ -9,9 +9,9 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
 from configurator.engine.lowprecision.checks import FP8, job_capability, recipe_of, recipe_rate, recipe_time
-from configurator.engine.memory import rl
+from configurator.engine.memory import rl, vision
 from configurator.engine.memory.estimate import Parameters
-from configurator.engine.memory.precision import BF16, NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
 from configurator.engine.memory.states import job_parameters, trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
@@ -101,7 +101,7 @@ def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, r
     optimizer_bytes = 2 * p.trainable * tb.total / split  # read and write weights, grads and states
     dequant_bytes = 0.0
     if job.method == "qlora":
-        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        nf4 = nf4_bytes(job.quantization)
         passes = 3 if job.gradient_checkpointing else 2  # per micro-batch, whatever its size
         dequant_bytes = p.frozen_linear * (nf4 + 2 * BF16) * passes * job.gradient_accumulation_steps
     if job.method == "lora" and job.base_weights == "fp8" and recipe is None:
@@ -112,10 +112,20 @@ def _memory_bound_bytes(job: Job, p: Parameters, tb: TrainedBytes, split: int, r
 
 
 def _matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
-             ) -> list[MatmulIntensity]:  # fmt: skip
-    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation.
-    Memoised by what they depend on (the model by identity, the rest by value: issue 24, "memoize by shapes"), so a
-    job edited in any other setting reuses them (the pydantic records are frozen and shared)."""
+             recipe_ops: dict[str, float]) -> list[MatmulIntensity]:  # fmt: skip
+    """The roofline's points: the step's main matmuls at one micro-batch, the optimizer step, NF4 dequantisation;
+    each classed at BF16 (``ops``: ridge per card) and under the recipe's roof (``recipe_ops``)."""
+    matmuls = _matmul_points(job, model, p, tb, ops)
+    return [m.model_copy(update={"recipe_bound": {cid: ("compute" if m.intensity >= r else "memory")
+                                                  for cid, r in recipe_ops.items()}})
+            for m in matmuls] if recipe_ops else matmuls  # fmt: skip
+
+
+def _matmul_points(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
+                   ) -> list[MatmulIntensity]:  # fmt: skip
+    """The BF16-classed points, memoised by what they depend on (the model by identity, the rest by value:
+    issue 24, "memoize by shapes"), so a job edited in any other setting reuses them (the pydantic records are
+    frozen and shared)."""
     micro_tokens = job.sequence_length * job.micro_batch_size
     key = (job.method, job.lora.rank, job.quantization, micro_tokens, p.trainable, p.frozen_linear, tb.total,
            tuple(ops.items()))  # fmt: skip
@@ -149,7 +159,7 @@ def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, o
             bound={cid: "memory" for cid in ops},
         ))  # fmt: skip
     if job.method == "qlora":
-        nf4 = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        nf4 = nf4_bytes(job.quantization)
         per = nf4 + BF16
         matmuls.append(MatmulIntensity.model_construct(
             name="NF4 dequantisation", flops=4.0 * p.frozen_linear, bytes=per * p.frozen_linear,
@@ -218,6 +228,9 @@ def compute(
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
     recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
     ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
+    recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
+                  if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
     training_s: float | None = None  # RL: the policy's training step (BF16), before the recipe's speed-up
@@ -270,11 +283,13 @@ def compute(
         low = recipe_time(job, cards, flops, utilization, training_s)
         seconds = low.seconds + rl_seconds if low.seconds is not None else None
     notes += low.notes
+    notes += vision.time_notes(model, job)
     return Compute.of(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
-        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops, matmuls=_matmuls(job, model, p, tb, ops),
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops,
+        matmuls=_matmuls(job, model, p, tb, ops, recipe_ops),
         notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
         recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},

@@ -7,9 +7,16 @@ switches, no host bridge), NODE (through one CPU's root complex), SYS (across th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.loader import specs_dir
+from configurator.catalog.sourced import Strict
+from configurator.catalog.yamlio import parse_yaml, read_text, validate_as
 from configurator.engine.model.build import Build, LinkCalibration
 from configurator.engine.model.codes import LinkKind
 
@@ -17,9 +24,37 @@ from configurator.engine.model.codes import LinkKind
 # (NVIDIA H100/H200 tables), 64 each way; Gen4 64 GB/s total (A100 datasheet); Gen3 half of Gen4.
 PCIE_X16_GB_S = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
 
-# Typical nccl-tests all_reduce busbw on PCIe Gen5 x16 (hardware-facts §3.3: 8x RTX PRO 6000 measured
-# 37.6-41.7 GB/s tuned; cross-NUMA P2P about 20 % below same-NUMA). Scaled by generation for others.
-MEASURED_PCIE_GEN5_GB_S = {"PIX": 40.0, "PXB": 38.0, "NODE": 38.0, "SYS": 30.0}
+
+class _PcieBusbw(Strict):
+    """By path kind (nvidia-smi topo -m's PIX, PXB, NODE, SYS, in lower case), at most the Gen5 x16 payload rate."""
+
+    pix: float = Field(gt=0, le=PCIE_X16_GB_S[5])
+    pxb: float = Field(gt=0, le=PCIE_X16_GB_S[5])
+    node: float = Field(gt=0, le=PCIE_X16_GB_S[5])
+    sys: float = Field(gt=0, le=PCIE_X16_GB_S[5])
+
+
+class PcieRatesFile(Strict):
+    """specs/pcie.yaml: the typical measured PCIe busbw by path kind, with its source and the quoted figures."""
+
+    schema_version: Literal[1]
+    gen5_x16_busbw_gb_s: _PcieBusbw
+    source: str = Field(min_length=1)
+    quote: str = Field(min_length=1)
+
+
+def load_pcie_rates(path: Path | None = None) -> PcieRatesFile:
+    """The measured PCIe rates of specs/pcie.yaml, validated (a FileError names the file, line and field)."""
+    path = path if path is not None else specs_dir() / "pcie.yaml"
+    data, lines = parse_yaml(read_text(path), str(path))
+    return validate_as(PcieRatesFile, data, lines, str(path))
+
+
+# Typical nccl-tests all_reduce busbw on PCIe Gen5 x16 by path kind (specs/pcie.yaml, measured: 8x RTX PRO 6000
+# 37.6-41.7 GB/s tuned; cross-NUMA P2P about 20 % below same-NUMA). Scaled by generation for others. Read once.
+MEASURED_PCIE_GEN5_GB_S: dict[str, float] = {
+    kind.upper(): rate for kind, rate in load_pcie_rates().gen5_x16_busbw_gb_s.model_dump().items()
+}
 
 # NVLink links per GPU (NVLink 4: 18 links; a 2-way bridge carries all 18 between the pair). A 4-way bridge
 # splits them over three peers: NV6 each (hardware-facts §3.1, UNCONFIRMED per-peer split).

@@ -7,7 +7,7 @@ import itertools
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine.model.build import Build
-from configurator.engine.model.result import Check, Power
+from configurator.engine.model.result import Check, Power, WallCircuitDraw
 from configurator.engine.model.wall import PSU_EFFICIENCY, wall_draw
 
 # PCIe CEM 5.0 lets a card draw up to 3x its sustained power for 100 us (Intel's Stephen Eastman via
@@ -240,6 +240,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
     transient_cap = (watts_each * chassis.psu.units * ATX3_PSU_EXCURSION) if (
         watts_each and chassis.psu.atx3_excursion) else None  # fmt: skip
     power = Power(
+        wall=wall_circuit_draw(build, total, transient),
         cards_w=cards_w,
         platform_w=platform,
         total_w=total,
@@ -282,23 +283,34 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 ),
             )
         )
-    checks += wall_checks(build, power)
+    checks += wall_checks(power)
     return power, checks
 
 
-def wall_checks(build: Build, power: Power) -> list[Check]:
-    """The build's sustained draw at the wall against its site's circuit (engine.model.wall; none without a site)."""
+def wall_circuit_draw(build: Build, total_w: float, transient_w: float) -> WallCircuitDraw | None:
+    """The build's sustained draw at the wall against its site's circuit (engine.model.wall; None without a site)."""
     if build.site is None:
-        return []
-    w = wall_draw(build.site, power.total_w, power.transient_demand_w)
+        return None
+    w = wall_draw(build.site, total_w, transient_w)
     c = w.circuit
-    if not w.overloaded:
+    return WallCircuitDraw(
+        circuit=c.label, basis=c.basis, volts=c.volts, breaker_amps=c.amps,
+        continuous_fraction=c.continuous_fraction, psu_efficiency=PSU_EFFICIENCY, sustained_w=w.sustained_w,
+        amps=w.amps, continuous_w=w.continuous_w, transient_w=w.transient_w, overloaded=w.overloaded,
+    )  # fmt: skip
+
+
+def wall_checks(power: Power) -> list[Check]:
+    """The overload check of the build's wall circuit (none without a site, or within its rating)."""
+    w = power.wall
+    if w is None or not w.overloaded:
         return []
-    limit = f" × {c.continuous_fraction:.0%}" if c.continuous_fraction < 1 else ""
+    limit = f" × {w.continuous_fraction:.0%}" if w.continuous_fraction < 1 else ""
     message = (
         f"At the wall the build draws about {w.sustained_w:,.0f} W ({power.total_w:,.0f} W of cards and platform "
-        f"at {PSU_EFFICIENCY:.0%} PSU efficiency, {w.amps:,.1f} A at {c.volts:g} V) on one circuit; "
-        f"{c.label} carries {w.continuous_w:,.0f} W continuously ({c.volts:g} V × {c.amps:g} A{limit}; {c.basis}). "
+        f"at {w.psu_efficiency:.0%} PSU efficiency, {w.amps:,.1f} A at {w.volts:g} V) on one circuit; "
+        f"{w.circuit} carries {w.continuous_w:,.0f} W continuously ({w.volts:g} V × {w.breaker_amps:g} A{limit}; "
+        f"{w.basis}). "
         "Lower card power limits, split the PSUs over two circuits, or use a higher-rated circuit (208-240 V)."
     )
     return [Check(severity="error", code="WALL_CIRCUIT_OVERLOAD", message=message)]

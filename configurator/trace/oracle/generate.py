@@ -129,9 +129,74 @@ def _fsdp2_jobs() -> list[dict[str, Any]]:
     return jobs
 
 
+# Vision-language rows (issue 27): their own seeded draws after the seeded list above (which they leave as it is),
+# ids from 5000. Per model: (jobs, methods in turn, LoRA targets, image sides in pixels, text tokens). bf16 weights
+# without autocast, SDPA's kernel for the card, checkpointing mostly on (the usual VLM recipe).
+VLM_SEED = 2705
+VLM_FIRST_ID = 5000
+VLM_MODELS: dict[str, tuple[int, tuple[str, ...], list[Any], tuple[int, ...], tuple[int, ...]]] = {
+    "qwen2.5-vl-7b": (5, ("lora", "lora", "full", "lora", "full"), DENSE_TARGETS, (448, 672, 1024), (256, 512, 1024)),
+    "gemma-3-4b": (5, ("lora", "full", "lora", "full", "lora"), DENSE_TARGETS, (448, 896, 1024), (256, 512, 1024)),
+}
+
+
+def _vlm_jobs() -> list[dict[str, Any]]:
+    """The vision-language job group: 1-4 images of 448-1024 px per sample, the tower frozen or trained (LoRA on
+    its linears in a LoRA job, the whole tower in a full fine-tune), checkpointing on and off."""
+    rng = random.Random(VLM_SEED)
+    jobs: list[dict[str, Any]] = []
+    for model, (count, methods, targets, sides, texts) in VLM_MODELS.items():
+        for i in range(count):
+            method = methods[i % len(methods)]
+            side = rng.choice(sides)
+            images = rng.choice([1, 2, 4])
+            train_tower = i in (1, 3)  # one LoRA and one full job of each model train the tower
+            job: dict[str, Any] = {
+                "schema": 1,
+                "model": model,
+                "method": method,
+                "precision": "bf16",
+                "optimizer": "adamw",
+                "optimizer_impl": rng.choice(["fused", "foreach"]),
+                "sequence_length": rng.choice(texts),
+                "micro_batch_size": 1,
+                "gradient_checkpointing": i != 3 or method != "lora",
+                "checkpointing_kind": "non-reentrant",
+                "attention": "auto",
+                "arch": rng.choice(["sm80", "sm90"]),
+                "steps": 2,
+                "parallel": {"kind": "single"},
+                "images": {"per_sample": images, "width": side, "height": side, "train_vision_tower": train_tower},
+            }
+            if method != "full":
+                rank = rng.choice([8, 16, 32, 64])
+                job["lora"] = {"rank": rank, "alpha": 2 * rank, "dropout": 0.0, "targets": rng.choice(targets)}
+            jobs.append(job)
+    # QLoRA (the tower's linears quantised too: transformers' bnb quantizer keeps only lm_head, tied and last
+    # weights out, quantizers/base.py get_keys_to_not_convert), appended with their own draws
+    qrng = random.Random(VLM_SEED + 1)
+    for model, (_count, _methods, targets, sides, texts) in VLM_MODELS.items():
+        for train_tower in (False, True):
+            rank = qrng.choice([8, 16, 32, 64])
+            jobs.append({
+                "schema": 1, "model": model, "method": "qlora", "precision": qrng.choice(["bf16", "mixed-bf16"]),
+                "optimizer": "adamw", "optimizer_impl": qrng.choice(["fused", "foreach"]),
+                "sequence_length": qrng.choice(texts), "micro_batch_size": 1, "gradient_checkpointing": True,
+                "checkpointing_kind": "non-reentrant", "attention": "auto", "arch": qrng.choice(["sm80", "sm90"]),
+                "steps": 2, "parallel": {"kind": "single"},
+                "images": {"per_sample": qrng.choice([1, 2]), "width": qrng.choice(sides[:2]),
+                           "height": 0, "train_vision_tower": train_tower},
+                "lora": {"rank": rank, "alpha": 2 * rank, "dropout": 0.0, "targets": qrng.choice(targets)},
+            })  # fmt: skip
+            jobs[-1]["images"]["height"] = jobs[-1]["images"]["width"]
+    for index, job in enumerate(jobs):
+        job["id"] = f"{VLM_FIRST_ID + index:04d}-{job['model']}"
+    return jobs
+
+
 def all_jobs() -> list[dict[str, Any]]:
-    """The seeded single-card list, then the FSDP2 rows."""
-    return _jobs() + _fsdp2_jobs()
+    """The seeded single-card list, then the FSDP2 rows, then the vision-language rows."""
+    return _jobs() + _fsdp2_jobs() + _vlm_jobs()
 
 
 def request_of(job: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +216,8 @@ def _row(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = False, reverse: bool = False) -> None:
+def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = False, reverse: bool = False,
+        vlm: bool = False) -> None:
     from configurator.trace.worker.trace import run_request
 
     done = set()  # rows any part file already holds: an interrupted run resumes, with any shard count
@@ -167,6 +233,8 @@ def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = Fals
         rank[job["model"]] = rank.get(job["model"], -1) + 1
         order.append((rank[job["model"]], list(MODELS).index(job["model"]), job))
     ordered = [job for _r, _m, job in sorted(order, key=lambda x: (x[0], x[1]))] + _fsdp2_jobs()
+    if vlm:  # the vision-language group alone (its own part files)
+        ordered = _vlm_jobs()
     jobs = [j for i, j in enumerate(ordered) if i % shards == shard and j["id"] not in done]
     if reverse:  # a helper process working from the end of the list (the merge keeps one row per job)
         jobs = [j for k, j in enumerate(reversed(ordered)) if k % shards == shard and j["id"] not in done]
@@ -189,8 +257,9 @@ def merge(parts: list[Path], command: str) -> None:
     from configurator.trace.worker.result import versions
 
     rows = []
-    for part in parts:
-        rows += [json.loads(line) for line in part.read_text().splitlines() if line.strip()]
+    for part in parts:  # the table itself may be a part: its header line is left out
+        lines = [json.loads(line) for line in part.read_text().splitlines() if line.strip()]
+        rows += [r for r in lines if "header" not in r]
     rows = list({r["id"]: r for r in sorted(rows, key=lambda r: r["id"], reverse=True)}.values())  # one per job
     rows.sort(key=lambda r: r["id"])
     header = {
@@ -230,21 +299,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--merge", nargs="*", type=Path, help="join these part files into specs/trace/table.jsonl")
     ap.add_argument("--list", action="store_true", help="print the job list and stop")
     ap.add_argument("--reverse", action="store_true", help="work from the end of the whole job list")
+    ap.add_argument("--vlm", action="store_true", help="the vision-language job group (ids from 5000) instead")
     ap.add_argument("--warm", action="store_true",
                     help="one traced step after a warm-up optimizer step instead of two steps (half the time)")
     args = ap.parse_args(argv)
     if args.list:
-        for job in all_jobs():
+        for job in _vlm_jobs() if args.vlm else all_jobs():
             print(json.dumps(job))
         return 0
     if args.merge is not None:
         parts = args.merge or sorted(SPECS.glob("table.part*.jsonl"))
         merge(parts, "make oracle  (python -m configurator.trace.oracle.generate --warm --shard I/N under nice -n 15, "
-                     "then --merge)")
+                     "and with --vlm for the vision-language group (ids from 5000), then --merge)")
         return 0
     shard, shards = (int(x) for x in args.shard.split("/"))
     out = args.out or SPECS / f"table.part{shard}of{shards}.jsonl"
-    run(shard, shards, args.limit, out, args.warm, args.reverse)
+    run(shard, shards, args.limit, out, args.warm, args.reverse, args.vlm)
     return 0
 
 

@@ -122,9 +122,13 @@ def _register_fa2() -> None:
 
 
 def build_model(job: Job, notes: list[str]) -> Built:
-    from transformers import AutoModelForCausalLM
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
     config = _config(job)
+    # a vision-language job builds the whole model (vision tower, projector, language model) as from_pretrained
+    # does for it: Qwen2_5_VLForConditionalGeneration, Gemma3ForConditionalGeneration
+    vlm = isinstance(job.config.get("vision_config"), dict)
+    auto: Any = AutoModelForImageTextToText if vlm else AutoModelForCausalLM
     implementation, route = _attention(job, config, notes)
     if implementation == "trace_fa2":
         route = _FA2_ROUTE
@@ -133,13 +137,13 @@ def build_model(job: Job, notes: list[str]) -> Built:
     dtype = torch.float32 if full_mixed else torch.bfloat16
     with torch.device("meta"):
         try:
-            model = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=implementation)
+            model = auto.from_config(config, dtype=dtype, attn_implementation=implementation)
         except (ValueError, ImportError) as exc:
             if implementation == "eager":
                 raise
             notes.append(f"{implementation} attention refused by transformers ({str(exc)[:120]}): eager traced")
             implementation, route = "eager", None
-            model = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation="eager")
+            model = auto.from_config(config, dtype=dtype, attn_implementation="eager")
     model.train()
     if job.method == "qlora":
         _to_nf4(model)
@@ -160,6 +164,15 @@ def build_model(job: Job, notes: list[str]) -> Built:
     if job.method == "full":
         for p in model.parameters():
             p.requires_grad_(True)
+        if vlm and not job.train_vision_tower:
+            # a frozen tower (LLaMA-Factory freeze_vision_tower, the usual VLM recipe): encoder and projector
+            from configurator.trace.worker.vision import tower_prefixes
+
+            tower = tower_prefixes(model)
+            for name, p in model.named_parameters():
+                if name.startswith(tower):
+                    p.requires_grad_(False)
+            notes.append("full fine-tune of the language model; vision tower and projector frozen")
     else:
         model = _lora(job, model, notes)
     if job.method == "qlora" and job.kbit_head_bf16:
@@ -210,7 +223,13 @@ def _to_nf4(model: nn.Module) -> None:
 def _lora(job: Job, model: Any, notes: list[str]) -> Any:
     from peft import LoraConfig, get_peft_model
 
-    targets = job.lora_targets if job.lora_targets == "all-linear" else list(job.lora_targets)
+    targets: Any = job.lora_targets if job.lora_targets == "all-linear" else list(job.lora_targets)
+    if isinstance(job.config.get("vision_config"), dict):
+        from configurator.trace.worker.vision import lora_target_names
+
+        targets = lora_target_names(model, job.lora_targets, job.train_vision_tower)
+        notes.append("LoRA on the language model's " + ("and the vision tower's linears" if job.train_vision_tower
+                                                          else "linears only (vision tower frozen)"))
     cfg = LoraConfig(r=job.lora_rank, lora_alpha=job.lora_alpha, lora_dropout=job.lora_dropout,
                      target_modules=targets, task_type="CAUSAL_LM")  # fmt: skip
     with torch.device("meta"):
@@ -307,7 +326,8 @@ def resident_tensors(model: nn.Module) -> list[torch.Tensor]:
 
 def make_optimizer(job: Job, model: nn.Module, notes: list[str]) -> Any:
     """AdamW as transformers' Trainer makes it: two groups (no weight decay on biases and norms)."""
-    decay, no_decay = [], []
+    decay: list[nn.Parameter] = []
+    no_decay: list[nn.Parameter] = []
     for name, p in model.named_parameters():
         if p.requires_grad:
             (no_decay if name.endswith("bias") or "norm" in name.lower() else decay).append(p)
@@ -342,10 +362,10 @@ def optimizer_step(optimizer: Any, job: Job, notes: list[str]) -> None:
                     optimizer.init_state(group, p, gindex, pindex)
 
 
-def forward_loss(model: nn.Module, input_ids: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def forward_loss(model: nn.Module, input_ids: torch.Tensor, labels: torch.Tensor, **extra: Any) -> torch.Tensor:
     """The model's own loss path (transformers loss_utils ForCausalLMLoss); the outputs object (logits) dies here,
-    as in Trainer.compute_loss, which keeps only the loss."""
-    out = model(input_ids=input_ids, labels=labels)
+    as in Trainer.compute_loss, which keeps only the loss. ``extra``: a vision-language job's pixel inputs."""
+    out = model(input_ids=input_ids, labels=labels, **extra)
     return out.loss  # type: ignore[no-any-return]
 
 

@@ -9,6 +9,7 @@ Every allocation is logged, so the live set at the peak can be classified afterw
 
 from __future__ import annotations
 
+import functools
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,10 +98,14 @@ class MemoryCounter(TorchDispatchMode):
         self.event += 1
         self.records.append(Record(size, self.event, self.ctx.phase, self.ctx.step, self.ctx.recompute))
         self.live[key] = len(self.records) - 1
-        self._refs[key] = weakref.ref(st, lambda _ref, key=key: self._free(key))
+        self._refs[key] = weakref.ref(st, functools.partial(self._released, key))
         self.total += size
         if self.total > self.peak.bytes:
             self.peak = Peak(self.total, self.event, self.ctx.phase, self.ctx.step, self._op, self._module())
+
+    def _released(self, key: int, _ref: object) -> None:
+        """The weakref callback: the storage's last reference died."""
+        self._free(key)
 
     def release(self, t: torch.Tensor) -> None:
         """``t``'s storage was resized to nothing (FSDP2 frees an unsharded parameter so, keeping the tensor)."""

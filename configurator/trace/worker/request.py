@@ -41,6 +41,12 @@ class Job:
     kbit_head_bf16: bool
     parallel_kind: str
     world_size: int
+    # vision-language jobs: images per sample (0: text only), each width x height pixels, and whether the vision
+    # tower (encoder and projector) trains: fully in a full fine-tune, through LoRA on its linears otherwise
+    images_per_sample: int = 0
+    image_width: int = 0
+    image_height: int = 0
+    train_vision_tower: bool = False
 
 
 def _choice(req: dict[str, Any], key: str, allowed: tuple[str, ...], default: str | None = None) -> str:
@@ -88,6 +94,14 @@ def parse(req: Any) -> Job:
     if kind not in ("single", "fsdp2"):
         raise RequestError(f"parallel kind must be single or fsdp2, not {kind!r}")
     world = _int(parallel, "world_size", 1, 65536, 1) if kind == "fsdp2" else 1
+    images = req.get("images") or {}
+    if not isinstance(images, dict):
+        raise RequestError("images must be an object (per_sample, width, height, train_vision_tower)")
+    per_sample = _int(images, "per_sample", 0, 64, 0)
+    width = _int(images, "width", 1, 16384, 448) if per_sample else 0
+    height = _int(images, "height", 1, 16384, width or 448) if per_sample else 0
+    if per_sample and not isinstance(config.get("vision_config"), dict):
+        raise RequestError("images need a vision-language config (one with a vision_config)")
     return Job(
         config=dict(config),
         method=method,
@@ -109,4 +123,8 @@ def parse(req: Any) -> Job:
         kbit_head_bf16=bool(req.get("kbit_head_bf16", False)),
         parallel_kind=str(kind),
         world_size=world,
+        images_per_sample=per_sample,
+        image_width=width,
+        image_height=height,
+        train_vision_tower=bool(images.get("train_vision_tower", False)) if per_sample else False,
     )

@@ -90,6 +90,18 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
     if job.parallel_kind == "fsdp2":
         fsdp.COUNTER = counter
     b, s = job.micro_batch_size, job.sequence_length
+    extra: dict[str, Any] = {}
+    vision = None
+    if job.images_per_sample:
+        from configurator.trace.worker.vision import vision_inputs
+
+        # the placeholder check counts image tokens by value (input_ids == image_token_id): no values on meta
+        os.environ["TRANSFORMERS_DISABLE_TORCH_CHECK"] = "1"
+        vision = vision_inputs(job, model.config, b)
+        s += vision.image_tokens  # the language model's sequence: text + image tokens
+        extra = dict(vision.kwargs)
+        notes.append(vision.note + f"; language model sequence {job.sequence_length} text + "
+                                   f"{vision.image_tokens} image tokens = {s}")
     fwd_end: dict[int, int] = {}
     grad_records: set[int] = set()
     state_records: set[int] = set()
@@ -101,6 +113,12 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
             say(0.15, "loaded")
             input_ids = torch.empty((b, s), dtype=torch.long, device="meta")
             labels = torch.empty((b, s), dtype=torch.long, device="meta")
+            if vision is not None:
+                if model.config.model_type == "gemma3":
+                    extra["token_type_ids"] = torch.empty((b, s), dtype=torch.long, device="meta")
+                    vision.tracked.append(extra["token_type_ids"])
+                for t in vision.tracked:
+                    counter.track(t)
             for t in (input_ids, labels):
                 counter.track(t)
             counter.peak = Peak(counter.total, counter.event, "load", 0, "", "")
@@ -120,7 +138,7 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
                 ctx.phase = "forward"
                 say(0.15 + 0.8 * (step - 1) / job.steps, f"step {step}: forward")
                 with mode.region(autocast is not None):
-                    loss = build.forward_loss(model, input_ids, labels)
+                    loss = build.forward_loss(model, input_ids, labels, **extra)
                 fwd_end[step] = counter.event
                 ctx.phase = "backward"
                 say(0.15 + 0.8 * (step - 0.6) / job.steps, f"step {step}: backward")

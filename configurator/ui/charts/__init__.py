@@ -3,7 +3,7 @@
 The other rooms of ui/ import the charts through these names only (an import-linter contract in
 pyproject.toml)."""
 
-from configurator.ui import pg_guard
+from configurator.ui.base import install_pg_guard
 from configurator.ui.charts.common import fit_legend, wrap_label
 from configurator.ui.charts.fit_frontier import FitFrontierChart
 from configurator.ui.charts.headroom import HeadroomChart, free_cards
@@ -13,7 +13,7 @@ from configurator.ui.charts.step_time import StepTimeChart
 from configurator.ui.charts.tabs import AnalysisTabs
 from configurator.ui.charts.topology import TopologyGrid, topo_colour
 
-pg_guard.install()  # before any chart is built (pg_guard.py says why)
+install_pg_guard()  # before any chart is built (base/pg_guard.py says why)
 
 __all__ = [
     "AnalysisTabs",

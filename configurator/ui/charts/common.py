@@ -202,7 +202,7 @@ class _Chart(QWidget):
         self.alert = LIGHT_ALERT
         self.dark = False
         self._title = ""
-        self._legend_key: tuple = ()
+        self._legend_key: tuple[tuple[int, str], ...] = ()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.view = pg.GraphicsLayoutWidget()
@@ -254,7 +254,7 @@ class _Chart(QWidget):
         key = (text, colour, centred)
         if getattr(item, "_key", None) == key:
             return
-        item._key = key  # type: ignore[attr-defined]
+        item._key = key
         if centred:
             body = "<br>".join(html.escape(line) for line in text.split("\n"))
             item.textItem.setTextWidth(-1)
@@ -355,7 +355,7 @@ class _Chart(QWidget):
                 self.plot.getAxis(side).setTicks(None)
 
     def is_empty(self) -> bool:
-        return self.empty.isVisible()
+        return bool(self.empty.isVisible())
 
     def empty_text(self) -> str:
         return self._empty_text
@@ -370,7 +370,8 @@ class _Chart(QWidget):
         self.legend.setLabelTextColor(self.ink)
         for _, label in self.legend.items:
             label.setText(label.text, color=self.ink)
-        note, self._note_html = getattr(self, "_note_html", ""), None
+        note = getattr(self, "_note_html", "")
+        self._note_html = None  # type: ignore[assignment]  # forces _set_note to draw it again in the new ink
         self._set_note(note)
         for t in self._filled:
             t.fill = pg.mkBrush(self._backing())

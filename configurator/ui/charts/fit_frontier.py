@@ -17,6 +17,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, Job
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.sweep import Frontier, FrontierCurve, fit_frontier
+from configurator.ui.base import to_unit
 from configurator.ui.charts.common import (
     COMPARE_STYLES,
     MB_COLOURS,
@@ -25,7 +26,6 @@ from configurator.ui.charts.common import (
     _length_label,
     _shorten,
 )
-from configurator.ui.shell import to_unit
 
 
 class FitFrontierChart(_Chart):

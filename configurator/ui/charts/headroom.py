@@ -21,6 +21,7 @@ from configurator.engine import Build
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
+from configurator.ui.base import COMPONENTS, FIT_COLOUR, ViewState, to_unit
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
 from configurator.ui.charts.presentation import (
     MAX_LEGEND_COLS,
@@ -31,7 +32,6 @@ from configurator.ui.charts.presentation import (
     place_legend,
     settle_layout,
 )
-from configurator.ui.shell import COMPONENTS, FIT_COLOUR, to_unit
 
 BAR_WIDTH = 0.6
 MAX_LABELS = 64
@@ -183,6 +183,20 @@ class HeadroomChart(QWidget):
             if side == "left":
                 ax.tickStrings = lambda values, scale, spacing: [axis_number(v * scale) for v in values]
             ax.setPen("#888")
+
+    def follow(self, view: ViewState) -> None:
+        """Take the unit and the theme from the view state and follow them (the main window's chart; the
+        compare dialog's and the kiosk's set their own)."""
+        self.set_unit(view.unit)
+        if view.dark:  # light is how it starts
+            self.set_dark(True)
+        view.unit_changed.connect(self._unit_changed)
+        view.theme_changed.connect(self.set_dark)
+
+    def _unit_changed(self, unit: str) -> None:
+        self.set_unit(unit)
+        if self.rows or self.free:
+            self.update_result_rows()
 
     def set_unit(self, unit: str, result: BuildResult | None = None) -> None:
         self.unit = unit

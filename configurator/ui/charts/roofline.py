@@ -201,13 +201,14 @@ class RooflineChart(_Chart):
             slow is not None
             and job is not None
             and any(row.card == slow.card_id and row.mig for row in job.cards)
+            and rate is not None
             and bool(rate)
             and rate < slow.peak_tflops * (1 - 1e-9)
         )
         if on_instance:
             # a MIG instance: the engine rated the job at its share of the card (rate and bandwidth alike);
             # draw the roof the engine used and place the operations on it
-            assert job.compute is not None
+            assert job is not None and job.compute is not None and slow is not None and rate is not None
             bandwidth = job.compute.memory_bandwidth_gb_s or slow.bandwidth_gb_s
             profile = next((row.mig for row in job.cards if row.card == slow.card_id and row.mig), "instance")
             slow = _Roof(slow.card_id, f"{slow.name} {profile}", rate, bandwidth)
@@ -237,8 +238,8 @@ class RooflineChart(_Chart):
         ops = job.compute.matmuls if job and job.compute and slow else []
         ops = ops[: self.MAX_POINTS]
         self._points = [(m.name, m.intensity, place.attainable(m.intensity)) for m in ops] if place else []
-        if under is not None:  # the engine classes bounds at BF16; under the FP8 roof its own ridge decides
-            self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]
+        if under is not None:  # under the recipe's FP8 / FP4 roof: the engine's bound there
+            self._bounds = [m.recipe_bound.get(under.card_id, m.bound.get(under.card_id, "memory")) for m in ops]
         else:
             self._bounds = [m.bound.get(slow.card_id, "compute" if m.intensity >= slow.ridge else "memory")
                             for m in ops] if slow else []  # fmt: skip
@@ -258,16 +259,16 @@ class RooflineChart(_Chart):
             else:
                 item.setData([], [])
         slow_colour = ROOF_COLOURS[roofs.index(slow) % len(ROOF_COLOURS)] if slow in roofs else self.ink
-        for item, style, r in zip(
+        for item, style, lr in zip(
             self.lp_roofs, (Qt.PenStyle.DashLine, Qt.PenStyle.DotLine), [*lp, None, None], strict=False
         ):
-            if r is None:
+            if lr is None:
                 item.setData([], [])
                 continue
-            item.setData([10**xa, r.ridge, 10**xb], [r.attainable(10**xa), r.peak_tflops, r.peak_tflops],
-                         pen=pg.mkPen(slow_colour, width=2.6 if r is under else 1.6, style=style))  # fmt: skip
+            item.setData([10**xa, lr.ridge, 10**xb], [lr.attainable(10**xa), lr.peak_tflops, lr.peak_tflops],
+                         pen=pg.mkPen(slow_colour, width=2.6 if lr is under else 1.6, style=style))  # fmt: skip
             entries.append(
-                (item, f"{r.name}: {r.peak_tflops:.4g} TFLOPS" + (" (this job's recipe)" if r is under else ""))
+                (item, f"{lr.name}: {lr.peak_tflops:.4g} TFLOPS" + (" (this job's recipe)" if lr is under else ""))
             )
         self.ridges.setData([r.ridge for r in roofs], [r.peak_tflops for r in roofs])
         entries.append((self.ridges, "ridge point"))
@@ -339,7 +340,8 @@ class RooflineChart(_Chart):
 
         # the markers themselves are obstacles
         placed: list[tuple[float, float, float, float]] = []
-        for _, _, x, y, _, _ in self._placing:
+        for marker in self._placing:
+            x, y = marker[2], marker[3]
             u, v = px(x, y)
             placed.append((u - 6, v - 6, u + 6, v + 6))
         lead_x: list[float] = []

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QWidget,
 )
 
 from configurator.engine import BuildResult
+from configurator.present.colours import ink_on
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
@@ -33,12 +33,6 @@ def _short_collective(name: str) -> str:
     name = name.split(" of the ")[0]
     name = re.sub(r" \(.*\)", "", name)
     return name.replace("forward ", "fwd ").replace("backward ", "bwd ")
-
-
-def _text_on(background: str) -> str:
-    """Dark or white text, whichever reads on ``background``."""
-    c = QColor(background)
-    return "#111111" if 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue() > 150 else "#ffffff"
 
 
 @dataclass
@@ -150,7 +144,7 @@ class StepTimeChart(_Chart):
             data[key][1].append(h)
             data[key][2].append(y0)
             kinds_used.add(key)
-            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", _text_on(self.styles[key][1])))
+            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink_on(self.styles[key][1])))
 
         for i, job in enumerate(result.jobs):
             segs: list[_Segment] = []
@@ -198,7 +192,7 @@ class StepTimeChart(_Chart):
                     text = f"step {job.step_seconds:.2f} s\nno communication"
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     text = text.replace(" s\n", " s (estimated rate)\n", 1)
-                colour = self.alert if ratio is not None and ratio > 1 else self.ink
+                colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
             self._set_text(label, text, colour, centred=True)
             label.setPos(float(i), self._totals[i])
             label.setVisible(True)
@@ -292,10 +286,8 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
         return y
     est = "<br>at an ESTIMATED rate (no published dense BF16 rate)" if comp.bf16_rate_estimated else ""
     if comp.ops and comp.seconds_per_step:
-        total = sum(o.seconds for o in comp.ops)
-        scale = comp.seconds_per_step / total if total else 1.0  # a low-precision recipe's measured speed-up
-        for op in comp.ops:
-            seconds = op.seconds * scale
+        for op in comp.step_ops():  # the engine's split of the step time (a recipe's speed-up applied)
+            seconds = op.seconds
             if seconds <= 0:
                 continue
             key = "matmul" if op.bound == "compute" else "memory"

@@ -10,6 +10,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from configurator.engine import Build, BuildResult
+from configurator.ui.base import BuildDocument, ViewState
 from configurator.ui.charts.fit_frontier import FitFrontierChart
 from configurator.ui.charts.roofline import RooflineChart
 from configurator.ui.charts.step_time import StepTimeChart
@@ -38,14 +39,16 @@ class AnalysisTabs(QTabWidget):
     """Fit frontier, step time, roofline and topology of the document's build, updated on every change.
 
     A page's chart is made on first need (its tab shown, or its attribute read) and drawn then; while editing,
-    only the shown page is redrawn and the others catch up when they are shown."""
+    only the shown page is redrawn and the others catch up when they are shown. The selected job, the unit and
+    the theme are the view state's (``view``; without one the tabs make their own, following the document)."""
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, document: BuildDocument, view: ViewState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = document
-        self._job = 0
-        self._dark = False
-        self._unit = "GB"
+        if view is None:
+            view = ViewState(parent=self)
+            view.track(document)
+        self.view = view
         self.last_update_ms = 0.0
         self._charts: dict[str, Page] = {}
         self._pages: dict[str, QWidget] = {}  # what each tab holds: an empty placeholder, then the chart
@@ -56,6 +59,9 @@ class AnalysisTabs(QTabWidget):
         self._stale: set[str] = set()
         self.currentChanged.connect(self._tab_changed)
         self.currentChanged.connect(self.updateGeometry)  # the minimum follows the page shown
+        view.job_changed.connect(self._job_changed)
+        view.unit_changed.connect(self._unit_changed)
+        view.theme_changed.connect(self._theme_changed)
 
     def showEvent(self, event: QShowEvent) -> None:
         """The shown page is made (or caught up) when the tabs first appear, not when they are constructed:
@@ -94,10 +100,10 @@ class AnalysisTabs(QTabWidget):
         if chart is None:
             chart = MAKERS[name]()
             self._charts[name] = chart
-            if self._dark:
+            if self.view.dark:
                 chart.set_dark(True)
-            if isinstance(chart, FitFrontierChart) and self._unit != "GB":
-                chart.set_unit(self._unit)
+            if isinstance(chart, FitFrontierChart) and self.view.unit != "GB":
+                chart.set_unit(self.view.unit)
             self._replace_page(name, chart)
             self._update(name)
         return chart
@@ -134,15 +140,18 @@ class AnalysisTabs(QTabWidget):
 
     @property
     def job_index(self) -> int:
-        return self._job
+        """The view state's selected job's place in the build (the first job when none is selected)."""
+        name = self.view.job
+        found = self.doc.build.job_index(name) if name is not None else None
+        return found or 0
 
     def set_job(self, index: int) -> None:
-        """Show ``index``'s frontier and roofline (clamped to the jobs there are)."""
-        n = len(self.doc.build.jobs)
-        index = min(max(int(index), 0), max(n - 1, 0))
-        if index == self._job:
-            return
-        self._job = index
+        """Select the job at ``index`` (clamped to the jobs there are) in the view state."""
+        jobs = self.doc.build.jobs
+        if jobs:
+            self.view.set_job(jobs[min(max(int(index), 0), len(jobs) - 1)].name)
+
+    def _job_changed(self, _name: object) -> None:
         self._refresh_pages(("frontier", "roofline"), only_visible=True)
 
     def _changed(self, build: Build, result: BuildResult) -> None:
@@ -161,7 +170,6 @@ class AnalysisTabs(QTabWidget):
         """Update the tabs from the document. While editing, only the visible tab is redrawn (the fit
         frontier's sweep alone is a few ms); the others catch up when they are shown."""
         t0 = time.perf_counter()
-        self._job = min(max(self._job, 0), max(len(self.doc.build.jobs) - 1, 0))
         self._refresh_pages(tuple(self._pages), only_visible)
         self.last_update_ms = (time.perf_counter() - t0) * 1000
 
@@ -181,21 +189,19 @@ class AnalysisTabs(QTabWidget):
         build, result, catalog, chart = self.doc.build, self.doc.result, self.doc.catalog, self._charts[name]
         self._stale.discard(name)
         if isinstance(chart, FitFrontierChart):
-            chart.update_document(build, catalog, self._job, self.doc.models)
+            chart.update_document(build, catalog, self.job_index, self.doc.models)
         elif isinstance(chart, StepTimeChart):
             chart.update_result(result)
         elif isinstance(chart, RooflineChart):
-            chart.update_document(build, result, catalog, self._job)
+            chart.update_document(build, result, catalog, self.job_index)
         else:
             chart.update_document(build, result, catalog)
 
-    def set_unit(self, unit: str) -> None:
-        """The view state's display unit: the fit frontier's headroom (the other tabs show no memory)."""
-        self._unit = unit
+    def _unit_changed(self, unit: str) -> None:
+        """The display unit: the fit frontier's headroom (the other tabs show no memory)."""
         if "frontier" in self._charts:
             self.frontier.set_unit(unit)
 
-    def set_dark(self, dark: bool) -> None:
-        self._dark = dark
+    def _theme_changed(self, dark: bool) -> None:
         for chart in self._charts.values():
             chart.set_dark(dark)

@@ -176,10 +176,12 @@ class TopologyGrid(QWidget):
             return
         vh, hh = self.table.verticalHeader(), self.table.horizontalHeader()
         frame = 2 * self.table.frameWidth()
-        margins = self.layout().contentsMargins()
+        column = self.layout()
+        assert column is not None  # made in __init__
+        margins = column.contentsMargins()
         room_w = self.width() - margins.left() - margins.right()
         legend_h = self.legend.heightForWidth(room_w) if self.legend.isVisibleTo(self) else 0
-        spacing = self.layout().spacing()
+        spacing = column.spacing()
         room_h = (self.height() - margins.top() - margins.bottom() - self.title.sizeHint().height()
                   - max(legend_h, 0) - 3 * spacing)  # fmt: skip
         head_w, head_h = vh.sizeHint().width(), hh.sizeHint().height()

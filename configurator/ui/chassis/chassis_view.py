@@ -1,7 +1,8 @@
 """The chassis drawn to scale from its spec, with cards in their slots and bridges over them.
 
-Drops (drops.py) carry a card id (from the palette), a slot (a placed card being moved), a bridge or a job.
-The keyboard (keys.py) moves a cursor over the slots, selects, moves, bridges and removes cards. The items
+Drops (``drops``, drops.py) carry a card id (from the palette), a slot (a placed card being moved), a bridge or
+a job. The keyboard (``keys``, keys.py) moves a cursor over the slots, selects, moves, bridges and removes
+cards. Both are objects the view holds, each with its own state; the view passes its events on. The items
 drawn are in items.py. Every change goes through ``document.edit`` with a function from engine/editing.
 """
 
@@ -9,8 +10,27 @@ from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QDrag, QFont, QFontMetricsF, QKeySequence, QPainter
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QBrush,
+    QColor,
+    QContextMenuEvent,
+    QDrag,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QFocusEvent,
+    QFont,
+    QFontMetricsF,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsRectItem,
@@ -25,14 +45,14 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult, editing
+from configurator.present.colours import FOCUS
 from configurator.present.verdict import plural
 from configurator.present.words import PITCH_MM
-from configurator.ui.chassis.drops import DropsMixin
-from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, FocusFrame, SlotItem
-from configurator.ui.chassis.keys import KeysMixin
-from configurator.ui.chassis.scene import drag_started, item_under
+from configurator.ui.base import BuildDocument, ViewState, drag_started, item_under
+from configurator.ui.chassis.drops import ChassisDrops
+from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, SlotItem
+from configurator.ui.chassis.keys import ChassisKeys
 from configurator.ui.dnd import slot_mime
-from configurator.ui.shell import BuildDocument
 
 LABEL_W = 290.0
 TOP = 90.0
@@ -40,7 +60,7 @@ SXM_SIZE = 150.0
 SXM_GAP = 24.0  # between sockets in a row; widened to the socket labels on each redraw
 
 
-class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
+class ChassisView(QGraphicsView):
     status = Signal(str)
     slot_selected = Signal(int)
     label_points = 16.0  # the slot labels' type in scene units (the kiosk's view draws larger ones)
@@ -67,10 +87,9 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         self._marks: dict[int, QGraphicsRectItem] = {}  # slot outlines (set_slot_marks)
         self._chassis_id: str | None = None
         self._press: QPointF | None = None
-        self._highlighted: SlotItem | None = None
-        self._allowed: dict[int, bool] = {}  # while a card is dragged: the slots that take it
-        self.cursor_slot: int | None = None  # the keyboard cursor (keys.py)
-        self.focus_frame = FocusFrame()
+        self._choosing: int | None = None  # the slot being announced as chosen here (follow)
+        self.drops = ChassisDrops(self)
+        self.keys = ChassisKeys(self)  # the keyboard cursor and its frame
         self.ink = QColor("#222222")
         self._texts: list[QGraphicsSimpleTextItem] = []
         self.remove_action = QAction("Remove card", self)
@@ -98,6 +117,22 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         width = max(int(card.form_factor.slot_width.value or 1), 1)
         length = (card.form_factor.length_mm.value or 267.0) * MM
         return QRectF(slot_rect.left() + 4, slot_rect.top() + 3, length, width * PITCH_MM * MM - 6)
+
+    def follow(self, view: ViewState) -> None:
+        """Share the view state's selected card and theme: a card chosen here (a click, the keyboard) is the
+        view state's selected slot, and a slot selected elsewhere (the checks list) is selected and shown here."""
+        self.slot_selected.connect(view.set_slot)
+        view.slot_changed.connect(self._slot_changed)
+        view.theme_changed.connect(self._theme_changed)
+        self._theme_changed(view.dark)
+
+    def _slot_changed(self, slot: int | None) -> None:
+        if slot is not None and slot != self._choosing:  # not the card just chosen here
+            self.select_slot(slot)
+
+    def _theme_changed(self, dark: bool) -> None:
+        self.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
+        self.set_ink("#e6e6e6" if dark else "#222222")
 
     def set_ink(self, colour: str) -> None:
         """Text colour for the chassis drawing (light or dark theme)."""
@@ -137,8 +172,8 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
 
     def _build_chassis(self, chassis: ChassisSpec) -> None:
         scene = self.scene()
-        if self.focus_frame.scene() is scene:
-            scene.removeItem(self.focus_frame)  # kept across redraws (scene.clear would delete it)
+        if self.keys.focus_frame.scene() is scene:
+            scene.removeItem(self.keys.focus_frame)  # kept across redraws (scene.clear would delete it)
         scene.clear()
         self._texts.clear()
         self.slot_items.clear()
@@ -184,8 +219,8 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
     def refresh(self, build: Build, result: BuildResult) -> None:
         chassis = self.doc.catalog.chassis.get(build.chassis)
         if chassis is None:
-            if self.focus_frame.scene() is self.scene():
-                self.scene().removeItem(self.focus_frame)
+            if self.keys.focus_frame.scene() is self.scene():
+                self.scene().removeItem(self.keys.focus_frame)
             self.scene().clear()
             self.slot_items.clear()
             self.card_items.clear()
@@ -196,11 +231,11 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
             self._build_chassis(chassis)
             self._chassis_id = chassis.id
         selected = {i.slot for i in self.card_items.values() if i.isSelected()}
-        for item in self.card_items.values():
-            self.scene().removeItem(item)
+        for card_item in self.card_items.values():
+            self.scene().removeItem(card_item)
         self.card_items.clear()
-        for item in self._overlay:
-            self.scene().removeItem(item)
+        for drawn in self._overlay:
+            self.scene().removeItem(drawn)
         self._overlay.clear()
         for placement in build.cards:
             card = self.doc.catalog.cards.get(placement.card)
@@ -225,14 +260,12 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
             self._overlay.append(bar)
         if new_chassis:  # the drawing's extent is the chassis; re-fitting on every edit would repaint it all
             self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
-            self.scene().addItem(self.focus_frame)
+            self.scene().addItem(self.keys.focus_frame)
             self.fit()
-        self.place_cursor(self.cursor_slot)
+        self.keys.place_cursor(self.keys.cursor_slot)
 
     def set_slot_marks(self, marks: dict[int, tuple[str, str]]) -> None:
         """Outline slots in a colour with a tooltip, e.g. a verify result: {slot: (colour, text)}; {} removes them."""
-        from PySide6.QtGui import QPen
-
         for item in self._marks.values():
             try:
                 if item.scene() is self.scene():
@@ -256,7 +289,7 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit()
 
@@ -271,7 +304,7 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
             self.centerOn(self.card_items[slot])
         elif slot in self.slot_items:
             self.centerOn(self.slot_items[slot])
-        self.place_cursor(slot)
+        self.keys.place_cursor(slot)
 
     def remove_selected(self) -> None:
         slots = self.selected_slots()
@@ -281,17 +314,18 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
         names = ", ".join(f"slot {s}" for s in slots)
         self.doc.edit(f"Remove card from {names}", partial(editing.remove_cards, slots=slots))
 
-    def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         if event.reason() == event.Reason.Keyboard:
             self.menu_at_cursor()
         else:
-            self._menu(self._card_at(self.mapToScene(event.pos())), event.globalPos())
+            self._menu(self.card_under(self.mapToScene(event.pos())), event.globalPos())
 
     def menu_at_cursor(self) -> None:
         """The Menu key (or Shift+F10): the context menu at the keyboard cursor, for the card there."""
-        if self.cursor_slot in self.slot_items:
-            where = self.mapFromScene(self.slot_items[self.cursor_slot].rect().center())
-            self._menu(self.card_items.get(self.cursor_slot), self.viewport().mapToGlobal(where))
+        slot = self.keys.cursor_slot
+        if slot is not None and slot in self.slot_items:
+            where = self.mapFromScene(self.slot_items[slot].rect().center())
+            self._menu(self.card_items.get(slot), self.viewport().mapToGlobal(where))
 
     def _menu(self, item: CardItem | None, at: QPoint) -> None:
         if item is not None and not item.isSelected():
@@ -302,31 +336,98 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
             menu.addAction(action)
         menu.exec(at)
 
-    # ---- dragging a placed card ----
-    def _card_at(self, scene_pos: QPointF) -> CardItem | None:
+    # ---- what the drops and the keys ask of the view (DropSurface, KeySurface) ----
+    def say(self, text: str) -> None:
+        self.status.emit(text)
+
+    def scene_point(self, event: QDropEvent) -> QPointF:
+        return self.mapToScene(event.position().toPoint())
+
+    def card_under(self, scene_pos: QPointF) -> CardItem | None:
         return item_under(self.scene(), scene_pos, CardItem)
 
-    def _slot_at(self, scene_pos: QPointF) -> SlotItem | None:
+    def slot_under(self, scene_pos: QPointF) -> SlotItem | None:
         for item in self.slot_items.values():
             if item.rect().contains(scene_pos):
                 return item
-        card = self._card_at(scene_pos)
+        card = self.card_under(scene_pos)
         return self.slot_items.get(card.slot) if card else None
 
-    def mousePressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def bridge_under(self, scene_pos: QPointF) -> list[int] | None:
+        """The slots of the NVLink bridge drawn under ``scene_pos`` (a job dropped there runs on the group)."""
+        for item in self.scene().items(scene_pos):
+            slots = item.data(0)
+            if isinstance(slots, list):
+                return slots
+        return None
+
+    def clear_selection(self) -> None:
+        self.scene().clearSelection()
+
+    def card_chosen(self, slot: int) -> None:
+        """A card clicked or reached with the keyboard: announced as the selected card (``slot_selected``)."""
+        self._choosing = slot
+        try:
+            self.slot_selected.emit(slot)
+        finally:
+            self._choosing = None
+
+    def show_rect(self, rect: QRectF) -> None:
+        self.ensureVisible(rect, 8, 8)
+
+    # ---- events, passed on to the drops and the keys ----
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        self.drops.enter(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        self.drops.move(event)
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drops.leave(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.drops.drop(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self.keys.key_press(event):
+            super().keyPressEvent(event)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.keys.focus_in(event)
+        self.viewport().update()
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self.keys.focus_out()
+        self.viewport().update()
+
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        """A frame around the whole view while it has keyboard focus."""
+        super().drawForeground(painter, rect)
+        if self.hasFocus():
+            painter.save()
+            painter.resetTransform()
+            painter.setPen(QPen(QColor(FOCUS), 2))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(QRectF(self.viewport().rect()).adjusted(1, 1, -1, -1))
+            painter.restore()
+
+    # ---- dragging a placed card ----
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         self._press = event.position() if event.button() == Qt.MouseButton.LeftButton else None
         scene_pos = self.mapToScene(event.position().toPoint())
-        item = self._card_at(scene_pos)
+        item = self.card_under(scene_pos)
         if item is not None:
-            self.slot_selected.emit(item.slot)
-        slot = self._slot_at(scene_pos)
+            self.card_chosen(item.slot)
+        slot = self.slot_under(scene_pos)
         if slot is not None:
-            self.place_cursor(slot.slot)  # the keyboard carries on from where the mouse was
+            self.keys.place_cursor(slot.slot)  # the keyboard carries on from where the mouse was
         super().mousePressEvent(event)
 
-    def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if drag_started(self._press, event.position()):
-            item = self._card_at(self.mapToScene(self._press.toPoint()))
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._press is not None and drag_started(self._press, event.position()):
+            item = self.card_under(self.mapToScene(self._press.toPoint()))
             if item is not None:
                 self._press = None
                 drag = QDrag(self)
@@ -335,6 +436,6 @@ class ChassisView(KeysMixin, DropsMixin, QGraphicsView):
                 return
         super().mouseMoveEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         self._press = None
         super().mouseReleaseEvent(event)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.chassis import SlotPosition
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, card_ink_hex
+from configurator.ui.base import card_colour
 from configurator.ui.chassis.label import Piece, bold_px, layout, mig_words
-from configurator.ui.shell import card_colour
 
 MM = 2.0  # scene pixels per millimetre
 ALLOWED = QColor(46, 125, 50, 90)
@@ -72,7 +72,7 @@ class CardItem(QGraphicsRectItem):
         variants = [[(name, " "), *tail] for name in names for tail in ([rest, joined] if len(rest) > 1 else [rest])]
         return layout(variants, self.text_rect())
 
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(self.brush())
         r = self.rect()
@@ -120,7 +120,7 @@ class BridgeItem(QGraphicsRectItem):
         width = QFontMetricsF(bold_px(self.FONT_PX)).horizontalAdvance(self.text)
         self.font = bold_px(self.FONT_PX * min(1.0, length / max(width, 1.0)))
 
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         super().paint(painter, option, widget)
         r = self.rect()
         painter.save()

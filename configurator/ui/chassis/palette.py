@@ -18,8 +18,8 @@ from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.verdict import plural
 from configurator.present.words import capacity_label
+from configurator.ui.base import card_colour, hidpi_canvas
 from configurator.ui.dnd import DragList, bridge_mime, card_mime
-from configurator.ui.shell import card_colour, hidpi_canvas
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -87,7 +87,8 @@ def card_summary(card: CardSpec) -> str:
     power = card.power.tdp_w.value
     name = short_card_name(card.name, abbreviate=False)
     # the capacity in the demo's words too: the datasheet's figure, then what the driver shows (issue 15)
-    return f"{name}\n{capacity_label(card.memory_gb.value, card.visible_gb)}\n{power:.0f} W · {nvlink}"
+    capacity = capacity_label(card.memory_gb.require(f"{card.id} memory"), card.visible_gb)
+    return f"{name}\n{capacity}\n{power:.0f} W · {nvlink}"
 
 
 class CardList(DragList):

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
+from configurator.catalog.prices import PriceList
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.compare import (
@@ -40,9 +41,9 @@ from configurator.engine.editing import EditRefused, swap_cards
 from configurator.engine.model.bom import bill_of_materials
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.resolver import ModelResolver
+from configurator.ui.base import BuildDocument, fit_to_screen, safe_message
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.jobs.recipe_bar import RecipeBar
-from configurator.ui.shell import BuildDocument, fit_to_screen, safe_message
 
 BETTER = QColor(46, 125, 50, 70)
 SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself
@@ -50,13 +51,11 @@ COLUMNS = ["Job", "Figure", "This build", "Other build", "Difference"]
 
 
 class CompareDialog(QDialog):
-    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+    def __init__(self, document: BuildDocument, parent: QWidget | None = None, prices: PriceList | None = None) -> None:
         super().__init__(parent)
         self.doc = document
         self.setWindowTitle("Compare builds")
-        # the seller's price list, as the sheet uses it (the main window's Preferences); None without one
-        finder = getattr(parent, "price_list", None)
-        self.prices = finder() if callable(finder) else None
+        self.prices = prices  # the seller's price list, as the sheet uses it (Preferences); None without one
         fit_to_screen(self, 1200, 760)
         self.other_path: Path | None = None
         self.other: Build | None = None
@@ -240,16 +239,17 @@ class CompareDialog(QDialog):
         for chart in (self.left_chart, self.right_chart):
             chart.share_value_range(top)
         self.rows = compare(self.left_result, self.other_result)
-        self.rows.append(price_row(self._bom(left), self._bom(right)))
+        self.rows.append(price_row(self._bom(left, self.left_result), self._bom(right, self.other_result)))
         if job is not None and this is not None and other is not None:
             self.rows = compare_recipes(job, self.left_result, self.other_result, this, other) + self.rows
         self._fill_table()
 
-    def _bom(self, build: Build):  # type: ignore[no-untyped-def]
-        """``build``'s bill of materials from the seller's price list; None without one."""
+    def _bom(self, build: Build, result: BuildResult):  # type: ignore[no-untyped-def]
+        """``build``'s bill of materials from the seller's price list (its host's DIMMs and drives included, as the
+        sheet's); None without one."""
         if self.prices is None:
             return None
-        return bill_of_materials(build, self.doc.catalog, self.prices, "", dt.date.today())
+        return bill_of_materials(build, self.doc.catalog, self.prices, "", dt.date.today(), result.host)
 
     def _titles(self, build: Build, job: str | None, this: RecipeChoice | None, other: RecipeChoice | None) -> None:
         assert self.other is not None

@@ -5,6 +5,7 @@ widgets (status delegate, job list, card check box, choice box, wheel guard) tha
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import typing
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from typing import Any
 
 import annotated_types
 from pydantic import BaseModel, ValidationError
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,11 +27,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.present.verdict import WORDS
+from configurator.ui.base import FIT_COLOUR
 from configurator.ui.dnd import job_mime
-from configurator.ui.shell import FIT_COLOUR
 
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
-STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}
+STATUS_TEXT = WORDS  # the verdict's words (present/verdict.py), as the summary and the sheet say them
 REFUSED = "#C62828"
 
 # readable names for the words the build file allows (a word missing here is shown as it is)
@@ -73,6 +75,8 @@ FIELD_NAMES = {
     "gradient_accumulation_steps": "gradient accumulation", "loss": "loss", "attention": "attention",
     "activation_memory_gb": "activation budget", "rank": "LoRA rank", "alpha": "LoRA alpha",
     "targets": "LoRA targets", "dropout": "LoRA dropout", "adapter_fraction": "adapter share",
+    "images_per_sample": "images per sample", "image_resolution": "image resolution",
+    "train_vision_tower": "vision tower training",
     "objective": "objective", "beta": "KL coefficient", "generations": "generations per prompt",
     "prompt_length": "prompt tokens", "completion_length": "completion tokens", "generation": "generation",
     "vllm_gpu_memory_utilization": "vLLM share", "server_gpu_memory_utilization": "vLLM server share",
@@ -91,7 +95,8 @@ _SCALE = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float | None, bool, bool]:
     """(low, high, low_open, high_open) of a pydantic field, from its ``Field(ge/gt/le/lt)`` metadata."""
-    low = high = None
+    low: Any = None
+    high: Any = None
     low_open = high_open = False
     for m in model.model_fields[name].metadata:
         if isinstance(m, annotated_types.Ge):
@@ -102,7 +107,7 @@ def field_bounds(model: type[BaseModel], name: str) -> tuple[float | None, float
             high = m.le
         elif isinstance(m, annotated_types.Lt):
             high, high_open = m.lt, True
-    return low, high, low_open, high_open  # type: ignore[return-value]
+    return low, high, low_open, high_open
 
 
 def int_range(model: type[BaseModel], name: str) -> tuple[int, int]:
@@ -145,12 +150,10 @@ def reason(exc: Exception) -> str:
 def seq_from_pos(pos: int) -> int:
     """Slider position (half octaves from 128) -> tokens: 128, 192, 256, 384, 512, ..."""
     exp = SEQ_MIN_EXP + pos // 2
-    return 2**exp * 3 // 2 if pos % 2 else 2**exp
+    return int(2**exp * 3 // 2 if pos % 2 else 2**exp)
 
 
 def pos_from_seq(tokens: int) -> int:
-    import math
-
     pos = round(2 * math.log2(max(tokens, 1) / 2**SEQ_MIN_EXP))
     return max(0, min(pos, 2 * (SEQ_MAX_EXP - SEQ_MIN_EXP)))
 
@@ -240,9 +243,9 @@ class JobList(QListWidget):
         self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.setItemDelegate(StatusDelegate(self))
         self.setUniformItemSizes(True)
-        self._drag_mime = None  # kept referenced while the drag runs
+        self._drag_mime: QMimeData | None = None  # kept referenced while the drag runs
 
-    def mime_for(self, row: int):  # type: ignore[no-untyped-def]
+    def mime_for(self, row: int) -> QMimeData | None:
         item = self.item(row)
         return job_mime(item.text()) if item is not None else None
 
@@ -252,6 +255,8 @@ class JobList(QListWidget):
         if item is None or row < 0:
             return
         self._drag_mime = self.mime_for(row)
+        if self._drag_mime is None:
+            return
         drag = QDrag(self)
         drag.setMimeData(self._drag_mime)
         fm = self.fontMetrics()

@@ -19,17 +19,18 @@ from configurator.catalog.models import ModelSpec
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
 from configurator.engine.model.build import Job
+from configurator.ui.base import BuildDocument, ViewState
 from configurator.ui.jobs.fields import DEFAULT, FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
-from configurator.ui.shell import BuildDocument
 
 
 class FormKit:
     """The Jobs form's layout and its edit machinery, shared by the row modules."""
 
-    def __init__(self, document: BuildDocument, form: QFormLayout) -> None:
+    def __init__(self, document: BuildDocument, form: QFormLayout, view: ViewState) -> None:
         self.doc = document
         self.form = form
-        self.index = -1  # the selected job, -1 for none
+        self.view = view  # the selected job is the view state's (by name); the form keeps no copy
+        self.live = False  # False while the rows are built: a box filled then must not edit the job
         self.tips: dict[QWidget, str] = {}
         self.base_tips: dict[QWidget, str] = {}  # tooltips before a note on the build's stack: defaults
         self.invalid: set[QWidget] = set()
@@ -37,6 +38,13 @@ class FormKit:
         self.choice_boxes: dict[str, ChoiceBox] = {}
         # field -> the edit a choice makes (parallelism has its own rule; others set the field)
         self.choice_edits: dict[str, Callable[..., Build]] = {}
+
+    @property
+    def index(self) -> int:
+        """The selected job's place in the build, -1 for none."""
+        name = self.view.job
+        found = self.doc.build.job_index(name) if name is not None and self.live else None
+        return -1 if found is None else found
 
     # ---- building rows -----------------------------------------------------------------------------------
 
@@ -131,7 +139,7 @@ class FormKit:
         if job is None:
             return False
         build = self.doc.build
-        make = make or partial(editing.update_job, index=i, **changes)
+        make = make or (lambda b: editing.update_job(b, i, **changes))
         try:
             after = make(build)
             if check_targets:

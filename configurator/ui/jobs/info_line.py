@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QLabel
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
+from configurator.ui.base import FIT_COLOUR
 from configurator.ui.jobs.fields import STATUS_TEXT
-from configurator.ui.shell import FIT_COLOUR
 
 NO_JOB = "No job selected. Add one to see whether it fits."
 

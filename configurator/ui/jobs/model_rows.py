@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QLabel,
+    QLineEdit,
     QMessageBox,
     QPushButton,
     QWidget,
@@ -23,9 +24,10 @@ from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
 from configurator.engine.model.build import Job, ParamsOnlyModel
+from configurator.trace.request import engine_models_family, read_config_json
+from configurator.ui.base import safe_message
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
-from configurator.ui.shell import safe_message
 
 GROUP_CATALOG = "Catalog models, by size"  # the title of catalog models without a family
 GROUP_PARAMS_ONLY = "Parameter count only"
@@ -47,6 +49,13 @@ def model_order(spec: ModelSpec) -> tuple[bool, bool, str, int, str]:
 
 
 class ModelRows:
+    @property
+    def line(self) -> QLineEdit:
+        """The model box's text field (the box is editable: it always has one)."""
+        line = self.box.lineEdit()
+        assert line is not None
+        return line
+
     def __init__(self, kit: FormKit, parent: QWidget) -> None:
         self.kit = kit
         self.parent = parent
@@ -71,7 +80,7 @@ class ModelRows:
         tip = "A catalog model (type to search), a parameter count such as 30B, or import a config.json"
         kit.add_row("Model", box, "modelBox", tip)
         box.activated.connect(self._chosen)
-        box.lineEdit().editingFinished.connect(self._typed)
+        self.line.editingFinished.connect(self._typed)
         self.import_button = QPushButton("Import config.json…")
         self.import_button.setObjectName("importButton")
         self.import_button.setToolTip("Use a Hugging Face config.json as this job's model")
@@ -153,7 +162,7 @@ class ModelRows:
         self._fill_build_group(build)
         index = self._index_of(job)
         if box not in kit.invalid:
-            editing = box.lineEdit().hasFocus() and box.lineEdit().isModified()
+            editing = self.line.hasFocus() and self.line.isModified()
             if not editing and (box.currentIndex() != index or box.currentText() != box.itemText(index)):
                 box.setCurrentIndex(index)
                 box.setEditText(box.itemText(index))
@@ -217,7 +226,7 @@ class ModelRows:
         if self.kit.job() is None:
             return
         text = self.box.currentText()
-        self.box.lineEdit().setModified(False)
+        self.line.setModified(False)
         try:
             ref = self.model_ref(text)
         except ValueError as exc:
@@ -269,8 +278,6 @@ class ModelRows:
     def _import_for_trace(self, path: str, exc: FileError) -> None:
         """A config the engine cannot size but Transformers may build (another family): offered for Trace
         exactly (issue 23, deliverable 5); a file that is no config at all is refused as before."""
-        from configurator.trace.request import engine_models_family, read_config_json
-
         try:
             config = read_config_json(Path(path))
         except (FileError, OSError):

@@ -8,13 +8,13 @@ shown on the field itself: red border, the reason in its tooltip. Spin box range
 ``Field`` bounds so they never drift from the build file's rules.
 
 This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the shared edit machinery),
-``model_rows``, ``lora_rows``, ``rl_rows``, ``training_rows``, ``sequence_row``, ``cards_rows``, ``info_line`` and
-``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
+``model_rows``, ``lora_rows``, ``rl_rows``, ``training_rows``, ``sequence_row``, ``image_rows``, ``cards_rows``,
+``info_line`` and ``trace_action`` (Trace exactly: the job's step traced in a subprocess, shown beside the estimate).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -29,9 +29,11 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import Build, BuildResult
+from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window
 from configurator.ui.jobs.cards_rows import CardsRows
 from configurator.ui.jobs.fields import CardCheck, _WheelGuard, blocked
 from configurator.ui.jobs.form_kit import FormKit
+from configurator.ui.jobs.image_rows import ImageRows
 from configurator.ui.jobs.info_line import NO_JOB, info_label, info_text
 from configurator.ui.jobs.listing import JobListSection
 from configurator.ui.jobs.lora_rows import LoraRows
@@ -40,15 +42,20 @@ from configurator.ui.jobs.rl_rows import RLRows
 from configurator.ui.jobs.sequence_row import SequenceRow
 from configurator.ui.jobs.trace_action import TraceRow
 from configurator.ui.jobs.training_rows import StackRows, StepRows
-from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
 class JobsPanel(QWidget):
-    job_selected = Signal(int)
+    """The selected job is ``view.job`` (a name): picking a row writes it, and the list and form follow it
+    wherever it is set (the checks list, the headroom chart's menu). Without a ``view`` (a panel on its own)
+    the panel makes one that follows its document."""
 
-    def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
+    def __init__(self, document: BuildDocument, view: ViewState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = document
+        if view is None:
+            view = ViewState(parent=self)
+            view.track(document)
+        self.view = view
         self._fill_pending = False  # the form missed an edit while its dock tab was hidden
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
@@ -57,21 +64,23 @@ class JobsPanel(QWidget):
         outer.addWidget(split)
         self.editor = QWidget()
         self.form = self._form_layout(self.editor)
-        self.kit = FormKit(document, self.form)
+        self.kit = FormKit(document, self.form, view)
         self.listing = JobListSection(self.kit, self.select_job)
         split.addWidget(self.listing)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self.editor)
-        split.addWidget(self.scroll)
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.form_scroll.setWidget(self.editor)
+        split.addWidget(self.form_scroll)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 4)
         split.setSizes([110, 620])
         self._build_editor()
         self._expose()
+        self.kit.live = True
         self.job_list.currentRowChanged.connect(self._row_changed)
+        view.job_changed.connect(self._job_changed)
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._document_replaced)
         self._on_changed(document.build, document.result)
@@ -103,8 +112,9 @@ class JobsPanel(QWidget):
         self.stack_rows = StackRows(kit)
         self.sequence = SequenceRow(kit, self)
         self.rl_rows.sequence_row = self.sequence.spin.parentWidget()
+        self.image_rows = ImageRows(kit)  # shown only for a vision-language model
         self.step_rows = StepRows(kit)
-        guard = _WheelGuard(self.scroll)
+        guard = _WheelGuard(self.form_scroll)
         for w in kit.inputs:
             if isinstance(w, QComboBox):  # narrow panels: combos do not grow to their longest item
                 w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -133,6 +143,9 @@ class JobsPanel(QWidget):
         self.loss_box, self.attention_box = st.loss_box, st.attention_box
         self.budget_check, self.budget_spin = st.budget_check, st.budget_spin
         self.cards_group = self.cards_rows.group
+        ir = self.image_rows
+        self.images_spin, self.image_resolution_spin = ir.images_spin, ir.resolution_spin
+        self.train_vision_tower_check = ir.tower_check
 
     @property
     def card_checks(self) -> dict[tuple[int, int | None], CardCheck]:
@@ -140,10 +153,9 @@ class JobsPanel(QWidget):
 
     def trace_job(self, name: str) -> bool:
         """Select the job called ``name`` and start its trace (the headroom chart's menu asks so)."""
-        index = self.doc.build.job_index(name)
-        if index is None:
+        if self.doc.build.job_index(name) is None:
             return False
-        self.select_job(index)
+        self.view.set_job(name)
         if self._fill_pending:
             self._fill(self.doc.build, self.doc.result)
         return self.trace_row.start()
@@ -159,17 +171,26 @@ class JobsPanel(QWidget):
         return self.kit.index
 
     def select_job(self, index: int) -> None:
+        """Select the job at ``index`` (a row of the list), as a click on it does."""
         if 0 <= index < self.job_list.count():
             self.job_list.setCurrentRow(index)
 
     def _row_changed(self, row: int) -> None:
-        if row == self.kit.index:
+        jobs = self.doc.build.jobs
+        name = jobs[row].name if 0 <= row < len(jobs) else None
+        if name == self.view.job:
             return
-        self.sequence.flush()
-        self.kit.index = row
+        self.sequence.flush()  # a slider value not pushed yet belongs to the job being left
+        self.view.set_job(name)
+
+    def _job_changed(self, _name: object) -> None:
+        """The view state's selected job changed (here or anywhere): the list's row and the form follow."""
+        row = self.kit.index
+        if self.job_list.currentRow() != row:
+            with blocked([self.job_list]):
+                self.job_list.setCurrentRow(row)
         self.kit.clear_all()
         self._fill(self.doc.build, self.doc.result)
-        self.job_selected.emit(row)
 
     def _document_replaced(self, *_: object) -> None:
         self.kit.clear_all()
@@ -178,15 +199,11 @@ class JobsPanel(QWidget):
     # ---- refresh ---------------------------------------------------------------------------------------
 
     def _on_changed(self, build: Build, result: BuildResult) -> None:
-        row = self.listing.refresh(build, result)
-        moved = row != self.kit.index
-        self.kit.index = row
+        self.listing.refresh(build, result)
         if hidden_in_shown_window(self):
             self._fill_pending = True  # the form costs a few ms per edit; it is filled when shown
         else:
             self._fill(build, result)
-        if moved:
-            self.job_selected.emit(row)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -219,6 +236,7 @@ class JobsPanel(QWidget):
             self.rl_rows.fill(job, spec)
             self.stack_rows.fill(build, job)
             self.sequence.fill(job)
+            self.image_rows.fill(job, spec)
             self.step_rows.fill(build, job, jr)
         self.lora_rows.fill_targets_tip(job, spec)
         self.cards_rows.fill(build, job)

@@ -25,7 +25,7 @@ from configurator.trace.protocol import TraceRequest, TraceResult
 from configurator.trace.request import PreparedTrace, TraceRefused, prepare_trace
 from configurator.trace.runner import TraceCancelled, TraceError, TraceOutcome, run_trace, worker_command
 from configurator.trace.words import breakdown_lines, difference_text, traced_line
-from configurator.ui.shell import BuildDocument
+from configurator.ui.base import BuildDocument
 
 FAIL_COLOUR = "#C62828"
 PROGRESS_STEPS = 1000

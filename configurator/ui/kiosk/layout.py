@@ -23,11 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.loader import Catalog
+from configurator.ui.base import BuildDocument
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.kiosk.scaling import scale_css, scale_tree
 from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H, Scenario
 from configurator.ui.kiosk.widgets import DemoChassisView, DemoPalette, WrapButton, _font
-from configurator.ui.shell import BuildDocument
 
 STYLE = f"""
 DemoWindow {{ background: #F4F6F3; }}

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.ui.base import Settings
 from configurator.ui.kiosk.widgets import Overlay, _font
-from configurator.ui.shell import Settings
 
 # shown instead of "Wrong PIN" while the stored PIN is not usable (PinGate.pin)
 LOCKED_MESSAGE = "Locked: the stored PIN is not valid. Staff: run configurator demo-pin --reset"

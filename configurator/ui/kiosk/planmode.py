@@ -27,11 +27,11 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.editing.kiosk import plan_mig, plan_servers, set_plan_mig, set_plan_month, set_plan_servers
 from configurator.engine.planner import Plan, PlanResult
+from configurator.ui.base import PlanDocument
 from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure
 from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import Figure, Scenario
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.planner import PlanDocument
 
 ANY_MIX = "Any mix"
 

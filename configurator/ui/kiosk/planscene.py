@@ -10,7 +10,7 @@ from configurator.engine.editing.kiosk import short_name
 from configurator.engine.model.build import Build
 from configurator.engine.planner import Plan, PlanResult, plan_service
 from configurator.engine.planner.buildout import node_build
-from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell, FleetResult
+from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import Figure
@@ -119,19 +119,6 @@ def _none(spec: PlanFigureSpec, why: str) -> Figure:
     return Figure(None, "—", why, "unknown", words="No answer from the planner" if spec.kind == "fleet" else "")
 
 
-def _roadmap(fleet: FleetResult, months: int) -> tuple[str, str]:
-    """The fleet's status and status line over the roadmap."""
-    if not fleet.feasible:
-        return "does-not-fit", f"Cannot serve {', '.join(fleet.unserved)}"
-    stops, full = fleet.stops_fitting_month, fleet.out_of_capacity_month
-    # the first problem the roadmap meets is the one a visitor must hear
-    if stops is not None and (full is None or stops <= full):
-        return "tight", f"Stops fitting the largest job in month {stops}"
-    if full is not None:
-        return "tight", f"Runs out of capacity in month {full}"
-    return "fits", f"Keeps up for all {months} months"
-
-
 def _fleet(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
     res = r.result
     if not res.fleets:
@@ -145,7 +132,7 @@ def _fleet(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
         ranked_by = "cards, then energy per job"
     words = {"fleet": f.label.replace(" x ", " × "), "candidates": f"{res.search.candidates:,}", "per_job": per_job,
              "ranked_by": ranked_by, "month": str(res.size_for_month), "months": str(res.months)}  # fmt: skip
-    status, line = _roadmap(f, res.months)
+    status, line = f.roadmap_verdict  # the planner's verdict over the roadmap
     return Figure(float(t.nodes), _count(t.nodes, "server", "servers"), spec.label.format(**words), status, line)
 
 
@@ -243,7 +230,7 @@ def _mig_gain(spec: PlanFigureSpec, r: _Reader) -> Figure:
     basis = "the engine's time on the slice" if (c.mig_gain_basis or "engine") == "engine" else c.mig_gain_basis
     words = {"class": spec.job_class, "gain": f"{c.mig_gain:.2f}×", "profile": (dev.profile if dev else None) or "?",
              "card": r.card(dev) if dev else "?", "basis": basis or ""}  # fmt: skip
-    return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), "fits" if c.mig_gain > 1 else "tight")
+    return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), c.mig_gain_status or "tight")
 
 
 def _reversal(spec: PlanFigureSpec, r: _Reader) -> Figure:

@@ -42,6 +42,7 @@ from configurator.engine.model.codes import LinkKind
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.model.result import CardMemory, JobResult
 from configurator.engine.planner import Plan, load_plan
+from configurator.present.colours import STATUS_INK as STATUS_INK  # the views' and the sheet's one table
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec, check_against_plan, check_plan_reads, check_words
 from configurator.ui.kiosk.resultpaths import check_path
@@ -64,7 +65,6 @@ PLAN_CONTROLS = {"servers", "mig", "roadmap"}  # a plan scenario's: which server
 HEADROOM_FIELDS = {"room_for_activations_gb", "headroom_gb", "headroom_nominal_gb"}
 
 INK, MUTED, ACCENT = "#1A1A1A", "#555555", "#1B5E20"
-STATUS_INK = {"fits": "#1B5E20", "tight": "#B26A00", "does-not-fit": "#C62828", "unknown": "#555555"}
 STATUS_WORDS = {"fits": "Fits in memory", "tight": "Tight: little memory to spare",
                 "does-not-fit": "Does not fit in memory", "unknown": "Not placed on a card"}  # fmt: skip
 

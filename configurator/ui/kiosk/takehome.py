@@ -22,9 +22,9 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.editing.kiosk import short_name
 from configurator.engine.model.buildfile import build_to_yaml, save_build
+from configurator.ui.base import BuildDocument, Settings
 from configurator.ui.kiosk.scenarios import ACCENT, CODE_ALPHABET, CODE_LENGTH, MUTED
 from configurator.ui.kiosk.widgets import Overlay, _font
-from configurator.ui.shell import BuildDocument, Settings
 
 # ---- take-home codes ------------------------------------------------------------------------------------
 

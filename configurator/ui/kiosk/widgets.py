@@ -30,10 +30,10 @@ from configurator.engine.editing.kiosk import (
     short_name,
 )
 from configurator.present.words import capacity_label
+from configurator.ui.base import BuildDocument
 from configurator.ui.chassis import ChassisView, card_icon
 from configurator.ui.dnd import card_mime, read_card, read_slot
 from configurator.ui.kiosk.scenarios import GRID_W, INK
-from configurator.ui.shell import BuildDocument
 
 LOCKED_WORDS = "Cannot change the planner's server here: use the buttons below"
 

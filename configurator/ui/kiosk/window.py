@@ -33,6 +33,7 @@ from configurator.engine.editing.kiosk import (
     short_name,
 )
 from configurator.engine.model.buildfile import load_build
+from configurator.ui.base import BuildDocument, Settings
 from configurator.ui.kiosk.attract import AttractLoop
 from configurator.ui.kiosk.kioskchart import KioskChart
 from configurator.ui.kiosk.layout import STYLE, KioskView
@@ -58,7 +59,6 @@ from configurator.ui.kiosk.scenarios import (
 )
 from configurator.ui.kiosk.takehome import TakeHomeFlow
 from configurator.ui.kiosk.widgets import _font
-from configurator.ui.shell import BuildDocument, Settings
 
 
 class DemoWindow(QWidget):

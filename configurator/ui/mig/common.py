@@ -19,12 +19,15 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
 )
 
 from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
 from configurator.engine.model.result import CardMemory, MigInstanceResult
+from configurator.present.verdict import WORDS
 from configurator.present.words import mig_profile_gb
-from configurator.ui.shell import FIT_COLOUR, hidpi_canvas
+from configurator.ui.base import FIT_COLOUR, hidpi_canvas
 
 DISPLAY_MODE_NOTE = (
     "Workstation and Max-Q editions: switch display mode to compute first "
@@ -176,7 +179,7 @@ class JobChip(QGraphicsRectItem):
     @staticmethod
     def rows(job: JobInInstance, font: QFont, bold: QFont) -> list[tuple[str, QFont, QBrush]]:
         ink = QBrush(QColor("#1a1a1a") if job.status == "tight" else QColor("white"))
-        verdict = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit"}.get(job.status, job.status)
+        verdict = WORDS.get(job.status, job.status)  # the verdict's words (present/verdict.py)
         return [(job.name, bold, ink), (f"{job.headroom_gb:+.1f} GB headroom", font, ink), (verdict, font, ink)]
 
 
@@ -237,7 +240,7 @@ class InstanceBlock(QGraphicsRectItem):
             "Delete removes the instance."
         )
 
-    def paint(self, painter: QPainter, option, widget=None) -> None:  # type: ignore[no-untyped-def, override]
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(self.brush())
         painter.setPen(QPen(QColor("#FFD54F"), 3) if self.isSelected() else self.pen())

@@ -28,14 +28,14 @@ from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.build import MigInstanceRequest
 from configurator.engine.model.result import MigCard
+from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
 from configurator.ui.mig.view import MigView
-from configurator.ui.shell import BuildDocument, hidden_in_shown_window
 
 
-class MigEditor(MigEdits, QWidget):
+class MigEditor(QWidget):
     status = Signal(str)
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
@@ -47,6 +47,7 @@ class MigEditor(MigEdits, QWidget):
         self._editing = False
         self._refresh_pending = False  # an edit arrived while the MIG tab was hidden
         self._action_message: tuple[str, bool] | None = None
+        self.edits = MigEdits(self)  # the layout and placement edits, the clipboard actions
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -78,7 +79,7 @@ class MigEditor(MigEdits, QWidget):
         layout.addLayout(self._build_bottom())
 
         self.remove_action = QAction("Remove instance", self)
-        self.remove_action.triggered.connect(self.remove_selected)
+        self.remove_action.triggered.connect(self.edits.remove_selected)
 
         document.changed.connect(self._on_changed)
         document.refused.connect(self._on_refused)
@@ -97,7 +98,7 @@ class MigEditor(MigEdits, QWidget):
         self.mig_toggle = QCheckBox("MIG on")
         self.mig_toggle.setAccessibleName("MIG on")
         self.mig_toggle.setToolTip("Split the card into GPU instances (nvidia-smi -mig 1); off runs it as one GPU")
-        self.mig_toggle.clicked.connect(self._toggle_clicked)
+        self.mig_toggle.clicked.connect(self.edits.toggle_clicked)
         top.addWidget(self.mig_toggle)
         top.addSpacing(8)
         top.addWidget(QLabel("<b>Layout</b>"))
@@ -106,7 +107,7 @@ class MigEditor(MigEdits, QWidget):
         self.preset_box.setMinimumContentsLength(20)
         self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.preset_box.setToolTip("mig-parted presets, then every maximal layout (no room left for another instance)")
-        self.preset_box.activated.connect(self._layout_chosen)
+        self.preset_box.activated.connect(self.edits.layout_chosen)
         top.addWidget(self.preset_box, 3)
         return top
 
@@ -119,10 +120,10 @@ class MigEditor(MigEdits, QWidget):
         self.palette_list = ProfileList()
         self.palette_list.setMinimumWidth(170)
         self.palette_list.setMaximumWidth(230)
-        self.palette_list.itemActivated.connect(self._profile_activated)
+        self.palette_list.itemActivated.connect(self.edits.profile_activated)
         side.addWidget(self.palette_list, 1)
         middle.addLayout(side)
-        self.view = MigView(self)
+        self.view = MigView(self, self)
         middle.addWidget(self.view, 1)
         return middle
 
@@ -137,11 +138,11 @@ class MigEditor(MigEdits, QWidget):
         bottom.addWidget(self.message, 1)
         self.copy_commands_button = QPushButton("Copy nvidia-smi commands")
         self.copy_commands_button.setToolTip("The setup sequence for this card, largest instances first")
-        self.copy_commands_button.clicked.connect(self.copy_commands)
+        self.copy_commands_button.clicked.connect(self.edits.copy_commands)
         bottom.addWidget(self.copy_commands_button)
         self.copy_yaml_button = QPushButton("Copy mig-parted YAML")
         self.copy_yaml_button.setToolTip("A mig-parted config (profile counts; mig-parted places them itself)")
-        self.copy_yaml_button.clicked.connect(self.copy_yaml)
+        self.copy_yaml_button.clicked.connect(self.edits.copy_yaml)
         bottom.addWidget(self.copy_yaml_button)
         return bottom
 
@@ -153,12 +154,30 @@ class MigEditor(MigEdits, QWidget):
     def current_slot(self) -> int | None:
         return self._slot
 
+    def layout_choices(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The layout box's entries: (name, profiles)."""
+        return self._choices
+
+    def selected_instance(self) -> int | None:
+        return self.view.selected_index()
+
+    def select_instance(self, index: int) -> None:
+        self.view.select(index)
+
+    def follow(self, view: ViewState) -> None:
+        """A card selected in the view state (a click in the chassis) is shown here when it can split."""
+        view.slot_changed.connect(self._slot_changed)
+
+    def _slot_changed(self, slot: int | None) -> None:
+        if slot is not None and slot in self.mig_slots():
+            self.select_slot(slot)
+
     def select_slot(self, slot: int) -> None:
         i = self.card_box.findData(slot)
         if i >= 0:
             self.card_box.setCurrentIndex(i)
 
-    def _spec(self) -> tuple[CardSpec, MigSpec] | None:
+    def card_spec(self) -> tuple[CardSpec, MigSpec] | None:
         if self._slot is None:
             return None
         placement = self.doc.build.card_in(self._slot)
@@ -174,7 +193,7 @@ class MigEditor(MigEdits, QWidget):
                 return m
         return None
 
-    def _pinned(self) -> list[tuple[str, int | None]]:
+    def pinned_starts(self) -> list[tuple[str, int | None]]:
         """The current layout with every instance at the start it has now, so adding or removing one
         leaves the others where the diagram shows them."""
         placement = self.doc.build.card_in(self._slot) if self._slot is not None else None
@@ -250,7 +269,7 @@ class MigEditor(MigEdits, QWidget):
         self._show_card(self.doc.build, self.doc.result)
 
     def _show_card(self, build: Build, result: BuildResult) -> None:
-        got = self._spec()
+        got = self.card_spec()
         if got is None:
             return
         card, spec = got
@@ -312,7 +331,7 @@ class MigEditor(MigEdits, QWidget):
         if self._editing:
             self.say(f"Refused: {reason}", error=True)
 
-    def _edit(self, text: str, make: Callable[[Build], Build]) -> bool:
+    def edit(self, text: str, make: Callable[[Build], Build]) -> bool:
         self._editing = True
         try:
             return self.doc.edit(text, make)

@@ -32,8 +32,14 @@ class ProfileList(DragList):
         return mig_profile_mime(item.data(PROFILE_ROLE))
 
 
+def nominal_gb(p: MigProfile) -> float:
+    """The profile's headline size (its name's), else the catalog's nominal figure, else what the driver shows."""
+    catalog = p.memory_nominal_gb.value
+    return mig_profile_gb(p.name, catalog if catalog is not None else p.capacity_gb)
+
+
 def profile_text(p: MigProfile) -> str:
-    return f"{p.name}\n{p.capacity_gb:.1f} GB · {mig_profile_gb(p.name, p.memory_nominal_gb.value):g} GB nominal"
+    return f"{p.name}\n{p.capacity_gb:.1f} GB · {nominal_gb(p):g} GB nominal"
 
 
 def fill_palette(palette: ProfileList, spec: MigSpec) -> None:
@@ -44,7 +50,7 @@ def fill_palette(palette: ProfileList, spec: MigSpec) -> None:
         starts = ", ".join(str(s) for s in p.placement.starts)
         item.setToolTip(
             f"<b>{p.name}</b> (profile id {p.profile_id}): {p.capacity_gb:.1f} GB as the driver shows it "
-            f"({p.memory_gib.value:g} GiB; {mig_profile_gb(p.name, p.memory_nominal_gb.value):g} GB nominal), "
+            f"({p.memory_gib.value:g} GiB; {nominal_gb(p):g} GB nominal), "
             f"{p.sm_count.value:g} SMs, {plural(p.compute_slices, 'compute slice')}.<br>Occupies "
             f"{plural(p.placement.size, 'grid unit')}; starts {starts}; at most {p.max_count} per card.<br>"
             "Drag onto the grid, or "

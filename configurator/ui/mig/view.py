@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, SignalInstance
 from PySide6.QtGui import (
+    QAction,
     QBrush,
     QColor,
     QDrag,
@@ -19,11 +20,12 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
     QGraphicsView,
     QMenu,
+    QWidget,
 )
 
 from configurator.catalog.cards import MigSpec
 from configurator.engine.model.result import MigCard
-from configurator.ui.chassis import drag_started, item_under
+from configurator.ui.base import BuildDocument, drag_started, item_under
 from configurator.ui.dnd import job_mime, read_job, read_mig_profile
 from configurator.ui.mig.common import (
     ALLOWED,
@@ -37,16 +39,26 @@ from configurator.ui.mig.common import (
     _fit_text,
     _span_text,
 )
+from configurator.ui.mig.edits import MigEdits
 
-if TYPE_CHECKING:
-    from configurator.ui.mig.editor import MigEditor
+
+class MigHost(Protocol):
+    """What the slice diagram asks of the editor that holds it (MigEditor): the view draws and takes the
+    pointer, the editor owns the edits and the messages."""
+
+    doc: BuildDocument
+    status: SignalInstance
+    remove_action: QAction
+
+    edits: MigEdits  # the edits the pointer makes (remove, add, assign) and their checks
+    def say(self, text: str, error: bool = False) -> None: ...
 
 
 class MigView(QGraphicsView):
     """The slice diagram. Scene coordinates are viewport pixels: redrawn on resize, never scaled."""
 
-    def __init__(self, editor: MigEditor) -> None:
-        super().__init__(editor)
+    def __init__(self, editor: MigHost, parent: QWidget) -> None:
+        super().__init__(parent)
         self.editor = editor
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -60,7 +72,7 @@ class MigView(QGraphicsView):
         self.blocks: dict[int, InstanceBlock] = {}
         self.cells: list[QGraphicsRectItem] = []
         self.message: str = ""  # the text drawn when there are no instances
-        self._state: tuple | None = None
+        self._state: tuple[Any, ...] | None = None
         self._target: QGraphicsRectItem | None = None
         self._press: QPointF | None = None
         self._drawn_size = QSize()
@@ -226,7 +238,7 @@ class MigView(QGraphicsView):
 
     def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         if event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-            self.editor.remove_selected()
+            self.editor.edits.remove_selected()
             event.accept()
             return
         super().keyPressEvent(event)
@@ -246,7 +258,7 @@ class MigView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # type: ignore[no-untyped-def]
-        if drag_started(self._press, event.position()):
+        if self._press is not None and drag_started(self._press, event.position()):
             chip = self.chip_at(self.mapToScene(self._press.toPoint()))
             self._press = None
             if chip is not None:
@@ -270,7 +282,7 @@ class MigView(QGraphicsView):
             unit = self.unit_at(pos)
             if unit is None:
                 return None, "drop the profile onto a grid position", ""
-            start, size, reason = self.editor.check_add(profile, unit)
+            start, size, reason = self.editor.edits.check_add(profile, unit)
             where = self._state[0] if self._state else None
             span = _span_text(where, start, size) if where else str(start)
             return self.unit_rect(start, size), reason, f"Add {profile} at {span}"
@@ -280,7 +292,7 @@ class MigView(QGraphicsView):
             if block is None:
                 return None, "drop the job onto a MIG instance", ""
             job = self.editor.doc.build.job_index(name)
-            reason = self.editor.check_assign(job, block.index) if job is not None else f"no job called '{name}'"
+            reason = self.editor.edits.check_assign(job, block.index) if job is not None else f"no job called '{name}'"
             return block.rect(), reason, f"Run job in instance {block.index} ({block.profile})"
         return None, "not a MIG profile or a job", ""
 
@@ -318,7 +330,7 @@ class MigView(QGraphicsView):
             if unit is None:
                 self.editor.say("Drop the profile onto a grid position", error=True)
             else:
-                ok = self.editor.add_instance(profile, unit)
+                ok = self.editor.edits.add_instance(profile, unit)
         elif name is not None and job is None:
             self.editor.say(f"Refused: no job called '{name}' in this build", error=True)
         elif job is not None:
@@ -326,7 +338,7 @@ class MigView(QGraphicsView):
             if block is None:
                 self.editor.say("Drop the job onto a MIG instance", error=True)
             else:
-                ok = self.editor.assign(job, block.index)
+                ok = self.editor.edits.assign(job, block.index)
         if ok:
             event.acceptProposedAction()
         else:

@@ -3,10 +3,9 @@ device table, an inputs panel and "Open as build". Self-contained: the build edi
 :func:`open_planner` and gets candidate builds back through a callback.
 """
 
-from configurator.ui import pg_guard
-from configurator.ui.planner.document import PlanDocument
+from configurator.ui.base import PlanDocument, install_pg_guard
 from configurator.ui.planner.window import PlannerWindow, open_planner
 
-pg_guard.install()  # before any chart is built (pg_guard.py says why)
+install_pg_guard()  # before any chart is built (base/pg_guard.py says why)
 
 __all__ = ["PlanDocument", "PlannerWindow", "open_planner"]

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from configurator.engine.planner import Plan
 from configurator.engine.planner.editing import set_class, set_fields
 from configurator.present.rl_words import method_label
-from configurator.ui.planner.document import PlanDocument
+from configurator.ui.base import PlanDocument
 
 NO_GROWTH_OVERRIDE = -91.0  # the growth spin box's "roadmap's" value: the class follows the roadmap
 

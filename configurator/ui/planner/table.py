@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from configurator.engine.planner import PlanResult
 from configurator.engine.planner.result import FitCell
-from configurator.ui.shell import FIT_COLOUR
+from configurator.ui.base import FIT_COLOUR
 
 WORD = {"fits": "fits", "tight": "tight", "does-not-fit": "no fit", "unknown": "unknown"}
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QScrollArea,
@@ -31,13 +32,12 @@ from configurator.engine.planner import Plan, PlanResult, load_plan
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource
 from configurator.report.plan_text import answer_html
+from configurator.ui.base import MIN_WINDOW, SEVERITY_COLOUR, PlanDocument, fit_to_screen, redo_shortcuts, safe_message
 from configurator.ui.planner.charts import PlannerCharts
-from configurator.ui.planner.document import PlanDocument
 from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
 from configurator.ui.planner.worker import PlanRunner
-from configurator.ui.shell import MIN_WINDOW, SEVERITY_COLOUR, fit_to_screen, redo_shortcuts, safe_message
 
 TITLE = "Service planner"
 
@@ -149,7 +149,9 @@ class PlannerWindow(QMainWindow):
     def _make_actions(self) -> None:
         mb = self.menuBar()
 
-        def act(menu, text, slot, shortcut=None, tip=None):  # type: ignore[no-untyped-def]
+        def act(menu: QMenu, text: str, slot: Callable[[], object],
+                shortcut: QKeySequence | QKeySequence.StandardKey | None = None,
+                tip: str | None = None) -> QAction:  # fmt: skip
             a = QAction(text, self)
             if shortcut is not None:
                 a.setShortcut(shortcut)

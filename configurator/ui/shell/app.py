@@ -6,6 +6,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from configurator.ui.shell.main_window import MainWindow
 
 NO_DISPLAY = (
     "No display found (DISPLAY and WAYLAND_DISPLAY are unset), so the window cannot open.\n"
@@ -15,16 +19,17 @@ NO_DISPLAY = (
 )
 
 
-def _has_display() -> bool:
+def has_display() -> bool:
     if sys.platform != "linux" or os.environ.get("QT_QPA_PLATFORM"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def make_window(build_path: Path | None):  # type: ignore[no-untyped-def]
+def make_window(build_path: Path | None) -> MainWindow:
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.engine.model.buildfile import load_build
     from configurator.paths import resource
-    from configurator.ui.shell.document import BuildDocument
+    from configurator.ui.base import BuildDocument
     from configurator.ui.shell.main_window import MainWindow
 
     path = build_path or resource("builds", "default.yaml")  # cli.default_build_path; ui sits below cli
@@ -45,11 +50,12 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.screenshot and not _has_display():
+    if args.screenshot and not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    if not _has_display():
+    if not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.catalog.errors import FileError
     from configurator.catalog.fileio import check_image_target
     from configurator.catalog.limits import LimitError, parse_window_size
@@ -64,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -76,8 +83,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The in-store demo full screen, or its screenshot at ``width`` x ``height``."""
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
+    from configurator.ui.base import write_screenshot
     from configurator.ui.kiosk import DemoWindow
-    from configurator.ui.shell.screenshot import write_screenshot
 
     demo = DemoWindow()
     demo.exit_requested.connect(app.quit)
@@ -87,16 +95,16 @@ def _run_demo(app, screenshot: Path | None, width: int, height: int) -> int:  # 
         app.processEvents()
         return write_screenshot(demo, screenshot)
     demo.cover_screen()
-    return app.exec()
+    return int(app.exec())
 
 
 def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, height: int) -> int:  # type: ignore[no-untyped-def]
     """The build editor on ``build``, or its screenshot; a file that cannot be opened is reported."""
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtCore import Qt
 
     from configurator.catalog.errors import FileError
-    from configurator.ui.shell.guard import install_excepthook
-    from configurator.ui.shell.screenshot import write_screenshot
+    from configurator.ui.base import install_excepthook, write_screenshot
 
     install_excepthook()  # an exception in a slot shows a message instead of ending the program
     problem: str | None = None
@@ -124,6 +132,6 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
         return status
     window.show()
     if problem is not None:
-        window.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
-    window.offer_restore()
-    return app.exec()
+        window.files.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
+    window.files.offer_restore()
+    return int(app.exec())

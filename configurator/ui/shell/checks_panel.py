@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.result import BuildResult
 from configurator.present.words import check_ref
-from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
+from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState
 
 SLOT_ROLE = Qt.ItemDataRole.UserRole
 JOB_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -30,6 +30,12 @@ class ChecksPanel(QListWidget):
         self.itemClicked.connect(self._activated)
         self._dark = False
         self._result: BuildResult | None = None
+
+    def follow(self, view: ViewState) -> None:
+        """Take the theme from the view state and follow it."""
+        if view.dark:  # light is how it starts
+            self.set_dark(True)
+        view.theme_changed.connect(self.set_dark)
 
     def set_dark(self, dark: bool) -> None:
         """Use the colours made for a dark (or light) background and redraw the list."""

@@ -1,30 +1,25 @@
 """File handling for the main window: new, open (all or nothing), save, per-window autosave, open from a code.
 
-A mixin of :class:`~configurator.ui.shell.main_window.MainWindow`: it uses the window's ``doc``,
-``settings`` and status bar.
+An object the window holds (``window.files``) with its own state, the window's autosave slot and timer; it
+works on the window's document and settings, says what happened in the window's status bar and asks with
+message boxes over the window.
 """
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
-from PySide6.QtCore import QStandardPaths
-from PySide6.QtGui import Qt as QtGuiNs
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBox
 
 from configurator.catalog.errors import FileError
 from configurator.engine import Build
 from configurator.engine.model.autosave import AutosaveSlot, Orphan, orphans
+from configurator.engine.model.buildcode import decode_build
 from configurator.engine.model.buildfile import load_build
-
-
-def safe_message(text: str) -> str:
-    """``text`` for a message box, which guesses rich text: file and build names are user text, so a
-    message Qt would take as HTML (``<img src=...>``) is escaped and shown as the characters typed."""
-    if not QtGuiNs.mightBeRichText(text):
-        return text
-    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+from configurator.ui.base import BuildDocument, Settings, safe_message
+from configurator.ui.kiosk import demo_folder, open_demo_code
+from configurator.ui.shell.code_dialog import CodeDialog
 
 
 def data_folder() -> Path:
@@ -38,10 +33,24 @@ def autosave_folder() -> Path:
     return data_folder() / "autosave"
 
 
-class FilesMixin:
+class BuildFiles(QObject):
+    recent_changed = Signal()  # a file opened or saved went to the top of the recent files
+
+    def __init__(self, window: QMainWindow, doc: BuildDocument, settings: Settings) -> None:
+        super().__init__(window)
+        self.window, self.doc, self.settings = window, doc, settings
+        self.autosave_slot: AutosaveSlot | None = None
+        self._claim_autosave_slot()
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.autosave)
+        self._timer.start(max(5, settings.get("autosave_seconds")) * 1000)
+
+    def _say(self, text: str, ms: int = 5000) -> None:
+        self.window.statusBar().showMessage(text, ms)
+
     # ---- messages ----
     def show_error(self, title: str, text: str) -> None:
-        QMessageBox.critical(self, title, safe_message(text))
+        QMessageBox.critical(self.window, title, safe_message(text))
 
     # ---- new / open ----
     def new_build(self) -> None:
@@ -52,7 +61,7 @@ class FilesMixin:
     def open_dialog(self) -> None:
         if not self.maybe_save():
             return
-        path, _ = QFileDialog.getOpenFileName(self, "Open build", self.settings.get("last_folder"),
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open build", self.settings.get("last_folder"),
                                               "Build files (*.yaml *.yml);;All files (*)")  # fmt: skip
         if path:
             self.open_path(Path(path))
@@ -71,24 +80,20 @@ class FilesMixin:
             return False
         self.settings.add_recent(str(path))
         self.settings.set("last_folder", str(path.parent))
-        self._fill_recent()
-        self.statusBar().showMessage(f"Opened {path}", 5000)
+        self.recent_changed.emit()
+        self._say(f"Opened {path}")
         return True
 
     def open_build_code_dialog(self) -> None:
         """File > Open from code…: paste or type a build code (the text under a build sheet's QR code)."""
-        from configurator.ui.shell.code_dialog import CodeDialog
-
         if not self.maybe_save():
             return
-        dialog = CodeDialog(self)
+        dialog = CodeDialog(self.window)
         if dialog.exec():
             self.open_build_code(dialog.code())
 
     def open_build_code(self, code: str) -> bool:
         """Decode a build code and open it as an untitled build; a bad code gives the decoder's reason."""
-        from configurator.engine.model.buildcode import decode_build
-
         try:
             build = decode_build(code.strip(), self.doc.catalog)
             result = self.doc.prepare(build, None)
@@ -99,21 +104,21 @@ class FilesMixin:
             self.show_error("Cannot open build code", f"the build in this code cannot be evaluated ({exc})")
             return False
         self.doc.replace(build, None, result)
-        self.statusBar().showMessage(f"Opened {build.name} from its code", 5000)
+        self._say(f"Opened {build.name} from its code")
         return True
 
     # ---- save ----
     def save(self) -> bool:
         if self.doc.path is None:
             return self.save_as()
-        return self._save_to(self.doc.path)
+        return self.save_to(self.doc.path)
 
     def save_as(self) -> bool:
         start = str(Path(self.settings.get("last_folder") or Path.home()) / f"{self.doc.build.name}.yaml")
-        path, _ = QFileDialog.getSaveFileName(self, "Save build", start, "Build files (*.yaml)")
-        return self._save_to(Path(path)) if path else False
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save build", start, "Build files (*.yaml)")
+        return self.save_to(Path(path)) if path else False
 
-    def _save_to(self, path: Path) -> bool:
+    def save_to(self, path: Path) -> bool:
         try:
             self.doc.save(path)
         except (FileError, ValueError) as exc:
@@ -121,29 +126,29 @@ class FilesMixin:
             return False
         self.settings.add_recent(str(path))
         self.settings.set("last_folder", str(path.parent))
-        self._fill_recent()
-        if self._autosave_slot is not None:
-            self._autosave_slot.clear()
-        self.statusBar().showMessage(f"Saved {path}", 5000)
+        self.recent_changed.emit()
+        if self.autosave_slot is not None:
+            self.autosave_slot.clear()
+        self._say(f"Saved {path}")
         return True
 
     # ---- autosave ----
     def _claim_autosave_slot(self) -> None:
         """This window's own autosave slot, locked while it lives (a second window never touches it)."""
         try:
-            self._autosave_slot: AutosaveSlot | None = AutosaveSlot(autosave_folder())
+            self.autosave_slot = AutosaveSlot(autosave_folder())
         except (OSError, FileError) as exc:
-            self._autosave_slot = None
-            self.statusBar().showMessage(f"Autosave is off: {exc}", 8000)
+            self.autosave_slot = None
+            self._say(f"Autosave is off: {exc}", 8000)
 
     def autosave(self) -> bool:
         """Write unsaved edits to this window's slot (atomic); a later start offers them back."""
-        if not self.doc.modified or self._autosave_slot is None:
+        if not self.doc.modified or self.autosave_slot is None:
             return False
         try:
-            self._autosave_slot.save(self.doc.build, self.doc.path)
+            self.autosave_slot.save(self.doc.build, self.doc.path)
         except (FileError, OSError) as exc:
-            self.statusBar().showMessage(f"Autosave failed: {exc}", 8000)
+            self._say(f"Autosave failed: {exc}", 8000)
             return False
         return True
 
@@ -155,7 +160,7 @@ class FilesMixin:
         orphan = found[0]
         where = f" (from {orphan.origin})" if orphan.origin else ""
         text = f"The configurator closed with unsaved changes{where}. Restore them?"
-        answer = QMessageBox.question(self, "Restore unsaved build?", safe_message(text))
+        answer = QMessageBox.question(self.window, "Restore unsaved build?", safe_message(text))
         if answer != QMessageBox.StandardButton.Yes:
             orphan.discard()
             return False
@@ -172,8 +177,7 @@ class FilesMixin:
         self.doc.replace(build, None, result, base_dir=orphan.base_dir)
         orphan.discard()
         # modified: the restored edits are not saved anywhere yet
-        self.doc.undo_stack.resetClean()
-        self._update_title()
+        self.doc.undo_stack.resetClean()  # the window's title follows the stack's clean state
         self.autosave()
         return True
 
@@ -181,7 +185,7 @@ class FilesMixin:
         if not self.doc.modified:
             return True
         answer = QMessageBox.question(
-            self, "Unsaved changes", f"Save changes to {self.doc.build.name}?",
+            self.window, "Unsaved changes", f"Save changes to {self.doc.build.name}?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
         )  # fmt: skip
         if answer == QMessageBox.StandardButton.Save:
@@ -190,15 +194,11 @@ class FilesMixin:
 
     # ---- demo take-home codes ----
     def open_demo_code(self) -> None:
-        from PySide6.QtWidgets import QInputDialog
-
-        code, ok = QInputDialog.getText(self, "Open demo code", "Code the visitor was given:")
+        code, ok = QInputDialog.getText(self.window, "Open demo code", "Code the visitor was given:")
         if ok and code.strip():
             self.open_code(code)
 
     def open_code(self, code: str) -> bool:
-        from configurator.ui.kiosk import demo_folder, open_demo_code
-
         if not self.maybe_save():
             return False
         try:
@@ -207,3 +207,12 @@ class FilesMixin:
             self.show_error("Cannot open demo code", str(exc))
             return False
         return self.open_path(path)
+
+    def release(self) -> None:
+        """The window closes: unsaved edits it discarded on purpose leave nothing to offer back."""
+        self._timer.stop()
+        if self.autosave_slot is not None:
+            if self.doc.modified:
+                self.autosave_slot.clear()
+            self.autosave_slot.release()
+            self.autosave_slot = None

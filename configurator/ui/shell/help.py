@@ -1,13 +1,12 @@
 """Help > Quick start (the three core tasks, each with a picture rendered from the app itself) and Help >
 Keyboard shortcuts (read from the window's actions, so the list never goes stale).
 
-The pictures ship in resources/help/; ``python -m configurator.ui.shell.help OUT_FOLDER`` renders them again
-from an offscreen window (the default build at 1280x800).
+The pictures ship in resources/help/; ``python -m configurator.ui.shell.help_pictures OUT_FOLDER`` renders them
+again from an offscreen window (the default build at 1280x800).
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -26,6 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.paths import resource
+from configurator.ui.base import fit_to_screen
+
 # (picture file, heading, what to do): the three things a first-time user does
 TASKS = [
     ("place-cards.png", "1. Place cards",
@@ -42,8 +44,6 @@ TASKS = [
 
 
 def help_folder() -> Path:
-    from configurator.paths import resource
-
     return Path(resource("help"))
 
 
@@ -55,8 +55,9 @@ def shortcut_rows(window: QMainWindow) -> list[tuple[str, str, str]]:
 
     def walk(menu: QMenu, path: str) -> None:
         for action in menu.actions():
-            if action.menu() is not None:
-                walk(action.menu(), f"{path} › {action.text().replace('&', '')}")
+            sub = action.menu()
+            if isinstance(sub, QMenu):
+                walk(sub, f"{path} › {action.text().replace('&', '')}")
                 continue
             keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
             if keys and not action.isSeparator():
@@ -64,8 +65,9 @@ def shortcut_rows(window: QMainWindow) -> list[tuple[str, str, str]]:
                 rows.append((path, action.text().replace("&", "").rstrip("…").strip(), ", ".join(keys)))
 
     for action in window.menuBar().actions():
-        if action.menu() is not None:
-            walk(action.menu(), action.text().replace("&", ""))
+        top = action.menu()
+        if isinstance(top, QMenu):
+            walk(top, action.text().replace("&", ""))
     for action in window.findChildren(QAction):
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts() if not k.isEmpty()]
         if keys and id(action) not in seen and action.text():
@@ -99,8 +101,6 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(self.table)
         layout.addWidget(note)
         layout.addWidget(buttons)
-        from configurator.ui.shell.layout import fit_to_screen
-
         fit_to_screen(self, 640, 560)
 
 
@@ -136,65 +136,4 @@ class QuickStartDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(scroll)
         layout.addWidget(buttons)
-        from configurator.ui.shell.layout import fit_to_screen
-
         fit_to_screen(self, 700, 820)
-
-
-def render_pictures(out: Path) -> list[Path]:
-    """The quick start's pictures, cut from an offscreen main window on the default build (1280x800)."""
-    from PySide6.QtCore import QRect, QSettings, QStandardPaths
-    from PySide6.QtWidgets import QApplication
-
-    from configurator.engine.model.buildfile import load_build
-    from configurator.ui.shell.document import BuildDocument
-    from configurator.ui.shell.main_window import MainWindow
-    from configurator.ui.shell.screenshot import save_image
-    from configurator.ui.shell.settings import Settings
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    QStandardPaths.setTestModeEnabled(True)
-    import tempfile
-
-    settings = Settings(QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat))
-    from configurator.paths import resource
-
-    window = MainWindow(BuildDocument(load_build(Path(resource("builds", "default.yaml")))), settings)
-    window.remember_geometry = False
-    window.setWindowState(Qt.WindowState.WindowNoState)
-    window.resize(1280, 800)
-    window.show()
-    for _ in range(5):
-        app.processEvents()
-    out.mkdir(parents=True, exist_ok=True)
-
-    def region(*widgets: QWidget) -> QRect:
-        rect = QRect()
-        for w in widgets:
-            rect = rect.united(QRect(w.mapTo(window, w.rect().topLeft()), w.size()))
-        return rect
-
-    shots = []
-    shots.append((TASKS[0][0], region(window.card_palette, window.chassis_view)))
-    window.jobs_dock.raise_()
-    for _ in range(3):
-        app.processEvents()
-    form_top = region(window.jobs_panel)
-    shots_jobs = (TASKS[1][0], QRect(form_top.left(), form_top.top(), form_top.width(), min(form_top.height(), 520)))
-    save_image(window.grab(shots_jobs[1]).toImage(), out / shots_jobs[0])
-    window.cards_dock.raise_()
-    for _ in range(3):
-        app.processEvents()
-    shots.append((TASKS[2][0], region(window.verdict_line, window.analysis_scroll)))
-    written = [out / shots_jobs[0]]
-    for name, rect in shots:
-        save_image(window.grab(rect).toImage(), out / name)
-        written.append(out / name)
-    window.doc.undo_stack.setClean()
-    window.close()
-    return written
-
-
-if __name__ == "__main__":
-    for path in render_pictures(Path(sys.argv[1] if len(sys.argv) > 1 else help_folder())):
-        print(f"wrote {path}")

@@ -21,11 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-# Fits a 1024x768 screen with a panel and a title bar. Set explicitly, so the window's minimum never changes
-# after it is shown: Qt's own (the layout's minimum, set on every relayout) made QWindow call
-# propagateSizeHints() on each change, which the offscreen platform logs as a warning. The content's own
-# minimum stays under it with either dock tab raised (tests/ui/test_shell_layout.py).
-MIN_WINDOW = QSize(960, 600)
 SCREEN_FRACTION = 0.9  # a first start fills most of the screen (1728x972 on 1920x1080), not a fixed size
 SMALL_SCREEN_W = 1500  # below this width a first start takes the whole available area: at 90 % of 1280x800
 # (1152x720) the analysis half was 441 px, under the 454 px its tab strip needs, and the Headroom chart's
@@ -53,17 +48,6 @@ def default_geometry(available: QRect, minimum: QSize, fraction: float = SCREEN_
     rect.moveCenter(available.center())
     rect.moveTopLeft(QPoint(max(rect.left(), available.left()), max(rect.top(), available.top())))
     return rect
-
-
-def fit_to_screen(window: QWidget, width: int, height: int) -> None:
-    """Resize ``window`` to ``width`` x ``height``, or to its screen's available area where that is smaller
-    (the planner's 1440x900 and the compare dialog's 1200x760 left a 1024x768 screen)."""
-    screen = window.screen() or QGuiApplication.primaryScreen()
-    size = QSize(width, height)
-    if screen is not None:
-        room = screen.availableGeometry()
-        size = size.boundedTo(QSize(room.width(), room.height() - 32)).expandedTo(window.minimumSize())
-    window.resize(size)
 
 
 def place_window(window: QWidget, saved: QByteArray) -> bool:
@@ -155,8 +139,9 @@ def parked(widget: QWidget, window: QWidget) -> bool:
     """Whether ``widget`` is in a part of ``window`` Qt keeps "visible" but off-screen: a dock behind another
     dock's tab is moved to -500 - its size (QWidgetAnimator), not hidden."""
     part = widget
-    while part.parentWidget() is not None and part.parentWidget() is not window:
-        part = part.parentWidget()
+    parent = part.parentWidget()
+    while parent is not None and parent is not window:
+        part, parent = parent, parent.parentWidget()
     return not QRect(part.mapTo(window, QPoint(0, 0)), part.size()).intersects(window.rect())
 
 
@@ -168,8 +153,9 @@ def focus_next_shown(window: QWidget, forward: bool) -> bool:
     start = QApplication.focusWidget()
     if start is None or start.window() is not window:
         return False
-    widget = start
+    widget: QWidget | None = start
     for _ in range(10_000):  # the chain is a ring; the bound only guards a broken one
+        assert widget is not None
         widget = widget.nextInFocusChain() if forward else widget.previousInFocusChain()
         if widget is None or widget is start:
             return False

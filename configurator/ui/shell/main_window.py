@@ -1,77 +1,71 @@
 """The main window: palette, chassis view, headroom chart, checks and summary around one document.
 
-Assembly only: the views and their wiring. Menus (shell/menus.py), files and autosave (shell/files.py)
-and the build sheet (shell/sheet.py) are mixins.
+Assembly only: the views and their wiring. The menus (``menus``, shell/menus.py), files and autosave
+(``files``, shell/files.py), the build sheet (``sheet``, shell/sheet.py) and the verdict line (shell/verdict.py)
+are objects the window holds, each with its own state.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QColor, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QIcon, QShowEvent
+from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox, QVBoxLayout
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
+from configurator.paths import resource
 from configurator.present.words import free_slots, largest_card_w
-from configurator.ui.charts import HeadroomChart, free_cards
+from configurator.ui.base import MIN_WINDOW, BuildDocument, Settings, ViewState, dark_palette
+from configurator.ui.charts import AnalysisTabs, HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
+from configurator.ui.jobs import CompareDialog, JobsPanel
+from configurator.ui.kiosk import DemoWindow
+from configurator.ui.mig import MigEditor
+from configurator.ui.planner import PlannerWindow, open_planner
 from configurator.ui.shell import layout
 from configurator.ui.shell.checks_panel import ChecksPanel
-from configurator.ui.shell.document import BuildDocument
-from configurator.ui.shell.files import FilesMixin
-from configurator.ui.shell.menus import MenusMixin
-from configurator.ui.shell.settings import Settings
-from configurator.ui.shell.sheet import SheetMixin
-from configurator.ui.shell.style import (
-    OK_COLOUR,
-    OK_COLOUR_DARK,
-    SEVERITY_COLOUR,
-    SEVERITY_COLOUR_DARK,
-    dark_palette,
-)
-from configurator.ui.shell.view_state import ViewState
+from configurator.ui.shell.files import BuildFiles
+from configurator.ui.shell.help import QuickStartDialog, ShortcutsDialog
+from configurator.ui.shell.menus import Menus
+from configurator.ui.shell.preferences import PreferencesDialog
+from configurator.ui.shell.sheet import SheetExport
+from configurator.ui.shell.summary import SummaryStrip
+from configurator.ui.shell.verdict import VerdictLine
+from configurator.ui.shell.verify_dialog import VerifyDialog, open_verify_dialog
 
 APP_NAME = "GPU Build Configurator"
 
 
-class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
-    sheet_written = Signal(object, int)  # (path, pages; 0 when it failed), after a background PDF export
-
+class MainWindow(QMainWindow):
     def __init__(self, document: BuildDocument, settings: Settings | None = None) -> None:
         super().__init__()
         self.doc = document
         self.settings = settings or Settings()
-        # how the build is looked at (unit, theme, selection): views subscribe to it like to the document
+        # how the build is looked at (unit, theme, selected job and slot): the views subscribe to it like to
+        # the document and write the selection a user makes into it; it keeps the selected job one of the
+        # build's, so it hears of each change before the views do (track before they connect)
         self.view = ViewState(self.settings.get("units"), self.settings.get("theme") == "dark", self)
-        from configurator.paths import resource
-
+        self.view.track(document)
         self.setWindowIcon(QIcon(str(resource("icons", "configurator.svg"))))
 
         self._build_views()
         self._build_docks()
         self._connect_views()
-        self._make_actions()
-        self._claim_autosave_slot()
-        self._autosave = QTimer(self)
-        self._autosave.timeout.connect(self.autosave)
-        self._autosave.start(max(5, self.settings.get("autosave_seconds")) * 1000)
+        self.files = BuildFiles(self, document, self.settings)
+        self.sheet = SheetExport(self, document, self.settings)
+        self.menus = Menus(self, self, document, self.settings, self.files, self.sheet, self.chassis_view,
+                           self.chassis_view.remove_action, self.view.unit)  # fmt: skip
         app = QApplication.instance()
         if app is not None:  # quitting with a sheet still being written waits for it (closing does too)
-            app.aboutToQuit.connect(self.wait_for_sheet)
-        self.setMinimumSize(layout.MIN_WINDOW)
+            app.aboutToQuit.connect(self.sheet.wait)
+        self.setMinimumSize(MIN_WINDOW)
         layout.place_window(self, self.settings.get("window/geometry"))
         self._docks_sized = False  # on the first show, for the size the window opens at
         self.remember_geometry = True  # False for a --screenshot: its size is not where the user left the window
         self._on_changed(document.build, document.result)
         self._apply_theme(self.view.dark)  # the light theme too: the platform's palette may be a dark one
-        if self.view.dark:
-            self.chart.set_dark(True)
-            self.analysis.set_dark(True)
-            self.checks.set_dark(True)
-            self.summary.set_dark(True)
-        self.analysis.set_unit(self.view.unit)
         self._update_title()
         self.statusBar().showMessage("Drag a card from the palette into a slot", 10000)
         if self.settings.problem:  # a settings file that is a FIFO, a device, a folder or too large
@@ -79,21 +73,17 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     def _build_views(self) -> None:
         """The views, the analysis tabs and the centre (chassis | analysis, then the summary)."""
-        # here, not at the top: these rooms import configurator.ui.shell (see its __init__)
-        from configurator.ui.charts import AnalysisTabs
-        from configurator.ui.jobs import JobsPanel
-        from configurator.ui.mig import MigEditor
-        from configurator.ui.shell.summary import SummaryStrip
-
-        document = self.doc
+        document, view = self.doc, self.view
         self.card_palette = Palette(document.catalog)
-        self.jobs_panel = JobsPanel(document)
+        self.jobs_panel = JobsPanel(document, view)
         self.chassis_view = ChassisView(document)
-        self.chart = HeadroomChart(unit=self.unit)
-        self.analysis = AnalysisTabs(document)
+        self.chart = HeadroomChart()
+        self.analysis = AnalysisTabs(document, view)
         self.mig_editor = MigEditor(document)
         self.checks = ChecksPanel()
         self.summary = SummaryStrip()
+        for follower in (self.chassis_view, self.chart, self.mig_editor, self.checks, self.summary):
+            follower.follow(view)
         # One tab strip for every chart, with the MIG editor beside them: headroom first (the question the
         # user asks first), then fit frontier, step time, roofline, topology.
         self.analysis.insertTab(0, self.chart, "Headroom")
@@ -101,14 +91,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.analysis.setCurrentIndex(0)
 
         self.centre, self.splitter, self.analysis_scroll = layout.centre(self.chassis_view, self.analysis, self.summary)
-        # the plain verdict above the charts: fits / tight / does not fit (present/verdict.py says it)
-        self.verdict_line = QLabel()
-        self.verdict_line.setObjectName("verdictLine")
-        self.verdict_line.setTextFormat(Qt.TextFormat.RichText)
-        self.verdict_line.setWordWrap(True)
-        self.verdict_line.setContentsMargins(6, 2, 6, 2)
-        self.verdict_line.setAccessibleName("Verdict")
-        self.centre.layout().insertWidget(0, self.verdict_line)
+        self.verdict_line = VerdictLine(self.view)  # fits / tight / does not fit, above the charts
+        column = self.centre.layout()
+        assert isinstance(column, QVBoxLayout)  # layout.centre's: the summary under the splitter
+        column.insertWidget(0, self.verdict_line)
         self.setCentralWidget(self.centre)
 
     def _build_docks(self) -> None:
@@ -133,33 +119,23 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
 
     def _connect_views(self) -> None:
-        """Wiring: the views subscribe to the document and the view state only."""
-        document = self.doc
+        """Wiring: the views subscribe to the document and the view state (as they are made); what is left is
+        the window's own: its title, status bar and docks."""
+        document, view = self.doc, self.view
 
         document.changed.connect(self._on_changed)
         document.path_changed.connect(self._update_title)
         document.refused.connect(lambda reason: self.statusBar().showMessage(f"Refused: {reason}", 8000))
-        document.refused.connect(self._show_refusal)
+        document.refused.connect(self.verdict_line.show_refusal)
         document.undo_stack.cleanChanged.connect(self._update_title)
         self.chassis_view.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
-        self.checks.slot_clicked.connect(self.chassis_view.select_slot)
+        self.checks.slot_clicked.connect(view.set_slot)
         self.checks.job_clicked.connect(self.select_job_named)
         self.chart.trace_requested.connect(self.trace_job_named)
         self.jobs_panel.trace_row.python = self._trace_python
         self.chart.trace_note = self.jobs_panel.trace_row.cached_line
         self.jobs_panel.trace_row.traced.connect(self._traced)
-        self.jobs_panel.job_selected.connect(self.view.set_job)
-        self.view.job_changed.connect(self.analysis.set_job)
-        self.chassis_view.slot_selected.connect(self.view.set_slot)
-        self.view.slot_changed.connect(self._slot_selected)
-        self.view.unit_changed.connect(lambda unit: self.chart.set_unit(unit, self.doc.result))
-        self.view.unit_changed.connect(self.analysis.set_unit)
-        self.view.theme_changed.connect(self._apply_theme)
-        self.view.theme_changed.connect(self.chart.set_dark)
-        self.view.theme_changed.connect(self.analysis.set_dark)
-        self.view.theme_changed.connect(self.checks.set_dark)
-        self.view.theme_changed.connect(self.summary.set_dark)
-        self.view.theme_changed.connect(lambda _dark: self._show_verdict(self.doc.result))
+        view.theme_changed.connect(self._apply_theme)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
@@ -173,43 +149,11 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
                                    free_slots(build, catalog))  # fmt: skip
         self.card_palette.set_chassis(build.chassis)
-        self._show_verdict(result)
-        for actions, key in ((self.rate_actions, build.assumptions.link_rates),
-                             (self.compute_rate_actions, build.assumptions.compute_rates)):  # fmt: skip
-            a = actions.get(key)
-            if a is not None:
-                a.setChecked(True)
+        self.verdict_line.show_result(result)
+        menus = getattr(self, "menus", None)  # None while the window is being assembled
+        if menus is not None:
+            menus.show_rates(build.assumptions.link_rates, build.assumptions.compute_rates)
         self._update_title()
-
-    def _show_refusal(self, reason: str) -> None:
-        """A refused edit is said beside the verdict too, for 8 s: the status bar alone was easy to miss."""
-        self._refusal = reason
-        self._show_verdict(self.doc.result)
-        timer = getattr(self, "_refusal_timer", None)
-        if timer is None:
-            timer = self._refusal_timer = QTimer(self)
-            timer.setSingleShot(True)
-            timer.timeout.connect(lambda: (setattr(self, "_refusal", ""), self._show_verdict(self.doc.result)))
-        timer.start(8000)
-
-    def _show_verdict(self, result: BuildResult) -> None:
-        """'Verdict: fits. All 2 jobs fit.' in the status's colour for the theme."""
-        from html import escape
-
-        from configurator.present.verdict import build_verdict
-
-        v = build_verdict(result)
-        kind = {"fits": "ok", "tight": "warning", "does-not-fit": "error"}.get(v.status, "info")
-        if kind == "ok":
-            colour = OK_COLOUR_DARK if self.view.dark else OK_COLOUR
-        else:
-            colour = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)[kind]
-        text = escape(v.sentence[:1].upper() + v.sentence[1:])
-        refusal = getattr(self, "_refusal", "")
-        error = (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)["error"]
-        said = f" <span style='color:{error}'>· Refused: {escape(refusal)}</span>" if refusal else ""
-        self.verdict_line.setText(f"<span style='font-size:11pt'><b>Verdict: <span style='color:{colour}'>"
-                                  f"{escape(v.word)}</span></b> · {text}.{said}</span>")  # fmt: skip
 
     def _update_title(self, *_: object) -> None:
         name = self.doc.path.name if self.doc.path else "untitled"
@@ -224,12 +168,10 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
                                                            chassis_id=chassis_id))  # fmt: skip
 
     def select_job_named(self, name: str) -> None:
-        """Show a job in the jobs panel (and the charts that follow it)."""
-        for i, job in enumerate(self.doc.build.jobs):
-            if job.name == name:
-                self.jobs_dock.raise_()
-                self.jobs_panel.select_job(i)
-                return
+        """Select a job (the jobs panel and the charts follow the view state) and show the Jobs tab."""
+        if self.doc.build.job_index(name) is not None:
+            self.jobs_dock.raise_()
+            self.view.set_job(name)
 
     def _traced(self, name: str) -> None:
         self.statusBar().showMessage(f"Traced {name}: the figure is in the Jobs tab and the bar's tooltip", 8000)
@@ -291,18 +233,11 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.view.set_dark(dark)
 
     def _apply_theme(self, dark: bool) -> None:
-        """The application palette (Fusion style) and the chassis view's canvas."""
+        """The application palette (Fusion style); each view follows the view state's theme itself."""
         app = QApplication.instance()
         assert isinstance(app, QApplication)
         app.setStyle("Fusion")
         app.setPalette(dark_palette() if dark else app.style().standardPalette())
-        self.chassis_view.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
-        self.chassis_view.set_ink("#e6e6e6" if dark else "#222222")
-
-    def _slot_selected(self, slot: int | None) -> None:
-        """A card clicked in the chassis: the MIG editor shows it when it can split."""
-        if slot is not None and slot in self.mig_editor.mig_slots():
-            self.mig_editor.select_slot(slot)
 
     def set_compute_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.compute_rates:
@@ -333,34 +268,26 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
 
     # ---- closing ----
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.maybe_save():
+        if not self.files.maybe_save():
             event.ignore()
             return
-        self.wait_for_sheet()
+        self.sheet.wait()
         if self.remember_geometry:
             self.settings.set("window/geometry", self.saveGeometry())
-        if self._autosave_slot is not None:
-            if self.doc.modified:  # discarded on purpose: nothing to offer back
-                self._autosave_slot.clear()
-            self._autosave_slot.release()
-            self._autosave_slot = None
+        self.files.release()
         event.accept()
 
     # ---- other windows ----
-    def compare_dialog(self):  # type: ignore[no-untyped-def]
-        from configurator.ui.jobs import CompareDialog
-
-        return CompareDialog(self.doc, self)
+    def compare_dialog(self) -> CompareDialog:
+        return CompareDialog(self.doc, self, prices=self.sheet.price_list())
 
     def compare_with(self) -> None:
         dialog = self.compare_dialog()
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()  # non-modal: keep editing, both sides update live
 
-    def start_demo(self):  # type: ignore[no-untyped-def]
+    def start_demo(self) -> DemoWindow:
         """Full-screen demo over the window; the PIN brings the window back."""
-        from configurator.ui.kiosk import DemoWindow
-
         self.demo = DemoWindow(self.settings)
         self.demo.exit_requested.connect(self._end_demo)
         self.demo.cover_screen()
@@ -372,32 +299,34 @@ class MainWindow(MenusMixin, FilesMixin, SheetMixin, QMainWindow):
         self.demo.deleteLater()
         self.show()
 
-    def preferences(self) -> None:
-        from configurator.ui.shell.preferences import PreferencesDialog
+    def verify_build(self) -> VerifyDialog:
+        """File > Verify build…: a built machine's burn-in results against the acceptance figures."""
+        return open_verify_dialog(self)
 
+    def preferences(self) -> None:
         if PreferencesDialog(self.settings, self).exec():
             self.set_unit(self.settings.get("units"))
 
-    def open_planner(self):  # type: ignore[no-untyped-def]
+    def open_planner(self) -> PlannerWindow:
         """The service planner window (configurator/ui/planner/); "Open as build" loads a node here."""
-        from configurator.ui.planner import open_planner
+        def open_build(build: Build) -> bool:
+            if not self.files.maybe_save():
+                return False
+            self.doc.replace(build, None)
+            return True
 
-        return open_planner(self, lambda build: self.maybe_save() and self.doc.replace(build, None))
+        return open_planner(self, open_build)
 
-    def quick_start(self):  # type: ignore[no-untyped-def]
+    def quick_start(self) -> QDialog:
         """Help > Quick start: place cards, set a job, read the verdict (ui/shell/help.py)."""
-        from configurator.ui.shell.help import QuickStartDialog
+        return self._show(QuickStartDialog(self))
 
-        dialog = QuickStartDialog(self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        return dialog
-
-    def keyboard_shortcuts(self):  # type: ignore[no-untyped-def]
+    def keyboard_shortcuts(self) -> QDialog:
         """Help > Keyboard shortcuts, read from the window's actions."""
-        from configurator.ui.shell.help import ShortcutsDialog
+        return self._show(ShortcutsDialog(self))
 
-        dialog = ShortcutsDialog(self)
+    @staticmethod
+    def _show(dialog: QDialog) -> QDialog:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog

@@ -18,8 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.errors import FileError
-from configurator.ui.shell.files import safe_message
-from configurator.ui.shell.settings import OPTIONS, Settings
+from configurator.catalog.prices import load_price_list
+from configurator.present.words import UNIT_WORDS, UNITS
+from configurator.ui.base import OPTIONS, Settings, safe_message
 
 
 class PreferencesDialog(QDialog):
@@ -61,8 +62,8 @@ class PreferencesDialog(QDialog):
         self.page.setCurrentIndex(max(self.page.findData(settings.get("page")), 0))
         form.addRow("Paper size", self.page)
         self.units = QComboBox()
-        self.units.addItem("GB (10⁹ bytes, as card makers quote memory)", "GB")
-        self.units.addItem("GiB (2³⁰ bytes, as nvidia-smi and PyTorch show it)", "GiB")
+        for unit in UNITS:
+            self.units.addItem(UNIT_WORDS[unit], unit)
         self.units.setCurrentIndex(max(self.units.findData(settings.get("units")), 0))
         form.addRow("Units", self.units)
         self.pin = QLineEdit()
@@ -91,8 +92,6 @@ class PreferencesDialog(QDialog):
         refused with the reason and the dialog stays open."""
         prices = self.prices.text().strip()
         if prices:
-            from configurator.catalog.prices import load_price_list
-
             try:
                 load_price_list(prices)
             except FileError as exc:

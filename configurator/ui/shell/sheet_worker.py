@@ -15,6 +15,7 @@ from PySide6.QtCore import QEventLoop, QObject, QRunnable, QThreadPool, QTimer, 
 from configurator.catalog.errors import FileError
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
+from configurator.report import pdf
 from configurator.report.sheet import SheetOptions
 
 
@@ -27,10 +28,8 @@ class _Job(QRunnable):
         self.build, self.result, self.catalog, self.options = build, result, catalog, options
 
     def run(self) -> None:
-        from configurator.report.pdf import export_pdf
-
         try:
-            pages = export_pdf(self.path, self.build, self.result, self.catalog, self.options)
+            pages = pdf.export_pdf(self.path, self.build, self.result, self.catalog, self.options)
         except FileError as exc:  # unwritable folder, full disk: export_pdf left the old file as it was
             self.report.emit(self.path, 0, str(exc))
         except Exception as exc:  # a bug in the sheet: said in the window, never lost in a thread

@@ -1,4 +1,5 @@
-"""Summary strip: power against the PSU and the room left, cards, bridges, and how many jobs fit.
+"""Summary strip: power against the PSU and the room left, cards, bridges, how many jobs fit, and the host's RAM
+and NVMe (need / installed).
 
 The figures flow into a second row when the window is narrow (shell/flow.py), so the strip never sets the
 window's minimum width. Colours follow the theme (the dark variants keep 4.5:1 on the dark window).
@@ -6,13 +7,16 @@ window's minimum width. Colours follow the theme (the dark variants keep 4.5:1 o
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.model.result import BuildResult
+from configurator.present.host_words import nvme_line, ram_line, short_line
 from configurator.present.words import psu_room_label
+from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState
 from configurator.ui.shell.flow import FlowLayout
-from configurator.ui.shell.style import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 
 
 class SummaryStrip(QWidget):
@@ -27,11 +31,18 @@ class SummaryStrip(QWidget):
         self.jobs = QLabel()
         self.links = QLabel()
         self.compute = QLabel()
-        for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute):
+        self.host = QLabel()  # host RAM and NVMe: need / installed (engine/memory/host.py)
+        for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute, self.host):
             w.setTextFormat(Qt.TextFormat.RichText)
             layout.addWidget(w)
         self._dark = False
         self._last: tuple[BuildResult, int, int, float | None, int | None] | None = None
+
+    def follow(self, view: ViewState) -> None:
+        """Take the theme from the view state and follow it."""
+        if view.dark:  # light is how it starts
+            self.set_dark(True)
+        view.theme_changed.connect(self.set_dark)
 
     def set_dark(self, dark: bool) -> None:
         """Redraw with the colours made for a dark (or light) background."""
@@ -52,7 +63,7 @@ class SummaryStrip(QWidget):
         self._power(result, card_w, free)
         self.cards.setText(f"<b>Cards</b> {n_cards}")
         self.bridges.setText(f"<b>Bridges</b> {n_bridges}")
-        counts = {s: sum(1 for j in result.jobs if j.status == s) for s in ("fits", "tight", "does-not-fit")}
+        counts = result.status_counts
         self.jobs.setText(
             f"<b>Jobs</b> <span style='color:{self._colour('ok')}'>{counts['fits']} fit</span> · "
             f"<span style='color:{self._colour('warning')}'>{counts['tight']} tight</span> · "
@@ -66,12 +77,23 @@ class SummaryStrip(QWidget):
         else:
             self.compute.setText("<b>Compute</b> published")
             self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
+        self._host(result)
+
+    def _host(self, result: BuildResult) -> None:
+        host = result.host
+        if host is None or not (host.ram_terms or host.nvme_terms):
+            self.host.hide()
+            return
+        short = any(c.severity == "error" and c.code.startswith("HOST_") for c in result.checks)
+        colour = self._colour("error" if short else "ok")
+        self.host.setText(f"<b>Host</b> <span style='color:{colour}'>{escape(short_line(host))}</span>")
+        self.host.setToolTip(f"{ram_line(host)}\n{nvme_line(host)}")
+        self.host.show()
 
     def _power(self, result: BuildResult, card_w: float | None, free: int | None = None) -> None:
         p = result.power
         if p and p.psu_capacity_w and p.margin_w is not None:
-            tight = p.tight_above_w is not None and p.total_w > p.tight_above_w  # the engine's PSU_TIGHT line
-            colour = self._colour("error" if p.margin_w < 0 else ("warning" if tight else "ok"))
+            colour = self._colour({"over": "error", "tight": "warning"}.get(p.psu_state, "ok"))  # the engine's verdict
             self.power.setText(f"<b>Power</b> <span style='color:{colour}'>{p.total_w:,.0f} W</span> of "
                                f"{p.psu_capacity_w:,.0f} W")  # fmt: skip
             self.power.setToolTip(f"Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W; "

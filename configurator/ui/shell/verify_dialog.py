@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -23,13 +23,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import escape_rich, plain_tooltip
+from configurator.engine.acceptance import Measurements, VerifyReport, collect, predict, verify
+from configurator.engine.acceptance.measured_store import run_of, save
+from configurator.report.acceptance_pdf import export_acceptance_pdf
 from configurator.report.acceptance_text import kit_missing
+from configurator.ui.base import OK_COLOUR, SEVERITY_COLOUR, BuildDocument
+from configurator.ui.charts import HeadroomChart
+from configurator.ui.chassis import ChassisView
 from configurator.ui.shell.files import data_folder  # where measured runs are kept (tests patch it here)
-from configurator.ui.shell.style import OK_COLOUR, SEVERITY_COLOUR
-
-if TYPE_CHECKING:
-    from configurator.engine.acceptance import Measurements, VerifyReport
 
 COLOUR = {"pass": OK_COLOUR, "warn": SEVERITY_COLOUR["warning"], "fail": SEVERITY_COLOUR["error"], "missing": "#757575"}
 COLUMNS = ["Result", "Figure", "Expected", "Measured", "Difference", "Likely cause"]
@@ -37,8 +40,17 @@ WIDTHS = {1: 220, 2: 160, 3: 140, 4: 100}  # pixels at most, per column but the 
 ORDER = {"fail": 0, "warn": 1, "missing": 2, "pass": 3}
 
 
+class VerifiedWindow(Protocol):
+    """The window a verify dialog marks: its document, its chassis (slot outlines) and chart (measured points)."""
+
+    doc: BuildDocument
+    chassis_view: ChassisView
+    chart: HeadroomChart
+
+
 class VerifyDialog(QDialog):
-    def __init__(self, window: QWidget) -> None:
+    def __init__(self, window: VerifiedWindow) -> None:
+        assert isinstance(window, QWidget)  # the main window
         super().__init__(window)
         self.window_ = window
         self.report: VerifyReport | None = None
@@ -100,9 +112,7 @@ class VerifyDialog(QDialog):
 
     def load(self, paths: list[Path]) -> None:
         """Verify the window's build against ``paths``; bad files are listed, never raised."""
-        from configurator.engine.acceptance import collect, predict, verify
-
-        doc = self.window_.doc  # type: ignore[attr-defined]
+        doc = self.window_.doc
         prediction = predict(doc.build, doc.result, doc.catalog)
         self.measurements = collect(paths)
         self.report = verify(prediction, self.measurements)
@@ -155,7 +165,7 @@ class VerifyDialog(QDialog):
 
     def _mark(self, report: VerifyReport) -> None:
         """Slots outlined by their worst result; measured peaks beside the predicted bars."""
-        doc = self.window_.doc  # type: ignore[attr-defined]
+        doc = self.window_.doc
         marks = {}
         for card in doc.build.cards:
             status = report.slot_status(card.slot)
@@ -169,17 +179,17 @@ class VerifyDialog(QDialog):
                     COLOUR[status],
                     f"Slot {card.slot}: {status}" + (f" ({'; '.join(bad[:3])})" if status != "pass" else ""),
                 )
-        self.window_.chassis_view.set_slot_marks(marks)  # type: ignore[attr-defined]
+        self.window_.chassis_view.set_slot_marks(marks)
         measured = {}
         for job in doc.result.jobs:
             value = report.job_measured(job.name, "job memory")
             if value is not None:
                 measured[job.name] = value
-        self.window_.chart.set_measured(measured)  # type: ignore[attr-defined]
+        self.window_.chart.set_measured(measured)
 
     def _clear_marks(self) -> None:
-        self.window_.chassis_view.set_slot_marks({})  # type: ignore[attr-defined]
-        self.window_.chart.set_measured({})  # type: ignore[attr-defined]
+        self.window_.chassis_view.set_slot_marks({})
+        self.window_.chart.set_measured({})
 
     # ---- keep and report ----
     def choose_pdf(self) -> None:
@@ -189,13 +199,10 @@ class VerifyDialog(QDialog):
 
     def save_pdf(self, path: Path) -> int:
         """Write the acceptance report; 0 (and a line in the summary) when it cannot be written."""
-        from configurator.catalog.errors import FileError
-        from configurator.report.acceptance_pdf import export_acceptance_pdf
-
         if self.report is None:
             return 0
         try:
-            pages = export_acceptance_pdf(path, self.window_.doc.build, self.report)  # type: ignore[attr-defined]
+            pages = export_acceptance_pdf(path, self.window_.doc.build, self.report)
         except (FileError, OSError) as exc:
             self.summary.setText(self.summary.text() + f"<br>Could not write the report: {escape_rich(exc)}")
             return 0
@@ -203,9 +210,6 @@ class VerifyDialog(QDialog):
         return pages
 
     def store(self) -> Path | None:
-        from configurator.catalog.errors import FileError
-        from configurator.engine.acceptance.measured_store import run_of, save
-
         if self.report is None or self.measurements is None:
             return None
         try:
@@ -218,7 +222,7 @@ class VerifyDialog(QDialog):
         return path
 
 
-def open_verify_dialog(window: QWidget) -> VerifyDialog:
+def open_verify_dialog(window: VerifiedWindow) -> VerifyDialog:
     """File > Verify build…: the dialog, non-modal so the chassis and chart stay visible beside it."""
     dialog = VerifyDialog(window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

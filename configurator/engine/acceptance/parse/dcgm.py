@@ -43,7 +43,8 @@ def parse_dcgm(text: str) -> list[DcgmSample]:
     if any(_PROM.match(ln.strip()) for ln in lines[:5000]):
         return _prometheus(lines)
     first = next((ln for ln in lines if ln.strip()), "")
-    if first.lstrip().startswith("#Entity") or first.lstrip().startswith("# Entity"):
+    # dmon's header line, after any comment a saved file starts with ("# dcgmi dmon -e 1002,252 ...")
+    if any(ln.lstrip().startswith(("#Entity", "# Entity")) for ln in lines[:50]):
         return _dmon(lines)
     if "," in first and ("DCGM_FI" in first.upper() or "FBUSD" in first.upper()):
         return _csv(lines)
@@ -83,7 +84,9 @@ def _dmon(lines: list[str]) -> list[DcgmSample]:
 
 
 def _prometheus(lines: list[str]) -> list[DcgmSample]:
-    values: dict[tuple[int, int | None], dict[str, float | None]] = {}
+    """One sample per GPU or instance and scrape: a file of several scrapes keeps each (the planner averages a
+    class's SM_ACTIVE over them); the k-th FB_USED and SM_ACTIVE values of an entity share its k-th sample."""
+    values: dict[tuple[int, int | None], dict[str, list[float | None]]] = {}
     profiles: dict[tuple[int, int | None], str] = {}
     for line in lines:
         m = _PROM.match(line.strip())
@@ -97,13 +100,19 @@ def _prometheus(lines: list[str]) -> list[DcgmSample]:
         inst_text = labels.get("GPU_I_ID", "")
         inst = int(inst_text) if inst_text.isdigit() else None
         key = "fb" if m.group(1).endswith("FB_USED") else "sm"
-        values.setdefault((gpu, inst), {})[key] = _value(m.group(3))
+        values.setdefault((gpu, inst), {}).setdefault(key, []).append(_value(m.group(3)))
         if labels.get("GPU_I_PROFILE"):
             profiles[(gpu, inst)] = labels["GPU_I_PROFILE"][:40]
-    return [
-        DcgmSample(g, i, v.get("fb"), v.get("sm"), profiles.get((g, i)))
-        for (g, i), v in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1))
-    ]
+    out: list[DcgmSample] = []
+    for (g, i), v in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1)):
+        fb, sm = v.get("fb", []), v.get("sm", [])
+        for k in range(max(len(fb), len(sm))):
+            out.append(DcgmSample(g, i, _nth(fb, k), _nth(sm, k), profiles.get((g, i))))
+    return out
+
+
+def _nth(values: list[float | None], k: int) -> float | None:
+    return values[k] if k < len(values) else None
 
 
 def _csv(lines: list[str]) -> list[DcgmSample]:

@@ -10,7 +10,7 @@ from typing import Literal
 
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.cache import CACHE
-from configurator.engine.memory.precision import NF4_BYTES, NF4_DQ_BYTES, TrainedBytes
+from configurator.engine.memory.precision import TrainedBytes, nf4_bytes
 from configurator.engine.memory.states import Parameters
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
@@ -70,7 +70,7 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
     targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
     dequant = 0.0
     if job.method == "qlora":
-        dequant = NF4_DQ_BYTES if job.quantization == "nf4-dq" else NF4_BYTES
+        dequant = nf4_bytes(job.quantization)
     elif fp8_base_dequant:
         dequant = 1.0  # an FP8 base under BF16 compute is dequantised before each matmul, as QLoRA's NF4
     loss = stack_of(job).loss

@@ -27,4 +27,4 @@ def _guarded_resize(self: pg.LabelItem, ev: object) -> None:
 def install() -> None:
     """Idempotent: the charts' modules call it when they are imported."""
     if pg.LabelItem.resizeEvent is not _guarded_resize:
-        pg.LabelItem.resizeEvent = _guarded_resize  # type: ignore[method-assign]
+        pg.LabelItem.resizeEvent = _guarded_resize

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+# pydantic.ValidationError itself, taken from pydantic_core: pydantic's lazy import of it, first in a fresh process,
+# broke pydantic's next lazy import under shiboken's import hook (a circular ImportError at start-up)
+from pydantic_core import ValidationError
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
@@ -18,7 +21,7 @@ from configurator.engine import Build, BuildResult, evaluate
 from configurator.engine.editing import EditRefused
 from configurator.engine.model.buildfile import load_build, save_build
 from configurator.engine.model.resolver import ModelResolver
-from configurator.ui.shell.guard import guarded
+from configurator.ui.base.guard import guarded
 
 _MERGE_IDS: dict[str, int] = {}
 
@@ -150,8 +153,6 @@ class BuildDocument(QObject):
         """Why ``build`` cannot become the document's build (it fails the Build model's own validation or
         names parts the catalog lacks), or None. Editing functions are meant to produce only valid builds;
         this is the check that one that does not is refused rather than pushed."""
-        from pydantic import ValidationError
-
         try:
             Build.model_validate(build.model_dump())
         except ValidationError as exc:

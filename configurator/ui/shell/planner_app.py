@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+from configurator.ui.shell.app import NO_DISPLAY, has_display  # the standard library only
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="configurator planner", description="the service planner window")
@@ -15,6 +17,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.catalog.errors import FileError
     from configurator.catalog.fileio import check_image_target
     from configurator.catalog.limits import LimitError, parse_window_size
@@ -28,20 +31,19 @@ def main(argv: list[str]) -> int:
     except FileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from configurator.ui.shell import NO_DISPLAY
-    from configurator.ui.shell import has_display as _has_display
 
-    if args.screenshot and not _has_display():
+    if args.screenshot and not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    if not _has_display():
+    if not has_display():
         print(NO_DISPLAY.replace("configurator ", "configurator planner ", 2), file=sys.stderr)
         return 2
 
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtWidgets import QApplication
 
     from configurator.engine.planner import load_plan
-    from configurator.ui.planner.document import PlanDocument
-    from configurator.ui.planner.window import PlannerWindow
+    from configurator.ui.base import PlanDocument
+    from configurator.ui.planner import PlannerWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("configurator")
@@ -54,7 +56,9 @@ def main(argv: list[str]) -> int:
     editors: list[object] = []
 
     def open_build(build):  # type: ignore[no-untyped-def]
-        from configurator.ui.shell import BuildDocument, MainWindow
+        # start-up time: loaded once the display and the arguments are checked (this module runs first)
+        from configurator.ui.base import BuildDocument
+        from configurator.ui.shell import MainWindow
 
         editor = MainWindow(BuildDocument(build))
         editors.append(editor)  # keep it alive
@@ -66,7 +70,8 @@ def main(argv: list[str]) -> int:
         window.show()
         window.wait_for_plan()
         app.processEvents()
-        from configurator.ui.shell import write_screenshot
+        # start-up time: loaded once the display and the arguments are checked (this module runs first)
+        from configurator.ui.base import write_screenshot
 
         status = write_screenshot(window, args.screenshot)
         window.doc.undo_stack.setClean()

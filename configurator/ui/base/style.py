@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.present.colours import COMPONENTS as COMPONENTS
 from configurator.present.colours import FIT_COLOUR as FIT_COLOUR
+
+# Severity text colours for the light and dark themes: one table with the sheet's (present/colours.py)
+from configurator.present.colours import SEVERITY_COLOUR as SEVERITY_COLOUR
+from configurator.present.colours import SEVERITY_COLOUR_DARK as SEVERITY_COLOUR_DARK
 from configurator.present.words import to_unit as to_unit
 from configurator.report.figures import card_colour as card_colour
 
-# Text colours, at least 4.5:1 (WCAG AA) on the light window (#efefef) and on white: the warning is a darker
-# amber than the charts' fill (#E69F00, 2.0:1 on the window: the summary's "tight" was hard to read)
-SEVERITY_COLOUR = {"error": "#C62828", "warning": "#8C5E00", "info": "#1565C0"}
-# the same meanings lightened for a dark background (at least 4.5:1 contrast on #2a2a2a, WCAG AA)
-SEVERITY_COLOUR_DARK = {"error": "#EF7A78", "warning": "#FFB74D", "info": "#7FB8F5"}
 OK_COLOUR, OK_COLOUR_DARK = "#2A7430", "#7BC67E"
 
 
-def dark_palette():  # type: ignore[no-untyped-def]
+def dark_palette() -> QPalette:
     """A dark QPalette for the Fusion style (View > Dark theme)."""
-    from PySide6.QtGui import QPalette
-
     p = QPalette()
     role = QPalette.ColorRole
     for r, c in (

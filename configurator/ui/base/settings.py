@@ -1,15 +1,19 @@
-"""Preferences over QSettings (INI format), each declared once as a typed option with its default.
+"""Preferences over QSettings (INI format): the one registry of settings, each declared once as a typed option
+with its default and everything a valid value must be (its type, its choices, its range or length).
 
 Like Picard's ``BoolOption`` / ``TextOption``: an option knows its key, its default and what a valid value
-is. A stored value that is not valid (a hand-edited ``units=MB``, a PIN with letters) is replaced by the
-default with a warning in the log: a bad settings file never stops the window. No other module reads a raw
-QSettings key.
+is. A stored value that is not valid (a hand-edited ``units=MB``, ``autosave_seconds=-4``, a PIN with
+letters, a 10,000-character seller) is replaced by the default with a warning in the log: a bad settings file
+never stops the window. No other module reads a raw QSettings key. The unit choices are the display units'
+(``present.words.UNITS``), not a copy of them.
 """
 
 from __future__ import annotations
 
+import atexit
 import copy
 import logging
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,12 +22,15 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from configurator.catalog.errors import short_repr
 from configurator.catalog.fileio import regular_or_absent
 from configurator.catalog.limits import idle_minutes
-from configurator.catalog.preferences import validate_preference
+from configurator.present.words import UNITS
 
 ORG, APP = "GPU Build Configurator", "configurator"
 MAX_SETTINGS_BYTES = 1_000_000  # the real file is under 10 kB; Qt reads it whole, in the GUI thread
+MAX_RECENT = 10  # recent files kept
+MAX_PATH = 4096  # characters in a stored path (PATH_MAX on Linux)
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -44,25 +51,34 @@ class Option(Generic[T]):
         try:
             value = self.parse(raw)
         except (TypeError, ValueError) as exc:
-            log.warning("setting %s=%r is not valid (%s): using %r", self.key, raw, exc, self.default)
-            return self.default
+            log.warning("setting %s=%s is not valid (%s): using %r", self.key, short_repr(raw), exc, self.default)
+            return copy.copy(self.default)
         if self.choices and value not in self.choices:
-            log.warning("setting %s=%r is not one of %s: using %r", self.key, raw, list(self.choices), self.default)
-            return self.default
+            log.warning("setting %s=%s is not one of %s: using %r", self.key, short_repr(raw), list(self.choices),
+                        self.default)  # fmt: skip
+            return copy.copy(self.default)
         return value
 
 
-def _text(raw: Any) -> str:
-    if isinstance(raw, list | tuple):
-        raise ValueError("a list, not text")
-    return str(raw)
+def _text_upto(length: int) -> Callable[[Any], str]:
+    def parse(raw: Any) -> str:
+        if isinstance(raw, list | tuple):
+            raise ValueError("a list, not text")
+        text = str(raw)
+        if len(text) > length or "\x00" in text:
+            raise ValueError(f"not text of at most {length} characters")
+        return text
+
+    return parse
 
 
-def _int_at_least(low: int) -> Callable[[Any], int]:
+def _int_between(low: int, high: int) -> Callable[[Any], int]:
     def parse(raw: Any) -> int:
-        value = int(raw)
-        if value < low:
-            raise ValueError(f"under {low}")
+        if isinstance(raw, bool):
+            raise TypeError("a truth value, not a number")
+        value = int(str(raw).strip())  # a 5,000-digit string raises (Python's int digit limit)
+        if not low <= value <= high:
+            raise ValueError(f"not a whole number from {low} to {high}")
         return value
 
     return parse
@@ -74,10 +90,16 @@ def _idle_minutes(raw: Any) -> float:
     return idle_minutes(raw)
 
 
-def _text_list(raw: Any) -> list[str]:
+def _paths(raw: Any) -> list[str]:
+    """The recent files: paths as text, at most MAX_RECENT; entries that are not (a number, an empty or an
+    over-long string) are dropped with a warning, the rest kept."""
     if raw == "":
         return []
-    return [str(v) for v in raw] if isinstance(raw, list | tuple) else [str(raw)]
+    items = list(raw) if isinstance(raw, list | tuple) else [raw]
+    good = [v for v in items if isinstance(v, str) and 0 < len(v) <= MAX_PATH][:MAX_RECENT]
+    if len(good) < len(items):
+        log.warning("setting recent_files: dropped %d entries", len(items) - len(good))
+    return good
 
 
 def _digits(raw: Any) -> str:
@@ -93,17 +115,22 @@ def _bytes(raw: Any) -> QByteArray:
     return QByteArray(raw)
 
 
-def text_option(key: str, default: str, doc: str = "", choices: tuple[str, ...] = ()) -> Option[str]:
-    return Option(key, default, _text, doc, choices)
+def text_option(
+    key: str, default: str, doc: str = "", choices: tuple[str, ...] = (), length: int = MAX_PATH
+) -> Option[str]:
+    return Option(key, default, _text_upto(length), doc, choices)
 
 
 _DECLARED: tuple[Option[Any], ...] = (
-    text_option("units", "GB", "GB (10^9 B, as card makers quote memory) or GiB", ("GB", "GiB")),
-    Option[list[str]]("recent_files", [], _text_list, "most recent first, at most 10"),
+    text_option("units", "GB", "GB (10^9 B, as card makers quote memory) or GiB", UNITS),
+    Option[list[str]]("recent_files", [], _paths, f"most recent first, at most {MAX_RECENT}"),
     text_option("last_folder", "", "where Open and Save start"),
-    Option("autosave_seconds", 30, _int_at_least(5), "seconds between autosaves"),
+    Option("autosave_seconds", 30, _int_between(5, 3600), "seconds between autosaves, 5 to 3600"),
     text_option("theme", "light", "light or dark", ("light", "dark")),
-    text_option("seller_name", "GPU Build Configurator", "build sheet header"),
+    text_option(
+        "seller_name", "GPU Build Configurator", "build sheet header (the sheet's preview asks too)", length=200
+    ),
+    text_option("sheet/customer", "", "who the last build sheet's quote was for (its preview asks)", length=200),
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),
     text_option("price_list", "", "the seller's price list (YAML or CSV, catalog/prices.py); no prices when empty"),
@@ -147,9 +174,6 @@ _SCRATCH: list[Path] = []
 def _scratch_folder() -> Path:
     """A private folder for this session's settings when the user's file cannot be used (removed at exit)."""
     if not _SCRATCH:
-        import atexit
-        import shutil
-
         _SCRATCH.append(Path(tempfile.mkdtemp(prefix="configurator-settings-")))
         atexit.register(shutil.rmtree, _SCRATCH[0], True)
     return _SCRATCH[0]
@@ -196,13 +220,7 @@ class Settings:
 
     def get(self, key: str) -> Any:
         """The stored value of option ``key``, valid, or its default (KeyError for an undeclared key)."""
-        option = OPTIONS[key]
-        value = option.read(self.q.value(key, None))
-        # the Qt-free range and length rules (catalog/preferences.py) on top of the option's own type
-        checked, warning = validate_preference(key, value, copy.copy(option.default))
-        if warning:
-            log.warning("%s", warning)
-        return checked
+        return OPTIONS[key].read(self.q.value(key, None))
 
     def set(self, key: str, value: Any) -> None:
         if key not in OPTIONS:

@@ -23,7 +23,8 @@ def save_image(image: QImage, path: str | os.PathLike[str]) -> Path:
         raise FileError(str(target), [Problem("", "nothing was drawn (the window has no size): no image written")])
 
     def produce(tmp: Path) -> None:
-        if not image.save(str(tmp), fmt):
+        # PySide6's stub types the char* format as bytes; a str is what PySide6 takes and passes on
+        if not image.save(str(tmp), fmt):  # type: ignore[call-overload]
             raise OSError(f"Qt could not encode the {fmt} image")
 
     atomic_replace(target, produce, lambda tmp: image_problem(tmp, fmt), what="the screenshot")

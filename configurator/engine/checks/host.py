@@ -1,0 +1,81 @@
+"""The host's checks: the build's RAM and NVMe need (engine/memory/host.py) against what the chassis can hold and
+what the build says is installed. Each sentence says the fix."""
+
+from __future__ import annotations
+
+from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.units import GB, GIB
+from configurator.engine.memory.host import DRIVE_SIZES_TB
+from configurator.engine.model.result import Check, HostResult, JobResult
+
+
+def _names(terms_jobs: list[str]) -> str:
+    return ", ".join(dict.fromkeys(terms_jobs))
+
+
+def host_checks(host: HostResult, chassis: ChassisSpec, jobs: list[JobResult]) -> list[Check]:
+    checks: list[Check] = []
+    offloading = [j.name for j in jobs if j.offload != "none"]
+    ram_jobs = _names([t.job for t in host.ram_terms])
+    need = host.ram_need_gb
+    limit = host.ram_max_gb
+    if limit is None:
+        if offloading:
+            spec = chassis.host_memory_max_gb
+            note = f" ({spec.note})" if spec is not None and spec.note else ""
+            checks.append(Check(severity="info", code="HOST_MEMORY_UNKNOWN", message=(
+                f"Jobs {', '.join(offloading)} need {need:.0f} GB of host memory (offloaded states and checkpoint "
+                f"staging), beside the OS; the most memory {chassis.name} takes is unknown{note}: check its "
+                "specification.")))  # fmt: skip
+    elif need > limit:
+        checks.append(Check(severity="error", code="HOST_MEMORY", message=(
+            f"Jobs {ram_jobs} need {need:.0f} GB of host memory (offloaded states, pinned buffers and checkpoint "
+            f"staging), more than the {limit:.0f} GB {chassis.name} takes at most: offload less (no offload_param, "
+            "or ZeRO-Infinity to NVMe), run the jobs one after another, or choose a chassis with more DIMM "
+            "slots.")))  # fmt: skip
+    checks += _storage(host, chassis)
+    checks += _installed(host, chassis, need)
+    return checks
+
+
+def _storage(host: HostResult, chassis: ChassisSpec) -> list[Check]:
+    bays = host.drive_bays
+    if bays is None or not host.nvme_terms:
+        return []
+    most = bays * max(DRIVE_SIZES_TB) * 1000
+    if host.nvme_need_gb <= most:
+        return []
+    jobs = _names([t.job for t in host.nvme_terms])
+    return [Check(severity="error", code="HOST_STORAGE", message=(
+        f"Jobs {jobs} need {host.nvme_need_gb / 1000:.1f} TB of NVMe (swap files, checkpoints kept and model "
+        f"files), more than {bays} bays of {max(DRIVE_SIZES_TB):g} TB drives hold in {chassis.name}: keep fewer "
+        "checkpoints, write them to network storage, or choose a chassis with more drive bays."))]  # fmt: skip
+
+
+def _installed(host: HostResult, chassis: ChassisSpec, need: float) -> list[Check]:
+    checks: list[Check] = []
+    spec = chassis.host
+    d = host.dimms
+    if d is not None and d.stated and spec is not None:
+        slots, biggest = spec.dimm_slots.value, spec.max_dimm_gb.value
+        if (slots is not None and d.count > slots) or (biggest is not None and d.size > biggest):
+            checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=(
+                f"{d.count} × {d.size:g} GB DIMMs do not fit {chassis.name}: it has {slots:.0f} DIMM slots and "
+                f"takes DIMMs of up to {biggest:.0f} GB; install fewer, larger DIMMs within that.")))  # fmt: skip
+    if d is not None and d.stated and d.capacity_gb < need:
+        checks.append(Check(severity="error", code="HOST_RAM_SHORT", message=(
+            f"The build installs {d.count} × {d.size:g} GB = {d.capacity_gb:.0f} GB of host memory, less than the "
+            f"{need:.0f} GB its jobs need at the same time: install at least {need * GB / GIB:.0f} GB (binary, as "
+            "DIMMs are labelled), or offload less.")))  # fmt: skip
+    r = host.drives
+    bays = spec.drive_bays.value if spec is not None else None
+    if r is not None and r.stated and bays is not None and r.count > bays:
+        checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=(
+            f"{r.count} drives do not fit {chassis.name}: it has {bays:.0f} drive bays; install fewer, larger "
+            "drives.")))  # fmt: skip
+    if r is not None and r.stated and r.capacity_gb < host.nvme_need_gb:
+        checks.append(Check(severity="error", code="HOST_NVME_SHORT", message=(
+            f"The build installs {r.count} × {r.size:g} TB of NVMe, less than the {host.nvme_need_gb / 1000:.2f} TB "
+            "its jobs write (swap files, checkpoints kept, model files): add drives, or keep fewer "
+            "checkpoints.")))  # fmt: skip
+    return checks

@@ -1,0 +1,189 @@
+"""The host around the cards: each job's CPU RAM and NVMe, summed per build, and the DIMMs and drives that hold them.
+
+RAM per job (its whole node, all its ranks): the states offload keeps on the host (engine/memory/estimate.py's
+figure), the pinned buffers ZeRO-Infinity stages NVMe traffic through, the batches the data loader pins, and a
+checkpoint staged in host memory while it is written. NVMe per job: ZeRO-Infinity's swap files, the checkpoints
+the run keeps, and the model's own files. The jobs of a build run at the same time, so their needs add up.
+
+GB = 10^9 B throughout; DIMMs are labelled in binary GB (a "64 GB" RDIMM holds 64 GiB) and drives in TB = 10^12 B.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.units import GB, GIB
+from configurator.engine.memory.precision import BF16, FP32
+from configurator.engine.memory.states import Parameters, trained_layout
+from configurator.engine.model.build import Build, Job
+from configurator.engine.model.result import HostPart, HostResult, HostTerm, JobResult
+
+# DeepSpeed's ZeRO-Infinity defaults (deepspeed/runtime/zero/offload_config.py): offload_param buffer_count=5,
+# buffer_size=1e8 elements of the 16-bit parameter dtype; offload_optimizer buffer_count=4 (the docs: "at least the
+# number of states maintained per parameter by the optimizer", Adam's 4); sub_group_size=1e9 elements
+# (deepspeed/runtime/zero/config.py), the most one optimizer swap buffer holds (swap_tensor/
+# partitioned_optimizer_swapper.py allocates buffer_count buffers of the largest sub-group, fp32, pinned).
+DS_PARAM_BUFFER_COUNT = 5
+DS_PARAM_BUFFER_SIZE = 1e8
+DS_OPTIMIZER_BUFFER_COUNT = 4
+DS_SUB_GROUP_SIZE = 1e9
+# A causal-LM batch as the Trainer's collator hands it over: input_ids, attention_mask and labels, int64 each
+# (transformers DataCollatorForLanguageModeling / default_data_collator).
+BATCH_TENSORS = 3
+INT64 = 8
+
+# DDR5 RDIMM sizes as sold (Lenovo ThinkSystem SR630 V3 manual, memory: TruDDR5 RDIMM 16, 32, 64 GB and 3DS RDIMM
+# 128, 256 GB; https://www.easymanua.ls/lenovo/thinksystem-sr630-v3/manual?p=15)
+DIMM_SIZES_GB = (16, 32, 64, 128, 256)
+# Enterprise NVMe SSD capacities (read-intensive ladder 1.92 / 3.84 / 7.68 TB in HPE's SSD selection, QuickSpecs
+# DA-16896; 15.36 TB is the next step of the same ladder in U.2 / E3.S lines)
+DRIVE_SIZES_TB = (1.92, 3.84, 7.68, 15.36)
+
+SRC_OFFLOAD = ("FSDP CPUOffload(offload_params=True) (torch/distributed/fsdp/api.py) or DeepSpeed offload_optimizer / "
+               "offload_param device cpu (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py): the states in pinned "
+               "host memory")  # fmt: skip
+SRC_NVME_BUFFERS = ("DeepSpeed offload_config.py defaults: offload_param 5 x 1e8 16-bit elements, offload_optimizer "
+                    "4 fp32 buffers of a sub-group (sub_group_size 1e9), pinned, per rank")  # fmt: skip
+SRC_LOADER = ("Trainer defaults: dataloader_num_workers=0 (the main process builds each batch), "
+              "dataloader_pin_memory=True; 3 int64 tensors per batch. Hugging Face datasets memory-map their Arrow "
+              "files, so the dataset itself sits in the page cache, not in each process")  # fmt: skip
+SRC_STAGING = ("PyTorch DCP async_save copies each rank's state dict into CPU buffers first "
+               "(\"checkpoint_size_per_rank X number_of_ranks\", recipe distributed_async_checkpoint_recipe); "
+               "FSDP FULL_STATE_DICT with offload_to_cpu gathers it on rank 0's host")  # fmt: skip
+SRC_SWAP = ("ZeRO-Infinity (offload_param / offload_optimizer device nvme): 16-bit parameter partitions "
+            "(AsyncPartitionedParameterSwapper) and the fp32 master, optimizer states and gradients "
+            "(PartitionedOptimizerSwapper) in swap files under nvme_path")  # fmt: skip
+SRC_CHECKPOINT = ("Transformers Trainer _save_checkpoint: the model (LoRA: the adapters only) and optimizer.pt with "
+                  "the optimizer's states, save_total_limit of them kept")  # fmt: skip
+SRC_MODEL_FILES = "the model's safetensors in the Hugging Face cache, 16-bit weights as published"
+
+
+@dataclass(frozen=True)
+class JobHost:
+    ram: tuple[HostTerm, ...]
+    nvme: tuple[HostTerm, ...]
+
+    @property
+    def ram_gb(self) -> float:
+        return sum(t.gb for t in self.ram)
+
+    @property
+    def nvme_gb(self) -> float:
+        return sum(t.gb for t in self.nvme)
+
+
+def checkpoint_bytes(job: Job, p: Parameters) -> float:
+    """What one checkpoint of the job holds: the trained weights as the engine keeps them (a full fine-tune: the whole
+    model; LoRA / QLoRA: the adapters) and the optimizer's states for every trained parameter (fp32 master included
+    where the engine keeps one)."""
+    tb, _ = trained_layout(job)
+    weights = (p.total if job.method == "full" else p.trainable) * tb.weight
+    return weights + p.trainable * tb.optimizer
+
+
+def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_rank: float | None,
+             shards: int) -> JobHost:  # fmt: skip
+    """The job's host RAM and NVMe terms on its node (``ranks`` processes, one per card or MIG instance)."""
+    name = job.name
+    ram: list[HostTerm] = []
+    nvme: list[HostTerm] = []
+    if offload == "cpu" and offloaded_per_rank:
+        ram.append(HostTerm(job=name, what="offloaded states", gb=offloaded_per_rank * ranks / GB,
+                            source=SRC_OFFLOAD))  # fmt: skip
+    if offload == "nvme":
+        sub_group = min(DS_SUB_GROUP_SIZE, p.trainable / max(shards, 1))
+        per_rank = DS_PARAM_BUFFER_COUNT * DS_PARAM_BUFFER_SIZE * BF16 + DS_OPTIMIZER_BUFFER_COUNT * sub_group * FP32
+        ram.append(HostTerm(job=name, what="ZeRO-Infinity pinned buffers", gb=per_rank * ranks / GB,
+                            source=SRC_NVME_BUFFERS))  # fmt: skip
+        tb, _ = trained_layout(job)
+        swap = p.total * BF16 + p.trainable * (tb.optimizer + FP32)
+        nvme.append(HostTerm(job=name, what="ZeRO-Infinity swap", gb=swap / GB, source=SRC_SWAP))
+    batch = job.micro_batch_size * job.sequence_length * BATCH_TENSORS * INT64
+    ram.append(HostTerm(job=name, what="data loader batches (pinned)", gb=batch * ranks / GB, source=SRC_LOADER))
+    ckpt = checkpoint_bytes(job, p)
+    ram.append(HostTerm(job=name, what="checkpoint staging", gb=ckpt / GB, source=SRC_STAGING))
+    if job.checkpoints_kept:
+        nvme.append(HostTerm(job=name, what=f"checkpoints ({job.checkpoints_kept} kept)",
+                             gb=ckpt * job.checkpoints_kept / GB, source=SRC_CHECKPOINT))  # fmt: skip
+    nvme.append(HostTerm(job=name, what="model files", gb=p.total * BF16 / GB, source=SRC_MODEL_FILES))
+    return JobHost(tuple(ram), tuple(nvme))
+
+
+def dimm_part_id(size_gb: float) -> str:
+    return f"dimm-{size_gb:g}gb"
+
+
+def drive_part_id(tb: float) -> str:
+    return f"nvme-{tb:g}tb"
+
+
+def _dimm(count: int, size: float, kind: str, stated: bool) -> HostPart:
+    return HostPart(kind="dimm", count=count, size=size, description=f"{kind}, {size:g} GB",
+                    part_id=dimm_part_id(size), stated=stated, capacity_gb=count * size * GIB / GB)  # fmt: skip
+
+
+def _drive(count: int, tb: float, form: str, stated: bool) -> HostPart:
+    return HostPart(kind="drive", count=count, size=tb, description=f"NVMe SSD, {tb:g} TB ({form})",
+                    part_id=drive_part_id(tb), stated=stated, capacity_gb=count * tb * 1000)  # fmt: skip
+
+
+def pick_dimms(need_gb: float, slots: int, max_dimm: float, sockets: int) -> tuple[int, int] | None:
+    """The smallest (count, size) that holds ``need_gb``: a count of whole DIMMs per CPU socket (each socket's memory
+    channels get the same), at most ``slots``; the more DIMMs on a tie, as they fill more memory channels (the CPU's
+    bandwidth, which CPU Adam and the offload copies use, grows with the channels filled). None where none holds it."""
+    best: tuple[float, int, int] | None = None
+    for size in (s for s in DIMM_SIZES_GB if s <= max_dimm):
+        per = size * GIB / GB
+        count = max(sockets, math.ceil(need_gb / per / sockets) * sockets)
+        if count > slots:
+            continue
+        key = (count * per, -count, size)
+        if best is None or key[:2] < best[:2]:
+            best = key
+    return None if best is None else (-best[1], best[2])
+
+
+def pick_drives(need_gb: float, bays: int) -> tuple[int, float] | None:
+    """The smallest (count, TB) that holds ``need_gb`` in at most ``bays`` drives; the fewer drives on a tie."""
+    best: tuple[float, int, float] | None = None
+    for tb in DRIVE_SIZES_TB:
+        count = max(1, math.ceil(need_gb / (tb * 1000)))
+        if count > bays:
+            continue
+        key = (count * tb, count, tb)
+        if best is None or key[:2] < best[:2]:
+            best = key
+    return None if best is None else (best[1], best[2])
+
+
+def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> HostResult:
+    """The build's host need (its jobs run at the same time), and the DIMMs and drives installed or picked for it."""
+    ram_terms = [t for j in jobs for t in j.host_ram]
+    nvme_terms = [t for j in jobs for t in j.host_nvme]
+    ram_need = sum(t.gb for t in ram_terms)
+    nvme_need = sum(t.gb for t in nvme_terms)
+    spec = chassis.host
+    slots = int(spec.dimm_slots.value) if spec and spec.dimm_slots.value is not None else None
+    max_dimm = spec.max_dimm_gb.value if spec else None
+    bays = int(spec.drive_bays.value) if spec and spec.drive_bays.value is not None else None
+    kind = spec.dimm_type if spec else "RDIMM"
+    form = spec.drive_form_factor if spec else "NVMe"
+    stated = build.host or None
+    dimms: HostPart | None = None
+    if stated is not None and stated.dimms is not None:
+        dimms = _dimm(stated.dimms.count, stated.dimms.size_gb, kind, True)
+    elif ram_terms:
+        pick = pick_dimms(ram_need, slots if slots is not None else 64,
+                          max_dimm if max_dimm is not None else max(DIMM_SIZES_GB), chassis.cpu_sockets)  # fmt: skip
+        dimms = _dimm(pick[0], pick[1], kind, False) if pick else None
+    drives: HostPart | None = None
+    if stated is not None and stated.drives is not None:
+        drives = _drive(stated.drives.count, stated.drives.tb, form, True)
+    elif nvme_terms:
+        pick_d = pick_drives(nvme_need, bays if bays is not None else 64)
+        drives = _drive(pick_d[0], pick_d[1], form, False) if pick_d else None
+    return HostResult(ram_terms=ram_terms, nvme_terms=nvme_terms, ram_need_gb=ram_need, nvme_need_gb=nvme_need,
+                      ram_max_gb=chassis.max_host_memory_gb, dimm_slots=slots, drive_bays=bays, dimms=dimms,
+                      drives=drives)  # fmt: skip

@@ -1,0 +1,64 @@
+"""The base of ui/, below every room: the documents (the build's, with its undo stack and model resolver; the
+service plan's), the view state, the typed settings, the palette and theme helpers, window sizing, the crash
+guard, the screenshot writer and small scene helpers.
+
+It imports no room. The rooms (chassis, charts, dnd, jobs, mig, planner, kiosk) import it through these names;
+the application (ui/shell) assembles the rooms on top (the layers contract in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from configurator.ui.base.document import BuildDocument
+from configurator.ui.base.guard import guard_slot, guarded, install_excepthook
+from configurator.ui.base.lazy import hidden_in_shown_window
+from configurator.ui.base.pg_guard import install as install_pg_guard
+from configurator.ui.base.plan_document import PlanDocument
+from configurator.ui.base.scene import drag_started, item_under
+from configurator.ui.base.screenshot import save_image, save_screenshot, write_screenshot
+from configurator.ui.base.settings import OPTIONS, Settings
+from configurator.ui.base.style import (
+    COMPONENTS,
+    FIT_COLOUR,
+    OK_COLOUR,
+    OK_COLOUR_DARK,
+    SEVERITY_COLOUR,
+    SEVERITY_COLOUR_DARK,
+    card_colour,
+    dark_palette,
+    hidpi_canvas,
+    to_unit,
+)
+from configurator.ui.base.view_state import ViewState
+from configurator.ui.base.windows import MIN_WINDOW, fit_to_screen, redo_shortcuts, safe_message
+
+__all__ = [
+    "COMPONENTS",
+    "FIT_COLOUR",
+    "MIN_WINDOW",
+    "OK_COLOUR",
+    "OK_COLOUR_DARK",
+    "OPTIONS",
+    "SEVERITY_COLOUR",
+    "SEVERITY_COLOUR_DARK",
+    "BuildDocument",
+    "PlanDocument",
+    "Settings",
+    "ViewState",
+    "card_colour",
+    "dark_palette",
+    "drag_started",
+    "fit_to_screen",
+    "guard_slot",
+    "guarded",
+    "hidden_in_shown_window",
+    "hidpi_canvas",
+    "install_excepthook",
+    "install_pg_guard",
+    "item_under",
+    "redo_shortcuts",
+    "safe_message",
+    "save_image",
+    "save_screenshot",
+    "to_unit",
+    "write_screenshot",
+]
