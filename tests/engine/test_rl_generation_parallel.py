@@ -19,6 +19,7 @@ from configurator.engine.memory import rl
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.stack import stack_of
 from configurator.engine.time.steptime import JobStep, OpClass, scaled_class
+from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import decode_weight_bytes, generation_time
 from configurator.engine.time.steptime.ops import Device
 
@@ -247,3 +248,14 @@ def test_vllm_holds_gpt_oss_experts_as_shipped(models: dict[str, ModelSpec]) -> 
     m = models["gpt-oss-20b"]
     weights = rl.generation_budget(m, _job(model="gpt-oss-20b"), 80e9)[1]
     assert weights == pytest.approx(19_110_297_600 * 4.25 / 8 + (20_914_757_184 - 19_110_297_600) * 2)
+
+
+def test_vllm_decode_reads_weights_and_caches_at_the_streaming_rate(models: dict[str, ModelSpec]) -> None:
+    # 8 sequences, 512 + 1,024 tokens on an H100 (3,350 GB/s): 1,024 steps each read the 15,009,849,344 bytes of
+    # weights (all but the input embedding, bf16), plus every sequence's keys and values so far:
+    # 8 x 131,072 x (1,024 x 512 + 1,024 x 1,025 / 2) = 1,100,048,498,688 bytes
+    job = _job(micro_batch_size=8, rl={"prompt_length": 512, "completion_length": 1024})
+    gen = generation_time(models["llama-3.1-8b"], job, H100)
+    read = 1024 * 15_009_849_344 + 1_100_048_498_688
+    assert gen.bytes == pytest.approx(read) and gen.bound == "memory"
+    assert gen.decode_seconds == pytest.approx(read / (3350e9 * efficiency().bandwidth))
