@@ -1,0 +1,189 @@
+"""The jobs' measured peaks and step times within their bands, and the wall draw."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from configurator.catalog.units import GB, MIB
+from configurator.engine.acceptance.findings import (
+    Findings,
+    Status,
+    pct,
+)
+from configurator.engine.acceptance.predict import JobExpect
+
+
+class RunChecks:
+    """The jobs' measured peaks and step times within their bands, and the wall draw."""
+
+    def __init__(self, findings: Findings) -> None:
+        self.f = findings
+
+    def job(self, e: JobExpect) -> None:
+        measured = next((j for out in self.f.m.measure for j in out.jobs if j.name == e.name), None)
+        common = {"job": e.name, "slot": e.slots[0] if e.slots else None}
+        band = f"{e.nvidia_smi_gb:.1f} GB ({e.nvidia_smi_low_gb:.1f}-{e.nvidia_smi_high_gb:.1f})"
+        # DCGM frame buffer used: the whole GPU's for a job on whole cards; for a job in a MIG instance, the
+        # instances of its profile on its GPU (seed B: "DCGM_FI_DEV_FB_USED per instance")
+        fb = [
+            s.fb_used_mib
+            for s in self.f.m.dcgm
+            if s.gpu in e.gpus and s.fb_used_mib is not None and (s.profile == e.mig if e.mig else s.instance is None)
+        ]
+        if measured is not None and measured.status == "oom":
+            self.f.add(
+                category="job memory",
+                figure=f"{e.name}: peak memory",
+                status="fail",
+                expected=band,
+                measured="out of memory",
+                cause="the job did not fit: the prediction is too low for this machine's software stack",
+                source=e.band_basis,
+                **common,
+            )
+        elif measured is not None and measured.status == "ok" and measured.device_used_gb is not None:
+            self._band(
+                "job memory",
+                f"{e.name}: peak as nvidia-smi shows it",
+                measured.device_used_gb,
+                e.nvidia_smi_gb,
+                e.nvidia_smi_low_gb,
+                e.nvidia_smi_high_gb,
+                "GB",
+                e.band_basis,
+                common,
+            )
+            if measured.peak_allocated_gb is not None:
+                self._band(
+                    "job memory",
+                    f"{e.name}: peak allocated",
+                    measured.peak_allocated_gb,
+                    e.peak_allocated_gb,
+                    e.allocated_low_gb,
+                    e.allocated_high_gb,
+                    "GB",
+                    e.band_basis,
+                    common,
+                )
+        elif fb:
+            used = max(fb) * MIB / GB
+            self._band(
+                "job memory",
+                f"{e.name}: peak FB used (DCGM)",
+                used,
+                e.nvidia_smi_gb,
+                e.nvidia_smi_low_gb,
+                e.nvidia_smi_high_gb,
+                "GB",
+                e.band_basis + "; DCGM_FI_DEV_FB_USED, max over the job's GPUs",
+                common,
+            )
+        else:
+            reason = measured.reason if measured is not None and measured.reason else "no measurement of this job"
+            self.f.add(
+                category="job memory",
+                figure=f"{e.name}: peak memory",
+                status="missing",
+                expected=band,
+                cause=reason,
+                source=e.band_basis,
+                **common,
+            )
+        if e.step_seconds is None:
+            return
+        if measured is not None and measured.status == "ok" and measured.step_seconds is not None:
+            self._band(
+                "job speed",
+                f"{e.name}: step time",
+                measured.step_seconds,
+                e.step_seconds,
+                e.step_low_s or 0,
+                e.step_high_s or 0,
+                "s",
+                e.step_source,
+                common,
+                slower_is_worse=True,
+            )
+        else:
+            self.f.add(
+                category="job speed",
+                figure=f"{e.name}: step time",
+                status="missing",
+                expected=f"{e.step_seconds:.2f} s",
+                cause="no measurement of this job",
+                source=e.step_source,
+                **common,
+            )
+
+    def _band(
+        self,
+        category: str,
+        figure: str,
+        got: float,
+        exp: float,
+        low: float,
+        high: float,
+        unit: str,
+        source: str,
+        common: Mapping[str, object],
+        slower_is_worse: bool = False,
+    ) -> None:
+        if low <= got <= high:
+            status: Status = "pass"
+            cause = None
+        elif got > high:
+            status = "warn"
+            cause = (
+                "slower than the band: GPU clocks or power capped, a slower link, or the step model's error"
+                if slower_is_worse
+                else "above the band: less headroom than the sheet shows"
+            )
+        else:
+            status = "pass" if slower_is_worse else "warn"
+            cause = (
+                "faster than the band"
+                if slower_is_worse
+                else "below the band: another batch or sequence length than the build's?"
+            )
+        self.f.add(
+            category=category,
+            figure=figure,
+            status=status,
+            expected=f"{exp:,.2f} {unit} ({low:,.2f}-{high:,.2f})",
+            measured=f"{got:,.2f} {unit}",
+            difference=pct(got, exp),
+            cause=cause,
+            source=source,
+            value=got,
+            **common,
+        )
+
+    def wall(self) -> None:
+        pw = self.f.p.power
+        if pw is None:
+            return
+        if self.f.m.wall_w is None:
+            self.f.add(
+                category="wall",
+                figure="wall draw under load",
+                status="missing",
+                expected=f"<= {pw.wall_max_w:,.0f} W (predicted {pw.wall_w:,.0f} W)",
+                cause="write the meter's reading during nccl-tests / the jobs into wall-meter.txt ('3480 W')",
+                source=pw.source,
+            )
+            return
+        w = self.f.m.wall_w
+        self.f.add(
+            category="wall",
+            figure="wall draw under load",
+            status="pass" if w <= pw.wall_max_w else "fail",
+            expected=f"<= {pw.wall_max_w:,.0f} W (predicted {pw.wall_w:,.0f} W)",
+            measured=f"{w:,.0f} W",
+            difference=pct(w, pw.wall_w),
+            value=w,
+            source=pw.source,
+            cause=None
+            if w <= pw.wall_max_w
+            else "more than the power budget: platform draws more than its "
+            "allowance, or cards above their limits; re-check the PSU and circuit",
+        )
