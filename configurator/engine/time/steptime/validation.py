@@ -27,8 +27,8 @@ from configurator.engine.model.build import Job
 from configurator.engine.time.compute import compute
 from configurator.engine.time.steptime.efficiency import Efficiency, efficiency, set_override
 
-# a framework whose default stack is the run's; a run names its own `framework` where the script's behaviours (its
-# optimizer's implementation, its loss) are those of another profile of specs/frameworks.yaml
+# a framework whose default stack is the run's; a run names its own `framework` where the script's behaviours are
+# those of another profile of specs/frameworks.yaml, or overrides one behaviour (`behaviour: {optimizer_impl: ...}`)
 STACK_FRAMEWORK = {"eager": "hf-trainer", "fused": "torchtitan"}
 
 
@@ -44,6 +44,7 @@ class Scored:
     predicted: float
     held_apart: bool
     scored: bool
+    seen: bool = False  # held apart, but the model changed after its score was seen (throughput-runs.yaml `seen`)
 
     @property
     def error(self) -> float:
@@ -72,6 +73,7 @@ def run_job(run: dict[str, Any]) -> Job:
         "sequence_length": run["seq"], "micro_batch_size": run["micro_batch"],
         "gradient_accumulation_steps": run.get("accum", 1), "gradient_checkpointing": run["checkpointing"],
         "framework": run.get("framework", STACK_FRAMEWORK[run["stack"]]),
+        "behaviour": run.get("behaviour", {}),  # a behaviour of the script's own (specs/frameworks.yaml names)
     })  # fmt: skip
 
 
@@ -102,9 +104,11 @@ def score(step_model: str = "per-op", path: Path | None = None, catalog: Catalog
     data = load_runs(path)
     catalog = catalog or default_catalog()
     held = set(data["held_apart"])
+    seen = set(data.get("seen", []))
     return [
         Scored(r["from"], r["card"], r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
-               predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True))
+               predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True),
+               r["from"] in seen)
         for r in data["runs"]
     ]  # fmt: skip
 
@@ -129,11 +133,16 @@ def table(rows: list[Scored]) -> str:
                      f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
     lines.append("")
     for src, (n, med, worst) in by_source(rows).items():
-        held = any(r.held_apart for r in rows if r.source == src)
-        role = "held apart" if held else "calibration"
+        mine = [r for r in rows if r.source == src]
+        role = ("seen" if any(r.seen for r in mine) else "held apart" if any(r.held_apart for r in mine)
+                else "calibration")  # fmt: skip
         lines.append(f"{src:<20} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
-    for label, pick in (("all calibration", False), ("all held apart", True)):
-        errs = [abs(r.error) for r in rows if r.scored and r.held_apart == pick]
+    def group(r: Scored) -> str:
+        return "all calibration" if not r.held_apart else ("all seen (changed after scoring)" if r.seen
+                                                           else "all held apart (blind)")  # fmt: skip
+
+    for label in ("all calibration", "all held apart (blind)", "all seen (changed after scoring)"):
+        errs = [abs(r.error) for r in rows if r.scored and group(r) == label]
         if errs:
             lines.append(f"{label:<33} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}")
     errs = [abs(r.error) for r in rows if r.scored]
