@@ -5,8 +5,9 @@ process's own runtime (ASSUMPTION), the states offload keeps on the host (engine
 pinned buffers ZeRO-Infinity stages NVMe traffic through, the batches the data loader pins, and a checkpoint staged in
 host memory while it is written; the build adds the OS's reserve (ASSUMPTION). The load is counted beside the
 training-time terms, not instead of them: a conservative sum, as the loaded copy is released when the model moves to
-the cards (the allocator may keep the pages) while offload and staging come after it. NVMe per job: ZeRO-Infinity's swap files, the checkpoints
-the run keeps, and the model's own files. The jobs of a build run at the same time, so their needs add up.
+the cards (the allocator may keep the pages) while offload and staging come after it. NVMe per job: ZeRO-Infinity's
+swap files, the checkpoints the run keeps, and the model's own files. The jobs of a build run at the same time, so
+their needs add up.
 
 GB = 10^9 B throughout; DIMMs are labelled in binary GB (a "64 GB" RDIMM holds 64 GiB) and drives in TB = 10^12 B.
 """
@@ -22,8 +23,8 @@ from configurator.engine.memory.precision import BF16, FP32
 from configurator.engine.memory.states import Parameters, trained_layout
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.stack import stack_of
 from configurator.engine.model.result import HostPart, HostResult, HostTerm, JobResult
+from configurator.engine.model.stack import stack_of
 
 # DeepSpeed's ZeRO-Infinity defaults (deepspeed/runtime/zero/offload_config.py): offload_param buffer_count=5,
 # buffer_size=1e8 elements of the 16-bit parameter dtype; offload_optimizer buffer_count=4 (the docs: "at least the
@@ -83,7 +84,8 @@ SRC_LOAD_SHARD = ("one checkpoint shard (huggingface_hub MAX_SHARD_SIZE 5 GB) pe
                   "modeling_utils.py loads the safetensors files one by one; QLoRA's bitsandbytes quantiser "
                   "(quantizers/quantizer_bnb_4bit.py, device_map on the card) quantises each shard on the card; "
                   "DeepSpeed ZeRO-3 zero.Init partitions the parameters at construction "
-                  "(integrations/deepspeed.py _load_state_dict_into_zero3_model copies each shard into them)")  # fmt: skip
+                  "(integrations/deepspeed.py _load_state_dict_into_zero3_model copies each shard into "
+                  "them)")  # fmt: skip
 SRC_LOAD_META = ("built on the meta device and sharded before any weight exists (the framework's meta_init, "
                  "specs/frameworks.yaml): each rank reads its own part of the checkpoint")  # fmt: skip
 SRC_PROCESS = ("ASSUMPTION_PROCESS_HOST_GB (engine/memory/host.py): Python, torch, the CUDA libraries and the CUDA "
@@ -150,9 +152,15 @@ def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_ra
              shards: int) -> JobHost:  # fmt: skip
     """The job's host RAM and NVMe terms on its node (``ranks`` processes, one per card or MIG instance)."""
     name = job.name
-    ram: list[HostTerm] = [loading_term(job, p, ranks),
-                           HostTerm(job=name, what=f"process runtime, {ranks} × {ASSUMPTION_PROCESS_HOST_GB:g} GB "
-                                    "(ASSUMPTION)", gb=ranks * ASSUMPTION_PROCESS_HOST_GB, source=SRC_PROCESS)]
+    ram: list[HostTerm] = [
+        loading_term(job, p, ranks),
+        HostTerm(
+            job=name,
+            what=f"process runtime, {ranks} × {ASSUMPTION_PROCESS_HOST_GB:g} GB (ASSUMPTION)",
+            gb=ranks * ASSUMPTION_PROCESS_HOST_GB,
+            source=SRC_PROCESS,
+        ),
+    ]
     nvme: list[HostTerm] = []
     if offload == "cpu" and offloaded_per_rank:
         ram.append(HostTerm(job=name, what="offloaded states", gb=offloaded_per_rank * ranks / GB,
