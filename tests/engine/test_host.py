@@ -216,3 +216,17 @@ def test_a_chassis_with_unknown_channels_keeps_the_least_capacity_rule() -> None
                                   "jobs": [ZERO3_OFFLOAD]})  # fmt: skip
     host = host_result(build, blind, result.jobs)
     assert host.dimms is not None and (host.dimms.count, host.dimms.size) == (18, 16)
+
+
+def test_a_full_dpo_loads_the_policy_and_its_reference() -> None:
+    """DPO of a full fine-tune keeps a frozen reference copy (engine/memory/rl.py keeps_reference), loaded from the
+    same checkpoint the same way: ZeRO-3 over 4 cards, one 5 GB shard per process, twice: 40 GB. With LoRA the
+    reference is the base without adapters: loaded once, 20 GB."""
+    dpo = {"name": "d", "model": "llama-3.1-8b", "method": "full", "objective": "dpo", "parallelism": "zero3",
+           "cards": [1, 2, 3, 4]}  # fmt: skip
+    full = _evaluate([dpo], n=4).jobs[0]
+    assert _term(full.host_ram, "model loading: one 5.0 GB checkpoint shard per process, policy and reference") == (
+        pytest.approx(40.0))
+    lora = _evaluate([{**dpo, "method": "lora"}], n=4).jobs[0]
+    assert _term(lora.host_ram, "model loading: one 5.0 GB checkpoint shard per process") == pytest.approx(20.0)
+    assert not any("reference" in t.what for t in lora.host_ram)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.units import GB, GIB
+from configurator.engine.memory import rl
 from configurator.engine.memory.precision import BF16, FP32
 from configurator.engine.memory.states import Parameters, trained_layout
 from configurator.engine.model.build import Build, Job
@@ -126,20 +127,25 @@ def checkpoint_bytes(job: Job, p: Parameters) -> float:
 
 def loading_term(job: Job, p: Parameters, ranks: int) -> HostTerm:
     """The job's host RAM while its model loads, all its ``ranks`` processes together: the 16-bit checkpoint as
-    published (p.total x 2 B), held whole, one shard at a time, or once on rank 0, as the framework loads it."""
+    published (p.total x 2 B), held whole, one shard at a time, or once on rank 0, as the framework loads it. A
+    full-fine-tune RL job that keeps a frozen reference copy (engine/memory/rl.py keeps_reference) loads the
+    checkpoint twice, the same way."""
+    copies = 2 if rl.keeps_reference(job) else 1
     model = p.total * BF16 / GB
     shard = min(CHECKPOINT_SHARD_GB, model)
     record = PARALLELISM[job.parallelism]
     stack = stack_of(job)
     if job.method == "qlora" or (record.deepspeed and record.stage == 3):
-        gb, what, src = ranks * shard, f"model loading: one {shard:.1f} GB checkpoint shard per process", SRC_LOAD_SHARD
+        gb, what, src = ranks * shard, f"one {shard:.1f} GB checkpoint shard per process", SRC_LOAD_SHARD
     elif stack.meta_init:
-        gb, what, src = model, "model loading: each rank its own part (meta init)", SRC_LOAD_META
+        gb, what, src = model, "each rank its own part (meta init)", SRC_LOAD_META
     elif record.fsdp and ranks > 1 and stack.cpu_ram_efficient_loading:
-        gb, what, src = model, "model loading: the whole model on rank 0 (cpu_ram_efficient_loading)", SRC_LOAD_RANK0
+        gb, what, src = model, "the whole model on rank 0 (cpu_ram_efficient_loading)", SRC_LOAD_RANK0
     else:
-        gb, what, src = ranks * model, f"model loading: the whole model in each of {ranks} processes", SRC_LOAD_FULL
-    return HostTerm(job=job.name, what=what, gb=gb, source=src)
+        gb, what, src = ranks * model, f"the whole model in each of {ranks} processes", SRC_LOAD_FULL
+    if copies > 1:
+        what += ", policy and reference"
+    return HostTerm(job=job.name, what=f"model loading: {what}", gb=gb * copies, source=src)
 
 
 def os_reserve_term() -> HostTerm:
