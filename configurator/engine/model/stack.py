@@ -27,6 +27,9 @@ from configurator.engine.model.parallelism import PARALLELISM
 T = TypeVar("T")
 
 
+RLTrainer = Literal["trl", "own", "none"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class FrameworkProfile:
     """One framework's memory-relevant behaviours, each read from its code; ``sources`` names, for every
@@ -49,13 +52,16 @@ class FrameworkProfile:
     prep_head_bf16: bool = False  # QLoRA under bf16: the fp32-cast embedding and head go back to bf16 (TRL)
     # FSDP: only rank 0 loads the checkpoint into CPU RAM, the others hold empty weights (engine/memory/host.py)
     cpu_ram_efficient_loading: bool = False
+    # DPO / GRPO / PPO: TRL's trainers (log-probs of the bf16 logits, engine/memory/rl.py training_view), the
+    # framework's own recipes (sized as its training passes), or none (an RL job is a setting error)
+    rl_trainer: RLTrainer = "none"
     sources: Mapping[str, str] = field(default_factory=dict)  # behaviour -> where it was read
 
 
 # The fields above that are behaviours (label and sources are not): each profile names a source for every one.
 BEHAVIOURS = ("loss", "frees_logits", "loss_upcast", "kbit_fp32_prep", "checkpointing", "optimizer_impl",
               "meta_init", "held_logits_fp32", "nf4_chunked", "separate_head_units", "prep_head_bf16",
-              "cpu_ram_efficient_loading")  # fmt: skip
+              "cpu_ram_efficient_loading", "rl_trainer")  # fmt: skip
 
 # A behaviour whose value predates this record and whose code has not been read yet: named, so it can be found.
 UNREAD = "not read from the framework's code yet: the value as first shipped"
@@ -83,6 +89,7 @@ class _Behaviours(Strict):
     separate_head_units: _Read[bool]
     prep_head_bf16: _Read[bool]
     cpu_ram_efficient_loading: _Read[bool]
+    rl_trainer: _Read[RLTrainer]
 
 
 class _FrameworkEntry(Strict):
