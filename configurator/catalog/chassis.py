@@ -52,6 +52,8 @@ class HostSpec(Strict):
     dimm_slots: Sourced  # memory slots on the board, all sockets together
     max_dimm_gb: Sourced  # largest DIMM the board takes
     dimm_type: str = "DDR5 RDIMM"
+    # memory channels per CPU socket: filling each with one DIMM gives the socket its full bandwidth (None: unknown)
+    memory_channels_per_socket: Sourced | None = None
     drive_bays: Sourced  # bays that take an NVMe data drive (M.2 / U.2 / E1.S / E3.S)
     drive_form_factor: str  # e.g. "2.5in U.2 NVMe", "M.2 2280"
 

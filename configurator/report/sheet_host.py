@@ -24,7 +24,8 @@ def host_part_rows(host: HostResult | None) -> list[list[str]]:
 
 def _rows(terms: list[HostTerm], unit: str) -> list[list[str]]:
     scale = 1000.0 if unit == "TB" else 1.0
-    return [[escape(t.job), escape(t.what), f"{t.gb / scale:,.2f} {unit}", escape(t.source)] for t in terms]
+    return [[escape(t.job or "the host"), escape(t.what), f"{t.gb / scale:,.2f} {unit}", escape(t.source)]
+            for t in terms]  # fmt: skip
 
 
 def host_section(host: HostResult | None) -> list[str]:
@@ -33,7 +34,8 @@ def host_section(host: HostResult | None) -> list[str]:
         return []
     out = [H2.format("Host memory and storage"),
            f"<p>{escape(ram_line(host))}.<br/>{escape(nvme_line(host))}. The jobs run at the same time, so their "
-           "needs add up; the OS and the Python processes themselves come on top.</p>"]  # fmt: skip
+           "needs add up; each process's runtime and the OS's reserve are assumptions, named as such "
+           "below.</p>"]  # fmt: skip
     rows = _rows(host.ram_terms, "GB") + _rows(host.nvme_terms, "TB")
     out.append(html_table(["Job", "Host RAM / NVMe for", "Size", "Source"], rows, [14, 22, 12, 52],
                           right=frozenset({2})))  # fmt: skip

@@ -142,7 +142,7 @@ def _host(result: BuildResult) -> list[str]:
         if part is not None:
             out.append(f"  part {part.part_id}: {part.count} x {part.description}")
     for t in host.ram_terms:
-        out.append(f"  RAM  {t.gb:10,.2f} GB  {t.job}: {t.what} ({t.source})")
+        out.append(f"  RAM  {t.gb:10,.2f} GB  {t.job or 'the host'}: {t.what} ({t.source})")
     for t in host.nvme_terms:
         out.append(f"  NVMe {t.gb / 1000:10,.3f} TB  {t.job}: {t.what} ({t.source})")
     return out

@@ -29,8 +29,10 @@ def build_file(tmp_path: Path) -> Path:
 def test_size_text_names_the_host_need_and_parts(build_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["size", str(build_file)]) == 0
     out = capsys.readouterr().out
-    assert "Host RAM: 257 GB needed, at most 8,796 GB in this chassis" in out
-    assert "part dimm-16gb: 16 x DDR5 RDIMM, 16 GB" in out  # picked: 275 GB holds the 257 GB
+    assert "Host RAM: 281 GB needed, at most 8,796 GB in this chassis" in out
+    # picked: one DIMM per channel of the two 8-channel sockets; 16 x 16 GiB = 275 GB is short of 281 GB
+    assert "part dimm-32gb: 16 x DDR5 RDIMM, 32 GB" in out
+    assert "process runtime, 2 × 3 GB (ASSUMPTION)" in out and "the host: OS and services (ASSUMPTION, 8 GB)" in out
     assert "NVMe: 0.35 TB needed, 8 bays in this chassis" in out and "part nvme-1.92tb: 1 x NVMe SSD" in out
     assert "z3: checkpoints (3 kept)" in out and "Transformers Trainer _save_checkpoint" in out
 
@@ -39,12 +41,13 @@ def test_size_json_carries_the_host(build_file: Path, capsys: pytest.CaptureFixt
     main(["size", "--json", str(build_file)])
     data = json.loads(capsys.readouterr().out)
     host = data["host"]
-    assert host["dimms"]["part_id"] == "dimm-16gb" and host["dimms"]["count"] == 16 and not host["dimms"]["stated"]
+    assert host["dimms"]["part_id"] == "dimm-32gb" and host["dimms"]["count"] == 16 and not host["dimms"]["stated"]
     assert host["drives"]["part_id"] == "nvme-1.92tb"
     assert host["ram_need_gb"] == pytest.approx(sum(t["gb"] for t in host["ram_terms"]))
     job = data["jobs"][0]
-    assert {t["what"] for t in job["host_ram"]} == {"offloaded states", "data loader batches (pinned)",
-                                                     "checkpoint staging"}  # fmt: skip
+    assert {t["what"] for t in job["host_ram"]} == {
+        "model loading: one 5.0 GB checkpoint shard per process", "process runtime, 2 × 3 GB (ASSUMPTION)",
+        "offloaded states", "data loader batches (pinned)", "checkpoint staging"}  # fmt: skip
     assert all(t["source"] for t in job["host_ram"] + job["host_nvme"])
 
 

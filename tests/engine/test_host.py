@@ -36,8 +36,12 @@ def test_zero3_cpu_offload_keeps_every_state_on_the_host() -> None:
     # the checkpoint is staged in host memory while written: bf16 weights + fp32 master and moments
     assert _term(job.host_ram, "checkpoint staging") == pytest.approx(p * 14 / 1e9, rel=1e-6)
     assert result.host is not None
-    assert result.host.ram_need_gb == pytest.approx(sum(t.gb for t in job.host_ram))
-    assert 250 < result.host.ram_need_gb < 260
+    # ZeRO-3's zero.Init: one 5 GB checkpoint shard per process while loading; 2 processes x 3 GB runtime (ASSUMPTION)
+    assert _term(job.host_ram, "model loading: one 5.0 GB checkpoint shard") == pytest.approx(10.0)
+    assert _term(job.host_ram, "process runtime") == pytest.approx(6.0)
+    assert result.host.ram_need_gb == pytest.approx(sum(t.gb for t in job.host_ram) + 8.0)  # + the OS (ASSUMPTION)
+    # 32 B x 8.03 B parameters = 256.97 GB, + 10 + 6 + 8 = 280.97 GB (the 2 x 2 x 2048 x 24 B batches: 0.0002 GB)
+    assert result.host.ram_need_gb == pytest.approx(p * 32 / 1e9 + 24.0, abs=0.001)
 
 
 def test_checkpoints_on_nvme_are_what_the_job_writes_times_how_many_it_keeps() -> None:
@@ -65,7 +69,7 @@ def test_jobs_of_a_build_add_up() -> None:
     one = _evaluate([ZERO3_OFFLOAD]).host
     two = _evaluate([ZERO3_OFFLOAD, {**ZERO3_OFFLOAD, "name": "z3b"}]).host
     assert one is not None and two is not None
-    assert two.ram_need_gb == pytest.approx(2 * one.ram_need_gb)
+    assert two.ram_need_gb - 8.0 == pytest.approx(2 * (one.ram_need_gb - 8.0))  # the OS reserve is the build's, once
     assert two.nvme_need_gb == pytest.approx(2 * one.nvme_need_gb)
 
 
@@ -76,8 +80,9 @@ def test_parts_are_picked_to_hold_the_need_when_the_build_states_none() -> None:
     assert host.dimms.capacity_gb >= host.ram_need_gb
     assert host.dimms.part_id == f"dimm-{host.dimms.size:g}gb"
     assert host.drives.capacity_gb >= host.nvme_need_gb and host.drives.part_id.startswith("nvme-")
-    # 256 GB of need: 16 x 16 GB, 8 x 32, 4 x 64 and 2 x 128 all hold 275 GB; the most modules fill the most channels
-    assert (host.dimms.count, host.dimms.size) == (16, 16)
+    # 281 GB of need on two 8-channel Xeons: one DIMM in each of the 16 channels; 16 x 16 GiB = 275 GB is short,
+    # 16 x 32 GiB = 550 GB holds it
+    assert (host.dimms.count, host.dimms.size) == (16, 32)
 
 
 def test_pick_prefers_the_smallest_capacity_then_fewer_modules() -> None:
@@ -123,3 +128,105 @@ def test_the_host_and_checkpoints_kept_survive_the_file_and_the_qr_code() -> Non
                                   "jobs": [{**ZERO3_OFFLOAD, "checkpoints_kept": 5, "cards": [1]}]})  # fmt: skip
     assert parse_build(build_to_yaml(build), "b.yaml") == build
     assert decode_build(encode_build(build)) == build
+
+
+# ------------------------------------------------ model loading, the processes' runtime, the channels filled
+LORA_70B_FSDP = {"name": "l", "model": "llama-3.3-70b", "method": "lora", "parallelism": "fsdp", "cards": [1, 2]}
+LLAMA_70B = 70_553_706_496  # parameters (the catalog's exact count, config.json shapes)
+
+
+def test_fsdp_without_cpu_ram_efficient_loading_loads_the_model_in_every_process() -> None:
+    """Accelerate's default (FSDP_CPU_RAM_EFFICIENT_LOADING unset: False): each of the 2 processes holds the whole
+    16-bit model on the CPU before sharding: 2 x 2 B x 70.55 B = 282.21 GB."""
+    job = _evaluate([LORA_70B_FSDP]).jobs[0]
+    assert job.params_total == LLAMA_70B
+    assert _term(job.host_ram, "model loading: the whole model in each of 2") == pytest.approx(282.2148, abs=1e-3)
+
+
+def test_fsdp_with_cpu_ram_efficient_loading_loads_it_on_rank_0_only() -> None:
+    on = {**LORA_70B_FSDP, "behaviour": {"cpu_ram_efficient_loading": True}}
+    result = _evaluate([on])
+    job = result.jobs[0]
+    assert _term(job.host_ram, "model loading: the whole model on rank 0") == pytest.approx(141.1074, abs=1e-3)
+    assert result.host is not None
+    # 141.11 load + 6 runtime + 2.485 checkpoint staging (LoRA adapters and Adam) + 8 OS = 157.6 GB
+    assert result.host.ram_need_gb == pytest.approx(141.1074 + 6 + 8 + _term(job.host_ram, "checkpoint staging"),
+                                                    abs=1e-3)  # fmt: skip
+    # rank 0 only makes sense with several ranks: one card loads the whole model either way
+    single = _evaluate([{**on, "parallelism": "single", "cards": [1]}], n=1).jobs[0]
+    assert _term(single.host_ram, "model loading: the whole model in each of 1") == pytest.approx(141.1074, abs=1e-3)
+
+
+def test_qlora_loads_one_checkpoint_shard_at_a_time() -> None:
+    """bitsandbytes quantises each safetensors shard on the card as it loads: 5 GB (huggingface_hub's
+    MAX_SHARD_SIZE) per process, not the 141 GB model."""
+    job = _evaluate([{"name": "q", "model": "llama-3.3-70b", "method": "qlora", "cards": [1]}], n=1).jobs[0]
+    assert _term(job.host_ram, "model loading: one 5.0 GB checkpoint shard") == pytest.approx(5.0)
+    # a model smaller than a shard: its own size (1 B parameters x 2 B = 2 GB < 5 GB)
+    small = _evaluate([{"name": "s", "model": {"parameters": 1e9}, "method": "qlora", "cards": [1]}], n=1).jobs[0]
+    assert _term(small.host_ram, "model loading: one 2.0 GB checkpoint shard") == pytest.approx(2.0)
+
+
+def test_the_default_build_needs_its_model_loads() -> None:
+    """resources/builds/default.yaml: the 70B LoRA over two H200 NVL (FSDP, Accelerate's default loading: 282.21 GB)
+    and the 70B QLoRA on the RTX PRO 6000 (one 5 GB shard), 3 processes x 3 GB, 2 x 2.485 GB checkpoint staging,
+    8 GB for the OS: 309.2 GB, which 16 x 32 GB DIMMs hold (16 x 16 GiB = 275 GB would not), one per channel of the
+    two 8-channel sockets. Before the loading and runtime terms it read 5 GB and 2 x 16 GB."""
+    from configurator.catalog.fileio import safe_read_text
+    from configurator.engine.model.buildfile import parse_build
+
+    path = "resources/builds/default.yaml"
+    result = evaluate(parse_build(safe_read_text(path), path))
+    host = result.host
+    assert host is not None and host.dimms is not None
+    assert host.ram_need_gb == pytest.approx(282.2148 + 5 + 9 + 2 * 2.4852 + 8, abs=0.01)
+    assert (host.dimms.count, host.dimms.size) == (16, 32)
+
+
+def test_dimms_fill_every_channel_with_the_smallest_size_that_holds_the_need() -> None:
+    gb = GIB / 1e9  # a "16 GB" DIMM holds 16 GiB = 17.18 GB
+    # two 8-channel sockets: 16 DIMMs at one per channel; 16 x 16 GiB = 274.9 GB holds 100 GB and 274 GB ...
+    assert pick_dimms(100, 32, 256, 2, channels=8) == (16, 16)
+    assert pick_dimms(274, 32, 256, 2, channels=8) == (16, 16)
+    # ... 281 GB takes 16 x 32 (549.8 GB), 600 GB 16 x 64 (1,099.5 GB)
+    assert pick_dimms(281, 32, 256, 2, channels=8) == (16, 32)
+    assert pick_dimms(600, 32, 256, 2, channels=8) == (16, 64)
+    # beyond 16 x 256 GiB (4,398 GB): two per channel, 32 x 256
+    assert pick_dimms(16 * 256 * gb + 1, 32, 256, 2, channels=8) == (32, 256)
+    assert pick_dimms(32 * 256 * gb + 1, 32, 256, 2, channels=8) is None
+    # two 12-channel EPYCs with 24 slots: 24 x 16 GiB = 412 GB
+    assert pick_dimms(300, 24, 256, 2, channels=12) == (24, 16)
+    # the channels unknown: today's rule, the least capacity in whole DIMMs per socket
+    assert pick_dimms(100, 32, 256, 2) == (6, 16)
+
+
+def test_a_chassis_with_unknown_channels_keeps_the_least_capacity_rule() -> None:
+    """generic-server-8 with its channels removed from the catalog entry: the pick falls back to whole DIMMs per
+    socket, the least capacity that holds the 281 GB: 9 x 16 GiB per socket, 18 x 16 GiB = 309 GB (nine DIMMs on
+    eight channels: what the channel rule avoids)."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.memory.host import host_result
+
+    chassis = default_catalog().chassis["generic-server-8"]
+    assert chassis.host is not None and chassis.host.memory_channels_per_socket is not None
+    blind = chassis.model_copy(update={"host": chassis.host.model_copy(update={"memory_channels_per_socket": None})})
+    result = _evaluate([ZERO3_OFFLOAD])
+    build = Build.model_validate({"chassis": "generic-server-8",
+                                  "cards": [{"slot": s, "card": "h200-nvl"} for s in (1, 2)],
+                                  "jobs": [ZERO3_OFFLOAD]})  # fmt: skip
+    host = host_result(build, blind, result.jobs)
+    assert host.dimms is not None and (host.dimms.count, host.dimms.size) == (18, 16)
+
+
+def test_a_full_dpo_loads_the_policy_and_its_reference() -> None:
+    """DPO of a full fine-tune keeps a frozen reference copy (engine/memory/rl.py keeps_reference), loaded from the
+    same checkpoint the same way: ZeRO-3 over 4 cards, one 5 GB shard per process, twice: 40 GB. With LoRA the
+    reference is the base without adapters: loaded once, 20 GB."""
+    dpo = {"name": "d", "model": "llama-3.1-8b", "method": "full", "objective": "dpo", "parallelism": "zero3",
+           "cards": [1, 2, 3, 4]}  # fmt: skip
+    full = _evaluate([dpo], n=4).jobs[0]
+    assert _term(full.host_ram, "model loading: one 5.0 GB checkpoint shard per process, policy and reference") == (
+        pytest.approx(40.0))
+    lora = _evaluate([{**dpo, "method": "lora"}], n=4).jobs[0]
+    assert _term(lora.host_ram, "model loading: one 5.0 GB checkpoint shard per process") == pytest.approx(20.0)
+    assert not any("reference" in t.what for t in lora.host_ram)

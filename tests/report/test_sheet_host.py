@@ -88,5 +88,5 @@ def test_sheet_prints_the_host_lines_priced(tmp_path: Path) -> None:
     assert "Host memory and storage" in text
     assert "DDR5 RDIMM, 64 GB (dimm-64gb)" in text and money(Decimal("2480"), "EUR") in text
     assert "NVMe SSD, 3.84 TB (2.5in U.2 NVMe) (nvme-3.84tb)" in text and money(Decimal("841"), "EUR") in text
-    assert "Host RAM: 257 GB needed" in text and "8 × DDR5 RDIMM, 64 GB, 550 GB in all installed" in text
+    assert "Host RAM: 281 GB needed" in text and "8 × DDR5 RDIMM, 64 GB, 550 GB in all installed" in text
     assert "offloaded states" in text and "checkpoint staging" in text and "checkpoints (2 kept)" in text

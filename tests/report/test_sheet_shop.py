@@ -112,8 +112,9 @@ def test_sheet_prints_every_line_total_and_sums_them(priced_sheet: tuple[Path, B
         return Decimal(m.group(1).replace(",", ""))
 
     subtotal, tax, total = amount(r"Subtotal \(net\)"), amount(r"Tax 19 %"), amount(r"Total")
-    # 4 x 8,900.50 + 3,200 + one 16 GB DIMM and one 1.92 TB drive picked for the LoRA's host need + 450 + 1,200
-    assert subtotal == sum(printed) == Decimal("40787.00")
+    # 4 x 8,900.50 + 3,200 + eight 16 GB DIMMs (one per memory channel of the workstation's socket: the LoRA's
+    # ~28 GB host need, its 16 GB model load included, fits 8 x 16 GiB) x 95 + one 1.92 TB drive 240 + 450 + 1,200
+    assert subtotal == sum(printed) == Decimal("41452.00")
     assert tax == (subtotal * Decimal("0.19")).quantize(Decimal("0.01"))
     assert total == subtotal + tax
     assert "4 NVIDIA RTX PRO 6000 Blackwell Workstation Edition" in text

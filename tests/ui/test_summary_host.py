@@ -18,11 +18,11 @@ def test_summary_shows_host_need_against_installed(qtbot) -> None:  # type: igno
     qtbot.addWidget(strip)
     strip.update_result(evaluate(_build()), 2, 0)
     text = strip.host.text()
-    assert "RAM 257 / 275 GB" in text and "NVMe 0.24 / 1.92 TB" in text
-    assert "Host RAM: 257 GB needed" in strip.host.toolTip()
+    assert "RAM 281 / 550 GB" in text and "NVMe 0.24 / 1.92 TB" in text
+    assert "Host RAM: 281 GB needed" in strip.host.toolTip()
     short = evaluate(_build(host={"dimms": {"count": 2, "size_gb": 32}}))
     strip.update_result(short, 2, 0)
-    assert "RAM 257 / 69 GB" in strip.host.text()
+    assert "RAM 281 / 69 GB" in strip.host.text()
     assert strip._colour("error") in strip.host.text()
 
 

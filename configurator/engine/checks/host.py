@@ -10,7 +10,7 @@ from configurator.engine.model.result import Check, HostResult, JobResult
 
 
 def _names(terms_jobs: list[str]) -> str:
-    return ", ".join(dict.fromkeys(terms_jobs))
+    return ", ".join(dict.fromkeys(j for j in terms_jobs if j))  # "": the OS reserve, no job's
 
 
 def host_checks(host: HostResult, chassis: ChassisSpec, jobs: list[JobResult]) -> list[Check]:
@@ -24,14 +24,15 @@ def host_checks(host: HostResult, chassis: ChassisSpec, jobs: list[JobResult]) -
             spec = chassis.host_memory_max_gb
             note = f" ({spec.note})" if spec is not None and spec.note else ""
             checks.append(Check(severity="info", code="HOST_MEMORY_UNKNOWN", message=(
-                f"Jobs {', '.join(offloading)} need {need:.0f} GB of host memory (offloaded states and checkpoint "
-                f"staging), beside the OS; the most memory {chassis.name} takes is unknown{note}: check its "
-                "specification.")))  # fmt: skip
+                f"Jobs {', '.join(offloading)} need {need:.0f} GB of host memory (model loading, offloaded states "
+                f"and checkpoint staging, the OS's reserve included); the most memory {chassis.name} takes is "
+                f"unknown{note}: check its specification.")))  # fmt: skip
     elif need > limit:
         checks.append(Check(severity="error", code="HOST_MEMORY", message=(
-            f"Jobs {ram_jobs} need {need:.0f} GB of host memory (offloaded states, pinned buffers and checkpoint "
-            f"staging), more than the {limit:.0f} GB {chassis.name} takes at most: offload less (no offload_param, "
-            "or ZeRO-Infinity to NVMe), run the jobs one after another, or choose a chassis with more DIMM "
+            f"Jobs {ram_jobs} need {need:.0f} GB of host memory (model loading, offloaded states, pinned buffers "
+            f"and checkpoint staging), more than the {limit:.0f} GB {chassis.name} takes at most: offload less (no "
+            "offload_param, or ZeRO-Infinity to NVMe), load the model on rank 0 only (FSDP "
+            "cpu_ram_efficient_loading), run the jobs one after another, or choose a chassis with more DIMM "
             "slots.")))  # fmt: skip
     checks += _storage(host, chassis)
     checks += _installed(host, chassis, need)
@@ -66,7 +67,8 @@ def _installed(host: HostResult, chassis: ChassisSpec, need: float) -> list[Chec
         checks.append(Check(severity="error", code="HOST_RAM_SHORT", message=(
             f"The build installs {d.count} × {d.size:g} GB = {d.capacity_gb:.0f} GB of host memory, less than the "
             f"{need:.0f} GB its jobs need at the same time: install at least {need * GB / GIB:.0f} GB (binary, as "
-            "DIMMs are labelled), or offload less.")))  # fmt: skip
+            "DIMMs are labelled), offload less, or load the model on rank 0 only (FSDP "
+            "cpu_ram_efficient_loading).")))  # fmt: skip
     r = host.drives
     bays = spec.drive_bays.value if spec is not None else None
     if r is not None and r.stated and bays is not None and r.count > bays:

@@ -1,9 +1,13 @@
 """The host around the cards: each job's CPU RAM and NVMe, summed per build, and the DIMMs and drives that hold them.
 
-RAM per job (its whole node, all its ranks): the states offload keeps on the host (engine/memory/estimate.py's
-figure), the pinned buffers ZeRO-Infinity stages NVMe traffic through, the batches the data loader pins, and a
-checkpoint staged in host memory while it is written. NVMe per job: ZeRO-Infinity's swap files, the checkpoints
-the run keeps, and the model's own files. The jobs of a build run at the same time, so their needs add up.
+RAM per job (its whole node, all its ranks): the model as each process loads it (the framework's loading path), each
+process's own runtime (ASSUMPTION), the states offload keeps on the host (engine/memory/estimate.py's figure), the
+pinned buffers ZeRO-Infinity stages NVMe traffic through, the batches the data loader pins, and a checkpoint staged in
+host memory while it is written; the build adds the OS's reserve (ASSUMPTION). The load is counted beside the
+training-time terms, not instead of them: a conservative sum, as the loaded copy is released when the model moves to
+the cards (the allocator may keep the pages) while offload and staging come after it. NVMe per job: ZeRO-Infinity's
+swap files, the checkpoints the run keeps, and the model's own files. The jobs of a build run at the same time, so
+their needs add up.
 
 GB = 10^9 B throughout; DIMMs are labelled in binary GB (a "64 GB" RDIMM holds 64 GiB) and drives in TB = 10^12 B.
 """
@@ -15,10 +19,13 @@ from dataclasses import dataclass
 
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.units import GB, GIB
+from configurator.engine.memory import rl
 from configurator.engine.memory.precision import BF16, FP32
 from configurator.engine.memory.states import Parameters, trained_layout
 from configurator.engine.model.build import Build, Job
+from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import HostPart, HostResult, HostTerm, JobResult
+from configurator.engine.model.stack import stack_of
 
 # DeepSpeed's ZeRO-Infinity defaults (deepspeed/runtime/zero/offload_config.py): offload_param buffer_count=5,
 # buffer_size=1e8 elements of the 16-bit parameter dtype; offload_optimizer buffer_count=4 (the docs: "at least the
@@ -33,6 +40,20 @@ DS_SUB_GROUP_SIZE = 1e9
 # (transformers DataCollatorForLanguageModeling / default_data_collator).
 BATCH_TENSORS = 3
 INT64 = 8
+
+# The largest file save_pretrained writes: huggingface_hub serialization/_base.py MAX_SHARD_SIZE = "5GB" (GB = 10^9,
+# its SIZE_UNITS), the default of split_torch_state_dict_into_shards that transformers' save_pretrained calls; the
+# published checkpoints are cut this way (Llama 3.3 70B: 30 files of at most 5 GB, model.safetensors.index.json).
+CHECKPOINT_SHARD_GB = 5.0
+# ASSUMPTION (no measurement found that settles it): each training process's own host memory beside any tensor it
+# holds: the Python interpreter, torch and its CUDA libraries and the CUDA context's host side. pytorch/pytorch#12873
+# measured 1.1 GiB of RSS added by the first CUDA tensor (CUDA 9/10, before lazy module loading), on top of ~0.15 GiB
+# for Python with torch imported; NCCL, the tokenizer and the dataset's Arrow buffers come on top. Named so a shop
+# can replace it with its own `ps`.
+ASSUMPTION_PROCESS_HOST_GB = 3.0
+# ASSUMPTION (no source found): what the OS, the page cache's working set, sshd, monitoring and the NVIDIA driver
+# daemons keep on a training server, once per build.
+ASSUMPTION_OS_RESERVE_GB = 8.0
 
 # DDR5 RDIMM sizes as sold (Lenovo ThinkSystem SR630 V3 manual, memory: TruDDR5 RDIMM 16, 32, 64 GB and 3DS RDIMM
 # 128, 256 GB; https://www.easymanua.ls/lenovo/thinksystem-sr630-v3/manual?p=15)
@@ -52,6 +73,27 @@ SRC_LOADER = ("Trainer defaults: dataloader_num_workers=0 (the main process buil
 SRC_STAGING = ("PyTorch DCP async_save copies each rank's state dict into CPU buffers first "
                "(\"checkpoint_size_per_rank X number_of_ranks\", recipe distributed_async_checkpoint_recipe); "
                "FSDP FULL_STATE_DICT with offload_to_cpu gathers it on rank 0's host")  # fmt: skip
+SRC_LOAD_FULL = ("transformers modeling_utils.py PreTrainedModel.from_pretrained without a device_map: the 16-bit "
+                 "weights land on the CPU (safetensors shard by shard, memory-mapped) and the whole model is resident "
+                 "before the trainer moves it to the card; every process does it (DDP, and FSDP without "
+                 "cpu_ram_efficient_loading: accelerate dataclasses.py FullyShardedDataParallelPlugin)")  # fmt: skip
+SRC_LOAD_RANK0 = ("FSDP cpu_ram_efficient_loading (accelerate utils/dataclasses.py FullyShardedDataParallelPlugin: "
+                  "\"only the first process loads the pretrained model checkpoint while all other processes have "
+                  "empty weights\"; transformers modeling_utils.py is_fsdp_enabled / is_local_dist_rank_0): rank 0 "
+                  "holds the whole 16-bit model, FSDP broadcasts it (sync_module_states, fsdp_utils.py)")  # fmt: skip
+SRC_LOAD_SHARD = ("one checkpoint shard (huggingface_hub MAX_SHARD_SIZE 5 GB) per process at a time: transformers "
+                  "modeling_utils.py loads the safetensors files one by one; QLoRA's bitsandbytes quantiser "
+                  "(quantizers/quantizer_bnb_4bit.py, device_map on the card) quantises each shard on the card; "
+                  "DeepSpeed ZeRO-3 zero.Init partitions the parameters at construction "
+                  "(integrations/deepspeed.py _load_state_dict_into_zero3_model copies each shard into "
+                  "them)")  # fmt: skip
+SRC_LOAD_META = ("built on the meta device and sharded before any weight exists (the framework's meta_init, "
+                 "specs/frameworks.yaml): each rank reads its own part of the checkpoint")  # fmt: skip
+SRC_PROCESS = ("ASSUMPTION_PROCESS_HOST_GB (engine/memory/host.py): Python, torch, the CUDA libraries and the CUDA "
+               "context's host side per process, not measured here (pytorch/pytorch#12873 saw 1.1 GiB from CUDA "
+               "init alone)")  # fmt: skip
+SRC_OS = ("ASSUMPTION_OS_RESERVE_GB (engine/memory/host.py): the OS, daemons and the NVIDIA driver's services, once "
+          "per build; no source found")  # fmt: skip
 SRC_SWAP = ("ZeRO-Infinity (offload_param / offload_optimizer device nvme): 16-bit parameter partitions "
             "(AsyncPartitionedParameterSwapper) and the fp32 master, optimizer states and gradients "
             "(PartitionedOptimizerSwapper) in swap files under nvme_path")  # fmt: skip
@@ -83,11 +125,48 @@ def checkpoint_bytes(job: Job, p: Parameters) -> float:
     return weights + p.trainable * tb.optimizer
 
 
+def loading_term(job: Job, p: Parameters, ranks: int) -> HostTerm:
+    """The job's host RAM while its model loads, all its ``ranks`` processes together: the 16-bit checkpoint as
+    published (p.total x 2 B), held whole, one shard at a time, or once on rank 0, as the framework loads it. A
+    full-fine-tune RL job that keeps a frozen reference copy (engine/memory/rl.py keeps_reference) loads the
+    checkpoint twice, the same way."""
+    copies = 2 if rl.keeps_reference(job) else 1
+    model = p.total * BF16 / GB
+    shard = min(CHECKPOINT_SHARD_GB, model)
+    record = PARALLELISM[job.parallelism]
+    stack = stack_of(job)
+    if job.method == "qlora" or (record.deepspeed and record.stage == 3):
+        gb, what, src = ranks * shard, f"one {shard:.1f} GB checkpoint shard per process", SRC_LOAD_SHARD
+    elif stack.meta_init:
+        gb, what, src = model, "each rank its own part (meta init)", SRC_LOAD_META
+    elif record.fsdp and ranks > 1 and stack.cpu_ram_efficient_loading:
+        gb, what, src = model, "the whole model on rank 0 (cpu_ram_efficient_loading)", SRC_LOAD_RANK0
+    else:
+        gb, what, src = ranks * model, f"the whole model in each of {ranks} processes", SRC_LOAD_FULL
+    if copies > 1:
+        what += ", policy and reference"
+    return HostTerm(job=job.name, what=f"model loading: {what}", gb=gb * copies, source=src)
+
+
+def os_reserve_term() -> HostTerm:
+    """The build's OS reserve (ASSUMPTION), once per build; ``job`` is empty: no job owns it."""
+    return HostTerm(job="", what=f"OS and services (ASSUMPTION, {ASSUMPTION_OS_RESERVE_GB:g} GB)",
+                    gb=ASSUMPTION_OS_RESERVE_GB, source=SRC_OS)  # fmt: skip
+
+
 def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_rank: float | None,
              shards: int) -> JobHost:  # fmt: skip
     """The job's host RAM and NVMe terms on its node (``ranks`` processes, one per card or MIG instance)."""
     name = job.name
-    ram: list[HostTerm] = []
+    ram: list[HostTerm] = [
+        loading_term(job, p, ranks),
+        HostTerm(
+            job=name,
+            what=f"process runtime, {ranks} × {ASSUMPTION_PROCESS_HOST_GB:g} GB (ASSUMPTION)",
+            gb=ranks * ASSUMPTION_PROCESS_HOST_GB,
+            source=SRC_PROCESS,
+        ),
+    ]
     nvme: list[HostTerm] = []
     if offload == "cpu" and offloaded_per_rank:
         ram.append(HostTerm(job=name, what="offloaded states", gb=offloaded_per_rank * ranks / GB,
@@ -129,12 +208,26 @@ def _drive(count: int, tb: float, form: str, stated: bool) -> HostPart:
                     part_id=drive_part_id(tb), stated=stated, capacity_gb=count * tb * 1000)  # fmt: skip
 
 
-def pick_dimms(need_gb: float, slots: int, max_dimm: float, sockets: int) -> tuple[int, int] | None:
-    """The smallest (count, size) that holds ``need_gb``: a count of whole DIMMs per CPU socket (each socket's memory
-    channels get the same), at most ``slots``; the more DIMMs on a tie, as they fill more memory channels (the CPU's
-    bandwidth, which CPU Adam and the offload copies use, grows with the channels filled). None where none holds it."""
+def pick_dimms(need_gb: float, slots: int, max_dimm: float, sockets: int,
+               channels: int | None = None) -> tuple[int, int] | None:  # fmt: skip
+    """The (count, size) of DIMMs that holds ``need_gb``, at most ``slots``. With the CPU's ``channels`` per socket
+    known: every channel of every socket filled alike (vendors' population rule: the bandwidth CPU Adam and the
+    offload copies use grows with the channels filled; Dell, "Balanced Memory with 2nd Generation Intel Xeon Scalable
+    Processors"), one DIMM per channel with the smallest size that holds the need, else two per channel (as slots
+    allow). Unknown channels: the smallest capacity of whole DIMMs per socket, the more DIMMs on a tie. None where
+    none holds it."""
+    sizes = [s for s in DIMM_SIZES_GB if s <= max_dimm]
+    if channels:
+        per_channel = 1
+        while channels * sockets * per_channel <= slots:
+            count = channels * sockets * per_channel
+            fit = next((s for s in sizes if count * s * GIB / GB >= need_gb), None)
+            if fit is not None:
+                return count, fit
+            per_channel += 1
+        return None
     best: tuple[float, int, int] | None = None
-    for size in (s for s in DIMM_SIZES_GB if s <= max_dimm):
+    for size in sizes:
         per = size * GIB / GB
         count = max(sockets, math.ceil(need_gb / per / sockets) * sockets)
         if count > slots:
@@ -161,6 +254,8 @@ def pick_drives(need_gb: float, bays: int) -> tuple[int, float] | None:
 def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> HostResult:
     """The build's host need (its jobs run at the same time), and the DIMMs and drives installed or picked for it."""
     ram_terms = [t for j in jobs for t in j.host_ram]
+    if ram_terms:
+        ram_terms.append(os_reserve_term())
     nvme_terms = [t for j in jobs for t in j.host_nvme]
     ram_need = sum(t.gb for t in ram_terms)
     nvme_need = sum(t.gb for t in nvme_terms)
@@ -168,6 +263,8 @@ def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> Ho
     slots = int(spec.dimm_slots.value) if spec and spec.dimm_slots.value is not None else None
     max_dimm = spec.max_dimm_gb.value if spec else None
     bays = int(spec.drive_bays.value) if spec and spec.drive_bays.value is not None else None
+    channels = (int(spec.memory_channels_per_socket.value) if spec and spec.memory_channels_per_socket
+                and spec.memory_channels_per_socket.value is not None else None)  # fmt: skip
     kind = spec.dimm_type if spec else "RDIMM"
     form = spec.drive_form_factor if spec else "NVMe"
     stated = build.host or None
@@ -176,7 +273,8 @@ def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> Ho
         dimms = _dimm(stated.dimms.count, stated.dimms.size_gb, kind, True)
     elif ram_terms:
         pick = pick_dimms(ram_need, slots if slots is not None else 64,
-                          max_dimm if max_dimm is not None else max(DIMM_SIZES_GB), chassis.cpu_sockets)  # fmt: skip
+                          max_dimm if max_dimm is not None else max(DIMM_SIZES_GB), chassis.cpu_sockets,
+                          channels)  # fmt: skip
         dimms = _dimm(pick[0], pick[1], kind, False) if pick else None
     drives: HostPart | None = None
     if stated is not None and stated.drives is not None:

@@ -177,6 +177,7 @@ class StackBehaviour(Strict):
     meta_init: bool | None = None  # model built on the meta device and sharded before weights exist
     nf4_chunked: bool | None = None  # torchao NF4 quantised in 1M-value chunks (torchao >= 0.2; 0.1: whole weight)
     separate_head_units: bool | None = None  # FSDP wraps the embedding and the output head as units of their own
+    cpu_ram_efficient_loading: bool | None = None  # FSDP: rank 0 alone loads the checkpoint into CPU RAM
 
 
 class Job(Strict):

@@ -50,6 +50,8 @@ class FrameworkProfile:
     # with custom_sharded_layers: ['tok_embeddings', 'output'], a per-config choice: recipes default to None)
     separate_head_units: bool = False
     prep_head_bf16: bool = False  # QLoRA under bf16: the fp32-cast embedding and head go back to bf16 (TRL)
+    # FSDP: only rank 0 loads the checkpoint into CPU RAM, the others hold empty weights (engine/memory/host.py)
+    cpu_ram_efficient_loading: bool = False
     # DPO / GRPO / PPO: TRL's trainers (log-probs of the bf16 logits, engine/memory/rl.py training_view), the
     # framework's own recipes (sized as its training passes), or none (an RL job is a setting error)
     rl_trainer: RLTrainer = "none"
@@ -59,7 +61,7 @@ class FrameworkProfile:
 # The fields above that are behaviours (label and sources are not): each profile names a source for every one.
 BEHAVIOURS = ("loss", "frees_logits", "loss_upcast", "kbit_fp32_prep", "checkpointing", "optimizer_impl",
               "meta_init", "held_logits_fp32", "nf4_chunked", "separate_head_units", "prep_head_bf16",
-              "rl_trainer")  # fmt: skip
+              "cpu_ram_efficient_loading", "rl_trainer")  # fmt: skip
 
 # A behaviour whose value predates this record and whose code has not been read yet: named, so it can be found.
 UNREAD = "not read from the framework's code yet: the value as first shipped"
@@ -86,6 +88,7 @@ class _Behaviours(Strict):
     nf4_chunked: _Read[bool]
     separate_head_units: _Read[bool]
     prep_head_bf16: _Read[bool]
+    cpu_ram_efficient_loading: _Read[bool]
     rl_trainer: _Read[RLTrainer]
 
 
@@ -152,6 +155,7 @@ class Stack:
     meta_init: bool
     nf4_chunked: bool
     separate_head_units: bool
+    cpu_ram_efficient_loading: bool
     fsdp_version: int
     offload: str
 
@@ -173,7 +177,8 @@ def _stack(job: Job) -> Stack:
         framework=job.framework, loss=job.loss or p.loss, frees_logits=pick("frees_logits"),
         loss_upcast=pick("loss_upcast"), kbit_fp32_prep=pick("kbit_fp32_prep"), checkpointing=pick("checkpointing"),
         optimizer_impl=pick("optimizer_impl"), meta_init=pick("meta_init"), nf4_chunked=pick("nf4_chunked"),
-        separate_head_units=pick("separate_head_units"), fsdp_version=job.fsdp_version,
+        separate_head_units=pick("separate_head_units"), cpu_ram_efficient_loading=pick("cpu_ram_efficient_loading"),
+        fsdp_version=job.fsdp_version,
         offload=job.offload,
     )  # fmt: skip
     return stack
