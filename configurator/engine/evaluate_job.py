@@ -20,7 +20,6 @@ from configurator.engine.checks import rl as rl_result
 from configurator.engine.checks.advice import fit_advice
 from configurator.engine.checks.job import (
     Shape,
-    generation_checks,
     job_shape,
     memory_notes,
     pcie_checks,
@@ -247,16 +246,20 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
     if comp and comp.seconds_per_step is not None:
         strategy = PARALLELISM[job.parallelism]
         overlap = strategy.overlaps_compute
-        step = strategy.step_seconds(comp.seconds_per_step, comm.seconds_per_step)
-        if comm.collectives:
-            ratio = comm.seconds_per_step / comp.seconds_per_step
+        # RL: the training's collectives overlap its training passes only, not the generation round or the extra
+        # passes around them (compute.py training_seconds); those add in full
+        training = comp.training_seconds if comp.training_seconds is not None else comp.seconds_per_step
+        rest = comp.seconds_per_step - training
+        step = strategy.step_seconds(training, comm.seconds_per_step) + rest
+        if comm.collectives and training > 0:
+            ratio = comm.seconds_per_step / training
             comm = comm.model_copy(
                 update={"ratio_to_compute": ratio, "hidden_behind_compute": overlap and ratio <= 1.0}
             )
             if ratio > 1.0:
                 checks.append(Check(severity="warning", code="COMM_DOMINATES", job=job.name, message=(
                     f"Job '{job.name}' spends {comm.seconds_per_step:.2f} s per step communicating over "
-                    f"{comm.bound_by} against {comp.seconds_per_step:.2f} s computing ({ratio:.1f}x): the cards "
+                    f"{comm.bound_by} against {training:.2f} s computing ({ratio:.1f}x): the cards "
                     "wait on the link. Bridge the cards (NVLink), use fewer cards, or a method that moves "
                     "less (LoRA on one card, QLoRA).")))  # fmt: skip
     return comm, step, checks
@@ -273,14 +276,16 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
         comm_link, rate, basis = slowest_link(shape.slots, ctx.topo.link, a.link_rates, ctx.calib)
     nvls = comm_link is not None and comm_link.family == "nvswitch" and all(
         ctx.cards[sl].architecture in NVLS_ARCHITECTURES for sl in shape.slots)
-    comm = communication(job, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size, model.num_layers,
-                         nvls=nvls)  # fmt: skip
+    # RL: the payloads of the batch the trainer runs (rl.training_view: DPO's pairs, prompt + completion tokens)
+    comm = communication(rl.training_view(job), params, tb, shape.slots, comm_link, rate, basis, model.hidden_size,
+                         model.num_layers, nvls=nvls)  # fmt: skip
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     comp = (None if model.is_params_only
             else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
-                         step_model=a.step_model))  # fmt: skip
+                         step_model=a.step_model, generation_cards=[
+                             ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards]))  # fmt: skip
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
     return comm, comp, step, checks
@@ -319,14 +324,16 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
-    checks += generation_checks(job, model, rows)
+    checks += rl_result.colocated_checks(job, model, rows) + rl_result.tensor_parallel_checks(job, shape.n)
+    checks += rl_result.trainer_checks(job)
     server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
               if rl_result.generation_cards(job) else {})  # fmt: skip
-    checks += rl_result.group_checks(job, shape.n) + rl_result.server_checks(model, job, server, set(shape.slots))
-    checks += rl_result.in_process_checks(model, job, mem, rows)
+    checks += rl_result.group_checks(job, shape.n)
+    checks += rl_result.server_checks(model, job, server, set(shape.slots), shape.n)
+    checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
-    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server)
+    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)

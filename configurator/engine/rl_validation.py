@@ -18,7 +18,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.catalog.sourced import Strict
 from configurator.engine.evaluate import evaluate
 from configurator.engine.memory import rl
-from configurator.engine.memory.activations import activation_breakdown
+from configurator.engine.memory.estimate import training_activations
 from configurator.engine.model.build import Build, Job
 from configurator.engine.model.resolver import ModelResolver
 
@@ -43,7 +43,9 @@ class RLSource(Strict):
 class RLRun(Strict):
     label: str
     cites: str  # a key of the file's sources
-    role: Literal["held-apart"]
+    # held-apart: blind to the model; seen: held apart when collected, but the model was changed after its score
+    # was seen (specs/rl-runs.yaml header): reported apart from the blind ones
+    role: Literal["held-apart", "seen"]
     model: str  # catalog id, or a config.json path relative to specs/
     kind: Literal["device", "vllm-weights", "kv-cache", "logits"]
     measured: Figure
@@ -98,7 +100,7 @@ def engine_bytes(run: RLRun) -> float:
         assert run.tokens is not None, f"{run.label}: a kv-cache run names its tokens"
         return float(rl.kv_bytes_per_token(model) * run.tokens)
     if run.kind == "logits":
-        return activation_breakdown(model, rl.training_view(job)).loss_bytes
+        return training_activations(model, rl.training_view(job)).loss_bytes  # as memory_for_card makes them
     build = Build.model_validate({"name": run.label, "chassis": "generic-server-8",
                                   "cards": [{"slot": 1, "card": run.card}], "jobs": [job.model_dump()]})  # fmt: skip
     result = evaluate(build, base_dir=specs_dir(), models=resolver)
@@ -111,13 +113,16 @@ def score(data: RLRunsFile | None = None) -> list[Scored]:
 
 
 def table(scored: list[Scored]) -> str:
-    """The validation table as the closing note quotes it."""
-    lines = [f"{'run':58s} {'kind':13s} {'measured GB':>12s} {'engine GB':>10s} {'error':>8s}"]
-    for s in scored:
-        lines.append(f"{s.run.label:58s} {s.run.kind:13s} {s.measured_gb:12.2f} {s.engine_gb:10.2f} "
-                     f"{s.error:+8.1%}")  # fmt: skip
-    errors = sorted(abs(s.error) for s in scored)
-    if errors:
-        median = statistics.median(errors)
-        lines.append(f"held apart n={len(errors)}  median |error| {median:.1%}  worst {errors[-1]:.1%}")
+    """The validation table as the closing note quotes it: blind (held-apart) runs, then the seen ones, each
+    group's median and worst."""
+    lines = [f"{'run':58s} {'role':10s} {'kind':13s} {'measured GB':>12s} {'engine GB':>10s} {'error':>8s}"]
+    for role, name in (("held-apart", "held apart (blind)"), ("seen", "seen (model changed after scoring)")):
+        group = [s for s in scored if s.run.role == role]
+        for s in group:
+            lines.append(f"{s.run.label:58s} {role:10s} {s.run.kind:13s} {s.measured_gb:12.2f} {s.engine_gb:10.2f} "
+                         f"{s.error:+8.1%}")  # fmt: skip
+        errors = sorted(abs(s.error) for s in group)
+        if errors:
+            lines.append(f"{name} n={len(errors)}  median |error| {statistics.median(errors):.1%}  "
+                         f"worst {errors[-1]:.1%}")  # fmt: skip
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
 from configurator.report.plan_text import answer_html
@@ -93,7 +94,7 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     out.append("<h2>Job classes</h2>")
     rows = [
         [escape(c.name), escape(c.model_name),
-         escape(c.method + ("" if c.objective == "sft" else f" {c.objective.upper()}")), f"{c.parameters / 1e9:.1f} B",
+         escape(method_label(c.method, c.objective)), f"{c.parameters / 1e9:.1f} B",
          f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f}",
          f"{c.wait_target_hours:g} h" if c.wait_target_hours else "none", str(c.from_month)]
         for c in result.classes

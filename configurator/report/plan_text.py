@@ -6,6 +6,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
+from configurator.present.rl_words import method_label
 from configurator.present.verdict import plural
 
 
@@ -150,7 +151,7 @@ def render_plan(result: PlanResult) -> str:
         wait = f", p95 wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
         start = f", from month {c.from_month}" if c.from_month > 1 else ""
         out.append(
-            f"  {c.name}: {c.model_name}, {c.method}{'' if c.objective == 'sft' else ' ' + c.objective.upper()}, "
+            f"  {c.name}: {c.model_name}, {method_label(c.method, c.objective)}, "
             f"{c.parameters / 1e9:.1f} B parameters, "
             f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day{wait}{start}"
         )

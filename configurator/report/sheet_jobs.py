@@ -7,10 +7,12 @@ from html import escape
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import BuildResult
+from configurator.engine.memory import rl
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.present.job_words import vision_words, word
 from configurator.present.memory_words import reserved_basis_note
+from configurator.present.rl_words import generation_sentence, step_split
 from configurator.present.verdict import WORDS, job_verdict
 from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
@@ -85,18 +87,10 @@ def _job_rl(job: JobResult) -> list[str]:
     out = [f"<h3>{escape(r.objective.upper())}: models and generation</h3>"]
     rows = [[escape(m.role), escape(m.held), f"{m.gb_per_card:,.1f}", escape(m.source)] for m in r.models]
     out.append(html_table(["Model", "Held as", "GB per card", "Read from"], rows, [12, 30, 12, 46]))
-    if r.generation:
-        kv = (f": {r.generation_share_gb:.1f} GB with {r.generation_weights_gb:.1f} GB of weights and a "
-              f"{r.kv_cache_gb:.1f} GB KV cache" if r.generation_share_gb is not None
-              and r.generation_weights_gb is not None and r.kv_cache_gb is not None else "")  # fmt: skip
-        out.append(f"<p>Generation: {escape(r.generation)}{kv}; one round of {r.sequences} sequences needs "
-                   f"{r.kv_needed_gb or 0:.1f} GB of KV cache.</p>")  # fmt: skip
-    if r.training_seconds is not None:
-        parts = [f"training {r.training_seconds:.3f} s"]
-        if r.generation_seconds is not None:
-            parts.append(f"generation {r.generation_seconds:.3f} s (decode, memory-bound)")
-        parts += [f"{escape(k)} {v:.3f} s" for k, v in r.extra_seconds.items()]
-        out.append(f"<p>Step split: {', '.join(parts)}.</p>")
+    if (generation := generation_sentence(r)) is not None:
+        out.append(f"<p>Generation: {escape(generation)}.</p>")
+    if (split := step_split(r)) is not None:
+        out.append(f"<p>Step split: {escape(split)}.</p>")
     return out
 
 
@@ -133,7 +127,7 @@ def job_section(i: int, job: JobResult, spec: Job,
         f"optimizer {word('optimizer', spec.optimizer)}, {word('precision', spec.precision)}; sharding "
         f"{word('parallelism', spec.parallelism)}"
         + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")
-        + (f"; sequence {spec.sequence_length:,}" if spec.objective in ("sft", "dpo") else
+        + (f"; sequence {spec.sequence_length:,}" if not rl.generates(spec) else
            f"; {spec.objective.upper()}, prompt {spec.rl.prompt_length:,} + completion {spec.rl.completion_length:,}")
         + f" × micro-batch {spec.micro_batch_size}, gradient checkpointing "
         f"{'on' if spec.gradient_checkpointing else 'off'}, attention {word('attention', spec.attention)}, loss "

@@ -6,6 +6,7 @@ from configurator.engine.model.result import BuildResult, Communication, Compute
 from configurator.present.host_words import nvme_line, ram_line
 from configurator.present.job_words import vision_words
 from configurator.present.memory_words import reserved_basis_note
+from configurator.present.rl_words import generation_sentence, step_split
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
 
@@ -100,20 +101,10 @@ def _rl(job: JobResult) -> list[str]:
     out = [f"  {r.objective.upper()}: the models on each training card"]
     for m in r.models:
         out.append(f"    {m.role:10s} {m.gb_per_card:7.1f} GB  {m.held}  [{m.source}]")
-    if r.generation:
-        out.append(f"  generation: {r.generation}")
-        if r.generation_share_gb is not None and r.generation_weights_gb is not None and r.kv_cache_gb is not None:
-            out.append(f"    {r.generation_share_gb:.1f} GB: {r.generation_weights_gb:.1f} GB of weights, a "
-                       f"{r.kv_cache_gb:.1f} GB KV cache; one round of {r.sequences} sequences needs "
-                       f"{r.kv_needed_gb or 0:.1f} GB of it")  # fmt: skip
-        else:
-            out.append(f"    one round of {r.sequences} sequences needs a {r.kv_needed_gb or 0:.1f} GB KV cache")
-    if r.training_seconds is not None:
-        parts = [f"training {r.training_seconds:.3f} s"]
-        if r.generation_seconds is not None:
-            parts.append(f"generation {r.generation_seconds:.3f} s (decode, memory-bound)")
-        parts += [f"{k} {v:.3f} s" for k, v in r.extra_seconds.items()]
-        out.append("  step split: " + ", ".join(parts))
+    if (generation := generation_sentence(r)) is not None:
+        out.append(f"  generation: {generation}")
+    if (split := step_split(r)) is not None:
+        out.append(f"  step split: {split}")
     return out
 
 

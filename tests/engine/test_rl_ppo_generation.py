@@ -9,9 +9,10 @@ import pytest
 import yaml
 
 from configurator.catalog.models import ModelSpec, load_models_yaml
+from configurator.engine.evaluate import evaluate
 from configurator.engine.memory import rl
 from configurator.engine.memory.estimate import memory_for_card
-from configurator.engine.model.build import Job
+from configurator.engine.model.build import Build, Job
 from configurator.engine.time.steptime.generation import forward_passes, generation_time
 from configurator.engine.time.steptime.ops import Device
 from tests.helpers import single_job
@@ -35,12 +36,10 @@ def test_ppo_adds_a_critic_trained_in_full_and_a_frozen_reward_model(llama8b: Mo
     ppo = memory_for_card(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8)
     critic = rl.critic_parameters(llama8b)
     assert critic == llama8b.total_params - 128_256 * 4096 + 4096  # the LM head becomes a hidden x 1 score
-    extra = rl.extra_states(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8, stage=3, tp=1)
-    assert extra.reward_weights == pytest.approx(llama8b.total_params * 2 / 8)
-    assert ppo.weights - sft.weights == pytest.approx(
-        extra.critic_weights + extra.reward_weights + llama8b.total_params * 2 / 8
-    )  # + the reference
-    assert ppo.optimizer - sft.optimizer == pytest.approx(extra.critic_optimizer)
+    # over 8 ZeRO-3 shards: the critic's bf16 weights (7,504,928,768 parameters), the reward model's and the
+    # reference's (8,030,261,248 each), and the critic's 12 bytes of fp32 master, momentum and variance
+    assert ppo.weights - sft.weights == pytest.approx((7_504_928_768 * 2 + 2 * 8_030_261_248 * 2) / 8)
+    assert ppo.optimizer - sft.optimizer == pytest.approx(7_504_928_768 * 12 / 8)
     assert ppo.activations > sft.activations  # the value model's forward is saved beside the policy's
 
 
@@ -84,7 +83,10 @@ def test_step_time_is_training_plus_generation() -> None:
                         sequence_length=1536, loss="bf16")  # fmt: skip
     assert grpo.rl is not None and grpo.compute is not None and sft.compute is not None
     assert grpo.compute.tokens_per_step == 8 * 1536  # prompt + completion, not sequence_length
-    assert grpo.rl.training_seconds == pytest.approx(sft.compute.seconds_per_step, rel=1e-6)
+    # the same training batch, GRPO's logits for 1,025 of the 1,536 positions (logits_to_keep)
+    sft_loss = next(o.seconds for o in sft.compute.ops if o.name == "loss")
+    expected = sft.compute.seconds_per_step - sft_loss * (1 - 1025 / 1536)
+    assert grpo.rl.training_seconds == pytest.approx(expected, rel=1e-6)
     assert grpo.rl.generation_seconds and grpo.rl.generation_seconds > grpo.rl.training_seconds
     assert grpo.step_seconds == pytest.approx(grpo.rl.training_seconds + grpo.rl.generation_seconds, rel=1e-6)
     c = grpo.compute
@@ -103,9 +105,6 @@ def test_grpo_needs_whole_prompt_groups() -> None:
 
 
 def _server_build(gen_cards: list[int], train: list[int]) -> tuple[list[object], object]:
-    from configurator.engine.evaluate import evaluate
-    from configurator.engine.model.build import Build
-
     build = Build.model_validate({
         "name": "t", "chassis": "hgx-8", "cards": [{"slot": s, "card": "h100-sxm"} for s in range(1, 5)],
         "jobs": [{"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
@@ -130,9 +129,6 @@ def test_generation_on_cards_of_its_own() -> None:
 
 
 def test_a_card_shared_with_a_colocated_vllm_counts_its_share() -> None:
-    from configurator.engine.evaluate import evaluate
-    from configurator.engine.model.build import Build
-
     grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
             "cards": [1], "rl": {"vllm_gpu_memory_utilization": 0.5}}  # fmt: skip
     sft = {"name": "s", "model": "llama-3.1-8b", "method": "lora", "cards": [1]}
@@ -143,9 +139,6 @@ def test_a_card_shared_with_a_colocated_vllm_counts_its_share() -> None:
 
 
 def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
-    from configurator.engine.evaluate import evaluate
-    from configurator.engine.model.build import Build
-
     grpo = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
             "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
     sft = {"name": "s", "model": "llama-3.1-8b", "method": "lora", "cards": [2]}
@@ -156,9 +149,6 @@ def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
 
 
 def test_changing_a_generation_card_re_evaluates_the_job() -> None:
-    from configurator.engine.evaluate import evaluate
-    from configurator.engine.model.build import Build
-
     def weights_share(card: str) -> float:
         job = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
                "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
@@ -183,14 +173,13 @@ def test_generating_in_the_training_process_must_fit_beside_the_states() -> None
 
 def test_a_ppo_step_adds_the_critic_and_its_epochs() -> None:
     rl_job = {"objective": "ppo", "parallelism": "zero3", "rl": {"prompt_length": 256, "completion_length": 256}}
-    _, one = single_job("llama-3.2-1b", "full", card="h100-sxm", chassis="hgx-8", n=2, **rl_job)
-    two_epochs = {**rl_job, "rl": {**rl_job["rl"], "ppo_epochs": 2}}  # type: ignore[dict-item]
-    _, two = single_job("llama-3.2-1b", "full", card="h100-sxm", chassis="hgx-8", n=2, **two_epochs)
-    assert one.rl is not None and two.rl is not None and one.rl.training_seconds is not None
+    once = {**rl_job, "rl": {**rl_job["rl"], "ppo_epochs": 1}}  # type: ignore[dict-item]
+    _, one = single_job("llama-3.2-1b", "full", card="h100-sxm", chassis="hgx-8", n=2, **once)
+    _, four = single_job("llama-3.2-1b", "full", card="h100-sxm", chassis="hgx-8", n=2, **rl_job)  # TRL's 4
+    assert one.rl is not None and four.rl is not None and one.rl.training_seconds is not None
     extra = one.rl.extra_seconds
     assert set(extra) == {"reference forward", "policy log-probs forward", "critic values forward", "reward forward",
                           "critic training"}  # fmt: skip
-    # the critic is the policy's architecture trained in full: about one more policy step
-    assert extra["critic training"] == pytest.approx(one.rl.training_seconds, rel=0.15)
-    assert two.rl.extra_seconds["critic training"] == pytest.approx(2 * extra["critic training"])
-    assert two.rl.extra_seconds["policy epochs 2+"] == pytest.approx(one.rl.training_seconds)
+    # TRL's num_ppo_epochs 4: the critic trains 4 times, the policy 3 more times than the first pass
+    assert four.rl.extra_seconds["critic training"] == pytest.approx(4 * extra["critic training"])
+    assert four.rl.extra_seconds["policy epochs 2+"] == pytest.approx(3 * one.rl.training_seconds)

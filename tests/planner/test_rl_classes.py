@@ -3,11 +3,15 @@ so a GRPO class with a colocated vLLM is sized in the card's share left to train
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from configurator.catalog.loader import default_catalog
-from configurator.engine.planner import JobClass, Plan
+from configurator.engine.planner import JobClass, Plan, plan_service
 from configurator.engine.planner.explain import _method, _method_key
 from configurator.engine.planner.matrix import _job
 from configurator.engine.planner.prepare import prepare
+from configurator.report.plan_text import render_plan
 
 
 def _plan(**cls: object) -> Plan:
@@ -37,8 +41,15 @@ def test_the_plan_prepares_rl_classes_and_words_them() -> None:
 
 
 def test_the_plan_report_names_the_objective() -> None:
-    from configurator.engine.planner import plan_service
-    from configurator.report.plan_text import render_plan
-
     result = plan_service(_plan(objective="dpo"), default_catalog())
     assert "c: Llama 3.1 8B, lora DPO, 8.0 B parameters" in render_plan(result)
+
+
+def test_a_class_generating_on_a_server_of_its_own_is_refused_by_name() -> None:
+    with pytest.raises(ValidationError, match="class 'g': generation on a vLLM server"):
+        JobClass.model_validate({"name": "g", "model": "llama-3.1-8b", "objective": "grpo", "steps": 10,
+                                 "jobs_per_day": 1, "rl": {"generation": "vllm-server",
+                                                           "generation_cards": [5]}})  # fmt: skip
+    ok = JobClass.model_validate({"name": "g", "model": "llama-3.1-8b", "objective": "grpo", "steps": 10,
+                                  "jobs_per_day": 1, "rl": {"generation": "vllm-colocate"}})  # fmt: skip
+    assert ok.rl.generation == "vllm-colocate"

@@ -72,3 +72,16 @@ def test_dpo_shows_no_generation_rows_and_ppo_its_reward_model(qtbot) -> None:  
     assert doc.build.jobs[0].rl.reward_model is False
     _choose(rows.objective_box, "sft")
     assert _visible(panel) == set()
+
+
+def test_beta_can_be_zero_and_auto_is_its_own_switch(qtbot) -> None:  # type: ignore[no-untyped-def]
+    doc, panel = _panel(qtbot, "rl-dpo-8b-full-4x-h100.yaml")
+    rows = panel.rl_rows
+    assert doc.build.jobs[0].rl.beta is None and rows.beta_auto.isChecked()
+    assert rows.beta_spin.value() == pytest.approx(0.1) and not rows.beta_spin.isEnabled()  # DPO's default shown
+    rows.beta_auto.setChecked(False)
+    assert doc.build.jobs[0].rl.beta == pytest.approx(0.1) and rows.beta_spin.isEnabled()
+    rows.beta_spin.setValue(0.0)
+    assert doc.build.jobs[0].rl.beta == 0.0  # no KL term: a setting, not "auto"
+    rows.beta_auto.setChecked(True)
+    assert doc.build.jobs[0].rl.beta is None

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
-from configurator.engine.memory import rl
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import effective_offload
 from configurator.engine.mig.layout import LayoutCheck
@@ -271,31 +270,3 @@ def pcie_checks(job: Job, over_pcie: bool) -> list[Check]:
         "(NCCL documentation, troubleshooting).")))  # fmt: skip
     return checks
 
-
-def generation_checks(job: Job, model: ModelSpec, rows: list[CardMemory]) -> list[Check]:
-    """A colocated vLLM's share of each card (GRPO): what it holds, whether its weights fit it and whether its KV
-    cache holds one generation round (engine/memory/rl.py). Rows carry the training's capacity, the card's less the
-    share."""
-    share = rl.colocated_share(job)
-    if not share or not rows or model.is_params_only:
-        return []
-    name, row = job.name, min(rows, key=lambda r: r.capacity_gb)
-    card = row.capacity_gb * 1e9 / (1 - share)
-    budget, weights, kv = rl.generation_budget(model, job, card)
-    needed = rl.generation_kv_needed(model, job)
-    where = f"slot {row.slot} ({row.card_name})"
-    if kv <= 0:
-        return [Check(severity="error", code="RL_GENERATION", slot=row.slot, job=name, message=(
-            f"Job '{name}': the colocated vLLM's {share:.0%} of {card / 1e9:.1f} GB on {where} is "
-            f"{budget / 1e9:.1f} GB, less than its own copy of the weights ({weights / 1e9:.1f} GB) and activations: "
-            "vLLM cannot allocate a KV cache. Raise vllm_gpu_memory_utilization, or generate on separate cards "
-            "(vllm-server)."))]  # fmt: skip
-    severity = "info" if kv >= needed else "warning"
-    more = "" if kv >= needed else (" vLLM will preempt and queue sequences (slower generation); raise "
-                                    "vllm_gpu_memory_utilization or shorten completions.")  # fmt: skip
-    return [Check(severity=severity, code="RL_GENERATION", slot=row.slot, job=name, message=(
-        f"Job '{name}': a colocated vLLM takes {share:.0%} of each card ({budget / 1e9:.1f} GB on {where}): "
-        f"{weights / 1e9:.1f} GB of weights and a {kv / 1e9:.1f} GB KV cache for "
-        f"{job.micro_batch_size * job.gradient_accumulation_steps} sequences of "
-        f"{job.rl.prompt_length} + {job.rl.completion_length} tokens, which need {needed / 1e9:.1f} GB; training is "
-        f"sized in the other {1 - share:.0%}.{more}"))]  # fmt: skip

@@ -21,7 +21,7 @@ from configurator.engine.lowprecision.checks import (
     linear_tensor_count,
 )
 from configurator.engine.memory import moe, rl, vision
-from configurator.engine.memory.activations import activation_breakdown
+from configurator.engine.memory.activations import ActivationBreakdown, activation_breakdown
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.loadpath import LoadBytes, bnb_load, torchao_nf4_load
 from configurator.engine.memory.precision import (
@@ -55,6 +55,7 @@ __all__ = [
     "parameters",
     "sharding",
     "trained_layout",
+    "training_activations",
 ]
 
 
@@ -177,8 +178,9 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     low = extra_bytes(model, job, p.frozen_linear, p.largest_linear, layer_linear, capability,
                       shards=shards if stage == 3 else 1, tp=tp)  # ZeRO-1/2 keep whole weights
     weights += low.persistent
-    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp)  # DPO / GRPO / PPO frozen reference
-    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp)  # PPO: critic trained, reward frozen
+    # DPO / GRPO / PPO frozen reference; PPO: critic trained, reward frozen (each split like the policy, EP included)
+    weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
+    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
     weights += extra.critic_weights + extra.reward_weights
     gradients += extra.critic_gradients
     optimizer += extra.critic_optimizer
@@ -202,6 +204,18 @@ def _units(job: Job, stack: Stack, p: Parameters, tb: TrainedBytes, full_weights
     return layer_unit, root_unit
 
 
+def training_activations(model: ModelSpec, job: Job, tp: int = 1, sequence_length: int | None = None,
+                         ) -> ActivationBreakdown:  # fmt: skip
+    """One micro-batch's activations as the trainer makes them (``job`` as rl.training_view has it): GRPO makes
+    logits of the completion only (engine/memory/rl.py logit_fraction), so its logits and their gradients scale."""
+    act = activation_breakdown(model, job, tp, sequence_length)
+    if (keep := rl.logit_fraction(job)) < 1:
+        act = replace(act, loss_bytes=act.loss_bytes * keep, loss_backward_bytes=act.loss_backward_bytes * keep,
+                      held_logits_bytes=act.held_logits_bytes * keep,
+                      forward_extra_bytes=act.forward_extra_bytes * keep)  # fmt: skip
+    return act
+
+
 def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st: _States, *, stage: int,
                  shards: int, tp: int, sequence_length: int | None, units: tuple[float, float], ep: int = 1,
                  ) -> _Activations:  # fmt: skip
@@ -214,11 +228,7 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     g_split = (shards if stage >= 2 else 1) * tp
     param_sharded = shards > 1 and stage == 3
     head_gradient = gathered = 0.0
-    act = activation_breakdown(model, job, tp, sequence_length)
-    if (keep := rl.logit_fraction(job)) < 1:  # GRPO: logits of the completion only (engine/memory/rl.py)
-        act = replace(act, loss_bytes=act.loss_bytes * keep, loss_backward_bytes=act.loss_backward_bytes * keep,
-                      held_logits_bytes=act.held_logits_bytes * keep,
-                      forward_extra_bytes=act.forward_extra_bytes * keep)  # fmt: skip
+    act = training_activations(model, job, tp, sequence_length)
     transient = act.transient_bytes
     if job.method == "full":
         # the head's weight gradient is made by its backward, before the layers'; unsharded (FSDP reduces

@@ -43,13 +43,36 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.memory.precision import BF16
 from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
+from configurator.engine.model.stack import PROFILES
 
 DPO_DEFAULT_BETA = 0.1  # trl/trainer/dpo_config.py DPOConfig.beta
 GRPO_DEFAULT_BETA = 0.0  # trl/trainer/grpo_config.py GRPOConfig.beta
 PPO_DEFAULT_KL = 0.05  # trl/experimental/ppo/ppo_config.py PPOConfig.kl_coef
-# vLLM's own activation peak during its memory profiling, beside weights and KV cache: estimated (a few hundred
-# MB for 8B-class models at the default max_num_batched_tokens); named here, not fitted.
+# ASSUMPTION (not derived in full, not fitted to any run): what vLLM keeps beside its weights and KV cache, its
+# profile run's activation peak and its non-torch memory. The activation part can be bounded from the profile run:
+# TRL's colocated LLM runs it on max_num_batched_tokens=4096 (trl/generation/vllm_generation.py:363; vLLM's own
+# default for the LLM class is 8192 or 16384, vllm/engine/arg_utils.py EngineArgs.get_batch_defaults), whose
+# largest tensors for Llama 3.1 8B are the MLP's gate/up output and activation, 4,096 x 3 x 14,336 x 2 B = 0.35 GB.
+# The CUDA-graph pool and the cuBLAS / NCCL workspaces vLLM also counts outside the KV cache are not derived here:
+# 1 GB is a round figure for both at 8B scale, an assumption that grows no smaller or larger with the model.
 VLLM_ACTIVATION_BYTES = 1e9
+
+
+TRL_PPO_EPOCHS = 4  # trl/experimental/ppo/ppo_config.py num_ppo_epochs default (verl's ppo_epochs: 1)
+
+
+def generation_engine(job: Job) -> str:
+    """Where the job generates: as set, else the objective's default: PPO ``transformers`` (TRL's PPOTrainer
+    generates with ``unwrap_model_for_generation`` + ``generate``, ppo_trainer.py:683; it has no vLLM path), GRPO
+    ``vllm-colocate`` (the common recipe and the issue's; TRL's GRPOConfig defaults to use_vllm False)."""
+    if job.rl.generation is not None:
+        return job.rl.generation
+    return "transformers" if job.objective == "ppo" else "vllm-colocate"
+
+
+def ppo_epochs(job: Job) -> int:
+    """PPO's passes over each rollout: as set, else TRL's num_ppo_epochs."""
+    return job.rl.ppo_epochs if job.rl.ppo_epochs is not None else TRL_PPO_EPOCHS
 
 
 def is_rl(job: Job) -> bool:
@@ -83,11 +106,21 @@ def keeps_reward_model(job: Job) -> bool:
     return job.objective == "ppo" and job.rl.reward_model
 
 
-def reference_bytes(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int) -> float:
-    """The reference copy on one card: bf16 weights, sharded as the policy's parameters are (ZeRO-3 / FSDP)."""
+def expert_share(model: ModelSpec, params: int, ep: int) -> float:
+    """The share of a model copy of ``params`` parameters one card holds under expert parallelism: its 1/ep of the
+    routed experts and all of the rest (memory/moe.py expert_split, for a bf16 copy)."""
+    if ep <= 1 or not model.is_moe or not params:
+        return 1.0
+    return 1 - model.expert_params() * (1 - 1 / ep) / params
+
+
+def reference_bytes(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1) -> float:
+    """The reference copy on one card: bf16 weights, sharded as the policy's parameters are (ZeRO-3 / FSDP, and
+    the experts over expert parallelism)."""
     if not keeps_reference(job):
         return 0.0
-    return model.total_params * BF16 / ((shards if stage == 3 else 1) * tp)
+    split = (shards if stage == 3 else 1) * tp
+    return model.total_params * BF16 * expert_share(model, model.total_params, ep) / split
 
 
 def critic_parameters(model: ModelSpec) -> int:
@@ -115,9 +148,10 @@ class ExtraStates:
     reward_weights: float = 0.0
 
 
-def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int) -> ExtraStates:
+def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1) -> ExtraStates:
     """The critic's weights, gradients and optimizer states and the reward model's bf16 weights on one card, split
-    as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1)."""
+    as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1; the
+    experts over expert parallelism)."""
     if not keeps_critic(job):
         return ExtraStates()
     w_split = (shards if stage == 3 else 1) * tp
@@ -125,8 +159,11 @@ def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int
     o_split = shards * tp
     n = critic_parameters(model)
     tb, _ = trained_layout(critic_job(job))
-    reward = model.total_params * BF16 / w_split if keeps_reward_model(job) else 0.0
-    return ExtraStates(n * tb.weight / w_split, n * tb.gradient / g_split, n * tb.optimizer / o_split, n, reward)
+    c = expert_share(model, n, ep)  # trained in full: weights and states split alike
+    reward = (model.total_params * BF16 * expert_share(model, model.total_params, ep) / w_split
+              if keeps_reward_model(job) else 0.0)  # fmt: skip
+    return ExtraStates(n * tb.weight * c / w_split, n * tb.gradient * c / g_split, n * tb.optimizer * c / o_split,
+                       n, reward)  # fmt: skip
 
 
 def training_view(job: Job) -> Job:
@@ -136,10 +173,11 @@ def training_view(job: Job) -> Job:
     if job.objective == "sft":
         return job
     update: dict[str, object] = {}
-    if job.loss is None and job.framework == "hf-trainer":
-        # TRL's trainers take log-probs of the model's own bf16 logits with selective_log_softmax
-        # (trl/trainer/utils.py: a log_softmax per sequence, gathered; dpo_trainer.py:1347, grpo_trainer.py:1521,
-        # ppo_trainer.py:703), not the causal-LM loss's fp32 upcast: the bf16 loss path
+    if job.loss is None and PROFILES[job.framework].rl_trainer == "trl":
+        # TRL's trainers (hf-trainer, axolotl: specs/frameworks.yaml rl_trainer) take log-probs of the model's own
+        # bf16 logits with selective_log_softmax (trl/trainer/utils.py: a log_softmax per sequence, gathered;
+        # dpo_trainer.py:1347, grpo_trainer.py:1521, ppo_trainer.py:703), not the causal-LM loss's fp32 upcast:
+        # the bf16 loss path
         update["loss"] = "bf16"
     if job.objective == "dpo":
         update["micro_batch_size"] = 2 * job.micro_batch_size
@@ -163,7 +201,7 @@ def generates(job: Job) -> bool:
 
 def colocated_share(job: Job) -> float:
     """The fraction of each card a colocated vLLM takes (0: no generation engine on the training cards)."""
-    if generates(job) and job.rl.generation == "vllm-colocate":
+    if generates(job) and generation_engine(job) == "vllm-colocate":
         return job.rl.vllm_gpu_memory_utilization
     return 0.0
 
@@ -181,19 +219,44 @@ def generation_sequences(job: Job) -> int:
     return job.micro_batch_size * job.gradient_accumulation_steps
 
 
-def generation_kv_needed(model: ModelSpec, job: Job) -> float:
-    """KV cache for one generation round on one card: its sequences of prompt + completion tokens, split by vLLM
-    tensor parallelism (vLLM shards the KV heads)."""
-    tokens = generation_sequences(job) * (job.rl.prompt_length + job.rl.completion_length)
+def group_sequences(job: Job, training_ranks: int = 1) -> int:
+    """Sequences one vLLM engine (one tensor-parallel group of ``vllm_tensor_parallel`` cards) generates per round.
+    Colocated: the group's ranks gather their prompts and each generates the group's (trl
+    generation/vllm_generation.py:636-641, ``all_gather_object(..., group=self.tp_group)``), so a group serves
+    ``vllm_tensor_parallel`` ranks' sequences. A server (``trl vllm-serve``): every training rank's prompts go to it
+    (vllm_generation.py:552 ``gather_object``) and its ``generation_cards`` / ``vllm_tensor_parallel`` replicas
+    share them (vllm_serve.py data_parallel_size); the busiest replica's share, rounded up."""
+    seqs = generation_sequences(job)
+    tp = job.rl.vllm_tensor_parallel
+    if generation_engine(job) == "vllm-server":
+        if not job.rl.generation_cards:  # a server outside the build, of unknown size: a card per training rank
+            return seqs
+        replicas = max(len(job.rl.generation_cards) // tp, 1)
+        return -(-seqs * max(training_ranks, 1) // replicas)
+    return seqs * tp
+
+
+def generation_kv_needed(model: ModelSpec, job: Job, training_ranks: int = 1) -> float:
+    """KV cache one generation round needs on one vLLM card: its group's sequences (``group_sequences``) of prompt
+    + completion tokens, the KV heads split ``vllm_tensor_parallel`` ways. Colocated, a group of t cards holds t
+    ranks' sequences split t ways: one rank's sequences per card, whatever t."""
+    tokens = group_sequences(job, training_ranks) * (job.rl.prompt_length + job.rl.completion_length)
     return tokens * kv_bytes_per_token(model) / job.rl.vllm_tensor_parallel
+
+
+def vllm_card_bytes(capacity_bytes: float, share: float) -> float:
+    """A colocated card's whole memory from a training row's capacity (the card less vLLM's ``share``)."""
+    return capacity_bytes / (1 - share)
 
 
 def generation_budget(model: ModelSpec, job: Job, card_bytes: float, share: float | None = None,
                       ) -> tuple[float, float, float]:  # fmt: skip
     """(vLLM's share, its weights, the KV cache left) on a card of ``card_bytes`` (bytes): the weights are vLLM's
-    own bf16 copy (TRL loads merged LoRA weights into it), split by vLLM tensor parallelism."""
+    own copy as the checkpoint ships (TRL loads merged LoRA weights into it), split by vLLM tensor parallelism."""
     budget = (colocated_share(job) if share is None else share) * card_bytes
-    weights = model.total_params * BF16 / job.rl.vllm_tensor_parallel
+    # as shipped: gpt-oss's experts stay MXFP4 in vLLM (vllm/model_executor/layers/quantization/mxfp4.py
+    # Mxfp4Config, chosen by the checkpoint's quantization_config), the rest bf16
+    weights = model.weight_bytes_as_shipped() / job.rl.vllm_tensor_parallel
     return budget, weights, budget - weights - VLLM_ACTIVATION_BYTES
 
 
@@ -213,15 +276,23 @@ class KeptModel:
     source: str  # where the behaviour is read from
 
 
-def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int,
-                ) -> tuple[KeptModel, ...]:  # fmt: skip
+def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int, ep: int = 1,
+                on_card: tuple[bool, bool, bool] = (True, True, True)) -> tuple[KeptModel, ...]:  # fmt: skip
     """The models the method keeps on each training card and what each costs there (weights, and for a trained
     model its gradients and optimizer states), each with the code it is read from. ``states``: the card's model
-    states as the memory table has them (every model together); the policy is what the others leave of it."""
-    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp)
-    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp)
-    critic = extra.critic_weights + extra.critic_gradients + extra.critic_optimizer
-    policy = max(states - ref - critic - extra.reward_weights, 0.0)  # offloaded states are not on the card
+    states as the memory table has them (every model together); the policy is what the others leave of it.
+    ``on_card``: whether the card still holds (weights, gradients, optimizer states) after offload
+    (estimate.py _offload moves each kind whole, every model's together: TRL prepares the reference and reward
+    models with the policy's DeepSpeed config, models/utils.py prepare_deepspeed)."""
+    w, g, o = (1.0 if kept else 0.0 for kept in on_card)
+    ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp, ep=ep) * w
+    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
+    critic = extra.critic_weights * w + extra.critic_gradients * g + extra.critic_optimizer * o
+    reward = extra.reward_weights * w
+    extra = ExtraStates(critic_weights=extra.critic_weights * w, critic_gradients=extra.critic_gradients * g,
+                        critic_optimizer=extra.critic_optimizer * o, critic_trained=extra.critic_trained,
+                        reward_weights=reward)  # fmt: skip
+    policy = max(states - ref - critic - reward, 0.0)
     adapters = "QLoRA" if job.method == "qlora" else "LoRA"
     held = "trained in full" if job.method == "full" else f"frozen base + trained {adapters} adapters"
     rows = [KeptModel("policy", held, policy / 1e9, "the trainer's model")]
@@ -263,30 +334,9 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
             )
         else:
             rows.append(KeptModel("reward", "none (rule-based reward functions)", 0.0, "verl need_reward_model"))
+    moved = [kind for kind, kept in zip(("weights", "gradients", "optimizer states"), on_card, strict=True)
+             if not kept]  # fmt: skip
+    if moved:  # what offload moved is host memory (the job's host RAM line), not this card's
+        note = f"; {', '.join(moved)} offloaded to the host"
+        rows = [KeptModel(r.role, r.held + note, r.gb_per_card, r.source) for r in rows]
     return tuple(rows)
-
-
-def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
-    """The RL and MoE settings that apply to ``job`` (the job form shows only these): the sequence length unless
-    the method generates; GRPO's generations per
-    prompt; prompt and completion lengths and the generation engine where the method generates; the colocated
-    share, or the server's cards and share; PPO's reward model and epochs; the MoE capacity factor for an MoE
-    model."""
-    fields: set[str] = {"objective"}
-    if not generates(job):  # GRPO / PPO train on prompt + completion tokens instead
-        fields.add("sequence_length")
-    if job.objective in ("dpo", "grpo", "ppo"):
-        fields.add("beta")
-    if job.objective == "grpo":
-        fields.add("generations")
-    if generates(job):
-        fields |= {"prompt_length", "completion_length", "generation"}
-        if job.rl.generation == "vllm-colocate":
-            fields |= {"vllm_gpu_memory_utilization", "vllm_tensor_parallel"}
-        elif job.rl.generation == "vllm-server":
-            fields |= {"generation_cards", "server_gpu_memory_utilization", "vllm_tensor_parallel"}
-    if job.objective == "ppo":
-        fields |= {"reward_model", "ppo_epochs"}
-    if model is not None and model.is_moe:
-        fields.add("moe_capacity_factor")
-    return frozenset(fields)

@@ -132,15 +132,18 @@ Objective = Literal["sft", "dpo", "grpo", "ppo"]
 
 
 class RLSettings(Strict):
-    """Preference and RL post-training with TRL (engine/memory/rl.py): what DPOTrainer / GRPOTrainer keep and generate.
-    Defaults are TRL's (trl/trainer/grpo_config.py, dpo_config.py)."""
+    """Preference and RL post-training with TRL (engine/memory/rl.py): what DPOTrainer / GRPOTrainer / PPOTrainer keep
+    and generate. Defaults are TRL's (trl/trainer/grpo_config.py, dpo_config.py, experimental/ppo/ppo_config.py)
+    except where a comment says otherwise; None: resolved per objective by engine/memory/rl.py."""
 
     beta: float | None = Field(default=None, ge=0, le=100)  # KL coefficient; None: TRL's (GRPO 0.0, DPO 0.1)
     precompute_ref_log_probs: bool = False  # DPO: reference log-probs computed before training (no reference kept)
     generations: int = Field(default=8, ge=1, le=1024)  # GRPO num_generations per prompt
     prompt_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO prompt tokens
     completion_length: int = Field(default=512, ge=1, le=1_048_576)  # GRPO max_completion_length
-    generation: Literal["vllm-colocate", "vllm-server", "transformers"] = "vllm-colocate"
+    # None: the objective's default (rl.generation_engine): PPO transformers generate (TRL's PPOTrainer has no vLLM
+    # path); GRPO vllm-colocate, the usual recipe, NOT TRL's default (GRPOConfig use_vllm False)
+    generation: Literal["vllm-colocate", "vllm-server", "transformers"] | None = None
     vllm_gpu_memory_utilization: float = Field(default=0.3, gt=0, lt=1)  # colocated vLLM's share of each card
     # vllm-server: the build's slots whose cards run the generation engine (trl vllm-serve, verl / OpenRLHF
     # rollout workers on their own cards), at the server's share (trl/scripts/vllm_serve.py default 0.9)
@@ -149,7 +152,8 @@ class RLSettings(Strict):
     vllm_tensor_parallel: int = Field(default=1, ge=1, le=64)  # vLLM tensor_parallel_size (weights split)
     # PPO: a reward model network beside the critic (False: rule-based / function rewards, no network)
     reward_model: bool = True
-    ppo_epochs: int = Field(default=1, ge=1, le=64)  # PPO passes over each rollout (verl ppo_epochs 1; TRL 4)
+    # PPO passes over each rollout; None: TRL's num_ppo_epochs 4 (ppo_config.py:232); verl's ppo_epochs is 1
+    ppo_epochs: int | None = Field(default=None, ge=1, le=64)
 
 
 class InstanceRef(Strict):

@@ -132,6 +132,10 @@ class Compute(Out):
     matmul_seconds: float | None
     memory_bound_seconds: float | None  # optimizer step, QLoRA dequantisation
     seconds_per_step: float | None
+    # RL (DPO / GRPO / PPO): the policy's training passes alone, without generation and the extra passes: what the
+    # training's communication overlaps (None: the whole step is training)
+    training_seconds: float | None = None
+    generation_bound: Literal["memory", "compute", "launch"] | None = None  # RL: the generation round's decode
     utilization: float  # per-op: the achieved model FLOPs utilisation; utilization model: the assumption
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
@@ -242,9 +246,12 @@ class RLResult(Out):
     generation_weights_gb: float | None = None
     kv_cache_gb: float | None = None  # what the share leaves for the KV cache
     kv_needed_gb: float | None = None  # one round: sequences x (prompt + completion) tokens
-    sequences: int = 0  # per card per generation round
+    sequences: int = 0  # per vLLM engine (one tensor-parallel group) per generation round
     training_seconds: float | None = None  # the policy's training passes
     generation_seconds: float | None = None
+    # what bounds the round's decode (time/steptime/generation.py Generation.bound): memory, compute, or launch
+    # (transformers generate issuing kernels from the host)
+    generation_bound: Literal["memory", "compute", "launch"] | None = None
     extra_seconds: dict[str, float] = {}  # extra forwards, PPO's critic training and further epochs
 
 

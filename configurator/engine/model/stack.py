@@ -27,6 +27,9 @@ from configurator.engine.model.parallelism import PARALLELISM
 T = TypeVar("T")
 
 
+RLTrainer = Literal["trl", "own", "none"]
+
+
 @dataclass(frozen=True, kw_only=True)
 class FrameworkProfile:
     """One framework's memory-relevant behaviours, each read from its code; ``sources`` names, for every
@@ -47,12 +50,16 @@ class FrameworkProfile:
     # with custom_sharded_layers: ['tok_embeddings', 'output'], a per-config choice: recipes default to None)
     separate_head_units: bool = False
     prep_head_bf16: bool = False  # QLoRA under bf16: the fp32-cast embedding and head go back to bf16 (TRL)
+    # DPO / GRPO / PPO: TRL's trainers (log-probs of the bf16 logits, engine/memory/rl.py training_view), the
+    # framework's own recipes (sized as its training passes), or none (an RL job is a setting error)
+    rl_trainer: RLTrainer = "none"
     sources: Mapping[str, str] = field(default_factory=dict)  # behaviour -> where it was read
 
 
 # The fields above that are behaviours (label and sources are not): each profile names a source for every one.
 BEHAVIOURS = ("loss", "frees_logits", "loss_upcast", "kbit_fp32_prep", "checkpointing", "optimizer_impl",
-              "meta_init", "held_logits_fp32", "nf4_chunked", "separate_head_units", "prep_head_bf16")  # fmt: skip
+              "meta_init", "held_logits_fp32", "nf4_chunked", "separate_head_units", "prep_head_bf16",
+              "rl_trainer")  # fmt: skip
 
 # A behaviour whose value predates this record and whose code has not been read yet: named, so it can be found.
 UNREAD = "not read from the framework's code yet: the value as first shipped"
@@ -79,6 +86,7 @@ class _Behaviours(Strict):
     nf4_chunked: _Read[bool]
     separate_head_units: _Read[bool]
     prep_head_bf16: _Read[bool]
+    rl_trainer: _Read[RLTrainer]
 
 
 class _FrameworkEntry(Strict):

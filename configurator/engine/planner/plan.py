@@ -97,6 +97,18 @@ class JobClass(Strict):
     growth_per_month: float | None = Field(default=None, ge=-0.9, le=10)
 
     @model_validator(mode="after")
+    def _generation_on_its_cards(self) -> JobClass:
+        # a vLLM server on cards of its own (rl.generation_cards) names slots of a build; the planner sizes a class
+        # on the cards it places it on, so those cards would be neither counted nor timed: refused by name
+        if self.objective in ("grpo", "ppo") and self.rl.generation == "vllm-server":
+            raise ValueError(
+                f"class '{self.name}': generation on a vLLM server of its own cards (vllm-server) cannot be planned: "
+                "the planner places a class on its training cards only, so the server's cards would be neither "
+                "counted nor timed. Use vllm-colocate (vLLM on the training cards) or transformers."
+            )
+        return self
+
+    @model_validator(mode="after")
     def _one_size(self) -> JobClass:
         if (self.tokens_per_job is None) == (self.steps is None):
             raise ValueError("give the size of one job as either tokens_per_job or steps (one of them)")

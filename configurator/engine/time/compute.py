@@ -3,6 +3,8 @@ the roofline."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
@@ -14,7 +16,7 @@ from configurator.engine.memory.states import job_parameters, trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
-from configurator.engine.time.steptime import Device, OpRow, job_step
+from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 
 
@@ -183,16 +185,19 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
 
 
 def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float, achieved_tflops: float, cards: int,
-              tp: int) -> RLStep:  # fmt: skip
+              tp: int, generation_device: Device | None) -> RLStep:  # fmt: skip
     """The generation round, the extra forwards and PPO's critic training of an RL job's step (rl_job: as
-    written, before training_view)."""
+    written, before training_view); the round on ``generation_device`` (a vLLM server's card) when given."""
     critic_seconds = 0.0
     if rl.keeps_critic(job):
         critic = rl.critic_job(rl.training_view(job))
         ctb, _ = trained_layout(critic)
-        critic_seconds = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards,
-                                  tp=tp).seconds  # fmt: skip
-    return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp)
+        # the value model's head is a hidden x 1 score (rl.critic_parameters), not the vocabulary: its step
+        # without the policy's logits GEMMs and loss (op class "loss")
+        critic_step = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards, tp=tp)
+        critic_seconds = scaled_class(critic_step, "loss", 0.0).seconds
+    return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp,
+                   generation_device=generation_device, training_ranks=cards)
 
 
 def compute(
@@ -207,6 +212,7 @@ def compute(
     *,
     memory_shares: list[float] | None = None,  # per card: share of its memory bandwidth (MIG: memory slices)
     step_model: str = "per-op",
+    generation_cards: list[CardSpec] | None = None,  # RL vllm-server: the cards of its own the engine runs on
 ) -> Compute:
     """Compute per step: the per-op model (engine/time/steptime/) on the slowest card or instance of the job, or
     with ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak).
@@ -227,12 +233,17 @@ def compute(
                   if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
+    training_s: float | None = None  # RL: the policy's training step (BF16), before the recipe's speed-up
+    rl_seconds = 0.0  # RL: generation and the extra passes
+    generation_bound: Literal["memory", "compute", "launch"] | None = None
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
     if per_op and slowest is not None:
         fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
         steps = [(job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base), dev)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
         step, device = max(steps, key=lambda s: s[0].seconds)
+        # GRPO makes logits for the completion only (logits_to_keep, rl.logit_fraction): its loss class in proportion
+        step = scaled_class(step, "loss", rl.logit_fraction(rl_job))
         op_rows = step.rows
         launch_bound = step.launch_bound
         seconds: float | None = step.seconds
@@ -241,9 +252,19 @@ def compute(
         memory_s: float | None
         matmul_s, memory_s = step.split
         if rl.is_rl(rl_job) and step.seconds:  # training + generation + the extra passes (time/steptime/generation.py)
-            parts = _rl_parts(rl_job, model, device, step.seconds, flops / step.seconds / 1e12, len(cards), split)
+            # the recipe's measured whole-step speed-up is of the training step (speed.py MEASUREMENTS): applied to
+            # the policy's passes (and so to PPO's further epochs), not to vLLM's bf16 generation
+            training_s = step.seconds
+            trained = recipe_time(job, cards, flops, utilization, step.seconds).seconds
+            gen_devs = _devices([(c, 1.0) for c in generation_cards or []], None, estimates)
+            gen_device = min((d for _, d in gen_devs), key=lambda d: d.bandwidth_gb_s) if gen_devs else None
+            policy_s = trained if trained is not None else step.seconds
+            parts = _rl_parts(rl_job, model, device, policy_s, flops / step.seconds / 1e12, len(cards), split,
+                              gen_device)  # fmt: skip
             extra = parts.rows()
             op_rows += extra
+            rl_seconds = parts.seconds
+            generation_bound = parts.generation.bound if parts.generation is not None else None
             seconds = step.seconds + parts.seconds
             achieved = flops / (slowest * 1e12 * seconds)  # the training's FLOPs over the whole RL step
             matmul_s = (matmul_s or 0.0) + sum(r[1] for r in extra if r[4] == "compute")
@@ -258,6 +279,9 @@ def compute(
         achieved = utilization
     low = recipe_time(job, cards, flops, utilization, seconds)  # measured whole-step speed-up, or unknown
     seconds = low.seconds
+    if training_s is not None:  # RL: the recipe on the training step, then the RL parts added
+        low = recipe_time(job, cards, flops, utilization, training_s)
+        seconds = low.seconds + rl_seconds if low.seconds is not None else None
     notes += low.notes
     notes += vision.time_notes(model, job)
     return Compute.of(
@@ -271,6 +295,7 @@ def compute(
         card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
+        training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
         estimated_cards=estimated,
     )  # fmt: skip

@@ -1,7 +1,7 @@
 """The Jobs form's post-training rows: the objective (SFT, DPO, GRPO, PPO), the KL coefficient, GRPO's
 generations per prompt, prompt and completion lengths, where generation runs (vLLM colocated with its share of
 each card, or on cards of its own), vLLM's tensor parallelism, PPO's reward model and epochs, and an MoE model's
-capacity factor. Each row is shown only where the engine says it applies (engine/memory/rl.py form_fields)."""
+capacity factor. Each row is shown only where the engine says it applies (engine/checks/rl.py form_fields)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from configurator.catalog.models import ModelSpec
+from configurator.engine.checks.rl import form_fields
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Job, RLSettings
 from configurator.ui.jobs.fields import float_range, int_range, shown
@@ -35,9 +36,14 @@ class RLRows:
             "KL coefficient",
             "betaSpin",
             3,
-            "KL coefficient beta (0: no reference model; auto: the trainer's default)",
+            "KL coefficient beta (0: no KL term, no reference model)",
         )
-        self.beta_spin.setSpecialValueText("auto")
+        # the trainer's default as its own switch: 0 is a real setting (no KL term), not "auto"
+        self.beta_auto = QCheckBox("Trainer's default beta")
+        kit.register(self.beta_auto, "betaAutoCheck", "The trainer's default KL coefficient (TRL: DPO 0.1, GRPO 0, "
+                     "PPO 0.05); off: the value set, 0 included")  # fmt: skip
+        kit.form.addRow("", self.beta_auto)
+        self.beta_auto.toggled.connect(self._beta_auto_toggled)
         self.generations_spin = self._int("generations", "Generations", "generationsSpin",
                                           "GRPO completions per prompt (num_generations)")  # fmt: skip
         self.prompt_spin = self._int("prompt_length", "Prompt tokens", "promptSpin", "Prompt tokens per sequence")
@@ -111,20 +117,23 @@ class RLRows:
     def fill(self, job: Job, spec: ModelSpec | None) -> None:
         kit, r = self.kit, job.rl
         kit.set_choice(self.objective_box, job.objective)
-        kit.set_value(self.beta_spin, r.beta or 0.0)
+        kit.set_value(self.beta_spin, rl.beta(job))  # the value in use, the trainer's default under "auto"
+        self.beta_auto.setChecked(r.beta is None)
+        self.beta_spin.setEnabled(r.beta is not None)
         for spin, value in ((self.generations_spin, r.generations), (self.prompt_spin, r.prompt_length),
                             (self.completion_spin, r.completion_length), (self.vllm_tp_spin, r.vllm_tensor_parallel),
-                            (self.epochs_spin, r.ppo_epochs), (self.share_spin, r.vllm_gpu_memory_utilization),
+                            (self.epochs_spin, rl.ppo_epochs(job)), (self.share_spin, r.vllm_gpu_memory_utilization),
                             (self.server_share_spin, r.server_gpu_memory_utilization),
                             (self.capacity_spin, job.moe_capacity_factor)):  # fmt: skip
             kit.set_value(spin, value)
-        kit.set_choice(self.generation_box, r.generation)
+        kit.set_choice(self.generation_box, rl.generation_engine(job))
         self.reward_check.setChecked(r.reward_model)
         if self.cards_edit not in kit.invalid and not self.cards_edit.hasFocus():
             self.cards_edit.setText(", ".join(map(str, r.generation_cards)))
-        applies = rl.form_fields(job, spec)
+        applies = form_fields(job, spec)
         for field, widget in self.rows.items():
             kit.form.setRowVisible(widget, field in applies)
+        kit.form.setRowVisible(self.beta_auto, "beta" in applies)
         if self.sequence_row is not None:
             kit.form.setRowVisible(self.sequence_row, "sequence_length" in applies)
 
@@ -138,9 +147,6 @@ class RLRows:
     def _set(self, widget: QWidget, field: str, value: Any, text: str) -> None:
         if self.kit.job() is None:
             return
-        if field == "beta":
-            value = value or None  # 0 shows "auto": the trainer's default
-            text = "auto" if value is None else text
         self.kit.apply(widget, field, text, self._rl(**{field: value}), merge=True)
 
     def _generation_edit(self, build: Any, index: int, generation: str) -> Any:
@@ -160,6 +166,13 @@ class RLRows:
             return
         self.kit.apply(self.cards_edit, "generation_cards", ", ".join(map(str, slots)) or "none",
                        self._rl(generation_cards=slots))  # fmt: skip
+
+    def _beta_auto_toggled(self, auto: bool) -> None:
+        job = self.kit.job()
+        if job is None:
+            return
+        value = None if auto else self.beta_spin.value()
+        self.kit.apply(self.beta_auto, "beta", "auto" if value is None else f"{value:g}", self._rl(beta=value))
 
     def _reward_toggled(self, checked: bool) -> None:
         job = self.kit.job()

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from configurator.engine.planner import Plan
 from configurator.engine.planner.editing import set_class, set_fields
+from configurator.present.rl_words import method_label
 from configurator.ui.base import PlanDocument
 
 NO_GROWTH_OVERRIDE = -91.0  # the growth spin box's "roadmap's" value: the class follows the roadmap
@@ -185,8 +186,7 @@ class InputsPanel(QWidget):
                 self.class_box.setCurrentIndex(min(keep, len(names) - 1))
             c = plan.classes[max(self.class_box.currentIndex(), 0)]
             model = c.model if isinstance(c.model, str) else f"{c.model.parameters:.3g} parameters"
-            post = "" if c.objective == "sft" else f" {c.objective.upper()}"  # a DPO / GRPO / PPO class
-            self.model_label.setText(f"{model}, {c.method}{post}")
+            self.model_label.setText(f"{model}, {method_label(c.method, c.objective)}")  # a DPO / GRPO / PPO class
             by_month = c.jobs_per_day_by_month is not None
             self.jobs_per_day.setEnabled(not by_month)
             self.jobs_per_day.setToolTip(

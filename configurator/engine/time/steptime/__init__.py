@@ -26,7 +26,8 @@ from configurator.engine.time.steptime.ops import (
     optimizer_class,
 )
 
-__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "OpRow", "job_shape", "job_step", "optimizer_shards"]
+__all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "OpRow", "job_shape", "job_step", "optimizer_shards",
+           "scaled_class"]
 
 
 OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
@@ -52,6 +53,16 @@ class JobStep:
         """Seconds of the compute-bound and of the memory-bound op classes."""
         rows = self.rows
         return sum(r[1] for r in rows if r[4] == "compute"), sum(r[1] for r in rows if r[4] == "memory")
+
+
+def scaled_class(step: JobStep, name: str, keep: float) -> JobStep:
+    """``step`` with its op class ``name`` scaled to ``keep`` of itself (1: unchanged; 0: dropped): a pass that
+    runs that class on part of the tokens, or not at all."""
+    if keep == 1.0 or not any(c.name == name for c in step.classes):
+        return step
+    classes = tuple(OpClass(c.name, c.flops * keep, c.bytes * keep, c.seconds * keep, c.compute_seconds * keep,
+                            c.memory_seconds * keep) if c.name == name else c for c in step.classes)  # fmt: skip
+    return JobStep(classes, sum(c.seconds for c in classes), step.launch_bound, step.stack, step.factor)
 
 
 def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:

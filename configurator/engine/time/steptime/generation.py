@@ -33,11 +33,12 @@ from configurator.engine.time.steptime.ops import Device
 
 @dataclass(frozen=True)
 class Generation:
-    sequences: int  # per card (per vLLM tensor-parallel group: its share)
+    sequences: int  # the engine's: one vLLM tensor-parallel group's (rl.group_sequences)
     prefill_seconds: float
     decode_seconds: float
     flops: float
     bytes: float  # read during decode
+    bound: Literal["memory", "compute", "launch"] = "memory"  # what sets a decode step's time
 
     @property
     def seconds(self) -> float:
@@ -45,25 +46,50 @@ class Generation:
 
 
 def decode_weight_bytes(model: ModelSpec, sequences: int) -> float:
-    """bf16 weights one decode step reads: all but the input embedding (a row lookup); of an MoE layer's routed
-    experts, the ones the step's ``sequences`` tokens reach (top-k each, at most every expert)."""
+    """bf16 weights one decode step reads: all but the input embedding (a row lookup), unless the embedding is tied
+    to the LM head (``tie_word_embeddings``: the same matrix is the head's GEMM, read every step); of an MoE layer's
+    routed experts, the ones the step's ``sequences`` tokens reach (top-k each, at most every expert)."""
     counts = model.param_counts()
-    dense = counts.total - counts.embedding - model.expert_params()
-    experts: float = model.expert_params()
+    lookup = 0 if model.tie_word_embeddings else counts.embedding
+    dense = counts.total - lookup - model.expert_params()
+    # the experts as vLLM holds them: as shipped (gpt-oss MXFP4, rl.generation_budget)
+    experts: float = model.weight_bytes_as_shipped() - (counts.total - model.expert_params()) * BF16
     if experts and model.num_experts:
         experts = experts * min(1.0, sequences * model.num_experts_per_tok / model.num_experts)
-    return (dense + experts) * BF16
+    return dense * BF16 + experts
 
 
-def generation_time(model: ModelSpec, job: Job, device: Device) -> Generation:
-    """One generation round on ``device`` for the job's sequences of ``prompt_length`` + ``completion_length``
-    tokens, vLLM tensor parallelism splitting weights, KV cache and FLOPs ``vllm_tensor_parallel`` ways."""
+def matmul_params(model: ModelSpec) -> int:
+    """Parameters a token's forward multiplies through: the active ones less the input embedding, whose lookup is
+    no GEMM, except when it is tied to the LM head (then it is the head's GEMM)."""
+    return model.active_params(embedding=model.tie_word_embeddings)
+
+
+def decode_launch_seconds(model: ModelSpec) -> float:
+    """Host time to issue one decode step's kernels in the training process (transformers ``generate``, PyTorch
+    eager: no CUDA graphs): the layer's kernels x layers at the eager launch cost (efficiency.yaml ``launch``, the
+    per-op model's ops.py launch bound). vLLM captures decode in CUDA graphs and is not launch-bound."""
+    eff = efficiency()
+    return eff.kernels_per_layer * (model.num_layers or 1) * eff.launch_us["eager"] * 1e-6
+
+
+def generation_time(model: ModelSpec, job: Job, device: Device, sequences: int | None = None,
+                    tp: int | None = None) -> Generation:  # fmt: skip
+    """One generation round on one card of an engine (one vLLM tensor-parallel group of ``tp`` cards) that
+    generates ``sequences`` (rl.group_sequences: the group's, default one rank's) of ``prompt_length`` +
+    ``completion_length`` tokens. Tensor parallelism splits the weights, the KV heads and every GEMM ``tp`` ways
+    over the group's sequences; colocated, the group serves ``tp`` ranks' sequences, so per card the KV and FLOPs
+    are one rank's whatever ``tp``. ``transformers`` generation (in the training process, no TP) takes each
+    decode step as the larger of its memory time and its eager launch time."""
     eff = efficiency()
     arch = eff.arch(device.arch)
-    tp = job.rl.vllm_tensor_parallel
-    seqs = rl.generation_sequences(job)
+    tp = job.rl.vllm_tensor_parallel if tp is None else tp
+    seqs = rl.generation_sequences(job) if sequences is None else sequences
+    in_process = rl.generation_engine(job) == "transformers"
+    if in_process:
+        tp, seqs = 1, rl.generation_sequences(job)
     prompt, completion = job.rl.prompt_length, job.rl.completion_length
-    active = 2.0 * model.active_params(embedding=False)  # FLOPs per token
+    active = 2.0 * matmul_params(model)  # FLOPs per token
     h = model.hidden_size or 1
     peak = device.peak_tflops * 1e12
     prefill_flops = active * seqs * prompt / tp
@@ -75,7 +101,12 @@ def generation_time(model: ModelSpec, job: Job, device: Device) -> Generation:
     step_flops = active * seqs / tp
     compute_floor = step_flops / (peak * eff.gemm_fraction(arch, seqs, h, h, device.sms))
     decode = completion * max(weights / bandwidth, compute_floor) + kv / bandwidth
-    return Generation(seqs, prefill, decode, prefill_flops + step_flops * completion, completion * weights + kv)
+    bound: Literal["memory", "compute", "launch"] = "compute" if compute_floor > weights / bandwidth else "memory"
+    if in_process and decode_launch_seconds(model) > decode / completion:
+        # per step: at least the host's launches (the KV reads are spread evenly over the steps)
+        decode, bound = completion * decode_launch_seconds(model), "launch"
+    return Generation(seqs, prefill, decode, prefill_flops + step_flops * completion, completion * weights + kv,
+                      bound)
 
 
 def forward_passes(job: Job) -> dict[str, int]:
@@ -103,7 +134,7 @@ def extra_forward_seconds(model: ModelSpec, job: Job, achieved_tflops: float, tp
         return {}
     view = rl.training_view(job)
     tokens = view.sequence_length * view.micro_batch_size * view.gradient_accumulation_steps
-    flops = 2.0 * model.active_params(embedding=False) * tokens / max(tp, 1)
+    flops = 2.0 * matmul_params(model) * tokens / max(tp, 1)
     return {name: n * flops / (achieved_tflops * 1e12) for name, n in forward_passes(job).items()}
 
 
@@ -126,7 +157,8 @@ class RLStep:
         """(name, seconds, FLOPs, bytes, bound) per part, as compute.py's op rows."""
         out: list[tuple[str, float, float, float, Literal["compute", "memory"]]] = []
         if self.generation is not None:
-            out.append(("generation", self.generation.seconds, self.generation.flops, self.generation.bytes, "memory"))
+            bound: Literal["compute", "memory"] = "compute" if self.generation.bound == "compute" else "memory"
+            out.append(("generation", self.generation.seconds, self.generation.flops, self.generation.bytes, bound))
         out += [(f"{name} forward", s, 0.0, 0.0, "compute") for name, s in self.forwards.items()]
         if self.critic_seconds:
             out.append(("critic training", self.critic_seconds, 0.0, 0.0, "compute"))
@@ -136,11 +168,15 @@ class RLStep:
 
 
 def rl_step(model: ModelSpec, job: Job, device: Device, policy_seconds: float, critic_seconds: float,
-            achieved_tflops: float, tp: int = 1) -> RLStep:  # fmt: skip
-    """The RL parts of one optimizer step: one generation round (GRPO, PPO; timed on ``device``, the training
-    card's, also where the engine has cards of its own), the extra forwards at ``achieved_tflops``, and for PPO
-    the critic's training (``critic_seconds``: one pass) and the policy's and critic's further ``ppo_epochs``."""
-    gen = generation_time(model, job, device) if rl.generates(job) and not model.is_params_only else None
-    epochs = job.rl.ppo_epochs if job.objective == "ppo" else 1
+            achieved_tflops: float, tp: int = 1, *, generation_device: Device | None = None,
+            training_ranks: int = 1) -> RLStep:  # fmt: skip
+    """The RL parts of one optimizer step: one generation round (GRPO, PPO; timed on ``generation_device``, a
+    vLLM server's slowest card, else the training card's ``device``, for the sequences one engine serves:
+    rl.group_sequences over ``training_ranks``), the extra forwards at ``achieved_tflops``, and for PPO the critic's
+    training (``critic_seconds``: one pass) and the policy's and critic's further ``ppo_epochs``."""
+    gen = None
+    if rl.generates(job) and not model.is_params_only:
+        gen = generation_time(model, job, generation_device or device, rl.group_sequences(job, training_ranks))
+    epochs = rl.ppo_epochs(job) if job.objective == "ppo" else 1
     critic = critic_seconds * epochs if rl.keeps_critic(job) else 0.0
     return RLStep(gen, extra_forward_seconds(model, job, achieved_tflops, tp), critic, policy_seconds * (epochs - 1))

@@ -27,8 +27,8 @@ from configurator.engine.model.build import Job
 from configurator.engine.time.compute import compute
 from configurator.engine.time.steptime.efficiency import Efficiency, efficiency, set_override
 
-# a framework whose default stack is the run's; a run names its own `framework` where the script's behaviours (its
-# optimizer's implementation, its loss) are those of another profile of specs/frameworks.yaml
+# a framework whose default stack is the run's; a run names its own `framework` where the script's behaviours are
+# those of another profile of specs/frameworks.yaml, or overrides one behaviour (`behaviour: {optimizer_impl: ...}`)
 STACK_FRAMEWORK = {"eager": "hf-trainer", "fused": "torchtitan"}
 
 
@@ -44,6 +44,7 @@ class Scored:
     predicted: float
     held_apart: bool
     scored: bool
+    seen: bool = False  # held apart, but the model changed after its score was seen (throughput-runs.yaml `seen`)
 
     @property
     def error(self) -> float:
@@ -66,12 +67,13 @@ def run_job(run: dict[str, Any]) -> Job:
     method = run["method"]
     lora = {"rank": run.get("rank", 16), "targets": run.get("targets", "all-linear")}
     return Job.model_validate({
-        "name": "run", "model": "m", "method": method, "lora": lora,
+        "name": "run", "model": "m", "method": method, "lora": lora, "optimizer": run.get("optimizer", "adamw"),
         "precision": "pure-bf16" if run.get("pure_bf16") else "mixed-bf16",
         "parallelism": "fsdp" if run.get("cards", 1) > 1 else "single",
         "sequence_length": run["seq"], "micro_batch_size": run["micro_batch"],
         "gradient_accumulation_steps": run.get("accum", 1), "gradient_checkpointing": run["checkpointing"],
         "framework": run.get("framework", STACK_FRAMEWORK[run["stack"]]),
+        "behaviour": run.get("behaviour", {}),  # a behaviour of the script's own (specs/frameworks.yaml names)
     })  # fmt: skip
 
 
@@ -102,9 +104,11 @@ def score(step_model: str = "per-op", path: Path | None = None, catalog: Catalog
     data = load_runs(path)
     catalog = catalog or default_catalog()
     held = set(data["held_apart"])
+    seen = set(data.get("seen", []))
     return [
         Scored(r["from"], r["card"], r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
-               predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True))
+               predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True),
+               r["from"] in seen)
         for r in data["runs"]
     ]  # fmt: skip
 
@@ -129,11 +133,16 @@ def table(rows: list[Scored]) -> str:
                      f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
     lines.append("")
     for src, (n, med, worst) in by_source(rows).items():
-        held = any(r.held_apart for r in rows if r.source == src)
-        role = "held apart" if held else "calibration"
+        mine = [r for r in rows if r.source == src]
+        role = ("seen" if any(r.seen for r in mine) else "held apart" if any(r.held_apart for r in mine)
+                else "calibration")  # fmt: skip
         lines.append(f"{src:<20} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
-    for label, pick in (("all calibration", False), ("all held apart", True)):
-        errs = [abs(r.error) for r in rows if r.scored and r.held_apart == pick]
+    def group(r: Scored) -> str:
+        return "all calibration" if not r.held_apart else ("all seen (changed after scoring)" if r.seen
+                                                           else "all held apart (blind)")  # fmt: skip
+
+    for label in ("all calibration", "all held apart (blind)", "all seen (changed after scoring)"):
+        errs = [abs(r.error) for r in rows if r.scored and group(r) == label]
         if errs:
             lines.append(f"{label:<33} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}")
     errs = [abs(r.error) for r in rows if r.scored]
@@ -221,3 +230,86 @@ def fit_constants(path: Path | None = None, catalog: Catalog | None = None) -> d
     finally:
         set_override(None)
     return out
+
+
+@dataclass(frozen=True)
+class MigScored:
+    """One MIG row: an instance's throughput over the whole instance's, measured and modelled (issue 24 item 4)."""
+
+    source: str
+    card: str
+    profile: str
+    micro_batch: int
+    seq: int
+    sm_share: float  # the instance's SMs over the whole instance's
+    measured: float
+    predicted: float
+    tolerance: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.measured - 1
+
+    @property
+    def within(self) -> bool:
+        return abs(self.error) <= self.tolerance
+
+
+def _instance_rate(run: dict[str, Any], profile: str, data: dict[str, Any], catalog: Catalog) -> float:
+    """Model tokens/s of ``run`` on one MIG instance: its SMs over the card's, its memory slices over the grid's."""
+    card = catalog.card(run["card"])
+    assert card.mig and card.sm_count and card.sm_count.value
+    p = card.mig.profile(profile)
+    assert p.sm_count.value
+    return predict(run, data, catalog, share=p.sm_count.value / card.sm_count.value,
+                   memory_share=p.placement.size / card.mig.grid_units)  # fmt: skip
+
+
+def score_mig(path: Path | None = None, catalog: Catalog | None = None) -> list[MigScored]:
+    """Score the ``mig`` entries that carry ``rows`` (step times or samples/s per profile at one batch and sequence):
+    the rule is the data file's (measured: whole step time / instance step time, or instance samples/s / whole
+    samples/s; modelled: tokens/s on the instance's SM share and memory slices over tokens/s on the whole instance's).
+    """
+    data = load_runs(path)
+    catalog = catalog or default_catalog()
+    out: list[MigScored] = []
+    for m in (x for x in data["mig"] if "rows" in x):
+        card = catalog.card(m["card"])
+        assert card.mig
+        whole_p = card.mig.profile(m["whole"])
+        for row in m["rows"]:
+            run = {**m, "micro_batch": row["micro_batch"], "seq": row["seq"], "cards": 1, "accum": 1}
+            values = row[m["measure"]]
+            whole_model = _instance_rate(run, m["whole"], data, catalog)
+            for profile, value in values.items():
+                if profile == m["whole"]:
+                    continue
+                meas = values[m["whole"]] / value if m["measure"] == "step_ms" else value / values[m["whole"]]
+                sms = card.mig.profile(profile).sm_count.value
+                assert sms and whole_p.sm_count.value
+                out.append(MigScored(m["from"], m["card"], profile, int(row["micro_batch"]), int(row["seq"]),
+                                     sms / whole_p.sm_count.value, meas,
+                                     _instance_rate(run, profile, data, catalog) / whole_model,
+                                     float(m["tolerance"])))  # fmt: skip
+    return out
+
+
+def mig_table(rows: list[MigScored]) -> str:
+    """The MIG check as text: each row, then per source and profile the median error and 7 x the 1g ratio."""
+    lines = [f"{'source':<18}{'card':<16}{'profile':<9}{'batch':>6}{'seq':>5}{'SMs':>7}{'measured':>10}{'model':>8}"
+             f"{'error':>8}"]  # fmt: skip
+    for r in rows:
+        mark = "" if r.within else f"  MISS (tolerance {r.tolerance:.0%})"
+        lines.append(f"{r.source:<18}{r.card:<16}{r.profile:<9}{r.micro_batch:>6}{r.seq:>5}{r.sm_share:>7.3f}"
+                     f"{r.measured:>10.3f}{r.predicted:>8.3f}{r.error:>+8.1%}{mark}")  # fmt: skip
+    lines.append("")
+    for src in dict.fromkeys(r.source for r in rows):
+        errs = [abs(r.error) for r in rows if r.source == src]
+        inside = sum(r.within for r in rows if r.source == src)
+        lines.append(f"{src:<18} n={len(errs):<3} median {statistics.median(errs):6.1%}  worst {max(errs):6.1%}"
+                     f"  within tolerance {inside}/{len(errs)}")  # fmt: skip
+        for r in rows:
+            if r.source == src and r.profile.startswith("1g"):
+                lines.append(f"  batch {r.micro_batch:>4} seq {r.seq:>4}: 7 x 1g over the whole instance: measured "
+                             f"{7 * r.measured:.2f}, model {7 * r.predicted:.2f}")  # fmt: skip
+    return "\n".join(lines)

@@ -1,0 +1,42 @@
+"""Words for DPO / GRPO / PPO jobs, shared by the text report, the sheet and the planner views: one builder for
+each sentence, every figure and the generation's bound from the engine (engine/model/result.py RLResult)."""
+
+from __future__ import annotations
+
+from configurator.engine.model.result import RLResult
+
+# what bounds a generation round's decode (time/steptime/generation.py Generation.bound), in words
+BOUND_WORDS = {
+    "memory": "decode, memory-bound",
+    "compute": "decode, compute-bound",
+    "launch": "decode, bound by kernel launches from the host",
+}
+
+
+def method_label(method: str, objective: str) -> str:
+    """A job or job class's method with its post-training objective: "lora", "lora GRPO"."""
+    return method if objective == "sft" else f"{method} {objective.upper()}"
+
+
+def generation_sentence(r: RLResult) -> str | None:
+    """Where the job generates, what the engine holds there, and what one round needs (None: no generation)."""
+    if not r.generation:
+        return None
+    held = ""
+    if r.generation_share_gb is not None and r.generation_weights_gb is not None and r.kv_cache_gb is not None:
+        held = (f": {r.generation_share_gb:.1f} GB with {r.generation_weights_gb:.1f} GB of weights and a "
+                f"{r.kv_cache_gb:.1f} GB KV cache")  # fmt: skip
+    return (f"{r.generation}{held}; one round of {r.sequences} sequences per engine needs "
+            f"{r.kv_needed_gb or 0:.1f} GB of KV cache per card")  # fmt: skip
+
+
+def step_split(r: RLResult) -> str | None:
+    """The RL step split into training, generation (with what bounds it) and the extra passes (None: untimed)."""
+    if r.training_seconds is None:
+        return None
+    parts = [f"training {r.training_seconds:.3f} s"]
+    if r.generation_seconds is not None:
+        bound = f" ({BOUND_WORDS[r.generation_bound]})" if r.generation_bound else ""
+        parts.append(f"generation {r.generation_seconds:.3f} s{bound}")
+    parts += [f"{k} {v:.3f} s" for k, v in r.extra_seconds.items()]
+    return ", ".join(parts)
