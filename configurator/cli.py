@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import overload
 
-from configurator import __version__
+from configurator import __version__, cli_acceptance
 from configurator.catalog.errors import FileError, Problem, shorten
-from configurator.catalog.fileio import expand_path
+from configurator.catalog.fileio import expand_path, regular_or_absent, safe_read_bytes
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.yamlio import read_text
+from configurator.paths import resource
 
 INTERNAL_ERROR = 3  # exit status of a bug (bad input is 2, a build with errors 1)
 # configurator trace: 1 the tracer answered "cannot trace this", 2 bad input or a job the tracer cannot express,
@@ -35,12 +39,11 @@ def _user_path(path: Path | None) -> Path | None:
 
 
 def default_build_path() -> Path:
-    from configurator.paths import resource
-
     return resource("builds", "default.yaml")
 
 
 def _size(path: Path | None, as_json: bool) -> int:
+    # start-up time: a command loads only its own modules (size never imports Qt or pyqtgraph)
     from configurator.engine import evaluate
     from configurator.engine.model.buildfile import load_build
     from configurator.report.text import render
@@ -59,7 +62,7 @@ def _size(path: Path | None, as_json: bool) -> int:
 
 def _trace_hints(build: object, path: Path, result: object) -> list[str]:
     """For each job whose config.json the engine cannot size: the trace sizes it (issue 23, deliverable 5)."""
-    from configurator.catalog.loader import default_catalog
+    # start-up time: the tracer's request module loads for size's hints only
     from configurator.trace.request import untraceable_by_engine
 
     return [f"hint: {line} `configurator trace {path} --job '{name}'` sizes it from Transformers' own code"
@@ -68,8 +71,7 @@ def _trace_hints(build: object, path: Path, result: object) -> list[str]:
 
 def _export(path: Path, output: Path, page: str | None, seller: str | None, logo: str | None,
             prices: Path | None = None, customer: str = "") -> int:
-    import time
-
+    # start-up time: the engine and Qt's PDF stack load for export only
     from configurator.engine import evaluate
     from configurator.engine.model.buildfile import load_build
     from configurator.present.verdict import plural
@@ -87,6 +89,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
     if logo_path:
         options.seller_logo = str(logo_path)
     if prices:
+        # start-up time: the price list reader (about 6 ms) loads with --prices only
         from configurator.catalog.prices import load_price_list
 
         options.prices = load_price_list(prices)
@@ -98,6 +101,7 @@ def _export(path: Path, output: Path, page: str | None, seller: str | None, logo
 
 def _open_code(code: str, print_only: bool) -> int:
     """The build a sheet's QR code holds: printed as YAML (--print), or opened in the window."""
+    # start-up time: the engine loads for open-code only
     from configurator.engine.model.buildcode import decode_build
     from configurator.engine.model.buildfile import build_to_yaml
 
@@ -105,8 +109,8 @@ def _open_code(code: str, print_only: bool) -> int:
     if print_only:
         print(build_to_yaml(build), end="")
         return 0
-    import tempfile
 
+    # start-up time: the window's modules (Qt) load only when the code opens in the window
     from configurator.engine.model.buildfile import save_build
     from configurator.ui.shell.app import main as gui_main
 
@@ -117,6 +121,7 @@ def _open_code(code: str, print_only: bool) -> int:
 
 
 def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str], list[str], list[str]]) -> int:
+    # start-up time: the planner loads for plan only
     from configurator.engine.planner import load_plan, plan_service
     from configurator.engine.planner.measurements import with_files
     from configurator.present.verdict import plural
@@ -131,6 +136,7 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
     result = plan_service(plan, base_dir=path.parent)
     print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
     if pdf is not None:
+        # start-up time: Qt's PDF stack loads with --pdf only
         from configurator.report.plan_sheet import export_plan_pdf
 
         pages = export_plan_pdf(pdf, result)
@@ -141,10 +147,12 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
 def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cache: bool,
            timeout_s: float | None) -> int:
     """Trace the build's jobs (or one) on meta tensors in the worker subprocess; print each beside the estimate."""
+    # start-up time: the engine and the tracer load for trace only
     from configurator.engine import evaluate
     from configurator.engine.model.buildfile import load_build
     from configurator.trace import runner
     from configurator.trace.cache import TraceCache
+    from configurator.trace.protocol import TraceResult
     from configurator.trace.request import TraceRefused, prepare_trace
     from configurator.trace.words import breakdown_lines, difference_text, traced_line
 
@@ -212,8 +220,6 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
         print(f"{record['job']}:")
         traced_json = record.get("traced")
         if isinstance(traced_json, dict):
-            from configurator.trace.protocol import TraceResult
-
             traced = TraceResult.model_validate(traced_json)
             if traced.ok:
                 when = f" (cached, traced {record.get('traced_at', '')})" if record.get("cached") else ""
@@ -237,8 +243,6 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
 
 def check_logo(logo: str) -> Path:
     """The seller logo's path, readable as an SVG or PNG file (at most 5 MB); FileError otherwise."""
-    from configurator.catalog.fileio import safe_read_bytes
-
     path = expand_path(logo)
     data = safe_read_bytes(path)
     if not (data.startswith(b"\x89PNG\r\n\x1a\n") or b"<svg" in data[:4096]):
@@ -249,6 +253,7 @@ def check_logo(logo: str) -> Path:
 def _catalog(kind: str, as_json: bool) -> int:
     cat = default_catalog()
     if kind == "cards":
+        # start-up time: the engine loads for catalog cards only
         from configurator.engine.lowprecision.checks import supported_recipes
 
         cards = cat.cards.values()
@@ -338,14 +343,13 @@ def _parser() -> argparse.ArgumentParser:
     p_pin = sub.add_parser("demo-pin", help="is the demo's stored PIN usable? --reset unlocks a locked demo")
     p_pin.add_argument("--reset", action="store_true",
                        help="remove the stored PIN (the shipped default then applies until staff set their own)")
-    from configurator.cli_acceptance import add_parsers  # acceptance, verify, burnin
-
-    add_parsers(sub)
+    cli_acceptance.add_parsers(sub)  # acceptance, verify, burnin
     return parser
 
 
 def _nccl_busbw(path: Path, link: str) -> int:
     """Print an nccl-tests all_reduce_perf output's large-message busbw as a build's calibration entry."""
+    # start-up time: the engine loads for nccl-busbw only
     from configurator.engine.time.nccl import large_message_busbw
 
     try:
@@ -362,10 +366,7 @@ def _demo_pin(reset: bool) -> int:
     """``configurator demo-pin [--reset]``: whether the kiosk's stored PIN is usable; --reset removes it (the
     shipped default then leaves the demo until staff set their own in Preferences). A settings file that is
     not a usable file (a FIFO, a device, a folder, over 1 MB) is moved aside, never opened."""
-    import os
-    import time
-
-    from configurator.catalog.fileio import regular_or_absent
+    # start-up time: the window's settings (Qt) load for demo-pin only
     from configurator.ui.base.settings import (
         DEFAULTS,
         MAX_SETTINGS_BYTES,
@@ -400,13 +401,15 @@ def _demo_pin(reset: bool) -> int:
 def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     """Run the command ``words`` name: a window, or one subcommand."""
     if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
+        # start-up time: the planner window's modules (Qt) load for planner only
         from configurator.ui.shell.planner_app import main as planner_main
 
         return planner_main(words[1:])
     commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "acceptance",
                 "verify", "burnin", "-h", "--help", "--version"}  # fmt: skip
     if not words or words[0] not in commands:
-        # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]).
+        # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]); start-up time:
+        # Qt and the window's modules load here only, never for a command
         from configurator.ui.shell.app import main as gui_main
 
         return gui_main(words)
@@ -429,9 +432,7 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     if args.command == "trace":
         return _trace(_user_path(args.build), args.job, args.json, args.arch, not args.no_cache, args.timeout)
     if args.command in ("acceptance", "verify", "burnin"):
-        from configurator.cli_acceptance import run
-
-        return run(args)
+        return cli_acceptance.run(args)
     parser.print_help()
     return 2
 
@@ -451,8 +452,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not bad input: one readable line (the traceback on request)
-        import os
-
         if os.environ.get("CONFIGURATOR_DEBUG"):
             raise
         print(f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)}\n"

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from configurator.catalog.fileio import expand_path
+from configurator.catalog.loader import default_catalog
 
 COMMANDS = ("acceptance", "verify", "burnin")
 
@@ -42,6 +44,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def default_store_dir() -> Path:
     """The window's data folder (QStandardPaths AppDataLocation with the app's names)."""
+    # start-up time: cli.py loads this module for every command's parser, and size must never load Qt
     from PySide6.QtCore import QCoreApplication, QStandardPaths
 
     QCoreApplication.setApplicationName("configurator")
@@ -51,6 +54,7 @@ def default_store_dir() -> Path:
 
 
 def _load(path: Path):  # type: ignore[no-untyped-def]
+    # start-up time: cli.py loads this module for every command's parser; the engine loads in the command
     from configurator.engine import evaluate
     from configurator.engine.model.buildfile import load_build
 
@@ -59,6 +63,7 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
 
 
 def _stored(store: Path | None, digest: str) -> dict[str, list[str]]:
+    # start-up time: as _load (every command's parser loads this module)
     from configurator.engine.acceptance.measured_store import load, stored_lines
 
     runs, _problems = load(store or default_store_dir(), digest)
@@ -66,7 +71,7 @@ def _stored(store: Path | None, digest: str) -> dict[str, list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from configurator.catalog.loader import default_catalog
+    # start-up time: as _load (every command's parser loads this module)
     from configurator.engine.acceptance import collect, predict, verify
     from configurator.engine.acceptance.predict import build_digest
 
@@ -75,12 +80,14 @@ def run(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     store = expand_path(args.store_dir) if getattr(args, "store_dir", None) else None
     if args.command == "acceptance":
+        # start-up time: as _load; the report module for acceptance only
         from configurator.report.acceptance_text import render_prediction
 
         pred = predict(build, result, catalog, stored=_stored(store, build_digest(build)))
         print(pred.model_dump_json(indent=2) if args.json else render_prediction(pred), end="\n" if args.json else "")
         return 0
     if args.command == "burnin":
+        # start-up time: as _load; the kit writer for burnin only
         from configurator.engine.acceptance.kit import write_kit
 
         pred = predict(build, result, catalog)
@@ -88,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         files = write_kit(out, build, pred, catalog, path.parent)
         print(f"wrote the burn-in kit to {out} ({len(files)} files): copy it to the machine and run `sudo sh run.sh`")
         return 0
-    # verify
+    # verify (start-up time: as _load)
     from configurator.report.acceptance_text import render_verify
 
     pred = predict(build, result, catalog, stored=_stored(store, build_digest(build)))
@@ -96,15 +103,17 @@ def run(args: argparse.Namespace) -> int:
     report = verify(pred, measurements)
     print(report.model_dump_json(indent=2) if args.json else render_verify(report), end="\n" if args.json else "")
     if args.store:
+        # start-up time: as _load; the store for --store only
         from configurator.engine.acceptance.measured_store import run_of, save
 
         saved = save(store or default_store_dir(), run_of(report, measurements))
         print(json.dumps({"stored": str(saved)}) if args.json else f"stored the measured run in {saved}")
     if args.pdf is not None:
+        # start-up time: Qt's PDF stack loads with --pdf only
         from configurator.report.acceptance_pdf import export_acceptance_pdf
 
         pages = export_acceptance_pdf(expand_path(args.pdf), build, report, page=args.page, seller=args.seller)
-        print(f"wrote {args.pdf}: {pages} page(s)", file=__import__("sys").stderr)
+        print(f"wrote {args.pdf}: {pages} page(s)", file=sys.stderr)
     if not measurements.files:
         return 2  # nothing readable: say so by the exit status too
     return 1 if report.verdict == "fail" else 0

@@ -49,6 +49,7 @@ def _versions() -> dict[str, str | None]:
 
 
 def _model(torch: Any, job: dict[str, Any]) -> Any:
+    # optional extra (the module docstring): transformers only once a job runs, so a machine without it reports a skip
     from transformers import AutoConfig, AutoModelForCausalLM
 
     cfg = dict(job["hf_config"])
@@ -76,6 +77,7 @@ def _model(torch: Any, job: dict[str, Any]) -> Any:
         with torch.device("cuda"):
             model = AutoModelForCausalLM.from_config(config, torch_dtype=torch.bfloat16)
     if method in ("lora", "qlora"):
+        # optional extra: peft for LoRA / QLoRA jobs only
         from peft import LoraConfig, get_peft_model
 
         rank = int(job.get("lora_rank", 16))
@@ -89,6 +91,7 @@ def _model(torch: Any, job: dict[str, Any]) -> Any:
 
 def run_job(job: dict[str, Any], steps: int) -> dict[str, Any]:
     """One job's measurement; raises TimeLimit past the alarm, torch.cuda.OutOfMemoryError when it does not fit."""
+    # optional extra: torch once a job runs (measure() says "skipped" when it is missing)
     import torch
 
     torch.cuda.empty_cache()
@@ -132,6 +135,7 @@ def measure(job: dict[str, Any], steps: int, time_limit: int) -> dict[str, Any]:
     if job.get("skip"):
         return {**base, "status": "skipped", "reason": job["skip"]}
     try:
+        # optional extra: a machine without torch reports the job skipped, not a crash
         import torch
     except ImportError:
         return {
@@ -162,6 +166,7 @@ def measure(job: dict[str, Any], steps: int, time_limit: int) -> dict[str, Any]:
 
 def device_info() -> dict[str, Any]:
     try:
+        # optional extra: no torch, no device information
         import torch
 
         if torch.cuda.is_available():

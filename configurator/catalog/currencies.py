@@ -8,12 +8,11 @@ from functools import lru_cache
 
 from configurator.catalog.errors import short_repr
 from configurator.catalog.yamlio import parse_yaml, read_text
+from configurator.paths import resource
 
 
 @lru_cache(maxsize=1)
 def iso_codes() -> frozenset[str]:
-    from configurator.paths import resource
-
     path = resource("currencies", "iso4217.yaml")
     data = parse_yaml(read_text(path), str(path))[0]
     return frozenset(str(c) for c in data["codes"])

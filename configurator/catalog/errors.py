@@ -7,6 +7,7 @@ thousands of problems lists the first :data:`MAX_LISTED` and counts the rest.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,8 +113,6 @@ class UnknownIdError(KeyError):
     """A catalog id that does not exist; the message lists close matches."""
 
     def __init__(self, kind: str, wanted: str, known: list[str]) -> None:
-        import difflib
-
         wanted = shorten(str(wanted), 80)
         close = difflib.get_close_matches(wanted, known, n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(known))}"

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from pydantic import ValidationError
+
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.errors import FileError, Problem, UnknownIdError
@@ -64,8 +66,6 @@ class Catalog:
 
 
 def _load_list(path: Path, key: str, build: Callable[[Any], E]) -> dict[str, E]:
-    from pydantic import ValidationError
-
     data, lines = parse_yaml(read_text(path), str(path))
     if not isinstance(data, dict) or key not in data:
         raise FileError(str(path), [Problem("", f"expected a mapping with a '{key}' list")])

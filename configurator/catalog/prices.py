@@ -27,6 +27,7 @@ Prices are net of tax, in the list's currency, kept as exact decimals.
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import os
 import re
@@ -41,6 +42,7 @@ from configurator.catalog.currencies import check_currency
 from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.limits import MAX_CSV_FIELD_CHARS, MAX_PRICE_LIST_BYTES, MAX_PRICE_PARTS, MAX_PRICE_SERVICES
+from configurator.catalog.loader import default_catalog
 from configurator.catalog.sourced import Strict
 from configurator.catalog.yamlio import line_for, parse_yaml, validate_as
 
@@ -100,8 +102,6 @@ class PriceList(Strict):
 
 
 def _unknown_ids(prices: PriceList, lines: Mapping[tuple[Any, ...], int], known: set[str]) -> list[Problem]:
-    import difflib
-
     out = []
     for key in prices.parts:
         m = BRIDGE_ID.match(key)
@@ -219,8 +219,6 @@ def load_price_list(path: str | os.PathLike[str], known_ids: set[str] | None = N
     With no ``known_ids``, the shipped catalog's card and chassis ids are the parts allowed.
     """
     if known_ids is None:
-        from configurator.catalog.loader import default_catalog
-
         cat = default_catalog()
         known_ids = set(cat.cards) | set(cat.chassis)
     p = Path(path)

@@ -6,7 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from PySide6.QtCore import QSizeF
+from PySide6.QtGui import QFont, QPdfWriter, QTextDocument
+
 from configurator.catalog.fileio import atomic_replace, pdf_problem
+from configurator.report.pdf import ensure_app, page_layout
 
 STYLE = "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7pt} th {font-size: 7pt}"
 
@@ -15,11 +19,6 @@ def write_html_pdf(path: str | os.PathLike[str], html: str, *, page: str, title:
                    style: str = STYLE) -> int:  # fmt: skip
     """Write ``html`` as a PDF at ``path``; returns the page count. FileError when it cannot be written (a FIFO,
     a device or a folder is refused before anything is written; the target is replaced only by a whole PDF)."""
-    from PySide6.QtCore import QSizeF
-    from PySide6.QtGui import QFont, QPdfWriter, QTextDocument
-
-    from configurator.report.pdf import ensure_app, page_layout  # Qt's PDF stack only when a PDF is written
-
     ensure_app()
     pages = [0]
 

@@ -12,12 +12,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMarginsF, QObject, QRect, QRectF, QSizeF, Qt
+from PySide6.QtCore import QByteArray, QLocale, QMarginsF, QObject, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
     QGuiApplication,
+    QImage,
     QPagedPaintDevice,
     QPageLayout,
     QPageSize,
@@ -31,12 +32,15 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
 )
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QApplication
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import atomic_replace, pdf_problem, safe_read_bytes
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.buildcode import qr_modules
+from configurator.paths import resource
 from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.pagination import first_split_row, keep_together
@@ -77,8 +81,6 @@ def ensure_app() -> QGuiApplication:
 
     A QApplication (not just QGuiApplication), so the window or a test harness can share it later.
     """
-    from PySide6.QtWidgets import QApplication
-
     app = QGuiApplication.instance()
     if app is None:
         if sys.platform == "linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -89,8 +91,6 @@ def ensure_app() -> QGuiApplication:
 
 def default_page() -> str:
     """Letter where the locale measures in US units, A4 elsewhere (the paper size that locale uses)."""
-    from PySide6.QtCore import QLocale
-
     imperial = QLocale.system().measurementSystem() == QLocale.MeasurementSystem.ImperialUSSystem
     return "letter" if imperial else "a4"
 
@@ -310,10 +310,6 @@ class BuildSheet:
         painter.restore()
 
     def _draw_logo(self, painter: QPainter, rect: QRectF) -> None:
-        from PySide6.QtSvg import QSvgRenderer
-
-        from configurator.paths import resource
-
         path = self.options.seller_logo or str(resource("icons", "configurator.svg"))
         try:  # a regular file of at most 5 MB: a logo set to /dev/zero or a FIFO must not hang the export
             raw = safe_read_bytes(path)
@@ -325,8 +321,6 @@ class BuildSheet:
             if renderer.isValid():
                 renderer.render(painter, rect)  # vector
                 return
-        from PySide6.QtGui import QImage
-
         image = QImage.fromData(data)
         if not image.isNull():
             painter.drawImage(rect, image)

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import importlib.metadata as metadata
 import json
 import os
+import platform
 import re
 import shlex
 import signal
@@ -150,9 +152,6 @@ def environment_versions(command: WorkerCommand | None = None) -> dict[str, str 
     key = (command.python, os.environ.get("PYTHONPATH", ""))
     if key not in _probed:
         if _same_python(command.python):
-            import importlib.metadata as metadata
-            import platform
-
             found: dict[str, str | None] = {"python": platform.python_version()}
             for name in LIBRARIES:
                 try:

@@ -7,6 +7,7 @@ physical rules are checked by the engine, which reports them as checks, never ra
 
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from typing import Literal
 
@@ -296,8 +297,6 @@ class Build(Strict):
     @classmethod
     def _known_site(cls, site: str | WallCircuit | None) -> str | WallCircuit | None:
         if isinstance(site, str) and site not in SITE_PRESETS:
-            import difflib
-
             close = difflib.get_close_matches(site, list(SITE_PRESETS), n=3)
             hint = f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(SITE_PRESETS)}"
             raise ValueError(f"unknown site '{site}'; {hint} (or give {{volts: V, amps: A}})")

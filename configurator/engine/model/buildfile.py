@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -92,8 +93,6 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
 
 def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any, ...], int]) -> list[Problem]:
     """Unknown catalog ids, with the line and the ids that are allowed."""
-    import difflib
-
     def near(word: str, known: list[str]) -> str:
         close = difflib.get_close_matches(word, known, n=3)
         return f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(sorted(known))}"

@@ -18,6 +18,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine.evaluate import evaluate
 from configurator.engine.mig.layout import MigRequest, place_layout
 from configurator.engine.model.build import Build, LinkCalibration
+from configurator.engine.model.buildfile import load_build
 from configurator.engine.planner.plan import NodeType, Plan
 
 
@@ -86,8 +87,6 @@ def _from_build(
     build_file: str, where: str, catalog: Catalog, base_dir: Path | None, problems: list[Problem]
 ) -> _Source | None:
     """A node type given as a build file: its one card type, slots, bridges and first card's MIG layout."""
-    from configurator.engine.model.buildfile import load_build
-
     path = Path(build_file).expanduser()
     if not path.is_absolute() and base_dir is not None:
         path = base_dir / path

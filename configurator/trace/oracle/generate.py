@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from configurator.trace.worker.result import versions
+from configurator.trace.worker.trace import NOTES_ALWAYS, run_request
+
 ROOT = Path(__file__).resolve().parents[3]
 SPECS = ROOT / "specs" / "trace"
 CONFIGS = SPECS / "configs"
@@ -207,8 +210,6 @@ def request_of(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def _row(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    from configurator.trace.worker.trace import NOTES_ALWAYS
-
     keep = ("ok", "peak_allocated_bytes", "phase", "step", "op", "module", "breakdown", "attention_kernel", "seconds",
             "error")  # fmt: skip
     row = {**job, **{k: result[k] for k in keep}}
@@ -218,8 +219,6 @@ def _row(job: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
 
 def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = False, reverse: bool = False,
         vlm: bool = False) -> None:
-    from configurator.trace.worker.trace import run_request
-
     done = set()  # rows any part file already holds: an interrupted run resumes, with any shard count
     for part in sorted(set(SPECS.glob("table.part*.jsonl")) | ({out} if out.exists() else set())):
         for line in part.read_text().splitlines():
@@ -254,8 +253,6 @@ def run(shard: int, shards: int, limit: int | None, out: Path, warm: bool = Fals
 
 
 def merge(parts: list[Path], command: str) -> None:
-    from configurator.trace.worker.result import versions
-
     rows = []
     for part in parts:  # the table itself may be a part: its header line is left out
         lines = [json.loads(line) for line in part.read_text().splitlines() if line.strip()]

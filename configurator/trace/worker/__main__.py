@@ -6,18 +6,17 @@ from __future__ import annotations
 import json
 import sys
 
+from configurator.trace.worker.result import failure
+from configurator.trace.worker.trace import run_request
+
 
 def main() -> int:
     raw = sys.stdin.read()
     try:
         request = json.loads(raw)
     except ValueError as exc:
-        from configurator.trace.worker.result import failure
-
         print(json.dumps(failure(f"the request is not JSON: {exc}")))
         return 0
-    from configurator.trace.worker.trace import run_request
-
     result = run_request(request, progress=_progress)
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()

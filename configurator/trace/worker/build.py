@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+import torch.utils._foreach_utils as fu
+import transformers.masking_utils as mu
 from torch import nn
+from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+from torch.overrides import _get_current_function_mode_stack
+from transformers import AttentionInterface, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
+from transformers.masking_utils import AttentionMaskInterface, flash_attention_mask
 
 from configurator.trace.worker.counter import Context
 from configurator.trace.worker.emulation import AUTO_KERNEL, KERNEL_OP, AttentionRoute, RunMode
 from configurator.trace.worker.request import Job, RequestError
+from configurator.trace.worker.vision import lora_target_names, tower_prefixes
 
 _PATCHED = False
 
@@ -20,9 +28,6 @@ def patch_libraries() -> None:
     global _PATCHED
     if _PATCHED:
         return
-    import importlib
-
-    import torch.utils._foreach_utils as fu
 
     # fused AdamW and the foreach paths check the device type; their meta kernels exist
     fused = fu._get_fused_kernels_supported_devices
@@ -39,8 +44,6 @@ def patch_libraries() -> None:
             if hasattr(mod, name):
                 setattr(mod, name, repl)
     # transformers masking_utils.find_packed_sequence_indices inspects position_ids' values: not packed
-    import transformers.masking_utils as mu
-
     mu.find_packed_sequence_indices = lambda position_ids: None  # type: ignore[assignment]
     _PATCHED = True
 
@@ -63,8 +66,6 @@ class Built:
 
 
 def _config(job: Job) -> Any:
-    from transformers import AutoConfig
-
     raw = {k: v for k, v in job.config.items() if not k.startswith("_")}
     model_type = raw.pop("model_type")
     raw.pop("architectures", None)
@@ -107,9 +108,6 @@ def _register_fa2() -> None:
     """FlashAttention-2 without the flash_attn package: same saved tensors as the flash SDPA kernel (output and
     fp32 logsumexp), causal and sliding windows inside the kernel, so no mask is built (masking_utils
     flash_attention_mask)."""
-    from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, flash_attention_mask
-
     def fa2(module: Any, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, attention_mask: Any,
             dropout: float = 0.0, scaling: float | None = None, **kwargs: Any,
             ) -> tuple[torch.Tensor, None]:  # fmt: skip
@@ -122,8 +120,6 @@ def _register_fa2() -> None:
 
 
 def build_model(job: Job, notes: list[str]) -> Built:
-    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
-
     config = _config(job)
     # a vision-language job builds the whole model (vision tower, projector, language model) as from_pretrained
     # does for it: Qwen2_5_VLForConditionalGeneration, Gemma3ForConditionalGeneration
@@ -153,6 +149,7 @@ def build_model(job: Job, notes: list[str]) -> Built:
         reentrant = job.checkpointing_kind == "reentrant"
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
     if job.method == "qlora":
+        # optional libraries load for the jobs that use them: peft for QLoRA here
         from peft import prepare_model_for_kbit_training
 
         # peft/utils/other.py prepare_model_for_kbit_training: freezes, casts bf16/fp16 params to fp32 (norms,
@@ -166,8 +163,6 @@ def build_model(job: Job, notes: list[str]) -> Built:
             p.requires_grad_(True)
         if vlm and not job.train_vision_tower:
             # a frozen tower (LLaMA-Factory freeze_vision_tower, the usual VLM recipe): encoder and projector
-            from configurator.trace.worker.vision import tower_prefixes
-
             tower = tower_prefixes(model)
             for name, p in model.named_parameters():
                 if name.startswith(tower):
@@ -198,6 +193,7 @@ def _to_nf4(model: nn.Module) -> None:
     """Swap each nn.Linear except the head for bitsandbytes' Linear4bit, quantised on meta by bitsandbytes' own
     quantize_4bit (bitsandbytes/functional.py; its ops have fake kernels), as transformers' bnb 4-bit loader does
     (integrations/bitsandbytes.py: lm_head is kept, blocksize 64 from BitsAndBytesConfig's defaults)."""
+    # optional libraries: bitsandbytes (it probes CUDA as it loads) for QLoRA jobs only
     import bitsandbytes as bnb
     from bitsandbytes.functional import quantize_4bit
 
@@ -221,12 +217,11 @@ def _to_nf4(model: nn.Module) -> None:
 
 
 def _lora(job: Job, model: Any, notes: list[str]) -> Any:
+    # optional libraries: peft for LoRA / QLoRA jobs only
     from peft import LoraConfig, get_peft_model
 
     targets: Any = job.lora_targets if job.lora_targets == "all-linear" else list(job.lora_targets)
     if isinstance(job.config.get("vision_config"), dict):
-        from configurator.trace.worker.vision import lora_target_names
-
         targets = lora_target_names(model, job.lora_targets, job.train_vision_tower)
         notes.append("LoRA on the language model's " + ("and the vision tower's linears" if job.train_vision_tower
                                                           else "linears only (vision tower frozen)"))
@@ -276,8 +271,6 @@ def wrap_checkpointing(model: nn.Module, mode: RunMode, ctx: Context) -> None:
 
 
 def _function_modes() -> list[Any]:
-    from torch.overrides import _get_current_function_mode_stack
-
     return list(_get_current_function_mode_stack())
 
 
@@ -293,8 +286,6 @@ def module_names(model: nn.Module) -> dict[int, str]:
 
 
 def module_hooks(ctx: Context, names: dict[int, str]) -> list[Any]:
-    from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
-
     def pre(module: nn.Module, _inputs: Any) -> None:
         ctx.modules.append(names.get(id(module), type(module).__name__))
 
@@ -334,6 +325,7 @@ def make_optimizer(job: Job, model: nn.Module, notes: list[str]) -> Any:
     both = ({"params": decay, "weight_decay": 0.0}, {"params": no_decay, "weight_decay": 0.0})
     groups = [g for g in both if g["params"]]
     if job.optimizer == "adamw-8bit":
+        # optional libraries: bitsandbytes for the 8-bit optimizer only
         import bitsandbytes as bnb
 
         return bnb.optim.AdamW8bit(groups, lr=1e-4)

@@ -42,6 +42,7 @@ def _patch() -> None:
     global _PATCHED
     if _PATCHED:
         return
+    # torch.distributed and FSDP2's internals load for fsdp2 jobs only (trace.py imports this module for every job)
     from torch.distributed.fsdp._fully_shard import _fsdp_collectives, _fsdp_param, _fsdp_param_group, _fsdp_state
 
     _fsdp_param_group.FSDPParamGroup._validate_no_meta_params = lambda self: None  # type: ignore[method-assign]
@@ -73,6 +74,7 @@ def _patch() -> None:
 
 def _process_group(world_size: int) -> None:
     global _WORLD
+    # as _patch: the fake process group for fsdp2 jobs only
     import torch.distributed as dist
     from torch.testing._internal.distributed.fake_pg import FakeStore
 
@@ -93,6 +95,7 @@ def _layer_classes(model: nn.Module) -> set[str]:
 
 def shard(model: nn.Module, job: Job, notes: list[str]) -> None:
     """Apply fully_shard to each decoder layer and to the root, as rank 0 of ``job.world_size`` cards."""
+    # as _patch: FSDP2 for fsdp2 jobs only
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
     _patch()

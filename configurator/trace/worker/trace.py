@@ -36,6 +36,7 @@ def run_request(request: Any, progress: Progress | None = None) -> dict[str, Any
     except RequestError as exc:
         return failure(f"bad request: {exc}")
     try:
+        # the trace extra may be missing: the answer is then a result with the install hint, not a crash
         import torch  # noqa: F401
         import transformers  # noqa: F401
     except ImportError as exc:
@@ -61,11 +62,14 @@ def run_request(request: Any, progress: Progress | None = None) -> dict[str, Any
 
 
 def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
+    # the trace extra: torch and the modules built on it load once run_request has found it installed (this
+    # module stays importable without it, to answer with the install hint)
     import torch
 
-    from configurator.trace.worker import build
+    from configurator.trace.worker import build, fsdp
     from configurator.trace.worker.counter import Context, MemoryCounter, Peak
     from configurator.trace.worker.emulation import RunMode
+    from configurator.trace.worker.vision import vision_inputs
 
     notes = list(NOTES_ALWAYS)
     build.patch_libraries()
@@ -76,8 +80,6 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
     built = build.build_model(job, notes)
     model = built.model
     build.wrap_checkpointing(model, mode, ctx)
-    from configurator.trace.worker import fsdp
-
     if job.parallel_kind == "fsdp2":
         say(0.1, f"fully_shard over {job.world_size} fake ranks")
         fsdp.shard(model, job, notes)
@@ -93,8 +95,6 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     vision = None
     if job.images_per_sample:
-        from configurator.trace.worker.vision import vision_inputs
-
         # the placeholder check counts image tokens by value (input_ids == image_token_id): no values on meta
         os.environ["TRANSFORMERS_DISABLE_TORCH_CHECK"] = "1"
         vision = vision_inputs(job, model.config, b)
@@ -203,7 +203,7 @@ def _trace(job: Job, say: Progress, start: float) -> dict[str, Any]:
 
 
 def _mark_states(optimizer: Any, counter: Any, state_records: set[int]) -> None:
-    import torch
+    import torch  # the trace extra, as in _trace
 
     for state in optimizer.state.values():
         for v in state.values():

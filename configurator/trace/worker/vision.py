@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch import nn
 
 from configurator.trace.worker.request import Job, RequestError
 
@@ -93,6 +94,7 @@ def _positions_on_meta() -> None:
     get_vision_position_ids), so on the CPU; on a GPU they are made on the card, where the rotary embedding's meta
     tensors need them: moved to meta (a few bytes a patch, as on the card). Windows and cu_seqlens stay CPU index
     tensors, which indexing accepts on any device."""
+    # one model family's module: loaded for Qwen2.5-VL jobs only
     import transformers.models.qwen2_5_vl.modeling_qwen2_5_vl as mq
 
     original = mq.get_vision_position_ids
@@ -120,8 +122,6 @@ def lora_target_names(model: Any, targets: str | tuple[str, ...], train_tower: b
     but lm_head), and with a trained tower every linear of the tower and projector (what PEFT's all-linear takes
     there: peft/tuners/tuners_utils.py _maybe_include_all_linear_layers keeps every nn.Linear but the output
     embedding)."""
-    from torch import nn
-
     tower = tower_prefixes(model)
     names: list[str] = []
     for name, module in model.named_modules():

@@ -17,6 +17,9 @@ from functools import wraps
 from types import TracebackType
 from typing import Any, TypeVar
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,9 +34,6 @@ def report(context: str, exc: BaseException) -> None:
     del reported[:-20]
     log.error("%s\n%s", text, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     try:
-        from PySide6.QtCore import Qt
-        from PySide6.QtWidgets import QApplication, QMessageBox
-
         if QApplication.instance() is None:
             return
         box = QMessageBox(QMessageBox.Icon.Critical, "Something went wrong",

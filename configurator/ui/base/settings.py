@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
 from configurator.catalog.errors import short_repr
 from configurator.catalog.fileio import regular_or_absent
@@ -152,8 +152,6 @@ DEFAULTS: dict[str, Any] = {key: o.default for key, o in OPTIONS.items()}
 def settings_file() -> Path:
     """Where QSettings keeps the user's INI file (its user scope: $XDG_CONFIG_HOME/ORG/APP.ini on Linux and
     macOS), found without opening it (QSettings reads the file, blocking, as it is constructed)."""
-    from PySide6.QtCore import QStandardPaths
-
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
     return Path(base or Path.home() / ".config") / ORG / f"{APP}.ini"
 

@@ -13,7 +13,7 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QTextOption
 from PySide6.QtWidgets import (
     QToolTip,
     QVBoxLayout,
@@ -157,8 +157,6 @@ def wrap_label(label: pg.LabelItem, room: float, centred: bool = False) -> None:
     """Break ``label``'s text into lines ``room`` px wide when one line is wider (a LabelItem's minimum width is
     its text's, so a long title or note made the scene wider than its view and cut the chart's right side);
     a title in a PlotItem's fixed 30 px row gets a row as tall as its lines."""
-    from PySide6.QtGui import QTextOption
-
     item = label.item
     item.setTextWidth(-1)
     natural = item.boundingRect().width()

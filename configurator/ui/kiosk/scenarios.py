@@ -42,6 +42,7 @@ from configurator.engine.model.codes import LinkKind
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.model.result import CardMemory, JobResult
 from configurator.engine.planner import Plan, load_plan
+from configurator.paths import resource
 from configurator.present.colours import STATUS_INK as STATUS_INK  # the views' and the sheet's one table
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec, check_against_plan, check_plan_reads, check_words
@@ -71,8 +72,6 @@ STATUS_WORDS = {"fits": "Fits in memory", "tight": "Tight: little memory to spar
 
 def demo_resources() -> Path:
     """resources/demo beside the package (source tree) or inside it (installed wheel)."""
-    from configurator.paths import resource
-
     return resource("demo", "scenarios.yaml").parent
 
 

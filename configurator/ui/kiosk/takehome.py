@@ -18,10 +18,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.catalog.errors import FileError
+from configurator.catalog.fileio import regular_or_absent, safe_read_text
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.editing.kiosk import short_name
+from configurator.engine.model.buildcode import CodeTooLarge, encode_build, qr_modules
 from configurator.engine.model.buildfile import build_to_yaml, save_build
+from configurator.report.pdf import default_page, draw_qr, export_pdf
+from configurator.report.sheet import SheetOptions, reference_number
 from configurator.ui.base import BuildDocument, Settings
 from configurator.ui.kiosk.scenarios import ACCENT, CODE_ALPHABET, CODE_LENGTH, MUTED
 from configurator.ui.kiosk.widgets import Overlay, _font
@@ -31,8 +36,6 @@ from configurator.ui.kiosk.widgets import Overlay, _font
 
 def demo_code(build: Build, date: dt.date, salt: int = 0) -> str:
     """Six characters from the build's content and the day (its build-sheet reference number)."""
-    from configurator.report.sheet import reference_number
-
     text = f"{reference_number(build, date)}|{build_to_yaml(build)}|{salt}"
     n = int.from_bytes(hashlib.sha1(text.encode()).digest()[:8], "big")
     out = []
@@ -153,9 +156,6 @@ class CodePanel(Overlay):
 
 def qr_pixmap(code: str, side: int) -> QPixmap:
     """``code``'s QR drawn with the build sheet's painter (report.pdf.draw_qr), whole pixels per module."""
-    from configurator.engine.model.buildcode import qr_modules
-    from configurator.report.pdf import draw_qr
-
     n = len(qr_modules(code))
     k = max(side // n, 2)
     image = QImage(n * k, n * k, QImage.Format.Format_RGB32)
@@ -190,10 +190,6 @@ def write_take_home(build: Build, result: BuildResult, catalog: Catalog, setting
                     folder: Path, today: dt.date) -> TakeHome:  # fmt: skip
     """Write <CODE>.pdf and <CODE>.yaml into ``folder`` (no widget touched: runs on a worker thread).
     ``settings``: seller_name, seller_logo, page read on the GUI thread. FileError/OSError on failure."""
-    from configurator.engine.model.buildcode import CodeTooLarge, encode_build
-    from configurator.report.pdf import default_page, export_pdf
-    from configurator.report.sheet import SheetOptions
-
     build = build.model_copy(update={"name": take_home_name(build, result)})
     folder.mkdir(parents=True, exist_ok=True)
     text = build_to_yaml(build)
@@ -220,9 +216,6 @@ def write_take_home(build: Build, result: BuildResult, catalog: Catalog, setting
 def _other_build_under(path: Path, text: str) -> bool:
     """True when ``path`` holds something other than ``text`` (another build, or a FIFO or folder a code
     must not be written over): the code then takes the next salt. Read through the safe reader."""
-    from configurator.catalog.errors import FileError
-    from configurator.catalog.fileio import regular_or_absent, safe_read_text
-
     if not path.exists() and not path.is_symlink():
         return False
     if regular_or_absent(path) is not None:
@@ -273,8 +266,6 @@ class TakeHomeFlow(QObject):
 
     def take_home(self) -> str:
         """Write the sheet and the build now (on this thread) and show the QR; the shop code ('' on failure)."""
-        from configurator.catalog.errors import FileError
-
         if self.saving:
             return ""
         try:
@@ -285,8 +276,6 @@ class TakeHomeFlow(QObject):
 
     def start(self) -> None:
         """The button: the PDF is written on a worker thread (issue 11 item 8) while the button says so."""
-        from configurator.catalog.errors import FileError
-
         if self.saving:
             return
         self.saving = True

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -225,8 +225,6 @@ class PlannerWindow(QMainWindow):
 
     def wait_for_plan(self, msecs: int = 30_000) -> PlanResult | None:
         """Block until the newest plan is on screen (tests and benchmarks)."""
-        from PySide6.QtCore import QCoreApplication, QElapsedTimer
-
         timer = QElapsedTimer()
         timer.start()
         while timer.elapsed() < msecs:
