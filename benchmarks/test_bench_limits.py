@@ -156,12 +156,15 @@ def test_analysis_update_after_edit(qtbot) -> None:  # type: ignore[no-untyped-d
 
 
 def _worst_plan(tmp_path: Path) -> Path:
-    """Seed B's devices (11 with the MIG groups) with as many classes as MAX_PLAN_CELLS and MAX_PLAN_CLASSES allow."""
+    """Seed B's first class copied as many times as MAX_PLAN_CELLS and MAX_PLAN_CLASSES allow, each copy routed to
+    the devices that class has (its whole cards and MIG groups; the multi-card groups of seed B's larger classes are
+    not among them, so counting every device of the plan would leave the matrix short of the limit)."""
     from configurator.engine.planner import load_plan, plan_service
 
-    devices = len({c.device for c in plan_service(load_plan(SEED_B), base_dir=SEED_B.parent).matrix})
     data = yaml.safe_load(SEED_B.read_text(encoding="utf-8"))
     first = data["classes"][0]
+    seed = plan_service(load_plan(SEED_B), base_dir=SEED_B.parent)
+    devices = len({c.device for c in seed.matrix if c.job_class == first["name"]})
     n = min(MAX_PLAN_CLASSES, MAX_PLAN_CELLS // devices)
     data["classes"] = [{**first, "name": f"class {i}"} for i in range(n)]
     path = tmp_path / "worst.yaml"

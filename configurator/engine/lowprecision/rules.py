@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from configurator.catalog.cards import CardSpec
+from configurator.engine.cache import CACHE
 
 Recipe = Literal["fp8-delayed", "fp8-current", "fp8-block", "mxfp8", "nvfp4"]
 RECIPES: tuple[Recipe, ...] = get_args(Recipe)
@@ -285,5 +286,12 @@ def recipe_of(precision: str, cc: Capability | None) -> Recipe | None:
 
 
 def supported_recipes(cards: list[CardSpec], software: Software = DEFAULT_SOFTWARE) -> list[Recipe]:
-    """Recipes every card supports (a job across mixed cards gets the intersection)."""
-    return [r for r in RECIPES if cards and all(support(c, r, software).allowed for c in cards)]
+    """Recipes every card supports (a job across mixed cards gets the intersection). A fact of the catalog's cards
+    and the software, so memoised on them (every job evaluation asks it: issue 24's fresh-evaluation budget)."""
+    if not cards:
+        return []
+    return CACHE.memo("card-recipes", tuple(cards), (software,), lambda: _supported(cards, software))
+
+
+def _supported(cards: list[CardSpec], software: Software) -> list[Recipe]:
+    return [r for r in RECIPES if all(support(c, r, software).allowed for c in cards)]
