@@ -47,6 +47,7 @@ class MigEditor(QWidget):
         self._editing = False
         self._refresh_pending = False  # an edit arrived while the MIG tab was hidden
         self._action_message: tuple[str, bool] | None = None
+        self._view_state: ViewState | None = None  # set by follow(): where a card picked here is announced
         self.edits = MigEdits(self)  # the layout and placement edits, the clipboard actions
 
         outer = QVBoxLayout(self)
@@ -165,7 +166,9 @@ class MigEditor(QWidget):
         self.view.select(index)
 
     def follow(self, view: ViewState) -> None:
-        """A card selected in the view state (a click in the chassis) is shown here when it can split."""
+        """A card selected in the view state (a click in the chassis) is shown here when it can split, and a card
+        picked here is the view state's selection (the chassis and the charts follow it): one selection."""
+        self._view_state = view
         view.slot_changed.connect(self._slot_changed)
 
     def _slot_changed(self, slot: int | None) -> None:
@@ -267,6 +270,8 @@ class MigEditor(QWidget):
         self._slot = slot
         self._action_message = None
         self._show_card(self.doc.build, self.doc.result)
+        if self._view_state is not None and self._view_state.slot != slot:
+            self._view_state.set_slot(slot)  # the user's pick: the one selection everyone follows
 
     def _show_card(self, build: Build, result: BuildResult) -> None:
         got = self.card_spec()
