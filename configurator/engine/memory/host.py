@@ -148,10 +148,14 @@ def loading_term(job: Job, p: Parameters, ranks: int) -> HostTerm:
     return HostTerm(job=job.name, what=f"model loading: {what}", gb=gb * copies, source=src)
 
 
+_OS_RESERVE = HostTerm(job="", what=f"OS and services (ASSUMPTION, {ASSUMPTION_OS_RESERVE_GB:g} GB)",
+                       gb=ASSUMPTION_OS_RESERVE_GB, source=SRC_OS)  # fmt: skip
+
+
 def os_reserve_term() -> HostTerm:
-    """The build's OS reserve (ASSUMPTION), once per build; ``job`` is empty: no job owns it."""
-    return HostTerm(job="", what=f"OS and services (ASSUMPTION, {ASSUMPTION_OS_RESERVE_GB:g} GB)",
-                    gb=ASSUMPTION_OS_RESERVE_GB, source=SRC_OS)  # fmt: skip
+    """The build's OS reserve (ASSUMPTION), once per build; ``job`` is empty: no job owns it. One frozen record of
+    constants, made once at import (every evaluation built the same one)."""
+    return _OS_RESERVE
 
 
 def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_rank: float | None,
