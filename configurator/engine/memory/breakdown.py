@@ -65,7 +65,11 @@ class MemoryBreakdown:
     def __post_init__(self) -> None:
         phases = self._phase_bytes()
         object.__setattr__(self, "_phases", phases)
-        step = max(((k, v) for k, v in phases.items() if k not in ("load", "optimizer-step")), key=lambda kv: kv[1])
+        step: tuple[str, float] | None = None  # the first largest of the step's phases (max's rule), in one loop
+        for k, v in phases.items():
+            if k != "load" and k != "optimizer-step" and (step is None or v > step[1]):
+                step = (k, v)
+        assert step is not None
         object.__setattr__(self, "_step_phase", step)
         object.__setattr__(self, "_pool", self._compute_stream_pool())
 
