@@ -73,6 +73,7 @@ def fp8_base_bytes(frozen_linear: int, frozen_other: int, linear_tensors: int) -
 
 
 _LINEAR_COUNTS: dict[int, tuple[ModelSpec, int]] = {}
+_BF16_ONLY = LowPrecisionBytes(None)  # no recipe, no FP8 base: nothing added (shared: the record is frozen)
 
 
 def linear_tensor_count(model: ModelSpec) -> int:
@@ -111,6 +112,8 @@ def extra_bytes(
     """
     recipe = recipe_of(job.precision, cc)
     fp8_base = job.base_weights == "fp8" and job.method == "lora"
+    if recipe is None and not fp8_base:  # BF16 compute on a BF16 (or NF4) base: most jobs, twice per evaluation
+        return _BF16_ONLY
     tensors = linear_tensor_count(model)
     notes: list[str] = []
     copies = scales = transient = 0.0

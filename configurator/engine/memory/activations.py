@@ -415,13 +415,14 @@ def activation_breakdown(
         recompute = 0.0
 
     head: float = FP32 * h * tokens  # final RMSNorm keeps its fp32 input
-    if lm_head_trained(job):
+    head_trained = lm_head_trained(job)
+    if head_trained:
         head += residual * h * tokens  # lm_head input for its weight gradient
     transformers = runs_model_dtypes(job)
     autocast = job.precision == "mixed-bf16"
     fp32_logits = (not autocast and job.method == "qlora" and stack.kbit_fp32_prep
                    and not PROFILES[job.framework].prep_head_bf16)  # fmt: skip
-    if transformers and autocast and lm_head_trained(job) and residual == FP32:
+    if transformers and autocast and head_trained and residual == FP32:
         head += BF16 * h * tokens  # the fp32 lm_head input cast to bf16 by autocast, kept by the matmul
     if stack.framework in TRANSFORMERS_STACKS and model.architecture == "gemma2":
         # Gemma 2's final-logit soft-capping (modeling_gemma2.py Gemma2ForCausalLM.forward: logits / cap, tanh,

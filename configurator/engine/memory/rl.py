@@ -148,12 +148,14 @@ class ExtraStates:
     reward_weights: float = 0.0
 
 
+_NO_EXTRA_STATES = ExtraStates()  # every job but PPO's (shared: the record is frozen)
+
 def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1) -> ExtraStates:
     """The critic's weights, gradients and optimizer states and the reward model's bf16 weights on one card, split
     as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1; the
     experts over expert parallelism)."""
     if not keeps_critic(job):
-        return ExtraStates()
+        return _NO_EXTRA_STATES
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
     o_split = shards * tp
