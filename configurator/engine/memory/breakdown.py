@@ -61,6 +61,8 @@ class MemoryBreakdown:
     _phases: dict[str, float] = field(init=False, repr=False, compare=False)
     _step_phase: tuple[str, float] = field(init=False, repr=False, compare=False)
     _pool: float = field(init=False, repr=False, compare=False)
+    _peak: float = field(init=False, repr=False, compare=False)  # peak_allocated
+    _reserved: float = field(init=False, repr=False, compare=False)  # allocator_reserved
 
     def __post_init__(self) -> None:
         phases = self._phase_bytes()
@@ -72,6 +74,11 @@ class MemoryBreakdown:
         assert step is not None
         object.__setattr__(self, "_step_phase", step)
         object.__setattr__(self, "_pool", self._compute_stream_pool())
+        object.__setattr__(self, "_peak", max(phases.values()))
+        # every allocated block lives in a reserved segment (c10/cuda/CUDACachingAllocator.cpp): reserved is never
+        # below allocated, whatever the pools' estimate says (it was for one ZeRO-3 offload job)
+        pools = max(self._pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
+        object.__setattr__(self, "_reserved", max(pools, self._peak))
 
     def phase_allocated(self) -> dict[str, float]:
         """Live bytes at each phase of the run (torch.cuda.memory_allocated at that point)."""
@@ -103,7 +110,7 @@ class MemoryBreakdown:
 
     @property
     def peak_allocated(self) -> float:
-        return max(self._phases.values())
+        return self._peak
 
     @property
     def step_peak_allocated(self) -> float:
@@ -153,10 +160,8 @@ class MemoryBreakdown:
 
     @property
     def allocator_reserved(self) -> float:
-        # every allocated block lives in a reserved segment (c10/cuda/CUDACachingAllocator.cpp): reserved is never
-        # below allocated, whatever the pools' estimate says (it was for one ZeRO-3 offload job)
-        pools = max(self.compute_stream_pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
-        return max(pools, self.peak_allocated)
+        """The largest pool any phase needs (derived once in __post_init__: read many times per evaluation)."""
+        return self._reserved
 
     @property
     def allocator_reserve(self) -> float:
