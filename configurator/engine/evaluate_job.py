@@ -325,16 +325,20 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
     checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
     checks += memory_notes(job, mem, rows, shape, cards)
-    checks += rl_result.colocated_checks(job, model, rows) + rl_result.tensor_parallel_checks(job, shape.n)
-    checks += rl_result.trainer_checks(job)
-    server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
-              if rl_result.generation_cards(job) else {})  # fmt: skip
-    checks += rl_result.group_checks(job, shape.n)
-    checks += rl_result.server_checks(model, job, server, set(shape.slots), shape.n)
-    checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
+    is_rl = rl.is_rl(job)  # an SFT job raises none of the RL checks and has no RL summary: skipped, not asked
+    server: dict[int, tuple[str, float]] = {}
+    if is_rl:
+        checks += rl_result.colocated_checks(job, model, rows) + rl_result.tensor_parallel_checks(job, shape.n)
+        checks += rl_result.trainer_checks(job)
+        server = ({s: (c.name, capacity_of(c, layouts.get(s), None)[0]) for s, c in cards.items()}
+                  if rl_result.generation_cards(job) else {})  # fmt: skip
+        checks += rl_result.group_checks(job, shape.n)
+        checks += rl_result.server_checks(model, job, server, set(shape.slots), shape.n)
+        checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
-    rl_summary = rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
+    rl_summary = (rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
+                  if is_rl else None)  # fmt: skip
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
