@@ -251,6 +251,35 @@ def pick_drives(need_gb: float, bays: int) -> tuple[int, float] | None:
     return None if best is None else (best[1], best[2])
 
 
+def dimms_misfit(chassis: ChassisSpec, count: int, size_gb: float) -> str | None:
+    """Why ``count`` DIMMs of ``size_gb`` do not fit ``chassis`` (more than its slots, or larger than the largest
+    DIMM it takes), or None; None where the chassis publishes neither. The check HOST_PARTS_DONT_FIT and the edits
+    (engine/editing/host.py) both ask this."""
+    spec = chassis.host
+    if spec is None:
+        return None
+    slots, biggest = spec.dimm_slots.value, spec.max_dimm_gb.value
+    too_many = slots is not None and count > slots
+    too_big = biggest is not None and size_gb > biggest
+    if not (too_many or too_big):
+        return None
+    has = [f"{slots:.0f} DIMM slots" if slots is not None else "",
+           f"takes DIMMs of up to {biggest:.0f} GB" if biggest is not None else ""]  # fmt: skip
+    fix = "install fewer, larger DIMMs within that" if too_many else "install more, smaller DIMMs"
+    return (f"{count} × {size_gb:g} GB DIMMs do not fit {chassis.name}: it has "
+            f"{' and '.join(h for h in has if h)}; {fix}.")  # fmt: skip
+
+
+def drives_misfit(chassis: ChassisSpec, count: int) -> str | None:
+    """Why ``count`` drives do not fit ``chassis`` (more than its drive bays), or None; None where the bays are
+    unpublished. The check HOST_PARTS_DONT_FIT and the edits both ask this."""
+    spec = chassis.host
+    bays = spec.drive_bays.value if spec is not None else None
+    if bays is None or count <= bays:
+        return None
+    return f"{count} drives do not fit {chassis.name}: it has {bays:.0f} drive bays; install fewer, larger drives."
+
+
 def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> HostResult:
     """The build's host need (its jobs run at the same time), and the DIMMs and drives installed or picked for it."""
     ram_terms = [t for j in jobs for t in j.host_ram]
