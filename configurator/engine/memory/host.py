@@ -297,20 +297,22 @@ def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> Ho
     kind = spec.dimm_type if spec else "RDIMM"
     form = spec.drive_form_factor if spec else "NVMe"
     stated = build.host or None
-    dimms: HostPart | None = None
-    if stated is not None and stated.dimms is not None:
-        dimms = _dimm(stated.dimms.count, stated.dimms.size_gb, kind, True)
-    elif ram_terms:
+    picked_dimms: HostPart | None = None
+    if ram_terms:
         pick = pick_dimms(ram_need, slots if slots is not None else 64,
                           max_dimm if max_dimm is not None else max(DIMM_SIZES_GB), chassis.cpu_sockets,
                           channels)  # fmt: skip
-        dimms = _dimm(pick[0], pick[1], kind, False) if pick else None
-    drives: HostPart | None = None
+        picked_dimms = _dimm(pick[0], pick[1], kind, False) if pick else None
+    picked_drives: HostPart | None = None
+    if nvme_terms:
+        pick_d = pick_drives(nvme_need, bays if bays is not None else 64)
+        picked_drives = _drive(pick_d[0], pick_d[1], form, False) if pick_d else None
+    dimms = picked_dimms
+    if stated is not None and stated.dimms is not None:
+        dimms = _dimm(stated.dimms.count, stated.dimms.size_gb, kind, True)
+    drives = picked_drives
     if stated is not None and stated.drives is not None:
         drives = _drive(stated.drives.count, stated.drives.tb, form, True)
-    elif nvme_terms:
-        pick_d = pick_drives(nvme_need, bays if bays is not None else 64)
-        drives = _drive(pick_d[0], pick_d[1], form, False) if pick_d else None
     return HostResult(ram_terms=ram_terms, nvme_terms=nvme_terms, ram_need_gb=ram_need, nvme_need_gb=nvme_need,
                       ram_max_gb=chassis.max_host_memory_gb, dimm_slots=slots, drive_bays=bays, dimms=dimms,
-                      drives=drives)  # fmt: skip
+                      drives=drives, picked_dimms=picked_dimms, picked_drives=picked_drives)  # fmt: skip
