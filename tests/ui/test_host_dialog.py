@@ -131,3 +131,22 @@ def test_host_dialog_screens(first_start, theme: str) -> None:  # type: ignore[n
     assert dialog.sizeHint().height() <= 768 - 32
     assert "HOST" not in dialog.checks.text() and "less than" in dialog.checks.text()
     save_shot(dialog, f"host-dialog-{theme}")
+
+
+def test_keyboard_opens_it_and_sizes_the_chassis_cannot_take_are_marked(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window = _window(qtbot, tmp_path)
+    window.doc.edit("workstation", lambda b: b.model_copy(update={"chassis": "generic-workstation-4"}))
+    window.menus.host_action.trigger()  # Edit > Host memory and storage… (Alt+E, H)
+    dialog = window.findChild(type(window.host_parts()), "hostDialog")
+    box = dialog.dimms.size_box
+    big = box.findData(256)  # the workstation takes DIMMs of up to 128 GB
+    assert not box.model().item(big).isEnabled() and "up to 128 GB" in box.itemData(big, Qt.ItemDataRole.ToolTipRole)
+    assert box.model().item(box.findData(128)).isEnabled()
+    dialog.dimms.state.setFocus()
+    qtbot.keyClick(dialog.dimms.state, Qt.Key.Key_Space)  # the check box by keyboard states the picked set
+    assert window.doc.build.host is not None and window.doc.build.host.dimms is not None
+    dialog.close()
+    qtbot.waitUntil(lambda: window.findChild(type(dialog), "hostDialog") is None)  # deleted on close
+    window.set_dark(True)  # the view state's theme reaches no deleted dialog
+    window.doc.undo_stack.undo()
+    window.set_dark(False)

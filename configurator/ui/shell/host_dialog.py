@@ -147,7 +147,7 @@ class HostDialog(QDialog):
             rows_.count.valueChanged.connect(changed)
             rows_.size_box.currentIndexChanged.connect(changed)
         document.changed.connect(self._refresh)
-        view.theme_changed.connect(lambda _dark: self._refresh(self.doc.build, self.doc.result))
+        view.theme_changed.connect(self._theme_changed)  # bound methods: disconnected when the dialog goes
         self._refresh(document.build, document.result)
         fit_to_screen(self, 560, 520)
 
@@ -155,6 +155,9 @@ class HostDialog(QDialog):
 
     def _colour(self, meaning: str) -> str:
         return (SEVERITY_COLOUR_DARK if self.view.dark else SEVERITY_COLOUR)[meaning]
+
+    def _theme_changed(self, _dark: bool) -> None:
+        self._refresh(self.doc.build, self.doc.result)
 
     def _refresh(self, build: Build, result: BuildResult) -> None:
         host = result.host or HostResult()
@@ -169,6 +172,7 @@ class HostDialog(QDialog):
                        (stated.dimms.count, stated.dimms.size_gb) if stated and stated.dimms else None)  # fmt: skip
             self._fill(self.drives, host.picked_drives, host.drives,
                        (stated.drives.count, stated.drives.tb) if stated and stated.drives else None)  # fmt: skip
+            self._mark_sizes(build)
             found = [c for c in result.checks if c.code.startswith("HOST_")]
             self.checks.setText(
                 "<br>".join(f"<span style='color:{self._colour(c.severity)}'>{escape(c.message)}</span>" for c in found)
@@ -190,6 +194,20 @@ class HostDialog(QDialog):
         rows.count.setEnabled(stated is not None)
         rows.size_box.setEnabled(stated is not None)
         rows.clear_refusal()
+
+    def _mark_sizes(self, build: Build) -> None:
+        """DIMM sizes the chassis cannot take are disabled, the engine's reason in their tooltip (the stated one
+        stays choosable: the user is shown what the file says)."""
+        box = self.dimms.size_box
+        model = box.model()
+        stated = build.host.dimms.size_gb if build.host and build.host.dimms else None
+        for i in range(box.count()):
+            size = box.itemData(i)
+            why = editing.check_dimms(build, self.doc.catalog, 1, int(size))
+            item = model.item(i) if hasattr(model, "item") else None
+            if item is not None:
+                item.setEnabled(why is None or size == stated)
+            box.setItemData(i, why or "", Qt.ItemDataRole.ToolTipRole)
 
     # ---- edits ----
 
