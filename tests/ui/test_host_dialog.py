@@ -150,3 +150,15 @@ def test_keyboard_opens_it_and_sizes_the_chassis_cannot_take_are_marked(qtbot, t
     window.set_dark(True)  # the view state's theme reaches no deleted dialog
     window.doc.undo_stack.undo()
     window.set_dark(False)
+
+
+def test_the_dark_theme_greys_disabled_text() -> None:
+    from PySide6.QtGui import QPalette
+
+    from configurator.ui.base.style import dark_palette
+
+    p = dark_palette()
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        active = p.color(QPalette.ColorGroup.Active, role)
+        disabled = p.color(QPalette.ColorGroup.Disabled, role)
+        assert disabled.lightness() < active.lightness() - 60

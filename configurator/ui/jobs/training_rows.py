@@ -103,9 +103,11 @@ class StepRows:
         self._budget_row()
         self.checkpoints_spin = QSpinBox()
         self.checkpoints_spin.setRange(*int_range(Job, "checkpoints_kept"))
-        kit.add_row("Checkpoints kept", self.checkpoints_spin, "checkpointsSpin",
-                    "Checkpoints the run keeps on NVMe (the Trainer's save_total_limit); each holds the trained "
-                    "weights and the optimizer's states. 0: none written")  # fmt: skip
+        # "Checkpoints": the form's labels are short (the dock is narrow); the accessible name says "kept"
+        kit.register(self.checkpoints_spin, "checkpointsSpin",
+                     "Checkpoints the run keeps on NVMe (the Trainer's save_total_limit); each holds the trained "
+                     "weights and the optimizer's states. 0: none written", "Checkpoints kept")  # fmt: skip
+        kit.form.addRow(kit.label("Checkpoints", self.checkpoints_spin), self.checkpoints_spin)
         self.checkpoints_spin.valueChanged.connect(self._checkpoints_changed)
 
     def _budget_row(self) -> None:

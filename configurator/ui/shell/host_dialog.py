@@ -82,6 +82,8 @@ class _PartRows(QGroupBox):
         form.addRow(label, row)
         self.now = QLabel()
         self.now.setWordWrap(True)
+        for label_ in (self.need, self.picked, self.now):  # catalog words, never markup
+            label_.setTextFormat(Qt.TextFormat.PlainText)
         form.addRow("In the build", self.now)
         self.refusal = QLabel()  # the engine's sentence when the last change was refused
         self.refusal.setObjectName(f"{kind}Refusal")
