@@ -1,6 +1,6 @@
 """Run as a script on an offscreen screen of a given size (QT_QPA_PLATFORM=offscreen:configfile=...): opens the
-main window, the compare dialog, the planner, Preferences and the build sheet dialog as a first start sizes them,
-in both themes, saves each to OUT and prints one JSON line per window with what is cut."""
+main window, the compare dialog, the planner, Preferences, the host dialog and the build sheet dialog as a first
+start sizes them, in both themes, saves each to OUT and prints one JSON line per window with what is cut."""
 
 from __future__ import annotations
 
@@ -38,7 +38,10 @@ def main(out: Path) -> None:
         compare = window.compare_dialog()
         planner = window.open_planner()
         preferences = PreferencesDialog(settings, window)
-        for name, top in (("main", window), ("compare", compare), ("planner", planner), ("preferences", preferences)):
+        host = window.host_parts()
+        tops = (("main", window), ("compare", compare), ("planner", planner), ("preferences", preferences),
+                ("host", host))  # fmt: skip
+        for name, top in tops:
             top.show()
             if name == "planner":
                 planner.wait_for_plan()
@@ -49,7 +52,7 @@ def main(out: Path) -> None:
                       "charts_cut": charts_cut(top), "clipped": clipped(top)}  # fmt: skip
             print(json.dumps(report))
         planner.doc.undo_stack.setClean()
-        for top in (preferences, compare, planner):
+        for top in (preferences, compare, planner, host):
             top.close()
         window.doc.undo_stack.setClean()
         window.close()

@@ -29,7 +29,7 @@ def test_windows_and_dialogs_fit_each_screen(tmp_path: Path, size: tuple[int, in
                          timeout=300)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     reports = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
-    assert len(reports) == 8
+    assert len(reports) == 10
     for report in reports:
         assert report["fits_screen"], report
         assert not report["charts_cut"], report

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.units import GB, GIB
-from configurator.engine.memory.host import DRIVE_SIZES_TB
+from configurator.engine.memory.host import DRIVE_SIZES_TB, dimms_misfit, drives_misfit
 from configurator.engine.model.result import Check, HostResult, JobResult
 
 
@@ -55,14 +55,10 @@ def _storage(host: HostResult, chassis: ChassisSpec) -> list[Check]:
 
 def _installed(host: HostResult, chassis: ChassisSpec, need: float) -> list[Check]:
     checks: list[Check] = []
-    spec = chassis.host
     d = host.dimms
-    if d is not None and d.stated and spec is not None:
-        slots, biggest = spec.dimm_slots.value, spec.max_dimm_gb.value
-        if (slots is not None and d.count > slots) or (biggest is not None and d.size > biggest):
-            checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=(
-                f"{d.count} × {d.size:g} GB DIMMs do not fit {chassis.name}: it has {slots:.0f} DIMM slots and "
-                f"takes DIMMs of up to {biggest:.0f} GB; install fewer, larger DIMMs within that.")))  # fmt: skip
+    misfit = dimms_misfit(chassis, d.count, d.size) if d is not None and d.stated else None
+    if misfit is not None:
+        checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=misfit))
     if d is not None and d.stated and d.capacity_gb < need:
         checks.append(Check(severity="error", code="HOST_RAM_SHORT", message=(
             f"The build installs {d.count} × {d.size:g} GB = {d.capacity_gb:.0f} GB of host memory, less than the "
@@ -70,11 +66,9 @@ def _installed(host: HostResult, chassis: ChassisSpec, need: float) -> list[Chec
             "DIMMs are labelled), offload less, or load the model on rank 0 only (FSDP "
             "cpu_ram_efficient_loading).")))  # fmt: skip
     r = host.drives
-    bays = spec.drive_bays.value if spec is not None else None
-    if r is not None and r.stated and bays is not None and r.count > bays:
-        checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=(
-            f"{r.count} drives do not fit {chassis.name}: it has {bays:.0f} drive bays; install fewer, larger "
-            "drives.")))  # fmt: skip
+    misfit = drives_misfit(chassis, r.count) if r is not None and r.stated else None
+    if misfit is not None:
+        checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=misfit))
     if r is not None and r.stated and r.capacity_gb < host.nvme_need_gb:
         checks.append(Check(severity="error", code="HOST_NVME_SHORT", message=(
             f"The build installs {r.count} × {r.size:g} TB of NVMe, less than the {host.nvme_need_gb / 1000:.2f} TB "

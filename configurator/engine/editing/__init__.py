@@ -1,8 +1,9 @@
 """Edits on a build, Qt-free: each returns a new Build (builds are immutable) or raises EditRefused.
 
-One module per subject: ``cards``, ``bridges``, ``jobs``, ``mig``, ``assumptions`` and ``kiosk`` (the demo's
-edits). ``check_*`` functions return the reason an edit is refused, or None; the GUI asks them while the user
-drags, to highlight slots and to say why a drop is refused. Widgets never change a build themselves: they
+One module per subject: ``cards``, ``bridges``, ``jobs``, ``mig``, ``assumptions``, ``host`` (installed DIMMs
+and drives, checkpoints kept) and ``kiosk`` (the demo's edits). ``check_*`` functions return the reason an
+edit is refused, or None; the GUI asks them while the user drags, to highlight slots and to say why a drop is
+refused. Widgets never change a build themselves: they
 call ``document.edit(text, partial(editing.fn, ...))``, which wraps the edit in an undo command.
 """
 
@@ -17,6 +18,15 @@ from configurator.engine.editing.cards import (
     remove_cards,
     set_chassis,
     swap_cards,
+)
+from configurator.engine.editing.host import (
+    check_dimms,
+    check_drives,
+    clear_host_dimms,
+    clear_host_drives,
+    set_checkpoints_kept,
+    set_host_dimms,
+    set_host_drives,
 )
 from configurator.engine.editing.jobs import (
     add_job,
@@ -46,8 +56,12 @@ __all__ = [
     "bridge_group_for",
     "check_assign",
     "check_bridge",
+    "check_dimms",
+    "check_drives",
     "check_mig_layout",
     "check_place",
+    "clear_host_dimms",
+    "clear_host_drives",
     "duplicate_job",
     "follow_title",
     "is_generated_name",
@@ -63,7 +77,10 @@ __all__ = [
     "rename_job",
     "set_assumption",
     "set_chassis",
+    "set_checkpoints_kept",
     "set_compute_rates",
+    "set_host_dimms",
+    "set_host_drives",
     "set_job_cards",
     "set_link_rates",
     "set_mig_layout",

@@ -255,6 +255,35 @@ def pick_drives(need_gb: float, bays: int) -> tuple[int, float] | None:
     return None if best is None else (best[1], best[2])
 
 
+def dimms_misfit(chassis: ChassisSpec, count: int, size_gb: float) -> str | None:
+    """Why ``count`` DIMMs of ``size_gb`` do not fit ``chassis`` (more than its slots, or larger than the largest
+    DIMM it takes), or None; None where the chassis publishes neither. The check HOST_PARTS_DONT_FIT and the edits
+    (engine/editing/host.py) both ask this."""
+    spec = chassis.host
+    if spec is None:
+        return None
+    slots, biggest = spec.dimm_slots.value, spec.max_dimm_gb.value
+    too_many = slots is not None and count > slots
+    too_big = biggest is not None and size_gb > biggest
+    if not (too_many or too_big):
+        return None
+    has = [f"{slots:.0f} DIMM slots" if slots is not None else "",
+           f"takes DIMMs of up to {biggest:.0f} GB" if biggest is not None else ""]  # fmt: skip
+    fix = "install fewer, larger DIMMs within that" if too_many else "install more, smaller DIMMs"
+    return (f"{count} × {size_gb:g} GB DIMMs do not fit {chassis.name}: it has "
+            f"{' and '.join(h for h in has if h)}; {fix}.")  # fmt: skip
+
+
+def drives_misfit(chassis: ChassisSpec, count: int) -> str | None:
+    """Why ``count`` drives do not fit ``chassis`` (more than its drive bays), or None; None where the bays are
+    unpublished. The check HOST_PARTS_DONT_FIT and the edits both ask this."""
+    spec = chassis.host
+    bays = spec.drive_bays.value if spec is not None else None
+    if bays is None or count <= bays:
+        return None
+    return f"{count} drives do not fit {chassis.name}: it has {bays:.0f} drive bays; install fewer, larger drives."
+
+
 def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> HostResult:
     """The build's host need (its jobs run at the same time), and the DIMMs and drives installed or picked for it."""
     ram_terms = [t for j in jobs for t in j.host_ram]
@@ -272,20 +301,22 @@ def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> Ho
     kind = spec.dimm_type if spec else "RDIMM"
     form = spec.drive_form_factor if spec else "NVMe"
     stated = build.host or None
-    dimms: HostPart | None = None
-    if stated is not None and stated.dimms is not None:
-        dimms = _dimm(stated.dimms.count, stated.dimms.size_gb, kind, True)
-    elif ram_terms:
+    picked_dimms: HostPart | None = None
+    if ram_terms:
         pick = pick_dimms(ram_need, slots if slots is not None else 64,
                           max_dimm if max_dimm is not None else max(DIMM_SIZES_GB), chassis.cpu_sockets,
                           channels)  # fmt: skip
-        dimms = _dimm(pick[0], pick[1], kind, False) if pick else None
-    drives: HostPart | None = None
+        picked_dimms = _dimm(pick[0], pick[1], kind, False) if pick else None
+    picked_drives: HostPart | None = None
+    if nvme_terms:
+        pick_d = pick_drives(nvme_need, bays if bays is not None else 64)
+        picked_drives = _drive(pick_d[0], pick_d[1], form, False) if pick_d else None
+    dimms = picked_dimms
+    if stated is not None and stated.dimms is not None:
+        dimms = _dimm(stated.dimms.count, stated.dimms.size_gb, kind, True)
+    drives = picked_drives
     if stated is not None and stated.drives is not None:
         drives = _drive(stated.drives.count, stated.drives.tb, form, True)
-    elif nvme_terms:
-        pick_d = pick_drives(nvme_need, bays if bays is not None else 64)
-        drives = _drive(pick_d[0], pick_d[1], form, False) if pick_d else None
     return HostResult(ram_terms=ram_terms, nvme_terms=nvme_terms, ram_need_gb=ram_need, nvme_need_gb=nvme_need,
                       ram_max_gb=chassis.max_host_memory_gb, dimm_slots=slots, drive_bays=bays, dimms=dimms,
-                      drives=drives)  # fmt: skip
+                      drives=drives, picked_dimms=picked_dimms, picked_drives=picked_drives)  # fmt: skip

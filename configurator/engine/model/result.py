@@ -396,6 +396,10 @@ class HostResult(Out):
     drive_bays: int | None = None
     dimms: HostPart | None = None  # installed or picked; None where no DIMM holds the need in the slots
     drives: HostPart | None = None
+    # what the engine picks for the need, stated parts or not: the default a stated part replaces (the window's
+    # "pick for me"); None where nothing is needed or no part holds it
+    picked_dimms: HostPart | None = None
+    picked_drives: HostPart | None = None
 
 
 class BuildResult(Out):

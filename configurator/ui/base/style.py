@@ -30,6 +30,11 @@ def dark_palette() -> QPalette:
         (role.PlaceholderText, "#9a9a9a"), (role.Link, "#64b5f6"),
     ):  # fmt: skip
         p.setColor(r, QColor(c))
+    # disabled text greyed: setColor(role, c) sets every group, so a disabled field read as an enabled one (the
+    # host dialog's count and size while the engine picks the parts)
+    disabled = QPalette.ColorGroup.Disabled
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        p.setColor(disabled, r, QColor("#7a7a7a"))
     return p
 
 

@@ -82,6 +82,7 @@ FIELD_NAMES = {
     "vllm_gpu_memory_utilization": "vLLM share", "server_gpu_memory_utilization": "vLLM server share",
     "generation_cards": "generation slots", "vllm_tensor_parallel": "vLLM tensor parallelism",
     "reward_model": "reward model", "ppo_epochs": "PPO epochs", "moe_capacity_factor": "MoE capacity factor",
+    "checkpoints_kept": "checkpoints kept",
 }  # fmt: skip
 
 SEQ_MIN_EXP, SEQ_MAX_EXP = 7, 17  # the slider spans 2^7 = 128 .. 2^17 = 131,072 tokens in half octaves

@@ -142,6 +142,7 @@ class JobsPanel(QWidget):
         self.checkpointing_check = st.checkpointing_check
         self.loss_box, self.attention_box = st.loss_box, st.attention_box
         self.budget_check, self.budget_spin = st.budget_check, st.budget_spin
+        self.checkpoints_spin = st.checkpoints_spin
         self.cards_group = self.cards_rows.group
         ir = self.image_rows
         self.images_spin, self.image_resolution_spin = ir.images_spin, ir.resolution_spin

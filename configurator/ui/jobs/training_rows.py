@@ -1,7 +1,7 @@
 """The Jobs form's training rows. ``StackRows``: optimizer, precision (recipes the job's cards cannot run
 disabled, with the rule and its source), LoRA base, parallelism and the training stack (framework, FSDP
 version, offload), tensor-parallel degree. ``StepRows``: micro-batch, accumulation, checkpointing, loss,
-attention and the activation budget."""
+attention, the activation budget and the checkpoints kept (the host's NVMe need)."""
 
 from __future__ import annotations
 
@@ -101,6 +101,14 @@ class StepRows:
         self.loss_box.insertItem(0, "Framework default", DEFAULT)  # loss: None, what the job's framework runs
         self.attention_box = kit.choice_box("attention", Job, "Attention", "attentionBox", "Attention kernel")
         self._budget_row()
+        self.checkpoints_spin = QSpinBox()
+        self.checkpoints_spin.setRange(*int_range(Job, "checkpoints_kept"))
+        # "Checkpoints": the form's labels are short (the dock is narrow); the accessible name says "kept"
+        kit.register(self.checkpoints_spin, "checkpointsSpin",
+                     "Checkpoints the run keeps on NVMe (the Trainer's save_total_limit); each holds the trained "
+                     "weights and the optimizer's states. 0: none written", "Checkpoints kept")  # fmt: skip
+        kit.form.addRow(kit.label("Checkpoints", self.checkpoints_spin), self.checkpoints_spin)
+        self.checkpoints_spin.valueChanged.connect(self._checkpoints_changed)
 
     def _budget_row(self) -> None:
         kit = self.kit
@@ -140,6 +148,7 @@ class StepRows:
         elif result is not None and result.cards:
             kit.set_value(self.budget_spin, round(max(c.activations_gb for c in result.cards), 1))
         self.budget_spin.setEnabled(fixed)
+        kit.set_value(self.checkpoints_spin, job.checkpoints_kept)
 
     def _micro_changed(self, value: int) -> None:
         if self.kit.job() is not None:
@@ -157,6 +166,14 @@ class StepRows:
             text = f"{'Turn on' if checked else 'Turn off'} gradient checkpointing for {job.name}"
             self.kit.apply(self.checkpointing_check, "gradient_checkpointing", shown(checked),
                            {"gradient_checkpointing": checked}, text=text)  # fmt: skip
+
+    def _checkpoints_changed(self, value: int) -> None:
+        job = self.kit.job()
+        if job is not None:
+            index = self.kit.index
+            self.kit.apply(self.checkpoints_spin, "checkpoints_kept", shown(value), {"checkpoints_kept": value},
+                           text=f"Keep {value} checkpoint{'s' if value != 1 else ''} of {job.name}",
+                           make=lambda b: editing.set_checkpoints_kept(b, index, value))  # fmt: skip
 
     def _budget_toggled(self, checked: bool) -> None:
         job = self.kit.job()

@@ -28,6 +28,7 @@ from configurator.ui.shell import layout
 from configurator.ui.shell.checks_panel import ChecksPanel
 from configurator.ui.shell.files import BuildFiles
 from configurator.ui.shell.help import QuickStartDialog, ShortcutsDialog
+from configurator.ui.shell.host_dialog import HostDialog, open_host_dialog
 from configurator.ui.shell.menus import Menus
 from configurator.ui.shell.preferences import PreferencesDialog
 from configurator.ui.shell.sheet import SheetExport
@@ -137,6 +138,7 @@ class MainWindow(QMainWindow):
         self.jobs_panel.trace_row.traced.connect(self._traced)
         view.theme_changed.connect(self._apply_theme)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        self.summary.host_clicked.connect(self.host_parts)
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
         self.card_palette.bridge_activated.connect(self.bridge_from_palette)
@@ -302,6 +304,10 @@ class MainWindow(QMainWindow):
     def verify_build(self) -> VerifyDialog:
         """File > Verify build…: a built machine's burn-in results against the acceptance figures."""
         return open_verify_dialog(self)
+
+    def host_parts(self) -> HostDialog:
+        """Edit > Host memory and storage… (or a click on the summary's Host figures): need, pick and installed."""
+        return open_host_dialog(self, self.doc, self.view)
 
     def preferences(self) -> None:
         if PreferencesDialog(self.settings, self).exec():

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.model.result import BuildResult
@@ -19,7 +20,20 @@ from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEV
 from configurator.ui.shell.flow import FlowLayout
 
 
+class _ClickLabel(QLabel):
+    """A label that says when it is clicked (the Host figures open the host dialog)."""
+
+    clicked = Signal()
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
+
 class SummaryStrip(QWidget):
+    host_clicked = Signal()  # the Host figures were clicked: the window opens Edit > Host memory and storage…
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = FlowLayout(self)
@@ -31,7 +45,10 @@ class SummaryStrip(QWidget):
         self.jobs = QLabel()
         self.links = QLabel()
         self.compute = QLabel()
-        self.host = QLabel()  # host RAM and NVMe: need / installed (engine/memory/host.py)
+        self.host = _ClickLabel()  # host RAM and NVMe: need / installed (engine/memory/host.py)
+        self.host.setObjectName("summaryHost")
+        self.host.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.host.clicked.connect(self.host_clicked)
         for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute, self.host):
             w.setTextFormat(Qt.TextFormat.RichText)
             layout.addWidget(w)
@@ -87,7 +104,8 @@ class SummaryStrip(QWidget):
         short = any(c.severity == "error" and c.code.startswith("HOST_") for c in result.checks)
         colour = self._colour("error" if short else "ok")
         self.host.setText(f"<b>Host</b> <span style='color:{colour}'>{escape(short_line(host))}</span>")
-        self.host.setToolTip(f"{ram_line(host)}\n{nvme_line(host)}")
+        self.host.setToolTip(f"{ram_line(host)}\n{nvme_line(host)}\nClick to state the DIMMs and drives installed "
+                             "(Edit > Host memory and storage…)")  # fmt: skip
         self.host.show()
 
     def _power(self, result: BuildResult, card_w: float | None, free: int | None = None) -> None:
