@@ -147,9 +147,11 @@ class CardSpec(Strict):
     @property
     def ops_per_byte(self) -> float:
         """Dense BF16 FLOP/s over memory bytes/s (NVIDIA performance guide's ops:byte ratio; seed A)."""
-        return (self.bf16_dense_tflops.require(f"{self.id} BF16 rate") * 1e12) / (
-            self.memory_bandwidth_gb_s.require(f"{self.id} bandwidth") * 1e9
-        )
+        rate, bandwidth = self.bf16_dense_tflops.value, self.memory_bandwidth_gb_s.value
+        if rate is None or bandwidth is None:  # the error names the field (its message formatted only here)
+            rate = self.bf16_dense_tflops.require(f"{self.id} BF16 rate")
+            bandwidth = self.memory_bandwidth_gb_s.require(f"{self.id} bandwidth")
+        return (rate * 1e12) / (bandwidth * 1e9)
 
 
 def short_card_name(name: str, *, abbreviate: bool = True, bare: bool = False) -> str:

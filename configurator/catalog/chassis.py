@@ -109,4 +109,7 @@ class ChassisSpec(Strict):
     @property
     def psu_capacity_w(self) -> float:
         """Continuous PSU capacity with the redundant units removed."""
-        return self.psu.watts_each.require(f"{self.id} PSU rating") * (self.psu.units - self.psu.redundant_units)
+        watts = self.psu.watts_each.value
+        if watts is None:  # the error names the field (its message formatted only here)
+            watts = self.psu.watts_each.require(f"{self.id} PSU rating")
+        return watts * (self.psu.units - self.psu.redundant_units)
