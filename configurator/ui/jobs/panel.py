@@ -57,6 +57,7 @@ class JobsPanel(QWidget):
             view.track(document)
         self.view = view
         self._fill_pending = False  # the form missed an edit while its dock tab was hidden
+        self._rows_for_job: bool | None = None  # whether the form's rows are shown for a job (set when it changes)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         split = self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -222,8 +223,12 @@ class JobsPanel(QWidget):
         has_job = 0 <= i < len(build.jobs)
         self.editor.setEnabled(has_job)
         self.listing.enable(has_job)
-        for row in range(1, self.form.rowCount()):  # no job: no fields (File > New showed the old job's, greyed)
-            self.form.setRowVisible(row, has_job)
+        if has_job != self._rows_for_job:  # no job: no fields (File > New showed the old job's, greyed)
+            # only when it changes: re-showing every row on each edit undid the rows the fills below hide (RL,
+            # images) and relaid the form out twice per edit, about a third of a slider step's repaint
+            self._rows_for_job = has_job
+            for row in range(1, self.form.rowCount()):
+                self.form.setRowVisible(row, has_job)
         self.trace_row.show_job(build, result, i)
         if not has_job:
             self.info.setText(NO_JOB)
