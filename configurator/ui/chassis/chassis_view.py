@@ -231,9 +231,9 @@ class ChassisView(QGraphicsView):
             self._build_chassis(chassis)
             self._chassis_id = chassis.id
         selected = {i.slot for i in self.card_items.values() if i.isSelected()}
-        for card_item in self.card_items.values():
-            self.scene().removeItem(card_item)
-        self.card_items.clear()
+        # a card drawn as before is kept (its label's fitting is most of a redraw's cost: every card was rebuilt
+        # on every edit); one that changed, moved or went is replaced or removed
+        before, self.card_items = self.card_items, {}
         for drawn in self._overlay:
             self.scene().removeItem(drawn)
         self._overlay.clear()
@@ -244,10 +244,20 @@ class ChassisView(QGraphicsView):
             pos = chassis.position(placement.slot)
             mig = [r.profile for r in placement.mig] if placement.mig else None
             bridged = any(placement.slot in b.slots for b in build.bridges)
-            item = CardItem(placement.slot, card, self._card_rect(chassis, pos, card), mig, bridged)
+            rect = self._card_rect(chassis, pos, card)
+            kept = before.pop(placement.slot, None)
+            if kept is not None and not new_chassis and kept.drawn_as(card, rect, mig, bridged):
+                self.card_items[placement.slot] = kept
+                continue
+            if kept is not None and kept.scene() is self.scene():
+                self.scene().removeItem(kept)
+            item = CardItem(placement.slot, card, rect, mig, bridged)
             self.scene().addItem(item)
             item.setSelected(placement.slot in selected)
             self.card_items[placement.slot] = item
+        for gone in before.values():
+            if gone.scene() is self.scene():
+                self.scene().removeItem(gone)
         for bridge in build.bridges:
             items = [self.card_items[s] for s in bridge.slots if s in self.card_items]
             if len(items) < 2:

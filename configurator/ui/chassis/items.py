@@ -45,6 +45,7 @@ class CardItem(QGraphicsRectItem):
     def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None, bridged: bool = False) -> None:
         super().__init__(rect)
         self.slot, self.card, self.bridged = slot, card, bridged
+        self._drawn = (card.id, rect.getRect(), tuple(mig or ()), bridged)
         colour = card_colour(card.id)
         self.ink = QColor(card_ink_hex(card.id))
         self.setBrush(QBrush(colour))
@@ -59,6 +60,10 @@ class CardItem(QGraphicsRectItem):
         layout = f"\nMIG: {' + '.join(mig)}" if mig else ""
         self.setToolTip(f"Slot {slot}: {card.name}, {figures}{layout}\nDrag or Ctrl+arrow to move it; Delete "
                         "removes it; Shift+arrow adds a neighbour to the selection, B or Ctrl+B bridges.")  # fmt: skip
+
+    def drawn_as(self, card: CardSpec, rect: QRectF, mig: list[str] | None, bridged: bool) -> bool:
+        """Whether this item already draws that card there, so a redraw can keep it."""
+        return self._drawn == (card.id, rect.getRect(), tuple(mig or ()), bridged)
 
     def text_rect(self) -> QRectF:
         """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one."""
