@@ -25,6 +25,26 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+
+def window_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[int, int] | None:
+    """The window size of ``--size``, with ``--screenshot``'s target checked before any window is made (a swapped
+    argument never truncates a build or a plan); None after saying why the target cannot be written."""
+    # start-up time: loaded once the display and the arguments are checked (this module runs first)
+    from configurator.catalog.errors import FileError
+    from configurator.catalog.fileio import check_image_target
+    from configurator.catalog.limits import LimitError, parse_window_size
+
+    try:
+        size = parse_window_size(args.size)
+        if args.screenshot:
+            args.screenshot = check_image_target(args.screenshot)[0]
+    except LimitError as exc:
+        parser.error(str(exc))
+    except FileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    return size
+
 def make_window(build_path: Path | None) -> MainWindow:
     # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from configurator.engine.model.buildfile import load_build
@@ -55,20 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     if not has_display():
         print(NO_DISPLAY, file=sys.stderr)
         return 2
-    # start-up time: loaded once the display and the arguments are checked (this module runs first)
-    from configurator.catalog.errors import FileError
-    from configurator.catalog.fileio import check_image_target
-    from configurator.catalog.limits import LimitError, parse_window_size
-
-    try:
-        width, height = parse_window_size(args.size)
-        if args.screenshot:  # before any window is made: a swapped argument never truncates a build
-            args.screenshot = check_image_target(args.screenshot)[0]
-    except LimitError as exc:
-        parser.error(str(exc))
-    except FileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    size = window_args(args, parser)
+    if size is None:
         return 2
+    width, height = size
 
     # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtWidgets import QApplication

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from configurator.ui.shell.app import NO_DISPLAY, has_display  # the standard library only
+from configurator.ui.shell.app import NO_DISPLAY, has_display, window_args  # the standard library only
 
 
 def main(argv: list[str]) -> int:
@@ -17,20 +17,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
-    # start-up time: loaded once the display and the arguments are checked (this module runs first)
-    from configurator.catalog.errors import FileError
-    from configurator.catalog.fileio import check_image_target
-    from configurator.catalog.limits import LimitError, parse_window_size
-
-    try:
-        width, height = parse_window_size(args.size)
-        if args.screenshot:  # before any window is made: a swapped argument never truncates a plan
-            args.screenshot = check_image_target(args.screenshot)[0]
-    except LimitError as exc:
-        parser.error(str(exc))
-    except FileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    size = window_args(args, parser)
+    if size is None:
         return 2
+    width, height = size
 
     if args.screenshot and not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -41,6 +31,7 @@ def main(argv: list[str]) -> int:
     # start-up time: loaded once the display and the arguments are checked (this module runs first)
     from PySide6.QtWidgets import QApplication
 
+    from configurator.catalog.errors import FileError
     from configurator.engine.planner import load_plan
     from configurator.ui.base import PlanDocument
     from configurator.ui.planner import PlannerWindow
