@@ -6,6 +6,7 @@ from typing import Any
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import Build, evaluate
+from configurator.engine.model.build import Job
 from configurator.engine.model.result import BuildResult, JobResult
 
 
@@ -40,3 +41,8 @@ def mig_spec(card: str):
     spec = default_catalog().card(card).mig
     assert spec is not None
     return spec
+
+
+def lora_8b_job(**fields: Any) -> Job:
+    """A Llama 3.1 8B LoRA job named "j" with ``fields`` on top (the RL tests' starting point)."""
+    return Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", **fields})

@@ -6,29 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from configurator.catalog.loader import default_catalog
-from configurator.catalog.models import ModelSpec, load_models_yaml
+from configurator.catalog.models import ModelSpec
 from configurator.cli import main
 from configurator.engine.memory import rl
 from configurator.engine.memory.estimate import memory_for_card
-from configurator.engine.model.build import Build, Job
+from configurator.engine.model.build import Build
 from configurator.trace.request import TraceRefused, prepare_trace
-from tests.helpers import single_job
+from tests.helpers import lora_8b_job, single_job
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILDS = ROOT / "resources" / "builds"
 
-
-@pytest.fixture(scope="module")
-def llama8b() -> ModelSpec:
-    data = yaml.safe_load((ROOT / "specs" / "models.yaml").read_text(encoding="utf-8"))
-    return next(m for m in load_models_yaml(data) if m.id == "llama-3.1-8b")
-
-
-def _job(**fields: object) -> Job:
-    return Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", **fields})
 
 
 # ---- the reference model --------------------------------------------------------------------------------------
@@ -47,17 +37,17 @@ def _job(**fields: object) -> Job:
     ],
 )
 def test_which_jobs_keep_a_reference(fields: dict[str, object], keeps: bool) -> None:
-    assert rl.keeps_reference(_job(**fields)) is keeps
+    assert rl.keeps_reference(lora_8b_job(**fields)) is keeps
 
 
 def test_lora_dpo_keeps_no_second_copy(llama8b: ModelSpec) -> None:
-    sft = memory_for_card(llama8b, _job())
-    dpo = memory_for_card(llama8b, _job(objective="dpo"))
+    sft = memory_for_card(llama8b, lora_8b_job())
+    dpo = memory_for_card(llama8b, lora_8b_job(objective="dpo"))
     assert dpo.weights == sft.weights == llama8b.total_params * 2
 
 
 def test_full_dpo_reference_is_sharded_like_the_policy(llama8b: ModelSpec) -> None:
-    job = _job(objective="dpo", method="full", parallelism="zero3")
+    job = lora_8b_job(objective="dpo", method="full", parallelism="zero3")
     sft = memory_for_card(llama8b, job.model_copy(update={"objective": "sft"}), shards=4)
     dpo = memory_for_card(llama8b, job, shards=4)
     assert dpo.weights - sft.weights == pytest.approx(llama8b.total_params * 2 / 4)
@@ -67,15 +57,15 @@ def test_full_dpo_reference_is_sharded_like_the_policy(llama8b: ModelSpec) -> No
 
 
 def test_dpo_runs_chosen_and_rejected_together(llama8b: ModelSpec) -> None:
-    sft = memory_for_card(llama8b, _job(micro_batch_size=2, loss="bf16"))  # TRL's log-probs on bf16 logits
-    dpo = memory_for_card(llama8b, _job(objective="dpo", micro_batch_size=1))
+    sft = memory_for_card(llama8b, lora_8b_job(micro_batch_size=2, loss="bf16"))  # TRL's log-probs on bf16 logits
+    dpo = memory_for_card(llama8b, lora_8b_job(objective="dpo", micro_batch_size=1))
     assert dpo.activations == pytest.approx(sft.activations)
 
 
 def test_grpo_trains_on_prompt_plus_completion(llama8b: ModelSpec) -> None:
-    grpo = _job(objective="grpo", sequence_length=128, rl={"prompt_length": 512, "completion_length": 1024})
+    grpo = lora_8b_job(objective="grpo", sequence_length=128, rl={"prompt_length": 512, "completion_length": 1024})
     assert rl.training_view(grpo).sequence_length == 1536
-    same = memory_for_card(llama8b, _job(sequence_length=1536, loss="bf16"))
+    same = memory_for_card(llama8b, lora_8b_job(sequence_length=1536, loss="bf16"))
     # logits_to_keep: the head makes logits for the 1,024 completion tokens (+1) of the 1,536 only; the 511 others
     # would each hold 128,256 bf16 log-probabilities and the bf16 gradients of them and of the logits: 6 bytes
     assert rl.logit_fraction(grpo) == pytest.approx(1025 / 1536)
@@ -88,7 +78,7 @@ def test_grpo_trains_on_prompt_plus_completion(llama8b: ModelSpec) -> None:
 
 def test_kv_cache_for_one_generation_round(llama8b: ModelSpec) -> None:
     assert rl.kv_bytes_per_token(llama8b) == 2 * 32 * 8 * 128 * 2
-    job = _job(objective="grpo", micro_batch_size=8, rl={"prompt_length": 512, "completion_length": 1024})
+    job = lora_8b_job(objective="grpo", micro_batch_size=8, rl={"prompt_length": 512, "completion_length": 1024})
     assert rl.generation_kv_needed(llama8b, job) == 8 * 1536 * 131_072
 
 

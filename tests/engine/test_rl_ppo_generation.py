@@ -6,34 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
-from configurator.catalog.models import ModelSpec, load_models_yaml
+from configurator.catalog.models import ModelSpec
 from configurator.engine.evaluate import evaluate
 from configurator.engine.memory import rl
 from configurator.engine.memory.estimate import memory_for_card
-from configurator.engine.model.build import Build, Job
+from configurator.engine.model.build import Build
 from configurator.engine.time.steptime.generation import forward_passes, generation_time
 from configurator.engine.time.steptime.ops import Device
-from tests.helpers import single_job
+from tests.helpers import lora_8b_job, single_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def llama8b() -> ModelSpec:
-    data = yaml.safe_load((ROOT / "specs" / "models.yaml").read_text(encoding="utf-8"))
-    return next(m for m in load_models_yaml(data) if m.id == "llama-3.1-8b")
-
-
-def _job(**fields: object) -> Job:
-    return Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", **fields})
-
 
 def test_ppo_adds_a_critic_trained_in_full_and_a_frozen_reward_model(llama8b: ModelSpec) -> None:
-    sft = memory_for_card(llama8b, _job(method="full", parallelism="zero3", sequence_length=1024, loss="bf16"),
+    sft = memory_for_card(llama8b, lora_8b_job(method="full", parallelism="zero3", sequence_length=1024, loss="bf16"),
                           shards=8)  # fmt: skip
-    ppo = memory_for_card(llama8b, _job(method="full", parallelism="zero3", objective="ppo"), shards=8)
+    ppo = memory_for_card(llama8b, lora_8b_job(method="full", parallelism="zero3", objective="ppo"), shards=8)
     critic = rl.critic_parameters(llama8b)
     assert critic == llama8b.total_params - 128_256 * 4096 + 4096  # the LM head becomes a hidden x 1 score
     # over 8 ZeRO-3 shards: the critic's bf16 weights (7,504,928,768 parameters), the reward model's and the
@@ -44,26 +34,27 @@ def test_ppo_adds_a_critic_trained_in_full_and_a_frozen_reward_model(llama8b: Mo
 
 
 def test_lora_ppo_keeps_no_reference_copy_but_still_a_critic(llama8b: ModelSpec) -> None:
-    job = _job(objective="ppo")
+    job = lora_8b_job(objective="ppo")
     assert not rl.keeps_reference(job) and rl.uses_reference(job)  # the base with its adapters disabled
     rows = {m.role: m for m in rl.kept_models(llama8b, job, 40e9, shards=1, stage=0, tp=1)}
     assert rows["reference"].gb_per_card == 0 and "adapters disabled" in rows["reference"].held
     assert rows["critic"].gb_per_card > 16 and "ppo_trainer.py" in rows["critic"].source
-    no_rm = rl.kept_models(llama8b, _job(objective="ppo", rl={"reward_model": False}), 40e9, shards=1, stage=0,
+    no_rm = rl.kept_models(llama8b, lora_8b_job(objective="ppo", rl={"reward_model": False}), 40e9, shards=1, stage=0,
                            tp=1)  # fmt: skip
     assert next(m for m in no_rm if m.role == "reward").gb_per_card == 0
 
 
 def test_the_extra_forwards_each_method_adds() -> None:
-    assert forward_passes(_job(objective="dpo")) == {"reference": 1}
-    assert forward_passes(_job(objective="grpo")) == {}  # beta 0: no KL term, no reference forward
-    assert forward_passes(_job(objective="grpo", rl={"beta": 0.04})) == {"reference": 1}
-    assert set(forward_passes(_job(objective="ppo"))) == {"reference", "policy log-probs", "critic values", "reward"}
+    assert forward_passes(lora_8b_job(objective="dpo")) == {"reference": 1}
+    assert forward_passes(lora_8b_job(objective="grpo")) == {}  # beta 0: no KL term, no reference forward
+    assert forward_passes(lora_8b_job(objective="grpo", rl={"beta": 0.04})) == {"reference": 1}
+    ppo = lora_8b_job(objective="ppo")
+    assert set(forward_passes(ppo)) == {"reference", "policy log-probs", "critic values", "reward"}
 
 
 def test_decode_is_memory_bound(llama8b: ModelSpec) -> None:
     """Twice the bandwidth nearly halves decode; twice the compute changes it little (batch 8)."""
-    job = _job(objective="grpo", micro_batch_size=8, rl={"prompt_length": 512, "completion_length": 1024})
+    job = lora_8b_job(objective="grpo", micro_batch_size=8, rl={"prompt_length": 512, "completion_length": 1024})
     base = generation_time(llama8b, job, Device("Hopper", 989.5, 3350, 132))
     fast_memory = generation_time(llama8b, job, Device("Hopper", 989.5, 6700, 132))
     fast_compute = generation_time(llama8b, job, Device("Hopper", 1979.0, 3350, 132))
@@ -148,7 +139,7 @@ def test_a_server_card_shared_with_a_training_job_is_summed() -> None:
     assert shared.slot == 2 and shared.severity == "error"  # 90 % of the card for vLLM + an 8B LoRA
 
 
-def test_changing_a_generation_card_re_evaluates_the_job() -> None:
+def test_changing_a_generation_card_re_evaluates_thelora_8b_job() -> None:
     def weights_share(card: str) -> float:
         job = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 8,
                "cards": [1], "rl": {"generation": "vllm-server", "generation_cards": [2]}}  # fmt: skip
