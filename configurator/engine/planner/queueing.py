@@ -68,26 +68,32 @@ def erlang_c(servers: int, load: float) -> float:
     return servers * b / (servers - load * (1 - b))
 
 
-def mean_wait_hours(servers: int, load: float, service_hours: float) -> float:
-    """Mean time in queue W_q = C(c, a) x S / (c - a); infinite when a >= c (NaN beyond MAX_SERVERS devices)."""
+def _edge_wait(servers: int, load: float) -> float | None:
+    """The wait where the queue formulas do not apply: none without load, infinite when a >= c (unstable), NaN
+    beyond MAX_SERVERS devices; None where they do."""
     if load <= 0:
         return 0.0
     if servers <= load:
         return math.inf
     if servers > MAX_SERVERS:
         return math.nan
+    return None
+
+
+def mean_wait_hours(servers: int, load: float, service_hours: float) -> float:
+    """Mean time in queue W_q = C(c, a) x S / (c - a); infinite when a >= c (NaN beyond MAX_SERVERS devices)."""
+    edge = _edge_wait(servers, load)
+    if edge is not None:
+        return edge
     return erlang_c(servers, load) * service_hours / (servers - load)
 
 
 def wait_quantile_hours(servers: int, load: float, service_hours: float, q: float = P95) -> float:
     """The q-quantile of the M/M/c time in queue: ``S ln(C / (1 - q)) / (c - a)``, 0 when P(wait) <= 1 - q;
     infinite when a >= c (NaN beyond MAX_SERVERS devices)."""
-    if load <= 0:
-        return 0.0
-    if servers <= load:
-        return math.inf
-    if servers > MAX_SERVERS:
-        return math.nan
+    edge = _edge_wait(servers, load)
+    if edge is not None:
+        return edge
     c = erlang_c(servers, load)
     return _quantile(c, servers, load, service_hours, q)
 
