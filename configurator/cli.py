@@ -153,7 +153,7 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
     from configurator.trace import runner
     from configurator.trace.cache import TraceCache
     from configurator.trace.protocol import TraceResult
-    from configurator.trace.request import TraceRefused, prepare_trace
+    from configurator.trace.request import TraceRefused, engine_estimate_gb, prepare_trace
     from configurator.trace.words import breakdown_lines, difference_text, traced_line
 
     build = load_build(path)
@@ -172,8 +172,7 @@ def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cac
     for name in job_names:
         record: dict[str, object] = {"job": name}
         records.append(record)
-        jr = result.job(name)
-        estimate = jr.cards[0].peak_allocated_gb if jr is not None and jr.cards else None
+        estimate = engine_estimate_gb(result, name)
         record["estimate_allocated_gb"] = estimate
         try:
             prepared = prepare_trace(build, name, catalog, base_dir=path.parent, arch=arch)

@@ -23,6 +23,7 @@ from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
 from configurator.engine.model.build import Build, Job, ParamsOnlyModel
 from configurator.engine.model.resolver import ModelResolver
+from configurator.engine.model.result import BuildResult
 from configurator.engine.model.stack import PROFILES, stack_of
 from configurator.trace.cache import CachedTrace, TraceCache
 from configurator.trace.protocol import ARCHES, ImagesRequest, LoraRequest, Parallel, TraceRequest
@@ -181,6 +182,13 @@ def model_source(job: Job, resolver: ModelResolver) -> ModelSource:
 
 
 # ---- the run's settings --------------------------------------------------------------------------------
+
+
+def engine_estimate_gb(result: BuildResult, job_name: str) -> float | None:
+    """The engine's allocated peak a trace of ``job_name`` is compared with: its first card's (the job's cards share
+    one architecture, arch_of, and a trace is one rank's), or None when the job has no sized card."""
+    jr = result.job(job_name)
+    return jr.cards[0].peak_allocated_gb if jr is not None and jr.cards else None
 
 
 def arch_of(build: Build, job: Job, catalog: Catalog) -> str:

@@ -22,7 +22,7 @@ from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult
 from configurator.trace.cache import CachedTrace, TraceCache, request_key
 from configurator.trace.protocol import TraceRequest, TraceResult
-from configurator.trace.request import PreparedTrace, TraceRefused, prepare_trace
+from configurator.trace.request import PreparedTrace, TraceRefused, engine_estimate_gb, prepare_trace
 from configurator.trace.runner import TraceCancelled, TraceError, TraceOutcome, run_trace, worker_command
 from configurator.trace.words import breakdown_lines, difference_text, traced_line
 from configurator.ui.base import BuildDocument
@@ -194,8 +194,7 @@ class TraceRow(QWidget):
     def estimate_gb(self) -> float | None:
         if self.job_name is None:
             return None
-        jr = self.doc.result.job(self.job_name)
-        return jr.cards[0].peak_allocated_gb if jr is not None and jr.cards else None
+        return engine_estimate_gb(self.doc.result, self.job_name)
 
     def _show_result(self, result: TraceResult, cached: CachedTrace | None = None) -> None:
         if not result.ok:
