@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +35,8 @@ from configurator.engine.acceptance.parse import (
     parse_topo,
 )
 
+# (files read, files in all, the file being read next); the window's progress bar follows it
+CollectProgress = Callable[[int, int, str], None]
 MAX_FILES = 2000  # a kit folder holds a few dozen; more is not a result folder
 _GPUS_IN_NAME = re.compile(r"gpus?[-_]((?:\d{1,3}[-_,])*\d{1,3})")
 _WALL = re.compile(r"(\d{2,6}(?:\.\d{1,3})?)\s*(?:W|Watts)\b", re.I)
@@ -84,14 +88,21 @@ def _files(paths: list[Path]) -> list[Path]:
     return out
 
 
-def collect(paths: list[Path]) -> Measurements:
+def collect(paths: list[Path], on_progress: CollectProgress | None = None,
+            cancel: threading.Event | None = None) -> Measurements:  # fmt: skip
+    """``on_progress`` before each file and once at the end; ``cancel`` set stops before the next file (what was
+    read so far comes back, incomplete: the caller that cancelled drops it)."""
     m = Measurements()
     try:
         files = _files(paths)
     except FileError as exc:
         m.problems.append(f"{exc.path}: more than {MAX_FILES} files; give the kit's output folder")
         return m
-    for path in files:
+    for done, path in enumerate(files):
+        if cancel is not None and cancel.is_set():
+            return m
+        if on_progress is not None:
+            on_progress(done, len(files), str(path))
         name = path.name
         try:
             text = safe_read_text(path)
@@ -115,6 +126,8 @@ def collect(paths: list[Path]) -> Measurements:
         except ParseError as exc:
             m.problems.append(f"{path}: {exc}")
     m.gpus.sort(key=lambda g: g.index)
+    if on_progress is not None:
+        on_progress(len(files), len(files), "")
     return m
 
 
