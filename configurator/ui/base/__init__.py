@@ -1,6 +1,6 @@
 """The base of ui/, below every room: the documents (the build's, with its undo stack and model resolver; the
 service plan's), the view state, the typed settings, the palette and theme helpers, window sizing, the crash
-guard, the screenshot writer and small scene helpers.
+guard, the screenshot writer, the worker that runs long work off the GUI thread and small scene helpers.
 
 It imports no room. The rooms (chassis, charts, dnd, jobs, mig, planner, kiosk) import it through these names;
 the application (ui/shell) assembles the rooms on top (the layers contract in pyproject.toml).
@@ -30,6 +30,7 @@ from configurator.ui.base.style import (
 )
 from configurator.ui.base.view_state import ViewState
 from configurator.ui.base.windows import MIN_WINDOW, fit_to_screen, redo_shortcuts, safe_message
+from configurator.ui.base.worker import Progress, Worker, internal_error
 
 __all__ = [
     "COMPONENTS",
@@ -42,8 +43,10 @@ __all__ = [
     "SEVERITY_COLOUR_DARK",
     "BuildDocument",
     "PlanDocument",
+    "Progress",
     "Settings",
     "ViewState",
+    "Worker",
     "card_colour",
     "dark_palette",
     "drag_started",
@@ -54,6 +57,7 @@ __all__ = [
     "hidpi_canvas",
     "install_excepthook",
     "install_pg_guard",
+    "internal_error",
     "item_under",
     "redo_shortcuts",
     "safe_message",
