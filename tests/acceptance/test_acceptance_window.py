@@ -22,7 +22,8 @@ def test_menu_has_verify(qtbot, tmp_path: Path) -> None:  # type: ignore[no-unty
 def test_dialog_marks_slots_and_chart(qtbot, tmp_path: Path, fixtures: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     window = make_window(qtbot, tmp_path, resource("builds", "seed-70b-lora-8x-h200-nvl.yaml"))
     dialog = open_verify_dialog(window)
-    dialog.load([fixtures / "gpu-x8"])
+    with qtbot.waitSignal(dialog.verified, timeout=30000):  # read on a worker: load returns at once
+        dialog.load([fixtures / "gpu-x8"])
     assert "FAIL" in dialog.summary.text()
     first = [
         dialog.table.item(r, 1).text()
@@ -49,7 +50,8 @@ def test_dialog_with_unreadable_files_says_so(qtbot, tmp_path: Path) -> None:  #
     bad = tmp_path / "topo.txt"
     bad.write_bytes(b"\x00\xff" * 100 + b"GPU0 GPU1\nGPU0 X ZZZ\n")
     dialog = VerifyDialog(window)
-    dialog.load([bad, tmp_path / "missing.txt"])
+    with qtbot.waitSignal(dialog.verified, timeout=30000):
+        dialog.load([bad, tmp_path / "missing.txt"])
     text = dialog.summary.text()
     assert "Could not read" in text and "No result file was recognised" in text
     assert not dialog.store_button.isEnabled()

@@ -293,7 +293,9 @@ def test_the_trace_row_shows_hostile_ops_modules_and_messages_as_typed(hostile_w
     assert not found, "\n".join(dict.fromkeys(found))
 
 
-def test_the_verify_dialog_shows_hostile_names_and_files_as_typed(hostile_window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_verify_dialog_shows_hostile_names_and_files_as_typed(  # type: ignore[no-untyped-def]
+    hostile_window, qtbot, tmp_path: Path, monkeypatch
+) -> None:
     import shutil
 
     from configurator.ui.shell.verify_dialog import open_verify_dialog
@@ -303,7 +305,8 @@ def test_the_verify_dialog_shows_hostile_names_and_files_as_typed(hostile_window
     shutil.copytree(ROOT / "tests" / "fixtures" / "acceptance" / "gpu-x8", results)
     (results / f"{HOSTILE.replace('/', '_')}.txt").write_bytes(b"\x00\xff" * 50 + b"GPU0 GPU1\nGPU0 X ZZZ\n")
     dialog = open_verify_dialog(w)
-    dialog.load([results, tmp_path / f"{HOSTILE.replace('/', '_')}-missing.txt"])
+    with qtbot.waitSignal(dialog.verified, timeout=30000):
+        dialog.load([results, tmp_path / f"{HOSTILE.replace('/', '_')}-missing.txt"])
     found = [f"verify: {f}" for f in rich_sinks_with_markup(dialog)]
     monkeypatch.setattr("configurator.ui.shell.verify_dialog.data_folder", lambda: tmp_path / HOSTILE.replace("/", "_"))
     dialog.store()

@@ -1,14 +1,19 @@
 """File > Verify build…: open a machine's burn-in results (files or the kit's folder), show pass / warn / fail per
 figure, outline the slots on the chassis drawing and put the measured peaks beside the predicted bars of the
-headroom chart. Every figure comes from the engine (``engine.acceptance``); the dialog only presents it."""
+headroom chart. Every figure comes from the engine (``engine.acceptance``); the dialog only presents it.
+
+A kit's folder can be large (DCGM exports, nccl-tests logs): reading and checking it runs on a worker
+(ui/base/worker.py) with a progress bar and Cancel, the dialog usable meanwhile. The prediction is made before,
+in the GUI thread: the worker never reads the window's document."""
 
 from __future__ import annotations
 
 import html
+import threading
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -16,6 +21,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -25,11 +31,18 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import escape_rich, plain_tooltip
-from configurator.engine.acceptance import Measurements, VerifyReport, collect, predict, verify
+from configurator.engine.acceptance import AcceptancePrediction, Measurements, VerifyReport, collect, predict, verify
 from configurator.engine.acceptance.measured_store import run_of, save
 from configurator.report.acceptance_pdf import export_acceptance_pdf
 from configurator.report.acceptance_text import kit_missing
-from configurator.ui.base import OK_COLOUR, SEVERITY_COLOUR, BuildDocument
+from configurator.ui.base import (
+    OK_COLOUR,
+    SEVERITY_COLOUR,
+    BuildDocument,
+    Progress,
+    Worker,
+    internal_error,
+)
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.chassis import ChassisView
 from configurator.ui.shell.files import data_folder  # where measured runs are kept (tests patch it here)
@@ -48,7 +61,20 @@ class VerifiedWindow(Protocol):
     chart: HeadroomChart
 
 
+def _read_and_verify(
+    paths: list[Path], prediction: AcceptancePrediction, progress: Progress, cancel: threading.Event
+) -> tuple[Measurements, VerifyReport]:
+    """The worker's job: only files and the prediction made before, never the window's document."""
+    measurements = collect(paths, on_progress=progress, cancel=cancel)
+    return measurements, verify(prediction, measurements)
+
+
 class VerifyDialog(QDialog):
+    """``load(paths)`` starts reading on a worker and returns; ``verified(report)`` once the report is shown
+    (``loading`` is false again when it is shown, has failed or was cancelled)."""
+
+    verified = Signal(object)  # the VerifyReport, shown
+
     def __init__(self, window: VerifiedWindow) -> None:
         assert isinstance(window, QWidget)  # the main window
         super().__init__(window)
@@ -57,13 +83,31 @@ class VerifyDialog(QDialog):
         self.measurements: Measurements | None = None
         self.setWindowTitle("Verify build against measured results")
         layout = QVBoxLayout(self)
-        self.summary = QLabel(
+        self._shown = (
             "Open the burn-in kit's results folder (configurator burnin), or result files: "
             "nvidia-smi, lspci -vv, nccl-tests, DCGM, the measure tool's JSON."
-        )
+        )  # the summary of what the table shows, without the lines added since (a cancel puts it back)
+        self.summary = QLabel(self._shown)
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
+        progress_row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("Reading result files")
+        self.progress_label = QLabel()
+        self.progress_label.setTextFormat(Qt.TextFormat.PlainText)  # file names as typed
+        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button.setToolTip("Stop reading these results; the dialog shows what it showed before")
+        self.cancel_button.clicked.connect(self.cancel_load)
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.progress_label, 2)
+        progress_row.addWidget(self.cancel_button)
+        layout.addLayout(progress_row)
+        self.worker = Worker(self)
+        self.worker.progressed.connect(self._progressed)
+        self.worker.finished.connect(self._verified)
+        self.worker.failed.connect(self._load_failed)
+        self._kept_buttons = (False, False)  # the store and PDF buttons' states before a load (a cancel restores)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -96,7 +140,9 @@ class VerifyDialog(QDialog):
         self.store_button.clicked.connect(self.store)
         self.pdf_button.clicked.connect(self.choose_pdf)
         close.clicked.connect(self.close)
+        self.finished.connect(self.cancel_load)  # closed mid-load: nothing more arrives, nothing is marked
         self.finished.connect(self._clear_marks)
+        self._set_loading(False)
         self.resize(1000, 560)
 
     # ---- input ----
@@ -110,13 +156,66 @@ class VerifyDialog(QDialog):
         if files:
             self.load([Path(f) for f in files])
 
+    @property
+    def loading(self) -> bool:
+        return self.worker.busy
+
     def load(self, paths: list[Path]) -> None:
-        """Verify the window's build against ``paths``; bad files are listed, never raised."""
+        """Verify the window's build against ``paths`` on the worker; returns at once. Bad files are listed in the
+        report, a failure is said in the summary, never raised; a load still running is cancelled first."""
+        if self.worker.busy:
+            self.worker.cancel()
+        else:
+            self._kept_buttons = (self.store_button.isEnabled(), self.pdf_button.isEnabled())
         doc = self.window_.doc
-        prediction = predict(doc.build, doc.result, doc.catalog)
-        self.measurements = collect(paths)
-        self.report = verify(prediction, self.measurements)
-        self._show(self.report)
+        try:  # the build as it is now, in this thread: the worker never reads the document
+            prediction = predict(doc.build, doc.result, doc.catalog)
+        except Exception as exc:  # a bug: said in the dialog rather than raised at the user
+            self._set_loading(False)
+            self._say("Could not verify these results", internal_error(exc))
+            return
+        self.worker.start(lambda progress, cancel: _read_and_verify(paths, prediction, progress, cancel))
+        self.summary.setText(f"Reading {len(paths)} result path(s)…")
+        self.progress.setRange(0, 0)  # busy until the files are counted
+        self.progress_label.setText("")
+        self._set_loading(True)
+
+    def cancel_load(self) -> None:
+        """Cancel: stop waiting for the load at once; the table and summary stay as before it."""
+        if not self.worker.busy:
+            return
+        self.worker.cancel()  # the worker stops before its next file; what it read is dropped
+        self._set_loading(False)
+        self._say("Cancelled", "these results were not verified")
+
+    def _set_loading(self, loading: bool) -> None:
+        for widget in (self.progress, self.progress_label, self.cancel_button):
+            widget.setVisible(loading)
+        self.folder_button.setEnabled(not loading)
+        self.files_button.setEnabled(not loading)
+        store, pdf = self._kept_buttons if not loading else (False, False)
+        self.store_button.setEnabled(store)
+        self.pdf_button.setEnabled(pdf)
+
+    def _say(self, head: str, detail: str) -> None:
+        """A line above what the table shows: a failed or cancelled load (the report before it stays)."""
+        self.summary.setText(f"<b style='color:{COLOUR['fail']}'>{head}</b>: {escape_rich(detail)}<br>{self._shown}")
+
+    def _progressed(self, done: int, total: int, what: str) -> None:
+        self.progress.setRange(0, max(total, 1))
+        self.progress.setValue(done)
+        self.progress_label.setText(f"{done} of {total} file(s){': ' + Path(what).name if what else ''}")
+
+    def _verified(self, outcome: object) -> None:
+        measurements, report = cast(tuple[Measurements, VerifyReport], outcome)  # _read_and_verify's pair
+        self._set_loading(False)
+        self.measurements, self.report = measurements, report
+        self._show(report)
+        self.verified.emit(report)
+
+    def _load_failed(self, message: str) -> None:
+        self._set_loading(False)
+        self._say("Could not verify these results", message)
 
     def _show(self, report: VerifyReport) -> None:
         v = report.verdict
@@ -135,6 +234,7 @@ class VerifyDialog(QDialog):
                 escape_rich(m.split(":")[0]) for m in missing
             )
         self.summary.setText(text)
+        self._shown = text
         checks = sorted(report.checks, key=lambda c: ORDER[c.status])
         self.table.setRowCount(len(checks))
         for r, c in enumerate(checks):
