@@ -4,6 +4,7 @@ missing NVLink bridge; and a card in the wrong slot, a lower-power card, MIG and
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 from configurator.engine.acceptance import collect, verify
@@ -246,3 +247,22 @@ def test_results_of_a_bigger_machine_warn_on_the_gpu_count(default_build, fixtur
     count = next(c for c in report.checks if c.figure == "GPU count")
     assert count.status == "warn" and count.measured == "8" and count.expected == "3"
     assert next(c for c in report.checks if c.figure == "GPU2 card").status == "fail"  # an H200 where the RTX goes
+
+
+def test_collect_reports_each_file_and_stops_when_cancelled(fixtures: Path) -> None:
+    """The window's progress bar and Cancel (ui/shell/verify_dialog.py) rest on these two hooks."""
+    folder = fixtures / "gpu-x8"
+    total = sum(1 for p in folder.rglob("*") if p.is_file())
+    steps: list[tuple[int, int, str]] = []
+    whole = collect([folder], on_progress=lambda done, n, what: steps.append((done, n, what)))
+    assert [s[0] for s in steps] == list(range(total + 1)) and {s[1] for s in steps} == {total}
+    assert steps[-1][2] == "" and all(Path(s[2]).is_file() for s in steps[:-1])
+    assert whole == collect([folder])  # the hooks change nothing of what is read
+    cancel = threading.Event()
+
+    def stop_after_three(done: int, n: int, what: str) -> None:
+        if done == 3:
+            cancel.set()  # as Cancel does from the GUI thread while the worker reads the fourth file
+
+    part = collect([folder], on_progress=stop_after_three, cancel=cancel)
+    assert len(part.files) + len(part.problems) + len(part.unknown) == 4  # the fourth read, no fifth
