@@ -60,7 +60,9 @@ def assumptions_section(build: Build, result: BuildResult) -> list[str]:
         + (
             "<li>Step time per op: each op's FLOPs and bytes from the model's shapes, timed at published achieved "
             "GEMM, attention and bandwidth efficiencies (specs/efficiency.yaml; validated on published throughputs, "
-            "specs/throughput-runs.yaml).</li>"
+            "specs/throughput-runs.yaml). Attention is timed as FlashAttention-2 (flash-attn 2 or PyTorch SDPA's "
+            "flash backend; on a B200 its own measured 15 % of peak); PyTorch 2.13 and later pick cuDNN attention "
+            "on H100, H200 and B200, which is faster at long sequences, so those times are on the safe side.</li>"
             if a.step_model == "per-op"
             else f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical "
             "of large dense training, Chowdhery et al. 2022; Korthikanti et al. 2022).</li>"

@@ -179,7 +179,8 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
             continue
         mem = memory_shares[i] if memory_shares is not None and i < len(memory_shares) else share
         sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
-        dev = Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms)
+        dev = Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms,
+                     c.compute_capability.value or 0.0)
         out.setdefault((c.id, share, mem), (c, dev))
     return list(out.values())
 

@@ -264,7 +264,7 @@ class StepTimeChart(_Chart):
 OP_WORDS = {
     "projections": "attention projections (q, k, v, o GEMMs)",
     "mlp": "MLP GEMMs (experts: active ones)",
-    "attention": "attention kernel (FlashAttention)",
+    "attention": "attention kernel (FlashAttention-2)",
     "elementwise": "norms, activations, rotary, residual adds",
     "lora": "LoRA A and B (thin GEMMs) and their add",
     "dequant": "4-bit dequantisation before each use",

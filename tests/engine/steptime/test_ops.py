@@ -168,3 +168,20 @@ def test_step_memo_is_keyed_by_everything_the_step_reads(catalog: Catalog) -> No
         other = _step(catalog, "llama-3.2-1b", **base, **change)
         assert other.seconds != first.seconds, change
     assert _step(catalog, "llama-3.2-1b", cards=4, parallelism="fsdp", **base).seconds < first.seconds
+
+
+def test_a_chip_with_its_own_measured_attention_rate_uses_it(catalog: Catalog) -> None:
+    """FlashAttention-2 on a B200 (CC 10.0) is measured at ~15 % of peak (efficiency.yaml
+    attention_fraction_by_compute_capability), far below the Blackwell family's figure that the RTX PRO 6000
+    (CC 12.0) keeps; only the attention ops of the CC 10.0 chip slow down."""
+    eff = efficiency()
+    assert eff.attention_fraction("Blackwell", 10.0) == pytest.approx(0.148)
+    assert eff.attention_fraction("Blackwell", 12.0) == eff.attention["Blackwell"]
+    b200 = catalog.card("b200")
+    plain = Device("Blackwell", 2250, 7700, 148)
+    chip = Device("Blackwell", 2250, 7700, 148, b200.compute_capability.value or 0.0)
+    kw = {"method": "full", "sequence_length": 8192}
+    by = {d: {c.name: c for c in _step(catalog, "llama-3.1-8b", d, **kw).classes} for d in (plain, chip)}
+    ratio = by[chip]["attention"].seconds / by[plain]["attention"].seconds
+    assert ratio == pytest.approx(eff.attention["Blackwell"] / 0.148, rel=0.01)
+    assert by[chip]["mlp"].seconds == pytest.approx(by[plain]["mlp"].seconds)

@@ -25,6 +25,7 @@ class Efficiency:
     tiles: dict[str, tuple[int, int]]
     k_fill: float
     attention: dict[str, float]
+    attention_by_cc: dict[float, float]  # a chip whose measured kernel rate departs from its architecture's
     attention_backward: float
     bandwidth: float
     elementwise: dict[str, tuple[float, float, float]]  # stack -> (per hidden, per ffn, per q+kv width) bytes
@@ -42,6 +43,11 @@ class Efficiency:
     def arch(self, architecture: str) -> str:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
         return architecture if architecture in self.gemm_peak else "Hopper"
+
+    def attention_fraction(self, arch: str, compute_capability: float = 0.0) -> float:
+        """The attention kernel's achieved fraction of peak on a chip: its own measured figure where the table
+        has one for its compute capability, else its architecture's."""
+        return self.attention_by_cc.get(compute_capability, self.attention[arch])
 
     def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
         """Achieved fraction of peak for an M x N x K GEMM on ``sms`` SMs: the architecture's large-GEMM fraction
@@ -115,6 +121,7 @@ class EfficiencySpec(_Spec):
     tiles: dict[str, _Tile]
     k_fill: _Sourced
     attention_fraction: dict[str, _Fraction]
+    attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
     attention_backward_factor: _Sourced
     bandwidth_fraction: _Fraction
     elementwise_bytes: dict[Stack, _Elementwise]
@@ -145,6 +152,7 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         tiles={k: (v.m, v.n) for k, v in d.tiles.items()},
         k_fill=d.k_fill.value,
         attention={k: v.value for k, v in d.attention_fraction.items()},
+        attention_by_cc={float(k): v.value for k, v in d.attention_fraction_by_compute_capability.items()},
         attention_backward=d.attention_backward_factor.value,
         bandwidth=d.bandwidth_fraction.value,
         elementwise={k: (v.hidden, v.ffn, v.qk) for k, v in d.elementwise_bytes.items()},

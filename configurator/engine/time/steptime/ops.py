@@ -45,12 +45,15 @@ Bound = Literal["compute", "memory"]
 @dataclass(frozen=True)
 class Device:
     """What one card or MIG instance offers a job: its architecture, its dense BF16 rate (TFLOPS), memory
-    bandwidth (GB/s) and streaming multiprocessors (a MIG instance: its own SMs and its memory slices' share)."""
+    bandwidth (GB/s) and streaming multiprocessors (a MIG instance: its own SMs and its memory slices' share);
+    its compute capability picks a kernel figure measured on that chip rather than on its architecture's family
+    (FlashAttention-2 on a B200, CC 10.0, runs far below the family figure: efficiency.yaml)."""
 
     arch: str
     peak_tflops: float
     bandwidth_gb_s: float
     sms: float
+    compute_capability: float = 0.0  # 0: unknown, the architecture's figures apply
 
 
 @dataclass(frozen=True)
@@ -347,7 +350,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     t = _table(model)
     fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
     fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
-    rate = peak * eff.attention[arch] * sustained
+    rate = peak * eff.attention_fraction(arch, device.compute_capability) * sustained
     again = 1.0 if shape.checkpointing else 0.0
     for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
                        ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
