@@ -3,6 +3,7 @@ each sentence, every figure and the generation's bound from the engine (engine/m
 
 from __future__ import annotations
 
+from configurator.engine.model.labels import method_label as method_label  # the engine's words, shown here too
 from configurator.engine.model.result import RLResult
 
 # what bounds a generation round's decode (time/steptime/generation.py Generation.bound), in words
@@ -11,11 +12,6 @@ BOUND_WORDS = {
     "compute": "decode, compute-bound",
     "launch": "decode, bound by kernel launches from the host",
 }
-
-
-def method_label(method: str, objective: str) -> str:
-    """A job or job class's method with its post-training objective: "lora", "lora GRPO"."""
-    return method if objective == "sft" else f"{method} {objective.upper()}"
 
 
 def generation_sentence(r: RLResult) -> str | None:

@@ -140,6 +140,7 @@ OFFENDERS = {
     r"\"does-not-fit\"\s*:\s*\"does not fit\"": "present.verdict.WORDS",
     r"intensity\s*>=\s*under\.ridge": "MatmulIntensity.recipe_bound",
     r"ratio is not None and ratio > 1": "Communication.dominates",
+    r"kind == \"all-gather\"": "Communication.all_gather_gb_per_card",
 }
 
 
@@ -178,6 +179,7 @@ def test_the_guard_catches_the_old_code() -> None:
         'STATUS_TEXT = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not evaluated"}',
         'self._bounds = ["compute" if m.intensity >= under.ridge else "memory" for m in ops]',
         "colour = self.alert if ratio is not None and ratio > 1 else self.ink",
+        'value = sum(c.bytes_per_card for c in job.communication.collectives if c.kind == "all-gather") / 1e9',
     ]
     for line in old:
         assert any(re.search(p, line) for p in OFFENDERS), line

@@ -61,10 +61,6 @@ def bandwidth_seconds(c: Collective) -> float:
     return c.seconds - c.latency_s
 
 
-def all_gather_bytes(comm: Communication) -> float:
-    return sum(c.bytes_per_card for c in comm.collectives if c.kind == "all-gather")
-
-
 def all_gather_seconds(comm: Communication) -> float:
     """The all-gathers' bandwidth time (the seeds' arithmetic; each also pays NCCL's latency, latency_s)."""
     return sum(bandwidth_seconds(c) for c in comm.collectives if c.kind == "all-gather")
@@ -110,6 +106,19 @@ def test_full_8b_ddp_all_reduce_and_fsdp_traffic(chassis: str, card: str, slots:
     assert fsdp.communication.bytes_per_card_per_step == pytest.approx(1.5 * ddp.communication.bytes_per_card_per_step)
 
 
+def test_all_gather_gb_per_card() -> None:
+    """The figure the kiosk shows (Communication.all_gather_gb_per_card, GB = 10^9 bytes): FSDP gathers the 8B's
+    BF16 weights forward and backward, (N-1)/N = 1/2 of 16.06 GB each at N = 2; DDP all-reduces, gathers nothing.
+    (DeepSpeed ZeRO is not timed yet, parallelism.py timing "none": its jobs list no collective at all.)"""
+    _, fsdp = one_job(SERVER, on("rtx-pro-6000-server", 1, 2), parallelism="fsdp", cards=[1, 2], **FULL_8B)
+    gathers = [c for c in fsdp.communication.collectives if c.kind == "all-gather"]
+    assert len(gathers) == 2
+    assert fsdp.communication.all_gather_gb_per_card == pytest.approx(sum(c.bytes_per_card for c in gathers) / 1e9)
+    assert fsdp.communication.all_gather_gb_per_card == pytest.approx(2 * 0.5 * 8_030_261_248 * 2 / 1e9)
+    _, ddp = one_job(SERVER, on("rtx-pro-6000-server", 1, 2), parallelism="ddp", cards=[1, 2], **FULL_8B)
+    assert ddp.communication.collectives and ddp.communication.all_gather_gb_per_card == 0.0
+
+
 # ---- seed A: 70B LoRA sharded over 2, 4 and 8 H200 NVL -----------------------------------------------------------
 
 SHARDED_70B = {"model": "llama-3.3-70b", "method": "lora", "lora": LORA16, "parallelism": "fsdp"}
@@ -131,13 +140,13 @@ def test_70b_lora_all_gather_bytes(n: int, gb: float, bridged: bool) -> None:
     # generic-server-8's 4,000 W PSU budget flags 4+ H200 NVL (PSU_OVERLOAD): irrelevant to the traffic
     _, job = one_job(SERVER, on("h200-nvl", *slots), domains(n) if bridged else None, cards=slots, **SHARDED_70B)
     comm = job.communication
-    assert all_gather_bytes(comm) / 1e9 == pytest.approx(gb, abs=0.6)
+    assert comm.all_gather_gb_per_card == pytest.approx(gb, abs=0.6)
     assert [c.count_per_step for c in comm.collectives if c.kind == "all-gather"] == [1, 1]
     # within one bridge the ring runs over NVLink; across two domains or without bridges, over PCIe
     expected = "nvlink" if bridged and n <= 4 else "pcie"
     assert comm.bound_by is not None and comm.bound_by.startswith(expected)
     rate = NVLINK if expected == "nvlink" else PCIE_GEN5
-    assert all_gather_seconds(comm) == pytest.approx(all_gather_bytes(comm) / (rate * 1e9))
+    assert all_gather_seconds(comm) == pytest.approx(comm.all_gather_gb_per_card / rate)
 
 
 def test_70b_lora_two_cards_nominal_times() -> None:
@@ -160,7 +169,7 @@ def test_70b_lora_measured_slower_than_nominal(n: int, bridged: bool) -> None:
     bridges = domains(n) if bridged else None
     _, nominal = one_job(SERVER, on("h200-nvl", *slots), bridges, cards=slots, **SHARDED_70B)
     _, measured = one_job(SERVER, on("h200-nvl", *slots), bridges, link_rates="measured", cards=slots, **SHARDED_70B)
-    assert all_gather_bytes(measured.communication) == pytest.approx(all_gather_bytes(nominal.communication))
+    assert measured.communication.all_gather_gb_per_card == pytest.approx(nominal.communication.all_gather_gb_per_card)
     assert all_gather_seconds(measured.communication) > all_gather_seconds(nominal.communication)
     assert all(c.rate_basis.startswith("measured") for c in measured.communication.collectives)
 
@@ -558,7 +567,7 @@ def test_seed_file_figures() -> None:
     (job,) = jobs.values()
     assert result.topology is not None and result.topology.nvlink_domains == [[1, 2, 3, 4], [5, 6, 7, 8]]
     assert job.communication.bound_by is not None and job.communication.bound_by.startswith("pcie-")
-    assert all_gather_bytes(job.communication) / 1e9 == pytest.approx(247, abs=0.6)
+    assert job.communication.all_gather_gb_per_card == pytest.approx(247, abs=0.6)
 
     result, jobs = _seed_result("seed-mig-four-tenants.yaml")
     assert len(jobs) == 4 and all(j.fits for j in jobs.values())

@@ -7,8 +7,8 @@ import pytest
 from pydantic import ValidationError
 
 from configurator.catalog.loader import default_catalog
+from configurator.engine.model.labels import method_label
 from configurator.engine.planner import JobClass, Plan, plan_service
-from configurator.engine.planner.explain import _method, _method_key
 from configurator.engine.planner.matrix import _job
 from configurator.engine.planner.prepare import prepare
 from configurator.report.plan_text import render_plan
@@ -35,9 +35,9 @@ def test_the_plan_prepares_rl_classes_and_words_them() -> None:
     pre = prepare(_plan(objective="grpo", micro_batch_size=8), default_catalog())
     info = pre.infos[0]
     assert info.objective == "grpo"
-    assert _method(_method_key(info)) == "GRPO post-training by low-rank (LoRA) fine-tuning"
+    assert method_label(info.method, info.objective) == "lora GRPO"
     sft = prepare(_plan(), default_catalog())
-    assert _method(_method_key(sft.infos[0])) == "low-rank (LoRA) fine-tuning"
+    assert method_label(sft.infos[0].method, sft.infos[0].objective) == "lora"
 
 
 def test_the_plan_report_names_the_objective() -> None:

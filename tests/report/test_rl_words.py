@@ -1,15 +1,10 @@
 """The RL sentences the text report and the sheet share (present/rl_words.py): one builder each, the decode's bound
-from the engine, the method label the planner's views share."""
+from the engine (the method label the planner's views share is the engine's: tests/engine/test_labels.py)."""
 
 from __future__ import annotations
 
 from configurator.engine.model.result import RLResult
-from configurator.present.rl_words import generation_sentence, method_label, step_split
-
-
-def test_method_label() -> None:
-    assert method_label("lora", "sft") == "lora"
-    assert method_label("lora", "grpo") == "lora GRPO"
+from configurator.present.rl_words import generation_sentence, step_split
 
 
 def test_the_bound_comes_from_the_engine() -> None:

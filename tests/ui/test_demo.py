@@ -93,10 +93,6 @@ def drop_card(window: DemoWindow, card_id: str, slot: int) -> bool:
     return accepted
 
 
-def all_gather_gb(job) -> float:  # type: ignore[no-untyped-def]
-    return sum(c.bytes_per_card for c in job.communication.collectives if c.kind == "all-gather") / 1e9
-
-
 # ---- the scenarios, their files, and the engine's figures -------------------------------------------------
 
 
@@ -168,7 +164,7 @@ def test_scenario_3_nvlink_against_pcie(demo: DemoWindow) -> None:
     build = fresh(demo, 2)
     assert build.assumptions.link_rates == "nominal"
     job = evaluate(build).jobs[0]
-    assert all_gather_gb(job) == pytest.approx(141, abs=0.6)
+    assert job.communication.all_gather_gb_per_card == pytest.approx(141, abs=0.6)
     secs = job.communication.seconds_per_step
     assert secs >= 2.2 and secs == pytest.approx(141.1 / 64, abs=0.02)
     assert demo.key_figure().value == pytest.approx(secs)

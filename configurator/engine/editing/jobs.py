@@ -13,6 +13,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.editing.base import EditRefused
 from configurator.engine.model.build import Build, InstanceRef, Job, with_stack_defaults
+from configurator.engine.model.labels import parameters_label
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import ModelResolver
 
@@ -54,13 +55,7 @@ def size_label(spec: ModelSpec | None) -> str | None:
     if found:
         return found.group(0).upper().replace("X", "x")
     p = spec.total_params
-    if not p:
-        return None
-    if p >= 10e9:
-        return f"{p / 1e9:.0f}B"
-    if p >= 1e9:
-        return f"{p / 1e9:.1f}".removesuffix(".0") + "B"
-    return f"{p / 1e6:.0f}M"
+    return parameters_label(p) if p else None
 
 
 def job_title(spec: ModelSpec | None, method: str) -> str:

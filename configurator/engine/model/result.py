@@ -99,6 +99,12 @@ class Communication(Out):
     notes: list[str] = []
 
     @property
+    def all_gather_gb_per_card(self) -> float:
+        """What each card receives in all-gathers per optimizer step, in GB (10^9 bytes): FSDP's and ZeRO-3's
+        parameter gathers (seed A: 141 GB per card for a 70B LoRA on two cards); 0 without an all-gather."""
+        return sum(c.bytes_per_card for c in self.collectives if c.kind == "all-gather") / 1e9
+
+    @property
     def dominates(self) -> bool:
         """Communication takes longer than compute (ratio_to_compute above 1): the step waits on the links
         whatever overlaps, so views flag it."""

@@ -15,8 +15,9 @@ import math
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog
+from configurator.engine.model.labels import method_label, parameters_label
 from configurator.engine.planner.fleet import Model, ranked_by
-from configurator.engine.planner.fleet_result import _label, fleet_result, kinds
+from configurator.engine.planner.fleet_result import fleet_label, fleet_result, kinds
 from configurator.engine.planner.matrix import _DEMAND_FIELDS, cached_cell, node_devices
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import JobClass, Plan
@@ -31,27 +32,10 @@ from configurator.engine.planner.result import (
 )
 from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
 
-METHOD_WORDS = {
-    "full": "full-parameter fine-tuning",
-    "lora": "low-rank (LoRA) fine-tuning",
-    "qlora": "QLoRA fine-tuning",
-}
 
-
-def _method(method: str) -> str:
-    """A method in words; ``lora+grpo``: a post-training objective on top of the method."""
-    method, _, objective = method.partition("+")
-    words = METHOD_WORDS.get(method, f"{method} fine-tuning")
-    return f"{objective.upper()} post-training by {words}" if objective else words
-
-
-def _method_key(info: ClassInfo) -> str:
-    return info.method if info.objective == "sft" else f"{info.method}+{info.objective}"
-
-
-def _size(parameters: float) -> str:
-    b = parameters / 1e9
-    return f"{b:.0f}B" if b >= 10 else f"{b:.1f}B"
+def _method(info: ClassInfo) -> str:
+    """The class's method as the planner window, the plan's report and its sheet name it ("lora GRPO")."""
+    return method_label(info.method, info.objective)
 
 
 def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) -> list[ClassInfo]:
@@ -97,7 +81,7 @@ def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternat
         _key, cand, s = ranked
         alt = Alternative(
             kinds=[model.nodes[t].name for t, on in enumerate(mix) if on],
-            label=_label(model, cand),
+            label=fleet_label(model, cand),
             feasible=s[0],
             cost_per_job=s[1],
             kwh_per_job=s[2] if math.isfinite(s[2]) else None,
@@ -209,7 +193,7 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
     plan_k = pre.usable[k]
     cards = [pre.devices[c.device].cards for c in pre.cells if c.job_class == plan_k and c.fits]
     need = min(cards) if cards else None
-    what = f"{_method(_method_key(info))} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
+    what = f"{info.model_name}, {_method(info)}, {info.parameters / 1e9:.1f} B parameters"  # as the report lists it
     return what + (f", {need} card{'' if need == 1 else 's'} a job" if need else "")
 
 
@@ -251,8 +235,8 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             words = (
                 f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
                 f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In seed B's "
-                f"words: once the roadmap includes {_method(_method_key(cause))} of {_size(cause.parameters)}-class "
-                f"models, {_kinds_words(before)} is no longer the right purchase."
+                f"words: once the roadmap includes {parameters_label(cause.parameters)}-class {_method(cause)} jobs, "
+                f"{_kinds_words(before)} is no longer the right purchase."
             )
         else:
             words = (
@@ -293,7 +277,7 @@ def one_card_limits(plan: Plan, pre: Prepared, catalog: Catalog, base: Path | No
     methods: dict[str, JobClass] = {}
     for info in sorted(pre.infos, key=lambda i: -i.parameters):
         k = pre.usable[pre.infos.index(info)]
-        methods.setdefault(_method_key(info), plan.classes[k])
+        methods.setdefault(_method(info), plan.classes[k])
     key = (
         plan.model_dump_json(include={"assumptions", "service", "nodes", "measurements"}),
         tuple(t.model_dump_json(exclude=_DEMAND_FIELDS) for t in methods.values()),
@@ -324,7 +308,7 @@ def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Ca
                     lo = mid
                 else:
                     hi = mid
-            parts.append(f"{_method(method)} up to about {_size(lo)}")
+            parts.append(f"a {method} job up to about {parameters_label(lo)}")
         if parts:
             out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
     if out:

@@ -35,7 +35,9 @@ from configurator.engine.planner.result import (
 )
 
 
-def _label(model: Model, cand: Candidate) -> str:
+def fleet_label(model: Model, cand: Candidate) -> str:
+    """A candidate fleet in words: '2 x RTX + 1 x HGX (3 of 8 cards as 2x1g.10gb + 3g.40gb)' (FleetResult.label,
+    Alternative.label)."""
     parts = []
     for t, (n, layout, k) in enumerate(cand):
         if not n:
@@ -235,7 +237,7 @@ def fleet_result(
     sc = score(model, cand, month)
     return FleetResult(
         rank=rank,
-        label=_label(model, cand),
+        label=fleet_label(model, cand),
         nodes=counts,
         feasible=not r.unserved and not r.unfit,
         totals=_totals(model, cand, month, r),
@@ -256,4 +258,4 @@ def kinds(model: Model, cand: Candidate) -> list[str]:
     return [model.nodes[t].name for t, (n, _l, _k) in enumerate(cand) if n]
 
 
-__all__ = ["fleet_result", "kinds", "rank_key"]
+__all__ = ["fleet_label", "fleet_result", "kinds", "rank_key"]

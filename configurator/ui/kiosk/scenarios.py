@@ -78,7 +78,8 @@ def demo_resources() -> Path:
 # ---- scenarios ---------------------------------------------------------------------------------------------
 
 
-# Figures that are not one field of the result: counted or summed by read_figure.
+# Figures that are not one field of the result: fitting_jobs counted by read_figure, all_gather_gb the engine's
+# Communication.all_gather_gb_per_card (a property, not a field, so check_path does not see it).
 DERIVED_FIELDS = {"fitting_jobs", "all_gather_gb"}
 
 
@@ -316,7 +317,7 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
         status = fitting_status(fits, len(result.jobs))
         row = row or next((c for j in result.jobs for c in j.cards), None)
     elif spec.field == "all_gather_gb" and job is not None:
-        value = sum(c.bytes_per_card for c in job.communication.collectives if c.kind == "all-gather") / 1e9
+        value = job.communication.all_gather_gb_per_card
     elif "." in spec.field or spec.field == "step_seconds":
         obj: Any = job
         for part in spec.field.split("."):

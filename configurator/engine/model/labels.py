@@ -1,0 +1,21 @@
+"""The short words for a job's method and a model's size, one wording wherever they are shown: the planner's
+explanation (engine/planner/explain.py), the planner window, the plan's text report and sheet (through
+present/rl_words.py, which re-exports :func:`method_label`) and the editor's job names (editing/jobs.size_label).
+Here, below the planner and the editor, so that both can use them and present re-uses them instead of a copy."""
+
+from __future__ import annotations
+
+
+def method_label(method: str, objective: str = "sft") -> str:
+    """A job or job class's method with its post-training objective: "lora", "full", "lora GRPO"."""
+    return method if objective == "sft" else f"{method} {objective.upper()}"
+
+
+def parameters_label(parameters: float) -> str:
+    """A parameter count as a model's size is named: 70.6e9 -> '71B', 8.03e9 -> '8B', 3.82e9 -> '3.8B',
+    4.94e8 -> '494M'."""
+    if parameters >= 10e9:
+        return f"{parameters / 1e9:.0f}B"
+    if parameters >= 1e9:
+        return f"{parameters / 1e9:.1f}".removesuffix(".0") + "B"
+    return f"{parameters / 1e6:.0f}M"
