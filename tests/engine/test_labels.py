@@ -30,3 +30,11 @@ def test_present_words_methods_with_the_engines_function() -> None:
 ])  # fmt: skip
 def test_parameters_label(parameters: float, words: str) -> None:
     assert parameters_label(parameters) == words
+
+
+def test_a_sentence_says_the_method_as_seed_b_does() -> None:
+    from configurator.engine.model.labels import method_phrase
+
+    assert method_phrase("full") == "full-parameter fine-tuning"
+    assert method_phrase("lora", "grpo") == "GRPO post-training by low-rank (LoRA) fine-tuning"
+    assert method_phrase("dora") == "dora fine-tuning"  # a method without words of its own still reads

@@ -124,9 +124,9 @@ def test_reversal_names_the_month_and_the_class() -> None:
     assert rev is not None and rev.month == 4 and rev.job_class == "70B LoRA"
     assert rev.before == ["RTX"] and "HGX" in rev.after
     assert "until month 3" in rev.words and "from month 4, when 70B LoRA arrives" in rev.words
-    # the class in the words of the plan's report and window (engine/model/labels.py), not a wording of its own
-    assert "(Llama 3.3 70B, lora, 70.6 B parameters, 3 cards a job)" in rev.words
-    assert "once the roadmap includes 71B-class lora jobs, RTX only is no longer" in rev.words
+    # a sentence says the method as seed B does (engine/model/labels.method_phrase)
+    assert "(low-rank (LoRA) fine-tuning of Llama 3.3 70B (70.6 B parameters), 3 cards a job)" in rev.words
+    assert "low-rank (LoRA) fine-tuning of 71B-class models" in rev.words
 
 
 def test_demo_figures_show_the_reversal_and_an_unstable_peak() -> None:
@@ -175,9 +175,9 @@ def test_one_card_limits_state_seed_bs_criterion_as_sizes(seed_b: PlanResult) ->
         part = line.split(method + " up to about ")[1]
         return float(part.split("B")[0])
 
-    assert 4.0 < size(rtx, "a full job") < 6.4
-    assert 3.5 < size(h100, "a full job") < size(rtx, "a full job")
-    assert size(h100, "a lora job") < size(rtx, "a lora job")
+    assert 4.0 < size(rtx, "full-parameter fine-tuning") < 6.4
+    assert 3.5 < size(h100, "full-parameter fine-tuning") < size(rtx, "full-parameter fine-tuning")
+    assert size(h100, "low-rank (LoRA) fine-tuning") < size(rtx, "low-rank (LoRA) fine-tuning")
 
 
 def test_a_reversal_that_does_not_last_says_where_the_sizing_month_ends() -> None:

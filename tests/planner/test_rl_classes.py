@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine.model.labels import method_label
+from configurator.engine.model.labels import method_label, method_phrase
 from configurator.engine.planner import JobClass, Plan, plan_service
 from configurator.engine.planner.matrix import _job
 from configurator.engine.planner.prepare import prepare
@@ -35,9 +35,11 @@ def test_the_plan_prepares_rl_classes_and_words_them() -> None:
     pre = prepare(_plan(objective="grpo", micro_batch_size=8), default_catalog())
     info = pre.infos[0]
     assert info.objective == "grpo"
-    assert method_label(info.method, info.objective) == "lora GRPO"
+    assert method_label(info.method, info.objective) == "lora GRPO"  # in lists and tables
+    assert method_phrase(info.method, info.objective) == "GRPO post-training by low-rank (LoRA) fine-tuning"
     sft = prepare(_plan(), default_catalog())
     assert method_label(sft.infos[0].method, sft.infos[0].objective) == "lora"
+    assert method_phrase(sft.infos[0].method, sft.infos[0].objective) == "low-rank (LoRA) fine-tuning"
 
 
 def test_the_plan_report_names_the_objective() -> None:

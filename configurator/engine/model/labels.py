@@ -1,6 +1,7 @@
-"""The short words for a job's method and a model's size, one wording wherever they are shown: the planner's
-explanation (engine/planner/explain.py), the planner window, the plan's text report and sheet (through
-present/rl_words.py, which re-exports :func:`method_label`) and the editor's job names (editing/jobs.size_label).
+"""The words for a job's method and a model's size, one wording wherever they are shown: the short label in the
+planner window, the plan's text report and sheet (through present/rl_words.py, which re-exports
+:func:`method_label`), the phrase in the planner's sentences (engine/planner/explain.py: :func:`method_phrase`) and
+the size in both and in the editor's job names (editing/jobs.size_label).
 Here, below the planner and the editor, so that both can use them and present re-uses them instead of a copy."""
 
 from __future__ import annotations
@@ -19,3 +20,18 @@ def parameters_label(parameters: float) -> str:
     if parameters >= 1e9:
         return f"{parameters / 1e9:.1f}".removesuffix(".0") + "B"
     return f"{parameters / 1e6:.0f}M"
+
+
+# In sentences a platform team reads (the planner's reversal and one-card limits), a method is said the way seed B
+# says it ("full-parameter fine-tuning above roughly 13B"); the short label above names it in lists and tables.
+METHOD_PHRASES = {
+    "full": "full-parameter fine-tuning",
+    "lora": "low-rank (LoRA) fine-tuning",
+    "qlora": "QLoRA fine-tuning",
+}
+
+
+def method_phrase(method: str, objective: str = "sft") -> str:
+    """A method in a sentence: "full-parameter fine-tuning", "GRPO post-training by low-rank (LoRA) fine-tuning"."""
+    words = METHOD_PHRASES.get(method, f"{method} fine-tuning")
+    return words if objective == "sft" else f"{objective.upper()} post-training by {words}"

@@ -15,7 +15,7 @@ import math
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.model.labels import method_label, parameters_label
+from configurator.engine.model.labels import method_phrase, parameters_label
 from configurator.engine.planner.fleet import Model, ranked_by
 from configurator.engine.planner.fleet_result import fleet_label, fleet_result, kinds
 from configurator.engine.planner.matrix import _DEMAND_FIELDS, cached_cell, node_devices
@@ -31,11 +31,6 @@ from configurator.engine.planner.result import (
     Reversal,
 )
 from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
-
-
-def _method(info: ClassInfo) -> str:
-    """The class's method as the planner window, the plan's report and its sheet name it ("lora GRPO")."""
-    return method_label(info.method, info.objective)
 
 
 def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) -> list[ClassInfo]:
@@ -193,7 +188,9 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
     plan_k = pre.usable[k]
     cards = [pre.devices[c.device].cards for c in pre.cells if c.job_class == plan_k and c.fits]
     need = min(cards) if cards else None
-    what = f"{info.model_name}, {_method(info)}, {info.parameters / 1e9:.1f} B parameters"  # as the report lists it
+    what = (
+        f"{method_phrase(info.method, info.objective)} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
+    )
     return what + (f", {need} card{'' if need == 1 else 's'} a job" if need else "")
 
 
@@ -235,8 +232,9 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             words = (
                 f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
                 f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In seed B's "
-                f"words: once the roadmap includes {parameters_label(cause.parameters)}-class {_method(cause)} jobs, "
-                f"{_kinds_words(before)} is no longer the right purchase."
+                f"words: once the roadmap includes {method_phrase(cause.method, cause.objective)} of "
+                f"{parameters_label(cause.parameters)}-class models, {_kinds_words(before)} is no longer the right "
+                "purchase."
             )
         else:
             words = (
@@ -277,7 +275,7 @@ def one_card_limits(plan: Plan, pre: Prepared, catalog: Catalog, base: Path | No
     methods: dict[str, JobClass] = {}
     for info in sorted(pre.infos, key=lambda i: -i.parameters):
         k = pre.usable[pre.infos.index(info)]
-        methods.setdefault(_method(info), plan.classes[k])
+        methods.setdefault(method_phrase(info.method, info.objective), plan.classes[k])
     key = (
         plan.model_dump_json(include={"assumptions", "service", "nodes", "measurements"}),
         tuple(t.model_dump_json(exclude=_DEMAND_FIELDS) for t in methods.values()),
@@ -308,7 +306,7 @@ def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Ca
                     lo = mid
                 else:
                     hi = mid
-            parts.append(f"a {method} job up to about {parameters_label(lo)}")
+            parts.append(f"{method} up to about {parameters_label(lo)}")
         if parts:
             out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
     if out:
