@@ -142,7 +142,7 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     slice_ = seed_b.cell("7B LoRA", f"{RTX} / 1g.24gb")
     assert slice_.fits and tenants.value == slice_.devices_per_card == 4 and slice_.mig_gain is not None
     assert tenants.text == (f"4 tenants per RTX PRO 6000 Server, {slice_.capacity_gb:.1f} GB each: "
-                            f"{slice_.mig_gain:.2f}× the 7B LoRA jobs a day")  # fmt: skip
+                            f"{slice_.mig_gain:.2f}× the 7B LoRA jobs a day (est.)")  # fmt: skip
     # the p95 wait at the peak hour, against its target
     info = next(c for c in seed_b.classes if c.name == "7B LoRA")
     assert info.wait_p95_h is not None and wait.value == info.wait_p95_h

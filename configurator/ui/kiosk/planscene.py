@@ -148,6 +148,11 @@ def _fits(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
     return Figure(c1.peak_gb, _gb(c1.peak_gb, spec.digits, unit), spec.label.format(**words), c1.status)
 
 
+def _estimate(basis: str | None) -> str:
+    """How a cell's time was had, in one word: the engine's estimate ("est."), or a measurement the plan imports."""
+    return "est." if (basis or "engine") == "engine" else "measured"
+
+
 def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
     assert spec.job_class is not None
     node = spec.nodes[0]
@@ -162,7 +167,7 @@ def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
     gain = "?" if c.mig_gain is None else f"{c.mig_gain:.2f}×"
     words = {"class": spec.job_class, "card": r.card(d), "profile": d.profile or "whole card",
              "capacity": _gb(c.capacity_gb, 1, unit), "peak": _gb(c.peak_gb, 1, unit), "per_day": per_day,
-             "gain": gain}  # fmt: skip
+             "gain": gain, "estimate": _estimate(c.basis)}  # fmt: skip
     label = spec.label if d.kind == "mig" or spec.whole_label is None else spec.whole_label
     return Figure(float(n), _count(n, "tenant", "tenants"), label.format(**words), c.status)
 
@@ -229,7 +234,8 @@ def _mig_gain(spec: PlanFigureSpec, r: _Reader) -> Figure:
     dev = r.devices.get(c.mig_gain_device)
     basis = c.mig_gain_basis_words
     words = {"class": spec.job_class, "gain": f"{c.mig_gain:.2f}×", "profile": (dev.profile if dev else None) or "?",
-             "card": r.card(dev) if dev else "?", "basis": basis or ""}  # fmt: skip
+             "card": r.card(dev) if dev else "?", "basis": basis or "",
+             "estimate": _estimate(c.mig_gain_basis)}  # fmt: skip
     return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), c.mig_gain_status or "tight")
 
 

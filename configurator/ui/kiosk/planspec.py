@@ -22,6 +22,7 @@ Kinds:
            {mean} {p95} {target} (its p95 target) {verdict} (met / not met / no target) {peak} (the busiest
            hour's arrival rate over the mean); an unstable peak hour shows as such, never as a wait
   mig_gain ``job_class``'s jobs per card-day with MIG over without: {class} {gain} {profile} {card} {basis}
+           {estimate} (est., or measured where the plan imports a measurement; tenants has it too)
   reversal the roadmap month and class at which the recommended servers change: {reversal} (the planner's
            sentence), {month}, {summary} (a short form: which servers from which month, and why)
 """
@@ -42,10 +43,10 @@ PlanKind = Literal["fleet", "fits", "tenants", "cards", "wait", "mig_gain", "rev
 WORDS: dict[str, set[str]] = {
     "fleet": {"fleet", "candidates", "per_job", "ranked_by", "month", "months"},
     "fits": {"class", "card", "capacity", "verdict", "other", "other_capacity", "other_verdict"},
-    "tenants": {"class", "card", "profile", "capacity", "peak", "per_day", "gain"},
+    "tenants": {"class", "card", "profile", "capacity", "peak", "per_day", "gain", "estimate"},
     "cards": {"class", "peak", "kinds", "planned"},
     "wait": {"class", "mean", "p95", "target", "verdict", "peak"},
-    "mig_gain": {"class", "gain", "profile", "card", "basis"},
+    "mig_gain": {"class", "gain", "profile", "card", "basis", "estimate"},
     "reversal": {"reversal", "month", "summary"},
 }
 NODES_NEEDED = {"fleet": 0, "fits": 2, "tenants": 1, "cards": 0, "wait": 0, "mig_gain": 0, "reversal": 0}
