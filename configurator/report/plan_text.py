@@ -55,8 +55,7 @@ def class_line(c: ClassInfo) -> str:
     if c.mig_gain is None:
         mig = "MIG gain: no MIG instance holds it"
     else:
-        basis = "" if (c.mig_gain_basis or "engine") == "engine" else f", {c.mig_gain_basis}"
-        mig = f"MIG gain {c.mig_gain:.2f}x jobs per card-day on {c.mig_gain_device}{basis}"
+        mig = f"MIG gain {c.mig_gain:.2f}x jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
     return f"  {c.name}: on {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
 
 
@@ -210,8 +209,7 @@ def answer_html(result: PlanResult) -> str:
         if c.mig_gain is None:
             gain = "no MIG instance holds it"
         else:
-            basis = "" if (c.mig_gain_basis or "engine") == "engine" else f" ({escape(c.mig_gain_basis or '')})"
-            gain = f"{c.mig_gain:.2f}&times; on {escape(c.mig_gain_device or '')}{basis}"
+            gain = f"{c.mig_gain:.2f}&times; on {escape(c.mig_gain_device or '')} ({escape(c.mig_gain_tag or '')})"
         out.append(f"<tr><td>{escape(c.name)}</td><td>{escape(where)}</td><td>{wait}</td><td>{target}</td>"
                    f"<td>{gain}</td></tr>")  # fmt: skip
     out.append("</table>")

@@ -62,6 +62,13 @@ class ClassInfo(Out):
         return "the engine's time on the slice" if engine else self.mig_gain_basis
 
     @property
+    def mig_gain_tag(self) -> str | None:
+        """The short tag beside the figure wherever it is shown: "engine estimate", or the measurement that set it."""
+        if self.mig_gain is None:
+            return None
+        return "engine estimate" if (self.mig_gain_basis or "engine") == "engine" else self.mig_gain_basis
+
+    @property
     def mig_gain_status(self) -> Literal["fits", "tight"] | None:
         """Whether MIG pays for the class: more jobs per card-day than whole cards ("fits"), or not ("tight");
         None where no MIG instance holds it."""

@@ -48,7 +48,8 @@ def cell_tooltip(c: FitCell) -> str:
             wait = f"; wait at the peak hour: mean {c.mean_wait_hours:.2f} h, p95 {c.wait_p95_hours:.2f} h"
         rows.append(f"{c.devices_needed} devices needed for the sizing month{wait}")
     if c.mig_gain is not None:
-        rows.append(f"MIG gain {c.mig_gain:.2f}x jobs per card-day against the whole card")
+        tag = "engine estimate" if c.basis == "engine" else "from the measured service time"
+        rows.append(f"MIG gain {c.mig_gain:.2f}x jobs per card-day against the whole card ({tag})")
     if c.basis != "engine":
         rows.append(f"service time: {c.basis}")
     if c.estimated_rate:
