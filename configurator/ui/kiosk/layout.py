@@ -92,6 +92,7 @@ class KioskView:
         self.unit = unit
         self.plan_box = plan_box
         self.scale = 1.0
+        self._top_state: tuple[object, ...] | None = None  # what balance_top last balanced
         self._build_ui()
 
     # ---- layout ----
@@ -199,25 +200,45 @@ class KioskView:
     def balance_top(self) -> None:
         """Split the top row's width between the words and the key card so the taller of the two is as short as
         it can be: the row is as tall as its taller side, and every pixel it does not need goes to the views.
-        At a fixed 640 px the plan scenario's card stood ~90 px taller than its paragraph."""
+        At a fixed 640 px the plan scenario's card stood ~90 px taller than its paragraph.
+
+        As the card widens its words wrap less and the paragraph's more, so the best width is where the two
+        heights cross: a bisection, a handful of height-for-width looks (a scan of every width took ~15 ms on each
+        change, and the attract loop's cross-fade stalled); nothing when neither the words nor the width changed."""
         s = self.scale
         total = self.top_widget.width()
         gap = round(TOP_GAP * s)
+        designed = round(KEY_W * s)
         least = max(self.key_panel.minimumSizeHint().width(), round(KEY_MIN_W * s))
-        most = max(least, round(total * KEY_MAX_SHARE))
-        best: tuple[int, float, int] | None = None
-        for width in range(least, most + 1, max(round(8 * s), 1)):
-            words_w = total - gap - width
-            if words_w < self.words_box.minimumSizeHint().width():
-                break
-            tall = max(self.words_box.heightForWidth(words_w), self.key_panel.heightForWidth(width))
-            # the same height at several widths: the one nearest the card's designed width, so it moves little
-            key = (tall, abs(width - KEY_W * s), width)
-            if best is None or key < best:
-                best = key
-        width = best[2] if best is not None else round(KEY_W * s)
-        if self.key_panel.width() != width or self.key_panel.minimumWidth() != width:
+        most = min(round(total * KEY_MAX_SHARE), total - gap - self.words_box.minimumSizeHint().width())
+        labels = [self.title, self.text, self.key_number, self.key_label, self.key_status, *self.more_labels]
+        state = (total, s, self.key_panel.minimumWidth(), self.rates_note.isVisibleTo(self.key_panel),
+                 tuple((label.text(), label.isVisibleTo(self.window)) for label in labels))  # fmt: skip
+        if state == self._top_state:
+            return
+        widths = list(range(least, most + 1, max(round(8 * s), 1))) or [least]
+        seen: dict[int, tuple[int, int]] = {}
+
+        def heights(width: int) -> tuple[int, int]:
+            if width not in seen:
+                seen[width] = (self.words_box.heightForWidth(total - gap - width),
+                               self.key_panel.heightForWidth(width))  # fmt: skip
+            return seen[width]
+
+        lo, hi = 0, len(widths) - 1
+        while lo < hi:  # the first width at which the words are the taller
+            mid = (lo + hi) // 2
+            words_h, card_h = heights(widths[mid])
+            if words_h >= card_h:
+                hi = mid
+            else:
+                lo = mid + 1
+        near = min(widths, key=lambda w: abs(w - designed))
+        # of equal heights, the one nearest the card's designed width, so it moves little between scenarios
+        width = min({widths[lo], widths[max(lo - 1, 0)], near}, key=lambda w: (max(heights(w)), abs(w - designed)))
+        if self.key_panel.minimumWidth() != width or self.key_panel.maximumWidth() != width:
             self.key_panel.setFixedWidth(width)
+        self._top_state = (*state[:2], width, *state[3:])
 
     def _build_views(self) -> QHBoxLayout:
         """The chassis and the headroom chart side by side."""
