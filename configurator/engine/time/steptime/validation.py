@@ -78,10 +78,15 @@ def run_job(run: dict[str, Any]) -> Job:
 
 
 def predict(run: dict[str, Any], data: dict[str, Any], catalog: Catalog, *, step_model: str = "per-op",
-            utilization: float = 0.4, share: float = 1.0, memory_share: float | None = None) -> float:  # fmt: skip
+            utilization: float = 0.4, share: float = 1.0, memory_share: float | None = None,
+            matmul_tflops: float | None = None) -> float:  # fmt: skip
     """Model tokens per second per GPU for one run (on a MIG instance: ``share`` of the SMs, ``memory_share`` of
-    the bandwidth)."""
+    the bandwidth). ``matmul_tflops``: time it at that rate instead of the card's dense BF16 one (a run whose
+    matmuls ran in another precision: the MIG entries' ``matmul_rate_candidates``)."""
     card = catalog.card(run["card"])
+    if matmul_tflops is not None:
+        card = card.model_copy(update={"bf16_dense_tflops": card.bf16_dense_tflops.model_copy(
+            update={"value": matmul_tflops})})  # fmt: skip
     model = run_model(data, run["model"], catalog)
     job = run_job(run)
     p = job_parameters(model, job)
@@ -245,6 +250,8 @@ class MigScored:
     measured: float
     predicted: float
     tolerance: float
+    whole_ms: float = 0.0  # the whole instance's step, measured (ms): not scored, the runs' precision is not BF16
+    whole_model_ms: float = 0.0  # the same step, modelled
 
     @property
     def error(self) -> float:
@@ -255,20 +262,30 @@ class MigScored:
         return abs(self.error) <= self.tolerance
 
 
-def _instance_rate(run: dict[str, Any], profile: str, data: dict[str, Any], catalog: Catalog) -> float:
+def _instance_rate(run: dict[str, Any], profile: str, data: dict[str, Any], catalog: Catalog,
+                   matmul_tflops: float | None = None) -> float:  # fmt: skip
     """Model tokens/s of ``run`` on one MIG instance: its SMs over the card's, its memory slices over the grid's."""
     card = catalog.card(run["card"])
     assert card.mig and card.sm_count and card.sm_count.value
     p = card.mig.profile(profile)
     assert p.sm_count.value
     return predict(run, data, catalog, share=p.sm_count.value / card.sm_count.value,
-                   memory_share=p.placement.size / card.mig.grid_units)  # fmt: skip
+                   memory_share=p.placement.size / card.mig.grid_units, matmul_tflops=matmul_tflops)  # fmt: skip
 
 
-def score_mig(path: Path | None = None, catalog: Catalog | None = None) -> list[MigScored]:
+def mig_rate_candidates(path: Path | None = None) -> list[str]:
+    """The matmul rates the MIG entries are also reported at (their ``matmul_rate_candidates``), by name."""
+    names = (m.get("matmul_rate_candidates", {}) for m in load_runs(path)["mig"] if "rows" in m)
+    return list(dict.fromkeys(k for c in names for k in c if k != "note"))
+
+
+def score_mig(path: Path | None = None, catalog: Catalog | None = None, *, rate: str | None = None
+              ) -> list[MigScored]:  # fmt: skip
     """Score the ``mig`` entries that carry ``rows`` (step times or samples/s per profile at one batch and sequence):
     the rule is the data file's (measured: whole step time / instance step time, or instance samples/s / whole
     samples/s; modelled: tokens/s on the instance's SM share and memory slices over tokens/s on the whole instance's).
+    ``rate``: the same rows with the matmuls timed at one of the entry's ``matmul_rate_candidates`` (the runs are
+    FP32 and do not say which rate their matmuls ran at); None: the committed scoring, at the card's BF16 rate.
     """
     data = load_runs(path)
     catalog = catalog or default_catalog()
@@ -277,20 +294,24 @@ def score_mig(path: Path | None = None, catalog: Catalog | None = None) -> list[
         card = catalog.card(m["card"])
         assert card.mig
         whole_p = card.mig.profile(m["whole"])
+        tflops = None if rate is None else float(m["matmul_rate_candidates"][rate]["tflops"])
         for row in m["rows"]:
             run = {**m, "micro_batch": row["micro_batch"], "seq": row["seq"], "cards": 1, "accum": 1}
             values = row[m["measure"]]
-            whole_model = _instance_rate(run, m["whole"], data, catalog)
+            whole_model = _instance_rate(run, m["whole"], data, catalog, tflops)
             for profile, value in values.items():
                 if profile == m["whole"]:
                     continue
                 meas = values[m["whole"]] / value if m["measure"] == "step_ms" else value / values[m["whole"]]
                 sms = card.mig.profile(profile).sm_count.value
                 assert sms and whole_p.sm_count.value
+                whole_ms = (values[m["whole"]] if m["measure"] == "step_ms"
+                            else 1000.0 * row["micro_batch"] / values[m["whole"]])  # fmt: skip
                 out.append(MigScored(m["from"], m["card"], profile, int(row["micro_batch"]), int(row["seq"]),
                                      sms / whole_p.sm_count.value, meas,
-                                     _instance_rate(run, profile, data, catalog) / whole_model,
-                                     float(m["tolerance"])))  # fmt: skip
+                                     _instance_rate(run, profile, data, catalog, tflops) / whole_model,
+                                     float(m["tolerance"]), whole_ms,
+                                     1000.0 * row["micro_batch"] * row["seq"] / whole_model))  # fmt: skip
     return out
 
 
@@ -312,4 +333,7 @@ def mig_table(rows: list[MigScored]) -> str:
             if r.source == src and r.profile.startswith("1g"):
                 lines.append(f"  batch {r.micro_batch:>4} seq {r.seq:>4}: 7 x 1g over the whole instance: measured "
                              f"{7 * r.measured:.2f}, model {7 * r.predicted:.2f}")  # fmt: skip
+        steps = {(r.micro_batch, r.seq): r for r in rows if r.source == src}
+        lines.append("  whole instance's step (not scored): " + ", ".join(
+            f"{b}x{q} {r.whole_ms:.0f} ms measured / {r.whole_model_ms:.0f} modelled" for (b, q), r in steps.items()))
     return "\n".join(lines)
