@@ -105,6 +105,15 @@ def test_sm_active_bounds_the_mig_gain(tmp_path: Path) -> None:
     assert cell.mig_gain == pytest.approx(4.0) and "SM_ACTIVE 0.20" in cell.basis
     info = next(c for c in result.classes if c.name == "7B LoRA")
     assert info.mig_gain == pytest.approx(4.0) and "SM_ACTIVE" in (info.mig_gain_basis or "")
+    assert info.mig_gain_basis_words == info.mig_gain_basis
+    # the engine's gain is called an estimate and says what it rests on; a measured one needs no such words
+    estimate = "That gain is an estimate: it comes from the whole card's matrix multiplies"
+    engine_info = next(c for c in base.classes if c.name == "7B LoRA")
+    assert base.recommendation is not None and result.recommendation is not None
+    assert engine_info.mig_gain is not None and engine_info.mig_gain > 1.005  # 1.14x at these settings
+    assert engine_info.mig_gain_basis_words == "the engine's time on the slice"
+    assert any(w.startswith(estimate) for w in base.recommendation.why)
+    assert not any(w.startswith(estimate) for w in result.recommendation.why)
     assert any("FB_USED 18.7 GB of" in w and "holds the job" in w for w in result.measurements)
     half = Plan.model_validate(_data())
     cls = half.classes[0].model_copy(update={"measured": [ClassMeasurement(node=RTX, sm_active=0.5)]})

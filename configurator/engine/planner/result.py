@@ -53,6 +53,15 @@ class ClassInfo(Out):
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
+    def mig_gain_basis_words(self) -> str | None:
+        """What the MIG gain rests on, in words: the engine's time on the slice, or the measurement that set it
+        (the planner's sentence and the kiosk's figure say it alike)."""
+        if self.mig_gain is None:
+            return None
+        engine = (self.mig_gain_basis or "engine") == "engine"
+        return "the engine's time on the slice" if engine else self.mig_gain_basis
+
+    @property
     def mig_gain_status(self) -> Literal["fits", "tight"] | None:
         """Whether MIG pays for the class: more jobs per card-day than whole cards ("fits"), or not ("tight");
         None where no MIG instance holds it."""

@@ -227,7 +227,7 @@ def _mig_gain(spec: PlanFigureSpec, r: _Reader) -> Figure:
     if c is None or c.mig_gain is None or c.mig_gain_device is None:
         return _none(spec, f"no MIG instance holds the {spec.job_class}")
     dev = r.devices.get(c.mig_gain_device)
-    basis = "the engine's time on the slice" if (c.mig_gain_basis or "engine") == "engine" else c.mig_gain_basis
+    basis = c.mig_gain_basis_words
     words = {"class": spec.job_class, "gain": f"{c.mig_gain:.2f}×", "profile": (dev.profile if dev else None) or "?",
              "card": r.card(dev) if dev else "?", "basis": basis or ""}  # fmt: skip
     return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), c.mig_gain_status or "tight")
