@@ -313,6 +313,28 @@ def test_the_planners_server_cannot_be_dragged_into(demo: DemoWindow) -> None:
     assert not demo.chassis.locked
 
 
+def test_a_refusal_floats_over_the_views_without_moving_them(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The message takes no room while empty (it kept a ~44 px line below the views); shown, it lies over the
+    views' top edge, whole, and the chassis does not move under the visitor's finger."""
+    ui = demo.ui
+    assert not ui.message.isVisibleTo(demo) and ui.stage.layout().indexOf(ui.message) == -1
+    chassis, chart = demo.chassis.geometry(), demo.chart.geometry()
+    # what a drag into the planner's node says, at its longest: two lines
+    demo.say("Cannot change the planner's server here: use the buttons below. " * 3)
+    qtbot.wait(30)
+    assert demo.chassis.geometry() == chassis and demo.chart.geometry() == chart
+    shown = ui.message.geometry()
+    assert ui.message.isVisibleTo(demo) and chassis.united(chart).contains(shown), (shown, chassis, chart)
+    assert shown.top() < chassis.top() + 0.1 * chassis.height()  # over the heading, not the slots
+    assert clipped_labels(demo) == []
+    demo.resize(1280, 800)  # it follows the views as the window is rescaled
+    qtbot.wait(30)
+    assert demo.chassis.geometry().united(demo.chart.geometry()).contains(ui.message.geometry())
+    assert clipped_labels(demo) == []
+    demo.show_scenario(0)  # a new scenario clears it
+    assert not ui.message.isVisibleTo(demo)
+
+
 def test_take_home_is_the_shown_node(demo: DemoWindow, shipped: Plan, seed_b: PlanResult) -> None:
     code = demo.take_home()
     assert code
@@ -419,5 +441,20 @@ def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int]
         corner = image.pixelColor(QPoint(4, 4))
         assert corner.name().upper() == "#F4F6F3"
         assert window.chassis.height() >= 300 * window.scale - 1 and window.chart.height() >= 300 * window.scale - 1
+        # the views get the height the words and buttons do not need: at 1920x1080 they had 318 px and the
+        # chassis's slot labels 11.7 px (an empty message line, layout margins, a key card taller than its words
+        # needed); now 380 px and 14 px
+        assert window.chassis.height() >= 360 * window.scale, window.chassis.height()
+        assert window.chassis.label_px() >= 13 * window.scale, window.chassis.label_px()
+        # one margin all round the stage: the key card ends where the chart ends, the words start where the
+        # chassis starts (the top row had Qt's default layout margins on top of the window's)
+        ui = window.ui
+        card, words = ui.key_panel.geometry(), ui.words_box.geometry()
+        card.moveTo(ui.key_panel.mapTo(window, QPoint(0, 0)))
+        words.moveTo(ui.words_box.mapTo(window, QPoint(0, 0)))
+        assert card.right() == window.chart.mapTo(window, QPoint(window.chart.width() - 1, 0)).x()
+        assert words.left() == window.chassis.mapTo(window, QPoint(0, 0)).x()
+        left = ui.scenario_buttons[0].mapTo(window, QPoint(0, 0)).x()  # the side column's edge
+        assert window.width() - 1 - card.right() == left == round(24 * window.scale), (card, left)
     finally:
         app.setPalette(before)

@@ -4,12 +4,14 @@ widgets' signals; the plan scenario's buttons (planmode.py) are placed here, bui
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import (
     QEasingCurve,
     QPropertyAnimation,
     Qt,
 )
-from PySide6.QtGui import QPixmap
+from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -27,7 +29,7 @@ from configurator.ui.base import BuildDocument
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.kiosk.scaling import scale_css, scale_tree
 from configurator.ui.kiosk.scenarios import ACCENT, INK, METHODS, MUTED, SEQUENCE_LENGTHS, TOP_H, Scenario
-from configurator.ui.kiosk.widgets import DemoChassisView, DemoPalette, WrapButton, _font
+from configurator.ui.kiosk.widgets import DemoChassisView, DemoPalette, MessageBar, WrapButton, _font
 
 STYLE = f"""
 DemoWindow {{ background: #F4F6F3; }}
@@ -41,6 +43,7 @@ QPushButton#primary {{ background: #76B900; border-color: #5E9400; color: #0B1F0
 QPushButton#primary:pressed {{ background: #5E9400; }}
 QPushButton#pinkey {{ font-size: 30pt; }}
 QFrame#card {{ background: white; border-radius: 18px; border: 1px solid #D6DDD0; }}
+QLabel#message {{ background: white; border-radius: 14px; border: 2px solid #D6DDD0; }}
 QListWidget {{ background: white; border: 1px solid #D6DDD0; border-radius: 14px; color: {INK}; }}
 QListWidget::item:selected {{ background: #DDEFD0; color: {INK}; border-radius: 10px; }}
 QSlider::groove:horizontal {{ height: 14px; background: #C9D3C0; border-radius: 7px; }}
@@ -54,11 +57,27 @@ QSlider::handle:horizontal {{ width: 56px; height: 56px; margin: -21px 0; border
 # window's default, "measured", is typical nccl-tests bus bandwidth)
 RATES_NOTE = "Link times at datasheet rates (per direction); measured transfers are slower."
 
+# the key-figure card's designed width, its least, and its largest share of the top row (balance_top); the gap
+# between it and the words
+KEY_W, KEY_MIN_W, KEY_MAX_SHARE, TOP_GAP = 640, 480, 0.6, 20
+
 BANNER_HTML = (
     "<div style='font-size:34pt; font-weight:bold'>Touch the screen to try it yourself</div>"
     "<div style='font-size:20pt'>Drag cards into the server, move the slider, switch the method: "
     "the figures follow.</div>"
 )
+
+
+class _TopRow(QWidget):
+    """The words and the key card; ``resized`` runs on each change of its size."""
+
+    def __init__(self, resized: Callable[[], None]) -> None:
+        super().__init__()
+        self._resized = resized
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._resized()
 
 
 class KioskView:
@@ -73,6 +92,7 @@ class KioskView:
         self.unit = unit
         self.plan_box = plan_box
         self.scale = 1.0
+        self._top_state: tuple[object, ...] | None = None  # what balance_top last balanced
         self._build_ui()
 
     # ---- layout ----
@@ -94,14 +114,11 @@ class KioskView:
         stage.addWidget(self._build_words())
 
         stage.addLayout(self._build_views(), 1)
-
-        self.message = QLabel(" ")
-        self.message.setFont(_font(19, True))
-        self.message.setStyleSheet("color: #B71C1C;")
-        self.message.setWordWrap(True)
-        stage.addWidget(self.message)
-
         stage.addLayout(self._build_controls())
+        # a refusal floats over the views' top edge while it is shown: a line kept for it in the layout took
+        # ~44 px from the views in every scenario, and one shown and hidden in the layout would move the chassis
+        # under a visitor's finger mid-drag
+        self.message = MessageBar(self.stage, self.chassis, self.chart)
         root.addWidget(self.stage, 1)
 
         self._build_layers()
@@ -144,6 +161,7 @@ class KioskView:
         self.take_home_button.setMinimumHeight(104)
         self.take_home_button.setStyleSheet("font-size: 24pt;")
         side.addWidget(self.take_home_button)
+        side.setContentsMargins(0, 0, 0, 0)  # the window's margins are the root layout's
         side_widget = QWidget()
         side_widget.setLayout(side)
         side_widget.setFixedWidth(440)
@@ -152,8 +170,11 @@ class KioskView:
     def _build_words(self) -> QWidget:
         """The scenario's title and text beside the key figures."""
         top = QHBoxLayout()
-        top.setSpacing(20)
-        words = QVBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)  # the words and the key card line up with the views below
+        top.setSpacing(TOP_GAP)
+        self.words_box = QWidget()
+        words = QVBoxLayout(self.words_box)
+        words.setContentsMargins(0, 0, 0, 0)
         words.setSpacing(8)
         self.title = QLabel()
         self.title.setFont(_font(30, True))
@@ -166,12 +187,58 @@ class KioskView:
         for label in (self.title, self.text):  # the scenario file's words, shown as written
             label.setTextFormat(Qt.TextFormat.PlainText)
         words.addWidget(self.text, 1)
-        top.addLayout(words, 3)
-        top.addWidget(self._key_panel(), 2)
-        top_widget = QWidget()
-        top_widget.setLayout(top)
-        top_widget.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
-        return top_widget
+        top.addWidget(self.words_box, 1)
+        self.key_panel = self._key_panel()
+        top.addWidget(self.key_panel)
+        # balanced again whenever its width settles: while the window is resized or rescaled the stage's width is
+        # stale until its layout runs
+        self.top_widget = _TopRow(self.balance_top)
+        self.top_widget.setLayout(top)
+        self.top_widget.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
+        return self.top_widget
+
+    def balance_top(self) -> None:
+        """Split the top row's width between the words and the key card so the taller of the two is as short as
+        it can be: the row is as tall as its taller side, and every pixel it does not need goes to the views.
+        At a fixed 640 px the plan scenario's card stood ~90 px taller than its paragraph.
+
+        As the card widens its words wrap less and the paragraph's more, so the best width is where the two
+        heights cross: a bisection, a handful of height-for-width looks (a scan of every width took ~15 ms on each
+        change, and the attract loop's cross-fade stalled); nothing when neither the words nor the width changed."""
+        s = self.scale
+        total = self.top_widget.width()
+        gap = round(TOP_GAP * s)
+        designed = round(KEY_W * s)
+        least = max(self.key_panel.minimumSizeHint().width(), round(KEY_MIN_W * s))
+        most = min(round(total * KEY_MAX_SHARE), total - gap - self.words_box.minimumSizeHint().width())
+        labels = [self.title, self.text, self.key_number, self.key_label, self.key_status, *self.more_labels]
+        state = (total, s, self.key_panel.minimumWidth(), self.rates_note.isVisibleTo(self.key_panel),
+                 tuple((label.text(), label.isVisibleTo(self.window)) for label in labels))  # fmt: skip
+        if state == self._top_state:
+            return
+        widths = list(range(least, most + 1, max(round(8 * s), 1))) or [least]
+        seen: dict[int, tuple[int, int]] = {}
+
+        def heights(width: int) -> tuple[int, int]:
+            if width not in seen:
+                seen[width] = (self.words_box.heightForWidth(total - gap - width),
+                               self.key_panel.heightForWidth(width))  # fmt: skip
+            return seen[width]
+
+        lo, hi = 0, len(widths) - 1
+        while lo < hi:  # the first width at which the words are the taller
+            mid = (lo + hi) // 2
+            words_h, card_h = heights(widths[mid])
+            if words_h >= card_h:
+                hi = mid
+            else:
+                lo = mid + 1
+        near = min(widths, key=lambda w: abs(w - designed))
+        # of equal heights, the one nearest the card's designed width, so it moves little between scenarios
+        width = min({widths[lo], widths[max(lo - 1, 0)], near}, key=lambda w: (max(heights(w)), abs(w - designed)))
+        if self.key_panel.minimumWidth() != width or self.key_panel.maximumWidth() != width:
+            self.key_panel.setFixedWidth(width)
+        self._top_state = (*state[:2], width, *state[3:])
 
     def _build_views(self) -> QHBoxLayout:
         """The chassis and the headroom chart side by side."""
@@ -345,7 +412,7 @@ class KioskView:
         self.rates_note.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.rates_note)
         layout.addStretch(1)
-        panel.setFixedWidth(640)
+        panel.setFixedWidth(KEY_W)  # balance_top moves it to suit the scenario's words and figures
         return panel
 
     def rescale(self, s: float) -> None:
@@ -353,6 +420,7 @@ class KioskView:
         self.scale = s
         scale_tree(self.window, s, skip=(self.chassis, self.chart, self.card_palette))
         self.card_palette.set_scale(s)
+        self.message.scale = s
         self.chassis.setMinimumHeight(round(300 * s))
         self.banner.setText(scale_css(BANNER_HTML, s))
         if self.fade.isVisible():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import (
+    QEvent,
+    QObject,
     QPoint,
     QRectF,
     QSize,
@@ -308,6 +310,46 @@ class DemoChassisView(ChassisView):
 
     def contextMenuEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         event.accept()  # no menus in the kiosk
+
+
+class MessageBar(QLabel):
+    """A refusal or a hint, floating over the top edge of the chassis and the chart while it has words (the
+    chassis's heading and the chart's title are under it for those seconds); hidden, and taking no room, while
+    empty. It follows the views as the layout moves them, and lets touches through to them."""
+
+    def __init__(self, stage: QWidget, first: QWidget, last: QWidget) -> None:
+        super().__init__(" ", stage)
+        self.setObjectName("message")  # its white card and border: the window's style sheet
+        self.setFont(_font(19, True))
+        self.setStyleSheet("color: #B71C1C;")
+        self.setWordWrap(True)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.scale = 1.0  # the window's screen scale (kiosk/scaling.py): its inset and margin
+        self._views = (first, last)
+        for view in self._views:
+            view.installEventFilter(self)
+        self.hide()
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setVisible(bool(text.strip()))
+        self.place()
+
+    def place(self) -> None:
+        stage = self.parentWidget()
+        if stage is None or not self.isVisibleTo(stage):
+            return
+        first, last = (v.geometry() for v in self._views)
+        inset = round(12 * self.scale)
+        self.setMargin(round(10 * self.scale))
+        width = last.right() - first.left() + 1 - 2 * inset
+        self.setGeometry(first.left() + inset, first.top() + inset, width, self.heightForWidth(width))
+        self.raise_()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Move, QEvent.Type.Resize):
+            self.place()
+        return False
 
 
 class Overlay(QFrame):
