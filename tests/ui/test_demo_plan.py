@@ -316,8 +316,12 @@ def test_the_planners_server_cannot_be_dragged_into(demo: DemoWindow) -> None:
 def test_a_refusal_floats_over_the_views_without_moving_them(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
     """The message takes no room while empty (it kept a ~44 px line below the views); shown, it lies over the
     views' top edge, whole, and the chassis does not move under the visitor's finger."""
+    from tests.ui.dialogs_probe import settle
+
     ui = demo.ui
     assert not ui.message.isVisibleTo(demo) and ui.stage.layout().indexOf(ui.message) == -1
+    # the key card's width is balanced after the scenario shows (a deferred relayout): read the views once settled
+    settle(QApplication.instance(), demo, lambda w: w.chassis.geometry(), lambda w: w.chart.geometry())
     chassis, chart = demo.chassis.geometry(), demo.chart.geometry()
     # what a drag into the planner's node says, at its longest: two lines
     demo.say("Cannot change the planner's server here: use the buttons below. " * 3)
