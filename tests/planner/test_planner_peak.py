@@ -81,3 +81,14 @@ def test_a_peak_needs_more_cards_and_targets_apply_to_the_p95() -> None:
         assert info.wait_mean_h is not None and not info.peak_unstable
         assert "p95 target 1 h: met" in class_line(info)
     assert peaky.peak_factor == pytest.approx(3.0)
+
+
+def test_a_wait_target_beyond_a_million_devices_sizes_as_infeasible_not_a_crash() -> None:
+    """A peak just under MAX_SERVERS erlangs whose wait target needs more devices than that: the count says no
+    fleet serves it (MAX_SERVERS + 1) instead of raising from inside the fleet search (hypothesis found a plan,
+    a 70B QLoRA of 2e13 tokens at 554,590 jobs a day, that crashed the planner this way)."""
+    from configurator.engine.planner.queueing import MAX_SERVERS, devices_needed, peak_load
+
+    jobs, hours, day, share = 1.0, 32058717.007450055, 21.843184305846115, 999628.5417090934 / 32058717.007450055
+    assert peak_load(jobs, hours, day, share) < MAX_SERVERS  # under the bound, so the wait target is sized
+    assert devices_needed(jobs, hours, 0.3, day, 2.6609636523882467, share) > MAX_SERVERS

@@ -148,7 +148,10 @@ def devices_needed(
         n = max(n, math.floor(peak) + 1)
     # beyond a million devices no fleet the search can buy serves the class; the wait target is moot there
     if wait_target_hours is not None and peak < MAX_SERVERS:
-        n = max(n, servers_for_wait(peak, service_hours, wait_target_hours, P95))
+        try:
+            n = max(n, servers_for_wait(peak, service_hours, wait_target_hours, P95))
+        except ValueError:  # a peak just under the bound whose wait target needs more than MAX_SERVERS devices
+            n = max(n, MAX_SERVERS + 1)
     return n
 
 
