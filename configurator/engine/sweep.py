@@ -15,14 +15,20 @@ from configurator.engine.lowprecision.checks import Capability, job_capability
 from configurator.engine.memory.estimate import Sharding, job_parameters, memory_for_card, sharding
 from configurator.engine.mig.layout import MigRequest, place_layout
 from configurator.engine.model.build import Build, Job
+from configurator.engine.model.labels import method_name
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
 
-# The comparison methods drawn dimmed beside the job's own (seed A's cases).
+# The comparison methods drawn dimmed beside the job's own (seed A's cases), labelled as the legend names them.
 COMPARE_METHODS: list[tuple[str, dict[str, str]]] = [
-    ("full, 8-bit Adam", {"method": "full", "optimizer": "adamw-8bit"}),
-    ("LoRA", {"method": "lora"}),
-    ("QLoRA", {"method": "qlora"}),
+    (f"{method_name('full')}, 8-bit Adam", {"method": "full", "optimizer": "adamw-8bit"}),
+    (method_name("lora"), {"method": "lora"}),
+    (method_name("qlora"), {"method": "qlora"}),
 ]
+
+
+def batch_label(method: str, micro_batch: int) -> str:
+    """A curve of the job's own method at one micro-batch, as the legend names it: "LoRA, micro-batch 2"."""
+    return f"{method_name(method)}, micro-batch {micro_batch}"
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,7 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
     split = sharding(job, len(job.cards), on_mig=any(i is not None for _, i in job.card_keys))
     lengths = lengths or default_lengths()
     curves = [
-        _curve(model, job.model_copy(update={"micro_batch_size": b}), f"{job.method}, micro-batch {b}", lengths,
+        _curve(model, job.model_copy(update={"micro_batch_size": b}), batch_label(job.method, b), lengths,
                capacity, split, is_job=(b == job.micro_batch_size), capability=cc)
         for b in sorted(set(micro_batches) | {job.micro_batch_size})
     ]  # fmt: skip

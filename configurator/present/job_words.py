@@ -4,10 +4,11 @@ ids ("lora, adamw, fsdp"). A word missing here is printed as it is in the file."
 from __future__ import annotations
 
 from configurator.engine.model.build import Job
+from configurator.engine.model.labels import METHOD_NAMES, method_name
 from configurator.engine.model.result import VisionInfo
 
 WORDS: dict[str, dict[str, str]] = {
-    "method": {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},
+    "method": {m: method_name(m, capital=False) for m in METHOD_NAMES},  # inside a line: "Method full fine-tune"
     "quantization": {"nf4-dq": "NF4 with double quantisation", "nf4": "NF4"},
     "optimizer": {"adamw": "AdamW", "adamw-8bit": "8-bit AdamW", "paged-adamw": "paged AdamW",
                   "paged-adamw-8bit": "paged 8-bit AdamW", "sgd": "SGD"},

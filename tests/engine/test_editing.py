@@ -94,7 +94,7 @@ def test_fit_frontier_matches_the_engine(build: Build) -> None:
     assert fits.fits
     beyond = own.lengths[own.lengths.index(own.max_fitting_length) + 1]
     assert not evaluate(update_job(build, 0, sequence_length=beyond)).jobs[0].fits
-    assert {c.label for c in frontier.curves if not c.is_job} >= {"full, 8-bit Adam", "QLoRA"}
+    assert {c.label for c in frontier.curves if not c.is_job} >= {"Full fine-tune, 8-bit Adam", "QLoRA"}
 
 
 def test_compare_h200_against_rtx(build: Build) -> None:
@@ -149,7 +149,7 @@ def test_bridge_group_for_a_dropped_bridge() -> None:
 
 def test_demo_method_switch_renames_generated_job_names_only() -> None:
     """The demo's method buttons follow the editor's naming rule: '70B LoRA' switched to a full fine-tune reads
-    '70B full FT'; a name a person chose ('70B, slot 1') is kept."""
+    '70B full fine-tune'; a name a person chose ('70B, slot 1') is kept."""
     from configurator.engine.editing.kiosk import set_method
     from configurator.engine.model.resolver import ModelResolver
 
@@ -159,6 +159,6 @@ def test_demo_method_switch_renames_generated_job_names_only() -> None:
                   {"name": "70B, slot 3", "model": "llama-3.3-70b", "cards": [3]}]}
     )  # fmt: skip
     after = set_method(build, "full", ModelResolver(default_catalog()))
-    assert [j.name for j in after.jobs] == ["70B full FT", "70B, slot 3"]
+    assert [j.name for j in after.jobs] == ["70B full fine-tune", "70B, slot 3"]
     assert [j.method for j in after.jobs] == ["full", "full"]
     assert [j.name for j in set_method(build, "full").jobs] == ["70B LoRA", "70B, slot 3"]  # no resolver: as before

@@ -1,5 +1,5 @@
 """Issue 15: a generated job name follows the job's model and method ('70B LoRA' set to a full fine-tune of an 8B
-becomes '8B full FT'); a typed name stays. Issue 12: a job added in the editor takes the build's ``stack:``."""
+becomes '8B full fine-tune'); a typed name stays. Issue 12: a job added in the editor takes the build's ``stack:``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from configurator.engine.editing import (
     is_generated_name,
     job_title,
     rename_job,
+    update_job,
     update_job_titled,
 )
 from configurator.engine.model.build import ParamsOnlyModel
@@ -30,7 +31,7 @@ HF = Path(__file__).resolve().parents[1] / "fixtures" / "hf_configs"
 
 @pytest.mark.parametrize(("model", "method", "title"), [
     ("llama-3.3-70b", "lora", "70B LoRA"),
-    ("llama-3.1-8b", "full", "8B full FT"),
+    ("llama-3.1-8b", "full", "8B full fine-tune"),
     ("qwen3-32b", "qlora", "32B QLoRA"),
     ("mixtral-8x7b", "lora", "8x7B LoRA"),
     ("phi-3-mini", "lora", "3.8B LoRA"),  # no size in its name: rounded from 3.82e9 parameters
@@ -43,8 +44,9 @@ def test_titles_name_size_and_method(model: str, method: str, title: str) -> Non
 def test_titles_of_imported_and_unknown_models() -> None:
     assert job_title(load_hf_config(HF / "qwen2.5-0.5b.json"), "lora") == "0.5B LoRA"
     assert job_title(load_hf_config(HF / "qwen3-30b-a3b.json"), "lora") == "30B LoRA"  # not the active A3B
-    assert job_title(MODELS.find(ParamsOnlyModel(parameters=13e9)), "full") == "13B full FT"
+    assert job_title(MODELS.find(ParamsOnlyModel(parameters=13e9)), "full") == "13B full fine-tune"
     assert job_title(None, "qlora") == "QLoRA job"
+    assert job_title(None, "full") == "Full fine-tune job"
 
 
 def test_generated_or_typed() -> None:
@@ -54,15 +56,26 @@ def test_generated_or_typed() -> None:
     assert not is_generated_name("my tune", "8B LoRA")
 
 
+def test_a_name_generated_before_the_one_method_table_still_follows() -> None:
+    """Generated names said '8B full FT' before the method's name came from engine/model/labels.py: such a name
+    in a saved build is still generated, so it follows the job (it stayed '8B full FT' on a LoRA job without)."""
+    assert is_generated_name("8B full FT", "8B full fine-tune") and is_generated_name("full FT job (2)",
+                                                                                      "Full fine-tune job")
+    assert not is_generated_name("8B full FT", "8B LoRA")
+    old = rename_job(update_job(load_build(BUILDS / "default.yaml"), 1, method="full"), 1, "70B full FT")
+    assert update_job_titled(old, 1, MODELS, sequence_length=2048).jobs[1].name == "70B full FT"  # title as it was
+    assert update_job_titled(old, 1, MODELS, method="lora").jobs[1].name == "70B LoRA"
+
+
 def test_a_generated_name_follows_model_and_method() -> None:
-    """The default build's '70B QLoRA' is a generated name: set to a full 8B it reads '8B full FT'. On the old
+    """The default build's '70B QLoRA' is a generated name: set to a full 8B it reads '8B full fine-tune'. On the old
     code the job kept '70B QLoRA' while running a full fine-tune of an 8B."""
     b = load_build(BUILDS / "default.yaml")
     assert b.jobs[1].name == "70B QLoRA"
     b = update_job_titled(b, 1, MODELS, model="llama-3.1-8b")
     assert b.jobs[1].name == "8B QLoRA"
     b = update_job_titled(b, 1, MODELS, method="full")
-    assert b.jobs[1].name == "8B full FT" and evaluate(b).job("8B full FT") is not None
+    assert b.jobs[1].name == "8B full fine-tune" and evaluate(b).job("8B full fine-tune") is not None
     # a typed name stays, whatever the job runs
     typed = update_job_titled(b, 0, MODELS, model="llama-3.1-8b", method="full")
     assert typed.jobs[0].name == "70B LoRA, FSDP over the bridge"

@@ -440,8 +440,8 @@ def test_roofline_names_no_mig_instance_for_a_whole_card_job(qtbot) -> None:  # 
 
 
 def test_frontier_compare_curve_keeps_its_own_label_for_a_full_fine_tune(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """Issue 15: "full, 8-bit Adam" shares the first word of a full job's method; it was drawn solid and
-    labelled as the job's own "full, micro-batch 1"."""
+    """Issue 15: "Full fine-tune, 8-bit Adam" shares the first words of a full job's method; it was drawn solid
+    and labelled as the job's own "Full fine-tune, micro-batch 1"."""
     tabs = make_tabs(qtbot, BUILDS / "seed-full-8b-two-rtx.yaml")
     job = tabs.doc.build.jobs[0]
     assert job.method == "full" and job.optimizer != "adamw-8bit"
@@ -450,8 +450,9 @@ def test_frontier_compare_curve_keeps_its_own_label_for_a_full_fine_tune(qtbot) 
     qtbot.waitExposed(tabs)
     labels = [label for _, label in tabs.frontier._legend_key]
     curves = [c.label for c in tabs.frontier.frontier.curves]
-    assert "full, 8-bit Adam" in curves
-    assert "full, 8-bit Adam (compare)" in labels
+    assert "Full fine-tune, 8-bit Adam" in curves
+    assert "Full fine-tune, 8-bit Adam (compare)" in labels
+    assert "Full fine-tune, micro-batch 1 (this job)" in labels  # the method named as the Jobs form names it
     assert len(labels) == len(set(labels))  # each curve carries its own identity
 
 

@@ -24,17 +24,17 @@ def pick_model(panel: JobsPanel, model_id: str) -> None:
 
 
 def test_a_generated_name_follows_the_form(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """'70B QLoRA' set to a full fine-tune of Llama 3.1 8B reads '8B full FT' in the list; on the old code it
+    """'70B QLoRA' set to a full fine-tune of Llama 3.1 8B reads '8B full fine-tune' in the list; on the old code it
     kept '70B QLoRA'. The typed '70B LoRA, FSDP over the bridge' stays whatever it runs; undo restores both."""
     doc, panel = open_panel(qtbot)
     original = doc.build
     panel.select_job(1)
     pick_model(panel, "llama-3.1-8b")
     choose(panel.method_box, "full")
-    assert doc.build.jobs[1].name == "8B full FT"
-    assert panel.job_list.item(1).text() == "8B full FT"
-    assert last_text(doc) == "Set method of 8B QLoRA to Full fine-tune (now 8B full FT)"
-    assert "8B full FT" in panel.info.text() and doc.result.job("8B full FT") is not None
+    assert doc.build.jobs[1].name == "8B full fine-tune"
+    assert panel.job_list.item(1).text() == "8B full fine-tune"
+    assert last_text(doc) == "Set method of 8B QLoRA to Full fine-tune (now 8B full fine-tune)"
+    assert "8B full fine-tune" in panel.info.text() and doc.result.job("8B full fine-tune") is not None
     panel.select_job(0)
     typed = doc.build.jobs[0].name
     pick_model(panel, "qwen3-8b")

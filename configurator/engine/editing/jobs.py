@@ -1,6 +1,6 @@
 """Job edits: add, copy, remove, rename, change fields, and put a job on cards or a MIG instance.
 
-A job the editor names itself carries a generated name ("70B LoRA", "8B full FT": ``job_title``); such a name
+A job the editor names itself carries a generated name ("70B LoRA", "8B full fine-tune": ``job_title``); such a name
 follows the job's model and method when they change (``update_job_titled``), a name the user typed stays.
 """
 
@@ -13,13 +13,15 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.editing.base import EditRefused
 from configurator.engine.model.build import Build, InstanceRef, Job, with_stack_defaults
-from configurator.engine.model.labels import parameters_label
+from configurator.engine.model.labels import method_name, parameters_label
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import ModelResolver
 
 DEFAULT_MODEL = "llama-3.1-8b"  # what Add puts in a new job: an 8B LoRA
-METHOD_WORDS = {"full": "full FT", "lora": "LoRA", "qlora": "QLoRA"}
 LEGACY_NAME = "New job"  # what Add called every job before names were generated: a placeholder, not a choice
+# How a generated name said a method before the name came from model/labels.METHOD_NAMES ('8B full FT'): a build
+# saved then still holds such names, and they are generated, so they follow the job's model and method.
+LEGACY_METHOD_WORDS = {"full": "full FT"}
 # the size a model is published under, in its name: "Llama 3.3 70B", "Qwen3-32B", "Mixtral 8x7B", "qwen2.5-0.5b"
 # (not "A3B" in "Qwen3-30B-A3B": the active parameters, preceded by a letter)
 _SIZE = re.compile(r"(?<![\w.])(\d+x)?\d+(?:\.\d+)?b\b", re.IGNORECASE)
@@ -59,18 +61,27 @@ def size_label(spec: ModelSpec | None) -> str | None:
 
 
 def job_title(spec: ModelSpec | None, method: str) -> str:
-    """The name the editor gives a job: its model's size and its method ('70B LoRA', '8B full FT')."""
-    words = METHOD_WORDS.get(method, method)
+    """The name the editor gives a job: its model's size and its method ('70B LoRA', '8B full fine-tune'; without
+    a size 'Full fine-tune job')."""
     size = size_label(spec)
-    return f"{size} {words}" if size else f"{words} job"
+    return f"{size} {method_name(method, capital=False)}" if size else f"{method_name(method)} job"
+
+
+def _legacy_title(title: str) -> str:
+    """``title`` as an older version generated it: '8B full fine-tune' -> '8B full FT', 'Full fine-tune job' ->
+    'full FT job'."""
+    for method, old in LEGACY_METHOD_WORDS.items():
+        title = title.replace(method_name(method, capital=False), old).replace(method_name(method), old)
+    return title
 
 
 def is_generated_name(name: str, title: str) -> bool:
     """Whether ``name`` was generated for a job whose settings give ``title`` (the title itself, or the title
-    made unique, 'title (2)'), or is the old placeholder 'New job'; a name the user typed is neither."""
+    made unique, 'title (2)', also as an older version worded it: '8B full FT'), or is the old placeholder
+    'New job'; a name the user typed is neither."""
     m = _NUMBERED.match(name)
     base = m.group("base") if m else name
-    return base in (title, LEGACY_NAME)
+    return base in (title, _legacy_title(title), LEGACY_NAME)
 
 
 def follow_title(build: Build, index: int, old_title: str, new_title: str) -> Build:
@@ -87,7 +98,7 @@ def follow_title(build: Build, index: int, old_title: str, new_title: str) -> Bu
 
 def update_job_titled(build: Build, index: int, models: ModelResolver, **changes: Any) -> Build:
     """``update_job``, and a job whose name was generated follows its new model or method ('70B LoRA' set to
-    a full fine-tune of an 8B becomes '8B full FT'); ``models`` resolves the model references."""
+    a full fine-tune of an 8B becomes '8B full fine-tune'); ``models`` resolves the model references."""
     after = update_job(build, index, **changes)
     before_job, after_job = build.jobs[index], after.jobs[index]
     old = job_title(models.find(before_job.model), before_job.method)

@@ -91,7 +91,7 @@ def put_card(build: Build, catalog: Catalog, slot: int, card_id: str, grow_job: 
 
 def set_method(build: Build, method: str, models: ModelResolver | None = None) -> Build:
     """Every job to LoRA, QLoRA or a full fine-tune; with ``models``, a job whose name was generated follows
-    the method ('70B LoRA' becomes '70B full FT'), as in the editor (editing/jobs.update_job_titled)."""
+    the method ('70B LoRA' becomes '70B full fine-tune'), as in the editor (editing/jobs.update_job_titled)."""
     for i in range(len(build.jobs)):
         build = (
             update_job(build, i, method=method)

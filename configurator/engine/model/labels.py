@@ -1,10 +1,26 @@
-"""The words for a job's method and a model's size, one wording wherever they are shown: the short label in the
-planner window, the plan's text report and sheet (through present/rl_words.py, which re-exports
-:func:`method_label`), the phrase in the planner's sentences (engine/planner/explain.py: :func:`method_phrase`) and
-the size in both and in the editor's job names (editing/jobs.size_label).
+"""The words for a job's method and a model's size, one wording wherever they are shown: the method's name in the
+editor and the views (:data:`METHOD_NAMES`: the Jobs form, generated job names, chart legends, the build sheet, the
+kiosk), the short label in the planner window, the plan's text report and sheet (through present/rl_words.py, which
+re-exports :func:`method_label`), the phrase in the planner's sentences (engine/planner/explain.py:
+:func:`method_phrase`) and the size in both and in the editor's job names (editing/jobs.size_label).
 Here, below the planner and the editor, so that both can use them and present re-uses them instead of a copy."""
 
 from __future__ import annotations
+
+# A method's name wherever the user picks or reads it outside the planner: the Jobs form's choice, a generated job
+# name ('8B full fine-tune', as seed B's job classes say it), the fit frontier's legend, the build sheet, the kiosk's
+# buttons and take-home name. One table, so a method is not "full FT" in one place and "Full" in another.
+METHOD_NAMES = {"full": "Full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+
+
+def method_name(method: str, *, capital: bool = True) -> str:
+    """A method's name: "Full fine-tune", "LoRA", "QLoRA"; ``capital=False`` inside a line ("8B full fine-tune",
+    "Method full fine-tune"), which lowers only a capitalised first word, never an acronym ("LoRA" stays)."""
+    name = METHOD_NAMES.get(method, method)
+    first = name.split(" ", 1)[0]
+    if not capital and first[1:].islower():
+        return name[:1].lower() + name[1:]
+    return name
 
 
 def method_label(method: str, objective: str = "sft") -> str:

@@ -56,7 +56,6 @@ TOPO_COLOURS = {
     "SYS": "#EF9A9A",
 }
 
-METHOD_NAMES = {"lora": "LoRA", "qlora": "QLoRA", "full": "full"}
 MB_COLOURS = {1: "#0072B2", 2: "#009E73", 4: "#CC79A7", 8: "#E69F00"}
 COMPARE_STYLES = [Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
 ROOF_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9"]

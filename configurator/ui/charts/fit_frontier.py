@@ -16,12 +16,11 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, Job
 from configurator.engine.model.resolver import ModelResolver
-from configurator.engine.sweep import Frontier, FrontierCurve, fit_frontier
+from configurator.engine.sweep import Frontier, FrontierCurve, batch_label, fit_frontier
 from configurator.ui.base import to_unit
 from configurator.ui.charts.common import (
     COMPARE_STYLES,
     MB_COLOURS,
-    METHOD_NAMES,
     _Chart,
     _length_label,
     _shorten,
@@ -213,13 +212,11 @@ class FitFrontierChart(_Chart):
         own = None
         for item, curve, head_u in zip(self.curves, shown, heads, strict=False):
             # The job's own settings at another micro-batch carry the sweep's exact label; a compare curve
-            # ("full, 8-bit Adam") keeps its own label even when it shares the job's method.
-            if curve.is_job or curve.label == f"{job.method}, micro-batch {curve.micro_batch}":
+            # ("Full fine-tune, 8-bit Adam") keeps its own label even when it shares the job's method.
+            if curve.is_job or curve.label == batch_label(job.method, curve.micro_batch):
                 colour = MB_COLOURS.get(curve.micro_batch, "#56B4E9")
                 pen = pg.mkPen(colour, width=3.2 if curve.is_job else 1.4)
-                label = f"{METHOD_NAMES.get(job.method, job.method)}, micro-batch {curve.micro_batch}" + (
-                    " (this job)" if curve.is_job else ""
-                )
+                label = curve.label + (" (this job)" if curve.is_job else "")
                 if curve.is_job:
                     own = curve
                     item.setZValue(10)

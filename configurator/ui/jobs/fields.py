@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from configurator.engine.model.labels import METHOD_NAMES
 from configurator.present.verdict import WORDS
 from configurator.ui.base import FIT_COLOUR
 from configurator.ui.dnd import job_mime
@@ -37,7 +38,7 @@ REFUSED = "#C62828"
 
 # readable names for the words the build file allows (a word missing here is shown as it is)
 LABELS: dict[str, dict[str, str]] = {
-    "method": {"full": "Full fine-tune", "lora": "LoRA", "qlora": "QLoRA"},
+    "method": METHOD_NAMES,
     "quantization": {"nf4-dq": "NF4 + double quant", "nf4": "NF4"},
     "optimizer": {
         "adamw": "AdamW",

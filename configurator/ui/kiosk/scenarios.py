@@ -39,6 +39,7 @@ from configurator.engine.editing.kiosk import (
     variant_build,
 )
 from configurator.engine.model.codes import LinkKind
+from configurator.engine.model.labels import method_name
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.model.result import CardMemory, JobResult
 from configurator.engine.planner import Plan, load_plan
@@ -60,7 +61,7 @@ CODE_LENGTH = 6
 SEQUENCE_LENGTHS = [512, 1024, 2048, 4096, 8192, 16384, 32768]
 TOP_H = 300  # question, paragraph and key figure: the same height in every scenario
 GRID_W = 188  # palette cell width: four cards fit beside the knobs at 1920 px
-METHODS = [("lora", "LoRA"), ("qlora", "QLoRA"), ("full", "Full")]
+METHODS = [(m, method_name(m)) for m in ("lora", "qlora", "full")]  # the method buttons, left to right
 CONTROLS = {"sequence", "method", "cards", "bridge"}
 PLAN_CONTROLS = {"servers", "mig", "roadmap"}  # a plan scenario's: which servers, MIG on/off, today or roadmap
 HEADROOM_FIELDS = {"room_for_activations_gb", "headroom_gb", "headroom_nominal_gb"}

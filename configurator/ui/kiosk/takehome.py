@@ -25,6 +25,7 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.editing.kiosk import short_name
 from configurator.engine.model.buildcode import CodeTooLarge, encode_build, qr_modules
 from configurator.engine.model.buildfile import build_to_yaml, save_build
+from configurator.engine.model.labels import method_name
 from configurator.report.pdf import default_page, draw_qr, export_pdf
 from configurator.report.sheet import SheetOptions, reference_number
 from configurator.ui.base import BuildDocument, Settings
@@ -169,11 +170,11 @@ def qr_pixmap(code: str, side: int) -> QPixmap:
 def take_home_name(build: Build, result: BuildResult) -> str:
     """The saved build's name after its jobs: 'Llama 3.3 70B QLoRA on RTX PRO 6000 Server' (not the
     scenario's question)."""
-    methods = {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tune"}
     jobs: list[str] = []
     for job, jr in zip(build.jobs, result.jobs, strict=False):
         cards = sorted({short_name(c.card_name) for c in jr.cards})
-        words = f"{jr.model_name} {methods.get(job.method, job.method)}" + (f" on {' + '.join(cards)}" if cards else "")
+        on = f" on {' + '.join(cards)}" if cards else ""
+        words = f"{jr.model_name} {method_name(job.method, capital=False)}{on}"
         if words not in jobs:
             jobs.append(words)
     return ("; ".join(jobs) or build.name)[:200]
