@@ -2,7 +2,7 @@
 
 Five ready builds answer five customer questions (``resources/demo/scenarios.yaml``). A visitor can change
 each one (drag cards from a big-icon palette into the chassis, move the sequence-length slider, switch
-LoRA / QLoRA / Full) and watch the key figure, read live from the engine's result, change with it. A sixth
+LoRA / QLoRA / Full fine-tune) and watch the key figure, read live from the engine's result, change with it. A sixth
 question is a service plan (seed B's, ``resources/plans/seed-b-service.yaml``): its figures are the service
 planner's, its buttons change the plan (which servers, MIG, today or the roadmap), and its chassis shows the
 planner's first ranked server (kiosk/planspec.py, planscene.py, planmode.py).
