@@ -55,7 +55,7 @@ from configurator.engine.model.result import (
     PrecisionInfo,
 )
 from configurator.engine.model.stack import describe, stack_of
-from configurator.engine.time.communication import NVLS_ARCHITECTURES, communication, slowest_link
+from configurator.engine.time.communication import NVLS_ARCHITECTURES, communication, repeated, slowest_link
 from configurator.engine.time.compute import compute
 
 
@@ -250,6 +250,8 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
         # RL: the training's collectives overlap its training passes only, not the generation round or the extra
         # passes around them (compute.py training_seconds); those add in full
         training = comp.training_seconds if comp.training_seconds is not None else comp.seconds_per_step
+        if rl.synced_passes(job) > 1:  # PPO's further epochs and its critic's passes hide their own collectives
+            training += sum(o.seconds for o in comp.ops if o.name in rl_result.SYNCED_PASSES)
         rest = comp.seconds_per_step - training
         step = strategy.step_seconds(training, comm.seconds_per_step) + rest
         if comm.collectives and training > 0:
@@ -280,6 +282,9 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     # RL: the payloads of the batch the trainer runs (rl.training_view: DPO's pairs, prompt + completion tokens)
     comm = communication(rl.training_view(job), params, tb, shape.slots, comm_link, rate, basis, model.hidden_size,
                          model.num_layers, nvls=nvls)  # fmt: skip
+    passes = rl.synced_passes(job)
+    comm = repeated(comm, passes, f"PPO synchronises gradients in each of its {rl.ppo_epochs(job)} epochs over the "
+                    f"rollout, the critic's beside the policy's: {passes}x one pass's collectives per step.")
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens

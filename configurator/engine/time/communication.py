@@ -219,3 +219,17 @@ def communication(
         collectives=collectives, seconds_per_step=total_s, bytes_per_card_per_step=total_b, bound_by=link.name,
         tp_forward_bytes_per_token=tp_token, notes=notes,
     )  # fmt: skip
+
+
+def repeated(comm: Communication, times: int, why: str) -> Communication:
+    """``comm`` run ``times`` in one step (PPO's epochs: rl.synced_passes): every collective's count, bytes and
+    seconds, and the step's totals, ``times`` over, with ``why`` among the notes."""
+    if times <= 1 or not comm.collectives:
+        return comm
+    collectives = [c.model_copy(update={"count_per_step": c.count_per_step * times,
+                                        "bytes_per_card": c.bytes_per_card * times, "seconds": c.seconds * times,
+                                        "latency_s": c.latency_s * times}) for c in comm.collectives]  # fmt: skip
+    return comm.model_copy(update={
+        "collectives": collectives, "seconds_per_step": comm.seconds_per_step * times,
+        "bytes_per_card_per_step": comm.bytes_per_card_per_step * times, "notes": [*comm.notes, why],
+    })  # fmt: skip
