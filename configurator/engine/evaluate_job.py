@@ -41,6 +41,7 @@ from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import Parameters, effective_offload, job_parameters, memory_for_card, sharding
 from configurator.engine.memory.host import job_host
 from configurator.engine.memory.precision import trained_bytes
+from configurator.engine.memory.states import trained_layout
 from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
@@ -55,7 +56,13 @@ from configurator.engine.model.result import (
     PrecisionInfo,
 )
 from configurator.engine.model.stack import describe, stack_of
-from configurator.engine.time.communication import NVLS_ARCHITECTURES, communication, slowest_link
+from configurator.engine.time.communication import (
+    NVLS_ARCHITECTURES,
+    combined,
+    communication,
+    repeated,
+    slowest_link,
+)
 from configurator.engine.time.compute import compute
 
 
@@ -250,6 +257,8 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
         # RL: the training's collectives overlap its training passes only, not the generation round or the extra
         # passes around them (compute.py training_seconds); those add in full
         training = comp.training_seconds if comp.training_seconds is not None else comp.seconds_per_step
+        if rl.keeps_critic(job):  # PPO's further epochs and its critic's passes hide their own collectives
+            training += sum(o.seconds for o in comp.ops if o.name in rl_result.SYNCED_PASSES)
         rest = comp.seconds_per_step - training
         step = strategy.step_seconds(training, comm.seconds_per_step) + rest
         if comm.collectives and training > 0:
@@ -278,8 +287,18 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     nvls = comm_link is not None and comm_link.family == "nvswitch" and all(
         ctx.cards[sl].architecture in NVLS_ARCHITECTURES for sl in shape.slots)
     # RL: the payloads of the batch the trainer runs (rl.training_view: DPO's pairs, prompt + completion tokens)
-    comm = communication(rl.training_view(job), params, tb, shape.slots, comm_link, rate, basis, model.hidden_size,
+    view = rl.training_view(job)
+    comm = communication(view, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size,
                          model.num_layers, nvls=nvls)  # fmt: skip
+    if rl.keeps_critic(job):  # PPO's critic, trained in full, is stepped with the policy: its gradients move too
+        critic = rl.critic_job(view)
+        ctb, _ = trained_layout(critic)
+        critic_comm = communication(critic, job_parameters(model, critic), ctb, shape.slots, comm_link, rate, basis,
+                                    model.hidden_size, model.num_layers, nvls=nvls)  # fmt: skip
+        comm = combined(comm, critic_comm, "critic")
+    epochs = rl.synced_epochs(job)
+    comm = repeated(comm, epochs, f"PPO synchronises the policy's and the critic's gradients in each of its {epochs} "
+                    f"epochs over the rollout: {epochs}x one epoch's collectives per step.")
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens

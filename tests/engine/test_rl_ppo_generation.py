@@ -174,3 +174,35 @@ def test_a_ppo_step_adds_the_critic_and_its_epochs() -> None:
     # TRL's num_ppo_epochs 4: the critic trains 4 times, the policy 3 more times than the first pass
     assert four.rl.extra_seconds["critic training"] == pytest.approx(4 * extra["critic training"])
     assert four.rl.extra_seconds["policy epochs 2+"] == pytest.approx(3 * one.rl.training_seconds)
+
+
+def test_each_ppo_epoch_synchronises_its_gradients() -> None:
+    """PPO runs num_ppo_epochs optimizer steps over each rollout on its policy-and-value wrapper (TRL's PPO
+    trainer): the critic's gradients (a full fine-tune) move beside the policy's, and both come once per epoch, not
+    once per step; the further passes hide them as the first pass does."""
+    rl_job = {"objective": "ppo", "parallelism": "fsdp", "rl": {"prompt_length": 256, "completion_length": 256}}
+    once = {**rl_job, "rl": {**rl_job["rl"], "ppo_epochs": 1}}  # type: ignore[dict-item]
+    _, one = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", n=2, **once)
+    _, four = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", n=2, **rl_job)  # TRL's 4
+    _, sft = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", n=2, parallelism="fsdp")
+    assert rl.synced_epochs(lora_8b_job(objective="ppo", rl={"ppo_epochs": 1})) == 1
+    assert rl.synced_epochs(lora_8b_job(objective="ppo")) == rl.TRL_PPO_EPOCHS == 4
+    assert rl.synced_epochs(lora_8b_job(objective="grpo")) == 1
+    c1, c4 = one.communication, four.communication
+    # one epoch: the LoRA policy's collectives, then the critic's, whose full gradients outweigh the adapters'
+    policy = [c for c in c1.collectives if not c.name.startswith("critic: ")]
+    critic = [c for c in c1.collectives if c.name.startswith("critic: ")]
+    assert policy and critic and len(c1.collectives) == len(policy) + len(critic)
+    assert sum(c.bytes_per_card for c in critic) > sum(c.bytes_per_card for c in policy)
+    assert sum(c.bytes_per_card for c in policy) == pytest.approx(sft.communication.bytes_per_card_per_step, rel=0.02)
+    # four epochs: four times every collective
+    assert c4.seconds_per_step == pytest.approx(4 * c1.seconds_per_step)
+    assert [c.count_per_step for c in c4.collectives] == [4 * c.count_per_step for c in c1.collectives]
+    assert c4.bytes_per_card_per_step == pytest.approx(4 * c1.bytes_per_card_per_step)
+    assert any("in each of its 4 epochs" in n for n in c4.notes)
+    assert not any("PPO" in n for n in sft.communication.notes)
+    # the ratio is to every synchronised pass's compute (first policy pass, further epochs, critic), not the first
+    assert four.rl is not None and four.rl.training_seconds is not None and c4.ratio_to_compute is not None
+    synced = four.rl.training_seconds + four.rl.extra_seconds["critic training"] + four.rl.extra_seconds[
+        "policy epochs 2+"]  # fmt: skip
+    assert c4.ratio_to_compute == pytest.approx(c4.seconds_per_step / synced)

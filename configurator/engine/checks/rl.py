@@ -18,8 +18,13 @@ from configurator.engine.model.stack import PROFILES
 _GENERATION_OP = "generation"  # the op row of the generation round (time/steptime/generation.py RLStep.rows)
 
 
+# the op rows of an RL step's further training passes (time/steptime/generation.py RLStep.rows): their gradients
+# are synchronised like the first pass's (evaluate_job._step_time)
+SYNCED_PASSES = ("critic training", "policy epochs 2+")
+
+
 def _extra(name: str) -> bool:
-    return name.endswith(" forward") or name in ("critic training", "policy epochs 2+")
+    return name.endswith(" forward") or name in SYNCED_PASSES
 
 
 def _step_split(comp: Compute | None) -> tuple[float | None, float | None, dict[str, float]]:

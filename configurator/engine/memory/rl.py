@@ -102,6 +102,14 @@ def keeps_critic(job: Job) -> bool:
     return job.objective == "ppo"
 
 
+def synced_epochs(job: Job) -> int:
+    """Optimizer steps per RL step whose gradients are synchronised across the job's cards: one, or PPO's epochs
+    over the rollout (TRL's PPO trainer: ``for ppo_epoch_idx in range(args.num_ppo_epochs)``, one backward and
+    optimizer step per mini-batch under ``accelerator.accumulate(model)`` of its PolicyAndValueWrapper, so the
+    critic's gradients go with the policy's; num_mini_batches defaults to 1)."""
+    return ppo_epochs(job) if job.objective == "ppo" else 1
+
+
 def keeps_reward_model(job: Job) -> bool:
     return job.objective == "ppo" and job.rl.reward_model
 

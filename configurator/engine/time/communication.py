@@ -219,3 +219,32 @@ def communication(
         collectives=collectives, seconds_per_step=total_s, bytes_per_card_per_step=total_b, bound_by=link.name,
         tp_forward_bytes_per_token=tp_token, notes=notes,
     )  # fmt: skip
+
+
+def combined(first: Communication, second: Communication, label: str) -> Communication:
+    """Two models' collectives in one step (PPO's policy and its critic, stepped together): ``second``'s named
+    with ``label``, the totals summed."""
+    if not second.collectives:
+        return first
+    named = [c.model_copy(update={"name": f"{label}: {c.name}"}) for c in second.collectives]
+    return first.model_copy(update={
+        "collectives": [*first.collectives, *named],
+        "seconds_per_step": first.seconds_per_step + second.seconds_per_step,
+        "bytes_per_card_per_step": first.bytes_per_card_per_step + second.bytes_per_card_per_step,
+        "bound_by": first.bound_by or second.bound_by,
+        "notes": [*first.notes, *(n for n in second.notes if n not in first.notes)],
+    })  # fmt: skip
+
+
+def repeated(comm: Communication, times: int, why: str) -> Communication:
+    """``comm`` run ``times`` in one step (PPO's epochs: rl.synced_epochs): every collective's count, bytes and
+    seconds, and the step's totals, ``times`` over, with ``why`` among the notes."""
+    if times <= 1 or not comm.collectives:
+        return comm
+    collectives = [c.model_copy(update={"count_per_step": c.count_per_step * times,
+                                        "bytes_per_card": c.bytes_per_card * times, "seconds": c.seconds * times,
+                                        "latency_s": c.latency_s * times}) for c in comm.collectives]  # fmt: skip
+    return comm.model_copy(update={
+        "collectives": collectives, "seconds_per_step": comm.seconds_per_step * times,
+        "bytes_per_card_per_step": comm.bytes_per_card_per_step * times, "notes": [*comm.notes, why],
+    })  # fmt: skip
