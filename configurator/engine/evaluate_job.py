@@ -290,15 +290,6 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     view = rl.training_view(job)
     comm = communication(view, params, tb, shape.slots, comm_link, rate, basis, model.hidden_size,
                          model.num_layers, nvls=nvls)  # fmt: skip
-    if rl.keeps_critic(job):  # PPO's critic, trained in full, is stepped with the policy: its gradients move too
-        critic = rl.critic_job(view)
-        ctb, _ = trained_layout(critic)
-        critic_comm = communication(critic, job_parameters(model, critic), ctb, shape.slots, comm_link, rate, basis,
-                                    model.hidden_size, model.num_layers, nvls=nvls)  # fmt: skip
-        comm = combined(comm, critic_comm, "critic")
-    epochs = rl.synced_epochs(job)
-    comm = repeated(comm, epochs, f"PPO synchronises the policy's and the critic's gradients in each of its {epochs} "
-                    f"epochs over the rollout: {epochs}x one epoch's collectives per step.")
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
@@ -306,6 +297,18 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
             else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
                          step_model=a.step_model, generation_cards=[
                              ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards]))  # fmt: skip
+    if rl.keeps_critic(job) and comp is not None and comp.training_seconds is not None:
+        # PPO's further epochs and critic passes are in the per-op compute only (compute.py training_seconds): their
+        # collectives are added where the compute they overlap is. The critic, trained in full, is stepped with the
+        # policy: its gradients move too, once per epoch.
+        critic = rl.critic_job(view)
+        ctb, _ = trained_layout(critic)
+        critic_comm = communication(critic, job_parameters(model, critic), ctb, shape.slots, comm_link, rate, basis,
+                                    model.hidden_size, model.num_layers, nvls=nvls)  # fmt: skip
+        comm = combined(comm, critic_comm, "critic")
+        epochs = rl.synced_epochs(job)
+        comm = repeated(comm, epochs, f"PPO synchronises the policy's and the critic's gradients in each of its "
+                        f"{epochs} epochs over the rollout: {epochs}x one epoch's collectives per step.")
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
     return comm, comp, step, checks

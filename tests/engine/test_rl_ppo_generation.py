@@ -206,3 +206,15 @@ def test_each_ppo_epoch_synchronises_its_gradients() -> None:
     synced = four.rl.training_seconds + four.rl.extra_seconds["critic training"] + four.rl.extra_seconds[
         "policy epochs 2+"]  # fmt: skip
     assert c4.ratio_to_compute == pytest.approx(c4.seconds_per_step / synced)
+
+
+def test_ppo_communication_without_the_per_op_model_stays_one_pass() -> None:
+    """The utilisation step model has no further PPO epochs nor critic passes in its compute: their collectives
+    are not added there either (else one policy pass is set against 4 x policy + critic traffic: a false
+    COMM_DOMINATES, found in review)."""
+    rl_job = {"objective": "ppo", "parallelism": "fsdp", "rl": {"prompt_length": 256, "completion_length": 256}}
+    util = {"step_model": "utilization"}
+    _, ppo = single_job("llama-3.2-1b", "lora", card="h100-sxm", chassis="hgx-8", n=2, assumptions=util, **rl_job)
+    assert not any(c.name.startswith("critic: ") for c in ppo.communication.collectives)
+    assert not any("PPO" in n for n in ppo.communication.notes)
+    assert ppo.communication.ratio_to_compute is not None and ppo.communication.ratio_to_compute < 1
