@@ -174,7 +174,7 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
             f"MIG: {i.name} runs {i.mig_gain:.2f}x the jobs per card-day on {where} "
             f"({verdict} than a whole card; {i.mig_gain_basis_words})."
         )
-        if i.mig_gain > 1.005 and (i.mig_gain_basis or "engine") == "engine":
+        if i.mig_gain > 1.005 and i.mig_gain_estimated:
             # the whole card's loss is wave quantisation at one GEMM tile per architecture (efficiency.yaml tiles);
             # MIGProfiler's small steps read the whole instance too slow for that reason (throughput-runs.yaml)
             why.append(

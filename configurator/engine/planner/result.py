@@ -16,6 +16,12 @@ from configurator.engine.planner.packing import Packing
 DeviceKind = Literal["card", "mig", "group"]
 
 
+def is_estimate(basis: str | None) -> bool:
+    """A cell's (or a class's MIG gain's) time is the engine's estimate: its basis is "engine" (or unset), not a
+    measurement the plan imports. The one rule every view labels "estimate" by."""
+    return (basis or "engine") == "engine"
+
+
 class Out(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -53,20 +59,24 @@ class ClassInfo(Out):
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
+    def mig_gain_estimated(self) -> bool:
+        """The gain is the engine's estimate, not set by a measurement the plan imports."""
+        return is_estimate(self.mig_gain_basis)
+
+    @property
     def mig_gain_basis_words(self) -> str | None:
         """What the MIG gain rests on, in words: the engine's time on the slice, or the measurement that set it
         (the planner's sentence and the kiosk's figure say it alike)."""
         if self.mig_gain is None:
             return None
-        engine = (self.mig_gain_basis or "engine") == "engine"
-        return "the engine's time on the slice" if engine else self.mig_gain_basis
+        return "the engine's time on the slice" if self.mig_gain_estimated else self.mig_gain_basis
 
     @property
     def mig_gain_tag(self) -> str | None:
         """The short tag beside the figure wherever it is shown: "engine estimate", or the measurement that set it."""
         if self.mig_gain is None:
             return None
-        return "engine estimate" if (self.mig_gain_basis or "engine") == "engine" else self.mig_gain_basis
+        return "engine estimate" if self.mig_gain_estimated else self.mig_gain_basis
 
     @property
     def mig_gain_status(self) -> Literal["fits", "tight"] | None:

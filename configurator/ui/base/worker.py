@@ -86,7 +86,7 @@ class Worker(QObject):
         self._cancel = threading.Event()
         ticket, cancel, relay = self._ticket, self._cancel, self._relay
         QThreadPool.globalInstance().start(lambda: _run(ticket, work, describe, cancel, relay))
-        return ticket == self._ticket and self._cancel is not None
+        return True
 
     def cancel(self) -> None:
         """Tell the running job to stop and stop waiting for it: it reports nothing more, ``busy`` is false."""

@@ -10,7 +10,7 @@ from configurator.engine.editing.kiosk import short_name
 from configurator.engine.model.build import Build
 from configurator.engine.planner import Plan, PlanResult, plan_service
 from configurator.engine.planner.buildout import node_build
-from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell
+from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell, is_estimate
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import Figure
@@ -150,7 +150,7 @@ def _fits(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
 
 def _estimate(basis: str | None) -> str:
     """How a cell's time was had, in one word: the engine's estimate ("est."), or a measurement the plan imports."""
-    return "est." if (basis or "engine") == "engine" else "measured"
+    return "est." if is_estimate(basis) else "measured"
 
 
 def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
