@@ -130,18 +130,18 @@ def by_source(rows: list[Scored]) -> dict[str, tuple[int, float, float]]:
 
 def table(rows: list[Scored]) -> str:
     """The validation table as text: each run, then median and worst by source, calibration and held apart."""
-    lines = [f"{'source':<20}{'card':<16}{'model':<14}{'method':<7}{'seq':>6}{'gpus':>5}{'measured':>10}"
+    lines = [f"{'source':<22}{'card':<16}{'model':<14}{'method':<7}{'seq':>6}{'gpus':>5}{'measured':>10}"
              f"{'model':>10}{'error':>8}"]  # fmt: skip
     for r in rows:
         mark = "" if r.scored else "  (fit, not scored)"
-        lines.append(f"{r.source:<20}{r.card:<16}{r.model:<14}{r.method:<7}{r.seq:>6}{r.cards:>5}{r.measured:>10.0f}"
+        lines.append(f"{r.source:<22}{r.card:<16}{r.model:<14}{r.method:<7}{r.seq:>6}{r.cards:>5}{r.measured:>10.0f}"
                      f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
     lines.append("")
     for src, (n, med, worst) in by_source(rows).items():
         mine = [r for r in rows if r.source == src]
         role = ("seen" if any(r.seen for r in mine) else "held apart" if any(r.held_apart for r in mine)
                 else "calibration")  # fmt: skip
-        lines.append(f"{src:<20} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
+        lines.append(f"{src:<22} {role:<12} n={n:<3} median {med:6.1%}  worst {worst:6.1%}")
     def group(r: Scored) -> str:
         return "all calibration" if not r.held_apart else ("all seen (changed after scoring)" if r.seen
                                                            else "all held apart (blind)")  # fmt: skip
