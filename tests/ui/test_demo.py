@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QObject, QPoint, QPointF, QSettings, Qt
+from PySide6.QtCore import QObject, QPoint, QPointF, QPropertyAnimation, QSettings, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -361,6 +361,20 @@ def test_attract_cross_fade_runs(qtbot, tmp_path: Path) -> None:  # type: ignore
     assert hidden and hidden[0], "the fade layer stayed over the stage after its animation finished"
     demo.stop_attract()
     assert not demo.is_attracting() and not demo.attract.cycle_timer.isActive() and demo.attract.idle_timer.isActive()
+
+
+def test_attract_cycle_lets_a_running_cross_fade_finish(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # a cycle tick that lands while the cross-fade still runs (a busy machine) must not cut it: the tick is skipped
+    demo = open_demo(qtbot, tmp_path, idle_ms=600_000, cycle_ms=600_000, fade_ms=5_000)
+    demo.start_attract()
+    first = demo.current_index()
+    demo.attract._cycle()
+    moved = demo.current_index()
+    assert moved != first and demo.ui.fade_anim.state() == QPropertyAnimation.State.Running
+    demo.attract._cycle()
+    assert demo.current_index() == moved, "a tick during the cross-fade moved on and cut the fade"
+    assert demo.ui.fade.isVisible()
+    demo.stop_attract()
 
 
 # ---- leaving demo mode -----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from PySide6.QtCore import (
     QObject,
     QPoint,
     QPointF,
+    QPropertyAnimation,
     QTimer,
 )
 from PySide6.QtGui import QSinglePointEvent
@@ -75,7 +76,9 @@ class AttractLoop(QObject):
         self.restart_idle()
 
     def _cycle(self) -> None:
-        if self.attracting:
+        # a cross-fade still running (a slow or busy machine) is left to finish: the next tick moves on, rather
+        # than cutting it and leaving the picture of the last scenario over the stage
+        if self.attracting and self.ui.fade_anim.state() != QPropertyAnimation.State.Running:
             self._show(self._index() + 1, True)
             self.ui.banner.raise_()
 
