@@ -7,8 +7,12 @@ import shutil
 import threading
 from pathlib import Path
 
-from configurator.engine.acceptance import collect, verify
+import pytest
+
+from configurator.engine.acceptance import VerifyCancelled, collect, verify
 from configurator.engine.acceptance.verify import VerifyReport
+from configurator.engine.acceptance.verify_links import LinkChecks
+from configurator.engine.acceptance.verify_runs import RunChecks
 
 
 def _report(eight_gpu, folder: Path) -> VerifyReport:  # type: ignore[no-untyped-def]
@@ -266,3 +270,32 @@ def test_collect_reports_each_file_and_stops_when_cancelled(fixtures: Path) -> N
 
     part = collect([folder], on_progress=stop_after_three, cancel=cancel)
     assert len(part.files) + len(part.problems) + len(part.unknown) == 4  # the fourth read, no fifth
+
+
+def test_verify_stops_before_its_next_check_when_cancelled(eight_gpu, fixtures: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Cancel while checking (ui/shell/verify_dialog.py): no report, not one on part of the checks."""
+    measurements = collect([fixtures / "gpu-x8"])
+    cancel = threading.Event()
+    groups: list[object] = []
+    jobs: list[object] = []
+    real_nccl, real_job = LinkChecks.nccl, RunChecks.job
+
+    def nccl(self, e):  # type: ignore[no-untyped-def]
+        groups.append(e)
+        if len(groups) == 3:
+            cancel.set()  # as Cancel does from the GUI thread while the worker checks the third group
+        real_nccl(self, e)
+
+    def job(self, e):  # type: ignore[no-untyped-def]
+        jobs.append(e)
+        real_job(self, e)
+
+    monkeypatch.setattr(LinkChecks, "nccl", nccl)
+    monkeypatch.setattr(RunChecks, "job", job)
+    with pytest.raises(VerifyCancelled):
+        verify(eight_gpu[2], measurements, cancel)
+    assert len(groups) == 3 and jobs == []  # the third group finished, no fourth, no job scanned its samples
+    with pytest.raises(VerifyCancelled):
+        verify(eight_gpu[2], measurements, cancel)  # set before: nothing checked
+    assert len(groups) == 3
+    assert verify(eight_gpu[2], measurements, threading.Event()) == verify(eight_gpu[2], measurements)

@@ -6,6 +6,6 @@ from __future__ import annotations
 
 from configurator.engine.acceptance.collect import Measurements, collect
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
-from configurator.engine.acceptance.verify import VerifyReport, verify
+from configurator.engine.acceptance.verify import VerifyCancelled, VerifyReport, verify
 
-__all__ = ["AcceptancePrediction", "Measurements", "VerifyReport", "collect", "predict", "verify"]
+__all__ = ["AcceptancePrediction", "Measurements", "VerifyCancelled", "VerifyReport", "collect", "predict", "verify"]

@@ -8,6 +8,8 @@ label where the prediction has NVLink (topo -m), a MIG mode left off (-lgip).
 
 from __future__ import annotations
 
+import threading
+
 from configurator.engine.acceptance.collect import Measurements
 from configurator.engine.acceptance.findings import RANK, STATUSES, FigureCheck, Findings, Status, VerifyReport
 from configurator.engine.acceptance.predict import AcceptancePrediction
@@ -15,10 +17,24 @@ from configurator.engine.acceptance.verify_gpu import GpuChecks
 from configurator.engine.acceptance.verify_links import LinkChecks
 from configurator.engine.acceptance.verify_runs import RunChecks
 
-__all__ = ["RANK", "STATUSES", "FigureCheck", "Status", "VerifyReport", "verify"]
+__all__ = ["RANK", "STATUSES", "FigureCheck", "Status", "VerifyCancelled", "VerifyReport", "verify"]
 
 
-def verify(prediction: AcceptancePrediction, measurements: Measurements) -> VerifyReport:
+class VerifyCancelled(Exception):
+    """``verify``'s ``cancel`` was set: it stopped between two checks and made no report (a verdict on part of the
+    checks would read as the machine's)."""
+
+
+def verify(
+    prediction: AcceptancePrediction, measurements: Measurements, cancel: threading.Event | None = None
+) -> VerifyReport:
+    """Every figure checked; ``cancel`` set stops before the next GPU, link group or job with
+    :class:`VerifyCancelled` (a job's checks scan every DCGM sample: a large export takes seconds per job)."""
+
+    def go_on() -> None:
+        if cancel is not None and cancel.is_set():
+            raise VerifyCancelled("verification cancelled")
+
     v = Findings(prediction, measurements)
     gpus, links, runs = GpuChecks(v), LinkChecks(v), RunChecks(v)
     extra = len(measurements.gpus) - len(prediction.gpus)
@@ -33,16 +49,21 @@ def verify(prediction: AcceptancePrediction, measurements: Measurements) -> Veri
             cause=f"{extra} GPU(s) more than the build: another machine's results, or cards the build leaves out",
         )
     for e in prediction.gpus:
+        go_on()
         gpus.identity(e)
         gpus.pcie(e)
         gpus.mig(e)
+    go_on()
     links.topology()
     links.acs()
     for n in prediction.nccl:
+        go_on()
         links.nccl(n)
     for j in prediction.jobs:
+        go_on()
         runs.job(j)
     runs.wall()
+    go_on()
     versions: dict[str, str] = {}
     if measurements.driver:
         versions["driver"] = measurements.driver
