@@ -1,6 +1,7 @@
 """File > Verify build… reads a results folder on a worker (ui/base/worker.py), as a user meets it: progress while
 the files are read, then the verdict; Cancel gives the dialog back at once and the cancelled read stops before
-its next file; a file that does not parse is named with its problem; a bug is a message, never an exception."""
+its next file, is never verified, and a cancelled check stops before its next figure; a file that does not parse
+is named with its problem; a bug is a message, never an exception."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 
 import configurator.ui.shell.verify_dialog as verify_module
 from configurator.engine.acceptance import Measurements
+from configurator.engine.acceptance.verify_links import LinkChecks
+from configurator.engine.acceptance.verify_runs import RunChecks
 from configurator.paths import resource
 from configurator.ui.shell.main_window import MainWindow
 from configurator.ui.shell.verify_dialog import VerifyDialog
@@ -70,6 +73,20 @@ def collected(monkeypatch: pytest.MonkeyPatch) -> list[Measurements]:
         return runs[-1]
 
     monkeypatch.setattr(verify_module, "collect", record)
+    return runs
+
+
+@pytest.fixture
+def verified(monkeypatch: pytest.MonkeyPatch) -> list[Measurements]:
+    """The measurements each load's ``verify`` was given, appended when it is called (on the worker)."""
+    runs: list[Measurements] = []
+    real = verify_module.verify
+
+    def record(prediction, measurements, *args, **kwargs):  # type: ignore[no-untyped-def]
+        runs.append(measurements)
+        return real(prediction, measurements, *args, **kwargs)
+
+    monkeypatch.setattr(verify_module, "verify", record)
     return runs
 
 
@@ -159,6 +176,82 @@ def test_cancel_gives_the_dialog_back_and_stops_the_read(window, qtbot, gate, co
     assert dialog.report is verified.args[0] and dialog.report is not first
     assert str(folder / "topo.txt") in dialog.report.files and "Could not read" in dialog.summary.text()
     dialog.close()
+
+
+def shown(dialog: VerifyDialog, window: MainWindow) -> tuple[object, ...]:
+    """What the user sees of the last verdict: the table, the report kept and stored, the chassis and chart marks."""
+    rows = [
+        tuple(dialog.table.item(r, c).text() for c in range(dialog.table.columnCount()))
+        for r in range(dialog.table.rowCount())
+    ]
+    marks = window.chassis_view.slot_marks()
+    return rows, dialog.report, dialog.measurements, marks, window.chart.measured_points()
+
+
+def cancel_and_let_the_job_end(dialog: VerifyDialog, qtbot, release) -> str:  # type: ignore[no-untyped-def]
+    """Press Cancel while the job is held on the worker, then let it go on until it ends; the summary at the
+    Cancel."""
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    assert not dialog.loading and "Cancelled" in dialog.summary.text()
+    said = dialog.summary.text()
+    release()
+    assert QThreadPool.globalInstance().waitForDone(20000)  # the cancelled job has ended
+    QApplication.processEvents()  # anything it sent delivered
+    return said
+
+
+def test_a_cancelled_read_is_never_verified(window, qtbot, gate, collected, verified, folder) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog(window)
+    with qtbot.waitSignal(dialog.verified, timeout=30000):
+        dialog.load([RESULTS])
+    before = shown(dialog, window)
+    assert len(verified) == 1 and before[0] and before[3]  # a verdict in the table, slots outlined
+    gate.at = "lspci-vv.txt"
+    dialog.load([folder])
+    qtbot.waitUntil(gate.reached.is_set)
+    said = cancel_and_let_the_job_end(dialog, qtbot, gate.release)
+    assert len(collected) == 2 and len(collected[1].files) < file_count(folder) - 1  # the read stopped part-way
+    assert len(verified) == 1  # and what it read was not checked: no verdict on a part of the folder
+    assert shown(dialog, window) == before and dialog.summary.text() == said and not dialog.loading
+    assert dialog.store_button.isEnabled()  # keeps the measurements shown, not the part read
+
+
+def test_a_cancel_while_checking_stops_before_the_next_figure(window, qtbot, folder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A large DCGM export takes seconds per job to check: Cancel during the checks is honoured too."""
+    dialog = open_dialog(window)
+    with qtbot.waitSignal(dialog.verified, timeout=30000):
+        dialog.load([RESULTS])
+    before = shown(dialog, window)
+    reached, released = threading.Event(), threading.Event()
+    groups: list[object] = []
+    jobs: list[object] = []
+    real_nccl, real_job = LinkChecks.nccl, RunChecks.job
+
+    def nccl(self, e):  # type: ignore[no-untyped-def]
+        groups.append(e)
+        if len(groups) == 1:  # the first link group of this load: held until the test lets it go
+            reached.set()
+            assert released.wait(20), "the test never released the check"
+        real_nccl(self, e)
+
+    def job(self, e):  # type: ignore[no-untyped-def]
+        jobs.append(e)
+        real_job(self, e)
+
+    monkeypatch.setattr(LinkChecks, "nccl", nccl)
+    monkeypatch.setattr(RunChecks, "job", job)
+    try:
+        dialog.load([folder])
+        qtbot.waitUntil(reached.is_set)
+        said = cancel_and_let_the_job_end(dialog, qtbot, released.set)
+    finally:
+        released.set()  # never leave a pool thread waiting
+    assert len(groups) == 1 and jobs == []  # stopped after the group it was checking: no more checks, no verdict
+    assert shown(dialog, window) == before and dialog.summary.text() == said and not dialog.loading
+    monkeypatch.undo()
+    with qtbot.waitSignal(dialog.verified, timeout=30000):  # and the next load is checked in full
+        dialog.load([folder])
+    assert dialog.report is not before[1] and sum(1 for c in dialog.report.checks if c.category == "nccl") == 31
 
 
 def test_closing_mid_read_marks_nothing(window, qtbot, gate, collected, folder) -> None:  # type: ignore[no-untyped-def]

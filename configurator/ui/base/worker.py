@@ -5,8 +5,10 @@ A job is ``work(progress, cancel)``: it calls ``progress(done, total, what)`` as
 ``cancel`` event between steps. Whatever it returns comes back as ``finished(result)``; an exception comes back
 as ``failed(message)``, never lost in the thread nor raised at the user.
 
-``cancel()`` stops the waiting at once: the job is told to stop, and nothing it reports afterwards is delivered,
-so a new job can start while the old one ends its current step on its own. The job runs on Qt's global pool
+``cancel()`` stops the waiting at once: the job is told to stop, and nothing it reports afterwards is delivered
+(a job that ends with its ``cancel`` set sends nothing back; one that ended just before is dropped here by its
+ticket), so a new job can start while the old one ends its current step on its own. A job that can stop part-way
+stops before its next step and ends without a result rather than work on what it has. The job runs on Qt's global pool
 rather than a pool of the owner's: closing a window whose job was cancelled does not wait for that step.
 Waiting for a job (closing the window, quitting) spins a local event loop rather than blocking the thread, so
 the report, queued to the GUI thread, is always delivered.
@@ -46,13 +48,16 @@ def _run(ticket: int, work: Work, describe: Describe, cancel: threading.Event, r
     try:
         result = work(progress, cancel)
     except Exception as exc:
+        if cancel.is_set():  # cancelled: how it stopped is nobody's concern
+            return
         try:
             message = describe(exc)
         except Exception:  # a describe that fails must not lose the report
             message = internal_error(exc)
         relay.failed.emit(ticket, message)
     else:
-        relay.done.emit(ticket, result)
+        if not cancel.is_set():  # a cancelled job's result, partial or late, never leaves its thread
+            relay.done.emit(ticket, result)
 
 
 class Worker(QObject):

@@ -31,7 +31,15 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import escape_rich, plain_tooltip
-from configurator.engine.acceptance import AcceptancePrediction, Measurements, VerifyReport, collect, predict, verify
+from configurator.engine.acceptance import (
+    AcceptancePrediction,
+    Measurements,
+    VerifyCancelled,
+    VerifyReport,
+    collect,
+    predict,
+    verify,
+)
 from configurator.engine.acceptance.measured_store import run_of, save
 from configurator.report.acceptance_pdf import export_acceptance_pdf
 from configurator.report.acceptance_text import kit_missing
@@ -64,9 +72,13 @@ class VerifiedWindow(Protocol):
 def _read_and_verify(
     paths: list[Path], prediction: AcceptancePrediction, progress: Progress, cancel: threading.Event
 ) -> tuple[Measurements, VerifyReport]:
-    """The worker's job: only files and the prediction made before, never the window's document."""
+    """The worker's job: only files and the prediction made before, never the window's document. Cancelled, it
+    ends without a verdict: collect stops before its next file and what it read is never verified; verify stops
+    before its next check (the worker reports nothing of a cancelled job)."""
     measurements = collect(paths, on_progress=progress, cancel=cancel)
-    return measurements, verify(prediction, measurements)
+    if cancel.is_set():  # a part of the folder: a verdict on it would pass a machine on the files not read
+        raise VerifyCancelled("cancelled while reading")
+    return measurements, verify(prediction, measurements, cancel)
 
 
 class VerifyDialog(QDialog):
