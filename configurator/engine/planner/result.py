@@ -16,10 +16,46 @@ from configurator.engine.planner.packing import Packing
 DeviceKind = Literal["card", "mig", "group"]
 
 
+ENGINE = "engine"
+# a MIG gain's basis where one of its two cells is measured and the other the engine's (mig_gain_basis)
+_SLICE_ENGINE = "slice engine estimate, whole card "
+_WHOLE_ENGINE = ", whole card engine estimate"
+
+
 def is_estimate(basis: str | None) -> bool:
-    """A cell's (or a class's MIG gain's) time is the engine's estimate: its basis is "engine" (or unset), not a
-    measurement the plan imports. The one rule every view labels "estimate" by."""
-    return (basis or "engine") == "engine"
+    """A cell's time (or a class's MIG gain) rests on the engine's estimate: its basis is "engine" (or unset), or a
+    MIG gain's whose one cell is measured and the other the engine's (mig_gain_basis), not only measurements the
+    plan imports. The one rule every view labels "estimate" by."""
+    b = basis or ENGINE
+    return b == ENGINE or b.startswith(_SLICE_ENGINE) or b.endswith(_WHOLE_ENGINE)
+
+
+def mig_gain_basis(slice_basis: str, whole_basis: str, ratio_basis: str | None = None) -> str:
+    """What a MIG gain rests on, from both cells it divides (the slice's and the whole card's of the node type): the
+    one rule the planner's cells and classes take their gain's basis by.
+
+    ``ratio_basis``: a slice time a measurement set relative to the whole card's (measurements.apply_to_cells)
+    gives the gain that ratio's basis: the engine's slice-over-card ratio applied to a measured whole card is the
+    engine's gain still (the measurement cancels out of it), SM_ACTIVE on a whole card sets it. Otherwise the gain
+    is "engine" where both times are the engine's, "slice ...; whole card ..." where both are measured, and a mix
+    names its measured part and its engine estimate: "slice measured 1500 tokens/s (src), whole card engine
+    estimate" (is_estimate reads those two forms as estimates)."""
+    if ratio_basis is not None:
+        return ratio_basis
+    slice_est, whole_est = is_estimate(slice_basis), is_estimate(whole_basis)
+    if slice_est and whole_est:
+        return ENGINE
+    if slice_est:
+        return _SLICE_ENGINE + whole_basis
+    if whole_est:
+        return "slice " + slice_basis + _WHOLE_ENGINE
+    return f"slice {slice_basis}; whole card {whole_basis}"
+
+
+def mig_gain_tag(basis: str | None) -> str:
+    """The short tag beside a MIG gain wherever it is shown: "engine estimate", or what it rests on."""
+    b = basis or ENGINE
+    return "engine estimate" if b == ENGINE else b
 
 
 class Out(BaseModel):
@@ -54,29 +90,30 @@ class ClassInfo(Out):
     # recommended fleet (or else of any node type with MIG), against the whole card of that node type
     mig_gain: float | None = None
     mig_gain_device: str | None = None
-    mig_gain_basis: str | None = None  # "engine", or the measurement that set it
+    # what the gain rests on, from both its cells (mig_gain_basis above): "engine"; the measurement that set the
+    # ratio; "slice ...; whole card ..." where both are measured; or a mix, "slice ..., whole card engine estimate"
+    mig_gain_basis: str | None = None
     routed_to: list[str] = []  # devices of the recommended fleet that run it
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
     def mig_gain_estimated(self) -> bool:
-        """The gain is the engine's estimate, not set by a measurement the plan imports."""
+        """The gain rests on the engine's estimate, in whole or in part (one of its two cells measured)."""
         return is_estimate(self.mig_gain_basis)
 
     @property
     def mig_gain_basis_words(self) -> str | None:
-        """What the MIG gain rests on, in words: the engine's time on the slice, or the measurement that set it
-        (the planner's sentence and the kiosk's figure say it alike)."""
+        """What the MIG gain rests on, in words: the engine's time on the slice, or the measurements (and the
+        engine's part of a mix) that set it (the planner's sentence and the kiosk's figure say it alike)."""
         if self.mig_gain is None:
             return None
-        return "the engine's time on the slice" if self.mig_gain_estimated else self.mig_gain_basis
+        b = self.mig_gain_basis or ENGINE
+        return "the engine's time on the slice" if b == ENGINE else b
 
     @property
     def mig_gain_tag(self) -> str | None:
-        """The short tag beside the figure wherever it is shown: "engine estimate", or the measurement that set it."""
-        if self.mig_gain is None:
-            return None
-        return "engine estimate" if self.mig_gain_estimated else self.mig_gain_basis
+        """The short tag beside the figure wherever it is shown: "engine estimate", or what the gain rests on."""
+        return None if self.mig_gain is None else mig_gain_tag(self.mig_gain_basis)
 
     @property
     def mig_gain_status(self) -> Literal["fits", "tight"] | None:
@@ -120,6 +157,13 @@ class FitCell(Out):
     # a MIG instance's jobs per card-day over the whole card's on the same node type (None on other devices)
     mig_gain: float | None = None
     basis: str = "engine"  # where service_hours comes from: "engine", or the measurement that replaced it
+    # what mig_gain rests on, from this cell and the whole card's (mig_gain_basis above); None where no gain
+    mig_gain_basis: str | None = None
+
+    @property
+    def mig_gain_tag(self) -> str | None:
+        """The short tag beside the cell's MIG gain: "engine estimate", or what the gain rests on."""
+        return None if self.mig_gain is None else mig_gain_tag(self.mig_gain_basis)
 
 
 class Totals(Out):

@@ -149,7 +149,8 @@ def _fits(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
 
 
 def _estimate(basis: str | None) -> str:
-    """How a cell's time was had, in one word: the engine's estimate ("est."), or a measurement the plan imports."""
+    """How a cell's time or a MIG gain was had, in one word: the engine's estimate ("est.", also a gain with one of
+    its two times measured), or measurements the plan imports."""
     return "est." if is_estimate(basis) else "measured"
 
 
@@ -167,7 +168,7 @@ def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
     gain = "?" if c.mig_gain is None else f"{c.mig_gain:.2f}×"
     words = {"class": spec.job_class, "card": r.card(d), "profile": d.profile or "whole card",
              "capacity": _gb(c.capacity_gb, 1, unit), "peak": _gb(c.peak_gb, 1, unit), "per_day": per_day,
-             "gain": gain, "estimate": _estimate(c.basis)}  # fmt: skip
+             "gain": gain, "estimate": _estimate(c.basis if c.mig_gain is None else c.mig_gain_basis)}  # fmt: skip
     label = spec.label if d.kind == "mig" or spec.whole_label is None else spec.whole_label
     return Figure(float(n), _count(n, "tenant", "tenants"), label.format(**words), c.status)
 

@@ -22,7 +22,8 @@ Kinds:
            {mean} {p95} {target} (its p95 target) {verdict} (met / not met / no target) {peak} (the busiest
            hour's arrival rate over the mean); an unstable peak hour shows as such, never as a wait
   mig_gain ``job_class``'s jobs per card-day with MIG over without: {class} {gain} {profile} {card} {basis}
-           {estimate} (est., or measured where the plan imports a measurement; tenants has it too)
+           {estimate} (est., or measured where measurements set the gain, not a mix of one with the engine's;
+           tenants has it too)
   reversal the roadmap month and class at which the recommended servers change: {reversal} (the planner's
            sentence), {month}, {summary} (a short form: which servers from which month, and why)
 """
@@ -63,7 +64,7 @@ READS: dict[type[BaseModel], tuple[str, ...]] = {
     FleetResult: ("label", "nodes", "feasible", "unserved", "stops_fitting_month", "out_of_capacity_month",
                   "totals.nodes", "totals.cost_per_job", "totals.kwh_per_job", "ranked_by"),
     FitCell: ("job_class", "device", "status", "fits", "peak_gb", "capacity_gb", "devices_per_card",
-              "jobs_per_day_per_card", "mig_gain"),
+              "jobs_per_day_per_card", "mig_gain", "mig_gain_basis"),
     DeviceInfo: ("id", "node", "card", "kind", "profile", "cards"),
 }  # fmt: skip
 
