@@ -69,7 +69,9 @@ def test_both_cells_measured_is_a_measured_gain() -> None:
     assert f"({tag})" in class_line(info)
     assert not any(w.startswith(ESTIMATE) for w in _why(result))
     dumped = result.model_dump(mode="json")
-    assert next(c for c in dumped["classes"] if c["name"] == "7B LoRA")["mig_gain_basis"] == tag
+    dumped_class = next(c for c in dumped["classes"] if c["name"] == "7B LoRA")
+    assert dumped_class["mig_gain_basis"] == tag and dumped_class["mig_gain_estimated"] is False
+    assert result.cell("7B LoRA", SLICE).mig_gain_estimated is False and not result.cell("7B LoRA", SLICE).estimated
 
 
 def test_a_measured_slice_over_the_engines_whole_card_is_a_mix() -> None:
@@ -81,6 +83,6 @@ def test_a_measured_slice_over_the_engines_whole_card_is_a_mix() -> None:
     info = _info(result)
     tag = "slice measured 1500 tokens/s (slice bench), whole card engine estimate"
     assert info.mig_gain_basis == tag and info.mig_gain_tag == tag and info.mig_gain_basis_words == tag
-    assert info.mig_gain_estimated
+    assert info.mig_gain_estimated and result.cell("7B LoRA", SLICE).estimated
     assert f"({tag})" in class_line(info)
     assert any(tag in w for w in _why(result))

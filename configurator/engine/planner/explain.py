@@ -62,6 +62,7 @@ def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) 
                     "mig_gain": gain.mig_gain if gain else None,
                     "mig_gain_device": gain.device if gain else None,
                     "mig_gain_basis": gain.mig_gain_basis if gain else None,
+                    "mig_gain_estimated": gain.mig_gain_estimated is not False if gain else True,
                     "routed_to": [r.device for r in routes],
                     "cards_per_job": min(cards) if cards else None,
                 }

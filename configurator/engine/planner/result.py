@@ -6,7 +6,7 @@ known, and then every cost is None rather than a guess).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,39 +17,38 @@ DeviceKind = Literal["card", "mig", "group"]
 
 
 ENGINE = "engine"
-# a MIG gain's basis where one of its two cells is measured and the other the engine's (mig_gain_basis)
-_SLICE_ENGINE = "slice engine estimate, whole card "
-_WHOLE_ENGINE = ", whole card engine estimate"
 
 
 def is_estimate(basis: str | None) -> bool:
-    """A cell's time (or a class's MIG gain) rests on the engine's estimate: its basis is "engine" (or unset), or a
-    MIG gain's whose one cell is measured and the other the engine's (mig_gain_basis), not only measurements the
-    plan imports. The one rule every view labels "estimate" by."""
-    b = basis or ENGINE
-    return b == ENGINE or b.startswith(_SLICE_ENGINE) or b.endswith(_WHOLE_ENGINE)
+    """A cell's time is the engine's estimate: its basis is "engine" (or unset), not a measurement the plan
+    imports. The one rule every view labels a cell "estimate" by (a MIG gain's: GainBasis.estimated)."""
+    return (basis or ENGINE) == ENGINE
 
 
-def mig_gain_basis(slice_basis: str, whole_basis: str, ratio_basis: str | None = None) -> str:
+class GainBasis(NamedTuple):
+    basis: str  # in words: "engine", the measurement that set the ratio, or each cell's part
+    estimated: bool  # rests on the engine's estimate, in whole or in part
+
+
+def mig_gain_basis(slice_basis: str, whole_basis: str, ratio_basis: str | None = None) -> GainBasis:
     """What a MIG gain rests on, from both cells it divides (the slice's and the whole card's of the node type): the
     one rule the planner's cells and classes take their gain's basis by.
 
     ``ratio_basis``: a slice time a measurement set relative to the whole card's (measurements.apply_to_cells)
     gives the gain that ratio's basis: the engine's slice-over-card ratio applied to a measured whole card is the
     engine's gain still (the measurement cancels out of it), SM_ACTIVE on a whole card sets it. Otherwise the gain
-    is "engine" where both times are the engine's, "slice ...; whole card ..." where both are measured, and a mix
-    names its measured part and its engine estimate: "slice measured 1500 tokens/s (src), whole card engine
-    estimate" (is_estimate reads those two forms as estimates)."""
+    is the engine's where both times are, measured where both are ("slice ...; whole card ..."), and a mix names
+    its measured part and its engine estimate and counts as an estimate."""
     if ratio_basis is not None:
-        return ratio_basis
+        return GainBasis(ratio_basis, is_estimate(ratio_basis))
     slice_est, whole_est = is_estimate(slice_basis), is_estimate(whole_basis)
     if slice_est and whole_est:
-        return ENGINE
+        return GainBasis(ENGINE, True)
     if slice_est:
-        return _SLICE_ENGINE + whole_basis
+        return GainBasis(f"slice engine estimate, whole card {whole_basis}", True)
     if whole_est:
-        return "slice " + slice_basis + _WHOLE_ENGINE
-    return f"slice {slice_basis}; whole card {whole_basis}"
+        return GainBasis(f"slice {slice_basis}, whole card engine estimate", True)
+    return GainBasis(f"slice {slice_basis}; whole card {whole_basis}", False)
 
 
 def mig_gain_tag(basis: str | None) -> str:
@@ -93,13 +92,10 @@ class ClassInfo(Out):
     # what the gain rests on, from both its cells (mig_gain_basis above): "engine"; the measurement that set the
     # ratio; "slice ...; whole card ..." where both are measured; or a mix, "slice ..., whole card engine estimate"
     mig_gain_basis: str | None = None
+    # the gain rests on the engine's estimate, in whole or in part (mig_gain_basis's GainBasis.estimated)
+    mig_gain_estimated: bool = True
     routed_to: list[str] = []  # devices of the recommended fleet that run it
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
-
-    @property
-    def mig_gain_estimated(self) -> bool:
-        """The gain rests on the engine's estimate, in whole or in part (one of its two cells measured)."""
-        return is_estimate(self.mig_gain_basis)
 
     @property
     def mig_gain_basis_words(self) -> str | None:
@@ -159,6 +155,12 @@ class FitCell(Out):
     basis: str = "engine"  # where service_hours comes from: "engine", or the measurement that replaced it
     # what mig_gain rests on, from this cell and the whole card's (mig_gain_basis above); None where no gain
     mig_gain_basis: str | None = None
+    mig_gain_estimated: bool | None = None  # the gain rests on the engine's estimate, in whole or in part
+
+    @property
+    def estimated(self) -> bool:
+        """What the cell shows rests on the engine's estimate: its MIG gain where it has one, else its time."""
+        return is_estimate(self.basis) if self.mig_gain_estimated is None else self.mig_gain_estimated
 
     @property
     def mig_gain_tag(self) -> str | None:

@@ -121,7 +121,8 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
                 note=c.note,
                 mig_gain=gain,
                 basis=c.basis,
-                mig_gain_basis=gain_basis,
+                mig_gain_basis=gain_basis.basis if gain_basis else None,
+                mig_gain_estimated=gain_basis.estimated if gain_basis else None,
             )
         )
     return out_cells
