@@ -64,6 +64,7 @@ from configurator.engine.time.communication import (
     slowest_link,
 )
 from configurator.engine.time.compute import compute
+from configurator.engine.time.power_limit import power_limit_checks
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -359,6 +360,8 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
         checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
+    if comp is not None and comp.seconds_per_step:  # a capped card: the time assumes its default power
+        checks += power_limit_checks(job.name, shape.slots, cards, ctx.power_limits)
     rl_summary = (rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
                   if is_rl else None)  # fmt: skip
     fits = all(r.fits for r in rows)
