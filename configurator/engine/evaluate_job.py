@@ -303,7 +303,7 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
         # policy: its gradients move too, once per epoch.
         critic = rl.critic_job(view)
         ctb, _ = trained_layout(critic)
-        critic_comm = communication(critic, job_parameters(model, critic), ctb, shape.slots, comm_link, rate, basis,
+        critic_comm = communication(critic, rl.critic_counts(model, critic), ctb, shape.slots, comm_link, rate, basis,
                                     model.hidden_size, model.num_layers, nvls=nvls)  # fmt: skip
         comm = combined(comm, critic_comm, "critic")
         epochs = rl.synced_epochs(job)
