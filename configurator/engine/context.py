@@ -36,6 +36,11 @@ class EvalContext:
     def assumptions(self) -> Assumptions:
         return self.build.assumptions
 
+    @property
+    def power_limits(self) -> dict[int, float | None]:
+        """The build's power limit of each placed card (None: its default)."""
+        return {c.slot: c.power_limit_w for c in self.build.cards}
+
 
 @dataclass(frozen=True)
 class JobEvaluation:

@@ -109,7 +109,9 @@ def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     # the links it reads, by value: between its own cards (a card moved elsewhere leaves them alone)
     links = tuple(ctx.topo.link(a, b) for i, a in enumerate(slots) for b in slots[i + 1 :]
                   if a in cards and b in cards)  # fmt: skip
-    return CACHE.memo("job", inputs, links, lambda: evaluate_job(job, ctx))
+    # and its cards' power limits (a cap raises POWER_LIMIT_NOT_TIMED)
+    limits = tuple(c.power_limit_w for c in ctx.build.cards if c.slot in slots)
+    return CACHE.memo("job", inputs, (*links, limits), lambda: evaluate_job(job, ctx))
 
 
 def _place_cards(build: Build, chassis: ChassisSpec, catalog: Catalog) -> tuple[dict[int, CardSpec], list[Check]]:

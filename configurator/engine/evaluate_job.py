@@ -64,6 +64,7 @@ from configurator.engine.time.communication import (
     slowest_link,
 )
 from configurator.engine.time.compute import compute
+from configurator.engine.time.power_limit import power_limit_checks
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -303,7 +304,7 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
         # policy: its gradients move too, once per epoch.
         critic = rl.critic_job(view)
         ctb, _ = trained_layout(critic)
-        critic_comm = communication(critic, job_parameters(model, critic), ctb, shape.slots, comm_link, rate, basis,
+        critic_comm = communication(critic, rl.critic_counts(model, critic), ctb, shape.slots, comm_link, rate, basis,
                                     model.hidden_size, model.num_layers, nvls=nvls)  # fmt: skip
         comm = combined(comm, critic_comm, "critic")
         epochs = rl.synced_epochs(job)
@@ -359,6 +360,8 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
         checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
+    if comp is not None and comp.seconds_per_step:  # a capped card: the time assumes its default power
+        checks += power_limit_checks(job.name, shape.slots, cards, ctx.power_limits)
     rl_summary = (rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
                   if is_rl else None)  # fmt: skip
     fits = all(r.fits for r in rows)

@@ -272,6 +272,11 @@ CASES: list[Case] = [
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
           "jobs": [job(model="llama-3.3-70b", parallelism="fsdp", cards=[1, 2])]},
          job="t", says=("Job 't'", "over pcie-pix", "Bridge the cards (NVLink)")),
+    # a 300 W cap on a 600 W RTX PRO 6000: half its power, where the measured GB202 sweep ran at about 0.50
+    Case("power-limit-not-timed", "POWER_LIMIT_NOT_TIMED", "warning",
+         {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, power_limit_w=300), "jobs": [job(cards=[1])]},
+         slot=1, job="t", says=("capped at 300 W (50% of its 600 W default)", "job 't'", "assumes full power",
+                                "up to 2.0x as long", "Raise the limit")),
     Case("tp-over-pcie", "TP_OVER_PCIE", "warning",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
           "jobs": [job(parallelism="tp", cards=[1, 2])]},
@@ -401,3 +406,35 @@ def test_clean_multi_card_build_has_no_errors() -> None:
     assert result.errors == []
     assert [c for c in result.checks if c.severity == "warning"] == []
     assert result.jobs[0].communication.bound_by == "nvlink"
+
+
+def _capped(card: str, limit: float | None, chassis: str = WS) -> BuildResult:
+    placed = cards(card, 1) if limit is None else cards(card, 1, power_limit_w=limit)
+    return evaluate(Build.model_validate({"name": "cap", "chassis": chassis, "cards": placed,
+                                          "jobs": [job(cards=[1])]}))  # fmt: skip
+
+
+def test_a_power_cap_says_what_it_rests_on_and_only_below_the_default() -> None:
+    """The step time assumes full power: a cap below the default says how much slower compute may run, citing the
+    measured sweep (and that it is another architecture's where it is); the default itself, or no cap, says
+    nothing; the job's memo keys on the cap, so changing only the cap changes the checks."""
+    assert not [c for c in _capped("rtx-pro-6000-ws", None).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert not [c for c in _capped("rtx-pro-6000-ws", 600).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    (capped,) = [c for c in _capped("rtx-pro-6000-ws", 480).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert "up to 1.2x" in capped.message and capped.detail is not None
+    assert "82% of its full-power throughput at 80%" in capped.detail
+    assert "github.com/1a1a11a/gpu_power" in capped.detail
+    assert "indicative" not in capped.detail
+    (low,) = [c for c in _capped("rtx-pro-6000-ws", 150).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert "at least 2.6x" in low.message and "below the sweep's lowest point" in (low.detail or "")
+    (hopper,) = [c for c in _capped("h100-nvl", 200, SERVER).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert "No such sweep is published for Hopper cards: indicative only" in (hopper.detail or "")
+
+
+def test_changing_only_a_cap_is_not_served_from_the_jobs_memo() -> None:
+    first = Build.model_validate({"name": "cap", "chassis": WS, "cards": cards("rtx-pro-6000-ws", 1),
+                                  "jobs": [job(cards=[1])]})  # fmt: skip
+    assert not [c for c in evaluate(first).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    capped = first.model_copy(update={"cards": [first.cards[0].model_copy(update={"power_limit_w": 300.0})]})
+    assert capped.jobs[0] is first.jobs[0]  # the same job object: only the cap changed
+    assert [c for c in evaluate(capped).checks if c.code == "POWER_LIMIT_NOT_TIMED"]

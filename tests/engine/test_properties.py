@@ -38,6 +38,17 @@ from tests.strategies import (
 )
 
 
+def test_lora_on_the_head_alone_evaluates() -> None:
+    """A LoRA job adapting only lm_head (no block module) without checkpointing: the autocast casts of the block
+    adapters are none, not a crash (found by the memo property test: "no LoRA target modules given")."""
+    job = {"name": "j", "model": "llama-3.1-8b", "method": "lora", "lora": {"rank": 8, "targets": ["lm_head"]},
+           "gradient_checkpointing": False, "precision": "mixed-bf16", "cards": [1]}
+    build = Build.model_validate({"name": "head", "chassis": "generic-workstation-4",
+                                  "cards": [{"slot": 1, "card": "h100-nvl"}], "jobs": [job]})
+    result = evaluate(build).jobs[0]
+    assert result.cards and result.cards[0].peak_reserved_gb > 0 and result.params_trainable > 0
+
+
 @FAST
 @given(build_dicts())
 def test_valid_builds_evaluate_without_raising(data: dict[str, Any]) -> None:

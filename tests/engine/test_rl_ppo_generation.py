@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from configurator.catalog.loader import default_catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.evaluate import evaluate
 from configurator.engine.memory import rl
@@ -218,3 +219,19 @@ def test_ppo_communication_without_the_per_op_model_stays_one_pass() -> None:
     assert not any(c.name.startswith("critic: ") for c in ppo.communication.collectives)
     assert not any("PPO" in n for n in ppo.communication.notes)
     assert ppo.communication.ratio_to_compute is not None and ppo.communication.ratio_to_compute < 1
+
+
+def test_the_critics_collectives_count_its_score_head_not_an_lm_head() -> None:
+    """The critic is the policy's architecture with a hidden x 1 score head (transformers' *ForSequenceClassification):
+    on an untied model its all-gathers and reduce-scatters move the score head's parameters, not the 525 M of
+    Llama 3.1 8B's vocabulary head (6.5 % of the model)."""
+    rl_job = {"objective": "ppo", "parallelism": "fsdp", "rl": {"prompt_length": 256, "completion_length": 256,
+                                                                "ppo_epochs": 1}}  # fmt: skip
+    _, ppo = single_job("llama-3.1-8b", "lora", card="h100-sxm", chassis="hgx-8", n=2, **rl_job)
+    model = default_catalog().model("llama-3.1-8b")
+    assert not model.tie_word_embeddings and rl.critic_parameters(model) < 0.95 * model.total_params
+    critic = [c for c in ppo.communication.collectives if c.name.startswith("critic: ")]
+    assert critic
+    for c in critic:  # whole bytes per parameter of the critic's count (of the LM-headed count: 4.28 B, not whole)
+        per_parameter = c.payload_bytes / rl.critic_parameters(model)
+        assert per_parameter == pytest.approx(round(per_parameter), abs=1e-6) and round(per_parameter) in (2, 4)

@@ -433,9 +433,10 @@ def activation_breakdown(
         # the head left fp32 by k-bit preparation is frozen: autocast casts it to bf16 on every call (cached_cast
         # caches only leaves that require grad) and the matmul keeps that copy for the input's gradient
         head += vocab * h * BF16 / tp
-    if transformers and autocast and job.method != "full" and not job.gradient_checkpointing:
+    block_targets = _lora_names(job)  # empty where only the head is adapted (its cast is counted with the head)
+    if transformers and autocast and job.method != "full" and not job.gradient_checkpointing and block_targets:
         # the bf16 casts autocast caches of the fp32 adapters (leaves that require grad), kept by the graph
-        layers_bytes += model.lora_trainable(job.lora.rank, _lora_names(job)) * BF16 / tp
+        layers_bytes += model.lora_trainable(job.lora.rank, block_targets) * BF16 / tp
 
     logits = tokens * vocab / tp  # vocab-parallel output layer under tensor parallelism
     # the model's logits, unless the loop drops them; fp32 where the model itself upcast them (stack.py)

@@ -37,11 +37,11 @@ trl/experimental/ppo/ppo_trainer.py, trl/scripts/vllm_serve.py), github:volcengi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.memory.precision import BF16
-from configurator.engine.memory.states import trained_layout
+from configurator.engine.memory.states import Parameters, job_parameters, trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.stack import PROFILES
 
@@ -137,6 +137,18 @@ def critic_parameters(model: ModelSpec) -> int:
     if model.is_params_only or model.tie_word_embeddings or not (model.vocab_size and model.hidden_size):
         return model.total_params
     return model.total_params - model.vocab_size * model.hidden_size + model.hidden_size
+
+
+def critic_counts(model: ModelSpec, critic: Job) -> Parameters:
+    """The critic's parameter counts (``critic``: critic_job's): the policy's, trained in full, with the vocabulary
+    head replaced by the hidden x 1 score head (critic_parameters), so its gradients, collectives and optimizer step
+    count the score head, not an LM head it does not have."""
+    p = job_parameters(model, critic)
+    drop = p.total - critic_parameters(model)
+    if drop <= 0:
+        return p
+    return replace(p, total=p.total - drop, trainable=p.trainable - drop, frozen_other=p.frozen_other - drop,
+                   embedding_and_head=p.embedding_and_head - drop)  # fmt: skip
 
 
 def critic_job(job: Job) -> Job:

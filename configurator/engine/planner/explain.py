@@ -61,7 +61,8 @@ def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) 
                     "wait_target_met": met,
                     "mig_gain": gain.mig_gain if gain else None,
                     "mig_gain_device": gain.device if gain else None,
-                    "mig_gain_basis": gain.basis if gain else None,
+                    "mig_gain_basis": gain.mig_gain_basis if gain else None,
+                    "mig_gain_estimated": gain.mig_gain_estimated is not False if gain else True,
                     "routed_to": [r.device for r in routes],
                     "cards_per_job": min(cards) if cards else None,
                 }
@@ -180,8 +181,9 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
             why.append(
                 f"That gain is an estimate: it comes from the whole card's matrix multiplies leaving part of its "
                 f"last wave of SMs idle at {i.name}'s sizes, with one tile size per card family; the math library "
-                "picks its tile per shape and fills more of them, so the gain may be smaller. A measurement of the "
-                "class on a whole card (tokens/s, or DCGM SM_ACTIVE) replaces it."
+                "picks its tile per shape and fills more of them, so the gain may be smaller. DCGM SM_ACTIVE of the "
+                "class on a whole card, or its tokens/s on both the slice and the whole card, replaces it (tokens/s "
+                "on the whole card alone scales the slice by the engine's ratio and leaves the gain as it is)."
             )
     return why
 

@@ -52,6 +52,9 @@ class Cell:
     estimated_rate: bool
     note: str | None
     basis: str = "engine"  # where service_hours comes from: the engine, or a measurement (measurements.py)
+    # a MIG slice whose time a measurement set relative to the whole card's: what sets that ratio ("engine": the
+    # engine's, applied to a measured whole card; or SM_ACTIVE on a whole card). None: the time stands on its basis
+    ratio_basis: str | None = None
 
 
 def node_devices(node: ResolvedNode) -> list[Device]:

@@ -273,7 +273,9 @@ def apply_to_cells(
     tokens/s on a device sets that device's time. On a node with a measured whole card: a MIG slice of compute
     share s runs a job whose whole-card SM_ACTIVE is u at min(1, s / u) of the whole card's rate (a job that
     keeps only u of the SMs busy loses nothing until the slice has fewer SMs than it uses); without SM_ACTIVE the
-    slice keeps the engine's slice-over-card ratio, applied to the measured whole-card time.
+    slice keeps the engine's slice-over-card ratio, applied to the measured whole-card time. Such a slice's
+    ``ratio_basis`` says what set its time over the whole card's, which is what its MIG gain rests on
+    (result.mig_gain_basis): the engine's ratio, or SM_ACTIVE.
     """
     names = {n.index: n.name for n in resolved}
     by_key = {(c.job_class, c.device): c for c in cells}
@@ -312,13 +314,13 @@ def apply_to_cells(
                 if u_src is None:
                     scaled = measured * c.service_hours / whole_hours
                     why = "measured tokens/s on a whole card, x the engine's slice ratio"
-                    out.append(replace(c, service_hours=scaled, basis=why))
+                    out.append(replace(c, service_hours=scaled, basis=why, ratio_basis="engine"))
                     continue
                 whole_hours, basis = measured, f"measured {whole_meas.tokens_per_second:g} tokens/s on a whole card"
         if u_src is not None and whole_hours:
             u, src = u_src
             hours = whole_hours * max(1.0, u / dev.compute_share)
-            out.append(replace(c, service_hours=hours, basis=(basis + "; " if basis else "") + src))
+            out.append(replace(c, service_hours=hours, basis=(basis + "; " if basis else "") + src, ratio_basis=src))
             continue
         out.append(c)
     return out

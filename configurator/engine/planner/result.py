@@ -6,7 +6,7 @@ known, and then every cost is None rather than a guess).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -16,10 +16,45 @@ from configurator.engine.planner.packing import Packing
 DeviceKind = Literal["card", "mig", "group"]
 
 
+ENGINE = "engine"
+
+
 def is_estimate(basis: str | None) -> bool:
-    """A cell's (or a class's MIG gain's) time is the engine's estimate: its basis is "engine" (or unset), not a
-    measurement the plan imports. The one rule every view labels "estimate" by."""
-    return (basis or "engine") == "engine"
+    """A cell's time is the engine's estimate: its basis is "engine" (or unset), not a measurement the plan
+    imports. The one rule every view labels a cell "estimate" by (a MIG gain's: GainBasis.estimated)."""
+    return (basis or ENGINE) == ENGINE
+
+
+class GainBasis(NamedTuple):
+    basis: str  # in words: "engine", the measurement that set the ratio, or each cell's part
+    estimated: bool  # rests on the engine's estimate, in whole or in part
+
+
+def mig_gain_basis(slice_basis: str, whole_basis: str, ratio_basis: str | None = None) -> GainBasis:
+    """What a MIG gain rests on, from both cells it divides (the slice's and the whole card's of the node type): the
+    one rule the planner's cells and classes take their gain's basis by.
+
+    ``ratio_basis``: a slice time a measurement set relative to the whole card's (measurements.apply_to_cells)
+    gives the gain that ratio's basis: the engine's slice-over-card ratio applied to a measured whole card is the
+    engine's gain still (the measurement cancels out of it), SM_ACTIVE on a whole card sets it. Otherwise the gain
+    is the engine's where both times are, measured where both are ("slice ...; whole card ..."), and a mix names
+    its measured part and its engine estimate and counts as an estimate."""
+    if ratio_basis is not None:
+        return GainBasis(ratio_basis, is_estimate(ratio_basis))
+    slice_est, whole_est = is_estimate(slice_basis), is_estimate(whole_basis)
+    if slice_est and whole_est:
+        return GainBasis(ENGINE, True)
+    if slice_est:
+        return GainBasis(f"slice engine estimate, whole card {whole_basis}", True)
+    if whole_est:
+        return GainBasis(f"slice {slice_basis}, whole card engine estimate", True)
+    return GainBasis(f"slice {slice_basis}; whole card {whole_basis}", False)
+
+
+def mig_gain_tag(basis: str | None) -> str:
+    """The short tag beside a MIG gain wherever it is shown: "engine estimate", or what it rests on."""
+    b = basis or ENGINE
+    return "engine estimate" if b == ENGINE else b
 
 
 class Out(BaseModel):
@@ -54,29 +89,27 @@ class ClassInfo(Out):
     # recommended fleet (or else of any node type with MIG), against the whole card of that node type
     mig_gain: float | None = None
     mig_gain_device: str | None = None
-    mig_gain_basis: str | None = None  # "engine", or the measurement that set it
+    # what the gain rests on, from both its cells (mig_gain_basis above): "engine"; the measurement that set the
+    # ratio; "slice ...; whole card ..." where both are measured; or a mix, "slice ..., whole card engine estimate"
+    mig_gain_basis: str | None = None
+    # the gain rests on the engine's estimate, in whole or in part (mig_gain_basis's GainBasis.estimated)
+    mig_gain_estimated: bool = True
     routed_to: list[str] = []  # devices of the recommended fleet that run it
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
-    def mig_gain_estimated(self) -> bool:
-        """The gain is the engine's estimate, not set by a measurement the plan imports."""
-        return is_estimate(self.mig_gain_basis)
-
-    @property
     def mig_gain_basis_words(self) -> str | None:
-        """What the MIG gain rests on, in words: the engine's time on the slice, or the measurement that set it
-        (the planner's sentence and the kiosk's figure say it alike)."""
+        """What the MIG gain rests on, in words: the engine's time on the slice, or the measurements (and the
+        engine's part of a mix) that set it (the planner's sentence and the kiosk's figure say it alike)."""
         if self.mig_gain is None:
             return None
-        return "the engine's time on the slice" if self.mig_gain_estimated else self.mig_gain_basis
+        b = self.mig_gain_basis or ENGINE
+        return "the engine's time on the slice" if b == ENGINE else b
 
     @property
     def mig_gain_tag(self) -> str | None:
-        """The short tag beside the figure wherever it is shown: "engine estimate", or the measurement that set it."""
-        if self.mig_gain is None:
-            return None
-        return "engine estimate" if self.mig_gain_estimated else self.mig_gain_basis
+        """The short tag beside the figure wherever it is shown: "engine estimate", or what the gain rests on."""
+        return None if self.mig_gain is None else mig_gain_tag(self.mig_gain_basis)
 
     @property
     def mig_gain_status(self) -> Literal["fits", "tight"] | None:
@@ -120,6 +153,19 @@ class FitCell(Out):
     # a MIG instance's jobs per card-day over the whole card's on the same node type (None on other devices)
     mig_gain: float | None = None
     basis: str = "engine"  # where service_hours comes from: "engine", or the measurement that replaced it
+    # what mig_gain rests on, from this cell and the whole card's (mig_gain_basis above); None where no gain
+    mig_gain_basis: str | None = None
+    mig_gain_estimated: bool | None = None  # the gain rests on the engine's estimate, in whole or in part
+
+    @property
+    def estimated(self) -> bool:
+        """What the cell shows rests on the engine's estimate: its MIG gain where it has one, else its time."""
+        return is_estimate(self.basis) if self.mig_gain_estimated is None else self.mig_gain_estimated
+
+    @property
+    def mig_gain_tag(self) -> str | None:
+        """The short tag beside the cell's MIG gain: "engine estimate", or what the gain rests on."""
+        return None if self.mig_gain is None else mig_gain_tag(self.mig_gain_basis)
 
 
 class Totals(Out):

@@ -31,6 +31,7 @@ from configurator.engine.planner.result import (
     PlanProblem,
     PlanResult,
     SearchStats,
+    mig_gain_basis,
 )
 from configurator.engine.planner.search import Mix, Ranked, candidate_count, search
 
@@ -72,13 +73,13 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
     node_pos = {n.index: t for t, n in enumerate(pre.resolved)}
     pos = {k: i for i, k in enumerate(pre.usable)}
     caps = pre.applied.instance_caps if pre.applied else {}
-    hours = {(c.job_class, c.device): c.service_hours for c in pre.cells if c.fits}
+    fitting = {(c.job_class, c.device): c for c in pre.cells if c.fits}
     out_cells = []
     for c in pre.cells:
         dev = devices[c.device]
         node = pre.resolved[node_pos[dev.node]]
         lam = model.classes[pos[c.job_class]].demand(month)
-        per_day = need = wait = p95 = cost = gain = None
+        per_day = need = wait = p95 = cost = gain = gain_basis = None
         per_card = _devices_per_card(dev, pre.resolved, node_pos)
         if dev.kind == "mig" and dev.profile and (node.name, dev.profile) in caps:
             per_card = min(per_card, float(caps[(node.name, dev.profile)]))
@@ -94,9 +95,11 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
             q = wait_quantile_hours(need, load, c.service_hours)
             p95 = None if not math.isfinite(q) else q
             cost = model.job_cost(index[c.device], c.service_hours)
-            whole = hours.get((c.job_class, f"{node.name} / whole card"))
-            if dev.kind == "mig" and whole:
-                gain = per_card * whole / c.service_hours
+            whole = fitting.get((c.job_class, f"{node.name} / whole card"))
+            if dev.kind == "mig" and whole is not None and whole.service_hours:
+                gain = per_card * whole.service_hours / c.service_hours
+                # a ratio of two cells: what it rests on comes from both (result.mig_gain_basis)
+                gain_basis = mig_gain_basis(c.basis, whole.basis, c.ratio_basis)
         out_cells.append(
             FitCell(
                 devices_per_card=per_card,
@@ -118,6 +121,8 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
                 note=c.note,
                 mig_gain=gain,
                 basis=c.basis,
+                mig_gain_basis=gain_basis.basis if gain_basis else None,
+                mig_gain_estimated=gain_basis.estimated if gain_basis else None,
             )
         )
     return out_cells
@@ -186,8 +191,10 @@ def _notes(plan: Plan, pre: Prepared) -> list[str]:
         "Shortle, Thompson and Harris, Fundamentals of Queueing Theory, 4th ed., section 2.3), the peak hour "
         "taken as stationary (Green and Kolesar 1991); wait targets apply to the p95.",
         "MIG gain = jobs per card-day on a card split into instances over jobs per card-day on the whole card: "
-        "the engine's time on an instance (or a measurement: tokens/s, or DCGM SM_ACTIVE u on a whole card, "
-        "which runs a job on a slice of compute share s at min(1, s / u) of the whole card's rate).",
+        "the engine's times on an instance and on the whole card, or measurements: tokens/s on both, or DCGM "
+        "SM_ACTIVE u on a whole card, which runs a job on a slice of compute share s at min(1, s / u) of the whole "
+        "card's rate (tokens/s on the whole card alone scales both by the same factor: the gain stays the "
+        "engine's). A gain with one of its two times measured says which.",
     ]
     missing = sorted({n.card.id for n in pre.resolved if n.card.id not in idle_draws(plan)})
     idle = (

@@ -12,7 +12,7 @@ from configurator.engine.lowprecision.checks import FP8, job_capability, recipe_
 from configurator.engine.memory import rl, vision
 from configurator.engine.memory.estimate import Parameters
 from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
-from configurator.engine.memory.states import job_parameters, trained_layout
+from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
@@ -195,7 +195,7 @@ def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float,
         ctb, _ = trained_layout(critic)
         # the value model's head is a hidden x 1 score (rl.critic_parameters), not the vocabulary: its step
         # without the policy's logits GEMMs and loss (op class "loss")
-        critic_step = job_step(critic, model, job_parameters(model, critic), ctb, device, cards=cards, tp=tp)
+        critic_step = job_step(critic, model, rl.critic_counts(model, critic), ctb, device, cards=cards, tp=tp)
         critic_seconds = scaled_class(critic_step, "loss", 0.0).seconds
     return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp,
                    generation_device=generation_device, training_ranks=cards)

@@ -10,7 +10,7 @@ from configurator.engine.editing.kiosk import short_name
 from configurator.engine.model.build import Build
 from configurator.engine.planner import Plan, PlanResult, plan_service
 from configurator.engine.planner.buildout import node_build
-from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell, is_estimate
+from configurator.engine.planner.result import ClassInfo, DeviceInfo, FitCell
 from configurator.present.words import to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec
 from configurator.ui.kiosk.scenarios import Figure
@@ -148,9 +148,10 @@ def _fits(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
     return Figure(c1.peak_gb, _gb(c1.peak_gb, spec.digits, unit), spec.label.format(**words), c1.status)
 
 
-def _estimate(basis: str | None) -> str:
-    """How a cell's time was had, in one word: the engine's estimate ("est."), or a measurement the plan imports."""
-    return "est." if is_estimate(basis) else "measured"
+def _estimate(estimated: bool) -> str:
+    """How a cell's time or a MIG gain was had, in one word: the engine's estimate ("est.", also a gain with one of
+    its two times measured: the engine says which), or measurements the plan imports."""
+    return "est." if estimated else "measured"
 
 
 def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
@@ -167,7 +168,7 @@ def _tenants(spec: PlanFigureSpec, r: _Reader, plan: Plan, unit: str) -> Figure:
     gain = "?" if c.mig_gain is None else f"{c.mig_gain:.2f}×"
     words = {"class": spec.job_class, "card": r.card(d), "profile": d.profile or "whole card",
              "capacity": _gb(c.capacity_gb, 1, unit), "peak": _gb(c.peak_gb, 1, unit), "per_day": per_day,
-             "gain": gain, "estimate": _estimate(c.basis)}  # fmt: skip
+             "gain": gain, "estimate": _estimate(c.estimated)}  # fmt: skip
     label = spec.label if d.kind == "mig" or spec.whole_label is None else spec.whole_label
     return Figure(float(n), _count(n, "tenant", "tenants"), label.format(**words), c.status)
 
@@ -235,7 +236,7 @@ def _mig_gain(spec: PlanFigureSpec, r: _Reader) -> Figure:
     basis = c.mig_gain_basis_words
     words = {"class": spec.job_class, "gain": f"{c.mig_gain:.2f}×", "profile": (dev.profile if dev else None) or "?",
              "card": r.card(dev) if dev else "?", "basis": basis or "",
-             "estimate": _estimate(c.mig_gain_basis)}  # fmt: skip
+             "estimate": _estimate(c.mig_gain_estimated)}  # fmt: skip
     return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), c.mig_gain_status or "tight")
 
 

@@ -22,7 +22,8 @@ Kinds:
            {mean} {p95} {target} (its p95 target) {verdict} (met / not met / no target) {peak} (the busiest
            hour's arrival rate over the mean); an unstable peak hour shows as such, never as a wait
   mig_gain ``job_class``'s jobs per card-day with MIG over without: {class} {gain} {profile} {card} {basis}
-           {estimate} (est., or measured where the plan imports a measurement; tenants has it too)
+           {estimate} (est., or measured where measurements set the gain, not a mix of one with the engine's;
+           tenants has it too)
   reversal the roadmap month and class at which the recommended servers change: {reversal} (the planner's
            sentence), {month}, {summary} (a short form: which servers from which month, and why)
 """
@@ -57,13 +58,14 @@ READS: dict[type[BaseModel], tuple[str, ...]] = {
     PlanResult: ("fleets", "matrix", "devices", "search.candidates", "size_for_month", "months", "currency",
                  "classes", "peak_factor", "recommendation"),
     ClassInfo: ("name", "wait_mean_h", "wait_p95_h", "peak_unstable", "wait_target_hours", "wait_target_met",
-                "mig_gain", "mig_gain_device", "mig_gain_basis"),
+                "mig_gain", "mig_gain_device", "mig_gain_basis", "mig_gain_estimated"),
     Recommendation: ("reversal", "ranked_by"),
     Reversal: ("month", "words", "settled", "job_class", "before", "after"),
     FleetResult: ("label", "nodes", "feasible", "unserved", "stops_fitting_month", "out_of_capacity_month",
                   "totals.nodes", "totals.cost_per_job", "totals.kwh_per_job", "ranked_by"),
     FitCell: ("job_class", "device", "status", "fits", "peak_gb", "capacity_gb", "devices_per_card",
-              "jobs_per_day_per_card", "mig_gain"),
+              "jobs_per_day_per_card", "mig_gain", "mig_gain_basis",
+              "mig_gain_estimated", "basis"),
     DeviceInfo: ("id", "node", "card", "kind", "profile", "cards"),
 }  # fmt: skip
 

@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from configurator.engine.planner import PlanResult
-from configurator.engine.planner.result import FitCell, is_estimate
+from configurator.engine.planner.result import FitCell
 from configurator.ui.base import FIT_COLOUR
 
 WORD = {"fits": "fits", "tight": "tight", "does-not-fit": "no fit", "unknown": "unknown"}
@@ -48,10 +48,10 @@ def cell_tooltip(c: FitCell) -> str:
             wait = f"; wait at the peak hour: mean {c.mean_wait_hours:.2f} h, p95 {c.wait_p95_hours:.2f} h"
         rows.append(f"{c.devices_needed} devices needed for the sizing month{wait}")
     if c.mig_gain is not None:
-        tag = "engine estimate" if is_estimate(c.basis) else "from the measured service time"
+        tag = escape(c.mig_gain_tag or "")
         rows.append(f"MIG gain {c.mig_gain:.2f}x jobs per card-day against the whole card ({tag})")
     if c.basis != "engine":
-        rows.append(f"service time: {c.basis}")
+        rows.append(f"service time: {escape(c.basis)}")
     if c.estimated_rate:
         rows.append("* compute time uses the catalog's UNCONFIRMED rate estimate")
     if c.note:

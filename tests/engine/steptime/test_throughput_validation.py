@@ -51,7 +51,7 @@ def test_held_apart_reported_on_their_own(rows) -> None:  # type: ignore[no-unty
     assert "all held apart (blind)" in text and "all seen (changed after scoring)" in text
     held = [r for r in rows if r.held_apart and r.scored]
     assert {r.source for r in held} == {"peft-metamathqa", "torchao-torchtitan", "nemo-automodel", "torchtitan-perf",
-                                        "torchtitan-b200-sdpa"}
+                                        "torchtitan-b200-sdpa", "universal-llm-trainer"}
     # read after scoring: peft-metamathqa's optimizer, the B200's own attention rate (torchao-torchtitan), and the
     # full-power B200 run added once that was known
     assert {r.source for r in held if r.seen} == {"peft-metamathqa", "torchao-torchtitan", "torchtitan-b200-sdpa"}

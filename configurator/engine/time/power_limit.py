@@ -1,0 +1,88 @@
+"""A card capped below its default power limit (the build's ``power_limit_w``): the step time assumes the default
+power, so the job gets a check that says so and how much slower compute-bound work may run, quoting the measured
+sweep in specs/power-limits.yaml. The sweep is not applied to the time: one figure-read sweep on one chip does not
+time every card (see the data file).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from configurator.catalog.cards import CardSpec
+from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.loader import specs_dir
+from configurator.engine.model.result import Check
+
+# a cap within 1 % of the default is the default (nvidia-smi reports limits in whole watts)
+_SAME = 0.99
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sweep(_Spec):
+    card: str  # catalog id
+    name: str
+    architecture: str
+    default_w: float = Field(gt=0)
+    workload: str
+    source: str = Field(min_length=1)
+    quote: str | None = None
+    note: str | None = None
+    points: tuple[tuple[float, float], ...] = Field(min_length=1)  # (limit W, throughput over the default's)
+
+    def throughput_at(self, power_fraction: float) -> tuple[float, bool]:
+        """(throughput over full power, within the sweep's range) at ``power_fraction`` of the default limit:
+        linear between the measured points (and full power at 1); below the lowest point, the lowest."""
+        pts = sorted([(w / self.default_w, f) for w, f in self.points] + [(1.0, 1.0)])
+        if power_fraction <= pts[0][0]:
+            return pts[0][1], power_fraction >= pts[0][0] - 1e-9
+        for (x0, y0), (x1, y1) in itertools.pairwise(pts):
+            if x0 <= power_fraction <= x1:
+                return y0 + (y1 - y0) * (power_fraction - x0) / (x1 - x0), True
+        return 1.0, True
+
+
+class PowerLimitSpec(_Spec):
+    schema_version: Literal[1]
+    sweeps: tuple[Sweep, ...] = Field(min_length=1)
+
+
+@functools.lru_cache(maxsize=1)
+def sweeps(path: Path | None = None) -> tuple[Sweep, ...]:
+    raw = yaml.safe_load(safe_read_text(path or specs_dir() / "power-limits.yaml"))
+    return PowerLimitSpec.model_validate(raw).sweeps
+
+
+def power_limit_checks(job_name: str, slots: list[int], cards: dict[int, CardSpec],
+                       limits: dict[int, float | None]) -> list[Check]:  # fmt: skip
+    """POWER_LIMIT_NOT_TIMED for each of the job's cards capped below its default power limit."""
+    out: list[Check] = []
+    for slot in sorted(set(slots)):
+        card, limit = cards.get(slot), limits.get(slot)
+        default = card.power.tdp_w.value if card is not None else None
+        if card is None or not limit or not default or limit >= _SAME * default:
+            continue
+        share = limit / default
+        sweep = next((s for s in sweeps() if s.architecture == card.architecture), sweeps()[0])
+        fraction, inside = sweep.throughput_at(share)
+        out.append(Check(severity="warning", code="POWER_LIMIT_NOT_TIMED", slot=slot, job=job_name, message=(
+            f"{card.name} in slot {slot} is capped at {limit:,.0f} W ({share:.0%} of its {default:,.0f} W default), "
+            f"but job '{job_name}''s step time assumes full power: compute-bound work may take "
+            f"{'up to' if inside else 'at least'} {1 / fraction:.1f}x as long under the cap (memory-bound work "
+            "changes little). Raise the limit, or read the step time as a best case."), detail=(
+            f"Measured: {sweep.workload} on an {sweep.name} ran at about {fraction:.0%} of its full-power throughput "
+            f"at {share:.0%} of its power limit"
+            + ("" if inside else " (below the sweep's lowest point, so at least that slow)")
+            + f", read off a published figure ({sweep.source})."
+            + ("" if sweep.architecture == card.architecture else
+               f" No such sweep is published for {card.architecture} cards: indicative only.")
+            + " Not applied to the step time: one sweep on one chip (specs/power-limits.yaml).")))  # fmt: skip
+    return out
