@@ -65,6 +65,7 @@ from configurator.engine.time.communication import (
 )
 from configurator.engine.time.compute import compute
 from configurator.engine.time.power_limit import power_limit_checks
+from configurator.engine.time.steptime.band import step_band
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -369,12 +370,25 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
     need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
+    band = _step_band(job, comp, step)
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
+                       step_low_seconds=band[0], step_high_seconds=band[1], step_band_basis=band[2],
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
                        host_ram=list(need.ram), host_nvme=list(need.nvme))  # fmt: skip
     engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
     uses = {key: mem.peak_reserved + engine.pop(key, 0.0) for key in shape.keys}  # + a colocated vLLM's share
     return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
+
+
+def _step_band(job: Job, comp: Compute | None, step: float | None) -> tuple[float | None, float | None, str | None]:
+    """(low, high, basis) of the step time: the held-apart runs' band (time/steptime/band.py) around a per-op step
+    time; none for the utilisation model, whose constant no run validates, nor for an RL step (generation and the
+    extra passes: no measured RL throughput among the runs)."""
+    if step is None or comp is None or comp.step_model != "per-op" or rl.is_rl(job):
+        return None, None, None
+    band = step_band()
+    low, high = band.around(step)
+    return low, high, band.basis
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from configurator.engine.model.build import Job
 from configurator.engine.model.labels import METHOD_NAMES, method_name
-from configurator.engine.model.result import VisionInfo
+from configurator.engine.model.result import JobResult, VisionInfo
 
 WORDS: dict[str, dict[str, str]] = {
     "method": {m: method_name(m, capital=False) for m in METHOD_NAMES},  # inside a line: "Method full fine-tune"
@@ -61,3 +61,11 @@ def vision_words(v: VisionInfo) -> tuple[str, str]:
         f"{v.pixel_gb:.2f} GB, tower activations {v.tower_activations_gb:.2f} GB"
     )
     return images, tower
+
+
+def step_range_words(job: JobResult, digits: int = 2) -> str:
+    """The step time's band beside the figure: "1.94–6.10 s" (published runs held apart from the model,
+    engine/time/steptime/band.py); "" where the job has none (the utilisation model, an RL step)."""
+    if job.step_low_seconds is None or job.step_high_seconds is None:
+        return ""
+    return f"{job.step_low_seconds:.{digits}f}–{job.step_high_seconds:.{digits}f} s"

@@ -130,6 +130,7 @@ def test_link_rate_switch_scales_each_collective_by_the_rate_ratio(qtbot) -> Non
     measured_rates = [c.rate_gb_s for j in doc.result.jobs for c in j.communication.collectives]
     latency = [c.latency_s for j in doc.result.jobs for c in j.communication.collectives]  # NCCL's, per call
     assert "measured" in tabs.step_time.note.text
+    assert "&lt;" not in tabs.step_time.note.text, "the note's own markup shows as text (it is escaped)"
     bars = dict(tabs.step_time.bars)
     assert doc.edit("nominal link rates", with_link_rates("nominal"))
     tabs.setCurrentWidget(tabs.step_time)  # hidden tabs catch up when shown

@@ -25,6 +25,7 @@ from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.parallelism import strategy
 from configurator.engine.model.result import BuildResult, JobResult
 from configurator.engine.model.wall import PSU_EFFICIENCY
+from configurator.engine.time.steptime.band import step_band
 from configurator.engine.topology.links import LEGEND, build_topology
 
 ORDER_ASSUMPTION = (
@@ -259,7 +260,16 @@ def _job(
     if step and job.compute is not None and job.compute.tokens_per_step:
         replicas = max(1, len(slots) // tensor_parallel) if strategy(parallelism).splits_layers else max(1, len(slots))
         tokens = job.compute.tokens_per_step * replicas / step
-    t = tol.STEP_TIME_TOLERANCE
+    # the engine's band (published runs held apart from the model: time/steptime/band.py), or where the job has none
+    # (the utilisation model, an RL step) the stated assumption
+    step_low: float | None
+    step_high: float | None
+    if step and job.step_low_seconds is not None and job.step_high_seconds is not None:
+        step_low, step_high, source = job.step_low_seconds, job.step_high_seconds, job.step_band_basis or ""
+    else:
+        t = tol.STEP_TIME_TOLERANCE
+        step_low, step_high = (step * (1 - t), step * (1 + t)) if step else (None, None)
+        source = tol.STEP_TIME_SOURCE
     index = {g.slot: g.index for g in gpus}
     return JobExpect(
         name=job.name,
@@ -274,12 +284,13 @@ def _job(
         nvidia_smi_high_gb=round(high, 2),
         band_basis=(peak.band_basis or "calibration band") + "; allocated: the same relative band",
         step_seconds=step,
-        step_low_s=step * (1 - t) if step else None,
-        step_high_s=step * (1 + t) if step else None,
+        step_low_s=step_low,
+        step_high_s=step_high,
         tokens_per_second=tokens,
-        tokens_low=tokens / (1 + t) if tokens else None,
-        tokens_high=tokens / (1 - t) if tokens else None,
-        step_source=tol.STEP_TIME_SOURCE,
+        # tokens/s is inverse to the step time: the slow end of the band is the low tokens/s
+        tokens_low=tokens * step / step_high if tokens and step and step_high else None,
+        tokens_high=tokens * step / step_low if tokens and step and step_low else None,
+        step_source=source,
         measured_here=stored,
     )
 
@@ -345,7 +356,7 @@ def predict(
         power=power,
         assumptions=[
             ORDER_ASSUMPTION,
-            tol.STEP_TIME_SOURCE,
+            f"step time: {step_band().basis}, where the per-op model times the job; else {tol.STEP_TIME_SOURCE}",
             "peak memory: the engine's calibration band around peak reserved (nvidia-smi view)",
         ],
     )

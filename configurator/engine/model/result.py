@@ -284,6 +284,11 @@ class JobResult(Out):
     communication: Communication = Communication()
     compute: Compute | None = None
     step_seconds: float | None = None  # compute + communication that is not hidden
+    # the band around it: how far published runs held apart from the per-op model fell from it
+    # (time/steptime/band.py); None for the utilisation model and for RL steps (no run measured either)
+    step_low_seconds: float | None = None
+    step_high_seconds: float | None = None
+    step_band_basis: str | None = None
     precision: PrecisionInfo | None = None
     vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo

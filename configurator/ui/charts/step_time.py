@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from configurator.engine import BuildResult
 from configurator.present.colours import ink_on
+from configurator.present.job_words import step_range_words
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
@@ -192,8 +193,12 @@ class StepTimeChart(_Chart):
                     text = f"step {job.step_seconds:.2f} s\nno communication"
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     text = text.replace(" s\n", " s (estimated rate)\n", 1)
+                band = step_range_words(job)
+                if band:  # published runs held apart from the model took this range (the engine's band)
+                    text += f"\nband {band}"
                 colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
             self._set_text(label, text, colour, centred=True)
+            label.setToolTip(f"Band: {job.step_band_basis}." if job.step_band_basis else "")
             label.setPos(float(i), self._totals[i])
             label.setVisible(True)
 
@@ -228,7 +233,10 @@ class StepTimeChart(_Chart):
         bases = sorted({b for _, b in rates.values()}) or [result.link_rates]
         words = " + ".join(RATE_BASIS.get(b, b) for b in bases)
         per_link = ", ".join(f"{link} {rate:g} GB/s" for link, (rate, _) in rates.items())
-        return f"<b>Link rates: {words}</b>" + (f" — {per_link}" if per_link else "")
+        # plain text: the note is escaped where it meets pyqtgraph (charts/common.py _set_note), so markup would show
+        note = f"Link rates: {words}" + (f" — {per_link}" if per_link else "")
+        basis = next((j.step_band_basis for j in result.jobs if j.step_band_basis), None)
+        return note + (f". Band: {basis}." if basis else "")
 
     # ---- hover ----
     def tooltip_for(self, index: int, y: float) -> str | None:

@@ -1,0 +1,72 @@
+"""The step time's uncertainty band: how far published runs held apart from the model fell from it.
+
+Derived, not fitted: the range holding ``coverage`` of the held-apart throughput rows' errors (specs/throughput-
+runs.yaml, scored by validation.score; the calibration rows are in-sample and left out), as actual step time over
+the model's, rounded outward (specs/steptime-band.yaml; the derivation: calibration/step_band.py).
+tests/engine/steptime/test_step_band.py recomputes it from the rows and fails when the file is not what they give:
+a change to the rows or the model is followed by a change to the file, never the other way round.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from configurator.catalog.fileio import safe_read_text
+from configurator.catalog.loader import specs_dir
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BandMethod(_Spec):
+    coverage: float = Field(gt=0, le=1)
+    pool: Literal["held-apart"]
+    derived_by: str = Field(min_length=1)
+
+
+class StepBand(_Spec):
+    """Actual step time over the model's: ``low`` to ``high`` for ``coverage`` of ``runs`` held-apart runs."""
+
+    low: float = Field(gt=0)
+    high: float = Field(gt=0)
+    runs: int = Field(gt=0)
+    sources: int = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> StepBand:
+        if not self.low <= 1.0 <= self.high:
+            raise ValueError(f"the band {self.low}-{self.high} must hold the model's own time (1.0)")
+        return self
+
+
+class StepBandFile(_Spec):
+    schema_version: Literal[1]
+    method: BandMethod
+    band: StepBand
+
+    def around(self, seconds: float) -> tuple[float, float]:
+        return seconds * self.band.low, seconds * self.band.high
+
+    @property
+    def basis(self) -> str:
+        b = self.band
+        return (f"{self.method.coverage:.0%} of {b.runs} published runs held apart from the model ({b.sources} "
+                f"sources) took {b.low:.2f}x to {b.high:.2f}x its time")  # fmt: skip
+
+
+def rounded_outward(low: float, high: float) -> tuple[float, float]:
+    """The band as the file keeps it: to 0.01, the low end down and the high end up."""
+    return math.floor(low * 100 + 1e-9) / 100, math.ceil(high * 100 - 1e-9) / 100
+
+
+@functools.lru_cache(maxsize=1)
+def step_band(path: Path | None = None) -> StepBandFile:
+    raw = yaml.safe_load(safe_read_text(path or specs_dir() / "steptime-band.yaml"))
+    return StepBandFile.model_validate(raw)
