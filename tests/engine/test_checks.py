@@ -275,7 +275,7 @@ CASES: list[Case] = [
     # a 300 W cap on a 600 W RTX PRO 6000: half its power, where the measured GB202 sweep ran at about 0.50
     Case("power-limit-not-timed", "POWER_LIMIT_NOT_TIMED", "warning",
          {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, power_limit_w=300), "jobs": [job(cards=[1])]},
-         slot=1, job="t", says=("capped at 300 W (50% of its 600 W default)", "job 't'", "assumes full power",
+         slot=1, job="t", says=("capped at 300 W (50% of its 600 W default)", "step time of job 't' assumes full power",
                                 "up to 2.0x as long", "Raise the limit")),
     Case("tp-over-pcie", "TP_OVER_PCIE", "warning",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),

@@ -75,7 +75,7 @@ def power_limit_checks(job_name: str, slots: list[int], cards: dict[int, CardSpe
         fraction, inside = sweep.throughput_at(share)
         out.append(Check(severity="warning", code="POWER_LIMIT_NOT_TIMED", slot=slot, job=job_name, message=(
             f"{card.name} in slot {slot} is capped at {limit:,.0f} W ({share:.0%} of its {default:,.0f} W default), "
-            f"but job '{job_name}''s step time assumes full power: compute-bound work may take "
+            f"but the step time of job '{job_name}' assumes full power: compute-bound work may take "
             f"{'up to' if inside else 'at least'} {1 / fraction:.1f}x as long under the cap (memory-bound work "
             "changes little). Raise the limit, or read the step time as a best case."), detail=(
             f"Measured: {sweep.workload} on an {sweep.name} ran at about {fraction:.0%} of its full-power throughput "
