@@ -44,6 +44,7 @@ from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.memory.states import trained_layout
 from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
+from configurator.engine.model.labels import method_name
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.model.result import (
@@ -372,7 +373,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
     need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
-    band = _step_band(job, comp, step)
+    band = _step_band(job, comp, step, shape.on_mig)
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
                        step_low_seconds=band[0], step_high_seconds=band[1], step_band_basis=band[2],
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
@@ -382,15 +383,21 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
 
 
-def _step_band(job: Job, comp: Compute | None, step: float | None) -> tuple[float | None, float | None, str | None]:
+def _step_band(job: Job, comp: Compute | None, step: float | None,
+               on_mig: bool) -> tuple[float | None, float | None, str | None]:  # fmt: skip
     """(low, high, basis) of the step time: the held-apart runs' band (time/steptime/band.py) around a per-op step
-    time; none for the utilisation model, whose constant no run validates, nor for an RL step (generation and the
-    extra passes: no measured RL throughput among the runs)."""
+    time, saying so where the job is of a kind no run in it is (QLoRA, FP8 or FP4 compute, a MIG slice); none for
+    the utilisation model, whose constant no run validates, nor for an RL step (generation and the extra passes:
+    no measured RL throughput among the runs)."""
     if step is None or comp is None or comp.step_model != "per-op" or rl.is_rl(job):
         return None, None, None
     band = step_band()
     low, high = band.around(step)
-    return low, high, band.basis
+    outside = [*([method_name(job.method)] if job.method not in band.band.methods else []),
+               *([f"in {comp.recipe} compute"] if comp.recipe else []),
+               *(["on a MIG slice"] if on_mig else [])]  # fmt: skip
+    basis = band.basis + (f"; none of the runs is {' or '.join(outside)} as this job is" if outside else "")
+    return low, high, basis
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

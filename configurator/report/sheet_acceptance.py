@@ -129,10 +129,10 @@ def acceptance_section(
         here = [f"{escape(j.name)}: {escape(line)}" for j in p.jobs for line in j.measured_here]
         if here:
             out.append("<p><b>Measured on this machine:</b><br>" + "<br>".join(here) + "</p>")
-        out.append(
-            f"<p style='color:#555'>Memory band: {escape(p.jobs[0].band_basis)}. Step band: "
-            f"{escape(p.jobs[0].step_source)}.</p>"
-        )
+        # each job's own: the step band differs between a per-op job and one that falls back to the assumption
+        bands = "".join(f" {escape(j.name)}: memory {escape(j.band_basis)}; step {escape(j.step_source)}."
+                        for j in p.jobs)  # fmt: skip
+        out.append(f"<p style='color:#555'>Bands.{bands}</p>")
     if p.power:
         w = p.power
         out.append(

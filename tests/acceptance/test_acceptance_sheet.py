@@ -46,3 +46,18 @@ def test_exported_sheet_prints_it(tmp_path: Path, evaluate_shipped) -> None:  # 
     # 139.2 = the H200 NVL pair's NVLink bridge busbw (specs/cards.yaml measured_busbw_gb_s 174) x
     # tolerances.NCCL_PASS_FRACTION 0.80: the pass threshold the engine predicts, as the sheet prints it
     assert "Acceptance: what the built machine must measure" in text and "≥ 139.2" in text
+
+
+def test_each_job_says_which_step_band_it_has() -> None:
+    """A DPO job falls back to the stated +-30 % assumption, a LoRA job has the runs' band: the footnote says each
+    job's own (found in review: it printed the first job's for all)."""
+    from configurator.engine import Build, evaluate
+
+    jobs = [{"name": "DPO 1B", "model": "llama-3.2-1b", "method": "lora", "objective": "dpo", "cards": [1]},
+            {"name": "LoRA 8B", "model": "llama-3.1-8b", "method": "lora", "cards": [3]}]  # fmt: skip
+    placed = [{"slot": 1, "card": "h100-nvl"}, {"slot": 3, "card": "h100-nvl"}]
+    build = Build.model_validate({"name": "two", "chassis": "generic-workstation-4", "jobs": jobs, "cards": placed})
+    html = build_html(build, evaluate(build), default_catalog(), SheetOptions())
+    section = html.split("Acceptance: what the built machine must measure", 1)[1]
+    assert "DPO 1B: memory" in section and "step assumption: +-30 %" in section
+    assert "LoRA 8B: memory" in section and "step 90% of 28 published runs not used to fit the model" in section

@@ -25,7 +25,6 @@ from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.parallelism import strategy
 from configurator.engine.model.result import BuildResult, JobResult
 from configurator.engine.model.wall import PSU_EFFICIENCY
-from configurator.engine.time.steptime.band import step_band
 from configurator.engine.topology.links import LEGEND, build_topology
 
 ORDER_ASSUMPTION = (
@@ -356,7 +355,7 @@ def predict(
         power=power,
         assumptions=[
             ORDER_ASSUMPTION,
-            f"step time: {step_band().basis}, where the per-op model times the job; else {tol.STEP_TIME_SOURCE}",
+            *sorted({f"step time: {j.step_source}" for j in jobs}),
             "peak memory: the engine's calibration band around peak reserved (nvidia-smi view)",
         ],
     )

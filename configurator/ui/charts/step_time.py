@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import BuildResult
+from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
 from configurator.ui.charts.common import (
@@ -195,10 +196,10 @@ class StepTimeChart(_Chart):
                     text = text.replace(" s\n", " s (estimated rate)\n", 1)
                 band = step_range_words(job)
                 if band:  # published runs held apart from the model took this range (the engine's band)
-                    text += f"\nband {band}"
+                    text += f"\nrange {band}"
                 colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
             self._set_text(label, text, colour, centred=True)
-            label.setToolTip(f"Band: {job.step_band_basis}." if job.step_band_basis else "")
+            label.setToolTip(f"Range: {job.step_band_basis}." if job.step_band_basis else "")
             label.setPos(float(i), self._totals[i])
             label.setVisible(True)
 
@@ -235,8 +236,9 @@ class StepTimeChart(_Chart):
         per_link = ", ".join(f"{link} {rate:g} GB/s" for link, (rate, _) in rates.items())
         # plain text: the note is escaped where it meets pyqtgraph (charts/common.py _set_note), so markup would show
         note = f"Link rates: {words}" + (f" — {per_link}" if per_link else "")
-        basis = next((j.step_band_basis for j in result.jobs if j.step_band_basis), None)
-        return note + (f". Band: {basis}." if basis else "")
+        # the band's own words (a job's tooltip adds where that job is of a kind no run in it is)
+        ranged = any(j.step_band_basis for j in result.jobs)
+        return note + (f". Range: {step_band().basis}." if ranged else "")
 
     # ---- hover ----
     def tooltip_for(self, index: int, y: float) -> str | None:

@@ -24,9 +24,11 @@ from configurator.report.text import render
 def test_the_band_is_what_the_held_apart_runs_give(catalog: Catalog) -> None:
     """The file holds what the rows give: a change to the rows or the model is followed by a change to the file."""
     band = step_band()
-    low, high, runs, sources = step_band_from(score(catalog=catalog), band.method.coverage)
-    assert (band.band.low, band.band.high) == rounded_outward(low, high)
-    assert (band.band.runs, band.band.sources) == (runs, sources)
+    d = step_band_from(score(catalog=catalog), band.method.coverage)
+    assert (band.band.low, band.band.high) == rounded_outward(d.low, d.high)
+    assert (band.band.runs, band.band.sources, band.band.seen) == (d.runs, d.sources, d.seen)
+    assert (band.band.largest_source, band.band.largest_source_runs) == (d.largest_source, d.largest_source_runs)
+    assert band.band.methods == d.methods
 
 
 def _row(source: str, error: float, held: bool = True) -> Scored:
@@ -35,15 +37,16 @@ def _row(source: str, error: float, held: bool = True) -> Scored:
 
 def test_the_band_leaves_the_calibration_rows_out_and_trims_the_farthest() -> None:
     rows = [_row("a", e) for e in (-0.1, 0.0, 0.1, 0.2, 3.0)] + [_row("cal", 5.0, held=False)]
-    low, high, runs, sources = step_band_from(rows, 0.8)  # 4 of 5 held-apart rows: the +300 % one goes
-    assert (round(low, 6), round(high, 6), runs, sources) == (0.9, 1.2, 5, 1)
+    d = step_band_from(rows, 0.8)  # 4 of 5 held-apart rows: the +300 % one goes
+    assert (round(d.low, 6), round(d.high, 6), d.runs, d.sources, d.largest_source_runs) == (0.9, 1.2, 5, 1, 5)
     assert rounded_outward(0.8412, 2.6330) == (0.84, 2.64)
 
 
 def test_a_band_that_leaves_out_the_models_own_time_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "band.yaml"
     path.write_text("schema_version: 1\nmethod: {coverage: 0.9, pool: held-apart, derived_by: x}\n"
-                    "band: {low: 1.1, high: 2.0, runs: 3, sources: 1}\n")  # fmt: skip
+                    "band: {low: 1.1, high: 2.0, runs: 3, sources: 1, seen: 0, largest_source: a,\n"
+                    "       largest_source_runs: 3, methods: [lora]}\n")  # fmt: skip
     with pytest.raises((ValueError, FileError)):
         step_band.__wrapped__(path)
 
@@ -54,8 +57,19 @@ def test_a_per_op_job_carries_the_band_and_says_what_it_rests_on(one_job: Callab
     assert job.step_seconds is not None and job.step_low_seconds is not None and job.step_high_seconds is not None
     assert job.step_low_seconds == pytest.approx(job.step_seconds * band.band.low)
     assert job.step_high_seconds == pytest.approx(job.step_seconds * band.band.high)
-    assert job.step_band_basis == band.basis and "held apart" in job.step_band_basis
+    assert job.step_band_basis == band.basis and "not used to fit the model" in job.step_band_basis
+    assert "15 runs from universal-llm-trainer; 23 scored blind" in job.step_band_basis
     assert step_range_words(job) == f"{job.step_low_seconds:.2f}–{job.step_high_seconds:.2f} s"
+
+
+def test_a_job_of_a_kind_no_run_is_says_so(one_job: Callable[..., JobResult]) -> None:
+    """The runs are BF16 full fine-tunes and LoRA on whole cards: a QLoRA job on a MIG slice is outside them, and its
+    band says so beside the figures."""
+    lora = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "lora"})
+    assert lora.step_band_basis is not None and "none of the runs" not in lora.step_band_basis
+    qlora = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "qlora"}, mig=["3g.47gb"], instance=0)
+    assert qlora.step_band_basis is not None
+    assert qlora.step_band_basis.endswith("none of the runs is QLoRA or on a MIG slice as this job is")
 
 
 def test_no_band_where_no_run_validates_the_time(one_job: Callable[..., JobResult]) -> None:

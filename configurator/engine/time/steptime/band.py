@@ -38,6 +38,10 @@ class StepBand(_Spec):
     high: float = Field(gt=0)
     runs: int = Field(gt=0)
     sources: int = Field(gt=0)
+    seen: int = Field(ge=0)  # runs whose source had the model changed after its score was seen
+    largest_source: str = Field(min_length=1)
+    largest_source_runs: int = Field(gt=0)
+    methods: tuple[str, ...] = Field(min_length=1)  # the training methods the runs cover (all BF16, whole cards)
 
     @model_validator(mode="after")
     def _ordered(self) -> StepBand:
@@ -56,9 +60,13 @@ class StepBandFile(_Spec):
 
     @property
     def basis(self) -> str:
+        """The band in words, with what it rests on: how many runs, how many were blind, how much of it one source
+        is, and what the runs cover (a QLoRA, FP8 or MIG-slice job is outside them)."""
         b = self.band
-        return (f"{self.method.coverage:.0%} of {b.runs} published runs held apart from the model ({b.sources} "
-                f"sources) took {b.low:.2f}x to {b.high:.2f}x its time")  # fmt: skip
+        methods = " and ".join("full fine-tunes" if m == "full" else "LoRA" if m == "lora" else m for m in b.methods)
+        return (f"{self.method.coverage:.0%} of {b.runs} published runs not used to fit the model ({b.sources} "
+                f"sources, {b.largest_source_runs} runs from {b.largest_source}; {b.runs - b.seen} scored blind) took "
+                f"{b.low:.2f}x to {b.high:.2f}x its time; the runs are BF16 {methods} on whole cards")  # fmt: skip
 
 
 def rounded_outward(low: float, high: float) -> tuple[float, float]:
