@@ -109,8 +109,9 @@ def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     # the links it reads, by value: between its own cards (a card moved elsewhere leaves them alone)
     links = tuple(ctx.topo.link(a, b) for i, a in enumerate(slots) for b in slots[i + 1 :]
                   if a in cards and b in cards)  # fmt: skip
-    # and its cards' power limits (a cap raises POWER_LIMIT_NOT_TIMED)
-    limits = tuple(c.power_limit_w for c in ctx.build.cards if c.slot in slots)
+    # and the power limit at each slot it times (a cap raises POWER_LIMIT_NOT_TIMED), slot by slot
+    caps = ctx.power_limits
+    limits = tuple((s, caps.get(s)) for s in (*slots, *job.rl.generation_cards))
     return CACHE.memo("job", inputs, (*links, limits), lambda: evaluate_job(job, ctx))
 
 

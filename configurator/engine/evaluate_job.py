@@ -362,7 +362,9 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
     checks += timing_checks
     if comp is not None and comp.seconds_per_step:  # a capped card: the time assumes its default power
-        checks += power_limit_checks(job.name, shape.slots, cards, ctx.power_limits)
+        # its own cards and an RL job's vLLM server cards, whose generation round is in the step too
+        timed = [*shape.slots, *rl_result.generation_cards(job)]
+        checks += power_limit_checks(job.name, timed, cards, ctx.power_limits)
     rl_summary = (rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
                   if is_rl else None)  # fmt: skip
     fits = all(r.fits for r in rows)

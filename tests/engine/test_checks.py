@@ -275,8 +275,9 @@ CASES: list[Case] = [
     # a 300 W cap on a 600 W RTX PRO 6000: half its power, where the measured GB202 sweep ran at about 0.50
     Case("power-limit-not-timed", "POWER_LIMIT_NOT_TIMED", "warning",
          {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, power_limit_w=300), "jobs": [job(cards=[1])]},
-         slot=1, job="t", says=("capped at 300 W (50% of its 600 W default)", "step time of job 't' assumes full power",
-                                "up to 2.0x as long", "Raise the limit")),
+         slot=1, job="t", says=("slot 1 is capped at 300 W (50% of its 600 W default)",
+                                "step time of job 't' assumes full power", "up to 2.0x as long",
+                                "Where the power supply has room, raising the limit shortens the step")),
     Case("tp-over-pcie", "TP_OVER_PCIE", "warning",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
           "jobs": [job(parallelism="tp", cards=[1, 2])]},
@@ -429,6 +430,16 @@ def test_a_power_cap_says_what_it_rests_on_and_only_below_the_default() -> None:
     assert "at least 2.6x" in low.message and "below the sweep's lowest point" in (low.detail or "")
     (hopper,) = [c for c in _capped("h100-nvl", 200, SERVER).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
     assert "No such sweep is published for Hopper cards: indicative only" in (hopper.detail or "")
+    assert "(measured on a Blackwell card; indicative)" in hopper.message and "up to" not in hopper.message
+
+
+def test_cards_capped_alike_read_as_one_check_per_job() -> None:
+    """Seed A's tensor-parallel build caps four H200 NVL at 450 W for its PSU: one check names the four slots."""
+    placed = cards("h200-nvl", 1, 2, 3, 4, power_limit_w=450)
+    result = evaluate(Build.model_validate({"name": "tp", "chassis": SERVER, "cards": placed,
+                                            "jobs": [job(parallelism="fsdp", cards=[1, 2, 3, 4])]}))  # fmt: skip
+    (capped,) = [c for c in result.checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert capped.slot == 1 and "slots 1, 2, 3 and 4 are capped at 450 W (75% of its 600 W default)" in capped.message
 
 
 def test_changing_only_a_cap_is_not_served_from_the_jobs_memo() -> None:
@@ -438,3 +449,17 @@ def test_changing_only_a_cap_is_not_served_from_the_jobs_memo() -> None:
     capped = first.model_copy(update={"cards": [first.cards[0].model_copy(update={"power_limit_w": 300.0})]})
     assert capped.jobs[0] is first.jobs[0]  # the same job object: only the cap changed
     assert [c for c in evaluate(capped).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+
+
+def test_a_cap_moved_to_another_slot_is_not_served_from_the_jobs_memo() -> None:
+    """Two alike cards, the cap moved from slot 1 to slot 3 by reordering the card list: the memo keys each cap on
+    its slot (found in review: a key of the caps' values alone served slot 1's check)."""
+    a = Build.model_validate({"name": "cap", "chassis": WS, "cards": [
+        {"slot": 1, "card": "rtx-pro-6000-ws", "power_limit_w": 300}, {"slot": 3, "card": "rtx-pro-6000-ws"}],
+        "jobs": [job(parallelism="fsdp", cards=[1, 3])]})  # fmt: skip
+    (first,) = [c for c in evaluate(a).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    b = a.model_copy(update={"cards": [a.cards[1].model_copy(update={"power_limit_w": 300.0}),
+                                       a.cards[0].model_copy(update={"power_limit_w": None})]})  # fmt: skip
+    assert b.jobs[0] is a.jobs[0]
+    (moved,) = [c for c in evaluate(b).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert (first.slot, moved.slot) == (1, 3)

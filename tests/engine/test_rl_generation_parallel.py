@@ -264,3 +264,15 @@ def test_vllm_decode_reads_weights_and_caches_at_the_streaming_rate(models: dict
     read = 1024 * 15_009_849_344 + 1_100_048_498_688
     assert gen.bytes == pytest.approx(read) and gen.bound == "memory"
     assert gen.decode_seconds == pytest.approx(read / (3350e9 * efficiency().bandwidth))
+
+
+def test_a_capped_server_card_is_named_by_the_power_limit_check() -> None:
+    """The generation round runs on the vLLM server's own card: a cap there slows the step too, and the check names
+    it (found in review: only the training cards were looked at)."""
+    job = {"name": "g", "model": "llama-3.1-8b", "method": "lora", "objective": "grpo", "micro_batch_size": 4,
+           "cards": [1, 2], "parallelism": "fsdp", "rl": {"generation": "vllm-server", "generation_cards": [3]}}
+    build = _build([job], {1: "h100-nvl", 2: "h100-nvl", 3: "h100-nvl"}, "generic-server-8")
+    capped = build.model_copy(update={"cards": [*build.cards[:2],
+                                                build.cards[2].model_copy(update={"power_limit_w": 250.0})]})
+    checks = [c for c in evaluate(capped).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert [c.slot for c in checks] == [3] and checks[0].job == "g"

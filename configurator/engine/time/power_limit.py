@@ -61,28 +61,45 @@ def sweeps(path: Path | None = None) -> tuple[Sweep, ...]:
     return PowerLimitSpec.model_validate(raw).sweeps
 
 
+def _slots_words(slots: list[int]) -> str:
+    if len(slots) == 1:
+        return f"slot {slots[0]} is"
+    return f"slots {', '.join(map(str, slots[:-1]))} and {slots[-1]} are"
+
+
 def power_limit_checks(job_name: str, slots: list[int], cards: dict[int, CardSpec],
                        limits: dict[int, float | None]) -> list[Check]:  # fmt: skip
-    """POWER_LIMIT_NOT_TIMED for each of the job's cards capped below its default power limit."""
-    out: list[Check] = []
+    """POWER_LIMIT_NOT_TIMED for the job's cards capped below their default power limit: one check per card model
+    and cap (four H200 NVL at 450 W read as one), on its first slot."""
+    groups: dict[tuple[str, float], list[int]] = {}
     for slot in sorted(set(slots)):
         card, limit = cards.get(slot), limits.get(slot)
         default = card.power.tdp_w.value if card is not None else None
         if card is None or not limit or not default or limit >= _SAME * default:
             continue
+        groups.setdefault((card.id, limit), []).append(slot)
+    out: list[Check] = []
+    for (_, limit), capped in groups.items():
+        card = cards[capped[0]]
+        default = card.power.tdp_w.value or limit
         share = limit / default
-        sweep = next((s for s in sweeps() if s.architecture == card.architecture), sweeps()[0])
+        own = next((s for s in sweeps() if s.architecture == card.architecture), None)
+        sweep = own or sweeps()[0]
         fraction, inside = sweep.throughput_at(share)
-        out.append(Check(severity="warning", code="POWER_LIMIT_NOT_TIMED", slot=slot, job=job_name, message=(
-            f"{card.name} in slot {slot} is capped at {limit:,.0f} W ({share:.0%} of its {default:,.0f} W default), "
-            f"but the step time of job '{job_name}' assumes full power: compute-bound work may take "
-            f"{'up to' if inside else 'at least'} {1 / fraction:.1f}x as long under the cap (memory-bound work "
-            "changes little). Raise the limit, or read the step time as a best case."), detail=(
+        if own is None:  # another architecture's sweep: how the figure is meant, in the message itself
+            slower = f"roughly {1 / fraction:.1f}x as long (measured on a {sweep.architecture} card; indicative)"
+        else:
+            slower = f"{'up to' if inside else 'at least'} {1 / fraction:.1f}x as long"
+        out.append(Check(severity="warning", code="POWER_LIMIT_NOT_TIMED", slot=capped[0], job=job_name, message=(
+            f"{card.name} in {_slots_words(capped)} capped at {limit:,.0f} W ({share:.0%} of its {default:,.0f} W "
+            f"default), but the step time of job '{job_name}' assumes full power: under the cap compute-bound work "
+            f"may take {slower}; memory-bound work changes little. Where the power supply has room, raising the "
+            "limit shortens the step; otherwise read the step time as a best case."), detail=(
             f"Measured: {sweep.workload} on an {sweep.name} ran at about {fraction:.0%} of its full-power throughput "
             f"at {share:.0%} of its power limit"
             + ("" if inside else " (below the sweep's lowest point, so at least that slow)")
             + f", read off a published figure ({sweep.source})."
-            + ("" if sweep.architecture == card.architecture else
+            + ("" if own is not None else
                f" No such sweep is published for {card.architecture} cards: indicative only.")
             + " Not applied to the step time: one sweep on one chip (specs/power-limits.yaml).")))  # fmt: skip
     return out
