@@ -29,6 +29,7 @@ from configurator.engine.planner.result import (
     FleetResult,
     Recommendation,
     Reversal,
+    SlowEnd,
 )
 from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
 
@@ -130,7 +131,7 @@ def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str
 
 
 def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternative, FleetResult | None]],
-         infos: list[ClassInfo], currency: str | None) -> list[str]:  # fmt: skip
+         infos: list[ClassInfo], currency: str | None, slow_end: SlowEnd | None = None) -> list[str]:  # fmt: skip
     why = [f"Ranked by {best.ranked_by}."]
     targets = [i for i in infos if i.wait_target_hours is not None]
     peak = plan.service.peak_factor
@@ -145,6 +146,8 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
         f"{sized} and {counted}, {met} met: its cards are busy {_busy(best):.0%} of the "
         f"day on average against a {plan.service.utilisation_target:.0%} utilisation target."
     )
+    if slow_end is not None:
+        why.append(slow_end.words)
     if best.ranked_by.startswith("cards"):
         why.append(
             "Without prices the planner cannot weigh an H100 against an RTX PRO 6000: it counts cards and the "
@@ -202,6 +205,48 @@ def _class_words(info: ClassInfo, pre: Prepared) -> str:
         f"{method_phrase(info.method, info.objective)} of {info.model_name} ({info.parameters / 1e9:.1f} B parameters)"
     )
     return what + (f", {need} card{'' if need == 1 else 's'} a job" if need else "")
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> str:
+    """The recommendation at the slow end of the step-time band, in words a platform team reads (slowend.py)."""
+    band = f"the slow end of the step-time band ({se.factor:.2f}x the engine's time: {se.basis})"
+    if not se.scaled:
+        return (f"Every service time is measured ({se.measured} class x device times), so {band} does not apply: the "
+                "fleet stands as sized.")  # fmt: skip
+    text = f"If jobs run at {band}, "
+    if se.targets_met:
+        text += f"the same {se.servers} servers still keep every p95 wait target."
+    else:
+        need = (f"more than {se.bound}" if se.servers_needed is None
+                else f"{se.servers_needed}")  # fmt: skip
+        text += f"the same fleet needs {need} servers instead of {se.servers} to keep its p95 targets"
+        if se.fleet_needed is not None:
+            cost = "" if se.needed_cost_per_job is None else f", {plan_money(se.needed_cost_per_job, currency)} a job"
+            text += f" ({se.fleet_needed}{cost})"
+        text += f"; as bought, {_names(se.short)} {'runs' if len(se.short) == 1 else 'run'} short."
+    if se.over_bounds:
+        text += f" The search's bound, nodes[].max_nodes, stops {_names(se.over_bounds)} short of that."
+    best = se.best
+    if best is not None and len(se.mixes) > 1:
+        cost = "" if best.cost_per_job is None else f" ({plan_money(best.cost_per_job, currency)} a job)"
+        if best.kinds == rec_kinds:
+            text += (" The best fleet of each other server mix, grown the same way, ranks below it: "
+                     f"{_kinds_words(rec_kinds)} stays the best mix at that end{cost}.")  # fmt: skip
+        else:
+            text += (" Of the best fleet of each server mix, grown the same way, "
+                     f"{_kinds_words(best.kinds)} ranks first at that end: {best.fleet}{cost}.")  # fmt: skip
+    if se.unbanded:
+        one = len(se.unbanded) == 1
+        text += (f" {_names(se.unbanded)} {'has' if one else 'have'} no band of {'its' if one else 'their'} own "
+                 "(parameter count only, or RL: the band is the per-op step time's): taken at the same "
+                 f"{se.factor:.2f}x.")  # fmt: skip
+    if se.measured:
+        text += f" {se.measured} measured class x device times are kept as measured."
+    return text
 
 
 REVERSAL_CANDIDATES = 4000  # searches up to this size are searched again at the roadmap's other months
@@ -335,6 +380,7 @@ def recommend(
     infos: list[ClassInfo],
     catalog: Catalog,
     base: Path | None,
+    slow_end: SlowEnd | None = None,
 ) -> Recommendation:
     best = fleets[0]
     alts = _alternatives(pre.model, mixes)
@@ -348,7 +394,7 @@ def recommend(
     return Recommendation(
         fleet=best.label,
         ranked_by=best.ranked_by or ranked_by((best.feasible, best.totals.cost_per_job, 0.0, 0, 0)),
-        why=_why(plan, pre, best, full, infos, pre.currency),
+        why=_why(plan, pre, best, full, infos, pre.currency, slow_end),
         alternatives=[alt for alt, _r in alts],
         reversal=reversal(plan, pre, best),
         one_card=one_card_limits(plan, pre, catalog, base),

@@ -108,6 +108,14 @@ class Model:
     _info: list[tuple[int, tuple[int, str] | None, int]] | None = None
     _by_fixed: list[tuple[float, int, int, tuple[tuple[int, int, int], ...]]] | None = None
 
+    def with_classes(self, classes: list[ClassModel]) -> Model:
+        """The same service and node types with other classes (other service times): caches that depend on the
+        classes start empty; the fixed-cost order of the candidates (nodes and prices only) is shared."""
+        out = Model(self.nodes, self.devices, classes, self.utilisation, self.hours_per_day, self.days_per_month,
+                    self.life_months, self.power_price, self.pue, self.rack_kw, self.peak_share)  # fmt: skip
+        out._by_fixed, out._kwh = self._by_fixed, self._kwh
+        return out
+
     def node_cost_per_month(self, t: int) -> float | None:
         """Capital over the service life plus the node's idle energy (busy energy is per job: job_energy_cost)."""
         n = self.nodes[t]

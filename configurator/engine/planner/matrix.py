@@ -55,6 +55,8 @@ class Cell:
     # a MIG slice whose time a measurement set relative to the whole card's: what sets that ratio ("engine": the
     # engine's, applied to a measured whole card; or SM_ACTIVE on a whole card). None: the time stands on its basis
     ratio_basis: str | None = None
+    # the engine gives the step time its held-apart runs' band (a per-op step time, not RL: evaluate_job._step_band)
+    banded: bool = False
 
 
 def node_devices(node: ResolvedNode) -> list[Device]:
@@ -188,6 +190,7 @@ def evaluate_cell(
         else:
             note = f"needs {peak:.1f} GB of {capacity:.1f} GB"
     step = jr.step_seconds
+    banded = jr.step_high_seconds is not None
     estimated = bool(jr.compute and jr.compute.bf16_rate_estimated)
     try:
         model = resolve_model(cls.model, catalog, base)
@@ -207,7 +210,7 @@ def evaluate_cell(
     elif fits:
         extra = "no compute rate is published for this card (set assumptions.compute_rates: estimated)"
         note = (note + "; " if note else "") + extra
-    return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note)
+    return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note, banded=banded)
 
 
 # What a cell depends on is the job (not its demand), the node, the device and the assumptions. Editing

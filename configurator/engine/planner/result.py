@@ -286,6 +286,52 @@ class Recommendation(Out):
     one_card: list[str] = []
 
 
+class SlowMix(Out):
+    """The best fleet of one server mix (the search's, at the engine's times) grown in its proportions until it
+    serves every class within its p95 target at the slow end of the step-time band."""
+
+    kinds: list[str]
+    fleet: str  # label at the slow end; "" where no count up to the bound serves
+    servers: int | None  # None: not within the bound
+    cost_per_job: float | None = None  # at the slow end (None without prices)
+
+
+class SlowEnd(Out):
+    """The recommended fleet at the slow end of the engine's step-time band (specs/steptime-band.yaml): every
+    service time that is the engine's x ``factor``; a time an imported measurement set stays as measured."""
+
+    factor: float  # the band's high end: actual step time over the engine's
+    low: float  # the band's low end
+    basis: str  # what the band rests on, in words (StepBandFile.basis)
+    scaled: int  # cells (class x device) whose engine time was scaled
+    measured: int  # cells whose time a measurement set, kept as measured
+    # classes scaled alike though the engine gives their time no band of its own (parameter count only, the
+    # utilisation model, RL: evaluate_job._step_band)
+    unbanded: list[str] = []
+    servers: int  # the recommended fleet's servers
+    # the recommended fleet as bought, at the slow end: every class served within its p95 wait target
+    targets_met: bool
+    short: list[str] = []  # classes it then leaves without capacity within their target (its routing's order)
+    # the fewest servers of the recommended fleet's own mix (same node types, MIG layouts and MIG'd cards per node,
+    # counts in its proportions) that serve every class within its p95 target at the slow end; None: not within
+    # ``bound`` servers (the search's nodes[].max_nodes do not bound it: over_bounds names the types it exceeds)
+    servers_needed: int | None
+    fleet_needed: str | None = None  # that fleet's label
+    needed_cost_per_job: float | None = None  # that fleet's at the slow end (None without prices)
+    over_bounds: list[str] = []  # node types of it over nodes[].max_nodes
+    bound: int = 0
+    # the best fleet of each server mix the search found, grown the same way, best first by the search's ranking:
+    # not a second search (too slow for a re-plan), so a mix whose best fleet changes shape at the slow end may rank
+    # better than shown
+    mixes: list[SlowMix] = []
+    words: str = ""
+
+    @property
+    def best(self) -> SlowMix | None:
+        """The best of ``mixes`` at the slow end."""
+        return self.mixes[0] if self.mixes and self.mixes[0].servers is not None else None
+
+
 class SearchStats(Out):
     candidates: int
     feasible: int
@@ -307,6 +353,7 @@ class PlanResult(Out):
     notes: list[str] = []
     peak_factor: float = 1.0  # the busiest hour's arrival rate over the mean rate across the operating hours
     recommendation: Recommendation | None = None
+    slow_end: SlowEnd | None = None  # the recommended fleet at the slow end of the step-time band
     measurements: list[str] = []  # what each imported measurement file said and what it changed
     price_sources: dict[str, str] = {}
 

@@ -16,7 +16,7 @@ from configurator.catalog.limits import MAX_SEARCH_WORK
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine.planner.energy import idle_draws
 from configurator.engine.planner.explain import class_infos, recommend
-from configurator.engine.planner.fleet import Model, Score
+from configurator.engine.planner.fleet import Candidate, Model, Score
 from configurator.engine.planner.fleet_result import fleet_result
 from configurator.engine.planner.matrix import Device
 from configurator.engine.planner.nodes import ResolvedNode
@@ -34,6 +34,7 @@ from configurator.engine.planner.result import (
     mig_gain_basis,
 )
 from configurator.engine.planner.search import Mix, Ranked, candidate_count, search
+from configurator.engine.planner.slowend import slow_end
 
 __all__ = ["Prepared", "plan_service", "prepare"]  # prepare: tests and benchmarks import it from here
 
@@ -128,12 +129,13 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
     return out_cells
 
 
-def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked]]:
-    """The ranked fleets, each in full, the search's statistics and the best fleet of each server mix; a search
-    over search.max_candidates is refused as a problem instead."""
+def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked], list[Candidate]]:
+    """The ranked fleets, each in full, the search's statistics, the best fleet of each server mix and the ranked
+    candidates; a search over search.max_candidates is refused as a problem instead."""
     model, month = pre.model, pre.month
     fleets: list[FleetResult] = []
     mixes: dict[Mix, Ranked] = {}
+    cands: list[Candidate] = []
     n_cand = candidate_count(model) if model.nodes else 0
     stats = SearchStats(candidates=0, feasible=0, seconds=0.0, processes=1)
     work = n_cand * max(len(model.classes), 1)  # each candidate routes every class (catalog/limits.py)
@@ -170,7 +172,8 @@ def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, 
             fleet_result(model, cand, i + 1, month, pre.months, pre.resolved, plan)
             for i, (_key, cand, _s) in enumerate(ranked)
         ]
-    return fleets, stats, mixes
+        cands = [cand for _key, cand, _s in ranked]
+    return fleets, stats, mixes, cands
 
 
 def _notes(plan: Plan, pre: Prepared) -> list[str]:
@@ -237,11 +240,13 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
     """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap."""
     pre = prepare(plan, catalog, base_dir)
     out_cells = _fit_cells(plan, pre)
-    fleets, stats, mixes = _search(plan, pre)
+    fleets, stats, mixes, cands = _search(plan, pre)
     infos = class_infos(pre, fleets, out_cells)
     cat = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
-    rec = recommend(plan, pre, fleets, mixes, infos, cat, base) if fleets else None
+    # the recommended fleet at the slow end of the step-time band, where it is feasible as sized
+    slow = slow_end(pre, cands[0], mixes) if fleets and fleets[0].feasible else None
+    rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow) if fleets else None
     return PlanResult(
         name=plan.name,
         currency=pre.currency,
@@ -256,6 +261,7 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
         notes=_notes(plan, pre),
         peak_factor=plan.service.peak_factor,
         recommendation=rec,
+        slow_end=slow,
         measurements=pre.applied.words if pre.applied else [],
         price_sources=dict(plan.price_sources),
     )
