@@ -246,6 +246,9 @@ def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> s
                  f"{se.factor:.2f}x.")  # fmt: skip
     if se.measured:
         text += f" {se.measured} measured class x device times are kept as measured."
+    if not se.targets_met:  # what narrows it: the plan's own measurements replace the engine's times
+        text += (" Measuring each class's tokens/s on the chosen card (the plan's measurements) replaces the "
+                 "engine's time, and this band with it.")  # fmt: skip
     return text
 
 
