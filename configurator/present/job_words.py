@@ -69,3 +69,10 @@ def step_range_words(job: JobResult, digits: int = 2) -> str:
     if job.step_low_seconds is None or job.step_high_seconds is None:
         return ""
     return f"{job.step_low_seconds:.{digits}f}–{job.step_high_seconds:.{digits}f} s"
+
+
+def step_band_phrase(job: JobResult, digits: int = 3) -> str:
+    """The step time's band with what it rests on, for running text: "band 1.988–6.248 s: 90% of 28 published
+    runs ..."; "" where the job has none. The report and the sheet both print it."""
+    band = step_range_words(job, digits)
+    return f"band {band}: {job.step_band_basis}" if band else ""

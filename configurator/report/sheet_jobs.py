@@ -10,7 +10,7 @@ from configurator.engine import BuildResult
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
-from configurator.present.job_words import step_range_words, vision_words, word
+from configurator.present.job_words import step_band_phrase, vision_words, word
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 from configurator.present.verdict import WORDS, job_verdict
@@ -72,8 +72,7 @@ def _job_steps(job: JobResult) -> list[str]:
             f"<p>Compute {comp.flops_per_step / 1e12:,.1f} TFLOP per card per step ({comp.tokens_per_step:,} "
             f"tokens) {rate}: {secs}"
             + (f". Step time {job.step_seconds:.3f} s" if job.step_seconds is not None else "")
-            + (f" (band {step_range_words(job, 3)}: {escape(job.step_band_basis or '')})"
-               if job.step_seconds is not None and step_range_words(job) else "")
+            + (f" ({escape(step_band_phrase(job))})" if job.step_seconds is not None and step_band_phrase(job) else "")
             + ".</p>"
         )
         out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comp.notes]

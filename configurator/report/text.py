@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line
-from configurator.present.job_words import step_range_words, vision_words
+from configurator.present.job_words import step_band_phrase, vision_words
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 
@@ -128,9 +128,8 @@ def _job(job: JobResult) -> list[str]:
     out += _rl(job)
     out += _steps(job)
     if job.step_seconds is not None:
-        band = step_range_words(job, 3)
-        out.append(f"  step time: {job.step_seconds:.3f} s"
-                   + (f" (band {band}: {job.step_band_basis})" if band else ""))
+        band = step_band_phrase(job)
+        out.append(f"  step time: {job.step_seconds:.3f} s" + (f" ({band})" if band else ""))
     return out
 
 

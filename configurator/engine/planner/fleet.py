@@ -266,6 +266,13 @@ class Model:
 
 # A candidate: per node type (node count, layout index or -1 for whole cards, MIG'd cards per node)
 Candidate = tuple[tuple[int, int, int], ...]
+
+
+def node_count(cand: Candidate) -> int:
+    """The servers a candidate buys, all node types together."""
+    return sum(n for n, _l, _k in cand)
+
+
 # A candidate's score: (feasible, cost per job or None without prices, kWh per job, cards, nodes)
 Score = tuple[bool, float | None, float, int, int]
 # What ranks it, smallest first: (infeasible, cost per job or inf, cards without prices, kWh per job, cards, nodes)
@@ -398,7 +405,7 @@ def score(model: Model, cand: Candidate, month: int) -> Score:
     A candidate with fewer cards than the demand's lower bound (Model.min_cards) is short without routing; a
     short candidate's cost and energy leave out the busy energy of the jobs it cannot run."""
     cards = sum(n * model.nodes[t].cards_per_node for t, (n, _l, _k) in enumerate(cand))
-    nodes = sum(n for n, _l, _k in cand)
+    nodes = node_count(cand)
     jobs = jobs_per_month(model, month)
     if cards < model.min_cards(month) - 1e-9:
         feasible, busy = False, 0.0

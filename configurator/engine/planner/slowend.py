@@ -21,7 +21,16 @@ from __future__ import annotations
 import math
 
 from configurator.engine.planner.explain import slow_end_words
-from configurator.engine.planner.fleet import Candidate, ClassModel, Model, RankKey, rank_key, route, score
+from configurator.engine.planner.fleet import (
+    Candidate,
+    ClassModel,
+    Model,
+    RankKey,
+    node_count,
+    rank_key,
+    route,
+    score,
+)
 from configurator.engine.planner.fleet_result import fleet_label, kinds
 from configurator.engine.planner.matrix import Cell
 from configurator.engine.planner.prepare import Prepared
@@ -82,7 +91,7 @@ def proportional(cand: Candidate, total: int) -> Candidate:
 def servers_needed(model: Model, cand: Candidate, month: int, bound: int) -> Candidate | None:
     """The fewest servers of ``cand``'s own mix (:func:`proportional`) that serve every class within its p95 wait
     target in ``month``, up to ``bound`` servers; None if none does."""
-    for total in range(sum(n for n, _l, _k in cand), bound + 1):
+    for total in range(node_count(cand), bound + 1):
         c = proportional(cand, total)
         if score(model, c, month)[0]:
             return c
@@ -91,7 +100,7 @@ def servers_needed(model: Model, cand: Candidate, month: int, bound: int) -> Can
 
 def _grown(slow: Model, cand: Candidate, month: int, factor: float) -> tuple[Candidate | None, int]:
     """``cand`` grown in its proportions until it serves every class at the slow end (:func:`servers_needed`)."""
-    bound = math.ceil(sum(n for n, _l, _k in cand) * factor * 4) + 8  # Erlang C's p95 at longer times: a margin
+    bound = math.ceil(node_count(cand) * factor * 4) + 8  # Erlang C's p95 at longer times: a margin
     return servers_needed(slow, cand, month, bound), bound
 
 
@@ -114,7 +123,7 @@ def slow_end(pre: Prepared, cand: Candidate, mixes: dict[Mix, Ranked], band: Ste
         grown.append((
             (g is None, rank_key(sc) if sc else (True, math.inf, 0, math.inf, 0, 0)),
             SlowMix(kinds=kinds(slow, mix_cand), fleet=fleet_label(slow, g) if g else "",
-                    servers=None if g is None else sum(n for n, _l, _k in g), cost_per_job=sc[1] if sc else None),
+                    servers=None if g is None else node_count(g), cost_per_job=sc[1] if sc else None),
         ))  # fmt: skip
     grown.sort(key=lambda x: x[0])
     se = SlowEnd(
@@ -124,10 +133,10 @@ def slow_end(pre: Prepared, cand: Candidate, mixes: dict[Mix, Ranked], band: Ste
         scaled=scaled,
         measured=measured,
         unbanded=unbanded,
-        servers=sum(n for n, _l, _k in cand),
+        servers=node_count(cand),
         targets_met=not short,
         short=short,
-        servers_needed=None if needed is None else sum(n for n, _l, _k in needed),
+        servers_needed=None if needed is None else node_count(needed),
         fleet_needed=None if needed is None else fleet_label(slow, needed),
         needed_cost_per_job=None if needed is None else score(slow, needed, month)[1],
         over_bounds=[n.name for n, (c, _l, _k) in zip(slow.nodes, needed or (), strict=False) if c > n.max_nodes],

@@ -12,22 +12,19 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
+from configurator.catalog.sourced import Strict
 from configurator.engine.model.result import Check
 
 # a cap within 1 % of the default is the default (nvidia-smi reports limits in whole watts)
 _SAME = 0.99
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Sweep(_Spec):
+class Sweep(Strict):
     card: str  # catalog id
     name: str
     architecture: str
@@ -50,7 +47,7 @@ class Sweep(_Spec):
         return 1.0, True
 
 
-class PowerLimitSpec(_Spec):
+class PowerLimitSpec(Strict):
     schema_version: Literal[1]
     sweeps: tuple[Sweep, ...] = Field(min_length=1)
 

@@ -195,7 +195,7 @@ class StepTimeChart(_Chart):
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     text = text.replace(" s\n", " s (estimated rate)\n", 1)
                 band = step_range_words(job)
-                if band:  # published runs held apart from the model took this range (the engine's band)
+                if band:  # the engine's band: where published runs not used to fit the model fell
                     text += f"\nrange {band}"
                 colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
             self._set_text(label, text, colour, centred=True)

@@ -15,23 +15,20 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
+from configurator.catalog.sourced import Strict
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class BandMethod(_Spec):
+class BandMethod(Strict):
     coverage: float = Field(gt=0, le=1)
     pool: Literal["held-apart"]
     derived_by: str = Field(min_length=1)
 
 
-class StepBand(_Spec):
+class StepBand(Strict):
     """Actual step time over the model's: ``low`` to ``high`` for ``coverage`` of ``runs`` held-apart runs."""
 
     low: float = Field(gt=0)
@@ -50,7 +47,7 @@ class StepBand(_Spec):
         return self
 
 
-class StepBandFile(_Spec):
+class StepBandFile(Strict):
     schema_version: Literal[1]
     method: BandMethod
     band: StepBand
