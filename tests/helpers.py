@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from configurator.catalog.loader import default_catalog
@@ -46,3 +47,27 @@ def mig_spec(card: str):
 def lora_8b_job(**fields: Any) -> Job:
     """A Llama 3.1 8B LoRA job named "j" with ``fields`` on top (the RL tests' starting point)."""
     return Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", **fields})
+
+
+def spy_on_checks(monkeypatch, on_group: Callable[[int], None]) -> tuple[list[object], list[object]]:  # type: ignore[no-untyped-def]
+    """Record verify's nccl groups and job checks as they run (the lists returned), calling ``on_group(n)`` as the
+    n-th group starts: the verify-cancel tests set or hold a cancel there."""
+    from configurator.engine.acceptance.verify_links import LinkChecks
+    from configurator.engine.acceptance.verify_runs import RunChecks
+
+    groups: list[object] = []
+    jobs: list[object] = []
+    real_nccl, real_job = LinkChecks.nccl, RunChecks.job
+
+    def nccl(self, e):  # type: ignore[no-untyped-def]
+        groups.append(e)
+        on_group(len(groups))
+        real_nccl(self, e)
+
+    def job(self, e):  # type: ignore[no-untyped-def]
+        jobs.append(e)
+        real_job(self, e)
+
+    monkeypatch.setattr(LinkChecks, "nccl", nccl)
+    monkeypatch.setattr(RunChecks, "job", job)
+    return groups, jobs

@@ -11,8 +11,7 @@ import pytest
 
 from configurator.engine.acceptance import VerifyCancelled, collect, verify
 from configurator.engine.acceptance.verify import VerifyReport
-from configurator.engine.acceptance.verify_links import LinkChecks
-from configurator.engine.acceptance.verify_runs import RunChecks
+from tests.helpers import spy_on_checks
 
 
 def _report(eight_gpu, folder: Path) -> VerifyReport:  # type: ignore[no-untyped-def]
@@ -276,22 +275,12 @@ def test_verify_stops_before_its_next_check_when_cancelled(eight_gpu, fixtures: 
     """Cancel while checking (ui/shell/verify_dialog.py): no report, not one on part of the checks."""
     measurements = collect([fixtures / "gpu-x8"])
     cancel = threading.Event()
-    groups: list[object] = []
-    jobs: list[object] = []
-    real_nccl, real_job = LinkChecks.nccl, RunChecks.job
 
-    def nccl(self, e):  # type: ignore[no-untyped-def]
-        groups.append(e)
-        if len(groups) == 3:
+    def on_group(n: int) -> None:
+        if n == 3:
             cancel.set()  # as Cancel does from the GUI thread while the worker checks the third group
-        real_nccl(self, e)
 
-    def job(self, e):  # type: ignore[no-untyped-def]
-        jobs.append(e)
-        real_job(self, e)
-
-    monkeypatch.setattr(LinkChecks, "nccl", nccl)
-    monkeypatch.setattr(RunChecks, "job", job)
+    groups, jobs = spy_on_checks(monkeypatch, on_group)
     with pytest.raises(VerifyCancelled):
         verify(eight_gpu[2], measurements, cancel)
     assert len(groups) == 3 and jobs == []  # the third group finished, no fourth, no job scanned its samples

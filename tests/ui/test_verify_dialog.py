@@ -18,12 +18,11 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 
 import configurator.ui.shell.verify_dialog as verify_module
 from configurator.engine.acceptance import Measurements
-from configurator.engine.acceptance.verify_links import LinkChecks
-from configurator.engine.acceptance.verify_runs import RunChecks
 from configurator.paths import resource
 from configurator.ui.shell.main_window import MainWindow
 from configurator.ui.shell.verify_dialog import VerifyDialog
 from tests.gui_helpers import make_window
+from tests.helpers import spy_on_checks
 
 collect_module = importlib.import_module("configurator.engine.acceptance.collect")  # the package names the function
 RESULTS = Path(__file__).resolve().parents[1] / "fixtures" / "acceptance" / "gpu-x8"  # for the 8 x H200 NVL build
@@ -223,23 +222,13 @@ def test_a_cancel_while_checking_stops_before_the_next_figure(window, qtbot, fol
         dialog.load([RESULTS])
     before = shown(dialog, window)
     reached, released = threading.Event(), threading.Event()
-    groups: list[object] = []
-    jobs: list[object] = []
-    real_nccl, real_job = LinkChecks.nccl, RunChecks.job
 
-    def nccl(self, e):  # type: ignore[no-untyped-def]
-        groups.append(e)
-        if len(groups) == 1:  # the first link group of this load: held until the test lets it go
+    def on_group(n: int) -> None:
+        if n == 1:  # the first link group of this load: held until the test lets it go
             reached.set()
             assert released.wait(20), "the test never released the check"
-        real_nccl(self, e)
 
-    def job(self, e):  # type: ignore[no-untyped-def]
-        jobs.append(e)
-        real_job(self, e)
-
-    monkeypatch.setattr(LinkChecks, "nccl", nccl)
-    monkeypatch.setattr(RunChecks, "job", job)
+    groups, jobs = spy_on_checks(monkeypatch, on_group)
     try:
         dialog.load([folder])
         qtbot.waitUntil(reached.is_set)
