@@ -30,6 +30,7 @@ from configurator.ui.kiosk import DemoWindow, load_scenarios, planspec
 from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure, shown_build
 from configurator.ui.kiosk.planspec import READS, check_plan_reads
 from tests.kiosk_helpers import clipped_labels
+from tests.shots import SCREENS
 
 SEED_B = resource("plans", "seed-b-service.yaml")
 RTX, H100 = "RTX PRO 6000 server", "HGX H100"
@@ -462,3 +463,36 @@ def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int]
         assert window.width() - 1 - card.right() == left == round(24 * window.scale), (card, left)
     finally:
         app.setPalette(before)
+
+
+@pytest.mark.parametrize("size", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_each_view_starts_under_its_own_column(qtbot, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """The plan scenario's key card stands ~100 px taller than its paragraph whatever its width (1920x1080): in a
+    row of words and card the chassis started under the card, below a band of empty background under the words.
+    Each view now starts one layout gap under its own column's top block, and the chart is as wide as the card
+    over it and keeps its drawing inside its widget."""
+    from tests.ui.dialogs_probe import settle
+
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window = DemoWindow(settings, idle_ms=600_000)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_scenario(plan_index(window))
+    ui = window.ui
+    settle(QApplication.instance(), window, lambda w: ui.words_box.geometry(), lambda w: ui.key_panel.geometry(),
+           lambda w: w.chassis.geometry(), lambda w: w.chart.geometry())  # fmt: skip
+    gap = round(14 * window.scale)  # the columns' spacing
+
+    def top(widget) -> int:  # type: ignore[no-untyped-def]
+        return widget.mapTo(window, QPoint(0, 0)).y()
+
+    words_bottom = top(ui.words_box) + ui.words_box.height()
+    card_bottom = top(ui.key_panel) + ui.key_panel.height()
+    assert top(window.chassis) - words_bottom <= gap + 1, (words_bottom, top(window.chassis))
+    assert top(window.chart) - card_bottom <= gap + 1, (card_bottom, top(window.chart))
+    # the words end where their text does (no empty band under them)
+    assert ui.words_box.height() <= max(ui.words_box.heightForWidth(ui.words_box.width()), ui.words_box.minimumHeight())
+    assert window.chart.width() == ui.key_panel.width()
+    assert window.chart.view.ci.geometry().width() <= window.chart.view.viewport().width() + 1

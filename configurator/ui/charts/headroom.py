@@ -6,6 +6,7 @@ the driver shows, with the headroom written on each bar. Items are created once 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 from functools import partial
 
@@ -419,6 +420,12 @@ class HeadroomChart(QWidget):
         """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
         the kiosk's chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
         settle_layout(self.view, (self.legend, self.plot.titleLabel, self.plot))
+
+    def least_width(self) -> int:
+        """The narrowest width in px that holds its drawing as it now stands (legend, title, axes), settled first:
+        a widget narrower than this cuts the legend's right side."""
+        self.settle()
+        return math.ceil(float(self.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()))
 
     def _rewrap(self, *_: object) -> None:
         if self.rows or self.free:

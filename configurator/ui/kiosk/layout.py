@@ -8,8 +8,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import (
     QEasingCurve,
+    QEvent,
+    QObject,
     QPropertyAnimation,
     Qt,
+    QTimer,
 )
 from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
@@ -57,9 +60,12 @@ QSlider::handle:horizontal {{ width: 56px; height: 56px; margin: -21px 0; border
 # window's default, "measured", is typical nccl-tests bus bandwidth)
 RATES_NOTE = "Link times at datasheet rates (per direction); measured transfers are slower."
 
-# the key-figure card's designed width, its least, and its largest share of the top row (balance_top); the gap
+# the key-figure card's designed width, its least, and its largest share of the stage (balance_top); the gap
 # between it and the words
 KEY_W, KEY_MIN_W, KEY_MAX_SHARE, TOP_GAP = 640, 480, 0.6, 20
+# words and key card closer in height than this stand equally tall (their views' tops in line): a smaller step
+# between the chassis's top and the chart's reads as a misalignment, a larger one as two columns
+SNAP_H = 48
 
 BANNER_HTML = (
     "<div style='font-size:34pt; font-weight:bold'>Touch the screen to try it yourself</div>"
@@ -68,8 +74,19 @@ BANNER_HTML = (
 )
 
 
-class _TopRow(QWidget):
-    """The words and the key card; ``resized`` runs on each change of its size."""
+class _SettleOnResize(QObject):
+    """Settles the chart's graphics layout once its widget has a new width: the chart now takes the key card's
+    width, which changes between scenarios, and pyqtgraph kept the last scenario's minimum (the chart drew 452 px
+    in a 425 px widget at 1280x800, its legend cut)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and isinstance(watched, HeadroomChart):
+            QTimer.singleShot(0, watched.settle)  # after the resize is handled, with the new scenario's type
+        return False
+
+
+class _Stage(QWidget):
+    """The words, key card, views and controls; ``resized`` runs on each change of its size."""
 
     def __init__(self, resized: Callable[[], None]) -> None:
         super().__init__()
@@ -106,14 +123,12 @@ class KioskView:
 
         root.addWidget(self._build_side())
 
-        # the stage: everything that cross-fades between scenarios
-        self.stage = QWidget()
+        # the stage: everything that cross-fades between scenarios; its width sets the key card's (balance_top)
+        self.stage = _Stage(self.balance_top)
         stage = QVBoxLayout(self.stage)
         stage.setContentsMargins(0, 0, 0, 0)
         stage.setSpacing(14)
-        stage.addWidget(self._build_words())
-
-        stage.addLayout(self._build_views(), 1)
+        stage.addLayout(self._build_columns(), 1)
         stage.addLayout(self._build_controls())
         # a refusal floats over the views' top edge while it is shown: a line kept for it in the layout took
         # ~44 px from the views in every scenario, and one shown and hidden in the layout would move the chassis
@@ -167,11 +182,30 @@ class KioskView:
         side_widget.setFixedWidth(440)
         return side_widget
 
+    def _build_columns(self) -> QHBoxLayout:
+        """Two columns: the words over the chassis, the key card over the chart (as wide as the card). Each view
+        starts under its own column's top: in a row of words and card the shorter side left a band of empty
+        background over its view (the plan scenario's paragraph stood ~100 px shorter than its card at 1920x1080,
+        whatever the card's width)."""
+        columns = QHBoxLayout()
+        columns.setContentsMargins(0, 0, 0, 0)
+        columns.setSpacing(TOP_GAP)
+        left, right = QVBoxLayout(), QVBoxLayout()
+        for column in (left, right):
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(14)
+        left.addWidget(self._build_words())
+        self.key_panel = self._key_panel()
+        right.addWidget(self.key_panel)
+        self._build_views()
+        left.addWidget(self.chassis, 1)
+        right.addWidget(self.chart, 1)
+        columns.addLayout(left, 1)
+        columns.addLayout(right)
+        return columns
+
     def _build_words(self) -> QWidget:
-        """The scenario's title and text beside the key figures."""
-        top = QHBoxLayout()
-        top.setContentsMargins(0, 0, 0, 0)  # the words and the key card line up with the views below
-        top.setSpacing(TOP_GAP)
+        """The scenario's title and text."""
         self.words_box = QWidget()
         words = QVBoxLayout(self.words_box)
         words.setContentsMargins(0, 0, 0, 0)
@@ -187,32 +221,31 @@ class KioskView:
         for label in (self.title, self.text):  # the scenario file's words, shown as written
             label.setTextFormat(Qt.TextFormat.PlainText)
         words.addWidget(self.text, 1)
-        top.addWidget(self.words_box, 1)
-        self.key_panel = self._key_panel()
-        top.addWidget(self.key_panel)
-        # balanced again whenever its width settles: while the window is resized or rescaled the stage's width is
-        # stale until its layout runs
-        self.top_widget = _TopRow(self.balance_top)
-        self.top_widget.setLayout(top)
-        self.top_widget.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
-        return self.top_widget
+        self.words_box.setMinimumHeight(TOP_H)  # grows when a long question needs it (small screens)
+        return self.words_box
 
     def balance_top(self) -> None:
-        """Split the top row's width between the words and the key card so the taller of the two is as short as
-        it can be: the row is as tall as its taller side, and every pixel it does not need goes to the views.
-        At a fixed 640 px the plan scenario's card stood ~90 px taller than its paragraph.
+        """Split the stage's width between the words and the key card (and the chart under it) so the taller of
+        the two is as short as it can be: every pixel they do not need goes to the views. At a fixed 640 px the
+        plan scenario's card stood ~90 px taller than its paragraph; no width evens that one out, so each view
+        starts under its own column (_build_columns), and only words and card within SNAP_H stand equally tall.
 
         As the card widens its words wrap less and the paragraph's more, so the best width is where the two
         heights cross: a bisection, a handful of height-for-width looks (a scan of every width took ~15 ms on each
         change, and the attract loop's cross-fade stalled); nothing when neither the words nor the width changed."""
         s = self.scale
-        total = self.top_widget.width()
+        total = self.stage.width()
         gap = round(TOP_GAP * s)
         designed = round(KEY_W * s)
-        least = max(self.key_panel.minimumSizeHint().width(), round(KEY_MIN_W * s))
+        # the chart under the card is as wide: never narrower than its drawing needs (at 640 px the 1920x1080 MIG
+        # scenario's chart drew 657 px, its legend cut); pyqtgraph keeps the last scenario's minimum until settled
+        chart_least = self.chart.least_width()
+        least = max(self.key_panel.minimumSizeHint().width(), round(KEY_MIN_W * s), chart_least)
         most = min(round(total * KEY_MAX_SHARE), total - gap - self.words_box.minimumSizeHint().width())
         labels = [self.title, self.text, self.key_number, self.key_label, self.key_status, *self.more_labels]
-        state = (total, s, self.key_panel.minimumWidth(), self.rates_note.isVisibleTo(self.key_panel),
+        state = (total, s, chart_least, self.key_panel.minimumWidth(), self.chart.minimumWidth(),
+                 self.key_panel.minimumHeight(), self.words_box.minimumHeight(),
+                 self.rates_note.isVisibleTo(self.key_panel),
                  tuple((label.text(), label.isVisibleTo(self.window)) for label in labels))  # fmt: skip
         if state == self._top_state:
             return
@@ -236,22 +269,35 @@ class KioskView:
         near = min(widths, key=lambda w: abs(w - designed))
         # of equal heights, the one nearest the card's designed width, so it moves little between scenarios
         width = min({widths[lo], widths[max(lo - 1, 0)], near}, key=lambda w: (max(heights(w)), abs(w - designed)))
-        if self.key_panel.minimumWidth() != width or self.key_panel.maximumWidth() != width:
-            self.key_panel.setFixedWidth(width)
-        self._top_state = (*state[:2], width, *state[3:])
+        words_h, card_h = heights(width)
+        snap = round(SNAP_H * s)
+        # a card that stands taller than its words by more than SNAP_H whatever its width (the plan scenario's):
+        # the chart under it keeps up to half the stage (its fourteen bars' words need it) while the card gets no
+        # taller and the words stay short of it
+        for wider in (w for w in widths if width < w <= (total - gap) // 2):
+            if heights(wider)[1] > card_h or card_h - heights(wider)[0] <= snap:
+                break
+            width = wider
+        words_h, card_h = heights(width)
+        for sized in (self.key_panel, self.chart):
+            if sized.minimumWidth() != width or sized.maximumWidth() != width:
+                sized.setFixedWidth(width)
+        least_h = round(TOP_H * s)
+        tall = max(least_h, words_h, card_h) if abs(words_h - card_h) <= snap else least_h
+        for block in (self.words_box, self.key_panel):
+            if block.minimumHeight() != tall:
+                block.setMinimumHeight(tall)
+        self._top_state = (*state[:3], width, width, tall, tall, *state[7:])
 
-    def _build_views(self) -> QHBoxLayout:
-        """The chassis and the headroom chart side by side."""
-        views = QHBoxLayout()
-        views.setSpacing(14)
+    def _build_views(self) -> None:
+        """The chassis and the headroom chart (placed in the columns)."""
         self.chassis = DemoChassisView(self.doc)
         self.chassis.setMinimumHeight(300)
         self.chassis.setFrameShape(QFrame.Shape.NoFrame)
         self.chassis.setStyleSheet("background: white; border-radius: 14px;")
-        views.addWidget(self.chassis, 1)
         self.chart = HeadroomChart(unit=self.unit)  # dressed by kioskchart.KioskChart
-        views.addWidget(self.chart, 1)
-        return views
+        self._settle = _SettleOnResize(self.chart)
+        self.chart.installEventFilter(self._settle)
 
     def _build_controls(self) -> QHBoxLayout:
         """Below the views: the card palette, then the knobs (sequence, method, card count, plan)."""

@@ -237,9 +237,9 @@ class DemoWindow(QWidget):
             else:
                 label.hide()
         ui.rates_note.setVisible(build.assumptions.link_rates == "nominal")
-        ui.balance_top()  # the figures' words set the key card's height
         self.kiosk_chart.show(s)  # the words the bars take, before they are drawn
         self.chart.update_result(result)
+        ui.balance_top()  # the figures' words set the key card's height; the chart's drawing its least width
         self._sync_controls(build)
 
     def chart_bar_text(self, job: int, card: int) -> str:
