@@ -134,3 +134,25 @@ def test_bar_labels_stay_inside_a_short_plot(qtbot, height: int) -> None:  # typ
     assert shown
     for label in shown:
         assert label.sceneBoundingRect().top() >= view_top - 1, (height, label.textItem.toPlainText())
+
+
+@pytest.mark.parametrize("width", [440, 560, 1000])  # 440: the Headroom tab's chart for eight cards at 1024x768
+def test_every_bar_keeps_a_tick_that_fits_under_it(qtbot, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Eight bars at 1024x768 had room for ~6 characters each, but a tick's name was cut no shorter than 8 ('LoRA,
+    F…'): the names ran into each other and pyqtgraph dropped the first and last slots' ticks. Each tick's widest
+    line now fits the spacing between bars, and every bar has one."""
+    from PySide6.QtGui import QFontMetrics
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    chart.resize(width, 420)
+    qtbot.wait(20)
+    QApplication.processEvents()
+    axis = chart.plot.getAxis("bottom")
+    ticks = axis._tickLevels[0]  # what setTicks was given
+    assert [x for x, _ in ticks] == [float(i) for i in range(8)]
+    spacing = chart.plot.vb.width() / 8
+    metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+    widest = max(metrics.horizontalAdvance(line) for _, text in ticks for line in text.split("\n"))
+    assert widest <= spacing - 4, (width, spacing, ticks)
+    assert all(text.startswith("slot ") for _, text in ticks)

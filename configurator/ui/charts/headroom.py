@@ -355,13 +355,15 @@ class HeadroomChart(QWidget):
         self._ensure_labels(min(total, MAX_LABELS))
         ticks = []
         # characters per tick line that fit under one bar at the plot's current width (~6.5 px a character)
-        chars = max(8, min(26, int(self.plot.vb.width() / max(total, 1) / 7.5)))
+        room = self.plot.vb.width() / max(total, 1) / 7.5
+        chars = max(8, min(26, int(room)))
         for i, (job, r) in enumerate(self.rows):
             own = self.bar_words.tick(job, r, total, self.plot.vb.width()) if self.bar_words is not None else None
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
-            ticks.append((float(i), own if own is not None else f"{where}\n{_tick_name(job, chars)}"))
+            ticks.append((float(i), own if own is not None else _tick(r.slot, r.instance if r.mig else None, room,
+                                                                       f"{where}\n{_tick_name(job, chars)}")))
         ticks += [
-            (float(n + k), f"slot {slot}\n{_tick_name(short_card_name(name), chars)}")
+            (float(n + k), _tick(slot, None, room, f"slot {slot}\n{_tick_name(short_card_name(name), chars)}"))
             for k, (slot, name, _) in enumerate(free)
         ]
         self.plot.getAxis("bottom").setTicks([ticks])
@@ -513,6 +515,17 @@ class HeadroomChart(QWidget):
         """Bar heights of one component, for tests and exports."""
         opts = self.bars[key].opts
         return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
+
+
+def _tick(slot: int, instance: int | None, room: float, full: str) -> str:
+    """A bar's tick for ``room`` characters a bar: ``full`` (slot and name) where a name's shortest cut, 8
+    characters, fits; else the slot alone, the bare number below 6 (eight bars at 1024x768 had 6 characters each:
+    'LoRA, F…' ran into its neighbours and pyqtgraph dropped the first and last slots' ticks). The tooltip and
+    the Jobs tab name the job."""
+    if room >= 8:
+        return full
+    mig = f"\n#{instance}" if instance is not None else ""
+    return (f"slot {slot}" if room >= 6 else f"{slot}") + mig
 
 
 def _tick_name(text: str, width: int = 22) -> str:
