@@ -28,3 +28,21 @@ def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped
     assert len(labels) == SHOWN_FLEETS + 1 and labels[-1].startswith(f"#{SHOWN_FLEETS + 1}–#{bars}")
     qtbot.wait(50)
     assert not charts_cut(window)  # at 1024 px the titles and the legend wrap instead of being cut
+
+
+def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Seed B's mixed fleets read '#3: 8 x RTX PRO 6000 server (2 of 8 cards as 2x2g.48gb) + 2 x H…' in the legend,
+    cut at 60 characters just before the server kind that sets them apart from #1; the legend keeps inside the
+    window at 1024 px in one column."""
+    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), lambda build: None)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    result = window.wait_for_plan()
+    assert result is not None
+    labels = [label.text for _, label in window.charts.roadmap_legend.items][:SHOWN_FLEETS]
+    assert labels == [f"#{f.rank}: {f.label}" for f in result.fleets[:SHOWN_FLEETS]]
+    assert any("HGX H100" in text for text in labels)
+    qtbot.wait(50)
+    assert not charts_cut(window)

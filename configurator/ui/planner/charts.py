@@ -38,7 +38,9 @@ def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan
     return plot
 
 
-def _short(label: str, limit: int = 60) -> str:
+def _short(label: str, limit: int = 90) -> str:
+    """A fleet's label for the legend, cut only past ``limit`` characters: at 60, seed B's mixed fleets lost their
+    second server kind ('… + 2 x H…', the one word telling #3 from #1); 90 fit one legend column at 1024x768."""
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
