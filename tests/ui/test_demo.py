@@ -827,3 +827,32 @@ def test_bar_labels_sit_inside_the_chart_after_a_switch(demo: DemoWindow, order:
     assert shown
     for label in shown:
         assert label.sceneBoundingRect().top() >= view_top - 1, label.textItem.toPlainText()
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 800), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_mig_scenario_s_bar_words_stay_apart(qtbot, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """At 1024x768 the MIG scenario's four '13.3 GB' ran into each other over the bars and 'Tenant A' into 'Tenant
+    B' under them (pyqtgraph then dropped the outer two). A label wider than its bar drops the unit the axis names;
+    a tick wider than its bar puts a word a line."""
+    from PySide6.QtGui import QFontMetrics
+
+    from tests.ui.dialogs_probe import settle
+
+    demo = open_demo(qtbot, tmp_path)
+    demo.resize(*size)
+    demo.show_scenario(next(i for i, s in enumerate(demo.scenarios) if "tenants" in s.title))
+    settle(QApplication.instance(), demo, lambda w: w.chart.geometry(), lambda w: w.chart.plot.vb.width())
+    labels = [lb for lb in demo.chart.labels if lb.isVisible()]
+    assert len(labels) == 4
+    spans = []
+    for lb in labels:
+        width = QFontMetrics(lb.textItem.font()).horizontalAdvance(lb.toPlainText())
+        centre = lb.sceneBoundingRect().center().x()
+        spans.append((centre - width / 2, centre + width / 2))
+    assert all(a[1] + 2 < b[0] for a, b in itertools.pairwise(spans)), ([lb.toPlainText() for lb in labels], spans)
+    axis = demo.chart.plot.getAxis("bottom")
+    ticks = axis._tickLevels[0]  # what the chart gave the axis
+    spacing = demo.chart.plot.vb.width() / len(ticks)
+    metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+    widest = max(metrics.horizontalAdvance(line) for _, text in ticks for line in text.split("\n"))
+    assert widest < spacing, (size, spacing, ticks)

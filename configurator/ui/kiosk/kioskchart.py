@@ -67,18 +67,21 @@ class KioskChart:
         return size * self.scale
 
     def label(self, job: str, row: CardMemory, room_px: float) -> str | None:
-        if self.spec is not None:
-            return bar_text(float(getattr(row, self.spec.field)), self.spec, self.unit)
         bars = len(self.chart.rows)
         plot_px = room_px * max(bars, 1)
-        if not self._compact(bars, plot_px):
+        if self.spec is not None:
+            text = bar_text(float(getattr(row, self.spec.field)), self.spec, self.unit)
+        elif not self._compact(bars, plot_px):
             return None  # the chart's own headroom words
-        # eight bars (a plan's node) take whole GB, so neighbouring labels do not touch
-        digits = 0 if bars >= 8 or abs(to_unit(row.headroom_gb, self.unit)) >= 100 else 1
-        text = headroom_label(row.headroom_gb, row.fits, self.unit, digits)
+        else:
+            # eight bars (a plan's node) take whole GB, so neighbouring labels do not touch
+            digits = 0 if bars >= 8 or abs(to_unit(row.headroom_gb, self.unit)) >= 100 else 1
+            text = headroom_label(row.headroom_gb, row.fits, self.unit, digits)
+        # the axis names the unit: a label wider than its bar drops it (the MIG scenario's four '13.3 GB' ran into
+        # each other at 1024x768)
         font = _font(self.point_size(bars, plot_px), True)
         if QFontMetrics(font).horizontalAdvance(text) > room_px - BAR_WORDS_GAP * self.scale:
-            text = text.removesuffix(f" {self.unit}")  # the axis names the unit
+            text = text.replace(f" {self.unit}", "", 1)
         return text
 
     def tick(self, job: str, row: CardMemory, bars: int, plot_px: float) -> str | None:
@@ -86,4 +89,8 @@ class KioskChart:
             return None
         if plot_px / max(bars, 1) < DENSE_BAR_PX * self.scale:  # a plan's node: 14 bars, names ran into each other
             return f"{row.slot}" + (f"\n#{row.instance}" if row.mig else "")
-        return job if row.mig else f"slot {row.slot}"
+        text = job if row.mig else f"slot {row.slot}"
+        font = _font(kiosk_look(self.scale).tick_pt or 15 * self.scale)
+        if QFontMetrics(font).horizontalAdvance(text) > plot_px / max(bars, 1) - BAR_WORDS_GAP * self.scale:
+            text = text.replace(" ", "\n")  # a word a line: 'Tenant A' ran into 'Tenant B' at 1024x768
+        return text
