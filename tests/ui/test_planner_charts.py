@@ -46,3 +46,42 @@ def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-un
     assert any("HGX H100" in text for text in labels)
     qtbot.wait(50)
     assert not charts_cut(window)
+
+
+def test_the_charts_follow_the_dark_theme(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The main window's View > Dark theme sets the application's palette: the planner's charts stayed a white panel
+    with dark ink in the dark window. They now take the dark background and light ink, and go back with the
+    light theme."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.ui.base import dark_palette
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = app.palette()
+    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), lambda build: None)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.wait_for_plan() is not None
+    charts = window.charts
+
+    def background() -> int:
+        return int(charts.view.backgroundBrush().color().lightness())
+
+    def ink() -> list[int]:
+        pens = [charts.roadmap.getAxis(side).textPen().color() for side in ("left", "bottom")]
+        return [QColor(c).lightness() for c in pens]
+
+    assert background() > 200 and max(ink()) < 100
+    try:
+        app.setPalette(dark_palette())
+        qtbot.waitUntil(lambda: background() < 64)
+        assert min(ink()) > 180
+        assert all(QColor(label.opts["color"]).lightness() > 180 for _, label in charts.roadmap_legend.items)
+    finally:
+        app.setPalette(before)
+    qtbot.waitUntil(lambda: background() > 200)
+    assert max(ink()) < 100

@@ -9,7 +9,7 @@ from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.catalog.richtext import escape_rich
@@ -22,6 +22,7 @@ SHOWN_FLEETS = 4  # fleets drawn in the roadmap and utilisation charts (the tabl
 MAX_BARS = 16  # fleets in the cost chart
 MAX_NODE_TYPES = 12
 INK = "#222"
+DARK_INK, DARK_BACKGROUND = "#e6e6e6", "#1f1f1f"  # the main window's charts' dark theme (charts/headroom.py)
 OTHER_FLEETS = "#9E9E9E"  # the cost chart's bars for the fleets past SHOWN_FLEETS
 
 
@@ -71,6 +72,38 @@ class PlannerCharts(QWidget):
         self._legend_labels: list[str] = []
         self._tick_cache: dict[int, list[tuple[float, str]]] = {}
         self._title_cache = ""
+        self.dark = False
+        self.ink = INK
+        self._follow_palette()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._follow_palette()
+
+    def _follow_palette(self) -> None:
+        """The main window's View > Dark theme sets the application's palette: the charts follow it (they stayed
+        a white panel in the dark window)."""
+        self.set_dark(self.palette().window().color().lightness() < 128)
+
+    def set_dark(self, dark: bool) -> None:
+        """Dark or light background and ink for every title, axis, axis label and legend entry."""
+        if dark == self.dark:
+            return
+        self.dark = dark
+        self.ink = DARK_INK if dark else INK
+        self.view.setBackground(DARK_BACKGROUND if dark else "w")
+        for plot in (self.roadmap, self.util, self.cost):
+            plot.setTitle(plot.titleLabel.text, color=self.ink, size="10pt")  # the text as set (escaped)
+            for side in ("left", "bottom"):
+                axis = plot.getAxis(side)
+                axis.setTextPen(self.ink)
+                if axis.labelText:
+                    axis.setLabel(axis.labelText, **{**axis.labelStyle, "color": self.ink})
+        self.roadmap_legend.setLabelTextColor(self.ink)
+        for _, label in self.roadmap_legend.items:
+            label.setText(label.text, color=self.ink)
+        self._fit_texts()
 
     def _build_roadmap(self) -> None:
         """Demand against capacity, month by month, with the fleets' legend."""
@@ -219,8 +252,8 @@ class PlannerCharts(QWidget):
             title = f"Cost per job ({result.currency or 'plan currency'}): capital over the life + energy"
             left = f"{result.currency or ''} per job"
         if title != self._title_cache:
-            self.cost.setTitle(escape_rich(title), color=INK, size="10pt")
-            self.cost.setLabel("left", escape_rich(left), color=INK)
+            self.cost.setTitle(escape_rich(title), color=self.ink, size="10pt")
+            self.cost.setLabel("left", escape_rich(left), color=self.ink)
             self._title_cache = title
             self._fit_texts()
         xs = [float(f.rank) for f, v in zip(ranked, values, strict=True) if v is not None]
