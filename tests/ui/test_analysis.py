@@ -492,3 +492,32 @@ def test_roofline_draws_the_fp8_roof_and_places_an_fp8_job_under_it(qtbot) -> No
     compute_bound = [y for (_, _, y), b in zip(roof._points, roof._bounds, strict=True) if b == "compute"]
     assert compute_bound and all(y == pytest.approx(fp8) for y in compute_bound)
     assert "BF16" not in roof.plot.getAxis("left").labelText
+
+
+@pytest.mark.parametrize("width", [460, 620, 1000])  # 460: the Step time tab at 1024x768
+def test_step_time_words_stay_apart_and_inside_the_plot(qtbot, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Four jobs at 1024x768 ran each bar's 'step 3.14 s (estimated rate)' and 'range 2.64–8.28 s' into their
+    neighbours' and the outer two out of the plot: the words now break between phrases to the room a bar has,
+    and the plot keeps their height above each bar."""
+    from configurator.ui.charts.step_time import StepTimeChart
+
+    result = BuildDocument(load_build(BUILDS / "seed-mig-four-tenants.yaml")).result
+    chart = StepTimeChart()
+    qtbot.addWidget(chart)
+    chart.resize(width, 420)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.update_result(result)
+    QApplication.processEvents()
+    shown = [label for label in chart.labels if label.isVisible()]
+    assert len(shown) == 4
+    plot = chart.plot.vb.sceneBoundingRect()
+    rects = [label.sceneBoundingRect() for label in shown]
+    for rect in rects:
+        assert rect.top() >= plot.top() - 1 and rect.left() >= plot.left() - 1 and rect.right() <= plot.right() + 1
+    margin = shown[0].textItem.document().documentMargin()  # the text's box is wider than its words
+    words_apart = [b.left() + margin - (a.right() - margin) for a, b in zip(rects, rects[1:], strict=False)]
+    assert all(gap >= 2 for gap in words_apart), (words_apart, [label.textItem.toPlainText() for label in shown])
+    words = [label.textItem.toPlainText() for label in shown]
+    steps = [f"step {job.step_seconds:.2f} s" for job in result.jobs]
+    assert all(w.startswith(step) and "range" in w for w, step in zip(words, steps, strict=True)), words

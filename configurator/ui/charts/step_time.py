@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -28,6 +29,20 @@ from configurator.ui.charts.common import (
 )
 
 BAR_WIDTH = 0.56
+JOB_WORDS_GAP_PX = 8  # between neighbouring jobs' words
+
+
+def _fit_phrases(phrases: list[str], metrics: QFontMetrics, room: float) -> str:
+    """``phrases`` joined by spaces, a line broken between two phrases where the line would pass ``room`` px (and
+    inside a phrase that is wider than ``room`` on its own, between its words)."""
+    words = [w for p in phrases for w in (p.split(" ") if metrics.horizontalAdvance(p) > room else [p])]
+    out: list[str] = []
+    for phrase in words:
+        if out and metrics.horizontalAdvance(f"{out[-1]} {phrase}") <= room:
+            out[-1] = f"{out[-1]} {phrase}"
+        else:
+            out.append(phrase)
+    return "\n".join(out)
 
 
 def _short_collective(name: str) -> str:
@@ -70,7 +85,8 @@ class StepTimeChart(_Chart):
         self._seg_names: list[tuple[int, float, float, str, str]] = []
         self._x_range = (-0.6, 0.6)
         self._y_hi = 1.0
-        self.plot.vb.sigResized.connect(self._place_segment_labels)
+        self._job_words: list[tuple[list[list[str]], str]] = []  # per job, its lines' phrases and colour
+        self.plot.vb.sigResized.connect(self._resized)
         self.segments: list[list[_Segment]] = []
         self._totals: list[float] = []
         self._comm: list[float] = []
@@ -124,6 +140,7 @@ class StepTimeChart(_Chart):
         self._y_hi = y_hi
         self.plot.setXRange(*self._x_range, padding=0)
         self.plot.setYRange(0, y_hi, padding=0)
+        self._fit_job_labels()
         self._place_segment_labels()
 
     def _stack_bars(
@@ -172,36 +189,65 @@ class StepTimeChart(_Chart):
     def _label_jobs(self, result: BuildResult) -> None:
         """Above each bar: its step time and comm/compute ratio (red when communication dominates)."""
         jobs = result.jobs
+        self._job_words = []
         for i, label in enumerate(self.labels):
             if i >= len(jobs):
                 label.setVisible(False)
                 continue
             job = jobs[i]
             ratio = job.communication.ratio_to_compute
+            # each line as the phrases it may break between where a bar is narrow (_fit_job_labels)
+            lines: list[list[str]]
             if job.step_seconds is None:
-                text = "step time unknown"
+                lines = [["step time unknown"]]
                 if job.compute is not None and job.compute.notes:
                     # say where the labelled estimate is (the RTX PRO 6000 Server publishes no dense BF16 rate)
-                    text += ("\nno published rate: View › Compute rates" if result.compute_rates == "published"
-                             else "\n(no compute rate)")  # fmt: skip
+                    lines.append(["no published rate:", "View › Compute rates"] if result.compute_rates == "published"
+                                 else ["(no compute rate)"])  # fmt: skip
                 colour = "#8a8a8a"
             else:
-                if ratio is not None:
-                    text = f"step {job.step_seconds:.2f} s\ncomm/compute = " + (
-                        f"{ratio:.2f}" if ratio >= 0.01 else "< 0.01"
-                    )
-                else:
-                    text = f"step {job.step_seconds:.2f} s\nno communication"
+                step = [f"step {job.step_seconds:.2f} s"]
                 if job.compute is not None and job.compute.bf16_rate_estimated:
-                    text = text.replace(" s\n", " s (estimated rate)\n", 1)
+                    step.append("(estimated rate)")
+                lines = [step]
+                if ratio is not None:
+                    lines.append(["comm/compute", "= " + (f"{ratio:.2f}" if ratio >= 0.01 else "< 0.01")])
+                else:
+                    lines.append(["no", "communication"])
                 band = step_range_words(job)
                 if band:  # the engine's band: where published runs not used to fit the model fell
-                    text += f"\nrange {band}"
+                    lines.append(["range", band])
                 colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
-            self._set_text(label, text, colour, centred=True)
+            self._job_words.append((lines, colour))
             label.setToolTip(f"Range: {job.step_band_basis}." if job.step_band_basis else "")
             label.setPos(float(i), self._totals[i])
             label.setVisible(True)
+
+    def _fit_job_labels(self, *_: object) -> None:
+        """Each job's words broken between their phrases to the width between bars, and the plot tall enough over
+        each bar for its words: four jobs at 1024x768 ran 'step 3.14 s (estimated rate)' and 'range 2.64–8.28 s'
+        into their neighbours, and the outer two out of the plot."""
+        if not self._job_words or self.plot.vb.width() <= 0:
+            return
+        x_lo, x_hi = self._x_range
+        room = self.plot.vb.width() / (x_hi - x_lo) - JOB_WORDS_GAP_PX
+        plot_h = self.plot.vb.height()
+        y_hi = max(self._totals, default=0.0) * 1.32
+        for i, (lines, colour) in enumerate(self._job_words):
+            label = self.labels[i]
+            metrics = QFontMetrics(label.textItem.font())
+            self._set_text(label, "\n".join(_fit_phrases(line, metrics, room) for line in lines), colour, centred=True)
+            # the words stand on the bar's top: the range keeps their height (and a little more) above it
+            share = (label.textItem.boundingRect().height() + 6) / plot_h if plot_h > 0 else 1.0
+            if share < 0.7:
+                y_hi = max(y_hi, self._totals[i] / (1 - share))
+        if abs(y_hi - self._y_hi) > 1e-9 * max(y_hi, 1.0):
+            self._y_hi = y_hi
+            self.plot.setYRange(0, y_hi, padding=0)
+
+    def _resized(self, *_: object) -> None:
+        self._fit_job_labels()
+        self._place_segment_labels()
 
     def _place_segment_labels(self, *_: object) -> None:
         """Name the segments that are tall and wide enough on screen to hold their name."""
