@@ -1,0 +1,255 @@
+"""The engine's predictions for the device kit, fixed before anything is measured (benchmarks/device/README.md).
+
+Writes ``benchmarks/device/predictions.json``: for catalog card ``h200-sxm``,
+
+- kernels: BF16 GEMMs at the forward shapes the per-op model times for Llama-3.1-8B (tokens 4096 and 16384:
+  q, k, v, o, gate, up, down, lm_head), each at the engine's own achieved fraction
+  (``Efficiency.gemm_fraction``: the architecture's large-GEMM fraction, tiles over SMs, a short K); causal
+  FlashAttention forward + backward at sequence 2048, 4096 and 8192 (32 heads, head dim 128, about 16k tokens)
+  at the engine's attention fraction; a streaming copy and add at the engine's bandwidth fraction;
+- training steps: single-card jobs (LoRA r=16 on every linear layer, full fine-tunes), evaluated whole by the
+  engine (``evaluate``): step time and its band, tokens/s, and the peak as the two torch counters
+  (``torch.cuda.max_memory_allocated``: CardMemory.peak_allocated_gb; ``max_memory_reserved``:
+  CardMemory.allocator_reserved_gb), each with the engine's memory band applied relatively (as
+  engine/acceptance/predict.py does for allocated).
+
+Each kernel carries two predictions: ``predicted`` (the kernel alone: the table's measured large-GEMM or
+FlashAttention fraction, which came from isolated kernel benchmarks) and ``predicted_in_step`` (times the FITTED
+``sustained_compute_fraction``, as the per-op model times the same kernel inside a training step). compare.py
+scores the first; the second tests nothing on its own (the training steps test it).
+
+The HF config of each training case is the catalog's (engine/acceptance/kit.py ``hf_config_of``), so measure.py
+builds exactly the model the engine sized. ``python benchmarks/device/predict.py`` rewrites the file;
+tests/benchmarks_device/test_device_kit.py fails when the engine no longer predicts what it holds.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: the repository root on the path, as `python -m` would put it
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from configurator.catalog.fileio import atomic_write_text
+from configurator.catalog.loader import default_catalog
+from configurator.engine.acceptance.kit import hf_config_of
+from configurator.engine.evaluate import evaluate
+from configurator.engine.model.build import Build
+from configurator.engine.time.steptime.efficiency import efficiency
+
+HERE = Path(__file__).resolve().parent
+PREDICTIONS = HERE / "predictions.json"
+FORMAT = 1
+CARD = "h200-sxm"
+CHASSIS = "hgx-8"  # the catalog's HGX H100/H200 baseboard; one card in slot 1
+GEMM_MODEL = "llama-3.1-8b"
+GEMM_TOKENS = (4096, 16384)
+# causal FlashAttention, 32 heads x 128 (Llama-3.1-8B's query heads), batch x sequence = 16,384 tokens
+ATTENTION = {"heads": 32, "head_dim": 128, "shapes": ((8, 2048), (4, 4096), (2, 8192))}
+STREAM_ELEMENTS = 1 << 28  # 268M bf16 elements: 512 MiB per tensor, far past the 50 MB L2
+# How measure.py runs each case: warm-up iterations (not timed), then timed ones; one source for both scripts.
+PROTOCOL = {
+    "kernel_warmup": 5,
+    "kernel_iters": 20,
+    "train_warmup_steps": 2,
+    "train_timed_steps": 5,
+    "budget_s": 420,
+    "notes": (
+        "Timed with torch.cuda.Event around each timed iteration or optimizer step, read after "
+        "torch.cuda.synchronize(); warm-up excluded; tokens per step = micro_batch x sequence x gradient "
+        "accumulation. Peak counters reset (torch.cuda.reset_peak_memory_stats) before each case's model is built."
+    ),
+}
+# Training steps: one card, hf-trainer (the engine's Transformers Trainer + PEFT stack: eager kernels, standard
+# cross-entropy, fused AdamW, gradient clipping), which a plain PyTorch + PEFT loop reproduces step for step.
+# LoRA: mixed-bf16 (bf16 base, PEFT's fp32 adapters, bf16 autocast: Trainer bf16=True); full: pure-bf16 (bf16
+# weights and AdamW states, no autocast: the model as from_config(dtype=bfloat16) builds it).
+TRAIN_CASES: tuple[dict[str, Any], ...] = (
+    {"id": "llama-3.1-8b-lora-r16-ckpt", "model": "llama-3.1-8b", "method": "lora", "seq": 2048, "micro_batch": 2,
+     "checkpointing": True},
+    {"id": "llama-3.1-8b-lora-r16-nockpt", "model": "llama-3.1-8b", "method": "lora", "seq": 2048, "micro_batch": 2,
+     "checkpointing": False},
+    {"id": "qwen3-8b-lora-r16-ckpt", "model": "qwen3-8b", "method": "lora", "seq": 2048, "micro_batch": 2,
+     "checkpointing": True},
+    {"id": "llama-3.2-1b-full-nockpt", "model": "llama-3.2-1b", "method": "full", "seq": 2048, "micro_batch": 4,
+     "checkpointing": False},
+    {"id": "llama-3.2-3b-full-ckpt", "model": "llama-3.2-3b", "method": "full", "seq": 2048, "micro_batch": 2,
+     "checkpointing": True},
+)  # fmt: skip
+LORA_RANK = 16
+
+
+def _r(x: float | None, digits: int = 6) -> float | None:
+    """Significant digits kept in the file (readable, and stable against float noise in the currentness test)."""
+    return None if x is None else float(f"{x:.{digits}g}")
+
+
+def _device() -> tuple[float, float, float, str, float]:
+    """(peak FLOP/s, bandwidth B/s, SMs, architecture key, compute capability) of the card, from the catalog."""
+    card = default_catalog().card(CARD)
+    assert card.bf16_dense_tflops.value and card.memory_bandwidth_gb_s.value and card.sm_count is not None
+    return (card.bf16_dense_tflops.value * 1e12, card.memory_bandwidth_gb_s.value * 1e9,
+            float(card.sm_count.value or 0), efficiency().arch(card.architecture),
+            float(card.compute_capability.value or 0.0))  # fmt: skip
+
+
+def _timed(flops: float, moved: float, rate: float, bandwidth: float) -> dict[str, Any]:
+    """One kernel as the per-op model times it: max(FLOPs / achieved rate, bytes / achieved bandwidth)."""
+    compute, memory = flops / rate, moved / bandwidth
+    seconds = max(compute, memory)
+    return {"seconds": _r(seconds), "tflops": _r(flops / seconds / 1e12), "bound": "compute" if compute >= memory
+            else "memory", "fraction_of_peak": None}  # fmt: skip
+
+
+def gemm_cases() -> list[dict[str, Any]]:
+    eff = efficiency()
+    peak, bw, sms, arch, _ = _device()
+    sustained = eff.sustained.get(arch, 1.0)
+    model = default_catalog().model(GEMM_MODEL)
+    assert model.hidden_size and model.vocab_size
+    shapes = [(m.name, m.in_features, m.out_features) for m in model.linear_modules()]
+    shapes.append(("lm_head", model.hidden_size, model.vocab_size))
+    out = []
+    for tokens in GEMM_TOKENS:
+        for name, k, n in shapes:
+            m = tokens
+            flops = 2.0 * m * n * k  # Kaplan et al. 2020 section 2.1: 2 FLOPs per multiply-add
+            moved = 2.0 * (m * k + k * n + m * n)  # bf16 A and B read, C written (ops.py micro_batch)
+            frac = eff.gemm_fraction(arch, m, n, k, sms)  # in a step: includes the FITTED sustained fraction
+            alone = _timed(flops, moved, peak * frac / sustained, bw * eff.bandwidth)
+            alone["fraction_of_peak"] = _r(frac / sustained)
+            in_step = _timed(flops, moved, peak * frac, bw * eff.bandwidth)
+            in_step["fraction_of_peak"] = _r(frac)
+            out.append({"id": f"gemm-{name}-t{tokens}", "kind": "gemm", "module": name, "m": m, "n": n, "k": k,
+                        "layout": "F.linear(x[m,k], W[n,k]) as nn.Linear runs it", "flops": flops,
+                        "bytes": moved, "predicted": alone, "predicted_in_step": in_step})  # fmt: skip
+    return out
+
+
+def attention_cases() -> list[dict[str, Any]]:
+    eff = efficiency()
+    peak, bw, _, arch, cc = _device()
+    sustained = eff.sustained.get(arch, 1.0)
+    frac = eff.attention_fraction(arch, cc)
+    h, d = ATTENTION["heads"], ATTENTION["head_dim"]
+    out = []
+    for batch, seq in ATTENTION["shapes"]:
+        # FlashAttention-2 section 4.1: forward 4 s^2 d h per sequence, causal halves, backward 2.5x (ops.py)
+        fwd = 4.0 * seq * seq * d * h * batch * 0.5
+        flops = fwd * (1 + eff.attention_backward)
+        moved = 3 * 2.0 * batch * seq * 4 * h * d  # q, k, v read, o written, backward about twice (ops.py)
+        alone = _timed(flops, moved, peak * frac, bw * eff.bandwidth)
+        alone["fraction_of_peak"] = _r(frac)
+        in_step = _timed(flops, moved, peak * frac * sustained, bw * eff.bandwidth)
+        in_step["fraction_of_peak"] = _r(frac * sustained)
+        out.append({"id": f"attention-s{seq}", "kind": "attention", "batch": batch, "seq": seq, "heads": h,
+                    "head_dim": d, "causal": True, "passes": "forward + backward", "flops": flops, "bytes": moved,
+                    "predicted": alone, "predicted_in_step": in_step})  # fmt: skip
+    return out
+
+
+def stream_cases() -> list[dict[str, Any]]:
+    eff = efficiency()
+    _, bw, _, _, _ = _device()
+    out = []
+    for op, tensors in (("copy", 2), ("add", 3)):  # copy: read + write; add: two reads + one write
+        moved = 2.0 * STREAM_ELEMENTS * tensors
+        seconds = moved / (bw * eff.bandwidth)
+        out.append({"id": f"stream-{op}", "kind": "stream", "op": op, "elements": STREAM_ELEMENTS, "dtype": "bf16",
+                    "bytes": moved, "predicted": {"seconds": _r(seconds), "gb_s": _r(moved / seconds / 1e9),
+                                                  "fraction_of_peak": _r(eff.bandwidth)}})  # fmt: skip
+    return out
+
+
+def _job(case: dict[str, Any]) -> dict[str, Any]:
+    lora = case["method"] == "lora"
+    return {"name": case["id"], "model": case["model"], "method": case["method"],
+            "lora": {"rank": LORA_RANK, "targets": "all-linear", "dropout": 0.0},
+            "precision": "mixed-bf16" if lora else "pure-bf16", "optimizer": "adamw", "framework": "hf-trainer",
+            "attention": "sdpa", "sequence_length": case["seq"], "micro_batch_size": case["micro_batch"],
+            "gradient_accumulation_steps": 1, "gradient_checkpointing": case["checkpointing"],
+            "cards": [1]}  # fmt: skip
+
+
+def train_cases() -> list[dict[str, Any]]:
+    catalog = default_catalog()
+    build = Build.model_validate({"name": "device kit", "chassis": CHASSIS, "cards": [{"slot": 1, "card": CARD}],
+                                  "jobs": [_job(c) for c in TRAIN_CASES]})  # fmt: skip
+    result = evaluate(build, catalog)
+    out = []
+    for case, job in zip(TRAIN_CASES, build.jobs, strict=True):
+        res = result.job(job.name)
+        assert res is not None and res.compute is not None and res.step_seconds, job.name
+        assert res.compute.step_model == "per-op", f"{job.name}: timed by {res.compute.step_model}"
+        card = res.cards[0]
+        # the engine's band on the nvidia-smi figure, applied relatively to each torch counter
+        reserved = card.peak_reserved_gb
+        lo = (card.band_low_gb or card.peak_low_gb or reserved) / reserved
+        hi = (card.band_high_gb or card.peak_high_gb or reserved) / reserved
+        tokens = res.compute.tokens_per_step
+        step, low, high = res.step_seconds, res.step_low_seconds, res.step_high_seconds
+        cfg = hf_config_of(catalog.model(case["model"]))
+        assert cfg is not None, case["model"]
+        out.append({
+            "id": case["id"], "kind": "train", "model": case["model"], "hf_config": cfg, "method": job.method,
+            "lora": {"rank": job.lora.rank, "targets": "all-linear", "dropout": job.lora.dropout}
+            if job.method == "lora" else None,
+            "precision": job.precision, "autocast_bf16": job.precision == "mixed-bf16",
+            "adapters_fp32": job.method == "lora", "optimizer": "AdamW(fused=True)", "max_grad_norm": 1.0,
+            "seq": job.sequence_length, "micro_batch": job.micro_batch_size,
+            "gradient_accumulation": job.gradient_accumulation_steps,
+            "gradient_checkpointing": job.gradient_checkpointing, "attn_implementation": job.attention,
+            "framework": job.framework, "tokens_per_step": tokens,
+            "predicted": {
+                "step_seconds": _r(step), "step_low_seconds": _r(low), "step_high_seconds": _r(high),
+                "step_band_basis": res.step_band_basis,
+                "tokens_per_second": _r(tokens / step), "tokens_low": _r(tokens / high) if high else None,
+                "tokens_high": _r(tokens / low) if low else None,
+                "launch_bound": res.compute.launch_bound,
+                "ops_seconds": {o.name: _r(o.seconds) for o in res.compute.ops},
+                "max_memory_allocated_gb": _r(card.peak_allocated_gb),
+                "allocated_low_gb": _r(card.peak_allocated_gb * lo),
+                "allocated_high_gb": _r(card.peak_allocated_gb * hi),
+                "max_memory_reserved_gb": _r(card.allocator_reserved_gb),
+                "reserved_low_gb": _r(card.allocator_reserved_gb * lo),
+                "reserved_high_gb": _r(card.allocator_reserved_gb * hi),
+                "memory_band_basis": card.band_basis, "capacity_gb": _r(card.capacity_gb), "fits": card.fits,
+                "params_trainable": res.params_trainable, "params_total": res.params_total,
+            },
+        })  # fmt: skip
+    return out
+
+
+def build_predictions() -> dict[str, Any]:
+    """Everything predictions.json holds (no date or version in it: the file changes only when a figure does)."""
+    card = default_catalog().card(CARD)
+    return {
+        "tool": "configurator-device-kit-predictions",
+        "format": FORMAT,
+        "card": CARD,
+        "card_name": card.name,
+        "peak_bf16_tflops": card.bf16_dense_tflops.value,
+        "bandwidth_gb_s": card.memory_bandwidth_gb_s.value,
+        "sm_count": card.sm_count.value if card.sm_count is not None else None,
+        "written_by": "python benchmarks/device/predict.py (the engine; GB = 10^9 bytes)",
+        "protocol": PROTOCOL,
+        "kernels": gemm_cases() + attention_cases() + stream_cases(),
+        "train": train_cases(),
+    }
+
+
+def render(predictions: dict[str, Any]) -> str:
+    return json.dumps(predictions, indent=1) + "\n"
+
+
+def main() -> int:
+    atomic_write_text(PREDICTIONS, render(build_predictions()), "the device kit's predictions")
+    print(f"wrote {PREDICTIONS}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
