@@ -32,6 +32,11 @@ Training steps
   ``max_memory_allocated`` against [allocated_low_gb, allocated_high_gb] and its point ``max_memory_allocated_gb``,
   ``max_memory_reserved`` against [reserved_low_gb, reserved_high_gb] and ``max_memory_reserved_gb``; the same
   band verdicts (``inside band``, ``below band``: measured < low, ``above band``: measured > high) and point tags.
+- the exact tracer (``traced.json`` beside the predictions, when present; ``--traced`` names another): its peak
+  allocated against the measured ``max_memory_allocated`` (figure ``traced_allocated_gb``), by the point tag
+  alone (no band: a trace is exact for the library versions it ran, printed beside it; it does not count cuBLAS
+  workspaces, up to 64 MiB on sm90, nor kernel-internal allocations). A traced request that is no longer the
+  case's (the case changed since it was traced) is not scored and says so.
 - a case measured out of memory: ``FAIL: out of memory`` when the engine predicted that it fits (every case in
   predictions.json does), ``agrees: out of memory`` otherwise.
 
@@ -107,6 +112,27 @@ def _kernel(pred: dict[str, Any], meas: dict[str, Any], peak_tflops: float) -> l
     return [_row(pred["id"], f"{pred['kind']}_seconds", "s", p["seconds"], m, note=note)]
 
 
+def _traced(pred: dict[str, Any], meas: dict[str, Any], traced: dict[str, Any] | None) -> list[Row]:
+    case = next((c for c in (traced or {}).get("cases", []) if c["id"] == pred["id"]), None)
+    if case is None or meas.get("max_memory_allocated_gb") is None:
+        return []
+    if not case.get("ok"):
+        return [Row(pred["id"], "traced_allocated_gb", "GB", None, meas["max_memory_allocated_gb"], None,
+                    "not traced", verdict=f"not scored: {case.get('error')}")]  # fmt: skip
+    request = case["request"]
+    stale = [k for k, v in (("sequence_length", pred["seq"]), ("micro_batch_size", pred["micro_batch"]),
+                            ("gradient_checkpointing", pred["gradient_checkpointing"]), ("config", pred["hf_config"]))
+             if request.get(k) != v]  # fmt: skip
+    if stale:
+        return [Row(pred["id"], "traced_allocated_gb", "GB", case["peak_allocated_gb"], meas["max_memory_allocated_gb"],
+                    None, "not scored", verdict=f"not scored: traced with another {', '.join(stale)}")]  # fmt: skip
+    versions = (traced or {}).get("versions", {})
+    note = (f"traced with torch {versions.get('torch')}, transformers {versions.get('transformers')}, peft "
+            f"{versions.get('peft')}; attention {case.get('attention_kernel')}; phase {case.get('phase')}")  # fmt: skip
+    return [_row(pred["id"], "traced_allocated_gb", "GB", case["peak_allocated_gb"], meas["max_memory_allocated_gb"],
+                 note=note)]  # fmt: skip
+
+
 def _train(pred: dict[str, Any], meas: dict[str, Any]) -> list[Row]:
     p, cid = pred["predicted"], pred["id"]
     step = meas["seconds"]
@@ -126,8 +152,8 @@ def _train(pred: dict[str, Any], meas: dict[str, Any]) -> list[Row]:
     return rows
 
 
-def score(predictions: dict[str, Any], measured: dict[str, Any]) -> list[Row]:
-    """Every scored figure of every predicted case, in the predictions' order."""
+def score(predictions: dict[str, Any], measured: dict[str, Any], traced: dict[str, Any] | None = None) -> list[Row]:
+    """Every scored figure of every predicted case, in the predictions' order (``traced``: traced.json, if any)."""
     by_id = {c["id"]: c for c in measured.get("cases", [])}
     peak = float(predictions["peak_bf16_tflops"])
     rows: list[Row] = []
@@ -150,7 +176,10 @@ def score(predictions: dict[str, Any], measured: dict[str, Any]) -> list[Row]:
             reason = meas.get("reason") or "no median time recorded"
             rows.append(Row(cid, "-", "", None, None, None, "", verdict=f"not measured ({status}): {reason}"))
             continue
-        rows += _train(pred, meas) if pred["kind"] == "train" else _kernel(pred, meas, peak)
+        if pred["kind"] == "train":
+            rows += _train(pred, meas) + _traced(pred, meas, traced)
+        else:
+            rows += _kernel(pred, meas, peak)
     return rows
 
 
@@ -207,17 +236,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("predictions", type=Path)
     ap.add_argument("measured", type=Path)
+    ap.add_argument("--traced", type=Path, default=None, help="the tracer's peaks (default: traced.json beside the "
+                    "predictions, when there is one)")  # fmt: skip
     args = ap.parse_args(argv)
     raw = args.predictions.read_bytes()
     predictions = json.loads(raw)
     measured = json.loads(args.measured.read_text(encoding="utf-8"))
+    traced_path = args.traced or args.predictions.with_name("traced.json")
+    traced = json.loads(traced_path.read_text(encoding="utf-8")) if traced_path.is_file() else None
     head = warnings(raw, measured)
     device = measured.get("device", {})
     print(f"{device.get('name')} ({measured.get('versions', {})}) against predictions for {predictions['card_name']}")
     if measured.get("tiny"):
         print(render([], head))
         return 0
-    print(render(score(predictions, measured), head))
+    print(render(score(predictions, measured, traced), head))
     return 0
 
 

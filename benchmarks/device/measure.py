@@ -14,8 +14,9 @@ How each figure is taken (the protocol's counts are in predictions.json):
   (mean, min and max are kept);
 - training: the Transformers Trainer's step as a plain loop: ``model(input_ids, labels).loss``, backward,
   ``clip_grad_norm_(1.0)``, ``AdamW(fused=True).step()``, ``zero_grad(set_to_none=True)``; LoRA through PEFT
-  (fp32 adapters, PEFT's default) under bf16 autocast, full fine-tunes in pure bf16; gradient checkpointing as
-  ``gradient_checkpointing_enable(use_reentrant=False)``; tokens per step = micro_batch x sequence x accumulation;
+  (fp32 adapters, PEFT's default) under bf16 autocast, full fine-tunes in pure bf16; gradient checkpointing
+  enabled on the base model before PEFT wraps it, reentrant or not as the case's ``checkpointing_kind`` says
+  (what the engine's tracer runs); tokens per step = micro_batch x sequence x accumulation;
 - memory: ``torch.cuda.reset_peak_memory_stats()`` before the case's model is built, then
   ``max_memory_allocated`` and ``max_memory_reserved`` after its last step (GB = 10^9 bytes).
 
@@ -234,6 +235,17 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
     built = time.perf_counter()
     with torch.device(device):
         model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16, attn_implementation="sdpa")
+    reentrant = case.get("checkpointing_kind") == "reentrant"
+    if case["gradient_checkpointing"]:
+        # as the engine's tracer and TRL's SFTTrainer: on the base model, before PEFT wraps it, with the reentrancy
+        # predictions.json names (the library's own default has changed between releases)
+        enable = getattr(model, "activation_checkpointing_enable", None)
+        if enable is not None:
+            enable(activation_checkpointing_kwargs={"use_reentrant": reentrant})
+        else:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
+        if reentrant:
+            model.enable_input_require_grads()  # reentrant checkpoints need an input that requires grad
     if case["method"] == "lora":
         from peft import LoraConfig, get_peft_model
 
@@ -241,8 +253,6 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         config_lora = LoraConfig(r=lora["rank"], lora_alpha=2 * lora["rank"], lora_dropout=lora["dropout"],
                                  target_modules=lora["targets"])  # fmt: skip
         model = get_peft_model(model, config_lora)
-    if case["gradient_checkpointing"]:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.config.use_cache = False
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
@@ -251,11 +261,15 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
     autocast = (torch.autocast(device_type=device, dtype=torch.bfloat16) if case["autocast_bf16"]
                 else contextlib.nullcontext())  # fmt: skip
 
+    missing: list[int] = []  # trainable tensors without a gradient after the first backward (a broken graph)
+
     def step() -> Any:
         for _ in range(gas):
             with autocast:
                 loss = model(input_ids=ids, labels=ids).loss
             loss.backward()
+        if not missing:
+            missing.append(sum(p.grad is None for p in params))
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -270,9 +284,14 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         with clock.time():
             loss = step()
     timing = clock.seconds()
+    checkpoint = next((getattr(m, "_gradient_checkpointing_func", None) for m in model.modules()
+                       if getattr(m, "_gradient_checkpointing_func", None) is not None), None)  # fmt: skip
     out: dict[str, Any] = {
         "ran": {"seq": seq, "micro_batch": mb, "gradient_accumulation": gas, "layers": config.num_hidden_layers,
-                "hidden": config.hidden_size},
+                "hidden": config.hidden_size,
+                "checkpoint_kwargs": repr(getattr(checkpoint, "keywords", None)) if checkpoint else None,
+                "sdpa_flash_enabled": bool(torch.backends.cuda.flash_sdp_enabled()),
+                "sdpa_cudnn_enabled": bool(torch.backends.cuda.cudnn_sdp_enabled())},
         **timing,
         "tokens_per_step": mb * seq * gas,
         "tokens_per_second": mb * seq * gas / timing["seconds"],
@@ -280,6 +299,7 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         "build_and_warmup_s": warm,
         "trainable_parameters": sum(p.numel() for p in params),
         "trainable_dtypes": sorted({str(p.dtype) for p in params}),
+        "trainable_tensors_without_gradient": missing[0],
         "total_parameters": sum(p.numel() for p in model.parameters()),
     }  # fmt: skip
     if device == "cuda":

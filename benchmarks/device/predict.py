@@ -21,6 +21,10 @@ scores the first; the second tests nothing on its own (the training steps test i
 The HF config of each training case is the catalog's (engine/acceptance/kit.py ``hf_config_of``), so measure.py
 builds exactly the model the engine sized. ``python benchmarks/device/predict.py`` rewrites the file;
 tests/benchmarks_device/test_device_kit.py fails when the engine no longer predicts what it holds.
+
+``--trace PYTHON`` also runs the engine's exact tracer (configurator/trace/, torch on meta tensors, CPU only) on
+each training case with an interpreter that has the ``trace`` extra, into ``traced.json`` with the library versions
+it ran; the test checks that its requests are still the cases' (the traced figures themselves need torch).
 """
 
 from __future__ import annotations
@@ -39,9 +43,11 @@ from configurator.engine.acceptance.kit import hf_config_of
 from configurator.engine.evaluate import evaluate
 from configurator.engine.model.build import Build
 from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.trace.request import prepare_trace
 
 HERE = Path(__file__).resolve().parent
 PREDICTIONS = HERE / "predictions.json"
+TRACED = HERE / "traced.json"
 FORMAT = 1
 CARD = "h200-sxm"
 CHASSIS = "hgx-8"  # the catalog's HGX H100/H200 baseboard; one card in slot 1
@@ -174,10 +180,21 @@ def _job(case: dict[str, Any]) -> dict[str, Any]:
             "cards": [1]}  # fmt: skip
 
 
+def _build() -> Build:
+    return Build.model_validate({"name": "device kit", "chassis": CHASSIS, "cards": [{"slot": 1, "card": CARD}],
+                                 "jobs": [_job(c) for c in TRAIN_CASES]})  # fmt: skip
+
+
+def trace_requests() -> dict[str, dict[str, Any]]:
+    """The exact tracer's request for each training case (configurator/trace/request.py), by case id."""
+    build, catalog = _build(), default_catalog()
+    return {job.name: prepare_trace(build, job, catalog).request.wire() for job in build.jobs}
+
+
 def train_cases() -> list[dict[str, Any]]:
     catalog = default_catalog()
-    build = Build.model_validate({"name": "device kit", "chassis": CHASSIS, "cards": [{"slot": 1, "card": CARD}],
-                                  "jobs": [_job(c) for c in TRAIN_CASES]})  # fmt: skip
+    build = _build()
+    requests = trace_requests()
     result = evaluate(build, catalog)
     out = []
     for case, job in zip(TRAIN_CASES, build.jobs, strict=True):
@@ -201,7 +218,9 @@ def train_cases() -> list[dict[str, Any]]:
             "adapters_fp32": job.method == "lora", "optimizer": "AdamW(fused=True)", "max_grad_norm": 1.0,
             "seq": job.sequence_length, "micro_batch": job.micro_batch_size,
             "gradient_accumulation": job.gradient_accumulation_steps,
-            "gradient_checkpointing": job.gradient_checkpointing, "attn_implementation": job.attention,
+            "gradient_checkpointing": job.gradient_checkpointing,
+            # reentrant or not, as the engine's tracer runs this stack (configurator/trace/request.py)
+            "checkpointing_kind": requests[job.name]["checkpointing_kind"], "attn_implementation": job.attention,
             "framework": job.framework, "tokens_per_step": tokens,
             "predicted": {
                 "step_seconds": _r(step), "step_low_seconds": _r(low), "step_high_seconds": _r(high),
@@ -245,9 +264,46 @@ def render(predictions: dict[str, Any]) -> str:
     return json.dumps(predictions, indent=1) + "\n"
 
 
-def main() -> int:
+def traced(python: str) -> dict[str, Any]:
+    """The exact tracer's peak allocated for each training case, run by ``python`` (an interpreter with the
+    ``trace`` extra: torch on meta tensors, no GPU), with the versions it ran; minutes on a CPU."""
+    import datetime
+
+    from configurator.trace.protocol import TraceRequest
+    from configurator.trace.runner import run_trace, worker_command
+
+    command = worker_command(python)
+    cases = []
+    versions: dict[str, str | None] = {}
+    for cid, wire in trace_requests().items():
+        outcome = run_trace(TraceRequest.model_validate(wire), command=command, use_cache=False, timeout_s=1800)
+        r = outcome.result
+        versions = outcome.versions
+        cases.append({"id": cid, "request": wire, "ok": r.ok, "error": r.error,
+                      "peak_allocated_gb": _r(r.peak_gb), "phase": r.phase, "op": r.op, "module": r.module,
+                      "breakdown_gb": {k: _r(v / 1e9) for k, v in r.breakdown.model_dump().items()},
+                      "attention_kernel": r.attention_kernel, "notes": r.notes})  # fmt: skip
+        print(f"traced {cid}: {r.peak_gb:.3f} GB" if r.ok else f"traced {cid}: {r.error}", flush=True)
+    return {"tool": "configurator-device-kit-traced", "format": FORMAT, "versions": versions,
+            "command": f"python benchmarks/device/predict.py --trace {python}",
+            "date": datetime.date.today().isoformat(),
+            "what": "peak allocated bytes of the engine's exact tracer (configurator/trace/worker) on meta tensors; "
+                    "not counted: cuBLAS workspaces, kernel-internal allocations, reserved minus allocated",
+            "cases": cases}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--trace", metavar="PYTHON", help="also trace each training case with this interpreter (one "
+                    "with the trace extra) into traced.json")  # fmt: skip
+    args = ap.parse_args(argv)
     atomic_write_text(PREDICTIONS, render(build_predictions()), "the device kit's predictions")
     print(f"wrote {PREDICTIONS}")
+    if args.trace:
+        atomic_write_text(TRACED, json.dumps(traced(args.trace), indent=1) + "\n", "the device kit's traced peaks")
+        print(f"wrote {TRACED}")
     return 0
 
 

@@ -88,7 +88,8 @@ PREDICTIONS: dict[str, Any] = {
         {"id": "stream-a", "kind": "stream", "bytes": 1e9, "predicted": {"seconds": 1.0, "gb_s": 1.0}},
     ],
     "train": [
-        {"id": f"train-{k}", "kind": "train", "predicted": {
+        {"id": f"train-{k}", "kind": "train", "seq": 2048, "micro_batch": 2, "gradient_checkpointing": True,
+         "hf_config": {"model_type": "llama"}, "predicted": {
             "step_seconds": 1.0, "step_low_seconds": 0.8, "step_high_seconds": 2.5, "tokens_per_second": 4096.0,
             "max_memory_allocated_gb": 20.0, "allocated_low_gb": 18.0, "allocated_high_gb": 22.0,
             "max_memory_reserved_gb": 22.0, "reserved_low_gb": 20.0, "reserved_high_gb": 24.0, "fits": True}}
@@ -111,9 +112,19 @@ MEASURED: dict[str, Any] = {
 }  # fmt: skip
 
 
+TRACED: dict[str, Any] = {
+    "versions": {"torch": "2.13.0"},
+    "cases": [
+        {"id": "train-ok", "ok": True, "peak_allocated_gb": 19.5, "request": {"sequence_length": 2048,
+         "micro_batch_size": 2, "gradient_checkpointing": True, "config": {"model_type": "llama"}}},
+        {"id": "train-oom", "ok": True, "peak_allocated_gb": 19.5, "request": {"sequence_length": 4096}},
+    ],
+}  # fmt: skip
+
+
 def _verdicts() -> dict[tuple[str, str], tuple[float | None, str, str]]:
     return {(r.case, r.figure): (r.ratio and round(r.ratio, 3), r.tag, r.verdict)
-            for r in compare.score(PREDICTIONS, MEASURED)}  # fmt: skip
+            for r in compare.score(PREDICTIONS, MEASURED, TRACED)}  # fmt: skip
 
 
 def test_compare_scores_kernels_by_their_point_tag() -> None:
@@ -129,6 +140,17 @@ def test_compare_scores_a_step_against_the_band_and_both_counters() -> None:
     assert v["train-ok", "step_seconds"] == (0.333, "off by more than 25 %", "slower than band")
     assert v["train-ok", "max_memory_allocated_gb"] == (1.053, "within 10 %", "inside band")
     assert v["train-ok", "max_memory_reserved_gb"] == (0.733, "off by more than 25 %", "above band")
+
+
+def test_compare_scores_the_traced_peak_against_allocated_and_only_for_the_case_traced() -> None:
+    v = _verdicts()
+    assert v["train-ok", "traced_allocated_gb"] == (1.026, "within 10 %", "")  # 19.5 / 19.0
+    # train-oom measured as train-ok was, but its trace was of another request
+    run = {**MEASURED, "cases": [{**MEASURED["cases"][3], "id": "train-oom"}]}
+    (stale,) = [r for r in compare.score(PREDICTIONS, run, TRACED) if r.figure == "traced_allocated_gb"]
+    assert (stale.case, stale.ratio) == ("train-oom", None)
+    assert stale.verdict == ("not scored: traced with another sequence_length, micro_batch_size, "
+                             "gradient_checkpointing, config")  # fmt: skip
 
 
 def test_compare_fails_an_oom_and_reports_skipped_and_absent_cases() -> None:
@@ -149,6 +171,18 @@ def test_compare_warns_of_old_measurements_a_tiny_run_and_a_run_cut_short() -> N
     assert len(old) == 1 and "NEW predictions" in old[0]
     assert "nothing in it is scored" in compare.warnings(raw, {**same, "tiny": True})[0]
     assert "did not finish" in compare.warnings(raw, {**same, "finished": False})[0]
+
+
+def test_the_traced_peaks_are_of_the_cases_as_they_are_now() -> None:
+    """traced.json (the exact tracer's peaks: torch, so written by `predict.py --trace PYTHON`, not here) traced
+    exactly the requests the training cases make now."""
+    traced = json.loads((DEVICE / "traced.json").read_text(encoding="utf-8"))
+    stored = {c["id"]: c["request"] for c in traced["cases"]}
+    assert stored == predict.trace_requests(), (
+        "benchmarks/device/traced.json traced other requests than the training cases make now: rerun "
+        "`python benchmarks/device/predict.py --trace PYTHON` with a Python that has the trace extra"
+    )
+    assert all(c["ok"] and c["peak_allocated_gb"] > 0 for c in traced["cases"])
 
 
 # --- measure.py and compare.py stay standalone -----------------------------------------------------------------
