@@ -174,7 +174,8 @@ def score(predictions: dict[str, Any], measured: dict[str, Any], traced: dict[st
             continue
         if status != "ok" or meas.get("seconds") is None:
             reason = meas.get("reason") or "no median time recorded"
-            rows.append(Row(cid, "-", "", None, None, None, "", verdict=f"not measured ({status}): {reason}"))
+            said = f"not measured ({status}): {reason}" if status != "ok" else f"not measured: {reason}"
+            rows.append(Row(cid, "-", "", None, None, None, "", verdict=said))
             continue
         if pred["kind"] == "train":
             rows += _train(pred, meas) + _traced(pred, meas, traced)

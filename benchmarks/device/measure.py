@@ -171,6 +171,7 @@ def run_attention(torch: Any, case: dict[str, Any], device: str, tiny: bool, pro
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     variants: dict[str, Any] = {}
+
     def flash() -> Any:
         return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
 
@@ -190,6 +191,8 @@ def run_attention(torch: Any, case: dict[str, Any], device: str, tiny: bool, pro
         except Exception as exc:  # e.g. no flash kernel for this device or dtype: recorded, the other variant stands
             variants[name] = {"status": "error", "reason": f"{type(exc).__name__}: {str(exc)[:300]}"}
     scored = {k: v for k, v in variants.get("flash", {}).items() if k.startswith("seconds")}
+    if not scored:  # compare.py scores the flash variant only: say why there is none
+        scored = {"reason": f"the flash backend did not run: {variants.get('flash', {}).get('reason')}"}
     return {"ran": {"batch": b, "seq": s, "heads": h, "head_dim": d}, "variants": variants, **scored}
 
 
