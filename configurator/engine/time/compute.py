@@ -259,6 +259,8 @@ def compute(
         step, device = max(steps, key=lambda s: s[0].seconds)
         # GRPO makes logits for the completion only (logits_to_keep, rl.logit_fraction): its loss class in proportion
         step = scaled_class(step, "loss", rl.logit_fraction(rl_job))
+        # the step's FLOPs and its achieved rate count a vision-language job's tower too (its op class "vision")
+        flops += sum(c.flops for c in step.classes if c.name == "vision")
         op_rows = step.rows
         launch_bound = step.launch_bound
         seconds: float | None = step.seconds

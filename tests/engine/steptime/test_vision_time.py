@@ -8,9 +8,12 @@ import math
 import pytest
 
 from configurator.catalog.hf_config import ConfigError, model_from_hf_config
-from configurator.catalog.loader import Catalog
+from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, evaluate
+from configurator.engine.memory.estimate import job_parameters
+from configurator.engine.memory.vision import language_view
 from configurator.engine.model.build import Job
+from configurator.engine.time.compute import flops_per_token
 from configurator.engine.time.steptime import Device
 from configurator.engine.time.steptime.vision import tower_class, tower_shape
 
@@ -92,6 +95,12 @@ def test_the_step_counts_the_tower_and_says_what_it_assumes() -> None:
                for n in with_images.compute.notes)  # fmt: skip
     # the held-apart runs have no vision-language job: the band's basis says so
     assert "a vision-language job" in (with_images.step_band_basis or "")
+    # the step's FLOPs (and the achieved rate shown from them) count the tower's beside the language model's
+    catalog = default_catalog()
+    model, job = catalog.model(VL), _job(gradient_accumulation_steps=4)
+    view = language_view(model, job)
+    language = flops_per_token(view, model, job_parameters(model, view)) * view.sequence_length * 4
+    assert with_images.compute.flops_per_step == pytest.approx(language + ops["vision"].flops, rel=1e-9)
     text = _evaluate(gradient_accumulation_steps=4, images_per_sample=0)
     assert "vision" not in {o.name for o in text.compute.ops}
     assert with_images.step_seconds > text.step_seconds
