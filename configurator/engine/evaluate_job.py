@@ -396,7 +396,8 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
     outside = [*([method_name(job.method)] if job.method not in band.band.methods else []),
                *([f"in {comp.recipe} compute"] if comp.recipe else []),
                *(["on a MIG slice"] if on_mig else []),
-               *(["a vision-language job"] if images else [])]  # fmt: skip
+               *(["a vision-language job"] if images else []),
+               *(["timed with cuDNN attention"] if comp.attention_kernel == "cuDNN" else [])]  # fmt: skip
     basis = band.basis + (f"; none of the runs is {' or '.join(outside)} as this job is" if outside else "")
     return low, high, basis
 

@@ -17,6 +17,7 @@ from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
+from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 
 
@@ -185,6 +186,11 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     return list(out.values())
 
 
+# the attention kernels as a step's tooltip and sheet name them (efficiency.py attention_kernel)
+ATTENTION_KERNEL_NAMES = {"cudnn": "cuDNN", "flash": "FlashAttention-2",
+                          "efficient": "memory-efficient, timed at FlashAttention-2's rate"}
+
+
 def _tower_notes(model: ModelSpec, job: Job, rows: tuple[OpRow, ...]) -> list[str]:
     """What the step time assumes of a vision-language job's tower (its op class "vision", steptime/vision.py)."""
     tower = next((r for r in rows if r[0] == "vision"), None)
@@ -246,6 +252,7 @@ def compute(
                   if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
+    attention_kernel: str | None = None
     training_s: float | None = None  # RL: the policy's training step (BF16), before the recipe's speed-up
     rl_seconds = 0.0  # RL: generation and the extra passes
     generation_bound: Literal["memory", "compute", "launch"] | None = None
@@ -263,6 +270,9 @@ def compute(
         flops += sum(c.flops for c in step.classes if c.name == "vision")
         op_rows = step.rows
         launch_bound = step.launch_bound
+        kernel = efficiency().attention_kernel(job.attention, device.compute_capability,
+                                               masked=model.sliding_window is not None)
+        attention_kernel = ATTENTION_KERNEL_NAMES[kernel]
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None
@@ -314,5 +324,5 @@ def compute(
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
         training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
-        estimated_cards=estimated,
+        estimated_cards=estimated, attention_kernel=attention_kernel,
     )  # fmt: skip

@@ -99,6 +99,7 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
         seq=job.sequence_length, batch=job.micro_batch_size, checkpointing=job.gradient_checkpointing,
         full=job.method == "full", rank=0 if job.method == "full" else job.lora.rank, targets=targets,
         dequant_bytes=dequant, loss="chunked" if loss in ("chunked", "fused") else "standard", stack=stack,
+        attention=job.attention,
     )  # fmt: skip
 
 

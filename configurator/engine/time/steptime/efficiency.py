@@ -27,6 +27,7 @@ class Efficiency:
     k_fill: float
     attention: dict[str, float]
     attention_by_cc: dict[float, float]  # a chip whose measured kernel rate departs from its architecture's
+    cudnn_attention_by_cc: dict[float, float]  # cuDNN's fused attention, on the chips where SDPA prefers it
     attention_backward: float
     bandwidth: float
     elementwise: dict[str, tuple[float, float, float]]  # stack -> (per hidden, per ffn, per q+kv width) bytes
@@ -45,9 +46,24 @@ class Efficiency:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
         return architecture if architecture in self.gemm_peak else "Hopper"
 
-    def attention_fraction(self, arch: str, compute_capability: float = 0.0) -> float:
-        """The attention kernel's achieved fraction of peak on a chip: its own measured figure where the table
-        has one for its compute capability, else its architecture's."""
+    def attention_kernel(self, attention: str, compute_capability: float = 0.0, masked: bool = False) -> str:
+        """The kernel a job's attention runs on a chip: PyTorch SDPA puts cuDNN first where the table has a cuDNN
+        figure (the pinned PyTorch's check_prefer_cudnn_attention: CC 9.0 and 10.0), else FlashAttention-2; with an
+        explicit mask (a sliding-window model: Transformers passes one) SDPA moves to its memory-efficient kernel,
+        as the tracer routes it (trace/worker/emulation.py). The flash-attn package (``attention: flash``) is
+        FlashAttention-2 everywhere. Eager attention, and the memory-efficient kernel, are timed at
+        FlashAttention-2's rate (an ASSUMPTION: no measured rate of theirs in the table)."""
+        if attention != "sdpa":
+            return "flash"
+        if masked:
+            return "efficient"
+        return "cudnn" if compute_capability in self.cudnn_attention_by_cc else "flash"
+
+    def attention_fraction(self, arch: str, compute_capability: float = 0.0, kernel: str = "flash") -> float:
+        """The attention kernel's achieved fraction of peak on a chip: cuDNN's where it runs, else FlashAttention-2's
+        own measured figure where the table has one for the chip's compute capability, else its architecture's."""
+        if kernel == "cudnn" and compute_capability in self.cudnn_attention_by_cc:
+            return self.cudnn_attention_by_cc[compute_capability]
         return self.attention_by_cc.get(compute_capability, self.attention[arch])
 
     def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
@@ -119,6 +135,7 @@ class EfficiencySpec(Strict):
     k_fill: _Sourced
     attention_fraction: dict[str, _Fraction]
     attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
+    cudnn_attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
     attention_backward_factor: _Sourced
     bandwidth_fraction: _Fraction
     elementwise_bytes: dict[Stack, _Elementwise]
@@ -150,6 +167,8 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         k_fill=d.k_fill.value,
         attention={k: v.value for k, v in d.attention_fraction.items()},
         attention_by_cc={float(k): v.value for k, v in d.attention_fraction_by_compute_capability.items()},
+        cudnn_attention_by_cc={float(k): v.value
+                               for k, v in d.cudnn_attention_fraction_by_compute_capability.items()},
         attention_backward=d.attention_backward_factor.value,
         bandwidth=d.bandwidth_fraction.value,
         elementwise={k: (v.hidden, v.ffn, v.qk) for k, v in d.elementwise_bytes.items()},

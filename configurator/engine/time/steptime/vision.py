@@ -12,7 +12,8 @@ language model is:
 - attention: bidirectional (no causal half), forward 4 x tokens x span x hidden per layer, where the span is the
   image's patches, except Qwen2.5-VL's windowed blocks: windows of (window_size / patch)^2 patches
   (modeling_qwen2_5_vl.py get_window_index), all but the config's ``fullatt_block_indexes``. The backward is the
-  FlashAttention-2 factor (efficiency.yaml), at the architecture's measured attention fraction.
+  FlashAttention-2 factor (efficiency.yaml), at the measured fraction of the kernel the job's attention runs on the
+  chip (efficiency.py attention_kernel).
 - elementwise: the per-layer bytes of the stack (efficiency.yaml ``elementwise_bytes``, derived for a Llama block:
   two norms, residual adds, rotary on q and k, a gated MLP), with q + kv width 2 x hidden (no grouped KV in these
   towers). An ASSUMPTION for SigLIP and mllama blocks (LayerNorm, GELU, no rotary): the same order of bytes.
@@ -54,6 +55,7 @@ class TowerShape:
     rank: int  # LoRA rank on the tower's linears (0: none)
     recompute: bool  # its blocks' forward runs again (gradient checkpointing with a graph)
     stack: str  # eager | fused (elementwise bytes)
+    attention: str = "sdpa"  # the job's attention: its kernel on the chip (Efficiency.attention_kernel)
 
 
 def tower_shape(model: ModelSpec, job: Job, stack: str) -> TowerShape | None:
@@ -68,7 +70,7 @@ def tower_shape(model: ModelSpec, job: Job, stack: str) -> TowerShape | None:
         tokens_per_image=v.encoder_tokens(job.image_resolution, job.image_resolution),
         graph=graph, full=trained and job.method == "full",
         rank=job.lora.rank if trained and job.method != "full" else 0,
-        recompute=graph and job.gradient_checkpointing, stack=stack,
+        recompute=graph and job.gradient_checkpointing, stack=stack, attention=job.attention,
     )  # fmt: skip
 
 
@@ -145,7 +147,8 @@ def tower_class(v: VisionTower, s: TowerShape, device: Device) -> OpClass:
     add(0.0, per_pass * (forwards + 2 * backward), 0.0)
     attn = _attention_flops(v, s)
     qkvo = 2.0 * tokens * 4 * v.hidden_size * layers  # q, k, v read and o written, bf16
-    rate = peak * eff.attention_fraction(arch, device.compute_capability) * sustained
+    kernel = eff.attention_kernel(s.attention, device.compute_capability)
+    rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
     add(attn * (forwards + eff.attention_backward * backward), qkvo * (forwards + 2 * backward), rate)
     return OpClass(NAME, flops, moved, compute_s + memory_s, compute_s, memory_s)
 
