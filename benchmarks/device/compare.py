@@ -17,16 +17,19 @@ Kernels (no band in the engine: they are scored by the point tag alone)
   table's large-GEMM fraction with the tile/wave model, no FITTED sustained fraction). Achieved TFLOP/s (the case's
   FLOPs / measured seconds) and the fraction of the card's dense BF16 peak are printed beside it, and the in-step
   prediction (``predicted_in_step``) is printed but not scored.
-- attention: the median seconds of causal SDPA forward + backward with the flash backend forced (the
-  FlashAttention-2 kernel the engine's attention fraction is measured on) against ``predicted.seconds``; the
-  backend PyTorch picks by itself is printed, not scored.
+- attention: one case per kernel (``attention-flash-*``: FlashAttention-2, ``attention-cudnn-*``: cuDNN): the
+  median seconds of causal SDPA forward + backward with that kernel forced against ``predicted.seconds`` (the
+  engine's fraction for that kernel on the chip); a kernel that refused to run is not measured. What SDPA picks by
+  itself on the device's PyTorch is printed beside it (its time and the backend's name), not scored.
 - stream: the median seconds of the copy or add against ``predicted.seconds``; achieved GB/s printed.
 
 Training steps
 - step time: the median of the timed optimizer steps against ``predicted.step_seconds``, with the point tag, and
   against the engine's band [step_low_seconds, step_high_seconds]: ``inside band`` when low <= measured <= high,
   else ``faster than band`` (measured < low) or ``slower than band`` (measured > high). Tokens/s is printed; it
-  is the same figure (tokens per step / step time) and is not scored again.
+  is the same figure (tokens per step / step time) and is not scored again. Attention runs the SDPA kernel the
+  engine timed (``attention_kernel``, forced); where that kernel refused, the step ran SDPA's own choice: it is
+  scored all the same and its verdict says so.
 - memory, against BOTH torch counters (the rule for a source that does not say which counter it printed is to
   report against each candidate; here the counter is known, and both are reported anyway):
   ``max_memory_allocated`` against [allocated_low_gb, allocated_high_gb] and its point ``max_memory_allocated_gb``,
@@ -108,7 +111,9 @@ def _kernel(pred: dict[str, Any], meas: dict[str, Any], peak_tflops: float) -> l
         if pred["kind"] == "attention":
             default = meas.get("variants", {}).get("default", {})
             if default.get("status") == "ok":
-                note += f"; SDPA's own backend choice: {pred['flops'] / default['seconds'] / 1e12:,.1f} TFLOP/s"
+                note += (f"; SDPA's own choice ({meas.get('sdpa_default_choice') or 'backend not read'}; the engine "
+                         f"assumes {pred.get('sdpa_default')}): {pred['flops'] / default['seconds'] / 1e12:,.1f} "
+                         "TFLOP/s")  # fmt: skip
     return [_row(pred["id"], f"{pred['kind']}_seconds", "s", p["seconds"], m, note=note)]
 
 
@@ -139,6 +144,9 @@ def _train(pred: dict[str, Any], meas: dict[str, Any]) -> list[Row]:
     tokens = f"measured {meas['tokens_per_second']:,.0f} tokens/s, predicted {p['tokens_per_second']:,.0f}"
     low, high = p["step_low_seconds"], p["step_high_seconds"]
     verdict = band_verdict(step, low, high, "faster than band", "slower than band")
+    attention = meas.get("ran", {}).get("attention") or {}
+    if attention.get("refused"):
+        verdict += f" (attention ran SDPA's own choice: {attention.get('kernel')} refused)"
     rows = [_row(cid, "step_seconds", "s", p["step_seconds"], step, band=(low, high), verdict=verdict, note=tokens)]
     for counter, lo, hi in (("max_memory_allocated_gb", "allocated_low_gb", "allocated_high_gb"),
                             ("max_memory_reserved_gb", "reserved_low_gb", "reserved_high_gb")):  # fmt: skip

@@ -16,7 +16,9 @@ How each figure is taken (the protocol's counts are in predictions.json):
   ``clip_grad_norm_(1.0)``, ``AdamW(fused=True).step()``, ``zero_grad(set_to_none=True)``; LoRA through PEFT
   (fp32 adapters, PEFT's default) under bf16 autocast, full fine-tunes in pure bf16; gradient checkpointing
   enabled on the base model before PEFT wraps it, reentrant or not as the case's ``checkpointing_kind`` says
-  (what the engine's tracer runs); tokens per step = micro_batch x sequence x accumulation;
+  (what the engine's tracer runs); attention forced to the SDPA kernel the engine timed (``attention_kernel``;
+  if that kernel refuses the inputs, SDPA's own choice, recorded); tokens per step = micro_batch x sequence x
+  accumulation;
 - memory: ``torch.cuda.reset_peak_memory_stats()`` before the case's model is built, then
   ``max_memory_allocated`` and ``max_memory_reserved`` after its last step (GB = 10^9 bytes).
 
@@ -162,20 +164,40 @@ def _attention_once(torch: Any, q: Any, k: Any, v: Any, grad: Any) -> None:
     q.grad = k.grad = v.grad = None
 
 
+def _backend(torch: Any, kernel: str) -> Any:
+    """The SDPA backend of an engine kernel name (efficiency.py attention_kernel): flash, cudnn, efficient."""
+    from torch.nn.attention import SDPBackend
+
+    names = {"flash": "FLASH_ATTENTION", "cudnn": "CUDNN_ATTENTION", "efficient": "EFFICIENT_ATTENTION"}
+    return getattr(SDPBackend, names[kernel])
+
+
+def _only(torch: Any, kernel: str) -> Any:
+    """A context in which SDPA runs ``kernel`` or raises (no silent fallback to another backend)."""
+    from torch.nn.attention import sdpa_kernel
+
+    return sdpa_kernel([_backend(torch, kernel)])
+
+
 def run_attention(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: dict[str, Any]) -> dict[str, Any]:
-    """Forward + backward of causal SDPA twice: the backend PyTorch picks (what training runs) and the flash
-    backend forced (the FlashAttention-2 kernel the engine's attention fraction is measured on)."""
+    """Forward + backward of causal SDPA with the case's kernel forced (what the engine's fraction for that kernel
+    is measured on), then with the backend PyTorch picks by itself (printed, not scored)."""
     b, s, h, d = (2, TINY_SEQ, 4, 16) if tiny else (case["batch"], case["seq"], case["heads"], case["head_dim"])
     q, k, v = (torch.randn(b, h, s, d, device=device, dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
     grad = torch.randn(b, h, s, d, device=device, dtype=torch.bfloat16)
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
     variants: dict[str, Any] = {}
+    choice = None
+    try:  # private API: which backend SDPA's own dispatcher picks for these inputs
+        from torch.nn.attention import SDPBackend
 
-    def flash() -> Any:
-        return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+        choice = SDPBackend(torch._fused_sdp_choice(q, k, v, is_causal=True)).name
+    except Exception:
+        pass
 
-    for name, ctx in (("default", contextlib.nullcontext), ("flash", flash)):
+    def forced() -> Any:
+        return _only(torch, case["kernel"])
+
+    for name, ctx in (("forced", forced), ("default", contextlib.nullcontext)):
         try:
             with ctx():
                 for _ in range(proto["kernel_warmup"]):
@@ -188,12 +210,13 @@ def run_attention(torch: Any, case: dict[str, Any], device: str, tiny: bool, pro
                 variants[name] = {"status": "ok", **clock.seconds()}
         except BudgetSpent:
             raise
-        except Exception as exc:  # e.g. no flash kernel for this device or dtype: recorded, the other variant stands
+        except Exception as exc:  # e.g. no such kernel for this device or build: recorded, the other variant stands
             variants[name] = {"status": "error", "reason": f"{type(exc).__name__}: {str(exc)[:300]}"}
-    scored = {k: v for k, v in variants.get("flash", {}).items() if k.startswith("seconds")}
-    if not scored:  # compare.py scores the flash variant only: say why there is none
-        scored = {"reason": f"the flash backend did not run: {variants.get('flash', {}).get('reason')}"}
-    return {"ran": {"batch": b, "seq": s, "heads": h, "head_dim": d}, "variants": variants, **scored}
+    scored = {k: v for k, v in variants.get("forced", {}).items() if k.startswith("seconds")}
+    if not scored:  # compare.py scores the forced kernel only: say why there is none
+        scored = {"reason": f"the {case['kernel']} kernel did not run: {variants.get('forced', {}).get('reason')}"}
+    return {"ran": {"batch": b, "seq": s, "heads": h, "head_dim": d, "kernel": case["kernel"]},
+            "sdpa_default_choice": choice, "variants": variants, **scored}
 
 
 def run_stream(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: dict[str, Any]) -> dict[str, Any]:
@@ -265,12 +288,16 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
                 else contextlib.nullcontext())  # fmt: skip
 
     missing: list[int] = []  # trainable tensors without a gradient after the first backward (a broken graph)
+    kernel = case.get("attention_kernel")
+    attention: dict[str, Any] = {"kernel": kernel, "forced": bool(kernel), "refused": None}
 
     def step() -> Any:
         for _ in range(gas):
-            with autocast:
-                loss = model(input_ids=ids, labels=ids).loss
-            loss.backward()
+            # the SDPA kernel the engine timed, forced for forward, backward and the checkpoints' recompute
+            with _only(torch, kernel) if attention["forced"] else contextlib.nullcontext():
+                with autocast:
+                    loss = model(input_ids=ids, labels=ids).loss
+                loss.backward()  # outside autocast, as the Trainer runs it
         if not missing:
             missing.append(sum(p.grad is None for p in params))
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -278,8 +305,17 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         optimizer.zero_grad(set_to_none=True)
         return loss.detach()
 
-    for _ in range(proto["train_warmup_steps"]):
-        step()
+    for i in range(proto["train_warmup_steps"]):
+        try:
+            step()
+        except RuntimeError as exc:
+            if i or not attention["forced"] or isinstance(exc, torch.cuda.OutOfMemoryError):
+                raise
+            # the kernel refused these inputs on this build: the step runs with SDPA's own choice, and says so
+            attention.update(forced=False, refused=f"{type(exc).__name__}: {str(exc)[:300]}")
+            optimizer.zero_grad(set_to_none=True)
+            missing.clear()
+            step()
     _sync(torch, device)
     warm = time.perf_counter() - built
     clock = Clock(torch, device)
@@ -293,8 +329,7 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         "ran": {"seq": seq, "micro_batch": mb, "gradient_accumulation": gas, "layers": config.num_hidden_layers,
                 "hidden": config.hidden_size,
                 "checkpoint_kwargs": repr(getattr(checkpoint, "keywords", None)) if checkpoint else None,
-                "sdpa_flash_enabled": bool(torch.backends.cuda.flash_sdp_enabled()),
-                "sdpa_cudnn_enabled": bool(torch.backends.cuda.cudnn_sdp_enabled())},
+                "attention": attention},
         **timing,
         "tokens_per_step": mb * seq * gas,
         "tokens_per_second": mb * seq * gas / timing["seconds"],
@@ -333,8 +368,8 @@ def _cleanup(torch: Any, device: str) -> None:
 
 
 def _summary(case: dict[str, Any], res: dict[str, Any], tiny: bool) -> str:
-    if res["status"] != "ok":
-        return f"{res['status']}: {res.get('reason', '')}"
+    if res["status"] != "ok" or res.get("seconds") is None:
+        return f"{res['status']}: {res.get('reason', 'no time recorded')}"
     line = f"{res['seconds'] * 1e3:.3f} ms"
     if case["kind"] == "train":
         line += f", {res['tokens_per_second']:,.0f} tokens/s"

@@ -5,8 +5,9 @@ Writes ``benchmarks/device/predictions.json``: for catalog card ``h200-sxm``,
 - kernels: BF16 GEMMs at the forward shapes the per-op model times for Llama-3.1-8B (tokens 4096 and 16384:
   q, k, v, o, gate, up, down, lm_head), each at the engine's own achieved fraction
   (``Efficiency.gemm_fraction``: the architecture's large-GEMM fraction, tiles over SMs, a short K); causal
-  FlashAttention forward + backward at sequence 2048, 4096 and 8192 (32 heads, head dim 128, about 16k tokens)
-  at the engine's attention fraction; a streaming copy and add at the engine's bandwidth fraction;
+  attention forward + backward at sequence 2048, 4096 and 8192 (32 heads, head dim 128, about 16k tokens), once
+  per SDPA kernel (FlashAttention-2, cuDNN) at the engine's fraction for that kernel on the chip; a streaming copy
+  and add at the engine's bandwidth fraction;
 - training steps: single-card jobs (LoRA r=16 on every linear layer, full fine-tunes), evaluated whole by the
   engine (``evaluate``): step time and its band, tokens/s, and the peak as the two torch counters
   (``torch.cuda.max_memory_allocated``: CardMemory.peak_allocated_gb; ``max_memory_reserved``:
@@ -135,25 +136,32 @@ def gemm_cases() -> list[dict[str, Any]]:
     return out
 
 
+ATTENTION_KERNELS = ("flash", "cudnn")  # the SDPA backends measure.py forces, each timed at its own table figure
+
+
 def attention_cases() -> list[dict[str, Any]]:
+    """One case per kernel and shape: FlashAttention-2 and cuDNN forced (each at the engine's fraction for that
+    kernel on this chip); ``sdpa_default`` names the kernel the engine says SDPA picks here by itself."""
     eff = efficiency()
     peak, bw, _, arch, cc = _device()
     sustained = eff.sustained.get(arch, 1.0)
-    frac = eff.attention_fraction(arch, cc)
     h, d = ATTENTION["heads"], ATTENTION["head_dim"]
     out = []
-    for batch, seq in ATTENTION["shapes"]:
-        # FlashAttention-2 section 4.1: forward 4 s^2 d h per sequence, causal halves, backward 2.5x (ops.py)
-        fwd = 4.0 * seq * seq * d * h * batch * 0.5
-        flops = fwd * (1 + eff.attention_backward)
-        moved = 3 * 2.0 * batch * seq * 4 * h * d  # q, k, v read, o written, backward about twice (ops.py)
-        alone = _timed(flops, moved, peak * frac, bw * eff.bandwidth)
-        alone["fraction_of_peak"] = _r(frac)
-        in_step = _timed(flops, moved, peak * frac * sustained, bw * eff.bandwidth)
-        in_step["fraction_of_peak"] = _r(frac * sustained)
-        out.append({"id": f"attention-s{seq}", "kind": "attention", "batch": batch, "seq": seq, "heads": h,
-                    "head_dim": d, "causal": True, "passes": "forward + backward", "flops": flops, "bytes": moved,
-                    "predicted": alone, "predicted_in_step": in_step})  # fmt: skip
+    for kernel in ATTENTION_KERNELS:
+        frac = eff.attention_fraction(arch, cc, kernel)
+        for batch, seq in ATTENTION["shapes"]:
+            # FlashAttention-2 section 4.1: forward 4 s^2 d h per sequence, causal halves, backward 2.5x (ops.py)
+            fwd = 4.0 * seq * seq * d * h * batch * 0.5
+            flops = fwd * (1 + eff.attention_backward)
+            moved = 3 * 2.0 * batch * seq * 4 * h * d  # q, k, v read, o written, backward about twice (ops.py)
+            alone = _timed(flops, moved, peak * frac, bw * eff.bandwidth)
+            alone["fraction_of_peak"] = _r(frac)
+            in_step = _timed(flops, moved, peak * frac * sustained, bw * eff.bandwidth)
+            in_step["fraction_of_peak"] = _r(frac * sustained)
+            out.append({"id": f"attention-{kernel}-s{seq}", "kind": "attention", "kernel": kernel,
+                        "sdpa_default": eff.attention_kernel("sdpa", cc), "batch": batch, "seq": seq, "heads": h,
+                        "head_dim": d, "causal": True, "passes": "forward + backward", "flops": flops,
+                        "bytes": moved, "predicted": alone, "predicted_in_step": in_step})  # fmt: skip
     return out
 
 
@@ -221,6 +229,11 @@ def train_cases() -> list[dict[str, Any]]:
             "gradient_checkpointing": job.gradient_checkpointing,
             # reentrant or not, as the engine's tracer runs this stack (configurator/trace/request.py)
             "checkpointing_kind": requests[job.name]["checkpointing_kind"], "attn_implementation": job.attention,
+            # the SDPA kernel the engine times this step's attention at on this chip: measure.py forces it
+            "attention_kernel": efficiency().attention_kernel(job.attention, _device()[4],
+                                                              masked=catalog.model(case["model"]).sliding_window
+                                                              is not None),
+            "attention_kernel_name": res.compute.attention_kernel,
             "framework": job.framework, "tokens_per_step": tokens,
             "predicted": {
                 "step_seconds": _r(step), "step_low_seconds": _r(low), "step_high_seconds": _r(high),

@@ -65,10 +65,11 @@ def test_the_cases_fit_easily_and_run_quickly() -> None:
 
 def test_every_case_holds_what_measure_reads() -> None:
     pred = json.loads((DEVICE / "predictions.json").read_text(encoding="utf-8"))
-    needs = {"gemm": {"m", "n", "k", "flops"}, "attention": {"batch", "seq", "heads", "head_dim", "flops"},
+    needs = {"gemm": {"m", "n", "k", "flops"},
+             "attention": {"kernel", "batch", "seq", "heads", "head_dim", "flops"},
              "stream": {"op", "elements", "bytes"},
-             "train": {"hf_config", "method", "lora", "seq", "micro_batch", "gradient_accumulation",
-                       "gradient_checkpointing", "autocast_bf16"}}  # fmt: skip
+             "train": {"hf_config", "method", "lora", "seq", "micro_batch", "gradient_accumulation", "autocast_bf16",
+                       "gradient_checkpointing", "checkpointing_kind", "attention_kernel"}}  # fmt: skip
     for case in pred["kernels"] + pred["train"]:
         assert needs[case["kind"]] <= set(case), case["id"]
     assert {"kernel_warmup", "kernel_iters", "train_warmup_steps", "train_timed_steps", "budget_s"} <= set(
@@ -140,6 +141,10 @@ def test_compare_scores_a_step_against_the_band_and_both_counters() -> None:
     assert v["train-ok", "step_seconds"] == (0.333, "off by more than 25 %", "slower than band")
     assert v["train-ok", "max_memory_allocated_gb"] == (1.053, "within 10 %", "inside band")
     assert v["train-ok", "max_memory_reserved_gb"] == (0.733, "off by more than 25 %", "above band")
+    # a step whose engine kernel refused to run is scored, and says what ran instead
+    refused = {**MEASURED["cases"][3], "ran": {"attention": {"kernel": "cudnn", "refused": "RuntimeError"}}}
+    (step,) = [r for r in compare.score(PREDICTIONS, {"cases": [refused]}) if r.figure == "step_seconds"]
+    assert step.verdict == "slower than band (attention ran SDPA's own choice: cudnn refused)"
 
 
 def test_compare_scores_the_traced_peak_against_allocated_and_only_for_the_case_traced() -> None:
