@@ -1,4 +1,4 @@
-"""Compare a device run (measure.py's JSON) with the engine's predictions (predictions.json): one table per case.
+"""Compare a device run (measure.py's JSON) with the engine's predictions: a row per figure of each case.
 
     python benchmarks/device/compare.py benchmarks/device/predictions.json measured.json
 
