@@ -115,3 +115,11 @@ def test_sys_521ge_tnrt_follows_its_datasheet(chassis: dict[str, ChassisSpec]) -
     assert c.psu_capacity_w == 3 * 2700
     assert c.psu_capacity_w > 8 * 600 + (c.platform_power_w.value or 0)  # the supported 8 x 600 W build fits
     assert c.max_host_memory_gb == pytest.approx(32 * 256 * 2**30 / 1e9)
+
+
+def test_r760xa_memory_and_bays_follow_dells_spec_sheet(chassis: dict[str, ChassisSpec]) -> None:
+    """Dell's R760xa spec sheet (netbox copy): 32 DDR5 slots up to 8 TB (so 256 GB RDIMMs), 8 front NVMe bays."""
+    c = chassis["dell-poweredge-r760xa"]
+    assert c.host is not None
+    assert (c.host.dimm_slots.value, c.host.max_dimm_gb.value, c.host.drive_bays.value) == (32, 256, 8)
+    assert c.max_host_memory_gb == pytest.approx(8 * 2**40 / 1e9)  # Dell's "8 TB" in binary units
