@@ -123,3 +123,9 @@ def test_r760xa_memory_and_bays_follow_dells_spec_sheet(chassis: dict[str, Chass
     assert c.host is not None
     assert (c.host.dimm_slots.value, c.host.max_dimm_gb.value, c.host.drive_bays.value) == (32, 256, 8)
     assert c.max_host_memory_gb == pytest.approx(8 * 2**40 / 1e9)  # Dell's "8 TB" in binary units
+
+
+def test_as_4125gs_tnrt_has_four_nvme_bays(chassis: dict[str, ChassisSpec]) -> None:
+    """netbox's AS-4125GS-TNRT file: NVMe Bay 0-3 at the front, the rest SATA."""
+    c = chassis["supermicro-as-4125gs-tnrt"]
+    assert c.host is not None and c.host.drive_bays.value == 4
