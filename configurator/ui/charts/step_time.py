@@ -281,6 +281,7 @@ OP_WORDS = {
     "loss": "logits GEMM and cross-entropy",
     "recompute": "recomputed forward (activation checkpointing)",
     "optimizer": "optimizer step (states read and written)",
+    "vision": "vision tower: encoder and projector GEMMs, attention, norms (and their backward where it trains)",
     "host": "kernel launches: the GPU waits on the host",
 }
 

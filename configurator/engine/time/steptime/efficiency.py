@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
+from configurator.catalog.sourced import Strict
 
 
 @dataclass(frozen=True)
@@ -60,11 +61,7 @@ class Efficiency:
         return self.gemm_peak[arch] * self.sustained.get(arch, 1.0) * wave * k / (k + self.k_fill)
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _Sourced(_Spec):
+class _Sourced(Strict):
     """A figure with where it comes from (every entry of specs/efficiency.yaml carries its source)."""
 
     value: float = Field(gt=0)
@@ -77,26 +74,26 @@ class _Fraction(_Sourced):
     value: float = Field(gt=0, le=1)
 
 
-class _Tile(_Spec):
+class _Tile(Strict):
     m: int = Field(gt=0)
     n: int = Field(gt=0)
     source: str = Field(min_length=1)
 
 
-class _Elementwise(_Spec):
+class _Elementwise(Strict):
     hidden: float = Field(ge=0)
     ffn: float = Field(ge=0)
     qk: float = Field(ge=0)
     source: str = Field(min_length=1)
 
 
-class _LossBytes(_Spec):
+class _LossBytes(Strict):
     standard: float = Field(gt=0)
     chunked: float = Field(gt=0)
     source: str = Field(min_length=1)
 
 
-class _Launch(_Spec):
+class _Launch(Strict):
     eager_us: _Sourced
     fused_us: _Sourced
     kernels_per_layer: _Sourced
@@ -104,7 +101,7 @@ class _Launch(_Spec):
     kernels_per_dequant: _Sourced
 
 
-class _Flag(_Spec):
+class _Flag(Strict):
     value: bool
     source: str = Field(min_length=1)
 
@@ -112,7 +109,7 @@ class _Flag(_Spec):
 Stack = Literal["eager", "fused"]
 
 
-class EfficiencySpec(_Spec):
+class EfficiencySpec(Strict):
     """specs/efficiency.yaml as validated at load: a missing, misspelt or unsourced entry fails here, not as a
     KeyError (or a silent default) deep inside a step's timing."""
 

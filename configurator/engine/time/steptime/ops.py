@@ -38,6 +38,7 @@ from typing import Literal
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.time.steptime.efficiency import _CLEAR_ON_OVERRIDE, Efficiency, efficiency
 
+# (a vision-language job adds "vision", its tower's work: steptime/vision.py)
 OP_CLASSES = ("projections", "mlp", "attention", "elementwise", "lora", "dequant", "loss", "recompute", "optimizer")
 Bound = Literal["compute", "memory"]
 
