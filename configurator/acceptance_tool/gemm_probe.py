@@ -200,6 +200,7 @@ def probe(gpu: int, size: int, seconds: float, warmup: float) -> dict[str, Any]:
 def _versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {"python": platform.python_version()}
     try:
+        # optional extra: torch's version for the record, absent on a machine without it
         import torch
 
         out["torch"] = torch.__version__
