@@ -241,6 +241,16 @@ def render(rows: list[Row], head: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _json_object(raw: bytes, path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} holds no JSON object")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("predictions", type=Path)
@@ -248,11 +258,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--traced", type=Path, default=None, help="the tracer's peaks (default: traced.json beside the "
                     "predictions, when there is one)")  # fmt: skip
     args = ap.parse_args(argv)
-    raw = args.predictions.read_bytes()
-    predictions = json.loads(raw)
-    measured = json.loads(args.measured.read_text(encoding="utf-8"))
     traced_path = args.traced or args.predictions.with_name("traced.json")
-    traced = json.loads(traced_path.read_text(encoding="utf-8")) if traced_path.is_file() else None
+    # a run cut off before its first case, or the wrong file: say which file and why, never a traceback
+    try:
+        raw = args.predictions.read_bytes()
+        predictions = _json_object(raw, args.predictions)
+        measured = _json_object(args.measured.read_bytes(), args.measured)
+        traced = _json_object(traced_path.read_bytes(), traced_path) if traced_path.is_file() else None
+    except (OSError, ValueError) as exc:
+        print(f"cannot compare: {exc}", file=sys.stderr)
+        return 2
     head = warnings(raw, measured)
     device = measured.get("device", {})
     print(f"{device.get('name')} ({measured.get('versions', {})}) against predictions for {predictions['card_name']}")

@@ -226,3 +226,14 @@ def test_measure_imports_without_torch() -> None:
     measure = importlib.import_module("benchmarks.device.measure")
     pred = json.loads((DEVICE / "predictions.json").read_text(encoding="utf-8"))
     assert {c["kind"] for c in pred["kernels"] + pred["train"]} == set(measure.RUNNERS) == set(measure.MIN_LEFT_S)
+
+
+@pytest.mark.parametrize("content", [b"", b"{\"cases\": [", b"[1, 2]", b"\xff\xfe"])
+def test_compare_says_which_file_it_cannot_read(tmp_path, capsys, content: bytes) -> None:  # type: ignore[no-untyped-def]
+    """A run cut off before its first case, or the wrong file given: a sentence naming the file, exit status 2,
+    no traceback."""
+    bad = tmp_path / "measured.json"
+    bad.write_bytes(content)
+    assert compare.main([str(DEVICE / "predictions.json"), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cannot compare: ") and str(bad) in err and "Traceback" not in err
