@@ -294,7 +294,7 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
     def step() -> Any:
         for _ in range(gas):
             # the SDPA kernel the engine timed, forced for forward, backward and the checkpoints' recompute
-            with _only(torch, kernel) if attention["forced"] else contextlib.nullcontext():
+            with _only(torch, str(kernel)) if attention["forced"] else contextlib.nullcontext():
                 with autocast:
                     loss = model(input_ids=ids, labels=ids).loss
                 loss.backward()  # outside autocast, as the Trainer runs it

@@ -55,7 +55,8 @@ CHASSIS = "hgx-8"  # the catalog's HGX H100/H200 baseboard; one card in slot 1
 GEMM_MODEL = "llama-3.1-8b"
 GEMM_TOKENS = (4096, 16384)
 # causal FlashAttention, 32 heads x 128 (Llama-3.1-8B's query heads), batch x sequence = 16,384 tokens
-ATTENTION = {"heads": 32, "head_dim": 128, "shapes": ((8, 2048), (4, 4096), (2, 8192))}
+ATTENTION_SHAPES: tuple[tuple[int, int], ...] = ((8, 2048), (4, 4096), (2, 8192))  # (batch, sequence)
+ATTENTION = {"heads": 32, "head_dim": 128, "shapes": ATTENTION_SHAPES}
 STREAM_ELEMENTS = 1 << 28  # 268M bf16 elements: 512 MiB per tensor, far past the 50 MB L2
 # How measure.py runs each case: warm-up iterations (not timed), then timed ones; one source for both scripts.
 PROTOCOL = {
@@ -149,7 +150,7 @@ def attention_cases() -> list[dict[str, Any]]:
     out = []
     for kernel in ATTENTION_KERNELS:
         frac = eff.attention_fraction(arch, cc, kernel)
-        for batch, seq in ATTENTION["shapes"]:
+        for batch, seq in ATTENTION_SHAPES:
             # FlashAttention-2 section 4.1: forward 4 s^2 d h per sequence, causal halves, backward 2.5x (ops.py)
             fwd = 4.0 * seq * seq * d * h * batch * 0.5
             flops = fwd * (1 + eff.attention_backward)
