@@ -56,7 +56,8 @@ GEMM_MODEL = "llama-3.1-8b"
 GEMM_TOKENS = (4096, 16384)
 # causal FlashAttention, 32 heads x 128 (Llama-3.1-8B's query heads), batch x sequence = 16,384 tokens
 ATTENTION_SHAPES: tuple[tuple[int, int], ...] = ((8, 2048), (4, 4096), (2, 8192))  # (batch, sequence)
-ATTENTION = {"heads": 32, "head_dim": 128, "shapes": ATTENTION_SHAPES}
+ATTENTION_HEADS, ATTENTION_HEAD_DIM = 32, 128
+ATTENTION = {"heads": ATTENTION_HEADS, "head_dim": ATTENTION_HEAD_DIM, "shapes": ATTENTION_SHAPES}
 STREAM_ELEMENTS = 1 << 28  # 268M bf16 elements: 512 MiB per tensor, far past the 50 MB L2
 # How measure.py runs each case: warm-up iterations (not timed), then timed ones; one source for both scripts.
 PROTOCOL = {
@@ -146,7 +147,7 @@ def attention_cases() -> list[dict[str, Any]]:
     eff = efficiency()
     peak, bw, _, arch, cc = _device()
     sustained = eff.sustained.get(arch, 1.0)
-    h, d = ATTENTION["heads"], ATTENTION["head_dim"]
+    h, d = ATTENTION_HEADS, ATTENTION_HEAD_DIM
     out = []
     for kernel in ATTENTION_KERNELS:
         frac = eff.attention_fraction(arch, cc, kernel)
