@@ -11,13 +11,12 @@ here. Validated with pydantic, so a wrong type or a negative rate is reported by
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from configurator.engine.acceptance.parse.common import ParseError, number
+from configurator.engine.acceptance.parse.common import ParseError, number, tool_json
 
 TOOL_NAME = "configurator-gemm"
 FORMAT = 1
@@ -128,15 +127,4 @@ class GemmOutput(BaseModel):
 def parse_gemm_json(text: str) -> GemmOutput:
     if not isinstance(text, str) or not text.strip():
         raise ParseError("GEMM probe JSON: the file is empty (the probe was stopped before it printed)")
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError (a cut-off file), a 100,000-digit number
-        raise ParseError(f"GEMM probe JSON: not JSON, or cut off ({str(exc)[:120]})") from None
-    if not isinstance(data, dict) or data.get("tool") != TOOL_NAME:
-        raise ParseError(f'GEMM probe JSON: not written by the kit\'s gemm_probe.py (no "tool": "{TOOL_NAME}")')
-    try:
-        return GemmOutput.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ParseError(f"GEMM probe JSON: {where}: {first['msg']} ({exc.error_count()} problem(s))") from None
+    return tool_json(text, "GEMM probe JSON", TOOL_NAME, "the kit's gemm_probe.py", GemmOutput)
