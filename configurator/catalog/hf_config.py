@@ -78,7 +78,7 @@ KNOWN_VISION_KEYS = frozenset(
         "model_type", "hidden_size", "intermediate_size", "num_hidden_layers", "depth", "num_attention_heads",
         "num_heads", "attention_heads", "patch_size", "image_size", "num_channels", "in_chans", "out_hidden_size",
         "spatial_merge_size", "temporal_patch_size", "num_global_layers", "max_num_tiles", "vision_output_dim",
-        "supported_aspect_ratios", "window_size",
+        "supported_aspect_ratios", "window_size", "fullatt_block_indexes",
     }
 )  # fmt: skip
 
@@ -299,6 +299,13 @@ def _vision_tower(config: dict[str, Any], kind: str, out_hidden: int) -> VisionT
         fields["temporal_patch_size"] = _int(v, "temporal_patch_size", 2)
         fields["out_hidden_size"] = _int(v, "out_hidden_size", out_hidden)
         fields["window_size"] = _int(v, "window_size", 112)
+        full = v.get("fullatt_block_indexes", [7, 15, 23, 31])  # Qwen2_5_VLVisionConfig's default
+        depth = fields["num_layers"]
+        if not isinstance(full, list) or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < depth
+                                                 for i in full):  # fmt: skip
+            raise ConfigError("vision_config.fullatt_block_indexes",
+                              f"must be a list of block numbers 0 to {depth - 1}, got {short_repr(full)}")  # fmt: skip
+        fields["full_attention_layers"] = len(set(full))
     else:  # mllama
         fields["image_size"] = first("image_size")
         fields["num_global_layers"] = first("num_global_layers")

@@ -61,6 +61,9 @@ class VisionTower(Strict):
     min_pixels: int = Field(default=3136, gt=0, le=1 << 40)
     max_pixels: int = Field(default=12845056, gt=0, le=1 << 40)
     window_size: int = Field(default=112, gt=0, le=65_536)  # windowed attention's side in pixels (Qwen2.5-VL)
+    # blocks with full attention over the image, the rest windowed (Qwen2.5-VL's fullatt_block_indexes; transformers
+    # configuration_qwen2_5_vl.py Qwen2_5_VLVisionConfig's default [7, 15, 23, 31]: four of 32)
+    full_attention_layers: int = Field(default=4, ge=0, le=1_024)
     # mllama
     num_global_layers: int = Field(default=0, ge=0, le=1_024)
     max_num_tiles: int = Field(default=1, gt=0, le=64)

@@ -23,6 +23,12 @@ def render_prediction(p: AcceptancePrediction) -> str:
             f"limit {_f(g.power_limit_w, '{:,.0f}')} W  lspci LnkSta Gen{g.pcie_gen} x{g.pcie_width}  "
             f"({g.root}){mig}"
         )
+        if g.gemm_tflops is not None:
+            unconfirmed = " (UNCONFIRMED expectation)" if "UNCONFIRMED" in g.gemm_source else ""
+            out.append(
+                f"        BF16 GEMM (gemm_probe.py): {g.gemm_tflops:,.0f} TFLOP/s, pass >= {g.gemm_pass_min:,.0f}, "
+                f"warn >= {g.gemm_warn_min:,.0f}{unconfirmed}"
+            )
         if g.mig_profiles:
             out.append(
                 "        mig -lgip: "

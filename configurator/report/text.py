@@ -26,7 +26,8 @@ def compute_phrase(comp: Compute) -> tuple[str, str]:
         return secs, "with no published dense BF16 rate"
     rate = f"{comp.bf16_tflops:.1f} dense BF16 TFLOPS" + (" (estimated)" if comp.bf16_rate_estimated else "")
     if comp.step_model == "per-op":  # engine/time/steptime: the utilisation is what the ops achieve, not an input
-        return secs, f"per op at {rate}: {comp.utilization:.0%} of it achieved"
+        kernel = f", attention timed as {comp.attention_kernel}" if comp.attention_kernel else ""
+        return secs, f"per op at {rate}: {comp.utilization:.0%} of it achieved{kernel}"
     return secs, f"at {rate} × {comp.utilization:.0%} utilisation"
 
 

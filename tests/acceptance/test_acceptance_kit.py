@@ -67,6 +67,7 @@ def test_kit_files(eight_gpu, tmp_path: Path) -> None:  # type: ignore[no-untype
         "README.md",
         "build.yaml",
         "expected.json",
+        "gemm_probe.py",
         "jobs.json",
         "measure.py",
         "run.sh",
@@ -101,7 +102,8 @@ def test_kit_on_a_machine_without_gpus_exits_0_and_says_what_it_could_not_measur
         "wall draw",
     ):
         assert f"NOT MEASURED: {what}" in report, what
-    assert "done: 6 item(s) not measured" in report
+    assert "NOT MEASURED: torch not importable by python3: each GPU's BF16 GEMM rate" in report
+    assert "done: 7 item(s) not measured" in report
     # verify reads the folder and shows everything as not measured, with the kit's report beside it
     checks = verify(pred, collect([tmp_path / "out"]))
     assert checks.verdict == "missing" and checks.kit_report and "NOT MEASURED" in checks.kit_report
@@ -148,7 +150,8 @@ def test_kit_with_the_tools_present_collects_a_folder_that_verifies(eight_gpu, f
     report = verify(pred, collect([out]))
     assert not report.problems, report.problems
     assert report.count("fail") == 0 and report.count("warn") == 0
-    assert {c.category for c in report.checks if c.status == "missing"} <= {"job speed", "wall"}
+    # the GEMM probe needs torch, which this python3 lacks: each GPU's rate is "not measured", with the reason
+    assert {c.category for c in report.checks if c.status == "missing"} <= {"job speed", "wall", "compute"}
 
 
 def test_measure_tool_without_torch_writes_a_skipped_job_verify_reads(default_build, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -176,7 +179,9 @@ def test_kit_without_the_tools_source_still_writes(eight_gpu, tmp_path: Path, mo
     import configurator.engine.acceptance.kit as kit_module
 
     monkeypatch.setattr(kit_module, "MEASURE_SOURCE", tmp_path / "absent" / "measure.py")
+    monkeypatch.setattr(kit_module, "GEMM_SOURCE", tmp_path / "absent" / "gemm_probe.py")
     build, _result, pred = eight_gpu
     files = write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
-    assert "measure.py" not in {f.name for f in files}
-    assert "measure.py is not in the kit" in (tmp_path / "kit" / "run.sh").read_text()
+    assert not {"measure.py", "gemm_probe.py"} & {f.name for f in files}
+    run_sh = (tmp_path / "kit" / "run.sh").read_text()
+    assert "measure.py is not in the kit" in run_sh and "gemm_probe.py is not in the kit" in run_sh

@@ -102,3 +102,30 @@ def test_null_values_name_where_to_verify(chassis: dict[str, ChassisSpec]) -> No
                 assert field.note, c.id
         if c.psu.watts_each.value is None:
             assert URL.search(c.psu.watts_each.source + (c.psu.watts_each.note or "")), c.id
+
+
+def test_sys_521ge_tnrt_follows_its_datasheet(chassis: dict[str, ChassisSpec]) -> None:
+    """Supermicro's SYS-521GE-TNRT datasheet: 32 DIMM slots up to 32 x 256 GB, 8 NVMe bays (default), FHFL slots,
+    4 x 2700 W; the 3+1 split is derived from its 8 x 600 W GPU support list (the datasheet gives no N+M)."""
+    c = chassis["supermicro-sys-521ge-tnrt"]
+    assert c.host is not None
+    assert (c.host.dimm_slots.value, c.host.max_dimm_gb.value, c.host.drive_bays.value) == (32, 256, 8)
+    assert c.max_card_length_mm.value == 312
+    assert (c.psu.units, c.psu.watts_each.value, c.psu.redundant_units) == (4, 2700, 1)
+    assert c.psu_capacity_w == 3 * 2700
+    assert c.psu_capacity_w > 8 * 600 + (c.platform_power_w.value or 0)  # the supported 8 x 600 W build fits
+    assert c.max_host_memory_gb == pytest.approx(32 * 256 * 2**30 / 1e9)
+
+
+def test_r760xa_memory_and_bays_follow_dells_spec_sheet(chassis: dict[str, ChassisSpec]) -> None:
+    """Dell's R760xa spec sheet (netbox copy): 32 DDR5 slots up to 8 TB (so 256 GB RDIMMs), 8 front NVMe bays."""
+    c = chassis["dell-poweredge-r760xa"]
+    assert c.host is not None
+    assert (c.host.dimm_slots.value, c.host.max_dimm_gb.value, c.host.drive_bays.value) == (32, 256, 8)
+    assert c.max_host_memory_gb == pytest.approx(8 * 2**40 / 1e9)  # Dell's "8 TB" in binary units
+
+
+def test_as_4125gs_tnrt_has_four_nvme_bays(chassis: dict[str, ChassisSpec]) -> None:
+    """netbox's AS-4125GS-TNRT file: NVMe Bay 0-3 at the front, the rest SATA."""
+    c = chassis["supermicro-as-4125gs-tnrt"]
+    assert c.host is not None and c.host.drive_bays.value == 4

@@ -35,9 +35,14 @@ def test_size_names_images_tokens_and_tower_with_sources(tmp_path: Path, capsys:
     sources = [line for line in out.splitlines() if line.strip().startswith("source:")]
     assert any("smart_resize" in s for s in sources) and any("modeling_qwen2_5_vl.py" in s for s in sources)
     assert "compute per step" in out and "on 6,500 tokens" in out  # the step runs the image tokens too
-    # what the step time leaves out, said: the tower's matmuls, 2 FLOPs per weight and patch
+    # the tower is in the step time as its own op class (engine/time/steptime/vision.py), said with its FLOPs: frozen
+    # under the Trainer's checkpointing its blocks run forward, backward and the recompute, so at least three
+    # times the forward's 2 FLOPs per weight and patch
     weights = 32 * 1280 * (3 * 1280 + 1280 + 3 * 3420) + 5120 * 5120 + 5120 * 3584
-    assert f"about {2 * weights * 4 * 5476 / 1e12:,.1f} TFLOP a step forward over 21,904 patches" in out
+    note = next(line for line in out.splitlines() if "the vision tower is timed as its own op class" in line)
+    assert note.rstrip().endswith("a step over 21,904 patches")
+    tflop = float(note.split("op class: ")[1].split(" TFLOP")[0].replace(",", ""))
+    assert tflop >= 3 * 2 * weights * 4 * 5476 / 1e12 * 0.98
 
 
 def test_memory_is_the_language_model_at_text_plus_image_tokens(

@@ -32,6 +32,7 @@ SHORT_CHASSIS = "test-short-server"  # takes cards up to 250 mm
 GEN4_CHASSIS = "test-gen4-server"  # slot 1 is PCIe Gen4 x16
 DENSE_CHASSIS = "test-dense-server"  # positions one slot pitch apart: a double-width card covers the next
 SMALL_HOST_CHASSIS = "test-small-host-server"  # takes at most 64 GB of system memory
+UNPUBLISHED_CHASSIS = "test-unpublished-server"  # publishes no PSU rating, DIMM slots or DIMM size
 
 
 @functools.cache
@@ -62,10 +63,16 @@ def extended_catalog() -> Catalog:
     dense = server.model_copy(update={"id": DENSE_CHASSIS, "name": "Dense test server", "positions": dense_positions})
     small_host = server.model_copy(update={"id": SMALL_HOST_CHASSIS, "name": "Small-memory test server",
                                            "host_memory_max_gb": Sourced(value=64, source="test: 64 GB host")})
+    unknown = Sourced(value=None, source="test: unpublished", note="test: the vendor publishes no figure")
+    assert server.host is not None
+    unpublished = server.model_copy(update={
+        "id": UNPUBLISHED_CHASSIS, "name": "Unpublished test server",
+        "psu": server.psu.model_copy(update={"watts_each": unknown}),
+        "host": server.host.model_copy(update={"dimm_slots": unknown, "max_dimm_gb": unknown})})
     return Catalog(
         cards={**base.cards, WIDE_CARD: wide},
         chassis={**base.chassis, SHORT_CHASSIS: short, GEN4_CHASSIS: gen4, DENSE_CHASSIS: dense,
-                 SMALL_HOST_CHASSIS: small_host},
+                 SMALL_HOST_CHASSIS: small_host, UNPUBLISHED_CHASSIS: unpublished},
         models=base.models,
     )
 
@@ -146,9 +153,10 @@ CASES: list[Case] = [
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 3), "bridges": [{"slots": [1, 3]}]},
          slot=1, says=("slots [1, 3] are not adjacent", "Move the cards next to each other")),
     # ---- power ------------------------------------------------------------------------------------------------
+    # 600 W + 1,700 W platform
     Case("psu-unknown", "PSU_UNKNOWN", "warning",
-         {"chassis": "supermicro-sys-521ge-tnrt", "cards": cards("h200-nvl", 1)},
-         says=("PSU rating not published", "2,300 W", "check the vendor's configuration")),
+         {"chassis": UNPUBLISHED_CHASSIS, "cards": cards("h200-nvl", 1)},
+         says=("PSU rating not published", "2,300 W", "check the vendor's configuration"), custom_catalog=True),
     # 4 x 600 W + 1,700 W platform = 4,100 W of 2 x 2,000 W (2+2 redundant)
     Case("psu-overload", "PSU_OVERLOAD", "error", {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2, 3, 4)},
          says=("4,100 W", "4,000 W with 2 redundant unit(s) held back", "Lower card power limits")),
@@ -298,9 +306,9 @@ CASES: list[Case] = [
           "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
          says=("Jobs t", "more than the 64 GB"), custom_catalog=True),
     Case("host-memory-unknown", "HOST_MEMORY_UNKNOWN", "info",
-         {"chassis": "supermicro-sys-521ge-tnrt", "cards": cards("h200-nvl", 1, 2),
+         {"chassis": UNPUBLISHED_CHASSIS, "cards": cards("h200-nvl", 1, 2),
           "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
-         says=("Jobs t", "unknown", "check its specification")),
+         says=("Jobs t", "unknown", "check its specification"), custom_catalog=True),
     Case("host-storage", "HOST_STORAGE", "error",
          {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1),
           "jobs": [job(checkpoints_kept=1000, cards=[1], method="full")]},

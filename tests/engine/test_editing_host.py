@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from configurator.catalog.loader import default_catalog
+from configurator.catalog.loader import Catalog, default_catalog
+from configurator.catalog.sourced import Sourced
 from configurator.engine import Build, editing, evaluate
 
 CATALOG = default_catalog()
@@ -60,9 +61,16 @@ def test_more_drives_than_bays_are_refused() -> None:
 
 
 def test_a_chassis_that_publishes_no_slots_takes_what_is_stated() -> None:
-    build = _build("supermicro-sys-521ge-tnrt")
-    assert editing.check_dimms(build, CATALOG, 64, 512) is None
-    assert editing.set_host_dimms(build, CATALOG, 64, 512).host is not None
+    server = CATALOG.chassis["generic-server-8"]
+    assert server.host is not None
+    unknown = Sourced(value=None, source="test: unpublished", note="test: the vendor publishes no figure")
+    host = server.host.model_copy(update={"dimm_slots": unknown, "max_dimm_gb": unknown})
+    unpublished = server.model_copy(update={"id": "test-unpublished", "host": host})
+    catalog = Catalog(cards=CATALOG.cards, chassis={**CATALOG.chassis, "test-unpublished": unpublished},
+                      models=CATALOG.models)  # fmt: skip
+    build = _build("test-unpublished")
+    assert editing.check_dimms(build, catalog, 64, 512) is None
+    assert editing.set_host_dimms(build, catalog, 64, 512).host is not None
 
 
 def test_checkpoints_kept_sizes_the_nvme() -> None:

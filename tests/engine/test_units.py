@@ -10,8 +10,9 @@ from configurator.catalog.units import GB, GIB, MIB, gb_to_gib
 from configurator.present.words import to_unit
 
 ROOT = Path(__file__).resolve().parents[2]
-# measure.py runs on the customer's machine as a standard-library script: it cannot import the package
-STANDALONE = {"configurator/acceptance_tool/measure.py"}
+# measure.py runs on the customer's machine as a standard-library script: it cannot import the package; the device
+# kit's measure.py runs on a lent GPU whose Python has no pydantic, so it cannot either
+STANDALONE = {"configurator/acceptance_tool/measure.py", "benchmarks/device/measure.py"}
 # an assignment of a number (GB = 1e9, MIB = 2**20), not a docstring's "GB = 10^9 bytes"
 DEFINITION = re.compile(r"(?m)^\s*_?(GB|GIB|GiB|MIB|MiB)\s*(:\s*[\w.]+\s*)?=\s*[\d(][\d_.eE*+<() ]*(#.*)?$")
 

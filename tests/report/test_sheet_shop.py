@@ -51,8 +51,9 @@ def squash(text: str) -> str:
 
 
 def rejoin_urls(text: str) -> str:
-    """Undo the sheet's line breaks inside a long URL ('https://github.com/ owner/repo/ README.md')."""
-    broken = re.compile(r"(https?://(?:\S*/)?)\s+(?=[\w.%~+-]+(?:/|\.[A-Za-z0-9]+\b))")
+    """Undo the sheet's line breaks inside a long URL ('https://github.com/ owner/repo/ README.md'), also those
+    after a hyphen in a name ('https://github.com/owner/nano- serve/ README.md')."""
+    broken = re.compile(r"(https?://(?:\S*[/-])?)\s+(?=[\w.%~+-]+(?:/|\.[A-Za-z0-9]+\b))")
     while (joined := broken.sub(r"\1", text)) != text:
         text = joined
     return text

@@ -17,6 +17,7 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import safe_read_text
 from configurator.engine.acceptance.parse import (
     DcgmSample,
+    GemmResult,
     LgipProfile,
     LspciDevice,
     MeasureOutput,
@@ -26,6 +27,7 @@ from configurator.engine.acceptance.parse import (
     TopoMatrix,
     detect,
     parse_dcgm,
+    parse_gemm_json,
     parse_lgip,
     parse_lspci,
     parse_measure_json,
@@ -63,6 +65,7 @@ class Measurements:
     nccl: list[tuple[list[int] | None, NcclRun, str]] = field(default_factory=list)  # (GPU indices, run, file)
     dcgm: list[DcgmSample] = field(default_factory=list)
     measure: list[MeasureOutput] = field(default_factory=list)
+    gemm: list[GemmResult] = field(default_factory=list)  # the kit's GEMM probe, one result per GPU run
     wall_w: float | None = None  # a wall-meter reading the shop wrote down (wall-meter.txt: "3480 W")
     kit_report: str | None = None  # the kit's own report of what it could not measure
     files: list[str] = field(default_factory=list)
@@ -161,3 +164,5 @@ def _add(m: Measurements, kind: str, text: str, path: Path) -> None:
         m.dcgm += parse_dcgm(text)
     elif kind == "measure":
         m.measure.append(parse_measure_json(text))
+    elif kind == "gemm":
+        m.gemm += parse_gemm_json(text).gpus

@@ -2,8 +2,9 @@
 
 ``run.sh`` is POSIX shell and needs no network. It collects what :mod:`.collect` reads (nvidia-smi
 ``--query-gpu`` CSV, ``-q``, ``topo -m``, ``mig -lgip``; ``lspci -vv``; DCGM ``dmon`` during the load),
-runs nccl-tests ``all_reduce_perf`` per GPU pair and per group when it is installed and runs ``measure.py``
-per job when torch is, each step under a time limit, and writes ``report.txt``: what it measured and, for
+runs nccl-tests ``all_reduce_perf`` per GPU pair and per group when it is installed, and when torch is
+``gemm_probe.py`` on each GPU in turn (its sustained BF16 GEMM rate: the card's health) and ``measure.py`` per
+job, each step under a time limit, and writes ``report.txt``: what it measured and, for
 everything it could not, why and how to get it. It always exits 0, so a machine without GPUs still returns a
 folder ``configurator verify`` can read.
 """
@@ -29,6 +30,8 @@ from configurator.engine.model.resolver import ModelResolver
 DENSE = {"llama", "mistral", "qwen2", "qwen3"}
 DEFAULT_STEP_LIMIT_S = 600
 MEASURE_SOURCE = Path(__file__).resolve().parents[2] / "acceptance_tool" / "measure.py"
+GEMM_SOURCE = Path(__file__).resolve().parents[2] / "acceptance_tool" / "gemm_probe.py"
+DEFAULT_GEMM_SECONDS = 10  # timed per GPU after a 2 s warm-up (gemm_probe.py's docstring says why)
 
 
 def hf_config_of(spec: ModelSpec) -> dict[str, Any] | None:
@@ -118,15 +121,17 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         "# written by `configurator burnin`. POSIX shell, no network. Usage:",
         "#   sh run.sh [OUTPUT_FOLDER]        (default: ./results next to this script)",
         "# Environment: STEP_LIMIT (seconds per step, default 600), PYTHON (default python3),",
-        "#   NCCL_TESTS (an nccl-tests folder with build/all_reduce_perf).",
+        "#   NCCL_TESTS (an nccl-tests folder with build/all_reduce_perf),",
+        f"#   GEMM_SECONDS (seconds of BF16 GEMM load timed per GPU, default {DEFAULT_GEMM_SECONDS}).",
         "# Then: configurator verify build.yaml OUTPUT_FOLDER",
         "set -u",
         'KIT=$(cd "$(dirname "$0")" && pwd)',
         'OUT=${1:-"$KIT/results"}',
         f"STEP_LIMIT=${{STEP_LIMIT:-{DEFAULT_STEP_LIMIT_S}}}",
         "PYTHON=${PYTHON:-python3}",
+        f"GEMM_SECONDS=${{GEMM_SECONDS:-{DEFAULT_GEMM_SECONDS}}}",
         "export CUDA_DEVICE_ORDER=PCI_BUS_ID  # CUDA numbers GPUs as nvidia-smi does",
-        'mkdir -p "$OUT/nccl" "$OUT/measure" || { echo "cannot create $OUT" >&2; exit 0; }',
+        'mkdir -p "$OUT/nccl" "$OUT/measure" "$OUT/gemm" || { echo "cannot create $OUT" >&2; exit 0; }',
         'REPORT="$OUT/report.txt"',
         f"printf 'Burn-in of %s (digest %s), %s\\n' {_q(prediction.build_name)} {prediction.build_digest} "
         '"$(date -u 2>/dev/null)" > "$REPORT"',
@@ -207,7 +212,20 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         "  done",
         "fi",
         "",
-        "# 5. each job's peak memory and step time (measure.py; torch with CUDA)",
+        "# 5. each GPU's sustained BF16 GEMM rate, one GPU at a time (gemm_probe.py; torch with CUDA)",
+        'if [ ! -f "$KIT/gemm_probe.py" ]; then',
+        '  missing "gemm_probe.py is not in the kit: each GPU\'s BF16 GEMM rate (clocks, power cap, thermal health)"',
+        'elif ! "$PYTHON" -c "import torch" >/dev/null 2>&1; then',
+        '  missing "torch not importable by $PYTHON: each GPU\'s BF16 GEMM rate (clocks, power cap, thermal health).'
+        ' Install offline from wheels: pip install --no-index --find-links WHEELS torch"',
+        "else",
+        f"  for i in {' '.join(str(g.index) for g in prediction.gpus)}; do",
+        '    CUDA_VISIBLE_DEVICES=$i step "$OUT/gemm/gpu-$i.json" "$PYTHON" "$KIT/gemm_probe.py" --gpu "$i" \\',
+        '      --seconds "$GEMM_SECONDS" && note "gemm probe GPU$i: done"',
+        "  done",
+        "fi",
+        "",
+        "# 6. each job's peak memory and step time (measure.py; torch with CUDA)",
         'if [ ! -f "$KIT/measure.py" ]; then',
         '  missing "measure.py is not in the kit: job peak memory and step time"',
         'elif ! "$PYTHON" -c "import torch" >/dev/null 2>&1; then',
@@ -231,7 +249,7 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         "",
         '[ -n "$DCGM_PID" ] && kill "$DCGM_PID" 2>/dev/null',
         '[ -n "$IPMI_PID" ] && kill "$IPMI_PID" 2>/dev/null',
-        "# 6. versions, for the record kept with the measurements",
+        "# 7. versions, for the record kept with the measurements",
         "{ uname -a; nvidia-smi --version 2>/dev/null; nvcc --version 2>/dev/null | tail -1;"
         ' "$PYTHON" -c "import torch; print(\'torch\', torch.__version__, torch.version.cuda)" 2>/dev/null; }'
         ' > "$OUT/versions.txt" 2>&1',
@@ -258,8 +276,11 @@ Reference digest {digest} (the build sheet's reference ends with it).
 
 `results/report.txt` lists everything the kit could not measure on this machine and how to get it.
 The kit runs: nvidia-smi (--query-gpu, -q, topo -m, mig -lgip), lspci -vv, dcgmi dmon (fields 252, 1002),
-nccl-tests all_reduce_perf for {groups} GPU group(s), and measure.py for the single-card jobs
-(random weights, real training steps; needs torch, transformers, peft, bitsandbytes).
+nccl-tests all_reduce_perf for {groups} GPU group(s), gemm_probe.py on each GPU in turn (a sustained 8192^3 BF16
+matmul, {gemm_seconds} s per GPU after a 2 s warm-up: `GEMM_SECONDS=120` soaks longer; needs torch) and
+measure.py for the single-card jobs (random weights, real training steps; needs torch, transformers, peft,
+bitsandbytes). The GEMM rate is each card's health figure: `configurator verify` compares it with the card's
+dense BF16 peak x its architecture's large-GEMM fraction and names a power cap, throttled clocks or heat.
 """
 
 
@@ -282,11 +303,15 @@ def write_kit(
         "build.yaml": build_to_yaml(build),
         "expected.json": prediction.model_dump_json(indent=2),
         "README.md": README.format(
-            name=prediction.build_name, digest=prediction.build_digest, groups=len(prediction.nccl)
+            name=prediction.build_name,
+            digest=prediction.build_digest,
+            groups=len(prediction.nccl),
+            gemm_seconds=DEFAULT_GEMM_SECONDS,
         ),
     }
-    with contextlib.suppress(OSError, FileError):  # a bundle without the tool's source: run.sh says it is missing
-        files["measure.py"] = safe_read_text(MEASURE_SOURCE)
+    for name, source in (("measure.py", MEASURE_SOURCE), ("gemm_probe.py", GEMM_SOURCE)):
+        with contextlib.suppress(OSError, FileError):  # a bundle without the tools' source: run.sh says it is missing
+            files[name] = safe_read_text(source)
     written = []
     for name, text in files.items():
         path = folder / name

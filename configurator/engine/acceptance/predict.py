@@ -25,6 +25,7 @@ from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.parallelism import strategy
 from configurator.engine.model.result import BuildResult, JobResult
 from configurator.engine.model.wall import PSU_EFFICIENCY
+from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.topology.links import LEGEND, build_topology
 
 ORDER_ASSUMPTION = (
@@ -59,6 +60,13 @@ class GpuExpect(Out):
     root: str  # where the slot hangs: CPU0 · sw0
     mig_profiles: list[MigProfileExpect] = []  # what `nvidia-smi mig -lgip` lists once MIG is on
     mig_layout: list[str] = []  # the instances the build asks for on this card
+    # the kit's GEMM probe (acceptance_tool/gemm_probe.py): sustained BF16 TFLOP/s of an 8192^3 torch.matmul
+    gemm_tflops: float | None = None  # dense BF16 peak x the architecture's large-GEMM fraction; None: no peak
+    gemm_peak_tflops: float | None = None  # the card's dense BF16 peak (catalog), above which a reading is wrong
+    gemm_pass_min: float | None = None
+    gemm_warn_min: float | None = None
+    gemm_capped_w: float | None = None  # the build's own power limit where it is below the card's default
+    gemm_source: str = ""
 
 
 class TopologyExpect(Out):
@@ -142,6 +150,58 @@ def build_digest(build: Build) -> str:
     return digest
 
 
+# The chip each architecture's gemm_peak_fraction was measured on, by compute capability (specs/efficiency.yaml's
+# quotes: stas00's A100 SXM, H100 SXM and B200 SXM rows). Another chip of the architecture (GB202, 12.0) or an
+# architecture with no measured row (Ada) takes the figure as the data file's UNCONFIRMED assumption.
+GEMM_MEASURED_ON: dict[str, float] = {"Ampere": 8.0, "Hopper": 9.0, "Blackwell": 10.0}
+
+
+def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[str, object]:
+    """The GEMM probe's expected rate on ``card``: its dense BF16 peak (published, or with ``estimates`` the
+    catalog's UNCONFIRMED estimate) x its architecture's large-GEMM fraction (the step model's own table,
+    engine/time/steptime/efficiency.py), with the pass / warn floors of :mod:`.tolerances` and where each comes from."""
+    peak, peak_src = card.bf16_dense_tflops.value, card.bf16_dense_tflops.source
+    unconfirmed = []
+    if not peak and estimates and card.bf16_dense_tflops_estimate is not None:
+        peak, peak_src = card.bf16_dense_tflops_estimate.value, card.bf16_dense_tflops_estimate.source
+        unconfirmed.append("the peak is the catalog's estimate (no dense BF16 rate is published)")
+    elif "UNCONFIRMED" in (card.bf16_dense_tflops.note or "") + peak_src:
+        unconfirmed.append("the catalog marks the peak UNCONFIRMED")
+    if not peak:
+        return {"gemm_source": f"no dense BF16 peak for {card.name} in the catalog: the GEMM rate is not predicted"}
+    eff = efficiency()
+    arch = eff.arch(card.architecture)
+    fraction = eff.gemm_peak[arch]
+    measured_on = GEMM_MEASURED_ON.get(arch)
+    if measured_on is None or card.compute_capability.value != measured_on:
+        unconfirmed.append(
+            f"the {arch} fraction was not measured on this chip (compute capability {card.compute_capability.value})"
+        )
+    expected = peak * fraction
+    default = card.power.tdp_w.value
+    capped = limit if limit and default and limit < tol.GEMM_POWER_CAP_FRACTION * default else None
+    source = (
+        f"{card.name} dense BF16 peak {peak:g} TFLOPS ({peak_src[:120]}) x {arch} large-GEMM fraction "
+        f"{fraction:.3f} (specs/efficiency.yaml gemm_peak_fraction)"
+        + (f"; UNCONFIRMED: {'; '.join(unconfirmed)}" if unconfirmed else "")
+        + (
+            f"; at the card's default {default:g} W: the build caps it at {limit:g} W, so a lower rate is expected "
+            "and judged warn at worst"
+            if capped
+            else ""
+        )
+        + f"; {tol.GEMM_SOURCE}"
+    )
+    return {
+        "gemm_tflops": round(expected, 1),
+        "gemm_peak_tflops": peak,
+        "gemm_pass_min": round(expected * tol.GEMM_PASS_FRACTION, 1),
+        "gemm_warn_min": round(expected * tol.GEMM_WARN_FRACTION, 1),
+        "gemm_capped_w": capped,
+        "gemm_source": source,
+    }
+
+
 def _gpus(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec | None) -> list[GpuExpect]:
     out = []
     for i, slot in enumerate(sorted(cards)):
@@ -186,6 +246,7 @@ def _gpus(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec | None)
                 root=root,
                 mig_profiles=profiles,
                 mig_layout=layout,
+                **gemm_expect(card, limit, build.assumptions.compute_rates == "estimated"),
             )
         )
     return out

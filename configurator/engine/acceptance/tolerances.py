@@ -40,3 +40,37 @@ STEP_TIME_SOURCE = "assumption: +-30 % (no published run validates the utilisati
 # budget is wrong (more than the platform allowance), not noise. Below it is expected (cards rarely sit at
 # the limit in training).
 WALL_OVER_TOLERANCE = 0.10
+
+# Each GPU's sustained BF16 GEMM rate (the kit's gemm_probe.py: torch.matmul 8192 x 8192 x 8192, 10 s after a 2 s
+# warm-up) against the card's dense BF16 peak x its architecture's large-GEMM fraction (specs/efficiency.yaml
+# gemm_peak_fraction: stas00's 'Maximum Achievable Matmul FLOPS' table, the best rate over a sweep of shapes).
+# Pass from 0.85 of that: the spread a healthy card shows against it. Two healthy A100s of one peak (312) read 86.9 %
+# (SXM) and 81.1 % (PCIe, lower power) in that table, so a PCIe card reads 0.93 of the SXM's fraction; the fixed
+# 8192^3 shape lands a little below a best-of-sweep maximum (the RTX PRO 6000 sweep's repository reads 386 TFLOPS
+# at 600 W, 0.99 of 503.8 x 0.776); and the fraction itself is UNCONFIRMED for GB202 and Ada.
+# Fail below 0.70: specs/power-limits.yaml times this very GEMM on an RTX PRO 6000 at 0.69 of its full-power rate
+# with the limit at 400 of 600 W, so below 0.70 a card computes as if capped by a third, more than the healthy
+# spread above stacks up to (0.93 x 0.82 = 0.76, with the same repository's earlier full-power setup at 317, 0.82
+# of its later 386): a power cap, throttled or locked clocks, thermal slowdown, or a slower card. Between the two a
+# warning: a tuning or stack matter worth a look, or the first sign of one of those.
+# Above the card's own dense peak (1.0 x the catalog figure) is impossible for a healthy timer: warn (another,
+# faster card, or the probe's timing is wrong).
+GEMM_PASS_FRACTION = 0.85
+GEMM_WARN_FRACTION = 0.70
+GEMM_OVER_PEAK = 1.0
+# A rate that falls by more than this from the first half-second chunk to the last is named as heating up. Chunks of
+# a settled card differ by a few per cent (GPU Boost steps its clock in small bins); 10 % is the first half of the
+# pass-to-fail distance above (0.85 -> 0.70), ASSUMPTION.
+GEMM_FALL_FRACTION = 0.10
+# nvidia-smi's measured power limit below this share of the build's (or the card's default) limit names a cap, as
+# the power-limit check does (engine/acceptance/verify_gpu.py: whole watts and driver rounding within 5 %).
+GEMM_POWER_CAP_FRACTION = 0.95
+# The SM clock under load below this share of its maximum, with no power or thermal reason active, names clocks held
+# low (locked with nvidia-smi -lgc or application clocks): GPU Boost runs a healthy card at or near its maximum
+# under a GEMM unless power or heat holds it back. ASSUMPTION: 10 % for Boost's own steps.
+GEMM_CLOCK_FRACTION = 0.90
+GEMM_SOURCE = (
+    f"tolerance: pass >= {GEMM_PASS_FRACTION:.0%}, warn >= {GEMM_WARN_FRACTION:.0%} of the expected rate (healthy "
+    "spread: stas00's A100 SXM 86.9 % vs PCIe 81.1 %; fail: the RTX PRO 6000 power sweep in specs/power-limits.yaml "
+    "reads 0.69 of full speed at two-thirds of the power limit)"
+)

@@ -1,7 +1,8 @@
 """Measured against predicted: pass / warn / fail per figure, with the difference and the likely cause.
 
 GPUs are matched to slots by index (PCI bus order, :data:`predict.ORDER_ASSUMPTION`) and checked by name,
-memory and power limit, so a card in another slot or a lower-power card is named as such. Causes are read
+memory and power limit, so a card in another slot or a lower-power card is named as such, and by the rate of a
+large BF16 GEMM (the kit's probe), so a card capped, throttled or running hot is named too. Causes are read
 from the other measurements: a link below its width (lspci), ACS redirect on a bridge (lspci ACSCtl), a PCIe
 label where the prediction has NVLink (topo -m), a MIG mode left off (-lgip).
 """
@@ -13,6 +14,7 @@ import threading
 from configurator.engine.acceptance.collect import Measurements
 from configurator.engine.acceptance.findings import RANK, STATUSES, FigureCheck, Findings, Status, VerifyReport
 from configurator.engine.acceptance.predict import AcceptancePrediction
+from configurator.engine.acceptance.verify_compute import ComputeChecks
 from configurator.engine.acceptance.verify_gpu import GpuChecks
 from configurator.engine.acceptance.verify_links import LinkChecks
 from configurator.engine.acceptance.verify_runs import RunChecks
@@ -36,7 +38,7 @@ def verify(
             raise VerifyCancelled("verification cancelled")
 
     v = Findings(prediction, measurements)
-    gpus, links, runs = GpuChecks(v), LinkChecks(v), RunChecks(v)
+    gpus, compute, links, runs = GpuChecks(v), ComputeChecks(v), LinkChecks(v), RunChecks(v)
     extra = len(measurements.gpus) - len(prediction.gpus)
     if measurements.gpus and extra > 0:
         v.add(
@@ -53,6 +55,7 @@ def verify(
         gpus.identity(e)
         gpus.pcie(e)
         gpus.mig(e)
+        compute.gemm(e)  # before the jobs: a slow step on a card that computes at its rate is named as such
     go_on()
     links.topology()
     links.acs()

@@ -243,16 +243,3 @@ def info(model: ModelSpec, job: Job) -> VisionInfo | None:
         tower_activations_gb=tower_saved_bytes(model, job) / 1e9,
         sources=[*SOURCES[v.kind], FROZEN_SOURCE],
     )
-
-
-def time_notes(model: ModelSpec, job: Job) -> list[str]:
-    """What the step time leaves out of a VLM job: the tower's own matmuls (2 FLOPs per weight and patch forward;
-    the per-op model times the language model only)."""
-    v = tower(model, job)
-    if v is None:
-        return []
-    patches = encoder_tokens(model, job) * job.micro_batch_size * job.gradient_accumulation_steps
-    weights = sum(i * o * n for _name, i, o, n in v.linear_shapes())
-    tflop = 2 * weights * patches / 1e12
-    return [f"not in the step time: the vision tower's own matmuls, about {tflop:,.1f} TFLOP a step forward over "
-            f"{patches:,} patches (more with its backward and recompute)"]

@@ -162,6 +162,8 @@ class Compute(Out):
     step_model: Literal["per-op", "utilization"] = "utilization"
     launch_bound: bool = False
     estimated_cards: list[str] = []
+    # the kernel the per-op model times the step's attention at (engine/time/steptime/efficiency.py attention_kernel)
+    attention_kernel: str | None = None
     # (name, seconds, flops, bytes, bound) per op class; ``ops`` is built from it when first read (a view or a
     # dump reads it; an evaluation that nobody reads does not pay for ten models): issue 24's time budget
     _op_rows: tuple[tuple[str, float, float, float, Literal["compute", "memory"]], ...] = PrivateAttr(default=())

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
+from configurator.catalog.sourced import Strict
 from configurator.engine.memory.estimate import Parameters
 from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
 from configurator.engine.model.build import Job
@@ -31,18 +32,14 @@ ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER = "all-reduce", "all-gather", "reduce-sca
 NVLS_ARCHITECTURES = ("Hopper", "Blackwell")
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _Latency(_Spec):
+class _Latency(Strict):
     source: str = Field(min_length=1)
     quote: str = Field(min_length=1)
     base_us: float = Field(ge=0)
     per_step_us: dict[Literal["nvlink", "pci"], float]
 
 
-class _Nvls(_Spec):
+class _Nvls(Strict):
     busbw_gb_s: float = Field(gt=0)
     source: str = Field(min_length=1)
     measured_cards: int = Field(ge=2)
@@ -50,13 +47,13 @@ class _Nvls(_Spec):
     note: str | None = None
 
 
-class _PairFactor(_Spec):
+class _PairFactor(Strict):
     value: float = Field(gt=0)
     source: str = Field(min_length=1)
     note: str | None = None
 
 
-class CollectivesSpec(_Spec):
+class CollectivesSpec(Strict):
     """specs/collectives.yaml, validated at load: NCCL's latency model, NVLink SHARP's bus bandwidth, the PCIe pair
     factor, each with its source."""
 

@@ -16,7 +16,8 @@ from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
-from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class
+from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
+from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 
 
@@ -185,6 +186,23 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     return list(out.values())
 
 
+# the attention kernels as a step's tooltip and sheet name them (efficiency.py attention_kernel)
+ATTENTION_KERNEL_NAMES = {"cudnn": "cuDNN", "flash": "FlashAttention-2",
+                          "efficient": "memory-efficient, timed at FlashAttention-2's rate"}
+
+
+def _tower_notes(model: ModelSpec, job: Job, rows: tuple[OpRow, ...]) -> list[str]:
+    """What the step time assumes of a vision-language job's tower (its op class "vision", steptime/vision.py)."""
+    tower = next((r for r in rows if r[0] == "vision"), None)
+    if tower is None or model.vision is None:
+        return []
+    patches = vision.encoder_tokens(model, job) * job.micro_batch_size * job.gradient_accumulation_steps
+    kind = "" if model.vision.kind == "qwen2_5_vl" else (
+        "; its norms and activations at a Llama block's elementwise bytes (ASSUMPTION: LayerNorm and GELU blocks)")
+    return [f"the vision tower is timed as its own op class: {tower[2] / 1e12:,.1f} TFLOP and {tower[1]:.2f} s a "
+            f"step over {patches:,} patches{kind}"]
+
+
 def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float, achieved_tflops: float, cards: int,
               tp: int, generation_device: Device | None) -> RLStep:  # fmt: skip
     """The generation round, the extra forwards and PPO's critic training of an RL job's step (rl_job: as
@@ -234,19 +252,27 @@ def compute(
                   if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
+    attention_kernel: str | None = None
     training_s: float | None = None  # RL: the policy's training step (BF16), before the recipe's speed-up
     rl_seconds = 0.0  # RL: generation and the extra passes
     generation_bound: Literal["memory", "compute", "launch"] | None = None
     per_op = step_model == "per-op" and not model.is_params_only and complete and slowest is not None
     if per_op and slowest is not None:
         fp8_base = job.method == "lora" and job.base_weights == "fp8" and recipe is None
-        steps = [(job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base), dev)
+        # a vision-language job's tower runs beside the language model (steptime/vision.py: op class "vision")
+        steps = [(tower_step(job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base),
+                             model, job, dev), dev)
                  for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
         step, device = max(steps, key=lambda s: s[0].seconds)
         # GRPO makes logits for the completion only (logits_to_keep, rl.logit_fraction): its loss class in proportion
         step = scaled_class(step, "loss", rl.logit_fraction(rl_job))
+        # the step's FLOPs and its achieved rate count a vision-language job's tower too (its op class "vision")
+        flops += sum(c.flops for c in step.classes if c.name == "vision")
         op_rows = step.rows
         launch_bound = step.launch_bound
+        kernel = efficiency().attention_kernel(job.attention, device.compute_capability,
+                                               masked=model.sliding_window is not None)
+        attention_kernel = ATTENTION_KERNEL_NAMES[kernel]
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None
@@ -284,7 +310,7 @@ def compute(
         low = recipe_time(job, cards, flops, utilization, training_s)
         seconds = low.seconds + rl_seconds if low.seconds is not None else None
     notes += low.notes
-    notes += vision.time_notes(model, job)
+    notes += _tower_notes(model, job, op_rows)
     return Compute.of(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
@@ -298,5 +324,5 @@ def compute(
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
         training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
-        estimated_cards=estimated,
+        estimated_cards=estimated, attention_kernel=attention_kernel,
     )  # fmt: skip

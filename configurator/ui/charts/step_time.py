@@ -320,15 +320,22 @@ class StepTimeChart(_Chart):
 OP_WORDS = {
     "projections": "attention projections (q, k, v, o GEMMs)",
     "mlp": "MLP GEMMs (experts: active ones)",
-    "attention": "attention kernel (FlashAttention-2)",
+    "attention": "attention kernel",
     "elementwise": "norms, activations, rotary, residual adds",
     "lora": "LoRA A and B (thin GEMMs) and their add",
     "dequant": "4-bit dequantisation before each use",
     "loss": "logits GEMM and cross-entropy",
     "recompute": "recomputed forward (activation checkpointing)",
     "optimizer": "optimizer step (states read and written)",
+    "vision": "vision tower: encoder and projector GEMMs, attention, norms (and their backward where it trains)",
     "host": "kernel launches: the GPU waits on the host",
 }
+
+
+def _op_words(name: str, kernel: str | None) -> str:
+    """What an op class is, the attention kernel the engine timed named (cuDNN or FlashAttention-2)."""
+    words = OP_WORDS.get(name, name)
+    return f"{words} ({kernel})" if name == "attention" and kernel else words
 
 
 def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ignore[no-untyped-def]
@@ -349,7 +356,7 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
             key = "matmul" if op.bound == "compute" else "memory"
             put(key, i, y, seconds, f"{op.name} ({op.bound[:3]}.)")
             segs.append(_Segment(y, y + seconds, (
-                f"<b>{op.name}</b>: {OP_WORDS.get(op.name, op.name)}<br>{seconds:.3f} s per step, "
+                f"<b>{op.name}</b>: {_op_words(op.name, comp.attention_kernel)}<br>{seconds:.3f} s per step, "
                 f"{op.bound}-bound<br>{op.flops / 1e12:,.1f} TFLOP, {op.bytes / 1e9:,.1f} GB moved{est}")))  # fmt: skip
             y += seconds
         return y

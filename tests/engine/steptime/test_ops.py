@@ -171,17 +171,51 @@ def test_step_memo_is_keyed_by_everything_the_step_reads(catalog: Catalog) -> No
 
 
 def test_a_chip_with_its_own_measured_attention_rate_uses_it(catalog: Catalog) -> None:
-    """FlashAttention-2 on a B200 (CC 10.0) is measured at ~15 % of peak (efficiency.yaml
-    attention_fraction_by_compute_capability), far below the Blackwell family's figure that the RTX PRO 6000
-    (CC 12.0) keeps; only the attention ops of the CC 10.0 chip slow down."""
+    """FlashAttention-2 (the flash-attn package: ``attention: flash``) on a B200 (CC 10.0) is measured at ~15 % of
+    peak (efficiency.yaml attention_fraction_by_compute_capability), far below the Blackwell family's figure that
+    the RTX PRO 6000 (CC 12.0) keeps; only the attention ops of the CC 10.0 chip slow down."""
     eff = efficiency()
     assert eff.attention_fraction("Blackwell", 10.0) == pytest.approx(0.148)
     assert eff.attention_fraction("Blackwell", 12.0) == eff.attention["Blackwell"]
     b200 = catalog.card("b200")
     plain = Device("Blackwell", 2250, 7700, 148)
     chip = Device("Blackwell", 2250, 7700, 148, b200.compute_capability.value or 0.0)
-    kw = {"method": "full", "sequence_length": 8192}
+    kw = {"method": "full", "sequence_length": 8192, "attention": "flash"}
     by = {d: {c.name: c for c in _step(catalog, "llama-3.1-8b", d, **kw).classes} for d in (plain, chip)}
     ratio = by[chip]["attention"].seconds / by[plain]["attention"].seconds
     assert ratio == pytest.approx(eff.attention["Blackwell"] / 0.148, rel=0.01)
     assert by[chip]["mlp"].seconds == pytest.approx(by[plain]["mlp"].seconds)
+
+
+@pytest.mark.parametrize(("card", "kernel"), [("h100-sxm", "cudnn"), ("h200-nvl", "cudnn"), ("b200", "cudnn"),
+                                              ("a100-sxm4-80gb", "flash"), ("rtx-pro-6000-ws", "flash"),
+                                              ("l40s", "flash")])  # fmt: skip
+def test_sdpa_runs_cudnn_attention_where_pytorch_prefers_it(catalog: Catalog, card: str, kernel: str) -> None:
+    """PyTorch SDPA (the default ``attention: sdpa``) runs cuDNN's attention first on CC 9.0 and 10.0 (the pinned
+    PyTorch's check_prefer_cudnn_attention, as the tracer routes it), FlashAttention-2 elsewhere; the flash-attn
+    package is FlashAttention-2 on every chip. Only the attention class changes, by the ratio of the two rates."""
+    eff = efficiency()
+    c = catalog.card(card)
+    cc = c.compute_capability.value or 0.0
+    dev = Device(c.architecture, c.bf16_dense_tflops.value or 0.0, c.memory_bandwidth_gb_s.value or 0.0,
+                 c.sm_count.value if c.sm_count and c.sm_count.value else 100.0, cc)  # fmt: skip
+    assert eff.attention_kernel("sdpa", cc) == kernel and eff.attention_kernel("flash", cc) == "flash"
+    kw = {"method": "full", "sequence_length": 8192}
+    sdpa = {k.name: k for k in _step(catalog, "llama-3.1-8b", dev, **kw).classes}
+    flash = {k.name: k for k in _step(catalog, "llama-3.1-8b", dev, attention="flash", **kw).classes}
+    arch = eff.arch(c.architecture)
+    expected = eff.attention_fraction(arch, cc, "flash") / eff.attention_fraction(arch, cc, kernel)
+    assert sdpa["attention"].seconds / flash["attention"].seconds == pytest.approx(expected, rel=1e-6)
+    assert (sdpa["attention"].seconds < flash["attention"].seconds) == (kernel == "cudnn")
+    assert sdpa["mlp"].seconds == pytest.approx(flash["mlp"].seconds)
+
+
+def test_a_sliding_window_model_runs_sdpas_memory_efficient_kernel(one_job) -> None:  # type: ignore[no-untyped-def]
+    """Transformers passes an explicit mask to a sliding-window model's attention, and SDPA takes it to its
+    memory-efficient kernel on every chip (as the tracer routes it): no cuDNN rate on an H100; timed at
+    FlashAttention-2's rate, and named so."""
+    eff = efficiency()
+    assert eff.attention_kernel("sdpa", 9.0, masked=True) == "efficient"
+    assert eff.attention_fraction("Hopper", 9.0, "efficient") == eff.attention["Hopper"]
+    job = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora"})
+    assert job.compute.attention_kernel == "memory-efficient, timed at FlashAttention-2's rate"

@@ -52,7 +52,7 @@ def test_a_band_that_leaves_out_the_models_own_time_is_refused(tmp_path: Path) -
 
 
 def test_a_per_op_job_carries_the_band_and_says_what_it_rests_on(one_job: Callable[..., JobResult]) -> None:
-    job = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "lora"})
+    job = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "lora", "attention": "flash"})
     band = step_band()
     assert job.step_seconds is not None and job.step_low_seconds is not None and job.step_high_seconds is not None
     assert job.step_low_seconds == pytest.approx(job.step_seconds * band.band.low)
@@ -63,13 +63,21 @@ def test_a_per_op_job_carries_the_band_and_says_what_it_rests_on(one_job: Callab
 
 
 def test_a_job_of_a_kind_no_run_is_says_so(one_job: Callable[..., JobResult]) -> None:
-    """The runs are BF16 full fine-tunes and LoRA on whole cards: a QLoRA job on a MIG slice is outside them, and its
-    band says so beside the figures."""
-    lora = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "lora"})
+    """The runs are BF16 full fine-tunes and LoRA on whole cards, timed with FlashAttention-2: a QLoRA job on a MIG
+    slice is outside them, as is a job SDPA runs on cuDNN's attention (an H100), and its band says so beside the
+    figures."""
+    lora = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "lora", "attention": "flash"})
     assert lora.step_band_basis is not None and "none of the runs" not in lora.step_band_basis
-    qlora = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "qlora"}, mig=["3g.47gb"], instance=0)
+    qlora = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "qlora", "attention": "flash"},
+                    mig=["3g.47gb"], instance=0)  # fmt: skip
     assert qlora.step_band_basis is not None
     assert qlora.step_band_basis.endswith("none of the runs is QLoRA or on a MIG slice as this job is")
+    sdpa = one_job("h100-nvl", {"model": "llama-3.1-8b", "method": "lora"})
+    assert sdpa.compute is not None and sdpa.compute.attention_kernel == "cuDNN"
+    assert (sdpa.step_band_basis or "").endswith("none of the runs is timed with cuDNN attention as this job is")
+    rtx = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora"})
+    assert rtx.compute is not None and rtx.compute.attention_kernel == "FlashAttention-2"
+    assert "none of the runs" not in (rtx.step_band_basis or "")
 
 
 def test_no_band_where_no_run_validates_the_time(one_job: Callable[..., JobResult]) -> None:
@@ -88,6 +96,7 @@ def test_the_report_and_the_acceptance_kit_use_the_band() -> None:
     result = evaluate(build)
     job = result.jobs[0]
     assert f"(band {step_range_words(job, 3)}: {job.step_band_basis})" in render(result)
+    assert "of it achieved, attention timed as cuDNN" in render(result)  # the kernel the H100's SDPA runs
     expect = predict(build, result).jobs[0]
     assert expect.step_low_s == pytest.approx(job.step_low_seconds)
     assert expect.step_high_s == pytest.approx(job.step_high_seconds)

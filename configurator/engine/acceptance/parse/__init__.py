@@ -11,6 +11,7 @@ from __future__ import annotations
 from configurator.engine.acceptance.parse.common import ParseError, clean_text
 from configurator.engine.acceptance.parse.dcgm import DcgmSample, parse_dcgm
 from configurator.engine.acceptance.parse.detect import detect
+from configurator.engine.acceptance.parse.gemm_json import GemmOutput, GemmResult, GemmSmi, parse_gemm_json
 from configurator.engine.acceptance.parse.lgip import LgipProfile, parse_lgip
 from configurator.engine.acceptance.parse.lspci import LspciDevice, parse_lspci
 from configurator.engine.acceptance.parse.measure_json import MeasuredJob, MeasureOutput, parse_measure_json
@@ -20,6 +21,9 @@ from configurator.engine.acceptance.parse.topo import TopoMatrix, parse_topo
 
 __all__ = [
     "DcgmSample",
+    "GemmOutput",
+    "GemmResult",
+    "GemmSmi",
     "LgipProfile",
     "LspciDevice",
     "MeasureOutput",
@@ -31,6 +35,7 @@ __all__ = [
     "clean_text",
     "detect",
     "parse_dcgm",
+    "parse_gemm_json",
     "parse_lgip",
     "parse_lspci",
     "parse_measure_json",

@@ -1,8 +1,14 @@
-"""What every parser shares: the error type, text clean-up and PCI bus id normalisation."""
+"""What every parser shares: the error type, text clean-up, PCI bus id normalisation and the kit's own JSON."""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 MAX_LINES = 200_000  # a real topo / lspci -vv / nccl-tests output is well under 20,000 lines
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -46,3 +52,21 @@ def number(text: str) -> float | None:
     """A float from a field such as ``600.00 W``, ``143771 MiB``, ``16x``; None for [N/A], [Not Supported]."""
     m = re.match(r"^\s*(-?\d{1,15}(?:\.\d{1,12})?)", text)
     return float(m.group(1)) if m else None
+
+
+def tool_json(text: str, what: str, tool: str, not_ours: str, model: type[M]) -> M:
+    """The JSON one of the kit's own scripts printed (its ``"tool"`` tag ``tool``) as ``model``; ParseError with a
+    sentence when it is not JSON or cut off, another program's (``not_ours`` says whose it should be), or has a
+    field out of range."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError (a cut-off file), a 100,000-digit number
+        raise ParseError(f"{what}: not JSON, or cut off ({str(exc)[:120]})") from None
+    if not isinstance(data, dict) or data.get("tool") != tool:
+        raise ParseError(f'{what}: not written by {not_ours} (no "tool": "{tool}")')
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ParseError(f"{what}: {where}: {first['msg']} ({exc.error_count()} problem(s))") from None

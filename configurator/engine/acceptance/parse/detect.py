@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-Kind = Literal["topo", "query-csv", "smi-q", "lgip", "lspci", "nccl", "dcgm", "measure", "unknown"]
+Kind = Literal["topo", "query-csv", "smi-q", "lgip", "lspci", "nccl", "dcgm", "measure", "gemm", "unknown"]
 
 
 def detect(text: str, name: str = "") -> Kind:
@@ -13,6 +13,8 @@ def detect(text: str, name: str = "") -> Kind:
     low = head.lower()
     if '"tool"' in head and "configurator-measure" in head:
         return "measure"
+    if '"tool"' in head and "configurator-gemm" in head:
+        return "gemm"
     if "all_reduce_perf" in low or re.search(r"#\s+size\s+count\s+type", low) or "avg bus bandwidth" in low:
         return "nccl"
     if "gpu instance profiles" in low or re.search(r"mig\s+\d+g\.\d+gb", low) or "no mig-enabled devices" in low:

@@ -8,13 +8,12 @@ bytes. Validated with pydantic, so a wrong type or a negative peak is reported b
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from configurator.engine.acceptance.parse.common import ParseError
+from configurator.engine.acceptance.parse.common import ParseError, tool_json
 
 TOOL_NAME = "configurator-measure"
 FORMAT = 1
@@ -56,17 +55,4 @@ class MeasureOutput(BaseModel):
 def parse_measure_json(text: str) -> MeasureOutput:
     if not isinstance(text, str) or not text.strip():
         raise ParseError("measurement JSON: the file is empty")
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, and a 100,000-digit number (int limit)
-        raise ParseError(f"measurement JSON: not JSON ({str(exc)[:120]})") from None
-    if not isinstance(data, dict) or data.get("tool") != TOOL_NAME:
-        raise ParseError(
-            f'measurement JSON: not written by the configurator\'s measurement tool (no "tool": "{TOOL_NAME}")'
-        )
-    try:
-        return MeasureOutput.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ParseError(f"measurement JSON: {where}: {first['msg']} ({exc.error_count()} problem(s))") from None
+    return tool_json(text, "measurement JSON", TOOL_NAME, "the configurator's measurement tool", MeasureOutput)

@@ -25,9 +25,10 @@ from configurator.engine.time.steptime.ops import (
     optimizer_bytes_per_param,
     optimizer_class,
 )
+from configurator.engine.time.steptime.vision import tower_class, tower_shape
 
 __all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "OpRow", "job_shape", "job_step", "optimizer_shards",
-           "scaled_class"]
+           "scaled_class", "tower_step", "with_class"]
 
 
 OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
@@ -65,6 +66,26 @@ def scaled_class(step: JobStep, name: str, keep: float) -> JobStep:
     return JobStep(classes, sum(c.seconds for c in classes), step.launch_bound, step.stack, step.factor)
 
 
+def with_class(step: JobStep, extra: OpClass | None, scale: float) -> JobStep:
+    """``step`` with the op class ``extra`` (one micro-batch's, e.g. a vision tower's) added ``scale`` times: the
+    micro-batches of the step and the trainer factor, as the step's own classes are scaled (``_job_step``)."""
+    if extra is None or extra.seconds <= 0:
+        return step
+    added = OpClass(extra.name, extra.flops * scale, extra.bytes * scale, extra.seconds * scale,
+                    extra.compute_seconds * scale, extra.memory_seconds * scale)  # fmt: skip
+    return JobStep((*step.classes, added), step.seconds + added.seconds, step.launch_bound, step.stack, step.factor)
+
+
+def tower_step(step: JobStep, model: ModelSpec, job: Job, device: Device) -> JobStep:
+    """``step`` with a vision-language job's tower work (steptime/vision.py) added as the op class "vision": per
+    micro-batch, times the micro-batches and the trainer factor (not split by tensor parallelism: the towers of
+    these models are replicated on every rank)."""
+    shape = tower_shape(model, job, step.stack)
+    if shape is None or model.vision is None:
+        return step
+    return with_class(step, tower_class(model.vision, shape, device), job.gradient_accumulation_steps * step.factor)
+
+
 def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
     stack = efficiency().framework_stack.get(job.framework, "eager")
     targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
@@ -78,6 +99,7 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
         seq=job.sequence_length, batch=job.micro_batch_size, checkpointing=job.gradient_checkpointing,
         full=job.method == "full", rank=0 if job.method == "full" else job.lora.rank, targets=targets,
         dequant_bytes=dequant, loss="chunked" if loss in ("chunked", "fused") else "standard", stack=stack,
+        attention=job.attention,
     )  # fmt: skip
 
 

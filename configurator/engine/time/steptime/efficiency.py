@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
+from configurator.catalog.sourced import Strict
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Efficiency:
     k_fill: float
     attention: dict[str, float]
     attention_by_cc: dict[float, float]  # a chip whose measured kernel rate departs from its architecture's
+    cudnn_attention_by_cc: dict[float, float]  # cuDNN's fused attention, on the chips where SDPA prefers it
     attention_backward: float
     bandwidth: float
     elementwise: dict[str, tuple[float, float, float]]  # stack -> (per hidden, per ffn, per q+kv width) bytes
@@ -44,9 +46,24 @@ class Efficiency:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
         return architecture if architecture in self.gemm_peak else "Hopper"
 
-    def attention_fraction(self, arch: str, compute_capability: float = 0.0) -> float:
-        """The attention kernel's achieved fraction of peak on a chip: its own measured figure where the table
-        has one for its compute capability, else its architecture's."""
+    def attention_kernel(self, attention: str, compute_capability: float = 0.0, masked: bool = False) -> str:
+        """The kernel a job's attention runs on a chip: PyTorch SDPA puts cuDNN first where the table has a cuDNN
+        figure (the pinned PyTorch's check_prefer_cudnn_attention: CC 9.0 and 10.0), else FlashAttention-2; with an
+        explicit mask (a sliding-window model: Transformers passes one) SDPA moves to its memory-efficient kernel,
+        as the tracer routes it (trace/worker/emulation.py). The flash-attn package (``attention: flash``) is
+        FlashAttention-2 everywhere. Eager attention, and the memory-efficient kernel, are timed at
+        FlashAttention-2's rate (an ASSUMPTION: no measured rate of theirs in the table)."""
+        if attention != "sdpa":
+            return "flash"
+        if masked:
+            return "efficient"
+        return "cudnn" if compute_capability in self.cudnn_attention_by_cc else "flash"
+
+    def attention_fraction(self, arch: str, compute_capability: float = 0.0, kernel: str = "flash") -> float:
+        """The attention kernel's achieved fraction of peak on a chip: cuDNN's where it runs, else FlashAttention-2's
+        own measured figure where the table has one for the chip's compute capability, else its architecture's."""
+        if kernel == "cudnn" and compute_capability in self.cudnn_attention_by_cc:
+            return self.cudnn_attention_by_cc[compute_capability]
         return self.attention_by_cc.get(compute_capability, self.attention[arch])
 
     def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
@@ -60,11 +77,7 @@ class Efficiency:
         return self.gemm_peak[arch] * self.sustained.get(arch, 1.0) * wave * k / (k + self.k_fill)
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _Sourced(_Spec):
+class _Sourced(Strict):
     """A figure with where it comes from (every entry of specs/efficiency.yaml carries its source)."""
 
     value: float = Field(gt=0)
@@ -77,26 +90,26 @@ class _Fraction(_Sourced):
     value: float = Field(gt=0, le=1)
 
 
-class _Tile(_Spec):
+class _Tile(Strict):
     m: int = Field(gt=0)
     n: int = Field(gt=0)
     source: str = Field(min_length=1)
 
 
-class _Elementwise(_Spec):
+class _Elementwise(Strict):
     hidden: float = Field(ge=0)
     ffn: float = Field(ge=0)
     qk: float = Field(ge=0)
     source: str = Field(min_length=1)
 
 
-class _LossBytes(_Spec):
+class _LossBytes(Strict):
     standard: float = Field(gt=0)
     chunked: float = Field(gt=0)
     source: str = Field(min_length=1)
 
 
-class _Launch(_Spec):
+class _Launch(Strict):
     eager_us: _Sourced
     fused_us: _Sourced
     kernels_per_layer: _Sourced
@@ -104,7 +117,7 @@ class _Launch(_Spec):
     kernels_per_dequant: _Sourced
 
 
-class _Flag(_Spec):
+class _Flag(Strict):
     value: bool
     source: str = Field(min_length=1)
 
@@ -112,7 +125,7 @@ class _Flag(_Spec):
 Stack = Literal["eager", "fused"]
 
 
-class EfficiencySpec(_Spec):
+class EfficiencySpec(Strict):
     """specs/efficiency.yaml as validated at load: a missing, misspelt or unsourced entry fails here, not as a
     KeyError (or a silent default) deep inside a step's timing."""
 
@@ -122,6 +135,7 @@ class EfficiencySpec(_Spec):
     k_fill: _Sourced
     attention_fraction: dict[str, _Fraction]
     attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
+    cudnn_attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
     attention_backward_factor: _Sourced
     bandwidth_fraction: _Fraction
     elementwise_bytes: dict[Stack, _Elementwise]
@@ -153,6 +167,8 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         k_fill=d.k_fill.value,
         attention={k: v.value for k, v in d.attention_fraction.items()},
         attention_by_cc={float(k): v.value for k, v in d.attention_fraction_by_compute_capability.items()},
+        cudnn_attention_by_cc={float(k): v.value
+                               for k, v in d.cudnn_attention_fraction_by_compute_capability.items()},
         attention_backward=d.attention_backward_factor.value,
         bandwidth=d.bandwidth_fraction.value,
         elementwise={k: (v.hidden, v.ffn, v.qk) for k, v in d.elementwise_bytes.items()},

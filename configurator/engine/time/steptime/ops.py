@@ -8,8 +8,9 @@ fraction)) and summed by op class:
   fine-tune); Kaplan et al. 2020 section 2.1. The fraction of peak comes from the GEMM's own tiles vs the SMs it
   runs on (efficiency.py). MoE: each expert's GEMM has M = tokens x top-k / experts (FLOPs by the ACTIVE
   parameters), while every expert's weights are read (memory by ALL experts).
-- attention: FlashAttention kernel, forward 4 s^2 head_dim heads per sequence, backward 2.5x, causal halves
-  (FlashAttention-2 paper section 4.1), at the architecture's measured attention fraction.
+- attention: a fused kernel, forward 4 s^2 head_dim heads per sequence, backward 2.5x, causal halves
+  (FlashAttention-2 paper section 4.1), at the measured fraction of the kernel the job runs on the chip: cuDNN's
+  where PyTorch SDPA prefers it (CC 9.0, 10.0), FlashAttention-2's elsewhere (efficiency.py attention_kernel).
 - elementwise: norms, activations, rotary and residual adds, in bytes per token per layer (efficiency.yaml).
 - lora: the A and B matrices of every adapted module (thin GEMMs of K x r and r x N: memory-bound at rank 16,
   seed A's "about 16 FLOPS per byte") and the scale-and-add of their output.
@@ -38,6 +39,7 @@ from typing import Literal
 from configurator.catalog.model_spec import ModelSpec
 from configurator.engine.time.steptime.efficiency import _CLEAR_ON_OVERRIDE, Efficiency, efficiency
 
+# (a vision-language job adds "vision", its tower's work: steptime/vision.py)
 OP_CLASSES = ("projections", "mlp", "attention", "elementwise", "lora", "dequant", "loss", "recompute", "optimizer")
 Bound = Literal["compute", "memory"]
 
@@ -69,6 +71,7 @@ class Shape:
     dequant_bytes: float  # bytes read per frozen linear weight before each use (NF4: ~0.5; FP8 base: 1; 0: none)
     loss: str  # standard | chunked
     stack: str  # eager | fused
+    attention: str = "sdpa"  # sdpa | flash | eager: its kernel per chip (Efficiency.attention_kernel)
 
 
 @dataclass(frozen=True)
@@ -350,7 +353,8 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     t = _table(model)
     fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
     fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
-    rate = peak * eff.attention_fraction(arch, device.compute_capability) * sustained
+    kernel = eff.attention_kernel(shape.attention, device.compute_capability, masked=model.sliding_window is not None)
+    rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
     again = 1.0 if shape.checkpointing else 0.0
     for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
                        ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
