@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 
@@ -516,7 +517,7 @@ def test_step_time_words_stay_apart_and_inside_the_plot(qtbot, width: int) -> No
     for rect in rects:
         assert rect.top() >= plot.top() - 1 and rect.left() >= plot.left() - 1 and rect.right() <= plot.right() + 1
     margin = shown[0].textItem.document().documentMargin()  # the text's box is wider than its words
-    words_apart = [b.left() + margin - (a.right() - margin) for a, b in zip(rects, rects[1:], strict=False)]
+    words_apart = [b.left() + margin - (a.right() - margin) for a, b in itertools.pairwise(rects)]
     assert all(gap >= 2 for gap in words_apart), (words_apart, [label.textItem.toPlainText() for label in shown])
     words = [label.textItem.toPlainText() for label in shown]
     steps = [f"step {job.step_seconds:.2f} s" for job in result.jobs]
