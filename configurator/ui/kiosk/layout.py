@@ -81,7 +81,7 @@ class _SettleOnResize(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize and isinstance(watched, HeadroomChart):
-            QTimer.singleShot(0, watched.settle)  # after the resize is handled, with the new scenario's type
+            QTimer.singleShot(0, watched, watched.settle)  # after the resize is handled; dropped with the chart
         return False
 
 
