@@ -74,7 +74,9 @@ def test_the_sentence_is_in_the_plan_text_and_json(seed_b: PlanResult, capsys: p
     assert se is not None and se.words in seed_b.recommendation.why  # type: ignore[union-attr]
     assert main(["plan", str(SEED_B)]) == 0
     out = capsys.readouterr().out
-    assert f"If jobs run at the slow end of the step-time band ({se.factor:.2f}x the engine's time: " in out
+    # the consequence first, what the band rests on last
+    assert f"If jobs run at the slow end of the step-time band ({se.factor:.2f}x the engine's time), " in out
+    assert se.words.endswith(f" The band: {se.basis}.")
     assert f"needs {se.servers_needed} servers instead of {se.servers} to keep its p95 targets" in out
     assert "Measuring each class's tokens/s on the chosen card" in out  # what narrows the band
     assert main(["plan", str(SEED_B), "--json"]) == 0

@@ -213,7 +213,9 @@ def _names(names: list[str]) -> str:
 
 def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> str:
     """The recommendation at the slow end of the step-time band, in words a platform team reads (slowend.py)."""
-    band = f"the slow end of the step-time band ({se.factor:.2f}x the engine's time: {se.basis})"
+    # the consequence first, what the band rests on last (a platform team reads the first clause)
+    band = f"the slow end of the step-time band ({se.factor:.2f}x the engine's time)"
+    basis = f" The band: {se.basis}."
     if not se.scaled:
         return (f"Every service time is measured ({se.measured} class x device times), so {band} does not apply: the "
                 "fleet stands as sized.")  # fmt: skip
@@ -229,7 +231,8 @@ def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> s
             text += f" ({se.fleet_needed}{cost})"
         text += f"; as bought, {_names(se.short)} {'runs' if len(se.short) == 1 else 'run'} short."
     if se.over_bounds:
-        text += f" The search's bound, nodes[].max_nodes, stops {_names(se.over_bounds)} short of that."
+        text += (f" The plan's cap on how many {_names(se.over_bounds)} nodes to buy (max_nodes) stops the search "
+                 "short of that.")  # fmt: skip
     best = se.best
     if best is not None and len(se.mixes) > 1:
         cost = "" if best.cost_per_job is None else f" ({plan_money(best.cost_per_job, currency)} a job)"
@@ -249,7 +252,7 @@ def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> s
     if not se.targets_met:  # what narrows it: the plan's own measurements replace the engine's times
         text += (" Measuring each class's tokens/s on the chosen card (the plan's measurements) replaces the "
                  "engine's time, and this band with it.")  # fmt: skip
-    return text
+    return text + basis
 
 
 REVERSAL_CANDIDATES = 4000  # searches up to this size are searched again at the roadmap's other months
