@@ -13,6 +13,7 @@ from configurator.catalog.loader import default_catalog
 from configurator.engine.model.build import Build, CardPlacement, Job, LoraSettings, ParamsOnlyModel, StackBehaviour
 from configurator.trace.request import (
     TraceRefused,
+    checkpointing_kind,
     config_from_spec,
     prepare_trace,
     untraceable_by_engine,
@@ -48,7 +49,8 @@ def test_llama_31_8b_lora_job_becomes_the_right_request() -> None:
         16, 32.0, 0.05, "all-linear")  # fmt: skip
     assert (r.precision, r.optimizer, r.optimizer_impl) == ("mixed-bf16", "adamw", "fused")  # Trainer's defaults
     assert (r.sequence_length, r.micro_batch_size) == (4096, 2)
-    assert r.gradient_checkpointing and r.checkpointing_kind == "reentrant"  # Transformers' default kwargs
+    # Transformers' default kwargs: non-reentrant since transformers PR 43203 (the pinned 5.24)
+    assert r.gradient_checkpointing and r.checkpointing_kind == "non-reentrant"
     assert (r.attention, r.arch, r.steps) == ("auto", "sm90", 2)
     assert r.parallel.kind == "single"
     assert prepared.analytic and prepared.analytic_reason is None
@@ -206,3 +208,14 @@ def test_a_vision_language_job_sends_its_tower_and_images(model_id: str) -> None
     request = prepare_trace(build, "vl", CATALOG).request
     assert request.images is not None and request.images.per_sample == 2 and request.images.width == 672
     assert request.wire()["images"] == {"per_sample": 2, "width": 672, "height": 672, "train_vision_tower": True}
+
+
+@pytest.mark.parametrize(("framework", "objective", "kind"), [("hf-trainer", "sft", "non-reentrant"),
+                                                               ("axolotl", "sft", "reentrant"),
+                                                               ("axolotl", "dpo", "non-reentrant")])  # fmt: skip
+def test_the_checkpointing_variant_is_the_frameworks_default(framework: str, objective: str, kind: str) -> None:
+    """Transformers (and TRL) run non-reentrant checkpointing when the job names no kwargs; Axolotl sets reentrant
+    itself unless an RL trainer runs (normalize_config)."""
+    job = Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", "framework": framework,
+                              "objective": objective})  # fmt: skip
+    assert checkpointing_kind(job) == kind

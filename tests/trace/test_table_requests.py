@@ -39,8 +39,8 @@ def _why_not(row: dict[str, Any]) -> str | None:
         return "a shortened run (one step on a warmed optimizer), not a build's two steps"
     if row["attention"] not in ATTENTION:
         return f"attention {row['attention']} is picked per card by 'auto', not named by a build"
-    if row["gradient_checkpointing"] and row["checkpointing_kind"] != "reentrant":
-        return "non-reentrant checkpointing: a build runs Transformers' default (reentrant)"
+    if row["gradient_checkpointing"] and row["checkpointing_kind"] != "non-reentrant":
+        return "reentrant checkpointing: an hf-trainer build runs Transformers' default (non-reentrant, PR 43203)"
     lora = row.get("lora")
     if lora and lora.get("targets") == "all-linear" and _config(row).get("model_type") in ("mixtral", "qwen2_moe",
                                                                                             "qwen3_moe"):  # fmt: skip
