@@ -397,9 +397,15 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
                *([f"in {comp.recipe} compute"] if comp.recipe else []),
                *(["on a MIG slice"] if on_mig else []),
                *(["a vision-language job"] if images else []),
-               *(["timed with cuDNN attention"] if comp.attention_kernel == "cuDNN" else [])]  # fmt: skip
+               *([f"timed with {_kernel_word(comp.attention_kernel)} attention"]
+                 if comp.attention_kernel not in (None, "FlashAttention-2") else [])]  # fmt: skip
     basis = band.basis + (f"; none of the runs is {' or '.join(outside)} as this job is" if outside else "")
     return low, high, basis
+
+
+def _kernel_word(kernel: str | None) -> str:
+    """The attention kernel's short name ("cuDNN", "eager", "memory-efficient") from its full one."""
+    return (kernel or "").split(",")[0].split(" (")[0]
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

@@ -188,7 +188,8 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
 
 # the attention kernels as a step's tooltip and sheet name them (efficiency.py attention_kernel)
 ATTENTION_KERNEL_NAMES = {"cudnn": "cuDNN", "flash": "FlashAttention-2",
-                          "efficient": "memory-efficient, timed at FlashAttention-2's rate"}
+                          "efficient": "memory-efficient, timed at FlashAttention-2's rate",
+                          "eager": "eager (s x s matmuls and softmax)"}
 
 
 def _tower_notes(model: ModelSpec, job: Job, rows: tuple[OpRow, ...]) -> list[str]:

@@ -219,3 +219,28 @@ def test_a_sliding_window_model_runs_sdpas_memory_efficient_kernel(one_job) -> N
     assert eff.attention_fraction("Hopper", 9.0, "efficient") == eff.attention["Hopper"]
     job = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora"})
     assert job.compute.attention_kernel == "memory-efficient, timed at FlashAttention-2's rate"
+
+
+def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: Catalog) -> None:
+    """Eager attention (transformers eager_attention_forward): q @ k^T and P @ v over the whole s x s (the causal
+    mask halves nothing), four matmuls in backward, and 24 + 36 bytes per score element of elementwise passes (ops.py
+    EAGER_FORWARD_BYTES, EAGER_BACKWARD_BYTES), its time growing with s^2 past the fused kernel's."""
+    from configurator.engine.time.steptime.ops import EAGER_BACKWARD_BYTES, EAGER_FORWARD_BYTES
+
+    model = catalog.model("llama-3.1-8b")
+    s, b = 4096, 2
+    kw = {"method": "lora", "sequence_length": s, "micro_batch_size": b, "gradient_checkpointing": False}
+    eager = {c.name: c for c in _step(catalog, "llama-3.1-8b", attention="eager", **kw).classes}
+    mats = model.num_attention_heads * b * model.num_layers  # type: ignore[operator]
+    assert eager["attention"].flops == pytest.approx(12 * s * s * model.head_dim * mats, rel=1e-9)
+    assert eager["attention"].bytes == pytest.approx((EAGER_FORWARD_BYTES + EAGER_BACKWARD_BYTES) * s * s * mats)
+    assert "recompute" not in eager
+    fused = {c.name: c for c in _step(catalog, "llama-3.1-8b", attention="flash", **kw).classes}
+    assert eager["attention"].seconds > 2 * fused["attention"].seconds
+    assert eager["mlp"].seconds == pytest.approx(fused["mlp"].seconds)
+
+
+def test_an_eager_job_names_its_kernel_and_stands_outside_the_runs(one_job) -> None:  # type: ignore[no-untyped-def]
+    job = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora", "attention": "eager"})
+    assert job.compute.attention_kernel == "eager (s x s matmuls and softmax)"
+    assert job.step_band_basis.endswith("none of the runs is timed with eager attention as this job is")

@@ -51,8 +51,11 @@ class Efficiency:
         figure (the pinned PyTorch's check_prefer_cudnn_attention: CC 9.0 and 10.0), else FlashAttention-2; with an
         explicit mask (a sliding-window model: Transformers passes one) SDPA moves to its memory-efficient kernel,
         as the tracer routes it (trace/worker/emulation.py). The flash-attn package (``attention: flash``) is
-        FlashAttention-2 everywhere. Eager attention, and the memory-efficient kernel, are timed at
-        FlashAttention-2's rate (an ASSUMPTION: no measured rate of theirs in the table)."""
+        FlashAttention-2 everywhere. Eager attention is its matmuls and elementwise passes (ops.py
+        _eager_attention); the memory-efficient kernel is timed at FlashAttention-2's rate (an ASSUMPTION: no
+        measured rate of its own in the table)."""
+        if attention == "eager":
+            return "eager"
         if attention != "sdpa":
             return "flash"
         if masked:

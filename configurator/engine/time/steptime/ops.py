@@ -348,28 +348,74 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
             streamed = (sc[i] * tokens + sk[i]) / bw
             rows[i][2] += streamed
             rows[i][4] += streamed
-    # FlashAttention: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
-    # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
     t = _table(model)
-    fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
-    fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
-    kernel = eff.attention_kernel(shape.attention, device.compute_capability, masked=model.sliding_window is not None)
-    rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
     again = 1.0 if shape.checkpointing else 0.0
-    for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
-                       ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
-        if f <= 0:
-            continue
-        tcomp, tmem_a = (f / rate if rate > 0 else 0.0), (b / bw if bw > 0 else 0.0)
-        row = rows[_CLS[name]]
-        row[0] += f
-        row[1] += b
-        row[2] += max(tcomp, tmem_a)
-        row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
+    kernel = eff.attention_kernel(shape.attention, device.compute_capability, masked=model.sliding_window is not None)
+    if kernel == "eager":
+        _eager_attention(rows, shape, t, again, top, (tm_, tn_, sms, kf), bw)
+    else:
+        # a fused kernel: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
+        # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
+        fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
+        fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
+        rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
+        for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
+                           ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
+            if f <= 0:
+                continue
+            tcomp, tmem_a = (f / rate if rate > 0 else 0.0), (b / bw if bw > 0 else 0.0)
+            row = rows[_CLS[name]]
+            row[0] += f
+            row[1] += b
+            row[2] += max(tcomp, tmem_a)
+            row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
     classes = tuple(OpClass(name, *rows[i]) for i, name in enumerate(OP_CLASSES) if rows[i][2] > 0)
     gpu = sum(c.seconds for c in classes)
     launch = kernels * eff.launch_us[shape.stack] * 1e-6
     return MicroBatch(classes, gpu, launch, kernels)
+
+
+# Eager attention (transformers eager_attention_forward, modeling_llama.py), per element of one head's s x s scores,
+# the bytes its elementwise kernels move. Forward: the scores written by q @ k^T (2), scaled (read and write, 4), the
+# causal mask added (4), softmax in fp32 (read 2, write 4), cast back to the query's dtype (read 4, write 2), read by
+# the @ v matmul (2): 24. Backward: dP written by dO @ v^T (2) and P read by dV (2), the cast's gradient (read 2,
+# write 4), softmax's (read its output and gradient, write one: 12), cast to bf16 (read 4, write 2), the scale's
+# (read and write: 4), dS read by dQ and dK (4): 36. Derived from the code, not measured.
+EAGER_FORWARD_BYTES = 24.0
+EAGER_BACKWARD_BYTES = 36.0
+
+
+def _eager_attention(rows: list[list[float]], shape: Shape, t: _ModelTable, again: float, top: float,
+                     tiles: tuple[int, int, float, float], bw: float) -> None:  # fmt: skip
+    """Eager attention into ``rows``: its four matmul shapes as batched GEMMs at their own tile and wave fractions
+    (the whole s x s, the causal mask does not halve them), and its elementwise passes over the scores at the
+    streaming bandwidth; separate kernels, so their times add. Forward: q @ k^T (s x s x d) and P @ v (s x d x s);
+    backward: dP = dO @ v^T (s x s x d), dV = P^T @ dO, dQ = dS @ k and dK = dS^T @ q (s x d x s each)."""
+    tm, tn, sms, kf = tiles
+    s, d = float(shape.seq), float(t.hd)
+    mats = t.nh * shape.batch * t.layers  # one s x s score matrix per head, sequence and layer
+    per_kernel = t.nh * shape.batch  # one batched matmul per layer runs every head of every sequence
+
+    def gemm_seconds(m: float, n: float, k: float) -> tuple[float, float]:
+        waves = math.ceil(m / tm) * math.ceil(n / tn) * per_kernel / sms
+        rate = top * waves / math.ceil(waves) * k / (k + kf)
+        flops = 2.0 * m * n * k * mats
+        return flops, flops / rate if rate > 0 else 0.0
+
+    qk, qk_s = gemm_seconds(s, s, d)
+    pv, pv_s = gemm_seconds(s, d, s)
+    scores = s * s * mats
+    passes = (("attention", qk + pv, qk_s + pv_s, EAGER_FORWARD_BYTES * scores),  # forward
+              ("attention", qk + 3 * pv, qk_s + 3 * pv_s, EAGER_BACKWARD_BYTES * scores),  # backward
+              ("recompute", (qk + pv) * again, (qk_s + pv_s) * again, EAGER_FORWARD_BYTES * scores * again))
+    for name, flops, compute_s, moved in passes:
+        memory_s = moved / bw if bw > 0 else 0.0
+        row = rows[_CLS[name]]
+        row[0] += flops
+        row[1] += moved
+        row[2] += compute_s + memory_s
+        row[3] += compute_s
+        row[4] += memory_s
 
 
 _CLEAR_ON_OVERRIDE += [micro_batch.cache_clear, _plan.cache_clear]
