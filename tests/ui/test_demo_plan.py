@@ -52,17 +52,22 @@ def seed_b(shipped: Plan) -> PlanResult:
     return planned(shipped)
 
 
-@pytest.fixture
-def demo(qtbot, tmp_path: Path) -> DemoWindow:  # type: ignore[no-untyped-def]
+def plan_window(qtbot, tmp_path: Path, size: tuple[int, int] = (1920, 1080)) -> DemoWindow:  # type: ignore[no-untyped-def]
+    """The kiosk at ``size``, shown, on its service-plan scenario."""
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     settings.q.setValue("demo/folder", str(tmp_path / "take-home"))
     window = DemoWindow(settings, idle_ms=600_000)
     qtbot.addWidget(window)
-    window.resize(1920, 1080)
+    window.resize(*size)
     window.show()
     qtbot.waitExposed(window)
     window.show_scenario(plan_index(window))
     return window
+
+
+@pytest.fixture
+def demo(qtbot, tmp_path: Path) -> DemoWindow:  # type: ignore[no-untyped-def]
+    return plan_window(qtbot, tmp_path)
 
 
 def plan_index(window: DemoWindow) -> int:
@@ -429,13 +434,7 @@ def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int]
     if dark:
         app.setPalette(dark_palette())
     try:
-        settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-        window = DemoWindow(settings, idle_ms=600_000)
-        qtbot.addWidget(window)
-        window.resize(*size)
-        window.show()
-        qtbot.waitExposed(window)
-        window.show_scenario(plan_index(window))
+        window = plan_window(qtbot, tmp_path, size)
         qtbot.wait(30)
         assert clipped_labels(window) == []
         image = window.grab().toImage()
@@ -473,13 +472,7 @@ def test_each_view_starts_under_its_own_column(qtbot, tmp_path: Path, size: tupl
     over it and keeps its drawing inside its widget."""
     from tests.ui.dialogs_probe import settle
 
-    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    window = DemoWindow(settings, idle_ms=600_000)
-    qtbot.addWidget(window)
-    window.resize(*size)
-    window.show()
-    qtbot.waitExposed(window)
-    window.show_scenario(plan_index(window))
+    window = plan_window(qtbot, tmp_path, size)
     ui = window.ui
     settle(QApplication.instance(), window, lambda w: ui.words_box.geometry(), lambda w: ui.key_panel.geometry(),
            lambda w: w.chassis.geometry(), lambda w: w.chart.geometry())  # fmt: skip

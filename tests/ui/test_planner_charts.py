@@ -14,12 +14,18 @@ from tests.gui_helpers import charts_cut
 SEED_B = Path(__file__).resolve().parents[2] / "resources" / "plans" / "seed-b-service.yaml"
 
 
-def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped-def]
+def _seed_b_window(qtbot) -> PlannerWindow:  # type: ignore[no-untyped-def]
+    """The planner on seed B's plan at 1024 x 700, shown (its plan still computing on the worker)."""
     window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), lambda build: None)
     qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
     window.resize(1024, 700)
     window.show()
     qtbot.waitExposed(window)
+    return window
+
+
+def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped-def]
+    window = _seed_b_window(qtbot)
     assert window.wait_for_plan() is not None
     charts = window.charts
     bars = len(charts.cost_values())
@@ -34,11 +40,7 @@ def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-un
     """Seed B's mixed fleets read '#3: 8 x RTX PRO 6000 server (2 of 8 cards as 2x2g.48gb) + 2 x H…' in the legend,
     cut at 60 characters just before the server kind that sets them apart from #1; the legend keeps inside the
     window at 1024 px in one column."""
-    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), lambda build: None)
-    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
-    window.resize(1024, 700)
-    window.show()
-    qtbot.waitExposed(window)
+    window = _seed_b_window(qtbot)
     result = window.wait_for_plan()
     assert result is not None
     labels = [label.text for _, label in window.charts.roadmap_legend.items][:SHOWN_FLEETS]
@@ -60,11 +62,7 @@ def test_the_charts_follow_the_dark_theme(qtbot) -> None:  # type: ignore[no-unt
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     before = app.palette()
-    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), lambda build: None)
-    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
-    window.resize(1024, 700)
-    window.show()
-    qtbot.waitExposed(window)
+    window = _seed_b_window(qtbot)
     assert window.wait_for_plan() is not None
     charts = window.charts
 
