@@ -64,7 +64,7 @@ from configurator.engine.time.communication import (
     repeated,
     slowest_link,
 )
-from configurator.engine.time.compute import compute
+from configurator.engine.time.compute import attention_kernel_word, compute
 from configurator.engine.time.power_limit import power_limit_checks
 from configurator.engine.time.steptime.band import step_band
 
@@ -393,19 +393,14 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
         return None, None, None
     band = step_band()
     low, high = band.around(step)
+    kernel = attention_kernel_word(comp.attention_kernel)  # the runs were all timed with FlashAttention-2
     outside = [*([method_name(job.method)] if job.method not in band.band.methods else []),
                *([f"in {comp.recipe} compute"] if comp.recipe else []),
                *(["on a MIG slice"] if on_mig else []),
                *(["a vision-language job"] if images else []),
-               *([f"timed with {_kernel_word(comp.attention_kernel)} attention"]
-                 if comp.attention_kernel not in (None, "FlashAttention-2") else [])]  # fmt: skip
+               *([f"timed with {kernel} attention"] if kernel not in (None, "FlashAttention-2") else [])]  # fmt: skip
     basis = band.basis + (f"; none of the runs is {' or '.join(outside)} as this job is" if outside else "")
     return low, high, basis
-
-
-def _kernel_word(kernel: str | None) -> str:
-    """The attention kernel's short name ("cuDNN", "eager", "memory-efficient") from its full one."""
-    return (kernel or "").split(",")[0].split(" (")[0]
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

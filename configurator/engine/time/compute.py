@@ -17,8 +17,8 @@ from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
-from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import RLStep, rl_step
+from configurator.engine.time.steptime.ops import attention_kernel_of
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
@@ -186,10 +186,17 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     return list(out.values())
 
 
-# the attention kernels as a step's tooltip and sheet name them (efficiency.py attention_kernel)
-ATTENTION_KERNEL_NAMES = {"cudnn": "cuDNN", "flash": "FlashAttention-2",
-                          "efficient": "memory-efficient, timed at FlashAttention-2's rate",
-                          "eager": "eager (s x s matmuls and softmax)"}
+# the attention kernels (efficiency.py attention_kernel): their short word, and how the step times them where that
+# is not the kernel's own measured rate; a step's tooltip, report and sheet show word + how
+ATTENTION_KERNELS = {"cudnn": ("cuDNN", ""), "flash": ("FlashAttention-2", ""),
+                     "efficient": ("memory-efficient", ", timed at FlashAttention-2's rate"),
+                     "eager": ("eager", " (s x s matmuls and softmax)")}
+_KERNEL_WORDS = {word + how: word for word, how in ATTENTION_KERNELS.values()}
+
+
+def attention_kernel_word(name: str | None) -> str | None:
+    """The short word ("cuDNN", "eager", ...) of a Compute's ``attention_kernel`` name; None without one."""
+    return _KERNEL_WORDS.get(name) if name else None
 
 
 def _tower_notes(model: ModelSpec, job: Job, rows: tuple[OpRow, ...]) -> list[str]:
@@ -271,9 +278,7 @@ def compute(
         flops += sum(c.flops for c in step.classes if c.name == "vision")
         op_rows = step.rows
         launch_bound = step.launch_bound
-        kernel = efficiency().attention_kernel(job.attention, device.compute_capability,
-                                               masked=model.sliding_window is not None)
-        attention_kernel = ATTENTION_KERNEL_NAMES[kernel]
+        attention_kernel = "".join(ATTENTION_KERNELS[attention_kernel_of(model, job.attention, device)])
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None

@@ -306,6 +306,12 @@ def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[PlanRows, float
     return plan.rows(), plan.kernels
 
 
+def attention_kernel_of(model: ModelSpec, attention: str, device: Device) -> str:
+    """The attention kernel a job of ``model`` runs on ``device`` (efficiency.py attention_kernel): a sliding-window
+    model passes Transformers' explicit mask, which takes SDPA to its memory-efficient kernel."""
+    return efficiency().attention_kernel(attention, device.compute_capability, masked=model.sliding_window is not None)
+
+
 @functools.lru_cache(maxsize=4096)
 def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     """One micro-batch's ops by class on ``device`` (memoised by model, shape and device): each GEMM at its own
@@ -350,7 +356,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
             rows[i][4] += streamed
     t = _table(model)
     again = 1.0 if shape.checkpointing else 0.0
-    kernel = eff.attention_kernel(shape.attention, device.compute_capability, masked=model.sliding_window is not None)
+    kernel = attention_kernel_of(model, shape.attention, device)
     if kernel == "eager":
         _eager_attention(rows, shape, t, again, top, (tm_, tn_, sms, kf), bw)
     else:
