@@ -236,6 +236,7 @@ def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: 
     assert eager["attention"].bytes == pytest.approx((EAGER_FORWARD_BYTES + EAGER_BACKWARD_BYTES) * s * s * mats)
     assert "recompute" not in eager
     fused = {c.name: c for c in _step(catalog, "llama-3.1-8b", attention="flash", **kw).classes}
+    # more than twice: the fused kernel skips the causal half, and eager also streams its scores several times
     assert eager["attention"].seconds > 2 * fused["attention"].seconds
     assert eager["mlp"].seconds == pytest.approx(fused["mlp"].seconds)
 
