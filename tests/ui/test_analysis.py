@@ -522,3 +522,21 @@ def test_step_time_words_stay_apart_and_inside_the_plot(qtbot, width: int) -> No
     words = [label.textItem.toPlainText() for label in shown]
     steps = [f"step {job.step_seconds:.2f} s" for job in result.jobs]
     assert all(w.startswith(step) and "range" in w for w, step in zip(words, steps, strict=True)), words
+
+
+def test_step_time_chart_emptied_after_a_result_survives_a_resize(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Four jobs drawn, then every job removed, then the chart resized: the words of the jobs drawn before were
+    fitted again against the empty result's totals (IndexError in _fit_job_labels)."""
+    from configurator.ui.charts.step_time import StepTimeChart
+
+    result = BuildDocument(load_build(BUILDS / "seed-mig-four-tenants.yaml")).result
+    chart = StepTimeChart()
+    qtbot.addWidget(chart)
+    chart.resize(620, 420)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.update_result(result)
+    chart.update_result(result.model_copy(update={"jobs": []}))
+    chart.resize(900, 500)
+    QApplication.processEvents()
+    assert not any(label.isVisible() for label in chart.labels)

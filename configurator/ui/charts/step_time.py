@@ -30,6 +30,7 @@ from configurator.ui.charts.common import (
 
 BAR_WIDTH = 0.56
 JOB_WORDS_GAP_PX = 8  # between neighbouring jobs' words
+Y_HEADROOM = 1.32  # the plot's top over the tallest bar: room for the words above it
 
 
 def _fit_phrases(phrases: list[str], metrics: QFontMetrics, room: float) -> str:
@@ -104,6 +105,7 @@ class StepTimeChart(_Chart):
 
     def update_result(self, result: BuildResult) -> None:
         self._result = result
+        self._job_words = []  # the words of the result drawn before are not this one's (a resize re-fits them)
         jobs = result.jobs
         data, kinds_used, marks_x, marks_y = self._stack_bars(result)
         for key, bar in self.bars.items():
@@ -124,7 +126,7 @@ class StepTimeChart(_Chart):
                              "No compute or communication time known for these jobs")  # fmt: skip
             return
         self._hide_empty()
-        y_hi = top * 1.32
+        y_hi = top * Y_HEADROOM
         self._label_jobs(result)
         ticks = [(float(i), _wrap(j.name, 26 if n <= 3 else 16)) for i, j in enumerate(jobs)]
         self.plot.getAxis("bottom").setTicks([ticks])
@@ -232,7 +234,7 @@ class StepTimeChart(_Chart):
         x_lo, x_hi = self._x_range
         room = self.plot.vb.width() / (x_hi - x_lo) - JOB_WORDS_GAP_PX
         plot_h = self.plot.vb.height()
-        y_hi = max(self._totals, default=0.0) * 1.32
+        y_hi = max(self._totals, default=0.0) * Y_HEADROOM
         for i, (lines, colour) in enumerate(self._job_words):
             label = self.labels[i]
             metrics = QFontMetrics(label.textItem.font())
