@@ -122,3 +122,23 @@ def test_the_config_sets_the_blocks_with_full_attention() -> None:
     assert full_layers(fullatt_block_indexes=[31]) == 1
     with pytest.raises(ConfigError, match="fullatt_block_indexes"):
         full_layers(fullatt_block_indexes=[40])
+
+
+def test_the_towers_gemms_run_at_the_step_fraction_the_language_models_do(catalog: Catalog) -> None:
+    """Each tower GEMM is timed at Efficiency.gemm_fraction, the kernel's fraction times the FITTED sustained
+    fraction, once (the tower took the sustained fraction twice, 1/0.67 too slow on an H100)."""
+    from configurator.engine.time.steptime.efficiency import efficiency
+    from configurator.engine.time.steptime.vision import _attention_flops, _gemms
+
+    model = catalog.model(VL)
+    job = _job(gradient_checkpointing=False)  # frozen, no graph: the forward alone
+    shape = tower_shape(model, job, "eager")
+    assert shape is not None and model.vision is not None
+    eff, peak, bw = efficiency(), H100.peak_tflops * 1e12, H100.bandwidth_gb_s * 1e9 * efficiency().bandwidth
+    compute = 0.0
+    for m, n, k, count, _ in _gemms(model.vision, shape):
+        tc = 2.0 * m * n * k * count / (peak * eff.gemm_fraction("Hopper", m, n, k, H100.sms))
+        compute += tc if tc >= 2.0 * (m * k + k * n + m * n) * count / bw else 0.0
+    attention = _attention_flops(model.vision, shape) / (peak * eff.attention_fraction("Hopper", 0.0, "flash")
+                                                         * eff.sustained["Hopper"])  # fmt: skip
+    assert tower_class(model.vision, shape, H100).compute_seconds == pytest.approx(compute + attention, rel=1e-9)

@@ -69,15 +69,21 @@ class Efficiency:
             return self.cudnn_attention_by_cc[compute_capability]
         return self.attention_by_cc.get(compute_capability, self.attention[arch])
 
-    def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
-        """Achieved fraction of peak for an M x N x K GEMM on ``sms`` SMs: the architecture's large-GEMM fraction
-        times wave quantisation (tiles over SMs, a partial last wave costs a whole one: NVIDIA performance guide,
-        'Matrix Multiplication Background') times the pipeline fill of a short K."""
+    def gemm_kernel_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
+        """Achieved fraction of peak for an M x N x K GEMM on ``sms`` SMs, the kernel alone (as a benchmark times
+        it): the architecture's large-GEMM fraction times wave quantisation (tiles over SMs, a partial last wave
+        costs a whole one: NVIDIA performance guide, 'Matrix Multiplication Background') times the pipeline fill of
+        a short K."""
         tm, tn = self.tiles[arch]
         tiles = math.ceil(max(m, 1) / tm) * math.ceil(max(n, 1) / tn)
         waves = tiles / max(sms, 1)
         wave = waves / math.ceil(waves)
-        return self.gemm_peak[arch] * self.sustained.get(arch, 1.0) * wave * k / (k + self.k_fill)
+        return self.gemm_peak[arch] * wave * k / (k + self.k_fill)
+
+    def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
+        """The same GEMM in a training step: the kernel's fraction times the FITTED sustained fraction of
+        compute-bound ops in a step."""
+        return self.gemm_kernel_fraction(arch, m, n, k, sms) * self.sustained.get(arch, 1.0)
 
 
 class _Sourced(Strict):
