@@ -43,7 +43,10 @@ from configurator.catalog.loader import default_catalog
 from configurator.engine.acceptance.kit import hf_config_of
 from configurator.engine.evaluate import evaluate
 from configurator.engine.model.build import Build
+from configurator.engine.time.compute import card_device
+from configurator.engine.time.steptime import Device
 from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.engine.time.steptime.ops import attention_kernel_of
 from configurator.trace.request import prepare_trace
 
 HERE = Path(__file__).resolve().parent
@@ -57,7 +60,6 @@ GEMM_TOKENS = (4096, 16384)
 # causal FlashAttention, 32 heads x 128 (Llama-3.1-8B's query heads), batch x sequence = 16,384 tokens
 ATTENTION_SHAPES: tuple[tuple[int, int], ...] = ((8, 2048), (4, 4096), (2, 8192))  # (batch, sequence)
 ATTENTION_HEADS, ATTENTION_HEAD_DIM = 32, 128
-ATTENTION = {"heads": ATTENTION_HEADS, "head_dim": ATTENTION_HEAD_DIM, "shapes": ATTENTION_SHAPES}
 STREAM_ELEMENTS = 1 << 28  # 268M bf16 elements: 512 MiB per tensor, far past the 50 MB L2
 # How measure.py runs each case: warm-up iterations (not timed), then timed ones; one source for both scripts.
 PROTOCOL = {
@@ -96,13 +98,11 @@ def _r(x: float | None, digits: int = 6) -> float | None:
     return None if x is None else float(f"{x:.{digits}g}")
 
 
-def _device() -> tuple[float, float, float, str, float]:
-    """(peak FLOP/s, bandwidth B/s, SMs, architecture key, compute capability) of the card, from the catalog."""
-    card = default_catalog().card(CARD)
-    assert card.bf16_dense_tflops.value and card.memory_bandwidth_gb_s.value and card.sm_count is not None
-    return (card.bf16_dense_tflops.value * 1e12, card.memory_bandwidth_gb_s.value * 1e9,
-            float(card.sm_count.value or 0), efficiency().arch(card.architecture),
-            float(card.compute_capability.value or 0.0))  # fmt: skip
+def _device() -> Device:
+    """The card as the per-op model sees it (engine/time/compute.card_device)."""
+    dev = card_device(default_catalog().card(CARD))
+    assert dev is not None, CARD
+    return dev
 
 
 def _timed(flops: float, moved: float, rate: float, bandwidth: float) -> dict[str, Any]:
@@ -115,8 +115,8 @@ def _timed(flops: float, moved: float, rate: float, bandwidth: float) -> dict[st
 
 def gemm_cases() -> list[dict[str, Any]]:
     eff = efficiency()
-    peak, bw, sms, arch, _ = _device()
-    sustained = eff.sustained.get(arch, 1.0)
+    dev = _device()
+    peak, bw, arch = dev.peak_tflops * 1e12, dev.bandwidth_gb_s * 1e9, eff.arch(dev.arch)
     model = default_catalog().model(GEMM_MODEL)
     assert model.hidden_size and model.vocab_size
     shapes = [(m.name, m.in_features, m.out_features) for m in model.linear_modules()]
@@ -127,9 +127,10 @@ def gemm_cases() -> list[dict[str, Any]]:
             m = tokens
             flops = 2.0 * m * n * k  # Kaplan et al. 2020 section 2.1: 2 FLOPs per multiply-add
             moved = 2.0 * (m * k + k * n + m * n)  # bf16 A and B read, C written (ops.py micro_batch)
-            frac = eff.gemm_fraction(arch, m, n, k, sms)  # in a step: includes the FITTED sustained fraction
-            alone = _timed(flops, moved, peak * frac / sustained, bw * eff.bandwidth)
-            alone["fraction_of_peak"] = _r(frac / sustained)
+            kernel = eff.gemm_kernel_fraction(arch, m, n, k, dev.sms)  # the kernel alone, as measure.py times it
+            frac = eff.gemm_fraction(arch, m, n, k, dev.sms)  # in a step: with the FITTED sustained fraction
+            alone = _timed(flops, moved, peak * kernel, bw * eff.bandwidth)
+            alone["fraction_of_peak"] = _r(kernel)
             in_step = _timed(flops, moved, peak * frac, bw * eff.bandwidth)
             in_step["fraction_of_peak"] = _r(frac)
             out.append({"id": f"gemm-{name}-t{tokens}", "kind": "gemm", "module": name, "m": m, "n": n, "k": k,
@@ -145,7 +146,8 @@ def attention_cases() -> list[dict[str, Any]]:
     """One case per kernel and shape: FlashAttention-2 and cuDNN forced (each at the engine's fraction for that
     kernel on this chip); ``sdpa_default`` names the kernel the engine says SDPA picks here by itself."""
     eff = efficiency()
-    peak, bw, _, arch, cc = _device()
+    dev = _device()
+    peak, bw, arch, cc = dev.peak_tflops * 1e12, dev.bandwidth_gb_s * 1e9, eff.arch(dev.arch), dev.compute_capability
     sustained = eff.sustained.get(arch, 1.0)
     h, d = ATTENTION_HEADS, ATTENTION_HEAD_DIM
     out = []
@@ -169,7 +171,7 @@ def attention_cases() -> list[dict[str, Any]]:
 
 def stream_cases() -> list[dict[str, Any]]:
     eff = efficiency()
-    _, bw, _, _, _ = _device()
+    bw = _device().bandwidth_gb_s * 1e9
     out = []
     for op, tensors in (("copy", 2), ("add", 3)):  # copy: read + write; add: two reads + one write
         moved = 2.0 * STREAM_ELEMENTS * tensors
@@ -232,9 +234,7 @@ def train_cases() -> list[dict[str, Any]]:
             # reentrant or not, as the engine's tracer runs this stack (configurator/trace/request.py)
             "checkpointing_kind": requests[job.name]["checkpointing_kind"], "attn_implementation": job.attention,
             # the SDPA kernel the engine times this step's attention at on this chip: measure.py forces it
-            "attention_kernel": efficiency().attention_kernel(job.attention, _device()[4],
-                                                              masked=catalog.model(case["model"]).sliding_window
-                                                              is not None),
+            "attention_kernel": attention_kernel_of(catalog.model(case["model"]), job.attention, _device()),
             "attention_kernel_name": res.compute.attention_kernel,
             "framework": job.framework, "tokens_per_step": tokens,
             "predicted": {

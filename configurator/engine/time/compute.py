@@ -175,15 +175,24 @@ def _devices(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | N
     BF16 rate, its memory slices' share of the bandwidth (MIG), its SM count."""
     out: dict[tuple[str, float, float], tuple[CardSpec, Device]] = {}
     for i, (c, share) in enumerate(cards):
-        rate = bf16_rate(c, estimates)
-        if not rate:
-            continue
         mem = memory_shares[i] if memory_shares is not None and i < len(memory_shares) else share
-        sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
-        dev = Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms,
-                     c.compute_capability.value or 0.0)
-        out.setdefault((c.id, share, mem), (c, dev))
+        dev = card_device(c, share, mem, estimates)
+        if dev is not None:
+            out.setdefault((c.id, share, mem), (c, dev))
     return list(out.values())
+
+
+def card_device(c: CardSpec, share: float = 1.0, memory_share: float | None = None,
+                estimates: bool = False) -> Device | None:  # fmt: skip
+    """A card, or ``share`` of its SMs and ``memory_share`` of its bandwidth (a MIG instance), as the per-op model
+    sees it; None without a dense BF16 rate."""
+    rate = bf16_rate(c, estimates)
+    if not rate:
+        return None
+    mem = share if memory_share is None else memory_share
+    sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
+    return Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms,
+                  c.compute_capability.value or 0.0)
 
 
 # the attention kernels (efficiency.py attention_kernel): their short word, and how the step times them where that
