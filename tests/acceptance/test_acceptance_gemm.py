@@ -344,3 +344,16 @@ def test_run_sh_probes_each_gpu_in_turn_and_says_when_torch_is_missing(eight_gpu
     assert "missing \"torch not importable by $PYTHON: each GPU's BF16 GEMM rate" in run_sh
     assert (tmp_path / "kit" / "gemm_probe.py").read_text() == PROBE.read_text()
     assert "gemm_probe.py on each GPU" in (tmp_path / "kit" / "README.md").read_text()
+
+
+@pytest.mark.parametrize(("limit", "capped"), [(None, False), (700.0, False), (695.0, False), (680.0, True),
+                                               (400.0, True)])  # fmt: skip
+def test_a_cap_is_the_one_the_engine_warns_of(limit: float | None, capped: bool) -> None:
+    """The probe's expectation calls a card capped exactly where the step time's POWER_LIMIT_NOT_TIMED does
+    (engine/time/power_limit.is_capped: within 1 % of the default is the default), not at a second threshold."""
+    from configurator.engine.acceptance.predict import gemm_expect
+    from configurator.engine.time.power_limit import is_capped
+
+    card = default_catalog().card("h200-sxm")  # 700 W default: 680 W is a cap to both (a 0.95 rule missed it)
+    assert is_capped(limit, card.power.tdp_w.value) is capped
+    assert (gemm_expect(card, limit, estimates=True)["gemm_capped_w"] is not None) is capped

@@ -25,6 +25,8 @@ from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.parallelism import strategy
 from configurator.engine.model.result import BuildResult, JobResult
 from configurator.engine.model.wall import PSU_EFFICIENCY
+from configurator.engine.time.compute import bf16_rate
+from configurator.engine.time.power_limit import is_capped
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.topology.links import LEGEND, build_topology
 
@@ -160,10 +162,11 @@ def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[st
     """The GEMM probe's expected rate on ``card``: its dense BF16 peak (published, or with ``estimates`` the
     catalog's UNCONFIRMED estimate) x its architecture's large-GEMM fraction (the step model's own table,
     engine/time/steptime/efficiency.py), with the pass / warn floors of :mod:`.tolerances` and where each comes from."""
-    peak, peak_src = card.bf16_dense_tflops.value, card.bf16_dense_tflops.source
+    peak = bf16_rate(card, estimates)  # the step model's rule: published, or with estimates the catalog's estimate
     unconfirmed = []
-    if not peak and estimates and card.bf16_dense_tflops_estimate is not None:
-        peak, peak_src = card.bf16_dense_tflops_estimate.value, card.bf16_dense_tflops_estimate.source
+    peak_src = card.bf16_dense_tflops.source
+    if peak and not card.bf16_dense_tflops.value and card.bf16_dense_tflops_estimate is not None:
+        peak_src = card.bf16_dense_tflops_estimate.source
         unconfirmed.append("the peak is the catalog's estimate (no dense BF16 rate is published)")
     elif "UNCONFIRMED" in (card.bf16_dense_tflops.note or "") + peak_src:
         unconfirmed.append("the catalog marks the peak UNCONFIRMED")
@@ -179,7 +182,7 @@ def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[st
         )
     expected = peak * fraction
     default = card.power.tdp_w.value
-    capped = limit if limit and default and limit < tol.GEMM_POWER_CAP_FRACTION * default else None
+    capped = limit if is_capped(limit, default) else None  # as the engine's POWER_LIMIT_NOT_TIMED decides it
     source = (
         f"{card.name} dense BF16 peak {peak:g} TFLOPS ({peak_src[:120]}) x {arch} large-GEMM fraction "
         f"{fraction:.3f} (specs/efficiency.yaml gemm_peak_fraction)"

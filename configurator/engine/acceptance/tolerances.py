@@ -62,9 +62,10 @@ GEMM_OVER_PEAK = 1.0
 # a settled card differ by a few per cent (GPU Boost steps its clock in small bins); 10 % is the first half of the
 # pass-to-fail distance above (0.85 -> 0.70), ASSUMPTION.
 GEMM_FALL_FRACTION = 0.10
-# nvidia-smi's measured power limit below this share of the build's (or the card's default) limit names a cap, as
-# the power-limit check does (engine/acceptance/verify_gpu.py: whole watts and driver rounding within 5 %).
-GEMM_POWER_CAP_FRACTION = 0.95
+# nvidia-smi's measured power limit (or maximum limit) below this share of the one the build expects names a lower
+# limit or a lower-power card: whole watts and driver rounding stay within 5 % (verify_gpu.py's identity and power
+# checks, and the GEMM probe's cause, all read it).
+POWER_LIMIT_MATCH_FRACTION = 0.95
 # The SM clock under load below this share of its maximum, with no power or thermal reason active, names clocks held
 # low (locked with nvidia-smi -lgc or application clocks): GPU Boost runs a healthy card at or near its maximum
 # under a GEMM unless power or heat holds it back. ASSUMPTION: 10 % for Boost's own steps.

@@ -116,7 +116,7 @@ class ComputeChecks:
                 f"the build itself caps this card at {e.gemm_capped_w:,.0f} W: a GEMM-bound card slows about in "
                 "proportion to its power (specs/power-limits.yaml), so a lower rate is expected"
             )
-        elif e.power_limit_w and limit is not None and limit < tol.GEMM_POWER_CAP_FRACTION * e.power_limit_w:
+        elif e.power_limit_w and limit is not None and limit < tol.POWER_LIMIT_MATCH_FRACTION * e.power_limit_w:
             out.append(
                 f"power capped: the limit reads {limit:,.0f} W, below the {e.power_limit_w:,.0f} W the build expects "
                 "(set with nvidia-smi -pl, or a BMC / datacenter power cap); a GEMM-bound card slows about in "

@@ -50,7 +50,8 @@ class GpuChecks:
             )
             return
         if not same_card(e.name, g.name):
-            lower = g.power_max_limit_w is not None and e.power_limit_w and g.power_max_limit_w < e.power_limit_w * 0.95
+            floor = (e.power_limit_w or 0.0) * tol.POWER_LIMIT_MATCH_FRACTION
+            lower = g.power_max_limit_w is not None and e.power_limit_w and g.power_max_limit_w < floor
             planned = [x.name for x in self.f.p.gpus]
             swapped = sorted(map(norm_name, planned)) == sorted(norm_name(o.name) for o in self.f.m.gpus)
             home = next(
@@ -111,8 +112,9 @@ class GpuChecks:
                 **common,
             )
         if e.power_limit_w and g.power_limit_w is not None:
-            low = g.power_limit_w < e.power_limit_w * 0.95
-            capped = g.power_max_limit_w is not None and g.power_max_limit_w < e.power_limit_w * 0.95
+            floor = e.power_limit_w * tol.POWER_LIMIT_MATCH_FRACTION
+            low = g.power_limit_w < floor
+            capped = g.power_max_limit_w is not None and g.power_max_limit_w < floor
             self.f.add(
                 category="power limit",
                 figure=f"GPU{e.index} power limit",

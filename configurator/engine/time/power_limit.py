@@ -58,6 +58,11 @@ def sweeps(path: Path | None = None) -> tuple[Sweep, ...]:
     return PowerLimitSpec.model_validate(raw).sweeps
 
 
+def is_capped(limit: float | None, default: float | None) -> bool:
+    """Whether a build's power limit caps a card below its default (within 1 % is the default: whole watts)."""
+    return bool(limit and default and limit < _SAME * default)
+
+
 def _slots_words(slots: list[int]) -> str:
     if len(slots) == 1:
         return f"slot {slots[0]} is"
@@ -72,7 +77,7 @@ def power_limit_checks(job_name: str, slots: list[int], cards: dict[int, CardSpe
     for slot in sorted(set(slots)):
         card, limit = cards.get(slot), limits.get(slot)
         default = card.power.tdp_w.value if card is not None else None
-        if card is None or not limit or not default or limit >= _SAME * default:
+        if card is None or limit is None or not is_capped(limit, default):
             continue
         groups.setdefault((card.id, limit), []).append(slot)
     out: list[Check] = []
