@@ -35,6 +35,8 @@ from collections.abc import Callable
 from typing import Any
 
 FORMAT = 1
+DEFAULT_SECONDS = 10.0  # GPU seconds timed after the warm-up (the docstring says why)
+DEFAULT_WARMUP = 2.0  # GPU seconds of load before timing
 CHUNK_SECONDS = 0.5  # GPU time per timed chunk: CUDA event resolution (~0.5 us) is far below it
 MAX_CHUNKS = 100_000  # a timer that returns ~0 cannot loop for ever
 # nvidia-smi --help-query-gpu names; drivers before R535 know the reasons as clocks_throttle_reasons.active
@@ -214,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gpu", type=int, required=True, help="nvidia-smi index of the GPU (CUDA_VISIBLE_DEVICES)")
     ap.add_argument("--size", type=int, default=8192, help="M = N = K of the square GEMM")
-    ap.add_argument("--seconds", type=float, default=10.0, help="GPU seconds timed after the warm-up")
-    ap.add_argument("--warmup", type=float, default=2.0, help="GPU seconds of load before timing")
+    ap.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="GPU seconds timed after the warm-up")
+    ap.add_argument("--warmup", type=float, default=DEFAULT_WARMUP, help="GPU seconds of load before timing")
     args = ap.parse_args(argv)
     if args.gpu < 0 or not 256 <= args.size <= 65536 or not 0 < args.seconds <= 3600 or not 0 <= args.warmup <= 600:
         print("gemm_probe: --gpu >= 0, --size 256-65536, --seconds 0-3600, --warmup 0-600", file=sys.stderr)
