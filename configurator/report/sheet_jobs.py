@@ -68,11 +68,12 @@ def _job_steps(job: JobResult) -> list[str]:
         out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comm.notes]
     if comp:
         secs, rate = compute_phrase(comp)
+        band = step_band_phrase(job) if job.step_seconds is not None else ""
         out.append(
             f"<p>Compute {comp.flops_per_step / 1e12:,.1f} TFLOP per card per step ({comp.tokens_per_step:,} "
             f"tokens) {rate}: {secs}"
             + (f". Step time {job.step_seconds:.3f} s" if job.step_seconds is not None else "")
-            + (f" ({escape(step_band_phrase(job))})" if job.step_seconds is not None and step_band_phrase(job) else "")
+            + (f" ({escape(band)})" if band else "")
             + ".</p>"
         )
         out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comp.notes]

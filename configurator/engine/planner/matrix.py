@@ -59,10 +59,15 @@ class Cell:
     banded: bool = False
 
 
+def whole_card_id(node_name: str) -> str:
+    """The device id of a node's whole card in the class x device matrix (its MIG profiles are "node / profile")."""
+    return f"{node_name} / whole card"
+
+
 def node_devices(node: ResolvedNode) -> list[Device]:
     """The whole card and every MIG profile the node's card offers (groups are added per class)."""
     card = node.card
-    out = [Device(f"{node.name} / whole card", node.index, "card", None, 1, card.visible_gb, 1.0, 1.0)]
+    out = [Device(whole_card_id(node.name), node.index, "card", None, 1, card.visible_gb, 1.0, 1.0)]
     if card.mig is not None:
         total = total_compute_slices(card.mig)
         used = {n for layout in node.layouts for n in layout}

@@ -41,7 +41,7 @@ from configurator.engine.acceptance.parse import (
 )
 from configurator.engine.acceptance.parse.lspci import GT_S_TO_GEN
 from configurator.engine.model.build import LinkCalibration
-from configurator.engine.planner.matrix import Cell, Device
+from configurator.engine.planner.matrix import Cell, Device, whole_card_id
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import ClassMeasurement, NodeMeasurements, Plan
 from configurator.engine.planner.result import PlanProblem
@@ -298,7 +298,7 @@ def apply_to_cells(
         if dev.kind != "mig":
             out.append(c)
             continue
-        whole_cell = by_key.get((c.job_class, f"{node} / whole card"))
+        whole_cell = by_key.get((c.job_class, whole_card_id(node)))
         whole_meas = next((m for m in cls.measured if m.node == node and m.device == "whole card"), None)
         u_src = applied.sm_active.get((cls.name, node))
         if whole_meas is not None and whole_meas.sm_active is not None:

@@ -53,8 +53,7 @@ def mig_gain_basis(slice_basis: str, whole_basis: str, ratio_basis: str | None =
 
 def mig_gain_tag(basis: str | None) -> str:
     """The short tag beside a MIG gain wherever it is shown: "engine estimate", or what it rests on."""
-    b = basis or ENGINE
-    return "engine estimate" if b == ENGINE else b
+    return "engine estimate" if is_estimate(basis) else str(basis)
 
 
 class Out(BaseModel):
@@ -103,8 +102,7 @@ class ClassInfo(Out):
         engine's part of a mix) that set it (the planner's sentence and the kiosk's figure say it alike)."""
         if self.mig_gain is None:
             return None
-        b = self.mig_gain_basis or ENGINE
-        return "the engine's time on the slice" if b == ENGINE else b
+        return "the engine's time on the slice" if is_estimate(self.mig_gain_basis) else str(self.mig_gain_basis)
 
     @property
     def mig_gain_tag(self) -> str | None:

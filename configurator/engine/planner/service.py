@@ -18,7 +18,7 @@ from configurator.engine.planner.energy import idle_draws
 from configurator.engine.planner.explain import class_infos, recommend
 from configurator.engine.planner.fleet import Candidate, Model, Score
 from configurator.engine.planner.fleet_result import fleet_result
-from configurator.engine.planner.matrix import Device
+from configurator.engine.planner.matrix import Device, whole_card_id
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.packing import placeable
 from configurator.engine.planner.plan import Plan
@@ -96,7 +96,7 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
             q = wait_quantile_hours(need, load, c.service_hours)
             p95 = None if not math.isfinite(q) else q
             cost = model.job_cost(index[c.device], c.service_hours)
-            whole = fitting.get((c.job_class, f"{node.name} / whole card"))
+            whole = fitting.get((c.job_class, whole_card_id(node.name)))
             if dev.kind == "mig" and whole is not None and whole.service_hours:
                 gain = per_card * whole.service_hours / c.service_hours
                 # a ratio of two cells: what it rests on comes from both (result.mig_gain_basis)

@@ -32,7 +32,7 @@ from configurator.engine.planner.fleet import (
     score,
 )
 from configurator.engine.planner.fleet_result import fleet_label, kinds
-from configurator.engine.planner.matrix import Cell
+from configurator.engine.planner.matrix import Cell, whole_card_id
 from configurator.engine.planner.prepare import Prepared
 from configurator.engine.planner.result import SlowEnd, SlowMix, is_estimate
 from configurator.engine.planner.search import Mix, Ranked
@@ -61,7 +61,7 @@ def slow_model(pre: Prepared, factor: float) -> tuple[Model, int, int, list[str]
         options = []
         for d, hours in cm.options:
             cell = by_key[(k, dev_ids[d])]
-            whole = by_key.get((k, f"{names[pre.devices[cell.device].node]} / whole card"))
+            whole = by_key.get((k, whole_card_id(names[pre.devices[cell.device].node])))
             if engine_timed(cell, whole):
                 scaled += 1
                 if not cell.banded and cm.name not in unbanded:
