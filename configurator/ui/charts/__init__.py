@@ -4,7 +4,7 @@ The other rooms of ui/ import the charts through these names only (an import-lin
 pyproject.toml)."""
 
 from configurator.ui.base import install_pg_guard
-from configurator.ui.charts.common import fit_legend, wrap_label
+from configurator.ui.charts.common import DARK_BACKGROUND, DARK_INK, LIGHT_INK, fit_legend, palette_is_dark, wrap_label
 from configurator.ui.charts.fit_frontier import FitFrontierChart
 from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.charts.presentation import BarWords, ChartLook
@@ -16,6 +16,9 @@ from configurator.ui.charts.topology import TopologyGrid, topo_colour
 install_pg_guard()  # before any chart is built (base/pg_guard.py says why)
 
 __all__ = [
+    "DARK_BACKGROUND",
+    "DARK_INK",
+    "LIGHT_INK",
     "AnalysisTabs",
     "BarWords",
     "ChartLook",
@@ -26,6 +29,7 @@ __all__ = [
     "TopologyGrid",
     "fit_legend",
     "free_cards",
+    "palette_is_dark",
     "topo_colour",
     "wrap_label",
 ]

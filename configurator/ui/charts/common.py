@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.richtext import escape_rich, plain_tooltip
 
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
+DARK_BACKGROUND = "#1f1f1f"  # a chart's panel in the dark theme
 LIGHT_ALERT, DARK_ALERT = "#C62828", "#FF6F6F"  # "does not fit", communication dominates
 LABEL_PT = 8.5
 
@@ -241,7 +242,7 @@ class _Chart(QWidget):
         return t
 
     def _backing(self) -> QColor:
-        c = QColor("#1f1f1f" if self.dark else "#ffffff")
+        c = QColor(DARK_BACKGROUND if self.dark else "#ffffff")
         c.setAlpha(215)
         return c
 
@@ -361,7 +362,7 @@ class _Chart(QWidget):
         self.dark = dark
         self.ink = DARK_INK if dark else LIGHT_INK
         self.alert = DARK_ALERT if dark else LIGHT_ALERT
-        self.view.setBackground("#1f1f1f" if dark else "w")
+        self.view.setBackground(DARK_BACKGROUND if dark else "w")
         title, self._title = self._title, ""
         self._set_title(title)
         self.legend.setLabelTextColor(self.ink)
@@ -380,3 +381,9 @@ class _Chart(QWidget):
 # ====================================================================================================
 # Fit frontier
 # ====================================================================================================
+
+
+def palette_is_dark(widget: QWidget) -> bool:
+    """Whether the widget's palette (the application's, which View > Dark theme sets) is the dark one: the charts
+    outside the analysis tabs follow it by this one rule."""
+    return widget.palette().window().color().lightness() < 128

@@ -42,7 +42,7 @@ from configurator.engine.model.bom import bill_of_materials
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.resolver import ModelResolver
 from configurator.ui.base import BuildDocument, fit_to_screen, safe_message
-from configurator.ui.charts import HeadroomChart
+from configurator.ui.charts import HeadroomChart, palette_is_dark
 from configurator.ui.jobs.recipe_bar import RecipeBar
 
 BETTER = QColor(46, 125, 50, 70)
@@ -99,7 +99,7 @@ class CompareDialog(QDialog):
             self._follow_theme()
 
     def _follow_theme(self) -> None:
-        dark = self.palette().window().color().lightness() < 128
+        dark = palette_is_dark(self)
         for chart in (self.left_chart, self.right_chart):
             if chart.dark != dark:
                 chart.set_dark(dark)

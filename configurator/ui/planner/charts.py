@@ -14,15 +14,14 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
-from configurator.ui.charts import fit_legend, wrap_label
+from configurator.ui.charts import DARK_BACKGROUND, DARK_INK, LIGHT_INK, fit_legend, palette_is_dark, wrap_label
 
 # Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
 FLEET_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 SHOWN_FLEETS = 4  # fleets drawn in the roadmap and utilisation charts (the table lists all)
 MAX_BARS = 16  # fleets in the cost chart
 MAX_NODE_TYPES = 12
-INK = "#222"
-DARK_INK, DARK_BACKGROUND = "#e6e6e6", "#1f1f1f"  # the main window's charts' dark theme (charts/headroom.py)
+INK = LIGHT_INK  # the main window's charts' ink and, in the dark theme, DARK_INK on DARK_BACKGROUND
 OTHER_FLEETS = "#9E9E9E"  # the cost chart's bars for the fleets past SHOWN_FLEETS
 
 
@@ -84,7 +83,7 @@ class PlannerCharts(QWidget):
     def _follow_palette(self) -> None:
         """The main window's View > Dark theme sets the application's palette: the charts follow it (they stayed
         a white panel in the dark window)."""
-        self.set_dark(self.palette().window().color().lightness() < 128)
+        self.set_dark(palette_is_dark(self))
 
     def set_dark(self, dark: bool) -> None:
         """Dark or light background and ink for every title, axis, axis label and legend entry."""
