@@ -129,13 +129,14 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
     return out_cells
 
 
-def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked], list[Candidate]]:
-    """The ranked fleets, each in full, the search's statistics, the best fleet of each server mix and the ranked
-    candidates; a search over search.max_candidates is refused as a problem instead."""
+def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked], Candidate | None]:
+    """The ranked fleets, each in full, the search's statistics, the best fleet of each server mix and the first
+    ranked candidate (the slow end sizes its mix); a search over search.max_candidates is refused as a problem
+    instead."""
     model, month = pre.model, pre.month
     fleets: list[FleetResult] = []
     mixes: dict[Mix, Ranked] = {}
-    cands: list[Candidate] = []
+    best: Candidate | None = None
     n_cand = candidate_count(model) if model.nodes else 0
     stats = SearchStats(candidates=0, feasible=0, seconds=0.0, processes=1)
     work = n_cand * max(len(model.classes), 1)  # each candidate routes every class (catalog/limits.py)
@@ -172,8 +173,8 @@ def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, 
             fleet_result(model, cand, i + 1, month, pre.months, pre.resolved, plan)
             for i, (_key, cand, _s) in enumerate(ranked)
         ]
-        cands = [cand for _key, cand, _s in ranked]
-    return fleets, stats, mixes, cands
+        best = ranked[0][1] if ranked else None
+    return fleets, stats, mixes, best
 
 
 def _notes(plan: Plan, pre: Prepared) -> list[str]:
@@ -240,12 +241,12 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
     """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap."""
     pre = prepare(plan, catalog, base_dir)
     out_cells = _fit_cells(plan, pre)
-    fleets, stats, mixes, cands = _search(plan, pre)
+    fleets, stats, mixes, best = _search(plan, pre)
     infos = class_infos(pre, fleets, out_cells)
     cat = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
     # the recommended fleet at the slow end of the step-time band, where it is feasible as sized
-    slow = slow_end(pre, cands[0], mixes) if fleets and fleets[0].feasible else None
+    slow = slow_end(pre, best, mixes) if best is not None and fleets[0].feasible else None
     rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow) if fleets else None
     return PlanResult(
         name=plan.name,
