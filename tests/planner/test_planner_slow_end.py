@@ -29,7 +29,7 @@ def test_slow_end_sizing_is_at_least_the_recommended_size(seed_b: PlanResult) ->
     assert se.servers == best.totals.nodes
     assert se.scaled > 0 and se.measured == 0
     assert se.servers_needed is not None and se.servers_needed >= se.servers
-    # seed B's fleet is sized to its targets at the engine's times: 2.64x longer jobs do not fit in it
+    # seed B's fleet is sized to its targets at the engine's times: jobs se.factor times longer do not fit in it
     assert not se.targets_met and se.short and se.servers_needed > se.servers
     # the same mix: the recommended node types, MIG layout and MIG'd cards, only the count grown
     assert se.fleet_needed is not None and se.fleet_needed.removeprefix(f"{se.servers_needed} x ") == (
