@@ -164,7 +164,7 @@ def _attention_once(torch: Any, q: Any, k: Any, v: Any, grad: Any) -> None:
     q.grad = k.grad = v.grad = None
 
 
-def _backend(torch: Any, kernel: str) -> Any:
+def _backend(kernel: str) -> Any:
     """The SDPA backend of an engine kernel name (efficiency.py attention_kernel): flash, cudnn, efficient."""
     from torch.nn.attention import SDPBackend
 
@@ -172,11 +172,11 @@ def _backend(torch: Any, kernel: str) -> Any:
     return getattr(SDPBackend, names[kernel])
 
 
-def _only(torch: Any, kernel: str) -> Any:
+def _only(kernel: str) -> Any:
     """A context in which SDPA runs ``kernel`` or raises (no silent fallback to another backend)."""
     from torch.nn.attention import sdpa_kernel
 
-    return sdpa_kernel([_backend(torch, kernel)])
+    return sdpa_kernel([_backend(kernel)])
 
 
 def run_attention(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: dict[str, Any]) -> dict[str, Any]:
@@ -194,10 +194,7 @@ def run_attention(torch: Any, case: dict[str, Any], device: str, tiny: bool, pro
     except Exception:
         pass
 
-    def forced() -> Any:
-        return _only(torch, case["kernel"])
-
-    for name, ctx in (("forced", forced), ("default", contextlib.nullcontext)):
+    for name, ctx in (("forced", lambda: _only(case["kernel"])), ("default", contextlib.nullcontext)):
         try:
             with ctx():
                 for _ in range(proto["kernel_warmup"]):
@@ -294,7 +291,7 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
     def step() -> Any:
         for _ in range(gas):
             # the SDPA kernel the engine timed, forced for forward, backward and the checkpoints' recompute
-            with _only(torch, str(kernel)) if attention["forced"] else contextlib.nullcontext():
+            with _only(str(kernel)) if attention["forced"] else contextlib.nullcontext():
                 with autocast:
                     loss = model(input_ids=ids, labels=ids).loss
                 loss.backward()  # outside autocast, as the Trainer runs it
