@@ -495,20 +495,26 @@ def test_roofline_draws_the_fp8_roof_and_places_an_fp8_job_under_it(qtbot) -> No
     assert "BF16" not in roof.plot.getAxis("left").labelText
 
 
-@pytest.mark.parametrize("width", [460, 620, 1000])  # 460: the Step time tab at 1024x768
-def test_step_time_words_stay_apart_and_inside_the_plot(qtbot, width: int) -> None:  # type: ignore[no-untyped-def]
-    """Four jobs at 1024x768 ran each bar's 'step 3.14 s (estimated rate)' and 'range 2.64–8.28 s' into their
-    neighbours' and the outer two out of the plot: the words now break between phrases to the room a bar has,
-    and the plot keeps their height above each bar."""
+def _step_chart(qtbot, width: int, result):  # type: ignore[no-untyped-def]
+    """A step-time chart of ``width`` x 420 px, shown, drawing ``result``."""
     from configurator.ui.charts.step_time import StepTimeChart
 
-    result = BuildDocument(load_build(BUILDS / "seed-mig-four-tenants.yaml")).result
     chart = StepTimeChart()
     qtbot.addWidget(chart)
     chart.resize(width, 420)
     chart.show()
     qtbot.waitExposed(chart)
     chart.update_result(result)
+    return chart
+
+
+@pytest.mark.parametrize("width", [460, 620, 1000])  # 460: the Step time tab at 1024x768
+def test_step_time_words_stay_apart_and_inside_the_plot(qtbot, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Four jobs at 1024x768 ran each bar's 'step 3.14 s (estimated rate)' and 'range 2.64–8.28 s' into their
+    neighbours' and the outer two out of the plot: the words now break between phrases to the room a bar has,
+    and the plot keeps their height above each bar."""
+    result = BuildDocument(load_build(BUILDS / "seed-mig-four-tenants.yaml")).result
+    chart = _step_chart(qtbot, width, result)
     QApplication.processEvents()
     shown = [label for label in chart.labels if label.isVisible()]
     assert len(shown) == 4
@@ -527,15 +533,8 @@ def test_step_time_words_stay_apart_and_inside_the_plot(qtbot, width: int) -> No
 def test_step_time_chart_emptied_after_a_result_survives_a_resize(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Four jobs drawn, then every job removed, then the chart resized: the words of the jobs drawn before were
     fitted again against the empty result's totals (IndexError in _fit_job_labels)."""
-    from configurator.ui.charts.step_time import StepTimeChart
-
     result = BuildDocument(load_build(BUILDS / "seed-mig-four-tenants.yaml")).result
-    chart = StepTimeChart()
-    qtbot.addWidget(chart)
-    chart.resize(620, 420)
-    chart.show()
-    qtbot.waitExposed(chart)
-    chart.update_result(result)
+    chart = _step_chart(qtbot, 620, result)
     chart.update_result(result.model_copy(update={"jobs": []}))
     chart.resize(900, 500)
     QApplication.processEvents()
