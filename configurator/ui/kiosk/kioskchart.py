@@ -35,14 +35,16 @@ class KioskChart:
         self.chart = chart
         self.unit = unit
         self.scale = 1.0
+        self.look = kiosk_look(self.scale)  # built once per scale (set_scale): every tick reads its type
         self.spec: FigureSpec | None = None
-        chart.set_presentation(kiosk_look(self.scale))
+        chart.set_presentation(self.look)
         chart.set_title(f"Over each bar: {DEFAULT_WORDS}")
         chart.setMinimumHeight(300)
 
     def set_scale(self, s: float) -> None:
         self.scale = s
-        self.chart.set_presentation(kiosk_look(s))
+        self.look = kiosk_look(s)
+        self.chart.set_presentation(self.look)
         self.chart.setMinimumHeight(round(300 * s))
 
     def show(self, scenario: Scenario) -> None:
@@ -90,7 +92,7 @@ class KioskChart:
         if plot_px / max(bars, 1) < DENSE_BAR_PX * self.scale:  # a plan's node: 14 bars, names ran into each other
             return f"{row.slot}" + (f"\n#{row.instance}" if row.mig else "")
         text = job if row.mig else f"slot {row.slot}"
-        font = _font(kiosk_look(self.scale).tick_pt or 15 * self.scale)
+        font = _font(self.look.tick_pt or 15 * self.scale)
         if QFontMetrics(font).horizontalAdvance(text) > plot_px / max(bars, 1) - BAR_WORDS_GAP * self.scale:
             text = text.replace(" ", "\n")  # a word a line: 'Tenant A' ran into 'Tenant B' at 1024x768
         return text

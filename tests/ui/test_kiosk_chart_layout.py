@@ -1,0 +1,72 @@
+"""The kiosk's chart in its layout: the key card's balance (balance_top) settles the chart only when what it reads
+changed, the chart settles itself when its width changes (the kiosk's event filter did it for the kiosk alone),
+the kiosk's chart type is built once per screen scale, and the service plan's fourteen bars get legible ticks and
+a plot with room at 1280x800 and 1366x768."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from configurator.ui.base.settings import Settings
+from configurator.ui.charts import HeadroomChart
+from configurator.ui.kiosk import DemoWindow
+from configurator.ui.kiosk.scaling import scale_for
+from tests.paths import ROOT
+from tests.ui.dialogs_probe import settle
+
+EIGHT = ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml"
+
+
+def open_kiosk(qtbot, tmp_path: Path, size: tuple[int, int]) -> DemoWindow:  # type: ignore[no-untyped-def]
+    window = DemoWindow(Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)), idle_ms=600_000)
+    qtbot.addWidget(window)
+    window.allow_close = True
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def wait_settled(window: DemoWindow) -> None:
+    settle(QApplication.instance(), window, lambda w: w.chart.geometry(), lambda w: w.ui.key_panel.geometry(),
+           lambda w: w.chart.plot.vb.size())  # fmt: skip
+
+
+def count_settles(chart: HeadroomChart, monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
+    calls: list[int] = []
+    real = chart.settle
+
+    def counted() -> None:
+        calls.append(chart.width())
+        real()
+
+    monkeypatch.setattr(chart, "settle", counted)
+    return calls
+
+
+def test_the_kiosk_builds_its_chart_look_once_per_scale(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The kiosk's chart type (kiosk_look) was built again for every tick of every drawing (fourteen a drawing in
+    the plan scenario); it is built when the screen's scale changes and reused."""
+    from configurator.ui.kiosk import kioskchart
+
+    scales: list[float] = []
+    real = kioskchart.kiosk_look
+
+    def counted(s: float):  # type: ignore[no-untyped-def]
+        scales.append(round(s, 3))
+        return real(s)
+
+    monkeypatch.setattr(kioskchart, "kiosk_look", counted)
+    demo = open_kiosk(qtbot, tmp_path, (1920, 1080))
+    plan = next(i for i, s in enumerate(demo.scenarios) if s.is_plan)
+    for i in (plan, 0, plan):
+        demo.show_scenario(i)
+        wait_settled(demo)
+    demo.resize(1280, 800)
+    wait_settled(demo)
+    demo.resize(1366, 768)
+    wait_settled(demo)
+    assert scales == [round(scale_for(*size), 3) for size in ((1920, 1080), (1280, 800), (1366, 768))], scales
