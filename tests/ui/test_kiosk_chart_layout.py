@@ -47,6 +47,24 @@ def count_settles(chart: HeadroomChart, monkeypatch) -> list[int]:  # type: igno
     return calls
 
 
+def test_balance_top_settles_nothing_when_nothing_it_reads_changed(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Every resize of the stage balanced the top row, and every balance settled the chart's graphics layout (to
+    read its least width) before it looked whether anything had changed. A taller window at the same scale and
+    width changes nothing balance_top reads: no settle, the same balance (a named record of what it balanced)."""
+    demo = open_kiosk(qtbot, tmp_path, (1920, 1080))
+    wait_settled(demo)
+    before = demo.ui._top_state
+    demo.resize(1920, 1200)  # the same scale (the width's): a taller stage
+    wait_settled(demo)
+    calls = count_settles(demo.chart, monkeypatch)
+    for _ in range(3):  # as the stage's resizes call it
+        demo.ui.balance_top()
+    assert calls == [], calls
+    after = demo.ui._top_state
+    assert before is not None and after == before
+    assert after.key_w == after.chart_w == demo.ui.key_panel.width() == demo.chart.width()
+
+
 def test_the_kiosk_builds_its_chart_look_once_per_scale(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The kiosk's chart type (kiosk_look) was built again for every tick of every drawing (fourteen a drawing in
     the plan scenario); it is built when the screen's scale changes and reused."""

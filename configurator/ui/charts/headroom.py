@@ -126,6 +126,7 @@ class HeadroomChart(QWidget):
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.measured: dict[str, float] = {}  # per job, a measured peak (GB) drawn beside its bar (set_measured)
         self.measured_item: pg.ScatterPlotItem | None = None
+        self._least: tuple[tuple[object, ...], int] | None = None  # least_width's last answer and its drawing
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
@@ -424,10 +425,22 @@ class HeadroomChart(QWidget):
         settle_layout(self.view, (self.legend, self.plot.titleLabel, self.plot))
 
     def least_width(self) -> int:
-        """The narrowest width in px that holds its drawing as it now stands (legend, title, axes), settled first:
-        a widget narrower than this cuts the legend's right side."""
-        self.settle()
-        return math.ceil(float(self.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()))
+        """The narrowest width in px that holds its drawing as it now stands (legend, title, axes): a widget
+        narrower than this cuts the legend's right side. Settled first when the drawing changed since the last
+        answer (the kiosk asks on every resize of its stage)."""
+        drawing = self._drawing()
+        if self._least is None or self._least[0] != drawing:
+            self.settle()
+            self._least = (drawing, math.ceil(float(self.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width())))
+        return self._least[1]
+
+    def _drawing(self) -> tuple[object, ...]:
+        """What the drawing's least width follows: the type and axis room, the title as wrapped, the legend's
+        entries, columns and place, and the value axis's words."""
+        legend_at = tuple(self.view.ci.items.get(self.legend, ()))
+        entries = tuple(label.text for _, label in self.legend.items)
+        return (self.look, self.plot.titleLabel.text, self.legend.columnCount, legend_at, entries,
+                self.plot.getAxis("left").labelText)  # fmt: skip
 
     def _rewrap(self, *_: object) -> None:
         if self.rows or self.free:

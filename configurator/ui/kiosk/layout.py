@@ -5,6 +5,7 @@ widgets' signals; the plan scenario's buttons (planmode.py) are placed here, bui
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from PySide6.QtCore import (
     QEasingCurve,
@@ -85,6 +86,21 @@ class _SettleOnResize(QObject):
         return False
 
 
+class _TopState(NamedTuple):
+    """What balance_top balanced: the stage's width and scale, the chart's least width, the sizes it set (the key
+    card's and chart's width, the card's and the words' least height) and the words it balanced."""
+
+    stage_w: int
+    scale: float
+    chart_least: int
+    key_w: int
+    chart_w: int
+    key_h: int
+    words_h: int
+    rates_note: bool
+    labels: tuple[tuple[str, bool], ...]
+
+
 class _Stage(QWidget):
     """The words, key card, views and controls; ``resized`` runs on each change of its size."""
 
@@ -109,7 +125,7 @@ class KioskView:
         self.unit = unit
         self.plan_box = plan_box
         self.scale = 1.0
-        self._top_state: tuple[object, ...] | None = None  # what balance_top last balanced
+        self._top_state: _TopState | None = None  # what balance_top last balanced
         self._build_ui()
 
     # ---- layout ----
@@ -232,21 +248,23 @@ class KioskView:
 
         As the card widens its words wrap less and the paragraph's more, so the best width is where the two
         heights cross: a bisection, a handful of height-for-width looks (a scan of every width took ~15 ms on each
-        change, and the attract loop's cross-fade stalled); nothing when neither the words nor the width changed."""
+        change, and the attract loop's cross-fade stalled); nothing when nothing in its record (_TopState) changed.
+        The chart's least width settles its graphics layout only when its drawing changed (it settled on every
+        resize of the stage)."""
         s = self.scale
         total = self.stage.width()
         gap = round(TOP_GAP * s)
         designed = round(KEY_W * s)
         # the chart under the card is as wide: never narrower than its drawing needs (at 640 px the 1920x1080 MIG
-        # scenario's chart drew 657 px, its legend cut); pyqtgraph keeps the last scenario's minimum until settled
+        # scenario's chart drew 657 px, its legend cut); the chart settles for a new drawing before it answers
         chart_least = self.chart.least_width()
         least = max(self.key_panel.minimumSizeHint().width(), round(KEY_MIN_W * s), chart_least)
         most = min(round(total * KEY_MAX_SHARE), total - gap - self.words_box.minimumSizeHint().width())
         labels = [self.title, self.text, self.key_number, self.key_label, self.key_status, *self.more_labels]
-        state = (total, s, chart_least, self.key_panel.minimumWidth(), self.chart.minimumWidth(),
-                 self.key_panel.minimumHeight(), self.words_box.minimumHeight(),
-                 self.rates_note.isVisibleTo(self.key_panel),
-                 tuple((label.text(), label.isVisibleTo(self.window)) for label in labels))  # fmt: skip
+        state = _TopState(total, s, chart_least, self.key_panel.minimumWidth(), self.chart.minimumWidth(),
+                          self.key_panel.minimumHeight(), self.words_box.minimumHeight(),
+                          self.rates_note.isVisibleTo(self.key_panel),
+                          tuple((label.text(), label.isVisibleTo(self.window)) for label in labels))  # fmt: skip
         if state == self._top_state:
             return
         widths = list(range(least, most + 1, max(round(8 * s), 1))) or [least]
@@ -287,7 +305,7 @@ class KioskView:
         for block in (self.words_box, self.key_panel):
             if block.minimumHeight() != tall:
                 block.setMinimumHeight(tall)
-        self._top_state = (*state[:3], width, width, tall, tall, *state[7:])
+        self._top_state = state._replace(key_w=width, chart_w=width, key_h=tall, words_h=tall)
 
     def _build_views(self) -> None:
         """The chassis and the headroom chart (placed in the columns)."""
