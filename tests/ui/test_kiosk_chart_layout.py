@@ -10,6 +10,8 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
 from configurator.ui.base.settings import Settings
 from configurator.ui.charts import HeadroomChart
 from configurator.ui.kiosk import DemoWindow
@@ -63,6 +65,28 @@ def test_balance_top_settles_nothing_when_nothing_it_reads_changed(qtbot, tmp_pa
     after = demo.ui._top_state
     assert before is not None and after == before
     assert after.key_w == after.chart_w == demo.ui.key_panel.width() == demo.chart.width()
+
+
+def test_a_chart_settles_itself_once_its_width_changes(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The chart owns the settle a new width needs (pyqtgraph keeps the last drawing's minimum): one settle after
+    the resizes of one pass, none for a change of height alone. The kiosk's event filter did this for the kiosk's
+    chart only."""
+    chart = HeadroomChart()
+    qtbot.addWidget(chart)
+    chart.update_result(BuildDocument(load_build(EIGHT)).result)
+    chart.resize(900, 420)
+    chart.show()
+    qtbot.waitExposed(chart)
+    qtbot.wait(20)
+    calls = count_settles(chart, monkeypatch)
+    chart.resize(700, 420)
+    chart.resize(600, 420)
+    qtbot.waitUntil(lambda: len(calls) > 0, timeout=2000)
+    qtbot.wait(20)
+    assert calls == [600]
+    chart.resize(600, 500)
+    qtbot.wait(20)
+    assert calls == [600]
 
 
 def test_the_kiosk_builds_its_chart_look_once_per_scale(qtbot, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

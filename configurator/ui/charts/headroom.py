@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
@@ -126,12 +126,23 @@ class HeadroomChart(QWidget):
         self.view.customContextMenuRequested.connect(self._context_menu)
         self.measured: dict[str, float] = {}  # per job, a measured peak (GB) drawn beside its bar (set_measured)
         self.measured_item: pg.ScatterPlotItem | None = None
+        self._settle_due = False  # a settle is posted for a change of width (resizeEvent)
         self._least: tuple[tuple[object, ...], int] | None = None  # least_width's last answer and its drawing
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
         if self.window().isVisible():  # not while a closed window is torn down (its bar labels may be gone)
             self.fit_texts()
+        if event.size().width() != event.oldSize().width() and not self._settle_due:
+            # once the resize is handled (one for several resizes in a pass; dropped with the chart): a chart given
+            # a new width (the kiosk's follows its key card's, which changes between scenarios) kept pyqtgraph's
+            # minimum of the last drawing and drew 452 px in a 425 px widget at 1280x800, its legend cut
+            self._settle_due = True
+            QTimer.singleShot(0, self, self._settle_posted)
+
+    def _settle_posted(self) -> None:
+        self._settle_due = False
+        self.settle()
 
     def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().showEvent(event)

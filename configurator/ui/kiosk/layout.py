@@ -7,14 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from PySide6.QtCore import (
-    QEasingCurve,
-    QEvent,
-    QObject,
-    QPropertyAnimation,
-    Qt,
-    QTimer,
-)
+from PySide6.QtCore import QEasingCurve, QPropertyAnimation, Qt
 from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -73,17 +66,6 @@ BANNER_HTML = (
     "<div style='font-size:20pt'>Drag cards into the server, move the slider, switch the method: "
     "the figures follow.</div>"
 )
-
-
-class _SettleOnResize(QObject):
-    """Settles the chart's graphics layout once its widget has a new width: the chart now takes the key card's
-    width, which changes between scenarios, and pyqtgraph kept the last scenario's minimum (the chart drew 452 px
-    in a 425 px widget at 1280x800, its legend cut)."""
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize and isinstance(watched, HeadroomChart):
-            QTimer.singleShot(0, watched, watched.settle)  # after the resize is handled; dropped with the chart
-        return False
 
 
 class _TopState(NamedTuple):
@@ -313,9 +295,7 @@ class KioskView:
         self.chassis.setMinimumHeight(300)
         self.chassis.setFrameShape(QFrame.Shape.NoFrame)
         self.chassis.setStyleSheet("background: white; border-radius: 14px;")
-        self.chart = HeadroomChart(unit=self.unit)  # dressed by kioskchart.KioskChart
-        self._settle = _SettleOnResize(self.chart)
-        self.chart.installEventFilter(self._settle)
+        self.chart = HeadroomChart(unit=self.unit)  # dressed by kioskchart.KioskChart; settles on its resizes
 
     def _build_controls(self) -> QHBoxLayout:
         """Below the views: the card palette, then the knobs (sequence, method, card count, plan)."""
