@@ -5,15 +5,17 @@ a plot with room at 1280x800 and 1366x768."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from configurator.engine.model.buildfile import load_build
 from configurator.ui.base.document import BuildDocument
 from configurator.ui.base.settings import Settings
 from configurator.ui.charts import HeadroomChart
+from configurator.ui.charts.presentation import settle_layout
 from configurator.ui.kiosk import DemoWindow
 from configurator.ui.kiosk.scaling import scale_for
 from tests.paths import ROOT
@@ -112,3 +114,18 @@ def test_the_kiosk_builds_its_chart_look_once_per_scale(qtbot, tmp_path: Path, m
     demo.resize(1366, 768)
     wait_settled(demo)
     assert scales == [round(scale_for(*size), 3) for size in ((1920, 1080), (1280, 800), (1366, 768))], scales
+
+
+def test_the_chart_s_least_width_is_its_settled_drawing_s(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The least width the chart answers without settling is the one a settle gives: its title wraps to the width
+    it has (not a change of its text), and a least width kept across that re-wrap left the 1280x800 build
+    scenarios' cards 7 px wider or narrower than before (scenario 2's title then took two lines and its plot
+    16 px)."""
+    demo = open_kiosk(qtbot, tmp_path, (1280, 800))
+    for i in range(demo.scenario_count()):
+        demo.show_scenario(i)
+        wait_settled(demo)
+        answered = demo.chart.least_width()
+        settle_layout(demo.chart.view, (demo.chart.legend, demo.chart.plot.titleLabel, demo.chart.plot))
+        settled = math.ceil(demo.chart.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width())
+        assert answered == settled, i + 1

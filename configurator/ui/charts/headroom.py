@@ -432,25 +432,28 @@ class HeadroomChart(QWidget):
 
     def settle(self) -> None:
         """pyqtgraph keeps the minimum width of the old, larger type until its layout is told: without this
-        the kiosk's chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off)."""
+        the kiosk's chart stayed 654 px wide in a 465 px widget after 1920 -> 1280 (legend and bars cut off). Notes
+        the settled drawing's least width (least_width)."""
         settle_layout(self.view, (self.legend, self.plot.titleLabel, self.plot))
+        least = math.ceil(float(self.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()))
+        self._least = (self._drawing(), least)
 
     def least_width(self) -> int:
         """The narrowest width in px that holds its drawing as it now stands (legend, title, axes): a widget
-        narrower than this cuts the legend's right side. Settled first when the drawing changed since the last
-        answer (the kiosk asks on every resize of its stage)."""
-        drawing = self._drawing()
-        if self._least is None or self._least[0] != drawing:
+        narrower than this cuts the legend's right side. As noted at the last settle; settled first when the
+        drawing changed since (the kiosk asks on every resize of its stage)."""
+        if self._least is None or self._least[0] != self._drawing():
             self.settle()
-            self._least = (drawing, math.ceil(float(self.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width())))
+        assert self._least is not None
         return self._least[1]
 
     def _drawing(self) -> tuple[object, ...]:
-        """What the drawing's least width follows: the type and axis room, the title as wrapped, the legend's
-        entries, columns and place, and the value axis's words."""
+        """What the drawing's least width follows: the type and axis room, the title and the width it wraps to
+        (wrap_label), the legend's entries, columns and place, and the value axis's words."""
         legend_at = tuple(self.view.ci.items.get(self.legend, ()))
         entries = tuple(label.text for _, label in self.legend.items)
-        return (self.look, self.plot.titleLabel.text, self.legend.columnCount, legend_at, entries,
+        title = self.plot.titleLabel
+        return (self.look, title.text, title.item.textWidth(), self.legend.columnCount, legend_at, entries,
                 self.plot.getAxis("left").labelText)  # fmt: skip
 
     def _rewrap(self, *_: object) -> None:
