@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontMetrics
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem
 
 from configurator.catalog.loader import default_catalog, load_catalog
@@ -29,7 +29,7 @@ from configurator.ui.dnd.mime import card_mime
 from configurator.ui.kiosk import DemoWindow, load_scenarios, planspec
 from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure, shown_build
 from configurator.ui.kiosk.planspec import READS, check_plan_reads
-from tests.kiosk_helpers import clipped_labels
+from tests.kiosk_helpers import assert_bar_words_apart, clipped_labels
 from tests.shots import SCREENS
 
 SEED_B = resource("plans", "seed-b-service.yaml")
@@ -395,23 +395,6 @@ def test_plan_results_forget_the_oldest(shipped: Plan) -> None:
 
 
 # ---- layout and screenshots -----------------------------------------------------------------------------------
-
-
-def assert_bar_words_apart(window: DemoWindow) -> None:
-    """The bars' words over the planner's node (one bar per whole card or MIG instance) are the kiosk's (whole
-    GB; the unit where it fits) and do not run into each other: neighbouring texts are apart by more than 2 px."""
-    labels = [lb for lb in window.chart.labels if lb.isVisible()]
-    cards = window.doc.build.cards
-    assert len(cards) == 8
-    assert len(labels) == sum(len(c.mig) if c.mig else 1 for c in cards)
-    texts = [lb.toPlainText() for lb in labels]
-    assert all(t.startswith("+") and "." not in t for t in texts), texts
-    spans = []
-    for lb in labels:
-        width = QFontMetrics(lb.textItem.font()).horizontalAdvance(lb.toPlainText())
-        centre = lb.sceneBoundingRect().center().x()
-        spans.append((centre - width / 2, centre + width / 2))
-    assert all(a[1] + 2 < b[0] for a, b in itertools.pairwise(spans)), (texts, spans)
 
 
 def test_bar_words_survive_a_resize(demo: DemoWindow, qtbot) -> None:  # type: ignore[no-untyped-def]
