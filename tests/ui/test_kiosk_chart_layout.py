@@ -8,7 +8,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QRect, QSettings, Qt
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication
 
 from configurator.engine.model.buildfile import load_build
@@ -18,6 +20,7 @@ from configurator.ui.charts import HeadroomChart
 from configurator.ui.charts.presentation import settle_layout
 from configurator.ui.kiosk import DemoWindow
 from configurator.ui.kiosk.scaling import scale_for
+from tests.kiosk_helpers import assert_bar_words_apart
 from tests.paths import ROOT
 from tests.ui.dialogs_probe import settle
 
@@ -129,3 +132,60 @@ def test_the_chart_s_least_width_is_its_settled_drawing_s(qtbot, tmp_path: Path)
         settle_layout(demo.chart.view, (demo.chart.legend, demo.chart.plot.titleLabel, demo.chart.plot))
         settled = math.ceil(demo.chart.view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width())
         assert answered == settled, i + 1
+
+
+def plan_ticks(demo: DemoWindow) -> tuple[list[str], QFont, float]:
+    """The plan chart's ticks as drawn: their texts, their type and the distance between neighbouring bars (px)."""
+    axis = demo.chart.plot.getAxis("bottom")
+    ticks = axis._tickLevels[0]  # what the chart gave the axis
+    vb = demo.chart.plot.vb
+    pitch = vb.mapViewToScene(QPointF(1, 0)).x() - vb.mapViewToScene(QPointF(0, 0)).x()
+    return [text for _, text in ticks], QFont(axis.style["tickFont"]), pitch
+
+
+def assert_plan_ticks_apart(demo: DemoWindow) -> None:
+    """Every tick line under the plan's fourteen bars is narrower than the distance between bars by at least a
+    space of its own type, in type no smaller than 11 pt at 1920x1080 (kioskchart.DENSE_TICK_PT) at the screen's
+    scale, and a MIG instance keeps its '#'."""
+    texts, font, pitch = plan_ticks(demo)
+    assert len(texts) == 14
+    assert sum("\n#" in text for text in texts) == 8, texts
+    metrics = QFontMetrics(font)
+    widest = max(metrics.horizontalAdvance(line) for text in texts for line in text.split("\n"))
+    space = metrics.horizontalAdvance(" ")
+    assert widest + space <= pitch, (demo.size(), widest, space, pitch, texts)
+    assert font.pointSizeF() >= 11 * demo.scale - 0.01, (demo.size(), font.pointSizeF())
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (2560, 1440)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_plan_chart_s_ticks_stand_apart(qtbot, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Under the plan's fourteen bars (six whole cards, two cards of four MIG instances) the instances' ticks read
+    '#0#1#2#3' at 1920x1080: 29 px of text under bars 30 px apart (40 under 42 at 2560x1440). The ticks take a
+    type that leaves a space between them, and the chart widens under the key card."""
+    demo = open_kiosk(qtbot, tmp_path, size)
+    demo.show_scenario(next(i for i, s in enumerate(demo.scenarios) if s.is_plan))
+    wait_settled(demo)
+    assert_plan_ticks_apart(demo)
+    assert_bar_words_apart(demo)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_plan_chart_s_plot_has_room_on_small_screens(qtbot, tmp_path: Path, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """At 1280x800 and 1366x768 the plan chart's legend took three rows above its fourteen bars and the plot kept
+    133 and 89 px of the chart's 331 and 269 (at 1920x1080: 263 px): the legend stands beside the plot (the
+    chart widens under the key card for it), the plot keeps most of the chart's height, and the narrower bars'
+    ticks and words still stand apart."""
+    demo = open_kiosk(qtbot, tmp_path, size)
+    demo.show_scenario(next(i for i, s in enumerate(demo.scenarios) if s.is_plan))
+    wait_settled(demo)
+    chart = demo.chart
+    legend, plot = chart.legend.sceneBoundingRect(), chart.plot.vb.sceneBoundingRect()
+    assert legend.left() >= plot.right() - 1, (legend, plot)
+    assert chart.plot_height() >= 160, chart.plot_height()
+    assert chart.plot_height() >= 0.6 * chart.height(), (chart.plot_height(), chart.height())
+    assert chart.view.ci.geometry().width() <= chart.view.viewport().width() + 1  # the drawing inside its view
+    assert_plan_ticks_apart(demo)
+    assert_bar_words_apart(demo)
+    slots = demo.chassis.slot_items.values()
+    shown = QRect(QPoint(0, 0), demo.chassis.viewport().size()).adjusted(-1, -1, 1, 1)
+    assert all(shown.contains(demo.chassis.mapFromScene(s.sceneBoundingRect()).boundingRect()) for s in slots)

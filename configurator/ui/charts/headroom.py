@@ -127,6 +127,7 @@ class HeadroomChart(QWidget):
         self.measured: dict[str, float] = {}  # per job, a measured peak (GB) drawn beside its bar (set_measured)
         self.measured_item: pg.ScatterPlotItem | None = None
         self._settle_due = False  # a settle is posted for a change of width (resizeEvent)
+        self._tick_pt: float | None = None  # the bottom axis's tick type (the look's, or the bar words')
         self._least: tuple[tuple[object, ...], int] | None = None  # least_width's last answer and its drawing
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
@@ -378,7 +379,13 @@ class HeadroomChart(QWidget):
             (float(n + k), _tick(slot, None, room, f"slot {slot}\n{_tick_name(short_card_name(name), chars)}"))
             for k, (slot, name, _) in enumerate(free)
         ]
-        self.plot.getAxis("bottom").setTicks([ticks])
+        axis = self.plot.getAxis("bottom")
+        size = self.bar_words.tick_point_size(total, self.plot.vb.width()) if self.bar_words is not None else None
+        size = size if size is not None else self.look.tick_pt
+        if size != self._tick_pt:  # the axis's height is the look's: the plot keeps its size
+            self._tick_pt = size
+            axis.setStyle(tickFont=_font(size) if size is not None else None)
+        axis.setTicks([ticks])
 
     # ---- presentation (the kiosk's type and words, through these only) ----
     def set_presentation(self, look: ChartLook) -> None:
@@ -393,6 +400,7 @@ class HeadroomChart(QWidget):
                 axis.setStyle(tickFont=_font(look.tick_pt))
             if look.axis_label_pt is not None:
                 axis.label.setFont(_font(look.axis_label_pt))
+        self._tick_pt = look.tick_pt  # the bar words' tick type, if any, from the next drawing on (_set_ticks)
         self.plot.getAxis("bottom").setHeight(look.bottom_axis_px)
         if look.left_axis_px is not None:
             self.plot.getAxis("left").setWidth(look.left_axis_px)

@@ -31,6 +31,7 @@ class ChartLook:
     legend_beside: bool = False  # the legend in one column right of the plot where it fits (the plot keeps the height)
     bottom_axis_px: int = 58  # "slot N" and a name on two lines
     left_axis_px: int | None = None
+    beside_bar_px: int = BESIDE_BAR_PX  # the least plot width per bar a legend beside the plot leaves
 
 
 class BarWords(Protocol):
@@ -48,6 +49,11 @@ class BarWords(Protocol):
         """The words under one bar, or None for the chart's own."""
         ...
 
+    def tick_point_size(self, bars: int, plot_px: float) -> float | None:
+        """The words under the bars in this type (points) for ``bars`` bars across ``plot_px``; None: the
+        look's ``tick_pt``."""
+        ...
+
 
 # ---- the legend beside or above the plot ----
 
@@ -61,7 +67,7 @@ def legend_fits_beside(legend: pg.LegendItem, look: ChartLook, width: float, hei
                        bars: int) -> bool:  # fmt: skip
     """Whether a chart ``width`` x ``height`` holds ``legend`` in one column beside its plot (the plot's title and
     axes included) with the bars at least half the legend's height, the plot two thirds of the width and each of
-    ``bars`` bars BESIDE_BAR_PX."""
+    ``bars`` bars ``look.beside_bar_px``."""
     if not legend.items:
         return False
     rows = sum(max(label.item.boundingRect().height(), 18.0) for _, label in legend.items)
@@ -69,7 +75,7 @@ def legend_fits_beside(legend: pg.LegendItem, look: ChartLook, width: float, hei
     column = legend_width(legend)
     per_bar = (width - column - (look.left_axis_px or 60) - 10) / max(bars, 1)
     tall = height - 16 >= rows and plot_h >= rows / 2
-    return tall and column <= width / 3 and per_bar >= BESIDE_BAR_PX
+    return tall and column <= width / 3 and per_bar >= look.beside_bar_px
 
 
 def place_legend(layout: pg.GraphicsLayout, legend: pg.LegendItem, beside: bool) -> bool:

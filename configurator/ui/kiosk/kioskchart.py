@@ -15,15 +15,24 @@ BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 DEFAULT_WORDS = "free after activations"
 # below this much plot width per bar (at 1920x1080) a tick is the slot number alone (the MIG instance under it)
 DENSE_BAR_PX = 70
+# the least type of dense ticks (at 1920x1080; the bars' words over them go down to 9): below it a MIG instance
+# drops its '#'
+DENSE_TICK_PT = 11.0
+# the least width a bar keeps beside the legend (at 1920x1080): its tick '#0' at DENSE_TICK_PT (22 px) and
+# BAR_WORDS_GAP
+DENSE_ROOM_PX = 32
 
 
 def kiosk_look(s: float) -> ChartLook:
     """The chart's type at screen scale ``s`` (1.0 at 1920x1080)."""
     # the legend in one column beside the plot where the chart is tall enough: above it, its ten entries took
     # three rows of a plot ~420 px high at 1920x1080, and the plot barely grew from 1280x800 (issue 26)
+    # the room a bar keeps beside the legend is what its tick needs, at the screen's scale: at 1280x800 and
+    # 1366x768 the plan's fourteen bars had 20-22 px each against an unscaled 24, the legend went above in three
+    # rows and the plot kept 90-130 px of height
     return ChartLook(title_pt=16 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s, legend_pt=12 * s,
-                     legend_cols=5, legend_beside=True, bottom_axis_px=round(60 * s),
-                     left_axis_px=round(80 * s))  # fmt: skip
+                     legend_cols=5, legend_beside=True, bottom_axis_px=round(60 * s), left_axis_px=round(80 * s),
+                     beside_bar_px=round(DENSE_ROOM_PX * s))  # fmt: skip
 
 
 class KioskChart:
@@ -37,6 +46,9 @@ class KioskChart:
         self.scale = 1.0
         self.look = kiosk_look(self.scale)  # built once per scale (set_scale): every tick reads its type
         self.spec: FigureSpec | None = None
+        # the dense ticks' type for the drawing's bars, width and tick words (_dense_size): asked once a tick
+        self._dense_key: tuple[object, ...] | None = None
+        self._dense_answer = (15.0, True)
         chart.set_presentation(self.look)
         chart.set_title(f"Over each bar: {DEFAULT_WORDS}")
         chart.setMinimumHeight(300)
@@ -44,6 +56,7 @@ class KioskChart:
     def set_scale(self, s: float) -> None:
         self.scale = s
         self.look = kiosk_look(s)
+        self._dense_key = None
         self.chart.set_presentation(self.look)
         self.chart.setMinimumHeight(round(300 * s))
 
@@ -86,11 +99,43 @@ class KioskChart:
             text = text.replace(f" {self.unit}", "", 1)
         return text
 
+    def _dense(self, bars: int, plot_px: float) -> bool:
+        return plot_px / max(bars, 1) < DENSE_BAR_PX * self.scale
+
+    def _dense_size(self, bars: int, plot_px: float) -> tuple[float, bool]:
+        """Dense ticks' type (points) and whether a MIG instance keeps its '#': the look's type where the widest
+        tick and a space of that type fit a bar's width, else smaller, down to DENSE_TICK_PT ('#0#1#2#3' ran
+        together under the plan's fourteen bars at 1920x1080: 29 px of text under bars 30 px apart); below that
+        the '#' goes. A bar's width is its share of the plot less a px: the plot keeps a fifth of a bar's width
+        beyond the outer bars (0.5 px a bar at 1920x1080)."""
+        lines = tuple(sorted({str(r.slot) for _, r in self.chart.rows}
+                             | {f"#{r.instance}" for _, r in self.chart.rows if r.mig}))  # fmt: skip
+        key = (bars, round(plot_px), lines)
+        if self._dense_key != key:
+            pitch = plot_px / max(bars, 1) - 1
+
+            def fits(points: float) -> bool:
+                metrics = QFontMetrics(_font(points))
+                widest = max((metrics.horizontalAdvance(line) for line in lines), default=0)
+                return widest + metrics.horizontalAdvance(" ") <= pitch
+
+            size, least = self.look.tick_pt or 15 * self.scale, DENSE_TICK_PT * self.scale
+            while size > least and not fits(size):
+                size = max(size - 0.5 * self.scale, least)
+            self._dense_key, self._dense_answer = key, (size, fits(size))
+        return self._dense_answer
+
+    def tick_point_size(self, bars: int, plot_px: float) -> float | None:
+        if not self._compact(bars, plot_px) or not self._dense(bars, plot_px):
+            return None
+        return self._dense_size(bars, plot_px)[0]
+
     def tick(self, job: str, row: CardMemory, bars: int, plot_px: float) -> str | None:
         if not self._compact(bars, plot_px):
             return None
-        if plot_px / max(bars, 1) < DENSE_BAR_PX * self.scale:  # a plan's node: 14 bars, names ran into each other
-            return f"{row.slot}" + (f"\n#{row.instance}" if row.mig else "")
+        if self._dense(bars, plot_px):  # a plan's node: 14 bars, names ran into each other
+            mark = "#" if self._dense_size(bars, plot_px)[1] else ""
+            return f"{row.slot}" + (f"\n{mark}{row.instance}" if row.mig else "")
         text = job if row.mig else f"slot {row.slot}"
         font = _font(self.look.tick_pt or 15 * self.scale)
         if QFontMetrics(font).horizontalAdvance(text) > plot_px / max(bars, 1) - BAR_WORDS_GAP * self.scale:

@@ -272,9 +272,10 @@ class KioskView:
         words_h, card_h = heights(width)
         snap = round(SNAP_H * s)
         # a card that stands taller than its words by more than SNAP_H whatever its width (the plan scenario's):
-        # the chart under it keeps up to half the stage (its fourteen bars' words need it) while the card gets no
-        # taller and the words stay short of it
-        for wider in (w for w in widths if width < w <= (total - gap) // 2):
+        # the chart under it widens as far as ``most`` (its fourteen bars' words need it) while the card gets no
+        # taller and the words stay short of it; at half the stage the bars kept 20-22 px each at 1280x800 and
+        # 1366x768, too few for the legend beside them, which went above and left the plot 90-130 px high
+        for wider in (w for w in widths if width < w <= most):
             if heights(wider)[1] > card_h or card_h - heights(wider)[0] <= snap:
                 break
             width = wider
