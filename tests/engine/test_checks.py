@@ -441,6 +441,15 @@ def test_a_power_cap_says_what_it_rests_on_and_only_below_the_default() -> None:
     assert "(measured on a Blackwell card; indicative)" in hopper.message and "up to" not in hopper.message
 
 
+def test_a_capped_h100_pcie_reads_its_own_350_w_default() -> None:
+    """The H100 PCIe's default is its 350 W TDP, not the SXM's 700 W: 300 W (the low end of NVIDIA's 300-350 W
+    range) reads as 86 % of it, and with no Hopper sweep published the message says the figure is indicative."""
+    (capped,) = [c for c in _capped("h100-pcie", 300).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert "NVIDIA H100 PCIe 80GB in slot 1 is capped at 300 W (86% of its 350 W default)" in capped.message
+    assert "No such sweep is published for Hopper cards: indicative only" in (capped.detail or "")
+    assert not [c for c in _capped("h100-pcie", 350).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+
+
 def test_cards_capped_alike_read_as_one_check_per_job() -> None:
     """Seed A's tensor-parallel build caps four H200 NVL at 450 W for its PSU: one check names the four slots."""
     placed = cards("h200-nvl", 1, 2, 3, 4, power_limit_w=450)
