@@ -16,6 +16,7 @@ import pytest
 
 from benchmarks.device import compare, predict
 from configurator.engine.time.steptime.efficiency import efficiency, set_override
+from configurator.engine.time.steptime.ops import fused_attention, gemm_work, op_seconds
 from tests.paths import ROOT
 
 DEVICE = ROOT / "benchmarks" / "device"
@@ -61,6 +62,23 @@ def test_the_cases_fit_easily_and_run_quickly() -> None:
         assert p["fits"] and p["reserved_high_gb"] < 100, case["id"]
         assert p["step_high_seconds"] * steps < 20, case["id"]
         assert case["hf_config"]["model_type"] in ("llama", "qwen3"), case["id"]
+
+
+def test_the_kernel_cases_are_timed_by_the_engines_op_formulas() -> None:
+    """predict.py writes no FLOPs, bytes or max(compute, memory) of its own: each kernel case is ops.py's gemm_work,
+    fused_attention and op_seconds at the case's rate."""
+    eff = efficiency()
+    dev = predict._device()
+    peak, bw = dev.peak_tflops * 1e12, dev.bandwidth_gb_s * 1e9 * eff.bandwidth
+    for case in predict.gemm_cases() + predict.attention_cases():
+        if case["kind"] == "gemm":
+            flops, moved = gemm_work(case["m"], case["n"], case["k"])
+        else:
+            work = fused_attention(case["seq"], case["batch"], case["heads"], case["heads"], case["head_dim"])
+            flops, moved = work.with_backward(eff.attention_backward)
+        assert (case["flops"], case["bytes"]) == (flops, moved), case["id"]
+        seconds, bound = op_seconds(flops, moved, peak * case["predicted"]["fraction_of_peak"], bw)
+        assert case["predicted"]["bound"] == bound and case["predicted"]["seconds"] == predict._r(seconds), case["id"]
 
 
 def test_every_case_holds_what_measure_reads() -> None:
