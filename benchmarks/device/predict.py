@@ -47,6 +47,7 @@ from configurator.engine.time.compute import card_device
 from configurator.engine.time.steptime import Device
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.ops import attention_kernel_of, fused_attention, gemm_work, op_seconds
+from configurator.engine.time.steptime.step_protocol import step_protocol
 from configurator.trace.request import prepare_trace
 
 HERE = Path(__file__).resolve().parent
@@ -202,7 +203,6 @@ def trace_requests() -> dict[str, dict[str, Any]]:
 def train_cases() -> list[dict[str, Any]]:
     catalog = default_catalog()
     build = _build()
-    requests = trace_requests()
     result = evaluate(build, catalog)
     out = []
     for case, job in zip(TRAIN_CASES, build.jobs, strict=True):
@@ -222,13 +222,13 @@ def train_cases() -> list[dict[str, Any]]:
             "id": case["id"], "kind": "train", "model": case["model"], "hf_config": cfg, "method": job.method,
             "lora": {"rank": job.lora.rank, "targets": "all-linear", "dropout": job.lora.dropout}
             if job.method == "lora" else None,
-            "precision": job.precision, "autocast_bf16": job.precision == "mixed-bf16",
-            "adapters_fp32": job.method == "lora", "optimizer": "AdamW(fused=True)", "max_grad_norm": 1.0,
+            "precision": job.precision, "adapters_fp32": job.method == "lora",
             "seq": job.sequence_length, "micro_batch": job.micro_batch_size,
             "gradient_accumulation": job.gradient_accumulation_steps,
             "gradient_checkpointing": job.gradient_checkpointing,
-            # reentrant or not, as the engine's tracer runs this stack (configurator/trace/request.py)
-            "checkpointing_kind": requests[job.name]["checkpointing_kind"], "attn_implementation": job.attention,
+            # the step the engine predicts (optimizer and its implementation, clipping, autocast or pure bf16,
+            # checkpointing reentrant or not): what measure.py runs, through the burn-in kit's own step functions
+            "step": step_protocol(job).wire(), "attn_implementation": job.attention,
             # the SDPA kernel the engine times this step's attention at on this chip: measure.py forces it
             "attention_kernel": attention_kernel_of(catalog.model(case["model"]), job.attention, _device()),
             "attention_kernel_name": res.compute.attention_kernel,

@@ -86,10 +86,12 @@ def test_every_case_holds_what_measure_reads() -> None:
     needs = {"gemm": {"m", "n", "k", "flops"},
              "attention": {"kernel", "batch", "seq", "heads", "head_dim", "flops"},
              "stream": {"op", "elements", "bytes"},
-             "train": {"hf_config", "method", "lora", "seq", "micro_batch", "gradient_accumulation", "autocast_bf16",
-                       "gradient_checkpointing", "checkpointing_kind", "attention_kernel"}}  # fmt: skip
+             "train": {"hf_config", "method", "lora", "seq", "micro_batch", "gradient_accumulation", "step",
+                       "gradient_checkpointing", "attention_kernel"}}  # fmt: skip
+    step = {"optimizer", "optimizer_impl", "max_grad_norm", "weights", "autocast_bf16", "checkpointing"}
     for case in pred["kernels"] + pred["train"]:
         assert needs[case["kind"]] <= set(case), case["id"]
+        assert case["kind"] != "train" or set(case["step"]) == step, case["id"]
     assert {"kernel_warmup", "kernel_iters", "train_warmup_steps", "train_timed_steps", "budget_s"} <= set(
         pred["protocol"]
     )
