@@ -17,6 +17,7 @@ from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
+from configurator.engine.model.stack import attention_run
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 from configurator.engine.time.steptime.ops import attention_kernel_of
@@ -331,7 +332,8 @@ def compute(
         flops += sum(c.flops for c in step.classes if c.name == "vision")
         op_rows = step.rows
         launch_bound = step.launch_bound
-        attention_kernel = "".join(ATTENTION_KERNELS[attention_kernel_of(model, job.attention, device)])
+        attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
+        attention_kernel = "".join(ATTENTION_KERNELS[attention_kernel_of(model, attention, device)])
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None
