@@ -12,13 +12,15 @@ How each figure is taken (the protocol's counts are in predictions.json):
 - every timed iteration or optimizer step sits between two ``torch.cuda.Event(enable_timing=True)`` records, read
   after ``torch.cuda.synchronize()``; warm-up iterations are run first and not timed; the median is the figure
   (mean, min and max are kept);
-- training: the Transformers Trainer's step as a plain loop: ``model(input_ids, labels).loss``, backward,
-  ``clip_grad_norm_(1.0)``, ``AdamW(fused=True).step()``, ``zero_grad(set_to_none=True)``; LoRA through PEFT
-  (fp32 adapters, PEFT's default) under bf16 autocast, full fine-tunes in pure bf16; gradient checkpointing
-  enabled on the base model before PEFT wraps it, reentrant or not as the case's ``checkpointing_kind`` says
-  (what the engine's tracer runs); attention forced to the SDPA kernel the engine timed (``attention_kernel``;
-  if that kernel refuses the inputs, SDPA's own choice, recorded); tokens per step = micro_batch x sequence x
-  accumulation;
+- training: the Transformers Trainer's step as a plain loop, run by the burn-in kit's own step functions
+  (configurator/acceptance_tool/measure.py, loaded from its file: a standalone script, so neither the package nor
+  pydantic is imported) as the case's ``step`` says (the engine's step protocol,
+  engine/time/steptime/step_protocol.py): ``model(input_ids, labels).loss`` under bf16 autocast or in pure bf16,
+  backward, ``clip_grad_norm_(max_grad_norm)``, the optimizer in the framework's implementation (fused AdamW for
+  the Trainer), ``zero_grad(set_to_none=True)``; LoRA through PEFT (fp32 adapters, PEFT's default); gradient
+  checkpointing enabled on the base model before PEFT wraps it, reentrant or not as the step says (what the
+  engine's tracer runs); attention forced to the SDPA kernel the engine timed (``attention_kernel``; if that kernel
+  refuses the inputs, SDPA's own choice, recorded); tokens per step = micro_batch x sequence x accumulation;
 - memory: ``torch.cuda.reset_peak_memory_stats()`` before the case's model is built, then
   ``max_memory_allocated`` and ``max_memory_reserved`` after its last step (GB = 10^9 bytes).
 
@@ -35,6 +37,7 @@ import contextlib
 import datetime
 import gc
 import hashlib
+import importlib.util
 import json
 import os
 import platform
@@ -50,6 +53,8 @@ from typing import Any
 GB = 1e9
 FORMAT = 1
 HERE = Path(__file__).resolve().parent
+# the burn-in kit's measurement script, whose step functions run the training cases (one implementation of the step)
+KIT_MEASURE = HERE.parents[1] / "configurator" / "acceptance_tool" / "measure.py"
 SMI_FIELDS = ("name", "driver_version", "pstate", "clocks.sm", "clocks.max.sm", "clocks.mem", "clocks.max.mem",
               "power.draw", "power.limit", "power.default_limit", "power.max_limit", "temperature.gpu",
               "memory.total", "memory.used", "clocks_event_reasons.active")  # fmt: skip
@@ -238,6 +243,17 @@ def run_stream(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto:
     return {"ran": {"elements": n}, **clock.seconds()}
 
 
+def kit_step() -> Any:
+    """The burn-in kit's measure.py as a module, loaded from its file (it imports only the standard library at its
+    top: the package, and so pydantic, stays unimported on the device)."""
+    spec = importlib.util.spec_from_file_location("configurator_kit_measure", KIT_MEASURE)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {KIT_MEASURE}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _config(case: dict[str, Any], tiny: bool) -> Any:
     from transformers import AutoConfig
 
@@ -254,21 +270,13 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
     config = _config(case, tiny)
     seq = TINY_SEQ if tiny else case["seq"]
     mb, gas = case["micro_batch"], case["gradient_accumulation"]
+    kit, protocol = kit_step(), case["step"]
     torch.manual_seed(0)
     built = time.perf_counter()
     with torch.device(device):
-        model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16, attn_implementation="sdpa")
-    reentrant = case.get("checkpointing_kind") == "reentrant"
-    if case["gradient_checkpointing"]:
-        # as the engine's tracer and TRL's SFTTrainer: on the base model, before PEFT wraps it, with the reentrancy
-        # predictions.json names (the library's own default has changed between releases)
-        enable = getattr(model, "activation_checkpointing_enable", None)
-        if enable is not None:
-            enable(activation_checkpointing_kwargs={"use_reentrant": reentrant})
-        else:
-            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
-        if reentrant:
-            model.enable_input_require_grads()  # reentrant checkpoints need an input that requires grad
+        model = AutoModelForCausalLM.from_config(config, dtype=kit.weights_dtype(torch, protocol),
+                                                 attn_implementation="sdpa")  # fmt: skip
+    kit.enable_checkpointing(model, protocol)  # on the base model, before PEFT wraps it
     if case["method"] == "lora":
         from peft import LoraConfig, get_peft_model
 
@@ -279,10 +287,8 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
     model.config.use_cache = False
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=1e-5, fused=device == "cuda")
+    optimizer = kit.make_optimizer(torch, params, protocol, device)
     ids = torch.randint(0, config.vocab_size, (mb, seq), device=device)
-    autocast = (torch.autocast(device_type=device, dtype=torch.bfloat16) if case["autocast_bf16"]
-                else contextlib.nullcontext())  # fmt: skip
 
     missing: list[int] = []  # trainable tensors without a gradient after the first backward (a broken graph)
     kernel = case.get("attention_kernel")
@@ -292,14 +298,10 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         for _ in range(gas):
             # the SDPA kernel the engine timed, forced for forward, backward and the checkpoints' recompute
             with _only(str(kernel)) if attention["forced"] else contextlib.nullcontext():
-                with autocast:
-                    loss = model(input_ids=ids, labels=ids).loss
-                loss.backward()  # outside autocast, as the Trainer runs it
+                loss = kit.micro_step(torch, model, ids, protocol, device)
         if not missing:
             missing.append(sum(p.grad is None for p in params))
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        kit.optimizer_step(torch, params, optimizer, protocol)
         return loss.detach()
 
     for i in range(proto["train_warmup_steps"]):
@@ -326,6 +328,8 @@ def run_train(torch: Any, case: dict[str, Any], device: str, tiny: bool, proto: 
         "ran": {"seq": seq, "micro_batch": mb, "gradient_accumulation": gas, "layers": config.num_hidden_layers,
                 "hidden": config.hidden_size,
                 "checkpoint_kwargs": repr(getattr(checkpoint, "keywords", None)) if checkpoint else None,
+                "step": protocol, "optimizer": type(optimizer).__name__,
+                "optimizer_defaults": {k: v for k, v in optimizer.defaults.items() if k in ("fused", "foreach")},
                 "attention": attention},
         **timing,
         "tokens_per_step": mb * seq * gas,

@@ -46,7 +46,8 @@ from configurator.engine.model.build import Build
 from configurator.engine.time.compute import card_device
 from configurator.engine.time.steptime import Device
 from configurator.engine.time.steptime.efficiency import efficiency
-from configurator.engine.time.steptime.ops import attention_kernel_of
+from configurator.engine.time.steptime.ops import attention_kernel_of, fused_attention, gemm_work, op_seconds
+from configurator.engine.time.steptime.step_protocol import step_protocol
 from configurator.trace.request import prepare_trace
 
 HERE = Path(__file__).resolve().parent
@@ -106,11 +107,10 @@ def _device() -> Device:
 
 
 def _timed(flops: float, moved: float, rate: float, bandwidth: float) -> dict[str, Any]:
-    """One kernel as the per-op model times it: max(FLOPs / achieved rate, bytes / achieved bandwidth)."""
-    compute, memory = flops / rate, moved / bandwidth
-    seconds = max(compute, memory)
-    return {"seconds": _r(seconds), "tflops": _r(flops / seconds / 1e12), "bound": "compute" if compute >= memory
-            else "memory", "fraction_of_peak": None}  # fmt: skip
+    """One kernel as the per-op model times it (ops.py op_seconds: max(FLOPs / achieved rate, bytes / achieved
+    bandwidth))."""
+    seconds, bound = op_seconds(flops, moved, rate, bandwidth)
+    return {"seconds": _r(seconds), "tflops": _r(flops / seconds / 1e12), "bound": bound, "fraction_of_peak": None}
 
 
 def gemm_cases() -> list[dict[str, Any]]:
@@ -125,8 +125,7 @@ def gemm_cases() -> list[dict[str, Any]]:
     for tokens in GEMM_TOKENS:
         for name, k, n in shapes:
             m = tokens
-            flops = 2.0 * m * n * k  # Kaplan et al. 2020 section 2.1: 2 FLOPs per multiply-add
-            moved = 2.0 * (m * k + k * n + m * n)  # bf16 A and B read, C written (ops.py micro_batch)
+            flops, moved = gemm_work(m, n, k)  # as ops.py micro_batch counts every GEMM
             kernel = eff.gemm_kernel_fraction(arch, m, n, k, dev.sms)  # the kernel alone, as measure.py times it
             frac = eff.gemm_fraction(arch, m, n, k, dev.sms)  # in a step: with the FITTED sustained fraction
             alone = _timed(flops, moved, peak * kernel, bw * eff.bandwidth)
@@ -154,10 +153,8 @@ def attention_cases() -> list[dict[str, Any]]:
     for kernel in ATTENTION_KERNELS:
         frac = eff.attention_fraction(arch, cc, kernel)
         for batch, seq in ATTENTION_SHAPES:
-            # FlashAttention-2 section 4.1: forward 4 s^2 d h per sequence, causal halves, backward 2.5x (ops.py)
-            fwd = 4.0 * seq * seq * d * h * batch * 0.5
-            flops = fwd * (1 + eff.attention_backward)
-            moved = 3 * 2.0 * batch * seq * 4 * h * d  # q, k, v read, o written, backward about twice (ops.py)
+            # one layer's fused kernel, forward + backward, as ops.py micro_batch counts it (h query and kv heads)
+            flops, moved = fused_attention(seq, batch, h, h, d).with_backward(eff.attention_backward)
             alone = _timed(flops, moved, peak * frac, bw * eff.bandwidth)
             alone["fraction_of_peak"] = _r(frac)
             in_step = _timed(flops, moved, peak * frac * sustained, bw * eff.bandwidth)
@@ -175,7 +172,7 @@ def stream_cases() -> list[dict[str, Any]]:
     out = []
     for op, tensors in (("copy", 2), ("add", 3)):  # copy: read + write; add: two reads + one write
         moved = 2.0 * STREAM_ELEMENTS * tensors
-        seconds = moved / (bw * eff.bandwidth)
+        seconds, _ = op_seconds(0.0, moved, 0.0, bw * eff.bandwidth)  # no FLOPs: the bytes at the achieved bandwidth
         out.append({"id": f"stream-{op}", "kind": "stream", "op": op, "elements": STREAM_ELEMENTS, "dtype": "bf16",
                     "bytes": moved, "predicted": {"seconds": _r(seconds), "gb_s": _r(moved / seconds / 1e9),
                                                   "fraction_of_peak": _r(eff.bandwidth)}})  # fmt: skip
@@ -206,7 +203,6 @@ def trace_requests() -> dict[str, dict[str, Any]]:
 def train_cases() -> list[dict[str, Any]]:
     catalog = default_catalog()
     build = _build()
-    requests = trace_requests()
     result = evaluate(build, catalog)
     out = []
     for case, job in zip(TRAIN_CASES, build.jobs, strict=True):
@@ -226,13 +222,13 @@ def train_cases() -> list[dict[str, Any]]:
             "id": case["id"], "kind": "train", "model": case["model"], "hf_config": cfg, "method": job.method,
             "lora": {"rank": job.lora.rank, "targets": "all-linear", "dropout": job.lora.dropout}
             if job.method == "lora" else None,
-            "precision": job.precision, "autocast_bf16": job.precision == "mixed-bf16",
-            "adapters_fp32": job.method == "lora", "optimizer": "AdamW(fused=True)", "max_grad_norm": 1.0,
+            "precision": job.precision, "adapters_fp32": job.method == "lora",
             "seq": job.sequence_length, "micro_batch": job.micro_batch_size,
             "gradient_accumulation": job.gradient_accumulation_steps,
             "gradient_checkpointing": job.gradient_checkpointing,
-            # reentrant or not, as the engine's tracer runs this stack (configurator/trace/request.py)
-            "checkpointing_kind": requests[job.name]["checkpointing_kind"], "attn_implementation": job.attention,
+            # the step the engine predicts (optimizer and its implementation, clipping, autocast or pure bf16,
+            # checkpointing reentrant or not): what measure.py runs, through the burn-in kit's own step functions
+            "step": step_protocol(job).wire(), "attn_implementation": job.attention,
             # the SDPA kernel the engine times this step's attention at on this chip: measure.py forces it
             "attention_kernel": attention_kernel_of(catalog.model(case["model"]), job.attention, _device()),
             "attention_kernel_name": res.compute.attention_kernel,

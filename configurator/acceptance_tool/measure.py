@@ -5,7 +5,10 @@ job runs, then torch, transformers and, for LoRA / QLoRA, peft and bitsandbytes.
 model is built with random weights from the config the kit wrote (``AutoModelForCausalLM.from_config``).
 
 For each job it runs one warm-up step, then timed optimizer steps (micro-batches x gradient accumulation as
-the build says) until ``--steps`` or the time limit, and records ``torch.cuda.max_memory_allocated``,
+the build says) until ``--steps`` or the time limit, each step the one the engine's prediction assumes (the job's
+``step`` in jobs.json, written by engine/time/steptime/step_protocol.py: the optimizer and its implementation,
+gradient clipping, bf16 autocast over the weights' dtype or pure bf16, gradient checkpointing reentrant or not on
+the base model before PEFT wraps it), and records ``torch.cuda.max_memory_allocated``,
 ``max_memory_reserved``, the device's used memory at the peak (``torch.cuda.mem_get_info``: what nvidia-smi
 shows, other processes included), the mean step time and tokens per second. Jobs on several cards need
 torchrun and are reported as skipped, as are models given by parameter count only. Output: one JSON file
@@ -17,6 +20,7 @@ torchrun and are reported as skipped, as are models given by parameter count onl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -28,6 +32,9 @@ from typing import Any
 
 GB = 1e9
 FORMAT = 1
+LR = 1e-5  # any small rate: the step's time and memory do not depend on it
+# bitsandbytes' optimizers by the engine's optimizer names (engine/model/build.py Optimizer)
+BNB_OPTIMIZERS = {"adamw-8bit": "AdamW8bit", "paged-adamw": "PagedAdamW", "paged-adamw-8bit": "PagedAdamW8bit"}
 
 
 class TimeLimit(Exception):
@@ -48,10 +55,84 @@ def _versions() -> dict[str, str | None]:
     return out
 
 
+# ---- the step the engine predicts (jobs.json's "step": engine/time/steptime/step_protocol.py StepProtocol.wire);
+# the device kit's benchmarks/device/measure.py runs its training cases through these same functions
+
+
+def weights_dtype(torch: Any, step: dict[str, Any]) -> Any:
+    """The dtype the model is built in: fp32 under the Trainer's AMP full fine-tune, else bf16."""
+    return torch.float32 if step["weights"] == "fp32" else torch.bfloat16
+
+
+def enable_checkpointing(model: Any, step: dict[str, Any]) -> None:
+    """Gradient checkpointing on the base model (before PEFT wraps it, as TRL's SFTTrainer and the engine's tracer
+    do), reentrant or not as the step says (the library's own default has changed between releases); nothing when
+    the step checkpoints nothing."""
+    kind = step["checkpointing"]
+    if kind is None:
+        return
+    reentrant = kind == "reentrant"
+    enable = getattr(model, "activation_checkpointing_enable", None)
+    if enable is not None:
+        enable(activation_checkpointing_kwargs={"use_reentrant": reentrant})
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": reentrant})
+    if reentrant:
+        model.enable_input_require_grads()  # reentrant checkpoints need an input that requires grad
+
+
+def optimizer_kwargs(step: dict[str, Any], device: str) -> dict[str, Any]:
+    """torch's implementation switch for the step's optimizer: fused=True, foreach=True or foreach=False (the
+    for-loop); a CPU smoke run takes torch's own default."""
+    if device != "cuda":
+        return {}
+    impl = step["optimizer_impl"]
+    return {"fused": True} if impl == "fused" else {"foreach": impl == "foreach"}
+
+
+def make_optimizer(torch: Any, params: list[Any], step: dict[str, Any], device: str) -> Any:
+    """The step's optimizer over ``params``: torch's AdamW or SGD in the implementation it names, or bitsandbytes'
+    8-bit or paged AdamW (one fused kernel of their own)."""
+    name = step["optimizer"]
+    if name in BNB_OPTIMIZERS:
+        # optional extra: bitsandbytes only for a job whose optimizer is one of its own
+        import bitsandbytes as bnb
+
+        return getattr(bnb.optim, BNB_OPTIMIZERS[name])(params, lr=LR)
+    kind = torch.optim.SGD if name == "sgd" else torch.optim.AdamW
+    return kind(params, lr=LR, **optimizer_kwargs(step, device))
+
+
+def autocast(torch: Any, step: dict[str, Any], device: str) -> Any:
+    """The forward's context: torch.autocast(bfloat16) where the step runs mixed precision, else none."""
+    if step["autocast_bf16"]:
+        return torch.autocast(device_type=device, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def micro_step(torch: Any, model: Any, ids: Any, step: dict[str, Any], device: str) -> Any:
+    """One micro-batch: the model's own loss under the step's autocast, backward outside it (as the Trainer runs
+    it); returns the loss."""
+    with autocast(torch, step, device):
+        loss = model(input_ids=ids, labels=ids).loss
+    loss.backward()
+    return loss
+
+
+def optimizer_step(torch: Any, params: list[Any], optimizer: Any, step: dict[str, Any]) -> None:
+    """The end of a step as the Trainer runs it: clip_grad_norm_ to the step's max_grad_norm, the optimizer's
+    step, zero_grad(set_to_none=True)."""
+    if step["max_grad_norm"]:
+        torch.nn.utils.clip_grad_norm_(params, step["max_grad_norm"])
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+
+
 def _model(torch: Any, job: dict[str, Any]) -> Any:
     # optional extra (the module docstring): transformers only once a job runs, so a machine without it reports a skip
     from transformers import AutoConfig, AutoModelForCausalLM
 
+    step = job["step"]
     cfg = dict(job["hf_config"])
     config = AutoConfig.for_model(cfg.pop("model_type"), **cfg)
     method = job["method"]
@@ -75,17 +156,16 @@ def _model(torch: Any, job: dict[str, Any]) -> Any:
         model = model.cuda()
     else:
         with torch.device("cuda"):
-            model = AutoModelForCausalLM.from_config(config, torch_dtype=torch.bfloat16)
+            model = AutoModelForCausalLM.from_config(config, torch_dtype=weights_dtype(torch, step))
+    enable_checkpointing(model, step)
     if method in ("lora", "qlora"):
         # optional extra: peft for LoRA / QLoRA jobs only
         from peft import LoraConfig, get_peft_model
 
         rank = int(job.get("lora_rank", 16))
         model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank, target_modules="all-linear"))
-    if job.get("gradient_checkpointing", True):
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-        model.enable_input_require_grads()
     model.config.use_cache = False
+    model.train()
     return model, config
 
 
@@ -96,9 +176,10 @@ def run_job(job: dict[str, Any], steps: int) -> dict[str, Any]:
 
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
+    step_protocol = job["step"]
     model, config = _model(torch, job)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=1e-5, foreach=True)
+    optimizer = make_optimizer(torch, params, step_protocol, "cuda")
     seq, mb = int(job["sequence_length"]), int(job["micro_batch_size"])
     gas = int(job.get("gradient_accumulation_steps", 1))
     tokens = torch.randint(0, config.vocab_size, (mb, seq), device="cuda")
@@ -108,12 +189,10 @@ def run_job(job: dict[str, Any], steps: int) -> dict[str, Any]:
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         for _ in range(gas):
-            out = model(input_ids=tokens, labels=tokens)
-            out.loss.backward()
+            micro_step(torch, model, tokens, step_protocol, "cuda")
             free, total = torch.cuda.mem_get_info()
             used_peak = max(used_peak, (total - free) / GB)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        optimizer_step(torch, params, optimizer, step_protocol)
         torch.cuda.synchronize()
         if step:
             times.append(time.perf_counter() - t0)
@@ -127,6 +206,7 @@ def run_job(job: dict[str, Any], steps: int) -> dict[str, Any]:
         "tokens_per_second": seq * mb * gas / step_s,
         "layers_run": config.num_hidden_layers,
         "layers_full": config.num_hidden_layers,
+        "step": step_protocol,  # what ran, as jobs.json asked it
     }
 
 
@@ -134,6 +214,9 @@ def measure(job: dict[str, Any], steps: int, time_limit: int) -> dict[str, Any]:
     base = {"name": job["name"], "gpu": job.get("gpu")}
     if job.get("skip"):
         return {**base, "status": "skipped", "reason": job["skip"]}
+    if not isinstance(job.get("step"), dict):
+        return {**base, "status": "error", "reason": "jobs.json names no step to run (an older kit's file): write the "
+                "kit again with configurator burnin"}  # fmt: skip
     try:
         # optional extra: a machine without torch reports the job skipped, not a crash
         import torch

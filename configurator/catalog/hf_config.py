@@ -203,13 +203,15 @@ def _layout_fields(config: dict[str, Any], mt: str, attention_bias: bool, fields
         fields["fused_qkv"] = fields["fused_gate_up"] = True
 
 
-# Transformers' config defaults where a config.json leaves the window out (Gemma2Config, Gemma3TextConfig)
-_SLIDING_DEFAULT = {"gemma2": 4096, "gemma3_text": 4096}
+# Transformers' config defaults where a config.json leaves the window out (Gemma2Config, Gemma3TextConfig,
+# GptOssConfig: sliding_window 128 in transformers 5.24 configuration_gpt_oss.py, as openai/gpt-oss-20b's config.json)
+_SLIDING_DEFAULT = {"gemma2": 4096, "gemma3_text": 4096, "gpt_oss": 128}
 
 
 def _sliding_fields(config: dict[str, Any], mt: str, fields: dict[str, Any]) -> None:
     """The sliding window and the layers that use it, as Transformers builds ``layer_types``: given in the config,
-    or by the family's rule (configuration_gemma2.py: every other layer from the first; configuration_gemma3.py:
+    or by the family's rule (configuration_gemma2.py and configuration_gpt_oss.py: every other layer from the first,
+    ``(i + 1) % 2``; configuration_gemma3.py:
     ``(i + 1) % sliding_window_pattern``, default 6; configuration_qwen2.py / qwen3: ``use_sliding_window`` from
     ``max_window_layers``; Mistral, Mixtral, Phi-3: every layer when ``sliding_window`` is set)."""
     layers = fields["num_layers"]
@@ -220,7 +222,7 @@ def _sliding_fields(config: dict[str, Any], mt: str, fields: dict[str, Any]) -> 
     elif mt == "gemma3_text":
         pattern = _int(config, "sliding_window_pattern", 6)
         sliding = tuple(i for i in range(layers) if (i + 1) % pattern)
-    elif mt == "gemma2":
+    elif mt in ("gemma2", "gpt_oss"):
         sliding = tuple(i for i in range(layers) if (i + 1) % 2)
     elif mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe"):
         first = config.get("max_window_layers")

@@ -21,13 +21,13 @@ from configurator.catalog.errors import FileError, Problem, shorten
 from configurator.catalog.hf_config import model_from_hf_config, read_config_object
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
-from configurator.engine.memory import rl
 from configurator.engine.model.build import Build, Job, ParamsOnlyModel
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.model.result import BuildResult
 from configurator.engine.model.stack import PROFILES, stack_of
+from configurator.engine.time.steptime.step_protocol import checkpointing_kind
 from configurator.trace.cache import CachedTrace, TraceCache
-from configurator.trace.protocol import ARCHES, CheckpointingKind, ImagesRequest, LoraRequest, Parallel, TraceRequest
+from configurator.trace.protocol import ARCHES, ImagesRequest, LoraRequest, Parallel, TraceRequest
 
 # PEFT's LoraConfig.lora_alpha default (peft/src/peft/tuners/lora/config.py): used when the job names none.
 # The scale alpha/rank changes no tensor's size; it is passed so the traced run is the run described.
@@ -38,15 +38,8 @@ PEFT_DEFAULT_ALPHA = 8.0
 # its own 4-bit layers under FSDP1.
 TRACEABLE_FRAMEWORKS = ("hf-trainer", "axolotl")
 
-# The checkpointing a traceable framework runs when the job names no gradient_checkpointing_kwargs (the Trainer
-# passes none by default). Transformers' PreTrainedModel.gradient_checkpointing_enable defaults to
-# {"use_reentrant": False} since https://github.com/huggingface/transformers/pull/43203 (merged 2026-01; it was True
-# from PR 28538), so the pinned transformers 5.24 runs non-reentrant, as TRL does (https://github.com/huggingface/
-# trl/pull/4811). Axolotl sets {"use_reentrant": True} itself when the config names none and no RL trainer runs
-# (src/axolotl/utils/config/__init__.py normalize_config).
-def checkpointing_kind(job: Job) -> CheckpointingKind:
-    """The checkpointing variant the job's framework runs by default (reentrant or non-reentrant)."""
-    return "reentrant" if job.framework == "axolotl" and not rl.is_rl(job) else "non-reentrant"
+# checkpointing_kind (the reentrancy a framework runs by default) is the engine's step protocol's
+# (engine/time/steptime/step_protocol.py): the tracer, the burn-in kit's measure.py and the device kit run the same.
 
 
 class TraceRefused(ValueError):

@@ -22,8 +22,8 @@ from configurator.engine.acceptance import collect, verify
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.acceptance.kit import write_kit
 from configurator.engine.acceptance.parse import ParseError, detect, parse_gemm_json
-from configurator.engine.acceptance.predict import GEMM_MEASURED_ON
-from configurator.engine.time.steptime.efficiency import efficiency
+from configurator.engine.acceptance.predict import GEMM_MEASURED_ON, gemm_expect
+from configurator.engine.time.steptime.efficiency import efficiency, load_efficiency, set_override
 from configurator.paths import resource
 from configurator.report.acceptance_text import render_prediction, render_verify
 
@@ -219,6 +219,25 @@ def test_the_chips_the_fractions_were_measured_on_match_the_data_file() -> None:
                      and c.compute_capability.value == GEMM_MEASURED_ON[arch]
                      for m in re.findall(r"\b[A-Z]\d{3}\b", c.name)}  # fmt: skip
             assert any(chip in entry["quote"] for chip in chips), (arch, chips)
+
+
+def test_the_chip_a_fraction_was_measured_on_is_read_from_the_data_file(tmp_path: Path) -> None:
+    """gemm_expect reads efficiency.yaml's measured_on through the efficiency loader: the same file with the Hopper
+    row measured on another chip makes an H200's expectation UNCONFIRMED, and the shipped file does not."""
+    h200 = default_catalog().card("h200-sxm")
+    assert "UNCONFIRMED" not in str(gemm_expect(h200, None, False)["gemm_source"])
+    data = yaml.safe_load((specs_dir() / "efficiency.yaml").read_text(encoding="utf-8"))
+    data["gemm_peak_fraction"]["Hopper"]["measured_on"]["compute_capability"] = 9.9
+    path = tmp_path / "efficiency.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    moved = load_efficiency(path)
+    assert moved.gemm_measured_on["Hopper"] == 9.9 and efficiency().gemm_measured_on["Hopper"] == 9.0
+    set_override(moved)
+    try:
+        source = str(gemm_expect(h200, None, False)["gemm_source"])
+    finally:
+        set_override(None)
+    assert "UNCONFIRMED: the Hopper fraction was not measured on this chip (compute capability 9.0)" in source
 
 
 # ---- the verdict -----------------------------------------------------------------------------------------------------

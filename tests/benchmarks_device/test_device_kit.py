@@ -16,6 +16,7 @@ import pytest
 
 from benchmarks.device import compare, predict
 from configurator.engine.time.steptime.efficiency import efficiency, set_override
+from configurator.engine.time.steptime.ops import fused_attention, gemm_work, op_seconds
 from tests.paths import ROOT
 
 DEVICE = ROOT / "benchmarks" / "device"
@@ -63,15 +64,34 @@ def test_the_cases_fit_easily_and_run_quickly() -> None:
         assert case["hf_config"]["model_type"] in ("llama", "qwen3"), case["id"]
 
 
+def test_the_kernel_cases_are_timed_by_the_engines_op_formulas() -> None:
+    """predict.py writes no FLOPs, bytes or max(compute, memory) of its own: each kernel case is ops.py's gemm_work,
+    fused_attention and op_seconds at the case's rate."""
+    eff = efficiency()
+    dev = predict._device()
+    peak, bw = dev.peak_tflops * 1e12, dev.bandwidth_gb_s * 1e9 * eff.bandwidth
+    for case in predict.gemm_cases() + predict.attention_cases():
+        if case["kind"] == "gemm":
+            flops, moved = gemm_work(case["m"], case["n"], case["k"])
+        else:
+            work = fused_attention(case["seq"], case["batch"], case["heads"], case["heads"], case["head_dim"])
+            flops, moved = work.with_backward(eff.attention_backward)
+        assert (case["flops"], case["bytes"]) == (flops, moved), case["id"]
+        seconds, bound = op_seconds(flops, moved, peak * case["predicted"]["fraction_of_peak"], bw)
+        assert case["predicted"]["bound"] == bound and case["predicted"]["seconds"] == predict._r(seconds), case["id"]
+
+
 def test_every_case_holds_what_measure_reads() -> None:
     pred = json.loads((DEVICE / "predictions.json").read_text(encoding="utf-8"))
     needs = {"gemm": {"m", "n", "k", "flops"},
              "attention": {"kernel", "batch", "seq", "heads", "head_dim", "flops"},
              "stream": {"op", "elements", "bytes"},
-             "train": {"hf_config", "method", "lora", "seq", "micro_batch", "gradient_accumulation", "autocast_bf16",
-                       "gradient_checkpointing", "checkpointing_kind", "attention_kernel"}}  # fmt: skip
+             "train": {"hf_config", "method", "lora", "seq", "micro_batch", "gradient_accumulation", "step",
+                       "gradient_checkpointing", "attention_kernel"}}  # fmt: skip
+    step = {"optimizer", "optimizer_impl", "max_grad_norm", "weights", "autocast_bf16", "checkpointing"}
     for case in pred["kernels"] + pred["train"]:
         assert needs[case["kind"]] <= set(case), case["id"]
+        assert case["kind"] != "train" or set(case["step"]) == step, case["id"]
     assert {"kernel_warmup", "kernel_iters", "train_warmup_steps", "train_timed_steps", "budget_s"} <= set(
         pred["protocol"]
     )

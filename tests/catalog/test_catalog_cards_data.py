@@ -23,9 +23,10 @@ REQUIRED_IDS = {
     "h200-sxm",
     "l40s",
     "a100-80gb-pcie",
+    "h100-pcie",
 }
 RTX_PRO = ("rtx-pro-6000-ws", "rtx-pro-6000-maxq", "rtx-pro-6000-server")
-EIGHT_SLICE_MIG = ("h200-nvl", "h200-sxm", "h100-sxm", "h100-nvl", "a100-80gb-pcie")
+EIGHT_SLICE_MIG = ("h200-nvl", "h200-sxm", "h100-sxm", "h100-nvl", "h100-pcie", "a100-80gb-pcie")
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +73,7 @@ def test_visible_memory_matches_seed(cards: dict[str, CardSpec]) -> None:
         ("rtx-pro-6000-server", 97887),
         ("h100-sxm", 81559),
         ("h100-nvl", 95830),
+        ("h100-pcie", 81559),
         ("a100-80gb-pcie", 81920),
         ("l40s", 46068),
     ],
@@ -113,6 +115,7 @@ def test_bandwidths(cards: dict[str, CardSpec]) -> None:
         "rtx-pro-6000-server": 1597,
         "h100-sxm": 3350,
         "h100-nvl": 3900,
+        "h100-pcie": 2000,
         "h200-sxm": 4800,
         "a100-80gb-pcie": 1935,
         "l40s": 864,
@@ -209,6 +212,34 @@ def test_h200_nvl_mig_matches_seed(cards: dict[str, CardSpec]) -> None:
     assert mig.presets["all-balanced"] == ["1g.18gb", "1g.18gb", "2g.35gb", "3g.71gb"]
     assert mig.presets["all-1g"] == ["1g.18gb"] * 7
     assert mig.profile("1g.18gb+me").media_engines
+
+
+def test_h100_pcie_is_its_own_card_not_the_sxm(cards: dict[str, CardSpec]) -> None:
+    """The H100 PCIe (0x2331) has the H100 SXM's memory and MIG names but 114 SMs, so its MIG profiles get fewer
+    SMs than the SXM's (as its -lgip prints them); half the sparse rates, 350 W, a 2-card 600 GB/s bridge."""
+    pcie, sxm = cards["h100-pcie"], cards["h100-sxm"]
+    assert (pcie.architecture, pcie.compute_capability.value, pcie.memory_type) == ("Hopper", 9.0, "HBM2e")
+    rates = (pcie.bf16_dense_tflops.value, pcie.fp8_dense_tflops.value, pcie.fp4_dense_tflops.value)
+    assert rates == (756.5, 1513, None)
+    assert pcie.sm_count is not None and pcie.sm_count.value == 114
+    assert (pcie.power.tdp_w.value, pcie.power.min_w.value, pcie.power.max_w.value) == (350, 300, 350)
+    form = pcie.form_factor
+    assert (form.kind, form.slot_width.value, form.length_mm.value) == ("pcie", 2, 267)
+    assert pcie.cooling.kind == "passive" and (pcie.pcie_generation.value, pcie.pcie_lanes.value) == (5, 16)
+    assert "UNCONFIRMED" in (pcie.power_connector.note or "")
+    link = pcie.nvlink
+    assert link is not None and link.fabric == "bridge" and link.bridge_sizes == [2]
+    assert (link.gb_s_bidirectional.value, link.measured_busbw_gb_s.value) == (600, 116)
+    assert "nccl/issues/1161" in link.measured_busbw_gb_s.source
+    assert pcie.mig is not None and sxm.mig is not None
+    assert [p.name for p in pcie.mig.profiles] == [p.name for p in sxm.mig.profiles]
+    assert [p.profile_id for p in pcie.mig.profiles] == [p.profile_id for p in sxm.mig.profiles]
+    sms = {p.name: p.sm_count.value for p in pcie.mig.profiles}
+    assert sms == {"1g.10gb": 14, "1g.10gb+me": 14, "1g.20gb": 14, "2g.20gb": 30, "3g.40gb": 46, "4g.40gb": 62,
+                   "7g.80gb": 114}  # fmt: skip
+    assert all(sms[p.name] < (p.sm_count.value or 0) for p in sxm.mig.profiles)
+    assert pcie.mig.profile("7g.80gb").memory_gib.value == 79.00
+    assert pcie.mig.presets == sxm.mig.presets
 
 
 def test_rtx_pro_mig_matches_seed(cards: dict[str, CardSpec]) -> None:

@@ -10,6 +10,7 @@ import yaml
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.loader import default_catalog
 from configurator.catalog.models import (
     LinearModule,
     ModelSpec,
@@ -567,3 +568,11 @@ def test_a_text_config_error_names_the_nested_key() -> None:
     config = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model"}}
     with pytest.raises(ValueError, match=r"text_config\.hidden_size"):
         model_from_hf_config(config, id="m", name="M", source="test")
+
+
+def test_gpt_oss_slides_a_128_token_window_on_every_other_layer() -> None:
+    """GptOssConfig (transformers 5.24 configuration_gpt_oss.py): sliding_window 128 and layer_types
+    "sliding_attention" where (i + 1) % 2, whether or not the config.json spells them out (the catalog's omits them)."""
+    model = default_catalog().model("gpt-oss-20b")
+    assert model.sliding_window == 128
+    assert model.sliding_layers == tuple(range(0, model.num_layers, 2))

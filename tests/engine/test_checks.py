@@ -233,6 +233,9 @@ CASES: list[Case] = [
          {"chassis": SERVER, "cards": cards("h200-nvl", 1),
           "jobs": [job(objective="dpo", framework="litgpt", cards=[1])]},
          job="t", says=("Job 't'", "has no DPO trainer", "Use hf-trainer or axolotl")),
+    Case("job-attention-eager", "JOB_ATTENTION_EAGER", "info",
+         {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(model="gemma-2-9b", cards=[1])]},
+         job="t", says=("Job 't'", "runs eager attention, not SDPA", "soft-capping", "Choose FlashAttention")),
     Case("job-images-on-text-model", "JOB_IMAGES", "warning",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(images_per_sample=2, cards=[1])]},
          job="t", says=("Job 't'", "no vision tower", "set images per sample to 0")),
@@ -439,6 +442,15 @@ def test_a_power_cap_says_what_it_rests_on_and_only_below_the_default() -> None:
     (hopper,) = [c for c in _capped("h100-nvl", 200, SERVER).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
     assert "No such sweep is published for Hopper cards: indicative only" in (hopper.detail or "")
     assert "(measured on a Blackwell card; indicative)" in hopper.message and "up to" not in hopper.message
+
+
+def test_a_capped_h100_pcie_reads_its_own_350_w_default() -> None:
+    """The H100 PCIe's default is its 350 W TDP, not the SXM's 700 W: 300 W (the low end of NVIDIA's 300-350 W
+    range) reads as 86 % of it, and with no Hopper sweep published the message says the figure is indicative."""
+    (capped,) = [c for c in _capped("h100-pcie", 300).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
+    assert "NVIDIA H100 PCIe 80GB in slot 1 is capped at 300 W (86% of its 350 W default)" in capped.message
+    assert "No such sweep is published for Hopper cards: indicative only" in (capped.detail or "")
+    assert not [c for c in _capped("h100-pcie", 350).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
 
 
 def test_cards_capped_alike_read_as_one_check_per_job() -> None:

@@ -104,3 +104,25 @@ def test_the_cache_hits_the_same_inputs_only_and_keeps_two_evaluations() -> None
     for i in range(5):
         small.memo("s", (a,), (i,), lambda: None)
     assert len(small) <= 4  # a full generation turns by itself: at most two generations held
+
+
+def test_jobs_on_the_same_cards_share_their_card_facts_but_keep_their_own_recipe() -> None:
+    """compute's per-card facts are made once per set of cards and shares (time/compute.py job_cards), keyed by the
+    precision too: an FP8 job beside a BF16 job on the same card gets its own recipe and ridges."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.time.compute import job_cards
+
+    CACHE.clear()
+    build = Build.model_validate({
+        "name": "two precisions", "chassis": "generic-workstation-4", "cards": [{"slot": 1, "card": "h100-sxm"}],
+        "jobs": [{"name": "bf16", "model": "llama-3.1-8b", "method": "lora", "cards": [1]},
+                 {"name": "fp8", "model": "llama-3.1-8b", "method": "full", "precision": "fp8", "cards": [1]}],
+    })  # fmt: skip
+    bf16, fp8 = evaluate(build).jobs
+    assert bf16.compute is not None and fp8.compute is not None
+    assert bf16.compute.recipe is None and fp8.compute.recipe is not None
+    card = default_catalog().card("h100-sxm")
+    assert job_cards([(card, 1.0)], None, True, "mixed-bf16") is job_cards([(card, 1.0)], None, True, "mixed-bf16")
+    assert job_cards([(card, 1.0)], None, True, "fp8").recipe_ops != {}
+    assert job_cards([(card, 0.5)], None, True, "fp8").slowest == pytest.approx(
+        job_cards([(card, 1.0)], None, True, "fp8").slowest / 2)  # a MIG share is its own entry

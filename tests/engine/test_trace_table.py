@@ -66,11 +66,9 @@ def engine_job(row: dict[str, Any]) -> Job:
     """The engine job a traced row is: Transformers Trainer + PEFT on one card, or FSDP2 (fully_shard) on N."""
     lora = row.get("lora") or {}
     targets = lora.get("targets", "all-linear")
-    config = json.loads((CONFIGS / f"{row['model']}.json").read_text())
-    # transformers refuses SDPA with soft-capping (Gemma 2) and for gpt-oss's attention sinks
-    # (GptOssPreTrainedModel._supports_sdpa = False): the worker traces eager, as a GPU run would
-    no_sdpa = bool(config.get("attn_logit_softcapping")) or config.get("model_type") == "gpt_oss"
-    if row["attention"] == "eager" or (row["attention"] == "auto" and no_sdpa):
+    # a row traced at the default attention ("auto") is the engine's sdpa: for Gemma 2 and gpt-oss the engine itself
+    # sizes the eager attention Transformers falls back to (engine/model/stack.py attention_run), as the worker traces
+    if row["attention"] == "eager":
         attention = "eager"
     elif row["attention"] == "flash_attention_2":
         attention = "flash"

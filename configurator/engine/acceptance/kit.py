@@ -26,6 +26,7 @@ from configurator.engine.acceptance.predict import AcceptancePrediction
 from configurator.engine.model.build import Build
 from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.resolver import ModelResolver
+from configurator.engine.time.steptime.step_protocol import step_protocol
 
 DENSE = {"llama", "mistral", "qwen2", "qwen3"}
 DEFAULT_STEP_LIMIT_S = 600
@@ -76,6 +77,11 @@ def kit_jobs(
             "gradient_checkpointing": job.gradient_checkpointing,
             "gpu": index.get(keys[0][0]) if keys else None,
         }
+        # the step the engine's prediction assumes (optimizer, clipping, autocast or pure bf16, checkpointing kind)
+        protocol = step_protocol(job)
+        entry["step"] = protocol.wire()
+        if protocol.refused:
+            entry["skip"] = protocol.refused
         try:
             spec = resolver.resolve(job.model)
         except Exception as exc:  # an unresolvable model is reported in the kit, not raised: the rest still runs

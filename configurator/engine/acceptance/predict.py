@@ -152,10 +152,11 @@ def build_digest(build: Build) -> str:
     return digest
 
 
-# The chip each architecture's gemm_peak_fraction was measured on, by compute capability (specs/efficiency.yaml's
-# quotes: stas00's A100 SXM, H100 SXM and B200 SXM rows). Another chip of the architecture (GB202, 12.0) or an
-# architecture with no measured row (Ada) takes the figure as the data file's UNCONFIRMED assumption.
-GEMM_MEASURED_ON: dict[str, float] = {"Ampere": 8.0, "Hopper": 9.0, "Blackwell": 10.0}
+# The chip each architecture's gemm_peak_fraction was measured on, by compute capability: data, specs/efficiency.yaml
+# gemm_peak_fraction's measured_on (stas00's A100 SXM, H100 SXM and B200 SXM rows), as the shipped table reads it.
+# Another chip of the architecture (GB202, 12.0) or an architecture with no measured row (Ada) takes the figure as
+# the data file's UNCONFIRMED assumption. gemm_expect reads the table in use (efficiency()), this name the shipped one.
+GEMM_MEASURED_ON: dict[str, float] = efficiency().gemm_measured_on
 
 
 def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[str, object]:
@@ -175,7 +176,7 @@ def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[st
     eff = efficiency()
     arch = eff.arch(card.architecture)
     fraction = eff.gemm_peak[arch]
-    measured_on = GEMM_MEASURED_ON.get(arch)
+    measured_on = eff.gemm_measured_on.get(arch)
     if measured_on is None or card.compute_capability.value != measured_on:
         unconfirmed.append(
             f"the {arch} fraction was not measured on this chip (compute capability {card.compute_capability.value})"

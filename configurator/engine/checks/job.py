@@ -15,6 +15,7 @@ from configurator.engine.mig.layout import LayoutCheck
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check
+from configurator.engine.model.stack import NO_SDPA, attention_run
 
 Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
 
@@ -177,7 +178,27 @@ def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
             "is sized without offload; choose zero3 for NVMe, or fsdp / zero1-3 for CPU offload.")))  # fmt: skip
     checks += _moe_checks(job, model, shape)
     checks += _image_checks(job, model)
+    checks += _attention_checks(job, model)
     return checks
+
+
+# why a family's Transformers class has no SDPA path (engine/model/stack.py NO_SDPA)
+_NO_SDPA_WHY = {"gemma2": "attention logit soft-capping", "gpt_oss": "attention sinks"}
+
+
+def _attention_checks(job: Job, model: ModelSpec) -> list[Check]:
+    """SDPA asked of a model whose Transformers class runs eager instead (stack.py attention_run): the job is sized
+    and timed as eager attention, and the check says so."""
+    if model.is_params_only or attention_run(model.architecture, job) == job.attention:
+        return []
+    why = _NO_SDPA_WHY.get(model.architecture, "its attention")
+    return [Check(severity="info", code="JOB_ATTENTION_EAGER", job=job.name, message=(
+        f"Job '{job.name}': {model.name} runs eager attention, not SDPA: Transformers has no SDPA path for its "
+        f"{why}, so the job is sized and timed with eager attention (s x s scores in memory). Choose "
+        "FlashAttention for a fused kernel."), detail=(
+        f"transformers 5.24 {NO_SDPA[model.architecture]}._supports_sdpa is False: an unset attn_implementation "
+        "falls back from sdpa to eager (modeling_utils.py get_correct_attn_implementation); an explicit "
+        "attn_implementation='sdpa' raises."))]  # fmt: skip
 
 
 def _image_checks(job: Job, model: ModelSpec) -> list[Check]:

@@ -17,7 +17,7 @@ from configurator.engine.cache import CACHE
 from configurator.engine.memory import moe
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.stack import PROFILES, TRANSFORMERS_STACKS, runs_model_dtypes, stack_of
+from configurator.engine.model.stack import PROFILES, TRANSFORMERS_STACKS, as_run, runs_model_dtypes, stack_of
 
 BF16, FP32 = 2, 4
 
@@ -387,8 +387,11 @@ def _loss_bytes(job: Job, logits: float, held: float, tokens: int, h: int) -> tu
 def activation_breakdown(
     model: ModelSpec, job: Job, tp: int = 1, sequence_length: int | None = None
 ) -> ActivationBreakdown:
-    """Activation bytes on one card for one micro-batch (``sequence_length`` overrides the job's, for sweeps)."""
+    """Activation bytes on one card for one micro-batch (``sequence_length`` overrides the job's, for sweeps).
+    The attention is the one the run executes (stack.py attention_run: Gemma 2 and gpt-oss under ``sdpa`` on a
+    Transformers stack run eager)."""
     assert model.hidden_size and model.num_layers and model.vocab_size
+    job = as_run(model.architecture, job)
     seq = sequence_length or job.sequence_length
     tokens = seq * job.micro_batch_size
     h, layers, vocab = model.hidden_size, model.num_layers, model.vocab_size

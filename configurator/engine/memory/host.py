@@ -14,6 +14,7 @@ GB = 10^9 B throughout; DIMMs are labelled in binary GB (a "64 GB" RDIMM holds 6
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -202,11 +203,13 @@ def drive_part_id(tb: float) -> str:
     return f"nvme-{tb:g}tb"
 
 
+@functools.lru_cache(maxsize=256)  # a frozen record of a few discrete values: the same few parts, build after build
 def _dimm(count: int, size: float, kind: str, stated: bool) -> HostPart:
     return HostPart(kind="dimm", count=count, size=size, description=f"{kind}, {size:g} GB",
                     part_id=dimm_part_id(size), stated=stated, capacity_gb=count * size * GIB / GB)  # fmt: skip
 
 
+@functools.lru_cache(maxsize=256)
 def _drive(count: int, tb: float, form: str, stated: bool) -> HostPart:
     return HostPart(kind="drive", count=count, size=tb, description=f"NVMe SSD, {tb:g} TB ({form})",
                     part_id=drive_part_id(tb), stated=stated, capacity_gb=count * tb * 1000)  # fmt: skip

@@ -133,6 +133,31 @@ def runs_model_dtypes(job: Job) -> bool:
     return job.framework in TRANSFORMERS_STACKS and not record.shards_states and not record.splits_layers
 
 
+# Model families whose Transformers class declares no SDPA (the pinned transformers 5.24.0, read from its wheel):
+# modeling_gemma2.py Gemma2PreTrainedModel ``_supports_sdpa = False  # sdpa does not support softcapping`` (and
+# integrations/sdpa_attention.py sdpa_attention_forward raises on a ``softcap``), modeling_gpt_oss.py
+# GptOssPreTrainedModel ``_supports_sdpa = False`` (its sinks, ``s_aux``, have no SDPA argument). Gemma 3 declares
+# ``_supports_sdpa = True`` and its configs leave ``attn_logit_softcapping`` None, so it runs SDPA.
+NO_SDPA: dict[str, str] = {"gemma2": "Gemma2PreTrainedModel", "gpt_oss": "GptOssPreTrainedModel"}
+
+
+def attention_run(architecture: str, job: Job) -> str:
+    """The attention a job's run executes: ``job.attention``, except ``sdpa`` (Transformers' default) on a Transformers
+    stack for a family in NO_SDPA, which runs eager. modeling_utils.py PreTrainedModel.get_correct_attn_implementation:
+    an unset ``attn_implementation`` becomes "sdpa", ``_sdpa_can_dispatch`` raises for a class without
+    ``_supports_sdpa`` and the load falls back to "eager" (an explicit "sdpa" raises instead: eager is still the
+    only implementation of the two that runs)."""
+    if job.attention == "sdpa" and job.framework in TRANSFORMERS_STACKS and architecture in NO_SDPA:
+        return "eager"
+    return job.attention
+
+
+def as_run(architecture: str, job: Job) -> Job:
+    """``job`` with the attention its run executes (attention_run): what memory and step time size."""
+    run = attention_run(architecture, job)
+    return job if run == job.attention else job.model_copy(update={"attention": run})
+
+
 def hf_amp_full(job: Job) -> bool:
     """A full fine-tune under Transformers' Trainer with bf16=True on one card or DDP: the model stays fp32 and
     the forward runs under torch.autocast (trainer.py autocast_smart_context_manager), so parameters and gradients

@@ -3,12 +3,13 @@ the roofline."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
 from configurator.engine.cache import CACHE
-from configurator.engine.lowprecision.checks import FP8, job_capability, recipe_of, recipe_rate, recipe_time
+from configurator.engine.lowprecision.checks import FP8, Recipe, job_capability, recipe_of, recipe_rate, recipe_time
 from configurator.engine.memory import rl, vision
 from configurator.engine.memory.estimate import Parameters
 from configurator.engine.memory.precision import BF16, TrainedBytes, nf4_bytes
@@ -16,6 +17,7 @@ from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
+from configurator.engine.model.stack import attention_run
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 from configurator.engine.time.steptime.ops import attention_kernel_of
@@ -236,6 +238,55 @@ def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float,
                    generation_device=generation_device, training_ranks=cards)
 
 
+@dataclass(frozen=True)
+class JobCards:
+    """What ``compute`` reads of a job's cards alone (their rates, bandwidth, ridges, recipe and per-op devices):
+    a fact of the catalog's cards, their shares and the job's precision, so made once per set of them
+    (``job_cards``) and shared by every job on those cards, as the per-model plan is by every job of a model
+    (issue 24, "precompute per-model tables")."""
+
+    slowest: float | None  # the slowest known dense BF16 TFLOPS (a MIG instance: its share)
+    complete: bool  # every card has a rate
+    notes: tuple[str, ...]  # on missing or estimated rates
+    estimated: list[str]  # the cards whose (setting) rate is an estimate
+    bandwidth: float  # B/s of the slowest card or instance
+    recipe: Recipe | None
+    ops: dict[str, float]  # ridge (FLOP/byte) per card id at BF16
+    recipe_ops: dict[str, float]  # ridge under the recipe's roof
+    devices: list[tuple[CardSpec, Device]]
+    fp8_tflops: dict[str, float]
+    fp4_tflops: dict[str, float]
+
+
+def job_cards(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | None, estimates: bool,
+              precision: str) -> JobCards:  # fmt: skip
+    """``JobCards`` for ``cards`` (with their compute shares), memoised on the card specs (by identity) and the
+    shares, the estimates choice and the precision (by value)."""
+    key = (tuple(s for _, s in cards), tuple(memory_shares) if memory_shares is not None else None, estimates,
+           precision)  # fmt: skip
+    return CACHE.memo("job-cards", tuple(c for c, _ in cards), key,
+                      lambda: _make_job_cards(cards, memory_shares, estimates, precision))  # fmt: skip
+
+
+def _make_job_cards(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | None, estimates: bool,
+                    precision: str) -> JobCards:  # fmt: skip
+    slowest, complete, notes, estimated = _rates(cards, estimates)
+    mem_shares = memory_shares if memory_shares is not None else [share for _, share in cards]
+    pairs = zip(cards, mem_shares, strict=False)
+    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
+    recipe = recipe_of(precision, job_capability([c for c, _ in cards]))
+    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
+    recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
+                  if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
+    return JobCards(
+        slowest=slowest, complete=complete, notes=tuple(notes), estimated=estimated, bandwidth=bandwidth,
+        recipe=recipe, ops=ops, recipe_ops=recipe_ops, devices=_devices(cards, memory_shares, estimates),
+        fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
+        fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
+    )  # fmt: skip
+
+
 def compute(
     job: Job,
     model: ModelSpec,
@@ -258,15 +309,9 @@ def compute(
     tokens = job.sequence_length * job.micro_batch_size * job.gradient_accumulation_steps
     split = tp if PARALLELISM[job.parallelism].splits_layers else 1
     flops = flops_per_token(job, model, p) * tokens / split
-    slowest, complete, notes, estimated = _rates(cards, estimates)
-    mem_shares = memory_shares if memory_shares is not None else [share for _, share in cards]
-    pairs = zip(cards, mem_shares, strict=False)
-    bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
-    recipe = recipe_of(job.precision, job_capability([c for c, _ in cards]))
-    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
-    # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
-    recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
-                  if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
+    on = job_cards(cards, memory_shares, estimates, job.precision)
+    slowest, complete, estimated, bandwidth, recipe = on.slowest, on.complete, on.estimated, on.bandwidth, on.recipe
+    notes = list(on.notes)
     op_rows: tuple[OpRow, ...] = ()
     launch_bound = False
     attention_kernel: str | None = None
@@ -279,7 +324,7 @@ def compute(
         # a vision-language job's tower runs beside the language model (steptime/vision.py: op class "vision")
         steps = [(tower_step(job_step(job, model, p, tb, dev, cards=len(cards), tp=split, fp8_base_dequant=fp8_base),
                              model, job, dev), dev)
-                 for _, dev in _devices(cards, memory_shares, estimates)]  # fmt: skip
+                 for _, dev in on.devices]  # fmt: skip
         step, device = max(steps, key=lambda s: s[0].seconds)
         # GRPO makes logits for the completion only (logits_to_keep, rl.logit_fraction): its loss class in proportion
         step = scaled_class(step, "loss", rl.logit_fraction(rl_job))
@@ -287,7 +332,8 @@ def compute(
         flops += sum(c.flops for c in step.classes if c.name == "vision")
         op_rows = step.rows
         launch_bound = step.launch_bound
-        attention_kernel = "".join(ATTENTION_KERNELS[attention_kernel_of(model, job.attention, device)])
+        attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
+        attention_kernel = "".join(ATTENTION_KERNELS[attention_kernel_of(model, attention, device)])
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None
@@ -330,12 +376,11 @@ def compute(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
-        bf16_rate_estimated=bool(estimated), card_ops_per_byte=ops,
-        matmuls=_matmuls(job, model, p, tb, ops, recipe_ops),
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=on.ops,
+        matmuls=_matmuls(job, model, p, tb, on.ops, on.recipe_ops),
         notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
         recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
-        card_fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
-        card_fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
+        card_fp8_tflops=on.fp8_tflops, card_fp4_tflops=on.fp4_tflops,
         memory_bandwidth_gb_s=bandwidth / 1e9 if bandwidth else None,
         training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,

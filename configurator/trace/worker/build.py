@@ -88,8 +88,12 @@ def _attention(job: Job, config: Any, notes: list[str]) -> tuple[str, AttentionR
         _register_fa2()
         return "trace_fa2", AttentionRoute("flash")
     if softcap:
-        # transformers' sdpa_attention_forward refuses softcap: the run uses eager (or FlashAttention-2)
-        notes.append(f"attention logit soft-capping ({softcap}): transformers refuses SDPA, eager attention traced")
+        # transformers 5.24 has no SDPA with a softcap: sdpa_attention_forward raises on one, and Gemma 2's class
+        # declares none (modeling_gemma2.py Gemma2PreTrainedModel._supports_sdpa = False), so a load at the default
+        # attention falls back to eager (modeling_utils.py get_correct_attn_implementation) and an explicit sdpa
+        # raises. The engine sizes and times the same (engine/model/stack.py attention_run)
+        notes.append(f"attention logit soft-capping ({softcap}): no SDPA for it in transformers, a run at the default "
+                     "attention gets eager (get_correct_attn_implementation); eager attention traced")  # fmt: skip
         return "eager", None
     kernel = {"sdpa-cudnn": "cudnn", "sdpa-flash": "flash", "sdpa-efficient": "efficient"}.get(job.attention)
     if kernel is None:
@@ -137,7 +141,12 @@ def build_model(job: Job, notes: list[str]) -> Built:
         except (ValueError, ImportError) as exc:
             if implementation == "eager":
                 raise
-            notes.append(f"{implementation} attention refused by transformers ({str(exc)[:120]}): eager traced")
+            # a class without SDPA (gpt-oss: GptOssPreTrainedModel._supports_sdpa = False) refuses an explicit sdpa;
+            # at the default attention transformers falls back to eager itself (modeling_utils.py
+            # get_correct_attn_implementation), as the engine sizes it (engine/model/stack.py attention_run)
+            notes[:] = [n for n in notes if not n.startswith("auto attention on ")]  # no SDPA kernel runs
+            notes.append(f"{implementation} attention refused by transformers ({str(exc)[:120]}): a run at the "
+                         "default attention falls back to eager (get_correct_attn_implementation); eager traced")
             implementation, route = "eager", None
             model = auto.from_config(config, dtype=dtype, attn_implementation="eager")
     model.train()

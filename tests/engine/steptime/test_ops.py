@@ -13,7 +13,14 @@ from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.model.build import Job
 from configurator.engine.time.steptime import Device, job_step
 from configurator.engine.time.steptime.efficiency import efficiency
-from configurator.engine.time.steptime.ops import OP_CLASSES, Shape, micro_batch
+from configurator.engine.time.steptime.ops import (
+    OP_CLASSES,
+    Shape,
+    fused_attention,
+    gemm_work,
+    micro_batch,
+    op_seconds,
+)
 
 H100 = Device("Hopper", 989.5, 3350, 132)
 
@@ -66,6 +73,21 @@ def test_attention_flops_flash_formula(catalog: Catalog) -> None:
     assert m.num_layers and m.head_dim and m.num_attention_heads
     fwd = 4 * 4096**2 * m.head_dim * m.num_attention_heads * m.num_layers * 0.5
     assert math.isclose(att.flops, fwd * (1 + efficiency().attention_backward), rel_tol=1e-9)
+
+
+def test_the_public_op_helpers_are_the_micro_batchs_own_figures(catalog: Catalog) -> None:
+    """fused_attention, gemm_work and op_seconds (what benchmarks/device/predict.py times its kernels with) give the
+    micro-batch's attention class and a GEMM's max(compute, memory) exactly."""
+    m = catalog.model("llama-3.1-8b")
+    assert m.num_layers and m.head_dim and m.num_attention_heads and m.num_key_value_heads
+    shape = Shape(4096, 2, False, False, 16, "all-linear", 0.0, "standard", "eager")
+    att = next(c for c in micro_batch(m, shape, H100).classes if c.name == "attention")
+    work = fused_attention(4096, 2, m.num_attention_heads, m.num_key_value_heads, m.head_dim, m.num_layers)
+    assert (att.flops, att.bytes) == work.with_backward(efficiency().attention_backward)
+    assert gemm_work(4096, 1024, 4096) == (2.0 * 4096 * 1024 * 4096, 2.0 * (4096 * 4096 + 4096 * 1024 + 4096 * 1024))
+    assert op_seconds(2e12, 1e9, 1e12, 1e12) == (2.0, "compute")
+    assert op_seconds(1e9, 3e12, 1e12, 1e12) == (3.0, "memory")
+    assert op_seconds(0.0, 1e9, 0.0, 1e12) == (1e-3, "memory")  # a stream: no FLOPs, no rate needed
 
 
 def test_moe_flops_by_active_parameters(catalog: Catalog) -> None:

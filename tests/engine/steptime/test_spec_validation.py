@@ -39,6 +39,10 @@ def test_shipped_specs_validate() -> None:
     lambda d: d.update(gemm_peak_fractoin=d.pop("gemm_peak_fraction")),  # misspelt key
     lambda d: d["tiles"].pop("Ampere"),  # an architecture without its tile
     lambda d: d["framework_stack"].update(torchtitan="compiled"),  # a stack the model does not know
+    lambda d: d["gemm_peak_fraction"]["Hopper"].pop("measured_on"),  # a measured fraction without its chip
+    lambda d: d["gemm_peak_fraction"]["Hopper"]["measured_on"].pop("source"),  # a chip without its source
+    lambda d: d["gemm_peak_fraction"]["Ada Lovelace"].update(  # an UNCONFIRMED fraction said to be measured
+        measured_on={"compute_capability": 8.9, "source": "a guess"}),
 ])  # fmt: skip
 def test_efficiency_rejects_a_bad_file(tmp_path: Path, change: Any) -> None:
     data = copy.deepcopy(_shipped("efficiency.yaml"))

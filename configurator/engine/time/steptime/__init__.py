@@ -14,7 +14,7 @@ from configurator.engine.memory.precision import TrainedBytes, nf4_bytes
 from configurator.engine.memory.states import Parameters
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.stack import stack_of
+from configurator.engine.model.stack import attention_run, stack_of
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.ops import (
     OP_CLASSES,
@@ -86,7 +86,9 @@ def tower_step(step: JobStep, model: ModelSpec, job: Job, device: Device) -> Job
     return with_class(step, tower_class(model.vision, shape, device), job.gradient_accumulation_steps * step.factor)
 
 
-def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
+def job_shape(job: Job, *, fp8_base_dequant: bool = False, attention: str | None = None) -> Shape:
+    """The micro-batch's shape; ``attention``: the attention the run executes where it is not the job's
+    (stack.py attention_run)."""
     stack = efficiency().framework_stack.get(job.framework, "eager")
     targets = job.lora.targets if isinstance(job.lora.targets, str) else tuple(job.lora.targets)
     dequant = 0.0
@@ -99,7 +101,7 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False) -> Shape:
         seq=job.sequence_length, batch=job.micro_batch_size, checkpointing=job.gradient_checkpointing,
         full=job.method == "full", rank=0 if job.method == "full" else job.lora.rank, targets=targets,
         dequant_bytes=dequant, loss="chunked" if loss in ("chunked", "fused") else "standard", stack=stack,
-        attention=job.attention,
+        attention=attention or job.attention,
     )  # fmt: skip
 
 
@@ -115,7 +117,8 @@ def job_step(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, device
     optimizer over the trained states this card holds. Tensor parallelism splits each card's ops ``tp`` ways.
     Memoised by the model (identity) and everything else it reads, by value: a job edited in a setting the step
     does not read (its cards' slots, its name, a memory-only option) reuses it."""
-    shape = job_shape(job, fp8_base_dequant=fp8_base_dequant)
+    # Gemma 2 and gpt-oss under sdpa on a Transformers stack run eager attention (stack.py attention_run)
+    shape = job_shape(job, fp8_base_dequant=fp8_base_dequant, attention=attention_run(model.architecture, job))
     shards = optimizer_shards(job, cards)
     master = job.method == "full" and job.precision != "pure-bf16"
     key = (shape, device, job.gradient_accumulation_steps, max(tp, 1), shards, p.trainable, tb, master,

@@ -55,10 +55,11 @@ class StepBandFile(Strict):
     def around(self, seconds: float) -> tuple[float, float]:
         return seconds * self.band.low, seconds * self.band.high
 
-    @property
+    @functools.cached_property
     def basis(self) -> str:
         """The band in words, with what it rests on: how many runs, how many were blind, how much of it one source
-        is, and what the runs cover (a QLoRA, FP8 or MIG-slice job is outside them)."""
+        is, and what the runs cover (a QLoRA, FP8 or MIG-slice job is outside them). Made once: the file is loaded
+        once (step_band) and every job's band reads it."""
         b = self.band
         methods = " and ".join("full fine-tunes" if m == "full" else "LoRA" if m == "lora" else m for m in b.methods)
         return (f"{self.method.coverage:.0%} of {b.runs} published runs not used to fit the model ({b.sources} "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -41,6 +41,8 @@ class Efficiency:
     sustained: dict[str, float]  # FITTED: compute-bound ops in a training step over the GEMM benchmark, per arch
     dequant_bandwidth: float  # FITTED: achieved bandwidth fraction of the 4-bit dequantisation kernels
     grouped_experts: dict[str, bool]  # stack -> a MoE layer's experts run as one grouped GEMM
+    # arch -> the compute capability of the chip its large-GEMM fraction was measured on (absent: UNCONFIRMED)
+    gemm_measured_on: dict[str, float] = field(default_factory=dict)
 
     def arch(self, architecture: str) -> str:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
@@ -99,6 +101,25 @@ class _Fraction(_Sourced):
     value: float = Field(gt=0, le=1)
 
 
+class _MeasuredOn(Strict):
+    """The chip a measured figure was measured on, by compute capability, and where that capability is read."""
+
+    compute_capability: float = Field(gt=0)
+    source: str = Field(min_length=1)
+
+
+class _GemmFraction(_Fraction):
+    # the chip of the quote's row; left out where the figure is an UNCONFIRMED assumption (no chip measured it)
+    measured_on: _MeasuredOn | None = None
+
+    @model_validator(mode="after")
+    def _measured_or_assumed(self) -> _GemmFraction:
+        if (self.measured_on is None) != self.source.startswith("UNCONFIRMED"):
+            raise ValueError("a measured fraction names the chip it was measured on (measured_on) and an UNCONFIRMED "
+                             "one names none")  # fmt: skip
+        return self
+
+
 class _Tile(Strict):
     m: int = Field(gt=0)
     n: int = Field(gt=0)
@@ -139,7 +160,7 @@ class EfficiencySpec(Strict):
     KeyError (or a silent default) deep inside a step's timing."""
 
     schema_version: Literal[1]
-    gemm_peak_fraction: dict[str, _Fraction]
+    gemm_peak_fraction: dict[str, _GemmFraction]
     tiles: dict[str, _Tile]
     k_fill: _Sourced
     attention_fraction: dict[str, _Fraction]
@@ -191,6 +212,8 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         sustained={k: v.value for k, v in d.sustained_compute_fraction.items()},
         dequant_bandwidth=d.dequant_bandwidth_fraction.value,
         grouped_experts={k: v.value for k, v in d.grouped_experts.items()},
+        gemm_measured_on={k: v.measured_on.compute_capability
+                          for k, v in d.gemm_peak_fraction.items() if v.measured_on is not None},
     )
 
 

@@ -312,6 +312,46 @@ def attention_kernel_of(model: ModelSpec, attention: str, device: Device) -> str
     return efficiency().attention_kernel(attention, device.compute_capability, masked=model.sliding_window is not None)
 
 
+def gemm_work(m: float, n: float, k: float) -> tuple[float, float]:
+    """FLOPs and bytes of one BF16 GEMM of M x N x K: 2MNK (Kaplan et al. 2020 section 2.1: 2 FLOPs per
+    multiply-add); A and B read and C written once, 2 bytes per element."""
+    return 2.0 * m * n * k, 2.0 * (m * k + k * n + m * n)
+
+
+@dataclass(frozen=True)
+class AttentionWork:
+    """A fused attention kernel's forward FLOPs and bytes (FlashAttention-2 section 4.1: 4 s^2 d h per sequence,
+    causal halves; q, k, v read and o written in BF16)."""
+
+    forward_flops: float
+    forward_bytes: float
+
+    def with_backward(self, backward: float) -> tuple[float, float]:
+        """Forward + backward: the backward's FLOPs ``backward`` x the forward's (efficiency.yaml
+        attention_backward_factor), its bytes about twice the forward's."""
+        return self.forward_flops * (1 + backward), 3 * self.forward_bytes
+
+
+def fused_attention(seq: float, batch: float, heads: float, kv_heads: float, head_dim: float,
+                    layers: float = 1) -> AttentionWork:  # fmt: skip
+    """Causal fused attention over ``batch`` sequences of ``seq`` tokens in each of ``layers`` layers."""
+    flops = 4.0 * seq * seq * head_dim * heads * batch * layers * 0.5
+    moved = 2.0 * (seq * batch) * (2 * heads * head_dim + 2 * kv_heads * head_dim) * layers
+    return AttentionWork(flops, moved)
+
+
+def op_times(flops: float, moved: float, rate: float, bandwidth: float) -> tuple[float, float]:
+    """One op's compute and memory times: FLOPs / achieved rate and bytes / achieved bandwidth (FLOP/s, bytes/s;
+    a zero rate or bandwidth times nothing)."""
+    return (flops / rate if rate > 0 else 0.0), (moved / bandwidth if bandwidth > 0 else 0.0)
+
+
+def op_seconds(flops: float, moved: float, rate: float, bandwidth: float) -> tuple[float, Bound]:
+    """One op as the model times it: max(compute, memory) (op_times), and which of the two bounds it."""
+    compute, memory = op_times(flops, moved, rate, bandwidth)
+    return max(compute, memory), "compute" if compute >= memory else "memory"
+
+
 @functools.lru_cache(maxsize=4096)
 def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     """One micro-batch's ops by class on ``device`` (memoised by model, shape and device): each GEMM at its own
@@ -336,10 +376,9 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
         m, n, k = mc * tokens + mk, nc * tokens + nk, kc * tokens + kk
         waves = math.ceil(m / tm_) * math.ceil(n / tn_) * group / sms
         rate = top * waves / math.ceil(waves) * k / (k + kf)
-        flops = 2.0 * m * n * k * count
-        moved = 2.0 * (m * k + k * n + m * n) * count
-        tc = flops / rate if rate > 0 else 0.0
-        tmem = moved / bw if bw > 0 else 0.0
+        one_flops, one_bytes = gemm_work(m, n, k)
+        flops, moved = one_flops * count, one_bytes * count
+        tc, tmem = op_times(flops, moved, rate, bw)
         row = rows[cls]
         row[0] += flops
         row[1] += moved
@@ -362,14 +401,13 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     else:
         # a fused kernel: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
         # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
-        fwd_flops = 4.0 * shape.seq * shape.seq * t.hd * t.nh * shape.batch * t.layers * 0.5
-        fwd_bytes = 2.0 * tokens * (2 * t.nh * t.hd + 2 * t.nkv * t.hd) * t.layers
+        work = fused_attention(shape.seq, shape.batch, t.nh, t.nkv, t.hd, t.layers)
         rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
-        for name, f, b in (("attention", fwd_flops * (1 + eff.attention_backward), 3 * fwd_bytes),
-                           ("recompute", fwd_flops * again, fwd_bytes * again)):  # fmt: skip
+        for name, f, b in (("attention", *work.with_backward(eff.attention_backward)),
+                           ("recompute", work.forward_flops * again, work.forward_bytes * again)):  # fmt: skip
             if f <= 0:
                 continue
-            tcomp, tmem_a = (f / rate if rate > 0 else 0.0), (b / bw if bw > 0 else 0.0)
+            tcomp, tmem_a = op_times(f, b, rate, bw)
             row = rows[_CLS[name]]
             row[0] += f
             row[1] += b

@@ -159,6 +159,62 @@ def table(rows: list[Scored]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class EditionScored(Scored):
+    """One row timed on one candidate edition (``card``) of a card its source does not name: a report, not a
+    score. ``scored_card`` is the edition the committed scoring takes for the row."""
+
+    scored_card: str = ""
+
+
+def card_candidates(path: Path | None = None) -> dict[str, dict[str, list[str]]]:
+    """Per source, each card its rows are scored on with every candidate edition they are also reported against,
+    the scored one first (the source's ``card_candidates``, for a source that names the chip but not the edition)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for name, src in load_runs(path)["sources"].items():
+        named = {card: [card, *others] for card, others in src.get("card_candidates", {}).items() if card != "note"}
+        if named:
+            out[name] = named
+    return out
+
+
+def score_editions(step_model: str = "per-op", path: Path | None = None,
+                   catalog: Catalog | None = None) -> list[EditionScored]:  # fmt: skip
+    """The rows of the sources with ``card_candidates``, once on each candidate edition (the house rule for a
+    source that does not say which counter it printed: report it against each). A report beside ``score``, which it
+    leaves as it is: the scored edition's rows are the committed scoring's, the others are only reported."""
+    data = load_runs(path)
+    catalog = catalog or default_catalog()
+    held, seen = set(data["held_apart"]), set(data.get("seen", []))
+    candidates = card_candidates(path)
+    return [
+        EditionScored(r["from"], card, r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
+                      predict({**r, "card": card}, data, catalog, step_model=step_model), r["from"] in held,
+                      r.get("scored", True), r["from"] in seen, scored_card=r["card"])
+        for r in data["runs"]
+        for card in candidates.get(r["from"], {}).get(r["card"], [])
+    ]  # fmt: skip
+
+
+def editions_table(rows: list[EditionScored]) -> str:
+    """The edition report as text: each row's model and error on each candidate edition, then per source and scored
+    card the median and worst |error| on each candidate (scored rows only, as ``by_source``)."""
+    lines = [f"{'source':<22}{'scored on':<16}{'edition':<16}{'model':<14}{'method':<7}{'measured':>10}{'model':>10}"
+             f"{'error':>8}"]  # fmt: skip
+    for r in rows:
+        mark = "" if r.scored else "  (fit, not scored)"
+        lines.append(f"{r.source:<22}{r.scored_card:<16}{r.card:<16}{r.model:<14}{r.method:<7}{r.measured:>10.0f}"
+                     f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
+    lines.append("")
+    for key in dict.fromkeys((r.source, r.scored_card, r.card) for r in rows):
+        errs = [abs(r.error) for r in rows if (r.source, r.scored_card, r.card) == key and r.scored]
+        if errs:
+            role = "scored" if key[1] == key[2] else "reported"
+            lines.append(f"{key[0]:<22} {key[1]:<15} as {key[2]:<15} {role:<9} n={len(errs):<3} median "
+                         f"{statistics.median(errs):6.1%}  worst {max(errs):6.1%}")  # fmt: skip
+    return "\n".join(lines)
+
+
 def _bisect(fn: Callable[[float], float], lo: float, hi: float, steps: int = 40) -> float:
     """The x in [lo, hi] where the increasing ``fn`` crosses 0."""
     for _ in range(steps):
