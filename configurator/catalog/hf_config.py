@@ -69,6 +69,12 @@ KNOWN_CONFIG_KEYS = frozenset(
         "mm_tokens_per_image",
         "cross_attention_layers",
         "quantization_config",
+        # the sliding window and the layers that use it (_sliding_fields)
+        "sliding_window",
+        "layer_types",
+        "sliding_window_pattern",
+        "use_sliding_window",
+        "max_window_layers",
     }
 )
 # Keys of a vision_config the reader uses (per vision kind; the rest of a real config is ignored on import but

@@ -576,3 +576,12 @@ def test_gpt_oss_slides_a_128_token_window_on_every_other_layer() -> None:
     model = default_catalog().model("gpt-oss-20b")
     assert model.sliding_window == 128
     assert model.sliding_layers == tuple(range(0, model.num_layers, 2))
+
+
+@pytest.mark.parametrize("model_id", ["gemma-3-4b", "gemma-3-12b", "gemma-3-27b"])
+def test_gemma_3_slides_its_released_1024_token_window_on_five_layers_of_six(model_id: str) -> None:
+    """The released Gemma 3 configs set sliding_window 1024 (Gemma3TextConfig's default is 4096): the catalog's
+    config carries it, and the reader takes it from a text_config."""
+    model = default_catalog().model(model_id)
+    assert model.sliding_window == 1024
+    assert model.sliding_layers == tuple(i for i in range(model.num_layers) if (i + 1) % 6)  # type: ignore[arg-type]
