@@ -267,3 +267,38 @@ def test_an_eager_job_names_its_kernel_and_stands_outside_the_runs(one_job) -> N
     job = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora", "attention": "eager"})
     assert job.compute.attention_kernel == "eager (s x s matmuls and softmax)"
     assert job.step_band_basis.endswith("none of the runs is timed with eager attention as this job is")
+
+
+def test_flash_attention_skips_the_tiles_outside_a_sliding_window(catalog: Catalog) -> None:
+    """FlashAttention-2 with a window (flash_fwd_kernel.h n_block_min with Is_local) visits only the key tiles from
+    the window's start to the causal diagonal: Gemma 3's 1024-token window on five layers of six leaves its
+    attention at 8k well under half of full causal attention's, in whole tiles; SDPA (the window as an explicit mask,
+    the memory-efficient kernel) and eager compute every tile, so their attention does not shrink."""
+    from configurator.engine.time.steptime.ops import FA2_BLOCK_M, fa2_block_n, local_attention_share
+
+    assert local_attention_share(8192, 8192, 256) == 1.0 and local_attention_share(4096, 8192, 128) == 1.0
+    # 64 query tiles of 128 over 128 key tiles of 64 (head_dim 256): full causal visits 2 + 4 + ... + 128 tiles;
+    # a 1024 window from tile (128 m - 1023) // 64 onwards
+    full = sum(min(128, 2 * (m + 1)) for m in range(64))
+    local = sum(min(128, 2 * (m + 1)) - max(0, (128 * m - 1023) // 64) for m in range(64))
+    assert FA2_BLOCK_M == 128 and fa2_block_n(256) == 64 and fa2_block_n(64) == 128
+    assert local_attention_share(8192, 1024, 256) == pytest.approx(local / full)
+    assert 0.2 < local / full < 0.3  # the band of 1024 + one tile's keys, over 4096 keys on average
+    shares = [local_attention_share(8192, w, 128) for w in (256, 1024, 4096, 8192)]
+    assert shares == sorted(shares) and shares[-1] == 1.0
+
+    model = catalog.model("gemma-3-12b")
+    assert model.sliding_window == 1024 and len(model.sliding_layers) == 40  # 5 of 6 of its 48 layers
+    no_window = model.model_copy(update={"sliding_window": None, "sliding_layers": ()})
+    shape = Shape(seq=8192, batch=1, checkpointing=False, full=False, rank=16, targets="all-linear",
+                  dequant_bytes=0.0, loss="standard", stack="eager", attention="flash")  # fmt: skip
+    windowed = {c.name: c for c in micro_batch(model, shape, H100).classes}["attention"]
+    whole = {c.name: c for c in micro_batch(no_window, shape, H100).classes}["attention"]
+    share = (8 + 40 * local_attention_share(8192, 1024, 256)) / 48
+    assert windowed.flops == pytest.approx(whole.flops * share, rel=1e-9)
+    assert windowed.bytes == pytest.approx(whole.bytes)  # q, k, v and o still read and written once
+    for kernel in ("sdpa", "eager"):
+        other = Shape(**{**shape.__dict__, "attention": kernel})
+        masked = {c.name: c for c in micro_batch(model, other, H100).classes}["attention"]
+        plain = {c.name: c for c in micro_batch(no_window, other, H100).classes}["attention"]
+        assert masked.flops == pytest.approx(plain.flops), kernel

@@ -340,6 +340,36 @@ def fused_attention(seq: float, batch: float, heads: float, kv_heads: float, hea
     return AttentionWork(flops, moved)
 
 
+# FlashAttention-2's tile of queries x keys on Ampere and Hopper (Dao-AILab/flash-attention csrc/flash_attn/src/
+# flash_fwd_launch_template.h: run_mha_fwd_hdim64 Flash_fwd_kernel_traits<64, 128, 128, ...>, run_mha_fwd_hdim128
+# and up <.., 128, 64, ...> off sm86/sm89): the unit in which its causal and local masks skip work
+FA2_BLOCK_M = 128
+
+
+def fa2_block_n(head_dim: float) -> int:
+    """FlashAttention-2's key tile for a head dimension (FA2_BLOCK_M's source)."""
+    return 128 if head_dim <= 64 else 64
+
+
+@functools.lru_cache(maxsize=1024)
+def local_attention_share(seq: int, window: int, head_dim: float) -> float:
+    """The share of a causal layer's attention work FlashAttention-2 still does with a sliding window of ``window``
+    keys (Transformers' flash_attention_forward passes window_size=(sliding_window - 1, ...)): the kernel visits,
+    for each block of FA2_BLOCK_M queries, only the key blocks from floor((m BM - (w - 1)) / BN) up to the causal
+    diagonal (flash_fwd_kernel.h compute_attn_1rowblock: n_block_min with Is_local, n_block_max), where full causal
+    attention visits every block from 0; the backward skips the same blocks (flash_bwd_kernel.h). Counted in whole
+    tiles for both, so the ratio carries the tiles the band's edges cost."""
+    bm, bn = FA2_BLOCK_M, fa2_block_n(head_dim)
+    if window <= 0 or window >= seq:
+        return 1.0
+    full = local = 0
+    for m in range(math.ceil(seq / bm)):
+        last = min(math.ceil(seq / bn), math.ceil((m + 1) * bm / bn))
+        full += last
+        local += last - max(0, (m * bm - (window - 1)) // bn)
+    return local / full if full else 1.0
+
+
 def op_times(flops: float, moved: float, rate: float, bandwidth: float) -> tuple[float, float]:
     """One op's compute and memory times: FLOPs / achieved rate and bytes / achieved bandwidth (FLOP/s, bytes/s;
     a zero rate or bandwidth times nothing)."""
@@ -402,6 +432,12 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
         # a fused kernel: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
         # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
         work = fused_attention(shape.seq, shape.batch, t.nh, t.nkv, t.hd, t.layers)
+        if kernel == "flash" and model.sliding_window and model.sliding_layers:
+            # the sliding layers' tiles outside the window are skipped (local_attention_share); SDPA's kernels
+            # take the window as an explicit mask and compute every tile, eager the whole s x s
+            windowed = len(model.sliding_layers) / t.layers
+            share = 1.0 - windowed + windowed * local_attention_share(shape.seq, model.sliding_window, t.hd)
+            work = AttentionWork(work.forward_flops * share, work.forward_bytes)
         rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
         for name, f, b in (("attention", *work.with_backward(eff.attention_backward)),
                            ("recompute", work.forward_flops * again, work.forward_bytes * again)):  # fmt: skip
