@@ -47,6 +47,24 @@ def fits(item: CardItem) -> bool:
     return wide <= box.width() + 0.5 and metrics.lineSpacing() * len(item.lines) <= box.height() + 0.5
 
 
+def test_label_keeps_left_of_a_bridge_over_a_longer_card(window) -> None:  # type: ignore[no-untyped-def]
+    """mixed-with-errors bridges an H200 NVL to a longer RTX PRO 6000 Workstation Edition: the bar stands at the
+    shorter card's end, and the longer card's name ran under it ('Workstation Ed|on'). Every card's label
+    ends left of every bar that crosses it."""
+    window.doc.replace(load_build(BUILDS / "mixed-with-errors.yaml"), None)
+    view = window.chassis_view
+    bars = [i for i in view.scene().items() if isinstance(i, BridgeItem)]
+    assert bars
+    for bar in bars:
+        for slot in bar.slots:
+            item = view.card_items[slot]
+            box = item.text_rect()
+            metrics = QFontMetricsF(item.font)
+            text_right = box.left() + max(metrics.horizontalAdvance(line) for line in item.lines)
+            assert text_right <= bar.rect().left(), (slot, item.lines, text_right, bar.rect().left())
+            assert fits(item), (slot, item.lines)
+
+
 def test_card_labels_stay_inside_their_card(window) -> None:  # type: ignore[no-untyped-def]
     """Every card, with its largest MIG layout, in every chassis slot that takes it: the label's lines fit
     the card's width and height. The seed's four MIG tenants read whole, in a legible size."""
@@ -61,7 +79,9 @@ def test_card_labels_stay_inside_their_card(window) -> None:  # type: ignore[no-
                 for mig in (None, [profile] * card.mig.max_instances if card.mig else None,
                             [p.name for p in card.mig.profiles] if card.mig else None):  # fmt: skip
                     for bridged in (False, True):  # the label keeps clear of the NVLink bar
-                        item = CardItem(pos.slot, card, view._card_rect(chassis, pos, card), mig, bridged)
+                        rect = view._card_rect(chassis, pos, card)
+                        bar = BridgeItem.left_for(rect.right()) if bridged else None
+                        item = CardItem(pos.slot, card, rect, mig, bar)
                         assert fits(item), (chassis.id, pos.slot, card.id, mig, item.lines)
                         assert item.text_rect().right() < item.rect().right() - (BridgeItem.INSET if bridged else 0)
     window.doc.replace(load_build(BUILDS / "seed-mig-four-tenants.yaml"), None)

@@ -237,21 +237,29 @@ class ChassisView(QGraphicsView):
         for drawn in self._overlay:
             self.scene().removeItem(drawn)
         self._overlay.clear()
+        # each bridge's bar stands at the shortest of its cards' ends: known before the cards are drawn, so each
+        # card's label keeps left of the bar
+        rects = {p.slot: self._card_rect(chassis, chassis.position(p.slot), card) for p in build.cards
+                 if (card := self.doc.catalog.cards.get(p.card)) is not None and p.slot in self.slot_items}  # fmt: skip
+        bar_left: dict[int, float] = {}
+        for bridge in build.bridges:
+            ends = [rects[s].right() for s in bridge.slots if s in rects]
+            if len(ends) >= 2:
+                bar_left.update({s: BridgeItem.left_for(min(ends)) for s in bridge.slots if s in rects})
         for placement in build.cards:
             card = self.doc.catalog.cards.get(placement.card)
             if card is None or placement.slot not in self.slot_items:
                 continue
-            pos = chassis.position(placement.slot)
             mig = [r.profile for r in placement.mig] if placement.mig else None
-            bridged = any(placement.slot in b.slots for b in build.bridges)
-            rect = self._card_rect(chassis, pos, card)
+            bridge_left = bar_left.get(placement.slot)
+            rect = rects[placement.slot]
             kept = before.pop(placement.slot, None)
-            if kept is not None and not new_chassis and kept.drawn_as(card, rect, mig, bridged):
+            if kept is not None and not new_chassis and kept.drawn_as(card, rect, mig, bridge_left):
                 self.card_items[placement.slot] = kept
                 continue
             if kept is not None and kept.scene() is self.scene():
                 self.scene().removeItem(kept)
-            item = CardItem(placement.slot, card, rect, mig, bridged)
+            item = CardItem(placement.slot, card, rect, mig, bridge_left)
             self.scene().addItem(item)
             item.setSelected(placement.slot in selected)
             self.card_items[placement.slot] = item

@@ -42,10 +42,14 @@ class CardItem(QGraphicsRectItem):
     """A placed card: its fill by family, its name, memory and power (and MIG layout) written inside it at
     the largest size that fits (label.layout)."""
 
-    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None, bridged: bool = False) -> None:
+    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None,
+                 bridge_left: float | None = None) -> None:  # fmt: skip
         super().__init__(rect)
-        self.slot, self.card, self.bridged = slot, card, bridged
-        self._drawn = (card.id, rect.getRect(), tuple(mig or ()), bridged)
+        # bridge_left: the scene x where the NVLink bar over this card starts (None: no bar). The bar stands a
+        # fixed inset from the shortest bridged card's end, so on a longer card it sits further in than its own end
+        self.slot, self.card, self.bridge_left = slot, card, bridge_left
+        self.bridged = bridge_left is not None
+        self._drawn = (card.id, rect.getRect(), tuple(mig or ()), bridge_left)
         colour = card_colour(card.id)
         self.ink = QColor(card_ink_hex(card.id))
         self.setBrush(QBrush(colour))
@@ -61,13 +65,17 @@ class CardItem(QGraphicsRectItem):
         self.setToolTip(f"Slot {slot}: {card.name}, {figures}{layout}\nDrag or Ctrl+arrow to move it; Delete "
                         "removes it; Shift+arrow adds a neighbour to the selection, B or Ctrl+B bridges.")  # fmt: skip
 
-    def drawn_as(self, card: CardSpec, rect: QRectF, mig: list[str] | None, bridged: bool) -> bool:
+    def drawn_as(self, card: CardSpec, rect: QRectF, mig: list[str] | None, bridge_left: float | None) -> bool:
         """Whether this item already draws that card there, so a redraw can keep it."""
-        return self._drawn == (card.id, rect.getRect(), tuple(mig or ()), bridged)
+        return self._drawn == (card.id, rect.getRect(), tuple(mig or ()), bridge_left)
 
     def text_rect(self) -> QRectF:
-        """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one."""
-        return self.rect().adjusted(10, 4, -(BridgeItem.INSET + 4) if self.bridged else -8, -4)
+        """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one (the
+        bar's own left edge, not this card's end: 'Workstation Edition' ran under the bar on a longer card)."""
+        box = self.rect().adjusted(10, 4, -8, -4)
+        if self.bridge_left is not None:
+            box.setRight(min(box.right(), self.bridge_left - 4))
+        return box
 
     def _layout(self) -> tuple[list[str], QFont]:
         names = dict.fromkeys([self.card.name, short_card_name(self.card.name, abbreviate=False),
@@ -112,8 +120,13 @@ class BridgeItem(QGraphicsRectItem):
     INSET = 80.0  # the bar's left edge, from the cards' right end
     FONT_PX = 22.0
 
+    @classmethod
+    def left_for(cls, right: float) -> float:
+        """The bar's left edge for bridged cards whose shortest ends at ``right``."""
+        return right - cls.INSET
+
     def __init__(self, slots: list[int], top: float, bottom: float, right: float) -> None:
-        super().__init__(QRectF(right - self.INSET, top + 6, self.WIDTH, bottom - top - 12))
+        super().__init__(QRectF(self.left_for(right), top + 6, self.WIDTH, bottom - top - 12))
         self.slots = list(slots)
         self.text = f"NVLink ×{len(slots)}"
         self.setBrush(QBrush(QColor(BRIDGE_FILL)))
