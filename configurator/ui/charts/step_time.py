@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import BuildResult
+from configurator.engine.time.compute import attention_kernel_word
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
@@ -81,6 +82,8 @@ class StepTimeChart(_Chart):
         self.step_marks = pg.PlotDataItem([], [], pen=pg.mkPen(self.ink, width=2.5), connect="pairs")
         self.step_marks.setZValue(12)
         self.plot.addItem(self.step_marks)
+        # a legend entry with no sample: the attention kernel the engine timed (hovering a bar says more)
+        self.kernel_key = pg.PlotDataItem([], [], pen=None)
         self.labels = [self._label((0.5, 1.0)) for _ in range(self.MAX_LABELS)]
         self.seg_labels = [self._label((0.5, 0.5)) for _ in range(self.MAX_SEGMENT_LABELS)]
         self._seg_names: list[tuple[int, float, float, str, str]] = []
@@ -133,6 +136,9 @@ class StepTimeChart(_Chart):
         entries: list[tuple[object, str]] = [(self.bars[k], self.styles[k][0]) for k in self.styles if k in kinds_used]
         if marks_x:
             entries.append((self.step_marks, "step time (after overlap)"))
+        kernels = attention_words(result)
+        if kernels:
+            entries.append((self.kernel_key, kernels))
         self._set_legend(entries)
         self._set_title("Time per optimizer step, per job")
         self._set_note(self._basis_note(result))
@@ -334,10 +340,33 @@ OP_WORDS = {
 }
 
 
+def _kernel_parts(kernel: str) -> tuple[str, str]:
+    """The engine's attention-kernel name as its short word and how it is timed, if said: "eager (s x s matmuls and
+    softmax)" -> ("eager", "s x s matmuls and softmax")."""
+    word = attention_kernel_word(kernel) or kernel
+    how = kernel.removeprefix(word).strip()
+    how = how.removeprefix(",").strip()
+    if how.startswith("(") and how.endswith(")"):
+        how = how[1:-1]
+    return word, how
+
+
+def attention_words(result: BuildResult) -> str:
+    """The legend's line naming the attention kernel(s) the engine timed the jobs' steps with."""
+    words = list(dict.fromkeys(_kernel_parts(j.compute.attention_kernel)[0] for j in result.jobs
+                               if j.compute is not None and j.compute.attention_kernel and j.step_seconds is not None))  # fmt: skip
+    if not words:
+        return ""
+    return f"attention: {words[0]} kernel" if len(words) == 1 else f"attention kernels: {', '.join(words)}"
+
+
 def _op_words(name: str, kernel: str | None) -> str:
-    """What an op class is, the attention kernel the engine timed named (cuDNN or FlashAttention-2)."""
-    words = OP_WORDS.get(name, name)
-    return f"{words} ({kernel})" if name == "attention" and kernel else words
+    """What an op class is; attention as the kernel the engine timed (cuDNN, FlashAttention-2, eager) and how, with
+    no brackets inside brackets: "eager kernel — s x s matmuls and softmax"."""
+    if name == "attention" and kernel:
+        word, how = _kernel_parts(kernel)
+        return f"{word} kernel" + (f" — {how}" if how else "")
+    return OP_WORDS.get(name, name)
 
 
 def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ignore[no-untyped-def]
@@ -356,7 +385,7 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
             if seconds <= 0:
                 continue
             key = "matmul" if op.bound == "compute" else "memory"
-            put(key, i, y, seconds, f"{op.name} ({op.bound[:3]}.)")
+            put(key, i, y, seconds, f"{op.name} ({op.bound})")  # in full: "(com.)" read as communication
             segs.append(_Segment(y, y + seconds, (
                 f"<b>{op.name}</b>: {_op_words(op.name, comp.attention_kernel)}<br>{seconds:.3f} s per step, "
                 f"{op.bound}-bound<br>{op.flops / 1e12:,.1f} TFLOP, {op.bytes / 1e9:,.1f} GB moved{est}")))  # fmt: skip
