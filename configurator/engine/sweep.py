@@ -5,6 +5,7 @@ Uses the same memory model as ``evaluate``; a 200-point sweep runs in a few ms (
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from configurator.catalog.loader import Catalog
@@ -39,6 +40,10 @@ class FrontierCurve:
     headroom_gb: list[float]
     max_fitting_length: int | None  # longest swept length that still fits; None when none does
     is_job: bool  # the job's own settings (drawn solid) or a comparison (dimmed)
+    # where the headroom crosses zero: the longest whole length that fits, searched between max_fitting_length and
+    # the next swept length (which does not fit); max_fitting_length itself when none lies beyond it, None with it
+    fits_up_to: int | None = None
+    fits_up_to_headroom_gb: float | None = None  # the headroom at fits_up_to
 
 
 @dataclass(frozen=True)
@@ -56,18 +61,52 @@ def default_lengths(top: int = 131072, points: int = 48) -> list[int]:
     return sorted({int(round(lo * step**i / 64) * 64) or 64 for i in range(points)})
 
 
+def crossing(lo: int, head_lo: float, hi: int, head_hi: float, headroom: Callable[[int], float]) -> tuple[int, float]:
+    """The longest whole length in [lo, hi) that fits, and its headroom: ``lo`` fits (``head_lo`` >= 0), ``hi``
+    does not (``head_hi`` < 0). Headroom falls smoothly with length (linear, or quadratic where attention keeps
+    s x s scores), so a round probes where the chord between the bracket's ends meets zero and that length's
+    neighbour (false position on whole lengths): a round or two, a handful of memory evaluations. Once a round
+    fails to halve the bracket (a curve with a step in it), plain bisection finishes: never much more than a
+    bisection's evaluations."""
+    chord = True
+    while hi - lo > 1:
+        width = hi - lo
+        if chord:
+            guess = min(max(lo + int(width * head_lo / (head_lo - head_hi)), lo + 1), hi - 1)
+        else:
+            guess = (lo + hi) // 2
+        head = headroom(guess)
+        if head >= 0:
+            lo, head_lo = guess, head
+        else:
+            hi, head_hi = guess, head
+        if chord and hi - lo > 1:  # the guess's neighbour on the far side: if it lands across zero, done
+            near = lo + 1 if head >= 0 else hi - 1
+            head = headroom(near)
+            if head >= 0:
+                lo, head_lo = near, head
+            else:
+                hi, head_hi = near, head
+        chord = chord and hi - lo <= width // 2
+    return lo, head_lo
+
+
 def _curve(model: ModelSpec, job: Job, label: str, lengths: list[int], capacity: float, split: Sharding,
            is_job: bool, capability: Capability | None = None) -> FrontierCurve:  # fmt: skip
-    heads = []
-    best = None
-    for s in lengths:
+    def headroom(s: int) -> float:
         mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
                               sequence_length=s, capability=capability)  # fmt: skip
-        head = (capacity - mem.peak_reserved) / GB
-        heads.append(head)
-        if head >= 0:
-            best = s
-    return FrontierCurve(label, job.micro_batch_size, lengths, heads, best, is_job)
+        return (capacity - mem.peak_reserved) / GB
+
+    heads = [headroom(s) for s in lengths]
+    fitting = [i for i, head in enumerate(heads) if head >= 0]
+    if not fitting:
+        return FrontierCurve(label, job.micro_batch_size, lengths, heads, None, is_job)
+    i = fitting[-1]
+    up_to, head = lengths[i], heads[i]
+    if i + 1 < len(lengths):  # the swept grid steps ~14%: the crossing lies somewhere between these two lengths
+        up_to, head = crossing(lengths[i], heads[i], lengths[i + 1], heads[i + 1], headroom)
+    return FrontierCurve(label, job.micro_batch_size, lengths, heads, lengths[i], is_job, up_to, head)
 
 
 def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[int] | None = None,

@@ -47,18 +47,20 @@ def with_link_rates(rates: str):  # type: ignore[no-untyped-def]
 # ---- fit frontier ----------------------------------------------------------------------------------
 
 
-def test_frontier_marks_the_sweeps_longest_fitting_length(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_frontier_marks_where_the_headroom_crosses_zero(qtbot) -> None:  # type: ignore[no-untyped-def]
     tabs = make_tabs(qtbot)
     doc = tabs.doc
-    expected = own_curve(fit_frontier(doc.build, 0, doc.catalog)).max_fitting_length
+    expected = own_curve(fit_frontier(doc.build, 0, doc.catalog)).fits_up_to
     assert expected is not None
     assert tabs.frontier.point_of_no_fit() == expected
-    # the marker sits at that length, on the job's own curve
+    # the marker sits at that length, where the job's own curve crosses zero (not at a swept point)
     xs, ys = tabs.frontier.marker.getOriginalDataset()
     assert list(xs) == [expected]
     curve = own_curve(tabs.frontier.frontier)
-    assert ys[0] == pytest.approx(curve.headroom_gb[curve.lengths.index(expected)])
-    assert ys[0] >= 0
+    assert curve.max_fitting_length is not None and expected > curve.max_fitting_length
+    assert ys[0] == pytest.approx(curve.fits_up_to_headroom_gb)
+    assert 0 <= ys[0] < 1.0
+    assert f"fits up to {expected:,} tokens" in tabs.frontier.marker_label.textItem.toPlainText()
     title = tabs.frontier.plot.titleLabel.text
     assert "70B LoRA, FSDP over all 8" in title and "H200 NVL" in title
     # one curve per micro-batch plus the comparison methods, the job's own drawn bold
@@ -77,7 +79,7 @@ def test_frontier_follows_micro_batch_edit(qtbot) -> None:  # type: ignore[no-un
     curves_before = list(tabs.frontier.curves)
     assert doc.edit("micro-batch 4", lambda b: update_job(b, 0, micro_batch_size=4))
     after = tabs.frontier.point_of_no_fit()
-    assert after == own_curve(fit_frontier(doc.build, 0, doc.catalog)).max_fitting_length
+    assert after == own_curve(fit_frontier(doc.build, 0, doc.catalog)).fits_up_to
     assert after is not None and before is not None and after < before
     assert own_curve(tabs.frontier.frontier).micro_batch == 4
     # the same plot items, updated in place
@@ -213,7 +215,7 @@ def test_set_job_clamps_and_switches(qtbot) -> None:  # type: ignore[no-untyped-
     tabs.set_job(7)
     assert tabs.job_index == 1
     doc = tabs.doc
-    assert tabs.frontier.point_of_no_fit() == own_curve(fit_frontier(doc.build, 1, doc.catalog)).max_fitting_length
+    assert tabs.frontier.point_of_no_fit() == own_curve(fit_frontier(doc.build, 1, doc.catalog)).fits_up_to
     assert tabs.frontier.point_of_no_fit() != first
     # the QLoRA job's card has no published BF16 rate: with published rates only, no operations are placed and
     # the chart says so (the default, issue 24, places them at the labelled estimate)

@@ -103,7 +103,8 @@ class FitFrontierChart(_Chart):
         self._show_tip(pos, self.tooltip_at(10 ** point.x(), point.y()))
 
     def point_of_no_fit(self) -> int | None:
-        """The length marked on the chart: the job's own curve's longest length that still fits."""
+        """The length marked on the chart: the job's own curve's longest length that still fits (the engine's
+        crossing of zero headroom, between two swept lengths)."""
         return self._marked
 
     def update_document(self, build: Build, catalog: Catalog, job_index: int,
@@ -243,9 +244,10 @@ class FitFrontierChart(_Chart):
     ) -> None:
         """The longest length that fits on the job's own curve, or "does not fit even at" the shortest."""
         u = self.unit
-        self._marked = own.max_fitting_length if own else None
+        # the engine's crossing of zero headroom (sweep.py crossing), not the sweep's last fitting grid point
+        self._marked = own.fits_up_to if own else None
         if own is not None and self._marked is not None:
-            head = to_unit(own.headroom_gb[own.lengths.index(self._marked)], u)
+            head = to_unit(own.fits_up_to_headroom_gb or 0.0, u)
             self.marker.setData([self._marked], [head])
             lx = math.log10(self._marked)
             self._set_text(self.marker_label, f"fits up to {self._marked:,} tokens", self.alert)
