@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -33,6 +36,47 @@ from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInsta
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
 from configurator.ui.mig.view import MigView
+
+
+class _TwoRows(QWidget):
+    """Two rows of controls side by side where the width holds both, else one above the other. Its minimum width
+    is the narrower arrangement's: side by side they asked 564 px, and the MIG tab scrolled sideways at 1366x768."""
+
+    GAP = 8
+
+    def __init__(self, first: QHBoxLayout, second: QHBoxLayout) -> None:
+        super().__init__()
+        self.parts = (first, second)
+        self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.setSpacing(self.GAP)
+        self.box.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # the minimum is this widget's own
+        self.box.addLayout(first, 2)
+        self.box.addLayout(second, 3)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+
+    def side_by_side(self) -> bool:
+        return self.box.direction() == QBoxLayout.Direction.LeftToRight
+
+    def _wide_width(self) -> int:
+        return sum(p.minimumSize().width() for p in self.parts) + self.GAP
+
+    def _height(self) -> int:
+        heights = [p.sizeHint().height() for p in self.parts]
+        return max(heights) if self.side_by_side() else sum(heights) + self.GAP
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(max(p.minimumSize().width() for p in self.parts), self._height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(sum(p.sizeHint().width() for p in self.parts) + self.GAP, self._height())
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        wide = self.width() >= self._wide_width()
+        if wide != self.side_by_side():
+            self.box.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
+            self.updateGeometry()  # one row or two: the page gives it the height
 
 
 class MigEditor(QWidget):
@@ -66,7 +110,7 @@ class MigEditor(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.setSpacing(6)
 
-        layout.addLayout(self._build_top())
+        layout.addWidget(self._build_top())
         self.display_note = QLabel(DISPLAY_MODE_NOTE)
         self.display_note.setWordWrap(True)
         self.display_note.setStyleSheet(
@@ -86,31 +130,32 @@ class MigEditor(QWidget):
         document.refused.connect(self._on_refused)
         self._on_changed(document.build, document.result)
 
-    def _build_top(self) -> QHBoxLayout:
-        """The card combo, the MIG toggle and the layout combo."""
-        top = QHBoxLayout()
-        top.addWidget(QLabel("<b>Card</b>"))
+    def _build_top(self) -> _TwoRows:
+        """The card combo and the MIG toggle, the layout combo beside them or, where the tab is narrow, below."""
+        card = QHBoxLayout()
+        card.addWidget(QLabel("<b>Card</b>"))
         self.card_box = QComboBox()
         self.card_box.setAccessibleName("MIG card")
         self.card_box.setMinimumContentsLength(16)
         self.card_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.card_box.currentIndexChanged.connect(self._card_chosen)
-        top.addWidget(self.card_box, 2)
+        card.addWidget(self.card_box, 2)
         self.mig_toggle = QCheckBox("MIG on")
         self.mig_toggle.setAccessibleName("MIG on")
         self.mig_toggle.setToolTip("Split the card into GPU instances (nvidia-smi -mig 1); off runs it as one GPU")
         self.mig_toggle.clicked.connect(self.edits.toggle_clicked)
-        top.addWidget(self.mig_toggle)
-        top.addSpacing(8)
-        top.addWidget(QLabel("<b>Layout</b>"))
+        card.addWidget(self.mig_toggle)
+        layout = QHBoxLayout()
+        layout.addWidget(QLabel("<b>Layout</b>"))
         self.preset_box = QComboBox()
         self.preset_box.setAccessibleName("MIG layout")
         self.preset_box.setMinimumContentsLength(20)
         self.preset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.preset_box.setToolTip("mig-parted presets, then every maximal layout (no room left for another instance)")
         self.preset_box.activated.connect(self.edits.layout_chosen)
-        top.addWidget(self.preset_box, 3)
-        return top
+        layout.addWidget(self.preset_box, 3)
+        self.top_rows = _TwoRows(card, layout)
+        return self.top_rows
 
     def _build_middle(self) -> QHBoxLayout:
         """The profile palette beside the placement diagram."""
@@ -119,7 +164,7 @@ class MigEditor(QWidget):
         side.setSpacing(3)
         side.addWidget(QLabel("<b>Profiles</b> <span style='color:gray'>(drag onto the grid)</span>"))
         self.palette_list = ProfileList()
-        self.palette_list.setMinimumWidth(170)
+        self.palette_list.setMinimumWidth(150)  # with the diagram's 240: the tab fits a 1024 px window
         self.palette_list.setMaximumWidth(230)
         self.palette_list.itemActivated.connect(self.edits.profile_activated)
         side.addWidget(self.palette_list, 1)
@@ -301,6 +346,10 @@ class MigEditor(QWidget):
 
     def _fill_palette(self, spec: MigSpec) -> None:
         fill_palette(self.palette_list, spec)
+        # as wide as its widest profile and no wider: the rest is the diagram's, whose instances are drawn to its width
+        lst = self.palette_list
+        need = lst.sizeHintForColumn(0) + 2 * lst.frameWidth() + lst.verticalScrollBar().sizeHint().width() + 4
+        lst.setMaximumWidth(max(lst.minimumWidth(), min(230, need)))
 
     def _fill_layouts(self, spec: MigSpec) -> None:
         self._choices = fill_layouts(self.preset_box, spec)

@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QColor,
     QDrag,
     QFont,
+    QFontMetricsF,
     QPainter,
     QPen,
 )
@@ -36,8 +37,8 @@ from configurator.ui.mig.common import (
     InstanceBlock,
     JobChip,
     JobInInstance,
-    _fit_text,
     _span_text,
+    _wrap,
 )
 from configurator.ui.mig.edits import MigEdits
 
@@ -68,7 +69,7 @@ class MigView(QGraphicsView):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAccessibleName("MIG slice diagram")
-        self.setMinimumSize(QSize(320, 200))
+        self.setMinimumSize(QSize(240, 200))  # the instances are drawn to the width (four 3-unit blocks of 55 px)
         self.blocks: dict[int, InstanceBlock] = {}
         self.cells: list[QGraphicsRectItem] = []
         self.message: str = ""  # the text drawn when there are no instances
@@ -84,8 +85,18 @@ class MigView(QGraphicsView):
             return None
         spec = self._state[0]
         w, h = self.viewport().width(), self.viewport().height()
-        top = MARGIN + CAPTION_H + HEADER_H
+        top = MARGIN + self._caption_height() + HEADER_H
         return MARGIN, top, max((w - 2 * MARGIN) / spec.grid_units, 1.0), max(h - top - MARGIN, 60.0)
+
+    def _caption_lines(self) -> list[str]:
+        """The title wrapped to the diagram's width (it was cut, "up to 4 i…", even at 1920x1080)."""
+        if self._state is None:
+            return []
+        return _wrap(self._state[1], self._fonts()[2], self.viewport().width() - 2 * MARGIN)
+
+    def _caption_height(self) -> float:
+        lines = len(self._caption_lines())
+        return max(CAPTION_H, QFontMetricsF(self._fonts()[2]).lineSpacing() * lines + 6)
 
     def unit_rect(self, start: int, size: int = 1) -> QRectF:
         left, top, colw, height = self._grid() or (0.0, 0.0, 1.0, 1.0)
@@ -144,11 +155,11 @@ class MigView(QGraphicsView):
         self._drawn_size = self.viewport().size()
         if self._state is None:
             return
-        spec, caption, mig, enabled, jobs = self._state
+        spec, _, mig, enabled, jobs = self._state
         font, bold, title = self._fonts()
         ink = self.palette().color(self.foregroundRole())
         left, top, colw, height = self._grid() or (0, 0, 1, 1)
-        cap = QGraphicsSimpleTextItem(_fit_text([caption], title, w - 2 * MARGIN))
+        cap = QGraphicsSimpleTextItem("\n".join(self._caption_lines()))
         cap.setFont(title)
         cap.setBrush(QBrush(ink))
         cap.setPos(MARGIN, MARGIN)
