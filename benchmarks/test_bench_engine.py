@@ -103,3 +103,21 @@ def test_export_build_sheet_8_cards_4_jobs(benchmark, tmp_path) -> None:  # type
     pages = benchmark.pedantic(export_pdf, args=(tmp_path / "big.pdf", BIG, result), rounds=5, iterations=1)
     assert pages >= 3
     assert benchmark.stats.stats.median < 2.0
+
+
+def test_fit_frontier_with_crossings(benchmark) -> None:  # type: ignore[no-untyped-def]
+    """The fit-frontier tab's whole sweep (six curves of 48 lengths, and each curve's zero crossing searched
+    between two of them) for the gpt-oss build, the memory model's memos cleared each round (target: 100 ms)."""
+    from configurator.engine.model.buildfile import load_build
+    from configurator.engine.sweep import fit_frontier
+    from tests.paths import BUILDS
+
+    build = load_build(BUILDS / "moe-gpt-oss-20b-lora-h100.yaml")
+    catalog = default_catalog()
+
+    def sweep() -> object:
+        CACHE.clear()
+        return fit_frontier(build, 0, catalog)
+
+    assert benchmark(sweep) is not None
+    assert benchmark.stats.stats.median < 0.1
