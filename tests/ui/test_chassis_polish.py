@@ -144,3 +144,16 @@ def test_bridge_on_a_lone_card_says_what_is_missing(window) -> None:  # type: ig
     assert "a 4-way bridge joins 4 cards side by side; slot 5 has fewer than 3 cards next to it" in (
         window.statusBar().currentMessage()
     )
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 800)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_card_labels_stay_legible_when_the_drawing_is_scaled_down(first_start, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """At 1024x768 the chassis is drawn at about a third of its size and the card labels shrank to ~4-6 screen
+    pixels. They stay 9 px or more on screen (the NVLink label's floor): a shorter name, or elided, instead."""
+    window = first_start(size, "light", BUILDS / "mixed-with-errors.yaml")
+    view = window.chassis_view
+    scale = view.transform().m11()
+    for slot, item in view.card_items.items():
+        assert item.font.pixelSize() * scale >= 9.0 - 0.01, (slot, item.font.pixelSize(), scale, item.lines)
+        assert fits(item), (slot, item.lines)
+        assert item.lines and item.lines[0].strip("…"), (slot, item.lines)

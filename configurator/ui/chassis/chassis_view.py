@@ -8,6 +8,8 @@ drawn are in items.py. Every change goes through ``document.edit`` with a functi
 
 from __future__ import annotations
 
+import math
+
 from functools import partial
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -52,9 +54,12 @@ from configurator.ui.base import BuildDocument, ViewState, drag_started, item_un
 from configurator.ui.chassis.drops import ChassisDrops
 from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, SlotItem
 from configurator.ui.chassis.keys import ChassisKeys
+from configurator.ui.chassis.label import CARD_FONT_PX
 from configurator.ui.dnd import slot_mime
 
 LABEL_W = 290.0
+LEGIBLE_PX = 9.0  # the smallest card label on screen (pixels): below it the chassis text could not be read
+CARD_MAX_FLOOR_PX = 40  # a floor no higher than this (scene px): a window too small for the drawing still lays out
 TOP = 90.0
 SXM_SIZE = 150.0
 SXM_GAP = 24.0  # between sockets in a row; widened to the socket labels on each redraw
@@ -70,6 +75,7 @@ class ChassisView(QGraphicsView):
         super().__init__(parent)
         self.doc = document
         self._label_w = LABEL_W  # widened to the longest slot label on each redraw
+        self._card_min_px = CARD_FONT_PX[1]  # the card labels' smallest size in scene pixels (fit)
         self._sxm_gap = SXM_GAP
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -259,7 +265,7 @@ class ChassisView(QGraphicsView):
                 continue
             if kept is not None and kept.scene() is self.scene():
                 self.scene().removeItem(kept)
-            item = CardItem(placement.slot, card, rect, mig, bridge_left)
+            item = CardItem(placement.slot, card, rect, mig, bridge_left, self._card_min_px)
             self.scene().addItem(item)
             item.setSelected(placement.slot in selected)
             self.card_items[placement.slot] = item
@@ -306,6 +312,13 @@ class ChassisView(QGraphicsView):
 
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        # the card labels no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to ~0.35 and its
+        # 11 px labels read ~4-6 px; a label that does not fit at that size takes a shorter name or is elided
+        scale = self.transform().m11()
+        px = math.ceil(LEGIBLE_PX / scale - 1e-6) if scale > 0 else CARD_FONT_PX[1]
+        self._card_min_px = min(max(px, CARD_FONT_PX[1]), CARD_MAX_FLOOR_PX)
+        for item in self.card_items.values():
+            item.set_min_px(self._card_min_px)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -11,7 +11,7 @@ from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.chassis import SlotPosition
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, card_ink_hex
 from configurator.ui.base import card_colour
-from configurator.ui.chassis.label import Piece, bold_px, layout, mig_words
+from configurator.ui.chassis.label import CARD_FONT_PX, Piece, bold_px, layout, mig_words
 
 MM = 2.0  # scene pixels per millimetre
 ALLOWED = QColor(46, 125, 50, 90)
@@ -43,7 +43,7 @@ class CardItem(QGraphicsRectItem):
     the largest size that fits (label.layout)."""
 
     def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None,
-                 bridge_left: float | None = None) -> None:  # fmt: skip
+                 bridge_left: float | None = None, min_px: int = CARD_FONT_PX[1]) -> None:  # fmt: skip
         super().__init__(rect)
         # bridge_left: the scene x where the NVLink bar over this card starts (None: no bar). The bar stands a
         # fixed inset from the shortest bridged card's end, so on a longer card it sits further in than its own end
@@ -60,10 +60,18 @@ class CardItem(QGraphicsRectItem):
         self.setZValue(2)
         figures = f"{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
         self.texts = [card.name, figures] + ([mig_words(mig)] if mig else [])
+        self.min_px = min_px  # the label's smallest size in scene pixels (ChassisView.fit: legible on screen)
         self.lines, self.font = self._layout()
         layout = f"\nMIG: {' + '.join(mig)}" if mig else ""
         self.setToolTip(f"Slot {slot}: {card.name}, {figures}{layout}\nDrag or Ctrl+arrow to move it; Delete "
                         "removes it; Shift+arrow adds a neighbour to the selection, B or Ctrl+B bridges.")  # fmt: skip
+
+    def set_min_px(self, px: int) -> None:
+        """Lay the label out again with ``px`` as its smallest size (the view's scale changed)."""
+        if px != self.min_px:
+            self.min_px = px
+            self.lines, self.font = self._layout()
+            self.update()
 
     def drawn_as(self, card: CardSpec, rect: QRectF, mig: list[str] | None, bridge_left: float | None) -> bool:
         """Whether this item already draws that card there, so a redraw can keep it."""
@@ -72,7 +80,7 @@ class CardItem(QGraphicsRectItem):
     def text_rect(self) -> QRectF:
         """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one (the
         bar's own left edge, not this card's end: 'Workstation Edition' ran under the bar on a longer card)."""
-        box = self.rect().adjusted(10, 4, -8, -4)
+        box = self.rect().adjusted(10, 2, -8, -2)  # two lines of 30 px (9 px on screen at 1024x768) in 75 px
         if self.bridge_left is not None:
             box.setRight(min(box.right(), self.bridge_left - 4))
         return box
@@ -83,7 +91,7 @@ class CardItem(QGraphicsRectItem):
         rest: list[Piece] = [(t, ", " if t.startswith("MIG ") else " · ") for t in self.texts[1:]]
         joined: list[Piece] = [(" · ".join(self.texts[1:]), " · ")]  # the MIG layout after the figures
         variants = [[(name, " "), *tail] for name in names for tail in ([rest, joined] if len(rest) > 1 else [rest])]
-        return layout(variants, self.text_rect())
+        return layout(variants, self.text_rect(), self.min_px)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
