@@ -61,7 +61,7 @@ def attainable_tflops(peak_tflops: float, bandwidth_gb_s: float, intensity: floa
     return min(peak_tflops, intensity * bandwidth_gb_s * 1e9 / 1e12)
 
 
-def matmul_intensity(tokens: int, d_in: int, d_out: int) -> tuple[float, float]:
+def matmul_intensity(tokens: float, d_in: int, d_out: int) -> tuple[float, float]:
     """(FLOPs, bytes) of a BF16 matmul of tokens x d_in by d_in x d_out: NVIDIA's performance guide,
     arithmetic intensity = 2MNK / 2(MK + KN + MN) (seed A: ~1,250 for 8B's up-projection on 2,048 tokens)."""
     flops = 2.0 * tokens * d_in * d_out
@@ -130,25 +130,37 @@ def _matmul_points(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, 
     issue 24, "memoize by shapes"), so a job edited in any other setting reuses them (the pydantic records are
     frozen and shared)."""
     micro_tokens = job.sequence_length * job.micro_batch_size
+    # the model by identity holds its experts and top-k, so the MoE rows (expert_rows) need no key of their own
     key = (job.method, job.lora.rank, job.quantization, micro_tokens, p.trainable, p.frozen_linear, tb.total,
            tuple(ops.items()))  # fmt: skip
     return CACHE.memo("matmul-points", (model,), key, lambda: _make_matmuls(job, model, p, tb, ops, micro_tokens))
 
 
+def expert_rows(model: ModelSpec, tokens: float) -> float:
+    """The rows (M) of one routed expert's GEMM: the tokens routed to it, tokens x top-k / experts on average, as
+    the per-op model times an expert's GEMM (steptime/ops.py: ``tokens * t.top_k / t.experts`` for group "expert");
+    ``tokens`` for a dense model."""
+    if not model.is_moe:
+        return tokens
+    return tokens * max(model.num_experts_per_tok, 1) / max(model.num_experts, 1)
+
+
 def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
                   micro_tokens: int) -> list[MatmulIntensity]:  # fmt: skip
     matmuls: list[MatmulIntensity] = []
-    micro_tokens = job.sequence_length * job.micro_batch_size
     if model.hidden_size and model.intermediate_size:
         h, f = model.hidden_size, model.tokens_ffn_width if not model.is_moe else model.moe_intermediate_size
         assert f
-        shapes = [("MLP up-projection", h, f), ("MLP down-projection", f, h)]
+        # MoE: each expert's up / down GEMM sees only its routed tokens (gpt-oss-20b at 2,048 tokens, top-4 of 32:
+        # 256 rows, ~217 FLOP/byte, below an H100's ridge)
+        mlp_rows = expert_rows(model, micro_tokens)
+        shapes = [("MLP up-projection", mlp_rows, h, f), ("MLP down-projection", mlp_rows, f, h)]
         if model.num_attention_heads and model.head_dim:
-            shapes.append(("attention q-projection", h, model.num_attention_heads * model.head_dim))
+            shapes.append(("attention q-projection", micro_tokens, h, model.num_attention_heads * model.head_dim))
         if job.method in ("lora", "qlora"):
-            shapes.append((f"LoRA A (rank {job.lora.rank})", h, job.lora.rank))
-        for name, d_in, d_out in shapes:
-            fl, by = matmul_intensity(micro_tokens, d_in, d_out)
+            shapes.append((f"LoRA A (rank {job.lora.rank})", micro_tokens, h, job.lora.rank))
+        for name, rows, d_in, d_out in shapes:
+            fl, by = matmul_intensity(rows, d_in, d_out)
             ai = fl / by
             matmuls.append(MatmulIntensity.model_construct(
                 name=name, flops=fl, bytes=by, intensity=ai,
