@@ -37,3 +37,24 @@ def test_an_expert_gemm_sees_its_routed_tokens() -> None:
 def test_a_dense_mlp_sees_every_token() -> None:
     up = _points("llama-3.1-8b")["MLP up-projection"]
     assert up.intensity == pytest.approx(2048 * 4096 * 14336 / (2048 * 4096 + 4096 * 14336 + 2048 * 14336), rel=1e-6)
+
+
+def test_a_card_with_an_estimated_rate_classes_its_ops_at_that_rate() -> None:
+    """The RTX PRO 6000 Server publishes no dense BF16 rate; the step is timed at the catalog's estimate (the default
+    compute_rates: estimated), so its ops are classed against the ridge of that estimate and say so; with published
+    rates only, nothing times the step and nothing is classed."""
+    from configurator.catalog.loader import default_catalog
+
+    card = default_catalog().cards["rtx-pro-6000-server"]
+    assert not card.bf16_dense_tflops.value and card.bf16_dense_tflops_estimate is not None
+    rate, bw = card.bf16_dense_tflops_estimate.value, card.memory_bandwidth_gb_s.value
+    assert rate and bw
+    build = {"chassis": "generic-server-8", "cards": [{"slot": 1, "card": card.id}],
+             "jobs": [{"name": "t", "model": "llama-3.1-8b", "method": "lora", "cards": [1]}]}
+    compute = evaluate(Build.model_validate(build)).jobs[0].compute
+    assert compute is not None and compute.seconds_per_step
+    assert compute.card_ops_per_byte == {card.id: pytest.approx(rate * 1e12 / (bw * 1e9))}
+    assert compute.estimated_ridge_cards == [card.id]
+    assert all(set(m.bound) == {card.id} for m in compute.matmuls)
+    published = evaluate(Build.model_validate({**build, "assumptions": {"compute_rates": "published"}})).jobs[0]
+    assert published.compute is not None and all(not m.bound for m in published.compute.matmuls)

@@ -146,7 +146,8 @@ class Compute(Out):
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
-    card_ops_per_byte: dict[str, float] = {}
+    card_ops_per_byte: dict[str, float] = {}  # ridge per card id at the rate the step uses
+    estimated_ridge_cards: list[str] = []  # card ids whose ridge (and matmuls' bound) uses the catalog's estimate
     matmuls: list[MatmulIntensity] = []
     notes: list[str] = []
     # low precision (engine/lowprecision/checks.py): the recipe run, its rate, and the roofline's FP8 / FP4 roofs

@@ -263,7 +263,8 @@ class JobCards:
     estimated: list[str]  # the cards whose (setting) rate is an estimate
     bandwidth: float  # B/s of the slowest card or instance
     recipe: Recipe | None
-    ops: dict[str, float]  # ridge (FLOP/byte) per card id at BF16
+    ops: dict[str, float]  # ridge (FLOP/byte) per card id at BF16, at the rate the step uses (published or estimate)
+    estimated_ops: list[str]  # the card ids of ``ops`` whose ridge uses the catalog's UNCONFIRMED estimate
     recipe_ops: dict[str, float]  # ridge under the recipe's roof
     devices: list[tuple[CardSpec, Device]]
     fp8_tflops: dict[str, float]
@@ -287,13 +288,18 @@ def _make_job_cards(cards: list[tuple[CardSpec, float]], memory_shares: list[flo
     pairs = zip(cards, mem_shares, strict=False)
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
     recipe = recipe_of(precision, job_capability([c for c, _ in cards]))
-    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    # the ridge at the rate the step is timed with (bf16_rate: published, or with ``estimates`` the catalog's
+    # estimate, as card_device gives the per-op model), so every op the step times is classed
+    ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
+           if (r := bf16_rate(c, estimates)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
+    estimated_ops = sorted({c.id for c, _ in cards if c.id in ops and not c.bf16_dense_tflops.value})
     # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
     recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
                   if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     return JobCards(
         slowest=slowest, complete=complete, notes=tuple(notes), estimated=estimated, bandwidth=bandwidth,
-        recipe=recipe, ops=ops, recipe_ops=recipe_ops, devices=_devices(cards, memory_shares, estimates),
+        recipe=recipe, ops=ops, estimated_ops=estimated_ops, recipe_ops=recipe_ops,
+        devices=_devices(cards, memory_shares, estimates),
         fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
     )  # fmt: skip
@@ -388,7 +394,7 @@ def compute(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
-        bf16_rate_estimated=bool(estimated), card_ops_per_byte=on.ops,
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=on.ops, estimated_ridge_cards=on.estimated_ops,
         matmuls=_matmuls(job, model, p, tb, on.ops, on.recipe_ops),
         notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
         recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,
