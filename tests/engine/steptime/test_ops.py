@@ -245,7 +245,7 @@ def test_a_sliding_window_model_runs_sdpas_memory_efficient_kernel(one_job) -> N
 
 def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: Catalog) -> None:
     """Eager attention (transformers eager_attention_forward): q @ k^T and P @ v over the whole s x s (the causal
-    mask halves nothing), four matmuls in backward, and 24 + 36 bytes per score element of elementwise passes (ops.py
+    mask halves nothing), four matmuls in backward, and 32 + 36 bytes per score element of elementwise passes (ops.py
     EAGER_FORWARD_BYTES, EAGER_BACKWARD_BYTES), its time growing with s^2 past the fused kernel's."""
     from configurator.engine.time.steptime.ops import EAGER_BACKWARD_BYTES, EAGER_FORWARD_BYTES
 

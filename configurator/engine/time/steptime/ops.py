@@ -456,12 +456,15 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
 
 
 # Eager attention (transformers eager_attention_forward, modeling_llama.py), per element of one head's s x s scores,
-# the bytes its elementwise kernels move. Forward: the scores written by q @ k^T (2), scaled (read and write, 4), the
-# causal mask added (4), softmax in fp32 (read 2, write 4), cast back to the query's dtype (read 4, write 2), read by
-# the @ v matmul (2): 24. Backward: dP written by dO @ v^T (2) and P read by dV (2), the cast's gradient (read 2,
-# write 4), softmax's (read its output and gradient, write one: 12), cast to bf16 (read 4, write 2), the scale's
-# (read and write: 4), dS read by dQ and dK (4): 36. Derived from the code, not measured.
-EAGER_FORWARD_BYTES = 24.0
+# the bytes its elementwise kernels move, the scores in BF16. Forward: the scores written by q @ k^T (2), scaled
+# (read and write, 4), the causal mask added (4), ``softmax(..., dtype=torch.float32)``: a BF16 input is first cast
+# to fp32 (read 2, write 4; ATen SoftMax.cpp ``softmax`` fuses the upcast into the kernel only for a Half input,
+# any other dtype takes ``input_.toType(dtype)``), the softmax in fp32 (read 4, write 4), cast back to the query's
+# dtype (read 4, write 2), read by the @ v matmul (2): 32. Backward: dP written by dO @ v^T (2) and P read by dV (2),
+# the cast's gradient (read 2, write 4), softmax's (read its output and gradient, write one: 12), the upcast's
+# gradient to bf16 (read 4, write 2), the scale's (read and write: 4), dS read by dQ and dK (4): 36. Derived from
+# the code, not measured.
+EAGER_FORWARD_BYTES = 32.0
 EAGER_BACKWARD_BYTES = 36.0
 
 
