@@ -263,6 +263,32 @@ def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: 
     assert eager["mlp"].seconds == pytest.approx(fused["mlp"].seconds)
 
 
+@pytest.mark.parametrize(("model_id", "forward", "backward"), [
+    ("llama-3.1-8b", 32, 36),  # the fp32 upcast softmax makes of BF16 scores, its softmax and the cast back
+    ("gemma-2-9b", 32 + 12, 36 + 14),  # + soft-capping: / cap, tanh, * cap and their gradients
+    ("gpt-oss-20b", 26, 38),  # sinks: cat, row max, - max, a BF16 softmax (no casts); slice, max and sub gradients
+])  # fmt: skip
+def test_eager_scores_take_the_passes_of_the_familys_eager_attention_forward(
+    catalog: Catalog, model_id: str, forward: int, backward: int
+) -> None:
+    """Bytes per score element of eager attention's elementwise passes, forward and backward, as each family's
+    transformers eager_attention_forward runs them (ops.py EAGER_*: modeling_llama.py, modeling_gemma2.py's
+    soft-capping, modeling_gpt_oss.py's sinks); Gemma 2 moves 26 bytes an element more than Llama, gpt-oss 4 fewer
+    (6 fewer forward, its softmax staying BF16; 2 more backward)."""
+    model = catalog.model(model_id)
+    s, b = 4096, 1
+    kw = {"method": "lora", "sequence_length": s, "micro_batch_size": b}
+    off = {c.name: c for c in _step(catalog, model_id, attention="eager", gradient_checkpointing=False, **kw).classes}
+    on = {c.name: c for c in _step(catalog, model_id, attention="eager", gradient_checkpointing=True, **kw).classes}
+    flash = {c.name: c for c in _step(catalog, model_id, attention="flash", gradient_checkpointing=True, **kw).classes}
+    scores = float(s * s * model.num_attention_heads * b * model.num_layers)  # type: ignore[operator]
+    assert off["attention"].bytes == pytest.approx((forward + backward) * scores, rel=1e-12)
+    # the recompute repeats the forward's passes over the scores where flash repeats its kernel's reads and writes
+    fused = fused_attention(s, b, model.num_attention_heads, model.num_key_value_heads, model.head_dim,
+                            model.num_layers).forward_bytes  # type: ignore[arg-type]  # fmt: skip
+    assert on["recompute"].bytes - flash["recompute"].bytes + fused == pytest.approx(forward * scores, rel=1e-9)
+
+
 def test_an_eager_job_names_its_kernel_and_stands_outside_the_runs(one_job) -> None:  # type: ignore[no-untyped-def]
     job = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora", "attention": "eager"})
     assert job.compute.attention_kernel == "eager (s x s matmuls and softmax)"
