@@ -373,7 +373,9 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
     need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
-    band = _step_band(job, comp, step, shape.on_mig, images=vision.tower(model, job) is not None)
+    windowed = model.sliding_window is not None and bool(model.sliding_layers) and (
+        job.sequence_length > model.sliding_window)  # fmt: skip
+    band = _step_band(job, comp, step, shape.on_mig, images=vision.tower(model, job) is not None, windowed=windowed)
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
                        step_low_seconds=band[0], step_high_seconds=band[1], step_band_basis=band[2],
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
@@ -383,8 +385,8 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
 
 
-def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
-               images: bool = False) -> tuple[float | None, float | None, str | None]:  # fmt: skip
+def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool, images: bool = False,
+               windowed: bool = False) -> tuple[float | None, float | None, str | None]:  # fmt: skip
     """(low, high, basis) of the step time: the held-apart runs' band (time/steptime/band.py) around a per-op step
     time, saying so where the job is of a kind no run in it is (QLoRA, FP8 or FP4 compute, a MIG slice, images);
     none for the utilisation model, whose constant no run validates, nor for an RL step (generation and the extra
@@ -398,7 +400,10 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
                *([f"in {comp.recipe} compute"] if comp.recipe else []),
                *(["on a MIG slice"] if on_mig else []),
                *(["a vision-language job"] if images else []),
-               *([f"timed with {kernel} attention"] if kernel not in (None, "FlashAttention-2") else [])]  # fmt: skip
+               *([f"timed with {kernel} attention"] if kernel not in (None, "FlashAttention-2") else []),
+               # FlashAttention-2 skips the tiles outside a window (ops.py local_attention_share): no run is windowed
+               *(["a sliding-window model under FlashAttention-2"] if windowed and kernel == "FlashAttention-2"
+                 else [])]  # fmt: skip
     basis = band.basis + (f"; none of the runs is {' or '.join(outside)} as this job is" if outside else "")
     return low, high, basis
 

@@ -78,6 +78,14 @@ def test_a_job_of_a_kind_no_run_is_says_so(one_job: Callable[..., JobResult]) ->
     rtx = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora"})
     assert rtx.compute is not None and rtx.compute.attention_kernel == "FlashAttention-2"
     assert "none of the runs" not in (rtx.step_band_basis or "")
+    # FlashAttention-2 skipping a sliding window's tiles (ops.py local_attention_share): no run has a window
+    windowed = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "attention": "flash",
+                                    "sequence_length": 8192})  # fmt: skip
+    assert (windowed.step_band_basis or "").endswith(
+        "none of the runs is a sliding-window model under FlashAttention-2 as this job is")
+    inside = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "attention": "flash",
+                                  "sequence_length": 1024})  # fmt: skip
+    assert "none of the runs" not in (inside.step_band_basis or "")  # the window spans the whole sequence
 
 
 def test_no_band_where_no_run_validates_the_time(one_job: Callable[..., JobResult]) -> None:
