@@ -259,3 +259,14 @@ def test_a_base_kept_in_mxfp4_loads_and_stores_the_bytes_it_ships_in() -> None:
     assert _term(bf16.host_ram, "model loading: the whole model in its one process") == pytest.approx(
         bf16.params_total * 2 / 1e9, rel=1e-6)
     assert _term(bf16.host_nvme, "model files of gpt-oss-20b") == pytest.approx(files)
+
+
+def test_two_models_of_one_name_keep_their_own_files() -> None:
+    """The files are shared by model (its id), not by the name a report shows: two parameter-count models both
+    called 'in-house' are two checkpoints on disk."""
+    jobs = [{**ZERO3_OFFLOAD, "name": n, "model": {"parameters": size, "name": "in-house"}}
+            for n, size in (("a", 7e9), ("b", 13e9))]  # fmt: skip
+    host = _evaluate(jobs).host
+    assert host is not None
+    files = [t for t in host.nvme_terms if t.what.startswith("model files of")]
+    assert [round(t.gb) for t in files] == [14, 26] and not any("shared" in t.what for t in files)

@@ -148,8 +148,14 @@ def model_file_bytes(model: ModelSpec, p: Parameters) -> float:
 
 
 def model_files_what(model: ModelSpec) -> str:
-    """The NVMe term's name for a model's files: the build counts one copy per name (host_result)."""
+    """The NVMe term's name for a model's files (its key, model_files_key, is what the build counts once)."""
     return f"model files of {model.name}"
+
+
+def model_files_key(model: ModelSpec) -> str:
+    """What makes two jobs' model files one copy on the server: the same model (by id; two models may share a
+    display name)."""
+    return f"model-files:{model.id}"
 
 
 def loading_term(job: Job, p: Parameters, ranks: int, model: ModelSpec) -> HostTerm:
@@ -221,7 +227,8 @@ def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_ra
         nvme.append(HostTerm(job=name, what=f"checkpoints ({job.checkpoints_kept} kept)",
                              gb=ckpt * job.checkpoints_kept / GB, source=SRC_CHECKPOINT))  # fmt: skip
     nvme.append(HostTerm(job=name, what=model_files_what(model), gb=model_file_bytes(model, p) / GB,
-                         source=SRC_MODEL_FILES_MXFP4 if model.expert_format == "mxfp4" else SRC_MODEL_FILES))
+                         source=SRC_MODEL_FILES_MXFP4 if model.expert_format == "mxfp4" else SRC_MODEL_FILES,
+                         shared_key=model_files_key(model)))  # fmt: skip
     return JobHost(tuple(ram), tuple(nvme))
 
 
@@ -323,13 +330,13 @@ def _shared_model_files(terms: list[HostTerm]) -> list[HostTerm]:
     first: dict[str, str] = {}
     out: list[HostTerm] = []
     for t in terms:
-        if not t.what.startswith("model files of "):
+        if t.shared_key is None:
             out.append(t)
-        elif t.what not in first:
-            first[t.what] = t.job
+        elif t.shared_key not in first:
+            first[t.shared_key] = t.job
             out.append(t)
         else:
-            out.append(t.model_copy(update={"what": f"{t.what}, shared with job '{first[t.what]}'", "gb": 0.0,
+            out.append(t.model_copy(update={"what": f"{t.what}, shared with job '{first[t.shared_key]}'", "gb": 0.0,
                                             "source": SRC_MODEL_FILES_SHARED}))  # fmt: skip
     return out
 

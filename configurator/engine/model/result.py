@@ -215,6 +215,8 @@ class HostTerm(Out):
     what: str
     gb: float  # GB = 10^9 B, the job's whole node (all its ranks)
     source: str
+    # terms with the same key are one copy on the server (a model's files, shared by its jobs); None: the job's own
+    shared_key: str | None = None
 
 
 class VisionInfo(Out):
