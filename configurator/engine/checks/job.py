@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
+from configurator.engine.memory import moe
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import effective_offload
 from configurator.engine.mig.layout import LayoutCheck
@@ -265,6 +266,18 @@ def _moe_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
                 f"Job '{name}': {model.num_experts} experts do not divide over {shape.n} cards; expert-parallel "
                 "frameworks need an equal share per card (torchtitan, Megatron-Core). Use a card count that "
                 f"divides {model.num_experts}.")))  # fmt: skip
+    if moe.stores_mxfp4(model, job) and job.framework in TRANSFORMERS_STACKS:
+        # transformers 5.24 quantizers/quantizer_mxfp4.py Mxfp4HfQuantizer.is_trainable returns False, and
+        # Trainer.__init__ calls trainer_utils.validate_quantization_for_training, which raises for such a model even
+        # with PEFT adapters attached ("... that quantization method do not support training")
+        checks.append(Check(severity="error", code="JOB_MXFP4_NOT_TRAINABLE", job=name, message=(
+            f"Job '{name}': Transformers' Trainer will not train {model.name} with its experts kept in MXFP4: it "
+            "stops at start-up ('that quantization method do not support training'). Load the base dequantised, "
+            "as OpenAI's fine-tuning recipe does (Mxfp4Config(dequantize=True)): set the base weights to BF16, "
+            "which the engine then sizes."), detail=(
+            "transformers 5.24 quantizer_mxfp4.py Mxfp4HfQuantizer.is_trainable is False; trainer_utils.py "
+            "validate_quantization_for_training raises for a quantised model whose method cannot train, adapters "
+            "or not.")))  # fmt: skip
     if job.base_weights == "mxfp4" and job.method == "lora" and model.expert_format != "mxfp4":
         checks.append(Check(severity="info", code="PRECISION_NOTE", job=name, message=(
             f"Job '{name}': base_weights mxfp4 keeps experts that ship in MXFP4 (gpt-oss); {model.name} ships "
