@@ -42,8 +42,9 @@ def test_fits_up_to_is_where_the_headroom_crosses_zero(name: str, monkeypatch: p
     def headroom(s: int) -> float:
         job = build.jobs[0]
         split = sweep.sharding(job, len(job.cards), on_mig=False)
+        capability = sweep.job_capability([CAT.cards[build.card_in(job.cards[0]).card]])
         mem = real(CAT.model(job.model), job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
-                   sequence_length=s, capability=sweep.job_capability([CAT.cards[build.card_in(job.cards[0]).card]]))  # fmt: skip
+                   sequence_length=s, capability=capability)  # fmt: skip
         return frontier.capacity_gb - mem.peak_reserved / GB
 
     assert headroom(own.fits_up_to) == pytest.approx(own.fits_up_to_headroom_gb)

@@ -353,8 +353,8 @@ def _kernel_parts(kernel: str) -> tuple[str, str]:
 
 def attention_words(result: BuildResult) -> str:
     """The legend's line naming the attention kernel(s) the engine timed the jobs' steps with."""
-    words = list(dict.fromkeys(_kernel_parts(j.compute.attention_kernel)[0] for j in result.jobs
-                               if j.compute is not None and j.compute.attention_kernel and j.step_seconds is not None))  # fmt: skip
+    timed = [j.compute.attention_kernel for j in result.jobs if j.compute is not None and j.step_seconds is not None]
+    words = list(dict.fromkeys(_kernel_parts(kernel)[0] for kernel in timed if kernel))
     if not words:
         return ""
     return f"attention: {words[0]} kernel" if len(words) == 1 else f"attention kernels: {', '.join(words)}"

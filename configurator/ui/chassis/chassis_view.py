@@ -9,7 +9,6 @@ drawn are in items.py. Every change goes through ``document.edit`` with a functi
 from __future__ import annotations
 
 import math
-
 from functools import partial
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
