@@ -8,6 +8,7 @@ a :class:`FileError` naming the file, the key and, where it can be found, the li
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -37,6 +38,9 @@ class ConfigError(ValueError):
 _TIE_DEFAULT = {"gemma2": True, "gemma3_text": True}
 # Qwen3Config / Gemma2Config / Gemma3TextConfig / GptOssConfig head_dim
 _HEAD_DIM_DEFAULT = {"qwen3": 128, "qwen3_moe": 128, "gemma2": 256, "gemma3_text": 256, "gpt_oss": 64}
+# Gemma2Config / Gemma3TextConfig attn_logit_softcapping (50.0 / None; the released Gemma 2 config.json files
+# set 50.0): the families whose eager_attention_forward applies it
+_SOFTCAP_DEFAULT: dict[str, float | None] = {"gemma2": 50.0, "gemma3_text": None}
 # Gemma3TextConfig's defaults for keys the published Gemma 3 config.json files leave out (gemma-3-4b-it's
 # text_config gives no heads, KV heads or vocabulary): transformers reads these, so an import must too.
 _CLASS_DEFAULTS = {"gemma3_text": {"num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 262_208}}
@@ -75,6 +79,7 @@ KNOWN_CONFIG_KEYS = frozenset(
         "sliding_window_pattern",
         "use_sliding_window",
         "max_window_layers",
+        "attn_logit_softcapping",
     }
 )
 # Keys of a vision_config the reader uses (per vision kind; the rest of a real config is ignored on import but
@@ -198,6 +203,12 @@ def _layout_fields(config: dict[str, Any], mt: str, attention_bias: bool, fields
         fields["norms_per_layer"] = 4  # input, post_attention, pre_feedforward, post_feedforward
     if mt == "gpt_oss":
         fields["attention_sinks"] = True  # GptOssAttention.sinks: one logit per head
+    if mt in _SOFTCAP_DEFAULT:
+        cap = config.get("attn_logit_softcapping", _SOFTCAP_DEFAULT[mt])
+        if cap is not None:
+            if isinstance(cap, bool) or not isinstance(cap, int | float) or not 0 < cap < math.inf:
+                raise ConfigError("attn_logit_softcapping", f"must be a positive number or null, got {short_repr(cap)}")
+            fields["attn_logit_softcapping"] = float(cap)
     if mt == "mllama_text_model":
         layers = config.get("cross_attention_layers") or []
         if not isinstance(layers, list) or len(layers) > fields["num_layers"]:

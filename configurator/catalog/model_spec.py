@@ -117,6 +117,9 @@ class ModelSpec(Strict):
     # pattern: Gemma 2 every other layer, Gemma 3 five of six, Mistral / Phi-3 all when sliding_window is set)
     sliding_window: int | None = Field(default=None, gt=0)
     sliding_layers: tuple[int, ...] = ()
+    # Gemma 2 / Gemma 3 attn_logit_softcapping: eager_attention_forward caps the scores, ``tanh(s / cap) * cap``
+    # (modeling_gemma2.py; Gemma2Config default 50.0, Gemma3TextConfig None)
+    attn_logit_softcapping: float | None = Field(default=None, gt=0)
     # MLP details
     mlp_bias: bool = False  # Llama mlp_bias: bias on gate, up, down
     fused_gate_up: bool = False  # Phi-3: one gate_up_proj of out 2 x intermediate_size

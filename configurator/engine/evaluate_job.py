@@ -371,7 +371,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
-    need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards)
+    need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards, model)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
     windowed = model.sliding_window is not None and bool(model.sliding_layers) and (
         job.sequence_length > model.sliding_window)  # fmt: skip

@@ -86,7 +86,8 @@ def _steps(job: JobResult) -> list[str]:
             f"{secs} a step, {rate}"
         )
         for m in comp.matmuls:
-            bound = ", ".join(f"{k}: {v}" for k, v in m.bound.items()) or "bound unknown: no published rate"
+            bound = ", ".join(f"{k}: {v}" + (" at the estimated rate" if k in comp.estimated_ridge_cards else "")
+                              for k, v in m.bound.items()) or "bound unknown: no published rate"
             out.append(f"    {m.name:32s} {m.intensity:9.1f} FLOP/byte  ({bound})")
         out += [f"    {n}" for n in comp.notes]
     return out

@@ -585,3 +585,19 @@ def test_gemma_3_slides_its_released_1024_token_window_on_five_layers_of_six(mod
     model = default_catalog().model(model_id)
     assert model.sliding_window == 1024
     assert model.sliding_layers == tuple(i for i in range(model.num_layers) if (i + 1) % 6)  # type: ignore[arg-type]
+
+
+def test_gemma_2_caps_its_attention_scores_and_the_cap_is_read_from_the_config() -> None:
+    """attn_logit_softcapping: the released Gemma 2 configs' 50.0, Gemma2Config's default where a config leaves it
+    out, none where it is null or for Gemma 3 (Gemma3TextConfig's default None); a cap that is no positive number
+    is refused by name."""
+    assert default_catalog().model("gemma-2-9b").attn_logit_softcapping == 50.0
+    assert load_hf_config(FIXTURES / "gemma-2-2b.json").attn_logit_softcapping == 50.0
+    config = json.loads((FIXTURES / "gemma-2-2b.json").read_text(encoding="utf-8"))
+    del config["attn_logit_softcapping"]
+    assert model_from_hf_config(config, id="g", name="G", source="test").attn_logit_softcapping == 50.0
+    assert model_from_hf_config({**config, "attn_logit_softcapping": None}, id="g", name="G",
+                                source="test").attn_logit_softcapping is None  # fmt: skip
+    assert default_catalog().model("gemma-3-12b").attn_logit_softcapping is None
+    with pytest.raises(ValueError, match="attn_logit_softcapping"):
+        model_from_hf_config({**config, "attn_logit_softcapping": -1}, id="g", name="G", source="test")

@@ -389,3 +389,12 @@ def test_size_table_columns_align_with_long_card_ids_and_no_empty_bound(capsys) 
             number_end = row.rstrip().rsplit(" ", 1)[0].rstrip()
             assert len(number_end) == header_end, (line, row)  # the last number ends under "headroom"
     assert "FLOP/byte  ()" not in out
+
+
+def test_size_classes_ops_on_a_card_with_an_estimated_rate_and_says_so(capsys) -> None:  # type: ignore[no-untyped-def]
+    """The RTX PRO 6000 Server (no published dense BF16 rate): the step is timed at the catalog's estimate, so the
+    roofline lines class its ops at that rate and label it, instead of "bound unknown: no published rate"."""
+    assert main(["size", str(ROOT / "resources" / "builds" / "seed-mig-four-tenants.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "bound unknown" not in out
+    assert "(rtx-pro-6000-server: compute at the estimated rate)" in out

@@ -60,3 +60,25 @@ def test_gemma_3_keeps_sdpa_where_gemma_2_falls_back() -> None:
         ran[model] = kernel, any(c.code == "JOB_ATTENTION_EAGER" for c in result.checks)
     assert ran["gemma-2-9b"][0].startswith("eager") and ran["gemma-2-9b"][1]
     assert not ran["gemma-3-4b"][0].startswith("eager") and not ran["gemma-3-4b"][1]
+
+
+def test_the_eager_note_advises_what_each_family_can_train_with() -> None:
+    """Gemma 2: FlashAttention-2 takes its soft-cap (flash-attn's softcap, forward and backward). gpt-oss: Transformers
+    swaps FlashAttention-2 for the vLLM FA3 hub kernel, whose sinks are forward-only: eager is what trains it."""
+    said = {m: next(c.message for c in _evaluate(m).checks if c.code == "JOB_ATTENTION_EAGER")
+            for m in ("gemma-2-9b", "gpt-oss-20b")}
+    assert "Choose FlashAttention" in said["gemma-2-9b"]
+    assert "Choose FlashAttention" not in said["gpt-oss-20b"] and "Keep eager attention" in said["gpt-oss-20b"]
+
+
+@pytest.mark.parametrize(("model", "framework", "warned"), [
+    ("gpt-oss-20b", "hf-trainer", True),  # flash_attention_2 -> kernels-community/vllm-flash-attn3: sinks forward-only
+    ("gemma-2-9b", "hf-trainer", False),  # FlashAttention-2 trains the soft-cap
+    ("gpt-oss-20b", "torchtune", False),  # not Transformers' swap
+])
+def test_flash_on_gpt_oss_warns_that_it_cannot_train(model: str, framework: str, warned: bool) -> None:
+    result = _evaluate(model, attention="flash", framework=framework)
+    said = [c for c in result.checks if c.code == "JOB_ATTENTION_NO_BACKWARD"]
+    assert bool(said) == warned
+    if warned:
+        assert said[0].severity == "warning" and "Choose eager attention" in said[0].message

@@ -70,7 +70,11 @@ def test_jobs_of_a_build_add_up() -> None:
     two = _evaluate([ZERO3_OFFLOAD, {**ZERO3_OFFLOAD, "name": "z3b"}]).host
     assert one is not None and two is not None
     assert two.ram_need_gb - 8.0 == pytest.approx(2 * (one.ram_need_gb - 8.0))  # the OS reserve is the build's, once
-    assert two.nvme_need_gb == pytest.approx(2 * one.nvme_need_gb)
+    # the checkpoints add up; the model's files are one copy in the server's Hugging Face cache, shared by both jobs
+    files = _term(two.nvme_terms, "model files of")
+    assert two.nvme_need_gb == pytest.approx(2 * one.nvme_need_gb - files)
+    shared = [t for t in two.nvme_terms if t.what.startswith("model files of")]
+    assert [t.gb for t in shared] == [pytest.approx(files), 0.0] and "shared with job 'z3'" in shared[1].what
 
 
 def test_parts_are_picked_to_hold_the_need_when_the_build_states_none() -> None:
@@ -154,7 +158,8 @@ def test_fsdp_with_cpu_ram_efficient_loading_loads_it_on_rank_0_only() -> None:
                                                     abs=1e-3)  # fmt: skip
     # rank 0 only makes sense with several ranks: one card loads the whole model either way
     single = _evaluate([{**on, "parallelism": "single", "cards": [1]}], n=1).jobs[0]
-    assert _term(single.host_ram, "model loading: the whole model in each of 1") == pytest.approx(141.1074, abs=1e-3)
+    assert _term(single.host_ram, "model loading: the whole model in its one process") == pytest.approx(141.1074,
+                                                                                                     abs=1e-3)
 
 
 def test_qlora_loads_one_checkpoint_shard_at_a_time() -> None:
@@ -230,3 +235,38 @@ def test_a_full_dpo_loads_the_policy_and_its_reference() -> None:
     lora = _evaluate([{**dpo, "method": "lora"}], n=4).jobs[0]
     assert _term(lora.host_ram, "model loading: one 5.0 GB checkpoint shard per process") == pytest.approx(20.0)
     assert not any("reference" in t.what for t in lora.host_ram)
+
+
+GPT_OSS_MXFP4 = {"name": "g", "model": "gpt-oss-20b", "method": "lora", "base_weights": "mxfp4",
+                 "lora": {"rank": 8, "targets": "attention"}, "cards": [1]}  # fmt: skip
+
+
+def test_a_base_kept_in_mxfp4_loads_and_stores_the_bytes_it_ships_in() -> None:
+    """gpt-oss-20b ships its experts in MXFP4 (4.25 bits a weight): the load holds what the card holds
+    (engine/memory/moe.py base_weight_bytes, 13.8 GB, not 20.9 B x 2 B = 41.8 GB) and the cache the checkpoint as
+    published (catalog weight_bytes_as_shipped); a job that dequantises the base to bf16 loads 16-bit weights, but
+    the files on disk are still the published MXFP4 ones."""
+    from configurator.catalog.loader import default_catalog
+
+    model = default_catalog().models["gpt-oss-20b"]
+    kept = _evaluate([GPT_OSS_MXFP4], n=1).jobs[0]
+    loaded = _term(kept.host_ram, "model loading: the whole model in its one process, experts in MXFP4")
+    assert loaded == pytest.approx(kept.cards[0].weights_gb, rel=1e-6)
+    assert loaded < kept.params_total * 2 / 1e9 / 2.9
+    files = _term(kept.host_nvme, "model files of gpt-oss-20b")
+    assert files == pytest.approx(model.weight_bytes_as_shipped() / 1e9, rel=1e-9) and files < 14.0
+    bf16 = _evaluate([{**GPT_OSS_MXFP4, "base_weights": "bf16"}], n=1).jobs[0]
+    assert _term(bf16.host_ram, "model loading: the whole model in its one process") == pytest.approx(
+        bf16.params_total * 2 / 1e9, rel=1e-6)
+    assert _term(bf16.host_nvme, "model files of gpt-oss-20b") == pytest.approx(files)
+
+
+def test_two_models_of_one_name_keep_their_own_files() -> None:
+    """The files are shared by model (its id), not by the name a report shows: two parameter-count models both
+    called 'in-house' are two checkpoints on disk."""
+    jobs = [{**ZERO3_OFFLOAD, "name": n, "model": {"parameters": size, "name": "in-house"}}
+            for n, size in (("a", 7e9), ("b", 13e9))]  # fmt: skip
+    host = _evaluate(jobs).host
+    assert host is not None
+    files = [t for t in host.nvme_terms if t.what.startswith("model files of")]
+    assert [round(t.gb) for t in files] == [14, 26] and not any("shared" in t.what for t in files)

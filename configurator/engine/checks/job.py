@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 from configurator.catalog.cards import CardSpec
 from configurator.catalog.models import ModelSpec
+from configurator.engine.memory import moe
 from configurator.engine.memory.breakdown import MemoryBreakdown
 from configurator.engine.memory.estimate import effective_offload
 from configurator.engine.mig.layout import LayoutCheck
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check
-from configurator.engine.model.stack import NO_SDPA, attention_run
+from configurator.engine.model.stack import NO_FLASH_TRAINING, NO_SDPA, TRANSFORMERS_STACKS, attention_run
 
 Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
 
@@ -185,17 +186,51 @@ def setting_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
 # why a family's Transformers class has no SDPA path (engine/model/stack.py NO_SDPA)
 _NO_SDPA_WHY = {"gemma2": "attention logit soft-capping", "gpt_oss": "attention sinks"}
 
+# what a family can train with instead of eager attention (a fused kernel, where one takes its attention)
+_FUSED_ADVICE = {
+    # flash-attn >= 2.6 flash_attn_func takes softcap, forward and backward (flash_bwd_launch_template.h:
+    # SOFTCAP_SWITCH, the dq/dk/dv kernel's Is_softcap); transformers 5.24 integrations/flash_attention.py passes
+    # the module's softcap (Gemma2Attention: attn_logit_softcapping)
+    "gemma2": "Choose FlashAttention for a fused kernel: FlashAttention-2 applies the soft-cap itself.",
+    # transformers 5.24 swaps flash_attention_2 for the hub kernel kernels-community/vllm-flash-attn3
+    # (GptOssPreTrainedModel._compatible_flash_implementations); its sinks are forward-only
+    # (nvidia-cosmos/cosmos-rl#219, citing the kernel's hub discussion 3); FlashAttention-2 has no sinks at all
+    # (Dao-AILab/flash-attention#1797)
+    "gpt_oss": ("Keep eager attention to train it: Transformers swaps a FlashAttention-2 request for a kernel whose "
+                "sinks are forward-only; a shorter sequence or micro-batch shrinks the s x s scores."),
+}
+
+# why FlashAttention asked of a NO_FLASH_TRAINING family cannot train it (the check's detail)
+_NO_FLASH_DETAIL = (
+    "transformers 5.24 modeling_utils.py _check_and_adjust_attn_implementation: a flash request outside "
+    "GptOssPreTrainedModel._compatible_flash_implementations falls back to its first CUDA entry, "
+    "kernels-community/vllm-flash-attn3; its backward does not support the sinks (nvidia-cosmos/cosmos-rl#219) and "
+    "its sinks need Hopper (huggingface/kernels-community#313). FlashAttention-2 has no learnable sinks "
+    "(Dao-AILab/flash-attention#1797); only FlashAttention-4's CuTe kernels gained a sink backward, on SM90 and "
+    "SM100 (Dao-AILab/flash-attention#2706), which a flash job here does not name. transformers#42736 first "
+    "blocked flash_attention_2/3 for gpt-oss after silent garbage output."
+)
+
 
 def _attention_checks(job: Job, model: ModelSpec) -> list[Check]:
     """SDPA asked of a model whose Transformers class runs eager instead (stack.py attention_run): the job is sized
-    and timed as eager attention, and the check says so."""
-    if model.is_params_only or attention_run(model.architecture, job) == job.attention:
+    and timed as eager attention, and the check says so with what the family can train with instead. FlashAttention
+    asked of gpt-oss on a Transformers stack: the kernel Transformers loads instead cannot train its sinks."""
+    if model.is_params_only:
+        return []
+    if job.attention == "flash" and model.architecture in NO_FLASH_TRAINING and job.framework in TRANSFORMERS_STACKS:
+        return [Check(severity="warning", code="JOB_ATTENTION_NO_BACKWARD", job=job.name, message=(
+            f"Job '{job.name}': FlashAttention cannot train {model.name}: Transformers swaps flash_attention_2 for "
+            "the vLLM FlashAttention-3 kernel from the Hub, whose attention sinks are forward-only (and Hopper-only). "
+            "The job is sized and timed as FlashAttention-2 regardless. Choose eager attention."),
+            detail=_NO_FLASH_DETAIL)]  # fmt: skip
+    if attention_run(model.architecture, job) == job.attention:
         return []
     why = _NO_SDPA_WHY.get(model.architecture, "its attention")
+    advice = _FUSED_ADVICE.get(model.architecture, "Choose FlashAttention for a fused kernel.")
     return [Check(severity="info", code="JOB_ATTENTION_EAGER", job=job.name, message=(
         f"Job '{job.name}': {model.name} runs eager attention, not SDPA: Transformers has no SDPA path for its "
-        f"{why}, so the job is sized and timed with eager attention (s x s scores in memory). Choose "
-        "FlashAttention for a fused kernel."), detail=(
+        f"{why}, so the job is sized and timed with eager attention (s x s scores in memory). {advice}"), detail=(
         f"transformers 5.24 {NO_SDPA[model.architecture]}._supports_sdpa is False: an unset attn_implementation "
         "falls back from sdpa to eager (modeling_utils.py get_correct_attn_implementation); an explicit "
         "attn_implementation='sdpa' raises."))]  # fmt: skip
@@ -231,6 +266,18 @@ def _moe_checks(job: Job, model: ModelSpec, shape: Shape) -> list[Check]:
                 f"Job '{name}': {model.num_experts} experts do not divide over {shape.n} cards; expert-parallel "
                 "frameworks need an equal share per card (torchtitan, Megatron-Core). Use a card count that "
                 f"divides {model.num_experts}.")))  # fmt: skip
+    if moe.stores_mxfp4(model, job) and job.framework in TRANSFORMERS_STACKS:
+        # transformers 5.24 quantizers/quantizer_mxfp4.py Mxfp4HfQuantizer.is_trainable returns False, and
+        # Trainer.__init__ calls trainer_utils.validate_quantization_for_training, which raises for such a model even
+        # with PEFT adapters attached ("... that quantization method do not support training")
+        checks.append(Check(severity="error", code="JOB_MXFP4_NOT_TRAINABLE", job=name, message=(
+            f"Job '{name}': Transformers' Trainer will not train {model.name} with its experts kept in MXFP4: it "
+            "stops at start-up ('that quantization method do not support training'). Load the base dequantised, "
+            "as OpenAI's fine-tuning recipe does (Mxfp4Config(dequantize=True)): set the base weights to BF16, "
+            "which the engine then sizes."), detail=(
+            "transformers 5.24 quantizer_mxfp4.py Mxfp4HfQuantizer.is_trainable is False; trainer_utils.py "
+            "validate_quantization_for_training raises for a quantised model whose method cannot train, adapters "
+            "or not.")))  # fmt: skip
     if job.base_weights == "mxfp4" and job.method == "lora" and model.expert_format != "mxfp4":
         checks.append(Check(severity="info", code="PRECISION_NOTE", job=name, message=(
             f"Job '{name}': base_weights mxfp4 keeps experts that ship in MXFP4 (gpt-oss); {model.name} ships "

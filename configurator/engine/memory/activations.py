@@ -151,8 +151,8 @@ def _eager_scores(model: ModelSpec, sequence: int, att: int) -> float:
 
     - Llama-style (modeling_llama.py): ``softmax(..., dtype=torch.float32).to(query.dtype)``: the fp32 softmax output
       and its copy in the attention dtype, which the second matmul keeps.
-    - Gemma 2's soft-capping (modeling_gemma2.py eager_attention_forward: ``attn_weights / softcap``, ``tanh``,
-      ``* softcap``) also keeps the tanh output, in the attention dtype.
+    - Soft-capping (attn_logit_softcapping set: Gemma 2's, modeling_gemma2.py eager_attention_forward:
+      ``attn_weights / softcap``, ``tanh``, ``* softcap``) also keeps the tanh output, in the attention dtype.
     - gpt-oss's sinks (modeling_gpt_oss.py eager_attention_forward): the scores with one sink column per head
       (s + 1), softmax in their own dtype (``dtype=combined_logits.dtype``), kept once (the matmul takes a slice of
       it), and the int64 indices of the row max (``combined_logits.max(dim=-1, keepdim=True)``) for its backward."""
@@ -162,7 +162,7 @@ def _eager_scores(model: ModelSpec, sequence: int, att: int) -> float:
         return att * nh * (sequence + 1) + moe.INT64 * nh
     # ``.to(query.dtype)`` returns the fp32 output itself when q is fp32 (QLoRA's fp32 norms without autocast)
     scores = (FP32 + (att if att != FP32 else 0)) * nh * sequence
-    if model.architecture == "gemma2":
+    if model.attn_logit_softcapping is not None:
         scores += att * nh * sequence
     return scores
 

@@ -19,8 +19,9 @@ import math
 from dataclasses import dataclass
 
 from configurator.catalog.chassis import ChassisSpec
+from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB, GIB
-from configurator.engine.memory import rl
+from configurator.engine.memory import moe, rl
 from configurator.engine.memory.precision import BF16, FP32
 from configurator.engine.memory.states import Parameters, trained_layout
 from configurator.engine.model.build import Build, Job
@@ -74,14 +75,15 @@ SRC_LOADER = ("Trainer defaults: dataloader_num_workers=0 (the main process buil
 SRC_STAGING = ("PyTorch DCP async_save copies each rank's state dict into CPU buffers first "
                "(\"checkpoint_size_per_rank X number_of_ranks\", recipe distributed_async_checkpoint_recipe); "
                "FSDP FULL_STATE_DICT with offload_to_cpu gathers it on rank 0's host")  # fmt: skip
-SRC_LOAD_FULL = ("transformers modeling_utils.py PreTrainedModel.from_pretrained without a device_map: the 16-bit "
-                 "weights land on the CPU (safetensors shard by shard, memory-mapped) and the whole model is resident "
-                 "before the trainer moves it to the card; every process does it (DDP, and FSDP without "
-                 "cpu_ram_efficient_loading: accelerate dataclasses.py FullyShardedDataParallelPlugin)")  # fmt: skip
+SRC_LOAD_FULL = ("transformers modeling_utils.py PreTrainedModel.from_pretrained without a device_map: the "
+                 "checkpoint's weights land on the CPU (safetensors shard by shard, memory-mapped) and the whole "
+                 "model is resident before the trainer moves it to the card; every process does it (DDP, and "
+                 "FSDP without cpu_ram_efficient_loading: accelerate dataclasses.py "
+                 "FullyShardedDataParallelPlugin)")  # fmt: skip
 SRC_LOAD_RANK0 = ("FSDP cpu_ram_efficient_loading (accelerate utils/dataclasses.py FullyShardedDataParallelPlugin: "
                   "\"only the first process loads the pretrained model checkpoint while all other processes have "
                   "empty weights\"; transformers modeling_utils.py is_fsdp_enabled / is_local_dist_rank_0): rank 0 "
-                  "holds the whole 16-bit model, FSDP broadcasts it (sync_module_states, fsdp_utils.py)")  # fmt: skip
+                  "holds the whole model, FSDP broadcasts it (sync_module_states, fsdp_utils.py)")  # fmt: skip
 SRC_LOAD_SHARD = ("one checkpoint shard (huggingface_hub MAX_SHARD_SIZE 5 GB) per process at a time: transformers "
                   "modeling_utils.py loads the safetensors files one by one; QLoRA's bitsandbytes quantiser "
                   "(quantizers/quantizer_bnb_4bit.py, device_map on the card) quantises each shard on the card; "
@@ -100,7 +102,13 @@ SRC_SWAP = ("ZeRO-Infinity (offload_param / offload_optimizer device nvme): 16-b
             "(PartitionedOptimizerSwapper) in swap files under nvme_path")  # fmt: skip
 SRC_CHECKPOINT = ("Transformers Trainer _save_checkpoint: the model (LoRA: the adapters only) and optimizer.pt with "
                   "the optimizer's states, save_total_limit of them kept")  # fmt: skip
-SRC_MODEL_FILES = "the model's safetensors in the Hugging Face cache, 16-bit weights as published"
+SRC_MODEL_FILES = "the model's safetensors in the Hugging Face cache, as published: 16-bit weights"
+# a checkpoint that ships its experts in MXFP4 (gpt-oss: quantization_config quant_method mxfp4, catalog expert_format)
+SRC_MODEL_FILES_MXFP4 = ("the model's safetensors in the Hugging Face cache, as published: the experts in MXFP4 (4.25 "
+                         "bits a weight, blocks and scales), the rest 16-bit (gpt-oss model card)")  # fmt: skip
+SRC_MODEL_FILES_SHARED = ("one copy in the Hugging Face cache serves every job of the build that trains this model "
+                          "(huggingface_hub's cache, guide \"Understand caching\": one models--<org>--<name> folder "
+                          "of blobs per repo, shared by every process on the machine)")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -126,24 +134,51 @@ def checkpoint_bytes(job: Job, p: Parameters) -> float:
     return weights + p.trainable * tb.optimizer
 
 
-def loading_term(job: Job, p: Parameters, ranks: int) -> HostTerm:
-    """The job's host RAM while its model loads, all its ``ranks`` processes together: the 16-bit checkpoint as
-    published (p.total x 2 B), held whole, one shard at a time, or once on rank 0, as the framework loads it. A
+def loaded_bytes(job: Job, model: ModelSpec, p: Parameters) -> float:
+    """Bytes of the base model as the job loads it: 16-bit (p.total x 2 B), or where the job keeps gpt-oss's experts
+    in MXFP4 as shipped, the bytes the cards hold too (engine/memory/moe.py base_weight_bytes: transformers
+    Mxfp4GptOssExperts' blocks and scales, its fp32 biases, the rest bf16)."""
+    return moe.base_weight_bytes(model) if moe.stores_mxfp4(model, job) else p.total * BF16
+
+
+def model_file_bytes(model: ModelSpec, p: Parameters) -> float:
+    """Bytes of the checkpoint's files as published: the experts in the format they ship in (MXFP4: 4.25 bits a
+    weight, catalog model_spec.py weight_bytes_as_shipped), whatever the job loads them as; else 16-bit."""
+    return model.weight_bytes_as_shipped() if model.expert_format != "bf16" else p.total * BF16
+
+
+def model_files_what(model: ModelSpec) -> str:
+    """The NVMe term's name for a model's files (its key, model_files_key, is what the build counts once)."""
+    return f"model files of {model.name}"
+
+
+def model_files_key(model: ModelSpec) -> str:
+    """What makes two jobs' model files one copy on the server: the same model (by id; two models may share a
+    display name)."""
+    return f"model-files:{model.id}"
+
+
+def loading_term(job: Job, p: Parameters, ranks: int, model: ModelSpec) -> HostTerm:
+    """The job's host RAM while its model loads, all its ``ranks`` processes together: the checkpoint as the job
+    loads it (loaded_bytes), held whole, one shard at a time, or once on rank 0, as the framework loads it. A
     full-fine-tune RL job that keeps a frozen reference copy (engine/memory/rl.py keeps_reference) loads the
     checkpoint twice, the same way."""
     copies = 2 if rl.keeps_reference(job) else 1
-    model = p.total * BF16 / GB
-    shard = min(CHECKPOINT_SHARD_GB, model)
+    size = loaded_bytes(job, model, p) / GB
+    shard = min(CHECKPOINT_SHARD_GB, size)
     record = PARALLELISM[job.parallelism]
     stack = stack_of(job)
     if job.method == "qlora" or (record.deepspeed and record.stage == 3):
         gb, what, src = ranks * shard, f"one {shard:.1f} GB checkpoint shard per process", SRC_LOAD_SHARD
     elif stack.meta_init:
-        gb, what, src = model, "each rank its own part (meta init)", SRC_LOAD_META
+        gb, what, src = size, "each rank its own part (meta init)", SRC_LOAD_META
     elif record.fsdp and ranks > 1 and stack.cpu_ram_efficient_loading:
-        gb, what, src = model, "the whole model on rank 0 (cpu_ram_efficient_loading)", SRC_LOAD_RANK0
+        gb, what, src = size, "the whole model on rank 0 (cpu_ram_efficient_loading)", SRC_LOAD_RANK0
     else:
-        gb, what, src = ranks * model, f"the whole model in each of {ranks} processes", SRC_LOAD_FULL
+        where = f"each of {ranks} processes" if ranks > 1 else "its one process"
+        gb, what, src = ranks * size, f"the whole model in {where}", SRC_LOAD_FULL
+    if moe.stores_mxfp4(model, job):
+        what += ", experts in MXFP4 as published"
     if copies > 1:
         what += ", policy and reference"
     return HostTerm(job=job.name, what=f"model loading: {what}", gb=gb * copies, source=src)
@@ -160,11 +195,11 @@ def os_reserve_term() -> HostTerm:
 
 
 def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_rank: float | None,
-             shards: int) -> JobHost:  # fmt: skip
+             shards: int, model: ModelSpec) -> JobHost:  # fmt: skip
     """The job's host RAM and NVMe terms on its node (``ranks`` processes, one per card or MIG instance)."""
     name = job.name
     ram: list[HostTerm] = [
-        loading_term(job, p, ranks),
+        loading_term(job, p, ranks, model),
         HostTerm(
             job=name,
             what=f"process runtime, {ranks} × {ASSUMPTION_PROCESS_HOST_GB:g} GB (ASSUMPTION)",
@@ -191,7 +226,9 @@ def job_host(job: Job, p: Parameters, ranks: int, offload: str, offloaded_per_ra
     if job.checkpoints_kept:
         nvme.append(HostTerm(job=name, what=f"checkpoints ({job.checkpoints_kept} kept)",
                              gb=ckpt * job.checkpoints_kept / GB, source=SRC_CHECKPOINT))  # fmt: skip
-    nvme.append(HostTerm(job=name, what="model files", gb=p.total * BF16 / GB, source=SRC_MODEL_FILES))
+    nvme.append(HostTerm(job=name, what=model_files_what(model), gb=model_file_bytes(model, p) / GB,
+                         source=SRC_MODEL_FILES_MXFP4 if model.expert_format == "mxfp4" else SRC_MODEL_FILES,
+                         shared_key=model_files_key(model)))  # fmt: skip
     return JobHost(tuple(ram), tuple(nvme))
 
 
@@ -287,12 +324,29 @@ def drives_misfit(chassis: ChassisSpec, count: int) -> str | None:
     return f"{count} drives do not fit {chassis.name}: it has {bays:.0f} drive bays; install fewer, larger drives."
 
 
+def _shared_model_files(terms: list[HostTerm]) -> list[HostTerm]:
+    """The build's NVMe terms with each model's files counted once: its jobs run on one server and share the
+    Hugging Face cache (SRC_MODEL_FILES_SHARED); a later job's copy stays listed at 0 GB, saying whose it shares."""
+    first: dict[str, str] = {}
+    out: list[HostTerm] = []
+    for t in terms:
+        if t.shared_key is None:
+            out.append(t)
+        elif t.shared_key not in first:
+            first[t.shared_key] = t.job
+            out.append(t)
+        else:
+            out.append(t.model_copy(update={"what": f"{t.what}, shared with job '{first[t.shared_key]}'", "gb": 0.0,
+                                            "source": SRC_MODEL_FILES_SHARED}))  # fmt: skip
+    return out
+
+
 def host_result(build: Build, chassis: ChassisSpec, jobs: list[JobResult]) -> HostResult:
     """The build's host need (its jobs run at the same time), and the DIMMs and drives installed or picked for it."""
     ram_terms = [t for j in jobs for t in j.host_ram]
     if ram_terms:
         ram_terms.append(os_reserve_term())
-    nvme_terms = [t for j in jobs for t in j.host_nvme]
+    nvme_terms = _shared_model_files([t for j in jobs for t in j.host_nvme])
     ram_need = sum(t.gb for t in ram_terms)
     nvme_need = sum(t.gb for t in nvme_terms)
     spec = chassis.host

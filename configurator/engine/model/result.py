@@ -146,7 +146,8 @@ class Compute(Out):
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
-    card_ops_per_byte: dict[str, float] = {}
+    card_ops_per_byte: dict[str, float] = {}  # ridge per card id at the rate the step uses
+    estimated_ridge_cards: list[str] = []  # card ids whose ridge (and matmuls' bound) uses the catalog's estimate
     matmuls: list[MatmulIntensity] = []
     notes: list[str] = []
     # low precision (engine/lowprecision/checks.py): the recipe run, its rate, and the roofline's FP8 / FP4 roofs
@@ -214,6 +215,8 @@ class HostTerm(Out):
     what: str
     gb: float  # GB = 10^9 B, the job's whole node (all its ranks)
     source: str
+    # terms with the same key are one copy on the server (a model's files, shared by its jobs); None: the job's own
+    shared_key: str | None = None
 
 
 class VisionInfo(Out):

@@ -139,6 +139,10 @@ def runs_model_dtypes(job: Job) -> bool:
 # GptOssPreTrainedModel ``_supports_sdpa = False`` (its sinks, ``s_aux``, have no SDPA argument). Gemma 3 declares
 # ``_supports_sdpa = True`` and its configs leave ``attn_logit_softcapping`` None, so it runs SDPA.
 NO_SDPA: dict[str, str] = {"gemma2": "Gemma2PreTrainedModel", "gpt_oss": "GptOssPreTrainedModel"}
+# families whose Transformers class swaps a FlashAttention request for a kernel that cannot train them: transformers
+# 5.24 GptOssPreTrainedModel._compatible_flash_implementations sends flash_attention_2 to
+# kernels-community/vllm-flash-attn3, whose sinks are forward-only (nvidia-cosmos/cosmos-rl#219)
+NO_FLASH_TRAINING = frozenset({"gpt_oss"})
 
 
 def attention_run(architecture: str, job: Job) -> str:

@@ -61,7 +61,7 @@ def attainable_tflops(peak_tflops: float, bandwidth_gb_s: float, intensity: floa
     return min(peak_tflops, intensity * bandwidth_gb_s * 1e9 / 1e12)
 
 
-def matmul_intensity(tokens: int, d_in: int, d_out: int) -> tuple[float, float]:
+def matmul_intensity(tokens: float, d_in: int, d_out: int) -> tuple[float, float]:
     """(FLOPs, bytes) of a BF16 matmul of tokens x d_in by d_in x d_out: NVIDIA's performance guide,
     arithmetic intensity = 2MNK / 2(MK + KN + MN) (seed A: ~1,250 for 8B's up-projection on 2,048 tokens)."""
     flops = 2.0 * tokens * d_in * d_out
@@ -130,25 +130,37 @@ def _matmul_points(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, 
     issue 24, "memoize by shapes"), so a job edited in any other setting reuses them (the pydantic records are
     frozen and shared)."""
     micro_tokens = job.sequence_length * job.micro_batch_size
+    # the model by identity holds its experts and top-k, so the MoE rows (expert_rows) need no key of their own
     key = (job.method, job.lora.rank, job.quantization, micro_tokens, p.trainable, p.frozen_linear, tb.total,
            tuple(ops.items()))  # fmt: skip
     return CACHE.memo("matmul-points", (model,), key, lambda: _make_matmuls(job, model, p, tb, ops, micro_tokens))
 
 
+def expert_rows(model: ModelSpec, tokens: float) -> float:
+    """The rows (M) of one routed expert's GEMM: the tokens routed to it, tokens x top-k / experts on average, as
+    the per-op model times an expert's GEMM (steptime/ops.py: ``tokens * t.top_k / t.experts`` for group "expert");
+    ``tokens`` for a dense model."""
+    if not model.is_moe:
+        return tokens
+    return tokens * max(model.num_experts_per_tok, 1) / max(model.num_experts, 1)
+
+
 def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
                   micro_tokens: int) -> list[MatmulIntensity]:  # fmt: skip
     matmuls: list[MatmulIntensity] = []
-    micro_tokens = job.sequence_length * job.micro_batch_size
     if model.hidden_size and model.intermediate_size:
         h, f = model.hidden_size, model.tokens_ffn_width if not model.is_moe else model.moe_intermediate_size
         assert f
-        shapes = [("MLP up-projection", h, f), ("MLP down-projection", f, h)]
+        # MoE: each expert's up / down GEMM sees only its routed tokens (gpt-oss-20b at 2,048 tokens, top-4 of 32:
+        # 256 rows, ~217 FLOP/byte, below an H100's ridge)
+        mlp_rows = expert_rows(model, micro_tokens)
+        shapes = [("MLP up-projection", mlp_rows, h, f), ("MLP down-projection", mlp_rows, f, h)]
         if model.num_attention_heads and model.head_dim:
-            shapes.append(("attention q-projection", h, model.num_attention_heads * model.head_dim))
+            shapes.append(("attention q-projection", micro_tokens, h, model.num_attention_heads * model.head_dim))
         if job.method in ("lora", "qlora"):
-            shapes.append((f"LoRA A (rank {job.lora.rank})", h, job.lora.rank))
-        for name, d_in, d_out in shapes:
-            fl, by = matmul_intensity(micro_tokens, d_in, d_out)
+            shapes.append((f"LoRA A (rank {job.lora.rank})", micro_tokens, h, job.lora.rank))
+        for name, rows, d_in, d_out in shapes:
+            fl, by = matmul_intensity(rows, d_in, d_out)
             ai = fl / by
             matmuls.append(MatmulIntensity.model_construct(
                 name=name, flops=fl, bytes=by, intensity=ai,
@@ -251,7 +263,8 @@ class JobCards:
     estimated: list[str]  # the cards whose (setting) rate is an estimate
     bandwidth: float  # B/s of the slowest card or instance
     recipe: Recipe | None
-    ops: dict[str, float]  # ridge (FLOP/byte) per card id at BF16
+    ops: dict[str, float]  # ridge (FLOP/byte) per card id at BF16, at the rate the step uses (published or estimate)
+    estimated_ops: list[str]  # the card ids of ``ops`` whose ridge uses the catalog's UNCONFIRMED estimate
     recipe_ops: dict[str, float]  # ridge under the recipe's roof
     devices: list[tuple[CardSpec, Device]]
     fp8_tflops: dict[str, float]
@@ -275,13 +288,18 @@ def _make_job_cards(cards: list[tuple[CardSpec, float]], memory_shares: list[flo
     pairs = zip(cards, mem_shares, strict=False)
     bandwidth = min((c.memory_bandwidth_gb_s.value or 0) * m for (c, _), m in pairs) * 1e9 if cards else 0
     recipe = recipe_of(precision, job_capability([c for c, _ in cards]))
-    ops = {c.id: c.ops_per_byte for c, _ in cards if c.bf16_dense_tflops.value and c.memory_bandwidth_gb_s.value}
+    # the ridge at the rate the step is timed with (bf16_rate: published, or with ``estimates`` the catalog's
+    # estimate, as card_device gives the per-op model), so every op the step times is classed
+    ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
+           if (r := bf16_rate(c, estimates)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
+    estimated_ops = sorted({c.id for c, _ in cards if c.id in ops and not c.bf16_dense_tflops.value})
     # the ridge under the recipe's roof: its dense FP8 / FP4 rate at the card's bandwidth
     recipe_ops = {c.id: ridge_intensity(r, bw) for c, _ in cards
                   if recipe and (r := recipe_rate(c, recipe)) and (bw := c.memory_bandwidth_gb_s.value)}  # fmt: skip
     return JobCards(
         slowest=slowest, complete=complete, notes=tuple(notes), estimated=estimated, bandwidth=bandwidth,
-        recipe=recipe, ops=ops, recipe_ops=recipe_ops, devices=_devices(cards, memory_shares, estimates),
+        recipe=recipe, ops=ops, estimated_ops=estimated_ops, recipe_ops=recipe_ops,
+        devices=_devices(cards, memory_shares, estimates),
         fp8_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "fp8-current"))},
         fp4_tflops={c.id: r for c, _ in cards if (r := recipe_rate(c, "nvfp4"))},
     )  # fmt: skip
@@ -376,7 +394,7 @@ def compute(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
         memory_bound_seconds=memory_s, seconds_per_step=seconds, utilization=achieved, bf16_tflops=slowest,
-        bf16_rate_estimated=bool(estimated), card_ops_per_byte=on.ops,
+        bf16_rate_estimated=bool(estimated), card_ops_per_byte=on.ops, estimated_ridge_cards=on.estimated_ops,
         matmuls=_matmuls(job, model, p, tb, on.ops, on.recipe_ops),
         notes=notes, recipe=recipe, recipe_tflops=low.recipe_tflops,
         recipe_peak_matmul_seconds=low.peak_matmul_seconds, speedup=low.speedup, speedup_source=low.speedup_source,

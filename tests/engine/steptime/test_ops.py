@@ -245,7 +245,7 @@ def test_a_sliding_window_model_runs_sdpas_memory_efficient_kernel(one_job) -> N
 
 def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: Catalog) -> None:
     """Eager attention (transformers eager_attention_forward): q @ k^T and P @ v over the whole s x s (the causal
-    mask halves nothing), four matmuls in backward, and 24 + 36 bytes per score element of elementwise passes (ops.py
+    mask halves nothing), four matmuls in backward, and 32 + 36 bytes per score element of elementwise passes (ops.py
     EAGER_FORWARD_BYTES, EAGER_BACKWARD_BYTES), its time growing with s^2 past the fused kernel's."""
     from configurator.engine.time.steptime.ops import EAGER_BACKWARD_BYTES, EAGER_FORWARD_BYTES
 
@@ -261,6 +261,32 @@ def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: 
     # more than twice: the fused kernel skips the causal half, and eager also streams its scores several times
     assert eager["attention"].seconds > 2 * fused["attention"].seconds
     assert eager["mlp"].seconds == pytest.approx(fused["mlp"].seconds)
+
+
+@pytest.mark.parametrize(("model_id", "forward", "backward"), [
+    ("llama-3.1-8b", 32, 36),  # the fp32 upcast softmax makes of BF16 scores, its softmax and the cast back
+    ("gemma-2-9b", 32 + 12, 36 + 14),  # + soft-capping: / cap, tanh, * cap and their gradients
+    ("gpt-oss-20b", 26, 38),  # sinks: cat, row max, - max, a BF16 softmax (no casts); slice, max and sub gradients
+])  # fmt: skip
+def test_eager_scores_take_the_passes_of_the_familys_eager_attention_forward(
+    catalog: Catalog, model_id: str, forward: int, backward: int
+) -> None:
+    """Bytes per score element of eager attention's elementwise passes, forward and backward, as each family's
+    transformers eager_attention_forward runs them (ops.py EAGER_*: modeling_llama.py, modeling_gemma2.py's
+    soft-capping, modeling_gpt_oss.py's sinks); Gemma 2 moves 26 bytes an element more than Llama, gpt-oss 4 fewer
+    (6 fewer forward, its softmax staying BF16; 2 more backward)."""
+    model = catalog.model(model_id)
+    s, b = 4096, 1
+    kw = {"method": "lora", "sequence_length": s, "micro_batch_size": b}
+    off = {c.name: c for c in _step(catalog, model_id, attention="eager", gradient_checkpointing=False, **kw).classes}
+    on = {c.name: c for c in _step(catalog, model_id, attention="eager", gradient_checkpointing=True, **kw).classes}
+    flash = {c.name: c for c in _step(catalog, model_id, attention="flash", gradient_checkpointing=True, **kw).classes}
+    scores = float(s * s * model.num_attention_heads * b * model.num_layers)  # type: ignore[operator]
+    assert off["attention"].bytes == pytest.approx((forward + backward) * scores, rel=1e-12)
+    # the recompute repeats the forward's passes over the scores where flash repeats its kernel's reads and writes
+    fused = fused_attention(s, b, model.num_attention_heads, model.num_key_value_heads, model.head_dim,
+                            model.num_layers).forward_bytes  # type: ignore[arg-type]  # fmt: skip
+    assert on["recompute"].bytes - flash["recompute"].bytes + fused == pytest.approx(forward * scores, rel=1e-9)
 
 
 def test_an_eager_job_names_its_kernel_and_stands_outside_the_runs(one_job) -> None:  # type: ignore[no-untyped-def]

@@ -116,6 +116,7 @@ class _ModelTable:
     vocab: int
     experts: int
     top_k: int
+    eager_bytes: tuple[float, float]  # eager attention's bytes per score element, forward and backward
 
 
 @functools.lru_cache(maxsize=256)
@@ -127,7 +128,7 @@ def _table(model: ModelSpec) -> _ModelTable:
         tuple((m.group, m.in_features, m.out_features, m.count) for m in mods), sum(m.weights for m in mods),
         sum(m.count for m in mods), model.hidden_size, model.num_layers, model.head_dim, model.num_attention_heads,
         model.num_key_value_heads or model.num_attention_heads, model.tokens_ffn_width, model.vocab_size,
-        max(model.num_experts, 1), max(model.num_experts_per_tok, 1),
+        max(model.num_experts, 1), max(model.num_experts_per_tok, 1), eager_score_bytes(model),
     )  # fmt: skip
 
 
@@ -456,13 +457,44 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
 
 
 # Eager attention (transformers eager_attention_forward, modeling_llama.py), per element of one head's s x s scores,
-# the bytes its elementwise kernels move. Forward: the scores written by q @ k^T (2), scaled (read and write, 4), the
-# causal mask added (4), softmax in fp32 (read 2, write 4), cast back to the query's dtype (read 4, write 2), read by
-# the @ v matmul (2): 24. Backward: dP written by dO @ v^T (2) and P read by dV (2), the cast's gradient (read 2,
-# write 4), softmax's (read its output and gradient, write one: 12), cast to bf16 (read 4, write 2), the scale's
-# (read and write: 4), dS read by dQ and dK (4): 36. Derived from the code, not measured.
-EAGER_FORWARD_BYTES = 24.0
+# the bytes its elementwise kernels move, the scores in BF16. Forward: the scores written by q @ k^T (2), scaled
+# (read and write, 4), the causal mask added (4), ``softmax(..., dtype=torch.float32)``: a BF16 input is first cast
+# to fp32 (read 2, write 4; ATen SoftMax.cpp ``softmax`` fuses the upcast into the kernel only for a Half input,
+# any other dtype takes ``input_.toType(dtype)``), the softmax in fp32 (read 4, write 4), cast back to the query's
+# dtype (read 4, write 2), read by the @ v matmul (2): 32. Backward: dP written by dO @ v^T (2) and P read by dV (2),
+# the cast's gradient (read 2, write 4), softmax's (read its output and gradient, write one: 12), the upcast's
+# gradient to bf16 (read 4, write 2), the scale's (read and write: 4), dS read by dQ and dK (4): 36. Derived from
+# the code, not measured.
+EAGER_FORWARD_BYTES = 32.0
 EAGER_BACKWARD_BYTES = 36.0
+# Soft-capping (attn_logit_softcapping set; modeling_gemma2.py eager_attention_forward: ``attn_weights / softcap``,
+# ``torch.tanh``, ``* softcap`` between the scale and the mask), three more BF16 passes. Forward: each reads and writes
+# the scores (12). Backward: ``* softcap``'s gradient (grad * cap: read, write, 4), tanh's (tanh_backward reads the
+# gradient and the kept output, writes one: 6), ``/ softcap``'s (grad / cap: 4): 14. Derived, not measured.
+EAGER_SOFTCAP_FORWARD_BYTES = 12.0
+EAGER_SOFTCAP_BACKWARD_BYTES = 14.0
+# Attention sinks (modeling_gpt_oss.py eager_attention_forward), the whole path in BF16 (its softmax takes
+# ``dtype=combined_logits.dtype``: no upcast, and the dropped-column slice and ``.to`` copy nothing); the sink
+# column makes the passes after the concatenation s + 1 wide, counted as s. Forward: q @ k^T written (2), scaled (4),
+# the mask added (4), ``torch.cat`` with the sinks (read, write: 4), the row max (read: 2), ``- max`` (4), softmax
+# (read, write: 4), ``probs[..., :-1]`` read by the @ v matmul as a strided view (2): 26. Backward: dP written (2)
+# and P read by dV (2), the slice's gradient (slice_backward: zeros written, the gradient copied in: 6), softmax's
+# in BF16 (6), ``- max``'s gradient to the max (``-grad``: 4, summed to one per row: 2), the max's to the scores
+# (value_selecting_reduction_backward: zeros written, 2; the row's one element scattered), the two gradients of the
+# concatenation added (read 2 + 2, write 2: 6; cat's own gradient is a narrow view), the scale's (4), dS read by
+# dQ and dK (4): 38. Derived, not measured.
+EAGER_SINKS_FORWARD_BYTES = 26.0
+EAGER_SINKS_BACKWARD_BYTES = 38.0
+
+
+def eager_score_bytes(model: ModelSpec) -> tuple[float, float]:
+    """Bytes per score element the eager path's elementwise kernels move, forward and backward: the sinks' own
+    path, or Llama's with soft-capping's three passes where the model caps its scores."""
+    if model.attention_sinks:
+        return EAGER_SINKS_FORWARD_BYTES, EAGER_SINKS_BACKWARD_BYTES
+    if model.attn_logit_softcapping is not None:
+        return EAGER_FORWARD_BYTES + EAGER_SOFTCAP_FORWARD_BYTES, EAGER_BACKWARD_BYTES + EAGER_SOFTCAP_BACKWARD_BYTES
+    return EAGER_FORWARD_BYTES, EAGER_BACKWARD_BYTES
 
 
 def _eager_attention(rows: list[list[float]], shape: Shape, t: _ModelTable, again: float, top: float,
@@ -485,9 +517,10 @@ def _eager_attention(rows: list[list[float]], shape: Shape, t: _ModelTable, agai
     qk, qk_s = gemm_seconds(s, s, d)
     pv, pv_s = gemm_seconds(s, d, s)
     scores = s * s * mats
-    passes = (("attention", qk + pv, qk_s + pv_s, EAGER_FORWARD_BYTES * scores),  # forward
-              ("attention", qk + 3 * pv, qk_s + 3 * pv_s, EAGER_BACKWARD_BYTES * scores),  # backward
-              ("recompute", (qk + pv) * again, (qk_s + pv_s) * again, EAGER_FORWARD_BYTES * scores * again))
+    forward, backward = t.eager_bytes
+    passes = (("attention", qk + pv, qk_s + pv_s, forward * scores),  # forward
+              ("attention", qk + 3 * pv, qk_s + 3 * pv_s, backward * scores),  # backward
+              ("recompute", (qk + pv) * again, (qk_s + pv_s) * again, forward * scores * again))
     for name, flops, compute_s, moved in passes:
         memory_s = moved / bw if bw > 0 else 0.0
         row = rows[_CLS[name]]
