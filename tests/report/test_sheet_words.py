@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import BuildResult, evaluate
@@ -46,8 +47,14 @@ def test_assumptions_name_the_kernel_each_job_is_timed_at() -> None:
     assert "safe side" not in text and "Attention is timed as FlashAttention-2" not in text
 
 
-def test_precision_line_has_no_empty_clause() -> None:
-    build, result = _sized("moe-gpt-oss-20b-lora-h100")
+def test_precision_line_has_no_empty_clause(tmp_path: Path) -> None:
+    """gpt-oss with its experts kept in MXFP4 under BF16 compute: no support rule applies, so no 'support:' clause
+    (it printed 'support: .')."""
+    text = (ROOT / "resources" / "builds" / "moe-gpt-oss-20b-lora-h100.yaml").read_text()
+    assert "base_weights: bf16" in text
+    (tmp_path / "mxfp4.yaml").write_text(text.replace("base_weights: bf16", "base_weights: mxfp4"))
+    build = load_build(tmp_path / "mxfp4.yaml")
+    result = evaluate(build)
     text = "".join(job_section(0, result.jobs[0], build.jobs[0]))
     assert "Precision: BF16 compute, base mxfp4." in text
     assert "support: ." not in text and "support: <" not in text
