@@ -5,16 +5,38 @@ every figure)."""
 
 from __future__ import annotations
 
+import re
+
 from configurator.engine.model.result import HostPart, HostResult
+
+# a source's lead-in naming the engine's constant and file ("ASSUMPTION_OS_RESERVE_GB (engine/memory/host.py): "):
+# the code's own reference, not a source a reader can follow
+_CODE_LEAD = re.compile(r"^[A-Z][A-Z0-9_]+ \((?:configurator/)?engine/[\w/]+\.py\): ")
 
 
 def part_words(part: HostPart | None) -> str:
-    """'16 × 32 GB DDR5 RDIMM (546 GB)', or 'none holds it' where no part fits the chassis."""
+    """'16 × DDR5 RDIMM, 32 GB (32 GiB each, as DIMMs are labelled), 550 GB (10^9 B) in all', or 'none holds it'
+    where no part fits the chassis. A DIMM's label is binary (engine/memory/host.py), the sum is in GB = 10^9 B:
+    '16 × 32 GB, 550 GB in all' read as a sum gone wrong."""
     if part is None:
         return "none holds it"
     if part.kind == "dimm":
-        return f"{part.count} × {part.description}, {part.capacity_gb:,.0f} GB in all"
+        return f"{part.count} × {part.description} ({dimm_each(part)}), {part.capacity_gb:,.0f} GB (10^9 B) in all"
     return f"{part.count} × {part.description}, {part.capacity_gb / 1000:,.2f} TB in all"
+
+
+def dimm_each(part: HostPart) -> str:
+    """'32 GiB each, as DIMMs are labelled': a DIMM's size is in binary GB, unlike every other GB shown."""
+    return f"{part.size:g} GiB each, as DIMMs are labelled"
+
+
+def part_specs(part: HostPart) -> str:
+    """A host part's key specifications for a parts list: what one holds and what they hold together, with no
+    price-list id. '32 GiB each, as DIMMs are labelled; 550 GB (10^9 B) in all', '1.92 TB (10^12 B) each'."""
+    if part.kind == "dimm":
+        return f"{dimm_each(part)}; {part.capacity_gb:,.0f} GB (10^9 B) in all"
+    each = f"{part.size:g} TB (10^12 B) each"
+    return each if part.count == 1 else f"{each}; {part.capacity_gb / 1000:,.2f} TB in all"
 
 
 def _how(part: HostPart | None) -> str:
@@ -24,7 +46,8 @@ def _how(part: HostPart | None) -> str:
 
 
 def ram_line(host: HostResult) -> str:
-    """'Host RAM: 403 GB needed; 16 × DDR5 RDIMM, 32 GB (550 GB) picked to hold it'."""
+    """'Host RAM: 403 GB needed; 16 × DDR5 RDIMM, 32 GB (32 GiB each, ...), 550 GB (10^9 B) in all picked to hold
+    it'."""
     most = f", at most {host.ram_max_gb:,.0f} GB in this chassis" if host.ram_max_gb is not None else ""
     return f"Host RAM: {host.ram_need_gb:,.0f} GB needed{most}; {part_words(host.dimms)}{_how(host.dimms)}"
 
@@ -36,9 +59,25 @@ def nvme_line(host: HostResult) -> str:
 
 
 def short_line(host: HostResult) -> str:
-    """The window's summary line after a bold 'Host': 'RAM 403 / 550 GB · NVMe 0.63 / 1.92 TB (need / installed)'."""
+    """The window's summary line after a bold 'Host': 'RAM 403 / 550 GB · NVMe 0.63 / 1.92 TB (need / installed)'.
+    Both RAM figures are GB = 10^9 B (the DIMMs' binary labels are in ram_line, the line's tooltip)."""
     ram = f"{host.dimms.capacity_gb:,.0f}" if host.dimms else "?"
     nvme = f"{host.drives.capacity_gb / 1000:,.2f}" if host.drives else "?"
     return (
         f"RAM {host.ram_need_gb:,.0f} / {ram} GB · NVMe {host.nvme_need_gb / 1000:,.2f} / {nvme} TB (need / installed)"
     )
+
+
+def source_words(source: str) -> str:
+    """A host term's source without the engine's constant and file it opens with: 'The OS, daemons and ...' for
+    'ASSUMPTION_OS_RESERVE_GB (engine/memory/host.py): the OS, daemons and ...'."""
+    text = _CODE_LEAD.sub("", source)
+    return text[:1].upper() + text[1:] if text != source else source
+
+
+def size_words(gb: float, unit: str) -> str:
+    """A host term's size: '2.49 GB', '< 0.01 GB'; an NVMe term (``unit`` 'TB') in TB from 1 TB up and in GB below
+    it (a 5 GB checkpoint read '0.00 TB')."""
+    if unit == "TB" and gb >= 1000:
+        return f"{gb / 1000:,.2f} TB"
+    return "< 0.01 GB" if 0 < gb < 0.005 else f"{gb:,.2f} GB"

@@ -55,8 +55,9 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
         f"<p>{plural(t.nodes, 'node')}, {plural(t.cards, 'card')}; "
         f"{t.power_kw:.1f} kW IT, {t.facility_kw:.1f} kW facility"
         + (f", {plural(t.racks, 'rack')}" if t.racks is not None else "")
-        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital {escape(plan_money(t.capital, currency))}; "
-        f"cost per month {escape(plan_money(t.cost_per_month, currency))}; {t.jobs_per_month:,.0f} jobs per month; "
+        + f"; {t.energy_kwh_per_month:,.0f} kWh per month. Capital "
+        f"{escape(plan_money(t.capital, currency, whole=True))}; cost per month "
+        f"{escape(plan_money(t.cost_per_month, currency, whole=True))}; {t.jobs_per_month:,.0f} jobs per month; "
         f"cost per job <b>{escape(plan_money(t.cost_per_job, currency))}</b>; {_f(t.kwh_per_job, '{:.1f}')} kWh per "
         f"job. Stops fitting the largest job: {stops}; runs out of capacity: {short}.</p>"
     )

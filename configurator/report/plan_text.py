@@ -96,7 +96,8 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     )
     out.append(f"    ranked by {f.ranked_by}" if f.ranked_by else "    ranked by cost per job")
     out.append(
-        f"    capital {plan_money(t.capital, currency)}, per month {plan_money(t.cost_per_month, currency)}, "
+        f"    capital {plan_money(t.capital, currency, whole=True)}, "
+        f"per month {plan_money(t.cost_per_month, currency, whole=True)}, "
         f"{t.jobs_per_month:,.0f} jobs/month, cost per job {plan_money(t.cost_per_job, currency)}, "
         f"{_num(t.kwh_per_job, '{:.1f}')} kWh per job"
     )

@@ -23,7 +23,7 @@ from configurator.engine.model.result import HostResult, Power
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
-from configurator.report.sheet_host import host_part_rows, host_section
+from configurator.report.sheet_host import host_part_rows, host_section, host_sources_section
 from configurator.report.sheet_jobs import job_section, mig_section
 from configurator.report.sheet_sources import assumptions_section, checks_section, sources_section
 from configurator.report.sheet_tables import (
@@ -111,6 +111,7 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     out += mig_section(result, catalog)
     out += checks_section(result)
     out += assumptions_section(build, result)
+    out += host_sources_section(result.host)
     out += sources_section(build, result, catalog, chassis)
     return "\n".join(out)
 
@@ -243,8 +244,7 @@ def _bom_html(bom: BillOfMaterials) -> str:
     for ln in bom.lines:
         unit = money(ln.unit_price, cur) if ln.unit_price is not None else "<i>no price in the list</i>"
         total = money(ln.line_total, cur) if ln.line_total is not None else "—"
-        part = f" <span style='color:#666'>({escape(ln.part_id)})</span>" if ln.part_id else ""
-        rows.append([str(ln.quantity), escape(ln.description) + part, unit, total])
+        rows.append([str(ln.quantity), escape(ln.description), unit, total])  # the name, not the price-list id
     rows.append(["", "<b>Subtotal (net)</b>", "", f"<b>{money(bom.subtotal, cur)}</b>"])
     if bom.tax is not None and bom.tax_rate is not None:
         rows.append(["", f"Tax {tax_percent(bom.tax_rate)} %", "", money(bom.tax, cur)])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
-from configurator.engine.model.result import HostResult, HostTerm
-from configurator.present.host_words import nvme_line, ram_line
+from configurator.engine.model.result import HostResult
+from configurator.present.host_words import nvme_line, part_specs, ram_line, size_words, source_words
 from configurator.report.sheet_tables import H2, html_table
 
 
@@ -18,25 +18,33 @@ def host_part_rows(host: HostResult | None) -> list[list[str]]:
         if part is None:
             continue
         how = "as the build states" if part.stated else "picked to hold the jobs' need"
-        rows.append([str(part.count), escape(part.description), f"{escape(part.part_id)}, {how}", "—"])
+        # what a buyer reads: the part's sizes, not its price-list id (dimm-32gb)
+        rows.append([str(part.count), escape(part.description), f"{escape(part_specs(part))}; {how}", "—"])
     return rows
 
 
-def _rows(terms: list[HostTerm], unit: str) -> list[list[str]]:
-    scale = 1000.0 if unit == "TB" else 1.0
-    return [[escape(t.job or "the host"), escape(t.what), f"{t.gb / scale:,.2f} {unit}", escape(t.source)]
-            for t in terms]  # fmt: skip
-
-
 def host_section(host: HostResult | None) -> list[str]:
-    """Host memory and storage: the two lines and the terms behind them."""
+    """Host memory and storage: the two lines and the terms behind them (their sources are in the appendix:
+    host_sources_section)."""
     if host is None or not (host.ram_terms or host.nvme_terms):
         return []
     out = [H2.format("Host memory and storage"),
            f"<p>{escape(ram_line(host))}.<br/>{escape(nvme_line(host))}. The jobs run at the same time, so their "
-           "needs add up; each process's runtime and the OS's reserve are assumptions, named as such "
-           "below.</p>"]  # fmt: skip
-    rows = _rows(host.ram_terms, "GB") + _rows(host.nvme_terms, "TB")
-    out.append(html_table(["Job", "Host RAM / NVMe for", "Size", "Source"], rows, [14, 22, 12, 52],
-                          right=frozenset({2})))  # fmt: skip
+           "needs add up; each process's runtime and the OS's reserve are assumptions, named as such below. The "
+           "appendix gives the source of each figure.</p>"]  # fmt: skip
+    rows = [[escape(t.job or "the host"), where, escape(t.what), escape(size_words(t.gb, unit))]
+            for terms, where, unit in ((host.ram_terms, "RAM", "GB"), (host.nvme_terms, "NVMe", "TB"))
+            for t in terms]  # fmt: skip
+    out.append(html_table(["Job", "In", "For", "Size"], rows, [30, 8, 46, 16], right=frozenset({3})))
+    return out
+
+
+def host_sources_section(host: HostResult | None) -> list[str]:
+    """The appendix's table of what each host term rests on, in words (no constant's name or code path)."""
+    if host is None or not (host.ram_terms or host.nvme_terms):
+        return []
+    out = [H2.format("Host memory and storage: sources")]
+    rows = [[escape(t.job or "the host"), where, escape(t.what), escape(source_words(t.source))]
+            for terms, where in ((host.ram_terms, "RAM"), (host.nvme_terms, "NVMe")) for t in terms]  # fmt: skip
+    out.append(html_table(["Job", "In", "For", "Source"], rows, [15, 7, 20, 58]))
     return out

@@ -11,6 +11,7 @@ from configurator.engine.memory import rl
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.present.job_words import step_band_phrase, vision_words, word
+from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 from configurator.present.verdict import WORDS, job_verdict
@@ -50,6 +51,18 @@ def _job_memory(i: int, job: JobResult) -> list[str]:
     return out
 
 
+def _rates_sentence(job: JobResult) -> str:
+    """What the table's rates are, in the shared words (present/link_words.py): a catalog rate is no measurement of
+    this machine, so the sheet never says "measured" alone ("174 (measured)" read as measured here). Per collective
+    where their bases differ (an all-reduce at NVLink SHARP beside ring gathers)."""
+    names: dict[str, list[str]] = {}
+    for c in job.communication.collectives:
+        names.setdefault(c.rate_basis, []).append(c.name)
+    if len(names) == 1:
+        return f"Rates: {rate_words(next(iter(names)))}."
+    return "Rates: " + "; ".join(f"{rate_words(b)} for {', '.join(n)}" for b, n in names.items()) + "."
+
+
 def _job_steps(job: JobResult) -> list[str]:
     """Communication and compute per step, with their notes."""
     out: list[str] = []
@@ -57,13 +70,14 @@ def _job_steps(job: JobResult) -> list[str]:
     if comm.collectives or comp:
         out.append("<h3>Communication and compute per step</h3>")
     if comm.collectives:
-        rows = [[escape(c.name), c.kind, str(c.count_per_step), f"{c.bytes_per_card / 1e9:,.2f}", c.link,
-                 f"{c.rate_gb_s:,.0f} ({c.rate_basis})", f"{c.seconds:.3f}"] for c in comm.collectives]  # fmt: skip
+        rows = [[escape(c.name), c.kind, str(c.count_per_step), f"{c.bytes_per_card / 1e9:,.2f}",
+                 escape(link_name(c.link)), f"{c.rate_gb_s:,.0f}", f"{c.seconds:.3f}"]
+                for c in comm.collectives]  # fmt: skip
         out.append(html_table(["Collective", "Kind", "×/step", "GB per card", "Link", "GB/s per direction", "Seconds"],
                           rows, [30, 13, 7, 11, 10, 17, 12]))  # fmt: skip
         out.append(
-            f"<p>Communication {comm.seconds_per_step:.3f} s per step over {comm.bound_by}"
-            f"{overlap_phrase(comm)}.</p>"
+            f"<p>Communication {comm.seconds_per_step:.3f} s per step over {escape(link_name(comm.bound_by))}"
+            f"{overlap_phrase(comm)}. {escape(_rates_sentence(job))}</p>"
         )
         out += [f"<p style='font-size:8pt'>{escape(n)}</p>" for n in comm.notes]
     if comp:
@@ -145,8 +159,11 @@ def job_section(i: int, job: JobResult, spec: Job,
                    f"{escape('; '.join(job.vision.sources))}.</p>")  # fmt: skip
     if job.precision and (job.precision.recipe or job.precision.base_weights != "bf16"):  # low precision
         lp = job.precision
-        out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {lp.base_weights}; "
-                   f"support: {escape(lp.source or '')}.</p>")  # fmt: skip
+        # the support rule's source only where one applies (a BF16-compute job on an MXFP4 base has none: an empty
+        # "support: ." was printed)
+        support = f"; support: {escape(lp.source)}" if lp.source else ""
+        out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {escape(lp.base_weights)}"
+                   f"{support}.</p>")  # fmt: skip
     if job.cards:
         out += _job_memory(i, job)
     out += _job_rl(job)

@@ -15,6 +15,7 @@ from configurator.engine.memory.estimate import (
     FSDP_SETUP_UNIT_COPIES,
 )
 from configurator.present.colours import SEVERITY_COLOUR
+from configurator.present.link_words import communicates, rate_words
 from configurator.present.words import check_ref
 from configurator.report.sheet_tables import H2, html_table, source_text
 
@@ -42,15 +43,18 @@ def assumptions_section(build: Build, result: BuildResult) -> list[str]:
     out.append(
         "<ul>"
         "<li>GB = 10<sup>9</sup> bytes (SI prefix); capacities are what nvidia-smi shows.</li>"
-        f"<li>Link rates: {result.link_rates} ("
-        + ("datasheet rates per direction" if a.link_rates == "nominal" else "typical nccl-tests busbw")
-        + ")"
-        + (
-            "; calibrated: " + ", ".join(f"{c.link} {c.busbw_gb_s:g} GB/s ({escape(c.source)})" for c in a.calibration)
-            if a.calibration
+        + (  # only where a job communicates: a single-card build times no link
+            f"<li>Link rates: {escape(rate_words(a.link_rates))}"
+            + (
+                "; calibrated: "
+                + ", ".join(f"{c.link} {c.busbw_gb_s:g} GB/s ({escape(c.source)})" for c in a.calibration)
+                if a.calibration
+                else ""
+            )
+            + ".</li>"
+            if communicates(result)
             else ""
         )
-        + ".</li>"
         + (
             "<li>Compute rates: published dense BF16, or the catalog's UNCONFIRMED estimate where NVIDIA publishes "
             "none (each job that uses one says so).</li>"
@@ -58,12 +62,9 @@ def assumptions_section(build: Build, result: BuildResult) -> list[str]:
             else "<li>Compute rates: published dense BF16 only; a card without one has no compute time.</li>"
         )
         + (
-            "<li>Step time per op: each op's FLOPs and bytes from the model's shapes, timed at published achieved "
+            "<li>Step time, op by op: each op's FLOPs and bytes from the model's shapes, timed at published achieved "
             "GEMM, attention and bandwidth efficiencies (specs/efficiency.yaml; validated on published throughputs, "
-            "specs/throughput-runs.yaml). Attention is timed as FlashAttention-2 (flash-attn 2 or PyTorch SDPA's "
-            "flash backend; on a B200 its own measured 15 % of peak); PyTorch 2.13 and later with cuDNN 9.15 or newer "
-            "pick cuDNN attention on H100, H200 and B200, which is faster, so there these times are on the safe "
-            "side.</li>"
+            f"specs/throughput-runs.yaml).{_attention_sentence(result)}</li>"
             if a.step_model == "per-op"
             else f"<li>Utilisation {a.utilization:.0%} of dense BF16 peak (model FLOPs utilisation; 40–55 % is typical "
             "of large dense training, Chowdhery et al. 2022; Korthikanti et al. 2022).</li>"
@@ -84,6 +85,18 @@ def assumptions_section(build: Build, result: BuildResult) -> list[str]:
     return out
 
 
+def _attention_sentence(result: BuildResult) -> str:
+    """Which attention kernel each job's step is timed at, as the engine chose it for the job's card and attention
+    setting (Compute.attention_kernel): no blanket claim that one kernel times them all."""
+    kernels = [(job.name, job.compute.attention_kernel) for job in result.jobs
+               if job.compute is not None and job.compute.attention_kernel]  # fmt: skip
+    if not kernels:
+        return ""
+    each = "; ".join(f"{escape(name)}: {escape(kernel)}" for name, kernel in kernels)
+    return (" Each job's attention is timed at the kernel it runs on its cards (the one PyTorch SDPA picks there, "
+            f"or the one the model or the job's attention setting forces): {each}.")
+
+
 def _checks_sentence() -> str:
     """What the printed band rests on: the cross-validated runs and the runs held apart (engine.calibration.band)."""
     c = calibration.summary()
@@ -98,6 +111,13 @@ def _checks_sentence() -> str:
     )
 
 
+def _value(value: float | None, unit: str) -> str:
+    """A catalog figure with its unit: '143,771 MiB', '835.5 TFLOPS', '600 W'; 'not published' without one."""
+    if value is None:
+        return "not published"
+    return f"{value:,.0f} {unit}" if float(value).is_integer() else f"{value:,g} {unit}"
+
+
 def sources_section(build: Build, result: BuildResult, catalog: Catalog, chassis: ChassisSpec | None) -> list[str]:
     """Every catalog figure the sheet uses, with its value and source."""
     a = build.assumptions
@@ -108,23 +128,24 @@ def sources_section(build: Build, result: BuildResult, catalog: Catalog, chassis
         if card is None or card.id in seen:
             continue
         seen.add(card.id)
-        for label, s in (("visible memory", card.memory_visible_mib), ("dense BF16 rate", card.bf16_dense_tflops),
-                         ("memory bandwidth", card.memory_bandwidth_gb_s), ("power", card.power.tdp_w)):  # fmt: skip
-            value = f"{s.value:g}" if s.value is not None else "not published"
-            rows.append([escape(card.name.removeprefix("NVIDIA ")), label, value, source_text(s.source)])
+        for label, s, unit in (("visible memory", card.memory_visible_mib, "MiB"),
+                               ("dense BF16 rate", card.bf16_dense_tflops, "TFLOPS"),
+                               ("memory bandwidth", card.memory_bandwidth_gb_s, "GB/s"),
+                               ("power", card.power.tdp_w, "W")):  # fmt: skip
+            name = escape(card.name.removeprefix("NVIDIA "))
+            rows.append([name, label, _value(s.value, unit), source_text(s.source)])
         estimate = card.bf16_dense_tflops_estimate
         if estimate is not None and a.compute_rates == "estimated" and not card.bf16_dense_tflops.value:
             rows.append([escape(card.name.removeprefix("NVIDIA ")), "dense BF16 rate, estimate used",
-                         f"{estimate.value:g}", source_text(estimate.source)])  # fmt: skip
+                         _value(estimate.value, "TFLOPS"), source_text(estimate.source)])  # fmt: skip
         if card.nvlink:
             s = card.nvlink.gb_s_bidirectional
-            rows.append([escape(card.name.removeprefix("NVIDIA ")), "NVLink GB/s (both directions)", f"{s.value:g}",
-                         source_text(s.source)])  # fmt: skip
+            rows.append([escape(card.name.removeprefix("NVIDIA ")), "NVLink (both directions)",
+                         _value(s.value, "GB/s"), source_text(s.source)])  # fmt: skip
     if chassis:
         rows.append([escape(chassis.name), "slot map", "—", source_text(chassis.source)])
-        for label, s in (("PSU W each", chassis.psu.watts_each), ("platform W", chassis.platform_power_w)):
-            value = f"{s.value:g}" if s.value is not None else "not published"
-            rows.append([escape(chassis.name), label, value, source_text(s.source)])
+        for label, s in (("PSU, each", chassis.psu.watts_each), ("platform power", chassis.platform_power_w)):
+            rows.append([escape(chassis.name), label, _value(s.value, "W"), source_text(s.source)])
     for job in result.jobs:
         m = catalog.models.get(job.model)
         if m is not None and m.id not in seen:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
-from configurator.present.host_words import nvme_line, ram_line
+from configurator.present.host_words import nvme_line, ram_line, size_words
 from configurator.present.job_words import step_band_phrase, vision_words
+from configurator.present.link_words import link_name, rate_words, units_note
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 
@@ -20,14 +21,15 @@ def overlap_phrase(comm: Communication) -> str:
 
 def compute_phrase(comp: Compute) -> tuple[str, str]:
     """(time, rate clause) of a job's compute as both reports word it: ('2.669 s', 'at 835.5 dense BF16
-    TFLOPS × 40% utilisation'), or ('unknown', 'with no published dense BF16 rate')."""
+    TFLOPS × 40% utilisation'), ('2.314 s', 'timed op by op at 835.5 dense BF16 TFLOPS: 46% of it achieved, ...'),
+    or ('unknown', 'with no published dense BF16 rate')."""
     secs = f"{comp.seconds_per_step:.3f} s" if comp.seconds_per_step is not None else "unknown"
     if not comp.bf16_tflops:
         return secs, "with no published dense BF16 rate"
     rate = f"{comp.bf16_tflops:.1f} dense BF16 TFLOPS" + (" (estimated)" if comp.bf16_rate_estimated else "")
     if comp.step_model == "per-op":  # engine/time/steptime: the utilisation is what the ops achieve, not an input
         kernel = f", attention timed as {comp.attention_kernel}" if comp.attention_kernel else ""
-        return secs, f"per op at {rate}: {comp.utilization:.0%} of it achieved{kernel}"
+        return secs, f"timed op by op at {rate}: {comp.utilization:.0%} of it achieved{kernel}"
     return secs, f"at {rate} × {comp.utilization:.0%} utilisation"
 
 
@@ -66,11 +68,13 @@ def _steps(job: JobResult) -> list[str]:
     out: list[str] = []
     comm = job.communication
     if comm.collectives:
-        out.append(f"  communication per step ({comm.collectives[0].rate_basis} rates):")
+        # the rates' basis in the shared words (present/link_words.py): a catalog rate is no measurement of this machine
+        bases = " + ".join(rate_words(b) for b in sorted({c.rate_basis for c in comm.collectives}))
+        out.append(f"  communication per step, link rates {bases}:")
         for col in comm.collectives:
             out.append(
                 f"    {col.name:42s} {col.kind:14s} x{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
-                f" over {col.link} at {col.rate_gb_s:.0f} GB/s = {col.seconds:.3f} s"
+                f" over {link_name(col.link)} at {col.rate_gb_s:.0f} GB/s = {col.seconds:.3f} s"
             )
         out.append(f"    total {comm.seconds_per_step:.3f} s{overlap_phrase(comm)}")
         out += [f"    {n}" for n in comm.notes]
@@ -79,7 +83,7 @@ def _steps(job: JobResult) -> list[str]:
         secs, rate = compute_phrase(comp)
         out.append(
             f"  compute per step: {comp.flops_per_step / 1e12:,.1f} TFLOP per card on {comp.tokens_per_step:,} tokens, "
-            f"{secs} {rate}"
+            f"{secs} a step, {rate}"
         )
         for m in comp.matmuls:
             bound = ", ".join(f"{k}: {v}" + (" at the estimated rate" if k in comp.estimated_ridge_cards else "")
@@ -145,15 +149,15 @@ def _host(result: BuildResult) -> list[str]:
         if part is not None:
             out.append(f"  part {part.part_id}: {part.count} x {part.description}")
     for t in host.ram_terms:
-        out.append(f"  RAM  {t.gb:10,.2f} GB  {t.job or 'the host'}: {t.what} ({t.source})")
+        out.append(f"  RAM  {size_words(t.gb, 'GB'):>13s}  {t.job or 'the host'}: {t.what} ({t.source})")
     for t in host.nvme_terms:
-        out.append(f"  NVMe {t.gb / 1000:10,.3f} TB  {t.job}: {t.what} ({t.source})")
+        out.append(f"  NVMe {size_words(t.gb, 'TB'):>13s}  {t.job}: {t.what} ({t.source})")
     return out
 
 
 def render(result: BuildResult) -> str:
     lines = [f"Build: {result.name}", f"Chassis: {result.chassis_name or result.chassis or '?'}"]
-    lines += result.notes
+    lines.append(units_note(result))
     if result.power:
         p = result.power
         supply = (

@@ -139,7 +139,8 @@ CASES: list[Case] = [
          slot=2, says=("Slot 2 is in bridges 1 and 2", "remove it from one of them")),
     Case("bridge-mixed-cards", "BRIDGE_MIXED_CARDS", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1) + cards("h100-nvl", 2), "bridges": [{"slots": [1, 2]}]},
-         slot=1, says=("slots [1, 2]", "h100-nvl, h200-nvl", "joins identical cards")),
+         # the cards' names, as a buyer reads them (the wording is the fix: it named "h100-nvl, h200-nvl")
+         slot=1, says=("slots [1, 2]", "NVIDIA H100 NVL, NVIDIA H200 NVL", "joins identical cards")),
     Case("bridge-on-sxm", "BRIDGE_ON_SXM", "error",
          {"chassis": HGX, "cards": cards("h100-sxm", 1, 2), "bridges": [{"slots": [1, 2]}]},
          slot=1, says=("slots [1, 2]", "NVSwitch", "Remove the bridge")),

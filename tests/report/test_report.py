@@ -20,6 +20,7 @@ from configurator.catalog.errors import FileError
 from configurator.engine import evaluate
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.result import BuildResult
+from configurator.present.link_words import rate_words
 from configurator.present.words import check_ref
 from configurator.report.pdf import export_pdf
 from configurator.report.sheet import SheetOptions
@@ -61,7 +62,9 @@ def expected_figures(result: BuildResult) -> list[str]:
                 figs.append(f"{v:,.1f}")
             figs.append(f"{r.headroom_gb:+.1f} GB" if r.fits else f"short {-r.headroom_gb:.1f} GB")
         for c in job.communication.collectives:
-            figs += [f"{c.bytes_per_card / 1e9:,.2f}", f"{c.seconds:.3f}", f"{c.rate_gb_s:,.0f} ({c.rate_basis})"]
+            # the rate, and its basis in the shared words (was "174 (measured)": read as measured on this machine)
+            figs += [f"{c.bytes_per_card / 1e9:,.2f}", f"{c.seconds:.3f}", f"{c.rate_gb_s:,.0f}",
+                     rate_words(c.rate_basis)]
         if job.compute:
             figs.append(f"{job.compute.flops_per_step / 1e12:,.1f} TFLOP")
     if result.power:

@@ -86,7 +86,11 @@ def test_sheet_prints_the_host_lines_priced(tmp_path: Path) -> None:
     raw = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
     text = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", raw))  # the PDF's "ﬄ" ligature read as "ffl"
     assert "Host memory and storage" in text
-    assert "DDR5 RDIMM, 64 GB (dimm-64gb)" in text and money(Decimal("2480"), "EUR") in text
-    assert "NVMe SSD, 3.84 TB (2.5in U.2 NVMe) (nvme-3.84tb)" in text and money(Decimal("841"), "EUR") in text
-    assert "Host RAM: 281 GB needed" in text and "8 × DDR5 RDIMM, 64 GB, 550 GB in all installed" in text
+    # the wording is the fix: the quote and the parts list name the parts as a buyer reads them, without the
+    # price-list ids they printed ("(dimm-64gb)"), and the DIMMs' binary labels beside the sum in GB = 10^9 B
+    assert "DDR5 RDIMM, 64 GB" in text and money(Decimal("2480"), "EUR") in text
+    assert "NVMe SSD, 3.84 TB (2.5in U.2 NVMe)" in text and money(Decimal("841"), "EUR") in text
+    assert "dimm-64gb" not in text and "nvme-3.84tb" not in text
+    assert "Host RAM: 281 GB needed" in text
+    assert "8 × DDR5 RDIMM, 64 GB (64 GiB each, as DIMMs are labelled), 550 GB (10^9 B) in all installed" in text
     assert "offloaded states" in text and "checkpoint staging" in text and "checkpoints (2 kept)" in text

@@ -147,6 +147,18 @@ def test_link_rate_switch_scales_each_collective_by_the_rate_ratio(qtbot) -> Non
     assert tabs.step_time.bars == bars  # same bar items, new data
 
 
+def test_step_time_note_names_link_rates_only_where_a_job_communicates(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A single-card build times no link: its note gives the step band alone. Where a job communicates, the rates
+    read as the catalog's typical published figures (present/link_words.py), by the link's name."""
+    single = make_tabs(qtbot, BUILDS / "moe-gpt-oss-20b-lora-h100.yaml")
+    single.setCurrentWidget(single.step_time)
+    assert "Link rates" not in single.step_time.note.text and "Range:" in single.step_time.note.text
+    tabs = make_tabs(qtbot)
+    tabs.setCurrentWidget(tabs.step_time)
+    assert "Link rates: typical measured (nccl-tests busbw, published) — PCIe across CPUs (SYS) 30 GB/s" in (
+        tabs.step_time.note.text)
+
+
 # ---- roofline --------------------------------------------------------------------------------------
 
 

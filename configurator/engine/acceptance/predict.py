@@ -282,11 +282,15 @@ def _nccl(
         links = [topo.link(a, b) for a, b in combinations(slots, 2)]
         slowest = min(links, key=lambda lk: lk.rate("measured", calibration)[0])
         rate, basis = slowest.rate("measured", calibration)
+        # in words, not the code's names: the source reaches the customer sheet (engine/topology/links.py holds the
+        # catalog's card figure or MEASURED_PCIE_GEN5_GB_S)
         src = (
-            f"{slowest.label} link, typical all_reduce busbw over it (engine/topology/links.py "
-            f"{'catalog measured_busbw_gb_s' if slowest.family != 'pcie' else 'MEASURED_PCIE_GEN5_GB_S'}"
-            f"{', the build calibration' if basis == 'calibrated' else ''}); {tol.NCCL_SOURCE}"
-        )
+            f"{slowest.label} link, typical all_reduce busbw over it ("
+            + ("your nccl-tests calibration of this link" if basis == "calibrated" else
+               "published nccl-tests runs on this card's fabric, as the catalog gives it" if slowest.family != "pcie"
+               else "published nccl-tests runs over this PCIe path")
+            + f"); {tol.NCCL_SOURCE}"
+        )  # fmt: skip
         out.append(
             NcclExpect(
                 name=name,

@@ -89,10 +89,13 @@ def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternat
     return out
 
 
-def plan_money(x: float | None, currency: str | None) -> str:
+def plan_money(x: float | None, currency: str | None, whole: bool = False) -> str:
     """A plan's amount as its why-lines, text report and sheet write it: '1,234.50 USD', 'unknown' where no
-    price was given (the plan's currency is a code, not the shop's symbols of engine/bom.money)."""
-    return "unknown" if x is None else f"{x:,.2f} {currency}" if currency else f"{x:,.2f}"
+    price was given (the plan's currency is a code, not the shop's symbols of engine/bom.money). ``whole``: to the
+    whole unit ('1,182,240 USD'), for capital and monthly costs: cents on a fleet's price claim a precision its
+    street prices do not have."""
+    digits = 0 if whole else 2
+    return "unknown" if x is None else f"{x:,.{digits}f} {currency}" if currency else f"{x:,.{digits}f}"
 
 
 def _kinds_words(names: list[str]) -> str:

@@ -203,7 +203,7 @@ def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]
         problem = bridge_problem(slots, cards, chassis)
         card = cards[first]
         if problem == "BRIDGE_MIXED_CARDS":
-            kinds = sorted({cards[s].id for s in slots})
+            kinds = sorted({cards[s].name for s in slots})  # the cards' names: the check reaches the customer sheet
             out.append(Check(severity="error", code="BRIDGE_MIXED_CARDS", slot=first, message=(
                 f"Bridge {i + 1} (slots {slots}) joins different cards ({', '.join(kinds)}): an NVLink "
                 "bridge joins identical cards.")))  # fmt: skip

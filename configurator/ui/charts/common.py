@@ -41,12 +41,6 @@ OTHER_LINK = ("Other link", "#8D6E63")
 COMPUTE_MATMUL = ("Compute-bound ops", "#0072B2")  # GEMMs, attention (engine/time/steptime)
 COMPUTE_MEMORY = ("Memory-bound ops", "#7FA7C9")  # elementwise, LoRA, dequant, optimizer
 
-RATE_BASIS = {
-    "measured": "measured (typical nccl-tests busbw)",
-    "nominal": "nominal (datasheet, per direction)",
-    "calibrated": "calibrated (your nccl-tests)",
-}
-
 # Topology cells: (background, short meaning). Text on them is always dark.
 TOPO_COLOURS = {
     "X": "#CFCFCF",

@@ -19,12 +19,12 @@ from configurator.engine.time.compute import attention_kernel_word
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
+from configurator.present.link_words import link_rates_note
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
     LINK_STYLE,
     OTHER_LINK,
-    RATE_BASIS,
     _Chart,
     _wrap,
 )
@@ -281,18 +281,13 @@ class StepTimeChart(_Chart):
 
     @staticmethod
     def _basis_note(result: BuildResult) -> str:
-        rates: dict[str, tuple[float, str]] = {}
-        for job in result.jobs:
-            for c in job.communication.collectives:
-                rates[c.link] = (c.rate_gb_s, c.rate_basis)
-        bases = sorted({b for _, b in rates.values()}) or [result.link_rates]
-        words = " + ".join(RATE_BASIS.get(b, b) for b in bases)
-        per_link = ", ".join(f"{link} {rate:g} GB/s" for link, (rate, _) in rates.items())
-        # plain text: the note is escaped where it meets pyqtgraph (charts/common.py _set_note), so markup would show
-        note = f"Link rates: {words}" + (f" — {per_link}" if per_link else "")
+        # plain text: the note is escaped where it meets pyqtgraph (charts/common.py _set_note), so markup would show;
+        # link rates only where a job communicates (present/link_words.py)
+        note = link_rates_note(result)
         # the band's own words (a job's tooltip adds where that job is of a kind no run in it is)
         ranged = any(j.step_band_basis for j in result.jobs)
-        return note + (f". Range: {step_band().basis}." if ranged else "")
+        band = f"Range: {step_band().basis}." if ranged else ""
+        return f"{note}. {band}" if note and band else f"{note}." if note else band
 
     # ---- hover ----
     def tooltip_for(self, index: int, y: float) -> str | None:

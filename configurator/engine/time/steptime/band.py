@@ -62,9 +62,14 @@ class StepBandFile(Strict):
         once (step_band) and every job's band reads it."""
         b = self.band
         methods = " and ".join("full fine-tunes" if m == "full" else "LoRA" if m == "lora" else m for m in b.methods)
-        return (f"{self.method.coverage:.0%} of {b.runs} published runs not used to fit the model ({b.sources} "
-                f"sources, {b.largest_source_runs} runs from {b.largest_source}; {b.runs - b.seen} scored blind) took "
-                f"{b.low:.2f}x to {b.high:.2f}x its time; the runs are BF16 {methods} on whole cards")  # fmt: skip
+        # all of the runs are out of sample; the seen ones had been scored before a later change to the model, so
+        # the sentence says which part that is rather than setting "23 scored blind" beside "28 not used to fit"
+        blind = (f"all {b.runs} scored blind" if not b.seen else
+                 f"{b.runs - b.seen} of them scored blind and {b.seen} seen: scored before a later change to the "
+                 "model")  # fmt: skip
+        return (f"{self.method.coverage:.0%} of {b.runs} published runs not used to fit the model took "
+                f"{b.low:.2f}x to {b.high:.2f}x its time ({b.sources} sources, {b.largest_source_runs} of the runs "
+                f"from {b.largest_source}; {blind}); the runs are BF16 {methods} on whole cards")  # fmt: skip
 
 
 def rounded_outward(low: float, high: float) -> tuple[float, float]:
