@@ -230,7 +230,8 @@ def train_cases() -> list[dict[str, Any]]:
             # checkpointing reentrant or not): what measure.py runs, through the burn-in kit's own step functions
             "step": step_protocol(job).wire(), "attn_implementation": job.attention,
             # the SDPA kernel the engine times this step's attention at on this chip: measure.py forces it
-            "attention_kernel": attention_kernel_of(catalog.model(case["model"]), job.attention, _device()),
+            "attention_kernel": attention_kernel_of(catalog.model(case["model"]), job.attention, _device(),
+                                                    job.sequence_length),
             "attention_kernel_name": res.compute.attention_kernel,
             "framework": job.framework, "tokens_per_step": tokens,
             "predicted": {

@@ -351,7 +351,8 @@ def compute(
         op_rows = step.rows
         launch_bound = step.launch_bound
         attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
-        attention_kernel = "".join(ATTENTION_KERNELS[attention_kernel_of(model, attention, device)])
+        kernel = attention_kernel_of(model, attention, device, job.sequence_length)
+        attention_kernel = "".join(ATTENTION_KERNELS[kernel])
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None

@@ -241,6 +241,12 @@ def test_a_sliding_window_model_runs_sdpas_memory_efficient_kernel(one_job) -> N
     assert eff.attention_fraction("Hopper", 9.0, "efficient") == eff.attention["Hopper"]
     job = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora"})
     assert job.compute.attention_kernel == "memory-efficient, timed at FlashAttention-2's rate"
+    # below the window Transformers keeps is_causal and no mask (masking_utils.py _ignore_causal_mask_sdpa): the
+    # fused kernel, cuDNN on an H100; from the window's length on, the mask
+    short = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "sequence_length": 1023})
+    assert short.compute.attention_kernel == "cuDNN"
+    at = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "sequence_length": 1024})
+    assert at.compute.attention_kernel == "memory-efficient, timed at FlashAttention-2's rate"
 
 
 def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: Catalog) -> None:

@@ -307,10 +307,15 @@ def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[PlanRows, float
     return plan.rows(), plan.kernels
 
 
-def attention_kernel_of(model: ModelSpec, attention: str, device: Device) -> str:
-    """The attention kernel a job of ``model`` runs on ``device`` (efficiency.py attention_kernel): a sliding-window
-    model passes Transformers' explicit mask, which takes SDPA to its memory-efficient kernel."""
-    return efficiency().attention_kernel(attention, device.compute_capability, masked=model.sliding_window is not None)
+def attention_kernel_of(model: ModelSpec, attention: str, device: Device, seq: int | None = None) -> str:
+    """The attention kernel a job of ``model`` runs on ``device`` at ``seq`` tokens (efficiency.py attention_kernel):
+    a sliding-window model passes Transformers' explicit mask, which takes SDPA to its memory-efficient kernel, once
+    the sequence reaches the window (masking_utils.py _ignore_causal_mask_sdpa keeps is_causal, and the fused
+    kernels, while kv_length < local_attention_size; the memory side's mask bytes follow the same rule,
+    activations.py); ``seq`` None: any sliding window masks."""
+    window = model.sliding_window
+    masked = window is not None and (seq is None or seq >= window)
+    return efficiency().attention_kernel(attention, device.compute_capability, masked=masked)
 
 
 def gemm_work(m: float, n: float, k: float) -> tuple[float, float]:
@@ -426,7 +431,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
             rows[i][4] += streamed
     t = _table(model)
     again = 1.0 if shape.checkpointing else 0.0
-    kernel = attention_kernel_of(model, shape.attention, device)
+    kernel = attention_kernel_of(model, shape.attention, device, shape.seq)
     if kernel == "eager":
         _eager_attention(rows, shape, t, again, top, (tm_, tn_, sms, kf), bw)
     else:
