@@ -44,6 +44,7 @@ CATALOG_TOTALS = {
     "qwen3-14b": 14_768_307_200,
     "gemma-2-9b": 9_241_705_984,
     "phi-3-mini": 3_821_079_552,
+    "phi-3-mini-128k": 3_821_079_552,
     "qwen2.5-7b": 7_615_616_512,
     "yi-34b": 34_388_917_248,  # from its config; the model card rounds to 34.4B
     "generic-13b": 13_015_864_320,  # Llama-2-13B-like by construction
@@ -601,3 +602,12 @@ def test_gemma_2_caps_its_attention_scores_and_the_cap_is_read_from_the_config()
     assert default_catalog().model("gemma-3-12b").attn_logit_softcapping is None
     with pytest.raises(ValueError, match="attn_logit_softcapping"):
         model_from_hf_config({**config, "attn_logit_softcapping": -1}, id="g", name="G", source="test")
+
+
+def test_phi_3_mini_4k_slides_2047_tokens_and_the_128k_model_slides_none_it_trains_on() -> None:
+    """Phi-3-mini-4k-instruct's config.json sets sliding_window 2047 (the saved fixture), on every layer
+    (modeling_phi3.py passes it to each attention); the 128k model's 262144 is past any sequence it trains on."""
+    saved = json.loads((FIXTURES / "phi-3-mini-4k-instruct.json").read_text())
+    four_k, long = default_catalog().model("phi-3-mini"), default_catalog().model("phi-3-mini-128k")
+    assert four_k.sliding_window == saved["sliding_window"] == 2047
+    assert four_k.sliding_layers == tuple(range(32)) and long.sliding_window == 262144
