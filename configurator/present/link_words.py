@@ -28,6 +28,16 @@ RATE_BASIS = {
 }
 
 
+# The same bases in the few words a status bar holds (its tooltip gives rate_words'); the View menu's choices
+SHORT_RATE_BASIS = {"measured": "typical (nccl-tests)", "nominal": "nominal (datasheet)", "calibrated": "calibrated"}
+MENU_RATE_BASIS = {"measured": "Typical measured (nccl-tests busbw, published)", "nominal": "Nominal (datasheet)"}
+
+
+def short_rate_words(basis: str) -> str:
+    """'typical (nccl-tests)' for 'measured'; a basis missing here as it is."""
+    return SHORT_RATE_BASIS.get(basis, basis)
+
+
 def link_name(kind: str | None) -> str:
     """'NVLink' for the engine's 'nvlink'; a kind missing here as it is."""
     return LINK_NAMES.get(kind or "", kind or "")

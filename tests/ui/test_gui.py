@@ -154,6 +154,9 @@ def test_summary_strip_says_which_compute_rates_are_used(window) -> None:  # typ
 def test_link_rate_switch_changes_step_time(window) -> None:  # type: ignore[no-untyped-def]
     """View > Link rates > Nominal re-runs the engine: the FSDP job's communication gets faster."""
     measured = window.doc.result.jobs[0].communication.seconds_per_step
+    # the catalog's rates are typical published runs, never a measurement of this machine: the words say so
+    assert "typical" in window.summary.links.text() and "published" in window.summary.links.toolTip()
+    assert window.menus.rate_actions["measured"].text().startswith("Typical measured")
     window.menus.rate_actions["nominal"].trigger()
     nominal = window.doc.result.jobs[0].communication.seconds_per_step
     assert window.doc.build.assumptions.link_rates == "nominal"

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.model.result import BuildResult
 from configurator.present.host_words import nvme_line, ram_line, short_line
+from configurator.present.link_words import rate_words, short_rate_words
 from configurator.present.words import psu_room_label
 from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState
 from configurator.ui.shell.flow import FlowLayout
@@ -86,7 +87,8 @@ class SummaryStrip(QWidget):
             f"<span style='color:{self._colour('warning')}'>{counts['tight']} tight</span> · "
             f"<span style='color:{self._colour('error')}'>{counts['does-not-fit']} don't fit</span>"
         )
-        self.links.setText(f"<b>Links</b> {result.link_rates}")
+        self.links.setText(f"<b>Links</b> {short_rate_words(result.link_rates)}")
+        self.links.setToolTip(f"Link rates: {rate_words(result.link_rates)} (View > Link rates)")
         if result.compute_rates == "estimated":
             self.compute.setText(f"<b>Compute</b> <span style='color:{self._colour('warning')}'>incl. estimates</span>")
             self.compute.setToolTip("Cards without a published dense BF16 rate use the catalog's UNCONFIRMED "
