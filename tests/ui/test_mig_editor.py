@@ -219,7 +219,10 @@ def test_assign_job_by_dragging_it_onto_an_instance(qtbot, mixed_doc: BuildDocum
     assert not row.fits and row.status == "does-not-fit"
     [chip] = editor.view.blocks[small.index].chips
     assert chip.job.headroom_gb == row.headroom_gb < 0
-    assert chip.lines == ["8B LoRA", f"{row.headroom_gb:+.1f} GB headroom", "does not fit"]
+    # the headroom line as the chip's width allows ('headroom', 'free' or the figure alone); the tooltip in full
+    assert chip.lines[0] == "8B LoRA" and chip.lines[2] == "does not fit"
+    assert chip.lines[1].startswith(f"{row.headroom_gb:+.1f} GB")
+    assert f"{row.headroom_gb:+.1f} GB headroom" in chip.toolTip()
     assert chip.colour.red() > 150 and chip.colour.green() < 80
     shot(editor, "h200-does-not-fit")
 

@@ -42,3 +42,17 @@ def test_mig_tab_fits_the_analysis_area(first_start, size: tuple[int, int], them
     assert "up to 4 instances" in words and "…" not in words, words
     for t in title:
         assert view.viewport().rect().contains(view.mapFromScene(t.sceneBoundingRect()).boundingRect())
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_narrow_instance_names_its_profile_and_headroom_whole(first_start, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Four 1g.24gb instances on a 12-unit card leave each block ~60 px: its profile takes a narrower type and its
+    chips say '+13.3 GB free' (or the figure alone) instead of '1g.24…' and 'headro…'."""
+    window = first_start(size, "light", BUILDS / "seed-mig-four-tenants.yaml")
+    window.analysis.setCurrentWidget(window.mig_editor)
+    QApplication.processEvents()
+    for block in window.mig_editor.view.blocks.values():
+        texts = [i.text() for i in block.childItems() if isinstance(i, QGraphicsSimpleTextItem)]
+        texts += [i.text() for chip in block.chips for i in chip.childItems() if isinstance(i, QGraphicsSimpleTextItem)]
+        assert block.profile in texts, texts
+        assert not any("…" in t for t in texts), [t for t in texts if "…" in t]

@@ -177,10 +177,18 @@ class JobChip(QGraphicsRectItem):
         )
 
     @staticmethod
-    def rows(job: JobInInstance, font: QFont, bold: QFont) -> list[tuple[str, QFont, QBrush]]:
+    def rows(job: JobInInstance, font: QFont, bold: QFont, width: float | None = None,
+             ) -> list[tuple[str, QFont, QBrush]]:  # fmt: skip
+        """The chip's lines; in a narrow chip (``width``) the headroom says 'free' or the figure alone rather than
+        being cut mid-word (the tooltip keeps the whole sentence)."""
         ink = QBrush(QColor("#1a1a1a") if job.status == "tight" else QColor("white"))
         verdict = WORDS.get(job.status, job.status)  # the verdict's words (present/verdict.py)
-        return [(job.name, bold, ink), (f"{job.headroom_gb:+.1f} GB headroom", font, ink), (verdict, font, ink)]
+        h = f"{job.headroom_gb:+.1f} GB"
+        fm = QFontMetricsF(font)
+        # the longest that fits on one line, else the figure alone, which the chip wraps at its space ("+13.3" "GB")
+        fitting = (t for t in (f"{h} headroom", f"{h} free") if width is None or fm.horizontalAdvance(t) <= width)
+        headroom = next(fitting, h)
+        return [(job.name, bold, ink), (headroom, font, ink), (verdict, font, ink)]
 
 
 class InstanceBlock(QGraphicsRectItem):
@@ -213,7 +221,9 @@ class InstanceBlock(QGraphicsRectItem):
         white = QBrush(QColor("white"))
         pale = QBrush(QColor(255, 255, 255, 205))
         wide = f"{cap:.1f} GB · {nom:g} GB nominal"
-        rows: list[tuple[str, QFont, QBrush]] = [(inst.profile, title, white)]
+        # the profile is the block's name: a narrower type before it is cut (1g.24gb in a 12-unit card's column)
+        name_font = next((f for f in (title, bold) if QFontMetricsF(f).horizontalAdvance(inst.profile) <= width), font)
+        rows: list[tuple[str, QFont, QBrush]] = [(inst.profile, name_font, white)]
         if QFontMetricsF(font).horizontalAdvance(wide) <= width:
             rows.append((wide, font, white))
         else:
@@ -223,7 +233,7 @@ class InstanceBlock(QGraphicsRectItem):
         self.chips: list[JobChip] = []
         chip_w = rect.width() - 2 * self.PAD + 2
         for k, job in enumerate(jobs):
-            chip_rows = JobChip.rows(job, font, bold)
+            chip_rows = JobChip.rows(job, font, bold, chip_w - 2 * JobChip.PAD)
             chip_h = _lines_height(chip_rows, chip_w - 2 * JobChip.PAD) + 2 * JobChip.PAD
             if y + chip_h > rect.bottom() - self.PAD:
                 _add_lines(self, [(f"+{len(jobs) - k} more", font, white)], rect.left() + self.PAD,
