@@ -132,14 +132,18 @@ def by_source(rows: list[Scored]) -> dict[str, tuple[int, float, float]]:
     return out
 
 
+_FIGURES_HEAD = f"{'measured':>10}{'model':>10}{'error':>8}"
+
+
+def _figures(r: Scored) -> str:
+    """A row's measured and modelled tokens/s and its error, as both tables print them (a fit row says so)."""
+    return f"{r.measured:>10.0f}{r.predicted:>10.0f}{r.error:>+8.1%}" + ("" if r.scored else "  (fit, not scored)")
+
+
 def table(rows: list[Scored]) -> str:
     """The validation table as text: each run, then median and worst by source, calibration and held apart."""
-    lines = [f"{'source':<22}{'card':<16}{'model':<14}{'method':<7}{'seq':>6}{'gpus':>5}{'measured':>10}"
-             f"{'model':>10}{'error':>8}"]  # fmt: skip
-    for r in rows:
-        mark = "" if r.scored else "  (fit, not scored)"
-        lines.append(f"{r.source:<22}{r.card:<16}{r.model:<14}{r.method:<7}{r.seq:>6}{r.cards:>5}{r.measured:>10.0f}"
-                     f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
+    lines = [f"{'source':<22}{'card':<16}{'model':<17}{'method':<7}{'seq':>6}{'gpus':>5}{_FIGURES_HEAD}"]
+    lines += [f"{r.source:<22}{r.card:<16}{r.model:<17}{r.method:<7}{r.seq:>6}{r.cards:>5}{_figures(r)}" for r in rows]
     lines.append("")
     for src, (n, med, worst) in by_source(rows).items():
         mine = [r for r in rows if r.source == src]
@@ -199,12 +203,8 @@ def score_editions(step_model: str = "per-op", path: Path | None = None,
 def editions_table(rows: list[EditionScored]) -> str:
     """The edition report as text: each row's model and error on each candidate edition, then per source and scored
     card the median and worst |error| on each candidate (scored rows only, as ``by_source``)."""
-    lines = [f"{'source':<22}{'scored on':<16}{'edition':<16}{'model':<14}{'method':<7}{'measured':>10}{'model':>10}"
-             f"{'error':>8}"]  # fmt: skip
-    for r in rows:
-        mark = "" if r.scored else "  (fit, not scored)"
-        lines.append(f"{r.source:<22}{r.scored_card:<16}{r.card:<16}{r.model:<14}{r.method:<7}{r.measured:>10.0f}"
-                     f"{r.predicted:>10.0f}{r.error:>+8.1%}{mark}")  # fmt: skip
+    lines = [f"{'source':<22}{'scored on':<16}{'edition':<16}{'model':<17}{'method':<7}{_FIGURES_HEAD}"]
+    lines += [f"{r.source:<22}{r.scored_card:<16}{r.card:<16}{r.model:<17}{r.method:<7}{_figures(r)}" for r in rows]
     lines.append("")
     for key in dict.fromkeys((r.source, r.scored_card, r.card) for r in rows):
         errs = [abs(r.error) for r in rows if (r.source, r.scored_card, r.card) == key and r.scored]
