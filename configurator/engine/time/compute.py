@@ -20,7 +20,7 @@ from configurator.engine.model.result import Compute, MatmulIntensity
 from configurator.engine.model.stack import attention_run
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
 from configurator.engine.time.steptime.generation import RLStep, rl_step
-from configurator.engine.time.steptime.ops import attention_kernel_of
+from configurator.engine.time.steptime.ops import attention_groups, attention_kernel_of
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
@@ -218,8 +218,32 @@ _KERNEL_WORDS = {word + how: word for word, how in ATTENTION_KERNELS.values()}
 
 
 def attention_kernel_word(name: str | None) -> str | None:
-    """The short word ("cuDNN", "eager", ...) of a Compute's ``attention_kernel`` name; None without one."""
-    return _KERNEL_WORDS.get(name) if name else None
+    """The short word ("cuDNN", "eager", ...) of a Compute's ``attention_kernel`` name, "memory-efficient and cuDNN"
+    for a model whose layers run two (attention_kernel_label); None without one."""
+    if not name:
+        return None
+    if name in _KERNEL_WORDS:
+        return _KERNEL_WORDS[name]
+    words = (next((w for label, w in _KERNEL_WORDS.items() if part.startswith(label)), None)
+             for part in name.split("; "))  # fmt: skip
+    known = list(dict.fromkeys(w for w in words if w))
+    return " and ".join(known) if known else None
+
+
+def attention_kernel_label(model: ModelSpec, attention: str, device: Device, seq: int) -> str:
+    """The attention kernel(s) a step is timed at, in words: one kernel's name and how it is timed, or, where a
+    sliding-window model's layers run two (steptime/ops.py attention_groups), each with its layers:
+    "memory-efficient, timed at FlashAttention-2's rate, on 40 sliding-window layers; cuDNN on 8 full-attention
+    layers"."""
+    groups = attention_groups(model, attention, device, seq)
+    if len({k for _, k, _ in groups}) == 1:
+        return "".join(ATTENTION_KERNELS[attention_kernel_of(model, attention, device, seq)])
+    parts = []
+    for n, k, sliding in groups[::-1]:
+        word, how = ATTENTION_KERNELS[k]
+        parts.append(f"{word}{how}{',' if how else ''} on {n} {'sliding-window' if sliding else 'full-attention'} "
+                     "layers")
+    return "; ".join(parts)
 
 
 def _tower_notes(model: ModelSpec, job: Job, rows: tuple[OpRow, ...]) -> list[str]:
@@ -351,8 +375,7 @@ def compute(
         op_rows = step.rows
         launch_bound = step.launch_bound
         attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
-        kernel = attention_kernel_of(model, attention, device, job.sequence_length)
-        attention_kernel = "".join(ATTENTION_KERNELS[kernel])
+        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length)
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None

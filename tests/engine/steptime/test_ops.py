@@ -240,13 +240,41 @@ def test_a_sliding_window_model_runs_sdpas_memory_efficient_kernel(one_job) -> N
     assert eff.attention_kernel("sdpa", 9.0, masked=True) == "efficient"
     assert eff.attention_fraction("Hopper", 9.0, "efficient") == eff.attention["Hopper"]
     job = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora"})
-    assert job.compute.attention_kernel == "memory-efficient, timed at FlashAttention-2's rate"
+    assert job.compute.attention_kernel.startswith("memory-efficient, timed at FlashAttention-2's rate, on 40 sliding")
     # below the window Transformers keeps is_causal and no mask (masking_utils.py _ignore_causal_mask_sdpa): the
     # fused kernel, cuDNN on an H100; from the window's length on, the mask
     short = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "sequence_length": 1023})
     assert short.compute.attention_kernel == "cuDNN"
     at = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "sequence_length": 1024})
-    assert at.compute.attention_kernel == "memory-efficient, timed at FlashAttention-2's rate"
+    assert at.compute.attention_kernel == ("memory-efficient, timed at FlashAttention-2's rate, on 40 sliding-window "
+                                           "layers; cuDNN on 8 full-attention layers")  # fmt: skip
+
+
+def test_a_sliding_window_models_full_layers_keep_the_fused_kernel(catalog: Catalog) -> None:
+    """Only the sliding layers pass a mask (masking_utils.py: a full layer's causal mask is dropped for is_causal):
+    Gemma 3's 8 full-attention layers of 48 run cuDNN on an H100 while its 40 sliding layers run the memory-efficient
+    kernel, so its attention is timed faster than all 48 at the memory-efficient rate, by exactly the 8 layers'
+    rates; the step band and the chart name both kernels."""
+    from configurator.engine.time.compute import attention_kernel_word
+    from configurator.engine.time.steptime.ops import attention_groups
+
+    eff = efficiency()
+    model = catalog.model("gemma-3-12b")
+    h100 = Device("Hopper", 989.5, 3350, 132, 9.0)
+    assert attention_groups(model, "sdpa", h100, 8192) == ((8, "cudnn", False), (40, "efficient", True))
+    assert attention_groups(model, "sdpa", h100, 512) == ((8, "cudnn", False), (40, "cudnn", True))  # no mask yet
+    shape = Shape(seq=8192, batch=1, checkpointing=False, full=False, rank=16, targets="all-linear",
+                  dequant_bytes=0.0, loss="standard", stack="eager", attention="sdpa")  # fmt: skip
+    mixed = {c.name: c for c in micro_batch(model, shape, h100).classes}["attention"]
+    every = model.model_copy(update={"sliding_layers": tuple(range(48))})  # all 48 masked: one kernel
+    masked = {c.name: c for c in micro_batch(every, shape, h100).classes}["attention"]
+    assert mixed.flops == pytest.approx(masked.flops)
+    cudnn, efficient = (eff.attention_fraction("Hopper", 9.0, k) for k in ("cudnn", "efficient"))
+    expected = masked.seconds * (40 + 8 * efficient / cudnn) / 48
+    assert mixed.seconds == pytest.approx(expected, rel=1e-6)
+    label = ("memory-efficient, timed at FlashAttention-2's rate, on 40 sliding-window layers; cuDNN on 8 "
+             "full-attention layers")  # fmt: skip
+    assert attention_kernel_word(label) == "memory-efficient and cuDNN"
 
 
 def test_eager_attention_is_its_matmuls_and_its_passes_over_the_scores(catalog: Catalog) -> None:

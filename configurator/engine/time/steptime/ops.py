@@ -318,6 +318,21 @@ def attention_kernel_of(model: ModelSpec, attention: str, device: Device, seq: i
     return efficiency().attention_kernel(attention, device.compute_capability, masked=masked)
 
 
+def attention_groups(model: ModelSpec, attention: str, device: Device, seq: int) -> tuple[tuple[int, str, bool], ...]:
+    """The model's layers by the fused kernel their attention runs: (layers, kernel, sliding). A sliding-window
+    model's full-attention layers get no mask (masking_utils.py create_causal_mask: _ignore_causal_mask_sdpa keeps
+    is_causal), so SDPA runs them on its fused kernel (cuDNN on CC 9.0 / 10.0), while its sliding layers past the
+    window pass a mask and run the memory-efficient kernel (attention_kernel_of); a model without sliding layers is
+    one group."""
+    layers = model.num_layers or 0
+    sliding = len(model.sliding_layers) if model.sliding_window else 0
+    if not sliding:
+        return ((layers, attention_kernel_of(model, attention, device, seq), False),)
+    full = efficiency().attention_kernel(attention, device.compute_capability, masked=False)
+    groups = ((layers - sliding, full, False), (sliding, attention_kernel_of(model, attention, device, seq), True))
+    return tuple(g for g in groups if g[0] > 0)
+
+
 def gemm_work(m: float, n: float, k: float) -> tuple[float, float]:
     """FLOPs and bytes of one BF16 GEMM of M x N x K: 2MNK (Kaplan et al. 2020 section 2.1: 2 FLOPs per
     multiply-add); A and B read and C written once, 2 bytes per element."""
@@ -437,24 +452,24 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     else:
         # a fused kernel: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
         # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
-        work = fused_attention(shape.seq, shape.batch, t.nh, t.nkv, t.hd, t.layers)
-        if kernel == "flash" and model.sliding_window and model.sliding_layers:
-            # the sliding layers' tiles outside the window are skipped (local_attention_share); SDPA's kernels
-            # take the window as an explicit mask and compute every tile, eager the whole s x s
-            windowed = len(model.sliding_layers) / t.layers
-            share = 1.0 - windowed + windowed * local_attention_share(shape.seq, model.sliding_window, t.hd)
-            work = AttentionWork(work.forward_flops * share, work.forward_bytes)
-        rate = peak * eff.attention_fraction(arch, device.compute_capability, kernel) * sustained
-        for name, f, b in (("attention", *work.with_backward(eff.attention_backward)),
-                           ("recompute", work.forward_flops * again, work.forward_bytes * again)):  # fmt: skip
-            if f <= 0:
-                continue
-            tcomp, tmem_a = op_times(f, b, rate, bw)
-            row = rows[_CLS[name]]
-            row[0] += f
-            row[1] += b
-            row[2] += max(tcomp, tmem_a)
-            row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
+        for layers, group_kernel, sliding in attention_groups(model, shape.attention, device, shape.seq):
+            work = fused_attention(shape.seq, shape.batch, t.nh, t.nkv, t.hd, layers)
+            if group_kernel == "flash" and sliding and model.sliding_window:
+                # the sliding layers' tiles outside the window are skipped (local_attention_share); SDPA's kernels
+                # take the window as an explicit mask and compute every tile, eager the whole s x s
+                share = local_attention_share(shape.seq, model.sliding_window, t.hd)
+                work = AttentionWork(work.forward_flops * share, work.forward_bytes)
+            rate = peak * eff.attention_fraction(arch, device.compute_capability, group_kernel) * sustained
+            for name, f, b in (("attention", *work.with_backward(eff.attention_backward)),
+                               ("recompute", work.forward_flops * again, work.forward_bytes * again)):  # fmt: skip
+                if f <= 0:
+                    continue
+                tcomp, tmem_a = op_times(f, b, rate, bw)
+                row = rows[_CLS[name]]
+                row[0] += f
+                row[1] += b
+                row[2] += max(tcomp, tmem_a)
+                row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
     classes = tuple(OpClass(name, *rows[i]) for i, name in enumerate(OP_CLASSES) if rows[i][2] > 0)
     gpu = sum(c.seconds for c in classes)
     launch = kernels * eff.launch_us[shape.stack] * 1e-6
