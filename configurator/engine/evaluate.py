@@ -28,7 +28,7 @@ from configurator.engine.mig.layout import LayoutCheck, MigRequest, MigSetup, pl
 from configurator.engine.model.build import Assumptions, Build, Job, ParamsOnlyModel
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.model.result import BuildResult, Check, JobResult, MigCard, MigInstanceResult, Topology
-from configurator.engine.topology.links import LEGEND, TopologyModel, build_topology, calibration_map
+from configurator.engine.topology.links import LEGEND, RATE_BASIS_WORDS, TopologyModel, build_topology, calibration_map
 from configurator.engine.topology.physical import bridge_checks, power_budget, slot_checks
 
 __all__ = ["_fits_clearly", "capacity_of", "evaluate", "resolve_model"]
@@ -186,11 +186,14 @@ def _mig_cards(build: Build, cards: dict[int, CardSpec], layouts: dict[int, Layo
     return mig_cards
 
 
-def _notes(a: Assumptions, calib: dict[str, float]) -> list[str]:
-    """The units and the rates the result was computed with."""
-    return [f"GB = 10^9 bytes. Link rates: {a.link_rates}"
-            + (" (datasheet, per direction)" if a.link_rates == "nominal" else " (typical nccl-tests busbw)")
-            + ("; calibrated from nccl-tests for " + ", ".join(sorted(calib)) if calib else "") + ". "
+def _notes(a: Assumptions, calib: dict[str, float], jobs: list[JobResult]) -> list[str]:
+    """The units and the rates the result was computed with; the link rates only where a job communicates (a
+    single-card build times no link)."""
+    links = ""
+    if any(j.communication.collectives for j in jobs):
+        calibrated = "; calibrated from nccl-tests for " + ", ".join(sorted(calib)) if calib else ""
+        links = f"Link rates: {RATE_BASIS_WORDS[a.link_rates]}{calibrated}. "
+    return ["GB = 10^9 bytes. " + links
             + ("Compute rates: published, or the catalog's UNCONFIRMED estimate where none is published."
                if a.compute_rates == "estimated" else "Compute rates: published dense BF16 only.")]  # fmt: skip
 
@@ -240,5 +243,5 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
         name=build.name, chassis=chassis.id, chassis_name=chassis.name, link_rates=a.link_rates,
         compute_rates=a.compute_rates,
         utilization=a.utilization, jobs=jobs, checks=checks, topology=topology, mig=mig_cards, power=power,
-        notes=_notes(a, ctx.calib), host=host,
+        notes=_notes(a, ctx.calib, jobs), host=host,
     )  # fmt: skip

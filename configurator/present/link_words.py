@@ -7,6 +7,7 @@ configured, so "measured" alone is never printed for them."""
 from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult
+from configurator.engine.topology.links import RATE_BASIS_WORDS
 
 # Link kinds as the engine names them (Collective.link, Communication.bound_by): the names a buyer reads
 LINK_NAMES = {
@@ -19,18 +20,8 @@ LINK_NAMES = {
     "pcie-sys": "PCIe across CPUs (SYS)",
 }
 
-# A collective's rate basis (Collective.rate_basis, Assumptions.link_rates) in words
-RATE_BASIS = {
-    "measured": "typical measured (nccl-tests busbw, published)",
-    "measured (2-card pair)": "typical measured on a 2-card pair (nccl-tests busbw, published)",
-    "nominal": "nominal (datasheet, per direction)",
-    "calibrated": "calibrated (your nccl-tests)",
-}
-
-
-# The same bases in the few words a status bar holds (its tooltip gives rate_words'); the View menu's choices
+# The same bases in the few words a status bar holds (its tooltip gives rate_words')
 SHORT_RATE_BASIS = {"measured": "typical (nccl-tests)", "nominal": "nominal (datasheet)", "calibrated": "calibrated"}
-MENU_RATE_BASIS = {"measured": "Typical measured (nccl-tests busbw, published)", "nominal": "Nominal (datasheet)"}
 
 
 def short_rate_words(basis: str) -> str:
@@ -43,10 +34,16 @@ def link_name(kind: str | None) -> str:
     return LINK_NAMES.get(kind or "", kind or "")
 
 
+def menu_rate_words(basis: str) -> str:
+    """A View menu choice: 'Typical measured (nccl-tests busbw, published)' for 'measured'."""
+    words = rate_words(basis)
+    return words[:1].upper() + words[1:]
+
+
 def rate_words(basis: str) -> str:
     """'typical measured (nccl-tests busbw, published)' for 'measured'; a basis missing here (NVLink SHARP) as it
     is."""
-    return RATE_BASIS.get(basis, basis)
+    return RATE_BASIS_WORDS.get(basis, basis)  # the engine's words (engine/topology/links.py), as its notes
 
 
 def communicates(result: BuildResult) -> bool:
@@ -66,11 +63,3 @@ def link_rates_note(result: BuildResult) -> str:
     words = " + ".join(rate_words(b) for b in sorted({b for _, b in rates.values()}))
     per_link = ", ".join(f"{link_name(link)} {rate:g} GB/s" for link, (rate, _) in rates.items())
     return f"Link rates: {words} — {per_link}"
-
-
-def units_note(result: BuildResult) -> str:
-    """The text report's opening note: the unit, the link rates where a job communicates, the compute rates."""
-    links = link_rates_note(result)
-    compute = ("Compute rates: published, or the catalog's UNCONFIRMED estimate where none is published."
-               if result.compute_rates == "estimated" else "Compute rates: published dense BF16 only.")  # fmt: skip
-    return "GB = 10^9 bytes. " + (f"{links}. " if links else "") + compute

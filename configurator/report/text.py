@@ -5,7 +5,7 @@ from __future__ import annotations
 from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line, size_words
 from configurator.present.job_words import step_band_phrase, vision_words
-from configurator.present.link_words import link_name, rate_words, units_note
+from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 
@@ -157,7 +157,7 @@ def _host(result: BuildResult) -> list[str]:
 
 def render(result: BuildResult) -> str:
     lines = [f"Build: {result.name}", f"Chassis: {result.chassis_name or result.chassis or '?'}"]
-    lines.append(units_note(result))
+    lines += result.notes  # the unit, the link rates where a job communicates, the compute rates (evaluate.py)
     if result.power:
         p = result.power
         supply = (

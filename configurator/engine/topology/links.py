@@ -92,6 +92,17 @@ class Link:
         return (self.nominal_gb_s, "nominal") if basis == "nominal" else (self.measured_gb_s, "measured")
 
 
+# A collective's rate basis (Link.rate's second value, Assumptions.link_rates) in words, for every view and the
+# result's notes: the catalog's rates are typical published nccl-tests runs, never a measurement of the machine being
+# configured, so "measured" alone is never printed for them
+RATE_BASIS_WORDS = {
+    "measured": "typical measured (nccl-tests busbw, published)",
+    "measured (2-card pair)": "typical measured on a 2-card pair (nccl-tests busbw, published)",
+    "nominal": "nominal (datasheet, per direction)",
+    "calibrated": "calibrated (your nccl-tests)",
+}
+
+
 def bridge_groups(build: Build) -> dict[int, tuple[int, ...]]:
     """Slot -> the slots of its bridge group (only bridges that name occupied slots)."""
     groups: dict[int, tuple[int, ...]] = {}

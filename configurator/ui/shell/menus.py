@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
-from configurator.present.link_words import MENU_RATE_BASIS
+from configurator.present.link_words import menu_rate_words
 from configurator.present.words import UNIT_WORDS, UNITS
 from configurator.ui.base import BuildDocument, Settings, guard_slot, redo_shortcuts
 from configurator.ui.shell.files import BuildFiles
@@ -117,8 +117,8 @@ class Menus(QObject):
         unit_actions = self._radio_menu(view, "&Units", [(u, UNIT_WORDS[u], "") for u in UNITS], commands.set_unit)
         unit_actions[unit].setChecked(True)
         self.rate_actions = self._radio_menu(view, "&Link rates", [
-            ("measured", MENU_RATE_BASIS["measured"], "The catalog's typical figures from published nccl-tests runs"),
-            ("nominal", MENU_RATE_BASIS["nominal"], "The datasheet's link rate, per direction"),
+            ("measured", menu_rate_words("measured"), "The catalog's typical figures from published nccl-tests runs"),
+            ("nominal", menu_rate_words("nominal"), "The datasheet's link rate, per direction"),
         ], commands.set_link_rates)  # fmt: skip
         self.compute_rate_actions = self._radio_menu(view, "Compute &rates", [
             ("published", "Published only", "Compute time only where NVIDIA publishes a dense BF16 rate"),
