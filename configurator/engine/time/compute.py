@@ -20,7 +20,7 @@ from configurator.engine.model.result import Compute, MatmulIntensity
 from configurator.engine.model.stack import attention_run
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
 from configurator.engine.time.steptime.generation import RLStep, rl_step
-from configurator.engine.time.steptime.ops import attention_groups, attention_kernel_of
+from configurator.engine.time.steptime.ops import attention_groups, routed_share
 
 
 def flops_per_token(job: Job, model: ModelSpec, p: Parameters) -> float:
@@ -130,19 +130,10 @@ def _matmul_points(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, 
     issue 24, "memoize by shapes"), so a job edited in any other setting reuses them (the pydantic records are
     frozen and shared)."""
     micro_tokens = job.sequence_length * job.micro_batch_size
-    # the model by identity holds its experts and top-k, so the MoE rows (expert_rows) need no key of their own
+    # the model by identity holds its experts and top-k, so the MoE rows (routed_share) need no key of their own
     key = (job.method, job.lora.rank, job.quantization, micro_tokens, p.trainable, p.frozen_linear, tb.total,
            tuple(ops.items()))  # fmt: skip
     return CACHE.memo("matmul-points", (model,), key, lambda: _make_matmuls(job, model, p, tb, ops, micro_tokens))
-
-
-def expert_rows(model: ModelSpec, tokens: float) -> float:
-    """The rows (M) of one routed expert's GEMM: the tokens routed to it, tokens x top-k / experts on average, as
-    the per-op model times an expert's GEMM (steptime/ops.py: ``tokens * t.top_k / t.experts`` for group "expert");
-    ``tokens`` for a dense model."""
-    if not model.is_moe:
-        return tokens
-    return tokens * max(model.num_experts_per_tok, 1) / max(model.num_experts, 1)
 
 
 def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, ops: dict[str, float],
@@ -153,7 +144,7 @@ def _make_matmuls(job: Job, model: ModelSpec, p: Parameters, tb: TrainedBytes, o
         assert f
         # MoE: each expert's up / down GEMM sees only its routed tokens (gpt-oss-20b at 2,048 tokens, top-4 of 32:
         # 256 rows, ~217 FLOP/byte, below an H100's ridge)
-        mlp_rows = expert_rows(model, micro_tokens)
+        mlp_rows = micro_tokens * routed_share(model)  # the per-op model's rows for an expert's GEMM
         shapes = [("MLP up-projection", mlp_rows, h, f), ("MLP down-projection", mlp_rows, f, h)]
         if model.num_attention_heads and model.head_dim:
             shapes.append(("attention q-projection", micro_tokens, h, model.num_attention_heads * model.head_dim))
@@ -236,8 +227,9 @@ def attention_kernel_label(model: ModelSpec, attention: str, device: Device, seq
     "memory-efficient, timed at FlashAttention-2's rate, on 40 sliding-window layers; cuDNN on 8 full-attention
     layers"."""
     groups = attention_groups(model, attention, device, seq)
-    if len({k for _, k, _ in groups}) == 1:
-        return "".join(ATTENTION_KERNELS[attention_kernel_of(model, attention, device, seq)])
+    kernels = {k for _, k, _ in groups}
+    if len(kernels) == 1:
+        return "".join(ATTENTION_KERNELS[kernels.pop()])
     parts = []
     for n, k, sliding in groups[::-1]:
         word, how = ATTENTION_KERNELS[k]

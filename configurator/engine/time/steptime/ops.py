@@ -116,6 +116,7 @@ class _ModelTable:
     vocab: int
     experts: int
     top_k: int
+    routed: float  # the share of the tokens one routed expert sees (routed_share)
     eager_bytes: tuple[float, float]  # eager attention's bytes per score element, forward and backward
 
 
@@ -128,8 +129,17 @@ def _table(model: ModelSpec) -> _ModelTable:
         tuple((m.group, m.in_features, m.out_features, m.count) for m in mods), sum(m.weights for m in mods),
         sum(m.count for m in mods), model.hidden_size, model.num_layers, model.head_dim, model.num_attention_heads,
         model.num_key_value_heads or model.num_attention_heads, model.tokens_ffn_width, model.vocab_size,
-        max(model.num_experts, 1), max(model.num_experts_per_tok, 1), eager_score_bytes(model),
+        max(model.num_experts, 1), max(model.num_experts_per_tok, 1), routed_share(model), eager_score_bytes(model),
     )  # fmt: skip
+
+
+def routed_share(model: ModelSpec) -> float:
+    """The share of a micro-batch's tokens one routed expert's GEMM sees: top-k of E experts per token, so
+    tokens x top-k / E rows on average (FLOPs by the ACTIVE parameters); 1 for a dense model. The per-op model and
+    the roofline's MoE points (compute.py) both take it."""
+    if not model.is_moe:
+        return 1.0
+    return max(model.num_experts_per_tok, 1) / max(model.num_experts, 1)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -225,7 +235,7 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
     grouped = _grouped(t, s, eff)
     for group, k_in, n_out, count in t.linear:
         # MoE: FLOPs by active parameters (top-k of E experts per token), every expert's weights read
-        rows = tokens * t.top_k / t.experts if group == "expert" else tokens
+        rows = tokens * t.routed if group == "expert" else tokens
         g = grouped if group == "expert" else 1.0
         plan.gemm(c("projections" if group == "attention" else "mlp"), rows, n_out, k_in, count, g)
     a, b, q = eff.elementwise[s.stack]
@@ -234,7 +244,7 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
         adapted = _adapted(model, s.targets)
         for k_in, n_out, count, expert in adapted:
             # an expert's adapter sees only the tokens routed to it (top-k of E), as the expert itself
-            rows = tokens * t.top_k / t.experts if expert else tokens
+            rows = tokens * t.routed if expert else tokens
             plan.gemm(c("lora"), rows, s.rank, k_in, count)  # x @ A
             plan.gemm(c("lora"), rows, n_out, s.rank, count)  # (x A) @ B
             plan.stream(c("lora"), rows * (3 * 2.0 * n_out * count))  # scale, add to the base output
@@ -251,7 +261,7 @@ def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> No
     grouped = _grouped(t, s, eff)
     for group, k_in, n_out, count in t.linear:
         cls = "projections" if group == "attention" else "mlp"
-        rows = tokens * t.top_k / t.experts if group == "expert" else tokens
+        rows = tokens * t.routed if group == "expert" else tokens
         g = grouped if group == "expert" else 1.0
         plan.gemm(cls, rows, k_in, n_out, count, g)  # input gradient dX = dY W
         if s.full:
@@ -261,7 +271,7 @@ def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> No
     if s.rank:
         for k_in, n_out, count, expert in _adapted(model, s.targets):
             # dX through B then A, dB and dA: four thin GEMMs (an expert's over its routed tokens only)
-            rows = tokens * t.top_k / t.experts if expert else tokens
+            rows = tokens * t.routed if expert else tokens
             plan.gemm("lora", rows, s.rank, n_out, count)
             plan.gemm("lora", rows, k_in, s.rank, count)
             plan.gemm("lora", s.rank, n_out, rows, count)
@@ -397,6 +407,19 @@ def op_times(flops: float, moved: float, rate: float, bandwidth: float) -> tuple
     return (flops / rate if rate > 0 else 0.0), (moved / bandwidth if bandwidth > 0 else 0.0)
 
 
+def _book(row: list[float], flops: float, moved: float, compute_s: float, memory_s: float) -> None:
+    """Add one op, timed max(compute, memory), to its class's row: FLOPs, bytes, time, compute-bound and
+    memory-bound time."""
+    row[0] += flops
+    row[1] += moved
+    if compute_s >= memory_s:
+        row[2] += compute_s
+        row[3] += compute_s
+    else:
+        row[2] += memory_s
+        row[4] += memory_s
+
+
 def op_seconds(flops: float, moved: float, rate: float, bandwidth: float) -> tuple[float, Bound]:
     """One op as the model times it: max(compute, memory) (op_times), and which of the two bounds it."""
     compute, memory = op_times(flops, moved, rate, bandwidth)
@@ -430,15 +453,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
         one_flops, one_bytes = gemm_work(m, n, k)
         flops, moved = one_flops * count, one_bytes * count
         tc, tmem = op_times(flops, moved, rate, bw)
-        row = rows[cls]
-        row[0] += flops
-        row[1] += moved
-        if tc >= tmem:
-            row[2] += tc
-            row[3] += tc
-        else:
-            row[2] += tmem
-            row[4] += tmem
+        _book(rows[cls], flops, moved, tc, tmem)
     if bw > 0:
         for i in range(len(OP_CLASSES)):
             streamed = (sc[i] * tokens + sk[i]) / bw
@@ -464,12 +479,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
                                ("recompute", work.forward_flops * again, work.forward_bytes * again)):  # fmt: skip
                 if f <= 0:
                     continue
-                tcomp, tmem_a = op_times(f, b, rate, bw)
-                row = rows[_CLS[name]]
-                row[0] += f
-                row[1] += b
-                row[2] += max(tcomp, tmem_a)
-                row[3 if tcomp >= tmem_a else 4] += max(tcomp, tmem_a)
+                _book(rows[_CLS[name]], f, b, *op_times(f, b, rate, bw))
     classes = tuple(OpClass(name, *rows[i]) for i, name in enumerate(OP_CLASSES) if rows[i][2] > 0)
     gpu = sum(c.seconds for c in classes)
     launch = kernels * eff.launch_us[shape.stack] * 1e-6
