@@ -22,7 +22,7 @@ from configurator.engine.acceptance import collect, verify
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.acceptance.kit import write_kit
 from configurator.engine.acceptance.parse import ParseError, detect, parse_gemm_json
-from configurator.engine.acceptance.predict import GEMM_MEASURED_ON, gemm_expect
+from configurator.engine.acceptance.predict import gemm_expect
 from configurator.engine.time.steptime.efficiency import efficiency, load_efficiency, set_override
 from configurator.paths import resource
 from configurator.report.acceptance_text import render_prediction, render_verify
@@ -208,15 +208,16 @@ def test_expected_rate_is_the_peak_times_the_architecture_gemm_fraction(eight_gp
 
 
 def test_the_chips_the_fractions_were_measured_on_match_the_data_file() -> None:
-    """GEMM_MEASURED_ON names, per architecture, the compute capability of the card in efficiency.yaml's quote; the
-    architectures it leaves out are the data file's UNCONFIRMED ones."""
+    """efficiency.yaml's measured_on names, per architecture, the compute capability of the card in the fraction's
+    quote; the architectures it leaves out are the data file's UNCONFIRMED ones."""
     raw = yaml.safe_load((specs_dir() / "efficiency.yaml").read_text())["gemm_peak_fraction"]
     cards = default_catalog().cards.values()
+    measured_on = efficiency().gemm_measured_on  # as the loaded table reads it
     for arch, entry in raw.items():
-        assert (arch in GEMM_MEASURED_ON) == (not entry["source"].startswith("UNCONFIRMED")), arch
-        if arch in GEMM_MEASURED_ON:
+        assert (arch in measured_on) == (not entry["source"].startswith("UNCONFIRMED")), arch
+        if arch in measured_on:
             chips = {m for c in cards if c.architecture == arch
-                     and c.compute_capability.value == GEMM_MEASURED_ON[arch]
+                     and c.compute_capability.value == measured_on[arch]
                      for m in re.findall(r"\b[A-Z]\d{3}\b", c.name)}  # fmt: skip
             assert any(chip in entry["quote"] for chip in chips), (arch, chips)
 

@@ -152,13 +152,6 @@ def build_digest(build: Build) -> str:
     return digest
 
 
-# The chip each architecture's gemm_peak_fraction was measured on, by compute capability: data, specs/efficiency.yaml
-# gemm_peak_fraction's measured_on (stas00's A100 SXM, H100 SXM and B200 SXM rows), as the shipped table reads it.
-# Another chip of the architecture (GB202, 12.0) or an architecture with no measured row (Ada) takes the figure as
-# the data file's UNCONFIRMED assumption. gemm_expect reads the table in use (efficiency()), this name the shipped one.
-GEMM_MEASURED_ON: dict[str, float] = efficiency().gemm_measured_on
-
-
 def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[str, object]:
     """The GEMM probe's expected rate on ``card``: its dense BF16 peak (published, or with ``estimates`` the
     catalog's UNCONFIRMED estimate) x its architecture's large-GEMM fraction (the step model's own table,
