@@ -221,6 +221,17 @@ def attention_kernel_word(name: str | None) -> str | None:
     return " and ".join(known) if known else None
 
 
+def attention_kernel_parts(name: str) -> tuple[str, str]:
+    """A Compute's ``attention_kernel`` name as its short word and how it is timed, if said: "eager (s x s matmuls
+    and softmax)" -> ("eager", "s x s matmuls and softmax"); a label of two kernels (attention_kernel_label) keeps
+    its whole sentence as the how."""
+    word = attention_kernel_word(name) or name
+    how = name.removeprefix(word).strip().removeprefix(",").strip()
+    if how.startswith("(") and how.endswith(")"):
+        how = how[1:-1]
+    return word, how
+
+
 def attention_kernel_label(model: ModelSpec, attention: str, device: Device, seq: int) -> str:
     """The attention kernel(s) a step is timed at, in words: one kernel's name and how it is timed, or, where a
     sliding-window model's layers run two (steptime/ops.py attention_groups), each with its layers:

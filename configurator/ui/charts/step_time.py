@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import BuildResult
-from configurator.engine.time.compute import attention_kernel_word
+from configurator.engine.time.compute import attention_kernel_parts
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
@@ -335,21 +335,10 @@ OP_WORDS = {
 }
 
 
-def _kernel_parts(kernel: str) -> tuple[str, str]:
-    """The engine's attention-kernel name as its short word and how it is timed, if said: "eager (s x s matmuls and
-    softmax)" -> ("eager", "s x s matmuls and softmax")."""
-    word = attention_kernel_word(kernel) or kernel
-    how = kernel.removeprefix(word).strip()
-    how = how.removeprefix(",").strip()
-    if how.startswith("(") and how.endswith(")"):
-        how = how[1:-1]
-    return word, how
-
-
 def attention_words(result: BuildResult) -> str:
     """The legend's line naming the attention kernel(s) the engine timed the jobs' steps with."""
     timed = [j.compute.attention_kernel for j in result.jobs if j.compute is not None and j.step_seconds is not None]
-    words = list(dict.fromkeys(_kernel_parts(kernel)[0] for kernel in timed if kernel))
+    words = list(dict.fromkeys(attention_kernel_parts(kernel)[0] for kernel in timed if kernel))
     if not words:
         return ""
     return f"attention: {words[0]} kernel" if len(words) == 1 else f"attention kernels: {', '.join(words)}"
@@ -359,7 +348,7 @@ def _op_words(name: str, kernel: str | None) -> str:
     """What an op class is; attention as the kernel the engine timed (cuDNN, FlashAttention-2, eager) and how, with
     no brackets inside brackets: "eager kernel — s x s matmuls and softmax"."""
     if name == "attention" and kernel:
-        word, how = _kernel_parts(kernel)
+        word, how = attention_kernel_parts(kernel)
         return f"{word} kernel" + (f" — {how}" if how else "")
     return OP_WORDS.get(name, name)
 
