@@ -63,14 +63,18 @@ class PreparedTrace:
 
 VISION_LANGUAGE_TYPES = ("gemma3_text", "mllama_text_model", "qwen2_5_vl")
 TRACED_VISION = ("qwen2_5_vl", "siglip")  # towers the worker builds and feeds (configurator/trace/worker/vision.py)
+# the config classes with attn_logit_softcapping (Gemma2Config, Gemma3TextConfig; catalog/hf_config.py reads it)
+SOFTCAP_TYPES = ("gemma2", "gemma3_text")
 
 
 def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
     """A catalog model as the config.json fields it was read from (verbatim Hugging Face names).
 
-    Keys the catalog does not hold (rope_theta, max_position_embeddings, sliding_window, soft-capping ...)
-    are left out, so Transformers' defaults for the model type apply; none of them sizes a tensor except
-    where the result's notes say so (a sliding window changes the attention kernel's choice).
+    Keys the catalog does not hold (rope_theta, max_position_embeddings, final logit soft-capping ...) are left
+    out, so Transformers' defaults for the model type apply; none of them sizes a tensor except where the
+    result's notes say so. The attention soft-cap it holds is written, null included: it picks the attention
+    the worker runs (eager, no SDPA) and the scores' tanh the trace counts, and a config class's default (Gemma2Config:
+    50.0) must not stand in for a model that sets none.
     """
     if spec.is_params_only:
         raise TraceRefused(f"model {spec.name} is given by its parameter count only: there is no architecture to "
@@ -95,6 +99,8 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
         cfg["attention_bias"] = spec.qkv_bias  # q, k, v and o follow attention_bias (hf_config._layout_fields)
     if mt == "llama":
         cfg["mlp_bias"] = spec.mlp_bias
+    if mt in SOFTCAP_TYPES:
+        cfg["attn_logit_softcapping"] = spec.attn_logit_softcapping
     if spec.sliding_window is not None:
         cfg["sliding_window"] = spec.sliding_window
         cfg["layer_types"] = ["sliding_attention" if i in spec.sliding_layers else "full_attention"

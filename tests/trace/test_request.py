@@ -219,3 +219,20 @@ def test_the_checkpointing_variant_is_the_frameworks_default(framework: str, obj
     job = Job.model_validate({"name": "j", "model": "llama-3.1-8b", "method": "lora", "framework": framework,
                               "objective": objective})  # fmt: skip
     assert checkpointing_kind(job) == kind
+
+
+def test_the_attention_soft_cap_is_sent_as_the_catalog_holds_it() -> None:
+    """A traced Gemma 2 runs the released config's soft-cap (it picks eager attention and adds the scores' tanh);
+    a Gemma-family model that sets none sends null, not Gemma2Config's default of 50.0."""
+    gemma2 = CATALOG.models["gemma-2-9b"]
+    assert gemma2.attn_logit_softcapping == 50.0
+    assert config_from_spec(gemma2)["attn_logit_softcapping"] == 50.0
+    r = prepare_trace(build_with(llama_lora(model="gemma-2-9b")), "8B LoRA", CATALOG).request
+    assert r.config["attn_logit_softcapping"] == 50.0
+    uncapped = gemma2.model_copy(update={"attn_logit_softcapping": None})
+    config = config_from_spec(uncapped)
+    assert "attn_logit_softcapping" in config and config["attn_logit_softcapping"] is None
+    assert model_from_hf_config(config, id="u", name="u", source="test").attn_logit_softcapping is None
+    gemma3 = CATALOG.models["gemma-3-4b"]  # the tower's text_config carries it (Gemma3TextConfig: None)
+    assert config_from_spec(gemma3)["text_config"]["attn_logit_softcapping"] is None
+    assert "attn_logit_softcapping" not in config_from_spec(CATALOG.models["llama-3.1-8b"])
