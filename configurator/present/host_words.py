@@ -22,7 +22,7 @@ def part_words(part: HostPart | None) -> str:
         return "none holds it"
     if part.kind == "dimm":
         return f"{part.count} × {part.description} ({dimm_each(part)}), {part.capacity_gb:,.0f} GB (10^9 B) in all"
-    return f"{part.count} × {part.description}, {part.capacity_gb / 1000:,.2f} TB in all"
+    return f"{part.count} × {part.description}, {nvme_words(part.capacity_gb)} in all"
 
 
 def dimm_each(part: HostPart) -> str:
@@ -36,7 +36,7 @@ def part_specs(part: HostPart) -> str:
     if part.kind == "dimm":
         return f"{dimm_each(part)}; {part.capacity_gb:,.0f} GB (10^9 B) in all"
     each = f"{part.size:g} TB (10^12 B) each"
-    return each if part.count == 1 else f"{each}; {part.capacity_gb / 1000:,.2f} TB in all"
+    return each if part.count == 1 else f"{each}; {nvme_words(part.capacity_gb)} in all"
 
 
 def _how(part: HostPart | None) -> str:
@@ -53,19 +53,31 @@ def ram_line(host: HostResult) -> str:
 
 
 def nvme_line(host: HostResult) -> str:
-    """'NVMe: 0.63 TB needed; 1 × NVMe SSD, 1.92 TB (2.5in U.2 NVMe) (1.92 TB) picked to hold it'."""
+    """'NVMe: 630 GB needed; 1 × NVMe SSD, 1.92 TB (2.5in U.2 NVMe), 1.92 TB in all picked to hold it'."""
     bays = f", {host.drive_bays} bays in this chassis" if host.drive_bays is not None else ""
-    return f"NVMe: {host.nvme_need_gb / 1000:,.2f} TB needed{bays}; {part_words(host.drives)}{_how(host.drives)}"
+    return f"NVMe: {nvme_words(host.nvme_need_gb)} needed{bays}; {part_words(host.drives)}{_how(host.drives)}"
 
 
 def short_line(host: HostResult) -> str:
-    """The window's summary line after a bold 'Host': 'RAM 403 / 550 GB · NVMe 0.63 / 1.92 TB (need / installed)'.
+    """The window's summary line after a bold 'Host': 'RAM 403 / 550 GB · NVMe 630 GB / 1.92 TB (need / installed)'.
     Both RAM figures are GB = 10^9 B (the DIMMs' binary labels are in ram_line, the line's tooltip)."""
     ram = f"{host.dimms.capacity_gb:,.0f}" if host.dimms else "?"
-    nvme = f"{host.drives.capacity_gb / 1000:,.2f}" if host.drives else "?"
-    return (
-        f"RAM {host.ram_need_gb:,.0f} / {ram} GB · NVMe {host.nvme_need_gb / 1000:,.2f} / {nvme} TB (need / installed)"
-    )
+    nvme = nvme_words(host.drives.capacity_gb) if host.drives else "?"
+    return f"RAM {host.ram_need_gb:,.0f} / {ram} GB · NVMe {nvme_words(host.nvme_need_gb)} / {nvme} (need / installed)"
+
+
+def nvme_words(gb: float) -> str:
+    """An NVMe size (a need, or the drives' capacity) in the unit drives are sold in: GB below 1 TB ('150 GB',
+    '4.2 GB'), TB from 1 TB up with at most the two decimals of the drive sizes ('1.92 TB', '15.36 TB', '2 TB').
+    A 150 GB need read '0.15 TB'. GB = 10^9 B, TB = 10^12 B."""
+    if round(gb) >= 1000:
+        return f"{_trimmed(gb / 1000)} TB"
+    return f"{gb:,.0f} GB" if gb >= 10 or gb == 0 else f"{gb:.1f} GB"
+
+
+def _trimmed(value: float) -> str:
+    """'1.92', '1.5', '2': two decimals at most, no trailing zeros."""
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
 def source_words(source: str) -> str:
@@ -77,7 +89,7 @@ def source_words(source: str) -> str:
 
 def size_words(gb: float, unit: str) -> str:
     """A host term's size: '2.49 GB', '< 0.01 GB'; an NVMe term (``unit`` 'TB') in TB from 1 TB up and in GB below
-    it (a 5 GB checkpoint read '0.00 TB')."""
-    if unit == "TB" and gb >= 1000:
-        return f"{gb / 1000:,.2f} TB"
+    it (a 5 GB checkpoint read '0.00 TB'), as nvme_words."""
+    if unit == "TB" and round(gb) >= 1000:
+        return f"{_trimmed(gb / 1000)} TB"
     return "< 0.01 GB" if 0 < gb < 0.005 else f"{gb:,.2f} GB"

@@ -13,7 +13,7 @@ from configurator.catalog.loader import default_catalog
 from configurator.engine import BuildResult, evaluate
 from configurator.engine.model.build import Build
 from configurator.engine.model.buildfile import load_build
-from configurator.present.host_words import part_words, size_words
+from configurator.present.host_words import nvme_line, nvme_words, part_words, short_line, size_words
 from configurator.present.link_words import link_rates_note
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_host import host_part_rows, host_section, host_sources_section
@@ -128,6 +128,24 @@ def test_sizes_keep_their_digits() -> None:
     assert "NVMe       4.97 GB  70B LoRA" in text
     sheet = _text(host_section(result.host))
     assert "0.00 TB" not in sheet and "&lt; 0.01 GB" in sheet and "4.97 GB" in sheet
+
+
+def test_nvme_sizes_read_in_gb_below_a_terabyte_and_in_tb_above() -> None:
+    """The default build's 150 GB NVMe need read 'NVMe 0.15 TB': GB below 1 TB, TB from 1 TB up with at most the
+    drive sizes' two decimals, the same in the window's line, the text report and the sheet."""
+    assert nvme_words(150.4) == "150 GB" and nvme_words(4.2) == "4.2 GB" and nvme_words(0.0) == "0 GB"
+    assert nvme_words(1920.0) == "1.92 TB" and nvme_words(15_360.0) == "15.36 TB" and nvme_words(2000.0) == "2 TB"
+    assert nvme_words(1500.0) == "1.5 TB" and nvme_words(999.7) == "1 TB"  # never '1,000 GB'
+    _, result = _sized("default")
+    host = result.host
+    assert host is not None and host.drives is not None and 100 < host.nvme_need_gb < 1000
+    need = f"{host.nvme_need_gb:,.0f} GB"
+    assert f"NVMe {need} / 1.92 TB (need / installed)" in short_line(host)
+    assert nvme_line(host).startswith(f"NVMe: {need} needed")
+    assert f"NVMe: {need} needed" in render(result)
+    assert f"NVMe: {need} needed" in _text(host_section(result.host))
+    for text in (short_line(host), nvme_line(host), render(result), _text(host_section(result.host))):
+        assert not re.search(r"\b0\.\d+ TB", text), text  # no size under 1 TB in TB
 
 
 def test_step_time_reads_as_a_step_timed_op_by_op() -> None:

@@ -36,6 +36,7 @@ def test_the_summary_host_click_opens_the_dialog_with_the_results_figures(qtbot,
     host = window.doc.result.host
     assert host is not None and host.picked_dimms is not None
     assert f"{host.ram_need_gb:,.0f} GB" in dialog.dimms.need.text()
+    assert host.nvme_need_gb < 1000 and dialog.drives.need.text().startswith(f"{host.nvme_need_gb:,.0f} GB")
     assert f"{host.picked_dimms.count} × " in dialog.dimms.picked.text()
     assert not dialog.dimms.state.isChecked() and not dialog.dimms.count.isEnabled()  # pick for me
     assert "(picked)" in dialog.dimms.now.text()

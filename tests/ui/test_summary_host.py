@@ -16,9 +16,11 @@ def _build(**extra: object) -> Build:
 def test_summary_shows_host_need_against_installed(qtbot) -> None:  # type: ignore[no-untyped-def]
     strip = SummaryStrip()
     qtbot.addWidget(strip)
-    strip.update_result(evaluate(_build()), 2, 0)
+    result = evaluate(_build())
+    strip.update_result(result, 2, 0)
     text = strip.host.text()
-    assert "RAM 281 / 550 GB" in text and "NVMe 0.24 / 1.92 TB" in text
+    assert result.host is not None and 100 < result.host.nvme_need_gb < 1000  # in GB below 1 TB, not '0.24 TB'
+    assert "RAM 281 / 550 GB" in text and f"NVMe {result.host.nvme_need_gb:,.0f} GB / 1.92 TB" in text
     assert "Host RAM: 281 GB needed" in strip.host.toolTip()
     short = evaluate(_build(host={"dimms": {"count": 2, "size_gb": 32}}))
     strip.update_result(short, 2, 0)

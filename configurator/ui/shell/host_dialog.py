@@ -31,7 +31,7 @@ from configurator.engine import Build, BuildResult, editing
 from configurator.engine.memory.host import DIMM_SIZES_GB, DRIVE_SIZES_TB
 from configurator.engine.model.build import DimmSet, DriveSet
 from configurator.engine.model.result import HostPart, HostResult
-from configurator.present.host_words import part_words
+from configurator.present.host_words import nvme_words, part_words
 from configurator.ui.base import SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, BuildDocument, ViewState, fit_to_screen
 
 
@@ -168,7 +168,7 @@ class HostDialog(QDialog):
             most = f", at most {host.ram_max_gb:,.0f} GB in this chassis" if host.ram_max_gb is not None else ""
             self.dimms.need.setText(f"{host.ram_need_gb:,.0f} GB{most}")
             bays = f", {host.drive_bays} drive bays in this chassis" if host.drive_bays is not None else ""
-            self.drives.need.setText(f"{host.nvme_need_gb / 1000:,.2f} TB{bays}")
+            self.drives.need.setText(f"{nvme_words(host.nvme_need_gb)}{bays}")
             stated = build.host
             self._fill(self.dimms, host.picked_dimms, host.dimms,
                        (stated.dimms.count, stated.dimms.size_gb) if stated and stated.dimms else None)  # fmt: skip
