@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from configurator.engine.model.result import HostPart, HostResult
+from configurator.engine.model.result import HostPart, HostResult, HostTerm
 
 # a source's lead-in naming the engine's constant and file ("ASSUMPTION_OS_RESERVE_GB (engine/memory/host.py): "):
 # the code's own reference, not a source a reader can follow
@@ -93,3 +93,9 @@ def size_words(gb: float, unit: str) -> str:
     if unit == "TB" and round(gb) >= 1000:
         return f"{_trimmed(gb / 1000)} TB"
     return "< 0.01 GB" if 0 < gb < 0.005 else f"{gb:,.2f} GB"
+
+
+def term_size_words(term: HostTerm, unit: str) -> str:
+    """A host term's size column: size_words, or 'shared' for a later job's copy of a model's files, which the
+    first job's term counts (its line says whose it shares): it read '0.00 GB', a copy that seemed to weigh nothing."""
+    return "shared" if term.shared_with is not None else size_words(term.gb, unit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from configurator.engine.model.result import HostResult
-from configurator.present.host_words import nvme_line, part_specs, ram_line, size_words, source_words
+from configurator.present.host_words import nvme_line, part_specs, ram_line, source_words, term_size_words
 from configurator.report.sheet_tables import H2, html_table
 
 
@@ -32,7 +32,7 @@ def host_section(host: HostResult | None) -> list[str]:
            f"<p>{escape(ram_line(host))}.<br/>{escape(nvme_line(host))}. The jobs run at the same time, so their "
            "needs add up; each process's runtime and the OS's reserve are assumptions, named as such below. The "
            "appendix gives the source of each figure.</p>"]  # fmt: skip
-    rows = [[escape(t.job or "the host"), where, escape(t.what), escape(size_words(t.gb, unit))]
+    rows = [[escape(t.job or "the host"), where, escape(t.what), escape(term_size_words(t, unit))]
             for terms, where, unit in ((host.ram_terms, "RAM", "GB"), (host.nvme_terms, "NVMe", "TB"))
             for t in terms]  # fmt: skip
     out.append(html_table(["Job", "In", "For", "Size"], rows, [30, 8, 46, 16], right=frozenset({3})))

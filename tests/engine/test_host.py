@@ -75,6 +75,7 @@ def test_jobs_of_a_build_add_up() -> None:
     assert two.nvme_need_gb == pytest.approx(2 * one.nvme_need_gb - files)
     shared = [t for t in two.nvme_terms if t.what.startswith("model files of")]
     assert [t.gb for t in shared] == [pytest.approx(files), 0.0] and "shared with job 'z3'" in shared[1].what
+    assert [t.shared_with for t in shared] == [None, "z3"]  # the views say whose copy, not '0.00 GB'
 
 
 def test_parts_are_picked_to_hold_the_need_when_the_build_states_none() -> None:
@@ -270,3 +271,4 @@ def test_two_models_of_one_name_keep_their_own_files() -> None:
     assert host is not None
     files = [t for t in host.nvme_terms if t.what.startswith("model files of")]
     assert [round(t.gb) for t in files] == [14, 26] and not any("shared" in t.what for t in files)
+    assert all(t.shared_with is None for t in files)

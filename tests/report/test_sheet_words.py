@@ -9,11 +9,13 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
+
 from configurator.catalog.loader import default_catalog
 from configurator.engine import BuildResult, evaluate
 from configurator.engine.model.build import Build
 from configurator.engine.model.buildfile import load_build
-from configurator.present.host_words import nvme_line, nvme_words, part_words, short_line, size_words
+from configurator.present.host_words import nvme_line, nvme_words, part_words, short_line, size_words, term_size_words
 from configurator.present.link_words import link_rates_note
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_host import host_part_rows, host_section, host_sources_section
@@ -146,6 +148,26 @@ def test_nvme_sizes_read_in_gb_below_a_terabyte_and_in_tb_above() -> None:
     assert f"NVMe: {need} needed" in _text(host_section(result.host))
     for text in (short_line(host), nvme_line(host), render(result), _text(host_section(result.host))):
         assert not re.search(r"\b0\.\d+ TB", text), text  # no size under 1 TB in TB
+
+
+def test_a_shared_models_second_copy_says_whose_it_shares_not_zero() -> None:
+    """The default build's two 70B jobs share the model's files: the second job's line read '0.00 GB', as if its
+    copy weighed nothing. It reads 'shared' where the size stands and names the first job, in the text report and
+    the sheet; the need counts the copy once, as before."""
+    _, result = _sized("default")
+    host = result.host
+    assert host is not None
+    files = [t for t in host.nvme_terms if t.what.startswith("model files of")]
+    first, second = files
+    assert first.shared_with is None and second.shared_with == first.job and second.gb == 0.0
+    assert term_size_words(first, "TB") == size_words(first.gb, "TB") and term_size_words(second, "TB") == "shared"
+    text = render(result)
+    line = next(x for x in text.splitlines() if x.startswith("  NVMe") and f"{second.job}: model files" in x)
+    assert "0.00 GB" not in line and "shared" in line.split(second.job)[0] and f"shared with job '{first.job}'" in line
+    assert "0.00 GB" not in text.split("NVMe: ", 1)[1]
+    row = next(r for r in host_section(result.host)[-1].split("<tr") if "shared with job" in r)
+    assert "0.00 GB" not in row and re.search(r">\s*shared\s*<", row), row
+    assert host.nvme_need_gb == pytest.approx(sum(t.gb for t in host.nvme_terms))
 
 
 def test_step_time_reads_as_a_step_timed_op_by_op() -> None:

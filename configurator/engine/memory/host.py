@@ -336,8 +336,9 @@ def _shared_model_files(terms: list[HostTerm]) -> list[HostTerm]:
             first[t.shared_key] = t.job
             out.append(t)
         else:
-            out.append(t.model_copy(update={"what": f"{t.what}, shared with job '{first[t.shared_key]}'", "gb": 0.0,
-                                            "source": SRC_MODEL_FILES_SHARED}))  # fmt: skip
+            owner = first[t.shared_key]
+            out.append(t.model_copy(update={"what": f"{t.what}, shared with job '{owner}'", "gb": 0.0,
+                                            "source": SRC_MODEL_FILES_SHARED, "shared_with": owner}))  # fmt: skip
     return out
 
 

@@ -217,6 +217,8 @@ class HostTerm(Out):
     source: str
     # terms with the same key are one copy on the server (a model's files, shared by its jobs); None: the job's own
     shared_key: str | None = None
+    # a later job's term of a shared copy (counted at 0 GB): the job whose term counts the copy; None: counted here
+    shared_with: str | None = None
 
 
 class VisionInfo(Out):
