@@ -157,3 +157,43 @@ def test_card_labels_stay_legible_when_the_drawing_is_scaled_down(first_start, s
         assert item.font.pixelSize() * scale >= 9.0 - 0.01, (slot, item.font.pixelSize(), scale, item.lines)
         assert fits(item), (slot, item.lines)
         assert item.lines and item.lines[0].strip("…"), (slot, item.lines)
+
+
+def _on_screen_px(view, item) -> float:  # type: ignore[no-untyped-def]
+    """A text item's type as shown: its point size in pixels through the view's scale."""
+    return item.font().pointSizeF() * view.logicalDpiY() / 72 * view.transform().m11()
+
+
+@pytest.mark.parametrize("build", ["default", "seed-30b-lora-h100-sxm", "generic-server-8-cascaded"])
+def test_slot_labels_and_heading_stay_legible_at_1024x768(first_start, tmp_path, build: str) -> None:  # type: ignore[no-untyped-def]
+    """At 1024x768 the drawing was scaled to ~0.29 and its slot labels and the line under the chassis name read
+    ~6 px (the line under the name set the drawing's width; an all-socket chassis kept an empty label column; the
+    cascaded switches' long labels widened the column). Every text of the drawing reads 9 px or more, the name
+    larger than the labels, no label over another or over a slot, the heading above the slots."""
+    path = BUILDS / f"{build}.yaml"
+    if not path.exists():  # a chassis with no build of its own: empty
+        path = tmp_path / "empty.yaml"
+        path.write_text(f"name: t\nchassis: {build}\ncards: []\njobs: []\n")
+    window = first_start((1024, 768), "light", path)
+    view = window.chassis_view
+    texts = list(view._texts)
+    assert texts
+    for item in texts:
+        assert _on_screen_px(view, item) >= 9.0 - 0.01, (item.text(), _on_screen_px(view, item))
+    name = texts[0]
+    labels = [t for t in texts if t.text().startswith("Slot ")]
+    assert len(labels) == len(view.slot_items) and _on_screen_px(view, name) > _on_screen_px(view, labels[0])
+    top = min(item.sceneBoundingRect().top() for item in view.slot_items.values())
+    for heading in texts[:2]:  # the name and the line under it, above the slots and inside the drawing
+        assert heading.sceneBoundingRect().bottom() <= top, heading.text()
+        assert view.scene().sceneRect().contains(heading.sceneBoundingRect()), heading.text()
+    boxes = [t.sceneBoundingRect() for t in labels]
+    assert not any(a.intersects(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    slots = [s.sceneBoundingRect() for s in view.slot_items.values()]
+    assert not any(box.intersects(slot) for box in boxes for slot in slots)
+    # the window made larger: the text back at its designed size (it grew only where the drawing was small)
+    window.resize(1920, 1080)
+    QApplication.processEvents()
+    view.fit()
+    assert view.text_points() == view.label_points
+    assert all(_on_screen_px(view, t) >= 9.0 for t in view._texts)

@@ -53,15 +53,20 @@ from configurator.ui.base import BuildDocument, ViewState, drag_started, item_un
 from configurator.ui.chassis.drops import ChassisDrops
 from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, SlotItem
 from configurator.ui.chassis.keys import ChassisKeys
-from configurator.ui.chassis.label import CARD_FONT_PX
+from configurator.ui.chassis.label import CARD_FONT_PX, wrap
 from configurator.ui.dnd import slot_mime
 
-LABEL_W = 290.0
-LEGIBLE_PX = 9.0  # the smallest card label on screen (pixels): below it the chassis text could not be read
+LABEL_W = 150.0  # the slot label column at the least (widened to the longest label)
+LEGIBLE_PX = 9.0  # the smallest text on screen (pixels): below it the chassis text could not be read
 CARD_MAX_FLOOR_PX = 40  # a floor no higher than this (scene px): a window too small for the drawing still lays out
-TOP = 90.0
+TOP = 90.0  # the slots' top at the least: below the heading, which may take more lines (_heading)
 SXM_SIZE = 150.0
+SXM_MARGIN = 10.0  # left of the sockets, where no slot label stands
 SXM_GAP = 24.0  # between sockets in a row; widened to the socket labels on each redraw
+SXM_UNDER = 70.0  # below a row of sockets, for their two-line labels; more where the labels are drawn larger
+HEADING_POINTS = 24.0  # the chassis name, at the least: it stays larger than the slot labels when they grow
+GROW_STEP = 0.05  # the text grows in steps of 5 % (fit): a resize redraws the drawing only when a step is crossed
+MAX_GROW = 3.0  # a window too small for any legible drawing still lays out
 
 
 class ChassisView(QGraphicsView):
@@ -76,6 +81,12 @@ class ChassisView(QGraphicsView):
         self._label_w = LABEL_W  # widened to the longest slot label on each redraw
         self._card_min_px = CARD_FONT_PX[1]  # the card labels' smallest size in scene pixels (fit)
         self._sxm_gap = SXM_GAP
+        self._sxm_under = SXM_UNDER
+        self._top = TOP
+        # the text's size over its designed size (label_points, subtitle_points): raised by fit where the drawing is
+        # scaled down so far that it would read under LEGIBLE_PX; the label column and the heading grow with it
+        self._grow = 1.0
+        self._mark_spec: dict[int, tuple[str, str]] = {}
         self.setScene(QGraphicsScene(self))
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setAcceptDrops(True)
@@ -110,10 +121,10 @@ class ChassisView(QGraphicsView):
     def _geometry(self, chassis: ChassisSpec, pos: SlotPosition) -> QRectF:
         if pos.kind == "sxm":
             col, row = pos.x % 4, pos.x // 4
-            return QRectF(self._label_w + col * (SXM_SIZE + self._sxm_gap), TOP + row * (SXM_SIZE + 70),
-                          SXM_SIZE, SXM_SIZE)  # fmt: skip
+            pitch = SXM_SIZE + self._sxm_gap, SXM_SIZE + self._sxm_under
+            return QRectF(self._label_w + col * pitch[0], self._top + row * pitch[1], SXM_SIZE, SXM_SIZE)
         length = (chassis.max_card_length_mm.value or 312.0) * MM
-        return QRectF(self._label_w, TOP + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
+        return QRectF(self._label_w, self._top + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
 
     def _card_rect(self, chassis: ChassisSpec, pos: SlotPosition, card: CardSpec) -> QRectF:
         slot_rect = self._geometry(chassis, pos)
@@ -153,11 +164,19 @@ class ChassisView(QGraphicsView):
         self._texts.append(item)
         return item
 
-    def _heading(self, chassis: ChassisSpec, small: QFont) -> None:
+    def text_points(self) -> float:
+        """The slot labels' point size as drawn (the designed size, grown by fit where the drawing is small)."""
+        return self.label_points * self._grow
+
+    def _heading(self, chassis: ChassisSpec, small: QFont, width: float) -> float:
+        """The chassis name and the line under it, each wrapped to ``width`` (the drawing's, so the heading does
+        not widen it: the line under the name was the widest thing drawn and set the scale); their bottom."""
         f = QFont()
-        f.setPointSizeF(24)
+        # grown text: the name a quarter larger than the labels at the least (the designed sizes are left as they are)
+        f.setPointSizeF(HEADING_POINTS if self._grow == 1.0 else max(HEADING_POINTS, 1.25 * self.text_points()))
         f.setBold(True)
-        self._text(chassis.name, f).setPos(0, 0)
+        name = self._text("\n".join(wrap(chassis.name, " ", QFontMetricsF(f), width)), f)
+        name.setPos(0, 0)
         psu = chassis.psu
         watts = (
             f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
@@ -167,13 +186,13 @@ class ChassisView(QGraphicsView):
         airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
         length = chassis.max_card_length_mm.value
         sub_font = QFont(small)
-        sub_font.setPointSizeF(self.subtitle_points)
-        sub = self._text(
-            f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
-            + (f" · cards up to {length:.0f} mm" if length else ""),
-            sub_font,
-        )
-        sub.setPos(0, 40)
+        sub_font.setPointSizeF(self.subtitle_points * self._grow)
+        words = (f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
+                 + (f" · cards up to {length:.0f} mm" if length else ""))  # fmt: skip
+        lines = wrap(words, " · ", QFontMetricsF(sub_font), width)
+        sub = self._text(" ·\n".join(lines), sub_font)
+        sub.setPos(0, max(40.0, name.boundingRect().height() + 4))
+        return sub.pos().y() + sub.boundingRect().height()
 
     def _build_chassis(self, chassis: ChassisSpec) -> None:
         scene = self.scene()
@@ -185,23 +204,32 @@ class ChassisView(QGraphicsView):
         self.card_items.clear()
         self._overlay.clear()
         small = QFont()
-        small.setPointSizeF(self.label_points)
-        self._heading(chassis, small)
+        small.setPointSizeF(self.text_points())
 
         def slot_label(pos: SlotPosition) -> str:
             if pos.kind == "sxm":  # under a socket: short lines, so the sockets stay side by side
                 return f"Slot {pos.slot} · SXM5\n{pos.root_label()}"
-            return f"Slot {pos.slot}\nGen{pos.pcie_generation} x{pos.lanes} · {pos.root_label()}"
+            # the link on the slot's line and the path to it below: the column is as wide as the longer of the two
+            # (the link and the path on one line made it a third wider, and scaled the drawing down with it)
+            return f"Slot {pos.slot} · Gen{pos.pcie_generation} x{pos.lanes}\n{pos.root_label()}"
 
         # the label column is as wide as the longest label (cascaded switches name two switches); SXM
         # sockets are spaced by their labels, which sit under them
         metrics = QFontMetricsF(small)
         widths = {p.slot: max(metrics.horizontalAdvance(line) for line in slot_label(p).split("\n"))
                   for p in chassis.positions}  # fmt: skip
-        widest = max((widths[p.slot] for p in chassis.positions if p.kind != "sxm"), default=0.0)
-        self._label_w = max(LABEL_W, widest + 18)
+        widest = max((widths[p.slot] for p in chassis.positions if p.kind != "sxm"), default=None)
+        # no column where every slot is a socket (their labels sit under them): it was a third of the drawing's
+        # width, empty, and scaled the sockets and their labels down with it
+        self._label_w = SXM_MARGIN if widest is None else max(LABEL_W, widest + 18)
         widest_sxm = max((widths[p.slot] for p in chassis.positions if p.kind == "sxm"), default=0.0)
         self._sxm_gap = max(SXM_GAP, widest_sxm + 16 - SXM_SIZE)
+        self._sxm_under = max(SXM_UNDER, 2 * metrics.height() + 20)
+        # the slots' x and width do not depend on their top: the heading is wrapped to their extent, then they go
+        # under it
+        self._top = 0.0
+        right = max((self._geometry(chassis, p).right() for p in chassis.positions), default=self._label_w)
+        self._top = max(TOP, self._heading(chassis, small, right + 40) + 24)  # a name 40 px wider: one line
         for pos in sorted(chassis.positions, key=lambda p: p.x):
             rect = self._geometry(chassis, pos)
             item = SlotItem(pos, rect)
@@ -222,6 +250,11 @@ class ChassisView(QGraphicsView):
             scene.addItem(arrow)
 
     def refresh(self, build: Build, result: BuildResult) -> None:
+        if self._draw(build):
+            self.fit()
+
+    def _draw(self, build: Build) -> bool:
+        """Draw ``build``'s cards (and its chassis, when it changed: True, the drawing's extent changed)."""
         chassis = self.doc.catalog.chassis.get(build.chassis)
         if chassis is None:
             if self.keys.focus_frame.scene() is self.scene():
@@ -230,7 +263,7 @@ class ChassisView(QGraphicsView):
             self.slot_items.clear()
             self.card_items.clear()
             self._chassis_id = None
-            return
+            return False
         new_chassis = chassis.id != self._chassis_id
         if new_chassis:
             self._build_chassis(chassis)
@@ -284,8 +317,8 @@ class ChassisView(QGraphicsView):
         if new_chassis:  # the drawing's extent is the chassis; re-fitting on every edit would repaint it all
             self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
             self.scene().addItem(self.keys.focus_frame)
-            self.fit()
         self.keys.place_cursor(self.keys.cursor_slot)
+        return new_chassis
 
     def set_slot_marks(self, marks: dict[int, tuple[str, str]]) -> None:
         """Outline slots in a colour with a tooltip, e.g. a verify result: {slot: (colour, text)}; {} removes them."""
@@ -296,6 +329,7 @@ class ChassisView(QGraphicsView):
             except RuntimeError:  # the chassis was redrawn (scene cleared): the item is gone already
                 pass
         self._marks = {}
+        self._mark_spec = dict(marks)  # drawn again when the chassis is (fit: the text grown or shrunk)
         for slot, (colour, text) in marks.items():
             slot_item = self.slot_items.get(slot)
             if slot_item is None:
@@ -311,6 +345,19 @@ class ChassisView(QGraphicsView):
 
     def fit(self) -> None:
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        # the slot labels and the heading no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to
+        # ~0.3 and its 16 pt labels read ~6 px. Their type grows (and the label column with it, which scales the
+        # drawing down a little more: a few rounds) until they read; back down when the window grows again
+        for _ in range(6):
+            grow = self._legible_grow()
+            if grow == self._grow or self._chassis_id is None:
+                break
+            self._grow = grow
+            self._chassis_id = None  # the chassis is drawn again, at the new size
+            self._draw(self.doc.build)
+            if self._mark_spec:
+                self.set_slot_marks(self._mark_spec)
+            self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
         # the card labels no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to ~0.35 and its
         # 11 px labels read ~4-6 px; a label that does not fit at that size takes a shorter name or is elided
         scale = self.transform().m11()
@@ -318,6 +365,19 @@ class ChassisView(QGraphicsView):
         self._card_min_px = min(max(px, CARD_FONT_PX[1]), CARD_MAX_FLOOR_PX)
         for item in self.card_items.values():
             item.set_min_px(self._card_min_px)
+
+    def _legible_grow(self) -> float:
+        """The text's growth at which the slot labels read LEGIBLE_PX on screen at the present scale, in GROW_STEPs
+        (1: the designed size is legible); the present one while it reads and is no more than a step too large."""
+        scale = self.transform().m11()
+        px = self.label_points * self.logicalDpiY() / 72 * scale  # the designed size on screen
+        if px <= 0:
+            return self._grow
+        need = LEGIBLE_PX / px
+        if need <= self._grow < need + GROW_STEP or (need <= 1.0 and self._grow == 1.0):
+            return self._grow
+        # a step over the need: the label column widens with the text and scales the drawing down a little
+        return min(MAX_GROW, max(1.0, math.ceil(need / GROW_STEP + 1) * GROW_STEP))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
