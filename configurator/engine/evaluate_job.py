@@ -373,9 +373,8 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
     need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards, model)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
-    windowed = model.sliding_window is not None and bool(model.sliding_layers) and (
-        job.sequence_length > model.sliding_window)  # fmt: skip
-    band = _step_band(job, comp, step, shape.on_mig, images=vision.tower(model, job) is not None, windowed=windowed)
+    band = _step_band(job, comp, step, shape.on_mig, images=vision.tower(model, job) is not None,
+                      windowed=model.window_cuts(job.sequence_length))  # fmt: skip
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
                        step_low_seconds=band[0], step_high_seconds=band[1], step_band_basis=band[2],
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
