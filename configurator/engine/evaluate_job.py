@@ -56,7 +56,7 @@ from configurator.engine.model.result import (
     JobResult,
     PrecisionInfo,
 )
-from configurator.engine.model.stack import describe, stack_of
+from configurator.engine.model.stack import PROFILES, describe, stack_of
 from configurator.engine.time.communication import (
     NVLS_ARCHITECTURES,
     combined,
@@ -396,6 +396,7 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
     low, high = band.around(step)
     kernel = attention_kernel_word(comp.attention_kernel)  # the runs were all timed with FlashAttention-2
     outside = [*([method_name(job.method)] if job.method not in band.band.methods else []),
+               *([f"on {PROFILES[job.framework].label}"] if job.framework not in band.band.frameworks else []),
                *([f"in {comp.recipe} compute"] if comp.recipe else []),
                *(["on a MIG slice"] if on_mig else []),
                *(["a vision-language job"] if images else []),
