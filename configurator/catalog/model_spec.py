@@ -390,6 +390,20 @@ class ModelSpec(Strict):
             return round(self.adapter_fraction * self.parameters)  # seed B: adapters at ~0.5 % of the base
         return sum(rank * (m.in_features + m.out_features) * m.count for m in self.lora_modules(targets))
 
+    # ---- sliding-window attention -----------------------------------------------------------------------
+
+    def window_masks(self, sequence: int | None) -> bool:
+        """Whether Transformers passes SDPA the sliding layers' window mask at ``sequence`` tokens (None: any
+        sequence): from the window's length on; below it masking_utils.py _ignore_causal_mask_sdpa keeps is_causal
+        (``kv_length < local_attention_size``). The mask takes SDPA to its memory-efficient kernel and is kept for
+        the backward (step time's attention_kernel_of, memory's _window_bias)."""
+        return self.sliding_window is not None and (sequence is None or sequence >= self.sliding_window)
+
+    def window_cuts(self, sequence: int) -> bool:
+        """Whether the window leaves out keys at ``sequence`` tokens (it is shorter than the sequence), so a kernel
+        that takes the window skips work (FlashAttention-2's local tiles) and a run is windowed."""
+        return self.sliding_window is not None and bool(self.sliding_layers) and sequence > self.sliding_window
+
     # ---- activations -----------------------------------------------------------------------------------
 
     @property

@@ -23,6 +23,7 @@ from configurator.engine.evaluate_job import (  # re-exported: sweep and the tes
     capacity_of,
     evaluate_job,
 )
+from configurator.engine.memory import rl
 from configurator.engine.memory.host import host_result
 from configurator.engine.mig.layout import LayoutCheck, MigRequest, MigSetup, place_layout
 from configurator.engine.model.build import Assumptions, Build, Job, ParamsOnlyModel
@@ -103,7 +104,11 @@ def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
         return evaluate_job(job, ctx)
     cards, layouts = ctx.cards, ctx.layouts
     slots = sorted({s for s, _ in job.card_keys})
-    inputs = (job, model, ctx.assumptions, ctx.catalog,
+    try:  # PPO's critic checkpoint, by identity as the model is (None where none is named or it names nothing)
+        critic = rl.critic_model(job, ctx.models)
+    except RESOLVE_ERRORS:
+        critic = None
+    inputs = (job, model, critic, ctx.assumptions, ctx.catalog,
               *(x for s in slots for x in (cards.get(s), layouts.get(s))),
               *(cards.get(s) for s in job.rl.generation_cards))  # fmt: skip
     # the links it reads, by value: between its own cards (a card moved elsewhere leaves them alone)

@@ -56,7 +56,7 @@ from configurator.engine.model.result import (
     JobResult,
     PrecisionInfo,
 )
-from configurator.engine.model.stack import describe, stack_of
+from configurator.engine.model.stack import PROFILES, describe, stack_of
 from configurator.engine.time.communication import (
     NVLS_ARCHITECTURES,
     combined,
@@ -162,6 +162,37 @@ def _resolve(job: Job, models: ModelResolver) -> tuple[ModelSpec, Parameters] | 
     return model, params
 
 
+def _critic(job: Job, model: ModelSpec, models: ModelResolver) -> tuple[ModelSpec | None, list[Check]]:
+    """PPO's critic and reward checkpoint (rl.critic_model) and what is wrong with it: a reference that names
+    nothing, or a model without an architecture, is sized as the policy's architecture with an error saying so; a
+    vocabulary unlike the policy's cannot read its token ids; a critic named for a job that keeps none is unused."""
+    name, ref = job.name, job.rl.critic_model
+    if ref is None:
+        return None, []
+    if not rl.keeps_critic(job):
+        return None, [Check(severity="warning", code="RL_CRITIC_UNUSED", job=name, message=(
+            f"Job '{name}' names a critic model ({ref}) but trains with {job.objective.upper()}, which keeps no "
+            "critic: only PPO trains a value model. Remove it, or choose PPO."))]  # fmt: skip
+    try:
+        critic = rl.critic_model(job, models)
+    except RESOLVE_ERRORS as exc:
+        return None, [Check(severity="error", code="RL_CRITIC_UNKNOWN", job=name, message=(
+            f"Job '{name}': the critic model {ref} cannot be used ({plain_message(exc)}); its value and reward "
+            f"models are sized as copies of {model.name} until it names a catalog model or a readable "
+            "config.json."))]  # fmt: skip
+    assert critic is not None  # named, for a job that keeps a critic
+    checks: list[Check] = []
+    if critic.vocab_size and model.vocab_size and critic.vocab_size != model.vocab_size:
+        # TRL's PPOTrainer scores the policy's own token ids with both models (ppo_trainer.py get_reward on
+        # query_responses), so their embeddings must cover the policy's vocabulary
+        checks.append(Check(severity="warning", code="RL_CRITIC_TOKENIZER", job=name, message=(
+            f"Job '{name}': the critic model {critic.name} has a vocabulary of {critic.vocab_size:,} tokens and "
+            f"the policy {model.name} one of {model.vocab_size:,}. TRL's PPO trainer feeds the policy's token ids to "
+            "the value and reward models, so they need the policy's tokenizer: train the reward model from the "
+            "policy's family.")))  # fmt: skip
+    return critic, checks
+
+
 def _base_result(job: Job, model: ModelSpec, params: Parameters) -> dict[str, Any]:
     """The fields every result of a resolved job carries, whether or not it has cards."""
     trains = rl.training_view(job)  # the stack as the trainer runs it (TRL's RL trainers: bf16 log-probs)
@@ -203,7 +234,7 @@ def _memory_rows(job: Job, mem: MemoryBreakdown, shape: Shape, cards: dict[int, 
 
 
 def _fit_checks(job: Job, model: ModelSpec, mem: MemoryBreakdown, rows: list[CardMemory], shape: Shape,
-                cc: Capability | None, margin: float) -> list[Check]:  # fmt: skip
+                cc: Capability | None, margin: float, critic: ModelSpec | None = None) -> list[Check]:  # fmt: skip
     """Does-not-fit (with the advice that would make it fit) or tight, per row."""
     name = job.name
     checks: list[Check] = []
@@ -215,7 +246,7 @@ def _fit_checks(job: Job, model: ModelSpec, mem: MemoryBreakdown, rows: list[Car
             if capacity not in advice_for:
                 advice_for[capacity] = fit_advice(
                     model, job, shape.n, shape.on_mig, mem.peak_reserved, capacity,
-                    partial(_fits_changed, capacity=capacity, margin=margin), cc,
+                    partial(_fits_changed, capacity=capacity, margin=margin), cc, critic,
                 ).sentence()  # fmt: skip
             checks.append(Check(severity="error", code="JOB_DOES_NOT_FIT", slot=row.slot, job=name, message=(
                 f"Job '{name}' needs {row.peak_reserved_gb:.1f} GB on {where} ({row.card_name}) of "
@@ -279,6 +310,7 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
 
 
 def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: EvalContext,
+            critic: ModelSpec | None = None,
             ) -> tuple[Communication, Compute | None, float | None, list[Check]]:  # fmt: skip
     """Communication over the slowest link between the job's cards, compute on them, and the step they make."""
     a = ctx.assumptions
@@ -298,16 +330,17 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
     comp = (None if model.is_params_only
             else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
-                         step_model=a.step_model, generation_cards=[
+                         step_model=a.step_model, critic=critic, generation_cards=[
                              ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards]))  # fmt: skip
     if rl.keeps_critic(job) and comp is not None and comp.training_seconds is not None:
         # PPO's further epochs and critic passes are in the per-op compute only (compute.py training_seconds): their
         # collectives are added where the compute they overlap is. The critic, trained in full, is stepped with the
         # policy: its gradients move too, once per epoch.
-        critic = rl.critic_job(view)
-        ctb, _ = trained_layout(critic)
-        critic_comm = communication(critic, rl.critic_counts(model, critic), ctb, shape.slots, comm_link, rate, basis,
-                                    model.hidden_size, model.num_layers, nvls=nvls)  # fmt: skip
+        values = critic or model  # the critic's own checkpoint (rl.critic_model), or the policy's architecture
+        critic_run = rl.critic_job(view)
+        ctb, _ = trained_layout(critic_run)
+        critic_comm = communication(critic_run, rl.critic_counts(values, critic_run), ctb, shape.slots, comm_link, rate,
+                                    basis, values.hidden_size, values.num_layers, nvls=nvls)  # fmt: skip
         comm = combined(comm, critic_comm, "critic")
         epochs = rl.synced_epochs(job)
         comm = repeated(comm, epochs, f"PPO synchronises the policy's and the critic's gradients in each of its "
@@ -324,6 +357,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     if isinstance(resolved, JobEvaluation):
         return resolved
     model, params = resolved
+    critic, critic_checks = _critic(job, model, ctx.models)
     base_result = _base_result(job, model, params)
     if not job.card_keys:
         return JobEvaluation(JobResult(**base_result), (
@@ -339,16 +373,16 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
         return JobEvaluation(JobResult(**base_result), tuple(checks))
     shape, shape_checks = job_shape(job, keys)
     checks += shape_checks
-    checks += setting_checks(job, model, shape)
+    checks += setting_checks(job, model, shape) + critic_checks
     split = sharding(job, shape.n, shape.on_mig)
     job_cards = [cards[s] for s in shape.slots]
     cc = job_capability(job_cards)  # the lowest: its recipe and copies (Hopper transposes) set the memory
     checks += precision_checks(job, [(s, cards[s]) for s in shape.slots])
     mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
-                          capability=cc)
+                          capability=cc, critic=critic)
     precision = _precision_info(model, job, params, job_cards, cc, split.shards, split.tp)
     rows = _memory_rows(job, mem, shape, cards, layouts, a.safety_margin_fraction)
-    checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction)
+    checks += _fit_checks(job, model, mem, rows, shape, cc, a.safety_margin_fraction, critic)
     checks += memory_notes(job, mem, rows, shape, cards)
     is_rl = rl.is_rl(job)  # an SFT job raises none of the RL checks and has no RL summary: skipped, not asked
     server: dict[int, tuple[str, float]] = {}
@@ -359,23 +393,22 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
                   if rl_result.generation_cards(job) else {})  # fmt: skip
         checks += rl_result.group_checks(job, shape.n)
         checks += rl_result.server_checks(model, job, server, set(shape.slots), shape.n)
-        checks += rl_result.in_process_checks(model, job, mem, rows, split.shards)
-    comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx)
+        checks += rl_result.in_process_checks(model, job, mem, rows, split.shards, critic)
+    comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx, critic)
     checks += timing_checks
     if comp is not None and comp.seconds_per_step:  # a capped card: the time assumes its default power
         # its own cards and an RL job's vLLM server cards, whose generation round is in the step too
         timed = [*shape.slots, *rl_result.generation_cards(job)]
         checks += power_limit_checks(job.name, timed, cards, ctx.power_limits)
-    rl_summary = (rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep)
+    rl_summary = (rl_result.rl_result(model, job, mem, rows, comp, split.shards, split.tp, server, split.ep, critic)
                   if is_rl else None)  # fmt: skip
     fits = all(r.fits for r in rows)
     status: FitStatus = "does-not-fit" if not fits else ("tight" if any(r.status == "tight" for r in rows) else "fits")
     # every rank of the job sits in this chassis: its host RAM and NVMe (engine/memory/host.py)
     need = job_host(job, params, len(rows), base_result["offload"], mem.host, split.shards, model)
     host = sum(t.gb for t in need.ram if t.what in ("offloaded states", "ZeRO-Infinity pinned buffers"))
-    windowed = model.sliding_window is not None and bool(model.sliding_layers) and (
-        job.sequence_length > model.sliding_window)  # fmt: skip
-    band = _step_band(job, comp, step, shape.on_mig, images=vision.tower(model, job) is not None, windowed=windowed)
+    band = _step_band(job, comp, step, shape.on_mig, images=vision.tower(model, job) is not None,
+                      windowed=model.window_cuts(job.sequence_length))  # fmt: skip
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
                        step_low_seconds=band[0], step_high_seconds=band[1], step_band_basis=band[2],
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
@@ -397,6 +430,7 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
     low, high = band.around(step)
     kernel = attention_kernel_word(comp.attention_kernel)  # the runs were all timed with FlashAttention-2
     outside = [*([method_name(job.method)] if job.method not in band.band.methods else []),
+               *([f"on {PROFILES[job.framework].label}"] if job.framework not in band.band.frameworks else []),
                *([f"in {comp.recipe} compute"] if comp.recipe else []),
                *(["on a MIG slice"] if on_mig else []),
                *(["a vision-language job"] if images else []),

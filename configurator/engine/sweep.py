@@ -13,6 +13,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.catalog.units import GB
 from configurator.engine.evaluate import capacity_of  # the main result's capacity rule
 from configurator.engine.lowprecision.checks import Capability, job_capability
+from configurator.engine.memory import rl
 from configurator.engine.memory.estimate import Sharding, job_parameters, memory_for_card, sharding
 from configurator.engine.mig.layout import MigRequest, place_layout
 from configurator.engine.model.build import Build, Job
@@ -92,10 +93,11 @@ def crossing(lo: int, head_lo: float, hi: int, head_hi: float, headroom: Callabl
 
 
 def _curve(model: ModelSpec, job: Job, label: str, lengths: list[int], capacity: float, split: Sharding,
-           is_job: bool, capability: Capability | None = None) -> FrontierCurve:  # fmt: skip
+           is_job: bool, capability: Capability | None = None, critic: ModelSpec | None = None,
+           ) -> FrontierCurve:  # fmt: skip
     def headroom(s: int) -> float:
         mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
-                              sequence_length=s, capability=capability)  # fmt: skip
+                              sequence_length=s, capability=capability, critic=critic)  # fmt: skip
         return (capacity - mem.peak_reserved) / GB
 
     heads = [headroom(s) for s in lengths]
@@ -119,10 +121,15 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
     if not 0 <= job_index < len(build.jobs):
         return None
     job = build.jobs[job_index]
+    resolver = models or ModelResolver(catalog)
     try:
-        model = (models or ModelResolver(catalog)).resolve(job.model)
+        model = resolver.resolve(job.model)
     except RESOLVE_ERRORS:  # evaluate reports the reason as JOB_MODEL_UNKNOWN
         return None
+    try:
+        critic = rl.critic_model(job, resolver)  # PPO's critic checkpoint, as evaluate sizes it
+    except RESOLVE_ERRORS:  # evaluate reports it as RL_CRITIC_UNKNOWN and sizes the policy's architecture
+        critic = None
     if model.is_params_only or not job.cards:
         return None
     try:
@@ -152,7 +159,7 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
     lengths = lengths or default_lengths()
     curves = [
         _curve(model, job.model_copy(update={"micro_batch_size": b}), batch_label(job.method, b), lengths,
-               capacity, split, is_job=(b == job.micro_batch_size), capability=cc)
+               capacity, split, is_job=(b == job.micro_batch_size), capability=cc, critic=critic)
         for b in sorted(set(micro_batches) | {job.micro_batch_size})
     ]  # fmt: skip
     for label, changes in COMPARE_METHODS:
@@ -163,5 +170,6 @@ def fit_frontier(build: Build, job_index: int, catalog: Catalog, lengths: list[i
             job_parameters(model, other)  # a full job's LoRA targets are checked only when LoRA is compared
         except ValueError:
             continue
-        curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False, capability=cc))
+        curves.append(_curve(model, other, label, lengths, capacity, split, is_job=False, capability=cc,
+                             critic=critic))
     return Frontier(job.name, card_name, capacity / GB, curves)

@@ -611,3 +611,14 @@ def test_phi_3_mini_4k_slides_2047_tokens_and_the_128k_model_slides_none_it_trai
     four_k, long = default_catalog().model("phi-3-mini"), default_catalog().model("phi-3-mini-128k")
     assert four_k.sliding_window == saved["sliding_window"] == 2047
     assert four_k.sliding_layers == tuple(range(32)) and long.sliding_window == 262144
+
+
+def test_a_window_masks_sdpa_from_its_length_on_and_cuts_keys_only_past_it() -> None:
+    """Two rules with one edge apart: Transformers passes SDPA the window mask once kv_length reaches the window
+    (masking_utils.py _ignore_causal_mask_sdpa: is_causal while kv_length < local_attention_size), while the window
+    leaves keys out only when it is shorter than the sequence; a model without a window does neither."""
+    gemma = default_catalog().model("gemma-3-12b")  # 1024-token window
+    assert not gemma.window_masks(1023) and gemma.window_masks(1024) and gemma.window_masks(None)
+    assert not gemma.window_cuts(1024) and gemma.window_cuts(1025)
+    llama = default_catalog().model("llama-3.1-8b")
+    assert not llama.window_masks(None) and not llama.window_masks(131072) and not llama.window_cuts(131072)

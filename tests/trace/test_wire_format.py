@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import get_args
 
+from configurator.engine.time.steptime import step_protocol
 from configurator.trace import protocol
 from configurator.trace.worker import request as wire_request
 from configurator.trace.worker import result as wire_result
@@ -18,6 +19,8 @@ def test_worker_accepts_exactly_what_the_protocol_sends() -> None:
     assert get_args(protocol.CheckpointingKind) == wire_request.CHECKPOINTING
     assert get_args(protocol.TraceAttention) == wire_request.ATTENTION
     assert get_args(protocol.Arch) == wire_request.ARCHS
+    # the acceptance kit's step protocol names the same checkpointing kinds (the engine may not import trace)
+    assert get_args(step_protocol.CheckpointingKind) == get_args(protocol.CheckpointingKind)
 
 
 def test_worker_answers_in_the_protocols_schema() -> None:

@@ -85,3 +85,21 @@ def test_beta_can_be_zero_and_auto_is_its_own_switch(qtbot) -> None:  # type: ig
     assert doc.build.jobs[0].rl.beta == 0.0  # no KL term: a setting, not "auto"
     rows.beta_auto.setChecked(True)
     assert doc.build.jobs[0].rl.beta is None
+
+
+def test_ppo_picks_its_critic_checkpoint_and_a_smaller_one_shrinks_the_peak(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The critic row (PPO only, engine form_fields): the policy's architecture by default, a catalog model as one
+    undoable edit the evaluation follows, and back."""
+    doc, panel = _panel(qtbot, "rl-dpo-8b-full-4x-h100.yaml")
+    rows = panel.rl_rows
+    assert "critic_model" not in _visible(panel)
+    _choose(rows.objective_box, "ppo")
+    assert "critic_model" in _visible(panel)
+    assert rows.critic_box.currentData() is None and rows.critic_box.currentText() == "The policy's architecture"
+    peak = doc.result.jobs[0].cards[0].peak_reserved_gb
+    _choose(rows.critic_box, "llama-3.2-1b")
+    assert doc.build.jobs[0].rl.critic_model == "llama-3.2-1b"
+    assert doc.undo_stack.text(doc.undo_stack.index() - 1).startswith("Critic model of ")
+    assert doc.result.jobs[0].cards[0].peak_reserved_gb < peak
+    doc.undo_stack.undo()
+    assert doc.build.jobs[0].rl.critic_model is None and rows.critic_box.currentData() is None

@@ -23,6 +23,7 @@ class DerivedBand:
     largest_source: str
     largest_source_runs: int
     methods: tuple[str, ...]
+    frameworks: tuple[str, ...]  # the stack profiles the runs are timed on
 
 
 def step_band_from(rows: list[Scored], coverage: float) -> DerivedBand:
@@ -33,4 +34,5 @@ def step_band_from(rows: list[Scored], coverage: float) -> DerivedBand:
     lo, hi = covering_range([r.error for r in held], coverage)
     (top, top_n), = Counter(r.source for r in held).most_common(1)
     return DerivedBand(1 + lo, 1 + hi, len(held), len({r.source for r in held}), sum(r.seen for r in held), top,
-                       top_n, tuple(sorted({r.method for r in held})))  # fmt: skip
+                       top_n, tuple(sorted({r.method for r in held})),
+                       tuple(sorted({r.framework for r in held})))  # fmt: skip

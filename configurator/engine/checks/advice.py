@@ -74,12 +74,13 @@ class _Candidate:
     fields: dict[str, object]
 
 
-def _peak(model: ModelSpec, job: Job, n_cards: int, on_mig: bool, capability: Capability | None = None) -> float:
+def _peak(model: ModelSpec, job: Job, n_cards: int, on_mig: bool, capability: Capability | None = None,
+          critic: ModelSpec | None = None) -> float:  # fmt: skip
     """The changed job's peak; infinite when the change cannot run (e.g. LoRA targets the model lacks)."""
     split = sharding(job, n_cards, on_mig)
     try:
         mem = memory_for_card(model, job, shards=split.shards, tp=split.tp, ddp=split.ddp, ep=split.ep,
-                              capability=capability)
+                              capability=capability, critic=critic)
     except ValueError:  # a full job switched to LoRA whose targets name no module of this model
         return math.inf
     return mem.peak_reserved
@@ -150,12 +151,12 @@ def _shorter_sequence(job: Job, keep: list[_Candidate], method: list[_Candidate]
 
 
 def _cards_needed(model: ModelSpec, job: Job, n_cards: int, fits: Callable[[float, Job], bool],
-                  capability: Capability | None) -> int | None:  # fmt: skip
+                  capability: Capability | None, critic: ModelSpec | None = None) -> int | None:  # fmt: skip
     """The fewest cards (more than now) the job fits on under FSDP, or None within MAX_CARDS."""
     sharded = job if PARALLELISM[job.parallelism].fsdp else job.model_copy(update={"parallelism": "fsdp"})
 
     def ok_cards(n: int) -> bool:
-        return fits(_peak(model, sharded, n, False, capability), sharded)
+        return fits(_peak(model, sharded, n, False, capability, critic), sharded)
 
     # Per-card memory under FSDP only falls as the group grows (states / n), so search for the smallest n.
     lo, hi = max(2, n_cards + 1), MAX_CARDS
@@ -172,7 +173,7 @@ def _cards_needed(model: ModelSpec, job: Job, n_cards: int, fits: Callable[[floa
 
 def fit_advice(
     model: ModelSpec, job: Job, n_cards: int, on_mig: bool, peak_bytes: float, capacity_bytes: float,
-    fits: Callable[[float, Job], bool], capability: Capability | None = None,
+    fits: Callable[[float, Job], bool], capability: Capability | None = None, critic: ModelSpec | None = None,
 ) -> FitAdvice:  # fmt: skip
     """Advice for ``job`` whose peak ``peak_bytes`` does not fit ``capacity_bytes`` on each of its cards.
 
@@ -183,7 +184,7 @@ def fit_advice(
     advice = FitAdvice(shortfall_gb=max(0.0, (peak_bytes - capacity_bytes) / GB))
 
     def peak_with(fields: dict[str, object]) -> float:
-        return _peak(model, job.model_copy(update=fields), n_cards, on_mig, capability)
+        return _peak(model, job.model_copy(update=fields), n_cards, on_mig, capability, critic)
 
     def fits_with(fields: dict[str, object]) -> bool:
         return fits(peak_with(fields), job.model_copy(update=fields))
@@ -208,7 +209,7 @@ def fit_advice(
             update={"change": found.words, "fields": found.fields, "peak_gb": peak_with(found.fields) / GB}
         )
     if not on_mig:
-        needed = _cards_needed(model, job, n_cards, fits, capability)
+        needed = _cards_needed(model, job, n_cards, fits, capability, critic)
         if needed is not None:
             advice = advice.model_copy(update={"cards_needed": needed})
     return advice

@@ -51,7 +51,8 @@ def generation_cards(job: Job) -> list[int]:
 
 
 def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardMemory], comp: Compute | None,
-              shards: int, tp: int, server: dict[int, tuple[str, float]], ep: int = 1) -> RLResult | None:  # fmt: skip
+              shards: int, tp: int, server: dict[int, tuple[str, float]], ep: int = 1,
+              critic: ModelSpec | None = None) -> RLResult | None:  # fmt: skip
     """The job's RL summary; ``server``: slot -> (card name, capacity bytes) of the build's cards (for
     generation cards of its own)."""
     if not rl.is_rl(job) or model.is_params_only:
@@ -61,7 +62,8 @@ def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardM
     states = mem.weights + mem.adapters + mem.gradients + mem.optimizer
     models = [RLModel(role=m.role, held=m.held, gb_per_card=m.gb_per_card, source=m.source)
               for m in rl.kept_models(model, job, states, shards=shards, stage=stage, tp=tp, ep=ep,
-                                      on_card=(mem.weights > 0, mem.gradients > 0, mem.optimizer > 0))]  # fmt: skip
+                                      on_card=(mem.weights > 0, mem.gradients > 0, mem.optimizer > 0),
+                                      critic=critic)]  # fmt: skip
     training, gen_s, extra = _step_split(comp)
     out = RLResult(objective=job.objective, models=models, training_seconds=training, generation_seconds=gen_s,
                    generation_bound=comp.generation_bound if comp is not None and gen_s else None,
@@ -218,7 +220,7 @@ def engine_uses(job: Job, rows: list[CardMemory], server: dict[int, tuple[str, f
 TRL_ROLLOUT_CHUNK = 64  # trl/experimental/ppo/ppo_config.py local_rollout_forward_batch_size default
 
 
-def gathered_bytes(model: ModelSpec, job: Job, shards: int) -> float:
+def gathered_bytes(model: ModelSpec, job: Job, shards: int, critic: ModelSpec | None = None) -> float:
     """Weights ZeRO-3 gathers onto each card to generate in the training process, beyond the card's own shard:
     TRL's ``unwrap_model_for_generation`` enters ``deepspeed.zero.GatheredParameters(model.parameters())``
     (trl/models/utils.py:145, ds3_gather_for_generation True by default) on the trained model, for PPO the
@@ -227,12 +229,12 @@ def gathered_bytes(model: ModelSpec, job: Job, shards: int) -> float:
     strategy = PARALLELISM[job.parallelism]
     if not (strategy.deepspeed and strategy.stage == 3) or shards <= 1:  # DeepSpeed ZeRO-3 only
         return 0.0
-    params = model.total_params + (rl.critic_parameters(model) if rl.keeps_critic(job) else 0)
+    params = model.total_params + (rl.critic_parameters(critic or model) if rl.keeps_critic(job) else 0)
     return params * BF16 * (1 - 1 / shards)
 
 
 def in_process_checks(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardMemory],
-                      shards: int = 1) -> list[Check]:  # fmt: skip
+                      shards: int = 1, critic: ModelSpec | None = None) -> list[Check]:  # fmt: skip
     """Generation inside the training process (``transformers``: TRL PPO's ``unwrap_model_for_generation`` +
     ``generate`` in chunks of local_rollout_forward_batch_size): its KV cache, and under ZeRO-3 the gathered
     weights, sit beside the model states before the training forward; an error when they exceed the card."""
@@ -241,7 +243,7 @@ def in_process_checks(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: li
     seqs = min(rl.generation_sequences(job), TRL_ROLLOUT_CHUNK)
     kv = seqs * (job.rl.prompt_length + job.rl.completion_length) * rl.kv_bytes_per_token(model)
     states = mem.weights + mem.adapters + mem.gradients + mem.optimizer + mem.cuda_context
-    gathered = gathered_bytes(model, job, shards)
+    gathered = gathered_bytes(model, job, shards, critic)
     row = min(rows, key=lambda r: r.capacity_gb)
     if states + kv + gathered <= row.capacity_gb * GB:
         return []
@@ -258,7 +260,8 @@ def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
     """The job form's visibility rule: the RL and MoE settings that apply to ``job`` (the form shows only these):
     the sequence length unless the method generates; the KL coefficient; GRPO's generations per prompt; prompt
     and completion lengths and the generation engine where the method generates; the colocated share, or the
-    server's cards and share; PPO's reward model and epochs; the MoE capacity factor for an MoE model."""
+    server's cards and share; PPO's reward model, its critic's checkpoint and epochs; the MoE capacity factor for an
+    MoE model (and the critic's checkpoint for any job that names one, so a stale choice can be cleared)."""
     fields: set[str] = {"objective"}
     if not rl.generates(job):  # GRPO / PPO train on prompt + completion tokens instead
         fields.add("sequence_length")
@@ -272,6 +275,8 @@ def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
             fields |= {"vllm_gpu_memory_utilization", "vllm_tensor_parallel"}
         elif rl.generation_engine(job) == "vllm-server":
             fields |= {"generation_cards", "server_gpu_memory_utilization", "vllm_tensor_parallel"}
+    if job.objective == "ppo" or job.rl.critic_model is not None:
+        fields.add("critic_model")
     if job.objective == "ppo":
         fields |= {"reward_model", "ppo_epochs"}
     if model is not None and model.is_moe:

@@ -175,7 +175,7 @@ def _window_bias(model: ModelSpec, job: Job, sequence: int, att: int) -> float:
     window mask, SDPA turns it into an additive bias of the query's dtype (masked_fill, batch x 1 x s x s) and the
     memory-efficient kernel keeps that bias for its backward: one per sliding layer. FlashAttention-2 takes the
     window as an argument and keeps no mask."""
-    if job.attention != "sdpa" or model.sliding_window is None or sequence < model.sliding_window:
+    if job.attention != "sdpa" or not model.window_masks(sequence):
         return 0.0
     return att * sequence * len(model.sliding_layers) / (model.num_layers or 1)
 

@@ -103,13 +103,16 @@ DEFAULT_CONSTANTS = AllocatorConstants()
 def memory_for_card(
     model: ModelSpec, job: Job, *, shards: int = 1, tp: int = 1, ddp: bool = False, sequence_length: int | None = None,
     constants: AllocatorConstants = DEFAULT_CONSTANTS, capability: Capability | None = None, ep: int = 1,
+    critic: ModelSpec | None = None,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards (memoised on the very model and job objects: both are immutable,
-    and an evaluation repeated while the user drags sees the same unchanged jobs). ep: expert-parallel degree."""
-    return CACHE.memo("memory", (model, job), (shards, tp, ddp, sequence_length, constants, capability, ep),
+    and an evaluation repeated while the user drags sees the same unchanged jobs). ep: expert-parallel degree.
+    critic: PPO's critic and reward checkpoint (rl.critic_model; None: the policy's architecture)."""
+    inputs = (model, job) if critic is None else (model, job, critic)
+    return CACHE.memo("memory", inputs, (shards, tp, ddp, sequence_length, constants, capability, ep),
                       lambda: _memory_for_card(model, job, shards=shards, tp=tp, ddp=ddp,
                                                sequence_length=sequence_length, constants=constants,
-                                               capability=capability, ep=ep))  # fmt: skip
+                                               capability=capability, ep=ep, critic=critic))  # fmt: skip
 
 
 @dataclass
@@ -139,7 +142,8 @@ class _Activations:
 
 
 def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *, stage: int, shards: int, tp: int,
-                  fp32_head: bool, capability: Capability | None, ep: int = 1) -> _States:  # fmt: skip
+                  fp32_head: bool, capability: Capability | None, ep: int = 1,
+                  critic: ModelSpec | None = None) -> _States:  # fmt: skip
     """Weights, adapters, gradients and optimizer states per card, split as the sharding stage splits them."""
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
@@ -180,7 +184,7 @@ def _model_states(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, *
     weights += low.persistent
     # DPO / GRPO / PPO frozen reference; PPO: critic trained, reward frozen (each split like the policy, EP included)
     weights += rl.reference_bytes(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
-    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
+    extra = rl.extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep, critic=critic)
     weights += extra.critic_weights + extra.reward_weights
     gradients += extra.critic_gradients
     optimizer += extra.critic_optimizer
@@ -218,7 +222,7 @@ def training_activations(model: ModelSpec, job: Job, tp: int = 1, sequence_lengt
 
 def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st: _States, *, stage: int,
                  shards: int, tp: int, sequence_length: int | None, units: tuple[float, float], ep: int = 1,
-                 ) -> _Activations:  # fmt: skip
+                 critic: ModelSpec | None = None) -> _Activations:  # fmt: skip
     """Activations, transients (dequantised weights, gathered units, reduce buckets) and the head's peaks."""
     if job.activation_memory_gb is not None:
         return _Activations(activations=job.activation_memory_gb * GB)
@@ -255,8 +259,8 @@ def _activations(model: ModelSpec, job: Job, p: Parameters, tb: TrainedBytes, st
     activations += vision.tower_extra_bytes(model, job)  # a VLM's pixel inputs and its trained tower's activations
     if rl.keeps_critic(job):  # PPO: the value model's forward feeds the same loss (engine/memory/rl.py), saved beside;
         # its head is a hidden x 1 score, no vocabulary logits
-        critic = activation_breakdown(model, rl.critic_job(job), tp, sequence_length)
-        activations += critic.layers_bytes + critic.head_bytes
+        values = activation_breakdown(critic or model, rl.critic_job(job), tp, sequence_length)
+        activations += values.layers_bytes + values.head_bytes
     forward_extra = act.forward_extra_bytes
     if hf_amp_full(job):
         # autocast's cast cache: a bf16 copy of every weight from its first use to the end of the forward's
@@ -365,7 +369,7 @@ def _tied_gradient_sum(model: ModelSpec, job: Job, tb: TrainedBytes, tp: int) ->
 
 def _memory_for_card(
     model: ModelSpec, job: Job, *, shards: int, tp: int, ddp: bool, sequence_length: int | None,
-    constants: AllocatorConstants, capability: Capability | None, ep: int = 1,
+    constants: AllocatorConstants, capability: Capability | None, ep: int = 1, critic: ModelSpec | None = None,
 ) -> MemoryBreakdown:
     """Memory of ``job`` on one of its cards, over the whole run (load, wrap, forward, backward, optimizer step).
 
@@ -396,10 +400,10 @@ def _memory_for_card(
     # norms still make the residual stream fp32 (activations.py)
     fp32_head = prep and not (PROFILES[job.framework].prep_head_bf16 and job.precision != "pure-bf16")
     st = _model_states(model, job, p, tb, stage=stage, shards=shards, tp=tp, fp32_head=fp32_head,
-                       capability=capability, ep=ep)  # fmt: skip
+                       capability=capability, ep=ep, critic=critic)  # fmt: skip
     units = _units(job, stack, p, tb, st.full_weights, tp, fp32_head)
     act = _activations(model, job, p, tb, st, stage=stage, shards=shards, tp=tp, sequence_length=sequence_length,
-                       units=units, ep=ep)  # fmt: skip
+                       units=units, ep=ep, critic=critic)  # fmt: skip
     sc = constants.static_fraction
     load = _load(model, job, stack, p, prep, tp)
     host = _offload(job, st, offload, stage, (shards if stage >= 2 else 1) * tp)

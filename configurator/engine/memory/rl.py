@@ -21,8 +21,10 @@ trl/experimental/ppo/ppo_trainer.py, trl/scripts/vllm_serve.py), github:volcengi
   forwards feed one loss, so their activations live together. The reward model is frozen, ``prepare_deepspeed``
   (ZeRO-3 shards it) or moved whole to each card (ppo_trainer.py:555). verl: ``need_critic`` for GAE (ppo/utils.py);
   OpenRLHF may place critic and reward on cards of their own (``--train.colocate_critic_reward``): here every model
-  sits on the job's cards, the colocated layout TRL and verl's ``global_pool`` use. The critic and reward are taken
-  to have the policy's architecture (the common recipe: both initialised from one reward checkpoint).
+  sits on the job's cards, the colocated layout TRL and verl's ``global_pool`` use. The critic and the reward model
+  are made from one checkpoint (TRL's examples/scripts/ppo/ppo.py loads both ``AutoModelForSequenceClassification``
+  from ``--reward_model_path``): ``job.rl.critic_model``, or by default the policy's architecture. TRL feeds them the
+  policy's token ids (ppo_trainer.py get_reward on the policy's query_responses), so they share its tokenizer.
 - The batch. DPO concatenates each pair: the chosen and the rejected sequences run as one batch of twice the
   micro-batch (``concatenated_forward``). GRPO and PPO train on completions of prompt + completion tokens; GRPO's
   per_device_train_batch_size counts completions, and the generation batch (per_device_train_batch_size x processes
@@ -43,6 +45,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.memory.precision import BF16
 from configurator.engine.memory.states import Parameters, job_parameters, trained_layout
 from configurator.engine.model.build import Job
+from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.model.stack import PROFILES
 
 DPO_DEFAULT_BETA = 0.1  # trl/trainer/dpo_config.py DPOConfig.beta
@@ -114,6 +117,18 @@ def keeps_reward_model(job: Job) -> bool:
     return job.objective == "ppo" and job.rl.reward_model
 
 
+def critic_model(job: Job, models: ModelResolver) -> ModelSpec | None:
+    """PPO's critic and reward checkpoint (``job.rl.critic_model``) as a spec; None where the job keeps no critic
+    or names none (the policy's architecture). Raises one of resolver.RESOLVE_ERRORS for a reference that names
+    nothing, and ValueError (one of them) for a model without the architecture its layers are sized from."""
+    if not keeps_critic(job) or job.rl.critic_model is None:
+        return None
+    critic = models.resolve(job.rl.critic_model)
+    if critic.is_params_only or not (critic.hidden_size and critic.num_layers):
+        raise ValueError(f"{critic.name} has no architecture to size a value model's layers from")
+    return critic
+
+
 def expert_share(model: ModelSpec, params: int, ep: int) -> float:
     """The share of a model copy of ``params`` parameters one card holds under expert parallelism: its 1/ep of the
     routed experts and all of the rest (memory/moe.py expert_split, for a bf16 copy)."""
@@ -170,19 +185,21 @@ class ExtraStates:
 
 _NO_EXTRA_STATES = ExtraStates()  # every job but PPO's (shared: the record is frozen)
 
-def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1) -> ExtraStates:
+def extra_states(model: ModelSpec, job: Job, *, shards: int, stage: int, tp: int, ep: int = 1,
+                 critic: ModelSpec | None = None) -> ExtraStates:  # fmt: skip
     """The critic's weights, gradients and optimizer states and the reward model's bf16 weights on one card, split
     as the policy's are (weights under ZeRO-3 / FSDP, gradients from ZeRO-2, optimizer states from ZeRO-1; the
-    experts over expert parallelism)."""
+    experts over expert parallelism). ``critic``: their checkpoint (critic_model; None: the policy's)."""
     if not keeps_critic(job):
         return _NO_EXTRA_STATES
+    made_from = critic or model
     w_split = (shards if stage == 3 else 1) * tp
     g_split = (shards if stage >= 2 else 1) * tp
     o_split = shards * tp
-    n = critic_parameters(model)
+    n = critic_parameters(made_from)
     tb, _ = trained_layout(critic_job(job))
-    c = expert_share(model, n, ep)  # trained in full: weights and states split alike
-    reward = (model.total_params * BF16 * expert_share(model, model.total_params, ep) / w_split
+    c = expert_share(made_from, n, ep)  # trained in full: weights and states split alike
+    reward = (made_from.total_params * BF16 * expert_share(made_from, made_from.total_params, ep) / w_split
               if keeps_reward_model(job) else 0.0)  # fmt: skip
     return ExtraStates(n * tb.weight * c / w_split, n * tb.gradient * c / g_split, n * tb.optimizer * c / o_split,
                        n, reward)  # fmt: skip
@@ -299,7 +316,8 @@ class KeptModel:
 
 
 def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage: int, tp: int, ep: int = 1,
-                on_card: tuple[bool, bool, bool] = (True, True, True)) -> tuple[KeptModel, ...]:  # fmt: skip
+                on_card: tuple[bool, bool, bool] = (True, True, True),
+                critic: ModelSpec | None = None) -> tuple[KeptModel, ...]:  # fmt: skip
     """The models the method keeps on each training card and what each costs there (weights, and for a trained
     model its gradients and optimizer states), each with the code it is read from. ``states``: the card's model
     states as the memory table has them (every model together); the policy is what the others leave of it.
@@ -308,13 +326,14 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
     models with the policy's DeepSpeed config, models/utils.py prepare_deepspeed)."""
     w, g, o = (1.0 if kept else 0.0 for kept in on_card)
     ref = reference_bytes(model, job, shards=shards, stage=stage, tp=tp, ep=ep) * w
-    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep)
-    critic = extra.critic_weights * w + extra.critic_gradients * g + extra.critic_optimizer * o
+    extra = extra_states(model, job, shards=shards, stage=stage, tp=tp, ep=ep, critic=critic)
+    checkpoint_name = f", {critic.name}" if critic is not None else ""  # named where not the policy's architecture
+    critic_bytes = extra.critic_weights * w + extra.critic_gradients * g + extra.critic_optimizer * o
     reward = extra.reward_weights * w
     extra = ExtraStates(critic_weights=extra.critic_weights * w, critic_gradients=extra.critic_gradients * g,
                         critic_optimizer=extra.critic_optimizer * o, critic_trained=extra.critic_trained,
                         reward_weights=reward)  # fmt: skip
-    policy = max(states - ref - critic - reward, 0.0)
+    policy = max(states - ref - critic_bytes - reward, 0.0)
     adapters = "QLoRA" if job.method == "qlora" else "LoRA"
     held = "trained in full" if job.method == "full" else f"frozen base + trained {adapters} adapters"
     rows = [KeptModel("policy", held, policy / 1e9, "the trainer's model")]
@@ -340,8 +359,8 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
         rows.append(
             KeptModel(
                 "critic",
-                "value model trained in full (score head)",
-                critic / 1e9,
+                f"value model trained in full (score head){checkpoint_name}",
+                critic_bytes / 1e9,
                 "trl ppo_trainer.py:492 PolicyAndValueWrapper; verl need_critic (GAE)",
             )
         )
@@ -349,7 +368,7 @@ def kept_models(model: ModelSpec, job: Job, states: float, *, shards: int, stage
             rows.append(
                 KeptModel(
                     "reward",
-                    "frozen bf16 copy",
+                    f"frozen bf16 copy{checkpoint_name}",
                     extra.reward_weights / 1e9,
                     "trl ppo_trainer.py:555 prepare_deepspeed(reward_model)",
                 )

@@ -152,6 +152,10 @@ class RLSettings(Strict):
     vllm_tensor_parallel: int = Field(default=1, ge=1, le=64)  # vLLM tensor_parallel_size (weights split)
     # PPO: a reward model network beside the critic (False: rule-based / function rewards, no network)
     reward_model: bool = True
+    # PPO: the checkpoint the value model (critic) and the reward model are made from, as a job's ``model`` names one
+    # (a catalog id or a config.json); TRL's examples/scripts/ppo/ppo.py loads both from --reward_model_path. None:
+    # the policy's architecture (engine/memory/rl.py). InstructGPT paired a 175B policy with 6B reward and value models.
+    critic_model: str | None = Field(default=None, min_length=1, max_length=4096)
     # PPO passes over each rollout; None: TRL's num_ppo_epochs 4 (ppo_config.py:232); verl's ppo_epochs is 1
     ppo_epochs: int | None = Field(default=None, ge=1, le=64)
 

@@ -262,19 +262,22 @@ def _tower_notes(model: ModelSpec, job: Job, rows: tuple[OpRow, ...]) -> list[st
 
 
 def _rl_parts(job: Job, model: ModelSpec, device: Device, policy_seconds: float, achieved_tflops: float, cards: int,
-              tp: int, generation_device: Device | None) -> RLStep:  # fmt: skip
+              tp: int, generation_device: Device | None, critic: ModelSpec | None = None) -> RLStep:  # fmt: skip
     """The generation round, the extra forwards and PPO's critic training of an RL job's step (rl_job: as
-    written, before training_view); the round on ``generation_device`` (a vLLM server's card) when given."""
+    written, before training_view); the round on ``generation_device`` (a vLLM server's card) when given; the
+    critic on its own checkpoint (``critic``; None: the policy's architecture)."""
     critic_seconds = 0.0
     if rl.keeps_critic(job):
-        critic = rl.critic_job(rl.training_view(job))
-        ctb, _ = trained_layout(critic)
+        values = critic or model
+        critic_run = rl.critic_job(rl.training_view(job))
+        ctb, _ = trained_layout(critic_run)
         # the value model's head is a hidden x 1 score (rl.critic_parameters), not the vocabulary: its step
         # without the policy's logits GEMMs and loss (op class "loss")
-        critic_step = job_step(critic, model, rl.critic_counts(model, critic), ctb, device, cards=cards, tp=tp)
+        critic_step = job_step(critic_run, values, rl.critic_counts(values, critic_run), ctb, device, cards=cards,
+                               tp=tp)  # fmt: skip
         critic_seconds = scaled_class(critic_step, "loss", 0.0).seconds
     return rl_step(model, job, device, policy_seconds, critic_seconds, achieved_tflops, tp,
-                   generation_device=generation_device, training_ranks=cards)
+                   generation_device=generation_device, training_ranks=cards, critic=critic)
 
 
 @dataclass(frozen=True)
@@ -345,6 +348,7 @@ def compute(
     memory_shares: list[float] | None = None,  # per card: share of its memory bandwidth (MIG: memory slices)
     step_model: str = "per-op",
     generation_cards: list[CardSpec] | None = None,  # RL vllm-server: the cards of its own the engine runs on
+    critic: ModelSpec | None = None,  # PPO: the critic and reward checkpoint (rl.critic_model; None: the policy's)
 ) -> Compute:
     """Compute per step: the per-op model (engine/time/steptime/) on the slowest card or instance of the job, or
     with ``step_model="utilization"`` the old single constant (matmul FLOPs at ``utilization`` of the dense peak).
@@ -393,7 +397,7 @@ def compute(
             gen_device = min((d for _, d in gen_devs), key=lambda d: d.bandwidth_gb_s) if gen_devs else None
             policy_s = trained if trained is not None else step.seconds
             parts = _rl_parts(rl_job, model, device, policy_s, flops / step.seconds / 1e12, len(cards), split,
-                              gen_device)  # fmt: skip
+                              gen_device, critic)  # fmt: skip
             extra = parts.rows()
             op_rows += extra
             rl_seconds = parts.seconds

@@ -82,7 +82,8 @@ FIELD_NAMES = {
     "prompt_length": "prompt tokens", "completion_length": "completion tokens", "generation": "generation",
     "vllm_gpu_memory_utilization": "vLLM share", "server_gpu_memory_utilization": "vLLM server share",
     "generation_cards": "generation slots", "vllm_tensor_parallel": "vLLM tensor parallelism",
-    "reward_model": "reward model", "ppo_epochs": "PPO epochs", "moe_capacity_factor": "MoE capacity factor",
+    "reward_model": "reward model", "critic_model": "critic model", "ppo_epochs": "PPO epochs",
+    "moe_capacity_factor": "MoE capacity factor",
     "checkpoints_kept": "checkpoints kept",
 }  # fmt: skip
 

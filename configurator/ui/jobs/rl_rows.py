@@ -1,13 +1,15 @@
 """The Jobs form's post-training rows: the objective (SFT, DPO, GRPO, PPO), the KL coefficient, GRPO's
 generations per prompt, prompt and completion lengths, where generation runs (vLLM colocated with its share of
 each card, or on cards of its own), vLLM's tensor parallelism, PPO's reward model and epochs, and an MoE model's
-capacity factor. Each row is shown only where the engine says it applies (engine/checks/rl.py form_fields)."""
+capacity factor. Each row is shown only where the engine says it applies (engine/checks/rl.py form_fields).
+PPO's critic checkpoint is picked from the catalog, or kept as the build names it (a config.json)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox, QWidget
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.checks.rl import form_fields
@@ -16,6 +18,7 @@ from configurator.engine.model.build import Job, RLSettings
 from configurator.ui.jobs.fields import float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
+POLICY_CRITIC = "The policy's architecture"  # no critic_model: the value and reward models are the policy's size
 OBJECTIVES = {"sft": "Supervised (SFT)", "dpo": "DPO (preference pairs)", "grpo": "GRPO (RL, groups of generations)",
               "ppo": "PPO (RL, critic + reward model)"}  # fmt: skip
 GENERATION = {"vllm-colocate": "vLLM on the training cards", "vllm-server": "vLLM on cards of its own",
@@ -75,6 +78,17 @@ class RLRows:
                      "rule-based reward functions)")  # fmt: skip
         kit.form.addRow("", self.reward_check)
         self.reward_check.toggled.connect(self._reward_toggled)
+        self.critic_box = QComboBox()
+        self.critic_box.addItem(POLICY_CRITIC, None)
+        for m in sorted(kit.doc.catalog.models.values(), key=lambda m: (m.total_params, m.name)):
+            if not m.is_params_only:
+                self.critic_box.addItem(m.name, m.id)
+        self.catalog_critics = self.critic_box.count()  # a build's own config.json follows them
+        kit.add_row("Critic model", self.critic_box, "criticModelBox",
+                    "PPO: the checkpoint the value (critic) and reward models are made from (TRL: "
+                    "--reward_model_path); by default the policy's own architecture. A smaller one shrinks both and "
+                    "their passes")  # fmt: skip
+        self.critic_box.currentIndexChanged.connect(self._critic_chosen)
         self.epochs_spin = self._int("ppo_epochs", "PPO epochs", "ppoEpochsSpin", "Passes over each rollout")
         self.capacity_spin = QDoubleSpinBox()
         self.capacity_spin.setDecimals(2)
@@ -92,7 +106,7 @@ class RLRows:
             "completion_length": self.completion_spin, "generation": self.generation_box,
             "vllm_gpu_memory_utilization": self.share_spin, "server_gpu_memory_utilization": self.server_share_spin,
             "generation_cards": self.cards_edit, "vllm_tensor_parallel": self.vllm_tp_spin,
-            "reward_model": self.reward_check, "ppo_epochs": self.epochs_spin,
+            "reward_model": self.reward_check, "critic_model": self.critic_box, "ppo_epochs": self.epochs_spin,
             "moe_capacity_factor": self.capacity_spin,
         }  # fmt: skip
 
@@ -128,6 +142,7 @@ class RLRows:
             kit.set_value(spin, value)
         kit.set_choice(self.generation_box, rl.generation_engine(job))
         self.reward_check.setChecked(r.reward_model)
+        self._show_critic(r.critic_model)
         if self.cards_edit not in kit.invalid and not self.cards_edit.hasFocus():
             self.cards_edit.setText(", ".join(map(str, r.generation_cards)))
         applies = form_fields(job, spec)
@@ -179,6 +194,26 @@ class RLRows:
         if job is not None:
             self.kit.apply(self.reward_check, "reward_model", shown(checked), self._rl(reward_model=checked),
                            text=f"{'Use' if checked else 'Drop'} the reward model of {job.name}")  # fmt: skip
+
+    def _show_critic(self, ref: str | None) -> None:
+        """Select the job's critic checkpoint; one the catalog lacks (a config.json) is listed after its models."""
+        box = self.critic_box
+        while box.count() > self.catalog_critics:
+            box.removeItem(box.count() - 1)
+        index = box.findData(ref)
+        if index < 0 and ref is not None:
+            box.addItem(ref, ref)
+            index = box.count() - 1
+        with QSignalBlocker(box):
+            box.setCurrentIndex(max(index, 0))
+
+    def _critic_chosen(self, index: int) -> None:
+        job = self.kit.job()
+        ref = self.critic_box.itemData(index)
+        if job is None or ref == job.rl.critic_model:
+            return
+        self.kit.apply(self.critic_box, "critic_model", self.critic_box.itemText(index), self._rl(critic_model=ref),
+                       text=f"Critic model of {job.name}: {self.critic_box.itemText(index)}")  # fmt: skip
 
     def _capacity_changed(self, value: float) -> None:
         if self.kit.job() is not None:

@@ -28,7 +28,7 @@ def test_the_band_is_what_the_held_apart_runs_give(catalog: Catalog) -> None:
     assert (band.band.low, band.band.high) == rounded_outward(d.low, d.high)
     assert (band.band.runs, band.band.sources, band.band.seen) == (d.runs, d.sources, d.seen)
     assert (band.band.largest_source, band.band.largest_source_runs) == (d.largest_source, d.largest_source_runs)
-    assert band.band.methods == d.methods
+    assert band.band.methods == d.methods and band.band.frameworks == d.frameworks
 
 
 def _row(source: str, error: float, held: bool = True) -> Scored:
@@ -46,7 +46,7 @@ def test_a_band_that_leaves_out_the_models_own_time_is_refused(tmp_path: Path) -
     path = tmp_path / "band.yaml"
     path.write_text("schema_version: 1\nmethod: {coverage: 0.9, pool: held-apart, derived_by: x}\n"
                     "band: {low: 1.1, high: 2.0, runs: 3, sources: 1, seen: 0, largest_source: a,\n"
-                    "       largest_source_runs: 3, methods: [lora]}\n")  # fmt: skip
+                    "       largest_source_runs: 3, methods: [lora], frameworks: [hf-trainer]}\n")  # fmt: skip
     with pytest.raises((ValueError, FileError)):
         step_band.__wrapped__(path)
 
@@ -88,6 +88,10 @@ def test_a_job_of_a_kind_no_run_is_says_so(one_job: Callable[..., JobResult]) ->
     inside = one_job("h100-nvl", {"model": "gemma-3-12b", "method": "lora", "attention": "flash",
                                   "sequence_length": 1024})  # fmt: skip
     assert "none of the runs" not in (inside.step_band_basis or "")  # the window spans the whole sequence
+    # the runs are timed on two stack profiles (the band's frameworks): a torchtune job is on neither
+    torchtune = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora", "framework": "torchtune"})
+    assert (torchtune.step_band_basis or "").endswith("none of the runs is on torchtune as this job is")
+    assert "timed on the Transformers Trainer / TRL + PEFT and torchtitan stacks" in (torchtune.step_band_basis or "")
 
 
 def test_no_band_where_no_run_validates_the_time(one_job: Callable[..., JobResult]) -> None:

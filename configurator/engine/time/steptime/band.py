@@ -20,6 +20,7 @@ from pydantic import Field, model_validator
 from configurator.catalog.fileio import safe_read_text
 from configurator.catalog.loader import specs_dir
 from configurator.catalog.sourced import Strict
+from configurator.engine.model.stack import PROFILES
 
 
 class BandMethod(Strict):
@@ -39,6 +40,7 @@ class StepBand(Strict):
     largest_source: str = Field(min_length=1)
     largest_source_runs: int = Field(gt=0)
     methods: tuple[str, ...] = Field(min_length=1)  # the training methods the runs cover (all BF16, whole cards)
+    frameworks: tuple[str, ...] = Field(min_length=1)  # the stack profiles (specs/frameworks.yaml) they are timed on
 
     @model_validator(mode="after")
     def _ordered(self) -> StepBand:
@@ -69,7 +71,8 @@ class StepBandFile(Strict):
                  "model")  # fmt: skip
         return (f"{self.method.coverage:.0%} of {b.runs} published runs not used to fit the model took "
                 f"{b.low:.2f}x to {b.high:.2f}x its time ({b.sources} sources, {b.largest_source_runs} of the runs "
-                f"from {b.largest_source}; {blind}); the runs are BF16 {methods} on whole cards")  # fmt: skip
+                f"from {b.largest_source}; {blind}); the runs are BF16 {methods} on whole cards, timed on the "
+                f"{' and '.join(PROFILES[f].label for f in b.frameworks)} stacks")  # fmt: skip
 
 
 def rounded_outward(low: float, high: float) -> tuple[float, float]:

@@ -126,16 +126,24 @@ def forward_passes(job: Job) -> dict[str, int]:
     return passes
 
 
-def extra_forward_seconds(model: ModelSpec, job: Job, achieved_tflops: float, tp: int = 1) -> dict[str, float]:
+# the forwards PPO runs on the critic's checkpoint (rl.critic_model): the reward model and the critic's values
+CRITIC_PASSES = frozenset({"critic values", "reward"})
+
+
+def extra_forward_seconds(model: ModelSpec, job: Job, achieved_tflops: float, tp: int = 1,
+                          critic: ModelSpec | None = None) -> dict[str, float]:  # fmt: skip
     """Seconds of each extra forward (``forward_passes``) per optimizer step on one card: 2 x active parameters
     FLOPs per token of the training batch (``rl.training_view``: DPO's pairs, prompt + completion) at
-    ``achieved_tflops``, the training step's achieved rate."""
+    ``achieved_tflops``, the training step's achieved rate; the reward and value forwards on ``critic``'s
+    parameters (PPO's critic checkpoint; None: the policy's)."""
     if achieved_tflops <= 0:
         return {}
     view = rl.training_view(job)
     tokens = view.sequence_length * view.micro_batch_size * view.gradient_accumulation_steps
-    flops = 2.0 * matmul_params(model) * tokens / max(tp, 1)
-    return {name: n * flops / (achieved_tflops * 1e12) for name, n in forward_passes(job).items()}
+    per_param = 2.0 * tokens / max(tp, 1) / (achieved_tflops * 1e12)
+    policy, values = matmul_params(model), matmul_params(critic or model)
+    return {name: n * per_param * (values if name in CRITIC_PASSES else policy)
+            for name, n in forward_passes(job).items()}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -169,7 +177,7 @@ class RLStep:
 
 def rl_step(model: ModelSpec, job: Job, device: Device, policy_seconds: float, critic_seconds: float,
             achieved_tflops: float, tp: int = 1, *, generation_device: Device | None = None,
-            training_ranks: int = 1) -> RLStep:  # fmt: skip
+            training_ranks: int = 1, critic: ModelSpec | None = None) -> RLStep:  # fmt: skip
     """The RL parts of one optimizer step: one generation round (GRPO, PPO; timed on ``generation_device``, a
     vLLM server's slowest card, else the training card's ``device``, for the sequences one engine serves:
     rl.group_sequences over ``training_ranks``), the extra forwards at ``achieved_tflops``, and for PPO the critic's
@@ -178,5 +186,6 @@ def rl_step(model: ModelSpec, job: Job, device: Device, policy_seconds: float, c
     if rl.generates(job) and not model.is_params_only:
         gen = generation_time(model, job, generation_device or device, rl.group_sequences(job, training_ranks))
     epochs = rl.ppo_epochs(job) if job.objective == "ppo" else 1
-    critic = critic_seconds * epochs if rl.keeps_critic(job) else 0.0
-    return RLStep(gen, extra_forward_seconds(model, job, achieved_tflops, tp), critic, policy_seconds * (epochs - 1))
+    critic_s = critic_seconds * epochs if rl.keeps_critic(job) else 0.0
+    return RLStep(gen, extra_forward_seconds(model, job, achieved_tflops, tp, critic), critic_s,
+                  policy_seconds * (epochs - 1))

@@ -319,13 +319,10 @@ def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[PlanRows, float
 
 def attention_kernel_of(model: ModelSpec, attention: str, device: Device, seq: int | None = None) -> str:
     """The attention kernel a job of ``model`` runs on ``device`` at ``seq`` tokens (efficiency.py attention_kernel):
-    a sliding-window model passes Transformers' explicit mask, which takes SDPA to its memory-efficient kernel, once
-    the sequence reaches the window (masking_utils.py _ignore_causal_mask_sdpa keeps is_causal, and the fused
-    kernels, while kv_length < local_attention_size; the memory side's mask bytes follow the same rule,
-    activations.py); ``seq`` None: any sliding window masks."""
-    window = model.sliding_window
-    masked = window is not None and (seq is None or seq >= window)
-    return efficiency().attention_kernel(attention, device.compute_capability, masked=masked)
+    a sliding-window model passes Transformers' explicit mask once the sequence reaches the window
+    (ModelSpec.window_masks, the rule the memory side's mask bytes follow too), which takes SDPA to its
+    memory-efficient kernel; ``seq`` None: any sliding window masks."""
+    return efficiency().attention_kernel(attention, device.compute_capability, masked=model.window_masks(seq))
 
 
 def attention_groups(model: ModelSpec, attention: str, device: Device, seq: int) -> tuple[tuple[int, str, bool], ...]:

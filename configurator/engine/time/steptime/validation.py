@@ -45,6 +45,7 @@ class Scored:
     held_apart: bool
     scored: bool
     seen: bool = False  # held apart, but the model changed after its score was seen (throughput-runs.yaml `seen`)
+    framework: str = "hf-trainer"  # the stack profile the run is timed on (run_job: its `framework`, or its stack's)
 
     @property
     def error(self) -> float:
@@ -117,7 +118,7 @@ def score(step_model: str = "per-op", path: Path | None = None, catalog: Catalog
     return [
         Scored(r["from"], r["card"], r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
                predict(r, data, catalog, step_model=step_model), r["from"] in held, r.get("scored", True),
-               r["from"] in seen)
+               r["from"] in seen, run_job(r).framework)
         for r in data["runs"]
     ]  # fmt: skip
 
