@@ -17,6 +17,7 @@ from configurator.engine.model.result import BuildResult, JobResult
 from configurator.engine.sweep import fit_frontier
 from tests.helpers import lora_8b_job
 
+
 @pytest.fixture
 def catalog() -> Catalog:
     return default_catalog()
