@@ -8,6 +8,7 @@ from html import escape
 
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
+from configurator.engine.acceptance.findings import NOTHING_MEASURED
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
 from configurator.report.acceptance_text import kit_missing
@@ -186,6 +187,9 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         out.append(
             "<p>Measured with " + escape(", ".join(f"{k} {val}" for k, val in report.versions.items())) + ".</p>"
         )
+    if report.nothing_measured:  # no sign-off lines under a report that measured nothing: it is no acceptance
+        out.append(f"<p><b>{escape(NOTHING_MEASURED)}</b></p>")
+        return "\n".join(out)
     out.append(H2.format("Sign-off"))
     sign = [["Burn-in performed by (shop)", "", ""], ["Checked by", "", ""], ["Accepted by (customer)", "", ""]]
     out.append(html_table(["Role", "Name and signature", "Date"], sign, [34, 46, 20]))

@@ -41,6 +41,45 @@ def test_verify_of_an_empty_folder_exits_2(capsys: pytest.CaptureFixture[str], t
     assert main(["verify", EIGHT, str(tmp_path / "empty"), "--store-dir", str(tmp_path)]) == 2
 
 
+def test_verify_where_nothing_was_measured_does_not_exit_0(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, tmp_path: Path
+) -> None:
+    """A folder read but measuring no figure (a DCGM log alone: no job it can be tied to, and a stray note) is no
+    acceptance: a gate reading the exit status must not pass it, and the note is named among the unreadable files."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "dcgm-dmon.txt").write_text((fixtures / "gpu-x8" / "dcgm-dmon.txt").read_text())
+    (folder / "junk.txt").write_text("the fans were loud")
+    mig = str(resource("builds", "seed-mig-four-tenants.yaml"))
+    assert main(["verify", mig, str(folder), "--store-dir", str(tmp_path)]) == 4
+    out = capsys.readouterr().out
+    assert "0 pass, 0 warn, 0 fail" in out and "Nothing was measured" in out
+    unreadable = out.split("Files that could not be read:")[1]
+    assert "junk.txt: not a result verify reads" in unreadable
+    from configurator.cli_acceptance import VERIFY_EXIT_CODES  # verify --help's epilog
+
+    assert "4 files were read but no figure was measured" in " ".join(VERIFY_EXIT_CODES.split())
+
+
+def test_verify_pdf_of_nothing_measured_has_no_sign_off(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "junk.txt").write_text("x")
+    (tmp_path / "dcgm-dmon.txt").write_text("#Entity   FBUSD  SMACT\nID\n")
+    pdf = tmp_path / "acceptance.pdf"
+    mig = str(resource("builds", "seed-mig-four-tenants.yaml"))
+    rc = main(["verify", mig, str(tmp_path), "--pdf", str(pdf), "--store-dir", str(tmp_path)])
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())
+    assert "Nothing was measured" in text and "junk.txt" in text
+    assert "Sign-off" not in text and "Accepted by" not in text
+    assert rc == 4
+
+
 def test_verify_of_a_missing_path_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["verify", EIGHT, str(tmp_path / "nope"), "--store-dir", str(tmp_path)]) == 2
     assert "nope" in capsys.readouterr().out  # listed among the files that could not be read

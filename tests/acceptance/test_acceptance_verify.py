@@ -172,6 +172,18 @@ def test_nothing_readable_is_all_missing_with_the_problems_listed(eight_gpu, tmp
     assert any(p.endswith("notes.txt") for p in report.unknown)
 
 
+def test_a_file_that_is_no_result_is_listed_with_the_unreadable_ones(eight_gpu, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Whatever its name ends with; the kit's own records beside the results (versions.txt, measure.py's console
+    log, a failed step's stderr) are not results either, and are no problem."""
+    for name in ("junk.txt", "meter.jpg", "versions.txt", "job-0.log", "topo.txt.err"):
+        (tmp_path / name).write_text("nothing a tool printed")
+    report = verify(eight_gpu[2], collect([tmp_path]))
+    listed = sorted(Path(p.split(": ")[0]).name for p in report.problems)
+    assert listed == ["junk.txt", "meter.jpg"]
+    assert all("not a result verify reads" in p for p in report.problems)
+    assert report.nothing_measured and report.verdict == "missing"
+
+
 LGIP_RTX = """+-------------------------------------------------------------------------------+
 | GPU instance profiles:                                                        |
 | GPU   Name               ID    Instances   Memory     P2P    SM    DEC   ENC  |
