@@ -53,6 +53,8 @@ def render_prediction(p: AcceptancePrediction) -> str:
             out.append(f"  {j.name} (GPU {', '.join(map(str, j.gpus))}{'; MIG ' + j.mig if j.mig else ''}):")
             alloc = f"{j.peak_allocated_gb:.1f} GB ({j.allocated_low_gb:.1f}-{j.allocated_high_gb:.1f})"
             smi = f"{j.nvidia_smi_gb:.1f} GB ({j.nvidia_smi_low_gb:.1f}-{j.nvidia_smi_high_gb:.1f})"
+            if j.generation_share_gb:
+                smi += f", with the colocated vLLM's {j.generation_share_gb:.1f} GB"
             out.append(f"    peak allocated {alloc}; as nvidia-smi shows it {smi}")
             if j.step_seconds is not None:
                 tok = f", {j.tokens_per_second:,.0f} tokens/s" if j.tokens_per_second else ""
