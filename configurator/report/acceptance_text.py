@@ -4,7 +4,7 @@ the engine's :class:`AcceptancePrediction` / :class:`VerifyReport`."""
 from __future__ import annotations
 
 from configurator.engine.acceptance.findings import NOTHING_MEASURED
-from configurator.engine.acceptance.predict import AcceptancePrediction
+from configurator.engine.acceptance.predict import ESTIMATE_LABEL, UNCONFIRMED_LABEL, AcceptancePrediction
 from configurator.engine.acceptance.verify import VerifyReport
 
 MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "missing": "----"}
@@ -25,7 +25,7 @@ def render_prediction(p: AcceptancePrediction) -> str:
             f"({g.root}){mig}"
         )
         if g.gemm_tflops is not None:
-            unconfirmed = " (UNCONFIRMED expectation)" if "UNCONFIRMED" in g.gemm_source else ""
+            unconfirmed = f" {UNCONFIRMED_LABEL}" if g.gemm_unconfirmed else ""
             out.append(
                 f"        BF16 GEMM (gemm_probe.py): {g.gemm_tflops:,.0f} TFLOP/s, pass >= {g.gemm_pass_min:,.0f}, "
                 f"warn >= {g.gemm_warn_min:,.0f}{unconfirmed}"
@@ -58,7 +58,8 @@ def render_prediction(p: AcceptancePrediction) -> str:
             out.append(f"    peak allocated {alloc}; as nvidia-smi shows it {smi}")
             if j.step_seconds is not None:
                 tok = f", {j.tokens_per_second:,.0f} tokens/s" if j.tokens_per_second else ""
-                out.append(f"    step {j.step_seconds:.2f} s ({j.step_low_s:.2f}-{j.step_high_s:.2f}){tok} (estimated)")
+                band = f"({j.step_low_s:.2f}-{j.step_high_s:.2f})"
+                out.append(f"    step {j.step_seconds:.2f} s {band}{tok} {ESTIMATE_LABEL}")
             else:
                 out.append("    step time: not predicted (no compute rate for a card of the job)")
             out += [f"    {line}" for line in j.measured_here]

@@ -147,3 +147,25 @@ def test_store_round_trip_and_a_corrupt_file(eight_gpu, fixtures: Path, tmp_path
     assert runs[0].nccl_gb_s["pair GPU0-GPU1"] > 150
     with pytest.raises(ValueError):
         load(tmp_path, "../../etc")
+
+
+def test_verify_shows_the_labels_and_bands_acceptance_shows(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The same figure reads the same in both commands: the GEMM rate's UNCONFIRMED label and the step time's band and
+    '(estimated)', measured or not (an unmeasured step time read '3.14 s', its band and label gone), in text and PDF."""
+    mig = str(resource("builds", "seed-mig-four-tenants.yaml"))
+    assert main(["acceptance", mig, "--store-dir", str(tmp_path)]) == 0
+    acceptance = capsys.readouterr().out
+    gemm, step = "391 TFLOP/s, pass >= 332, warn >= 274 (UNCONFIRMED expectation)", "3.14 s (2.64-8.28)"
+    assert gemm in acceptance and step in acceptance and "(estimated)" in acceptance
+    (tmp_path / "wall-meter.txt").write_text("2500 W\n")  # one figure measured: the rest are listed as missing
+    pdf = tmp_path / "acceptance.pdf"
+    assert main(["verify", mig, str(tmp_path / "wall-meter.txt"), "--pdf", str(pdf), "--store-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU0 BF16 GEMM rate: expected 391 TFLOP/s (pass >= 332, warn >= 274) (UNCONFIRMED expectation)" in out
+    assert "tenant A: step time: expected 3.14 s (2.64-8.28) (estimated)" in out
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    text = " ".join(unicodedata.normalize("NFKC", "\n".join(p.extract_text() for p in PdfReader(pdf).pages)).split())
+    assert "(UNCONFIRMED expectation)" in text and "3.14 s (2.64-8.28) (estimated)" in text

@@ -31,6 +31,11 @@ from configurator.engine.time.power_limit import is_capped
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.topology.links import LEGEND, build_topology
 
+# the words beside an expected GEMM rate whose peak or fraction is UNCONFIRMED, in acceptance and verify alike
+UNCONFIRMED_LABEL = "(UNCONFIRMED expectation)"
+# the words beside a predicted step time (a model's estimate, not a measurement), in acceptance and verify alike
+ESTIMATE_LABEL = "(estimated)"
+
 ORDER_ASSUMPTION = (
     "GPU i is the i-th occupied slot: nvidia-smi numbers GPUs in PCI bus order, and the slots are "
     "taken to ascend with bus numbers (set CUDA_DEVICE_ORDER=PCI_BUS_ID for CUDA tools)"
@@ -70,6 +75,7 @@ class GpuExpect(Out):
     gemm_warn_min: float | None = None
     gemm_capped_w: float | None = None  # the build's own power limit where it is below the card's default
     gemm_source: str = ""
+    gemm_unconfirmed: bool = False  # peak or fraction UNCONFIRMED (gemm_source says which): every view says so
 
 
 class TopologyExpect(Out):
@@ -194,6 +200,7 @@ def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[st
         + f"; {tol.GEMM_SOURCE}"
     )
     return {
+        "gemm_unconfirmed": bool(unconfirmed),
         "gemm_tflops": round(expected, 1),
         "gemm_peak_tflops": peak,
         "gemm_pass_min": round(expected * tol.GEMM_PASS_FRACTION, 1),
