@@ -206,3 +206,23 @@ def test_the_kit_does_not_time_an_rl_step_as_a_supervised_one(name: str, words: 
     assert jobs and all(all(w in j.get("skip", "") for w in words) for j in jobs)
     assert "measure.py times a supervised step" in jobs[0]["skip"] and "DCGM" in jobs[0]["skip"]
     assert "measure.py\" --jobs" not in (tmp_path / "kit" / "run.sh").read_text()  # no job is timed by it
+
+
+def test_the_wall_meter_hints_give_no_figure_the_build_would_fail(tmp_path: Path) -> None:
+    """The kit's run.sh and README and verify's hint showed '3480 W' as the reading's example, above this build's own
+    fail limit (2,843 W): an example must not read as a failing figure, nor as a reading to copy."""
+    import re
+
+    from tests.acceptance.conftest import evaluated
+
+    build, result = evaluated("seed-mig-four-tenants.yaml")
+    pred = predict(build, result, default_catalog())
+    assert pred.power is not None
+    write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
+    run_sh = (tmp_path / "kit" / "run.sh").read_text()
+    readme = (tmp_path / "kit" / "README.md").read_text()
+    hint = next(c for c in verify(pred, collect([tmp_path / "none"])).checks if c.category == "wall").cause or ""
+    texts = [next(ln for ln in run_sh.splitlines() if "missing_wall()" in ln), readme, hint]
+    assert all("wall-meter.txt" in t and "<watts> W" in t for t in texts)
+    watts = [float(w.replace(",", "")) for t in texts for w in re.findall(r"(\d[\d,]*)\s*W\b", t)]
+    assert all(w <= pred.power.wall_max_w for w in watts), watts

@@ -44,6 +44,9 @@ _GPUS_IN_NAME = re.compile(r"gpus?[-_]((?:\d{1,3}[-_,])*\d{1,3})")
 _WALL = re.compile(r"(\d{2,6}(?:\.\d{1,3})?)\s*(?:W|Watts)\b", re.I)
 # ipmitool dcmi power reading: "Instantaneous power reading:   3480 Watts" (the server's input power, via its BMC)
 _IPMI = re.compile(r"Instantaneous power reading:\s*(\d{1,6})\s*Watts", re.I)
+# how a wall reading is written (wall-meter.txt), in every hint: a placeholder, not a figure (an example in watts was
+# above some builds' own fail limit, and a shop copying it would record a reading nobody took)
+WALL_FORMAT = "'<watts> W'"
 # what run.sh writes beside the results that holds no measurement: its versions record and measure.py's console log
 # (the job's result is the .json next to it), and a failed step's stderr (.err, which report.txt names)
 _KIT_RECORD = re.compile(r"versions\.txt|job-\d+\.log|.*\.err")
@@ -125,7 +128,7 @@ def collect(paths: list[Path], on_progress: CollectProgress | None = None,
                 m.wall_w = max(m.wall_w or 0.0, watts)
                 m.files.append(str(path))
             else:
-                m.problems.append(f"{path}: no wall reading such as '3480 W'")
+                m.problems.append(f"{path}: no wall reading such as {WALL_FORMAT}")
             continue
         if name == "report.txt":
             m.kit_report = text[:20000]

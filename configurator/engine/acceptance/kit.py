@@ -21,6 +21,7 @@ from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.fileio import atomic_write_text, safe_read_text
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import ModelSpec
+from configurator.engine.acceptance.collect import WALL_FORMAT
 from configurator.engine.acceptance.parse.smi import QUERY_FIELDS
 from configurator.engine.acceptance.predict import AcceptancePrediction
 from configurator.engine.memory.rl import colocated_share, generates, is_rl
@@ -288,7 +289,7 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         ' "$PYTHON" -c "import torch; print(\'torch\', torch.__version__, torch.version.cuda)" 2>/dev/null; }'
         ' > "$OUT/versions.txt" 2>&1',
         'missing_wall() { missing "wall draw: read the meter during the nccl-tests or jobs and write it into '
-        "$OUT/wall-meter.txt, e.g. '3480 W'\"; }",
+        f"$OUT/wall-meter.txt as {WALL_FORMAT}\"; }}",
         '[ -f "$OUT/wall-meter.txt" ] || [ -s "$OUT/wall-ipmi.txt" ] || missing_wall',
         'note "done: $MISSING item(s) not measured. Give $OUT to: configurator verify build.yaml $OUT"',
         "exit 0",
@@ -304,7 +305,8 @@ Reference digest {digest} (the build sheet's reference ends with it).
 1. Copy this folder to the built machine (no network is needed).
 2. Run `sudo sh run.sh` (root lets lspci read the PCIe link fields). Optional: `STEP_LIMIT=300` seconds per
    step, `NCCL_TESTS=/path/to/nccl-tests` when all_reduce_perf is not on the PATH, `PYTHON=/path/to/python`.
-3. During the load, read the wall meter and write it into `results/wall-meter.txt` (e.g. `3480 W`).
+3. During the load, read the wall meter and write its highest reading into `results/wall-meter.txt` as
+   `<watts> W`.
 4. Bring `results/` back and run `configurator verify build.yaml results/` (add `--pdf acceptance.pdf` for the
    signed report, `--store` to keep the measurements with the machine's record).
 

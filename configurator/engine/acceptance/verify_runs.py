@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from configurator.catalog.units import GB, MIB
+from configurator.engine.acceptance.collect import WALL_FORMAT
 from configurator.engine.acceptance.findings import (
     Findings,
     Status,
@@ -194,7 +195,7 @@ class RunChecks:
                 figure="wall draw under load",
                 status="missing",
                 expected=f"<= {pw.wall_max_w:,.0f} W (predicted {pw.wall_w:,.0f} W)",
-                cause="write the meter's reading during nccl-tests / the jobs into wall-meter.txt ('3480 W')",
+                cause=f"write the meter's reading during nccl-tests / the jobs into wall-meter.txt as {WALL_FORMAT}",
                 source=pw.source,
             )
             return
