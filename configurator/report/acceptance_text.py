@@ -46,7 +46,7 @@ def render_prediction(p: AcceptancePrediction) -> str:
                 f"  {n.name:44s} {n.link:5s} {n.expected_busbw_gb_s:7.1f} GB/s  pass >= {n.pass_min_gb_s:.1f}, "
                 f"warn >= {n.warn_min_gb_s:.1f} ({n.basis})"
             )
-        out.append(f"  tolerance: {p.nccl[0].source.split('; ', 1)[-1]}")
+        out.append(f"  {p.nccl[0].tolerance}")  # the sentence opens with "tolerance from ..." itself
     if p.jobs:
         out += ["", "Jobs:"]
         for j in p.jobs:

@@ -20,6 +20,7 @@ def test_acceptance_prints_the_figures(capsys: pytest.CaptureFixture[str], tmp_p
     out = capsys.readouterr().out
     assert "nvidia-smi topo -m (predicted)" in out and "NV18" in out and "143,771 MiB" in out
     assert "pass >= 139.2" in out and "(estimated)" in out and "at the wall about 3,933 W" in out
+    assert "  tolerance from published all_reduce_perf runs" in out and "tolerance: tolerance" not in out
 
 
 def test_acceptance_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -96,6 +96,7 @@ class NcclExpect(Out):
     warn_min_gb_s: float
     basis: str  # measured (typical published busbw) or calibrated (the build's own nccl-tests figure)
     source: str
+    tolerance: str = ""  # where the pass / warn fractions come from, a sentence of its own ("tolerance from ...")
 
 
 class JobExpect(Out):
@@ -306,6 +307,7 @@ def _nccl(
                 warn_min_gb_s=round(rate * tol.NCCL_WARN_FRACTION, 1),
                 basis=basis,
                 source=src,
+                tolerance=tol.NCCL_SOURCE,
             )
         )
     return out
