@@ -194,12 +194,10 @@ def test_kit_without_the_tools_source_still_writes(eight_gpu, tmp_path: Path, mo
         ("rl-dpo-8b-full-4x-h100.yaml", ["DPO step", "chosen and rejected"]),
     ],
 )
-def test_the_kit_does_not_time_an_rl_step_as_a_supervised_one(name: str, words: list[str], tmp_path: Path) -> None:
+def test_the_kit_does_not_time_an_rl_step_as_a_supervised_one(name: str, words: list[str], evaluate_shipped, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
     """measure.py runs sequence x micro-batch supervised steps; a DPO / GRPO step's prediction (generation, prompt +
     completion tokens, the reference's forward) would be judged against it. The kit says why and what to measure."""
-    from tests.acceptance.conftest import evaluated
-
-    build, result = evaluated(name)
+    build, result = evaluate_shipped(name)
     pred = predict(build, result, default_catalog())
     write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
     jobs = json.loads((tmp_path / "kit" / "jobs.json").read_text())["jobs"]
@@ -208,14 +206,12 @@ def test_the_kit_does_not_time_an_rl_step_as_a_supervised_one(name: str, words: 
     assert "measure.py\" --jobs" not in (tmp_path / "kit" / "run.sh").read_text()  # no job is timed by it
 
 
-def test_the_wall_meter_hints_give_no_figure_the_build_would_fail(tmp_path: Path) -> None:
+def test_the_wall_meter_hints_give_no_figure_the_build_would_fail(evaluate_shipped, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The kit's run.sh and README and verify's hint showed '3480 W' as the reading's example, above this build's own
     fail limit (2,843 W): an example must not read as a failing figure, nor as a reading to copy."""
     import re
 
-    from tests.acceptance.conftest import evaluated
-
-    build, result = evaluated("seed-mig-four-tenants.yaml")
+    build, result = evaluate_shipped("seed-mig-four-tenants.yaml")
     pred = predict(build, result, default_catalog())
     assert pred.power is not None
     write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
