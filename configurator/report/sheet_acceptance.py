@@ -158,7 +158,7 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         cause = escape(c.cause) if c.cause and c.status != "pass" else ""
         rows.append(
             [
-                f"<span style='color:{COLOUR[c.status]}'><b>{c.status.upper()}</b></span>",
+                f"<span style='color:{COLOUR[c.status]};white-space:nowrap'><b>{c.status.upper()}</b></span>",
                 escape(c.figure),
                 escape(c.expected),
                 escape(c.measured or "—"),
@@ -168,7 +168,7 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         )
     out.append(H2.format("Figures"))
     out.append(
-        html_table(["", "Figure", "Expected", "Measured", "Difference", "Likely cause"], rows, [7, 22, 20, 15, 11, 25])
+        html_table(["", "Figure", "Expected", "Measured", "Difference", "Likely cause"], rows, [10, 21, 19, 15, 11, 24])
     )
     if report.problems:
         out.append(
