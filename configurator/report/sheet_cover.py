@@ -84,7 +84,8 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
     out.append(H2.format("Acceptance"))
     out.append(f"<p>By signing, the customer accepts this build at the price above, as described on the following "
                f"pages; the appendix states what the verdicts rest on. Reference {reference}.</p>")  # fmt: skip
-    out.append(html_table(["Customer", f"For {escape(seller)}"], [
+    # html_table escapes its headers: the seller's name goes in as typed ("Müller &amp; Söhne" was printed)
+    out.append(html_table(["Customer", f"For {seller}"], [
         [f"<br>Name: {SHORT_BLANK}", f"<br>Name: {SHORT_BLANK}"],
         [f"<br><br>Signature: {SHORT_BLANK}", f"<br><br>Signature: {SHORT_BLANK}"],
         [f"<br>Place, date: {SHORT_BLANK}", f"<br>Place, date: {SHORT_BLANK}"],
