@@ -17,6 +17,7 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QFontMetricsF,
     QGuiApplication,
     QImage,
     QPagedPaintDevice,
@@ -280,21 +281,24 @@ class BuildSheet:
         painter.setFont(f)
         painter.setPen(QColor("#222222"))
         left_mid = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        text_w = right - left - 11 * mm
-        painter.drawText(QRectF(left + 11 * mm, top, text_w, 5 * mm), left_mid, self.options.seller_name)
-        f.setBold(False)
-        f.setPointSizeF(8)
-        painter.setFont(f)
-        painter.drawText(QRectF(left + 11 * mm, top + 5 * mm, right - left - 11 * mm, 5 * mm),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         f"Build sheet · {self.build.name}")  # fmt: skip
         right_mid = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(QRectF(left, top, right - left, 5 * mm), right_mid, f"Ref. {self.reference}")
-        painter.drawText(
-            QRectF(left, top + 5 * mm, right - left, 5 * mm),
-            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-            f"{self.options.date:%Y-%m-%d}",
-        )
+        small = QFont(f)
+        small.setBold(False)
+        small.setPointSizeF(8)
+        ref, date = f"Ref. {self.reference}", f"{self.options.date:%Y-%m-%d}"
+        # each left-hand line ends 3 mm before its right-hand one: a long seller name ran over the reference
+        ref_w = QFontMetricsF(small, device).horizontalAdvance(ref) + 3 * mm
+        date_w = QFontMetricsF(small, device).horizontalAdvance(date) + 3 * mm
+        seller_w = right - left - 11 * mm - ref_w
+        painter.drawText(QRectF(left + 11 * mm, top, seller_w, 5 * mm), left_mid,
+                         fitted(painter, f, self.options.seller_name, seller_w, device))  # fmt: skip
+        painter.setFont(small)
+        line_w = right - left - 11 * mm - date_w
+        line = QFontMetricsF(small, device).elidedText(f"Build sheet · {self.build.name}", Qt.TextElideMode.ElideRight,
+                                                       line_w)  # fmt: skip
+        painter.drawText(QRectF(left + 11 * mm, top + 5 * mm, line_w, 5 * mm), left_mid, line)
+        painter.drawText(QRectF(left, top, right - left, 5 * mm), right_mid, ref)
+        painter.drawText(QRectF(left, top + 5 * mm, right - left, 5 * mm), right_mid, date)
         painter.setPen(QPen(QColor("#76B900"), 0.6 * mm))
         painter.drawLine(int(left), int(top + 11 * mm), int(right), int(top + 11 * mm))
         bottom = full.height() - MARGIN_MM * mm
@@ -324,6 +328,15 @@ class BuildSheet:
         image = QImage.fromData(data)
         if not image.isNull():
             painter.drawImage(rect, image)
+
+
+def fitted(painter: QPainter, font: QFont, text: str, width: float, device: QPagedPaintDevice) -> str:
+    """``text`` in ``font`` set on ``painter``, shrunk down to 7 pt to fit ``width`` and elided (…) past that."""
+    f = QFont(font)
+    while QFontMetricsF(f, device).horizontalAdvance(text) > width and f.pointSizeF() > 7.05:
+        f.setPointSizeF(f.pointSizeF() - 0.5)
+    painter.setFont(f)
+    return QFontMetricsF(f, device).elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 def page_layout(page: str) -> QPageLayout:

@@ -4,6 +4,12 @@ a price list or a seller, a long seller name beside the reference."""
 from __future__ import annotations
 
 import datetime as dt
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
 
 from configurator.catalog.loader import default_catalog
 from configurator.engine import evaluate
@@ -11,6 +17,7 @@ from configurator.engine.model.buildfile import load_build
 from configurator.report.sheet import SheetOptions, build_html
 from tests.sheet_text import ROOT
 
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
 SELLER = "Müller & Söhne GmbH & Co. KG"
 
 
@@ -24,3 +31,22 @@ def test_the_sellers_name_is_escaped_once() -> None:
     html = _html(seller_name=SELLER)
     assert "&amp;amp;" not in html  # the signature table's header printed "Müller &amp; Söhne"
     assert "For Müller &amp; Söhne GmbH &amp; Co. KG" in html
+
+
+@needs_poppler
+def test_a_long_seller_name_stays_clear_of_the_reference(tmp_path: Path) -> None:
+    """The header's seller name is shrunk and elided to end before "Ref. GBC-…" (it ran over it on every page)."""
+    from configurator.report.pdf import export_pdf
+
+    build = load_build(ROOT / "resources" / "builds" / "default.yaml")
+    pdf = tmp_path / "sheet.pdf"
+    long_name = SELLER + " Hochleistungsrechner und Systemintegration Niederlassung Süd"
+    export_pdf(pdf, build, evaluate(build), options=SheetOptions(seller_name=long_name, page="a4"))
+    boxes = subprocess.run(["pdftotext", "-f", "2", "-l", "2", "-bbox", str(pdf), "-"], capture_output=True,
+                           text=True, check=True).stdout  # fmt: skip
+    words = [(float(x0), float(y0), float(x1), w) for x0, y0, x1, w in re.findall(
+        r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<', boxes)]  # fmt: skip
+    ref = next(w for w in words if w[3] == "Ref.")
+    line = [w for w in words if abs(w[1] - ref[1]) < 3 and w[0] < ref[0]]  # the seller's, on the reference's line
+    assert line and line[0][3] == "Müller"
+    assert max(w[2] for w in line) < ref[0] - 5
