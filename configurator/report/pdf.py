@@ -51,6 +51,7 @@ from configurator.report.sheet import (
     SheetOptions,
     build_html,
     reference_number,
+    seller,
     table_parts,
 )
 
@@ -290,12 +291,13 @@ class BuildSheet:
         ref_w = QFontMetricsF(small, device).horizontalAdvance(ref) + 3 * mm
         date_w = QFontMetricsF(small, device).horizontalAdvance(date) + 3 * mm
         seller_w = right - left - 11 * mm - ref_w
+        name = seller(self.options)  # none given: "Build sheet" on the first line, not the app's name
         painter.drawText(QRectF(left + 11 * mm, top, seller_w, 5 * mm), left_mid,
-                         fitted(painter, f, self.options.seller_name, seller_w, device))  # fmt: skip
+                         fitted(painter, f, name or "Build sheet", seller_w, device))  # fmt: skip
         painter.setFont(small)
         line_w = right - left - 11 * mm - date_w
-        line = QFontMetricsF(small, device).elidedText(f"Build sheet · {self.build.name}", Qt.TextElideMode.ElideRight,
-                                                       line_w)  # fmt: skip
+        under = f"Build sheet · {self.build.name}" if name else self.build.name
+        line = QFontMetricsF(small, device).elidedText(under, Qt.TextElideMode.ElideRight, line_w)
         painter.drawText(QRectF(left + 11 * mm, top + 5 * mm, line_w, 5 * mm), left_mid, line)
         painter.drawText(QRectF(left, top, right - left, 5 * mm), right_mid, ref)
         painter.drawText(QRectF(left, top + 5 * mm, right - left, 5 * mm), right_mid, date)

@@ -39,12 +39,17 @@ from configurator.report.sheet_tables import (
 from configurator.trace.cache import CachedTrace
 from configurator.trace.request import PreparedTrace, cached_traces
 
-__all__ = ["FIGURE_MARK", "ROW_BREAKS", "SheetOptions", "build_html", "priced_bom", "reference_number", "table_parts"]
+__all__ = ["FIGURE_MARK", "ROW_BREAKS", "SheetOptions", "build_html", "priced_bom", "reference_number", "seller",
+           "table_parts"]  # fmt: skip
+
+
+# The app's name, which Preferences stores as the seller's until one is typed: never printed as the seller
+APP_NAME = "GPU Build Configurator"
 
 
 @dataclass
 class SheetOptions:
-    seller_name: str = "GPU Build Configurator"
+    seller_name: str = ""  # blank (or the app's name): lines to fill in by hand, see seller()
     seller_logo: str | None = None  # path to an SVG or PNG; the app icon when unset
     page: str = "a4"  # a4 | letter
     date: dt.date = field(default_factory=dt.date.today)
@@ -55,6 +60,12 @@ class SheetOptions:
     # traces); base_dir is where the build's relative config.json paths point (its folder)
     traces: dict[str, tuple[PreparedTrace, CachedTrace]] | None = None
     base_dir: Path | None = None
+
+
+def seller(options: SheetOptions) -> str:
+    """The seller's name as the sheet prints it: '' when none was given (the app's name is not a seller's)."""
+    name = options.seller_name.strip()
+    return "" if name == APP_NAME else name
 
 
 def reference_number(build: Build, date: dt.date) -> str:
@@ -88,7 +99,7 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     bom = priced_bom(build, catalog, options, result.host)
     names = {**{c.id: c.name for c in catalog.cards.values()}, **{c.id: c.name for c in catalog.chassis.values()}}
     # page 1, what the customer signs: parties, quote, verdict per job, total, acceptance (report/sheet_cover.py)
-    out = cover_page(build, result, names, options.seller_name, options.customer,
+    out = cover_page(build, result, names, seller(options), options.customer,
                      reference_number(build, options.date), f"{options.date:%d %B %Y}", bom)  # fmt: skip
     out.append(NEW_PAGE_H2.format("Your build"))
     out += _header(build, result, options)

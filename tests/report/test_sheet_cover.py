@@ -50,3 +50,27 @@ def test_a_long_seller_name_stays_clear_of_the_reference(tmp_path: Path) -> None
     line = [w for w in words if abs(w[1] - ref[1]) < 3 and w[0] < ref[0]]  # the seller's, on the reference's line
     assert line and line[0][3] == "Müller"
     assert max(w[2] for w in line) < ref[0] - 5
+
+
+def test_without_a_price_list_the_cover_is_a_proposal() -> None:
+    html = _html(seller_name="Northwind Compute")
+    assert "Build proposal of 03 December 2026" in html and "Quote — of" not in html
+    assert "at the price above" not in html  # "Price: on request" has no price above to accept
+    assert "The price is quoted separately." in html
+    # and with the seller's price list, a quote accepted at its price
+    from configurator.catalog.prices import parse_price_list
+    from tests.sheet_text import PRICES
+
+    catalog = default_catalog()
+    prices = parse_price_list(PRICES, "prices.yaml", set(catalog.cards) | set(catalog.chassis))
+    priced = _html(seller_name="Northwind Compute", prices=prices)
+    assert "Quote Q-20261203-" in priced and "accepts this build at the price above" in priced
+    assert "Build proposal" not in priced
+
+
+def test_without_a_seller_its_lines_are_left_to_fill_in() -> None:
+    """Neither no name nor the app's name (Preferences' placeholder) is printed as the seller's."""
+    for name in ("", "GPU Build Configurator"):
+        html = _html(seller_name=name)
+        assert "GPU Build Configurator" not in html, name
+        assert "For the seller" in html and html.count("Name: <span") >= 2
