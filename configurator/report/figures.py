@@ -194,10 +194,10 @@ def _y(plot: QRectF, top: float, v: float) -> float:
     return plot.bottom() - v / top * plot.height()
 
 
-def _draw_legend(painter: QPainter, rect: QRectF, axis_w: float, ink: QColor) -> None:
-    """One swatch and label per memory component, then the capacity line's."""
+def _draw_legend(painter: QPainter, rect: QRectF, axis_w: float, ink: QColor, capacity: str) -> None:
+    """One swatch and label per memory component, then the capacity line's (``capacity``: its label)."""
     x = rect.left() + axis_w
-    for _, label, colour in [*COMPONENTS, ("", "Capacity (visible)", "#212121")]:
+    for _, label, colour in [*COMPONENTS, ("", capacity, "#212121")]:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRect(QRectF(x, rect.top() + 3, 7, 7))
@@ -256,8 +256,9 @@ def _draw_bar(painter: QPainter, plot: QRectF, top: float, cx: float, slot_w: fl
                      r.card_name.removeprefix("NVIDIA "))  # fmt: skip
 
 
-def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
-    """Stacked memory per card against the visible memory, headroom written on each bar (GB)."""
+def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult, capacity: str = "Capacity (visible)") -> None:
+    """Stacked memory per card against its capacity line, headroom written on each bar (GB). ``capacity``: the
+    line's label (rl_words.capacity_legend: what a colocated vLLM leaves the training)."""
     rows: list[CardMemory] = job.cards
     if not rows:
         return
@@ -270,7 +271,7 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
     top = max(top, 1.0) * 1.15
     ink = QColor("#222222")
     _font(painter, 6)
-    _draw_legend(painter, rect, axis_w, ink)
+    _draw_legend(painter, rect, axis_w, ink, capacity)
     _draw_axis(painter, rect, plot, axis_w, top, ink)
     slot_w = plot.width() / len(rows)
     for i, r in enumerate(rows):

@@ -42,6 +42,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.buildcode import qr_modules
 from configurator.paths import resource
+from configurator.present.rl_words import capacity_legend, training_share
 from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.pagination import first_split_row, keep_together
@@ -136,7 +137,9 @@ class FigureObject(QPyTextObject):
         elif kind == "qr" and self.code:
             draw_qr(painter, area, self.code)
         elif kind.startswith("headroom:"):
-            draw_headroom(painter, area, self.result.jobs[int(kind.split(":")[1])])
+            i = int(kind.split(":")[1])
+            share = training_share(self.build.jobs[i]) if i < len(self.build.jobs) else 0.0
+            draw_headroom(painter, area, self.result.jobs[i], capacity_legend(share))
         painter.restore()
 
 

@@ -13,7 +13,7 @@ from configurator.engine.model.result import JobResult
 from configurator.present.job_words import step_band_phrase, vision_words, word
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import reserved_basis_note
-from configurator.present.rl_words import generation_sentence, step_split
+from configurator.present.rl_words import generation_sentence, percent, share_phrase, step_split, training_share
 from configurator.present.verdict import WORDS, job_verdict
 from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
@@ -23,7 +23,7 @@ from configurator.trace.request import PreparedTrace
 from configurator.trace.words import breakdown_lines, traced_line
 
 
-def _job_memory(i: int, job: JobResult) -> list[str]:
+def _job_memory(i: int, job: JobResult, spec: Job) -> list[str]:
     """Memory per card in GB, the peak's make-up and the headroom figure's marker."""
     out: list[str] = []
     rows = []
@@ -45,6 +45,8 @@ def _job_memory(i: int, job: JobResult) -> list[str]:
         f"{r0.peak_phase} phase"
         + (f"; offloaded states take {job.host_memory_gb:.1f} GB of host memory" if job.host_memory_gb else "")
         + (f"; {note}" if (note := reserved_basis_note(r0.reserved_set_by, r0.fsdp_setup_pool_gb)) else "")
+        + (f"; capacity and headroom are the training's: what the colocated vLLM's {percent(share)} of each card "
+           "leaves" if (share := training_share(spec)) else "")
         + ".</p>"
     )
     out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")
@@ -136,7 +138,7 @@ def job_section(i: int, job: JobResult, spec: Job,
     lora = (f", LoRA rank {spec.lora.rank} on {escape(word('targets', spec.lora.targets))}"
             if spec.method != "full" else "")  # fmt: skip
     quant = f", base in {word('quantization', spec.quantization)}" if spec.method == "qlora" else ""
-    verdict = job_verdict(job)
+    verdict = job_verdict(job, share=share_phrase(training_share(spec)))
     out.append(
         f"<p>Model <b>{escape(job.model_name)}</b> ({job.params_total / 1e9:.2f} B parameters, "
         f"{job.params_trainable / 1e6:,.1f} M trained). Method {word('method', spec.method)}{lora}{quant}; "
@@ -165,7 +167,7 @@ def job_section(i: int, job: JobResult, spec: Job,
         out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {escape(lp.base_weights)}"
                    f"{support}.</p>")  # fmt: skip
     if job.cards:
-        out += _job_memory(i, job)
+        out += _job_memory(i, job, spec)
     out += _job_rl(job)
     if traced is not None:
         out += _traced(job, traced)
