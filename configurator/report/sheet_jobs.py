@@ -12,7 +12,7 @@ from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.present.job_words import step_band_phrase, vision_words, word
 from configurator.present.link_words import link_name, rate_words
-from configurator.present.memory_words import reserved_basis_note
+from configurator.present.memory_words import parts_note, reserved_basis_note
 from configurator.present.rl_words import generation_sentence, percent, share_phrase, step_split, training_share
 from configurator.present.verdict import WORDS, job_verdict
 from configurator.present.words import mig_profile_gb
@@ -50,6 +50,10 @@ def _job_memory(i: int, job: JobResult, spec: Job) -> list[str]:
         + ".</p>"
     )
     out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")
+    # under the chart, whose bar stacks the parts too: why neither adds up to Peak
+    note = parts_note(r0.peak_phase)
+    out.append(f"<p style='font-size:7pt;color:#555555'>{escape(note[:1].upper() + note[1:])}; the headroom is "
+               "capacity less the peak.</p>")  # fmt: skip
     return out
 
 
