@@ -28,14 +28,16 @@ def _job_memory(i: int, job: JobResult, spec: Job) -> list[str]:
     out: list[str] = []
     rows = []
     for r in job.cards:
-        where = f"{r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+        # the instance on a line of its own, whole ('1g.24gb#0' wrapped as '1g.24 / gb#0')
+        where = f"{r.slot}" + (f"<br><span style='white-space:nowrap'>{r.mig} #{r.instance}</span>" if r.mig else "")
         rows.append([where, escape(short_card_name(r.card_name)), fmt_gb(r.weights_gb), fmt_gb(r.adapters_gb),
                      fmt_gb(r.gradients_gb), fmt_gb(r.optimizer_gb), fmt_gb(r.activations_gb), fmt_gb(r.transient_gb),
                      fmt_gb(r.overhead_gb), fmt_gb(r.peak_reserved_gb), fmt_gb(r.capacity_gb), fmt_gb(r.headroom_gb),
                      WORDS.get(r.status, r.status)])  # fmt: skip
     out.append(html_table(["Slot", "Card", "Weights", "Adapt.", "Grads", "Optim.", "Activ.", "Trans.", "Ovhd.",
                        "Peak", "Capacity", "Headroom", "Fit"], rows,
-                      [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
+                      [11, 12, 8, 7, 6, 7, 7, 6, 6, 6, 9, 9, 6] if any(r.mig for r in job.cards)
+                      else [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
     r0 = job.cards[0]
     out.append(
         f"<p style='font-size:8pt'>Memory in GB. Model states {r0.model_states_gb:.1f} GB; peak allocated "

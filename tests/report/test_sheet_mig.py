@@ -48,3 +48,18 @@ def test_tile_text_shrinks_to_its_box(qapp) -> None:  # type: ignore[no-untyped-
         assert need.height() <= box.height()
     finally:
         painter.end()
+
+
+def test_what_the_tenants_share_is_said_once(mig_sheet: list[str]) -> None:
+    """One "Bands." sentence and one host-source row for all four tenants, not four copies word for word."""
+    text = " ".join(mig_sheet)
+    assert "Bands. For all 4 jobs: memory" in text
+    assert "tenant B: memory" not in text  # the acceptance page's band sentence, once per tenant before
+    assert text.count("huggingface_hub MAX_SHARD_SIZE") == 1  # the model-loading source
+    assert "all 4 jobs RAM model loading" in text
+
+
+def test_the_slot_column_keeps_the_instance_whole(mig_sheet: list[str]) -> None:
+    text = " ".join(mig_sheet)
+    for i in range(4):
+        assert f"1g.24gb #{i}" in text  # '1g.24gb#0' wrapped as '1g.24 / gb#0' in its narrow column
