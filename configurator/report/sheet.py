@@ -20,6 +20,7 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.result import HostResult, Power
+from configurator.engine.topology.physical import CARD_EXCURSION
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
@@ -196,13 +197,18 @@ def _power(build: Build, result: BuildResult, catalog: Catalog, chassis: Chassis
         out.append(html_table(["Slot", "Card", "Power limit", "Cooling"], rows, [8, 52, 20, 20]))
         red = (f" ({plural(chassis.psu.redundant_units, 'redundant unit')} held back)"
                if chassis.psu.redundant_units else "")  # fmt: skip
+        # the demand always: with no published excursion rating (server PSUs) the sheet said nothing of 16,100 W
+        # of card excursions beside an 8,100 W supply, where the shop has to ask the PSU's maker
         transient = (f"; transient demand up to {p.transient_demand_w:,.0f} W against {p.transient_capacity_w:,.0f} W "
-                     "of PSU excursion rating" if p.transient_capacity_w else "")  # fmt: skip
+                     "of PSU excursion rating" if p.transient_capacity_w else
+                     f"; transient demand up to {p.transient_demand_w:,.0f} W for 100 µs (cards up to "
+                     f"{CARD_EXCURSION:g}× their limit, PCIe CEM 5.0), and the PSU's excursion rating is not "
+                     "published: check with its maker that it carries this")  # fmt: skip
         airflow = "front-to-rear server airflow" if chassis.airflow == "server" else "desk (tower) airflow"
         supply = (
             f"against {p.psu_capacity_w:,.0f} W of PSU capacity{red}: margin <b>{p.margin_w:,.0f} W</b>{transient}"
             if p.psu_capacity_w is not None and p.margin_w is not None
-            else "(PSU rating not published: check it against the vendor's configuration)"
+            else f"(PSU rating not published: check it against the vendor's configuration){transient}"
         )
         out.append(
             f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> {supply}. "

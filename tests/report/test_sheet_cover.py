@@ -1,5 +1,5 @@
 """The build sheet's first page and its page header: the parties' names as typed, the wording of a sheet without
-a price list or a seller, a long seller name beside the reference."""
+a price list or a seller, a long seller name beside the reference; and the power paragraph's transient demand."""
 
 from __future__ import annotations
 
@@ -74,3 +74,14 @@ def test_without_a_seller_its_lines_are_left_to_fill_in() -> None:
         html = _html(seller_name=name)
         assert "GPU Build Configurator" not in html, name
         assert "For the seller" in html and html.count("Name: <span") >= 2
+
+
+def test_transient_demand_is_shown_when_the_psu_rating_is_unpublished() -> None:
+    """Eight H200 NVL: 16,100 W of card excursions against an 8,100 W server supply whose excursion rating nobody
+    publishes; the sheet said nothing of it."""
+    build = load_build(ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml")
+    result = evaluate(build)
+    assert result.power is not None and result.power.transient_capacity_w is None
+    html = build_html(build, result, default_catalog(), SheetOptions(page="a4"))
+    assert "transient demand up to 16,100 W for 100 µs" in html
+    assert "the PSU's excursion rating is not published: check with its maker that it carries this" in html
