@@ -42,7 +42,8 @@ def _total(bom: BillOfMaterials | None) -> str:
     missing = ("" if bom.complete else f" <span style='color:#C62828'>Incomplete: no price for "
                f"{escape(', '.join(bom.unpriced))}.</span>")  # fmt: skip
     return (f"<p style='font-size:12pt'><b>Total: <span style='white-space:nowrap'>{money(bom.total, bom.currency)}"
-            f"</span></b>{tax} (quote {escape(bom.quote_number)}{valid}; the lines are on the next page).{missing}</p>")
+            f"</span></b>{tax} (quote {escape(bom.quote_number)}{valid}; its lines are in the bill of materials after "
+            f"the parts list).{missing}</p>")
 
 
 def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], seller: str, customer: str,

@@ -85,3 +85,14 @@ def test_transient_demand_is_shown_when_the_psu_rating_is_unpublished() -> None:
     html = build_html(build, result, default_catalog(), SheetOptions(page="a4"))
     assert "transient demand up to 16,100 W for 100 µs" in html
     assert "the PSU's excursion rating is not published: check with its maker that it carries this" in html
+
+
+def test_the_total_points_to_the_bill_of_materials_not_a_page() -> None:
+    """The bill of materials follows the chassis drawing, the parts and the host tables: on page 3 of the
+    eight-card sheet, not 'the next page' the total named."""
+    from configurator.catalog.prices import parse_price_list
+    from tests.sheet_text import PRICES
+
+    catalog = default_catalog()
+    html = _html(prices=parse_price_list(PRICES, "prices.yaml", set(catalog.cards) | set(catalog.chassis)))
+    assert "its lines are in the bill of materials after the parts list" in html and "next page" not in html
