@@ -48,7 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     v.add_argument("--store", action="store_true", help="keep the measured runs in the data folder")
     v.add_argument("--store-dir", type=Path, default=None, help="data folder for --store (default: the app's)")
     v.add_argument("--page", choices=["a4", "letter"], default="a4")
-    v.add_argument("--seller", default="GPU Build Configurator", help="the shop's name on the report")
+    v.add_argument("--seller", default="", help="the shop's name on the report (none by default)")
     b = sub.add_parser("burnin", help="write the burn-in kit (run.sh, measure.py, README) for a build")
     b.add_argument("build", type=Path)
     b.add_argument("-o", "--output", type=Path, required=True, help="kit folder to write")

@@ -158,9 +158,10 @@ def _whose(names: list[str], jobs: int) -> str:
 def verify_html(report: VerifyReport, reference: str, date_text: str, seller: str) -> str:
     """The acceptance report: verdict, every figure, and the shop's sign-off lines."""
     v = report.verdict
+    by = f" · {escape(seller)}" if seller else ""  # no seller named: nothing, not the app's name
     out = [
         f"<h1 style='margin:0'>Acceptance report: {escape(report.build_name)}</h1>",
-        f"<p>Build sheet reference <b>{escape(reference)}</b> · verified {escape(date_text)} · {escape(seller)}</p>",
+        f"<p>Build sheet reference <b>{escape(reference)}</b> · verified {escape(date_text)}{by}</p>",
         f"<p><b>Result: <span style='color:{COLOUR[v]}'>{v.upper()}</span></b> — {report.count('pass')} pass, "
         f"{report.count('warn')} warn, {report.count('fail')} fail, {report.count('missing')} not measured.</p>",
     ]

@@ -170,3 +170,16 @@ def test_verify_shows_the_labels_and_bands_acceptance_shows(capsys: pytest.Captu
 
     text = " ".join(unicodedata.normalize("NFKC", "\n".join(p.extract_text() for p in PdfReader(pdf).pages)).split())
     assert "(UNCONFIRMED expectation)" in text and "3.14 s (2.64-8.28) (estimated)" in text
+
+
+def test_verify_pdf_without_a_seller_names_none(fixtures: Path, tmp_path: Path) -> None:
+    """No --seller: the report names no shop (not the app's own name, which is no seller's)."""
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    pdf = tmp_path / "acceptance.pdf"
+    main(["verify", EIGHT, str(fixtures / "gpu-x8"), "--pdf", str(pdf), "--store-dir", str(tmp_path)])
+    raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())
+    assert "Acceptance report" in text and "GPU Build Configurator" not in text
