@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
+from configurator.present.plan_words import packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import plural
+
+WIDTH = 100  # a line of the plan report wraps here, its continuation indented under it (a terminal or a mail)
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
@@ -112,14 +116,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
         )
     for u in f.use:
         out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {plural(u.cards, 'card')}")
-    for p in f.packing:
-        layouts = "; ".join("+".join(c.profiles) for c in p.cards)
-        out.append(
-            f"    MIG packing on {p.card}: {plural(sum(p.demand.values()), 'instance')} "
-            f"on {plural(len(p.cards), 'card')} "
-            f"({p.method}, lower bound {p.lower_bound}): {layouts}; "
-            f"{plural(p.stranded_compute_slices, 'stranded compute slice')}"
-        )
+    out += [f"    {packing_words(p)}" for p in f.packing]
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"never within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"never within {months} months"
     out.append(f"    roadmap: stops fitting the largest job {stops}; runs out of capacity {short}")
@@ -175,7 +172,17 @@ def render_plan(result: PlanResult) -> str:
         out += fleet_lines(f, result.currency, result.months)
     out.append("")
     out += [f"Note: {n}" for n in result.notes]
-    return "\n".join(out) + "\n"
+    return "\n".join(line for text in out for line in wrapped(text)) + "\n"
+
+
+def wrapped(line: str, width: int = WIDTH) -> list[str]:
+    """A report line cut at ``width`` between words, each continuation indented four past the line's own
+    indent; a line that fits, or a word longer than the width (a URL), stays whole."""
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(line, width=width, subsequent_indent=indent + "    ", break_long_words=False,
+                         break_on_hyphens=False) or [line]  # fmt: skip
 
 
 def answer_html(result: PlanResult) -> str:

@@ -73,7 +73,7 @@ def test_the_sentence_is_in_the_plan_text_and_json(seed_b: PlanResult, capsys: p
     se = seed_b.slow_end
     assert se is not None and se.words in seed_b.recommendation.why  # type: ignore[union-attr]
     assert main(["plan", str(SEED_B)]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines: the sentences, not the breaks
     # the consequence first, what the band rests on last
     assert f"If jobs run at the slow end of the step-time band ({se.factor:.2f}x the engine's time), " in out
     assert se.words.endswith(f" The band: {se.basis}.")

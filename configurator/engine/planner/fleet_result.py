@@ -170,13 +170,18 @@ def _totals(model: Model, cand: Candidate, month: int, r: Routing) -> Totals:
     )
 
 
-def _packing(mig_use: dict[int, Counter[str]], resolved: list[ResolvedNode]) -> list[Packing]:
-    """The MIG instances in use per node type packed onto its cards' placements."""
+def _packing(mig_use: dict[int, Counter[str]], resolved: list[ResolvedNode], cand: Candidate) -> list[Packing]:
+    """The MIG instances in use per node type packed onto its cards' placements, with the card's name and the
+    node type's cards in the fleet (the words say how many run whole)."""
     packing = []
     for t, profiles in mig_use.items():
-        spec = resolved[t].card.mig
-        if spec is not None:
-            packing.append(pack(spec, resolved[t].card.id, dict(profiles)))
+        node = resolved[t]
+        if node.card.mig is not None:
+            packed = pack(node.card.mig, node.card.id, dict(profiles))
+            n, layout, k = cand[t]
+            packing.append(packed.model_copy(update={
+                "card_name": node.card.name, "node": node.name, "node_cards": n * node.cards_per_node,
+                "node_mig_cards": n * k if layout >= 0 else 0}))  # fmt: skip
     return packing
 
 
@@ -243,7 +248,7 @@ def fleet_result(
         totals=_totals(model, cand, month, r),
         routes=routes,
         use=use,
-        packing=_packing(mig_use, resolved),
+        packing=_packing(mig_use, resolved, cand),
         stops_fitting_month=stops,
         out_of_capacity_month=short,
         months=points,
