@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
-from configurator.present.host_words import nvme_line, ram_line, term_size_words
+from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
 from configurator.present.job_words import step_band_phrase, vision_words
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import reserved_basis_note
@@ -149,9 +149,9 @@ def _host(result: BuildResult) -> list[str]:
         if part is not None:
             out.append(f"  part {part.part_id}: {part.count} x {part.description}")
     for t in host.ram_terms:
-        out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {t.job or 'the host'}: {t.what} ({t.source})")
+        out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {t.job or 'the host'}: {t.what} ({source_words(t.source)})")
     for t in host.nvme_terms:
-        out.append(f"  NVMe {term_size_words(t, 'TB'):>13s}  {t.job}: {t.what} ({t.source})")
+        out.append(f"  NVMe {term_size_words(t, 'TB'):>13s}  {t.job}: {t.what} ({source_words(t.source)})")
     return out
 
 

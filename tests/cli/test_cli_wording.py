@@ -1,0 +1,25 @@
+"""What `configurator size` prints is customer-facing: no engine constant or code path, one notation per output,
+the engine's words for a link, and the card's own source for a check about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from configurator.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILDS = ROOT / "resources" / "builds"
+
+
+def _size(capsys: pytest.CaptureFixture[str], name: str) -> str:
+    main(["size", str(BUILDS / f"{name}.yaml")])
+    return capsys.readouterr().out
+
+
+def test_host_sources_name_no_engine_constant(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _size(capsys, "default")
+    assert "ASSUMPTION_PROCESS_HOST_GB" not in out and "ASSUMPTION_OS_RESERVE_GB" not in out
+    assert "engine/" not in out
+    assert "(The OS, daemons and the NVIDIA driver's services" in out  # the source itself stays, in words
