@@ -67,6 +67,7 @@ from configurator.engine.time.communication import (
 from configurator.engine.time.compute import attention_kernel_word, compute
 from configurator.engine.time.power_limit import power_limit_checks
 from configurator.engine.time.steptime.band import step_band
+from configurator.engine.topology.links import link_words
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -303,7 +304,7 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
             if ratio > 1.0:
                 checks.append(Check(severity="warning", code="COMM_DOMINATES", job=job.name, message=(
                     f"Job '{job.name}' spends {comm.seconds_per_step:.2f} s per step communicating over "
-                    f"{comm.bound_by} against {training:.2f} s computing ({ratio:.1f}x): the cards "
+                    f"{link_words(comm.bound_by)} against {training:.2f} s computing ({ratio:.1f}x): the cards "
                     "wait on the link. Bridge the cards (NVLink), use fewer cards, or a method that moves "
                     "less (LoRA on one card, QLoRA).")))  # fmt: skip
     return comm, step, checks

@@ -23,3 +23,13 @@ def test_host_sources_name_no_engine_constant(capsys: pytest.CaptureFixture[str]
     assert "ASSUMPTION_PROCESS_HOST_GB" not in out and "ASSUMPTION_OS_RESERVE_GB" not in out
     assert "engine/" not in out
     assert "(The OS, daemons and the NVIDIA driver's services" in out  # the source itself stays, in words
+
+
+def test_a_check_names_the_link_as_the_rest_of_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """COMM_DOMINATES said 'communicating over pcie-sys' where the collectives above it say 'PCIe across CPUs
+    (SYS)': the engine's check uses the link words every view uses."""
+    out = _size(capsys, "seed-70b-lora-8x-h200-nvl")
+    assert "pcie-sys" not in out
+    (line,) = [ln for ln in out.splitlines() if "COMM_DOMINATES" in ln]
+    assert "communicating over PCIe across CPUs (SYS) against" in line
+    assert "over PCIe across CPUs (SYS) at" in out  # the collectives' own rows

@@ -303,7 +303,7 @@ CASES: list[Case] = [
     Case("comm-dominates", "COMM_DOMINATES", "warning",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
           "jobs": [job(model="llama-3.3-70b", parallelism="fsdp", cards=[1, 2])]},
-         job="t", says=("Job 't'", "over pcie-pix", "Bridge the cards (NVLink)")),
+         job="t", says=("Job 't'", "over PCIe, one switch (PIX)", "Bridge the cards (NVLink)")),
     # a 300 W cap on a 600 W RTX PRO 6000: half its power, where the measured GB202 sweep ran at about 0.50
     Case("power-limit-not-timed", "POWER_LIMIT_NOT_TIMED", "warning",
          {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, power_limit_w=300), "jobs": [job(cards=[1])]},
