@@ -76,3 +76,12 @@ def step_band_phrase(job: JobResult, digits: int = 3) -> str:
     runs ..."; "" where the job has none. The report and the sheet both print it."""
     band = step_range_words(job, digits)
     return f"band {band}: {job.step_band_basis}" if band else ""
+
+
+def parameters_words(total: int, trainable: int) -> str:
+    """A job's parameters and how many it trains: '70.55 B parameters, 207.1 M trainable'; a full fine-tune
+    'all 8.03 B parameters trained' (it read '8,030.3 M trainable'); billions from 1 B trainable up."""
+    if trainable >= total > 0:
+        return f"all {total / 1e9:.2f} B parameters trained"
+    part = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:,.1f} M"
+    return f"{total / 1e9:.2f} B parameters, {part} trainable"

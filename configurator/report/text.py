@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
-from configurator.present.job_words import step_band_phrase, vision_words
+from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
@@ -118,8 +118,8 @@ def _job(job: JobResult) -> list[str]:
     """One job's block of the text report: what it runs, its memory per card, communication and compute."""
     out = [
         f"Job: {job.name}  [{STATUS[job.status]}]",
-        f"  model {job.model_name} ({job.model}), {job.params_total / 1e9:.2f} B parameters, "
-        f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
+        f"  model {job.model_name} ({job.model}), {parameters_words(job.params_total, job.params_trainable)}; "
+        f"method {job.method}, {job.parallelism}",
     ]
     if job.stack:
         out.append(f"  stack: {job.stack}")

@@ -33,3 +33,11 @@ def test_a_check_names_the_link_as_the_rest_of_the_report(capsys: pytest.Capture
     (line,) = [ln for ln in out.splitlines() if "COMM_DOMINATES" in ln]
     assert "communicating over PCIe across CPUs (SYS) against" in line
     assert "over PCIe across CPUs (SYS) at" in out  # the collectives' own rows
+
+
+def test_a_full_fine_tune_says_all_its_parameters_are_trained(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _size(capsys, "seed-full-8b-two-rtx")
+    assert "8,030.3 M trainable" not in out
+    assert "Llama 3.1 8B (llama-3.1-8b), all 8.03 B parameters trained; method full" in out
+    lora = _size(capsys, "default")
+    assert "70.55 B parameters, 207.1 M trainable; method lora" in lora  # an adapter's share stays in millions
