@@ -107,6 +107,7 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
     """One card's memory row. One constructor call of named fields: it reads best whole."""
     peak = mem.peak_reserved
     pools = mem.phase_reserved()
+    at_peak = mem.peak_allocated_phase
     band = band or calibration.band_for(None)
     low, high = band.around(peak)
     headroom = capacity - peak
@@ -127,6 +128,7 @@ def _row(slot: int, card: CardSpec, mem: MemoryBreakdown, capacity: float, nomin
         reserved_set_by="fsdp-setup" if mem.setup_bound else "step",
         peak_phase=max(pools, key=pools.__getitem__), band_low_gb=low / GB, band_high_gb=high / GB,
         band_basis=band.basis, phase_reserved_gb={k: (v + mem.cuda_context) / GB for k, v in pools.items() if v},
+        at_peak_gb={k: v / GB for k, v in mem.parts_at(at_peak).items()}, at_peak_phase=at_peak,
     )  # fmt: skip
 
 

@@ -63,6 +63,8 @@ def test_valid_builds_evaluate_without_raising(data: dict[str, Any]) -> None:
         for row in job.cards:
             assert math.isfinite(row.peak_reserved_gb) and row.peak_reserved_gb > 0
             assert row.fits == (row.headroom_gb >= 0)
+            # what a chart stacks reaches the peak it reports (at_peak_gb: the parts alive at the peak)
+            assert sum(row.at_peak_gb.values()) + row.overhead_gb == pytest.approx(row.peak_reserved_gb, abs=1e-6)
     # every reference the catalog lacks is reported as an error check
     if build.chassis not in CATALOG.chassis:
         assert any(c.code == "CHASSIS_UNKNOWN" for c in result.errors)
@@ -126,6 +128,21 @@ def test_counters_are_ordered_and_grow_with_the_sequence(job: Job, shards: int, 
         counters.append((mem.peak_allocated, mem.allocator_reserved, mem.peak_reserved))
     for a, b in zip(*counters, strict=True):
         assert a <= b * (1 + 1e-12)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(catalog_jobs(arch_only=False), st.integers(1, 8))
+def test_every_phases_parts_add_up_to_that_phase_and_the_peaks_to_the_peak(job: Job, shards: int) -> None:
+    """Each phase's parts (MemoryBreakdown.parts_at) sum to that phase's live bytes, none below zero, and the peak's
+    parts and the overhead to the peak reserved that the charts' stacked bars reach (the kinds' own fields, each
+    one's largest, may add up to more)."""
+    mem = memory_for_card(_model_for(job), job, shards=shards)
+    for phase, live in mem.phase_allocated().items():
+        parts = mem.parts_at(phase)
+        assert sum(parts.values()) == pytest.approx(live, rel=1e-12, abs=1.0)
+        assert min(parts.values()) >= -1.0, (phase, parts)
+    at_peak = mem.parts_at(mem.peak_allocated_phase)
+    assert sum(at_peak.values()) + mem.overhead == pytest.approx(mem.peak_reserved, rel=1e-12, abs=1.0)
 
 
 @settings(max_examples=examples(60), deadline=None)

@@ -66,6 +66,8 @@ def test_plan_text_leads_with_the_answer(seed_b: PlanResult) -> None:
     assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
     assert seed_b.recommendation.reversal.words in text
     assert "street price, NewGearHub" in text
+    # the answer is for any plan a customer writes: the project's seed article is a source, not words to show
+    assert "seed B" not in text and "seed b" not in text.lower()
 
 
 def test_plan_json_carries_the_issues_fields(capsys: pytest.CaptureFixture[str]) -> None:

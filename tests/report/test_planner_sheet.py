@@ -42,7 +42,7 @@ def test_plan_pdf_from_the_cli(tmp_path: Path) -> None:
     text = _text(pdf)
     result = plan_service(load_plan(SEED_B), base_dir=SEED_B.parent)
     best = result.fleets[0]
-    assert "Service plan: Seed B multi-tenant fine-tuning service" in text
+    assert "Service plan: Multi-tenant fine-tuning service (example)" in text
     assert "Classes × devices" in text and f"#1 {best.label}" in text
     assert plural(best.totals.cards, "card") in text and "(s)" not in text
     assert f"{best.totals.energy_kwh_per_month:,.0f} kWh per month" in text

@@ -80,6 +80,39 @@ class MemoryBreakdown:
         pools = max(self._pool, self.setup_pool, self.load_pool, self.optimizer_pool) + self.side_stream
         object.__setattr__(self, "_reserved", max(pools, self._peak))
 
+    def parts_at(self, phase: str) -> dict[str, float]:
+        """The live bytes of ``phase`` (phase_allocated's) split into the breakdown's kinds: they add up to that
+        phase's total exactly, where the kinds' own fields are each one's largest, reached in different phases
+        (the loss's buffers are gone before the last layer's transients exist), so they add up to more."""
+        w, a, o = self.weights, self.adapters, self.optimizer
+        if phase == "load":
+            return {"weights": w, "adapters": a, "transient": self.load_transient}
+        static = {"weights": w, "adapters": a, "optimizer": o}
+        g_held = self.gradients_at_peak
+        if self.fixed_budget or phase == "backward-start":
+            if self.fixed_budget:
+                return {**static, "gradients": self.gradients, "activations": self.activations}
+            return {**static, "gradients": g_held + self.head_gradient_from_loss, "activations": self.activations,
+                    "transient": self.gathered}  # fmt: skip
+        if phase == "forward":
+            return {**static, "gradients": g_held + self.head_gradient_from_loss,
+                    "activations": self.activations - self.loss_backward,
+                    "transient": self.gathered + self.forward_extra}  # fmt: skip
+        if phase == "backward-layers":
+            return {**static, "gradients": g_held + self.head_gradient,
+                    "activations": self.activations - self.head_and_loss, "transient": self.transient}  # fmt: skip
+        if phase == "backward-end":
+            end = max(self.transient - self.embedding_gradient, self.backward_end_extra, 0.0)
+            return {**static, "gradients": self.gradients, "transient": end}
+        if phase == "optimizer-step":
+            return {**static, "gradients": self.gradients, "transient": self.optimizer_temp}
+        raise KeyError(phase)
+
+    @property
+    def peak_allocated_phase(self) -> str:
+        """The phase whose live bytes are the peak allocated (the first named, on a tie)."""
+        return max(self._phases, key=self._phases.__getitem__)
+
     def phase_allocated(self) -> dict[str, float]:
         """Live bytes at each phase of the run (torch.cuda.memory_allocated at that point)."""
         return dict(self._phases)

@@ -69,6 +69,11 @@ class CardMemory(Out):
     # optimizer-step (engine/memory/estimate.py MemoryBreakdown.phase_reserved)
     peak_phase: str = "backward-start"
     phase_reserved_gb: dict[str, float] = {}  # allocator pool + CUDA context each phase needs
+    # What is alive at the peak, by kind (weights, adapters, gradients, optimizer, activations, transient): with
+    # overhead_gb they add up to peak_reserved_gb, where the kinds' own fields above are each one's largest over
+    # the run and add up to more (MemoryBreakdown.parts_at). Charts stack these; tables may list both.
+    at_peak_gb: dict[str, float] = {}
+    at_peak_phase: str = "backward-start"  # the phase of peak allocated these parts are of
     # Cross-validated band around peak_reserved_gb (calibration.py: leave-one-source-out errors)
     band_low_gb: float = 0.0
     band_high_gb: float = 0.0

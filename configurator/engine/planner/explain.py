@@ -295,7 +295,7 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
         if cause is not None:
             words = (
                 f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
-                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In seed B's "
+                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In other "
                 f"words: once the roadmap includes {method_phrase(cause.method, cause.objective)} of "
                 f"{parameters_label(cause.parameters)}-class models, {_kinds_words(before)} is no longer the right "
                 "purchase."
@@ -375,8 +375,8 @@ def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Ca
             out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
     if out:
         out.append(
-            'Above those sizes a job needs several cards, and the link between them decides (seed B: "the decision '
-            'flips the moment a job needs two cards").'
+            "Above those sizes a job needs several cards, and the link between them decides: the choice of server "
+            "flips the moment a job needs two cards."
         )
     return out
 
