@@ -51,9 +51,9 @@ def vision_words(v: VisionInfo) -> tuple[str, str]:
     else:
         tokens = f"cross-attended by the text (no tokens in its sequence of {v.text_tokens:,})"
     trained = f", {v.tower_trainable / 1e6:,.1f} M of them trained" if v.tower_trainable else ""
-    fitted = f"resized to {w} x {h}" if v.tokens_per_image else f"in tiles of {w} x {h}"  # mllama: tiles
+    fitted = f"resized to {w} × {h}" if v.tokens_per_image else f"in tiles of {w} × {h}"  # mllama: tiles
     images = (
-        f"images: {v.images_per_sample} per sample of {v.image_resolution} x {v.image_resolution} px, "
+        f"images: {v.images_per_sample} per sample of {v.image_resolution} × {v.image_resolution} px, "
         f"{fitted}, {v.encoder_tokens_per_image:,} encoder patches and {tokens}"
     )
     tower = (

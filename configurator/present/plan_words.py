@@ -9,14 +9,14 @@ from configurator.present.verdict import plural
 
 
 def layout_words(profiles: list[str]) -> str:
-    """One card's MIG layout: '4 x 1g.24gb', '2 x 1g.24gb + 2g.48gb' (the planner's 'x', as its fleet labels)."""
+    """One card's MIG layout: '4 × 1g.24gb', '2 × 1g.24gb + 2g.48gb'."""
     counts = Counter(profiles)
-    return " + ".join(f"{n} x {p}" if n > 1 else p for p, n in counts.items())
+    return " + ".join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())
 
 
 def packing_words(p: Packing) -> str:
     """A node type's MIG packing summarised: 'MIG packing on NVIDIA RTX PRO 6000 Blackwell Server Edition: 96
-    instances on 24 cards, 24 cards as 4 x 1g.24gb, the other 72 cards whole (first-fit-decreasing, lower bound
+    instances on 24 cards, 24 cards as 4 × 1g.24gb, the other 72 cards whole (first-fit-decreasing, lower bound
     24); 0 stranded compute slices'. Identical layouts are counted, never repeated card by card."""
     layouts = Counter(tuple(c.profiles) for c in p.cards)  # in the packing's order: largest layouts first
     shapes = ", ".join(f"{plural(n, 'card')} as {layout_words(list(lay))}" for lay, n in layouts.items())

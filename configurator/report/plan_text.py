@@ -24,7 +24,7 @@ def _cell(c: FitCell) -> str:
         per = f", {c.jobs_per_day_per_card:.1f} jobs/day per card" if c.jobs_per_day_per_card is not None else ""
         need = f", {c.devices_needed} needed" if c.devices_needed is not None else ""
         if c.mig_gain is not None:
-            need += f", MIG gain {c.mig_gain:.2f}x"
+            need += f", MIG gain {c.mig_gain:.2f}×"
         if c.basis != "engine":
             need += f" [{c.basis}]"
         est = " (est. rate)" if c.estimated_rate else ""
@@ -59,7 +59,7 @@ def class_line(c: ClassInfo) -> str:
     if c.mig_gain is None:
         mig = "MIG gain: no MIG instance holds it"
     else:
-        mig = f"MIG gain {c.mig_gain:.2f}x jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
+        mig = f"MIG gain {c.mig_gain:.2f}× jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
     return f"  {c.name}: on {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
 
 
@@ -79,7 +79,7 @@ def recommendation_lines(result: PlanResult) -> list[str]:
         size = f"{plural(a.nodes, 'server')}, {plural(a.cards, 'card')}"
         out.append(f"  {' + '.join(a.kinds)}: {a.label}; {size}, {per}{kwh}{serve}")
     out.append("")
-    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}x the mean arrival rate)")
+    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}× the mean arrival rate)")
     out += [class_line(c) for c in result.classes]
     out.append("")
     if rec.reversal is not None:
@@ -111,7 +111,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
             continue
         wait = f", {route_wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable)}"
         out.append(
-            f"    {r.job_class} -> {r.devices} x {r.device} ({r.share:.0%} of its jobs, "
+            f"    {r.job_class} -> {r.devices} × {r.device} ({r.share:.0%} of its jobs, "
             f"{_num(r.service_hours)} h each{wait})"
         )
     for u in f.use:
@@ -153,7 +153,7 @@ def render_plan(result: PlanResult) -> str:
             f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day{wait}{start}"
         )
     out.append("")
-    out.append("Classes x devices (peak/capacity per card, service time per job)")
+    out.append("Classes × devices (peak/capacity per card, service time per job)")
     by_class: dict[str, list[FitCell]] = {}
     for m in result.matrix:  # grouped once: a scan of the matrix per class was classes x cells
         by_class.setdefault(m.job_class, []).append(m)

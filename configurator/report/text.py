@@ -73,7 +73,7 @@ def _steps(job: JobResult) -> list[str]:
         out.append(f"  communication per step, link rates {bases}:")
         for col in comm.collectives:
             out.append(
-                f"    {col.name:42s} {col.kind:14s} x{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
+                f"    {col.name:42s} {col.kind:14s} ×{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
                 f" over {link_name(col.link)} at {col.rate_gb_s:.0f} GB/s = {col.seconds:.3f} s"
             )
         out.append(f"    total {comm.seconds_per_step:.3f} s{overlap_phrase(comm)}")
@@ -147,7 +147,7 @@ def _host(result: BuildResult) -> list[str]:
     out = ["", ram_line(host), nvme_line(host)]
     for part in (host.dimms, host.drives):
         if part is not None:
-            out.append(f"  part {part.part_id}: {part.count} x {part.description}")
+            out.append(f"  part {part.part_id}: {part.count} × {part.description}")
     for t in host.ram_terms:
         out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {t.job or 'the host'}: {t.what} ({source_words(t.source)})")
     for t in host.nvme_terms:

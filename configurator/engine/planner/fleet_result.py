@@ -36,17 +36,17 @@ from configurator.engine.planner.result import (
 
 
 def fleet_label(model: Model, cand: Candidate) -> str:
-    """A candidate fleet in words: '2 x RTX + 1 x HGX (3 of 8 cards as 2x1g.10gb + 3g.40gb)' (FleetResult.label,
+    """A candidate fleet in words: '2 × RTX + 1 × HGX (3 of 8 cards as 2×1g.10gb + 3g.40gb)' (FleetResult.label,
     Alternative.label)."""
     parts = []
     for t, (n, layout, k) in enumerate(cand):
         if not n:
             continue
         node = model.nodes[t]
-        text = f"{n} x {node.name}"
+        text = f"{n} × {node.name}"
         if layout >= 0:
             names = Counter(node.layouts[layout])
-            mig = " + ".join(f"{c}x{p}" if c > 1 else p for p, c in names.items())
+            mig = " + ".join(f"{c}×{p}" if c > 1 else p for p, c in names.items())
             text += f" ({k} of {node.cards_per_node} cards as {mig})"
         parts.append(text)
     return " + ".join(parts)

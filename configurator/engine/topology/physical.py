@@ -277,7 +277,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 severity="warning",
                 code="PSU_TRANSIENT",
                 message=(
-                    f"Card power excursions (up to 3x for 100 us under PCIe CEM 5.0) could reach "
+                    f"Card power excursions (up to 3× for 100 us under PCIe CEM 5.0) could reach "
                     f"{transient:,.0f} W; the ATX 3.x PSU carries {transient_cap:,.0f} W for 100 us. "
                     "Lower power limits or fit a larger PSU."
                 ),
