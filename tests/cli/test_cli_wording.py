@@ -64,3 +64,14 @@ def test_the_plan_report_multiplies_with_one_sign(capsys: pytest.CaptureFixture[
     assert not RATIO_X.findall(out), RATIO_X.findall(out)
     assert "Recommendation: 12 × RTX PRO 6000 server (2 of 8 cards as 4×1g.24gb)" in out
     assert "Classes × devices" in out
+
+
+def test_a_passive_card_check_cites_that_cards_own_cooling_source(capsys: pytest.CaptureFixture[str]) -> None:
+    """The H200 NVL's airflow error cited 'NVIDIA H100 PCIe product brief': it cites the catalog card's cooling
+    source (and its UNCONFIRMED note), in the details."""
+    out = _size(capsys, "mixed-with-errors")
+    block = out[out.index("PASSIVE_CARD_NEEDS_SERVER_AIRFLOW"):]
+    error, details = block.splitlines()[:2]
+    assert "NVIDIA H200 NVL in slot 1" in error and "H100" not in error
+    assert details.strip().startswith("details: NVIDIA H200 NVL cooling: https://www.nvidia.com/en-us/data-center/h200/")
+    assert "UNCONFIRMED" in details and "product brief" not in (error + details).lower()
