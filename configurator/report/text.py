@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
+from collections.abc import Sequence
+
+from configurator.engine.model.result import BuildResult, Check, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
 from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
 from configurator.present.link_words import link_name, rate_words
@@ -114,10 +116,13 @@ def _rl(job: JobResult) -> list[str]:
     return out
 
 
-def _job(job: JobResult) -> list[str]:
-    """One job's block of the text report: what it runs, its memory per card, communication and compute."""
-    out = [
-        f"Job: {job.name}  [{STATUS[job.status]}]",
+def _job(job: JobResult, errors: Sequence[Check] = ()) -> list[str]:
+    """One job's block of the text report: its errors first (the cause before the figures it explains: a job
+    naming an empty slot is sized on the cards it has), then what it runs, its memory per card, communication and
+    compute."""
+    out = [f"Job: {job.name}  [{STATUS[job.status]}]"]
+    out += [f"  {c.severity.upper()} {c.code}: {c.message}" for c in errors]
+    out += [
         f"  model {job.model_name} ({job.model}), {parameters_words(job.params_total, job.params_trainable)}; "
         f"method {job.method}, {job.parallelism}",
     ]
@@ -175,7 +180,7 @@ def render(result: BuildResult) -> str:
         lines.append("  " + "; ".join(f"{k} = {v}" for k, v in t.legend.items()))
     for job in result.jobs:
         lines.append("")
-        lines += _job(job)
+        lines += _job(job, [c for c in result.checks if c.job == job.name and c.severity == "error"])
     lines += _host(result)
     for mig in result.mig:
         lines.append("")

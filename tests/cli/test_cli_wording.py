@@ -75,3 +75,32 @@ def test_a_passive_card_check_cites_that_cards_own_cooling_source(capsys: pytest
     assert "NVIDIA H200 NVL in slot 1" in error and "H100" not in error
     assert details.strip().startswith("details: NVIDIA H200 NVL cooling: https://www.nvidia.com/en-us/data-center/h200/")
     assert "UNCONFIRMED" in details and "product brief" not in (error + details).lower()
+
+
+EMPTY_SLOT_BUILD = """\
+name: empty slot
+chassis: generic-server-8
+cards:
+  - {slot: 1, card: rtx-pro-6000-server}
+  - {slot: 2, card: rtx-pro-6000-server}
+jobs:
+  - name: 8B full
+    model: llama-3.1-8b
+    method: full
+    parallelism: fsdp
+    cards: [1, 5]
+"""
+
+
+def test_a_jobs_errors_come_before_its_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A job naming an empty slot printed a whole FSDP report on one card, 'DOES NOT FIT', and the cause only in
+    the checks at the very end: the job's errors now head its block."""
+    path = tmp_path / "empty-slot.yaml"
+    path.write_text(EMPTY_SLOT_BUILD, encoding="utf-8")
+    assert main(["size", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    head = lines.index("Job: 8B full  [DOES NOT FIT]")
+    assert lines[head + 1].startswith("  ERROR JOB_SLOT_EMPTY: Job '8B full' names slot 5, which holds no card")
+    figures = next(i for i, ln in enumerate(lines) if ln.startswith("  model "))
+    assert head < figures and all(ln.startswith("  ERROR ") for ln in lines[head + 1 : figures])
+    assert any(ln.startswith("  ERROR   JOB_SLOT_EMPTY") for ln in lines[figures:])  # the full list keeps it
