@@ -145,12 +145,7 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
     from configurator.present.verdict import plural
     from configurator.report.plan_text import render_plan
 
-    plan = load_plan(path)
-    try:
-        plan = with_files(plan, *measured)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    plan = with_files(load_plan(path), *measured)  # a ValueError (a bad measurement file) exits 2 in main
     result = plan_service(plan, base_dir=path.parent)
     print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
     if pdf is not None:
@@ -323,14 +318,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     p_size = sub.add_parser("size", help="size a build file and print the report")
     p_size.add_argument("build", type=Path, nargs="?", help="build YAML (default: the preloaded build)")
-    p_size.add_argument("--json", action="store_true", help="print the result model as JSON")
+    p_size.add_argument("--json", action="store_true", help="print the result model as JSON (an error too: "
+                        '{"error": {"kind", "message", "file", "problems"}} on stdout, exit 2)')
     p_cmp = sub.add_parser("compare", help="compare two build files: headroom, step time, fit, stack, power")
     p_cmp.add_argument("left", type=Path, help="build YAML (left)")
     p_cmp.add_argument("right", type=Path, help="build YAML (right)")
     p_cmp.add_argument("--json", action="store_true", help="print the comparison rows as JSON")
     p_plan = sub.add_parser("plan", help="size a fleet for a fine-tuning service from a plan file")
     p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
-    p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
+    p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON (an error too, as size's)")
     p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
     p_plan.add_argument("--mig-lgip", action="append", default=[], metavar="NODE=FILE",
                         help="nvidia-smi mig -lgip output measured on a node type (repeatable)")
@@ -482,26 +478,41 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     return 2
 
 
+def json_error(kind: str, message: str, exc: BaseException | None = None) -> str:
+    """The error object a command given --json prints on stdout instead of its result (exit status unchanged: 2
+    bad input, 3 a bug): {"error": {"kind": "bad-input" | "internal", "message": one line, "file": the file or
+    null, "problems": [{"line": n or null, "field": "jobs[0].method", "message": ...}]}}."""
+    problems = exc.problems if isinstance(exc, FileError) else []
+    return json.dumps({"error": {
+        "kind": kind, "message": message, "file": exc.path if isinstance(exc, FileError) else None,
+        "problems": [{"line": p.line, "field": p.field, "message": p.message} for p in problems]}}, indent=2)  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The command line's entry point: bad input exits 2 with one line, a bug 3 (INTERNAL_ERROR)."""
+    """The command line's entry point: bad input exits 2 with one line, a bug 3 (INTERNAL_ERROR). A command given
+    --json reports either as a JSON object on stdout (json_error), so a script reads one format."""
     parser = _parser()
     words = sys.argv[1:] if argv is None else list(argv)
+    as_json = "--json" in words and bool(words) and words[0] in COMMANDS
     try:
         return _command(parser, words)
     except FileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(json_error("bad-input", exc.summary(), exc) if as_json else f"error: {exc}",
+              file=sys.stdout if as_json else sys.stderr)  # fmt: skip
         return 2
     except (ValueError, OSError) as exc:
-        print(f"error: {shorten(str(exc), 500)}", file=sys.stderr)
+        text = shorten(str(exc), 500)
+        print(json_error("bad-input", text) if as_json else f"error: {text}", file=sys.stdout if as_json else sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not bad input: one readable line (the traceback on request)
         if os.environ.get("CONFIGURATOR_DEBUG"):
             raise
-        print(f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)}\n"
+        text = f"{type(exc).__name__}: {shorten(str(exc), 300)}"
+        print(json_error("internal", text) if as_json else f"internal error: {text}\n"
               "This is a bug in the configurator; rerun with CONFIGURATOR_DEBUG=1 for the details.",
-              file=sys.stderr)  # fmt: skip
+              file=sys.stdout if as_json else sys.stderr)  # fmt: skip
         return INTERNAL_ERROR
 
 

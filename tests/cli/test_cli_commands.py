@@ -44,3 +44,43 @@ def test_compare_prints_the_engines_rows(capsys: pytest.CaptureFixture[str]) -> 
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert {"job", "what", "left", "right", "better", "delta"} <= set(rows[0])
     assert any(r["what"] == "power" and r["job"] is None for r in rows)
+
+
+BAD_METHOD = """\
+name: bad
+chassis: generic-server-8
+cards:
+  - {slot: 1, card: h200-nvl}
+jobs:
+  - name: j
+    model: llama-3.1-8b
+    method: loar
+    cards: [1]
+"""
+
+
+def test_size_json_reports_bad_input_as_json_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`size --json` printed its errors as text on stderr: a script parsing stdout got nothing to parse."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_METHOD, encoding="utf-8")
+    assert main(["size", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    error = json.loads(captured.out)["error"]
+    assert error["kind"] == "bad-input" and error["file"] == str(path)
+    (problem,) = error["problems"]
+    assert problem["line"] == 8 and problem["field"] == "jobs[0].method" and "'lora'" in problem["message"]
+    assert main(["size", str(path)]) == 2  # without --json: the text on stderr, as before
+    captured = capsys.readouterr()
+    assert captured.out == "" and "jobs[0].method" in captured.err
+
+
+def test_plan_given_a_build_file_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """It listed six schema errors ('classes: required key is missing', 'chassis: unknown key', ...)."""
+    assert main(["plan", str(BUILDS / "default.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "this is a build file (chassis, cards, jobs), not a service plan" in err and "configurator size" in err
+    assert "required key" not in err and "1 problem" in err
+    assert main(["size", str(ROOT / "resources" / "plans" / "seed-b-service.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "this is a service plan (classes, nodes), not a build file" in err and "configurator plan" in err
