@@ -483,9 +483,9 @@ def json_error(kind: str, message: str, exc: BaseException | None = None) -> str
     bad input, 3 a bug): {"error": {"kind": "bad-input" | "internal", "message": one line, "file": the file or
     null, "problems": [{"line": n or null, "field": "jobs[0].method", "message": ...}]}}."""
     problems = exc.problems if isinstance(exc, FileError) else []
-    return json.dumps({"error": {
-        "kind": kind, "message": message, "file": exc.path if isinstance(exc, FileError) else None,
-        "problems": [{"line": p.line, "field": p.field, "message": p.message} for p in problems]}}, indent=2)  # fmt: skip
+    where = exc.path if isinstance(exc, FileError) else None
+    listed = [{"line": p.line, "field": p.field, "message": p.message} for p in problems]
+    return json.dumps({"error": {"kind": kind, "message": message, "file": where, "problems": listed}}, indent=2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -502,7 +502,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (ValueError, OSError) as exc:
         text = shorten(str(exc), 500)
-        print(json_error("bad-input", text) if as_json else f"error: {text}", file=sys.stdout if as_json else sys.stderr)
+        print(json_error("bad-input", text) if as_json else f"error: {text}",
+              file=sys.stdout if as_json else sys.stderr)  # fmt: skip
         return 2
     except KeyboardInterrupt:
         return 130

@@ -154,7 +154,8 @@ def _host(result: BuildResult) -> list[str]:
         if part is not None:
             out.append(f"  part {part.part_id}: {part.count} × {part.description}")
     for t in host.ram_terms:
-        out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {t.job or 'the host'}: {t.what} ({source_words(t.source)})")
+        where = t.job or "the host"
+        out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {where}: {t.what} ({source_words(t.source)})")
     for t in host.nvme_terms:
         out.append(f"  NVMe {term_size_words(t, 'TB'):>13s}  {t.job}: {t.what} ({source_words(t.source)})")
     return out
