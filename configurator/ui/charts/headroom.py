@@ -20,9 +20,10 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.model.result import BuildResult, CardMemory
+from configurator.present.colours import status_ink
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
-from configurator.ui.base import COMPONENTS, FIT_COLOUR, ViewState, to_unit
+from configurator.ui.base import COMPONENTS, ViewState, to_unit
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
 from configurator.ui.charts.presentation import (
     MAX_LEGEND_COLS,
@@ -189,7 +190,6 @@ class HeadroomChart(QWidget):
 
     def _set_axes(self) -> None:
         ink = self.ink
-        self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
         self.plot.getAxis("bottom").setHeight(self.look.bottom_axis_px)  # "slot N" and a name on two lines
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
@@ -197,6 +197,8 @@ class HeadroomChart(QWidget):
             if side == "left":
                 ax.tickStrings = lambda values, scale, spacing: [axis_number(v * scale) for v in values]
             ax.setPen("#888")
+        # after setPen, which writes the line's grey into the axis title's colour (3.5:1 on white)
+        self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
 
     def follow(self, view: ViewState) -> None:
         """Take the unit and the theme from the view state and follow them (the main window's chart; the
@@ -346,8 +348,7 @@ class HeadroomChart(QWidget):
                     words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
                     # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
                     label.setText(f"tight {words}" if r.status == "tight" else words)
-                ok = "#81C784" if self.dark else "#1B5E20"
-                label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
+                label.setColor(status_ink(r.status, self.dark))  # 4.5:1 or more on either theme's panel
                 label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
                 label.setVisible(True)
             elif i < n + len(free):
@@ -355,7 +356,7 @@ class HeadroomChart(QWidget):
                 label.setText(
                     "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f}{unit_tail}"
                 )
-                label.setColor("#90A4AE" if self.dark else "#546E7A")
+                label.setColor("#90A4AE" if self.dark else "#546E7A")  # 6.4:1 and 5.4:1
                 label.setPos(float(i), (to_unit(cap, self.unit) if cap is not None else 0.0) * 1.01)
                 label.setVisible(True)
             else:
