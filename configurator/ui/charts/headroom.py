@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextOption
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from configurator.catalog.cards import short_card_name
@@ -111,6 +111,7 @@ class HeadroomChart(QWidget):
         # bar labels, made as bars need them (up to MAX_LABELS) and reused: creating all 64 up front was a
         # third of the window's start-up
         self.labels: list[pg.TextItem] = []
+        self._label_spec: list[tuple[list[str], float]] = []  # per label: its words, longest first, and its stand
         self._label_font = QFont()
         self._label_font.setPointSizeF(8.5)
         self._label_font.setBold(True)
@@ -291,13 +292,27 @@ class HeadroomChart(QWidget):
         self.measured_item.setData(x=[p[0] for p in points], y=[p[1] for p in points])
 
     def fit_labels(self) -> float:
-        """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
-        the labels' type after update_result (the kiosk does) calls it again."""
+        """Set the value range so the bar labels fit above the highest bar, and lay them out (``_layout_labels``);
+        returns the range's top. A caller that changes the labels' type after update_result (the kiosk does) calls it
+        again. Where a label needs a second row (raised over its neighbour's, or on two lines) the range makes room
+        for two."""
+        top = self._fit_range(1)
+        if not self._layout_labels():
+            top = self._fit_range(2)
+            self._layout_labels()
+        return top
+
+    def _fit_range(self, rows: int) -> float:
         highest = max(self._highest, self._floor)
         top = highest * 1.25
         # The labels above the bars are text of a fixed pixel height: on a short plot (the kiosk's, ~110 px) a
-        # quarter of the range left them over the title. The range's top keeps their height in pixels free.
-        label_px = max((t.textItem.boundingRect().height() for t in self.labels if t.isVisible()), default=0.0)
+        # quarter of the range left them over the title. The range's top keeps ``rows`` lines of them free.
+        spec = self._label_spec
+        label_px = 0.0
+        if spec:
+            item = self.labels[0].textItem
+            lines = max(forms[0].count("\n") + 1 for forms, _ in spec)
+            label_px = QFontMetricsF(item.font()).lineSpacing() * lines * rows + 2 * item.document().documentMargin()
         plot_px = self.plot.vb.height()
         if label_px and plot_px > label_px + LABEL_GAP_PX + MIN_BAR_PX:
             top = max(top, highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
@@ -326,41 +341,102 @@ class HeadroomChart(QWidget):
     def _label_bars(
         self, free: list[tuple[int, str, float | None]], base: np.ndarray, caps: list[float], high: np.ndarray
     ) -> None:
-        """Above each bar its headroom (or "tight"), above each free card its capacity."""
+        """Above each bar its headroom (or "tight"), above each free card its capacity: the words each label may
+        take, longest first, and the value it stands on; ``_layout_labels`` picks one that overlaps nothing."""
         n = len(self.rows)
         total = n + len(free)
         self._ensure_labels(min(total, MAX_LABELS))
-        # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
-        unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
         bar_words = self.bar_words
         plot_px = self.plot.vb.width()
         if bar_words is not None:
             self._label_font.setPointSizeF(bar_words.point_size(total, plot_px))
+        self._label_spec = []
         for i, label in enumerate(self.labels):
             if bar_words is not None:
                 label.setFont(self._label_font)
             if i < n:
                 job, r = self.rows[i]
                 own = bar_words.label(job, r, plot_px / max(total, 1)) if bar_words is not None else None
-                if own is not None:
-                    label.setText(own)
-                else:
-                    words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
-                    # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
-                    label.setText(f"tight {words}" if r.status == "tight" else words)
+                forms = [own] if own is not None else headroom_forms(r, self.unit)
                 label.setColor(status_ink(r.status, self.dark))  # 4.5:1 or more on either theme's panel
-                label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
-                label.setVisible(True)
+                stand = max(base[i], caps[i], high[i])
             elif i < n + len(free):
                 _, _, cap = free[i - n]
-                label.setText(
-                    "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f}{unit_tail}"
-                )
+                forms = free_forms(cap, self.unit)
                 label.setColor("#90A4AE" if self.dark else "#546E7A")  # 6.4:1 and 5.4:1
-                label.setPos(float(i), (to_unit(cap, self.unit) if cap is not None else 0.0) * 1.01)
-                label.setVisible(True)
+                stand = to_unit(cap, self.unit) if cap is not None else 0.0
             else:
                 label.setVisible(False)
+                continue
+            self._label_spec.append((forms, float(stand)))
+            self._set_label_text(label, forms[0])
+            label.setPos(float(i), stand)
+            label.setVisible(True)
+
+    @staticmethod
+    def _set_label_text(label: pg.TextItem, text: str) -> None:
+        if label.toPlainText() != text:  # setText re-renders: only on a change
+            label.setText(text)
+            # a label on two lines centred over its bar (a text width set is what makes Qt centre the lines)
+            item = label.textItem
+            option = QTextOption(Qt.AlignmentFlag.AlignHCenter)
+            item.document().setDefaultTextOption(option)
+            item.setTextWidth(-1)
+            item.setTextWidth(item.document().idealWidth())
+            label.updateTextPos()
+
+    def _layout_labels(self) -> bool:
+        """The bars' labels laid out so none overlaps another, a neighbour's capacity line, band or bar, or leaves the
+        plot: every bar in the longest wording that fits them all (standing on their bars, else raised over each
+        other); else each bar in its longest that fits, raised where it must; a bar with no room for any has none (its
+        tooltip says it). Whether all stand on their bars in their first wording (else the caller makes room for a
+        second row). Pixels, y down: 'short 13.0 GB' ran into its neighbour's 'short 13.0 GB' at 1366x768."""
+        spec = self._label_spec
+        vb = self.plot.vb
+        w, h = vb.width(), vb.height()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        if not spec or w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+            return True
+
+        def px(x: float) -> float:
+            return (x - x0) / (x1 - x0) * w
+
+        def py(y: float) -> float:
+            return (y1 - y) / (y1 - y0) * h
+
+        # each column (bar, band, capacity line) from its label's stand down
+        columns = [(px(i - 0.42), py(stand), px(i + 0.42), h) for i, (_, stand) in enumerate(spec)]
+
+        def place(i: int, text: str, lift: bool, placed: list[tuple[float, float, float, float]]) -> bool:
+            label = self.labels[i]
+            self._set_label_text(label, text)
+            # the ink's width and a px either side (the item's own margins are blank), its full height
+            box = label.textItem.boundingRect()
+            ink = box.width() - 2 * label.textItem.document().documentMargin() + 2
+            others = [c for j, c in enumerate(columns) if j != i]
+            stand = py(spec[i][1])
+            spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, box.height(), [*placed, *others], w, lift)
+            if spot is None:
+                return False
+            placed.append(spot)
+            label.setPos(float(i), y1 - spot[3] / h * (y1 - y0))
+            return True
+
+        # one wording for every bar where one fits them all (the longest that does, standing on the bars before
+        # raised over each other); else each bar its longest that fits, raised where it must, or none
+        depth = max(len(forms) for forms, _ in spec)
+        for lift in (False, True):
+            for k in range(depth):
+                placed: list[tuple[float, float, float, float]] = []
+                if all(place(i, forms[min(k, len(forms) - 1)], lift, placed) for i, (forms, _) in enumerate(spec)):
+                    for label in self.labels[: len(spec)]:
+                        label.setVisible(True)
+                    return k == 0 and not lift
+        placed = []
+        for i, (forms, _) in enumerate(spec):
+            shown = any(place(i, text, True, placed) for text in forms)
+            self.labels[i].setVisible(shown)  # a bar without room for its words: its tooltip says them
+        return False
 
     def _set_ticks(self, free: list[tuple[int, str, float | None]]) -> None:
         """Under each bar its slot (and MIG instance) and job, or the free card's slot and name."""
@@ -376,6 +452,8 @@ class HeadroomChart(QWidget):
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
             ticks.append((float(i), own if own is not None else _tick(r.slot, r.instance if r.mig else None, room,
                                                                        f"{where}\n{_tick_name(job, chars)}")))
+        if room < 8 and self.bar_words is None:  # the bars' ticks lost their names: a job's bars share one
+            ticks = _job_names_under_runs(ticks, [job for job, _ in self.rows], room)
         ticks += [
             (float(n + k), _tick(slot, None, room, f"slot {slot}\n{_tick_name(short_card_name(name), chars)}"))
             for k, (slot, name, _) in enumerate(free)
@@ -560,6 +638,47 @@ class HeadroomChart(QWidget):
         return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
 
 
+def headroom_forms(row: CardMemory, unit: str) -> list[str]:
+    """A job bar's label, longest first, each with its unit: 'short 13.0 GB', then its words over the number
+    ('short' / '13.0 GB'), then the number whole. 'tight': the engine's band straddles the capacity (it may or may
+    not fit on the day)."""
+    one = headroom_label(row.headroom_gb, row.fits, unit)
+    whole = headroom_label(row.headroom_gb, row.fits, unit, digits=0)
+    tight = "tight " if row.status == "tight" else ""
+    if row.fits:
+        return [tight + one, f"{tight}{one.replace(' ', chr(10), 1)}" if not tight else f"tight\n{one}",
+                f"tight\n{whole}" if tight else whole]  # fmt: skip
+    number, whole_number = one.removeprefix("short "), whole.removeprefix("short ")
+    return [tight + one, f"{tight}short\n{number}", f"{tight}short\n{whole_number}"]
+
+
+def free_forms(capacity: float | None, unit: str) -> list[str]:
+    """A free card's label, longest first (as ``headroom_forms``)."""
+    if capacity is None:
+        return ["free, capacity unknown", "free,\nunknown"]
+    value = to_unit(capacity, unit)
+    return [f"free {value:.1f} {unit}", f"free\n{value:.1f} {unit}", f"free\n{value:.0f} {unit}"]
+
+
+def _free_box(u: float, bottom: float, tw: float, th: float, taken: list[tuple[float, float, float, float]],
+              width: float, lift: bool) -> tuple[float, float, float, float] | None:  # fmt: skip
+    """A ``tw`` x ``th`` box centred at ``u`` with its bottom at ``bottom`` (pixels, y down) that meets nothing
+    ``taken`` and stays inside the plot (0..``width`` across, below its top); with ``lift``, raised over what it
+    meets until it meets nothing. None where there is no such box."""
+    left, right = u - tw / 2, u + tw / 2
+    if left < 0 or right > width:
+        return None
+    for _ in range(len(taken) + 1):
+        box = (left, bottom - th, right, bottom)
+        hits = [t for t in taken if box[0] < t[2] and box[2] > t[0] and box[1] < t[3] and box[3] > t[1]]
+        if not hits:
+            return box if box[1] >= 0 else None
+        if not lift:
+            return None
+        bottom = min(t[1] for t in hits) - 2
+    return None
+
+
 def at_peak(row: CardMemory, key: str) -> float:
     """GB of component ``key`` (a COMPONENTS key) alive at the card's peak: the engine's ``at_peak_gb`` (a kind it
     leaves out is 0), the overhead as it is. Stacked, these add up to ``peak_reserved_gb``; the kinds' own fields
@@ -579,6 +698,32 @@ def _tick(slot: int, instance: int | None, room: float, full: str) -> str:
         return full
     mig = f"\n#{instance}" if instance is not None else ""
     return (f"slot {slot}" if room >= 6 else f"{slot}") + mig
+
+
+def _job_names_under_runs(ticks: list[tuple[float, str]], jobs: list[str], room: float) -> list[tuple[float, str]]:
+    """``ticks`` (one a bar, its slot only) with each run of neighbouring bars of one job named once under the run,
+    on the lines below the slots', cut to the run's width (``room`` characters a bar): eight bars at 1366x768 kept
+    'slot N' alone and no job's name. A run centred on a bar adds its name to that bar's tick; else a tick between
+    its middle bars."""
+    out = list(ticks)
+    start = 0
+    for i in range(1, len(jobs) + 1):
+        if i < len(jobs) and jobs[i] == jobs[start]:
+            continue
+        chars = int(room * (i - start))
+        if chars >= 4:
+            below = max(text.count("\n") for _, text in ticks[start:i]) + 1
+            name = _tick_name(jobs[start], chars)
+            if below > 1:  # a MIG instance's '#n' took the second line: the name gets the third alone
+                name = name.split("\n")[0] + ("…" if "\n" in name else "")
+            middle = (start + i - 1) / 2
+            if middle.is_integer():
+                k = int(middle)
+                out[k] = (out[k][0], f"{out[k][1]}\n{name}")
+            else:
+                out.append((middle, "\n" * below + name))
+        start = i
+    return out
 
 
 def _tick_name(text: str, width: int = 22) -> str:
