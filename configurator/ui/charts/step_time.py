@@ -8,13 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
     QWidget,
 )
 
 from configurator.engine import BuildResult
+from configurator.engine.model.result import JobResult
 from configurator.engine.time.compute import attention_kernel_parts
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
@@ -45,6 +46,17 @@ def _fit_phrases(phrases: list[str], metrics: QFontMetrics, room: float) -> str:
         else:
             out.append(phrase)
     return "\n".join(out)
+
+
+def _hypothetical(job: JobResult) -> bool:
+    """The job does not fit its cards (the engine's status): its step time is one it would take if it did ('tight'
+    may fit on the day, 'unknown' is not known not to)."""
+    return job.status == "does-not-fit"
+
+
+def _hatched(colour: str) -> QBrush:
+    """A segment of a job that does not fit: hatched in its colour over the panel."""
+    return QBrush(QColor(colour), Qt.BrushStyle.BDiagPattern)
 
 
 def _short_collective(name: str) -> str:
@@ -82,6 +94,9 @@ class StepTimeChart(_Chart):
         self.step_marks = pg.PlotDataItem([], [], pen=pg.mkPen(self.ink, width=2.5), connect="pairs")
         self.step_marks.setZValue(12)
         self.plot.addItem(self.step_marks)
+        # the legend's sample of a job that does not fit: its bar hatched, a time it would take if it did
+        self.hypothetical_key = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=_hatched("#8a8a8a"),
+                                                pen=pg.mkPen("#8a8a8a", width=1))  # fmt: skip
         # a legend entry with no sample: the attention kernel the engine timed (hovering a bar says more)
         self.kernel_key = pg.PlotDataItem([], [], pen=None)
         self.labels = [self._label((0.5, 1.0)) for _ in range(self.MAX_LABELS)]
@@ -111,9 +126,12 @@ class StepTimeChart(_Chart):
         self._job_words = []  # the words of the result drawn before are not this one's (a resize re-fits them)
         jobs = result.jobs
         data, kinds_used, marks_x, marks_y = self._stack_bars(result)
+        hypothetical = [_hypothetical(job) for job in jobs]
         for key, bar in self.bars.items():
             xs, hs, y0s = data[key]
-            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH)
+            brushes, pens = self._bar_looks(key, xs, hypothetical)
+            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH, brushes=brushes,
+                        pens=pens)  # fmt: skip
         self.step_marks.setData(marks_x, marks_y)
 
         n = len(jobs)
@@ -136,6 +154,8 @@ class StepTimeChart(_Chart):
         entries: list[tuple[object, str]] = [(self.bars[k], self.styles[k][0]) for k in self.styles if k in kinds_used]
         if marks_x:
             entries.append((self.step_marks, "step time (after overlap)"))
+        if any(hypothetical):
+            entries.append((self.hypothetical_key, "hatched: does not fit — its time if it did"))
         kernels = attention_words(result)
         if kernels:
             entries.append((self.kernel_key, kernels))
@@ -150,6 +170,18 @@ class StepTimeChart(_Chart):
         self.plot.setYRange(0, y_hi, padding=0)
         self._fit_job_labels()
         self._place_segment_labels()
+
+    def _bar_looks(self, key: str, xs: list[float], hypothetical: list[bool]) -> tuple[list[QBrush] | None,
+                                                                                     list[QPen] | None]:  # fmt: skip
+        """Per bar of kind ``key`` its brush and pen where some job does not fit (its segments hatched in their
+        colour and outlined: a time it would take if it did, not one it will); None: the kind's one brush."""
+        if not any(hypothetical) or not xs:  # (pyqtgraph 0.13 fails on an empty list of pens)
+            return None, None
+        colour = self.styles[key][1]
+        edge = pg.mkPen("#1f1f1f" if self.dark else "w", width=0.8)
+        brushes = [_hatched(colour) if hypothetical[int(x)] else pg.mkBrush(colour) for x in xs]
+        pens = [pg.mkPen(colour, width=1.2) if hypothetical[int(x)] else edge for x in xs]
+        return brushes, pens
 
     def _stack_bars(
         self, result: BuildResult
@@ -171,7 +203,9 @@ class StepTimeChart(_Chart):
             data[key][1].append(h)
             data[key][2].append(y0)
             kinds_used.add(key)
-            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink_on(self.styles[key][1])))
+            # on a hatched bar (a job that does not fit) the name stands on the panel, not on the fill
+            ink = self.ink if _hypothetical(result.jobs[i]) else ink_on(self.styles[key][1])
+            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink))
 
         for i, job in enumerate(result.jobs):
             segs: list[_Segment] = []
@@ -217,7 +251,8 @@ class StepTimeChart(_Chart):
                 step = [f"step {job.step_seconds:.2f} s"]
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     step.append("(estimated rate)")
-                lines = [step]
+                # a job that does not fit has no step time: the engine's figure is what it would take if it did
+                lines = [["does not fit —", "time if it did:"], step] if _hypothetical(job) else [step]
                 if ratio is not None:
                     lines.append(["comm/compute", "= " + (f"{ratio:.2f}" if ratio >= 0.01 else "< 0.01")])
                 else:
@@ -225,7 +260,8 @@ class StepTimeChart(_Chart):
                 band = step_range_words(job)
                 if band:  # the engine's band: where published runs not used to fit the model fell
                     lines.append(["range", band])
-                colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
+                # the engine's verdicts: the job does not fit, or communication dominates
+                colour = self.alert if job.communication.dominates or _hypothetical(job) else self.ink
             self._job_words.append((lines, colour))
             label.setToolTip(f"Range: {job.step_band_basis}." if job.step_band_basis else "")
             label.setPos(float(i), self._totals[i])

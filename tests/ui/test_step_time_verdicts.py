@@ -1,0 +1,52 @@
+"""The step-time chart says what the engine says of each job: a job that does not fit is drawn as the time it would
+take if it did (hatched, and said so over its bar), and the visible note carries each job's own band caveat."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from configurator.engine.model.buildfile import load_build
+from configurator.ui.base.document import BuildDocument
+from configurator.ui.charts.step_time import StepTimeChart
+from tests.paths import BUILDS
+
+pytestmark = pytest.mark.usefixtures("qapp")
+
+
+def chart_of(qtbot, result) -> StepTimeChart:  # type: ignore[no-untyped-def]
+    chart = StepTimeChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 480)
+    chart.show()
+    chart.update_result(result)
+    return chart
+
+
+def two_jobs_one_short():  # type: ignore[no-untyped-def]
+    result = BuildDocument(load_build(BUILDS / "seed-70b-lora-8x-h200-nvl.yaml")).result
+    job = result.jobs[0]
+    assert job.step_seconds and job.status == "fits"
+    short = job.model_copy(update={"name": "too big", "fits": False, "status": "does-not-fit"})
+    return result.model_copy(update={"jobs": [job, short]})
+
+
+def test_a_job_that_does_not_fit_shows_a_time_if_it_did(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """It got a confident step time like any other job."""
+    result = two_jobs_one_short()
+    chart = chart_of(qtbot, result)
+    fits, short = (chart.labels[i].textItem.toPlainText().replace("\n", " ") for i in (0, 1))
+    assert "does not fit" not in fits
+    assert "does not fit" in short and "time if it did" in short, short
+    for key, bar in chart.bars.items():
+        xs = list(bar.opts["x"])
+        if not xs:
+            continue
+        brushes = bar.opts["brushes"]
+        assert brushes is not None, key
+        for x, brush in zip(xs, brushes, strict=True):
+            hatched = brush.style() not in (Qt.BrushStyle.SolidPattern, Qt.BrushStyle.NoBrush)
+            assert hatched == (x == 1.0), (key, x, brush.style())
+    legend = [label.text for _, label in chart.legend.items]
+    assert any("does not fit" in text for text in legend), legend
+
