@@ -50,3 +50,15 @@ def test_a_job_that_does_not_fit_shows_a_time_if_it_did(qtbot) -> None:  # type:
     legend = [label.text for _, label in chart.legend.items]
     assert any("does not fit" in text for text in legend), legend
 
+
+def test_the_note_carries_each_job_s_own_band_caveat(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The note showed the band's generic basis only; a job's 'none of the runs is QLoRA ... as this job is' was in a
+    tooltip."""
+    result = BuildDocument(load_build(BUILDS / "default.yaml")).result
+    own = [j.step_band_basis for j in result.jobs if j.step_band_basis and "none of the runs" in j.step_band_basis]
+    assert own, [j.step_band_basis for j in result.jobs]
+    chart = chart_of(qtbot, result)
+    note = chart.note.text
+    for basis in own:
+        caveat = basis[basis.index("none of the runs") :]
+        assert caveat in note, (caveat, note)

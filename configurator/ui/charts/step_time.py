@@ -320,9 +320,19 @@ class StepTimeChart(_Chart):
         # plain text: the note is escaped where it meets pyqtgraph (charts/common.py _set_note), so markup would show;
         # link rates only where a job communicates (present/link_words.py)
         note = link_rates_note(result)
-        # the band's own words (a job's tooltip adds where that job is of a kind no run in it is)
-        ranged = any(j.step_band_basis for j in result.jobs)
-        band = f"Range: {step_band().basis}." if ranged else ""
+        # the band's own words, then each job's own caveat (where it is of a kind no run in the band is), jobs with
+        # one caveat named together: the caveat was only in a tooltip
+        generic = step_band().basis
+        caveats: dict[str, list[str]] = {}
+        for job in result.jobs:
+            if job.step_band_basis:
+                own = job.step_band_basis.removeprefix(generic).removeprefix(";").strip()
+                caveats.setdefault(own, []).append(job.name)
+        band = f"Range: {generic}." if caveats else ""
+        named = [(names, words) for words, names in caveats.items() if words]
+        for names, words in named:
+            who = "every job" if len(named) == 1 and len(names) == len(result.jobs) else ", ".join(names)
+            band += f" {who[0].upper()}{who[1:]}: {words}."
         return f"{note}. {band}" if note and band else f"{note}." if note else band
 
     # ---- hover ----
