@@ -62,3 +62,28 @@ def test_the_note_carries_each_job_s_own_band_caveat(qtbot) -> None:  # type: ig
     for basis in own:
         caveat = basis[basis.index("none of the runs") :]
         assert caveat in note, (caveat, note)
+
+
+def test_segments_read_as_names_and_the_tallest_are_named_first(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Segments read 'mlp (compute) 1.07 s', 'lora', 'bwd all-gather' where the Roofline tab reads 'MLP
+    up-projection'; and at 2560x1440 a 0.75 s segment had no name (its name wider than the bar) while a 0.07 s one
+    had one."""
+    result = BuildDocument(load_build(BUILDS / "seed-70b-lora-8x-h200-nvl.yaml")).result
+    job = result.jobs[0]
+    jobs = [job.model_copy(update={"name": f"job {k}"}) for k in range(4)]
+    chart = chart_of(qtbot, result.model_copy(update={"jobs": jobs}))
+    chart.resize(900, 900)
+    qtbot.wait(20)
+    chart._place_segment_labels()
+    shown = [t.textItem.toPlainText() for t in chart.seg_labels if t.isVisible()]
+    assert shown
+    internal = ("mlp", "lora", "dequant", "projections", "elementwise", "recompute", "fwd ", "bwd ")
+    for text in shown:
+        assert not text.startswith(internal), text
+    h = chart.plot.vb.height()
+    for i in range(4):
+        segs = sorted((s for s in chart._seg_names if s[0] == i), key=lambda s: s[1] - s[2])
+        named = {round((s.pos().y()), 6) for s in chart.seg_labels if s.isVisible() and round(s.pos().x()) == i}
+        for _, y0, y1, text, _ in segs[:3]:  # the three tallest
+            if (y1 - y0) / chart._y_hi * h >= 30:
+                assert round((y0 + y1) / 2, 6) in named, (i, text, shown)

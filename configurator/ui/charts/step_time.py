@@ -21,6 +21,7 @@ from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
 from configurator.present.link_words import link_rates_note
+from configurator.present.op_words import collective_name, op_name
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
@@ -59,13 +60,6 @@ def _hatched(colour: str) -> QBrush:
     return QBrush(QColor(colour), Qt.BrushStyle.BDiagPattern)
 
 
-def _short_collective(name: str) -> str:
-    """'forward all-gather of the frozen base' -> 'fwd all-gather'."""
-    name = name.split(" of the ")[0]
-    name = re.sub(r" \(.*\)", "", name)
-    return name.replace("forward ", "fwd ").replace("backward ", "bwd ")
-
-
 @dataclass
 class _Segment:
     y0: float
@@ -102,6 +96,7 @@ class StepTimeChart(_Chart):
         self.labels = [self._label((0.5, 1.0)) for _ in range(self.MAX_LABELS)]
         self.seg_labels = [self._label((0.5, 0.5)) for _ in range(self.MAX_SEGMENT_LABELS)]
         self._seg_names: list[tuple[int, float, float, str, str]] = []
+        self._seg_forms: list[list[str]] = []
         self._x_range = (-0.6, 0.6)
         self._y_hi = 1.0
         self._job_words: list[tuple[list[list[str]], str]] = []  # per job, its lines' phrases and colour
@@ -197,6 +192,7 @@ class StepTimeChart(_Chart):
         kinds_used: set[str] = set()
 
         seg_names: list[tuple[int, float, float, str, str]] = []
+        seg_forms: list[list[str]] = []  # per segment its words, longest first (_place_segment_labels)
 
         def put(key: str, i: int, y0: float, h: float, name: str) -> None:
             data[key][0].append(float(i))
@@ -206,13 +202,16 @@ class StepTimeChart(_Chart):
             # on a hatched bar (a job that does not fit) the name stands on the panel, not on the fill
             ink = self.ink if _hypothetical(result.jobs[i]) else ink_on(self.styles[key][1])
             seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink))
+            bare = re.sub(r" \((compute|memory)\)$", "", name)  # the colour and the legend say the bound
+            seg_forms.append(list(dict.fromkeys([f"{name} {h:.2f} s", f"{bare} {h:.2f} s", f"{bare}\n{h:.2f} s",
+                                                 f"{h:.2f} s"])))  # fmt: skip
 
         for i, job in enumerate(result.jobs):
             segs: list[_Segment] = []
             y = _stack_compute(i, job, put, segs)
             for c in job.communication.collectives:
                 key = c.link if c.link in LINK_STYLE else "other"
-                put(key, i, y, c.seconds, _short_collective(c.name))
+                put(key, i, y, c.seconds, collective_name(c.name))
                 segs.append(_Segment(y, y + c.seconds, (
                     f"<b>{c.name}</b> ({c.kind}, ×{c.count_per_step})<br>"
                     f"{c.bytes_per_card / 1e9:.1f} GB per card over {c.link} at {c.rate_gb_s:g} GB/s "
@@ -226,6 +225,7 @@ class StepTimeChart(_Chart):
                 marks_x += [i - BAR_WIDTH / 2 - 0.14, i - BAR_WIDTH / 2, i + BAR_WIDTH / 2, i + BAR_WIDTH / 2 + 0.14]
                 marks_y += [job.step_seconds] * 4
         self._totals, self._comm, self.segments, self._seg_names = totals, comm, segments, seg_names
+        self._seg_forms = seg_forms
         return data, kinds_used, marks_x, marks_y
 
     def _label_jobs(self, result: BuildResult) -> None:
@@ -294,7 +294,9 @@ class StepTimeChart(_Chart):
         self._place_segment_labels()
 
     def _place_segment_labels(self, *_: object) -> None:
-        """Name the segments that are tall and wide enough on screen to hold their name."""
+        """Name the segments tall enough on screen for a line, the tallest first while labels last, each in the
+        longest of its words that its bar's width holds ('Recompute (compute) 0.75 s', 'Recompute 0.75 s', '0.75 s'):
+        at 2560x1440 a 0.07 s segment had a name and a 0.75 s one none, its name longer than the bar."""
         pool = self.seg_labels
         shown = 0
         if not self.is_empty() and self._seg_names:
@@ -302,13 +304,20 @@ class StepTimeChart(_Chart):
             h = max(self.plot.vb.height(), 120.0)
             x_lo, x_hi = self._x_range
             bar_px = BAR_WIDTH / (x_hi - x_lo) * w
-            for i, y0, y1, text, colour in self._seg_names:
-                if shown >= len(pool):
+            metrics = QFontMetrics(pool[0].textItem.font())
+            tallest = sorted(range(len(self._seg_names)), key=lambda k: self._seg_names[k][1] - self._seg_names[k][2])
+            for k in tallest:
+                i, y0, y1, _, colour = self._seg_names[k]
+                if shown >= len(pool) or (y1 - y0) / self._y_hi * h < 15:
                     break
-                if (y1 - y0) / self._y_hi * h < 15 or len(text) * 6.2 + 8 > bar_px:
+                room = (y1 - y0) / self._y_hi * h
+                text = next((t for t in self._seg_forms[k]
+                             if max(metrics.horizontalAdvance(line) for line in t.split("\n")) + 8 <= bar_px
+                             and (t.count("\n") + 1) * metrics.height() + 4 <= max(room, 15)), None)  # fmt: skip
+                if text is None:
                     continue
                 t = pool[shown]
-                self._set_text(t, text, colour)
+                self._set_text(t, text, colour, centred=True)
                 t.setPos(float(i), (y0 + y1) / 2)
                 t.setVisible(True)
                 shown += 1
@@ -415,7 +424,7 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
             if seconds <= 0:
                 continue
             key = "matmul" if op.bound == "compute" else "memory"
-            put(key, i, y, seconds, f"{op.name} ({op.bound})")  # in full: "(com.)" read as communication
+            put(key, i, y, seconds, f"{op_name(op.name)} ({op.bound})")  # in full: "(com.)" read as communication
             segs.append(_Segment(y, y + seconds, (
                 f"<b>{op.name}</b>: {_op_words(op.name, comp.attention_kernel)}<br>{seconds:.3f} s per step, "
                 f"{op.bound}-bound<br>{op.flops / 1e12:,.1f} TFLOP, {op.bytes / 1e9:,.1f} GB moved{est}")))  # fmt: skip
@@ -426,7 +435,7 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
         ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
     ):
         if seconds:
-            put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
+            put(key, i, y, seconds, "Compute" if key == "matmul" else "Memory-bound")
             segs.append(_Segment(y, y + seconds, f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step"
                                  + (est if key == "matmul" else "")))  # fmt: skip
             y += seconds
