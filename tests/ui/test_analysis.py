@@ -553,3 +553,17 @@ def test_step_time_chart_emptied_after_a_result_survives_a_resize(qtbot) -> None
     chart.resize(900, 500)
     QApplication.processEvents()
     assert not any(label.isVisible() for label in chart.labels)
+
+
+def test_frontier_legend_lists_only_the_curves_drawn(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The default build's 'Full fine-tune, 8-bit Adam' never fits and is below the chart at every length (the note
+    says so): the legend listed it as if drawn."""
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.setCurrentWidget(tabs.frontier)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    frontier = tabs.frontier
+    assert "Full fine-tune, 8-bit Adam" in frontier.note.text
+    labels = [label for _, label in frontier._legend_key]
+    assert not any(label.startswith("Full fine-tune, 8-bit Adam") for label in labels), labels
+    assert any("(this job)" in label for label in labels)

@@ -221,3 +221,30 @@ def test_bar_labels_never_overlap_keep_their_unit_and_clear_the_bands(qtbot, wid
     names = " ".join(text for _, text in chart.plot.getAxis("bottom")._tickLevels[0])
     for job in result.jobs:
         assert job.name.split()[0] in names, (width, names)
+
+
+def test_the_legend_lists_what_is_drawn_as_it_is_drawn(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """'Capacity' and 'Peak band' had identical line samples (the band is drawn as an I-beam), and 'Free (no job)'
+    was listed with no card free."""
+    from PySide6.QtGui import QImage, QPainter
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    texts = [label.text for _, label in chart.legend.items]
+    assert "Free (no job)" not in texts and "Capacity" in texts and "Peak band" in texts
+
+    def drawn(text: str) -> list[int]:
+        sample = next(s for s, label in chart.legend.items if label.text == text)
+        image = QImage(20, 20, QImage.Format.Format_ARGB32)
+        image.fill(0)
+        painter = QPainter(image)
+        sample.paint(painter)
+        painter.end()
+        return [image.pixel(x, y) for x in range(20) for y in range(20)]
+
+    assert drawn("Capacity") != drawn("Peak band")
+    chart.update_result(result, free=[(9, "NVIDIA H200 NVL", 150.8)])
+    texts = [label.text for _, label in chart.legend.items]
+    assert "Free (no job)" in texts and texts.index("Free (no job)") < texts.index("Capacity")
+    chart.update_result(result)
+    assert "Free (no job)" not in [label.text for _, label in chart.legend.items]

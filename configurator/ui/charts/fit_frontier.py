@@ -163,6 +163,8 @@ class FitFrontierChart(_Chart):
         y_lo = -max(0.45 * y_hi, 10.0)
         self._y_span = y_hi - y_lo
         self.below.setRegion((y_lo * 2, 0))
+        # the legend lists what is drawn: a curve below the chart at every length is named in the note instead
+        entries = [e for e, h in zip(entries, heads, strict=True) if max(h) >= y_lo]
         self.zero.setData([x0, x1], [0.0, 0.0])
         entries.append((self.zero, f"0 {u}: does not fit below"))
         lx0, lx1 = math.log10(x0), math.log10(x1)

@@ -12,6 +12,7 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.LegendItem import ItemSample
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextOption
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
@@ -99,15 +100,14 @@ class HeadroomChart(QWidget):
             self.legend.addItem(bar, label)
             self.bars[key] = bar
         self.free_bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=FREE_FILL, pen=pg.mkPen("#78909C"))
-        self.plot.addItem(self.free_bar)
-        self.legend.addItem(self.free_bar, "Free (no job)")
+        self.plot.addItem(self.free_bar)  # in the legend only while a card is free (_sync_legend)
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
         self.legend.addItem(self.capacity, "Capacity")
         # The engine's band around peak reserved (CardMemory.band_low_gb..band_high_gb) as an error bar.
         self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
         self.plot.addItem(self.band)
-        self.legend.addItem(self.band, "Peak band")
+        self.legend.addItem(_BandSample(self.band), "Peak band")  # an I-beam, as drawn: not a line like Capacity
         # bar labels, made as bars need them (up to MAX_LABELS) and reused: creating all 64 up front was a
         # third of the window's start-up
         self.labels: list[pg.TextItem] = []
@@ -253,6 +253,7 @@ class HeadroomChart(QWidget):
         low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         high = np.array([to_unit(r.band_high_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         self.band.setData(x=xs, y=peak, top=np.maximum(high - peak, 0.0), bottom=np.maximum(peak - low, 0.0))
+        self._sync_legend(bool(free))
         self._label_bars(free, base, caps, high)
         total = n + len(free)
         self.empty.setVisible(total == 0)
@@ -263,6 +264,28 @@ class HeadroomChart(QWidget):
         if total == 0:
             self.empty.setPos(0, top / 2)
         self._place_measured()
+
+    def _sync_legend(self, free: bool) -> None:
+        """'Free (no job)' in the legend only while a card is free, before 'Capacity' (it was listed with no card
+        free)."""
+        listed = any(sample.item is self.free_bar for sample, _ in self.legend.items)
+        if listed == free:
+            return
+        if not free:
+            self.legend.removeItem(self.free_bar)
+        else:
+            # re-listed in order: the components, the free card, then what follows them
+            after = [(sample, label.text) for sample, label in self.legend.items if sample.item is not None
+                     and not any(sample.item is self.bars[k] for k, _, _ in COMPONENTS)]  # fmt: skip
+            for sample, _ in after:
+                self.legend.removeItem(sample.item)
+            self.legend.addItem(self.free_bar, "Free (no job)")
+            for sample, text in after:
+                self.legend.addItem(sample if isinstance(sample, _BandSample) else sample.item, text)
+            size = {"size": f"{self.look.legend_pt:.1f}pt"} if self.look.legend_pt is not None else {}
+            for _, label in self.legend.items:
+                label.setText(label.text, color=self.ink, **size)
+        self.fit_texts()
 
     def set_measured(self, values: dict[str, float]) -> None:
         """Measured peaks per job name (GB, as nvidia-smi shows them; a verify result) drawn as a point beside the
@@ -636,6 +659,17 @@ class HeadroomChart(QWidget):
         exports."""
         opts = self.bars[key].opts
         return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
+
+
+class _BandSample(ItemSample):
+    """The peak band's legend sample: an I-beam in the band's pen, as the chart draws it (pyqtgraph's sample of an
+    error bar is a plain line, the same as the capacity's)."""
+
+    def paint(self, p, *args) -> None:  # type: ignore[no-untyped-def]
+        p.setPen(pg.mkPen(self.item.opts["pen"]))
+        p.drawLine(QPointF(10, 3), QPointF(10, 17))
+        p.drawLine(QPointF(6, 3), QPointF(14, 3))
+        p.drawLine(QPointF(6, 17), QPointF(14, 17))
 
 
 def headroom_forms(row: CardMemory, unit: str) -> list[str]:
