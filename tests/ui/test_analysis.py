@@ -567,3 +567,30 @@ def test_frontier_legend_lists_only_the_curves_drawn(qtbot) -> None:  # type: ig
     labels = [label for _, label in frontier._legend_key]
     assert not any(label.startswith("Full fine-tune, 8-bit Adam") for label in labels), labels
     assert any("(this job)" in label for label in labels)
+
+
+@pytest.mark.parametrize("size", [(900, 420), (1300, 700)])
+def test_frontier_fits_up_to_label_covers_no_curve(qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """The 'fits up to 19,084 tokens' label, on its backing, sat centred over its marker and hid the curves exactly
+    where they cross 0 GB."""
+    from PySide6.QtCore import QPointF
+
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.resize(*size)
+    tabs.setCurrentWidget(tabs.frontier)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    QApplication.processEvents()
+    frontier = tabs.frontier
+    label = frontier.marker_label
+    assert label.isVisible() and "fits up to" in label.textItem.toPlainText()
+    box = label.sceneBoundingRect().adjusted(2, 2, -2, -2)
+    vb = frontier.plot.vb
+    for item in frontier.curves:
+        xs, ys = item.getData()
+        if xs is None or not len(xs):
+            continue
+        for (a, b), (c, d) in itertools.pairwise(zip(xs, ys, strict=True)):
+            for k in range(21):
+                point = vb.mapViewToScene(QPointF(a + (c - a) * k / 20, b + (d - b) * k / 20))
+                assert not box.contains(point), (size, point, box)
