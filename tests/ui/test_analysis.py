@@ -594,3 +594,43 @@ def test_frontier_fits_up_to_label_covers_no_curve(qtbot, size: tuple[int, int])
             for k in range(21):
                 point = vb.mapViewToScene(QPointF(a + (c - a) * k / 20, b + (d - b) * k / 20))
                 assert not box.contains(point), (size, point, box)
+
+
+@pytest.mark.parametrize("size", [(900, 420), (1300, 700)])
+def test_roofline_labels_clear_the_roofs_and_each_other_s_leaders(qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Roof lines struck labels through, leaders crossed other labels, and near-coincident points' labels floated
+    with no leader to say whose they were."""
+    from PySide6.QtCore import QLineF, QPointF
+
+    from configurator.ui.charts.label_spots import crosses
+
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.resize(*size)
+    tabs.setCurrentWidget(tabs.roofline)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    QApplication.processEvents()
+    chart = tabs.roofline
+    vb = chart.plot.vb
+
+    def scene_segments(item) -> list[QLineF]:  # type: ignore[no-untyped-def]
+        xs, ys = item.getData()  # view coordinates (log10 on both axes)
+        if xs is None:
+            return []
+        points = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in zip(xs, ys, strict=True)]
+        return [QLineF(a, b) for a, b in itertools.pairwise(points)]
+
+    roofs = [s for item in [*chart.roofs, *chart.lp_roofs] for s in scene_segments(item)]
+    lead = scene_segments(chart.leaders)[::2]  # drawn in pairs
+    shown = [t for t in (*chart.ridge_labels, *chart.point_labels) if t.isVisible()]
+    assert shown and len(lead) == len(shown)
+    boxes = []
+    for t in shown:
+        r = t.sceneBoundingRect().adjusted(3, 3, -3, -3)
+        boxes.append((r.left(), r.top(), r.right(), r.bottom()))
+    for box in boxes:
+        for s in roofs:
+            assert not crosses((s.x1(), s.y1(), s.x2(), s.y2()), box), (size, box)
+    for s in lead:
+        hit = [b for b in boxes if crosses((s.x1(), s.y1(), s.x2(), s.y2()), b)]
+        assert len(hit) <= 1, (size, s, hit)  # its own label only
