@@ -6,7 +6,7 @@ from configurator.engine.model.result import BuildResult, Communication, Compute
 from configurator.present.host_words import nvme_line, ram_line, term_size_words
 from configurator.present.job_words import step_band_phrase, vision_words
 from configurator.present.link_words import link_name, rate_words
-from configurator.present.memory_words import reserved_basis_note
+from configurator.present.memory_words import parts_note, reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
@@ -56,6 +56,7 @@ def _memory(job: JobResult) -> list[str]:
     )
     phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
     out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
+    out.append(f"  {parts_note(c.peak_phase)}")
     if c.band_basis:
         out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
     if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
