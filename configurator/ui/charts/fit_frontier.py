@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import math
 
 import pyqtgraph as pg
@@ -33,7 +34,7 @@ def _crossings(rect: tuple[float, float, float, float], lines: list[list[tuple[f
     a, b, c, d = rect[0] - 2, rect[1] - 2, rect[2] + 2, rect[3] + 2
     count = 0
     for line in lines:
-        for (p, q), (r, t) in zip(line, line[1:], strict=False):
+        for (p, q), (r, t) in itertools.pairwise(line):
             steps = max(1, int(math.hypot(r - p, t - q) / 2))
             if any(a <= p + (r - p) * k / steps <= c and b <= q + (t - q) * k / steps <= d for k in range(steps + 1)):
                 count += 1
@@ -312,7 +313,7 @@ class FitFrontierChart(_Chart):
         spots = [(u + 8, v - th - 6), (u - tw - 8, v - th - 6), (u + 14, v - th - 26), (u - tw - 14, v - th - 26),
                  (u + 20, v - th - 50), (u - tw - 20, v - th - 50), (u + 8, v + 8), (u - tw - 8, v + 8),
                  (u - tw / 2, v - th - 70)]  # fmt: skip
-        inside = [(a, b) for a, b in spots if 0 <= a and a + tw <= w and 0 <= b and b + th <= h] or spots[:1]
+        inside = [(a, b) for a, b in spots if a >= 0 and a + tw <= w and b >= 0 and b + th <= h] or spots[:1]
         best = min(inside, key=lambda ab: (_crossings((ab[0], ab[1], ab[0] + tw, ab[1] + th), lines), inside.index(ab)))
         left, top = best
         self.marker_label.setPos(x0 + left / w * (x1 - x0), y1 - top / h * (y1 - y0))

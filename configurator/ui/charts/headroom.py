@@ -416,8 +416,8 @@ class HeadroomChart(QWidget):
         second row). Pixels, y down: 'short 13.0 GB' ran into its neighbour's 'short 13.0 GB' at 1366x768."""
         spec = self._label_spec
         vb = self.plot.vb
-        w, h = vb.width(), vb.height()
-        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = float(vb.width()), float(vb.height())
+        (x0, x1), (y0, y1) = (float(a) for a in vb.viewRange()[0]), (float(b) for b in vb.viewRange()[1])
         if not spec or w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
             return True
 
@@ -661,7 +661,7 @@ class HeadroomChart(QWidget):
         return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
 
 
-class _BandSample(ItemSample):
+class _BandSample(ItemSample):  # type: ignore[misc]  # pyqtgraph is untyped
     """The peak band's legend sample: an I-beam in the band's pen, as the chart draws it (pyqtgraph's sample of an
     error bar is a plain line, the same as the capacity's)."""
 

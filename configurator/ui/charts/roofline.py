@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -349,17 +351,17 @@ class RooflineChart(_Chart):
         roofs: list[tuple[float, float, float, float]] = []
         for r in [*self._roofs, *self._lp]:
             corners = [px(10**x_lo, r.attainable(10**x_lo)), px(r.ridge, r.peak_tflops), px(10**x_hi, r.peak_tflops)]
-            roofs += [(*a, *b) for a, b in zip(corners, corners[1:], strict=False)]
+            roofs += [(*a, *b) for a, b in itertools.pairwise(corners)]
         ridges = [k for k, m in enumerate(self._placing) if m[5] == "ridge"]
         ops = [k for k, m in enumerate(self._placing) if m[5] != "ridge"]
         layouts = [self._layout_labels([*ridges, *ops], markers, roofs, px, (w, h))]
         if layouts[0][0] and ops and ridges:
             layouts.append(self._layout_labels([*ops, *ridges], markers, roofs, px, (w, h)))
-        _, rects = min(layouts, key=lambda layout: layout[0])
+        rects = min(layouts, key=lambda layout: layout[0])[1]
         lead_x: list[float] = []
         lead_y: list[float] = []
         for k, best in rects.items():
-            item, _, x, y, _, _ = self._placing[k]
+            item, x, y = self._placing[k][0], self._placing[k][2], self._placing[k][3]
             item.setAnchor((0.0, 0.0))
             item.setPos(*view(best[0], best[1]))
             item.setVisible(True)
@@ -374,11 +376,12 @@ class RooflineChart(_Chart):
                     lead_y.append(10**ly)
         self.leaders.setData(lead_x, lead_y)
 
-    def _layout_labels(self, order: list[int], markers: list[Rect], roofs: list[Segment], px, area: tuple[float, float]
-                       ) -> tuple[int, dict[int, Rect]]:  # type: ignore[no-untyped-def]  # fmt: skip
+    def _layout_labels(self, order: list[int], markers: list[Rect], roofs: list[Segment],
+                       px: Callable[[float, float], tuple[float, float]], area: tuple[float, float]
+                       ) -> tuple[int, dict[int, Rect]]:  # fmt: skip
         """The labels placed greedily in ``order`` (indices into the labels to place): their boxes in pixels and the
         conflicts left (free_spot)."""
-        placed, lines, labels = list(markers), list(roofs), []
+        placed, lines, labels = list(markers), list(roofs), list[Rect]()
         rects: dict[int, Rect] = {}
         total = 0
         for k in order:

@@ -307,7 +307,7 @@ class StepTimeChart(_Chart):
             metrics = QFontMetrics(pool[0].textItem.font())
             tallest = sorted(range(len(self._seg_names)), key=lambda k: self._seg_names[k][1] - self._seg_names[k][2])
             for k in tallest:
-                i, y0, y1, _, colour = self._seg_names[k]
+                i, y0, y1, _full, colour = self._seg_names[k]
                 if shown >= len(pool) or (y1 - y0) / self._y_hi * h < 15:
                     break
                 room = (y1 - y0) / self._y_hi * h
