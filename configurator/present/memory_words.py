@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from typing import Literal
 
+from configurator.engine.model.result import CardMemory
 from configurator.present.words import to_unit
+
+
+def at_peak(row: CardMemory, key: str) -> float:
+    """GB of component ``key`` (a COMPONENTS key) alive at the card's peak: the engine's ``at_peak_gb`` (a kind it
+    leaves out is 0), the overhead as it is. Stacked, these add up to ``peak_reserved_gb``; the kinds' own fields
+    are each one's largest over the run and stacked to more than the peak a bar reports (default build: 90.8
+    against 89.2 GB). The window's headroom chart and the sheet's memory figure stack these."""
+    if key == "overhead_gb":
+        return row.overhead_gb
+    return row.at_peak_gb.get(key.removesuffix("_gb"), 0.0)
 
 
 def reserved_basis_note(

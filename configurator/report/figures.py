@@ -23,6 +23,7 @@ from configurator.present.colours import (
     card_colour_hex,
     card_ink_hex,
 )
+from configurator.present.memory_words import at_peak
 from configurator.present.words import PITCH_MM, headroom_label, mig_words
 
 
@@ -228,11 +229,13 @@ def _draw_axis(painter: QPainter, rect: QRectF, plot: QRectF, axis_w: float, top
 
 def _draw_bar(painter: QPainter, plot: QRectF, top: float, cx: float, slot_w: float, r: CardMemory,
               ink: QColor) -> None:  # fmt: skip
-    """One card's stacked memory, its capacity line, its headroom above and its slot and card below."""
+    """One card's stacked memory, its capacity line, its headroom above and its slot and card below. The stack is
+    what is alive at the card's peak (``at_peak``), so its top is the peak reserved the headroom is measured from
+    (each kind's largest over the run, stacked, stood above it: 90.8 against 89.2 GB in the default build)."""
     bar_w = min(slot_w * 0.55, 60)
     base = 0.0
     for key, _, colour in COMPONENTS:
-        h = _finite(getattr(r, key))
+        h = _finite(at_peak(r, key))
         if h > 0:
             painter.setPen(QPen(QColor("white"), 0.3))
             painter.setBrush(QColor(colour))
@@ -267,7 +270,7 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult, capacity: str
     legend_h, axis_w, bottom_h = 14.0, 34.0, 22.0
     plot = QRectF(rect.left() + axis_w, rect.top() + legend_h + 6, rect.width() - axis_w - 4,
                   rect.height() - legend_h - bottom_h - 6)  # fmt: skip
-    top = max(max(sum(_finite(getattr(r, k)) for k, _, _ in COMPONENTS), _finite(r.capacity_gb)) for r in rows)
+    top = max(max(sum(_finite(at_peak(r, k)) for k, _, _ in COMPONENTS), _finite(r.capacity_gb)) for r in rows)
     top = max(top, 1.0) * 1.15
     ink = QColor("#222222")
     _font(painter, 6)

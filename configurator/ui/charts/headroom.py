@@ -22,7 +22,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.colours import status_ink
-from configurator.present.memory_words import reserved_basis_note
+from configurator.present.memory_words import at_peak, reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.base import COMPONENTS, ViewState, to_unit
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
@@ -711,16 +711,6 @@ def _free_box(u: float, bottom: float, tw: float, th: float, taken: list[tuple[f
             return None
         bottom = min(t[1] for t in hits) - 2
     return None
-
-
-def at_peak(row: CardMemory, key: str) -> float:
-    """GB of component ``key`` (a COMPONENTS key) alive at the card's peak: the engine's ``at_peak_gb`` (a kind it
-    leaves out is 0), the overhead as it is. Stacked, these add up to ``peak_reserved_gb``; the kinds' own fields
-    are each one's largest over the run and stacked to more than the peak the bar reports (default build: 90.8
-    against 89.2 GB)."""
-    if key == "overhead_gb":
-        return row.overhead_gb
-    return row.at_peak_gb.get(key.removesuffix("_gb"), 0.0)
 
 
 def _tick(slot: int, instance: int | None, room: float, full: str) -> str:
