@@ -249,3 +249,25 @@ def test_the_legend_lists_what_is_drawn_as_it_is_drawn(qtbot) -> None:  # type: 
     assert "Free (no job)" in texts and texts.index("Free (no job)") < texts.index("Capacity")
     chart.update_result(result)
     assert "Free (no job)" not in [label.text for _, label in chart.legend.items]
+
+
+def test_the_hover_tip_shows_its_breakdown_as_rich_text_and_the_job_name_as_typed(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The breakdown's <b> and <br> reach QToolTip as markup (TipKeeper escaped them all: the tip showed its tags),
+    while a job named like markup is shown as typed."""
+    from PySide6.QtGui import QTextDocument
+
+    from tests.gui_helpers import hover_tooltip
+
+    result = BuildDocument(load_build(EIGHT)).result
+    job = result.jobs[0].model_copy(update={"name": "<b>evil</b> & co"})
+    chart = make_chart(qtbot, result.model_copy(update={"jobs": [job]}))
+    row = job.cards[0]
+    tip = hover_tooltip(chart.view, chart.plot, 0.0, row.weights_gb / 2)
+    assert tip
+    shown = QTextDocument()
+    shown.setHtml(tip)
+    text = shown.toPlainText()
+    assert "<br>" not in text and "</b>" not in text.replace("<b>evil</b>", "")  # the markup rendered
+    assert "<b>evil</b> & co" in text  # the user's name as typed
+    assert "\nAt the peak" in text  # one line per figure
+    assert shown.begin().begin().fragment().charFormat().fontWeight() > 400  # the job's line in bold

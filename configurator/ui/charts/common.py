@@ -133,13 +133,15 @@ class TipKeeper(QObject):
             self.hide()
         return False
 
-    def show(self, scene_pos: QPointF, text: str) -> None:
+    def show(self, scene_pos: QPointF, text: str, rich: bool = False) -> None:
+        """Show ``text`` at ``scene_pos``: plain text shown as typed (the chart's words name jobs and cards, user
+        text); ``rich`` text is shown as markup, its caller having escaped every user string in it (escape_rich):
+        passed through ``plain_tooltip`` the headroom chart's breakdown showed its ``<b>`` and ``<br>`` tags."""
         where = self.view.mapToGlobal(self.view.mapFromScene(scene_pos))  # type: ignore[attr-defined]
         if text == self.text and QToolTip.isVisible():
             return
         self.text = text
-        # the chart's words name jobs and cards (user text): shown as typed, never as markup
-        QToolTip.showText(where, plain_tooltip(text), self.view, QRect(), self.HOLD_MS)
+        QToolTip.showText(where, text if rich else plain_tooltip(text), self.view, QRect(), self.HOLD_MS)
 
     def hide(self) -> None:
         if self.text:

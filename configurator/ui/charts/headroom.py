@@ -5,7 +5,6 @@ the driver shows, with the headroom written on each bar. Items are created once 
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable
 from functools import partial
@@ -18,6 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextOption
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from configurator.catalog.cards import short_card_name
+from configurator.catalog.richtext import escape_rich
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.model.result import BuildResult, CardMemory
@@ -576,10 +576,10 @@ class HeadroomChart(QWidget):
             slot, name, cap = self.free[index - len(self.rows)]
             u = self.unit
             shown = "unknown (not published)" if cap is None else f"{to_unit(cap, u):.2f} {u}"
-            return f"<b>slot {slot} {html.escape(name)}</b><br>No job on this card: free capacity {shown}"
+            return f"<b>slot {slot} {escape_rich(name)}</b><br>No job on this card: free capacity {shown}"
         job, r = self.rows[index]
         u = self.unit
-        e = html.escape
+        e = escape_rich  # the user's words (job, card, phases) escaped, the markup kept: shown as rich text
         lines = [
             f"<b>{e(job)}</b> — slot {r.slot} {e(r.card_name)}"
             + (f" ({e(r.mig)} instance {r.instance})" if r.mig else "")
@@ -629,7 +629,7 @@ class HeadroomChart(QWidget):
         i = self.bar_at(pos)
         if i is not None:
             # scene -> widget -> screen: the plot is a graphics item, the layout widget maps to the screen
-            self.tips.show(pos, self.tooltip_for(i))
+            self.tips.show(pos, self.tooltip_for(i), rich=True)  # tooltip_for escapes the user's words
         else:
             self.tips.hide()
 
