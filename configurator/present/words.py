@@ -24,6 +24,11 @@ def to_unit(gb: float, unit: str) -> float:
     return gb_to_gib(gb) if unit == "GiB" else gb
 
 
+def memory_label(gb: float, unit: str = "GB", digits: int = 1, sign: bool = False) -> str:
+    """'102.6 GB' or '95.6 GiB': a memory figure in the display unit (``sign``: '+13.3 GB')."""
+    return f"{to_unit(gb, unit):{'+' if sign else ''}.{digits}f} {unit}"
+
+
 def headroom_label(headroom_gb: float, fits: bool, unit: str = "GB", digits: int = 1) -> str:
     """'+12.3 GB' when it fits, 'short 4.5 GB' when it does not (in the display unit)."""
     head = to_unit(headroom_gb, unit)

@@ -80,6 +80,7 @@ class ChassisView(QGraphicsView):
         self.doc = document
         self._label_w = LABEL_W  # widened to the longest slot label on each redraw
         self._card_min_px = CARD_FONT_PX[1]  # the card labels' smallest size in scene pixels (fit)
+        self.unit = "GB"  # the view state's memory unit (follow): the cards' figures are written in it
         self._sxm_gap = SXM_GAP
         self._sxm_under = SXM_UNDER
         self._top = TOP
@@ -141,6 +142,14 @@ class ChassisView(QGraphicsView):
         view.slot_changed.connect(self._slot_changed)
         view.theme_changed.connect(self._theme_changed)
         self._theme_changed(view.dark)
+        view.unit_changed.connect(self._unit_changed)
+        self._unit_changed(view.unit)
+
+    def _unit_changed(self, unit: str) -> None:
+        """The cards' memory in ``unit`` ('102.6 GB' stayed in GB with GiB chosen while the charts said GiB)."""
+        if unit != self.unit:
+            self.unit = unit
+            self._draw(self.doc.build)
 
     def _slot_changed(self, slot: int | None) -> None:
         if slot is not None and slot != self._choosing:  # not the card just chosen here
@@ -292,12 +301,12 @@ class ChassisView(QGraphicsView):
             bridge_left = bar_left.get(placement.slot)
             rect = rects[placement.slot]
             kept = before.pop(placement.slot, None)
-            if kept is not None and not new_chassis and kept.drawn_as(card, rect, mig, bridge_left):
+            if kept is not None and not new_chassis and kept.drawn_as(card, rect, mig, bridge_left, self.unit):
                 self.card_items[placement.slot] = kept
                 continue
             if kept is not None and kept.scene() is self.scene():
                 self.scene().removeItem(kept)
-            item = CardItem(placement.slot, card, rect, mig, bridge_left, self._card_min_px)
+            item = CardItem(placement.slot, card, rect, mig, bridge_left, self._card_min_px, self.unit)
             self.scene().addItem(item)
             item.setSelected(placement.slot in selected)
             self.card_items[placement.slot] = item

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.chassis import SlotPosition
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, card_ink_hex
+from configurator.present.words import memory_label
 from configurator.ui.base import card_colour
 from configurator.ui.chassis.label import CARD_FONT_PX, Piece, bold_px, layout, mig_words
 
@@ -43,13 +44,13 @@ class CardItem(QGraphicsRectItem):
     the largest size that fits (label.layout)."""
 
     def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None,
-                 bridge_left: float | None = None, min_px: int = CARD_FONT_PX[1]) -> None:  # fmt: skip
+                 bridge_left: float | None = None, min_px: int = CARD_FONT_PX[1], unit: str = "GB") -> None:  # fmt: skip
         super().__init__(rect)
         # bridge_left: the scene x where the NVLink bar over this card starts (None: no bar). The bar stands a
         # fixed inset from the shortest bridged card's end, so on a longer card it sits further in than its own end
         self.slot, self.card, self.bridge_left = slot, card, bridge_left
         self.bridged = bridge_left is not None
-        self._drawn = (card.id, rect.getRect(), tuple(mig or ()), bridge_left)
+        self._drawn = (card.id, rect.getRect(), tuple(mig or ()), bridge_left, unit)
         colour = card_colour(card.id)
         self.ink = QColor(card_ink_hex(card.id))
         self.setBrush(QBrush(colour))
@@ -58,7 +59,7 @@ class CardItem(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsFocusable, True)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.setZValue(2)
-        figures = f"{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
+        figures = f"{memory_label(card.visible_gb, unit)} · {card.power.tdp_w.value or 0:.0f} W"  # the view's unit
         self.texts = [card.name, figures] + ([mig_words(mig)] if mig else [])
         self.min_px = min_px  # the label's smallest size in scene pixels (ChassisView.fit: legible on screen)
         self.lines, self.font = self._layout()
@@ -73,9 +74,10 @@ class CardItem(QGraphicsRectItem):
             self.lines, self.font = self._layout()
             self.update()
 
-    def drawn_as(self, card: CardSpec, rect: QRectF, mig: list[str] | None, bridge_left: float | None) -> bool:
+    def drawn_as(self, card: CardSpec, rect: QRectF, mig: list[str] | None, bridge_left: float | None,
+                 unit: str = "GB") -> bool:  # fmt: skip
         """Whether this item already draws that card there, so a redraw can keep it."""
-        return self._drawn == (card.id, rect.getRect(), tuple(mig or ()), bridge_left)
+        return self._drawn == (card.id, rect.getRect(), tuple(mig or ()), bridge_left, unit)
 
     def text_rect(self) -> QRectF:
         """Where the label goes: inside the card, left of the NVLink bridge bar when the card has one (the

@@ -17,8 +17,8 @@ from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.verdict import plural
-from configurator.present.words import capacity_label
-from configurator.ui.base import card_colour, hidpi_canvas
+from configurator.present.words import capacity_label, memory_label
+from configurator.ui.base import ViewState, card_colour, hidpi_canvas
 from configurator.ui.dnd import DragList, bridge_mime, card_mime
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -82,12 +82,12 @@ class BridgeList(DragList):
         return bridge_mime(int(item.data(ID_ROLE)))
 
 
-def card_summary(card: CardSpec) -> str:
+def card_summary(card: CardSpec, unit: str = "GB") -> str:
     nvlink = "NVLink" if card.nvlink else "no NVLink"
     power = card.power.tdp_w.value
     name = short_card_name(card.name, abbreviate=False)
     # the capacity in the demo's words too: the datasheet's figure, then what the driver shows (issue 15)
-    capacity = capacity_label(card.memory_gb.require(f"{card.id} memory"), card.visible_gb)
+    capacity = capacity_label(card.memory_gb.require(f"{card.id} memory"), card.visible_gb, unit)
     return f"{name}\n{capacity}\n{power:.0f} W · {nvlink}"
 
 
@@ -133,17 +133,11 @@ class Palette(QWidget):
         self.cards = CardList()
         self.cards.setAccessibleName("Card palette")
         for card in catalog.cards.values():
-            item = QListWidgetItem(card_icon(card), card_summary(card))
+            item = QListWidgetItem(card_icon(card), "")
             item.setData(ID_ROLE, card.id)
-            mig = f"MIG: up to {card.mig.max_instances} instances" if card.mig else "no MIG"
-            item.setToolTip(
-                f"<b>{card.name}</b><br>{card.memory_gb.value:.0f} GB {card.memory_type}, "
-                f"{card.visible_gb:.1f} GB visible<br>{card.memory_bandwidth_gb_s.value or 0:,.0f} GB/s · "
-                f"BF16 {card.bf16_dense_tflops.value or 0:.0f} TFLOPS dense<br>{card.cooling.kind} · "
-                f"{card.form_factor.kind.upper()} · {mig}<br><i>Drag into a slot, or press Enter: it goes into "
-                "the first free slot that takes it</i>"
-            )
             self.cards.addItem(item)
+        self.unit = ""
+        self.set_unit("GB")
         self.cards.itemActivated.connect(lambda item: self.card_activated.emit(item.data(ID_ROLE)))
         layout.addWidget(self.cards, 1)
         sizes = sorted({n for c in catalog.cards.values() if c.nvlink and c.nvlink.fabric == "bridge"
@@ -153,6 +147,30 @@ class Palette(QWidget):
         self.bridges.setAccessibleName("Bridge palette")
         self.bridges.itemActivated.connect(lambda item: self.bridge_activated.emit(int(item.data(ID_ROLE))))
         layout.addWidget(self.bridges)
+
+    def follow(self, view: ViewState) -> None:
+        """The cards' memory in the view state's unit, as every chart's."""
+        view.unit_changed.connect(self.set_unit)
+        self.set_unit(view.unit)
+
+    def set_unit(self, unit: str) -> None:
+        """Write the cards' visible memory in ``unit``; the datasheet's figure stays the GB it is printed in
+        (capacity_label)."""
+        if unit == self.unit:
+            return
+        self.unit = unit
+        for i in range(self.cards.count()):
+            item = self.cards.item(i)
+            card = self.catalog.cards[item.data(ID_ROLE)]
+            item.setText(card_summary(card, unit))
+            mig = f"MIG: up to {card.mig.max_instances} instances" if card.mig else "no MIG"
+            item.setToolTip(
+                f"<b>{card.name}</b><br>{card.memory_gb.value:.0f} GB {card.memory_type}, "
+                f"{memory_label(card.visible_gb, unit)} visible<br>{card.memory_bandwidth_gb_s.value or 0:,.0f} "
+                f"GB/s · BF16 {card.bf16_dense_tflops.value or 0:.0f} TFLOPS dense<br>{card.cooling.kind} · "
+                f"{card.form_factor.kind.upper()} · {mig}<br><i>Drag into a slot, or press Enter: it goes into "
+                "the first free slot that takes it</i>"
+            )
 
     def set_chassis(self, chassis_id: str) -> None:
         i = self.chassis_box.findData(chassis_id)

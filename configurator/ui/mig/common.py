@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from configurator.catalog.cards import CardSpec, MigSpec, short_card_name
 from configurator.engine.model.result import CardMemory, MigInstanceResult
 from configurator.present.verdict import WORDS
-from configurator.present.words import mig_profile_gb
+from configurator.present.words import memory_label, mig_profile_gb
 from configurator.ui.base import FIT_COLOUR, hidpi_canvas
 
 DISPLAY_MODE_NOTE = (
@@ -162,7 +162,7 @@ class JobChip(QGraphicsRectItem):
     PAD = 3.0
 
     def __init__(self, job: JobInInstance, rect: QRectF, rows: list[tuple[str, QFont, QBrush]],
-                 parent: QGraphicsItem) -> None:  # fmt: skip
+                 parent: QGraphicsItem, unit: str = "GB") -> None:  # fmt: skip
         super().__init__(rect, parent)
         self.job = job
         self.colour = QColor(FIT_COLOUR.get(job.status, FIT_COLOUR["unknown"]))
@@ -170,20 +170,21 @@ class JobChip(QGraphicsRectItem):
         self.setPen(QPen(self.colour.darker(140), 1))
         self.lines = [text for text, _, _ in rows]
         _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, rect.width() - 2 * self.PAD)
-        h = job.headroom_gb
+        row, u = job.row, unit
         self.setToolTip(
-            f"{html.escape(job.name)}: {job.row.peak_reserved_gb:.1f} GB peak of {job.row.capacity_gb:.1f} GB, "
-            f"{h:+.1f} GB headroom ({self.lines[-1]}). Drag it onto another instance to move it."
+            f"{html.escape(job.name)}: {memory_label(row.peak_reserved_gb, u)} peak of "
+            f"{memory_label(row.capacity_gb, u)}, {memory_label(job.headroom_gb, u, sign=True)} headroom "
+            f"({self.lines[-1]}). Drag it onto another instance to move it."
         )
 
     @staticmethod
-    def rows(job: JobInInstance, font: QFont, bold: QFont, width: float | None = None,
+    def rows(job: JobInInstance, font: QFont, bold: QFont, width: float | None = None, unit: str = "GB",
              ) -> list[tuple[str, QFont, QBrush]]:  # fmt: skip
         """The chip's lines; in a narrow chip (``width``) the headroom says 'free' or the figure alone rather than
         being cut mid-word (the tooltip keeps the whole sentence)."""
         ink = QBrush(QColor("#1a1a1a") if job.status == "tight" else QColor("white"))
         verdict = WORDS.get(job.status, job.status)  # the verdict's words (present/verdict.py)
-        h = f"{job.headroom_gb:+.1f} GB"
+        h = memory_label(job.headroom_gb, unit, sign=True)  # the view's unit, as the headroom chart's
         fm = QFontMetricsF(font)
         # the longest that fits on one line, else the figure alone, which the chip wraps at its space ("+13.3" "GB")
         fitting = (t for t in (f"{h} headroom", f"{h} free") if width is None or fm.horizontalAdvance(t) <= width)
@@ -197,7 +198,7 @@ class InstanceBlock(QGraphicsRectItem):
     PAD = 4.0
 
     def __init__(self, spec: MigSpec, inst: MigInstanceResult, rect: QRectF, jobs: list[JobInInstance],
-                 fonts: tuple[QFont, QFont, QFont]) -> None:  # fmt: skip
+                 fonts: tuple[QFont, QFont, QFont], unit: str = "GB") -> None:  # fmt: skip
         super().__init__(rect)
         font, bold, title = fonts
         self.instance = inst
@@ -216,36 +217,40 @@ class InstanceBlock(QGraphicsRectItem):
         self.setZValue(2)
         span = _span_text(spec, inst.start, inst.size)
         cap, nom = inst.capacity_gb, mig_profile_gb(inst.profile, inst.capacity_nominal_gb)
-        self.lines = [inst.profile, f"{cap:.1f} GB", f"{nom:g} GB nominal", f"instance {inst.index} · {span}"]
+        # the driver's capacity in the view's unit; the nominal figure is the profile name's (24 in 1g.24gb), kept in GB
+        # as the name prints it (capacity_label's rule for a card's datasheet figure)
+        shown = memory_label(cap, unit)
+        self.lines = [inst.profile, shown, f"{nom:g} GB nominal", f"instance {inst.index} · {span}"]
         width = rect.width() - 2 * self.PAD
         white = QBrush(QColor("white"))
         pale = QBrush(QColor(255, 255, 255, 205))
-        wide = f"{cap:.1f} GB · {nom:g} GB nominal"
+        wide = f"{shown} · {nom:g} GB nominal"
         # the profile is the block's name: a narrower type before it is cut (1g.24gb in a 12-unit card's column)
         name_font = next((f for f in (title, bold) if QFontMetricsF(f).horizontalAdvance(inst.profile) <= width), font)
         rows: list[tuple[str, QFont, QBrush]] = [(inst.profile, name_font, white)]
         if QFontMetricsF(font).horizontalAdvance(wide) <= width:
             rows.append((wide, font, white))
         else:
-            rows += [(f"{cap:.1f} GB", font, white), (f"nominal {nom:g} GB", font, pale)]
+            rows += [(shown, font, white), (f"nominal {nom:g} GB", font, pale)]
         rows.append((f"instance {inst.index} · {span}", font, pale))
         y = _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, width) + 4
         self.chips: list[JobChip] = []
         chip_w = rect.width() - 2 * self.PAD + 2
         for k, job in enumerate(jobs):
-            chip_rows = JobChip.rows(job, font, bold, chip_w - 2 * JobChip.PAD)
+            chip_rows = JobChip.rows(job, font, bold, chip_w - 2 * JobChip.PAD, unit)
             chip_h = _lines_height(chip_rows, chip_w - 2 * JobChip.PAD) + 2 * JobChip.PAD
             if y + chip_h > rect.bottom() - self.PAD:
                 _add_lines(self, [(f"+{len(jobs) - k} more", font, white)], rect.left() + self.PAD,
                            min(y, rect.bottom() - QFontMetricsF(font).height() - 2), width)  # fmt: skip
                 break
-            chip = JobChip(job, QRectF(rect.left() + self.PAD - 1, y, chip_w, chip_h), chip_rows, self)
+            chip = JobChip(job, QRectF(rect.left() + self.PAD - 1, y, chip_w, chip_h), chip_rows, self, unit)
             self.chips.append(chip)
             y += chip_h + 3
         self.jobs = jobs
-        placed = ", ".join(f"{html.escape(j.name)} ({j.headroom_gb:+.1f} GB)" for j in jobs) or "no job"
+        placed = ", ".join(f"{html.escape(j.name)} ({memory_label(j.headroom_gb, unit, sign=True)})"
+                           for j in jobs) or "no job"  # fmt: skip
         self.setToolTip(
-            f"Instance {inst.index}: {inst.profile} at {span}; {cap:.1f} GB as the driver shows it "
+            f"Instance {inst.index}: {inst.profile} at {span}; {shown} as the driver shows it "
             f"({nom:g} GB nominal). Jobs: {placed}. Drop a job here to run it in this instance; "
             "Delete removes the instance."
         )

@@ -92,6 +92,7 @@ class MigEditor(QWidget):
         self._refresh_pending = False  # an edit arrived while the MIG tab was hidden
         self._action_message: tuple[str, bool] | None = None
         self._view_state: ViewState | None = None  # set by follow(): where a card picked here is announced
+        self.unit = "GB"  # the view state's memory unit (follow): the profiles' and instances' figures are in it
         self.edits = MigEdits(self)  # the layout and placement edits, the clipboard actions
 
         outer = QVBoxLayout(self)
@@ -215,6 +216,17 @@ class MigEditor(QWidget):
         picked here is the view state's selection (the chassis and the charts follow it): one selection."""
         self._view_state = view
         view.slot_changed.connect(self._slot_changed)
+        view.unit_changed.connect(self._unit_changed)
+        self._unit_changed(view.unit)
+
+    def _unit_changed(self, unit: str) -> None:
+        """Write every figure in ``unit``: the profiles, the instances and the jobs' headroom (with GiB chosen the
+        headroom chart said '+12.4 GiB' and this tab '+13.3 GB' for the same tenant)."""
+        if unit == self.unit:
+            return
+        self.unit = unit
+        self._spec_id = None  # the profile list is refilled in the new unit
+        self._on_changed(self.doc.build, self.doc.result)
 
     def _slot_changed(self, slot: int | None) -> None:
         if slot is not None and slot in self.mig_slots():
@@ -345,7 +357,7 @@ class MigEditor(QWidget):
         self._show_message(mig)
 
     def _fill_palette(self, spec: MigSpec) -> None:
-        fill_palette(self.palette_list, spec)
+        fill_palette(self.palette_list, spec, self.unit)
         # as wide as its widest profile and no wider: the rest is the diagram's, whose instances are drawn to its width
         lst = self.palette_list
         need = lst.sizeHintForColumn(0) + 2 * lst.frameWidth() + lst.verticalScrollBar().sizeHint().width() + 4

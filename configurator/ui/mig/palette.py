@@ -14,7 +14,7 @@ from configurator.catalog.cards import MigProfile, MigSpec
 from configurator.engine.mig.layout import enumerate_layouts
 from configurator.engine.model.build import MigInstanceRequest
 from configurator.present.verdict import plural
-from configurator.present.words import mig_profile_gb
+from configurator.present.words import memory_label, mig_profile_gb
 from configurator.ui.dnd import DragList, mig_profile_mime
 from configurator.ui.mig.common import PROFILE_ROLE, SLICE_COLOUR, _count_label, _swatch, layout_label
 
@@ -38,18 +38,20 @@ def nominal_gb(p: MigProfile) -> float:
     return mig_profile_gb(p.name, catalog if catalog is not None else p.capacity_gb)
 
 
-def profile_text(p: MigProfile) -> str:
-    return f"{p.name}\n{p.capacity_gb:.1f} GB · {nominal_gb(p):g} GB nominal"
+def profile_text(p: MigProfile, unit: str = "GB") -> str:
+    """'1g.24gb' over '22.1 GiB · 24 GB nominal': the driver's capacity in the view's unit, the nominal figure the
+    name's (in GB, as the name prints it)."""
+    return f"{p.name}\n{memory_label(p.capacity_gb, unit)} · {nominal_gb(p):g} GB nominal"
 
 
-def fill_palette(palette: ProfileList, spec: MigSpec) -> None:
+def fill_palette(palette: ProfileList, spec: MigSpec, unit: str = "GB") -> None:
     palette.clear()
     for p in spec.profiles:
-        item = QListWidgetItem(_swatch(QColor(SLICE_COLOUR.get(p.compute_slices, "#4A4A4A"))), profile_text(p))
+        item = QListWidgetItem(_swatch(QColor(SLICE_COLOUR.get(p.compute_slices, "#4A4A4A"))), profile_text(p, unit))
         item.setData(PROFILE_ROLE, p.name)
         starts = ", ".join(str(s) for s in p.placement.starts)
         item.setToolTip(
-            f"<b>{p.name}</b> (profile id {p.profile_id}): {p.capacity_gb:.1f} GB as the driver shows it "
+            f"<b>{p.name}</b> (profile id {p.profile_id}): {memory_label(p.capacity_gb, unit)} as the driver shows it "
             f"({p.memory_gib.value:g} GiB; {nominal_gb(p):g} GB nominal), "
             f"{p.sm_count.value:g} SMs, {plural(p.compute_slices, 'compute slice')}.<br>Occupies "
             f"{plural(p.placement.size, 'grid unit')}; starts {starts}; at most {p.max_count} per card.<br>"

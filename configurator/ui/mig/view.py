@@ -52,6 +52,7 @@ class MigHost(Protocol):
     remove_action: QAction
 
     edits: MigEdits  # the edits the pointer makes (remove, add, assign) and their checks
+    unit: str  # the view state's memory unit (GB or GiB): every figure the diagram writes is in it
     def say(self, text: str, error: bool = False) -> None: ...
 
 
@@ -183,7 +184,7 @@ class MigView(QGraphicsView):
         instances = mig.instances if (mig is not None and enabled) else []
         for inst in instances:
             rect = QRectF(left + inst.start * colw + 1.5, top + 1.5, inst.size * colw - 3, height - 3)
-            block = InstanceBlock(spec, inst, rect, jobs.get(inst.index, []), (font, bold, title))
+            block = InstanceBlock(spec, inst, rect, jobs.get(inst.index, []), (font, bold, title), self.editor.unit)
             scene.addItem(block)
             block.setSelected(inst.index in selected)
             self.blocks[inst.index] = block

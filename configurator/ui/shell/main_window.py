@@ -83,7 +83,7 @@ class MainWindow(QMainWindow):
         self.mig_editor = MigEditor(document)
         self.checks = ChecksPanel()
         self.summary = SummaryStrip()
-        for follower in (self.chassis_view, self.chart, self.mig_editor, self.checks, self.summary):
+        for follower in (self.card_palette, self.chassis_view, self.chart, self.mig_editor, self.checks, self.summary):
             follower.follow(view)
         # One tab strip for every chart, with the MIG editor beside them: headroom first (the question the
         # user asks first), then fit frontier, step time, roofline, topology.
