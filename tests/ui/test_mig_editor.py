@@ -372,3 +372,24 @@ def test_user_strings_are_escaped_in_the_mig_tooltips(qtbot) -> None:  # type: i
     assert any("&lt;b&gt;A&lt;/b&gt; &amp; co" in t for t in tips)
     assert not any("<b>A</b>" in t for t in tips)
     assert editor.message.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_each_profile_has_its_own_colour_visible_on_either_theme(qtbot, mixed_doc: BuildDocument) -> None:  # type: ignore[no-untyped-def]
+    """1g.18gb, 1g.18gb+me and 1g.35gb shared one blue, and 7g.141gb's dark grey was 1.6:1 on the dark base: each
+    profile's swatch is its own colour, the block's the same, at 3:1 or more on the dark base and on white (WCAG
+    1.4.11) and carrying white text at 4.5:1 (1.4.3)."""
+    from configurator.present.colours import contrast
+
+    editor = make_editor(qtbot, mixed_doc)
+    editor.select_slot(1)  # the H200 NVL: seven profiles
+    palette = editor.palette_list
+    swatches = {}
+    for i in range(palette.count()):
+        image = palette.item(i).icon().pixmap(14, 14).toImage()
+        swatches[palette.item(i).text().split("\n")[0]] = image.pixelColor(7, 7).name()
+    assert len(swatches) == 7 and len(set(swatches.values())) == 7, swatches
+    for name, fill in swatches.items():
+        assert contrast(fill, "#1f1f1f") >= 3.0 and contrast(fill, "#ffffff") >= 4.5, (name, fill)
+    assert editor.edits.apply_preset("all-1g")
+    block = next(iter(editor.view.blocks.values()))
+    assert block.colour.name() == swatches[block.profile]

@@ -38,8 +38,19 @@ PROFILE_ROLE = Qt.ItemDataRole.UserRole
 
 ALLOWED = QColor(46, 125, 50, 120)
 REFUSED = QColor(198, 40, 40, 120)
-# Instance fills by compute slices (white text on all of them).
-SLICE_COLOUR = {1: "#34568B", 2: "#5B4B8A", 3: "#2A6F77", 4: "#7A5230", 7: "#4A4A4A"}
+# Instance fills, one per profile of a card in the catalog's order (smallest first): 1g.18gb, 1g.18gb+me and 1g.35gb
+# shared one blue when the fill went by compute slices, and 7g.141gb's #4A4A4A was 1.6:1 on the dark theme's base.
+# Each has a relative luminance of 0.165: white text on it reads at 4.8:1 (WCAG 1.4.3) and it stands at 3.4:1 on
+# the dark base #1F1F1F and 4.8:1 on white (1.4.11). No green or red: the jobs' fit chips sit on them.
+PROFILE_COLOURS = ("#3E72BA", "#7462CB", "#2A7D7D", "#A449C2", "#C04180", "#996633", "#7A7429")
+OTHER_PROFILE = "#767676"  # a profile the card's spec does not list
+
+
+def profile_colour(spec: MigSpec, name: str) -> QColor:
+    """The fill of profile ``name`` on a card of ``spec``: the palette's swatch and the diagram's block alike."""
+    names = [p.name for p in spec.profiles]
+    i = names.index(name) if name in names else -1
+    return QColor(PROFILE_COLOURS[i % len(PROFILE_COLOURS)] if i >= 0 else OTHER_PROFILE)
 MARGIN = 8.0
 CAPTION_H = 24.0
 HEADER_H = 18.0
@@ -206,11 +217,7 @@ class InstanceBlock(QGraphicsRectItem):
         self.profile = inst.profile
         self.start, self.size = inst.start, inst.size
         self.capacity_gb, self.nominal_gb = inst.capacity_gb, mig_profile_gb(inst.profile, inst.capacity_nominal_gb)
-        try:
-            slices = spec.profile(inst.profile).compute_slices
-        except KeyError:
-            slices = 0
-        self.colour = QColor(SLICE_COLOUR.get(slices, "#4A4A4A"))
+        self.colour = profile_colour(spec, inst.profile)
         self.setBrush(QBrush(self.colour))
         self.setPen(QPen(self.colour.darker(150), 1.5))
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)

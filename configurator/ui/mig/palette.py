@@ -7,7 +7,6 @@ Split out of ``editor.py`` (issue 11: modules under ~400 lines); the editor keep
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QListWidgetItem, QWidget
 
 from configurator.catalog.cards import MigProfile, MigSpec
@@ -16,7 +15,7 @@ from configurator.engine.model.build import MigInstanceRequest
 from configurator.present.verdict import plural
 from configurator.present.words import memory_label, mig_profile_gb
 from configurator.ui.dnd import DragList, mig_profile_mime
-from configurator.ui.mig.common import PROFILE_ROLE, SLICE_COLOUR, _count_label, _swatch, layout_label
+from configurator.ui.mig.common import PROFILE_ROLE, _count_label, _swatch, layout_label, profile_colour
 
 Choices = list[tuple[str, tuple[str, ...]]]  # layout combo entries: (name, profiles)
 
@@ -47,7 +46,7 @@ def profile_text(p: MigProfile, unit: str = "GB") -> str:
 def fill_palette(palette: ProfileList, spec: MigSpec, unit: str = "GB") -> None:
     palette.clear()
     for p in spec.profiles:
-        item = QListWidgetItem(_swatch(QColor(SLICE_COLOUR.get(p.compute_slices, "#4A4A4A"))), profile_text(p, unit))
+        item = QListWidgetItem(_swatch(profile_colour(spec, p.name)), profile_text(p, unit))
         item.setData(PROFILE_ROLE, p.name)
         starts = ", ".join(str(s) for s in p.placement.starts)
         item.setToolTip(
