@@ -17,6 +17,7 @@ from configurator.ui.base.scene import drag_started, item_under
 from configurator.ui.base.screenshot import save_image, save_screenshot, write_screenshot
 from configurator.ui.base.settings import OPTIONS, Settings
 from configurator.ui.base.style import (
+    OutlinedIndicators,
     COMPONENTS,
     FIT_COLOUR,
     OK_COLOUR,
@@ -33,6 +34,7 @@ from configurator.ui.base.windows import MIN_WINDOW, fit_to_screen, redo_shortcu
 from configurator.ui.base.worker import Progress, Worker, internal_error
 
 __all__ = [
+    "OutlinedIndicators",
     "COMPONENTS",
     "FIT_COLOUR",
     "MIN_WINDOW",

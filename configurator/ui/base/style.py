@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleOption, QWidget
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.present.colours import COMPONENTS as COMPONENTS
@@ -36,6 +37,38 @@ def dark_palette() -> QPalette:
     for r in (role.WindowText, role.Text, role.ButtonText):
         p.setColor(disabled, r, QColor("#7a7a7a"))
     return p
+
+
+class OutlinedIndicators(QProxyStyle):
+    """Fusion with its check boxes and radio buttons outlined halfway between the text and the window colour.
+
+    Fusion outlines an indicator in the window colour darkened by 40 %: on the dark theme an unchecked "Runs on"
+    box was #2A2A2A on #1F1F1F (1.15:1), not findable; halfway to the text it is 4:1 on the dark window and
+    3.9:1 on the light one (WCAG 2.1 SC 1.4.11 asks 3:1 of a control's boundary)."""
+
+    def __init__(self) -> None:
+        super().__init__("Fusion")
+
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption, painter: QPainter,
+                      widget: QWidget | None = None) -> None:  # fmt: skip
+        super().drawPrimitive(element, option, painter, widget)
+        box = element == QStyle.PrimitiveElement.PE_IndicatorCheckBox
+        if not (box or element == QStyle.PrimitiveElement.PE_IndicatorRadioButton):
+            return
+        pal = option.palette  # type: ignore[attr-defined]
+        text, window = pal.color(QPalette.ColorRole.Text), pal.color(QPalette.ColorRole.Window)
+        edge = QColor((text.red() + window.red()) // 2, (text.green() + window.green()) // 2,
+                      (text.blue() + window.blue()) // 2)  # fmt: skip
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(edge, 1))
+        rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)  # type: ignore[attr-defined]
+        if box:
+            painter.drawRect(rect)
+        else:
+            painter.drawEllipse(rect.adjusted(0.5, 0.5, -0.5, -0.5))
+        painter.restore()
 
 
 def hidpi_canvas(size: int) -> tuple[QPixmap, QPainter]:
