@@ -15,7 +15,7 @@ This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
@@ -77,6 +77,9 @@ class JobsPanel(QWidget):
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 4)
         split.setSizes([110, 620])
+        self._list_rows_fitted: int | None = None  # the job count the list's height was last fitted to
+        self._split_by_user = False  # the user dragged the split: a resize keeps it (a new job count refits)
+        split.splitterMoved.connect(self._split_moved)
         self._build_editor()
         self._expose()
         self.kit.live = True
@@ -202,6 +205,8 @@ class JobsPanel(QWidget):
 
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         self.listing.refresh(build, result)
+        if len(build.jobs) != self._list_rows_fitted:
+            self.fit_list()
         if hidden_in_shown_window(self):
             self._fill_pending = True  # the form costs a few ms per edit; it is filled when shown
         else:
@@ -210,6 +215,36 @@ class JobsPanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.catch_up()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._split_by_user and event.size().height() != event.oldSize().height():
+            self.fit_list()  # the panel's height is known only now (a split fitted at show time grew with it)
+
+    def _split_moved(self, *_: object) -> None:
+        self._split_by_user = True
+
+    LIST_ROWS = 4  # the jobs the list shows without scrolling, where the panel is tall enough
+    FORM_SHARE = 0.55  # the least of the panel's height the form keeps
+
+    def fit_list(self) -> None:
+        """Give the list the height of its jobs, up to LIST_ROWS of them (a build's four MIG tenants at 1366x768
+        had ~55 px, two and a half rows: the fixed 110 px split counted the buttons in); the form keeps at least
+        FORM_SHARE of the panel. Fitted when the job count changes, so a split the user drags stays."""
+        split, lst = self.splitter, self.job_list
+        total = sum(split.sizes())
+        if total <= 0:
+            return
+        if self._list_rows_fitted != lst.count():
+            self._split_by_user = False
+        self._list_rows_fitted = lst.count()
+        rows = min(max(lst.count(), 2), self.LIST_ROWS)
+        row_h = lst.sizeHintForRow(0) if lst.count() else lst.fontMetrics().height() + 6
+        frame = 2 * lst.frameWidth() + 2 * lst.spacing() * rows + 2
+        below = self.listing.height() - lst.height() if self.listing.height() > lst.height() else 34
+        want = rows * (row_h + 2 * lst.spacing()) + frame + below
+        want = min(want, round(total * (1 - self.FORM_SHARE)))
+        split.setSizes([want, total - want])
 
     def catch_up(self, visible: bool = True) -> None:
         """Fill the form if an edit arrived while it was hidden (connected to its dock's visibilityChanged:

@@ -114,7 +114,8 @@ class MainWindow(QMainWindow):
         right = self.checks_dock = QDockWidget("Checks", self)
         right.setObjectName("checks")
         right.setWidget(self.checks)
-        self.checks.setMinimumHeight(80)
+        self.checks.setMinimumHeight(self.checks.fontMetrics().height() + 8)  # one line: fit_checks sizes the dock
+        self._checks_fitted: int | None = None  # the number of checks the dock was last fitted to
         self.card_palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
@@ -147,6 +148,8 @@ class MainWindow(QMainWindow):
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         self.chart.update_result(result, free=free_cards(build, self.doc.catalog, result))
         self.checks.update_result(result)
+        if getattr(self, "_docks_sized", False) and self.checks.count() != self._checks_fitted:
+            self.fit_checks()
         catalog = self.doc.catalog
         self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
                                    free_slots(build, catalog))  # fmt: skip
@@ -257,8 +260,18 @@ class MainWindow(QMainWindow):
             self._docks_sized = True
             dock_width = layout.left_dock_width(self.width())
             self.resizeDocks([self.cards_dock], [dock_width], Qt.Orientation.Horizontal)
-            self.resizeDocks([self.checks_dock], [120], Qt.Orientation.Vertical)
+            self.fit_checks()
             QTimer.singleShot(0, self._first_split)  # once the docks have their width
+
+    def fit_checks(self) -> None:
+        """The Checks dock as tall as its checks (up to ChecksPanel.ROWS of them, a third of the window at most);
+        refitted when their number changes, so a height the user drags stays until then."""
+        self._checks_fitted = self.checks.count()
+        dock = self.checks_dock
+        title = dock.height() - self.checks.height() if dock.height() > self.checks.height() else 0
+        title = title or self.checks.fontMetrics().height() + 8
+        height = min(self.checks.wanted_height() + title, self.height() // 3)
+        self.resizeDocks([dock], [height], Qt.Orientation.Vertical)
 
     def _first_split(self) -> None:
         """The chassis | analysis split of a first show: the analysis wide enough for its whole tab strip."""
