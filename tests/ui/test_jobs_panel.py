@@ -56,9 +56,9 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     assert not panel.form.isRowVisible(panel.adapter_spin)
 
     # method and its dependants
-    assert not panel.quant_box.isEnabled()
+    assert not panel.form.isRowVisible(panel.quant_box)  # LoRA: no quantization row (it was greyed)
     choose(panel.method_box, "qlora")
-    assert job().method == "qlora" and panel.quant_box.isEnabled()
+    assert job().method == "qlora" and panel.form.isRowVisible(panel.quant_box) and panel.quant_box.isEnabled()
     assert last_text(doc) == "Set method of 8B LoRA to QLoRA (now 8B QLoRA)"
     choose(panel.quant_box, "nf4")
     assert job().quantization == "nf4"
@@ -366,3 +366,19 @@ def test_screenshot(qtbot) -> None:  # type: ignore[no-untyped-def]
     assert (image.width(), image.height()) == (340, 780)
     # the form fits the width: no field runs past the scroll area's viewport
     assert panel.editor.minimumSizeHint().width() <= panel.form_scroll.viewport().width()
+
+
+def test_rows_that_do_not_apply_are_hidden_not_greyed(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A plain-LoRA job showed a greyed "Quantization: NF4 + double quant" as if it used it, and a full fine-tune
+    greyed LoRA rows: each row shows where the engine's form_fields says its setting applies."""
+    from configurator.engine.checks.rl import form_fields
+
+    doc, panel = open_panel(qtbot)
+    lora_rows = (panel.rank_spin, panel.alpha_spin, panel.targets_box, panel.targets_edit, panel.dropout_spin)
+    for method, quant, lora in (("lora", False, True), ("qlora", True, True), ("full", False, False)):
+        choose(panel.method_box, method)
+        job = doc.build.jobs[panel.index]
+        assert job.method == method
+        assert panel.form.isRowVisible(panel.quant_box) is quant
+        assert quant == ("quantization" in form_fields(job, None))
+        assert all(panel.form.isRowVisible(w) is lora for w in lora_rows), method

@@ -261,8 +261,14 @@ def form_fields(job: Job, model: ModelSpec | None) -> frozenset[str]:
     the sequence length unless the method generates; the KL coefficient; GRPO's generations per prompt; prompt
     and completion lengths and the generation engine where the method generates; the colocated share, or the
     server's cards and share; PPO's reward model, its critic's checkpoint and epochs; the MoE capacity factor for an
-    MoE model (and the critic's checkpoint for any job that names one, so a stale choice can be cleared)."""
+    MoE model (and the critic's checkpoint for any job that names one, so a stale choice can be cleared); the LoRA
+    settings unless the job trains every weight, the quantization only for QLoRA (a plain-LoRA job showed a greyed
+    "NF4 + double quant" it does not use)."""
     fields: set[str] = {"objective"}
+    if job.method != "full":
+        fields.add("lora")
+    if job.method == "qlora":
+        fields.add("quantization")
     if not rl.generates(job):  # GRPO / PPO train on prompt + completion tokens instead
         fields.add("sequence_length")
     if job.objective in ("dpo", "grpo", "ppo"):

@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 
 from configurator.catalog.models import ModelSpec
+from configurator.engine.checks.rl import form_fields
 from configurator.engine.model.build import Job, LoraSettings
 from configurator.ui.jobs.fields import CUSTOM, LABELS, choices, float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
@@ -63,10 +64,11 @@ class LoraRows:
                 self.targets_edit.setText(text)
         kit.set_value(self.dropout_spin, job.lora.dropout)
         kit.set_choice(self.quant_box, job.quantization)
-        lora = job.method != "full"
+        # a row shows where the engine says its setting applies (form_fields), not greyed where it does not
+        applies = form_fields(job, spec)
         for w in (self.rank_spin, self.alpha_spin, self.targets_box, self.targets_edit, self.dropout_spin):
-            w.setEnabled(lora)
-        self.quant_box.setEnabled(job.method == "qlora")
+            kit.form.setRowVisible(w, "lora" in applies)
+        kit.form.setRowVisible(self.quant_box, "quantization" in applies)
 
     def fill_targets_tip(self, job: Job, spec: ModelSpec | None) -> None:
         """The model's own module names in the targets' tooltips, and the preset's modules as the placeholder."""
