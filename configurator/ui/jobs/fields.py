@@ -14,7 +14,7 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPixmap
+from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStyle,
     QStyledItemDelegate,
+    QStyleOptionComboBox,
     QStyleOptionViewItem,
+    QStylePainter,
     QWidget,
 )
 
@@ -64,6 +66,24 @@ LABELS: dict[str, dict[str, str]] = {
     "attention": {"sdpa": "SDPA", "flash": "FlashAttention", "eager": "Eager"},
     "targets": {"all-linear": "All linear", "attention": "Attention (q k v o)", "qv": "q and v"},
 }
+# The closed box's words where a label is wider than the box (the list shows the whole label): a 1024-1920 px
+# window's Jobs dock has 140-194 px for the text, and "Transformers Trainer / TRL + PEFT" (204 px) was cut to
+# "... TRL + PEI" even at 1920x1080.
+SHORT: dict[str, dict[str, str]] = {
+    "framework": {"hf-trainer": "HF Trainer / TRL", "fsdp-qlora": "fsdp_qlora"},
+    "objective": {"sft": "SFT", "dpo": "DPO", "grpo": "GRPO", "ppo": "PPO"},
+    "precision": {"fp8": "FP8 (card default)", "fp8-delayed": "FP8 delayed", "fp8-current": "FP8 current",
+                  "fp8-block": "FP8 block"},
+    "base_weights": {"mxfp4": "MXFP4 experts"},
+    "parallelism": {"zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3", "ep": "Expert parallel"},
+    "generation": {"vllm-colocate": "vLLM, same cards", "vllm-server": "vLLM server", "transformers": "HF generate"},
+    "fsdp_version": {"1": "FSDP1", "2": "FSDP2"},
+    "offload": {"cpu-optimizer": "CPU (optimizer)"},
+    "loss": {"standard": "Standard", "fused": "Fused"},
+    "attention": {"flash": "FlashAttention"},
+    "targets": {"attention": "Attention"},
+}  # fmt: skip
+SHORT_ROLE = Qt.ItemDataRole.UserRole + 7  # an item's short words (SHORT)
 CUSTOM = "custom"
 DEFAULT = ""  # item data of a choice that leaves the field None: the framework's default
 
@@ -300,6 +320,30 @@ class ChoiceBox(QComboBox):
 
     def _emit(self, index: int) -> None:
         self.chosen.emit(self.field, index)
+
+    def shown_text(self) -> str:
+        """What the closed box writes: the choice's label where it fits, else its short words (SHORT_ROLE), else
+        the label cut with an ellipsis (the box used to cut it mid-letter); the list shows whole labels."""
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        room = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                           QStyle.SubControl.SC_ComboBoxEditField, self).width() - 2  # fmt: skip
+        fm = self.fontMetrics()
+        text = option.currentText
+        if fm.horizontalAdvance(text) <= room:
+            return text
+        short = self.currentData(SHORT_ROLE)
+        if isinstance(short, str) and short:
+            text = short
+        return fm.elidedText(text, Qt.TextElideMode.ElideRight, room)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        option.currentText = self.shown_text()
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
 
 
 class _WheelGuard(QObject):

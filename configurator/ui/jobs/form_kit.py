@@ -20,7 +20,17 @@ from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, editing
 from configurator.engine.model.build import Job
 from configurator.ui.base import BuildDocument, ViewState
-from configurator.ui.jobs.fields import DEFAULT, FIELD_NAMES, LABELS, REFUSED, ChoiceBox, choices, reason
+from configurator.ui.jobs.fields import (
+    DEFAULT,
+    FIELD_NAMES,
+    LABELS,
+    REFUSED,
+    SHORT,
+    SHORT_ROLE,
+    ChoiceBox,
+    choices,
+    reason,
+)
 
 
 class FormKit:
@@ -71,6 +81,8 @@ class FormKit:
         box = ChoiceBox(field)
         for word in choices(model, field):
             box.addItem(LABELS.get(field, {}).get(word, word), word)
+            if short := SHORT.get(field, {}).get(word):
+                box.setItemData(box.count() - 1, short, SHORT_ROLE)
         self.add_row(label, box, name, tip)
         self.choice_boxes[field] = box
         box.chosen.connect(self.choice_changed)

@@ -13,7 +13,7 @@ from configurator.engine.lowprecision.checks import precision_choices
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.engine.model.stack import stack_of
-from configurator.ui.jobs.fields import DEFAULT, LABELS, float_range, int_range, shown
+from configurator.ui.jobs.fields import DEFAULT, LABELS, SHORT, SHORT_ROLE, float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
 
@@ -138,6 +138,8 @@ class StepRows:
         self.checkpointing_check.setChecked(job.gradient_checkpointing)
         effective = result.loss if result is not None else stack_of(job).loss  # the loss the framework runs
         self.loss_box.setItemText(0, f"{LABELS['loss'].get(effective, effective)} (framework default)")
+        short = SHORT["loss"].get(effective, LABELS["loss"].get(effective, effective))
+        self.loss_box.setItemData(0, f"{short} (default)", SHORT_ROLE)
         kit.set_choice(self.loss_box, DEFAULT if job.loss is None else job.loss)
         kit.note_build_default(self.loss_box, "loss", build)
         kit.set_choice(self.attention_box, job.attention)
