@@ -393,3 +393,26 @@ def test_each_profile_has_its_own_colour_visible_on_either_theme(qtbot, mixed_do
     assert editor.edits.apply_preset("all-1g")
     block = next(iter(editor.view.blocks.values()))
     assert block.colour.name() == swatches[block.profile]
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1366, 768)])
+def test_narrow_blocks_write_fewer_words_not_cut_ones(first_start, qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """At 1024x768 the four tenants' blocks showed '1g.24…', 'insta…', 'tena…'; at 1366x768 each wrapped into six
+    narrow lines: a block writes the fullest set of lines that each fit on one line (the profile and its tenant at
+    least), the tooltip the rest."""
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem
+
+    window = first_start(size, build=SEED)
+    window.analysis.setCurrentWidget(window.mig_editor)
+    qtbot.wait(20)
+    blocks = list(window.mig_editor.view.blocks.values())
+    assert len(blocks) == 4
+    for block in blocks:
+        texts = [c for c in block.childItems() if isinstance(c, QGraphicsSimpleTextItem)]
+        words = [t.text() for t in texts]
+        assert words[0] == block.profile and not any("…" in w for w in words), words
+        assert len(texts) <= 4, words  # the block's own lines, not six wrapped ones
+        [chip] = block.chips
+        chip_words = [c.text() for c in chip.childItems() if isinstance(c, QGraphicsSimpleTextItem)]
+        assert not any("…" in w for w in chip_words) and " ".join(chip_words).startswith(chip.job.name), chip_words
+        assert block.profile in block.toolTip() and chip.job.name in chip.toolTip()

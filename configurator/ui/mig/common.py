@@ -182,25 +182,53 @@ class JobChip(QGraphicsRectItem):
         self.lines = [text for text, _, _ in rows]
         _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, rect.width() - 2 * self.PAD)
         row, u = job.row, unit
+        verdict = WORDS.get(job.status, job.status)
         self.setToolTip(
             f"{html.escape(job.name)}: {memory_label(row.peak_reserved_gb, u)} peak of "
             f"{memory_label(row.capacity_gb, u)}, {memory_label(job.headroom_gb, u, sign=True)} headroom "
-            f"({self.lines[-1]}). Drag it onto another instance to move it."
+            f"({verdict}). Drag it onto another instance to move it."
         )
 
     @staticmethod
     def rows(job: JobInInstance, font: QFont, bold: QFont, width: float | None = None, unit: str = "GB",
              ) -> list[tuple[str, QFont, QBrush]]:  # fmt: skip
-        """The chip's lines; in a narrow chip (``width``) the headroom says 'free' or the figure alone rather than
-        being cut mid-word (the tooltip keeps the whole sentence)."""
+        """The chip's lines: the fullest set whose every line fits ``width`` on one line, down to the job's name
+        alone (a 52 px chip at 1024x768 wrapped 'tena…' 'A' '+13.3' 'GB' 'fits'); the colour says the fit and the
+        tooltip keeps the whole sentence."""
         ink = QBrush(QColor("#1a1a1a") if job.status == "tight" else QColor("white"))
         verdict = WORDS.get(job.status, job.status)  # the verdict's words (present/verdict.py)
         h = memory_label(job.headroom_gb, unit, sign=True)  # the view's unit, as the headroom chart's
-        fm = QFontMetricsF(font)
-        # the longest that fits on one line, else the figure alone, which the chip wraps at its space ("+13.3" "GB")
-        fitting = (t for t in (f"{h} headroom", f"{h} free") if width is None or fm.horizontalAdvance(t) <= width)
-        headroom = next(fitting, h)
-        return [(job.name, bold, ink), (headroom, font, ink), (verdict, font, ink)]
+        small = _smaller(font)
+        name = job.name
+        levels = [
+            [(name, bold), (f"{h} headroom", font), (verdict, font)],
+            [(name, bold), (f"{h} free", font), (verdict, font)],
+            [(name, bold), (h, font), (verdict, font)],
+            [(name, bold), (h, font)],
+            [(name, font), (h, small)],
+            [(name, bold)],
+            [(name, font)],
+            [(name, small)],
+        ]
+        return [(text, f, ink) for text, f in _first_fitting(levels, width)]
+
+
+def _smaller(font: QFont) -> QFont:
+    """``font`` at 85 %: the last size tried before a line is wrapped."""
+    small = QFont(font)
+    small.setPointSizeF(font.pointSizeF() * 0.85)
+    return small
+
+
+def _first_fitting(levels: list[list[tuple[str, QFont]]], width: float | None) -> list[tuple[str, QFont]]:
+    """The first of ``levels`` (fullest first) whose every line fits ``width`` on one line, else the last
+    (wrapped and elided by _add_lines); all of the first with no width."""
+    if width is None:
+        return levels[0]
+    for level in levels:
+        if all(QFontMetricsF(f).horizontalAdvance(text) <= width for text, f in level):
+            return level
+    return levels[-1]
 
 
 class InstanceBlock(QGraphicsRectItem):
@@ -231,15 +259,26 @@ class InstanceBlock(QGraphicsRectItem):
         width = rect.width() - 2 * self.PAD
         white = QBrush(QColor("white"))
         pale = QBrush(QColor(255, 255, 255, 205))
-        wide = f"{shown} · {nom:g} GB nominal"
+        small = _smaller(font)
         # the profile is the block's name: a narrower type before it is cut (1g.24gb in a 12-unit card's column)
-        name_font = next((f for f in (title, bold) if QFontMetricsF(f).horizontalAdvance(inst.profile) <= width), font)
-        rows: list[tuple[str, QFont, QBrush]] = [(inst.profile, name_font, white)]
-        if QFontMetricsF(font).horizontalAdvance(wide) <= width:
-            rows.append((wide, font, white))
-        else:
-            rows += [(shown, font, white), (f"nominal {nom:g} GB", font, pale)]
-        rows.append((f"instance {inst.index} · {span}", font, pale))
+        name_font = next((f for f in (title, bold, font) if QFontMetricsF(f).horizontalAdvance(inst.profile) <= width),
+                         small)  # fmt: skip
+        where = f"instance {inst.index} · {span}"
+        name = (inst.profile, name_font)
+        # the fullest set of lines that each fit on one line, down to the profile alone: at 1024x768 a 52 px block
+        # showed '1g.24…' 'insta…' 'positi…', at 1366x768 its words wrapped into six lines; the tooltip has them all
+        levels = [
+            [name, (f"{shown} · {nom:g} GB nominal", font), (where, font)],
+            [name, (shown, font), (f"nominal {nom:g} GB", font), (where, font)],
+            [name, (shown, font), (f"#{inst.index} · {span}", font)],
+            [name, (shown, font), (f"#{inst.index}", font)],
+            [name, (shown, font)],
+            [name, (shown, small)],
+            [name],
+        ]
+        pale_words = {where, f"nominal {nom:g} GB", f"#{inst.index} · {span}", f"#{inst.index}"}
+        rows = [(text, f, pale if text in pale_words else white) for text, f in _first_fitting(levels, width)]
+        self.shown = [text for text, _, _ in rows]  # what the block writes (``lines``: all it could)
         y = _add_lines(self, rows, rect.left() + self.PAD, rect.top() + self.PAD, width) + 4
         self.chips: list[JobChip] = []
         chip_w = rect.width() - 2 * self.PAD + 2
