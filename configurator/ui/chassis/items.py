@@ -59,8 +59,10 @@ class CardItem(QGraphicsRectItem):
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsFocusable, True)
         self.setCursor(Qt.CursorShape.OpenHandCursor)
         self.setZValue(2)
-        figures = f"{memory_label(card.visible_gb, unit)} · {card.power.tdp_w.value or 0:.0f} W"  # the view's unit
+        memory = memory_label(card.visible_gb, unit)  # the view's unit
+        figures = f"{memory} · {card.power.tdp_w.value or 0:.0f} W"
         self.texts = [card.name, figures] + ([mig_words(mig)] if mig else [])
+        self.memory = memory
         self.min_px = min_px  # the label's smallest size in scene pixels (ChassisView.fit: legible on screen)
         self.lines, self.font = self._layout()
         layout = f"\nMIG: {' + '.join(mig)}" if mig else ""
@@ -93,7 +95,19 @@ class CardItem(QGraphicsRectItem):
         rest: list[Piece] = [(t, ", " if t.startswith("MIG ") else " · ") for t in self.texts[1:]]
         joined: list[Piece] = [(" · ".join(self.texts[1:]), " · ")]  # the MIG layout after the figures
         variants = [[(name, " "), *tail] for name in names for tail in ([rest, joined] if len(rest) > 1 else [rest])]
-        return layout(variants, self.text_rect(), self.min_px)
+        # where none fits (a drawing scaled to 0.3 at 1024x768 leaves one line): fewer words, the figures kept
+        # ('RTX PRO 6000 Server · 10…' cut the capacity): the MIG layout dropped (the MIG tab and the tooltip have
+        # it), then the power, then the name's model words alone, then the capacity first
+        short = short_card_name(self.card.name)
+        model = " ".join(short.split()[:3])  # 'RTX PRO 6000', 'H100 SXM 80GB'
+        fallbacks: list[list[Piece]] = [
+            [(short, " "), (self.texts[1], " · ")],
+            [(short, " "), (self.memory, " ")],
+            [(f"{short} · {self.memory}", " · ")],
+            [(f"{model} · {self.memory}", " · ")],
+            [(f"{self.memory} · {model}", " · ")],
+        ]
+        return layout(variants, self.text_rect(), self.min_px, fallbacks)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -39,23 +39,27 @@ def _lines(pieces: list[Piece], metrics: QFontMetricsF, width: float) -> list[st
     return [line for text, sep in pieces for line in wrap(text, sep, metrics, width)]
 
 
-def layout(choices: list[list[Piece]], box: QRectF, min_px: int = CARD_FONT_PX[1]) -> tuple[list[str], QFont]:
+def layout(choices: list[list[Piece]], box: QRectF, min_px: int = CARD_FONT_PX[1],
+           fallbacks: list[list[Piece]] | None = None) -> tuple[list[str], QFont]:  # fmt: skip
     """The lines to draw in ``box`` and their font. ``choices`` are the label's variants, fullest first
     (the card's full name, then shorter ones): the largest size at which a variant fits whole wins, the
     fullest variant at that size. When none fits at the smallest size, the last variant at that size is
     cut to the lines that fit, each elided to the width. ``min_px``: the smallest size allowed (the view raises it
-    where the drawing is scaled down, so the text stays legible on screen: elided rather than smaller)."""
+    where the drawing is scaled down, so the text stays legible on screen: elided rather than smaller).
+    ``fallbacks``: leaner variants (fewer words, shortest first last) tried the same way only when no choice fits
+    at any size, before anything is elided; the last of them is the one elided."""
     min_px = max(min_px, CARD_FONT_PX[1])  # above the largest size too: a drawing scaled to 0.3 needs 30 px for 9
-    for px in range(max(CARD_FONT_PX[0], min_px), min_px - 1, -1):
-        metrics = QFontMetricsF(bold_px(px))
-        for pieces in choices:
-            lines = _lines(pieces, metrics, box.width())
-            fits_wide = all(metrics.horizontalAdvance(line) <= box.width() for line in lines)
-            if fits_wide and metrics.lineSpacing() * len(lines) <= box.height():
-                return lines, bold_px(px)
+    for variants in (choices, fallbacks or []):
+        for px in range(max(CARD_FONT_PX[0], min_px), min_px - 1, -1):
+            metrics = QFontMetricsF(bold_px(px))
+            for pieces in variants:
+                lines = _lines(pieces, metrics, box.width())
+                fits_wide = all(metrics.horizontalAdvance(line) <= box.width() for line in lines)
+                if fits_wide and metrics.lineSpacing() * len(lines) <= box.height():
+                    return lines, bold_px(px)
     font = bold_px(min_px)
     metrics = QFontMetricsF(font)
-    lines = _lines(choices[-1], metrics, box.width())
+    lines = _lines((fallbacks or choices)[-1], metrics, box.width())
     room = max(1, int(box.height() // metrics.lineSpacing()))
     if len(lines) > room:
         lines = [*lines[: room - 1], " · ".join(lines[room - 1 :])]
