@@ -277,6 +277,7 @@ class MainWindow(QMainWindow):
         """The chassis | analysis split of a first show: the analysis wide enough for its whole tab strip."""
         tabs = self.analysis.tabBar().sizeHint().width()
         self.splitter.setSizes(list(layout.first_split(sum(self.splitter.sizes()), tabs)))
+        self.fit_checks()  # again at the dock's width: a check's wrapped lines are known only now
 
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
