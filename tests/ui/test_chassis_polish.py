@@ -197,3 +197,15 @@ def test_slot_labels_and_heading_stay_legible_at_1024x768(first_start, tmp_path,
     view.fit()
     assert view.text_points() == view.label_points
     assert all(_on_screen_px(view, t) >= 9.0 for t in view._texts)
+
+
+def test_the_bridge_says_what_the_topology_tab_calls_it(window) -> None:  # type: ignore[no-untyped-def]
+    """'NVLink ×2' on the chassis and 'NV18' in the Topology tab are the same bridge: the bar's tooltip says both
+    (×2 the cards it joins, NV18 the links between each pair, as nvidia-smi topo -m prints it)."""
+    bar = next(i for i in window.chassis_view.scene().items() if isinstance(i, BridgeItem))
+    topo = window.doc.result.topology
+    index = {s: k for k, s in enumerate(topo.slots)}
+    label = topo.matrix[index[bar.slots[0]]][index[bar.slots[1]]]
+    assert label.startswith("NV")
+    tip = bar.toolTip()
+    assert label in tip and "×2" in tip and "cards it joins" in tip, tip

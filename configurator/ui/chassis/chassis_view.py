@@ -320,7 +320,9 @@ class ChassisView(QGraphicsView):
             top = min(i.rect().top() for i in items)
             bottom = max(i.rect().bottom() for i in items)
             right = min(i.rect().right() for i in items)
-            bar = BridgeItem(list(bridge.slots), top, bottom, right)
+            spec = items[0].card.nvlink
+            links = spec.links.value if spec is not None and spec.links is not None else None
+            bar = BridgeItem(list(bridge.slots), top, bottom, right, int(links) if links else None)
             self.scene().addItem(bar)
             self._overlay.append(bar)
         if new_chassis:  # the drawing's extent is the chassis; re-fitting on every edit would repaint it all

@@ -149,14 +149,20 @@ class BridgeItem(QGraphicsRectItem):
         """The bar's left edge for bridged cards whose shortest ends at ``right``."""
         return right - cls.INSET
 
-    def __init__(self, slots: list[int], top: float, bottom: float, right: float) -> None:
+    def __init__(self, slots: list[int], top: float, bottom: float, right: float, links: int | None = None) -> None:
         super().__init__(QRectF(self.left_for(right), top + 6, self.WIDTH, bottom - top - 12))
         self.slots = list(slots)
         self.text = f"NVLink ×{len(slots)}"
         self.setBrush(QBrush(QColor(BRIDGE_FILL)))
         self.setPen(QPen(QColor(BRIDGE_EDGE), 1.5))
         self.setZValue(3)
-        self.setToolTip(f"NVLink bridge over slots {self.slots}: drop a job here to run it on all of them")
+        # '×2' counts the cards the bridge joins; the Topology tab (nvidia-smi topo -m) names the same bridge 'NV18',
+        # the NVLink links between each pair (catalog NvlinkSpec.links): one sentence says both
+        where = ", ".join(str(s) for s in self.slots[:-1]) + f" and {self.slots[-1]}"
+        seen = (f" nvidia-smi topo -m and the Topology tab show each pair as NV{links}: the {links} NVLink links "
+                "between them." if links else "")  # fmt: skip
+        self.setToolTip(f"NVLink bridge joining the {len(self.slots)} cards in slots {where} (×{len(self.slots)}: "
+                        f"the cards it joins).{seen}\nDrop a job here to run it on all of them.")  # fmt: skip
         self.setData(0, self.slots)  # the view finds a bridge under the pointer by this
         length = self.rect().height() - 8
         width = QFontMetricsF(bold_px(self.FONT_PX)).horizontalAdvance(self.text)
