@@ -10,7 +10,7 @@ from configurator.engine import BuildResult
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
-from configurator.present.job_words import step_band_phrase, vision_words, word
+from configurator.present.job_words import parameters_words, step_band_phrase, vision_words, word
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import parts_note, reserved_basis_note
 from configurator.present.rl_words import generation_sentence, percent, share_phrase, step_split, training_share
@@ -146,8 +146,8 @@ def job_section(i: int, job: JobResult, spec: Job,
     quant = f", base in {word('quantization', spec.quantization)}" if spec.method == "qlora" else ""
     verdict = job_verdict(job, share=share_phrase(training_share(spec)))
     out.append(
-        f"<p>Model <b>{escape(job.model_name)}</b> ({job.params_total / 1e9:.2f} B parameters, "
-        f"{job.params_trainable / 1e6:,.1f} M trained). Method {word('method', spec.method)}{lora}{quant}; "
+        f"<p>Model <b>{escape(job.model_name)}</b> ({parameters_words(job.params_total, job.params_trainable)}). "
+        f"Method {word('method', spec.method)}{lora}{quant}; "
         f"optimizer {word('optimizer', spec.optimizer)}, {word('precision', spec.precision)}; sharding "
         f"{word('parallelism', spec.parallelism)}"
         + (f" (tensor parallel {spec.tensor_parallel})" if spec.parallelism == "tp" else "")

@@ -20,6 +20,7 @@ from configurator.catalog.errors import FileError
 from configurator.engine import evaluate
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.result import BuildResult
+from configurator.present.job_words import parameters_words
 from configurator.present.link_words import rate_words
 from configurator.present.words import check_ref
 from configurator.report.pdf import export_pdf
@@ -54,8 +55,7 @@ def expected_figures(result: BuildResult) -> list[str]:
     """Every number the sheet must print, formatted as the sheet prints it."""
     figs: list[str] = []
     for job in result.jobs:
-        figs.append(f"{job.params_total / 1e9:.2f} B parameters")
-        figs.append(f"{job.params_trainable / 1e6:,.1f} M trained")
+        figs.append(parameters_words(job.params_total, job.params_trainable))  # the text report's words
         for r in job.cards:
             for v in (r.weights_gb, r.adapters_gb, r.gradients_gb, r.optimizer_gb, r.activations_gb, r.transient_gb,
                       r.overhead_gb, r.peak_reserved_gb, r.capacity_gb, r.headroom_gb):  # fmt: skip

@@ -382,3 +382,14 @@ def test_rows_that_do_not_apply_are_hidden_not_greyed(qtbot) -> None:  # type: i
         assert panel.form.isRowVisible(panel.quant_box) is quant
         assert quant == ("quantization" in form_fields(job, None))
         assert all(panel.form.isRowVisible(w) is lora for w in lora_rows), method
+
+
+def test_the_info_line_says_parameters_in_the_reports_words(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """'8.03 B params · 41.9 M trained' read as jargon: the line says the text report's '8.03 B parameters, 41.9 M
+    trainable' (present/job_words.parameters_words), a full fine-tune 'All 8.03 B parameters trained'."""
+    from configurator.present.job_words import parameters_words
+
+    doc, panel = open_panel(qtbot)
+    jr = doc.result.jobs[panel.index]
+    text = panel.info.text()
+    assert parameters_words(jr.params_total, jr.params_trainable)[1:] in text and "M trained" not in text, text

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
+from configurator.present.job_words import parameters_words
 from configurator.ui.base import FIT_COLOUR
 from configurator.ui.jobs.fields import STATUS_TEXT
 
@@ -19,10 +20,11 @@ NO_JOB = "No job selected. Add one to see whether it fits."
 def info_text(job: Job, result: JobResult) -> str:
     status = STATUS_TEXT.get(result.status, result.status)
     colour = FIT_COLOUR.get(result.status, "#777777")
-    trained = f"{result.params_trainable / 1e6:,.1f} M trained" if result.params_trainable else "none trained"
+    # the parameters in the words the text report prints ('41.9 M trained' read as jargon beside '8.03 B params')
+    params = parameters_words(result.params_total, result.params_trainable)
     stack = f"<br>Stack: {escape_rich(result.stack)}" if result.stack else ""  # what the job runs, defaults applied
     return (f"<b>{escape_rich(job.name)}</b> · <span style='color:{colour}'><b>{status}</b></span><br>"
-            f"{result.params_total / 1e9:.2f} B params · {trained}{stack}")  # fmt: skip
+            f"{params[:1].upper() + params[1:]}{stack}")  # fmt: skip
 
 
 def info_label() -> QLabel:
