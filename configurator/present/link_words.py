@@ -56,3 +56,16 @@ def link_rates_note(result: BuildResult) -> str:
     words = " + ".join(rate_words(b) for b in sorted({b for _, b in rates.values()}))
     per_link = ", ".join(f"{link_name(link)} {rate:g} GB/s" for link, (rate, _) in rates.items())
     return f"Link rates: {words} — {per_link}"
+
+
+def comm_share_words(ratio: float) -> list[str]:
+    """A step's communication against its compute as phrases a narrow label may break between:
+    ['communication', '35% of compute time'] for the engine's ratio_to_compute 0.35 ('comm/compute = 0.35' was
+    jargon); '< 1%' below 0.01."""
+    share = f"{ratio * 100:.0f}%" if ratio >= 0.01 else "< 1%"
+    return ["communication", f"{share} of compute time"]
+
+
+COMM_SHARE_NOTE = ("Communication: the time the cards spend exchanging data in a step (NCCL collectives over the "
+                   "links), as a share of the step's compute time; over 100% the links, not the cards, set the "
+                   "step time.")  # fmt: skip

@@ -116,10 +116,13 @@ def test_step_time_bars_are_compute_plus_collectives(qtbot) -> None:  # type: ig
     assert tabs.step_time.comm_seconds() == pytest.approx(
         [c.seconds for j in result.jobs for c in j.communication.collectives]
     )
-    # the step time and comm/compute ratio above the first bar
-    text = tabs.step_time.labels[0].textItem.toPlainText()
+    # the step time and communication's share of compute above the first bar, in words ('comm/compute = 0.35'
+    # was jargon), the tooltip saying what the share is
+    label = tabs.step_time.labels[0]
+    text = " ".join(label.textItem.toPlainText().split())
     ratio = result.jobs[0].communication.ratio_to_compute
-    assert f"comm/compute = {ratio:.2f}" in text and f"{result.jobs[0].step_seconds:.2f} s" in text
+    assert f"communication {ratio * 100:.0f}% of compute time" in text and f"{result.jobs[0].step_seconds:.2f} s" in text
+    assert "comm/compute" not in text and "share of the step's compute time" in label.toolTip()
     # hovering a collective names it
     fwd = result.jobs[0].communication.collectives[0]
     compute = result.jobs[0].compute.seconds_per_step

@@ -20,7 +20,7 @@ from configurator.engine.time.compute import attention_kernel_parts
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
-from configurator.present.link_words import link_rates_note
+from configurator.present.link_words import COMM_SHARE_NOTE, comm_share_words, link_rates_note
 from configurator.present.op_words import collective_name, op_name
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
@@ -229,7 +229,7 @@ class StepTimeChart(_Chart):
         return data, kinds_used, marks_x, marks_y
 
     def _label_jobs(self, result: BuildResult) -> None:
-        """Above each bar: its step time and comm/compute ratio (red when communication dominates)."""
+        """Above each bar: its step time and its communication as a share of compute (red when it dominates)."""
         jobs = result.jobs
         self._job_words = []
         for i, label in enumerate(self.labels):
@@ -254,7 +254,7 @@ class StepTimeChart(_Chart):
                 # a job that does not fit has no step time: the engine's figure is what it would take if it did
                 lines = [["does not fit —", "time if it did:"], step] if _hypothetical(job) else [step]
                 if ratio is not None:
-                    lines.append(["comm/compute", "= " + (f"{ratio:.2f}" if ratio >= 0.01 else "< 0.01")])
+                    lines.append(comm_share_words(ratio))
                 else:
                     lines.append(["no", "communication"])
                 band = step_range_words(job)
@@ -263,7 +263,9 @@ class StepTimeChart(_Chart):
                 # the engine's verdicts: the job does not fit, or communication dominates
                 colour = self.alert if job.communication.dominates or _hypothetical(job) else self.ink
             self._job_words.append((lines, colour))
-            label.setToolTip(f"Range: {job.step_band_basis}." if job.step_band_basis else "")
+            notes = ([f"Range: {job.step_band_basis}."] if job.step_band_basis else []) + (
+                [COMM_SHARE_NOTE] if ratio is not None and job.step_seconds is not None else [])  # fmt: skip
+            label.setToolTip("\n".join(notes))
             label.setPos(float(i), self._totals[i])
             label.setVisible(True)
 
