@@ -144,10 +144,12 @@ def test_change_model_updates_chart(window) -> None:  # type: ignore[no-untyped-
 
 def test_summary_strip_says_which_compute_rates_are_used(window) -> None:  # type: ignore[no-untyped-def]
     # issue 24: the default includes the labelled estimates; "published rates only" is the View choice
-    assert "incl. estimates" in window.summary.compute.text()
+    # in words that say what is estimated and what else there is ('Compute incl. estimates' said neither)
+    text = window.summary.compute.text()
+    assert "Compute rates</b> published" in text and "+ estimated" in text
     assert window.doc.result.compute_rates == "estimated"
     window.menus.compute_rate_actions["published"].trigger()
-    assert "published" in window.summary.compute.text()
+    assert "published only" in window.summary.compute.text()
     assert window.doc.result.compute_rates == "published"
 
 

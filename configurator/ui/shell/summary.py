@@ -90,11 +90,13 @@ class SummaryStrip(QWidget):
         self.links.setText(f"<b>Links</b> {short_rate_words(result.link_rates)}")
         self.links.setToolTip(f"Link rates: {rate_words(result.link_rates)} (View > Link rates)")
         if result.compute_rates == "estimated":
-            self.compute.setText(f"<b>Compute</b> <span style='color:{self._colour('warning')}'>incl. estimates</span>")
+            # 'Compute incl. estimates' named neither what is estimated nor what else there is: the rates, both kinds
+            self.compute.setText(f"<b>Compute rates</b> published <span style='color:{self._colour('warning')}'>"
+                                 "+ estimated</span>")  # fmt: skip
             self.compute.setToolTip("Cards without a published dense BF16 rate use the catalog's UNCONFIRMED "
                                     "estimate (View > Compute rates)")  # fmt: skip
         else:
-            self.compute.setText("<b>Compute</b> published")
+            self.compute.setText("<b>Compute rates</b> published only")
             self.compute.setToolTip("Compute time only from published dense BF16 rates (View > Compute rates)")
         self._host(result)
 
