@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFontMetrics
 
-from configurator.engine.model.result import CardMemory
+from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.words import headroom_label, to_unit
 from configurator.ui.charts import ChartLook, HeadroomChart
 from configurator.ui.kiosk.scenarios import CHART_WORDS, FigureSpec, Scenario, bar_text, chart_spec
@@ -13,12 +13,12 @@ from configurator.ui.kiosk.widgets import _font
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
 DEFAULT_WORDS = "free after activations"
-# below this much plot width per bar (at 1920x1080) a tick is the slot number alone (the MIG instance under it)
+# below this much plot width per bar (at 1920x1080) a tick is the slot number alone: a MIG card's slices each show
+# its slot, as the chassis beside names it with its MIG layout ("#0".."#3" under them meant nothing to a visitor)
 DENSE_BAR_PX = 70
-# the least type of dense ticks (at 1920x1080; the bars' words over them go down to 9): below it a MIG instance
-# drops its '#'
+# the least type of dense ticks (at 1920x1080; the bars' words over them go down to 9)
 DENSE_TICK_PT = 11.0
-# the least width a bar keeps beside the legend (at 1920x1080): its tick '#0' at DENSE_TICK_PT (22 px) and
+# the least width a bar keeps beside the legend (at 1920x1080): a tick '#0' at DENSE_TICK_PT (22 px) and
 # BAR_WORDS_GAP
 DENSE_ROOM_PX = 32
 
@@ -60,11 +60,15 @@ class KioskChart:
         self.chart.set_presentation(self.look)
         self.chart.setMinimumHeight(round(300 * s))
 
-    def show(self, scenario: Scenario) -> None:
-        """Word the bars for ``scenario`` (from the chart's next drawing on: call before update_result)."""
+    def show(self, scenario: Scenario, result: BuildResult | None = None) -> None:
+        """Word the bars for ``scenario`` and ``result``, the result about to be drawn (from the chart's next
+        drawing on: call before update_result). Where the bars are many (compact: their words may drop the unit,
+        "+21") the title names the unit."""
         self.spec = chart_spec(scenario)
         words = CHART_WORDS[self.spec.field] if self.spec is not None else DEFAULT_WORDS
-        self.chart.set_title(f"Over each bar: {words}")
+        rows = sum(len(job.cards) for job in result.jobs) if result is not None else 0
+        unit = f"{self.unit} " if self.spec is None and rows >= 4 else ""
+        self.chart.set_title(f"Over each bar: {unit}{words}")
         self.chart.set_bar_words(self)
 
     def bar_text(self, row: CardMemory) -> str:
@@ -108,8 +112,7 @@ class KioskChart:
         together under the plan's fourteen bars at 1920x1080: 29 px of text under bars 30 px apart); below that
         the '#' goes. A bar's width is its share of the plot less a px: the plot keeps a fifth of a bar's width
         beyond the outer bars (0.5 px a bar at 1920x1080)."""
-        lines = tuple(sorted({str(r.slot) for _, r in self.chart.rows}
-                             | {f"#{r.instance}" for _, r in self.chart.rows if r.mig}))  # fmt: skip
+        lines = tuple(sorted({str(r.slot) for _, r in self.chart.rows}))
         key = (bars, round(plot_px), lines)
         if self._dense_key != key:
             pitch = plot_px / max(bars, 1) - 1
@@ -134,8 +137,7 @@ class KioskChart:
         if not self._compact(bars, plot_px):
             return None
         if self._dense(bars, plot_px):  # a plan's node: 14 bars, names ran into each other
-            mark = "#" if self._dense_size(bars, plot_px)[1] else ""
-            return f"{row.slot}" + (f"\n{mark}{row.instance}" if row.mig else "")
+            return str(row.slot)  # a MIG slice too: a bar a slice over its slot
         text = job if row.mig else f"slot {row.slot}"
         font = _font(self.look.tick_pt or 15 * self.scale)
         if QFontMetrics(font).horizontalAdvance(text) > plot_px / max(bars, 1) - BAR_WORDS_GAP * self.scale:
