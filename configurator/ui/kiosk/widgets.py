@@ -109,9 +109,10 @@ class DemoPalette(QListWidget):
 
     def _size_cells(self) -> None:
         s = self.scale
-        # a card's name and memory on two or three lines under a 64 px icon: 40 px less than the four-line tiles,
-        # for the chassis and the chart above
-        self.setIconSize(QSize(round(64 * s), round(64 * s)))
+        # a card's name and its two sizes on up to four lines under a 44 px icon (a 64 px one left three lines and
+        # cut "96 GB (102.6 GB visible)" short under a two-line name): 40 px less than the tiles had, for the
+        # chassis and the chart above
+        self.setIconSize(QSize(round(44 * s), round(44 * s)))
         self.setGridSize(QSize(round(GRID_W * s), round(160 * s)))
         self.setFixedHeight(round(168 * s))
 
@@ -127,9 +128,12 @@ class DemoPalette(QListWidget):
             card = self.catalog.cards[card_id]
             if card_id not in self._icons:
                 self._icons[card_id] = card_icon(card, 84)
-            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{card.memory_gb.value:g} GB")
-            if card.memory_gb.value is not None:
-                item.setToolTip(capacity_label(card.memory_gb.value, card.visible_gb))
+            # the datasheet's size and what the driver shows, as every kiosk figure and the chassis' tiles read it
+            # ("96 GB" here beside "102.6 GB" on the tile and in the figures was two sizes for one card)
+            nominal = card.memory_gb.value
+            size = "memory not published" if nominal is None else capacity_label(nominal, card.visible_gb)
+            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{size}")
+            item.setToolTip(size)
             item.setData(Qt.ItemDataRole.UserRole, card_id)
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.addItem(item)
