@@ -226,6 +226,41 @@ def test_cli_planner_screenshot(tmp_path: Path) -> None:
     assert main(["planner", str(tmp_path / "missing.yaml"), "--screenshot", str(out)]) == 2
 
 
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_cli_planner_screenshot_follows_the_saved_theme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       theme: str) -> None:  # fmt: skip
+    """``configurator planner --screenshot`` drew a light window with the dark theme saved: it never read the
+    setting, where the main window applies it (View > Dark theme). It now applies it the same way."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QApplication
+
+    import configurator.ui.base as base
+    from configurator.cli import main
+
+    ini = tmp_path / "s.ini"
+    base.Settings(QSettings(str(ini), QSettings.Format.IniFormat)).set("theme", theme)
+    monkeypatch.setattr(base, "Settings", lambda: _saved(ini))  # the user's settings file, kept apart
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        out = tmp_path / "planner.png"
+        assert main(["planner", str(SEED_B), "--screenshot", str(out), "--size", "1366x768"]) == 0
+        window = QImage(str(out)).pixelColor(3, 400)  # the window's own background, left of the inputs
+        assert (window.lightness() < 80) == (theme == "dark"), window.name()
+        assert (app.palette().window().color().lightness() < 80) == (theme == "dark")
+    finally:
+        app.setPalette(app.style().standardPalette())
+
+
+def _saved(ini: Path):  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from configurator.ui.base.settings import Settings
+
+    return Settings(QSettings(str(ini), QSettings.Format.IniFormat))
+
+
 def test_no_propagate_size_hints_warning_on_show_and_resize(qtbot, qtlog) -> None:  # type: ignore[no-untyped-def]
     """Opening the planner offscreen logged "This plugin does not support propagateSizeHints()": the window's
     minimum came from its layout and changed on each relayout (issue 11). It now has an explicit minimum."""

@@ -38,6 +38,17 @@ def dark_palette() -> QPalette:
     return p
 
 
+def apply_theme(dark: bool) -> None:
+    """The application's palette for the light or dark theme (Fusion style): the main window's View > Dark theme
+    and every window started on its own (the planner) from the saved ``theme`` setting, so they look alike."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette() if dark else app.style().standardPalette())
+
+
 def hidpi_canvas(size: int) -> tuple[QPixmap, QPainter]:
     """A transparent ``size`` x ``size`` icon canvas drawn at 2x for high-DPI screens, and an antialiased
     painter on it (the caller ends the painter and wraps the pixmap in a QIcon)."""
