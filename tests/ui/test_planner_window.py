@@ -93,6 +93,14 @@ def test_latest_request_wins(planner: PlannerWindow) -> None:
     assert planner.inputs.jobs_per_day.value() == 29
 
 
+def test_power_price_says_its_currency(planner: PlannerWindow) -> None:
+    """'Power price / kWh: 0.0929' said no currency; the row names the plan's (the planner's result's)."""
+    result = planner.wait_for_plan()
+    assert result is not None and result.currency == "USD"
+    assert planner.inputs.power_price_label.text() == "Power price, USD / kWh:"
+    assert "USD" in planner.inputs.power_price.toolTip()
+
+
 def test_save_and_reopen_equals(qtbot, planner: PlannerWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _type_jobs_per_day(qtbot, planner, "7B LoRA", "150")
     planner.inputs.power_price.setFocus()
