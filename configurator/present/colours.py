@@ -20,6 +20,9 @@ FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", 
 # for markers and bars, and the amber #E69F00 is 2.3:1 as text). One table: the sheet, its figures and the kiosk
 # each had their own, and the kiosk's amber was 4.2:1.
 STATUS_INK = {"fits": "#1B5E20", "tight": "#8A5A00", "does-not-fit": "#C62828", "unknown": "#555555"}
+# The same meanings as text on the dark theme's panels: 4.5:1 or more on its base (#1f1f1f) and alternate rows
+# (#2f2f2f) (the fills above read ~3:1 there, the planner's table used them as text)
+STATUS_INK_DARK = {"fits": "#7BC67E", "tight": "#FFB74D", "does-not-fit": "#EF7A78", "unknown": "#B0B0B0"}
 # A check's severity as text, at least 4.5:1 (WCAG AA) on the light window (#efefef) and on white: the warning is
 # a darker amber than the charts' fill (#E69F00, 2.0:1 on the window). The sheet's checks and the window's summary
 # and checks panel; the dark theme's are the same meanings lightened (4.5:1 or more on #2a2a2a).
