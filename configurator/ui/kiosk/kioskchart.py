@@ -12,6 +12,9 @@ from configurator.ui.kiosk.scenarios import CHART_WORDS, FigureSpec, Scenario, b
 from configurator.ui.kiosk.widgets import _font
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
+# the least type of the legend and the bars' words on any screen: 14 px at 96 dpi, read from a stand's distance
+# (scaled with the screen, 12 pt read 11 px at 1366x768)
+LEAST_PT = 10.5
 DEFAULT_WORDS = "free after activations"
 # below this much plot width per bar (at 1920x1080) a tick is the slot number alone: a MIG card's slices each show
 # its slot, as the chassis beside names it with its MIG layout ("#0".."#3" under them meant nothing to a visitor)
@@ -30,8 +33,9 @@ def kiosk_look(s: float) -> ChartLook:
     # the room a bar keeps beside the legend is what its tick needs, at the screen's scale: at 1280x800 and
     # 1366x768 the plan's fourteen bars had 20-22 px each against an unscaled 24, the legend went above in three
     # rows and the plot kept 90-130 px of height
-    return ChartLook(title_pt=16 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s, legend_pt=12 * s,
-                     legend_cols=5, legend_beside=True, bottom_axis_px=round(60 * s), left_axis_px=round(80 * s),
+    return ChartLook(title_pt=16 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s,
+                     legend_pt=max(12 * s, LEAST_PT), legend_cols=5, legend_beside=True,
+                     bottom_axis_px=round(60 * s), left_axis_px=round(80 * s),
                      beside_bar_px=round(DENSE_ROOM_PX * s))  # fmt: skip
 
 
@@ -82,8 +86,10 @@ class KioskChart:
 
     def point_size(self, bars: int, plot_px: float) -> float:
         # a plan's node with MIG slices can show twelve or more bars: smaller type still keeps the words apart
-        size = 16 if not self._compact(bars, plot_px) else 12 if bars < 12 else 9
-        return size * self.scale
+        if not self._compact(bars, plot_px):
+            return 16 * self.scale
+        # no smaller than LEAST_PT where the bars leave room (12 read 11 px at 1366x768)
+        return max(12 * self.scale, LEAST_PT) if bars < 12 else 9 * self.scale
 
     def label(self, job: str, row: CardMemory, room_px: float) -> str | None:
         bars = len(self.chart.rows)

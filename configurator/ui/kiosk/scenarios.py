@@ -277,7 +277,8 @@ def format_number(value: float, spec: FigureSpec, unit: str = "GB") -> str:
 
 # The words over each chart bar for a card figure (the chart's title), so the bars say what the big figure says.
 CHART_WORDS = {
-    "room_for_activations_gb": "left for activations",
+    # the main window's bars give what is free after the activations (headroom): this figure is before them
+    "room_for_activations_gb": "room for activations",
     "headroom_gb": "free after activations",
     "headroom_nominal_gb": "spare",
     "model_states_gb": "for weights, adapters, optimizer",
