@@ -1,5 +1,5 @@
-"""Command line: ``configurator [BUILD.yaml]``, ``size``, ``plan``, ``catalog``, ``export``, ``open-code``,
-``nccl-busbw``, ``trace``.
+"""Command line: ``configurator [BUILD.yaml]``, ``size``, ``plan``, ``compare``, ``catalog``, ``export``,
+``open-code``, ``nccl-busbw``, ``trace``.
 
 Bad input exits non-zero with file, line and field; never a traceback.
 """
@@ -7,6 +7,7 @@ Bad input exits non-zero with file, line and field; never a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
@@ -58,6 +59,23 @@ def _size(path: Path | None, as_json: bool) -> int:
         for hint in _trace_hints(build, path, result):
             print(hint, file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def _compare(left: Path, right: Path, as_json: bool) -> int:
+    """Two builds side by side: the engine's comparison rows (engine/compare.py, as the window's compare dialog)."""
+    # start-up time: the engine loads for compare only
+    from configurator.engine import evaluate
+    from configurator.engine.compare import compare
+    from configurator.engine.model.buildfile import load_build
+    from configurator.report.compare_text import render_compare
+
+    results = [evaluate(load_build(p), base_dir=p.parent) for p in (left, right)]
+    rows = compare(*results)
+    if as_json:
+        print(json.dumps({"left": str(left), "right": str(right), "rows": [vars(r) for r in rows]}, indent=2))
+    else:
+        print(render_compare(results[0].name, results[1].name, rows), end="")
+    return 0
 
 
 def _trace_hints(build: object, path: Path, result: object) -> list[str]:
@@ -127,12 +145,7 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
     from configurator.present.verdict import plural
     from configurator.report.plan_text import render_plan
 
-    plan = load_plan(path)
-    try:
-        plan = with_files(plan, *measured)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    plan = with_files(load_plan(path), *measured)  # a ValueError (a bad measurement file) exits 2 in main
     result = plan_service(plan, base_dir=path.parent)
     print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
     if pdf is not None:
@@ -293,17 +306,27 @@ def _parser() -> argparse.ArgumentParser:
         prog="configurator",
         description=(
             "GPU build configurator for LLM fine-tuning. With no command, opens the window: "
-            "configurator [BUILD.yaml] [--screenshot FILE.png [--size 1920x1080]]."
+            "configurator [BUILD.yaml] [--demo] [--screenshot FILE.png [--size 1920x1080]]."
+        ),
+        epilog=(
+            "window options: --demo opens the in-store demo (kiosk mode: full screen, guided scenarios); "
+            "--screenshot FILE.png renders the window to a PNG and exits (--size WIDTHxHEIGHT). "
+            "Each command has its own --help: configurator size --help."
         ),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command")
     p_size = sub.add_parser("size", help="size a build file and print the report")
     p_size.add_argument("build", type=Path, nargs="?", help="build YAML (default: the preloaded build)")
-    p_size.add_argument("--json", action="store_true", help="print the result model as JSON")
+    p_size.add_argument("--json", action="store_true", help="print the result model as JSON (an error too: "
+                        '{"error": {"kind", "message", "file", "problems"}} on stdout, exit 2)')
+    p_cmp = sub.add_parser("compare", help="compare two build files: headroom, step time, fit, stack, power")
+    p_cmp.add_argument("left", type=Path, help="build YAML (left)")
+    p_cmp.add_argument("right", type=Path, help="build YAML (right)")
+    p_cmp.add_argument("--json", action="store_true", help="print the comparison rows as JSON")
     p_plan = sub.add_parser("plan", help="size a fleet for a fine-tuning service from a plan file")
     p_plan.add_argument("plan", type=Path, help="plan YAML (e.g. resources/plans/seed-b-service.yaml)")
-    p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON")
+    p_plan.add_argument("--json", action="store_true", help="print the plan result as JSON (an error too, as size's)")
     p_plan.add_argument("--pdf", type=Path, default=None, help="also write the plan section as a PDF")
     p_plan.add_argument("--mig-lgip", action="append", default=[], metavar="NODE=FILE",
                         help="nvidia-smi mig -lgip output measured on a node type (repeatable)")
@@ -397,6 +420,23 @@ def _demo_pin(reset: bool) -> int:
     return 0
 
 
+# the first words that run a command (the rest open the window, on a build file or none)
+COMMANDS = ("size", "plan", "compare", "planner", "catalog", "export", "open-code", "trace", "nccl-busbw", "demo-pin",
+            "acceptance", "verify", "burnin", "-h", "--help", "--version")  # fmt: skip
+
+
+def unknown_command(word: str) -> str | None:
+    """The one line for a first word that is neither a command nor a build file ('compair', 'sise'); None for one
+    the window takes: an option, or anything that names a file or may (a path, a .yaml name, an existing file)."""
+    if word.startswith("-") or "/" in word or os.sep in word or "." in word or os.path.lexists(word):
+        return None
+    names = [c for c in COMMANDS if not c.startswith("-")]
+    close = difflib.get_close_matches(word, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return (f"unknown command {word!r}{hint}; commands: {', '.join(names)}. "
+            "To open a build in the window: configurator BUILD.yaml")  # fmt: skip
+
+
 def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     """Run the command ``words`` name: a window, or one subcommand."""
     if words[:1] == ["planner"]:  # the service planner window (configurator/ui/planner/)
@@ -404,9 +444,9 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         from configurator.ui.shell.planner_app import main as planner_main
 
         return planner_main(words[1:])
-    commands = {"size", "plan", "catalog", "export", "open-code", "nccl-busbw", "demo-pin", "trace", "acceptance",
-                "verify", "burnin", "-h", "--help", "--version"}  # fmt: skip
-    if not words or words[0] not in commands:
+    if words and words[0] not in COMMANDS and (problem := unknown_command(words[0])):
+        raise ValueError(problem)
+    if not words or words[0] not in COMMANDS:
         # No command: the window (configurator [BUILD.yaml] [--screenshot FILE.png --size WxH]); start-up time:
         # Qt and the window's modules load here only, never for a command
         from configurator.ui.shell.app import main as gui_main
@@ -415,6 +455,8 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     args = parser.parse_args(words)
     if args.command == "size":
         return _size(_user_path(args.build), args.json)
+    if args.command == "compare":
+        return _compare(_user_path(args.left), _user_path(args.right), args.json)
     if args.command == "plan":
         return _plan(_user_path(args.plan), args.json, _user_path(args.pdf), (args.mig_lgip, args.lspci, args.dcgm))
     if args.command == "catalog":
@@ -436,26 +478,42 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     return 2
 
 
+def json_error(kind: str, message: str, exc: BaseException | None = None) -> str:
+    """The error object a command given --json prints on stdout instead of its result (exit status unchanged: 2
+    bad input, 3 a bug): {"error": {"kind": "bad-input" | "internal", "message": one line, "file": the file or
+    null, "problems": [{"line": n or null, "field": "jobs[0].method", "message": ...}]}}."""
+    problems = exc.problems if isinstance(exc, FileError) else []
+    where = exc.path if isinstance(exc, FileError) else None
+    listed = [{"line": p.line, "field": p.field, "message": p.message} for p in problems]
+    return json.dumps({"error": {"kind": kind, "message": message, "file": where, "problems": listed}}, indent=2)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The command line's entry point: bad input exits 2 with one line, a bug 3 (INTERNAL_ERROR)."""
+    """The command line's entry point: bad input exits 2 with one line, a bug 3 (INTERNAL_ERROR). A command given
+    --json reports either as a JSON object on stdout (json_error), so a script reads one format."""
     parser = _parser()
     words = sys.argv[1:] if argv is None else list(argv)
+    as_json = "--json" in words and bool(words) and words[0] in COMMANDS
     try:
         return _command(parser, words)
     except FileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(json_error("bad-input", exc.summary(), exc) if as_json else f"error: {exc}",
+              file=sys.stdout if as_json else sys.stderr)  # fmt: skip
         return 2
     except (ValueError, OSError) as exc:
-        print(f"error: {shorten(str(exc), 500)}", file=sys.stderr)
+        text = shorten(str(exc), 500)
+        print(json_error("bad-input", text) if as_json else f"error: {text}",
+              file=sys.stdout if as_json else sys.stderr)  # fmt: skip
         return 2
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug, not bad input: one readable line (the traceback on request)
         if os.environ.get("CONFIGURATOR_DEBUG"):
             raise
-        print(f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)}\n"
+        text = f"{type(exc).__name__}: {shorten(str(exc), 300)}"
+        print(json_error("internal", text) if as_json else f"internal error: {text}\n"
               "This is a bug in the configurator; rerun with CONFIGURATOR_DEBUG=1 for the details.",
-              file=sys.stderr)  # fmt: skip
+              file=sys.stdout if as_json else sys.stderr)  # fmt: skip
         return INTERNAL_ERROR
 
 

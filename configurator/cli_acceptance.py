@@ -13,6 +13,14 @@ from configurator.catalog.loader import default_catalog
 
 COMMANDS = ("acceptance", "verify", "burnin")
 
+# verify's exit status, for a shop's or CI's gate: only 0 accepts the machine. 3 is every command's internal error
+# (cli.py), so "nothing measured" takes 4.
+EXIT_FAILED, EXIT_NO_FILES, EXIT_NOTHING_MEASURED = 1, 2, 4
+VERIFY_EXIT_CODES = (
+    "exit status: 0 every measured figure passed (warnings allowed); 1 a figure failed; 2 no file could be read "
+    "as a result; 4 files were read but no figure was measured (not an acceptance)"
+)
+
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
@@ -28,7 +36,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=None,
         help="data folder with stored measurements (default: the application's data folder)",
     )
-    v = sub.add_parser("verify", help="check a machine's measured results (files or the burn-in kit's folder)")
+    v = sub.add_parser(
+        "verify",
+        help="check a machine's measured results (files or the burn-in kit's folder)",
+        epilog=VERIFY_EXIT_CODES,
+    )
     v.add_argument("build", type=Path)
     v.add_argument("results", type=Path, nargs="+", help="result files or the kit's output folder")
     v.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -36,7 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     v.add_argument("--store", action="store_true", help="keep the measured runs in the data folder")
     v.add_argument("--store-dir", type=Path, default=None, help="data folder for --store (default: the app's)")
     v.add_argument("--page", choices=["a4", "letter"], default="a4")
-    v.add_argument("--seller", default="GPU Build Configurator", help="the shop's name on the report")
+    v.add_argument("--seller", default="", help="the shop's name on the report (none by default)")
     b = sub.add_parser("burnin", help="write the burn-in kit (run.sh, measure.py, README) for a build")
     b.add_argument("build", type=Path)
     b.add_argument("-o", "--output", type=Path, required=True, help="kit folder to write")
@@ -115,5 +127,8 @@ def run(args: argparse.Namespace) -> int:
         pages = export_acceptance_pdf(expand_path(args.pdf), build, report, page=args.page, seller=args.seller)
         print(f"wrote {args.pdf}: {pages} page(s)", file=sys.stderr)
     if not measurements.files:
-        return 2  # nothing readable: say so by the exit status too
-    return 1 if report.verdict == "fail" else 0
+        return EXIT_NO_FILES  # nothing readable: say so by the exit status too
+    if report.verdict == "fail":
+        return EXIT_FAILED
+    # a machine nothing was measured on has not passed: a gate reading 0 would accept it
+    return EXIT_NOTHING_MEASURED if report.nothing_measured else 0

@@ -67,6 +67,7 @@ from configurator.engine.time.communication import (
 from configurator.engine.time.compute import attention_kernel_word, compute
 from configurator.engine.time.power_limit import power_limit_checks
 from configurator.engine.time.steptime.band import step_band
+from configurator.engine.topology.links import link_words
 
 
 def _status(headroom: float, capacity: float, high: float, margin: float) -> FitStatus:
@@ -305,7 +306,7 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
             if ratio > 1.0:
                 checks.append(Check(severity="warning", code="COMM_DOMINATES", job=job.name, message=(
                     f"Job '{job.name}' spends {comm.seconds_per_step:.2f} s per step communicating over "
-                    f"{comm.bound_by} against {training:.2f} s computing ({ratio:.1f}x): the cards "
+                    f"{link_words(comm.bound_by)} against {training:.2f} s computing ({ratio:.2f}× compute): the cards "
                     "wait on the link. Bridge the cards (NVLink), use fewer cards, or a method that moves "
                     "less (LoRA on one card, QLoRA).")))  # fmt: skip
     return comm, step, checks
@@ -346,7 +347,7 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
         comm = combined(comm, critic_comm, "critic")
         epochs = rl.synced_epochs(job)
         comm = repeated(comm, epochs, f"PPO synchronises the policy's and the critic's gradients in each of its "
-                        f"{epochs} epochs over the rollout: {epochs}x one epoch's collectives per step.")
+                        f"{epochs} epochs over the rollout: {epochs}× one epoch's collectives per step.")
     comm, step, checks = _step_time(job, comm, comp)
     checks += pcie_checks(job, shape.multi and comm_link is not None and comm_link.family == "pcie")
     return comm, comp, step, checks

@@ -20,9 +20,9 @@ FIT_COLOUR = {"fits": "#2E7D32", "tight": "#E69F00", "does-not-fit": "#C62828", 
 # for markers and bars, and the amber #E69F00 is 2.3:1 as text). One table: the sheet, its figures and the kiosk
 # each had their own, and the kiosk's amber was 4.2:1.
 STATUS_INK = {"fits": "#1B5E20", "tight": "#8A5A00", "does-not-fit": "#C62828", "unknown": "#555555"}
-# The same meanings as text on the dark theme's panels: 4.5:1 or more on its base (#1f1f1f) and alternate rows
-# (#2f2f2f) (the fills above read ~3:1 there, the planner's table used them as text)
-STATUS_INK_DARK = {"fits": "#7BC67E", "tight": "#FFB74D", "does-not-fit": "#EF7A78", "unknown": "#B0B0B0"}
+# The same meanings on the dark theme's chart panel (#1f1f1f), each 4.5:1 or more there (5.5 to 9.5:1): the charts
+# wrote the light table's #C62828 on it (2.9:1).
+STATUS_INK_DARK = {"fits": "#81C784", "tight": "#FFB74D", "does-not-fit": "#FF6F6F", "unknown": "#B0B0B0"}
 # A check's severity as text, at least 4.5:1 (WCAG AA) on the light window (#efefef) and on white: the warning is
 # a darker amber than the charts' fill (#E69F00, 2.0:1 on the window). The sheet's checks and the window's summary
 # and checks panel; the dark theme's are the same meanings lightened (4.5:1 or more on #2a2a2a).
@@ -63,6 +63,29 @@ def contrast(a: str, b: str) -> float:
     """WCAG 2.1 contrast ratio of two '#RRGGBB' colours, from 1 to 21."""
     hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+def readable(colour: str, background: str, ratio: float = 4.5) -> str:
+    """``colour`` as text on ``background``: itself where it reads at ``ratio`` or more (WCAG 2.1 SC 1.4.3: 4.5:1),
+    else mixed toward black (a light background) or white (a dark one) in 5 % steps until it does; keeps the hue of
+    a series' line for its label (the roofline's ridge labels in the roof's colour were 3.2:1 on the dark panel)."""
+    if contrast(colour, background) >= ratio:
+        return colour
+    target = 0 if luminance(background) > 0.18 else 255
+    rgb = [int(colour.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4)]
+    out = colour
+    for step in range(1, 21):
+        t = step / 20
+        out = "#" + "".join(f"{round(c + (target - c) * t):02X}" for c in rgb)
+        if contrast(out, background) >= ratio:
+            break
+    return out
+
+
+def status_ink(status: str, dark: bool) -> str:
+    """A fit status written as text on a light (STATUS_INK) or dark (STATUS_INK_DARK) panel."""
+    table = STATUS_INK_DARK if dark else STATUS_INK
+    return table.get(status, table["unknown"])
 
 
 def ink_on(fill: str) -> str:

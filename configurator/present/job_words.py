@@ -51,9 +51,9 @@ def vision_words(v: VisionInfo) -> tuple[str, str]:
     else:
         tokens = f"cross-attended by the text (no tokens in its sequence of {v.text_tokens:,})"
     trained = f", {v.tower_trainable / 1e6:,.1f} M of them trained" if v.tower_trainable else ""
-    fitted = f"resized to {w} x {h}" if v.tokens_per_image else f"in tiles of {w} x {h}"  # mllama: tiles
+    fitted = f"resized to {w} × {h}" if v.tokens_per_image else f"in tiles of {w} × {h}"  # mllama: tiles
     images = (
-        f"images: {v.images_per_sample} per sample of {v.image_resolution} x {v.image_resolution} px, "
+        f"images: {v.images_per_sample} per sample of {v.image_resolution} × {v.image_resolution} px, "
         f"{fitted}, {v.encoder_tokens_per_image:,} encoder patches and {tokens}"
     )
     tower = (
@@ -76,3 +76,12 @@ def step_band_phrase(job: JobResult, digits: int = 3) -> str:
     runs ..."; "" where the job has none. The report and the sheet both print it."""
     band = step_range_words(job, digits)
     return f"band {band}: {job.step_band_basis}" if band else ""
+
+
+def parameters_words(total: int, trainable: int) -> str:
+    """A job's parameters and how many it trains: '70.55 B parameters, 207.1 M trainable'; a full fine-tune
+    'all 8.03 B parameters trained' (it read '8,030.3 M trainable'); billions from 1 B trainable up."""
+    if trainable >= total > 0:
+        return f"all {total / 1e9:.2f} B parameters trained"
+    part = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:,.1f} M"
+    return f"{total / 1e9:.2f} B parameters, {part} trainable"

@@ -7,18 +7,11 @@ configured, so "measured" alone is never printed for them."""
 from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult
-from configurator.engine.topology.links import RATE_BASIS_WORDS
+from configurator.engine.topology.links import LINK_WORDS, RATE_BASIS_WORDS, link_words
 
-# Link kinds as the engine names them (Collective.link, Communication.bound_by): the names a buyer reads
-LINK_NAMES = {
-    "nvlink": "NVLink",
-    "nvswitch": "NVSwitch",
-    "pcie": "PCIe",
-    "pcie-pix": "PCIe, one switch (PIX)",
-    "pcie-pxb": "PCIe, switches (PXB)",
-    "pcie-node": "PCIe, one CPU (NODE)",
-    "pcie-sys": "PCIe across CPUs (SYS)",
-}
+# Link kinds as the engine names them (Collective.link, Communication.bound_by): the names a buyer reads, the
+# engine's (its check messages say them too)
+LINK_NAMES = LINK_WORDS
 
 # The same bases in the few words a status bar holds (its tooltip gives rate_words')
 SHORT_RATE_BASIS = {"measured": "typical (nccl-tests)", "nominal": "nominal (datasheet)", "calibrated": "calibrated"}
@@ -31,7 +24,7 @@ def short_rate_words(basis: str) -> str:
 
 def link_name(kind: str | None) -> str:
     """'NVLink' for the engine's 'nvlink'; a kind missing here as it is."""
-    return LINK_NAMES.get(kind or "", kind or "")
+    return link_words(kind)
 
 
 def menu_rate_words(basis: str) -> str:

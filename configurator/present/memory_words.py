@@ -21,3 +21,11 @@ def reserved_basis_note(
         return None
     pool = to_unit(setup_pool_gb, unit)
     return f"allocator reserved is set by the pool FSDP set-up leaves ({pool:.{digits}f} {unit}), not by the step"
+
+
+def parts_note(peak_phase: str) -> str:
+    """Why the memory table's parts do not add up to its peak (32.8 GB of parts beside a 31.1 GB peak read as an
+    error): each part is at its own largest, the parts are largest in different phases of the step, and the peak is
+    the total of the largest phase (engine/memory/estimate.py MemoryBreakdown.phase_reserved)."""
+    return (f"each part is at its own largest and the parts peak in different phases, so they need not add up to the "
+            f"peak: the total of the largest phase ({peak_phase})")  # fmt: skip

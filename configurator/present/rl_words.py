@@ -3,6 +3,8 @@ each sentence, every figure and the generation's bound from the engine (engine/m
 
 from __future__ import annotations
 
+from configurator.engine.memory.rl import colocated_share
+from configurator.engine.model.build import Job
 from configurator.engine.model.labels import method_label as method_label  # the engine's words, shown here too
 from configurator.engine.model.result import RLResult
 
@@ -12,6 +14,27 @@ BOUND_WORDS = {
     "compute": "decode, compute-bound",
     "launch": "decode, bound by kernel launches from the host",
 }
+
+
+def training_share(job: Job) -> float:
+    """The fraction of each card a colocated vLLM takes (engine/memory/rl.py): the training's capacity is the rest."""
+    return colocated_share(job)
+
+
+def percent(share: float) -> str:
+    """0.3 -> '30 %' (the sheet's spacing)."""
+    return f"{share * 100:.0f} %"
+
+
+def capacity_legend(share: float) -> str:
+    """The headroom chart's capacity line: the card's visible memory, or what a colocated vLLM leaves the training
+    (the line sat at 59.9 GB of an 85.5 GB card, labelled as the card's visible capacity)."""
+    return "Capacity (visible)" if not share else f"Capacity for training (after vLLM's {percent(share)})"
+
+
+def share_phrase(share: float) -> str:
+    """The verdict's qualifier: headroom measured against the training's share, not the whole card ('' without)."""
+    return "" if not share else f", of the {percent(1 - share)} of it left to training beside the colocated vLLM"
 
 
 def generation_sentence(r: RLResult) -> str | None:

@@ -32,20 +32,21 @@ def _where(card: CardMemory) -> str:
     return f"the {name} in slot {card.slot}" + (f" (MIG slice {card.mig})" if card.mig else "")
 
 
-def job_verdict(job: JobResult, unit: str = "GB") -> Verdict:
-    """One job's verdict and why, from its fullest card (the one with the least headroom)."""
+def job_verdict(job: JobResult, unit: str = "GB", share: str = "") -> Verdict:
+    """One job's verdict and why, from its fullest card (the one with the least headroom). ``share``: what the
+    headroom is measured against when not the whole card (rl_words.share_phrase: a colocated vLLM's rest)."""
     word = WORDS.get(job.status, job.status)
     if not job.cards:
         return Verdict(job.status, word, "it runs on no card yet: choose the cards it runs on")
     card = min(job.cards, key=lambda c: c.headroom_gb)
     head = abs(to_unit(card.headroom_gb, unit))
     if job.status == "does-not-fit":
-        return Verdict(job.status, word, f"it needs {head:,.1f} {unit} more than {_where(card)} has")
+        return Verdict(job.status, word, f"it needs {head:,.1f} {unit} more than {_where(card)} has{share}")
     if job.status == "tight":
-        return Verdict(job.status, word, f"it fits with only {head:,.1f} {unit} to spare on {_where(card)}, "
+        return Verdict(job.status, word, f"it fits with only {head:,.1f} {unit} to spare on {_where(card)}{share}, "
                                          "inside the uncertainty of the estimate")  # fmt: skip
     if job.status == "fits":
-        return Verdict(job.status, word, f"{head:,.1f} {unit} to spare on {_where(card)}")
+        return Verdict(job.status, word, f"{head:,.1f} {unit} to spare on {_where(card)}{share}")
     return Verdict(job.status, word, "it could not be sized (see the checks)")
 
 

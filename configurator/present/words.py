@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from configurator.catalog.loader import Catalog
 from configurator.catalog.units import gb_to_gib
@@ -83,3 +84,10 @@ def mig_profile_gb(profile: str, catalog_gb: float) -> float:
     catalog's own figure only for a name without one. "16.5 GB nominal" beside "1g.18gb" read as a mistake."""
     match = re.search(r"\.(\d+(?:\.\d+)?)gb", profile)
     return float(match.group(1)) if match else catalog_gb
+
+
+def mig_words(profiles: list[str]) -> str:
+    """'MIG 4 × 1g.24gb' or 'MIG 2 × 1g.18gb, 3g.71gb': equal profiles counted, in their first order (the chassis
+    view's card label and the sheet's card tile; '1g.24gb+1g.24gb+1g.24gb+1g.24gb' overflowed the tile)."""
+    counts = Counter(profiles)
+    return "MIG " + ", ".join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())

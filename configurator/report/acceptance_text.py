@@ -3,7 +3,8 @@ the engine's :class:`AcceptancePrediction` / :class:`VerifyReport`."""
 
 from __future__ import annotations
 
-from configurator.engine.acceptance.predict import AcceptancePrediction
+from configurator.engine.acceptance.findings import NOTHING_MEASURED
+from configurator.engine.acceptance.predict import ESTIMATE_LABEL, UNCONFIRMED_LABEL, AcceptancePrediction
 from configurator.engine.acceptance.verify import VerifyReport
 
 MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "missing": "----"}
@@ -24,7 +25,7 @@ def render_prediction(p: AcceptancePrediction) -> str:
             f"({g.root}){mig}"
         )
         if g.gemm_tflops is not None:
-            unconfirmed = " (UNCONFIRMED expectation)" if "UNCONFIRMED" in g.gemm_source else ""
+            unconfirmed = f" {UNCONFIRMED_LABEL}" if g.gemm_unconfirmed else ""
             out.append(
                 f"        BF16 GEMM (gemm_probe.py): {g.gemm_tflops:,.0f} TFLOP/s, pass >= {g.gemm_pass_min:,.0f}, "
                 f"warn >= {g.gemm_warn_min:,.0f}{unconfirmed}"
@@ -45,17 +46,20 @@ def render_prediction(p: AcceptancePrediction) -> str:
                 f"  {n.name:44s} {n.link:5s} {n.expected_busbw_gb_s:7.1f} GB/s  pass >= {n.pass_min_gb_s:.1f}, "
                 f"warn >= {n.warn_min_gb_s:.1f} ({n.basis})"
             )
-        out.append(f"  tolerance: {p.nccl[0].source.split('; ', 1)[-1]}")
+        out.append(f"  {p.nccl[0].tolerance}")  # the sentence opens with "tolerance from ..." itself
     if p.jobs:
         out += ["", "Jobs:"]
         for j in p.jobs:
             out.append(f"  {j.name} (GPU {', '.join(map(str, j.gpus))}{'; MIG ' + j.mig if j.mig else ''}):")
             alloc = f"{j.peak_allocated_gb:.1f} GB ({j.allocated_low_gb:.1f}-{j.allocated_high_gb:.1f})"
             smi = f"{j.nvidia_smi_gb:.1f} GB ({j.nvidia_smi_low_gb:.1f}-{j.nvidia_smi_high_gb:.1f})"
+            if j.generation_share_gb:
+                smi += f", with the colocated vLLM's {j.generation_share_gb:.1f} GB"
             out.append(f"    peak allocated {alloc}; as nvidia-smi shows it {smi}")
             if j.step_seconds is not None:
                 tok = f", {j.tokens_per_second:,.0f} tokens/s" if j.tokens_per_second else ""
-                out.append(f"    step {j.step_seconds:.2f} s ({j.step_low_s:.2f}-{j.step_high_s:.2f}){tok} (estimated)")
+                band = f"({j.step_low_s:.2f}-{j.step_high_s:.2f})"
+                out.append(f"    step {j.step_seconds:.2f} s {band}{tok} {ESTIMATE_LABEL}")
             else:
                 out.append("    step time: not predicted (no compute rate for a card of the job)")
             out += [f"    {line}" for line in j.measured_here]
@@ -83,6 +87,8 @@ def render_verify(r: VerifyReport) -> str:
         f"{r.count('pass')} pass, {r.count('warn')} warn, {r.count('fail')} fail, {r.count('missing')} not measured",
         "",
     ]
+    if r.nothing_measured:
+        out += [NOTHING_MEASURED, ""]
     for c in sorted(r.checks, key=lambda c: -{"fail": 3, "warn": 2, "missing": 1, "pass": 0}[c.status]):
         line = f"{MARK[c.status]}  {c.figure}: expected {c.expected}"
         if c.measured is not None:

@@ -23,7 +23,7 @@ from configurator.present.colours import (
     card_colour_hex,
     card_ink_hex,
 )
-from configurator.present.words import PITCH_MM, headroom_label
+from configurator.present.words import PITCH_MM, headroom_label, mig_words
 
 
 def _finite(v: float) -> float:
@@ -53,6 +53,23 @@ def _font(painter: QPainter, size_pt: float, bold: bool = False) -> None:
     f.setPointSizeF(size_pt / max(abs(painter.worldTransform().m11()), 1e-6))
     f.setBold(bold)
     painter.setFont(f)
+
+
+TILE_FLAGS = Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
+
+
+def _fit_text(painter: QPainter, box: QRectF, text: str, size_pt: float = 7.5, smallest_pt: float = 5.0) -> float:
+    """``text`` drawn wrapped in ``box`` in bold at the largest size from ``size_pt`` down to ``smallest_pt`` at
+    which it fits (a MIG card's tile ran its third line past the card's edge); returns the size used."""
+    size = size_pt
+    while True:
+        _font(painter, size, bold=True)
+        need = painter.boundingRect(box, TILE_FLAGS, text)
+        if (need.height() <= box.height() and need.width() <= box.width()) or size <= smallest_pt:
+            break
+        size -= 0.5
+    painter.drawText(box, TILE_FLAGS, text)
+    return size
 
 
 def card_colour(card_id: str) -> QColor:
@@ -143,12 +160,10 @@ def _draw_cards(
         painter.setBrush(colour)
         painter.drawRoundedRect(r, 2, 2)
         painter.setPen(QColor(card_ink_hex(card.id)))  # near-black on NVIDIA green: white was 2.4:1
-        _font(painter, 7.5, bold=True)
         text = f"{card.name.removeprefix('NVIDIA ')}\n{card.visible_gb:.1f} GB · {card.power.tdp_w.value or 0:.0f} W"
         if placement.mig:
-            text += f" · MIG {'+'.join(m.profile for m in placement.mig)}"
-        painter.drawText(r.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft
-                         | Qt.TextFlag.TextWordWrap, text)  # fmt: skip
+            text += f" · {mig_words([m.profile for m in placement.mig])}"  # 'MIG 4 × 1g.24gb'
+        _fit_text(painter, r.adjusted(4, 0, -4, 0), text)
     return card_rects
 
 
@@ -179,10 +194,10 @@ def _y(plot: QRectF, top: float, v: float) -> float:
     return plot.bottom() - v / top * plot.height()
 
 
-def _draw_legend(painter: QPainter, rect: QRectF, axis_w: float, ink: QColor) -> None:
-    """One swatch and label per memory component, then the capacity line's."""
+def _draw_legend(painter: QPainter, rect: QRectF, axis_w: float, ink: QColor, capacity: str) -> None:
+    """One swatch and label per memory component, then the capacity line's (``capacity``: its label)."""
     x = rect.left() + axis_w
-    for _, label, colour in [*COMPONENTS, ("", "Capacity (visible)", "#212121")]:
+    for _, label, colour in [*COMPONENTS, ("", capacity, "#212121")]:
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(colour))
         painter.drawRect(QRectF(x, rect.top() + 3, 7, 7))
@@ -241,8 +256,9 @@ def _draw_bar(painter: QPainter, plot: QRectF, top: float, cx: float, slot_w: fl
                      r.card_name.removeprefix("NVIDIA "))  # fmt: skip
 
 
-def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
-    """Stacked memory per card against the visible memory, headroom written on each bar (GB)."""
+def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult, capacity: str = "Capacity (visible)") -> None:
+    """Stacked memory per card against its capacity line, headroom written on each bar (GB). ``capacity``: the
+    line's label (rl_words.capacity_legend: what a colocated vLLM leaves the training)."""
     rows: list[CardMemory] = job.cards
     if not rows:
         return
@@ -255,7 +271,7 @@ def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
     top = max(top, 1.0) * 1.15
     ink = QColor("#222222")
     _font(painter, 6)
-    _draw_legend(painter, rect, axis_w, ink)
+    _draw_legend(painter, rect, axis_w, ink, capacity)
     _draw_axis(painter, rect, plot, axis_w, top, ink)
     slot_w = plot.width() / len(rows)
     for i, r in enumerate(rows):

@@ -1,18 +1,30 @@
 """An HTML report as a PDF, paginated by Qt's text engine and written through the one safe writer: the plan
-sheet and the acceptance report share it (the build sheet draws its own pages in report/pdf.py)."""
+sheet and the acceptance report share it (the build sheet draws its own pages in report/pdf.py).
+
+Each page is painted by hand, as the build sheet's are: the text inside margins, a header line with the title
+and a footer with "Page n of m". (QTextDocument.print_ with a page size set to the paint rectangle drew the text
+from the paper's edge: the first word at x = 3 pt, no page numbers.)"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSizeF
-from PySide6.QtGui import QFont, QPdfWriter, QTextDocument
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPdfWriter, QPen, QTextDocument
 
 from configurator.catalog.fileio import atomic_replace, pdf_problem
+from configurator.report.pagination import keep_together
 from configurator.report.pdf import ensure_app, page_layout
 
 STYLE = "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7pt} th {font-size: 7pt}"
+# the build sheet's side margin; a header line and a footer line of their own
+MARGIN_MM, HEADER_MM, FOOTER_MM = 14.0, 9.0, 9.0
+
+
+def page_label(page: int, pages: int) -> str:
+    """The footer's page number."""
+    return f"Page {page} of {pages}"
 
 
 def write_html_pdf(path: str | os.PathLike[str], html: str, *, page: str, title: str, creator: str, what: str,
@@ -25,23 +37,71 @@ def write_html_pdf(path: str | os.PathLike[str], html: str, *, page: str, title:
     def produce(tmp: Path) -> None:
         writer = QPdfWriter(str(tmp))
         writer.setResolution(300)
-        layout = page_layout(page)
-        writer.setPageLayout(layout)
-        writer.setPageMargins(layout.margins())
+        writer.setPageLayout(page_layout(page))
         writer.setTitle(title)
         writer.setCreator(creator)
-        doc = QTextDocument()
-        font = QFont("DejaVu Sans")
-        font.setPointSizeF(9)
-        doc.setDefaultFont(font)
-        doc.setDefaultStyleSheet(style)
-        doc.setHtml(html)
-        rect = writer.pageLayout().paintRectPixels(writer.resolution())
-        doc.documentLayout().setPaintDevice(writer)
-        doc.setPageSize(QSizeF(rect.size()))
-        doc.print_(writer)
-        pages[0] = doc.pageCount()
+        pages[0] = _paint(writer, html, style, title)
         del writer  # flushes and closes the file
 
     atomic_replace(path, produce, pdf_problem, what=what)
     return pages[0]
+
+
+def _paint(writer: QPdfWriter, html: str, style: str, title: str) -> int:
+    dpi = writer.logicalDpiX()
+    mm = dpi / 25.4
+    full = writer.pageLayout().fullRectPixels(dpi)
+    body = QRectF(MARGIN_MM * mm, (MARGIN_MM + HEADER_MM) * mm, full.width() - 2 * MARGIN_MM * mm,
+                  full.height() - (2 * MARGIN_MM + HEADER_MM + FOOTER_MM) * mm)  # fmt: skip
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(9)
+    doc.setDefaultFont(font)
+    doc.setDefaultStyleSheet(style)
+    doc.setPageSize(body.size())
+    doc.setHtml(html)
+    doc.documentLayout().documentSize()
+    keep_together(doc)  # no paragraph split across pages, no heading alone at a page's foot
+    count = doc.pageCount()
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise OSError("cannot start painting on the output")
+    try:
+        for i in range(count):
+            if i:
+                writer.newPage()
+            _header_footer(painter, full.width(), full.height(), mm, title, i + 1, count)
+            painter.save()
+            painter.translate(body.left(), body.top() - i * body.height())
+            clip = QRectF(0, i * body.height(), body.width(), body.height())
+            painter.setClipRect(clip)
+            ctx = QAbstractTextDocumentLayout.PaintContext()
+            ctx.clip = clip
+            doc.documentLayout().draw(painter, ctx)
+            painter.restore()
+    finally:
+        painter.end()
+    return count
+
+
+def _header_footer(painter: QPainter, width: float, height: float, mm: float, title: str, page: int,
+                   pages: int) -> None:  # fmt: skip
+    left, right, top = MARGIN_MM * mm, width - MARGIN_MM * mm, MARGIN_MM * mm
+    painter.save()
+    f = QFont("DejaVu Sans")
+    f.setPointSizeF(8)
+    painter.setFont(f)
+    painter.setPen(QColor("#555555"))
+    mid = Qt.AlignmentFlag.AlignVCenter
+    heading = painter.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, int(right - left))
+    painter.drawText(QRectF(left, top, right - left, 5 * mm), Qt.AlignmentFlag.AlignLeft | mid, heading)
+    painter.setPen(QPen(QColor("#76B900"), 0.4 * mm))
+    painter.drawLine(int(left), int(top + 6 * mm), int(right), int(top + 6 * mm))
+    bottom = height - MARGIN_MM * mm
+    painter.setPen(QColor("#555555"))
+    painter.drawText(QRectF(left, bottom - 5 * mm, right - left, 5 * mm), Qt.AlignmentFlag.AlignRight | mid,
+                     page_label(page, pages))  # fmt: skip
+    painter.drawText(QRectF(left, bottom - 5 * mm, right - left, 5 * mm), Qt.AlignmentFlag.AlignLeft | mid,
+                     "GB = 10^9 bytes")  # fmt: skip
+    painter.restore()

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QTextTable
+
+KEEP_ROWS = 3  # a table's header row and at least this many rows stay on the page that starts it
 
 
 def keep_together(doc: QTextDocument) -> int:
@@ -11,7 +13,8 @@ def keep_together(doc: QTextDocument) -> int:
     a page to the next page with what follows it. Returns the number of blocks moved.
 
     Qt's layout splits a paragraph between its lines at a page end; a sheet read on paper should not split
-    a sentence. Table rows are left to Qt (their header row repeats on the next page). A block taller than
+    a sentence. A table's header row and first KEEP_ROWS rows start on one page, with the heading and lead-in line
+    before it; later rows are left to Qt (their header row repeats on the next page). A block taller than
     a page is left to split. Walks the document once, top to bottom: moving a block only shifts the
     blocks after it.
     """
@@ -29,8 +32,62 @@ def keep_together(doc: QTextDocument) -> int:
         QTextCursor(block).mergeBlockFormat(fmt)
         layout.documentSize()  # lay the rest out again before measuring the next block
 
+    def first_rows_bottom(table: QTextTable, start: QTextBlock) -> float:
+        """The bottom of ``table``'s header row and its first KEEP_ROWS rows (its blocks from ``start``)."""
+        bottom, b = 0.0, start
+        while b.isValid():
+            cursor = QTextCursor(b)
+            inside = cursor.currentTable()
+            if inside is None or inside.firstPosition() != table.firstPosition():
+                break
+            if table.cellAt(cursor).row() <= KEEP_ROWS:
+                bottom = max(bottom, layout.blockBoundingRect(b).bottom())
+            b = b.next()
+        return bottom
+
+    def lead_in(table_start: QTextBlock) -> QTextBlock | None:
+        """What introduces a table: the paragraph right before it, or the heading before that paragraph."""
+        prev = table_start.previous()
+        while prev.isValid() and prev.length() <= 1 and QTextCursor(prev).currentTable() is None:
+            prev = prev.previous()  # an empty block Qt puts between blocks
+        if not prev.isValid() or QTextCursor(prev).currentTable() is not None:
+            return None
+        above = prev.previous()
+        if not prev.blockFormat().headingLevel() and above.isValid() and above.blockFormat().headingLevel():
+            return above
+        return prev
+
+    def has_break(block: QTextBlock) -> bool:
+        return bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+
+    tables_seen: set[int] = set()
     block = doc.begin()
     while block.isValid():
+        table = QTextCursor(block).currentTable()
+        if table is not None and table.firstPosition() not in tables_seen:
+            # a table's start: its header and first rows on one page, with what introduces it (the heading or
+            # lead-in line ended a page, the table on the next: "Bill of materials" at a page's foot)
+            tables_seen.add(table.firstPosition())
+            top = layout.blockBoundingRect(block).top()
+            bottom = first_rows_bottom(table, block)
+            lead = lead_in(block)
+            lead_top = layout.blockBoundingRect(lead).top() if lead is not None else top
+            # a table already sent to a new page (its first row would have split) leaves its lead-in behind: moved too
+            if int(lead_top // page_h) != int(max(lead_top, bottom - 1) // page_h):
+                tfmt = table.format()
+                if lead is not None and not has_break(lead) and bottom - lead_top < 0.8 * page_h:
+                    if tfmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
+                        tfmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+                        table.setFormat(tfmt)
+                    break_before(lead)
+                    moved += 1
+                elif not tfmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore and (
+                    bottom - top < 0.8 * page_h
+                ):
+                    tfmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                    table.setFormat(tfmt)
+                    layout.documentSize()
+                    moved += 1
         if QTextCursor(block).currentTable() is None and block.length() > 1:
             first, last, height = pages_of(block)
             already = bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)

@@ -17,6 +17,7 @@ from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
     QFont,
+    QFontMetricsF,
     QGuiApplication,
     QImage,
     QPagedPaintDevice,
@@ -41,6 +42,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.buildcode import qr_modules
 from configurator.paths import resource
+from configurator.present.rl_words import capacity_legend, training_share
 from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.pagination import first_split_row, keep_together
@@ -50,6 +52,7 @@ from configurator.report.sheet import (
     SheetOptions,
     build_html,
     reference_number,
+    seller,
     table_parts,
 )
 
@@ -134,7 +137,9 @@ class FigureObject(QPyTextObject):
         elif kind == "qr" and self.code:
             draw_qr(painter, area, self.code)
         elif kind.startswith("headroom:"):
-            draw_headroom(painter, area, self.result.jobs[int(kind.split(":")[1])])
+            i = int(kind.split(":")[1])
+            share = training_share(self.build.jobs[i]) if i < len(self.build.jobs) else 0.0
+            draw_headroom(painter, area, self.result.jobs[i], capacity_legend(share))
         painter.restore()
 
 
@@ -280,21 +285,25 @@ class BuildSheet:
         painter.setFont(f)
         painter.setPen(QColor("#222222"))
         left_mid = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        text_w = right - left - 11 * mm
-        painter.drawText(QRectF(left + 11 * mm, top, text_w, 5 * mm), left_mid, self.options.seller_name)
-        f.setBold(False)
-        f.setPointSizeF(8)
-        painter.setFont(f)
-        painter.drawText(QRectF(left + 11 * mm, top + 5 * mm, right - left - 11 * mm, 5 * mm),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         f"Build sheet · {self.build.name}")  # fmt: skip
         right_mid = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(QRectF(left, top, right - left, 5 * mm), right_mid, f"Ref. {self.reference}")
-        painter.drawText(
-            QRectF(left, top + 5 * mm, right - left, 5 * mm),
-            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-            f"{self.options.date:%Y-%m-%d}",
-        )
+        small = QFont(f)
+        small.setBold(False)
+        small.setPointSizeF(8)
+        ref, date = f"Ref. {self.reference}", f"{self.options.date:%Y-%m-%d}"
+        # each left-hand line ends 3 mm before its right-hand one: a long seller name ran over the reference
+        ref_w = QFontMetricsF(small, device).horizontalAdvance(ref) + 3 * mm
+        date_w = QFontMetricsF(small, device).horizontalAdvance(date) + 3 * mm
+        seller_w = right - left - 11 * mm - ref_w
+        name = seller(self.options)  # none given: "Build sheet" on the first line, not the app's name
+        painter.drawText(QRectF(left + 11 * mm, top, seller_w, 5 * mm), left_mid,
+                         fitted(painter, f, name or "Build sheet", seller_w, device))  # fmt: skip
+        painter.setFont(small)
+        line_w = right - left - 11 * mm - date_w
+        under = f"Build sheet · {self.build.name}" if name else self.build.name
+        line = QFontMetricsF(small, device).elidedText(under, Qt.TextElideMode.ElideRight, line_w)
+        painter.drawText(QRectF(left + 11 * mm, top + 5 * mm, line_w, 5 * mm), left_mid, line)
+        painter.drawText(QRectF(left, top, right - left, 5 * mm), right_mid, ref)
+        painter.drawText(QRectF(left, top + 5 * mm, right - left, 5 * mm), right_mid, date)
         painter.setPen(QPen(QColor("#76B900"), 0.6 * mm))
         painter.drawLine(int(left), int(top + 11 * mm), int(right), int(top + 11 * mm))
         bottom = full.height() - MARGIN_MM * mm
@@ -324,6 +333,15 @@ class BuildSheet:
         image = QImage.fromData(data)
         if not image.isNull():
             painter.drawImage(rect, image)
+
+
+def fitted(painter: QPainter, font: QFont, text: str, width: float, device: QPagedPaintDevice) -> str:
+    """``text`` in ``font`` set on ``painter``, shrunk down to 7 pt to fit ``width`` and elided (…) past that."""
+    f = QFont(font)
+    while QFontMetricsF(f, device).horizontalAdvance(text) > width and f.pointSizeF() > 7.05:
+        f.setPointSizeF(f.pointSizeF() - 0.5)
+    painter.setFont(f)
+    return QFontMetricsF(f, device).elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 def page_layout(page: str) -> QPageLayout:

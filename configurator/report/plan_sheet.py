@@ -12,6 +12,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.present.plan_words import packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
@@ -71,12 +72,7 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
                        "Cost per job"], rows))  # fmt: skip
     use = "; ".join(f"{escape(u.node)} {u.utilisation:.0%} of {plural(u.cards, 'card')}" for u in f.use)
     out.append(f"<p>Utilisation: {use}.</p>")
-    for p in f.packing:
-        layouts = "; ".join(" + ".join(c.profiles) for c in p.cards)
-        out.append(
-            f"<p>MIG packing on {escape(p.card)} ({p.method}): {plural(len(p.cards), 'card')}, lower bound "
-            f"{p.lower_bound}: {escape(layouts)}; {plural(p.stranded_compute_slices, 'stranded compute slice')}.</p>"
-        )
+    out += [f"<p>{escape(packing_words(p))}.</p>" for p in f.packing]  # the plan report's words
     return "".join(out)
 
 

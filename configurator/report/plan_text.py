@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import textwrap
 from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
+from configurator.present.plan_words import packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import plural
+
+WIDTH = 100  # a line of the plan report wraps here, its continuation indented under it (a terminal or a mail)
 
 
 def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str:
@@ -20,7 +24,7 @@ def _cell(c: FitCell) -> str:
         per = f", {c.jobs_per_day_per_card:.1f} jobs/day per card" if c.jobs_per_day_per_card is not None else ""
         need = f", {c.devices_needed} needed" if c.devices_needed is not None else ""
         if c.mig_gain is not None:
-            need += f", MIG gain {c.mig_gain:.2f}x"
+            need += f", MIG gain {c.mig_gain:.2f}×"
         if c.basis != "engine":
             need += f" [{c.basis}]"
         est = " (est. rate)" if c.estimated_rate else ""
@@ -55,7 +59,7 @@ def class_line(c: ClassInfo) -> str:
     if c.mig_gain is None:
         mig = "MIG gain: no MIG instance holds it"
     else:
-        mig = f"MIG gain {c.mig_gain:.2f}x jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
+        mig = f"MIG gain {c.mig_gain:.2f}× jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
     return f"  {c.name}: on {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
 
 
@@ -75,7 +79,7 @@ def recommendation_lines(result: PlanResult) -> list[str]:
         size = f"{plural(a.nodes, 'server')}, {plural(a.cards, 'card')}"
         out.append(f"  {' + '.join(a.kinds)}: {a.label}; {size}, {per}{kwh}{serve}")
     out.append("")
-    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}x the mean arrival rate)")
+    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}× the mean arrival rate)")
     out += [class_line(c) for c in result.classes]
     out.append("")
     if rec.reversal is not None:
@@ -107,19 +111,12 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
             continue
         wait = f", {route_wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable)}"
         out.append(
-            f"    {r.job_class} -> {r.devices} x {r.device} ({r.share:.0%} of its jobs, "
+            f"    {r.job_class} -> {r.devices} × {r.device} ({r.share:.0%} of its jobs, "
             f"{_num(r.service_hours)} h each{wait})"
         )
     for u in f.use:
         out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {plural(u.cards, 'card')}")
-    for p in f.packing:
-        layouts = "; ".join("+".join(c.profiles) for c in p.cards)
-        out.append(
-            f"    MIG packing on {p.card}: {plural(sum(p.demand.values()), 'instance')} "
-            f"on {plural(len(p.cards), 'card')} "
-            f"({p.method}, lower bound {p.lower_bound}): {layouts}; "
-            f"{plural(p.stranded_compute_slices, 'stranded compute slice')}"
-        )
+    out += [f"    {packing_words(p)}" for p in f.packing]
     stops = f"month {f.stops_fitting_month}" if f.stops_fitting_month else f"never within {months} months"
     short = f"month {f.out_of_capacity_month}" if f.out_of_capacity_month else f"never within {months} months"
     out.append(f"    roadmap: stops fitting the largest job {stops}; runs out of capacity {short}")
@@ -156,7 +153,7 @@ def render_plan(result: PlanResult) -> str:
             f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day{wait}{start}"
         )
     out.append("")
-    out.append("Classes x devices (peak/capacity per card, service time per job)")
+    out.append("Classes × devices (peak/capacity per card, service time per job)")
     by_class: dict[str, list[FitCell]] = {}
     for m in result.matrix:  # grouped once: a scan of the matrix per class was classes x cells
         by_class.setdefault(m.job_class, []).append(m)
@@ -175,7 +172,17 @@ def render_plan(result: PlanResult) -> str:
         out += fleet_lines(f, result.currency, result.months)
     out.append("")
     out += [f"Note: {n}" for n in result.notes]
-    return "\n".join(out) + "\n"
+    return "\n".join(line for text in out for line in wrapped(text)) + "\n"
+
+
+def wrapped(line: str, width: int = WIDTH) -> list[str]:
+    """A report line cut at ``width`` between words, each continuation indented four past the line's own
+    indent; a line that fits, or a word longer than the width (a URL), stays whole."""
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(line, width=width, subsequent_indent=indent + "    ", break_long_words=False,
+                         break_on_hyphens=False) or [line]  # fmt: skip
 
 
 def answer_html(result: PlanResult) -> str:

@@ -20,6 +20,7 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, bill_of_materials, money
 from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.result import HostResult, Power
+from configurator.engine.topology.physical import CARD_EXCURSION
 from configurator.present.verdict import plural
 from configurator.report.sheet_acceptance import acceptance_section
 from configurator.report.sheet_cover import cover_page
@@ -39,12 +40,17 @@ from configurator.report.sheet_tables import (
 from configurator.trace.cache import CachedTrace
 from configurator.trace.request import PreparedTrace, cached_traces
 
-__all__ = ["FIGURE_MARK", "ROW_BREAKS", "SheetOptions", "build_html", "priced_bom", "reference_number", "table_parts"]
+__all__ = ["FIGURE_MARK", "ROW_BREAKS", "SheetOptions", "build_html", "priced_bom", "reference_number", "seller",
+           "table_parts"]  # fmt: skip
+
+
+# The app's name, which Preferences stores as the seller's until one is typed: never printed as the seller
+APP_NAME = "GPU Build Configurator"
 
 
 @dataclass
 class SheetOptions:
-    seller_name: str = "GPU Build Configurator"
+    seller_name: str = ""  # blank (or the app's name): lines to fill in by hand, see seller()
     seller_logo: str | None = None  # path to an SVG or PNG; the app icon when unset
     page: str = "a4"  # a4 | letter
     date: dt.date = field(default_factory=dt.date.today)
@@ -55,6 +61,12 @@ class SheetOptions:
     # traces); base_dir is where the build's relative config.json paths point (its folder)
     traces: dict[str, tuple[PreparedTrace, CachedTrace]] | None = None
     base_dir: Path | None = None
+
+
+def seller(options: SheetOptions) -> str:
+    """The seller's name as the sheet prints it: '' when none was given (the app's name is not a seller's)."""
+    name = options.seller_name.strip()
+    return "" if name == APP_NAME else name
 
 
 def reference_number(build: Build, date: dt.date) -> str:
@@ -88,7 +100,7 @@ def _build_html(build: Build, result: BuildResult, catalog: Catalog, options: Sh
     bom = priced_bom(build, catalog, options, result.host)
     names = {**{c.id: c.name for c in catalog.cards.values()}, **{c.id: c.name for c in catalog.chassis.values()}}
     # page 1, what the customer signs: parties, quote, verdict per job, total, acceptance (report/sheet_cover.py)
-    out = cover_page(build, result, names, options.seller_name, options.customer,
+    out = cover_page(build, result, names, seller(options), options.customer,
                      reference_number(build, options.date), f"{options.date:%d %B %Y}", bom)  # fmt: skip
     out.append(NEW_PAGE_H2.format("Your build"))
     out += _header(build, result, options)
@@ -185,13 +197,18 @@ def _power(build: Build, result: BuildResult, catalog: Catalog, chassis: Chassis
         out.append(html_table(["Slot", "Card", "Power limit", "Cooling"], rows, [8, 52, 20, 20]))
         red = (f" ({plural(chassis.psu.redundant_units, 'redundant unit')} held back)"
                if chassis.psu.redundant_units else "")  # fmt: skip
+        # the demand always: with no published excursion rating (server PSUs) the sheet said nothing of 16,100 W
+        # of card excursions beside an 8,100 W supply, where the shop has to ask the PSU's maker
         transient = (f"; transient demand up to {p.transient_demand_w:,.0f} W against {p.transient_capacity_w:,.0f} W "
-                     "of PSU excursion rating" if p.transient_capacity_w else "")  # fmt: skip
+                     "of PSU excursion rating" if p.transient_capacity_w else
+                     f"; transient demand up to {p.transient_demand_w:,.0f} W for 100 µs (cards up to "
+                     f"{CARD_EXCURSION:g}× their limit, PCIe CEM 5.0), and the PSU's excursion rating is not "
+                     "published: check with its maker that it carries this")  # fmt: skip
         airflow = "front-to-rear server airflow" if chassis.airflow == "server" else "desk (tower) airflow"
         supply = (
             f"against {p.psu_capacity_w:,.0f} W of PSU capacity{red}: margin <b>{p.margin_w:,.0f} W</b>{transient}"
             if p.psu_capacity_w is not None and p.margin_w is not None
-            else "(PSU rating not published: check it against the vendor's configuration)"
+            else f"(PSU rating not published: check it against the vendor's configuration){transient}"
         )
         out.append(
             f"<p>Cards {p.cards_w:,.0f} W + platform {p.platform_w:,.0f} W = <b>{p.total_w:,.0f} W</b> {supply}. "

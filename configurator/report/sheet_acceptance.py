@@ -8,6 +8,7 @@ from html import escape
 
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
+from configurator.engine.acceptance.findings import NOTHING_MEASURED
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
 from configurator.report.acceptance_text import kit_missing
@@ -129,9 +130,13 @@ def acceptance_section(
         here = [f"{escape(j.name)}: {escape(line)}" for j in p.jobs for line in j.measured_here]
         if here:
             out.append("<p><b>Measured on this machine:</b><br>" + "<br>".join(here) + "</p>")
-        # each job's own: the step band differs between a per-op job and one that falls back to the assumption
-        bands = "".join(f" {escape(j.name)}: memory {escape(j.band_basis)}; step {escape(j.step_source)}."
-                        for j in p.jobs)  # fmt: skip
+        # each job's own: the step band differs between a per-op job and one that falls back to the assumption;
+        # jobs with the same bases share one sentence (four MIG tenants repeated one long sentence four times)
+        same: dict[tuple[str, str], list[str]] = {}
+        for j in p.jobs:
+            same.setdefault((j.band_basis, j.step_source), []).append(j.name)
+        bands = "".join(f" {escape(_whose(names, len(p.jobs)))}: memory {escape(basis)}; step {escape(step)}."
+                        for (basis, step), names in same.items())  # fmt: skip
         out.append(f"<p style='color:#555'>Bands.{bands}</p>")
     if p.power:
         w = p.power
@@ -143,12 +148,20 @@ def acceptance_section(
     return out
 
 
+def _whose(names: list[str], jobs: int) -> str:
+    """Who a shared sentence is for: 'tenant A', 'tenant A, tenant B', or 'For all 4 jobs' when every job's."""
+    if len(names) == jobs and jobs > 1:
+        return f"For all {jobs} jobs"
+    return ", ".join(names)
+
+
 def verify_html(report: VerifyReport, reference: str, date_text: str, seller: str) -> str:
     """The acceptance report: verdict, every figure, and the shop's sign-off lines."""
     v = report.verdict
+    by = f" · {escape(seller)}" if seller else ""  # no seller named: nothing, not the app's name
     out = [
         f"<h1 style='margin:0'>Acceptance report: {escape(report.build_name)}</h1>",
-        f"<p>Build sheet reference <b>{escape(reference)}</b> · verified {escape(date_text)} · {escape(seller)}</p>",
+        f"<p>Build sheet reference <b>{escape(reference)}</b> · verified {escape(date_text)}{by}</p>",
         f"<p><b>Result: <span style='color:{COLOUR[v]}'>{v.upper()}</span></b> — {report.count('pass')} pass, "
         f"{report.count('warn')} warn, {report.count('fail')} fail, {report.count('missing')} not measured.</p>",
     ]
@@ -158,7 +171,7 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         cause = escape(c.cause) if c.cause and c.status != "pass" else ""
         rows.append(
             [
-                f"<span style='color:{COLOUR[c.status]}'><b>{c.status.upper()}</b></span>",
+                f"<span style='color:{COLOUR[c.status]};white-space:nowrap'><b>{c.status.upper()}</b></span>",
                 escape(c.figure),
                 escape(c.expected),
                 escape(c.measured or "—"),
@@ -168,7 +181,7 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         )
     out.append(H2.format("Figures"))
     out.append(
-        html_table(["", "Figure", "Expected", "Measured", "Difference", "Likely cause"], rows, [7, 22, 20, 15, 11, 25])
+        html_table(["", "Figure", "Expected", "Measured", "Difference", "Likely cause"], rows, [10, 21, 19, 15, 11, 24])
     )
     if report.problems:
         out.append(
@@ -186,6 +199,9 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         out.append(
             "<p>Measured with " + escape(", ".join(f"{k} {val}" for k, val in report.versions.items())) + ".</p>"
         )
+    if report.nothing_measured:  # no sign-off lines under a report that measured nothing: it is no acceptance
+        out.append(f"<p><b>{escape(NOTHING_MEASURED)}</b></p>")
+        return "\n".join(out)
     out.append(H2.format("Sign-off"))
     sign = [["Burn-in performed by (shop)", "", ""], ["Checked by", "", ""], ["Accepted by (customer)", "", ""]]
     out.append(html_table(["Role", "Name and signature", "Date"], sign, [34, 46, 20]))

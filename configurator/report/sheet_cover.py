@@ -11,6 +11,7 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.model.bom import BillOfMaterials, money
 from configurator.present.colours import STATUS_INK
 from configurator.present.job_words import setup_words
+from configurator.present.rl_words import share_phrase, training_share
 from configurator.present.verdict import build_verdict, job_verdict, plural
 from configurator.report.sheet_tables import H2, html_table, tax_percent
 
@@ -41,20 +42,27 @@ def _total(bom: BillOfMaterials | None) -> str:
     missing = ("" if bom.complete else f" <span style='color:#C62828'>Incomplete: no price for "
                f"{escape(', '.join(bom.unpriced))}.</span>")  # fmt: skip
     return (f"<p style='font-size:12pt'><b>Total: <span style='white-space:nowrap'>{money(bom.total, bom.currency)}"
-            f"</span></b>{tax} (quote {escape(bom.quote_number)}{valid}; the lines are on the next page).{missing}</p>")
+            f"</span></b>{tax} (quote {escape(bom.quote_number)}{valid}; its lines are in the bill of materials after "
+            f"the parts list).{missing}</p>")
 
 
 def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], seller: str, customer: str,
                reference: str, date_text: str, bom: BillOfMaterials | None) -> list[str]:  # fmt: skip
-    """The first page's HTML: parties, quote, verdicts, total, contents and the signature lines."""
+    """The first page's HTML: parties, quote, verdicts, total, contents and the signature lines. ``seller`` empty:
+    blank lines for it, filled in by hand; ``bom`` None: a build proposal, priced on request."""
     out: list[str] = []
     out.append(f"<h1 style='margin:0'>{escape(build.name)}</h1>")
-    out.append("<p style='color:#555555;margin-top:2px'>Quote and build sheet</p>")
-    quote = escape(bom.quote_number) if bom is not None else "—"
+    # without the seller's price list there is no quote: a proposal, priced on request
+    kind = "Quote and build sheet" if bom is not None else "Build proposal"
+    out.append(f"<p style='color:#555555;margin-top:2px'>{kind}</p>")
+    dated = (f"Quote {escape(bom.quote_number)} of {date_text}" if bom is not None
+             else f"Build proposal of {date_text}")  # fmt: skip
+    # no seller named: a line to fill in by hand, as the customer's, not the app's name
     out.append(html_table(["Customer", "Seller"], [
-        [escape(customer) if customer else f"Name: {BLANK}", f"<b>{escape(seller)}</b>"],
+        [escape(customer) if customer else f"Name: {BLANK}", f"<b>{escape(seller)}</b>" if seller else
+         f"Name: {BLANK}"],
         ["" if customer else f"Company: {BLANK}", f"Reference {reference}"],
-        ["", f"Quote {quote} of {date_text}"],
+        ["", dated],
     ], [50, 50]))  # fmt: skip
     verdict = build_verdict(result)
     colour = INK.get(verdict.status, "#555555")
@@ -64,7 +72,7 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
                "uncertainty; <i>does not fit</i> means a card runs out of memory.</p>")  # fmt: skip
     rows = []
     for job, spec in zip(result.jobs, build.jobs, strict=False):
-        v = job_verdict(job)
+        v = job_verdict(job, share=share_phrase(training_share(spec)))  # a colocated vLLM's share is not its
         ink = INK.get(v.status, "#555555")
         cards = [(c.slot, c.card_name) for c in job.cards]
         what = f"{escape(job.model_name)}: {escape(setup_words(spec))}"
@@ -82,9 +90,12 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
         parts.append(plural(len(build.bridges), "NVLink bridge"))
     out.append(f"<p><b>In this build:</b> {'; '.join(parts)}.</p>")
     out.append(H2.format("Acceptance"))
-    out.append(f"<p>By signing, the customer accepts this build at the price above, as described on the following "
-               f"pages; the appendix states what the verdicts rest on. Reference {reference}.</p>")  # fmt: skip
-    out.append(html_table(["Customer", f"For {escape(seller)}"], [
+    price = (" at the price above" if bom is not None else "")
+    priced = "" if bom is not None else " The price is quoted separately."
+    out.append(f"<p>By signing, the customer accepts this build{price}, as described on the following pages; the "
+               f"appendix states what the verdicts rest on.{priced} Reference {reference}.</p>")  # fmt: skip
+    # html_table escapes its headers: the seller's name goes in as typed ("Müller &amp; Söhne" was printed)
+    out.append(html_table(["Customer", f"For {seller}" if seller else "For the seller"], [
         [f"<br>Name: {SHORT_BLANK}", f"<br>Name: {SHORT_BLANK}"],
         [f"<br><br>Signature: {SHORT_BLANK}", f"<br><br>Signature: {SHORT_BLANK}"],
         [f"<br>Place, date: {SHORT_BLANK}", f"<br>Place, date: {SHORT_BLANK}"],

@@ -44,7 +44,13 @@ def host_sources_section(host: HostResult | None) -> list[str]:
     if host is None or not (host.ram_terms or host.nvme_terms):
         return []
     out = [H2.format("Host memory and storage: sources")]
-    rows = [[escape(t.job or "the host"), where, escape(t.what), escape(source_words(t.source))]
-            for terms, where in ((host.ram_terms, "RAM"), (host.nvme_terms, "NVMe")) for t in terms]  # fmt: skip
+    # a term every job has alike (four tenants' model loading, word for word) is one row, for all of them
+    jobs = {t.job for t in (*host.ram_terms, *host.nvme_terms) if t.job}
+    same: dict[tuple[str, str, str], list[str]] = {}
+    for terms, where in ((host.ram_terms, "RAM"), (host.nvme_terms, "NVMe")):
+        for t in terms:
+            same.setdefault((where, t.what, source_words(t.source)), []).append(t.job or "the host")
+    rows = [[escape(f"all {len(jobs)} jobs" if len(names) > 1 and set(names) == jobs else ", ".join(names)), where,
+             escape(what), escape(source)] for (where, what, source), names in same.items()]  # fmt: skip
     out.append(html_table(["Job", "In", "For", "Source"], rows, [15, 7, 20, 58]))
     return out

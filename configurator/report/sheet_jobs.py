@@ -12,8 +12,8 @@ from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.present.job_words import step_band_phrase, vision_words, word
 from configurator.present.link_words import link_name, rate_words
-from configurator.present.memory_words import reserved_basis_note
-from configurator.present.rl_words import generation_sentence, step_split
+from configurator.present.memory_words import parts_note, reserved_basis_note
+from configurator.present.rl_words import generation_sentence, percent, share_phrase, step_split, training_share
 from configurator.present.verdict import WORDS, job_verdict
 from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
@@ -23,19 +23,21 @@ from configurator.trace.request import PreparedTrace
 from configurator.trace.words import breakdown_lines, traced_line
 
 
-def _job_memory(i: int, job: JobResult) -> list[str]:
+def _job_memory(i: int, job: JobResult, spec: Job) -> list[str]:
     """Memory per card in GB, the peak's make-up and the headroom figure's marker."""
     out: list[str] = []
     rows = []
     for r in job.cards:
-        where = f"{r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+        # the instance on a line of its own, whole ('1g.24gb#0' wrapped as '1g.24 / gb#0')
+        where = f"{r.slot}" + (f"<br><span style='white-space:nowrap'>{r.mig} #{r.instance}</span>" if r.mig else "")
         rows.append([where, escape(short_card_name(r.card_name)), fmt_gb(r.weights_gb), fmt_gb(r.adapters_gb),
                      fmt_gb(r.gradients_gb), fmt_gb(r.optimizer_gb), fmt_gb(r.activations_gb), fmt_gb(r.transient_gb),
                      fmt_gb(r.overhead_gb), fmt_gb(r.peak_reserved_gb), fmt_gb(r.capacity_gb), fmt_gb(r.headroom_gb),
                      WORDS.get(r.status, r.status)])  # fmt: skip
     out.append(html_table(["Slot", "Card", "Weights", "Adapt.", "Grads", "Optim.", "Activ.", "Trans.", "Ovhd.",
                        "Peak", "Capacity", "Headroom", "Fit"], rows,
-                      [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
+                      [11, 12, 8, 7, 6, 7, 7, 6, 6, 6, 9, 9, 6] if any(r.mig for r in job.cards)
+                      else [6, 14, 9, 7, 6, 7, 7, 6, 6, 6, 9, 11, 6]))  # fmt: skip
     r0 = job.cards[0]
     out.append(
         f"<p style='font-size:8pt'>Memory in GB. Model states {r0.model_states_gb:.1f} GB; peak allocated "
@@ -45,9 +47,15 @@ def _job_memory(i: int, job: JobResult) -> list[str]:
         f"{r0.peak_phase} phase"
         + (f"; offloaded states take {job.host_memory_gb:.1f} GB of host memory" if job.host_memory_gb else "")
         + (f"; {note}" if (note := reserved_basis_note(r0.reserved_set_by, r0.fsdp_setup_pool_gb)) else "")
+        + (f"; capacity and headroom are the training's: what the colocated vLLM's {percent(share)} of each card "
+           "leaves" if (share := training_share(spec)) else "")
         + ".</p>"
     )
     out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")
+    # under the chart, whose bar stacks the parts too: why neither adds up to Peak
+    note = parts_note(r0.peak_phase)
+    out.append(f"<p style='font-size:7pt;color:#555555'>{escape(note[:1].upper() + note[1:])}; the headroom is "
+               "capacity less the peak.</p>")  # fmt: skip
     return out
 
 
@@ -136,7 +144,7 @@ def job_section(i: int, job: JobResult, spec: Job,
     lora = (f", LoRA rank {spec.lora.rank} on {escape(word('targets', spec.lora.targets))}"
             if spec.method != "full" else "")  # fmt: skip
     quant = f", base in {word('quantization', spec.quantization)}" if spec.method == "qlora" else ""
-    verdict = job_verdict(job)
+    verdict = job_verdict(job, share=share_phrase(training_share(spec)))
     out.append(
         f"<p>Model <b>{escape(job.model_name)}</b> ({job.params_total / 1e9:.2f} B parameters, "
         f"{job.params_trainable / 1e6:,.1f} M trained). Method {word('method', spec.method)}{lora}{quant}; "
@@ -165,7 +173,7 @@ def job_section(i: int, job: JobResult, spec: Job,
         out.append(f"<p>Precision: {escape(lp.recipe or 'BF16 compute')}, base {escape(lp.base_weights)}"
                    f"{support}.</p>")  # fmt: skip
     if job.cards:
-        out += _job_memory(i, job)
+        out += _job_memory(i, job, spec)
     out += _job_rl(job)
     if traced is not None:
         out += _traced(job, traced)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from configurator.engine.model.result import BuildResult, Communication, Compute, JobResult, VisionInfo
-from configurator.present.host_words import nvme_line, ram_line, term_size_words
-from configurator.present.job_words import step_band_phrase, vision_words
+from collections.abc import Sequence
+
+from configurator.engine.model.result import BuildResult, Check, Communication, Compute, JobResult, VisionInfo
+from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
+from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
 from configurator.present.link_words import link_name, rate_words
-from configurator.present.memory_words import reserved_basis_note
+from configurator.present.memory_words import parts_note, reserved_basis_note
 from configurator.present.rl_words import generation_sentence, step_split
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
@@ -56,6 +58,7 @@ def _memory(job: JobResult) -> list[str]:
     )
     phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
     out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
+    out.append(f"  {parts_note(c.peak_phase)}")
     if c.band_basis:
         out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
     if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
@@ -73,7 +76,7 @@ def _steps(job: JobResult) -> list[str]:
         out.append(f"  communication per step, link rates {bases}:")
         for col in comm.collectives:
             out.append(
-                f"    {col.name:42s} {col.kind:14s} x{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
+                f"    {col.name:42s} {col.kind:14s} ×{col.count_per_step:<4d} {col.bytes_per_card / 1e9:9.2f} GB/card"
                 f" over {link_name(col.link)} at {col.rate_gb_s:.0f} GB/s = {col.seconds:.3f} s"
             )
         out.append(f"    total {comm.seconds_per_step:.3f} s{overlap_phrase(comm)}")
@@ -114,12 +117,15 @@ def _rl(job: JobResult) -> list[str]:
     return out
 
 
-def _job(job: JobResult) -> list[str]:
-    """One job's block of the text report: what it runs, its memory per card, communication and compute."""
-    out = [
-        f"Job: {job.name}  [{STATUS[job.status]}]",
-        f"  model {job.model_name} ({job.model}), {job.params_total / 1e9:.2f} B parameters, "
-        f"{job.params_trainable / 1e6:,.1f} M trainable; method {job.method}, {job.parallelism}",
+def _job(job: JobResult, errors: Sequence[Check] = ()) -> list[str]:
+    """One job's block of the text report: its errors first (the cause before the figures it explains: a job
+    naming an empty slot is sized on the cards it has), then what it runs, its memory per card, communication and
+    compute."""
+    out = [f"Job: {job.name}  [{STATUS[job.status]}]"]
+    out += [f"  {c.severity.upper()} {c.code}: {c.message}" for c in errors]
+    out += [
+        f"  model {job.model_name} ({job.model}), {parameters_words(job.params_total, job.params_trainable)}; "
+        f"method {job.method}, {job.parallelism}",
     ]
     if job.stack:
         out.append(f"  stack: {job.stack}")
@@ -147,11 +153,12 @@ def _host(result: BuildResult) -> list[str]:
     out = ["", ram_line(host), nvme_line(host)]
     for part in (host.dimms, host.drives):
         if part is not None:
-            out.append(f"  part {part.part_id}: {part.count} x {part.description}")
+            out.append(f"  part {part.part_id}: {part.count} × {part.description}")
     for t in host.ram_terms:
-        out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {t.job or 'the host'}: {t.what} ({t.source})")
+        where = t.job or "the host"
+        out.append(f"  RAM  {term_size_words(t, 'GB'):>13s}  {where}: {t.what} ({source_words(t.source)})")
     for t in host.nvme_terms:
-        out.append(f"  NVMe {term_size_words(t, 'TB'):>13s}  {t.job}: {t.what} ({t.source})")
+        out.append(f"  NVMe {term_size_words(t, 'TB'):>13s}  {t.job}: {t.what} ({source_words(t.source)})")
     return out
 
 
@@ -175,7 +182,7 @@ def render(result: BuildResult) -> str:
         lines.append("  " + "; ".join(f"{k} = {v}" for k, v in t.legend.items()))
     for job in result.jobs:
         lines.append("")
-        lines += _job(job)
+        lines += _job(job, [c for c in result.checks if c.job == job.name and c.severity == "error"])
     lines += _host(result)
     for mig in result.mig:
         lines.append("")

@@ -20,6 +20,7 @@ def test_acceptance_prints_the_figures(capsys: pytest.CaptureFixture[str], tmp_p
     out = capsys.readouterr().out
     assert "nvidia-smi topo -m (predicted)" in out and "NV18" in out and "143,771 MiB" in out
     assert "pass >= 139.2" in out and "(estimated)" in out and "at the wall about 3,933 W" in out
+    assert "  tolerance from published all_reduce_perf runs" in out and "tolerance: tolerance" not in out
 
 
 def test_acceptance_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -39,6 +40,45 @@ def test_verify_exit_status_and_json(capsys: pytest.CaptureFixture[str], fixture
 def test_verify_of_an_empty_folder_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert main(["verify", EIGHT, str(tmp_path / "empty"), "--store-dir", str(tmp_path)]) == 2
+
+
+def test_verify_where_nothing_was_measured_does_not_exit_0(
+    capsys: pytest.CaptureFixture[str], fixtures: Path, tmp_path: Path
+) -> None:
+    """A folder read but measuring no figure (a DCGM log alone: no job it can be tied to, and a stray note) is no
+    acceptance: a gate reading the exit status must not pass it, and the note is named among the unreadable files."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "dcgm-dmon.txt").write_text((fixtures / "gpu-x8" / "dcgm-dmon.txt").read_text())
+    (folder / "junk.txt").write_text("the fans were loud")
+    mig = str(resource("builds", "seed-mig-four-tenants.yaml"))
+    assert main(["verify", mig, str(folder), "--store-dir", str(tmp_path)]) == 4
+    out = capsys.readouterr().out
+    assert "0 pass, 0 warn, 0 fail" in out and "Nothing was measured" in out
+    unreadable = out.split("Files that could not be read:")[1]
+    assert "junk.txt: not a result verify reads" in unreadable
+    from configurator.cli_acceptance import VERIFY_EXIT_CODES  # verify --help's epilog
+
+    assert "4 files were read but no figure was measured" in " ".join(VERIFY_EXIT_CODES.split())
+
+
+def test_verify_pdf_of_nothing_measured_has_no_sign_off(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "junk.txt").write_text("x")
+    (tmp_path / "dcgm-dmon.txt").write_text("#Entity   FBUSD  SMACT\nID\n")
+    pdf = tmp_path / "acceptance.pdf"
+    mig = str(resource("builds", "seed-mig-four-tenants.yaml"))
+    rc = main(["verify", mig, str(tmp_path), "--pdf", str(pdf), "--store-dir", str(tmp_path)])
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())
+    assert "Nothing was measured" in text and "junk.txt" in text
+    assert "Sign-off" not in text and "Accepted by" not in text
+    assert rc == 4
 
 
 def test_verify_of_a_missing_path_is_a_clear_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -108,3 +148,38 @@ def test_store_round_trip_and_a_corrupt_file(eight_gpu, fixtures: Path, tmp_path
     assert runs[0].nccl_gb_s["pair GPU0-GPU1"] > 150
     with pytest.raises(ValueError):
         load(tmp_path, "../../etc")
+
+
+def test_verify_shows_the_labels_and_bands_acceptance_shows(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The same figure reads the same in both commands: the GEMM rate's UNCONFIRMED label and the step time's band and
+    '(estimated)', measured or not (an unmeasured step time read '3.14 s', its band and label gone), in text and PDF."""
+    mig = str(resource("builds", "seed-mig-four-tenants.yaml"))
+    assert main(["acceptance", mig, "--store-dir", str(tmp_path)]) == 0
+    acceptance = capsys.readouterr().out
+    gemm, step = "391 TFLOP/s, pass >= 332, warn >= 274 (UNCONFIRMED expectation)", "3.14 s (2.64-8.28)"
+    assert gemm in acceptance and step in acceptance and "(estimated)" in acceptance
+    (tmp_path / "wall-meter.txt").write_text("2500 W\n")  # one figure measured: the rest are listed as missing
+    pdf = tmp_path / "acceptance.pdf"
+    assert main(["verify", mig, str(tmp_path / "wall-meter.txt"), "--pdf", str(pdf), "--store-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU0 BF16 GEMM rate: expected 391 TFLOP/s (pass >= 332, warn >= 274) (UNCONFIRMED expectation)" in out
+    assert "tenant A: step time: expected 3.14 s (2.64-8.28) (estimated)" in out
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    text = " ".join(unicodedata.normalize("NFKC", "\n".join(p.extract_text() for p in PdfReader(pdf).pages)).split())
+    assert "(UNCONFIRMED expectation)" in text and "3.14 s (2.64-8.28) (estimated)" in text
+
+
+def test_verify_pdf_without_a_seller_names_none(fixtures: Path, tmp_path: Path) -> None:
+    """No --seller: the report names no shop (not the app's own name, which is no seller's)."""
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    pdf = tmp_path / "acceptance.pdf"
+    main(["verify", EIGHT, str(fixtures / "gpu-x8"), "--pdf", str(pdf), "--store-dir", str(tmp_path)])
+    raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())
+    assert "Acceptance report" in text and "GPU Build Configurator" not in text

@@ -199,10 +199,10 @@ def test_expected_rate_is_the_peak_times_the_architecture_gemm_fraction(eight_gp
     assert g.gemm_tflops == pytest.approx(835.5 * eff.gemm_peak["Hopper"], abs=0.05)
     assert g.gemm_pass_min == pytest.approx(g.gemm_tflops * tol.GEMM_PASS_FRACTION, abs=0.05)
     assert g.gemm_warn_min == pytest.approx(g.gemm_tflops * tol.GEMM_WARN_FRACTION, abs=0.05)
-    assert "UNCONFIRMED" not in g.gemm_source and "gemm_peak_fraction" in g.gemm_source
+    assert "UNCONFIRMED" not in g.gemm_source and "gemm_peak_fraction" in g.gemm_source and not g.gemm_unconfirmed
     rtx = next(x for x in default_build[2].gpus if "RTX PRO 6000" in x.name)  # GB202: B200's fraction, an estimate
     assert rtx.gemm_tflops == pytest.approx(503.8 * eff.gemm_peak["Blackwell"], abs=0.05)
-    assert "UNCONFIRMED" in rtx.gemm_source and "compute capability 12.0" in rtx.gemm_source
+    assert "UNCONFIRMED" in rtx.gemm_source and "compute capability 12.0" in rtx.gemm_source and rtx.gemm_unconfirmed
     text = render_prediction(default_build[2])
     assert "BF16 GEMM (gemm_probe.py): 391 TFLOP/s, pass >= 332, warn >= 274 (UNCONFIRMED expectation)" in text
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from configurator.catalog.loader import default_catalog
-from configurator.engine.acceptance import collect, verify
+from configurator.engine.acceptance import collect, predict, verify
 from configurator.engine.acceptance.kit import write_kit
 from configurator.paths import resource
 
@@ -185,3 +185,40 @@ def test_kit_without_the_tools_source_still_writes(eight_gpu, tmp_path: Path, mo
     assert not {"measure.py", "gemm_probe.py"} & {f.name for f in files}
     run_sh = (tmp_path / "kit" / "run.sh").read_text()
     assert "measure.py is not in the kit" in run_sh and "gemm_probe.py is not in the kit" in run_sh
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("rl-grpo-8b-lora-vllm-h100.yaml", ["GRPO step", "512 + 1024 tokens", "colocated vLLM's 30%"]),
+        ("rl-dpo-8b-full-4x-h100.yaml", ["DPO step", "chosen and rejected"]),
+    ],
+)
+def test_the_kit_does_not_time_an_rl_step_as_a_supervised_one(name: str, words: list[str], evaluate_shipped, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: E501
+    """measure.py runs sequence x micro-batch supervised steps; a DPO / GRPO step's prediction (generation, prompt +
+    completion tokens, the reference's forward) would be judged against it. The kit says why and what to measure."""
+    build, result = evaluate_shipped(name)
+    pred = predict(build, result, default_catalog())
+    write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
+    jobs = json.loads((tmp_path / "kit" / "jobs.json").read_text())["jobs"]
+    assert jobs and all(all(w in j.get("skip", "") for w in words) for j in jobs)
+    assert "measure.py times a supervised step" in jobs[0]["skip"] and "DCGM" in jobs[0]["skip"]
+    assert "measure.py\" --jobs" not in (tmp_path / "kit" / "run.sh").read_text()  # no job is timed by it
+
+
+def test_the_wall_meter_hints_give_no_figure_the_build_would_fail(evaluate_shipped, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The kit's run.sh and README and verify's hint showed '3480 W' as the reading's example, above this build's own
+    fail limit (2,843 W): an example must not read as a failing figure, nor as a reading to copy."""
+    import re
+
+    build, result = evaluate_shipped("seed-mig-four-tenants.yaml")
+    pred = predict(build, result, default_catalog())
+    assert pred.power is not None
+    write_kit(tmp_path / "kit", build, pred, default_catalog(), resource("builds"))
+    run_sh = (tmp_path / "kit" / "run.sh").read_text()
+    readme = (tmp_path / "kit" / "README.md").read_text()
+    hint = next(c for c in verify(pred, collect([tmp_path / "none"])).checks if c.category == "wall").cause or ""
+    texts = [next(ln for ln in run_sh.splitlines() if "missing_wall()" in ln), readme, hint]
+    assert all("wall-meter.txt" in t and "<watts> W" in t for t in texts)
+    watts = [float(w.replace(",", "")) for t in texts for w in re.findall(r"(\d[\d,]*)\s*W\b", t)]
+    assert all(w <= pred.power.wall_max_w for w in watts), watts

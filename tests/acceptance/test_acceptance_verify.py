@@ -172,6 +172,18 @@ def test_nothing_readable_is_all_missing_with_the_problems_listed(eight_gpu, tmp
     assert any(p.endswith("notes.txt") for p in report.unknown)
 
 
+def test_a_file_that_is_no_result_is_listed_with_the_unreadable_ones(eight_gpu, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Whatever its name ends with; the kit's own records beside the results (versions.txt, measure.py's console
+    log, a failed step's stderr) are not results either, and are no problem."""
+    for name in ("junk.txt", "meter.jpg", "versions.txt", "job-0.log", "topo.txt.err"):
+        (tmp_path / name).write_text("nothing a tool printed")
+    report = verify(eight_gpu[2], collect([tmp_path]))
+    listed = sorted(Path(p.split(": ")[0]).name for p in report.problems)
+    assert listed == ["junk.txt", "meter.jpg"]
+    assert all("not a result verify reads" in p for p in report.problems)
+    assert report.nothing_measured and report.verdict == "missing"
+
+
 LGIP_RTX = """+-------------------------------------------------------------------------------+
 | GPU instance profiles:                                                        |
 | GPU   Name               ID    Instances   Memory     P2P    SM    DEC   ENC  |
@@ -288,3 +300,26 @@ def test_verify_stops_before_its_next_check_when_cancelled(eight_gpu, fixtures: 
         verify(eight_gpu[2], measurements, cancel)  # set before: nothing checked
     assert len(groups) == 3
     assert verify(eight_gpu[2], measurements, threading.Event()) == verify(eight_gpu[2], measurements)
+
+
+def test_a_colocated_vllm_job_expects_what_nvidia_smi_shows(evaluate_shipped, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """TRL's colocated vLLM holds its share of the card in the training process: nvidia-smi and DCGM's FB_USED show
+    the training's pool plus that share, so the expectation includes it (and says so); allocated stays the
+    training's."""
+    from configurator.catalog.loader import default_catalog
+    from configurator.engine.acceptance import predict
+
+    build, result = evaluate_shipped("rl-grpo-8b-lora-vllm-h100.yaml")
+    pred = predict(build, result, default_catalog())
+    job, res = pred.jobs[0], result.jobs[0]
+    assert res.rl is not None and res.rl.generation_share_gb
+    share, training = res.rl.generation_share_gb, res.cards[0].peak_reserved_gb
+    assert job.generation_share_gb == pytest.approx(share, abs=0.01)
+    assert job.nvidia_smi_gb == pytest.approx(training + share, abs=0.01)
+    assert job.nvidia_smi_low_gb > share and job.peak_allocated_gb < training
+    assert "colocated vLLM" in job.band_basis
+    # a DCGM reading of the whole card's use (training + vLLM) lands in the band
+    mib = (training + share) * 1e9 / 2**20
+    (tmp_path / "dcgm-exporter.txt").write_text(f'DCGM_FI_DEV_FB_USED{{gpu="0",UUID="GPU-x"}} {mib:.0f}\n')
+    check = next(c for c in verify(pred, collect([tmp_path])).checks if c.category == "job memory")
+    assert check.status == "pass", check

@@ -32,9 +32,9 @@ def test_size_text_names_the_host_need_and_parts(build_file: Path, capsys: pytes
     out = capsys.readouterr().out
     assert "Host RAM: 281 GB needed, at most 8,796 GB in this chassis" in out
     # picked: one DIMM per channel of the two 8-channel sockets; 16 x 16 GiB = 275 GB is short of 281 GB
-    assert "part dimm-32gb: 16 x DDR5 RDIMM, 32 GB" in out
+    assert "part dimm-32gb: 16 × DDR5 RDIMM, 32 GB" in out
     assert "process runtime, 2 × 3 GB (ASSUMPTION)" in out and "the host: OS and services (ASSUMPTION, 8 GB)" in out
-    assert re.search(r"NVMe: 3\d\d GB needed, 8 bays in this chassis", out) and "part nvme-1.92tb: 1 x NVMe SSD" in out
+    assert re.search(r"NVMe: 3\d\d GB needed, 8 bays in this chassis", out) and "part nvme-1.92tb: 1 × NVMe SSD" in out
     assert "z3: checkpoints (3 kept)" in out and "Transformers Trainer _save_checkpoint" in out
 
 

@@ -29,7 +29,7 @@ def _size(tmp_path: Path, capsys: pytest.CaptureFixture[str], *jobs: dict, as_js
 def test_size_names_images_tokens_and_tower_with_sources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = _size(tmp_path, capsys, JOB)
     # smart_resize: 1024 px rounds to 1036 = 37 x 28 px; 74 x 74 patches of 14 px, one token per 2 x 2
-    assert "images: 4 per sample of 1024 x 1024 px, resized to 1036 x 1036, 5,476 encoder patches" in out
+    assert "images: 4 per sample of 1024 × 1024 px, resized to 1036 × 1036, 5,476 encoder patches" in out
     assert "1,369 tokens each: language model sequence 1,024 text + 5,476 image = 6,500 tokens" in out
     assert "vision tower: 676.6 M parameters, frozen; in activ: pixel inputs 0.10 GB, tower activations 2.03 GB" in out
     sources = [line for line in out.splitlines() if line.strip().startswith("source:")]

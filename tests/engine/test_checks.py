@@ -303,12 +303,12 @@ CASES: list[Case] = [
     Case("comm-dominates", "COMM_DOMINATES", "warning",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2),
           "jobs": [job(model="llama-3.3-70b", parallelism="fsdp", cards=[1, 2])]},
-         job="t", says=("Job 't'", "over pcie-pix", "Bridge the cards (NVLink)")),
+         job="t", says=("Job 't'", "over PCIe, one switch (PIX)", "Bridge the cards (NVLink)")),
     # a 300 W cap on a 600 W RTX PRO 6000: half its power, where the measured GB202 sweep ran at about 0.50
     Case("power-limit-not-timed", "POWER_LIMIT_NOT_TIMED", "warning",
          {"chassis": WS, "cards": cards("rtx-pro-6000-ws", 1, power_limit_w=300), "jobs": [job(cards=[1])]},
          slot=1, job="t", says=("slot 1 is capped at 300 W (50% of its 600 W default)",
-                                "step time of job 't' assumes full power", "up to 2.0x as long",
+                                "step time of job 't' assumes full power", "up to 2.0× as long",
                                 "Where the power supply has room, raising the limit shortens the step")),
     Case("tp-over-pcie", "TP_OVER_PCIE", "warning",
          {"chassis": SERVER, "cards": cards("rtx-pro-6000-server", 1, 2),
@@ -454,12 +454,12 @@ def test_a_power_cap_says_what_it_rests_on_and_only_below_the_default() -> None:
     assert not [c for c in _capped("rtx-pro-6000-ws", None).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
     assert not [c for c in _capped("rtx-pro-6000-ws", 600).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
     (capped,) = [c for c in _capped("rtx-pro-6000-ws", 480).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
-    assert "up to 1.2x" in capped.message and capped.detail is not None
+    assert "up to 1.2×" in capped.message and capped.detail is not None
     assert "82% of its full-power throughput at 80%" in capped.detail
     assert "github.com/1a1a11a/gpu_power" in capped.detail
     assert "indicative" not in capped.detail
     (low,) = [c for c in _capped("rtx-pro-6000-ws", 150).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
-    assert "at least 2.6x" in low.message and "below the sweep's lowest point" in (low.detail or "")
+    assert "at least 2.6×" in low.message and "below the sweep's lowest point" in (low.detail or "")
     (hopper,) = [c for c in _capped("h100-nvl", 200, SERVER).checks if c.code == "POWER_LIMIT_NOT_TIMED"]
     assert "No such sweep is published for Hopper cards: indicative only" in (hopper.detail or "")
     assert "(measured on a Blackwell card; indicative)" in hopper.message and "up to" not in hopper.message

@@ -266,13 +266,13 @@ def test_five_instances_on_rtx_pro():
     assert not check.valid
     assert any("5 instances requested but this card allows at most 4" in p for p in check.problems)
     check = place_layout(RTX, req(*["1g.24gb"] * 5))
-    assert any("5 x 1g.24gb requested but this card allows at most 4" in p for p in check.problems)
+    assert any("5 × 1g.24gb requested but this card allows at most 4" in p for p in check.problems)
 
 
 def test_two_4g_and_two_me_refused():
     check = place_layout(H100, req("4g.40gb", "4g.40gb"))  # 8 slices, 8 compute "fits" by sums
     assert not check.valid
-    assert "2 x 4g.40gb requested but this card allows at most 1: remove 1" in check.problems[0]
+    assert "2 × 4g.40gb requested but this card allows at most 1: remove 1" in check.problems[0]
     check = place_layout(H100, req("1g.10gb+me", "1g.10gb+me"))
     assert not check.valid and "at most 1" in check.problems[0]
     check = place_layout(RTX, req("1g.24gb+me", "1g.24gb+me"))

@@ -392,7 +392,7 @@ def test_plan_round_trips_through_yaml() -> None:
 def test_cli_plan_prints_a_readable_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(SEED_B)]) == 0
     out = capsys.readouterr().out
-    assert "Classes x devices" in out and "Fleets:" in out and "#1 " in out
+    assert "Classes × devices" in out and "Fleets:" in out and "#1 " in out
     assert "stops fitting the largest job" in out
 
 

@@ -32,8 +32,8 @@ def test_slow_end_sizing_is_at_least_the_recommended_size(seed_b: PlanResult) ->
     # seed B's fleet is sized to its targets at the engine's times: jobs se.factor times longer do not fit in it
     assert not se.targets_met and se.short and se.servers_needed > se.servers
     # the same mix: the recommended node types, MIG layout and MIG'd cards, only the count grown
-    assert se.fleet_needed is not None and se.fleet_needed.removeprefix(f"{se.servers_needed} x ") == (
-        best.label.removeprefix(f"{se.servers} x ")
+    assert se.fleet_needed is not None and se.fleet_needed.removeprefix(f"{se.servers_needed} × ") == (
+        best.label.removeprefix(f"{se.servers} × ")
     )
     # the best fleet of every server mix, grown the same way, no smaller than the search's at the engine's times
     assert {tuple(m.kinds) for m in se.mixes} == {tuple(a.kinds) for a in seed_b.recommendation.alternatives}  # type: ignore[union-attr]
@@ -73,9 +73,9 @@ def test_the_sentence_is_in_the_plan_text_and_json(seed_b: PlanResult, capsys: p
     se = seed_b.slow_end
     assert se is not None and se.words in seed_b.recommendation.why  # type: ignore[union-attr]
     assert main(["plan", str(SEED_B)]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines: the sentences, not the breaks
     # the consequence first, what the band rests on last
-    assert f"If jobs run at the slow end of the step-time band ({se.factor:.2f}x the engine's time), " in out
+    assert f"If jobs run at the slow end of the step-time band ({se.factor:.2f}× the engine's time), " in out
     assert se.words.endswith(f" The band: {se.basis}.")
     assert f"needs {se.servers_needed} servers instead of {se.servers} to keep its p95 targets" in out
     assert "Measuring each class's tokens/s on the chosen card" in out  # what narrows the band

@@ -83,7 +83,7 @@ def test_bad_preferences_fall_back_with_a_warning(caplog) -> None:  # type: igno
     with caplog.at_level(logging.WARNING, logger="configurator.ui.base.settings"):
         recent = read("recent_files", ["a.yaml", 5, "", *[f"{i}.yaml" for i in range(50)]])
     assert isinstance(recent, list) and recent[0] == "a.yaml" and len(recent) == 10 and "dropped" in caplog.text
-    assert read("seller_name", "x" * 10_000) == "GPU Build Configurator"
+    assert read("seller_name", "x" * 10_000) == ""  # the default: no seller named
     assert read("sheet/customer", "x" * 10_000) == ""
 
 

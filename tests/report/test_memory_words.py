@@ -55,3 +55,19 @@ def test_headroom_tooltip_says_it_in_the_same_words(qtbot, setup_bound) -> None:
     card = result.jobs[0].cards[0]
     note = reserved_basis_note(card.reserved_set_by, card.fsdp_setup_pool_gb, "GB", digits=2) or ""
     assert note[1:] in chart.tooltip_for(0)
+
+
+def test_report_and_sheet_say_why_the_parts_do_not_add_up_to_the_peak(setup_bound) -> None:
+    """The parts (weights … overhead) peak in different phases: their sum is not Peak, and both tables say why."""
+    from configurator.present.memory_words import parts_note
+
+    build, result = setup_bound
+    c = result.jobs[0].cards[0]
+    parts = sum((c.weights_gb, c.adapters_gb, c.gradients_gb, c.optimizer_gb, c.activations_gb, c.transient_gb,
+                 c.overhead_gb))  # fmt: skip
+    assert abs(parts - c.peak_reserved_gb) > 0.1  # the case the note is for
+    note = parts_note(c.peak_phase)
+    assert "need not add up to the peak" in note and c.peak_phase in note
+    assert note in text.render(result)
+    sheet = build_html(build, result, default_catalog(), SheetOptions())
+    assert note[:1].upper() + note[1:] in sheet

@@ -19,8 +19,8 @@ SEED_B = resource("plans", "seed-b-service.yaml")
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
 
 
-def _text(path: Path) -> str:
-    out = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True)
+def _text(path: Path) -> str:  # in reading order: a cell wrapped in a narrow column still reads whole
+    out = subprocess.run(["pdftotext", "-raw", str(path), "-"], capture_output=True, text=True, check=True)
     return " ".join(out.stdout.replace("ﬁ", "fi").split())
 
 

@@ -28,3 +28,23 @@ def test_the_grpo_page_names_models_generation_and_step_split() -> None:
 
 def test_an_sft_page_has_no_rl_section() -> None:
     assert "models and generation" not in _page("default.yaml")
+
+
+def test_a_colocated_jobs_headroom_is_against_the_trainings_share() -> None:
+    """The verdict's "28.5 GB to spare" and the memory table's capacity are what colocated vLLM's 30 % leaves the
+    training (59.9 of 85.5 GB), and say so; so does the chart's capacity line's label."""
+    from configurator.present.rl_words import capacity_legend, training_share
+    from configurator.report.sheet_cover import cover_page
+
+    page = _page("rl-grpo-8b-lora-vllm-h100.yaml")
+    assert "to spare on the H100 SXM 80GB in slot 1, of the 70 % of it left to training beside the colocated vLLM" in (
+        page
+    )
+    assert "capacity and headroom are the training's: what the colocated vLLM's 30 % of each card leaves" in page
+    build = load_build(BUILDS / "rl-grpo-8b-lora-vllm-h100.yaml")
+    cover = "\n".join(cover_page(build, evaluate(build), {}, "", "", "GBC-X", "3 December 2026", None))
+    assert "of the 70 % of it left to training beside the colocated vLLM" in cover
+    assert capacity_legend(training_share(build.jobs[0])) == "Capacity for training (after vLLM's 30 %)"
+    sft = load_build(BUILDS / "default.yaml")
+    assert capacity_legend(training_share(sft.jobs[0])) == "Capacity (visible)"
+    assert "left to training" not in _page("default.yaml")

@@ -481,7 +481,7 @@ def test_step_time_unknown_draws_no_partial_compute(qtbot) -> None:  # type: ign
     unknown = job.model_copy(update={"step_seconds": None})
     tabs.step_time.update_result(result.model_copy(update={"jobs": [unknown]}))
     names = [name for i, _, _, name, _ in tabs.step_time._seg_names if i == 0]
-    assert not any("memory-bound" in n or n.startswith("compute") for n in names)
+    assert not any("memory-bound" in n.lower() or n.lower().startswith("compute") for n in names)
     assert "step time unknown" in tabs.step_time.labels[0].textItem.toPlainText()
 
 
@@ -553,3 +553,84 @@ def test_step_time_chart_emptied_after_a_result_survives_a_resize(qtbot) -> None
     chart.resize(900, 500)
     QApplication.processEvents()
     assert not any(label.isVisible() for label in chart.labels)
+
+
+def test_frontier_legend_lists_only_the_curves_drawn(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The default build's 'Full fine-tune, 8-bit Adam' never fits and is below the chart at every length (the note
+    says so): the legend listed it as if drawn."""
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.setCurrentWidget(tabs.frontier)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    frontier = tabs.frontier
+    assert "Full fine-tune, 8-bit Adam" in frontier.note.text
+    labels = [label for _, label in frontier._legend_key]
+    assert not any(label.startswith("Full fine-tune, 8-bit Adam") for label in labels), labels
+    assert any("(this job)" in label for label in labels)
+
+
+@pytest.mark.parametrize("size", [(900, 420), (1300, 700)])
+def test_frontier_fits_up_to_label_covers_no_curve(qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """The 'fits up to 19,084 tokens' label, on its backing, sat centred over its marker and hid the curves exactly
+    where they cross 0 GB."""
+    from PySide6.QtCore import QPointF
+
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.resize(*size)
+    tabs.setCurrentWidget(tabs.frontier)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    QApplication.processEvents()
+    frontier = tabs.frontier
+    label = frontier.marker_label
+    assert label.isVisible() and "fits up to" in label.textItem.toPlainText()
+    box = label.sceneBoundingRect().adjusted(2, 2, -2, -2)
+    vb = frontier.plot.vb
+    for item in frontier.curves:
+        xs, ys = item.getData()
+        if xs is None or not len(xs):
+            continue
+        for (a, b), (c, d) in itertools.pairwise(zip(xs, ys, strict=True)):
+            for k in range(21):
+                point = vb.mapViewToScene(QPointF(a + (c - a) * k / 20, b + (d - b) * k / 20))
+                assert not box.contains(point), (size, point, box)
+
+
+@pytest.mark.parametrize("size", [(900, 420), (1300, 700)])
+def test_roofline_labels_clear_the_roofs_and_each_other_s_leaders(qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """Roof lines struck labels through, leaders crossed other labels, and near-coincident points' labels floated
+    with no leader to say whose they were."""
+    from PySide6.QtCore import QLineF, QPointF
+
+    from configurator.ui.charts.label_spots import crosses
+
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.resize(*size)
+    tabs.setCurrentWidget(tabs.roofline)
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    QApplication.processEvents()
+    chart = tabs.roofline
+    vb = chart.plot.vb
+
+    def scene_segments(item) -> list[QLineF]:  # type: ignore[no-untyped-def]
+        xs, ys = item.getData()  # view coordinates (log10 on both axes)
+        if xs is None:
+            return []
+        points = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in zip(xs, ys, strict=True)]
+        return [QLineF(a, b) for a, b in itertools.pairwise(points)]
+
+    roofs = [s for item in [*chart.roofs, *chart.lp_roofs] for s in scene_segments(item)]
+    lead = scene_segments(chart.leaders)[::2]  # drawn in pairs
+    shown = [t for t in (*chart.ridge_labels, *chart.point_labels) if t.isVisible()]
+    assert shown and len(lead) == len(shown)
+    boxes = []
+    for t in shown:
+        r = t.sceneBoundingRect().adjusted(3, 3, -3, -3)
+        boxes.append((r.left(), r.top(), r.right(), r.bottom()))
+    for box in boxes:
+        for s in roofs:
+            assert not crosses((s.x1(), s.y1(), s.x2(), s.y2()), box), (size, box)
+    for s in lead:
+        hit = [b for b in boxes if crosses((s.x1(), s.y1(), s.x2(), s.y2()), b)]
+        assert len(hit) <= 1, (size, s, hit)  # its own label only

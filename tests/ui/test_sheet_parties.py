@@ -17,7 +17,7 @@ def test_customer_and_seller_are_kept_for_the_next_session(qtbot, tmp_path: Path
     first = make_window(qtbot, tmp_path)
     dialog = first.sheet.preview_dialog()
     qtbot.addWidget(dialog)
-    assert dialog.customer.text() == "" and dialog.seller.text() == "GPU Build Configurator"
+    assert dialog.customer.text() == "" and dialog.seller.text() == ""  # no seller until one is named
     _type(dialog.customer, "Example Research GmbH")
     _type(dialog.seller, "Northwind Compute")
     assert dialog.sheet.options.customer == "Example Research GmbH"
@@ -34,9 +34,10 @@ def test_customer_and_seller_are_kept_for_the_next_session(qtbot, tmp_path: Path
 
 def test_an_emptied_seller_keeps_the_preferences_name(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     window = make_window(qtbot, tmp_path)
+    window.settings.set("seller_name", "Northwind Compute")  # as Preferences saves it
     dialog = window.sheet.preview_dialog()
     qtbot.addWidget(dialog)
     _type(dialog.seller, "")
-    assert window.sheet.options().seller_name == "GPU Build Configurator"
+    assert window.sheet.options().seller_name == "Northwind Compute"
     _type(dialog.customer, "")
     assert window.sheet.options().customer == ""

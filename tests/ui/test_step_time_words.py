@@ -38,5 +38,5 @@ def test_attention_kernel_is_named_on_the_chart_and_reads_cleanly(qtbot) -> None
     y = sum(op.seconds for op in ops[: next(i for i, op in enumerate(ops) if op.name == "attention")])
     attention = next(op for op in ops if op.name == "attention")
     tip = chart.tooltip_for(0, y + attention.seconds / 2)
-    assert tip is not None and "<b>attention</b>: eager kernel — s x s matmuls and softmax<br>" in tip, tip
+    assert tip is not None and "<b>attention</b>: eager kernel — s × s matmuls and softmax<br>" in tip, tip
     assert "((" not in tip and "))" not in tip

@@ -273,6 +273,17 @@ def test_files_that_do_not_parse_are_named_with_their_problem(window, qtbot, fol
     assert dialog.store_button.isEnabled()  # the file that was read can be kept
 
 
+def test_files_that_measure_nothing_say_it_is_no_acceptance(window, qtbot, folder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    host = folder / "lspci-host.txt"  # lspci of a host with no GPU: read, and nothing in it to check
+    host.write_text("00:00.0 Host bridge: Intel Corporation Device 1234\n")
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: ([str(host)], ""))
+    dialog = open_dialog(window)
+    with qtbot.waitSignal(dialog.verified, timeout=30000):
+        dialog.files_button.click()
+    assert dialog.report is not None and dialog.report.files and dialog.report.nothing_measured
+    assert "Nothing was measured: this report accepts nothing" in dialog.summary.text()
+
+
 def test_a_bug_while_verifying_is_a_message_not_an_exception(window, qtbot, folder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise ZeroDivisionError("injected")

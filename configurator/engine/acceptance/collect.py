@@ -44,6 +44,16 @@ _GPUS_IN_NAME = re.compile(r"gpus?[-_]((?:\d{1,3}[-_,])*\d{1,3})")
 _WALL = re.compile(r"(\d{2,6}(?:\.\d{1,3})?)\s*(?:W|Watts)\b", re.I)
 # ipmitool dcmi power reading: "Instantaneous power reading:   3480 Watts" (the server's input power, via its BMC)
 _IPMI = re.compile(r"Instantaneous power reading:\s*(\d{1,6})\s*Watts", re.I)
+# how a wall reading is written (wall-meter.txt), in every hint: a placeholder, not a figure (an example in watts was
+# above some builds' own fail limit, and a shop copying it would record a reading nobody took)
+WALL_FORMAT = "'<watts> W'"
+# what run.sh writes beside the results that holds no measurement: its versions record and measure.py's console log
+# (the job's result is the .json next to it), and a failed step's stderr (.err, which report.txt names)
+_KIT_RECORD = re.compile(r"versions\.txt|job-\d+\.log|.*\.err")
+NOT_A_RESULT = (
+    "not a result verify reads (nvidia-smi --query-gpu / -q / topo -m / mig -lgip, lspci -vv, nccl-tests, "
+    "dcgmi dmon, the kit's measure.py or gemm_probe.py JSON, a wall reading)"
+)
 
 
 def wall_reading(text: str) -> float | None:
@@ -69,8 +79,8 @@ class Measurements:
     wall_w: float | None = None  # a wall-meter reading the shop wrote down (wall-meter.txt: "3480 W")
     kit_report: str | None = None  # the kit's own report of what it could not measure
     files: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    unknown: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # files that could not be read, parsed or recognised
+    unknown: list[str] = field(default_factory=list)  # of those, the ones no parser recognised
 
     @property
     def driver(self) -> str | None:
@@ -118,7 +128,7 @@ def collect(paths: list[Path], on_progress: CollectProgress | None = None,
                 m.wall_w = max(m.wall_w or 0.0, watts)
                 m.files.append(str(path))
             else:
-                m.problems.append(f"{path}: no wall reading such as '3480 W'")
+                m.problems.append(f"{path}: no wall reading such as {WALL_FORMAT}")
             continue
         if name == "report.txt":
             m.kit_report = text[:20000]
@@ -136,8 +146,11 @@ def collect(paths: list[Path], on_progress: CollectProgress | None = None,
 
 def _add(m: Measurements, kind: str, text: str, path: Path) -> None:
     if kind == "unknown":
-        if path.suffix in (".txt", ".csv", ".json", ".log"):
+        # listed with the problems: a file the shop meant as a result that reads as nothing must not vanish from
+        # the report (a folder of such files alone verified as "nothing measured" with no file named)
+        if not _KIT_RECORD.fullmatch(path.name):
             m.unknown.append(str(path))
+            m.problems.append(f"{path}: {NOT_A_RESULT}")
         return
     m.files.append(str(path))
     if kind == "topo":

@@ -26,6 +26,11 @@ P2P_HINT = (
     "work with IOMMU enabled), or NCCL's channels untuned; check `nvidia-smi topo -p2p r` and lspci ACSCtl"
 )
 
+NOTHING_MEASURED = (
+    "Nothing was measured: this report accepts nothing. Run the burn-in kit on the machine "
+    "(configurator burnin) and verify its results folder."
+)
+
 
 class FigureCheck(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -60,6 +65,11 @@ class VerifyReport(BaseModel):
 
     def count(self, status: Status) -> int:
         return sum(1 for c in self.checks if c.status == status)
+
+    @property
+    def nothing_measured(self) -> bool:
+        """No figure was measured (every check missing): not an acceptance, whatever else the report says."""
+        return all(c.status == "missing" for c in self.checks)
 
     @property
     def verdict(self) -> Status:

@@ -21,9 +21,11 @@ from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.fileio import atomic_write_text, safe_read_text
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import ModelSpec
+from configurator.engine.acceptance.collect import WALL_FORMAT
 from configurator.engine.acceptance.parse.smi import QUERY_FIELDS
 from configurator.engine.acceptance.predict import AcceptancePrediction
-from configurator.engine.model.build import Build
+from configurator.engine.memory.rl import colocated_share, generates, is_rl
+from configurator.engine.model.build import Build, Job
 from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.resolver import ModelResolver
 from configurator.engine.time.steptime.step_protocol import step_protocol
@@ -57,6 +59,31 @@ def hf_config_of(spec: ModelSpec) -> dict[str, Any] | None:
     if spec.architecture == "llama":
         cfg["mlp_bias"] = spec.mlp_bias
     return cfg
+
+
+def rl_skip(job: Job) -> str:
+    """Why the kit does not time a DPO / GRPO / PPO job, and what to measure instead. measure.py runs a supervised
+    step (sequence_length x micro_batch_size, one forward and backward); the prediction is the objective's step
+    (engine/time/steptime/generation.py, engine/memory/rl.py), so a supervised reading would be judged against
+    another step's figures."""
+    what = (
+        "the chosen and rejected sequences and the reference model's forward"
+        if not generates(job)
+        else f"{job.rl.generations} generations of {job.rl.prompt_length} + {job.rl.completion_length} tokens per "
+        "prompt, the generation round and the policy's training passes"
+    )
+    share = colocated_share(job)
+    memory = (
+        f"nvidia-smi shows the training plus the colocated vLLM's {share:.0%} of the card"
+        if share
+        else "the memory as nvidia-smi shows it"
+    )
+    return (
+        f"{job.objective.upper()} step: measure.py times a supervised step, not this job's ({what}), so its "
+        "figures would not be the predicted step's. Run the job's own trainer on the machine and compare its "
+        f"logged seconds per optimizer step with the prediction; record its peak with DCGM (dcgm-dmon.txt) during "
+        f"that run ({memory})"
+    )
 
 
 def kit_jobs(
@@ -106,6 +133,8 @@ def kit_jobs(
             )
         elif not keys:
             entry["skip"] = "the job has no card"
+        if is_rl(job):  # last: whatever else holds, the measured step is not the predicted one
+            entry["skip"] = rl_skip(job)
         out.append(entry)
     return out
 
@@ -260,7 +289,7 @@ def run_sh(prediction: AcceptancePrediction, jobs: list[dict[str, Any]]) -> str:
         ' "$PYTHON" -c "import torch; print(\'torch\', torch.__version__, torch.version.cuda)" 2>/dev/null; }'
         ' > "$OUT/versions.txt" 2>&1',
         'missing_wall() { missing "wall draw: read the meter during the nccl-tests or jobs and write it into '
-        "$OUT/wall-meter.txt, e.g. '3480 W'\"; }",
+        f"$OUT/wall-meter.txt as {WALL_FORMAT}\"; }}",
         '[ -f "$OUT/wall-meter.txt" ] || [ -s "$OUT/wall-ipmi.txt" ] || missing_wall',
         'note "done: $MISSING item(s) not measured. Give $OUT to: configurator verify build.yaml $OUT"',
         "exit 0",
@@ -276,7 +305,8 @@ Reference digest {digest} (the build sheet's reference ends with it).
 1. Copy this folder to the built machine (no network is needed).
 2. Run `sudo sh run.sh` (root lets lspci read the PCIe link fields). Optional: `STEP_LIMIT=300` seconds per
    step, `NCCL_TESTS=/path/to/nccl-tests` when all_reduce_perf is not on the PATH, `PYTHON=/path/to/python`.
-3. During the load, read the wall meter and write it into `results/wall-meter.txt` (e.g. `3480 W`).
+3. During the load, read the wall meter and write its highest reading into `results/wall-meter.txt` as
+   `<watts> W`.
 4. Bring `results/` back and run `configurator verify build.yaml results/` (add `--pdf acceptance.pdf` for the
    signed report, `--store` to keep the measurements with the machine's record).
 
@@ -284,9 +314,10 @@ Reference digest {digest} (the build sheet's reference ends with it).
 The kit runs: nvidia-smi (--query-gpu, -q, topo -m, mig -lgip), lspci -vv, dcgmi dmon (fields 252, 1002),
 nccl-tests all_reduce_perf for {groups} GPU group(s), gemm_probe.py on each GPU in turn (a sustained 8192^3 BF16
 matmul, {gemm_seconds} s per GPU after a 2 s warm-up: `GEMM_SECONDS=120` soaks longer; needs torch) and
-measure.py for the single-card jobs (random weights, real training steps; needs torch, transformers, peft,
-bitsandbytes). The GEMM rate is each card's health figure: `configurator verify` compares it with the card's
-dense BF16 peak x its architecture's large-GEMM fraction and names a power cap, throttled clocks or heat.
+measure.py for the single-card supervised jobs (random weights, real training steps; needs torch, transformers,
+peft, bitsandbytes; a DPO, GRPO or PPO step is not a supervised one: report.txt says how to measure it). The GEMM
+rate is each card's health figure: `configurator verify` compares it with the card's dense BF16 peak x its
+architecture's large-GEMM fraction and names a power cap, throttled clocks or heat.
 """
 
 

@@ -20,6 +20,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine.acceptance import tolerances as tol
+from configurator.engine.memory.rl import colocated_share
 from configurator.engine.model.build import Build
 from configurator.engine.model.buildfile import build_to_yaml
 from configurator.engine.model.parallelism import strategy
@@ -29,6 +30,11 @@ from configurator.engine.time.compute import bf16_rate
 from configurator.engine.time.power_limit import is_capped
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.topology.links import LEGEND, build_topology
+
+# the words beside an expected GEMM rate whose peak or fraction is UNCONFIRMED, in acceptance and verify alike
+UNCONFIRMED_LABEL = "(UNCONFIRMED expectation)"
+# the words beside a predicted step time (a model's estimate, not a measurement), in acceptance and verify alike
+ESTIMATE_LABEL = "(estimated)"
 
 ORDER_ASSUMPTION = (
     "GPU i is the i-th occupied slot: nvidia-smi numbers GPUs in PCI bus order, and the slots are "
@@ -69,6 +75,7 @@ class GpuExpect(Out):
     gemm_warn_min: float | None = None
     gemm_capped_w: float | None = None  # the build's own power limit where it is below the card's default
     gemm_source: str = ""
+    gemm_unconfirmed: bool = False  # peak or fraction UNCONFIRMED (gemm_source says which): every view says so
 
 
 class TopologyExpect(Out):
@@ -89,6 +96,7 @@ class NcclExpect(Out):
     warn_min_gb_s: float
     basis: str  # measured (typical published busbw) or calibrated (the build's own nccl-tests figure)
     source: str
+    tolerance: str = ""  # where the pass / warn fractions come from, a sentence of its own ("tolerance from ...")
 
 
 class JobExpect(Out):
@@ -99,10 +107,13 @@ class JobExpect(Out):
     peak_allocated_gb: float
     allocated_low_gb: float
     allocated_high_gb: float
-    nvidia_smi_gb: float  # allocator reserved + CUDA context: what nvidia-smi / DCGM FB_USED show
+    nvidia_smi_gb: float  # allocator reserved + CUDA context (+ a colocated vLLM's share): what nvidia-smi / DCGM show
     nvidia_smi_low_gb: float
     nvidia_smi_high_gb: float
     band_basis: str
+    # a colocated vLLM's share of each card (gpu_memory_utilization x the card), in the nvidia-smi figures above (the
+    # training process holds it), not in the allocated ones; None: no generation engine on the job's cards
+    generation_share_gb: float | None = None
     step_seconds: float | None
     step_low_s: float | None
     step_high_s: float | None
@@ -190,6 +201,7 @@ def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[st
         + f"; {tol.GEMM_SOURCE}"
     )
     return {
+        "gemm_unconfirmed": bool(unconfirmed),
         "gemm_tflops": round(expected, 1),
         "gemm_peak_tflops": peak,
         "gemm_pass_min": round(expected * tol.GEMM_PASS_FRACTION, 1),
@@ -295,6 +307,7 @@ def _nccl(
                 warn_min_gb_s=round(rate * tol.NCCL_WARN_FRACTION, 1),
                 basis=basis,
                 source=src,
+                tolerance=tol.NCCL_SOURCE,
             )
         )
     return out
@@ -308,6 +321,7 @@ def _job(
     tensor_parallel: int,
     parallelism: str,
     stored: list[str],
+    colocated: float = 0.0,
 ) -> JobExpect | None:
     if not job.cards:
         return None
@@ -316,6 +330,17 @@ def _job(
     low = peak.band_low_gb or peak.peak_low_gb or reserved
     high = peak.band_high_gb or peak.peak_high_gb or reserved
     scale_lo, scale_hi = (low / reserved, high / reserved) if reserved > 0 else (1.0, 1.0)
+    band_basis = (peak.band_basis or "calibration band") + "; allocated: the same relative band"
+    # TRL's colocated vLLM runs in the training process and takes its share of the card (engine/memory/rl.py
+    # colocated_share): nvidia-smi and DCGM's FB_USED show it with the training's pool. The engine sizes the training
+    # in the rest, so its share is added as a fixed term to the nvidia-smi figure and its band, not to allocated.
+    share = job.rl.generation_share_gb if colocated and job.rl is not None else None
+    if share:
+        band_basis += (
+            f"; as nvidia-smi shows it: the training + the colocated vLLM's {share:.1f} GB ({colocated:.0%} of the "
+            "card, gpu_memory_utilization); peak allocated: the training's alone"
+        )
+    vllm = share or 0.0
     step = job.step_seconds
     tokens = None
     if step and job.compute is not None and job.compute.tokens_per_step:
@@ -340,10 +365,11 @@ def _job(
         peak_allocated_gb=round(peak.peak_allocated_gb, 2),
         allocated_low_gb=round(peak.peak_allocated_gb * scale_lo, 2),
         allocated_high_gb=round(peak.peak_allocated_gb * scale_hi, 2),
-        nvidia_smi_gb=round(reserved, 2),
-        nvidia_smi_low_gb=round(low, 2),
-        nvidia_smi_high_gb=round(high, 2),
-        band_basis=(peak.band_basis or "calibration band") + "; allocated: the same relative band",
+        nvidia_smi_gb=round(reserved + vllm, 2),
+        nvidia_smi_low_gb=round(low + vllm, 2),
+        nvidia_smi_high_gb=round(high + vllm, 2),
+        band_basis=band_basis,
+        generation_share_gb=round(share, 2) if share else None,
         step_seconds=step,
         step_low_s=step_low,
         step_high_s=step_high,
@@ -385,7 +411,8 @@ def predict(
             continue
         slots = [s for s, _ in spec.card_keys]
         mig = next((c.mig for c in res.cards if c.mig), None)
-        expect = _job(res, slots, gpus, mig, spec.tensor_parallel, spec.parallelism, (stored or {}).get(spec.name, []))
+        expect = _job(res, slots, gpus, mig, spec.tensor_parallel, spec.parallelism, (stored or {}).get(spec.name, []),
+                      colocated_share(spec))  # fmt: skip
         if expect is not None:
             jobs.append(expect)
     power = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from configurator.engine.acceptance import tolerances as tol
 from configurator.engine.acceptance.findings import Findings, Status, pct
 from configurator.engine.acceptance.parse import GemmResult
-from configurator.engine.acceptance.predict import GpuExpect
+from configurator.engine.acceptance.predict import UNCONFIRMED_LABEL, GpuExpect
 
 THERMAL = {"SW thermal slowdown", "HW thermal slowdown"}
 POWER_OR_HEAT = THERMAL | {"SW power cap", "HW slowdown", "HW power brake slowdown"}
@@ -35,6 +35,7 @@ class ComputeChecks:
         }
         expected = (
             f"{e.gemm_tflops:,.0f} TFLOP/s (pass >= {e.gemm_pass_min:,.0f}, warn >= {e.gemm_warn_min:,.0f})"
+            + (f" {UNCONFIRMED_LABEL}" if e.gemm_unconfirmed else "")
             if e.gemm_tflops is not None
             else "not predicted"
         )

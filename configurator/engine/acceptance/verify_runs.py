@@ -5,12 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from configurator.catalog.units import GB, MIB
+from configurator.engine.acceptance.collect import WALL_FORMAT
 from configurator.engine.acceptance.findings import (
     Findings,
     Status,
     pct,
 )
-from configurator.engine.acceptance.predict import JobExpect
+from configurator.engine.acceptance.predict import ESTIMATE_LABEL, JobExpect
+
+
+def band_text(exp: float, low: float | None, high: float | None, unit: str) -> str:
+    """An expected figure with its band, as every check of it reads, measured or not (the band as acceptance shows
+    it: a missing step time was shown without its band, so verify's list hid the tolerance acceptance gives)."""
+    band = f" ({low:,.2f}-{high:,.2f})" if low is not None and high is not None else ""
+    return f"{exp:,.2f} {unit}{band}"
 
 
 class RunChecks:
@@ -104,13 +112,14 @@ class RunChecks:
                 common,
                 slower_is_worse=True,
                 slow_cause=self._cards_at_rate(e),
+                label=ESTIMATE_LABEL,
             )
         else:
             self.f.add(
                 category="job speed",
                 figure=f"{e.name}: step time",
                 status="missing",
-                expected=f"{e.step_seconds:.2f} s",
+                expected=f"{band_text(e.step_seconds, e.step_low_s, e.step_high_s, 's')} {ESTIMATE_LABEL}",
                 cause="no measurement of this job",
                 source=e.step_source,
                 **common,
@@ -143,6 +152,7 @@ class RunChecks:
         common: Mapping[str, object],
         slower_is_worse: bool = False,
         slow_cause: str | None = None,
+        label: str = "",
     ) -> None:
         if low <= got <= high:
             status: Status = "pass"
@@ -166,7 +176,7 @@ class RunChecks:
             category=category,
             figure=figure,
             status=status,
-            expected=f"{exp:,.2f} {unit} ({low:,.2f}-{high:,.2f})",
+            expected=band_text(exp, low, high, unit) + (f" {label}" if label else ""),
             measured=f"{got:,.2f} {unit}",
             difference=pct(got, exp),
             cause=cause,
@@ -185,7 +195,7 @@ class RunChecks:
                 figure="wall draw under load",
                 status="missing",
                 expected=f"<= {pw.wall_max_w:,.0f} W (predicted {pw.wall_w:,.0f} W)",
-                cause="write the meter's reading during nccl-tests / the jobs into wall-meter.txt ('3480 W')",
+                cause=f"write the meter's reading during nccl-tests / the jobs into wall-meter.txt as {WALL_FORMAT}",
                 source=pw.source,
             )
             return

@@ -325,10 +325,10 @@ def _band_for(framework: str, family: str, parallelism: str, fsdp_version: int, 
     key = f"{framework}/{family}" if f"{framework}/{family}" in CV_BANDS else family if family in CV_BANDS else "*"
     band = _printed(key)
     if not any(r.job.framework == framework for r in cv_runs()):
-        return band.widened(BAND_NO_RUN_WIDENING, f"{band.basis}, widened x{BAND_NO_RUN_WIDENING:g}: no measured "
+        return band.widened(BAND_NO_RUN_WIDENING, f"{band.basis}, widened ×{BAND_NO_RUN_WIDENING:g}: no measured "
                             f"{framework} run")  # fmt: skip
     if not _measured_stack(job):
-        return band.widened(BAND_NO_RUN_WIDENING, f"{band.basis}, widened x{BAND_NO_RUN_WIDENING:g}: no measured "
+        return band.widened(BAND_NO_RUN_WIDENING, f"{band.basis}, widened ×{BAND_NO_RUN_WIDENING:g}: no measured "
                             "run with this sharding / offload")  # fmt: skip
     return band
 

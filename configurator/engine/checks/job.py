@@ -197,7 +197,7 @@ _FUSED_ADVICE = {
     # (nvidia-cosmos/cosmos-rl#219, citing the kernel's hub discussion 3); FlashAttention-2 has no sinks at all
     # (Dao-AILab/flash-attention#1797)
     "gpt_oss": ("Keep eager attention to train it: Transformers swaps a FlashAttention-2 request for a kernel whose "
-                "sinks are forward-only; a shorter sequence or micro-batch shrinks the s x s scores."),
+                "sinks are forward-only; a shorter sequence or micro-batch shrinks the s × s scores."),
 }
 
 # why FlashAttention asked of a NO_FLASH_TRAINING family cannot train it (the check's detail)
@@ -230,7 +230,7 @@ def _attention_checks(job: Job, model: ModelSpec) -> list[Check]:
     advice = _FUSED_ADVICE.get(model.architecture, "Choose FlashAttention for a fused kernel.")
     return [Check(severity="info", code="JOB_ATTENTION_EAGER", job=job.name, message=(
         f"Job '{job.name}': {model.name} runs eager attention, not SDPA: Transformers has no SDPA path for its "
-        f"{why}, so the job is sized and timed with eager attention (s x s scores in memory). {advice}"), detail=(
+        f"{why}, so the job is sized and timed with eager attention (s × s scores in memory). {advice}"), detail=(
         f"transformers 5.24 {NO_SDPA[model.architecture]}._supports_sdpa is False: an unset attn_implementation "
         "falls back from sdpa to eager (modeling_utils.py get_correct_attn_implementation); an explicit "
         "attn_implementation='sdpa' raises."))]  # fmt: skip
@@ -326,7 +326,7 @@ def pcie_checks(job: Job, over_pcie: bool) -> list[Check]:
                 job=name,
                 message=(
                     f"Job '{name}' runs tensor parallel over PCIe: two all-reduces per layer sit on the critical "
-                    "path (PCIe Gen5 x16 moves 64 GB/s per direction, NVLink 450 GB/s: 7x slower). Prefer FSDP, or "
+                    "path (PCIe Gen5 x16 moves 64 GB/s per direction, NVLink 450 GB/s: 7× slower). Prefer FSDP, or "
                     "NVLink-bridged cards."
                 ),
             )

@@ -140,9 +140,9 @@ def group_checks(job: Job, cards: int) -> list[Check]:
         return []
     batch = rl.generation_sequences(job) * cards
     return [Check(severity="error", code="RL_GENERATION", job=job.name, message=(
-        f"Job '{job.name}': its generation batch ({job.micro_batch_size} x {job.gradient_accumulation_steps} "
-        f"steps x {cards} cards = {batch} completions) is not a multiple of its {job.rl.generations} generations "
-        "per prompt: TRL's GRPOConfig refuses it. Make micro-batch x accumulation x cards a multiple of the "
+        f"Job '{job.name}': its generation batch ({job.micro_batch_size} × {job.gradient_accumulation_steps} "
+        f"steps × {cards} cards = {batch} completions) is not a multiple of its {job.rl.generations} generations "
+        "per prompt: TRL's GRPOConfig refuses it. Make micro-batch × accumulation × cards a multiple of the "
         "generations."))]  # fmt: skip
 
 

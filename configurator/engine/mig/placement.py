@@ -87,7 +87,7 @@ def _count_names(names: Sequence[str]) -> str:
     counts: dict[str, int] = {}
     for n in names:
         counts[n] = counts.get(n, 0) + 1
-    return ", ".join(n if c == 1 else f"{c} x {n}" for n, c in counts.items())
+    return ", ".join(n if c == 1 else f"{c} × {n}" for n, c in counts.items())
 
 
 def _search(items: Sequence[tuple[int, MigProfile]], occupied: int) -> list[tuple[int, MigProfile, int]] | None:
@@ -180,7 +180,7 @@ def _count_problems(spec: MigSpec, n_requests: int, resolved: Sequence[tuple[int
         cap = by_name[name].max_count
         if c > cap:
             problems.append(
-                f"{c} x {name} requested but this card allows at most {cap}: remove {c - cap} or use another profile"
+                f"{c} × {name} requested but this card allows at most {cap}: remove {c - cap} or use another profile"
             )
     return problems
 

@@ -74,6 +74,10 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
         msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
         raise FileError(where, [Problem("", f"{msg}: a build file is a YAML mapping with name, chassis, cards and "
                                         "jobs", lines.get((), 1))])  # fmt: skip
+    if "chassis" not in data and ("classes" in data or "nodes" in data):  # a plan's keys, not a build's
+        raise FileError(where, [Problem("", "this is a service plan (classes, nodes), not a build file: size its "
+                                        "fleet with `configurator plan` or open it in the service planner "
+                                        "(`configurator planner`)", lines.get((), 1))])  # fmt: skip
     counts = count_problems(data, lines)
     if counts:
         raise FileError(where, counts)

@@ -139,7 +139,7 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
     targets = [i for i in infos if i.wait_target_hours is not None]
     peak = plan.service.peak_factor
     sized = (
-        f"Sized for the busiest hour ({peak:.2f}x the mean arrival rate)"
+        f"Sized for the busiest hour ({peak:.2f}× the mean arrival rate)"
         if plan.service.peak_share is not None
         else "Sized for arrivals spread evenly over the day (no daily profile given)"
     )
@@ -178,7 +178,7 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
         where = f"{i.mig_gain_device}"
         verdict = "more" if i.mig_gain > 1.005 else "no more"
         why.append(
-            f"MIG: {i.name} runs {i.mig_gain:.2f}x the jobs per card-day on {where} "
+            f"MIG: {i.name} runs {i.mig_gain:.2f}× the jobs per card-day on {where} "
             f"({verdict} than a whole card; {i.mig_gain_basis_words})."
         )
         if i.mig_gain > 1.005 and i.mig_gain_estimated:
@@ -217,10 +217,10 @@ def _names(names: list[str]) -> str:
 def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> str:
     """The recommendation at the slow end of the step-time band, in words a platform team reads (slowend.py)."""
     # the consequence first, what the band rests on last (a platform team reads the first clause)
-    band = f"the slow end of the step-time band ({se.factor:.2f}x the engine's time)"
+    band = f"the slow end of the step-time band ({se.factor:.2f}× the engine's time)"
     basis = f" The band: {se.basis}."
     if not se.scaled:
-        return (f"Every service time is measured ({se.measured} class x device times), so {band} does not apply: the "
+        return (f"Every service time is measured ({se.measured} class × device times), so {band} does not apply: the "
                 "fleet stands as sized.")  # fmt: skip
     text = f"If jobs run at {band}, "
     if se.targets_met:
@@ -249,9 +249,9 @@ def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> s
         one = len(se.unbanded) == 1
         text += (f" {_names(se.unbanded)} {'has' if one else 'have'} no band of {'its' if one else 'their'} own "
                  "(parameter count only, or RL: the band is the per-op step time's): taken at the same "
-                 f"{se.factor:.2f}x.")  # fmt: skip
+                 f"{se.factor:.2f}×.")  # fmt: skip
     if se.measured:
-        text += f" {se.measured} measured class x device times are kept as measured."
+        text += f" {se.measured} measured class × device times are kept as measured."
     if not se.targets_met:  # what narrows it: the plan's own measurements replace the engine's times
         text += (" Measuring each class's tokens/s on the chosen card (the plan's measurements) replaces the "
                  "engine's time, and this band with it.")  # fmt: skip

@@ -419,7 +419,7 @@ def score(model: Model, cand: Candidate, month: int) -> Score:
     return feasible, per_job, kwh / jobs if jobs > 0 else math.inf, cards, nodes
 
 
-RANKED_BY_COST = "cost per job (capital over the service life, plus energy at the power price x PUE)"
+RANKED_BY_COST = "cost per job (capital over the service life, plus energy at the power price × PUE)"
 RANKED_BY_CARDS = "cards, then energy per job (no prices: capital unknown; idle draw modelled), then servers"
 
 

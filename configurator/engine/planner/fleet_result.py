@@ -36,17 +36,17 @@ from configurator.engine.planner.result import (
 
 
 def fleet_label(model: Model, cand: Candidate) -> str:
-    """A candidate fleet in words: '2 x RTX + 1 x HGX (3 of 8 cards as 2x1g.10gb + 3g.40gb)' (FleetResult.label,
+    """A candidate fleet in words: '2 × RTX + 1 × HGX (3 of 8 cards as 2×1g.10gb + 3g.40gb)' (FleetResult.label,
     Alternative.label)."""
     parts = []
     for t, (n, layout, k) in enumerate(cand):
         if not n:
             continue
         node = model.nodes[t]
-        text = f"{n} x {node.name}"
+        text = f"{n} × {node.name}"
         if layout >= 0:
             names = Counter(node.layouts[layout])
-            mig = " + ".join(f"{c}x{p}" if c > 1 else p for p, c in names.items())
+            mig = " + ".join(f"{c}×{p}" if c > 1 else p for p, c in names.items())
             text += f" ({k} of {node.cards_per_node} cards as {mig})"
         parts.append(text)
     return " + ".join(parts)
@@ -170,13 +170,18 @@ def _totals(model: Model, cand: Candidate, month: int, r: Routing) -> Totals:
     )
 
 
-def _packing(mig_use: dict[int, Counter[str]], resolved: list[ResolvedNode]) -> list[Packing]:
-    """The MIG instances in use per node type packed onto its cards' placements."""
+def _packing(mig_use: dict[int, Counter[str]], resolved: list[ResolvedNode], cand: Candidate) -> list[Packing]:
+    """The MIG instances in use per node type packed onto its cards' placements, with the card's name and the
+    node type's cards in the fleet (the words say how many run whole)."""
     packing = []
     for t, profiles in mig_use.items():
-        spec = resolved[t].card.mig
-        if spec is not None:
-            packing.append(pack(spec, resolved[t].card.id, dict(profiles)))
+        node = resolved[t]
+        if node.card.mig is not None:
+            packed = pack(node.card.mig, node.card.id, dict(profiles))
+            n, layout, k = cand[t]
+            packing.append(packed.model_copy(update={
+                "card_name": node.card.name, "node": node.name, "node_cards": n * node.cards_per_node,
+                "node_mig_cards": n * k if layout >= 0 else 0}))  # fmt: skip
     return packing
 
 
@@ -243,7 +248,7 @@ def fleet_result(
         totals=_totals(model, cand, month, r),
         routes=routes,
         use=use,
-        packing=_packing(mig_use, resolved),
+        packing=_packing(mig_use, resolved, cand),
         stops_fitting_month=stops,
         out_of_capacity_month=short,
         months=points,

@@ -193,7 +193,7 @@ def _resolve_node(
     errors = [c.message for c in result.checks if c.severity == "error"]
     if errors:
         problems.append(
-            Problem(where, f"{node.name}: {len(slots)} x {card.id} in {chassis.id} is not a valid build: {errors[0]}")
+            Problem(where, f"{node.name}: {len(slots)} × {card.id} in {chassis.id} is not a valid build: {errors[0]}")
         )
         return None
     return ResolvedNode(

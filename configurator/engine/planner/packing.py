@@ -43,13 +43,17 @@ class PackedCard(BaseModel):
 class Packing(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    card: str
+    card: str  # the catalog id
     demand: dict[str, int]
     cards: list[PackedCard]
     lower_bound: int
     method: str  # "first-fit-decreasing" or "exact search"
     stranded_compute_slices: int
     problems: list[str] = []
+    card_name: str = ""  # the card's display name (the catalog's), for the words every view prints
+    node: str = ""  # the node type whose cards these are (a fleet result's packing)
+    node_cards: int | None = None  # that node type's cards in the fleet
+    node_mig_cards: int | None = None  # those of them the fleet sets up as MIG (the rest run whole)
 
 
 def _key(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -260,7 +260,7 @@ class Plan(Strict):
     def _matrix_size(self) -> Plan:
         devices = sum(1 + len(n.mig_layouts) for n in self.nodes)
         if len(self.classes) * devices > MAX_PLAN_CELLS:
-            raise ValueError(f"{len(self.classes)} classes x {devices} devices (node types and their MIG layouts) "
+            raise ValueError(f"{len(self.classes)} classes × {devices} devices (node types and their MIG layouts) "
                              f"is more than {MAX_PLAN_CELLS} sizings: plan fewer classes or node types")  # fmt: skip
         return self
 

@@ -93,6 +93,10 @@ def parse_plan(text: str, where: str, catalog: Catalog | None = None, base_dir: 
         raise FileError(
             where, [Problem("", f"{msg}: a plan file is a YAML mapping with name, classes and nodes", lines.get((), 1))]
         )
+    if "chassis" in data and "classes" not in data and "nodes" not in data:  # a build's keys, not a plan's
+        raise FileError(where, [Problem("", "this is a build file (chassis, cards, jobs), not a service plan: size "
+                                        "it with `configurator size` or open it in the configurator's window",
+                                        lines.get((), 1))])  # fmt: skip
     plan = validate_as(Plan, data, lines, where)
     base = Path(base_dir) if base_dir else None
     problems = reference_problems(plan, catalog or default_catalog(), lines, base)

@@ -294,7 +294,7 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
                 code="PLAN_TOO_LARGE",
                 field="classes",
                 message=(
-                    f"{len(plan.classes)} classes x {len(devices)} devices (node types, card groups and MIG "
+                    f"{len(plan.classes)} classes × {len(devices)} devices (node types, card groups and MIG "
                     f"layouts) is more than the {MAX_PLAN_CELLS} sizings a plan may ask for: plan fewer classes "
                     "or node types"
                 ),

@@ -147,7 +147,7 @@ def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, 
                 code="SEARCH_TOO_LARGE",
                 field="search.max_candidates",
                 message=(
-                    f"{n_cand:,} candidate fleets x {len(model.classes)} classes is more than the search does in "
+                    f"{n_cand:,} candidate fleets × {len(model.classes)} classes is more than the search does in "
                     f"about 2 s ({MAX_SEARCH_WORK:,}): lower nodes[].max_nodes, list fewer mig_layouts or classes"
                 ),
             )
@@ -182,15 +182,15 @@ def _notes(plan: Plan, pre: Prepared) -> list[str]:
     cells, devices = pre.cells, pre.devices
     svc = plan.service
     profile = (
-        f"arrivals follow a daily profile whose busiest hour brings {svc.peak_factor:.2f}x the mean hourly rate "
+        f"arrivals follow a daily profile whose busiest hour brings {svc.peak_factor:.2f}× the mean hourly rate "
         "(service.hourly_arrivals or peak_hour_factor)"
         if svc.peak_share is not None
         else "arrivals are spread evenly over the hours of operation (no daily profile given: "
         "service.hourly_arrivals or peak_hour_factor)"
     )
     notes = [
-        "GB = 10^9 bytes. A device runs one job at a time; devices needed = jobs per day x service hours / "
-        f"(utilisation target x hours of operation), at least a stable queue in the peak hour; {profile}. Waits "
+        "GB = 10^9 bytes. A device runs one job at a time; devices needed = jobs per day × service hours / "
+        f"(utilisation target × hours of operation), at least a stable queue in the peak hour; {profile}. Waits "
         "are the M/M/c mean (Erlang C) and p95 in the peak hour, P(W > t) = C e^-(c mu - lambda) t (Gross, "
         "Shortle, Thompson and Harris, Fundamentals of Queueing Theory, 4th ed., section 2.3), the peak hour "
         "taken as stationary (Green and Kolesar 1991); wait targets apply to the p95.",

@@ -161,10 +161,10 @@ def _tensor_parallel(job: Job, n: int, hidden_size: int, num_layers: int) -> tup
     ]
     tp_token = num_layers * 2 * hidden_size * BF16 * ring_factor(ALL_REDUCE, n)
     notes = [
-        f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (2 all-reduces per layer of hidden x 2 B "
+        f"Forward pass moves {tp_token / 1e3:,.1f} KB per card per token (2 all-reduces per layer of hidden × 2 B "
         "each); the backward pass moves as much again, so a training step moves twice that.",
         "NVLink's quoted 900 GB/s adds both directions; an all-reduce sends and receives at once, so the "
-        "per-direction 450 GB/s applies: against PCIe Gen5's 64 GB/s each way that is 7x, not the 14x "
+        "per-direction 450 GB/s applies: against PCIe Gen5's 64 GB/s each way that is 7×, not the 14× "
         "that dividing by the two-direction total would give.",
     ]
     return planned, tp_token, notes

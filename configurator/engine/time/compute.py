@@ -204,7 +204,7 @@ def card_device(c: CardSpec, share: float = 1.0, memory_share: float | None = No
 # is not the kernel's own measured rate; a step's tooltip, report and sheet show word + how
 ATTENTION_KERNELS = {"cudnn": ("cuDNN", ""), "flash": ("FlashAttention-2", ""),
                      "efficient": ("memory-efficient", ", timed at FlashAttention-2's rate"),
-                     "eager": ("eager", " (s x s matmuls and softmax)")}
+                     "eager": ("eager", " (s × s matmuls and softmax)")}
 _KERNEL_WORDS = {word + how: word for word, how in ATTENTION_KERNELS.values()}
 
 
@@ -222,8 +222,8 @@ def attention_kernel_word(name: str | None) -> str | None:
 
 
 def attention_kernel_parts(name: str) -> tuple[str, str]:
-    """A Compute's ``attention_kernel`` name as its short word and how it is timed, if said: "eager (s x s matmuls
-    and softmax)" -> ("eager", "s x s matmuls and softmax"); a label of two kernels (attention_kernel_label) keeps
+    """A Compute's ``attention_kernel`` name as its short word and how it is timed, if said: "eager (s × s matmuls
+    and softmax)" -> ("eager", "s × s matmuls and softmax"); a label of two kernels (attention_kernel_label) keeps
     its whole sentence as the how."""
     word = attention_kernel_word(name) or name
     how = name.removeprefix(word).strip().removeprefix(",").strip()

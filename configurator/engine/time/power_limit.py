@@ -89,9 +89,9 @@ def power_limit_checks(job_name: str, slots: list[int], cards: dict[int, CardSpe
         sweep = own or sweeps()[0]
         fraction, inside = sweep.throughput_at(share)
         if own is None:  # another architecture's sweep: how the figure is meant, in the message itself
-            slower = f"roughly {1 / fraction:.1f}x as long (measured on a {sweep.architecture} card; indicative)"
+            slower = f"roughly {1 / fraction:.1f}× as long (measured on a {sweep.architecture} card; indicative)"
         else:
-            slower = f"{'up to' if inside else 'at least'} {1 / fraction:.1f}x as long"
+            slower = f"{'up to' if inside else 'at least'} {1 / fraction:.1f}× as long"
         out.append(Check(severity="warning", code="POWER_LIMIT_NOT_TIMED", slot=capped[0], job=job_name, message=(
             f"{card.name} in {_slots_words(capped)} capped at {limit:,.0f} W ({share:.0%} of its {default:,.0f} W "
             f"default), but the step time of job '{job_name}' assumes full power: under the cap compute-bound work "

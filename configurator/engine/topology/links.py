@@ -92,6 +92,24 @@ class Link:
         return (self.nominal_gb_s, "nominal") if basis == "nominal" else (self.measured_gb_s, "measured")
 
 
+# Link kinds as the engine names them (Link.name, Collective.link, Communication.bound_by) in the words a buyer
+# reads: the engine's own check messages and every view (present/link_words.py) say the same
+LINK_WORDS = {
+    "nvlink": "NVLink",
+    "nvswitch": "NVSwitch",
+    "pcie": "PCIe",
+    "pcie-pix": "PCIe, one switch (PIX)",
+    "pcie-pxb": "PCIe, switches (PXB)",
+    "pcie-node": "PCIe, one CPU (NODE)",
+    "pcie-sys": "PCIe across CPUs (SYS)",
+}
+
+
+def link_words(kind: str | None) -> str:
+    """'PCIe across CPUs (SYS)' for the engine's 'pcie-sys'; a kind missing here as it is."""
+    return LINK_WORDS.get(kind or "", kind or "")
+
+
 # A collective's rate basis (Link.rate's second value, Assumptions.link_rates) in words, for every view and the
 # result's notes: the catalog's rates are typical published nccl-tests runs, never a measurement of the machine being
 # configured, so "measured" alone is never printed for them

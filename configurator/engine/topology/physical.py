@@ -84,10 +84,13 @@ def _card_checks(card: CardSpec, slot: int, chassis: ChassisSpec, pos: SlotPosit
             f"{card.name} in slot {slot} is {length:.0f} mm long; {chassis.name} takes cards up to {room:.0f} mm. "
             "Pick a shorter card or a chassis with full-length (312 mm) slots.")))  # fmt: skip
     if card.cooling.kind == "passive" and chassis.airflow == "desk":
+        # the card's own cooling source (specs/cards.yaml cooling.source), never another card's product brief
+        note = f" ({card.cooling.note})" if card.cooling.note else ""
         out.append(Check(severity="error", code="PASSIVE_CARD_NEEDS_SERVER_AIRFLOW", slot=slot, message=(
             f"{card.name} in slot {slot} has a passive heat sink that needs the front-to-rear airflow of a server "
-            f"chassis (NVIDIA H100 PCIe product brief); {chassis.name} has desk airflow. Choose a "
-            "server chassis, or an actively cooled card (RTX PRO 6000 Workstation or Max-Q).")))  # fmt: skip
+            f"chassis; {chassis.name} has desk airflow. Choose a server chassis, or an actively cooled card "
+            "(RTX PRO 6000 Workstation or Max-Q)."),
+            detail=f"{card.name} cooling: {card.cooling.source}{note}"))  # fmt: skip
     card_gen = int(card.pcie_generation.value or pos.pcie_generation)
     if pos.kind == "pcie" and (pos.pcie_generation < card_gen or pos.lanes < 16):
         out.append(Check(severity="warning", code="SLOT_SLOWER_THAN_CARD", slot=slot, message=(
@@ -277,7 +280,7 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 severity="warning",
                 code="PSU_TRANSIENT",
                 message=(
-                    f"Card power excursions (up to 3x for 100 us under PCIe CEM 5.0) could reach "
+                    f"Card power excursions (up to 3× for 100 us under PCIe CEM 5.0) could reach "
                     f"{transient:,.0f} W; the ATX 3.x PSU carries {transient_cap:,.0f} W for 100 us. "
                     "Lower power limits or fit a larger PSU."
                 ),

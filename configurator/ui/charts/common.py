@@ -316,14 +316,15 @@ class _Chart(QWidget):
 
     def _set_axes(self, bottom: str, left: str) -> None:
         self._axis_titles = (bottom, left)
-        self.plot.setLabel("bottom", escape_rich(bottom), color=self.ink)
-        self.plot.setLabel("left", escape_rich(left), color=self.ink)
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
             ax.setTextPen(self.ink)
             ax.setPen("#888")
             ax.label.setFont(_font(9))
             ax.enableAutoSIPrefix(False)
+        # after setPen, which writes the line's grey into the axis title's colour (3.5:1 on white)
+        self.plot.setLabel("bottom", escape_rich(bottom), color=self.ink)
+        self.plot.setLabel("left", escape_rich(left), color=self.ink)
 
     def _show_empty(self, text: str) -> None:
         """Hide the data, say why, keep the axes."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import math
 
 import pyqtgraph as pg
@@ -25,6 +26,20 @@ from configurator.ui.charts.common import (
     _length_label,
     _shorten,
 )
+
+
+def _crossings(rect: tuple[float, float, float, float], lines: list[list[tuple[float, float]]]) -> int:
+    """How many of ``lines`` (polylines in pixels) pass through ``rect`` (left, top, right, bottom; 2 px margin),
+    each sampled every ~2 px."""
+    a, b, c, d = rect[0] - 2, rect[1] - 2, rect[2] + 2, rect[3] + 2
+    count = 0
+    for line in lines:
+        for (p, q), (r, t) in itertools.pairwise(line):
+            steps = max(1, int(math.hypot(r - p, t - q) / 2))
+            if any(a <= p + (r - p) * k / steps <= c and b <= q + (t - q) * k / steps <= d for k in range(steps + 1)):
+                count += 1
+                break
+    return count
 
 
 class FitFrontierChart(_Chart):
@@ -58,10 +73,14 @@ class FitFrontierChart(_Chart):
                                       symbolPen=pg.mkPen("w", width=1.5))  # fmt: skip
         self.marker.setZValue(15)
         self.plot.addItem(self.marker)
-        self.marker_label = self._label((0.5, 1.15), bold=True, fill=True)
+        self.marker_label = self._label((0.0, 0.0), bold=True, fill=True)
+        # from the marker to its label where the label stands away from it (_place_marker_label)
+        self.marker_leader = pg.PlotDataItem([], [], pen=pg.mkPen("#9a9a9a", width=1))
+        self.marker_leader.setZValue(14)
+        self.plot.addItem(self.marker_leader)
         self.zero_label = self._label((0.0, -0.05))
-        self._marker_frac = 0.5
-        self.plot.vb.sigResized.connect(self._anchor_marker)
+        self._marker_at: tuple[float, float] | None = None  # the marker in view coordinates (log10 length, headroom)
+        self.plot.vb.sigResized.connect(self._place_marker_label)
         self.current_label = self._label((0.0, 0.0))
         self.unit = "GB"  # the view state's display unit (View > Units)
         self._set_axes("Sequence length (tokens, log scale)", f"Headroom ({self.unit})")
@@ -163,6 +182,8 @@ class FitFrontierChart(_Chart):
         y_lo = -max(0.45 * y_hi, 10.0)
         self._y_span = y_hi - y_lo
         self.below.setRegion((y_lo * 2, 0))
+        # the legend lists what is drawn: a curve below the chart at every length is named in the note instead
+        entries = [e for e, h in zip(entries, heads, strict=True) if max(h) >= y_lo]
         self.zero.setData([x0, x1], [0.0, 0.0])
         entries.append((self.zero, f"0 {u}: does not fit below"))
         lx0, lx1 = math.log10(x0), math.log10(x1)
@@ -179,6 +200,7 @@ class FitFrontierChart(_Chart):
         self._set_note(f"Below the chart at every length (never fits): {', '.join(off)}." if off else "")
         self.plot.setXRange(lx0, lx1, padding=0.045)  # room for the end ticks' labels
         self.plot.setYRange(y_lo, y_hi, padding=0)
+        self._place_marker_label()
         ticks = [(math.log10(v), _length_label(v)) for v in (2**k for k in range(6, 21)) if x0 <= v <= x1]
         self.plot.getAxis("bottom").setTicks([ticks])
 
@@ -251,26 +273,58 @@ class FitFrontierChart(_Chart):
             self.marker.setData([self._marked], [head])
             lx = math.log10(self._marked)
             self._set_text(self.marker_label, f"fits up to {self._marked:,} tokens", self.alert)
-            self.marker_label.setPos(lx, head)
-            self._marker_frac = (lx - lx0) / max(lx1 - lx0, 1e-9)
-            self._anchor_marker()
+            self._marker_at = (lx, head)
             self.marker_label.setVisible(True)
             entries.append((self.marker, "longest length that fits"))
         else:
             self.marker.setData([], [])
+            self._marker_at = None
+            self.marker_leader.setData([], [])
             text = f"does not fit even at {first:,} tokens" if own is not None else ""
             self._set_text(self.marker_label, text, self.alert)
             self.marker_label.setAnchor((0.0, 1.2))
             self.marker_label.setPos(lx0 + 0.02 * (lx1 - lx0), y_hi * 0.85)
             self.marker_label.setVisible(bool(text))
 
-    def _anchor_marker(self, *_: object) -> None:
-        """Centre the "fits up to" label over its marker unless that would run it off either side."""
-        w = max(self.plot.vb.width(), 100.0)
-        half = self.marker_label.textItem.boundingRect().width() / 2 + 4
-        u = self._marker_frac * w
-        ax = 1.0 if u + half > w else 0.0 if u - half < 0 else 0.5
-        self.marker_label.setAnchor((ax, 1.15))
+    def _place_marker_label(self, *_: object) -> None:
+        """The "fits up to" label at the first spot around its marker that no drawn curve crosses (above right,
+        above left, then further out and below), inside the plot; where every spot is crossed, the one crossed
+        least. A leader joins it to the marker when it stands away. Its backing centred over the marker hid the
+        curves exactly where they cross 0 GB."""
+        if self._marker_at is None or not self.marker_label.isVisible():
+            return
+        vb = self.plot.vb
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = vb.width(), vb.height()
+        if w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+            return
+
+        def px(x: float, y: float) -> tuple[float, float]:
+            return ((x - x0) / (x1 - x0) * w, (y1 - y) / (y1 - y0) * h)
+
+        lines = []
+        for item in self.curves:
+            xs, ys = item.getData()  # in view coordinates (log10 length)
+            if xs is not None and len(xs):
+                lines.append([px(float(x), float(y)) for x, y in zip(xs, ys, strict=True)])
+        box = self.marker_label.textItem.boundingRect()
+        tw, th = box.width(), box.height()
+        u, v = px(*self._marker_at)
+        spots = [(u + 8, v - th - 6), (u - tw - 8, v - th - 6), (u + 14, v - th - 26), (u - tw - 14, v - th - 26),
+                 (u + 20, v - th - 50), (u - tw - 20, v - th - 50), (u + 8, v + 8), (u - tw - 8, v + 8),
+                 (u - tw / 2, v - th - 70)]  # fmt: skip
+        inside = [(a, b) for a, b in spots if a >= 0 and a + tw <= w and b >= 0 and b + th <= h] or spots[:1]
+        best = min(inside, key=lambda ab: (_crossings((ab[0], ab[1], ab[0] + tw, ab[1] + th), lines), inside.index(ab)))
+        left, top = best
+        self.marker_label.setPos(x0 + left / w * (x1 - x0), y1 - top / h * (y1 - y0))
+        nu, nv = min(max(u, left), left + tw), min(max(v, top), top + th)
+        if math.hypot(nu - u, nv - v) > 10:
+            ends = [(u, v), (nu, nv)]
+            # lengths as the curves take them: the plot's log mode takes their log10 itself
+            xs = [10 ** (x0 + a / w * (x1 - x0)) for a, _ in ends]
+            self.marker_leader.setData(xs, [y1 - b / h * (y1 - y0) for _, b in ends])
+        else:
+            self.marker_leader.setData([], [])
 
     def set_dark(self, dark: bool) -> None:
         super().set_dark(dark)

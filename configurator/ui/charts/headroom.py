@@ -12,17 +12,19 @@ from functools import partial
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.LegendItem import ItemSample
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextOption
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build
 from configurator.engine.model.result import BuildResult, CardMemory
+from configurator.present.colours import status_ink
 from configurator.present.memory_words import reserved_basis_note
 from configurator.present.words import headroom_label
-from configurator.ui.base import COMPONENTS, FIT_COLOUR, ViewState, to_unit
+from configurator.ui.base import COMPONENTS, ViewState, to_unit
 from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
 from configurator.ui.charts.presentation import (
     MAX_LEGEND_COLS,
@@ -98,18 +100,18 @@ class HeadroomChart(QWidget):
             self.legend.addItem(bar, label)
             self.bars[key] = bar
         self.free_bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=FREE_FILL, pen=pg.mkPen("#78909C"))
-        self.plot.addItem(self.free_bar)
-        self.legend.addItem(self.free_bar, "Free (no job)")
+        self.plot.addItem(self.free_bar)  # in the legend only while a card is free (_sync_legend)
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
         self.legend.addItem(self.capacity, "Capacity")
         # The engine's band around peak reserved (CardMemory.band_low_gb..band_high_gb) as an error bar.
         self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
         self.plot.addItem(self.band)
-        self.legend.addItem(self.band, "Peak band")
+        self.legend.addItem(_BandSample(self.band), "Peak band")  # an I-beam, as drawn: not a line like Capacity
         # bar labels, made as bars need them (up to MAX_LABELS) and reused: creating all 64 up front was a
         # third of the window's start-up
         self.labels: list[pg.TextItem] = []
+        self._label_spec: list[tuple[list[str], float]] = []  # per label: its words, longest first, and its stand
         self._label_font = QFont()
         self._label_font.setPointSizeF(8.5)
         self._label_font.setBold(True)
@@ -189,7 +191,6 @@ class HeadroomChart(QWidget):
 
     def _set_axes(self) -> None:
         ink = self.ink
-        self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
         self.plot.getAxis("bottom").setHeight(self.look.bottom_axis_px)  # "slot N" and a name on two lines
         for side in ("left", "bottom"):
             ax = self.plot.getAxis(side)
@@ -197,6 +198,8 @@ class HeadroomChart(QWidget):
             if side == "left":
                 ax.tickStrings = lambda values, scale, spacing: [axis_number(v * scale) for v in values]
             ax.setPen("#888")
+        # after setPen, which writes the line's grey into the axis title's colour (3.5:1 on white)
+        self.plot.setLabel("left", f"Memory ({self.unit})", color=ink)
 
     def follow(self, view: ViewState) -> None:
         """Take the unit and the theme from the view state and follow them (the main window's chart; the
@@ -233,7 +236,7 @@ class HeadroomChart(QWidget):
         xs = np.arange(n, dtype=float)
         base = np.zeros(n)
         for key, _, _ in COMPONENTS:
-            h = np.array([to_unit(getattr(r, key), self.unit) for _, r in self.rows], dtype=float)
+            h = np.array([to_unit(at_peak(r, key), self.unit) for _, r in self.rows], dtype=float)
             self.bars[key].setOpts(x=xs, height=h, y0=base.copy(), width=BAR_WIDTH)
             base += h
         caps = [to_unit(r.capacity_gb, self.unit) for _, r in self.rows]
@@ -250,6 +253,7 @@ class HeadroomChart(QWidget):
         low = np.array([to_unit(r.band_low_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         high = np.array([to_unit(r.band_high_gb or r.peak_reserved_gb, self.unit) for _, r in self.rows], dtype=float)
         self.band.setData(x=xs, y=peak, top=np.maximum(high - peak, 0.0), bottom=np.maximum(peak - low, 0.0))
+        self._sync_legend(bool(free))
         self._label_bars(free, base, caps, high)
         total = n + len(free)
         self.empty.setVisible(total == 0)
@@ -260,6 +264,28 @@ class HeadroomChart(QWidget):
         if total == 0:
             self.empty.setPos(0, top / 2)
         self._place_measured()
+
+    def _sync_legend(self, free: bool) -> None:
+        """'Free (no job)' in the legend only while a card is free, before 'Capacity' (it was listed with no card
+        free)."""
+        listed = any(sample.item is self.free_bar for sample, _ in self.legend.items)
+        if listed == free:
+            return
+        if not free:
+            self.legend.removeItem(self.free_bar)
+        else:
+            # re-listed in order: the components, the free card, then what follows them
+            after = [(sample, label.text) for sample, label in self.legend.items if sample.item is not None
+                     and not any(sample.item is self.bars[k] for k, _, _ in COMPONENTS)]  # fmt: skip
+            for sample, _ in after:
+                self.legend.removeItem(sample.item)
+            self.legend.addItem(self.free_bar, "Free (no job)")
+            for sample, text in after:
+                self.legend.addItem(sample if isinstance(sample, _BandSample) else sample.item, text)
+            size = {"size": f"{self.look.legend_pt:.1f}pt"} if self.look.legend_pt is not None else {}
+            for _, label in self.legend.items:
+                label.setText(label.text, color=self.ink, **size)
+        self.fit_texts()
 
     def set_measured(self, values: dict[str, float]) -> None:
         """Measured peaks per job name (GB, as nvidia-smi shows them; a verify result) drawn as a point beside the
@@ -289,13 +315,27 @@ class HeadroomChart(QWidget):
         self.measured_item.setData(x=[p[0] for p in points], y=[p[1] for p in points])
 
     def fit_labels(self) -> float:
-        """Set the value range so the bar labels fit above the highest bar; returns its top. A caller that changes
-        the labels' type after update_result (the kiosk does) calls it again."""
+        """Set the value range so the bar labels fit above the highest bar, and lay them out (``_layout_labels``);
+        returns the range's top. A caller that changes the labels' type after update_result (the kiosk does) calls it
+        again. Where a label needs a second row (raised over its neighbour's, or on two lines) the range makes room
+        for two."""
+        top = self._fit_range(1)
+        if not self._layout_labels():
+            top = self._fit_range(2)
+            self._layout_labels()
+        return top
+
+    def _fit_range(self, rows: int) -> float:
         highest = max(self._highest, self._floor)
         top = highest * 1.25
         # The labels above the bars are text of a fixed pixel height: on a short plot (the kiosk's, ~110 px) a
-        # quarter of the range left them over the title. The range's top keeps their height in pixels free.
-        label_px = max((t.textItem.boundingRect().height() for t in self.labels if t.isVisible()), default=0.0)
+        # quarter of the range left them over the title. The range's top keeps ``rows`` lines of them free.
+        spec = self._label_spec
+        label_px = 0.0
+        if spec:
+            item = self.labels[0].textItem
+            lines = max(forms[0].count("\n") + 1 for forms, _ in spec)
+            label_px = QFontMetricsF(item.font()).lineSpacing() * lines * rows + 2 * item.document().documentMargin()
         plot_px = self.plot.vb.height()
         if label_px and plot_px > label_px + LABEL_GAP_PX + MIN_BAR_PX:
             top = max(top, highest * 1.01 * plot_px / (plot_px - label_px - LABEL_GAP_PX))
@@ -324,42 +364,102 @@ class HeadroomChart(QWidget):
     def _label_bars(
         self, free: list[tuple[int, str, float | None]], base: np.ndarray, caps: list[float], high: np.ndarray
     ) -> None:
-        """Above each bar its headroom (or "tight"), above each free card its capacity."""
+        """Above each bar its headroom (or "tight"), above each free card its capacity: the words each label may
+        take, longest first, and the value it stands on; ``_layout_labels`` picks one that overlaps nothing."""
         n = len(self.rows)
         total = n + len(free)
         self._ensure_labels(min(total, MAX_LABELS))
-        # narrow bars: drop the unit from the value labels (the axis names it) so neighbours don't overlap
-        unit_tail = f" {self.unit}" if self.plot.vb.width() / max(total, 1) >= 80 else ""
         bar_words = self.bar_words
         plot_px = self.plot.vb.width()
         if bar_words is not None:
             self._label_font.setPointSizeF(bar_words.point_size(total, plot_px))
+        self._label_spec = []
         for i, label in enumerate(self.labels):
             if bar_words is not None:
                 label.setFont(self._label_font)
             if i < n:
                 job, r = self.rows[i]
                 own = bar_words.label(job, r, plot_px / max(total, 1)) if bar_words is not None else None
-                if own is not None:
-                    label.setText(own)
-                else:
-                    words = headroom_label(r.headroom_gb, r.fits, self.unit).removesuffix(f" {self.unit}") + unit_tail
-                    # "tight": the engine's band straddles the capacity (it may or may not fit on the day)
-                    label.setText(f"tight {words}" if r.status == "tight" else words)
-                ok = "#81C784" if self.dark else "#1B5E20"
-                label.setColor(FIT_COLOUR[r.status] if r.status != "fits" else ok)
-                label.setPos(float(i), max(base[i], caps[i], high[i]) * 1.01)
-                label.setVisible(True)
+                forms = [own] if own is not None else headroom_forms(r, self.unit)
+                label.setColor(status_ink(r.status, self.dark))  # 4.5:1 or more on either theme's panel
+                stand = max(base[i], caps[i], high[i])
             elif i < n + len(free):
                 _, _, cap = free[i - n]
-                label.setText(
-                    "free, capacity unknown" if cap is None else f"free {to_unit(cap, self.unit):.1f}{unit_tail}"
-                )
-                label.setColor("#90A4AE" if self.dark else "#546E7A")
-                label.setPos(float(i), (to_unit(cap, self.unit) if cap is not None else 0.0) * 1.01)
-                label.setVisible(True)
+                forms = free_forms(cap, self.unit)
+                label.setColor("#90A4AE" if self.dark else "#546E7A")  # 6.4:1 and 5.4:1
+                stand = to_unit(cap, self.unit) if cap is not None else 0.0
             else:
                 label.setVisible(False)
+                continue
+            self._label_spec.append((forms, float(stand)))
+            self._set_label_text(label, forms[0])
+            label.setPos(float(i), stand)
+            label.setVisible(True)
+
+    @staticmethod
+    def _set_label_text(label: pg.TextItem, text: str) -> None:
+        if label.toPlainText() != text:  # setText re-renders: only on a change
+            label.setText(text)
+            # a label on two lines centred over its bar (a text width set is what makes Qt centre the lines)
+            item = label.textItem
+            option = QTextOption(Qt.AlignmentFlag.AlignHCenter)
+            item.document().setDefaultTextOption(option)
+            item.setTextWidth(-1)
+            item.setTextWidth(item.document().idealWidth())
+            label.updateTextPos()
+
+    def _layout_labels(self) -> bool:
+        """The bars' labels laid out so none overlaps another, a neighbour's capacity line, band or bar, or leaves the
+        plot: every bar in the longest wording that fits them all (standing on their bars, else raised over each
+        other); else each bar in its longest that fits, raised where it must; a bar with no room for any has none (its
+        tooltip says it). Whether all stand on their bars in their first wording (else the caller makes room for a
+        second row). Pixels, y down: 'short 13.0 GB' ran into its neighbour's 'short 13.0 GB' at 1366x768."""
+        spec = self._label_spec
+        vb = self.plot.vb
+        w, h = float(vb.width()), float(vb.height())
+        (x0, x1), (y0, y1) = (float(a) for a in vb.viewRange()[0]), (float(b) for b in vb.viewRange()[1])
+        if not spec or w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+            return True
+
+        def px(x: float) -> float:
+            return (x - x0) / (x1 - x0) * w
+
+        def py(y: float) -> float:
+            return (y1 - y) / (y1 - y0) * h
+
+        # each column (bar, band, capacity line) from its label's stand down
+        columns = [(px(i - 0.42), py(stand), px(i + 0.42), h) for i, (_, stand) in enumerate(spec)]
+
+        def place(i: int, text: str, lift: bool, placed: list[tuple[float, float, float, float]]) -> bool:
+            label = self.labels[i]
+            self._set_label_text(label, text)
+            # the ink's width and a px either side (the item's own margins are blank), its full height
+            box = label.textItem.boundingRect()
+            ink = box.width() - 2 * label.textItem.document().documentMargin() + 2
+            others = [c for j, c in enumerate(columns) if j != i]
+            stand = py(spec[i][1])
+            spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, box.height(), [*placed, *others], w, lift)
+            if spot is None:
+                return False
+            placed.append(spot)
+            label.setPos(float(i), y1 - spot[3] / h * (y1 - y0))
+            return True
+
+        # one wording for every bar where one fits them all (the longest that does, standing on the bars before
+        # raised over each other); else each bar its longest that fits, raised where it must, or none
+        depth = max(len(forms) for forms, _ in spec)
+        for lift in (False, True):
+            for k in range(depth):
+                placed: list[tuple[float, float, float, float]] = []
+                if all(place(i, forms[min(k, len(forms) - 1)], lift, placed) for i, (forms, _) in enumerate(spec)):
+                    for label in self.labels[: len(spec)]:
+                        label.setVisible(True)
+                    return k == 0 and not lift
+        placed = []
+        for i, (forms, _) in enumerate(spec):
+            shown = any(place(i, text, True, placed) for text in forms)
+            self.labels[i].setVisible(shown)  # a bar without room for its words: its tooltip says them
+        return False
 
     def _set_ticks(self, free: list[tuple[int, str, float | None]]) -> None:
         """Under each bar its slot (and MIG instance) and job, or the free card's slot and name."""
@@ -375,6 +475,8 @@ class HeadroomChart(QWidget):
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
             ticks.append((float(i), own if own is not None else _tick(r.slot, r.instance if r.mig else None, room,
                                                                        f"{where}\n{_tick_name(job, chars)}")))
+        if room < 8 and self.bar_words is None:  # the bars' ticks lost their names: a job's bars share one
+            ticks = _job_names_under_runs(ticks, [job for job, _ in self.rows], room)
         ticks += [
             (float(n + k), _tick(slot, None, room, f"slot {slot}\n{_tick_name(short_card_name(name), chars)}"))
             for k, (slot, name, _) in enumerate(free)
@@ -482,7 +584,13 @@ class HeadroomChart(QWidget):
             f"<b>{e(job)}</b> — slot {r.slot} {e(r.card_name)}"
             + (f" ({e(r.mig)} instance {r.instance})" if r.mig else "")
         ]
-        lines += [f"{label}: {to_unit(getattr(r, key), u):.2f} {u}" for key, label, _ in COMPONENTS]
+        # the bar: what is alive at the peak (adds up to peak reserved); then each kind's own largest over the run,
+        # which need not coincide (the loss's buffers are gone before the last layer's transients exist)
+        lines.append(f"At the peak ({e(r.at_peak_phase)}), as stacked:")
+        lines += [f"{label}: {to_unit(at_peak(r, key), u):.2f} {u}" for key, label, _ in COMPONENTS]
+        lines.append("Each kind's largest over the run: " + ", ".join(
+            f"{label.lower()} {to_unit(getattr(r, key), u):.2f}" for key, label, _ in COMPONENTS
+            if key != "overhead_gb") + f" {u}")  # fmt: skip
         lines += [
             f"Model states: {to_unit(r.model_states_gb, u):.2f} {u}",
             f"Peak allocated: {to_unit(r.peak_allocated_gb, u):.2f} {u}",
@@ -547,9 +655,72 @@ class HeadroomChart(QWidget):
         return QColor(next(c for k, _, c in COMPONENTS if k == key))
 
     def heights(self, key: str) -> list[float]:
-        """Bar heights of one component, for tests and exports."""
+        """Bar heights of one component (what of it is alive at the card's peak, ``at_peak``), for tests and
+        exports."""
         opts = self.bars[key].opts
         return [float(v) for v in (opts.get("height") if opts.get("height") is not None else [])]
+
+
+class _BandSample(ItemSample):  # type: ignore[misc]  # pyqtgraph is untyped
+    """The peak band's legend sample: an I-beam in the band's pen, as the chart draws it (pyqtgraph's sample of an
+    error bar is a plain line, the same as the capacity's)."""
+
+    def paint(self, p, *args) -> None:  # type: ignore[no-untyped-def]
+        p.setPen(pg.mkPen(self.item.opts["pen"]))
+        p.drawLine(QPointF(10, 3), QPointF(10, 17))
+        p.drawLine(QPointF(6, 3), QPointF(14, 3))
+        p.drawLine(QPointF(6, 17), QPointF(14, 17))
+
+
+def headroom_forms(row: CardMemory, unit: str) -> list[str]:
+    """A job bar's label, longest first, each with its unit: 'short 13.0 GB', then its words over the number
+    ('short' / '13.0 GB'), then the number whole. 'tight': the engine's band straddles the capacity (it may or may
+    not fit on the day)."""
+    one = headroom_label(row.headroom_gb, row.fits, unit)
+    whole = headroom_label(row.headroom_gb, row.fits, unit, digits=0)
+    tight = "tight " if row.status == "tight" else ""
+    if row.fits:
+        return [tight + one, f"{tight}{one.replace(' ', chr(10), 1)}" if not tight else f"tight\n{one}",
+                f"tight\n{whole}" if tight else whole]  # fmt: skip
+    number, whole_number = one.removeprefix("short "), whole.removeprefix("short ")
+    return [tight + one, f"{tight}short\n{number}", f"{tight}short\n{whole_number}"]
+
+
+def free_forms(capacity: float | None, unit: str) -> list[str]:
+    """A free card's label, longest first (as ``headroom_forms``)."""
+    if capacity is None:
+        return ["free, capacity unknown", "free,\nunknown"]
+    value = to_unit(capacity, unit)
+    return [f"free {value:.1f} {unit}", f"free\n{value:.1f} {unit}", f"free\n{value:.0f} {unit}"]
+
+
+def _free_box(u: float, bottom: float, tw: float, th: float, taken: list[tuple[float, float, float, float]],
+              width: float, lift: bool) -> tuple[float, float, float, float] | None:  # fmt: skip
+    """A ``tw`` x ``th`` box centred at ``u`` with its bottom at ``bottom`` (pixels, y down) that meets nothing
+    ``taken`` and stays inside the plot (0..``width`` across, below its top); with ``lift``, raised over what it
+    meets until it meets nothing. None where there is no such box."""
+    left, right = u - tw / 2, u + tw / 2
+    if left < 0 or right > width:
+        return None
+    for _ in range(len(taken) + 1):
+        box = (left, bottom - th, right, bottom)
+        hits = [t for t in taken if box[0] < t[2] and box[2] > t[0] and box[1] < t[3] and box[3] > t[1]]
+        if not hits:
+            return box if box[1] >= 0 else None
+        if not lift:
+            return None
+        bottom = min(t[1] for t in hits) - 2
+    return None
+
+
+def at_peak(row: CardMemory, key: str) -> float:
+    """GB of component ``key`` (a COMPONENTS key) alive at the card's peak: the engine's ``at_peak_gb`` (a kind it
+    leaves out is 0), the overhead as it is. Stacked, these add up to ``peak_reserved_gb``; the kinds' own fields
+    are each one's largest over the run and stacked to more than the peak the bar reports (default build: 90.8
+    against 89.2 GB)."""
+    if key == "overhead_gb":
+        return row.overhead_gb
+    return row.at_peak_gb.get(key.removesuffix("_gb"), 0.0)
 
 
 def _tick(slot: int, instance: int | None, room: float, full: str) -> str:
@@ -561,6 +732,32 @@ def _tick(slot: int, instance: int | None, room: float, full: str) -> str:
         return full
     mig = f"\n#{instance}" if instance is not None else ""
     return (f"slot {slot}" if room >= 6 else f"{slot}") + mig
+
+
+def _job_names_under_runs(ticks: list[tuple[float, str]], jobs: list[str], room: float) -> list[tuple[float, str]]:
+    """``ticks`` (one a bar, its slot only) with each run of neighbouring bars of one job named once under the run,
+    on the lines below the slots', cut to the run's width (``room`` characters a bar): eight bars at 1366x768 kept
+    'slot N' alone and no job's name. A run centred on a bar adds its name to that bar's tick; else a tick between
+    its middle bars."""
+    out = list(ticks)
+    start = 0
+    for i in range(1, len(jobs) + 1):
+        if i < len(jobs) and jobs[i] == jobs[start]:
+            continue
+        chars = int(room * (i - start))
+        if chars >= 4:
+            below = max(text.count("\n") for _, text in ticks[start:i]) + 1
+            name = _tick_name(jobs[start], chars)
+            if below > 1:  # a MIG instance's '#n' took the second line: the name gets the third alone
+                name = name.split("\n")[0] + ("…" if "\n" in name else "")
+            middle = (start + i - 1) / 2
+            if middle.is_integer():
+                k = int(middle)
+                out[k] = (out[k][0], f"{out[k][1]}\n{name}")
+            else:
+                out.append((middle, "\n" * below + name))
+        start = i
+    return out
 
 
 def _tick_name(text: str, width: int = 22) -> str:

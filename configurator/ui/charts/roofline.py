@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -17,13 +19,15 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.result import JobResult
 from configurator.engine.time.compute import attainable_tflops, bf16_rate, ridge_intensity
+from configurator.present.colours import readable
 from configurator.ui.charts.common import (
+    DARK_BACKGROUND,
     ROOF_COLOURS,
     _Chart,
     _decade_label,
     _shorten,
 )
-from configurator.ui.charts.label_spots import free_spot, label_spots
+from configurator.ui.charts.label_spots import Rect, Segment, free_spot, label_spots, leader_end
 
 
 @dataclass
@@ -288,8 +292,10 @@ class RooflineChart(_Chart):
         """The labels to place: ridges first, then operations (same point: one label, names on lines)."""
         placing: list[tuple[pg.TextItem, str, float, float, str, str]] = []
         for i, r in enumerate(roofs):
-            placing.append((self.ridge_labels[i], f"ridge {r.ridge:.0f} FLOP/B", r.ridge, r.peak_tflops,
-                            ROOF_COLOURS[i % len(ROOF_COLOURS)], "ridge"))  # fmt: skip
+            # the roof's hue, made to read at 4.5:1 on the theme's panel (the dark theme's #0072B2 was 3.2:1)
+            colour = readable(ROOF_COLOURS[i % len(ROOF_COLOURS)], DARK_BACKGROUND if self.dark else "#ffffff")
+            placing.append((self.ridge_labels[i], f"ridge {r.ridge:.0f} FLOP/B", r.ridge, r.peak_tflops, colour,
+                            "ridge"))  # fmt: skip
         groups: dict[tuple[float, float], tuple[list[str], str]] = {}
         for (name, x, y), bound in zip(self._points, self._bounds, strict=True):
             groups.setdefault((round(x, 6), round(y, 6)), ([], bound))[0].append(name)
@@ -323,8 +329,9 @@ class RooflineChart(_Chart):
     def _place_labels(self, *_: object) -> None:
         """Greedy placement in pixels: each label tries a few spots around its point (which depend on
         whether the point sits on the flat or the sloped part of the roof), then spots further down; the
-        first inside the plot that overlaps no point and no label placed before wins. A thin leader joins
-        a label placed away from its point."""
+        first inside the plot that overlaps no point and no label placed before, that no roof or leader passes
+        through and whose leader crosses no label wins (else the one with the fewest of those). A thin leader
+        joins every label to its point."""
         if not self._placing or self.is_empty():
             self.leaders.setData([], [])
             return
@@ -338,33 +345,59 @@ class RooflineChart(_Chart):
         def view(u: float, v: float) -> tuple[float, float]:
             return (x_lo + u / w * (x_hi - x_lo), y_hi - v / h * (y_hi - y_lo))
 
-        # the markers themselves are obstacles
-        placed: list[tuple[float, float, float, float]] = []
-        for marker in self._placing:
-            x, y = marker[2], marker[3]
-            u, v = px(x, y)
-            placed.append((u - 6, v - 6, u + 6, v + 6))
+        # the markers and the roofs are obstacles; each label placed, and its leader, one for those after it. The
+        # ridges' labels first, or the operations' (the one with fewer conflicts wins)
+        markers = [(u - 6, v - 6, u + 6, v + 6) for u, v in (px(m[2], m[3]) for m in self._placing)]
+        roofs: list[tuple[float, float, float, float]] = []
+        for r in [*self._roofs, *self._lp]:
+            corners = [px(10**x_lo, r.attainable(10**x_lo)), px(r.ridge, r.peak_tflops), px(10**x_hi, r.peak_tflops)]
+            roofs += [(*a, *b) for a, b in itertools.pairwise(corners)]
+        ridges = [k for k, m in enumerate(self._placing) if m[5] == "ridge"]
+        ops = [k for k, m in enumerate(self._placing) if m[5] != "ridge"]
+        layouts = [self._layout_labels([*ridges, *ops], markers, roofs, px, (w, h))]
+        if layouts[0][0] and ops and ridges:
+            layouts.append(self._layout_labels([*ops, *ridges], markers, roofs, px, (w, h)))
+        rects = min(layouts, key=lambda layout: layout[0])[1]
         lead_x: list[float] = []
         lead_y: list[float] = []
-        for item, text, x, y, colour, kind in self._placing:
-            lines = text.split("\n")
-            tw = max(len(s) for s in lines) * 6.3 + 6
-            th = len(lines) * 14 + 2
-            u, v = px(x, y)
-            best = free_spot(label_spots(u, v, tw, th, kind), placed, (u, v), (tw, th), (w, h))
-            placed.append(best)
+        for k, best in rects.items():
+            item, x, y = self._placing[k][0], self._placing[k][2], self._placing[k][3]
             item.setAnchor((0.0, 0.0))
-            self._set_text(item, text, colour)
             item.setPos(*view(best[0], best[1]))
             item.setVisible(True)
-            # leader from the point to the nearest point of the label's box
-            nu, nv = min(max(u, best[0]), best[2]), min(max(v, best[1]), best[3])
-            if math.hypot(nu - u, nv - v) > 14:
+            # a leader from the point to the nearest point of the label's box, for every label: near-coincident
+            # points' labels read as whose they are
+            u, v = px(x, y)
+            nu, nv = leader_end((u, v), best)
+            if math.hypot(nu - u, nv - v) > 3:
                 for a, b in ((u, v), (nu, nv)):
                     lx, ly = view(a, b)
                     lead_x.append(10**lx)
                     lead_y.append(10**ly)
         self.leaders.setData(lead_x, lead_y)
+
+    def _layout_labels(self, order: list[int], markers: list[Rect], roofs: list[Segment],
+                       px: Callable[[float, float], tuple[float, float]], area: tuple[float, float]
+                       ) -> tuple[int, dict[int, Rect]]:  # fmt: skip
+        """The labels placed greedily in ``order`` (indices into the labels to place): their boxes in pixels and the
+        conflicts left (free_spot)."""
+        placed, lines, labels = list(markers), list(roofs), list[Rect]()
+        rects: dict[int, Rect] = {}
+        total = 0
+        for k in order:
+            item, text, x, y, colour, kind = self._placing[k]
+            self._set_text(item, text, colour)
+            box = item.textItem.boundingRect()  # as drawn (an estimate from the characters left roofs through it)
+            tw, th = box.width(), box.height()
+            u, v = px(x, y)
+            rect, conflicts = free_spot(label_spots(u, v, tw, th, kind), placed, (u, v), (tw, th), area, lines, labels)
+            total += conflicts
+            placed.append(rect)
+            labels.append(rect)
+            nu, nv = leader_end((u, v), rect)
+            lines.append((u, v, nu, nv))
+            rects[k] = rect
+        return total, rects
 
     def set_dark(self, dark: bool) -> None:
         super().set_dark(dark)

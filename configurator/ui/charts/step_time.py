@@ -8,18 +8,20 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import (
     QWidget,
 )
 
 from configurator.engine import BuildResult
+from configurator.engine.model.result import JobResult
 from configurator.engine.time.compute import attention_kernel_parts
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
 from configurator.present.job_words import step_range_words
 from configurator.present.link_words import link_rates_note
+from configurator.present.op_words import collective_name, op_name
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
@@ -47,11 +49,15 @@ def _fit_phrases(phrases: list[str], metrics: QFontMetrics, room: float) -> str:
     return "\n".join(out)
 
 
-def _short_collective(name: str) -> str:
-    """'forward all-gather of the frozen base' -> 'fwd all-gather'."""
-    name = name.split(" of the ")[0]
-    name = re.sub(r" \(.*\)", "", name)
-    return name.replace("forward ", "fwd ").replace("backward ", "bwd ")
+def _hypothetical(job: JobResult) -> bool:
+    """The job does not fit its cards (the engine's status): its step time is one it would take if it did ('tight'
+    may fit on the day, 'unknown' is not known not to)."""
+    return job.status == "does-not-fit"
+
+
+def _hatched(colour: str) -> QBrush:
+    """A segment of a job that does not fit: hatched in its colour over the panel."""
+    return QBrush(QColor(colour), Qt.BrushStyle.BDiagPattern)
 
 
 @dataclass
@@ -82,11 +88,15 @@ class StepTimeChart(_Chart):
         self.step_marks = pg.PlotDataItem([], [], pen=pg.mkPen(self.ink, width=2.5), connect="pairs")
         self.step_marks.setZValue(12)
         self.plot.addItem(self.step_marks)
+        # the legend's sample of a job that does not fit: its bar hatched, a time it would take if it did
+        self.hypothetical_key = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=_hatched("#8a8a8a"),
+                                                pen=pg.mkPen("#8a8a8a", width=1))  # fmt: skip
         # a legend entry with no sample: the attention kernel the engine timed (hovering a bar says more)
         self.kernel_key = pg.PlotDataItem([], [], pen=None)
         self.labels = [self._label((0.5, 1.0)) for _ in range(self.MAX_LABELS)]
         self.seg_labels = [self._label((0.5, 0.5)) for _ in range(self.MAX_SEGMENT_LABELS)]
         self._seg_names: list[tuple[int, float, float, str, str]] = []
+        self._seg_forms: list[list[str]] = []
         self._x_range = (-0.6, 0.6)
         self._y_hi = 1.0
         self._job_words: list[tuple[list[list[str]], str]] = []  # per job, its lines' phrases and colour
@@ -111,9 +121,12 @@ class StepTimeChart(_Chart):
         self._job_words = []  # the words of the result drawn before are not this one's (a resize re-fits them)
         jobs = result.jobs
         data, kinds_used, marks_x, marks_y = self._stack_bars(result)
+        hypothetical = [_hypothetical(job) for job in jobs]
         for key, bar in self.bars.items():
             xs, hs, y0s = data[key]
-            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH)
+            brushes, pens = self._bar_looks(key, xs, hypothetical)
+            bar.setOpts(x=np.array(xs), height=np.array(hs), y0=np.array(y0s), width=BAR_WIDTH, brushes=brushes,
+                        pens=pens)  # fmt: skip
         self.step_marks.setData(marks_x, marks_y)
 
         n = len(jobs)
@@ -136,6 +149,8 @@ class StepTimeChart(_Chart):
         entries: list[tuple[object, str]] = [(self.bars[k], self.styles[k][0]) for k in self.styles if k in kinds_used]
         if marks_x:
             entries.append((self.step_marks, "step time (after overlap)"))
+        if any(hypothetical):
+            entries.append((self.hypothetical_key, "hatched: does not fit — its time if it did"))
         kernels = attention_words(result)
         if kernels:
             entries.append((self.kernel_key, kernels))
@@ -151,6 +166,18 @@ class StepTimeChart(_Chart):
         self._fit_job_labels()
         self._place_segment_labels()
 
+    def _bar_looks(self, key: str, xs: list[float], hypothetical: list[bool]) -> tuple[list[QBrush] | None,
+                                                                                     list[QPen] | None]:  # fmt: skip
+        """Per bar of kind ``key`` its brush and pen where some job does not fit (its segments hatched in their
+        colour and outlined: a time it would take if it did, not one it will); None: the kind's one brush."""
+        if not any(hypothetical) or not xs:  # (pyqtgraph 0.13 fails on an empty list of pens)
+            return None, None
+        colour = self.styles[key][1]
+        edge = pg.mkPen("#1f1f1f" if self.dark else "w", width=0.8)
+        brushes = [_hatched(colour) if hypothetical[int(x)] else pg.mkBrush(colour) for x in xs]
+        pens = [pg.mkPen(colour, width=1.2) if hypothetical[int(x)] else edge for x in xs]
+        return brushes, pens
+
     def _stack_bars(
         self, result: BuildResult
     ) -> tuple[dict[str, tuple[list[float], list[float], list[float]]], set[str], list[float], list[float]]:
@@ -165,20 +192,26 @@ class StepTimeChart(_Chart):
         kinds_used: set[str] = set()
 
         seg_names: list[tuple[int, float, float, str, str]] = []
+        seg_forms: list[list[str]] = []  # per segment its words, longest first (_place_segment_labels)
 
         def put(key: str, i: int, y0: float, h: float, name: str) -> None:
             data[key][0].append(float(i))
             data[key][1].append(h)
             data[key][2].append(y0)
             kinds_used.add(key)
-            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink_on(self.styles[key][1])))
+            # on a hatched bar (a job that does not fit) the name stands on the panel, not on the fill
+            ink = self.ink if _hypothetical(result.jobs[i]) else ink_on(self.styles[key][1])
+            seg_names.append((i, y0, y0 + h, f"{name} {h:.2f} s", ink))
+            bare = re.sub(r" \((compute|memory)\)$", "", name)  # the colour and the legend say the bound
+            seg_forms.append(list(dict.fromkeys([f"{name} {h:.2f} s", f"{bare} {h:.2f} s", f"{bare}\n{h:.2f} s",
+                                                 f"{h:.2f} s"])))  # fmt: skip
 
         for i, job in enumerate(result.jobs):
             segs: list[_Segment] = []
             y = _stack_compute(i, job, put, segs)
             for c in job.communication.collectives:
                 key = c.link if c.link in LINK_STYLE else "other"
-                put(key, i, y, c.seconds, _short_collective(c.name))
+                put(key, i, y, c.seconds, collective_name(c.name))
                 segs.append(_Segment(y, y + c.seconds, (
                     f"<b>{c.name}</b> ({c.kind}, ×{c.count_per_step})<br>"
                     f"{c.bytes_per_card / 1e9:.1f} GB per card over {c.link} at {c.rate_gb_s:g} GB/s "
@@ -192,6 +225,7 @@ class StepTimeChart(_Chart):
                 marks_x += [i - BAR_WIDTH / 2 - 0.14, i - BAR_WIDTH / 2, i + BAR_WIDTH / 2, i + BAR_WIDTH / 2 + 0.14]
                 marks_y += [job.step_seconds] * 4
         self._totals, self._comm, self.segments, self._seg_names = totals, comm, segments, seg_names
+        self._seg_forms = seg_forms
         return data, kinds_used, marks_x, marks_y
 
     def _label_jobs(self, result: BuildResult) -> None:
@@ -217,7 +251,8 @@ class StepTimeChart(_Chart):
                 step = [f"step {job.step_seconds:.2f} s"]
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     step.append("(estimated rate)")
-                lines = [step]
+                # a job that does not fit has no step time: the engine's figure is what it would take if it did
+                lines = [["does not fit —", "time if it did:"], step] if _hypothetical(job) else [step]
                 if ratio is not None:
                     lines.append(["comm/compute", "= " + (f"{ratio:.2f}" if ratio >= 0.01 else "< 0.01")])
                 else:
@@ -225,7 +260,8 @@ class StepTimeChart(_Chart):
                 band = step_range_words(job)
                 if band:  # the engine's band: where published runs not used to fit the model fell
                     lines.append(["range", band])
-                colour = self.alert if job.communication.dominates else self.ink  # the engine's verdict
+                # the engine's verdicts: the job does not fit, or communication dominates
+                colour = self.alert if job.communication.dominates or _hypothetical(job) else self.ink
             self._job_words.append((lines, colour))
             label.setToolTip(f"Range: {job.step_band_basis}." if job.step_band_basis else "")
             label.setPos(float(i), self._totals[i])
@@ -258,7 +294,9 @@ class StepTimeChart(_Chart):
         self._place_segment_labels()
 
     def _place_segment_labels(self, *_: object) -> None:
-        """Name the segments that are tall and wide enough on screen to hold their name."""
+        """Name the segments tall enough on screen for a line, the tallest first while labels last, each in the
+        longest of its words that its bar's width holds ('Recompute (compute) 0.75 s', 'Recompute 0.75 s', '0.75 s'):
+        at 2560x1440 a 0.07 s segment had a name and a 0.75 s one none, its name longer than the bar."""
         pool = self.seg_labels
         shown = 0
         if not self.is_empty() and self._seg_names:
@@ -266,13 +304,20 @@ class StepTimeChart(_Chart):
             h = max(self.plot.vb.height(), 120.0)
             x_lo, x_hi = self._x_range
             bar_px = BAR_WIDTH / (x_hi - x_lo) * w
-            for i, y0, y1, text, colour in self._seg_names:
-                if shown >= len(pool):
+            metrics = QFontMetrics(pool[0].textItem.font())
+            tallest = sorted(range(len(self._seg_names)), key=lambda k: self._seg_names[k][1] - self._seg_names[k][2])
+            for k in tallest:
+                i, y0, y1, _full, colour = self._seg_names[k]
+                if shown >= len(pool) or (y1 - y0) / self._y_hi * h < 15:
                     break
-                if (y1 - y0) / self._y_hi * h < 15 or len(text) * 6.2 + 8 > bar_px:
+                room = (y1 - y0) / self._y_hi * h
+                text = next((t for t in self._seg_forms[k]
+                             if max(metrics.horizontalAdvance(line) for line in t.split("\n")) + 8 <= bar_px
+                             and (t.count("\n") + 1) * metrics.height() + 4 <= max(room, 15)), None)  # fmt: skip
+                if text is None:
                     continue
                 t = pool[shown]
-                self._set_text(t, text, colour)
+                self._set_text(t, text, colour, centred=True)
                 t.setPos(float(i), (y0 + y1) / 2)
                 t.setVisible(True)
                 shown += 1
@@ -284,9 +329,19 @@ class StepTimeChart(_Chart):
         # plain text: the note is escaped where it meets pyqtgraph (charts/common.py _set_note), so markup would show;
         # link rates only where a job communicates (present/link_words.py)
         note = link_rates_note(result)
-        # the band's own words (a job's tooltip adds where that job is of a kind no run in it is)
-        ranged = any(j.step_band_basis for j in result.jobs)
-        band = f"Range: {step_band().basis}." if ranged else ""
+        # the band's own words, then each job's own caveat (where it is of a kind no run in the band is), jobs with
+        # one caveat named together: the caveat was only in a tooltip
+        generic = step_band().basis
+        caveats: dict[str, list[str]] = {}
+        for job in result.jobs:
+            if job.step_band_basis:
+                own = job.step_band_basis.removeprefix(generic).removeprefix(";").strip()
+                caveats.setdefault(own, []).append(job.name)
+        band = f"Range: {generic}." if caveats else ""
+        named = [(names, words) for words, names in caveats.items() if words]
+        for names, words in named:
+            who = "every job" if len(named) == 1 and len(names) == len(result.jobs) else ", ".join(names)
+            band += f" {who[0].upper()}{who[1:]}: {words}."
         return f"{note}. {band}" if note and band else f"{note}." if note else band
 
     # ---- hover ----
@@ -369,7 +424,7 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
             if seconds <= 0:
                 continue
             key = "matmul" if op.bound == "compute" else "memory"
-            put(key, i, y, seconds, f"{op.name} ({op.bound})")  # in full: "(com.)" read as communication
+            put(key, i, y, seconds, f"{op_name(op.name)} ({op.bound})")  # in full: "(com.)" read as communication
             segs.append(_Segment(y, y + seconds, (
                 f"<b>{op.name}</b>: {_op_words(op.name, comp.attention_kernel)}<br>{seconds:.3f} s per step, "
                 f"{op.bound}-bound<br>{op.flops / 1e12:,.1f} TFLOP, {op.bytes / 1e9:,.1f} GB moved{est}")))  # fmt: skip
@@ -380,7 +435,7 @@ def _stack_compute(i: int, job, put, segs: list[_Segment]) -> float:  # type: ig
         ("memory", comp.memory_bound_seconds, "memory-bound work (optimizer step, dequantisation)"),
     ):
         if seconds:
-            put(key, i, y, seconds, "compute" if key == "matmul" else "memory-bound")
+            put(key, i, y, seconds, "Compute" if key == "matmul" else "Memory-bound")
             segs.append(_Segment(y, y + seconds, f"<b>Compute</b>: {what}<br>{seconds:.3f} s per step"
                                  + (est if key == "matmul" else "")))  # fmt: skip
             y += seconds

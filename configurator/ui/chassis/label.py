@@ -3,10 +3,12 @@ natural breaks, elided only when nothing fits (issue 15: the MIG layout ran past
 
 from __future__ import annotations
 
-from collections import Counter
-
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
+
+from configurator.present.words import mig_words
+
+__all__ = ["CARD_FONT_PX", "Piece", "bold_px", "layout", "mig_words", "wrap"]
 
 CARD_FONT_PX = (26, 11)  # the card label's largest and smallest pixel size (scene pixels)
 # a text to lay out and where it may break: a name between words, figures between '·' parts
@@ -18,12 +20,6 @@ def bold_px(px: float) -> QFont:
     font.setPixelSize(max(1, round(px)))
     font.setBold(True)
     return font
-
-
-def mig_words(profiles: list[str]) -> str:
-    """'MIG 4 × 1g.24gb' or 'MIG 2 × 1g.18gb, 3g.71gb': equal profiles counted, in their first order."""
-    counts = Counter(profiles)
-    return "MIG " + ", ".join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())
 
 
 def wrap(text: str, sep: str, metrics: QFontMetricsF, width: float) -> list[str]:

@@ -106,7 +106,7 @@ class PreferencesDialog(QDialog):
                 return
             self.settings.set("demo/pin", pin)
         self.settings.set("price_list", prices)
-        self.settings.set("seller_name", self.seller.text().strip() or "GPU Build Configurator")
+        self.settings.set("seller_name", self.seller.text().strip())  # empty: no seller (the sheet leaves a blank)
         self.settings.set("seller_logo", self.logo.text().strip())
         self.settings.set("trace_python", self.trace_python.text().strip())
         self.settings.set("page", self.page.currentData())

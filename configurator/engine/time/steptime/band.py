@@ -70,7 +70,7 @@ class StepBandFile(Strict):
                  f"{b.runs - b.seen} of them scored blind and {b.seen} seen: scored before a later change to the "
                  "model")  # fmt: skip
         return (f"{self.method.coverage:.0%} of {b.runs} published runs not used to fit the model took "
-                f"{b.low:.2f}x to {b.high:.2f}x its time ({b.sources} sources, {b.largest_source_runs} of the runs "
+                f"{b.low:.2f}× to {b.high:.2f}× its time ({b.sources} sources, {b.largest_source_runs} of the runs "
                 f"from {b.largest_source}; {blind}); the runs are BF16 {methods} on whole cards, timed on the "
                 f"{' and '.join(PROFILES[f].label for f in b.frameworks)} stacks")  # fmt: skip
 

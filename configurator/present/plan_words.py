@@ -1,0 +1,34 @@
+"""A service plan's figures in words, the same in ``configurator plan`` and the plan's PDF section."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from configurator.engine.planner.packing import Packing
+from configurator.present.verdict import plural
+
+
+def layout_words(profiles: list[str]) -> str:
+    """One card's MIG layout: '4 × 1g.24gb', '2 × 1g.24gb + 2g.48gb'."""
+    counts = Counter(profiles)
+    return " + ".join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())
+
+
+def packing_words(p: Packing) -> str:
+    """A node type's MIG packing summarised: 'MIG packing on NVIDIA RTX PRO 6000 Blackwell Server Edition: 96
+    instances on 24 cards, 24 cards as 4 × 1g.24gb, the other 72 cards whole (first-fit-decreasing, lower bound
+    24); 0 stranded compute slices'. Identical layouts are counted, never repeated card by card."""
+    layouts = Counter(tuple(c.profiles) for c in p.cards)  # in the packing's order: largest layouts first
+    shapes = ", ".join(f"{plural(n, 'card')} as {layout_words(list(lay))}" for lay, n in layouts.items())
+    whole = ""
+    if p.node_mig_cards is not None and p.node_mig_cards > len(p.cards):
+        whole += f", {plural(p.node_mig_cards - len(p.cards), 'more MIG card')} with no instance in use"
+    if p.node_cards is not None and p.node_mig_cards is not None and p.node_cards > p.node_mig_cards:
+        whole += f", the other {plural(p.node_cards - p.node_mig_cards, 'card')} whole"
+    where = p.card_name or p.card
+    return (
+        f"MIG packing on {where}: {plural(sum(p.demand.values()), 'instance')} on {plural(len(p.cards), 'card')}"
+        + (f", {shapes}" if shapes else "")
+        + f"{whole} ({p.method}, lower bound {p.lower_bound}); "
+        + plural(p.stranded_compute_slices, "stranded compute slice")
+    )
