@@ -45,7 +45,8 @@ def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-un
     assert result is not None
     labels = [label.text for _, label in window.charts.roadmap_legend.items][:SHOWN_FLEETS]
     # whole, in fewer characters: '(2 of 8 cards as ...)' reads '(2 of 8 as ...)', '12 x RTX' '12×RTX'
-    whole = [f"#{f.rank}: {f.label}".replace(" cards as ", " as ").replace(" x ", "×") for f in result.fleets]
+    whole = [f"#{f.rank}: {f.label}".replace(" cards as ", " as ").replace(" x ", "×").replace(" × ", "×")
+             for f in result.fleets]
     assert labels == whole[:SHOWN_FLEETS]
     assert any("HGX H100" in text for text in labels)
     qtbot.wait(50)

@@ -48,10 +48,10 @@ _CARDS_AS = re.compile(r"\((\d+) of (\d+) cards as ")
 def _short(label: str, limit: int = 90) -> str:
     """A fleet's label for the legend, cut only past ``limit`` characters: at 60, seed B's mixed fleets lost their
     second server kind ('… + 2 x H…', the one word telling #3 from #1); 90 fit one legend column at 1024x768.
-    '(2 of 8 cards as 4x1g.24gb)' reads '(2 of 8 as 4x1g.24gb)' and 'x' between count and server '×': seed B's
+    '(2 of 8 cards as 4x1g.24gb)' reads '(2 of 8 as 4x1g.24gb)' and ' x ' (' × ') between count and server '×': seed B's
     four fleets then take two legend columns at 1366x768, three rows where five stood taller than the plot (the
     Fleets tab and the Answer keep the whole label)."""
-    label = _CARDS_AS.sub(r"(\1 of \2 as ", label).replace(" x ", "×")
+    label = _CARDS_AS.sub(r"(\1 of \2 as ", label).replace(" x ", "×").replace(" × ", "×")
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
