@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QApplication
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.present.colours import COMPONENTS as COMPONENTS
@@ -41,8 +42,6 @@ def dark_palette() -> QPalette:
 def apply_theme(dark: bool) -> None:
     """The application's palette for the light or dark theme (Fusion style): the main window's View > Dark theme
     and every window started on its own (the planner) from the saved ``theme`` setting, so they look alike."""
-    from PySide6.QtWidgets import QApplication
-
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     app.setStyle("Fusion")
