@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import QApplication
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.present.colours import COMPONENTS as COMPONENTS
@@ -36,6 +37,15 @@ def dark_palette() -> QPalette:
     for r in (role.WindowText, role.Text, role.ButtonText):
         p.setColor(disabled, r, QColor("#7a7a7a"))
     return p
+
+
+def apply_theme(dark: bool) -> None:
+    """The application's palette for the light or dark theme (Fusion style): the main window's View > Dark theme
+    and every window started on its own (the planner) from the saved ``theme`` setting, so they look alike."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette() if dark else app.style().standardPalette())
 
 
 def hidpi_canvas(size: int) -> tuple[QPixmap, QPainter]:

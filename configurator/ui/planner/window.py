@@ -203,6 +203,7 @@ class PlannerWindow(QMainWindow):
         self.charts.update_result(result, plan.service.utilisation_target)
         self.table.update_result(result)
         self.fleets.update_result(result)
+        self.inputs.set_currency(result.currency)
         self.problems.setHtml(self._problems_html(result))
         self.answer.setHtml(answer_html(result))
         errors = len(result.errors)

@@ -33,12 +33,14 @@ def main(argv: list[str]) -> int:
 
     from configurator.catalog.errors import FileError
     from configurator.engine.planner import load_plan
-    from configurator.ui.base import PlanDocument
+    from configurator.ui.base import PlanDocument, Settings, apply_theme
     from configurator.ui.planner import PlannerWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("configurator")
     app.setOrganizationName("GPU Build Configurator")
+    # the saved View > Dark theme, as the main window applies it (its screenshot was light in a dark setting)
+    apply_theme(Settings().get("theme") == "dark")
     try:
         doc = PlanDocument(load_plan(args.plan), args.plan) if args.plan else None
     except FileError as exc:
