@@ -163,7 +163,7 @@ class PlannerWindow(QMainWindow):
 
         file = mb.addMenu("&File")
         self.new_action = act(file, "&New plan", self.new_plan, QKeySequence.StandardKey.New,
-                              "A new plan, starting from the shipped example (seed B's service)")  # fmt: skip
+                              "A new plan, starting from the shipped example (a fine-tuning service)")  # fmt: skip
         self.open_action = act(file, "&Open plan…", self.open_dialog, QKeySequence.StandardKey.Open)
         file.addSeparator()
         self.save_action = act(file, "&Save", self.save, QKeySequence.StandardKey.Save)

@@ -13,7 +13,7 @@ from configurator.ui.shell.app import NO_DISPLAY, has_display, window_args  # th
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="configurator planner", description="the service planner window")
-    parser.add_argument("plan", nargs="?", type=Path, help="plan YAML (default: the shipped seed B example)")
+    parser.add_argument("plan", nargs="?", type=Path, help="plan YAML (default: the shipped example service plan)")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
