@@ -3,7 +3,7 @@ the engine's :class:`AcceptancePrediction` / :class:`VerifyReport`."""
 
 from __future__ import annotations
 
-from configurator.engine.acceptance.findings import NOTHING_MEASURED
+from configurator.engine.acceptance.findings import FAILED_NOT_ACCEPTED, NOTHING_MEASURED
 from configurator.engine.acceptance.predict import ESTIMATE_LABEL, UNCONFIRMED_LABEL, AcceptancePrediction
 from configurator.engine.acceptance.verify import VerifyReport
 
@@ -89,6 +89,8 @@ def render_verify(r: VerifyReport) -> str:
     ]
     if r.nothing_measured:
         out += [NOTHING_MEASURED, ""]
+    elif r.verdict == "fail":
+        out += [FAILED_NOT_ACCEPTED, ""]
     for c in sorted(r.checks, key=lambda c: -{"fail": 3, "warn": 2, "missing": 1, "pass": 0}[c.status]):
         line = f"{MARK[c.status]}  {c.figure}: expected {c.expected}"
         if c.measured is not None:

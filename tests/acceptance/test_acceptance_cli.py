@@ -183,3 +183,19 @@ def test_verify_pdf_without_a_seller_names_none(fixtures: Path, tmp_path: Path) 
     raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
     text = " ".join(unicodedata.normalize("NFKC", raw).split())
     assert "Acceptance report" in text and "GPU Build Configurator" not in text
+
+
+def test_a_failed_verification_asks_no_customer_to_accept(fixtures: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A failed figure: the report says the machine is not ready, and its sign-off has the shop's lines only."""
+    import unicodedata
+
+    from pypdf import PdfReader
+
+    pdf = tmp_path / "acceptance.pdf"
+    assert main(["verify", EIGHT, str(fixtures / "gpu-x8"), "--pdf", str(pdf), "--store-dir", str(tmp_path)]) == 1
+    assert "Not ready for acceptance" in capsys.readouterr().out
+    raw = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    text = " ".join(unicodedata.normalize("NFKC", raw).split())
+    assert "FAIL" in text and "Not ready for acceptance" in text and "Checked by" in text
+    assert "Accepted by (customer)" not in text

@@ -182,7 +182,7 @@ def _hostile_demo(folder: Path) -> Path:
     quoted = lambda m: f"{m[1]}{json.dumps(HOSTILE + ' ' + m[2].strip(chr(34)))}"  # noqa: E731
     for build in demo.glob("[0-9]*.yaml"):  # the build's name and its jobs' (block and flow style)
         text = re.sub(r"^(name: |  - name: )(.+)$", quoted, build.read_text(), flags=re.M)
-        text = text.replace('name: "30B (seed B)"', f"name: {json.dumps(HOSTILE + ' 30B (seed B)')}")  # a model
+        text = text.replace('name: "30B model"', f"name: {json.dumps(HOSTILE + ' 30B model')}")  # a model
         build.write_text(re.sub(r"(\{name: )(Tenant \w)", quoted, text))
     plan = plans / "seed-b-service.yaml"
     text = plan.read_text()

@@ -15,7 +15,7 @@ def test_job_section_names_images_and_tower() -> None:
     })  # fmt: skip
     result = evaluate(build)
     html = "".join(job_section(0, result.jobs[0], build.jobs[0]))
-    assert "Images: 4 per sample of 1024 x 1024 px, resized to 1036 x 1036" in html
+    assert "Images: 4 per sample of 1024 × 1024 px, resized to 1036 × 1036" in html
     assert "1,024 text + 5,476 image = 6,500 tokens" in html
     assert "Vision tower: 676.6 M parameters, frozen" in html and "smart_resize" in html
     text_html = "".join(job_section(1, result.jobs[1], build.jobs[1]))

@@ -158,9 +158,19 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
     r = seed_b.recommendation.reversal
     if r.month is None:
-        assert rev.number == "No change" and rev.label == " + ".join(best.kinds) + " stays the pick all roadmap long"
+        assert rev.number == "No change" and rev.label == f"{mix(best.kinds)} stays best all roadmap long"
     else:
-        assert rev.number == f"Month {r.month}" and " + ".join(r.after) in rev.label
+        assert rev.number == f"Month {r.month}" and f"{mix(r.after)} is best" in rev.label
+    # the short form says what the planner's sentence says, no more: the mix is best from month 10, and by the
+    # month the fleet is sized for the RTX PRO 6000 servers alone are best again (it said "from then on")
+    assert (r.month, r.job_class, r.before, r.after, best.kinds) == (10, "70B LoRA", [RTX], [RTX, H100], [RTX])
+    assert "again at that month's demand" in r.words
+    assert rev.text == f"Month 10 70B LoRA arrives: {RTX} + {H100} is best; by month 18, {RTX} alone again"
+    assert "from then on" not in rev.text
+
+
+def mix(kinds: list[str]) -> str:
+    return f"{kinds[0]} alone" if len(kinds) == 1 else " + ".join(kinds)
 
 
 def test_fit_and_card_figures_still_read_seed_b() -> None:

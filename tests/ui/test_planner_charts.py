@@ -44,7 +44,10 @@ def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-un
     result = window.wait_for_plan()
     assert result is not None
     labels = [label.text for _, label in window.charts.roadmap_legend.items][:SHOWN_FLEETS]
-    assert labels == [f"#{f.rank}: {f.label}" for f in result.fleets[:SHOWN_FLEETS]]
+    # whole, in fewer characters: '(2 of 8 cards as ...)' reads '(2 of 8 as ...)', '12 x RTX' '12×RTX'
+    whole = [f"#{f.rank}: {f.label}".replace(" cards as ", " as ").replace(" x ", "×").replace(" × ", "×")
+             for f in result.fleets]
+    assert labels == whole[:SHOWN_FLEETS]
     assert any("HGX H100" in text for text in labels)
     qtbot.wait(50)
     assert not charts_cut(window)
@@ -83,3 +86,21 @@ def test_the_charts_follow_the_dark_theme(qtbot) -> None:  # type: ignore[no-unt
         app.setPalette(before)
     qtbot.waitUntil(lambda: background() > 200)
     assert max(ink()) < 100
+
+
+def test_at_1366x768_the_legend_is_shorter_than_the_plot_and_coinciding_lines_are_named(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """At 1366x768 the fleets' legend stood in five rows (128 px) over a demand plot 63 px high, and #2's capacity
+    line was drawn on #1's (the same servers, MIG laid out otherwise) with nothing to say so. The legend takes two
+    columns there and the plot is the taller; the title names the lines drawn on one another."""
+    window = _seed_b_window(qtbot)
+    window.resize(1366, 768)
+    result = window.wait_for_plan()
+    assert result is not None
+    qtbot.wait(50)
+    charts = window.charts
+    assert charts.roadmap_legend.columnCount == 2
+    assert charts.roadmap.vb.height() > charts.roadmap_legend.boundingRect().height()
+    assert charts.capacity_series(1) == charts.capacity_series(0)
+    assert charts.capacity_series(3) == charts.capacity_series(2) != charts.capacity_series(0)
+    assert charts.roadmap_title.endswith("Capacity lines drawn on one another: #2's on #1's; #4's on #3's")
+    assert not charts_cut(window)

@@ -139,6 +139,7 @@ def test_a_folder_is_read_with_progress_then_the_verdict(window, qtbot, gate, fo
     text = dialog.summary.text()
     assert text.startswith("<b style=") and "FAIL" in text and f"from {len(report.files)} file(s)" in text
     assert f"Could not read: {folder / BAD}: " in text and "peak_allocated_gb" in text  # the bad file, its problem
+    assert "Not ready for acceptance" in text  # a failed figure: nobody is asked to accept the machine
     rows = [(dialog.table.item(r, 0).text(), dialog.table.item(r, 1).text()) for r in range(dialog.table.rowCount())]
     assert ("FAIL", "GPU5 PCIe link") in rows
     assert not dialog.loading and not dialog.progress.isVisible() and not dialog.cancel_button.isVisible()

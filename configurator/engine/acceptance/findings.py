@@ -30,6 +30,11 @@ NOTHING_MEASURED = (
     "Nothing was measured: this report accepts nothing. Run the burn-in kit on the machine "
     "(configurator burnin) and verify its results folder."
 )
+# A failed figure is a machine the customer should not be asked to accept: the sign-off keeps the shop's lines
+FAILED_NOT_ACCEPTED = (
+    "Not ready for acceptance: at least one figure failed. Fix its cause, run the burn-in kit again and verify "
+    "the new results; the customer signs a report that passes."
+)
 
 
 class FigureCheck(BaseModel):

@@ -127,9 +127,7 @@ _DECLARED: tuple[Option[Any], ...] = (
     text_option("last_folder", "", "where Open and Save start"),
     Option("autosave_seconds", 30, _int_between(5, 3600), "seconds between autosaves, 5 to 3600"),
     text_option("theme", "light", "light or dark", ("light", "dark")),
-    text_option(
-        "seller_name", "", "build sheet header (the sheet's preview asks too)", length=200
-    ),
+    text_option("seller_name", "", "build sheet header (the sheet's preview asks too)", length=200),
     text_option("sheet/customer", "", "who the last build sheet's quote was for (its preview asks)", length=200),
     text_option("seller_logo", "", "SVG or PNG; the app icon when empty"),
     text_option("page", "", 'a4, letter, or "" for the locale\'s', ("", "a4", "letter")),

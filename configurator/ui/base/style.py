@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen, QPixmap
-from PySide6.QtWidgets import QProxyStyle, QStyle, QStyleOption, QWidget
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
 
 # Memory components in stacking order, and card colours: one definition shared with the PDF build sheet.
 from configurator.present.colours import COMPONENTS as COMPONENTS
@@ -69,6 +69,17 @@ class OutlinedIndicators(QProxyStyle):
         else:
             painter.drawEllipse(rect.adjusted(0.5, 0.5, -0.5, -0.5))
         painter.restore()
+
+
+def apply_theme(dark: bool) -> None:
+    """The application's palette for the light or dark theme (Fusion style, its check boxes outlined: see
+    OutlinedIndicators): the main window's View > Dark theme and every window started on its own (the planner)
+    from the saved ``theme`` setting, so they look alike."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    if not isinstance(app.style(), OutlinedIndicators):
+        app.setStyle(OutlinedIndicators())
+    app.setPalette(dark_palette() if dark else app.style().standardPalette())
 
 
 def hidpi_canvas(size: int) -> tuple[QPixmap, QPainter]:

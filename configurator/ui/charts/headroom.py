@@ -433,16 +433,20 @@ class HeadroomChart(QWidget):
         def place(i: int, text: str, lift: bool, placed: list[tuple[float, float, float, float]]) -> bool:
             label = self.labels[i]
             self._set_label_text(label, text)
-            # the ink's width and a px either side (the item's own margins are blank), its full height
+            # the ink's width (its widest line, as its font lays it out: the item's bounding rect ran ~9 px wider
+            # in the kiosk's type, and the first of fourteen bars lost its words) and a px either side; the item's
+            # full height
             box = label.textItem.boundingRect()
-            ink = box.width() - 2 * label.textItem.document().documentMargin() + 2
+            metrics = QFontMetricsF(label.textItem.font())
+            ink = max(metrics.horizontalAdvance(line) for line in label.toPlainText().split("\n")) + 2
             others = [c for j, c in enumerate(columns) if j != i]
             stand = py(spec[i][1])
             spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, box.height(), [*placed, *others], w, lift)
             if spot is None:
                 return False
             placed.append(spot)
-            label.setPos(float(i), y1 - spot[3] / h * (y1 - y0))
+            centre = (spot[0] + spot[2]) / 2  # the bar's centre, or inside the plot's edge
+            label.setPos(x0 + centre / w * (x1 - x0), y1 - spot[3] / h * (y1 - y0))
             return True
 
         # one wording for every bar where one fits them all (the longest that does, standing on the bars before
@@ -697,11 +701,13 @@ def free_forms(capacity: float | None, unit: str) -> list[str]:
 def _free_box(u: float, bottom: float, tw: float, th: float, taken: list[tuple[float, float, float, float]],
               width: float, lift: bool) -> tuple[float, float, float, float] | None:  # fmt: skip
     """A ``tw`` x ``th`` box centred at ``u`` with its bottom at ``bottom`` (pixels, y down) that meets nothing
-    ``taken`` and stays inside the plot (0..``width`` across, below its top); with ``lift``, raised over what it
-    meets until it meets nothing. None where there is no such box."""
-    left, right = u - tw / 2, u + tw / 2
-    if left < 0 or right > width:
+    ``taken`` and stays inside the plot (0..``width`` across, below its top): at the plot's edge it stands off
+    centre, inside (the first of the kiosk's fourteen bars lost its words at 1280 px); with ``lift``, raised over
+    what it meets until it meets nothing. None where there is no such box."""
+    if tw > width:
         return None
+    left = min(max(u - tw / 2, 0.0), width - tw)
+    right = left + tw
     for _ in range(len(taken) + 1):
         box = (left, bottom - th, right, bottom)
         hits = [t for t in taken if box[0] < t[2] and box[2] > t[0] and box[1] < t[3] and box[3] > t[1]]

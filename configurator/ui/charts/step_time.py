@@ -403,7 +403,7 @@ def attention_words(result: BuildResult) -> str:
 
 def _op_words(name: str, kernel: str | None) -> str:
     """What an op class is; attention as the kernel the engine timed (cuDNN, FlashAttention-2, eager) and how, with
-    no brackets inside brackets: "eager kernel — s x s matmuls and softmax"."""
+    no brackets inside brackets: "eager kernel — s × s matmuls and softmax"."""
     if name == "attention" and kernel:
         word, how = attention_kernel_parts(kernel)
         return f"{word} kernel" + (f" — {how}" if how else "")

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFontMetrics
 
-from configurator.engine.model.result import CardMemory
+from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.words import headroom_label, to_unit
 from configurator.ui.charts import ChartLook, HeadroomChart
 from configurator.ui.kiosk.scenarios import CHART_WORDS, FigureSpec, Scenario, bar_text, chart_spec
 from configurator.ui.kiosk.widgets import _font
 
 BAR_WORDS_GAP = 10  # px between neighbouring bar labels, at 1920x1080
+# the least type of the legend and the bars' words on any screen: 14 px at 96 dpi, read from a stand's distance
+# (scaled with the screen, 12 pt read 11 px at 1366x768)
+LEAST_PT = 10.5
 DEFAULT_WORDS = "free after activations"
-# below this much plot width per bar (at 1920x1080) a tick is the slot number alone (the MIG instance under it)
+# below this much plot width per bar (at 1920x1080) a tick is the slot number alone: a MIG card's slices each show
+# its slot, as the chassis beside names it with its MIG layout ("#0".."#3" under them meant nothing to a visitor)
 DENSE_BAR_PX = 70
-# the least type of dense ticks (at 1920x1080; the bars' words over them go down to 9): below it a MIG instance
-# drops its '#'
+# the least type of dense ticks (at 1920x1080; the bars' words over them go down to 9)
 DENSE_TICK_PT = 11.0
-# the least width a bar keeps beside the legend (at 1920x1080): its tick '#0' at DENSE_TICK_PT (22 px) and
+# the least width a bar keeps beside the legend (at 1920x1080): a tick '#0' at DENSE_TICK_PT (22 px) and
 # BAR_WORDS_GAP
 DENSE_ROOM_PX = 32
 
@@ -30,8 +33,9 @@ def kiosk_look(s: float) -> ChartLook:
     # the room a bar keeps beside the legend is what its tick needs, at the screen's scale: at 1280x800 and
     # 1366x768 the plan's fourteen bars had 20-22 px each against an unscaled 24, the legend went above in three
     # rows and the plot kept 90-130 px of height
-    return ChartLook(title_pt=16 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s, legend_pt=12 * s,
-                     legend_cols=5, legend_beside=True, bottom_axis_px=round(60 * s), left_axis_px=round(80 * s),
+    return ChartLook(title_pt=16 * s, tick_pt=15 * s, axis_label_pt=16 * s, bar_label_pt=16 * s,
+                     legend_pt=max(12 * s, LEAST_PT), legend_cols=5, legend_beside=True,
+                     bottom_axis_px=round(60 * s), left_axis_px=round(80 * s),
                      beside_bar_px=round(DENSE_ROOM_PX * s))  # fmt: skip
 
 
@@ -60,11 +64,15 @@ class KioskChart:
         self.chart.set_presentation(self.look)
         self.chart.setMinimumHeight(round(300 * s))
 
-    def show(self, scenario: Scenario) -> None:
-        """Word the bars for ``scenario`` (from the chart's next drawing on: call before update_result)."""
+    def show(self, scenario: Scenario, result: BuildResult | None = None) -> None:
+        """Word the bars for ``scenario`` and ``result``, the result about to be drawn (from the chart's next
+        drawing on: call before update_result). Where the bars are many (compact: their words may drop the unit,
+        "+21") the title names the unit."""
         self.spec = chart_spec(scenario)
         words = CHART_WORDS[self.spec.field] if self.spec is not None else DEFAULT_WORDS
-        self.chart.set_title(f"Over each bar: {words}")
+        rows = sum(len(job.cards) for job in result.jobs) if result is not None else 0
+        unit = f"{self.unit} " if self.spec is None and rows >= 4 else ""
+        self.chart.set_title(f"Over each bar: {unit}{words}")
         self.chart.set_bar_words(self)
 
     def bar_text(self, row: CardMemory) -> str:
@@ -78,8 +86,10 @@ class KioskChart:
 
     def point_size(self, bars: int, plot_px: float) -> float:
         # a plan's node with MIG slices can show twelve or more bars: smaller type still keeps the words apart
-        size = 16 if not self._compact(bars, plot_px) else 12 if bars < 12 else 9
-        return size * self.scale
+        if not self._compact(bars, plot_px):
+            return 16 * self.scale
+        # no smaller than LEAST_PT where the bars leave room (12 read 11 px at 1366x768)
+        return max(12 * self.scale, LEAST_PT) if bars < 12 else 9 * self.scale
 
     def label(self, job: str, row: CardMemory, room_px: float) -> str | None:
         bars = len(self.chart.rows)
@@ -108,8 +118,7 @@ class KioskChart:
         together under the plan's fourteen bars at 1920x1080: 29 px of text under bars 30 px apart); below that
         the '#' goes. A bar's width is its share of the plot less a px: the plot keeps a fifth of a bar's width
         beyond the outer bars (0.5 px a bar at 1920x1080)."""
-        lines = tuple(sorted({str(r.slot) for _, r in self.chart.rows}
-                             | {f"#{r.instance}" for _, r in self.chart.rows if r.mig}))  # fmt: skip
+        lines = tuple(sorted({str(r.slot) for _, r in self.chart.rows}))
         key = (bars, round(plot_px), lines)
         if self._dense_key != key:
             pitch = plot_px / max(bars, 1) - 1
@@ -134,8 +143,7 @@ class KioskChart:
         if not self._compact(bars, plot_px):
             return None
         if self._dense(bars, plot_px):  # a plan's node: 14 bars, names ran into each other
-            mark = "#" if self._dense_size(bars, plot_px)[1] else ""
-            return f"{row.slot}" + (f"\n{mark}{row.instance}" if row.mig else "")
+            return str(row.slot)  # a MIG slice too: a bar a slice over its slot
         text = job if row.mig else f"slot {row.slot}"
         font = _font(self.look.tick_pt or 15 * self.scale)
         if QFontMetrics(font).horizontalAdvance(text) > plot_px / max(bars, 1) - BAR_WORDS_GAP * self.scale:

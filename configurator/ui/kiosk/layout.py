@@ -467,6 +467,7 @@ class KioskView:
         self.card_palette.set_scale(s)
         self.message.scale = s
         self.chassis.setMinimumHeight(round(300 * s))
+        self.chassis.set_scale(s)
         self.banner.setText(scale_css(BANNER_HTML, s))
         if self.fade.isVisible():
             self.fade.setGeometry(self.stage.rect())

@@ -240,21 +240,36 @@ def _mig_gain(spec: PlanFigureSpec, r: _Reader) -> Figure:
     return Figure(c.mig_gain, f"{c.mig_gain:.2f}×", spec.label.format(**words), c.mig_gain_status or "tight")
 
 
+def _mix(kinds: list[str]) -> str:
+    """A fleet's server kinds, short: 'RTX PRO 6000 server alone', 'RTX PRO 6000 server + HGX H100' (the
+    planner's sentence says 'only' and 'a mix of', engine/planner/explain.py)."""
+    if not kinds:
+        return "no servers"
+    return f"{kinds[0]} alone" if len(kinds) == 1 else " + ".join(kinds)
+
+
 def _reversal(spec: PlanFigureSpec, r: _Reader) -> Figure:
-    """The roadmap month at which the recommended servers change, with the planner's sentence."""
+    """The roadmap month at which the recommended servers change, with the planner's sentence ({reversal}) and
+    a kiosk's short form of it ({summary}): the same fields, in fewer words. The change need not last: the
+    planner also says which servers are best by the month the fleet is sized for (the first ranked fleet's), and
+    so does the short form; it never says "from then on" where the planner does not."""
     rec = r.result.recommendation
     rev = rec.reversal if rec is not None else None
     if rev is None:
         return _none(spec, "no fleet serves the plan")
     month = rev.month or 0
     number = f"Month {rev.month}" if rev.month else ("No change" if rev.settled else "Not searched")
-    after = " + ".join(rev.after) or "no fleet"
+    last = r.result.size_for_month
     if rev.month is None:
-        summary = f"{after} stays the pick all roadmap long" if rev.settled else "the roadmap was not searched"
-    elif rev.job_class:
-        summary = f"{after} from then on: {rev.job_class} arrives"
+        summary = f"{_mix(rev.after)} stays best all roadmap long" if rev.settled else (
+            "the roadmap was not searched")  # fmt: skip
     else:
-        summary = f"{after} from then on, as demand grows"
+        why = f"{rev.job_class} arrives" if rev.job_class else "demand grows"
+        summary = f"{why}: {_mix(rev.after)} is best"
+        final = r.result.fleets[0].kinds if r.result.fleets else rev.after
+        if rev.month != last and final != rev.after:
+            again = " again" if final == rev.before else ""
+            summary += f"; by month {last}, {_mix(final)}{again}"
     words = {"reversal": rev.words, "month": str(rev.month) if rev.month else "none", "summary": summary}
     return Figure(float(month), number, spec.label.format(**words), "tight" if rev.month else "fits")
 

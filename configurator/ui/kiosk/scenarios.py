@@ -45,7 +45,7 @@ from configurator.engine.model.result import CardMemory, JobResult
 from configurator.engine.planner import Plan, load_plan
 from configurator.paths import resource
 from configurator.present.colours import STATUS_INK as STATUS_INK  # the views' and the sheet's one table
-from configurator.present.words import to_unit
+from configurator.present.words import capacity_label, to_unit
 from configurator.ui.kiosk.planspec import PlanFigureSpec, check_against_plan, check_plan_reads, check_words
 from configurator.ui.kiosk.resultpaths import check_path
 
@@ -277,7 +277,8 @@ def format_number(value: float, spec: FigureSpec, unit: str = "GB") -> str:
 
 # The words over each chart bar for a card figure (the chart's title), so the bars say what the big figure says.
 CHART_WORDS = {
-    "room_for_activations_gb": "left for activations",
+    # the main window's bars give what is free after the activations (headroom): this figure is before them
+    "room_for_activations_gb": "room for activations",
     "headroom_gb": "free after activations",
     "headroom_nominal_gb": "spare",
     "model_states_gb": "for weights, adapters, optimizer",
@@ -331,7 +332,7 @@ def read_figure(spec: FigureSpec, build: Build, result: BuildResult, catalog: Ca
         row = job.cards[0]
     words = {
         "card": short_name(row.card_name) if row is not None else "card",
-        "capacity": f"{row.capacity_nominal_gb:.0f}" if row is not None else "?",
+        "capacity": capacity_label(row.capacity_nominal_gb, row.capacity_gb, unit) if row is not None else "?",
         "mig": (row.mig or "") if row is not None else "",
         "link": _link_words(job.communication.bound_by if job is not None else None),
         "job": job.name if job is not None else "",

@@ -109,9 +109,10 @@ class DemoPalette(QListWidget):
 
     def _size_cells(self) -> None:
         s = self.scale
-        # a card's name and memory on two or three lines under a 64 px icon: 40 px less than the four-line tiles,
-        # for the chassis and the chart above
-        self.setIconSize(QSize(round(64 * s), round(64 * s)))
+        # a card's name and its two sizes on up to four lines under a 44 px icon (a 64 px one left three lines and
+        # cut "96 GB (102.6 GB visible)" short under a two-line name): 40 px less than the tiles had, for the
+        # chassis and the chart above
+        self.setIconSize(QSize(round(44 * s), round(44 * s)))
         self.setGridSize(QSize(round(GRID_W * s), round(160 * s)))
         self.setFixedHeight(round(168 * s))
 
@@ -127,9 +128,12 @@ class DemoPalette(QListWidget):
             card = self.catalog.cards[card_id]
             if card_id not in self._icons:
                 self._icons[card_id] = card_icon(card, 84)
-            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{card.memory_gb.value:g} GB")
-            if card.memory_gb.value is not None:
-                item.setToolTip(capacity_label(card.memory_gb.value, card.visible_gb))
+            # the datasheet's size and what the driver shows, as every kiosk figure and the chassis' tiles read it
+            # ("96 GB" here beside "102.6 GB" on the tile and in the figures was two sizes for one card)
+            nominal = card.memory_gb.value
+            size = "memory not published" if nominal is None else capacity_label(nominal, card.visible_gb)
+            item = QListWidgetItem(self._icons[card_id], f"{short_name(card.name)}\n{size}")
+            item.setToolTip(size)
             item.setData(Qt.ItemDataRole.UserRole, card_id)
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             self.addItem(item)
@@ -151,13 +155,19 @@ class DemoPalette(QListWidget):
         drag.exec(Qt.DropAction.CopyAction)
 
 
+SUBTITLE_POINTS, SUBTITLE_MOST = 17.0, 24.0  # the line under the chassis name at 1920x1080, and at the most
+
+
 class DemoChassisView(ChassisView):
     """The chassis view with kiosk rules: a palette card dropped on a card swaps it, a tapped slot takes the
     armed card, and there is no context menu. Its slot labels are drawn in larger type than the main window's,
     so they read at a stand's distance (~8 px at 1920x1080 before; ``label_px``)."""
 
     label_points = 21.0
-    subtitle_points = 17.0  # at the labels' size the line under the name set the drawing's width, not its slots
+    # the line under the name: 17 pt at 1920x1080, larger on smaller screens (set_scale), where its drawing is scaled
+    # down further: at 17 it read 7.7-10.5 px at 1366x768, now 12.3-14.4 (10.5 in the plan scenario). Larger still
+    # made the heading taller and the drawing smaller (at 30: 11.6-15.8 px, and the slot labels lost 2 px)
+    subtitle_points = SUBTITLE_POINTS
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(document, parent)
@@ -171,9 +181,19 @@ class DemoChassisView(ChassisView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
+    def set_scale(self, s: float) -> None:
+        """The line under the chassis name for screen scale ``s``: 17 pt over ``s`` (at most SUBTITLE_MOST), so it
+        keeps its size on screen where the window scales the rest down; drawn again when that changes."""
+        points = min(SUBTITLE_MOST, SUBTITLE_POINTS / min(max(s, 0.1), 1.0))
+        if points != self.subtitle_points:
+            self.subtitle_points = points
+            self._chassis_id = None  # drawn again at the new size
+            self._draw(self.doc.build)
+            self.fit()
+
     def label_px(self) -> float:
         """The slot labels' type as shown, in screen pixels (their point size through the view's scale)."""
-        return self.label_points * self.logicalDpiY() / 72 * self.transform().m11()
+        return self.text_points() * self.logicalDpiY() / 72 * self.transform().m11()
 
     def _no_place(self, slot: int, card_id: str) -> bool:
         return False

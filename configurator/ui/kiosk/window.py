@@ -237,7 +237,7 @@ class DemoWindow(QWidget):
             else:
                 label.hide()
         ui.rates_note.setVisible(build.assumptions.link_rates == "nominal")
-        self.kiosk_chart.show(s)  # the words the bars take, before they are drawn
+        self.kiosk_chart.show(s, result)  # the words the bars take, before they are drawn
         self.chart.update_result(result)
         ui.balance_top()  # the figures' words set the key card's height; the chart's drawing its least width
         self._sync_controls(build)

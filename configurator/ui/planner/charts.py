@@ -5,6 +5,7 @@ the chart says so). Every item is created once; an update only calls ``setData``
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 import numpy as np
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
+from configurator.engine.planner.result import FleetResult
 from configurator.ui.charts import DARK_BACKGROUND, DARK_INK, LIGHT_INK, fit_legend, palette_is_dark, wrap_label
 
 # Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
@@ -23,6 +25,8 @@ MAX_BARS = 16  # fleets in the cost chart
 MAX_NODE_TYPES = 12
 INK = LIGHT_INK  # the main window's charts' ink and, in the dark theme, DARK_INK on DARK_BACKGROUND
 OTHER_FLEETS = "#9E9E9E"  # the cost chart's bars for the fleets past SHOWN_FLEETS
+ROADMAP_TITLE = "Demand (dashed) against capacity (solid), card-hours per day"
+LEGEND_ROW_PX = 20  # a legend row: its 9 pt line and a little air
 
 
 def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan: int = 1) -> pg.PlotItem:
@@ -38,10 +42,28 @@ def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan
     return plot
 
 
+_CARDS_AS = re.compile(r"\((\d+) of (\d+) cards as ")
+
+
 def _short(label: str, limit: int = 90) -> str:
     """A fleet's label for the legend, cut only past ``limit`` characters: at 60, seed B's mixed fleets lost their
-    second server kind ('… + 2 x H…', the one word telling #3 from #1); 90 fit one legend column at 1024x768."""
+    second server kind ('… + 2 x H…', the one word telling #3 from #1); 90 fit one legend column at 1024x768.
+    '(2 of 8 cards as 4x1g.24gb)' reads '(2 of 8 as 4x1g.24gb)' and ' x ' (' × ') between count and server '×': seed B's
+    four fleets then take two legend columns at 1366x768, three rows where five stood taller than the plot (the
+    Fleets tab and the Answer keep the whole label)."""
+    label = _CARDS_AS.sub(r"(\1 of \2 as ", label).replace(" x ", "×").replace(" × ", "×")
     return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def same_capacity(series: list[list[float]]) -> list[tuple[int, int]]:
+    """(i, j) for each drawn fleet i whose capacity line lies on an earlier fleet j's, month by month: drawn on top
+    of it, one of the two colours was hidden with nothing to say so."""
+    pairs = []
+    for i, ys in enumerate(series):
+        j = next((j for j in range(i) if ys and len(series[j]) == len(ys) and np.allclose(series[j], ys)), None)
+        if j is not None:
+            pairs.append((i, j))
+    return pairs
 
 
 class PlannerCharts(QWidget):
@@ -73,6 +95,7 @@ class PlannerCharts(QWidget):
         self._title_cache = ""
         self.dark = False
         self.ink = INK
+        self.roadmap_title = ROADMAP_TITLE
         self._follow_palette()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -109,7 +132,7 @@ class PlannerCharts(QWidget):
         # the fleets' legend in its own row above the plots, so it never covers a line
         self.roadmap_legend = pg.LegendItem(colCount=2, labelTextColor=INK, horSpacing=18)
         self.view.addItem(self.roadmap_legend, row=0, col=0, colspan=2)
-        self.roadmap = _plot(self.view, 1, 0, "Demand (dashed) against capacity (solid), card-hours per day", colspan=2)
+        self.roadmap = _plot(self.view, 1, 0, ROADMAP_TITLE, colspan=2)
         self.roadmap.setLabel("bottom", "Roadmap month", color=INK)
         self.roadmap.setLabel("left", "card-hours / day", color=INK)
         self.demand: list[pg.PlotDataItem] = []
@@ -161,7 +184,7 @@ class PlannerCharts(QWidget):
         width = self.width()
         fit_legend(self.roadmap_legend, width - 24, 2)
         rows = -(-len(self.roadmap_legend.items) // max(self.roadmap_legend.columnCount, 1))
-        self.view.ci.layout.setRowMaximumHeight(0, 22 * max(rows, 1) + 8)
+        self.view.ci.layout.setRowMaximumHeight(0, LEGEND_ROW_PX * max(rows, 1) + 8)
         wrap_label(self.roadmap.titleLabel, width - 90, centred=True)
         for plot in (self.util, self.cost):
             # half the view, or the plot's own width where the layout already gave it less (its axis labels)
@@ -186,7 +209,7 @@ class PlannerCharts(QWidget):
         labels = [f"#{f.rank}: {escape(_short(f.label))}" for f in fleets[:shown]]  # a legend label is HTML
         more = min(len(fleets), MAX_BARS)
         if more > shown:
-            labels.append(f"#{shown + 1}–#{more}: the next fleets (cost chart, Fleets tab)")
+            labels.append(f"#{shown + 1}–#{more}: cost chart, Fleets tab")
         if labels != self._legend_labels:  # rebuilding a legend costs ~10 ms: only when its text changes
             self.roadmap_legend.clear()
             for i, text in enumerate(labels):
@@ -205,11 +228,22 @@ class PlannerCharts(QWidget):
                 dem.setData([], [])
             cap.setVisible(i < len(fleets))
             dem.setVisible(i < len(fleets))
+        self._say_coinciding(fleets[:shown])
         self.sizing_line.setPos(result.size_for_month)
         self.roadmap.setXRange(0.5, max(result.months, 1) + 0.5, padding=0)
         peak = max((max(self.capacity_series(i) + self.demand_series(i), default=0.0)
                     for i in range(min(SHOWN_FLEETS, len(fleets)))), default=0.0)  # fmt: skip
         self.roadmap.setYRange(0, (peak or 1.0) * 1.1, padding=0)
+
+    def _say_coinciding(self, fleets: list[FleetResult]) -> None:
+        """The demand chart's title says which fleets' capacity lines lie on another's ('#2's on #1's')."""
+        pairs = same_capacity([self.capacity_series(i) for i in range(len(fleets))])
+        said = "; ".join(f"#{fleets[i].rank}'s on #{fleets[j].rank}'s" for i, j in pairs)
+        title = f"{ROADMAP_TITLE}. Capacity lines drawn on one another: {said}" if said else ROADMAP_TITLE
+        if title != self.roadmap_title:
+            self.roadmap_title = title
+            self.roadmap.setTitle(escape_rich(title), color=self.ink, size="10pt")
+            wrap_label(self.roadmap.titleLabel, self.width() - 90, centred=True)
 
     def _draw_utilisation(self, result: PlanResult, utilisation_target: float) -> None:
         """Utilisation per node type: node types on x, one bar per fleet beside each other."""

@@ -115,7 +115,8 @@ class InputsPanel(QWidget):
         self.power_price.setPlaceholderText("unknown")
         self.power_price.setValidator(QDoubleValidator(0.0, 100.0, 4))
         self.power_price.setToolTip("Price of a kWh in the plan's currency; empty: unknown, so no energy cost")
-        sform.addRow("Power price / kWh:", self.power_price)
+        self.power_price_label = QLabel("Power price / kWh:")
+        sform.addRow(self.power_price_label, self.power_price)
         self.pue = _dspin(1.0, 5.0, 2, 0.05)
         sform.addRow("PUE:", self.pue)
         self.roadmap_growth = _dspin(-90, 1000, 1, 1.0, " %/month")
@@ -126,6 +127,14 @@ class InputsPanel(QWidget):
         self.size_for.setToolTip("The roadmap month the search sizes the fleet for")
         sform.addRow("Size for month:", self.size_for)
         return svc
+
+    def set_currency(self, currency: str | None) -> None:
+        """The plan's currency (the planner's: the plan's own or its price list's) beside the power price: a bare
+        "0.0929" did not say in what."""
+        unit = f"{currency} / kWh" if currency else "kWh (no currency: no prices)"
+        self.power_price_label.setText(f"Power price, {unit}:")
+        where = currency or "the plan's currency"
+        self.power_price.setToolTip(f"Price of a kWh in {where}; empty: unknown, so no energy cost")
 
     def _connect_edits(self) -> None:
         """Each spin box's change is one undoable plan edit (``key`` merges repeated steps)."""

@@ -6,23 +6,38 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
 
 from configurator.engine.planner import PlanResult
 from configurator.engine.planner.result import FitCell
-from configurator.ui.base import FIT_COLOUR
+from configurator.present.colours import STATUS_INK, STATUS_INK_DARK
 
 WORD = {"fits": "fits", "tight": "tight", "does-not-fit": "no fit", "unknown": "unknown"}
+NOT_PLANNED = "too tight to plan"
+NOT_PLANNED_WHY = ("tight: the peak leaves less than the engine's safety margin on this device, so the planner "
+                   "routes no job of this class to it")  # fmt: skip
+# the text of a cell without a figure ("—"), 4.5:1 or more on the light and the dark table
+NO_CELL_INK, NO_CELL_INK_DARK = "#6B6B6B", "#9E9E9E"
+CELL_PAD_PX = 8  # above and below a cell's lines together: two lines filled the row and touched its borders
 
 
 def cell_text(c: FitCell) -> str:
-    """Two lines: the verdict (and its memory), then service time and jobs per day per card."""
-    mem = f"{c.peak_gb:.0f}/{c.capacity_gb:.0f} GB" if c.peak_gb is not None and c.capacity_gb else ""
+    """Two lines: the verdict (and its memory, to 0.1 GB as the build editor shows it), then service time and jobs
+    per day per card."""
+    mem = f"{c.peak_gb:.1f}/{c.capacity_gb:.1f} GB" if c.peak_gb is not None and c.capacity_gb else ""
     first = f"{WORD[c.status]} {mem}".strip()
     if c.status == "tight" and not c.fits:
-        first += " (not planned)"
+        first += f"\n{NOT_PLANNED}"
     if not c.fits:
         return first
     if c.service_hours is None:
@@ -34,6 +49,8 @@ def cell_text(c: FitCell) -> str:
 
 def cell_tooltip(c: FitCell) -> str:
     rows = [f"<b>{escape(c.job_class)}</b> on {escape(c.device)}", f"memory verdict: {escape(c.status)}"]
+    if c.status == "tight" and not c.fits:
+        rows.append(escape(NOT_PLANNED_WHY))
     if c.peak_gb is not None and c.capacity_gb is not None:
         rows.append(f"peak reserved {c.peak_gb:.1f} GB of {c.capacity_gb:.1f} GB per card (GB = 10^9 B)")
     if c.step_seconds is not None:
@@ -59,9 +76,19 @@ def cell_tooltip(c: FitCell) -> str:
     return "<br>".join(rows)
 
 
+class _PaddedRows(QStyledItemDelegate):
+    """A cell's size with CELL_PAD_PX more height, so its lines keep clear of the row's borders."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        return QSize(size.width(), size.height() + CELL_PAD_PX)
+
+
 class MatrixTable(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setItemDelegate(_PaddedRows(self))
+        self.cells: dict[tuple[str, str], FitCell] = {}
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setWordWrap(True)
@@ -99,12 +126,31 @@ class MatrixTable(QTableWidget):
                 if c is None:  # a group device exists only for the classes that need one
                     item.setText("—")
                     item.setToolTip("not evaluated: a whole card holds this class, or it needs no group")
-                    item.setForeground(QBrush(QColor("#9E9E9E")))
                     continue
                 item.setText(cell_text(c))
                 item.setToolTip(cell_tooltip(c))
-                colour = FIT_COLOUR["fits" if c.fits else c.status]
+        self.cells = cells
+        self._recolour()
+
+    def _recolour(self) -> None:
+        """Each cell's text in its status colour, as text on this theme's table (4.5:1 or more: the fills read
+        ~3:1 on the dark one)."""
+        dark = self.palette().base().color().lightness() < 128
+        inks = STATUS_INK_DARK if dark else STATUS_INK
+        for r, dev in enumerate(self.devices):
+            for col, name in enumerate(self.classes):
+                item = self.item(r, col)
+                if item is None:
+                    continue
+                c = self.cells.get((name, dev))
+                colour = (NO_CELL_INK_DARK if dark else NO_CELL_INK) if c is None else inks[
+                    "fits" if c.fits else c.status]  # fmt: skip
                 item.setForeground(QBrush(QColor(colour)))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # View > Dark theme while the planner is open
+            self._recolour()
 
     def text_at(self, job_class: str, device: str) -> str:
         item = self.item(self.devices.index(device), self.classes.index(job_class))

@@ -163,7 +163,7 @@ class PlannerWindow(QMainWindow):
 
         file = mb.addMenu("&File")
         self.new_action = act(file, "&New plan", self.new_plan, QKeySequence.StandardKey.New,
-                              "A new plan, starting from the shipped example (seed B's service)")  # fmt: skip
+                              "A new plan, starting from the shipped example (a fine-tuning service)")  # fmt: skip
         self.open_action = act(file, "&Open plan…", self.open_dialog, QKeySequence.StandardKey.Open)
         file.addSeparator()
         self.save_action = act(file, "&Save", self.save, QKeySequence.StandardKey.Save)
@@ -203,6 +203,7 @@ class PlannerWindow(QMainWindow):
         self.charts.update_result(result, plan.service.utilisation_target)
         self.table.update_result(result)
         self.fleets.update_result(result)
+        self.inputs.set_currency(result.currency)
         self.problems.setHtml(self._problems_html(result))
         self.answer.setHtml(answer_html(result))
         errors = len(result.errors)

@@ -17,7 +17,7 @@ from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
 from configurator.paths import resource
 from configurator.present.words import free_slots, largest_card_w
-from configurator.ui.base import MIN_WINDOW, BuildDocument, OutlinedIndicators, Settings, ViewState, dark_palette
+from configurator.ui.base import MIN_WINDOW, BuildDocument, Settings, ViewState, apply_theme
 from configurator.ui.charts import AnalysisTabs, HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
 from configurator.ui.jobs import CompareDialog, JobsPanel
@@ -239,11 +239,7 @@ class MainWindow(QMainWindow):
 
     def _apply_theme(self, dark: bool) -> None:
         """The application palette (Fusion style); each view follows the view state's theme itself."""
-        app = QApplication.instance()
-        assert isinstance(app, QApplication)
-        if not isinstance(app.style(), OutlinedIndicators):
-            app.setStyle(OutlinedIndicators())  # Fusion, its check boxes outlined at 3:1 or more on either theme
-        app.setPalette(dark_palette() if dark else app.style().standardPalette())
+        apply_theme(dark)  # Fusion, its check boxes outlined at 3:1 or more on either theme
 
     def set_compute_rates(self, key: str) -> None:
         if key != self.doc.build.assumptions.compute_rates:

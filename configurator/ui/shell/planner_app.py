@@ -13,7 +13,7 @@ from configurator.ui.shell.app import NO_DISPLAY, has_display, window_args  # th
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="configurator planner", description="the service planner window")
-    parser.add_argument("plan", nargs="?", type=Path, help="plan YAML (default: the shipped seed B example)")
+    parser.add_argument("plan", nargs="?", type=Path, help="plan YAML (default: the shipped example service plan)")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png", help="render the window to a PNG and exit")
     parser.add_argument("--size", default="1920x1080", help="window size for --screenshot, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
@@ -33,12 +33,14 @@ def main(argv: list[str]) -> int:
 
     from configurator.catalog.errors import FileError
     from configurator.engine.planner import load_plan
-    from configurator.ui.base import PlanDocument
+    from configurator.ui.base import PlanDocument, Settings, apply_theme
     from configurator.ui.planner import PlannerWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("configurator")
     app.setOrganizationName("GPU Build Configurator")
+    # the saved View > Dark theme, as the main window applies it (its screenshot was light in a dark setting)
+    apply_theme(Settings().get("theme") == "dark")
     try:
         doc = PlanDocument(load_plan(args.plan), args.plan) if args.plan else None
     except FileError as exc:

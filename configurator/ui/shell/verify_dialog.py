@@ -40,7 +40,7 @@ from configurator.engine.acceptance import (
     predict,
     verify,
 )
-from configurator.engine.acceptance.findings import NOTHING_MEASURED
+from configurator.engine.acceptance.findings import FAILED_NOT_ACCEPTED, NOTHING_MEASURED
 from configurator.engine.acceptance.measured_store import run_of, save
 from configurator.report.acceptance_pdf import export_acceptance_pdf
 from configurator.report.acceptance_text import kit_missing
@@ -243,6 +243,8 @@ class VerifyDialog(QDialog):
             text += "<br>No result file was recognised: give the kit's results folder or the tools' outputs."
         elif report.nothing_measured:
             text += "<br>" + html.escape(NOTHING_MEASURED)
+        elif v == "fail":
+            text += "<br>" + html.escape(FAILED_NOT_ACCEPTED)
         missing = kit_missing(report)
         if missing:
             text += f"<br>The burn-in kit could not measure {len(missing)} item(s): " + "; ".join(

@@ -325,7 +325,7 @@ def test_eager_scores_take_the_passes_of_the_familys_eager_attention_forward(
 
 def test_an_eager_job_names_its_kernel_and_stands_outside_the_runs(one_job) -> None:  # type: ignore[no-untyped-def]
     job = one_job("rtx-pro-6000-ws", {"model": "llama-3.1-8b", "method": "lora", "attention": "eager"})
-    assert job.compute.attention_kernel == "eager (s x s matmuls and softmax)"
+    assert job.compute.attention_kernel == "eager (s × s matmuls and softmax)"
     assert job.step_band_basis.endswith("none of the runs is timed with eager attention as this job is")
 
 
