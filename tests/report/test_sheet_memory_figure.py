@@ -18,7 +18,7 @@ class _Recorder:
         self._painter = painter
         self.rects: list[QRectF] = []
 
-    def drawRect(self, rect: QRectF) -> None:  # noqa: N802 (QPainter's name)
+    def drawRect(self, rect: QRectF) -> None:
         self.rects.append(QRectF(rect))
         self._painter.drawRect(rect)
 

@@ -17,13 +17,13 @@ from configurator.ui.base.scene import drag_started, item_under
 from configurator.ui.base.screenshot import save_image, save_screenshot, write_screenshot
 from configurator.ui.base.settings import OPTIONS, Settings
 from configurator.ui.base.style import (
-    OutlinedIndicators,
     COMPONENTS,
     FIT_COLOUR,
     OK_COLOUR,
     OK_COLOUR_DARK,
     SEVERITY_COLOUR,
     SEVERITY_COLOUR_DARK,
+    OutlinedIndicators,
     apply_theme,
     card_colour,
     dark_palette,
@@ -35,7 +35,6 @@ from configurator.ui.base.windows import MIN_WINDOW, fit_to_screen, redo_shortcu
 from configurator.ui.base.worker import Progress, Worker, internal_error
 
 __all__ = [
-    "OutlinedIndicators",
     "COMPONENTS",
     "FIT_COLOUR",
     "MIN_WINDOW",
@@ -45,6 +44,7 @@ __all__ = [
     "SEVERITY_COLOUR",
     "SEVERITY_COLOUR_DARK",
     "BuildDocument",
+    "OutlinedIndicators",
     "PlanDocument",
     "Progress",
     "Settings",

@@ -55,7 +55,7 @@ class OutlinedIndicators(QProxyStyle):
         box = element == QStyle.PrimitiveElement.PE_IndicatorCheckBox
         if not (box or element == QStyle.PrimitiveElement.PE_IndicatorRadioButton):
             return
-        pal = option.palette  # type: ignore[attr-defined]
+        pal = option.palette
         text, window = pal.color(QPalette.ColorRole.Text), pal.color(QPalette.ColorRole.Window)
         edge = QColor((text.red() + window.red()) // 2, (text.green() + window.green()) // 2,
                       (text.blue() + window.blue()) // 2)  # fmt: skip
@@ -63,7 +63,7 @@ class OutlinedIndicators(QProxyStyle):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.setPen(QPen(edge, 1))
-        rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)  # type: ignore[attr-defined]
+        rect = QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5)
         if box:
             painter.drawRect(rect)
         else:

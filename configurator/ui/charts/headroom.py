@@ -17,8 +17,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QTextOption
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from configurator.catalog.cards import short_card_name
-from configurator.catalog.richtext import escape_rich
 from configurator.catalog.loader import Catalog
+from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.colours import status_ink

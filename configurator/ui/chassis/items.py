@@ -43,8 +43,8 @@ class CardItem(QGraphicsRectItem):
     """A placed card: its fill by family, its name, memory and power (and MIG layout) written inside it at
     the largest size that fits (label.layout)."""
 
-    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None,
-                 bridge_left: float | None = None, min_px: int = CARD_FONT_PX[1], unit: str = "GB") -> None:  # fmt: skip
+    def __init__(self, slot: int, card: CardSpec, rect: QRectF, mig: list[str] | None, bridge_left: float | None = None,
+                 min_px: int = CARD_FONT_PX[1], unit: str = "GB") -> None:  # fmt: skip
         super().__init__(rect)
         # bridge_left: the scene x where the NVLink bar over this card starts (None: no bar). The bar stands a
         # fixed inset from the shortest bridged card's end, so on a longer card it sits further in than its own end
