@@ -14,16 +14,13 @@ from configurator.engine.model.build import Job
 from configurator.ui.jobs.fields import CardCheck, blocked
 from configurator.ui.jobs.form_kit import FormKit
 
-# Card names elide to this many pixels (full name in the accessible name): at 250 the group needed 261 px and
-# overflowed the 268 px a 1280x800 window gives the Jobs dock, its right edge clipped.
-LABEL_WIDTH = 210
-
 
 class CardsRows:
     def __init__(self, kit: FormKit) -> None:
         self.kit = kit
         self.key: tuple = ()  # type: ignore[type-arg]
         self.checks: dict[tuple[int, int | None], CardCheck] = {}
+        self.where: dict[tuple[int, int | None], str] = {}  # each check's card in whole words, for its tooltip
         self.group = QGroupBox("Runs on")
         self.group.setObjectName("cardsGroup")
         self.layout = QVBoxLayout(self.group)
@@ -49,8 +46,7 @@ class CardsRows:
             with blocked([check]):
                 check.setChecked(ref in mine)
             shared = others.get(ref, [])
-            what = "this MIG instance (a job runs in one instance only)" if ref[1] is not None else "this card"
-            check.setToolTip(f"Run {escape_rich(job.name)} on {what}"
+            check.setToolTip(f"Run {escape_rich(job.name)} on {escape_rich(self.where[ref])}"
                              + (f"; also used by {escape_rich(', '.join(shared))}" if shared else ""))  # fmt: skip
 
     def _rebuild(self, build: Build) -> None:
@@ -60,14 +56,24 @@ class CardsRows:
             check.setParent(None)
             check.deleteLater()
         self.checks.clear()
+        self.where.clear()
         for c in build.cards:
             card = self.kit.doc.catalog.cards.get(c.card)
             full = card.name if card else c.card
-            name = short_card_name(full, abbreviate=False)
-            refs = [(k, f"slot {c.slot} · {r.profile} #{k}") for k, r in enumerate(c.mig)] if c.mig else [
-                (None, f"slot {c.slot} · {name}")]  # fmt: skip
-            for instance, text in refs:
-                check = CardCheck(text, c.slot, instance, width=LABEL_WIDTH)
+            # the check box shows the whole name where the dock is wide enough, else the abbreviated one
+            # ('RTX PRO 6000 Server'), else that cut at the right; the tooltip names the card in full
+            name, short = short_card_name(full, abbreviate=False), short_card_name(full)
+            slot = f"slot {c.slot}"
+            refs: list[tuple[int | None, str, str, str]] = [
+                (None, f"{slot} · {name}", f"{slot} · {short}", f"the {full} in {slot}")]  # fmt: skip
+            if c.mig:  # one per instance: 'slot 1 · 1g.24gb #0' is short already
+                once = "(a job runs in one instance only)"
+                refs = [(k, f"{slot} · {r.profile} #{k}", f"{slot} · {r.profile} #{k}",
+                         f"MIG instance {r.profile} #{k} of the {full} in {slot} {once}")
+                        for k, r in enumerate(c.mig)]  # fmt: skip
+            for instance, text, brief, where in refs:
+                check = CardCheck(text, c.slot, instance, short=brief)
+                self.where[(c.slot, instance)] = where
                 check.setAccessibleName(f"{text} ({full})")
                 check.setObjectName(f"card{c.slot}" + ("" if instance is None else f"_{instance}"))
                 check.chosen.connect(self._toggled)

@@ -14,15 +14,17 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QListWidget,
     QScrollArea,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
+    QStyleOptionButton,
     QStyleOptionComboBox,
     QStyleOptionViewItem,
     QStylePainter,
@@ -293,14 +295,71 @@ class JobList(QListWidget):
         drag.exec(Qt.DropAction.CopyAction)
 
 
-class CardCheck(QCheckBox):
-    """One card (or one MIG instance of a card) the job may run on."""
+class FittingCheck(QCheckBox):
+    """A check box whose words follow its width: the first of ``words`` that fits, else the last cut at the right
+    with an ellipsis. Its hint is the first (whole) words, its minimum the last cut to ``MIN_CHARS``, so a narrow
+    dock shrinks it instead of the form growing past the dock's right edge (1024x768: the form was 264 px in a
+    234 px viewport, "slot 3 · RTX PRO…0 Server Edition" and every field's right edge cut off). The whole words
+    belong in its tooltip."""
+
+    MIN_CHARS = 12  # the least of the last words kept before the ellipsis: "slot 3 · RTX…"
+
+    def __init__(self, *words: str) -> None:
+        super().__init__(words[0])
+        self.words = words
+        # a check box's own policy (Minimum) never shrinks under its hint: Preferred lets it down to minimumSizeHint
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, self.sizePolicy().verticalPolicy())
+
+    def _around_text(self) -> int:
+        """What the style adds to the text's width: the indicator, its spacing and the margins."""
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        empty = QSize(0, self.fontMetrics().height())
+        return self.style().sizeFromContents(QStyle.ContentsType.CT_CheckBox, option, empty, self).width()
+
+    def _hint(self, text: str) -> QSize:
+        return QSize(self._around_text() + self.fontMetrics().horizontalAdvance(text), super().sizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        return self._hint(self.words[0])  # the whole words, whatever is shown now: the hint does not follow the width
+
+    def minimumSizeHint(self) -> QSize:
+        last = self.words[-1]
+        return self._hint(last if len(last) <= self.MIN_CHARS else last[: self.MIN_CHARS] + "…")
+
+    def text_for(self, width: int) -> str:
+        """The words shown at ``width`` px."""
+        room = width - self._around_text()
+        fm = self.fontMetrics()
+        for text in self.words:
+            if fm.horizontalAdvance(text) <= room:
+                return text
+        return fm.elidedText(self.words[-1], Qt.TextElideMode.ElideRight, room)
+
+    def _fit_text(self) -> None:
+        text = self.text_for(self.width())
+        if text != self.text():
+            self.setText(text)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_text()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_text()
+
+
+class CardCheck(FittingCheck):
+    """One card (or one MIG instance of a card) the job may run on: ``label`` ('slot 3 · RTX PRO 6000 Server
+    Edition') where it fits, else ``short`` (the card's abbreviated name, 'slot 3 · RTX PRO 6000 Server'), else
+    that cut at the right."""
 
     chosen = Signal(int, int, bool)  # slot, MIG instance (-1: the whole card), checked
 
-    def __init__(self, label: str, slot: int, instance: int | None, width: int = 250) -> None:
-        super().__init__()
-        self.setText(self.fontMetrics().elidedText(label, Qt.TextElideMode.ElideMiddle, width))
+    def __init__(self, label: str, slot: int, instance: int | None, short: str | None = None) -> None:
+        super().__init__(label, short or label)
         self.label, self.slot, self.instance = label, slot, instance
         self.toggled.connect(self._emit)
 
