@@ -13,7 +13,16 @@ from configurator.engine.lowprecision.checks import precision_choices
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.engine.model.stack import stack_of
-from configurator.ui.jobs.fields import DEFAULT, LABELS, SHORT, SHORT_ROLE, float_range, int_range, shown
+from configurator.ui.jobs.fields import (
+    DEFAULT,
+    LABELS,
+    SHORT,
+    SHORT_ROLE,
+    FittingCheck,
+    float_range,
+    int_range,
+    shown,
+)
 from configurator.ui.jobs.form_kit import FormKit
 
 
@@ -92,9 +101,11 @@ class StepRows:
         self.accum_spin.setRange(*int_range(Job, "gradient_accumulation_steps"))
         kit.add_row("Grad. accum.", self.accum_spin, "accumSpin", "Gradient accumulation steps")
         self.accum_spin.valueChanged.connect(self._accum_changed)
-        self.checkpointing_check = QCheckBox("Gradient checkpointing")
-        kit.register(self.checkpointing_check, "checkpointingCheck",
-                     "Recompute activations in the backward pass: far less activation memory")  # fmt: skip
+        # "Checkpointing" where the whole words do not fit: they needed 165 px, 30 more than a 1024 px window's
+        # dock leaves the field column, and set the form's width past the dock's right edge
+        self.checkpointing_check = FittingCheck("Gradient checkpointing", "Checkpointing")
+        tip = "Gradient checkpointing: recompute activations in the backward pass, far less activation memory"
+        kit.register(self.checkpointing_check, "checkpointingCheck", tip, "Gradient checkpointing")
         kit.form.addRow("", self.checkpointing_check)
         self.checkpointing_check.toggled.connect(self._checkpointing_changed)
         self.loss_box = kit.choice_box("loss", Job, "Loss", "lossBox", "Chunked loss avoids the full logits tensor")
