@@ -16,10 +16,12 @@ from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QCheckBox,
     QComboBox,
     QListWidget,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QStyle,
@@ -295,60 +297,99 @@ class JobList(QListWidget):
         drag.exec(Qt.DropAction.CopyAction)
 
 
-class FittingCheck(QCheckBox):
-    """A check box whose words follow its width: the first of ``words`` that fits, else the last cut at the right
+class _Words:
+    """The words a button shows at its width: the first of ``words`` that fits, else the last cut at the right
     with an ellipsis. Its hint is the first (whole) words, its minimum the last cut to ``MIN_CHARS``, so a narrow
-    dock shrinks it instead of the form growing past the dock's right edge (1024x768: the form was 264 px in a
-    234 px viewport, "slot 3 · RTX PRO…0 Server Edition" and every field's right edge cut off). The whole words
-    belong in its tooltip."""
+    dock shrinks the button instead of the form growing past the dock's right edge (1024x768: the form was
+    264 px in a 234 px viewport, "slot 3 · RTX PRO…0 Server Edition" and every field's right edge cut off)."""
 
     MIN_CHARS = 12  # the least of the last words kept before the ellipsis: "slot 3 · RTX…"
 
-    def __init__(self, *words: str) -> None:
-        super().__init__(words[0])
-        self.words = words
-        # a check box's own policy (Minimum) never shrinks under its hint: Preferred lets it down to minimumSizeHint
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, self.sizePolicy().verticalPolicy())
+    def __init__(self, button: QAbstractButton, contents: QStyle.ContentsType, words: tuple[str, ...]) -> None:
+        self.button, self.contents, self.words = button, contents, words
+        # a button's own policy (Minimum) never shrinks under its hint: Preferred lets it down to minimumSizeHint
+        button.setSizePolicy(QSizePolicy.Policy.Preferred, button.sizePolicy().verticalPolicy())
 
-    def _around_text(self) -> int:
-        """What the style adds to the text's width: the indicator, its spacing and the margins."""
+    def around(self) -> int:
+        """What the style adds to the whole words' width: the indicator or bevel, spacing and margins."""
+        b, fm = self.button, self.button.fontMetrics()
         option = QStyleOptionButton()
-        self.initStyleOption(option)
-        empty = QSize(0, self.fontMetrics().height())
-        return self.style().sizeFromContents(QStyle.ContentsType.CT_CheckBox, option, empty, self).width()
+        option.initFrom(b)
+        option.text, option.icon = self.words[0], b.icon()
+        whole = fm.horizontalAdvance(self.words[0])
+        return b.style().sizeFromContents(self.contents, option, QSize(whole, fm.height()), b).width() - whole
 
-    def _hint(self, text: str) -> QSize:
-        return QSize(self._around_text() + self.fontMetrics().horizontalAdvance(text), super().sizeHint().height())
+    def hint(self, text: str, height: int) -> QSize:
+        return QSize(self.around() + self.button.fontMetrics().horizontalAdvance(text), height)
 
-    def sizeHint(self) -> QSize:
-        return self._hint(self.words[0])  # the whole words, whatever is shown now: the hint does not follow the width
-
-    def minimumSizeHint(self) -> QSize:
+    def least(self) -> str:
         last = self.words[-1]
-        return self._hint(last if len(last) <= self.MIN_CHARS else last[: self.MIN_CHARS] + "…")
+        return last if len(last) <= self.MIN_CHARS else last[: self.MIN_CHARS] + "…"
 
     def text_for(self, width: int) -> str:
-        """The words shown at ``width`` px."""
-        room = width - self._around_text()
-        fm = self.fontMetrics()
+        room = width - self.around()
+        fm = self.button.fontMetrics()
         for text in self.words:
             if fm.horizontalAdvance(text) <= room:
                 return text
         return fm.elidedText(self.words[-1], Qt.TextElideMode.ElideRight, room)
 
-    def _fit_text(self) -> None:
-        text = self.text_for(self.width())
-        if text != self.text():
-            self.setText(text)
+    def fit(self) -> None:
+        text = self.text_for(self.button.width())
+        if text != self.button.text():
+            self.button.setText(text)
+
+    def refit_on(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.fit()
+
+
+class FittingCheck(QCheckBox):
+    """A check box whose words follow its width (``_Words``); the whole words belong in its tooltip."""
+
+    def __init__(self, *words: str) -> None:
+        super().__init__(words[0])
+        self.fitting = _Words(self, QStyle.ContentsType.CT_CheckBox, words)
+
+    def sizeHint(self) -> QSize:
+        return self.fitting.hint(self.fitting.words[0], super().sizeHint().height())  # not the words shown now
+
+    def minimumSizeHint(self) -> QSize:
+        return self.fitting.hint(self.fitting.least(), super().sizeHint().height())
+
+    def text_for(self, width: int) -> str:
+        """The words shown at ``width`` px."""
+        return self.fitting.text_for(width)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._fit_text()
+        self.fitting.fit()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._fit_text()
+        self.fitting.refit_on(event)
+
+
+class FittingButton(QPushButton):
+    """A push button whose words follow its width (``_Words``): 'Import config.json…' (135 px) else 'Import…'."""
+
+    def __init__(self, *words: str) -> None:
+        super().__init__(words[0])
+        self.fitting = _Words(self, QStyle.ContentsType.CT_PushButton, words)
+
+    def sizeHint(self) -> QSize:
+        return self.fitting.hint(self.fitting.words[0], super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return self.fitting.hint(self.fitting.least(), super().sizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fitting.fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        self.fitting.refit_on(event)
 
 
 class CardCheck(FittingCheck):

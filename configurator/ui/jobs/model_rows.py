@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QWidget,
 )
 
@@ -26,7 +25,7 @@ from configurator.engine import Build
 from configurator.engine.model.build import Job, ParamsOnlyModel
 from configurator.trace.request import engine_models_family, read_config_json
 from configurator.ui.base import safe_message
-from configurator.ui.jobs.fields import _PARAMS, _SCALE, float_range, reason
+from configurator.ui.jobs.fields import _PARAMS, _SCALE, FittingButton, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
 
 GROUP_CATALOG = "Catalog models, by size"  # the title of catalog models without a family
@@ -81,7 +80,7 @@ class ModelRows:
         kit.add_row("Model", box, "modelBox", tip)
         box.activated.connect(self._chosen)
         self.line.editingFinished.connect(self._typed)
-        self.import_button = QPushButton("Import config.json…")
+        self.import_button = FittingButton("Import config.json…", "Import…")  # 135 px: a narrow dock's whole field
         self.import_button.setObjectName("importButton")
         self.import_button.setToolTip("Use a Hugging Face config.json as this job's model")
         self.import_button.clicked.connect(self._import_config)
@@ -94,7 +93,7 @@ class ModelRows:
         self.missing_label.setWordWrap(True)
         self.missing_label.setStyleSheet("color: #C62828;")
         kit.form.addRow("", self.missing_label)
-        self.locate_button = QPushButton("Locate config.json…")
+        self.locate_button = FittingButton("Locate config.json…", "Locate…")
         self.locate_button.setObjectName("locateButton")
         self.locate_button.setToolTip("This job's model file cannot be read: choose where its config.json is now")
         self.locate_button.clicked.connect(self._locate_config)
