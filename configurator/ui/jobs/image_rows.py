@@ -3,11 +3,11 @@ sample, their resolution, and whether the vision tower trains (engine/vision.py 
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QSpinBox
+from PySide6.QtWidgets import QSpinBox
 
 from configurator.catalog.models import ModelSpec
 from configurator.engine.model.build import Job
-from configurator.ui.jobs.fields import int_range, shown
+from configurator.ui.jobs.fields import FittingCheck, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
 
@@ -27,7 +27,7 @@ class ImageRows:
         kit.add_row("Resolution", self.resolution_spin, "imageResolutionSpin",
                     "Side of a square image as given to the processor, in pixels")  # fmt: skip
         self.resolution_spin.valueChanged.connect(self._resolution_changed)
-        self.tower_check = QCheckBox("Train the vision tower")
+        self.tower_check = FittingCheck("Train the vision tower", "Train vision tower", "Vision tower")
         kit.register(self.tower_check, "trainVisionTowerCheck",
                      "Full fine-tune: the whole tower trains; LoRA: adapters on its linears. Off: frozen")  # fmt: skip
         kit.form.addRow("", self.tower_check)

@@ -15,7 +15,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine.checks.rl import form_fields
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Job, RLSettings
-from configurator.ui.jobs.fields import float_range, int_range, shown
+from configurator.ui.jobs.fields import FittingCheck, float_range, int_range, shown
 from configurator.ui.jobs.form_kit import FormKit
 
 POLICY_CRITIC = "The policy's architecture"  # no critic_model: the value and reward models are the policy's size
@@ -42,16 +42,20 @@ class RLRows:
             "KL coefficient beta (0: no KL term, no reference model)",
         )
         # the trainer's default as its own switch: 0 is a real setting (no KL term), not "auto"
-        self.beta_auto = QCheckBox("Trainer's default beta")
+        self.beta_auto = FittingCheck("Trainer's default beta", "Default beta")  # 152 px: wider than a narrow dock
         kit.register(self.beta_auto, "betaAutoCheck", "The trainer's default KL coefficient (TRL: DPO 0.1, GRPO 0, "
                      "PPO 0.05); off: the value set, 0 included")  # fmt: skip
         kit.form.addRow("", self.beta_auto)
         self.beta_auto.toggled.connect(self._beta_auto_toggled)
         self.generations_spin = self._int("generations", "Generations", "generationsSpin",
                                           "GRPO completions per prompt (num_generations)")  # fmt: skip
-        self.prompt_spin = self._int("prompt_length", "Prompt tokens", "promptSpin", "Prompt tokens per sequence")
-        self.completion_spin = self._int("completion_length", "Completion tokens", "completionSpin",
+        # "Prompt", "Completion": "Completion tokens" (113 px) widened the label column past a 1024 px window's
+        # dock, so every field was cut at its right edge; the accessible names and tooltips say "tokens"
+        self.prompt_spin = self._int("prompt_length", "Prompt", "promptSpin", "Prompt tokens per sequence")
+        self.completion_spin = self._int("completion_length", "Completion", "completionSpin",
                                          "Generated tokens per sequence (max_completion_length)")  # fmt: skip
+        self.prompt_spin.setAccessibleName("Prompt tokens")
+        self.completion_spin.setAccessibleName("Completion tokens")
         self.generation_box = kit.choice_box("generation", RLSettings, "Generation", "generationBox",
                                              "Where completions are generated: vLLM sharing the training cards, "
                                              "vLLM on cards of its own, or the trainer's generate")  # fmt: skip
