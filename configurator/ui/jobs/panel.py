@@ -122,7 +122,7 @@ class JobsPanel(QWidget):
         for w in kit.inputs:
             if isinstance(w, QComboBox):  # narrow panels: combos do not grow to their longest item
                 w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-                w.setMinimumContentsLength(min(w.minimumContentsLength() or 8, 8))
+                w.setMinimumContentsLength(min(w.minimumContentsLength() or 6, 6))  # the list shows whole labels
             if isinstance(w, QAbstractSpinBox | QComboBox) and w is not self.sequence.spin:
                 w.setMinimumWidth(60)
             if isinstance(w, QComboBox | QAbstractSpinBox | QSlider):

@@ -30,7 +30,7 @@ class SequenceRow:
         slider.setPageStep(2)
         slider.setAccessibleName("Sequence length slider")
         slider.setToolTip("Sequence length, 128 to 131,072 tokens (log scale)")
-        slider.setMinimumWidth(40)  # with the spin box, at most the field column of a 1024 px window's dock
+        slider.setMinimumWidth(30)  # with the spin box, at most the field column of a 1024 px window's dock
         spin = self.spin = QSpinBox()
         spin.setRange(*int_range(Job, "sequence_length"))
         spin.setGroupSeparatorShown(True)
