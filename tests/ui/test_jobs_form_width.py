@@ -4,6 +4,8 @@ PRO…0 Server Edition" and every combo box's right edge were cut off, with no h
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtWidgets import QWidget
 
@@ -25,3 +27,25 @@ def test_the_jobs_form_is_no_wider_than_its_viewport(first_start, qtbot, size: t
     for check in panel.card_checks.values():
         assert check.isVisible()
         assert _right_edge(check, viewport) < viewport.width(), (check.text(), _right_edge(check, viewport))
+
+
+BUILDS = Path(__file__).resolve().parents[2] / "resources" / "builds"
+
+
+@pytest.mark.parametrize("build", ["rl-grpo-8b-lora-vllm-h100.yaml", "rl-dpo-8b-full-4x-h100.yaml",
+                                   "vlm-qwen2.5-vl-7b-lora-rtx-pro-6000.yaml", "moe-gpt-oss-20b-lora-h100.yaml",
+                                   "seed-30b-lora-h100-sxm.yaml"])  # fmt: skip
+def test_every_jobs_rows_fit_a_1024_window(first_start, qtbot, build: str) -> None:  # type: ignore[no-untyped-def]
+    """The rows only some jobs show: "Completion tokens" (113 px) widened the label column, "Trainer's default
+    beta" and "Train the vision tower" (152 px) and "Import config.json…" (135 px) the field column, each past a
+    1024 px window's dock (the form's minimum 228-283 px in a 234 px viewport)."""
+    window = first_start((1024, 768), build=BUILDS / build)
+    window.jobs_dock.raise_()
+    qtbot.wait(20)
+    panel = window.jobs_panel
+    viewport = panel.form_scroll.viewport()
+    for row in range(panel.job_list.count()):
+        panel.select_job(row)
+        qtbot.wait(10)
+        assert panel.editor.minimumSizeHint().width() <= viewport.width(), (row, panel.editor.minimumSizeHint())
+        assert panel.editor.width() <= viewport.width()
