@@ -71,3 +71,18 @@ def spy_on_checks(monkeypatch, on_group: Callable[[int], None]) -> tuple[list[ob
     monkeypatch.setattr(LinkChecks, "nccl", nccl)
     monkeypatch.setattr(RunChecks, "job", job)
     return groups, jobs
+
+
+# A build whose job's method is misspelt ('loar'), on line BAD_LINE: the CLI's bad-input tests
+BAD_BUILD = """\
+name: bad
+chassis: generic-server-8
+cards:
+  - {slot: 1, card: h200-nvl}
+jobs:
+  - name: j
+    model: llama-3.1-8b
+    method: loar
+    cards: [1]
+"""
+BAD_LINE = 8

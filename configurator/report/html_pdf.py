@@ -11,15 +11,15 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPdfWriter, QPen, QTextDocument
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPdfWriter, QPen
 
 from configurator.catalog.fileio import atomic_replace, pdf_problem
 from configurator.report.pagination import keep_together
-from configurator.report.pdf import ensure_app, page_layout
+from configurator.report.pdf import MARGIN_MM, ensure_app, page_document, page_layout
 
 STYLE = "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7pt} th {font-size: 7pt}"
-# the build sheet's side margin; a header line and a footer line of their own
-MARGIN_MM, HEADER_MM, FOOTER_MM = 14.0, 9.0, 9.0
+# the build sheet's margins (pdf.MARGIN_MM); a title line and a page-number line of their own
+HEADER_MM, FOOTER_MM = 9.0, 9.0
 
 
 def page_label(page: int, pages: int) -> str:
@@ -51,15 +51,7 @@ def _paint(writer: QPdfWriter, html: str, style: str, title: str) -> int:
     dpi = writer.logicalDpiX()
     mm = dpi / 25.4
     full = writer.pageLayout().fullRectPixels(dpi)
-    body = QRectF(MARGIN_MM * mm, (MARGIN_MM + HEADER_MM) * mm, full.width() - 2 * MARGIN_MM * mm,
-                  full.height() - (2 * MARGIN_MM + HEADER_MM + FOOTER_MM) * mm)  # fmt: skip
-    doc = QTextDocument()
-    doc.documentLayout().setPaintDevice(writer)
-    font = QFont("DejaVu Sans")
-    font.setPointSizeF(9)
-    doc.setDefaultFont(font)
-    doc.setDefaultStyleSheet(style)
-    doc.setPageSize(body.size())
+    doc, body = page_document(writer, style, HEADER_MM, FOOTER_MM)
     doc.setHtml(html)
     doc.documentLayout().documentSize()
     keep_together(doc)  # no paragraph split across pages, no heading alone at a page's foot

@@ -168,6 +168,26 @@ def draw_qr(painter: QPainter, area: QRectF, code: str) -> None:
     painter.restore()
 
 
+def page_document(device: QPagedPaintDevice, style: str, header_mm: float = HEADER_MM,
+                  footer_mm: float = FOOTER_MM) -> tuple[QTextDocument, QRectF]:  # fmt: skip
+    """A text document laid out for ``device``'s pages inside the margins (``header_mm`` and ``footer_mm`` kept
+    for the page's own lines), in the sheets' type, with ``style``; and the body's rectangle. The build sheet and
+    the HTML PDFs (plan, acceptance report) both start from it."""
+    dpi = device.logicalDpiX()
+    mm = dpi / 25.4
+    page = device.pageLayout().fullRectPixels(dpi)
+    body = QRectF(MARGIN_MM * mm, (MARGIN_MM + header_mm) * mm, page.width() - 2 * MARGIN_MM * mm,
+                  page.height() - (2 * MARGIN_MM + header_mm + footer_mm) * mm)  # fmt: skip
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(device)
+    font = QFont("DejaVu Sans")
+    font.setPointSizeF(9)
+    doc.setDefaultFont(font)
+    doc.setDefaultStyleSheet(style)
+    doc.setPageSize(body.size())
+    return doc, body
+
+
 class BuildSheet:
     """A laid-out sheet for one build, ready to paint on a PDF writer or a printer (preview)."""
 
@@ -179,20 +199,10 @@ class BuildSheet:
         self.reference = reference_number(build, self.options.date)
 
     def _document(self, device: QPagedPaintDevice) -> tuple[QTextDocument, QRectF]:
-        dpi = device.logicalDpiX()
-        mm = dpi / 25.4
-        page = device.pageLayout().fullRectPixels(dpi)
-        body = QRectF(MARGIN_MM * mm, (MARGIN_MM + HEADER_MM) * mm, page.width() - 2 * MARGIN_MM * mm,
-                      page.height() - (2 * MARGIN_MM + HEADER_MM + FOOTER_MM) * mm)  # fmt: skip
-        doc = QTextDocument()
-        doc.documentLayout().setPaintDevice(device)
-        font = QFont("DejaVu Sans")
-        font.setPointSizeF(9)
-        doc.setDefaultFont(font)
-        doc.setDefaultStyleSheet(
-            "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7.5pt} th {font-size: 7pt}"
+        doc, body = page_document(
+            device,
+            "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7.5pt} th {font-size: 7pt}",
         )
-        doc.setPageSize(body.size())
         self._handler = FigureObject(self.build, self.result, self.catalog, doc, self.options.build_code)
         doc.documentLayout().registerHandler(FIGURE_TYPE, self._handler)
         # Lay out, then move whole what would break across a page: paragraphs (keep_together) and table

@@ -15,6 +15,7 @@ import yaml
 from configurator.cli import main
 from configurator.engine.model.build import Assumptions
 from configurator.engine.model.buildfile import load_build
+from tests.helpers import BAD_BUILD, BAD_LINE
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "resources" / "builds" / "default.yaml"
@@ -37,18 +38,6 @@ CARD_KEYS = {
 COLLECTIVE_KEYS = {"name", "kind", "payload_bytes", "bytes_per_card", "link", "seconds"}
 CHECK_KEYS = {"severity", "code", "message"}
 
-BAD_BUILD = """\
-name: bad
-chassis: generic-server-8
-cards:
-  - {slot: 1, card: h200-nvl}
-jobs:
-  - name: j
-    model: llama-3.1-8b
-    method: loar
-    cards: [1]
-"""
-BAD_LINE = 8
 
 MIG_BUILD = """\
 name: mig

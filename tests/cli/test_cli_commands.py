@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from configurator.cli import main
+from tests.helpers import BAD_BUILD
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILDS = ROOT / "resources" / "builds"
@@ -46,23 +47,12 @@ def test_compare_prints_the_engines_rows(capsys: pytest.CaptureFixture[str]) -> 
     assert any(r["what"] == "power" and r["job"] is None for r in rows)
 
 
-BAD_METHOD = """\
-name: bad
-chassis: generic-server-8
-cards:
-  - {slot: 1, card: h200-nvl}
-jobs:
-  - name: j
-    model: llama-3.1-8b
-    method: loar
-    cards: [1]
-"""
 
 
 def test_size_json_reports_bad_input_as_json_on_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`size --json` printed its errors as text on stderr: a script parsing stdout got nothing to parse."""
     path = tmp_path / "bad.yaml"
-    path.write_text(BAD_METHOD, encoding="utf-8")
+    path.write_text(BAD_BUILD, encoding="utf-8")
     assert main(["size", str(path), "--json"]) == 2
     captured = capsys.readouterr()
     assert captured.err == ""

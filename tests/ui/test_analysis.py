@@ -573,18 +573,24 @@ def test_frontier_legend_lists_only_the_curves_drawn(qtbot) -> None:  # type: ig
     assert any("(this job)" in label for label in labels)
 
 
+def _shown_tab(qtbot, size: tuple[int, int], tab: str):  # type: ignore[no-untyped-def]
+    """The default build's analysis tabs at ``size``, shown, on the tab named ``tab`` (an attribute of the tabs)."""
+    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
+    tabs.resize(*size)
+    tabs.setCurrentWidget(getattr(tabs, tab))
+    tabs.show()
+    qtbot.waitExposed(tabs)
+    QApplication.processEvents()
+    return tabs
+
+
 @pytest.mark.parametrize("size", [(900, 420), (1300, 700)])
 def test_frontier_fits_up_to_label_covers_no_curve(qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """The 'fits up to 19,084 tokens' label, on its backing, sat centred over its marker and hid the curves exactly
     where they cross 0 GB."""
     from PySide6.QtCore import QPointF
 
-    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
-    tabs.resize(*size)
-    tabs.setCurrentWidget(tabs.frontier)
-    tabs.show()
-    qtbot.waitExposed(tabs)
-    QApplication.processEvents()
+    tabs = _shown_tab(qtbot, size, "frontier")
     frontier = tabs.frontier
     label = frontier.marker_label
     assert label.isVisible() and "fits up to" in label.textItem.toPlainText()
@@ -608,12 +614,7 @@ def test_roofline_labels_clear_the_roofs_and_each_other_s_leaders(qtbot, size: t
 
     from configurator.ui.charts.label_spots import crosses
 
-    tabs = make_tabs(qtbot, BUILDS / "default.yaml")
-    tabs.resize(*size)
-    tabs.setCurrentWidget(tabs.roofline)
-    tabs.show()
-    qtbot.waitExposed(tabs)
-    QApplication.processEvents()
+    tabs = _shown_tab(qtbot, size, "roofline")
     chart = tabs.roofline
     vb = chart.plot.vb
 
