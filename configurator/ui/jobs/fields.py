@@ -14,7 +14,7 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap, QResizeEvent
+from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -297,18 +297,28 @@ class JobList(QListWidget):
         drag.exec(Qt.DropAction.CopyAction)
 
 
-class _Words:
+class _Words(QObject):
     """The words a button shows at its width: the first of ``words`` that fits, else the last cut at the right
     with an ellipsis. Its hint is the first (whole) words, its minimum the last cut to ``MIN_CHARS``, so a narrow
     dock shrinks the button instead of the form growing past the dock's right edge (1024x768: the form was
-    264 px in a 234 px viewport, "slot 3 · RTX PRO…0 Server Edition" and every field's right edge cut off)."""
+    264 px in a 234 px viewport, "slot 3 · RTX PRO…0 Server Edition" and every field's right edge cut off).
+    It watches the button's resizes and font or style changes itself (an event filter), so the buttons that
+    use it only report its sizes."""
 
     MIN_CHARS = 12  # the least of the last words kept before the ellipsis: "slot 3 · RTX…"
+    REFIT = (QEvent.Type.Resize, QEvent.Type.FontChange, QEvent.Type.StyleChange)
 
     def __init__(self, button: QAbstractButton, contents: QStyle.ContentsType, words: tuple[str, ...]) -> None:
+        super().__init__(button)
         self.button, self.contents, self.words = button, contents, words
         # a button's own policy (Minimum) never shrinks under its hint: Preferred lets it down to minimumSizeHint
         button.setSizePolicy(QSizePolicy.Policy.Preferred, button.sizePolicy().verticalPolicy())
+        button.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.button and event.type() in self.REFIT:
+            self.fit()
+        return False
 
     def around(self) -> int:
         """What the style adds to the whole words' width: the indicator or bevel, spacing and margins."""
@@ -339,10 +349,6 @@ class _Words:
         if text != self.button.text():
             self.button.setText(text)
 
-    def refit_on(self, event: QEvent) -> None:
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self.fit()
-
 
 class FittingCheck(QCheckBox):
     """A check box whose words follow its width (``_Words``); the whole words belong in its tooltip."""
@@ -361,14 +367,6 @@ class FittingCheck(QCheckBox):
         """The words shown at ``width`` px."""
         return self.fitting.text_for(width)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fitting.fit()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        self.fitting.refit_on(event)
-
 
 class FittingButton(QPushButton):
     """A push button whose words follow its width (``_Words``): 'Import config.json…' (135 px) else 'Import…'."""
@@ -382,14 +380,6 @@ class FittingButton(QPushButton):
 
     def minimumSizeHint(self) -> QSize:
         return self.fitting.hint(self.fitting.least(), super().sizeHint().height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.fitting.fit()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        self.fitting.refit_on(event)
 
 
 class CardCheck(FittingCheck):
