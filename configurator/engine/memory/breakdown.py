@@ -89,9 +89,9 @@ class MemoryBreakdown:
             return {"weights": w, "adapters": a, "transient": self.load_transient}
         static = {"weights": w, "adapters": a, "optimizer": o}
         g_held = self.gradients_at_peak
-        if self.fixed_budget or phase == "backward-start":
-            if self.fixed_budget:
-                return {**static, "gradients": self.gradients, "activations": self.activations}
+        if phase == "backward-start" and self.fixed_budget:  # the budget's one step phase (_phase_bytes)
+            return {**static, "gradients": self.gradients, "activations": self.activations}
+        if phase == "backward-start":
             return {**static, "gradients": g_held + self.head_gradient_from_loss, "activations": self.activations,
                     "transient": self.gathered}  # fmt: skip
         if phase == "forward":
