@@ -6,12 +6,7 @@ from collections import Counter
 
 from configurator.engine.planner.packing import Packing
 from configurator.present.verdict import plural
-
-
-def layout_words(profiles: list[str]) -> str:
-    """One card's MIG layout: '4 × 1g.24gb', '2 × 1g.24gb + 2g.48gb'."""
-    counts = Counter(profiles)
-    return " + ".join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())
+from configurator.present.words import layout_words
 
 
 def packing_words(p: Packing) -> str:

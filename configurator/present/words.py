@@ -91,8 +91,14 @@ def mig_profile_gb(profile: str, catalog_gb: float) -> float:
     return float(match.group(1)) if match else catalog_gb
 
 
-def mig_words(profiles: list[str]) -> str:
-    """'MIG 4 × 1g.24gb' or 'MIG 2 × 1g.18gb, 3g.71gb': equal profiles counted, in their first order (the chassis
-    view's card label and the sheet's card tile; '1g.24gb+1g.24gb+1g.24gb+1g.24gb' overflowed the tile)."""
+def layout_words(profiles: list[str], sep: str = " + ") -> str:
+    """One card's MIG layout, equal profiles counted in their first order: '4 × 1g.24gb', '2 × 1g.24gb + 2g.48gb'
+    (``sep`` between the kinds)."""
     counts = Counter(profiles)
-    return "MIG " + ", ".join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())
+    return sep.join(f"{n} × {p}" if n > 1 else p for p, n in counts.items())
+
+
+def mig_words(profiles: list[str]) -> str:
+    """'MIG 4 × 1g.24gb' or 'MIG 2 × 1g.18gb, 3g.71gb' (the chassis view's card label and the sheet's card tile;
+    '1g.24gb+1g.24gb+1g.24gb+1g.24gb' overflowed the tile)."""
+    return "MIG " + layout_words(profiles, ", ")

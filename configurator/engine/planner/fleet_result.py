@@ -180,7 +180,7 @@ def _packing(mig_use: dict[int, Counter[str]], resolved: list[ResolvedNode], can
             packed = pack(node.card.mig, node.card.id, dict(profiles))
             n, layout, k = cand[t]
             packing.append(packed.model_copy(update={
-                "card_name": node.card.name, "node": node.name, "node_cards": n * node.cards_per_node,
+                "card_name": node.card.name, "node_cards": n * node.cards_per_node,
                 "node_mig_cards": n * k if layout >= 0 else 0}))  # fmt: skip
     return packing
 

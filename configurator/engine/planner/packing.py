@@ -51,7 +51,6 @@ class Packing(BaseModel):
     stranded_compute_slices: int
     problems: list[str] = []
     card_name: str = ""  # the card's display name (the catalog's), for the words every view prints
-    node: str = ""  # the node type whose cards these are (a fleet result's packing)
     node_cards: int | None = None  # that node type's cards in the fleet
     node_mig_cards: int | None = None  # those of them the fleet sets up as MIG (the rest run whole)
 
