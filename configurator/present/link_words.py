@@ -7,11 +7,7 @@ configured, so "measured" alone is never printed for them."""
 from __future__ import annotations
 
 from configurator.engine.model.result import BuildResult
-from configurator.engine.topology.links import LINK_WORDS, RATE_BASIS_WORDS, link_words
-
-# Link kinds as the engine names them (Collective.link, Communication.bound_by): the names a buyer reads, the
-# engine's (its check messages say them too)
-LINK_NAMES = LINK_WORDS
+from configurator.engine.topology.links import RATE_BASIS_WORDS, link_words
 
 # The same bases in the few words a status bar holds (its tooltip gives rate_words')
 SHORT_RATE_BASIS = {"measured": "typical (nccl-tests)", "nominal": "nominal (datasheet)", "calibrated": "calibrated"}

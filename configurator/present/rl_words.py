@@ -3,8 +3,6 @@ each sentence, every figure and the generation's bound from the engine (engine/m
 
 from __future__ import annotations
 
-from configurator.engine.memory.rl import colocated_share
-from configurator.engine.model.build import Job
 from configurator.engine.model.labels import method_label as method_label  # the engine's words, shown here too
 from configurator.engine.model.result import RLResult
 
@@ -14,11 +12,6 @@ BOUND_WORDS = {
     "compute": "decode, compute-bound",
     "launch": "decode, bound by kernel launches from the host",
 }
-
-
-def training_share(job: Job) -> float:
-    """The fraction of each card a colocated vLLM takes (engine/memory/rl.py): the training's capacity is the rest."""
-    return colocated_share(job)
 
 
 def percent(share: float) -> str:

@@ -33,7 +33,8 @@ def test_an_sft_page_has_no_rl_section() -> None:
 def test_a_colocated_jobs_headroom_is_against_the_trainings_share() -> None:
     """The verdict's "28.5 GB to spare" and the memory table's capacity are what colocated vLLM's 30 % leaves the
     training (59.9 of 85.5 GB), and say so; so does the chart's capacity line's label."""
-    from configurator.present.rl_words import capacity_legend, training_share
+    from configurator.engine.memory.rl import colocated_share
+    from configurator.present.rl_words import capacity_legend
     from configurator.report.sheet_cover import cover_page
 
     page = _page("rl-grpo-8b-lora-vllm-h100.yaml")
@@ -44,7 +45,7 @@ def test_a_colocated_jobs_headroom_is_against_the_trainings_share() -> None:
     build = load_build(BUILDS / "rl-grpo-8b-lora-vllm-h100.yaml")
     cover = "\n".join(cover_page(build, evaluate(build), {}, "", "", "GBC-X", "3 December 2026", None))
     assert "of the 70 % of it left to training beside the colocated vLLM" in cover
-    assert capacity_legend(training_share(build.jobs[0])) == "Capacity for training (after vLLM's 30 %)"
+    assert capacity_legend(colocated_share(build.jobs[0])) == "Capacity for training (after vLLM's 30 %)"
     sft = load_build(BUILDS / "default.yaml")
-    assert capacity_legend(training_share(sft.jobs[0])) == "Capacity (visible)"
+    assert capacity_legend(colocated_share(sft.jobs[0])) == "Capacity (visible)"
     assert "left to training" not in _page("default.yaml")

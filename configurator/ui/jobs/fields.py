@@ -363,9 +363,6 @@ class FittingCheck(QCheckBox):
     def minimumSizeHint(self) -> QSize:
         return self.fitting.hint(self.fitting.least(), super().sizeHint().height())
 
-    def text_for(self, width: int) -> str:
-        """The words shown at ``width`` px."""
-        return self.fitting.text_for(width)
 
 
 class FittingButton(QPushButton):

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from configurator.engine.planner import PlanResult
 from configurator.engine.planner.result import FitCell
-from configurator.present.colours import STATUS_INK, STATUS_INK_DARK
+from configurator.present.colours import status_ink
 
 WORD = {"fits": "fits", "tight": "tight", "does-not-fit": "no fit", "unknown": "unknown"}
 NOT_PLANNED = "too tight to plan"
@@ -135,16 +135,15 @@ class MatrixTable(QTableWidget):
     def _recolour(self) -> None:
         """Each cell's text in its status colour, as text on this theme's table (4.5:1 or more: the fills read
         ~3:1 on the dark one)."""
-        dark = self.palette().base().color().lightness() < 128
-        inks = STATUS_INK_DARK if dark else STATUS_INK
+        dark = self.palette().base().color().lightness() < 128  # the table's own ground, which its text is on
         for r, dev in enumerate(self.devices):
             for col, name in enumerate(self.classes):
                 item = self.item(r, col)
                 if item is None:
                     continue
                 c = self.cells.get((name, dev))
-                colour = (NO_CELL_INK_DARK if dark else NO_CELL_INK) if c is None else inks[
-                    "fits" if c.fits else c.status]  # fmt: skip
+                colour = ((NO_CELL_INK_DARK if dark else NO_CELL_INK) if c is None
+                          else status_ink("fits" if c.fits else c.status, dark))  # fmt: skip
                 item.setForeground(QBrush(QColor(colour)))
 
     def changeEvent(self, event: QEvent) -> None:
