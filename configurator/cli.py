@@ -7,7 +7,6 @@ Bad input exits non-zero with file, line and field; never a traceback.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import sys
@@ -422,7 +421,7 @@ def _demo_pin(reset: bool) -> int:
 
 # the first words that run a command (the rest open the window, on a build file or none)
 COMMANDS = ("size", "plan", "compare", "planner", "catalog", "export", "open-code", "trace", "nccl-busbw", "demo-pin",
-            "acceptance", "verify", "burnin", "-h", "--help", "--version")  # fmt: skip
+            *cli_acceptance.COMMANDS, "-h", "--help", "--version")  # fmt: skip
 
 
 def unknown_command(word: str) -> str | None:
@@ -430,6 +429,8 @@ def unknown_command(word: str) -> str | None:
     the window takes: an option, or anything that names a file or may (a path, a .yaml name, an existing file)."""
     if word.startswith("-") or "/" in word or os.sep in word or "." in word or os.path.lexists(word):
         return None
+    import difflib  # start-up time: only a mistyped command pays for it
+
     names = [c for c in COMMANDS if not c.startswith("-")]
     close = difflib.get_close_matches(word, names, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
@@ -472,7 +473,7 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return _demo_pin(args.reset)
     if args.command == "trace":
         return _trace(_user_path(args.build), args.job, args.json, args.arch, not args.no_cache, args.timeout)
-    if args.command in ("acceptance", "verify", "burnin"):
+    if args.command in cli_acceptance.COMMANDS:
         return cli_acceptance.run(args)
     parser.print_help()
     return 2
@@ -493,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     --json reports either as a JSON object on stdout (json_error), so a script reads one format."""
     parser = _parser()
     words = sys.argv[1:] if argv is None else list(argv)
-    as_json = "--json" in words and bool(words) and words[0] in COMMANDS
+    as_json = "--json" in words and words[0] in COMMANDS
     try:
         return _command(parser, words)
     except FileError as exc:

@@ -3,7 +3,6 @@ the engine's :class:`AcceptancePrediction` / :class:`VerifyReport`."""
 
 from __future__ import annotations
 
-from configurator.engine.acceptance.findings import FAILED_NOT_ACCEPTED, NOTHING_MEASURED
 from configurator.engine.acceptance.predict import ESTIMATE_LABEL, UNCONFIRMED_LABEL, AcceptancePrediction
 from configurator.engine.acceptance.verify import VerifyReport
 
@@ -87,10 +86,8 @@ def render_verify(r: VerifyReport) -> str:
         f"{r.count('pass')} pass, {r.count('warn')} warn, {r.count('fail')} fail, {r.count('missing')} not measured",
         "",
     ]
-    if r.nothing_measured:
-        out += [NOTHING_MEASURED, ""]
-    elif r.verdict == "fail":
-        out += [FAILED_NOT_ACCEPTED, ""]
+    if r.not_accepted:
+        out += [r.not_accepted, ""]
     for c in sorted(r.checks, key=lambda c: -{"fail": 3, "warn": 2, "missing": 1, "pass": 0}[c.status]):
         line = f"{MARK[c.status]}  {c.figure}: expected {c.expected}"
         if c.measured is not None:

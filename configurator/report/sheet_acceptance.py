@@ -8,7 +8,6 @@ from html import escape
 
 from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.acceptance.findings import FAILED_NOT_ACCEPTED, NOTHING_MEASURED
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
 from configurator.report.acceptance_text import kit_missing
@@ -199,14 +198,13 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         out.append(
             "<p>Measured with " + escape(", ".join(f"{k} {val}" for k, val in report.versions.items())) + ".</p>"
         )
-    if report.nothing_measured:  # no sign-off lines under a report that measured nothing: it is no acceptance
-        out.append(f"<p><b>{escape(NOTHING_MEASURED)}</b></p>")
+    if report.not_accepted:  # nothing measured, or a figure failed: the customer signs a passing report only
+        out.append(f"<p><b>{escape(report.not_accepted)}</b></p>")
+    if report.nothing_measured:  # no sign-off lines at all: nothing was burnt in
         return "\n".join(out)
     out.append(H2.format("Sign-off"))
     sign = [["Burn-in performed by (shop)", "", ""], ["Checked by", "", ""]]
-    if report.verdict == "fail":  # no acceptance line under a failed figure: the customer signs a passing report
-        out.append(f"<p><b>{escape(FAILED_NOT_ACCEPTED)}</b></p>")
-    else:
+    if report.not_accepted is None:
         sign.append(["Accepted by (customer)", "", ""])
     out.append(html_table(["Role", "Name and signature", "Date"], sign, [34, 46, 20]))
     return "\n".join(out)

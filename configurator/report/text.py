@@ -182,7 +182,7 @@ def render(result: BuildResult) -> str:
         lines.append("  " + "; ".join(f"{k} = {v}" for k, v in t.legend.items()))
     for job in result.jobs:
         lines.append("")
-        lines += _job(job, [c for c in result.checks if c.job == job.name and c.severity == "error"])
+        lines += _job(job, [c for c in result.errors if c.job == job.name])
     lines += _host(result)
     for mig in result.mig:
         lines.append("")

@@ -77,6 +77,14 @@ class VerifyReport(BaseModel):
         return all(c.status == "missing" for c in self.checks)
 
     @property
+    def not_accepted(self) -> str | None:
+        """Why this report is no acceptance of the machine (NOTHING_MEASURED, FAILED_NOT_ACCEPTED), or None: the
+        one rule the text, the PDF's sign-off and the dialog follow."""
+        if self.nothing_measured:
+            return NOTHING_MEASURED
+        return FAILED_NOT_ACCEPTED if self.verdict == "fail" else None
+
+    @property
     def verdict(self) -> Status:
         worst = max((RANK[c.status] for c in self.checks if c.status != "missing"), default=1)
         return next(s for s in STATUSES if RANK[s] == worst)

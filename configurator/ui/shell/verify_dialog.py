@@ -40,7 +40,6 @@ from configurator.engine.acceptance import (
     predict,
     verify,
 )
-from configurator.engine.acceptance.findings import FAILED_NOT_ACCEPTED, NOTHING_MEASURED
 from configurator.engine.acceptance.measured_store import run_of, save
 from configurator.report.acceptance_pdf import export_acceptance_pdf
 from configurator.report.acceptance_text import kit_missing
@@ -241,10 +240,8 @@ class VerifyDialog(QDialog):
             text += "<br>Could not read: " + "; ".join(html.escape(p[:160]) for p in report.problems[:5])
         if not report.files:
             text += "<br>No result file was recognised: give the kit's results folder or the tools' outputs."
-        elif report.nothing_measured:
-            text += "<br>" + html.escape(NOTHING_MEASURED)
-        elif v == "fail":
-            text += "<br>" + html.escape(FAILED_NOT_ACCEPTED)
+        elif report.not_accepted:
+            text += "<br>" + html.escape(report.not_accepted)
         missing = kit_missing(report)
         if missing:
             text += f"<br>The burn-in kit could not measure {len(missing)} item(s): " + "; ".join(
