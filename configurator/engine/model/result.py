@@ -301,6 +301,8 @@ class JobResult(Out):
     step_low_seconds: float | None = None
     step_high_seconds: float | None = None
     step_band_basis: str | None = None
+    # the part of step_band_basis that is this job's own: the kinds of job it is that no run in the band is
+    step_band_caveat: str | None = None
     precision: PrecisionInfo | None = None
     vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo

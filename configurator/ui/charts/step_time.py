@@ -337,8 +337,7 @@ class StepTimeChart(_Chart):
         caveats: dict[str, list[str]] = {}
         for job in result.jobs:
             if job.step_band_basis:
-                own = job.step_band_basis.removeprefix(generic).removeprefix(";").strip()
-                caveats.setdefault(own, []).append(job.name)
+                caveats.setdefault(job.step_band_caveat or "", []).append(job.name)
         band = f"Range: {generic}." if caveats else ""
         named = [(names, words) for words, names in caveats.items() if words]
         for names, words in named:
