@@ -4,6 +4,7 @@ and first rows ("Bill of materials" and its quote line ended page 2 of a priced 
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 from PySide6.QtGui import QTextCursor, QTextDocument
 
@@ -50,7 +51,7 @@ def _stranded(doc: QTextDocument) -> list[str]:
     return out
 
 
-def test_tables_start_with_their_lead_in(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_tables_start_with_their_lead_in(qapp, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from PySide6.QtGui import QPdfWriter
 
     from configurator.catalog.loader import default_catalog
@@ -65,7 +66,7 @@ def test_tables_start_with_their_lead_in(qapp) -> None:  # type: ignore[no-untyp
     for name, prices in (("seed-70b-lora-8x-h200-nvl.yaml", EIGHT_PRICES), ("default.yaml", PRICES),
                          ("seed-mig-four-tenants.yaml", None)):  # fmt: skip
         build = load_build(ROOT / "resources" / "builds" / name)
-        writer = QPdfWriter(str(ROOT / "out" / "pagination-probe.pdf"))
+        writer = QPdfWriter(str(tmp_path / "pagination-probe.pdf"))
         writer.setResolution(300)
         writer.setPageLayout(page_layout("a4"))
         options = SheetOptions(seller_name="Müller & Söhne GmbH & Co. KG", customer=CUSTOMER, page="a4",
