@@ -57,8 +57,8 @@ def keep_together(doc: QTextDocument) -> int:
             return above
         return prev
 
-    def has_break(block: QTextBlock) -> bool:
-        return bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+    def breaks_before(fmt: QTextFormat) -> bool:  # a block's or a table's format: it starts a page
+        return bool(fmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
 
     tables_seen: set[int] = set()
     block = doc.begin()
@@ -75,22 +75,20 @@ def keep_together(doc: QTextDocument) -> int:
             # a table already sent to a new page (its first row would have split) leaves its lead-in behind: moved too
             if int(lead_top // page_h) != int(max(lead_top, bottom - 1) // page_h):
                 tfmt = table.format()
-                if lead is not None and not has_break(lead) and bottom - lead_top < 0.8 * page_h:
-                    if tfmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore:
+                if lead is not None and not breaks_before(lead.blockFormat()) and bottom - lead_top < 0.8 * page_h:
+                    if breaks_before(tfmt):
                         tfmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
                         table.setFormat(tfmt)
                     break_before(lead)
                     moved += 1
-                elif not tfmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore and (
-                    bottom - top < 0.8 * page_h
-                ):
+                elif not breaks_before(tfmt) and bottom - top < 0.8 * page_h:
                     tfmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
                     table.setFormat(tfmt)
                     layout.documentSize()
                     moved += 1
         if QTextCursor(block).currentTable() is None and block.length() > 1:
             first, last, height = pages_of(block)
-            already = bool(block.blockFormat().pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            already = breaks_before(block.blockFormat())
             if first != last and height < 0.8 * page_h and not already:
                 break_before(block)
                 moved += 1

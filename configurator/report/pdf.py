@@ -48,6 +48,7 @@ from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_a
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.pagination import first_split_row, keep_together
 from configurator.report.sheet import (
+    APP_NAME,
     FIGURE_MARK,
     ROW_BREAKS,
     SheetOptions,
@@ -384,7 +385,7 @@ def export_pdf(path: str | os.PathLike[str], build: Build, result: BuildResult, 
             writer.setResolution(300)
             writer.setPageLayout(page_layout(options.page))
             writer.setTitle(f"Build sheet: {build.name}")
-            writer.setCreator("GPU Build Configurator")
+            writer.setCreator(APP_NAME)
             pages = BuildSheet(build, result, catalog, options).paint(writer)
             del writer  # flushes and closes the file
             if not qt_out.exists() or qt_out.stat().st_size == 0:

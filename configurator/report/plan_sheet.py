@@ -17,6 +17,7 @@ from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
 from configurator.report.plan_text import answer_html
+from configurator.report.sheet import APP_NAME
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -132,4 +133,4 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
 def export_plan_pdf(path: str | os.PathLike[str], result: PlanResult, page: str = "a4") -> int:
     """Write the plan section as a PDF; returns the page count. FileError when it cannot be written."""
     return write_html_pdf(path, plan_html(result), page=page, title=f"Service plan: {result.name}",
-                          creator="GPU Build Configurator", what="the plan sheet")
+                          creator=APP_NAME, what="the plan sheet")

@@ -17,6 +17,7 @@ from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
 from configurator.paths import resource
 from configurator.present.words import free_slots, largest_card_w
+from configurator.report.sheet import APP_NAME
 from configurator.ui.base import MIN_WINDOW, BuildDocument, Settings, ViewState, apply_theme
 from configurator.ui.charts import AnalysisTabs, HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
@@ -35,8 +36,6 @@ from configurator.ui.shell.sheet import SheetExport
 from configurator.ui.shell.summary import SummaryStrip
 from configurator.ui.shell.verdict import VerdictLine
 from configurator.ui.shell.verify_dialog import VerifyDialog, open_verify_dialog
-
-APP_NAME = "GPU Build Configurator"
 
 
 class MainWindow(QMainWindow):
