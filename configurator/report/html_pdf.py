@@ -11,20 +11,15 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QPdfWriter, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPdfWriter, QPen
 
 from configurator.catalog.fileio import atomic_replace, pdf_problem
 from configurator.report.pagination import keep_together
-from configurator.report.pdf import MARGIN_MM, ensure_app, page_document, page_layout
+from configurator.report.pdf import MARGIN_MM, draw_footer, ensure_app, page_document, page_layout, paint_pages
 
 STYLE = "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7pt} th {font-size: 7pt}"
 # the build sheet's margins (pdf.MARGIN_MM); a title line and a page-number line of their own
 HEADER_MM, FOOTER_MM = 9.0, 9.0
-
-
-def page_label(page: int, pages: int) -> str:
-    """The footer's page number."""
-    return f"Page {page} of {pages}"
 
 
 def write_html_pdf(path: str | os.PathLike[str], html: str, *, page: str, title: str, creator: str, what: str,
@@ -55,26 +50,8 @@ def _paint(writer: QPdfWriter, html: str, style: str, title: str) -> int:
     doc.setHtml(html)
     doc.documentLayout().documentSize()
     keep_together(doc)  # no paragraph split across pages, no heading alone at a page's foot
-    count = doc.pageCount()
-    painter = QPainter()
-    if not painter.begin(writer):
-        raise OSError("cannot start painting on the output")
-    try:
-        for i in range(count):
-            if i:
-                writer.newPage()
-            _header_footer(painter, full.width(), full.height(), mm, title, i + 1, count)
-            painter.save()
-            painter.translate(body.left(), body.top() - i * body.height())
-            clip = QRectF(0, i * body.height(), body.width(), body.height())
-            painter.setClipRect(clip)
-            ctx = QAbstractTextDocumentLayout.PaintContext()
-            ctx.clip = clip
-            doc.documentLayout().draw(painter, ctx)
-            painter.restore()
-    finally:
-        painter.end()
-    return count
+    return paint_pages(writer, doc, body, lambda painter, page, pages: _header_footer(
+        painter, full.width(), full.height(), mm, title, page, pages))
 
 
 def _header_footer(painter: QPainter, width: float, height: float, mm: float, title: str, page: int,
@@ -90,10 +67,5 @@ def _header_footer(painter: QPainter, width: float, height: float, mm: float, ti
     painter.drawText(QRectF(left, top, right - left, 5 * mm), Qt.AlignmentFlag.AlignLeft | mid, heading)
     painter.setPen(QPen(QColor("#76B900"), 0.4 * mm))
     painter.drawLine(int(left), int(top + 6 * mm), int(right), int(top + 6 * mm))
-    bottom = height - MARGIN_MM * mm
-    painter.setPen(QColor("#555555"))
-    painter.drawText(QRectF(left, bottom - 5 * mm, right - left, 5 * mm), Qt.AlignmentFlag.AlignRight | mid,
-                     page_label(page, pages))  # fmt: skip
-    painter.drawText(QRectF(left, bottom - 5 * mm, right - left, 5 * mm), Qt.AlignmentFlag.AlignLeft | mid,
-                     "GB = 10^9 bytes")  # fmt: skip
+    draw_footer(painter, width, height, mm, page, pages, "GB = 10^9 bytes")
     painter.restore()

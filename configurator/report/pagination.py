@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QTextBlock, QTextBlockFormat, QTextCursor, QTextDocument, QTextFormat, QTextTable
+from PySide6.QtGui import (
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextTable,
+    QTextTableFormat,
+)
 
 KEEP_ROWS = 3  # a table's header row and at least this many rows stay on the page that starts it
 
@@ -57,7 +65,7 @@ def keep_together(doc: QTextDocument) -> int:
             return above
         return prev
 
-    def breaks_before(fmt: QTextFormat) -> bool:  # a block's or a table's format: it starts a page
+    def breaks_before(fmt: QTextBlockFormat | QTextTableFormat) -> bool:  # it starts a page
         return bool(fmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
 
     tables_seen: set[int] = set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QLocale, QMarginsF, QObject, QRect, QRectF, QSizeF, Qt
@@ -190,6 +191,41 @@ def page_document(device: QPagedPaintDevice, style: str, header_mm: float = HEAD
     return doc, body
 
 
+def paint_pages(device: QPagedPaintDevice, doc: QTextDocument, body: QRectF,
+                decorate: Callable[[QPainter, int, int], None]) -> int:  # fmt: skip
+    """Paint every page of ``doc`` (laid out by page_document) on ``device``: ``decorate(painter, page, pages)``
+    draws the page's own lines, then the body's slice of that page; returns the page count."""
+    pages = doc.pageCount()
+    painter = QPainter()
+    if not painter.begin(device):
+        raise OSError("cannot start painting on the output")
+    try:
+        for i in range(pages):
+            if i:
+                device.newPage()
+            decorate(painter, i + 1, pages)
+            painter.save()
+            painter.translate(body.left(), body.top() - i * body.height())
+            clip = QRectF(0, i * body.height(), body.width(), body.height())
+            painter.setClipRect(clip)
+            ctx = QAbstractTextDocumentLayout.PaintContext()
+            ctx.clip = clip  # only blocks on this page go into its content stream
+            doc.documentLayout().draw(painter, ctx)
+            painter.restore()
+    finally:
+        painter.end()
+    return pages
+
+
+def draw_footer(painter: QPainter, width: float, height: float, mm: float, page: int, pages: int, note: str) -> None:
+    """A page's foot: ``note`` on the left, 'Page n of m' on the right, inside the margins (grey, the font set)."""
+    left, bottom = MARGIN_MM * mm, height - MARGIN_MM * mm
+    row = QRectF(left, bottom - 5 * mm, width - 2 * left, 5 * mm)
+    painter.setPen(QColor("#555555"))
+    painter.drawText(row, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"Page {page} of {pages}")
+    painter.drawText(row, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, note)
+
+
 class BuildSheet:
     """A laid-out sheet for one build, ready to paint on a PDF writer or a printer (preview)."""
 
@@ -261,26 +297,8 @@ class BuildSheet:
     def paint(self, device: QPagedPaintDevice) -> int:
         """Paint every page on ``device``; returns the page count."""
         doc, body = self._document(device)
-        pages = doc.pageCount()
-        painter = QPainter()
-        if not painter.begin(device):
-            raise OSError("cannot start painting on the output")
-        try:
-            for i in range(pages):
-                if i:
-                    device.newPage()
-                self._header_footer(painter, device, i + 1, pages)
-                painter.save()
-                painter.translate(body.left(), body.top() - i * body.height())
-                clip = QRectF(0, i * body.height(), body.width(), body.height())
-                painter.setClipRect(clip)
-                ctx = QAbstractTextDocumentLayout.PaintContext()
-                ctx.clip = clip  # only blocks on this page go into its content stream
-                doc.documentLayout().draw(painter, ctx)
-                painter.restore()
-        finally:
-            painter.end()
-        return pages
+        return paint_pages(device, doc, body, lambda painter, page, pages: self._header_footer(painter, device, page,
+                                                                                              pages))  # fmt: skip
 
     def _header_footer(self, painter: QPainter, device: QPagedPaintDevice, page: int, pages: int) -> None:
         dpi = device.logicalDpiX()
@@ -318,16 +336,8 @@ class BuildSheet:
         painter.drawText(QRectF(left, top + 5 * mm, right - left, 5 * mm), right_mid, date)
         painter.setPen(QPen(QColor("#76B900"), 0.6 * mm))
         painter.drawLine(int(left), int(top + 11 * mm), int(right), int(top + 11 * mm))
-        bottom = full.height() - MARGIN_MM * mm
-        painter.setPen(QColor("#555555"))
-        painter.drawText(
-            QRectF(left, bottom - 5 * mm, right - left, 5 * mm),
-            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-            f"Page {page} of {pages}",
-        )
-        painter.drawText(QRectF(left, bottom - 5 * mm, right - left, 5 * mm),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         "GB = 10^9 bytes · figures from the configurator's sizing engine")  # fmt: skip
+        draw_footer(painter, full.width(), full.height(), mm, page, pages,
+                    "GB = 10^9 bytes · figures from the configurator's sizing engine")  # fmt: skip
         painter.restore()
 
     def _draw_logo(self, painter: QPainter, rect: QRectF) -> None:
