@@ -91,7 +91,7 @@ def size_words(gb: float, unit: str) -> str:
     """A host term's size: '2.49 GB', '< 0.01 GB'; an NVMe term (``unit`` 'TB') in TB from 1 TB up and in GB below
     it (a 5 GB checkpoint read '0.00 TB'), as nvme_words."""
     if unit == "TB" and round(gb) >= 1000:
-        return f"{_trimmed(gb / 1000)} TB"
+        return nvme_words(gb)
     return "< 0.01 GB" if 0 < gb < 0.005 else f"{gb:,.2f} GB"
 
 

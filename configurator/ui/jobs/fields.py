@@ -8,13 +8,13 @@ import contextlib
 import math
 import re
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import annotated_types
 from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QFont, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -297,6 +297,15 @@ class JobList(QListWidget):
         drag.exec(Qt.DropAction.CopyAction)
 
 
+def first_fitting(words: Sequence[str], fm: QFontMetrics, room: float) -> str:
+    """The first of ``words`` that fits ``room`` px in ``fm``'s font, else the last cut at the right with an
+    ellipsis (a button's, a check box's or a closed combo box's words)."""
+    for text in words:
+        if fm.horizontalAdvance(text) <= room:
+            return text
+    return fm.elidedText(words[-1], Qt.TextElideMode.ElideRight, int(room))
+
+
 class _Words(QObject):
     """The words a button shows at its width: the first of ``words`` that fits, else the last cut at the right
     with an ellipsis. Its hint is the first (whole) words, its minimum the last cut to ``MIN_CHARS``, so a narrow
@@ -337,12 +346,7 @@ class _Words(QObject):
         return last if len(last) <= self.MIN_CHARS else last[: self.MIN_CHARS] + "…"
 
     def text_for(self, width: int) -> str:
-        room = width - self.around()
-        fm = self.button.fontMetrics()
-        for text in self.words:
-            if fm.horizontalAdvance(text) <= room:
-                return text
-        return fm.elidedText(self.words[-1], Qt.TextElideMode.ElideRight, room)
+        return first_fitting(self.words, self.button.fontMetrics(), width - self.around())
 
     def fit(self) -> None:
         text = self.text_for(self.button.width())
@@ -415,14 +419,9 @@ class ChoiceBox(QComboBox):
         self.initStyleOption(option)
         room = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
                                            QStyle.SubControl.SC_ComboBoxEditField, self).width() - 2  # fmt: skip
-        fm = self.fontMetrics()
-        text = option.currentText
-        if fm.horizontalAdvance(text) <= room:
-            return text
         short = self.currentData(SHORT_ROLE)
-        if isinstance(short, str) and short:
-            text = short
-        return fm.elidedText(text, Qt.TextElideMode.ElideRight, room)
+        words = [option.currentText, *([short] if isinstance(short, str) and short else [])]
+        return first_fitting(words, self.fontMetrics(), room)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QStylePainter(self)

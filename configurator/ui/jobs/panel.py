@@ -240,7 +240,7 @@ class JobsPanel(QWidget):
         self._list_rows_fitted = lst.count()
         rows = min(max(lst.count(), 2), self.LIST_ROWS)
         row_h = lst.sizeHintForRow(0) if lst.count() else lst.fontMetrics().height() + 6
-        frame = 2 * lst.frameWidth() + 2 * lst.spacing() * rows + 2
+        frame = 2 * lst.frameWidth() + 2  # the rows' spacing is counted with each row below
         below = self.listing.height() - lst.height() if self.listing.height() > lst.height() else 34
         want = rows * (row_h + 2 * lst.spacing()) + frame + below
         want = min(want, round(total * (1 - self.FORM_SHARE)))
