@@ -141,7 +141,7 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     # is the planner's answer (ranked by cost per job at the plan's street prices), not the scenario's
     assert key.value == best.totals.nodes and key.number == f"{best.totals.nodes} servers"
     assert {n.node for n in best.nodes} <= {RTX, H100}
-    assert key.label == (f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets "
+    assert key.label == (f"{best.label}: the best of {seed_b.search.candidates:,} fleets "
                          "by cost per job")  # fmt: skip
     assert best.feasible and best.out_of_capacity_month is None and key.words == "Keeps up for all 18 months"
     # "a 7B low-rank fine-tune fits in a 24 GB instance ... the same card serves four such jobs", with its gain
@@ -167,6 +167,10 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     assert "again at that month's demand" in r.words
     assert rev.text == f"Month 10 70B LoRA arrives: {RTX} + {H100} is best; by month 18, {RTX} alone again"
     assert "from then on" not in rev.text
+    # the kinds best by the sizing month are the planner's (Reversal.sized), not re-derived from the ranked fleets:
+    # a result that lists no fleet still says them
+    bare = read_plan_figure(s.more[2], shipped, seed_b.model_copy(update={"fleets": []}), catalog)
+    assert bare.text == rev.text
 
 
 def mix(kinds: list[str]) -> str:
