@@ -1,7 +1,8 @@
 """What the views used to work out for themselves, now fields of the planner's result: a fleet's label in fewer
 characters for a chart's legend (the planner window's legend shortened the engine's label with a regex), and the
-server kinds best at the sizing month beside the reversal (the kiosk re-derived them from the ranked fleets).
-Both are in `plan --json` beside the fields they add to, which stay."""
+server kinds best at the sizing month beside the reversal (the kiosk re-derived them from the ranked fleets; its
+tests are with the reversal's, in test_planner_answer.py). Both are in `plan --json` beside the fields they add
+to, which stay."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pytest
 from configurator.cli import main
 from configurator.engine.planner import PlanResult, load_plan, plan_service
 from configurator.paths import resource
-from tests.planner.test_planner_answer import _reversal_plan
 
 SEED_B = resource("plans", "seed-b-service.yaml")
 
@@ -37,22 +37,6 @@ def test_a_fleets_short_label_says_the_same_in_fewer_characters(seed_b: PlanResu
         ]
     # two fleets never read alike in short where they differ in full
     assert len({f.short_label for f in seed_b.fleets}) == len({f.label for f in seed_b.fleets})
-
-
-def test_the_reversal_carries_the_kinds_best_at_the_sizing_month(seed_b: PlanResult) -> None:
-    """Seed B: the best fleet turns into a mix in month 10 and is RTX-only again by month 18, the sizing month."""
-    rev = seed_b.recommendation.reversal  # type: ignore[union-attr]
-    assert rev is not None and rev.month is not None and rev.month != seed_b.size_for_month
-    assert rev.sized == seed_b.fleets[0].kinds == rev.before != rev.after
-    assert rev.undone_by_sizing and rev.sized_as_before
-
-
-def test_a_reversal_that_lasts_is_sized_as_after() -> None:
-    result = plan_service(_reversal_plan())
-    rev = result.recommendation.reversal  # type: ignore[union-attr]
-    assert rev is not None and rev.month == 4
-    assert rev.sized == result.fleets[0].kinds == rev.after
-    assert not rev.undone_by_sizing and not rev.sized_as_before
 
 
 def test_plan_json_adds_the_short_forms_and_keeps_the_fields(capsys: pytest.CaptureFixture[str]) -> None:
