@@ -8,6 +8,7 @@ drawn are in items.py. Every change goes through ``document.edit`` with a functi
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 
@@ -69,11 +70,29 @@ GROW_STEP = 0.05  # the text grows in steps of 5 % (fit): a resize redraws the d
 MAX_GROW = 3.0  # a window too small for any legible drawing still lays out
 
 
+def chassis_line(chassis: ChassisSpec) -> str:
+    """The line under the chassis name: sockets, power supplies, airflow and the longest card, parts joined by
+    ' · ' (where it wraps)."""
+    psu = chassis.psu
+    watts = (
+        f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
+        else f"{plural(psu.units, 'PSU')} (rating not published)"
+    )  # fmt: skip
+    red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
+    airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
+    length = chassis.max_card_length_mm.value
+    return (f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
+            + (f" · cards up to {length:.0f} mm" if length else ""))  # fmt: skip
+
+
 class ChassisView(QGraphicsView):
     status = Signal(str)
     slot_selected = Signal(int)
     label_points = 16.0  # the slot labels' type in scene units (the kiosk's view draws larger ones)
     subtitle_points = 16.0  # the line under the chassis name
+    # False: the view shows no heading in the drawing (the kiosk's shows it over the drawing, in the window's type,
+    # where the drawing's scale does not shrink it)
+    draws_heading = True
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -186,19 +205,9 @@ class ChassisView(QGraphicsView):
         f.setBold(True)
         name = self._text("\n".join(wrap(chassis.name, " ", QFontMetricsF(f), width)), f)
         name.setPos(0, 0)
-        psu = chassis.psu
-        watts = (
-            f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
-            else f"{plural(psu.units, 'PSU')} (rating not published)"
-        )
-        red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
-        airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
-        length = chassis.max_card_length_mm.value
         sub_font = QFont(small)
         sub_font.setPointSizeF(self.subtitle_points * self._grow)
-        words = (f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
-                 + (f" · cards up to {length:.0f} mm" if length else ""))  # fmt: skip
-        lines = wrap(words, " · ", QFontMetricsF(sub_font), width)
+        lines = wrap(chassis_line(chassis), " · ", QFontMetricsF(sub_font), width)
         sub = self._text(" ·\n".join(lines), sub_font)
         sub.setPos(0, max(40.0, name.boundingRect().height() + 4))
         return sub.pos().y() + sub.boundingRect().height()
@@ -237,8 +246,9 @@ class ChassisView(QGraphicsView):
         # the slots' x and width do not depend on their top: the heading is wrapped to their extent, then they go
         # under it
         self._top = 0.0
-        right = max((self._geometry(chassis, p).right() for p in chassis.positions), default=self._label_w)
-        self._top = max(TOP, self._heading(chassis, small, right + 40) + 24)  # a name 40 px wider: one line
+        if self.draws_heading:
+            right = max((self._geometry(chassis, p).right() for p in chassis.positions), default=self._label_w)
+            self._top = max(TOP, self._heading(chassis, small, right + 40) + 24)  # a name 40 px wider: one line
         for pos in sorted(chassis.positions, key=lambda p: p.x):
             rect = self._geometry(chassis, pos)
             item = SlotItem(pos, rect)
@@ -354,8 +364,12 @@ class ChassisView(QGraphicsView):
         """The colour of each slot outlined by set_slot_marks."""
         return {slot: mark.pen().color().name() for slot, mark in self._marks.items()}
 
-    def fit(self) -> None:
+    def _fit_view(self) -> None:
+        """The drawing scaled into the view (the kiosk's view fits a part of it)."""
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def fit(self) -> None:
+        self._fit_view()
         # the slot labels and the heading no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to
         # ~0.3 and its 16 pt labels read ~6 px. Their type grows (and the label column with it, which scales the
         # drawing down a little more: a few rounds) until they read; back down when the window grows again
@@ -368,7 +382,7 @@ class ChassisView(QGraphicsView):
             self._draw(self.doc.build)
             if self._mark_spec:
                 self.set_slot_marks(self._mark_spec)
-            self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+            self._fit_view()
         # the card labels no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to ~0.35 and its
         # 11 px labels read ~4-6 px; a label that does not fit at that size takes a shorter name or is elided
         scale = self.transform().m11()
@@ -377,14 +391,33 @@ class ChassisView(QGraphicsView):
         for item in self.card_items.values():
             item.set_min_px(self._card_min_px)
 
+    def label_floor_px(self) -> float:
+        """The slot labels' least size on screen (pixels): fit grows them to it."""
+        return LEGIBLE_PX
+
+    def most_grow(self) -> float:
+        """The most the text may grow (fit)."""
+        return MAX_GROW
+
+    def label_gap(self) -> float | None:
+        """The least distance (scene px) between two slots' tops, where their labels stand (None: every slot is a
+        socket, labelled under it)."""
+        chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
+        xs = sorted(p.x for p in chassis.positions if p.kind != "sxm") if chassis is not None else []
+        return min(((b - a) * PITCH_MM * MM for a, b in itertools.pairwise(xs) if b > a), default=None)
+
     def _legible_grow(self) -> float:
-        """The text's growth at which the slot labels read LEGIBLE_PX on screen at the present scale, in GROW_STEPs
-        (1: the designed size is legible); the present one while it reads and is no more than a step too large."""
+        """The text's growth at which the slot labels read label_floor_px on screen at the present scale, in
+        GROW_STEPs (1: the designed size is legible); the present one while it reads and is no more than a step too
+        large."""
         scale = self.transform().m11()
         px = self.label_points * self.logicalDpiY() / 72 * scale  # the designed size on screen
         if px <= 0:
             return self._grow
-        need = LEGIBLE_PX / px
+        need = self.label_floor_px() / px
+        cap = max(1.0, min(MAX_GROW, self.most_grow()))
+        if need > cap:  # as far as it may: the step at or under the cap
+            return max(1.0, math.floor(cap / GROW_STEP + 1e-9) * GROW_STEP)
         if need <= self._grow < need + GROW_STEP or (need <= 1.0 and self._grow == 1.0):
             return self._grow
         # a step over the need: the label column widens with the text and scales the drawing down a little
