@@ -271,3 +271,35 @@ def test_the_hover_tip_shows_its_breakdown_as_rich_text_and_the_job_name_as_type
     assert "<b>evil</b> & co" in text  # the user's name as typed
     assert "\nAt the peak" in text  # one line per figure
     assert shown.begin().begin().fragment().charFormat().fontWeight() > 400  # the job's line in bold
+
+
+def test_a_resize_sets_each_bar_label_s_words_once(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each wording a bar's label might take was measured by setting it as the label's text (setText re-renders the
+    item) on every resize: the words are measured from the font, and each label's text set at most once a layout
+    (the range may be laid out twice: fit_labels), to the words it shows."""
+    import pyqtgraph as pg
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    chart.resize(520, 420)  # too narrow for 'short 13.0 GB' over eight bars: shorter words are tried
+    QApplication.processEvents()
+    texts: list[tuple[int, str]] = []
+    real = pg.TextItem.setText
+
+    def counted(item, text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if any(item is label for label in chart.labels):
+            texts.append((id(item), text))
+        return real(item, text, *args, **kwargs)
+
+    monkeypatch.setattr(pg.TextItem, "setText", counted)
+    for width in (480, 620, 450):
+        texts.clear()
+        chart.resize(width, 420)
+        QApplication.processEvents()
+        layouts = 2  # fit_labels lays the labels out once more where a second row is needed
+        assert len(texts) <= layouts * len(chart._label_spec), (width, texts)
+        # and the size measured is the size drawn
+        for label in chart.labels[: len(chart._label_spec)]:
+            if label.isVisible():
+                _, height = chart._label_size(label, label.toPlainText())
+                assert height == label.textItem.boundingRect().height(), width

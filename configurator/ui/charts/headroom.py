@@ -42,6 +42,7 @@ LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
 MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
 TITLE = "Memory per card against what the driver shows"
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
+Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 
 
 def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tuple[int, str, float | None]]:
@@ -391,8 +392,7 @@ class HeadroomChart(QWidget):
             else:
                 label.setVisible(False)
                 continue
-            self._label_spec.append((forms, float(stand)))
-            self._set_label_text(label, forms[0])
+            self._label_spec.append((forms, float(stand)))  # its words are set as they are laid out (_layout_labels)
             label.setPos(float(i), stand)
             label.setVisible(True)
 
@@ -419,6 +419,8 @@ class HeadroomChart(QWidget):
         w, h = float(vb.width()), float(vb.height())
         (x0, x1), (y0, y1) = (float(a) for a in vb.viewRange()[0]), (float(b) for b in vb.viewRange()[1])
         if not spec or w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+            for label, (forms, _) in zip(self.labels, spec, strict=False):
+                self._set_label_text(label, forms[0])
             return True
 
         def px(x: float) -> float:
@@ -430,40 +432,56 @@ class HeadroomChart(QWidget):
         # each column (bar, band, capacity line) from its label's stand down
         columns = [(px(i - 0.42), py(stand), px(i + 0.42), h) for i, (_, stand) in enumerate(spec)]
 
-        def place(i: int, text: str, lift: bool, placed: list[tuple[float, float, float, float]]) -> bool:
-            label = self.labels[i]
-            self._set_label_text(label, text)
-            # the ink's width (its widest line, as its font lays it out: the item's bounding rect ran ~9 px wider
-            # in the kiosk's type, and the first of fourteen bars lost its words) and a px either side; the item's
-            # full height
-            box = label.textItem.boundingRect()
-            metrics = QFontMetricsF(label.textItem.font())
-            ink = max(metrics.horizontalAdvance(line) for line in label.toPlainText().split("\n")) + 2
+        def place(i: int, text: str, lift: bool, placed: list[Box], chosen: dict[int, tuple[str, Box]]) -> bool:
+            ink, height = self._label_size(self.labels[i], text)
             others = [c for j, c in enumerate(columns) if j != i]
             stand = py(spec[i][1])
-            spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, box.height(), [*placed, *others], w, lift)
+            spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, height, [*placed, *others], w, lift)
             if spot is None:
                 return False
             placed.append(spot)
-            centre = (spot[0] + spot[2]) / 2  # the bar's centre, or inside the plot's edge
-            label.setPos(x0 + centre / w * (x1 - x0), y1 - spot[3] / h * (y1 - y0))
+            chosen[i] = (text, spot)
             return True
+
+        def show(chosen: dict[int, tuple[str, Box]]) -> None:
+            """Each label in its chosen words (set once: setText re-renders), at its spot; the others hidden."""
+            for i, label in enumerate(self.labels[: len(spec)]):
+                if i not in chosen:
+                    label.setVisible(False)  # a bar without room for its words: its tooltip says them
+                    continue
+                text, spot = chosen[i]
+                self._set_label_text(label, text)
+                centre = (spot[0] + spot[2]) / 2  # the bar's centre, or inside the plot's edge
+                label.setPos(x0 + centre / w * (x1 - x0), y1 - spot[3] / h * (y1 - y0))
+                label.setVisible(True)
 
         # one wording for every bar where one fits them all (the longest that does, standing on the bars before
         # raised over each other); else each bar its longest that fits, raised where it must, or none
         depth = max(len(forms) for forms, _ in spec)
         for lift in (False, True):
             for k in range(depth):
-                placed: list[tuple[float, float, float, float]] = []
-                if all(place(i, forms[min(k, len(forms) - 1)], lift, placed) for i, (forms, _) in enumerate(spec)):
-                    for label in self.labels[: len(spec)]:
-                        label.setVisible(True)
+                placed: list[Box] = []
+                chosen: dict[int, tuple[str, Box]] = {}
+                if all(place(i, forms[min(k, len(forms) - 1)], lift, placed, chosen)
+                       for i, (forms, _) in enumerate(spec)):  # fmt: skip
+                    show(chosen)
                     return k == 0 and not lift
-        placed = []
+        placed, chosen = [], {}
         for i, (forms, _) in enumerate(spec):
-            shown = any(place(i, text, True, placed) for text in forms)
-            self.labels[i].setVisible(shown)  # a bar without room for its words: its tooltip says them
+            any(place(i, text, True, placed, chosen) for text in forms)
+        show(chosen)
         return False
+
+    @staticmethod
+    def _label_size(label: pg.TextItem, text: str) -> tuple[float, float]:
+        """The width of ``text``'s ink in ``label`` (its widest line, as its font lays it out: the item's bounding
+        rect ran ~9 px wider in the kiosk's type, and the first of fourteen bars lost its words) and a px either side,
+        and the item's full height: its document's lines, each its font's height rounded up to a whole pixel, inside
+        the document's margin. Measured from the font, not by setting each wording tried (setText re-renders)."""
+        metrics = QFontMetricsF(label.textItem.font())
+        lines = text.split("\n")
+        ink = max(metrics.horizontalAdvance(line) for line in lines) + 2
+        return ink, len(lines) * math.ceil(metrics.height()) + 2 * label.textItem.document().documentMargin()
 
     def _set_ticks(self, free: list[tuple[int, str, float | None]]) -> None:
         """Under each bar its slot (and MIG instance) and job, or the free card's slot and name."""
