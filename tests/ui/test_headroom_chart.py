@@ -303,3 +303,24 @@ def test_a_resize_sets_each_bar_label_s_words_once(qtbot, monkeypatch) -> None: 
             if label.isVisible():
                 _, height = chart._label_size(label, label.toPlainText())
                 assert height == label.textItem.boundingRect().height(), width
+
+
+def test_legend_entries_listed_later_take_the_presentation_s_type_and_the_theme_s_ink(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The headroom legend kept its own copy of the charts' legend rebuild and restyle (common.set_legend,
+    restyle_legend): 'Measured', listed after the kiosk's type and the dark theme were set, came in pyqtgraph's 9 pt
+    and the light theme's ink."""
+    from PySide6.QtGui import QColor
+
+    from configurator.ui.charts.presentation import ChartLook
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    chart.set_presentation(ChartLook(legend_pt=12.0))
+    chart.set_dark(True)
+    chart.update_result(result, free=[(9, "NVIDIA H200 NVL", 150.8)])
+    chart.set_measured({result.jobs[0].name: 100.0})
+    labels = {label.text: label for _, label in chart.legend.items}
+    assert {"Measured", "Free (no job)", "Weights"} <= set(labels)
+    for label in labels.values():
+        assert label.opts["size"] == "12.0pt", label.text
+        assert QColor(label.opts["color"]).name() == QColor(chart.ink).name(), label.text

@@ -303,7 +303,7 @@ class FitFrontierChart(_Chart):
                  (u - tw / 2, v - th - 70)]  # fmt: skip
         # the marker is an obstacle too: a spot slid inside the plot's edge (free_spot) must not cover it
         marker = (u - 6, v - 6, u + 6, v + 6)
-        rect, _ = free_spot(spots, [marker], (u, v), (tw, th), (w, h), lines)
+        rect = free_spot(spots, [marker], (u, v), (tw, th), (w, h), lines)[0]
         left, top = rect[0], rect[1]
         self.marker_label.setPos(x0 + left / w * (x1 - x0), y1 - top / h * (y1 - y0))
         nu, nv = leader_end((u, v), rect)

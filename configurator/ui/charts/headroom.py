@@ -25,7 +25,15 @@ from configurator.present.colours import status_ink
 from configurator.present.memory_words import at_peak, reserved_basis_note
 from configurator.present.words import headroom_label
 from configurator.ui.base import COMPONENTS, ViewState, to_unit
-from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
+from configurator.ui.charts.common import (
+    LegendKey,
+    TipKeeper,
+    axis_number,
+    fit_legend,
+    restyle_legend,
+    set_legend,
+    wrap_label,
+)
 from configurator.ui.charts.presentation import (
     MAX_LEGEND_COLS,
     BarWords,
@@ -95,20 +103,18 @@ class HeadroomChart(QWidget):
         # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
         # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
         self.bars: dict[str, pg.BarGraphItem] = {}
-        for key, label, colour in COMPONENTS:
+        for key, _, colour in COMPONENTS:
             bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, y0=[], brush=colour, pen=pg.mkPen("w", width=0.5))
             self.plot.addItem(bar)
-            self.legend.addItem(bar, label)
             self.bars[key] = bar
         self.free_bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=FREE_FILL, pen=pg.mkPen("#78909C"))
         self.plot.addItem(self.free_bar)  # in the legend only while a card is free (_sync_legend)
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
-        self.legend.addItem(self.capacity, "Capacity")
         # The engine's band around peak reserved (CardMemory.band_low_gb..band_high_gb) as an error bar.
         self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
         self.plot.addItem(self.band)
-        self.legend.addItem(_BandSample(self.band), "Peak band")  # an I-beam, as drawn: not a line like Capacity
+        self.band_sample = _BandSample(self.band)  # an I-beam, as drawn: not a line like Capacity
         # bar labels, made as bars need them (up to MAX_LABELS) and reused: creating all 64 up front was a
         # third of the window's start-up
         self.labels: list[pg.TextItem] = []
@@ -132,6 +138,8 @@ class HeadroomChart(QWidget):
         self._settle_due = False  # a settle is posted for a change of width (resizeEvent)
         self._tick_pt: float | None = None  # the bottom axis's tick type (the look's, or the bar words')
         self._least: tuple[tuple[object, ...], int] | None = None  # least_width's last answer and its drawing
+        self._free_listed = False  # 'Free (no job)' is listed (_sync_legend)
+        self._legend_key: LegendKey = set_legend(self.legend, self._legend_entries(), ())  # what it lists
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
@@ -181,9 +189,7 @@ class HeadroomChart(QWidget):
         self.view.setBackground("#1f1f1f" if dark else "w")
         self.plot.setTitle(self.title, color=self.ink, size=f"{self.look.title_pt:.1f}pt")
         self.fit_texts()
-        self.legend.setLabelTextColor(self.ink)
-        for _, label in self.legend.items:
-            label.setText(label.text, color=self.ink)
+        restyle_legend(self.legend, self.ink)
         self.capacity.setPen(pg.mkPen(self.ink, width=2.5))
         self.band.setData(pen=pg.mkPen(self.ink, width=1.5))
         self._set_axes()
@@ -266,27 +272,25 @@ class HeadroomChart(QWidget):
             self.empty.setPos(0, top / 2)
         self._place_measured()
 
-    def _sync_legend(self, free: bool) -> None:
-        """'Free (no job)' in the legend only while a card is free, before 'Capacity' (it was listed with no card
-        free)."""
-        listed = any(sample.item is self.free_bar for sample, _ in self.legend.items)
-        if listed == free:
-            return
-        if not free:
-            self.legend.removeItem(self.free_bar)
-        else:
-            # re-listed in order: the components, the free card, then what follows them
-            after = [(sample, label.text) for sample, label in self.legend.items if sample.item is not None
-                     and not any(sample.item is self.bars[k] for k, _, _ in COMPONENTS)]  # fmt: skip
-            for sample, _ in after:
-                self.legend.removeItem(sample.item)
-            self.legend.addItem(self.free_bar, "Free (no job)")
-            for sample, text in after:
-                self.legend.addItem(sample if isinstance(sample, _BandSample) else sample.item, text)
-            size = {"size": f"{self.look.legend_pt:.1f}pt"} if self.look.legend_pt is not None else {}
-            for _, label in self.legend.items:
-                label.setText(label.text, color=self.ink, **size)
-        self.fit_texts()
+    def _sync_legend(self, free: bool | None = None) -> None:
+        """The legend lists what is drawn (_legend_entries); 'Free (no job)' only while a card is free (``free``: it
+        was listed with no card free)."""
+        if free is not None:
+            self._free_listed = free
+        listed, self._legend_key = self._legend_key, set_legend(self.legend, self._legend_entries(), self._legend_key)
+        if self._legend_key != listed:
+            self.fit_texts()
+
+    def _legend_entries(self) -> list[tuple[object, str]]:
+        """The components, the free cards' capacity while listed, the capacity line, the peak band and the measured
+        points once there are any."""
+        entries: list[tuple[object, str]] = [(self.bars[key], label) for key, label, _ in COMPONENTS]
+        if self._free_listed:
+            entries.append((self.free_bar, "Free (no job)"))
+        entries += [(self.capacity, "Capacity"), (self.band_sample, "Peak band")]
+        if self.measured_item is not None:
+            entries.append((self.measured_item, "Measured"))
+        return entries
 
     def set_measured(self, values: dict[str, float]) -> None:
         """Measured peaks per job name (GB, as nvidia-smi shows them; a verify result) drawn as a point beside the
@@ -296,7 +300,7 @@ class HeadroomChart(QWidget):
             self.measured_item = pg.ScatterPlotItem(symbol="d", size=13, brush="#6A1B9A", pen=pg.mkPen("w", width=1))
             self.measured_item.setZValue(20)
             self.plot.addItem(self.measured_item)
-            self.legend.addItem(self.measured_item, "Measured")
+            self._sync_legend()
         self._place_measured()
 
     def measured_points(self) -> list[tuple[float, float]]:
@@ -532,8 +536,7 @@ class HeadroomChart(QWidget):
         for label in self.labels:
             label.setFont(self._label_font)
         if look.legend_pt is not None:
-            for _, item in self.legend.items:
-                item.setText(item.text, size=f"{look.legend_pt:.1f}pt")
+            restyle_legend(self.legend, size=f"{look.legend_pt:.1f}pt")
         if not self._legend_fits_beside():
             self.legend.setColumnCount(min(MAX_LEGEND_COLS, look.legend_cols))
         self.fit_texts()
