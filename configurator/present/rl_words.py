@@ -3,6 +3,8 @@ each sentence, every figure and the generation's bound from the engine (engine/m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from configurator.engine.model.labels import method_label as method_label  # the engine's words, shown here too
 from configurator.engine.model.result import RLResult
 
@@ -23,6 +25,18 @@ def capacity_legend(share: float) -> str:
     """The headroom chart's capacity line: the card's visible memory, or what a colocated vLLM leaves the training
     (the line sat at 59.9 GB of an 85.5 GB card, labelled as the card's visible capacity)."""
     return "Capacity (visible)" if not share else f"Capacity for training (after vLLM's {percent(share)})"
+
+
+def capacity_legend_of(shares: Iterable[float]) -> str:
+    """The capacity line's label for the bars of several jobs, each line its own job's (``shares``: each job's
+    colocated share; the window's chart): ``capacity_legend`` where they take one share, as the sheet's chart of one
+    job says it; else that each line is the visible memory or what a colocated vLLM leaves."""
+    distinct = set(shares) or {0.0}
+    if len(distinct) == 1:
+        return capacity_legend(distinct.pop())
+    if 0.0 in distinct:
+        return "Capacity (visible, or for training after a colocated vLLM's share)"
+    return "Capacity for training (after each job's colocated vLLM share)"
 
 
 def share_phrase(share: float) -> str:

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication, QToolTip
 
+from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.buildfile import load_build
 from configurator.ui.base.document import BuildDocument
 from configurator.ui.charts import HeadroomChart
 
 ROOT = Path(__file__).resolve().parents[2]
-EIGHT = ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml"
+BUILDS = ROOT / "resources" / "builds"
+EIGHT = BUILDS / "seed-70b-lora-8x-h200-nvl.yaml"
 
 
 def make_chart(qtbot, result):  # type: ignore[no-untyped-def]
@@ -324,3 +326,20 @@ def test_legend_entries_listed_later_take_the_presentation_s_type_and_the_theme_
     for label in labels.values():
         assert label.opts["size"] == "12.0pt", label.text
         assert QColor(label.opts["color"]).name() == QColor(chart.ink).name(), label.text
+
+
+@pytest.mark.parametrize("name", ["rl-grpo-8b-lora-vllm-h100.yaml", "default.yaml"])
+def test_the_window_names_the_capacity_line_as_the_sheet_does(qtbot, tmp_path, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The window's chart called a colocated vLLM job's line 'Capacity' where the sheet says what it is: the 70 %
+    vLLM leaves the training (rl_words.capacity_legend, report/pdf.py)."""
+    from configurator.engine.memory.rl import colocated_share
+    from configurator.present.rl_words import capacity_legend
+    from tests.gui_helpers import make_window
+
+    window = make_window(qtbot, tmp_path, BUILDS / name)
+    sheet = capacity_legend(colocated_share(window.doc.build.jobs[0]))
+    texts = [label.text for _, label in window.chart.legend.items]
+    assert escape_rich(sheet) in texts, texts
+    if name.startswith("rl-"):
+        assert sheet == "Capacity for training (after vLLM's 30 %)"
+

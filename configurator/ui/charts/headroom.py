@@ -20,9 +20,11 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build
+from configurator.engine.memory.rl import colocated_share
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.colours import status_ink
 from configurator.present.memory_words import at_peak, reserved_basis_note
+from configurator.present.rl_words import capacity_legend_of
 from configurator.present.words import headroom_label
 from configurator.ui.base import COMPONENTS, ViewState, to_unit
 from configurator.ui.charts.common import (
@@ -69,6 +71,12 @@ def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tupl
     return out
 
 
+def colocated_shares(build: Build) -> dict[str, float]:
+    """Per job name, the share of each of its cards a colocated vLLM takes (0: none; engine/memory/rl.py): the
+    capacity line drawn is what it leaves the training, and the legend says so (rl_words.capacity_legend_of)."""
+    return {job.name: colocated_share(job) for job in build.jobs}
+
+
 class HeadroomChart(QWidget):
     trace_requested = Signal(str)  # a bar's context menu asks to trace its job exactly (the Jobs tab runs it)
 
@@ -86,6 +94,9 @@ class HeadroomChart(QWidget):
         self.bar_words: BarWords | None = None  # the kiosk's words over and under the bars (set_bar_words)
         self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
+        # per job: what a colocated vLLM takes of each card (colocated_shares); None: not given (the kiosk's chart,
+        # whose layout is made for the plain 'Capacity')
+        self.shares: dict[str, float] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         # Legend in its own row above the plot, so it never covers a bar.
@@ -229,9 +240,13 @@ class HeadroomChart(QWidget):
             self.update_result(result)
 
     # ---- data ----
-    def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None) -> None:
-        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity."""
+    def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None,
+                      shares: dict[str, float] | None = None) -> None:  # fmt: skip
+        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity; ``shares``
+        (from ``colocated_shares``) names the capacity line as the PDF sheet does, after a colocated vLLM's share
+        (without them it is 'Capacity')."""
         self.free = list(free or [])
+        self.shares = shares
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
         self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
         if self.look.legend_beside:  # beside or above depends on the bars' count too
@@ -287,7 +302,11 @@ class HeadroomChart(QWidget):
         entries: list[tuple[object, str]] = [(self.bars[key], label) for key, label, _ in COMPONENTS]
         if self._free_listed:
             entries.append((self.free_bar, "Free (no job)"))
-        entries += [(self.capacity, "Capacity"), (self.band_sample, "Peak band")]
+        # the sheet's words for the line (report/pdf.py): the card's visible memory, or what a colocated vLLM leaves
+        shares = self.shares
+        jobs = dict.fromkeys(job for job, _ in self.rows)
+        capacity = "Capacity" if shares is None else capacity_legend_of(shares.get(job, 0.0) for job in jobs)
+        entries += [(self.capacity, capacity), (self.band_sample, "Peak band")]
         if self.measured_item is not None:
             entries.append((self.measured_item, "Measured"))
         return entries
