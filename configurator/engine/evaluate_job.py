@@ -44,7 +44,7 @@ from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.memory.states import trained_layout
 from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
-from configurator.engine.model.labels import method_name
+from configurator.engine.model.labels import band_words, method_name
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.model.result import (
@@ -258,7 +258,7 @@ def _fit_checks(job: Job, model: ModelSpec, mem: MemoryBreakdown, rows: list[Car
         elif row.status == "tight":
             checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
                 f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
-                f"model's uncertainty (peak {row.peak_low_gb:.1f}-{row.peak_high_gb:.1f} GB) or under the "
+                f"model's uncertainty (peak {band_words(row.peak_low_gb, row.peak_high_gb, 'GB', 1)}) or under the "
                 f"{margin:.0%} safety margin; too little to plan on. Use a larger card or instance, "
                 "or lower the peak (QLoRA, a shorter sequence, FSDP over more cards).")))  # fmt: skip
     return checks

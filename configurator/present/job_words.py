@@ -4,7 +4,7 @@ ids ("lora, adamw, fsdp"). A word missing here is printed as it is in the file."
 from __future__ import annotations
 
 from configurator.engine.model.build import Job
-from configurator.engine.model.labels import METHOD_NAMES, method_name
+from configurator.engine.model.labels import METHOD_NAMES, band_words, method_name
 from configurator.engine.model.result import JobResult, VisionInfo
 
 WORDS: dict[str, dict[str, str]] = {
@@ -68,7 +68,7 @@ def step_range_words(job: JobResult, digits: int = 2) -> str:
     engine/time/steptime/band.py); "" where the job has none (the utilisation model, an RL step)."""
     if job.step_low_seconds is None or job.step_high_seconds is None:
         return ""
-    return f"{job.step_low_seconds:.{digits}f}–{job.step_high_seconds:.{digits}f} s"
+    return band_words(job.step_low_seconds, job.step_high_seconds, "s", digits)
 
 
 def step_band_phrase(job: JobResult, digits: int = 3) -> str:

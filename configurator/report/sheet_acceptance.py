@@ -10,6 +10,7 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
+from configurator.engine.model.labels import figure_band_words
 from configurator.report.acceptance_text import kit_missing
 from configurator.report.sheet_tables import H2, html_table, source_text
 
@@ -104,24 +105,21 @@ def acceptance_section(
     if p.jobs:
         rows = []
         for j in p.jobs:
-            step = (
-                f"{j.step_seconds:.2f} s ({j.step_low_s:.2f}–{j.step_high_s:.2f})"
-                if j.step_seconds is not None and j.step_low_s is not None and j.step_high_s is not None
-                else "not predicted"
-            )
+            step = "not predicted" if j.step_seconds is None else figure_band_words(j.step_seconds, j.step_low_s,
+                                                                                    j.step_high_s, "s")  # fmt: skip
             tok = f"{j.tokens_per_second:,.0f}" if j.tokens_per_second else "—"
             rows.append(
                 [
                     escape(j.name),
-                    f"{j.peak_allocated_gb:.1f} ({j.allocated_low_gb:.1f}–{j.allocated_high_gb:.1f})",
-                    f"{j.nvidia_smi_gb:.1f} ({j.nvidia_smi_low_gb:.1f}–{j.nvidia_smi_high_gb:.1f})",
+                    figure_band_words(j.peak_allocated_gb, j.allocated_low_gb, j.allocated_high_gb, "GB", 1),
+                    figure_band_words(j.nvidia_smi_gb, j.nvidia_smi_low_gb, j.nvidia_smi_high_gb, "GB", 1),
                     step,
                     tok,
                 ]
             )
         out.append(
             html_table(
-                ["Job", "Peak allocated GB", "nvidia-smi GB", "Step (estimated)", "Tokens/s"],
+                ["Job", "Peak allocated", "nvidia-smi", "Step (estimated)", "Tokens/s"],
                 rows,
                 [30, 18, 18, 20, 14],
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from configurator.engine.model.labels import band_words
 from configurator.engine.model.result import BuildResult, Check, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
 from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
@@ -54,7 +55,7 @@ def _memory(job: JobResult) -> list[str]:
     out.append(
         f"  peak allocated {c.peak_allocated_gb:.1f} GB, allocator reserved {c.allocator_reserved_gb:.1f} GB, "
         f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
-        f"(model band {c.band_low_gb:.1f}-{c.band_high_gb:.1f} GB)"
+        f"(model band {band_words(c.band_low_gb, c.band_high_gb, 'GB', 1)})"
     )
     phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
     out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
