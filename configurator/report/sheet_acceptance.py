@@ -11,6 +11,8 @@ from configurator.engine import Build, BuildResult
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
 from configurator.engine.model.labels import figure_band_words
+from configurator.present.job_words import band_basis_words
+from configurator.present.words import jobs_named
 from configurator.report.acceptance_text import kit_missing
 from configurator.report.sheet_tables import H2, html_table, source_text
 
@@ -128,12 +130,18 @@ def acceptance_section(
         if here:
             out.append("<p><b>Measured on this machine:</b><br>" + "<br>".join(here) + "</p>")
         # each job's own: the step band differs between a per-op job and one that falls back to the assumption;
-        # jobs with the same bases share one sentence (four MIG tenants repeated one long sentence four times)
+        # jobs with the same bases share one sentence (four MIG tenants repeated one long sentence four times), its
+        # caveat said for all of them ('as these jobs are', where the engine's basis says 'as this job is')
         same: dict[tuple[str, str], list[str]] = {}
         for j in p.jobs:
             same.setdefault((j.band_basis, j.step_source), []).append(j.name)
-        bands = "".join(f" {escape(_whose(names, len(p.jobs)))}: memory {escape(basis)}; step {escape(step)}."
-                        for (basis, step), names in same.items())  # fmt: skip
+        every = [j.name for j in p.jobs]
+        outside = {j.name: j.step_band_outside for j in result.jobs}
+        bands = ""
+        for (basis, step), names in same.items():
+            if outside.get(names[0]):  # the runs' band, its caveat said for every job in the group
+                step = band_basis_words(outside[names[0]], len(names))
+            bands += f" For {escape(jobs_named(names, every))}: memory {escape(basis)}; step {escape(step)}."
         out.append(f"<p style='color:#555'>Bands.{bands}</p>")
     if p.power:
         w = p.power
@@ -143,13 +151,6 @@ def acceptance_section(
             f"{w.wall_max_w:,.0f} W fails.</p>"
         )
     return out
-
-
-def _whose(names: list[str], jobs: int) -> str:
-    """Who a shared sentence is for: 'tenant A', 'tenant A, tenant B', or 'For all 4 jobs' when every job's."""
-    if len(names) == jobs and jobs > 1:
-        return f"For all {jobs} jobs"
-    return ", ".join(names)
 
 
 def verify_html(report: VerifyReport, reference: str, date_text: str, seller: str) -> str:

@@ -301,8 +301,9 @@ class JobResult(Out):
     step_low_seconds: float | None = None
     step_high_seconds: float | None = None
     step_band_basis: str | None = None
-    # the part of step_band_basis that is this job's own: the kinds of job it is that no run in the band is
-    step_band_caveat: str | None = None
+    # the kinds of job it is that no run in the band is ('QLoRA', 'on a MIG slice'), which step_band_basis ends
+    # with in a sentence for this job; present/job_words.band_caveat_words says them for several jobs at once
+    step_band_outside: list[str] = []
     precision: PrecisionInfo | None = None
     vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo
