@@ -123,7 +123,7 @@ def acceptance_section(
             html_table(
                 ["Job", "Peak allocated", "nvidia-smi", "Step (estimated)", "Tokens/s"],
                 rows,
-                [30, 18, 18, 20, 14],
+                [23, 20, 21, 24, 12],
             )
         )
         here = [f"{escape(j.name)}: {escape(line)}" for j in p.jobs for line in j.measured_here]
