@@ -44,8 +44,8 @@ def test_size_grpo_lora_with_colocated_vllm(capsys: pytest.CaptureFixture[str]) 
     assert step == pytest.approx(training + generation, abs=0.002)
     assert "12,288 tokens" in _line(lines, "compute per step:")  # 8 completions of 512 + 1,024
     # the capacity column (59.9 GB of an 85.5 GB card) is what vLLM's 30 % leaves the training, and the table says so
-    assert _line(lines, "capacity and headroom").strip() == ("capacity and headroom are the training's: what the colocated "
-                                                     "vLLM's 30 % of each card leaves")  # fmt: skip
+    capacity = _line(lines, "capacity and headroom").strip()
+    assert capacity == "capacity and headroom are the training's: what the colocated vLLM's 30 % of each card leaves"
 
 
 def test_size_dpo_full_on_four_cards(capsys: pytest.CaptureFixture[str]) -> None:
