@@ -10,7 +10,8 @@ from configurator.present.host_words import nvme_line, ram_line, source_words, t
 from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import parts_note, reserved_basis_note
-from configurator.present.rl_words import generation_sentence, step_split
+from configurator.present.rl_words import capacity_note, generation_sentence, step_split
+from configurator.present.verdict import colocated_share
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
 
@@ -63,6 +64,8 @@ def _memory(job: JobResult) -> list[str]:
     if c.band_basis:
         out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
     if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
+        out.append(f"  {note}")
+    if note := capacity_note(colocated_share(job)):  # the capacity column is not the whole card's
         out.append(f"  {note}")
     return out
 

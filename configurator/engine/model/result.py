@@ -260,6 +260,9 @@ class RLResult(Out):
     objective: str
     models: list[RLModel] = []
     generation: str = ""  # where generation runs, in words ("" for DPO: no generation)
+    # the fraction of each training card a colocated vLLM holds (engine/memory/rl.py colocated_share; 0: none):
+    # the rows' capacity and headroom are the training's rest, which every view says
+    colocated_share: float = 0.0
     generation_share_gb: float | None = None  # the engine's memory on one of its cards
     generation_weights_gb: float | None = None
     kv_cache_gb: float | None = None  # what the share leaves for the KV cache
