@@ -77,10 +77,10 @@ def keep_together(doc: QTextDocument) -> int:
     block = doc.begin()
     while block.isValid():
         if preformatted(block) and not preformatted(block.previous()):
-            last = block
-            while preformatted(last.next()):
-                last = last.next()
-            top, bottom = layout.blockBoundingRect(block).top(), layout.blockBoundingRect(last).bottom()
+            end = block
+            while preformatted(end.next()):
+                end = end.next()
+            top, bottom = layout.blockBoundingRect(block).top(), layout.blockBoundingRect(end).bottom()
             if int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.8 * page_h:
                 lead = lead_in(block)  # the grid's caption goes with it, as a table's lead-in line does
                 lead_top = layout.blockBoundingRect(lead).top() if lead is not None else top
@@ -90,7 +90,7 @@ def keep_together(doc: QTextDocument) -> int:
                 elif not breaks_before(block.blockFormat()):
                     break_before(block)
                     moved += 1
-            block = last.next()
+            block = end.next()
             continue
         table = QTextCursor(block).currentTable()
         if table is not None and table.firstPosition() not in tables_seen:
