@@ -44,6 +44,13 @@ def share_phrase(share: float) -> str:
     return "" if not share else f", of the {percent(1 - share)} of it left to training beside the colocated vLLM"
 
 
+def capacity_note(share: float) -> str:
+    """Under a memory table: whose capacity and headroom the rows are where a colocated vLLM shares the cards ('':
+    the whole card's)."""
+    return ("" if not share else f"capacity and headroom are the training's: what the colocated vLLM's "
+            f"{percent(share)} of each card leaves")  # fmt: skip
+
+
 def generation_sentence(r: RLResult) -> str | None:
     """Where the job generates, what the engine holds there, and what one round needs (None: no generation)."""
     if not r.generation:

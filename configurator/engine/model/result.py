@@ -260,6 +260,9 @@ class RLResult(Out):
     objective: str
     models: list[RLModel] = []
     generation: str = ""  # where generation runs, in words ("" for DPO: no generation)
+    # the fraction of each training card a colocated vLLM holds (engine/memory/rl.py colocated_share; 0: none):
+    # the rows' capacity and headroom are the training's rest, which every view says
+    colocated_share: float = 0.0
     generation_share_gb: float | None = None  # the engine's memory on one of its cards
     generation_weights_gb: float | None = None
     kv_cache_gb: float | None = None  # what the share leaves for the KV cache
@@ -301,8 +304,9 @@ class JobResult(Out):
     step_low_seconds: float | None = None
     step_high_seconds: float | None = None
     step_band_basis: str | None = None
-    # the part of step_band_basis that is this job's own: the kinds of job it is that no run in the band is
-    step_band_caveat: str | None = None
+    # the kinds of job it is that no run in the band is ('QLoRA', 'on a MIG slice'), which step_band_basis ends
+    # with in a sentence for this job; present/job_words.band_caveat_words says them for several jobs at once
+    step_band_outside: list[str] = []
     precision: PrecisionInfo | None = None
     vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo

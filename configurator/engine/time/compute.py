@@ -197,7 +197,7 @@ def card_device(c: CardSpec, share: float = 1.0, memory_share: float | None = No
     mem = share if memory_share is None else memory_share
     sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
     return Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms,
-                  c.compute_capability.value or 0.0)
+                  c.compute_capability.value or 0.0, c.id)
 
 
 # the attention kernels (efficiency.py attention_kernel): their short word, and how the step times them where that

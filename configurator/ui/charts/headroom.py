@@ -21,6 +21,7 @@ from configurator.catalog.loader import Catalog
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build
 from configurator.engine.memory.rl import colocated_share
+from configurator.engine.model.labels import band_words
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.colours import status_ink
 from configurator.present.memory_words import at_peak, reserved_basis_note
@@ -639,7 +640,7 @@ class HeadroomChart(QWidget):
             f"Model states: {to_unit(r.model_states_gb, u):.2f} {u}",
             f"Peak allocated: {to_unit(r.peak_allocated_gb, u):.2f} {u}",
             f"Peak reserved (nvidia-smi): {to_unit(r.peak_reserved_gb, u):.2f} {u} (set by {e(r.peak_phase)})",
-            f"Band: {to_unit(r.band_low_gb, u):.1f}–{to_unit(r.band_high_gb, u):.1f} {u}"
+            f"Band: {band_words(to_unit(r.band_low_gb, u), to_unit(r.band_high_gb, u), u, 1)}"
             + (f" ({e(r.band_basis)})" if r.band_basis else ""),
             f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}",
             f"Status: {r.status}"
