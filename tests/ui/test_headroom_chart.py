@@ -342,4 +342,8 @@ def test_the_window_names_the_capacity_line_as_the_sheet_does(qtbot, tmp_path, n
     assert escape_rich(sheet) in texts, texts
     if name.startswith("rl-"):
         assert sheet == "Capacity for training (after vLLM's 30 %)"
+        # and the bar's tooltip says whose capacity its figure is
+        assert "the colocated vLLM's 30 % of each card leaves" in window.chart.tooltip_for(0)
+    else:
+        assert "vLLM" not in window.chart.tooltip_for(0)
 

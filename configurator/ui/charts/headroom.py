@@ -20,12 +20,12 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build
-from configurator.engine.memory.rl import colocated_share
 from configurator.engine.model.labels import band_words
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.colours import status_ink
 from configurator.present.memory_words import at_peak, reserved_basis_note
-from configurator.present.rl_words import capacity_legend_of
+from configurator.present.rl_words import capacity_legend_of, capacity_note
+from configurator.present.verdict import colocated_share
 from configurator.present.words import headroom_label
 from configurator.ui.base import COMPONENTS, ViewState, to_unit
 from configurator.ui.charts.common import (
@@ -72,10 +72,11 @@ def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tupl
     return out
 
 
-def colocated_shares(build: Build) -> dict[str, float]:
-    """Per job name, the share of each of its cards a colocated vLLM takes (0: none; engine/memory/rl.py): the
-    capacity line drawn is what it leaves the training, and the legend says so (rl_words.capacity_legend_of)."""
-    return {job.name: colocated_share(job) for job in build.jobs}
+def colocated_shares(result: BuildResult) -> dict[str, float]:
+    """Per job name, the share of each of its cards a colocated vLLM takes (0: none), as the engine sized it
+    (RLResult.colocated_share): the capacity line drawn is what it leaves the training, and the legend says so
+    (rl_words.capacity_legend_of)."""
+    return {job.name: colocated_share(job) for job in result.jobs}
 
 
 class HeadroomChart(QWidget):
@@ -642,7 +643,8 @@ class HeadroomChart(QWidget):
             f"Peak reserved (nvidia-smi): {to_unit(r.peak_reserved_gb, u):.2f} {u} (set by {e(r.peak_phase)})",
             f"Band: {band_words(to_unit(r.band_low_gb, u), to_unit(r.band_high_gb, u), u, 1)}"
             + (f" ({e(r.band_basis)})" if r.band_basis else ""),
-            f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}",
+            f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}"
+            + (f" ({capacity_note(share)})" if (share := (self.shares or {}).get(job, 0.0)) else ""),
             f"Status: {r.status}"
             + (" — the band straddles the capacity: it may or may not fit" if r.status == "tight" else ""),
         ]

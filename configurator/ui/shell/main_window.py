@@ -146,7 +146,7 @@ class MainWindow(QMainWindow):
     # ---- document updates ----
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         free = free_cards(build, self.doc.catalog, result)
-        self.chart.update_result(result, free=free, shares=colocated_shares(build))
+        self.chart.update_result(result, free=free, shares=colocated_shares(result))
         self.checks.update_result(result)
         if getattr(self, "_docks_sized", False) and self.checks.count() != self._checks_fitted:
             self.fit_checks()
