@@ -97,7 +97,12 @@ def _stack_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Dif
 
 def _step_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
     sa, sb = (a.step_seconds if a else None), (b.step_seconds if b else None)
-    return Difference(name, "step time", _fmt(sa, "s"), _fmt(sb, "s"), _rank(sa, sb, 0.005, False),
+
+    def shown(job: JobResult | None, seconds: float | None) -> str:  # a parameter-count-only model: a lower bound
+        bound = job is not None and job.compute is not None and job.compute.lower_bound
+        return ("≥ " if bound and seconds is not None else "") + _fmt(seconds, "s")
+
+    return Difference(name, "step time", shown(a, sa), shown(b, sb), _rank(sa, sb, 0.005, False),
                       _delta(sa, sb, "s"))  # fmt: skip
 
 

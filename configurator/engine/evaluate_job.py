@@ -331,10 +331,11 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
-    comp = (None if model.is_params_only
-            else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
-                         step_model=a.step_model, critic=critic, generation_cards=[
-                             ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards]))  # fmt: skip
+    # a parameter-count-only model is timed too (compute.py: its dense FLOPs at the utilisation constant, a lower
+    # bound), as the service planner times it: an "unknown" beside the planner's hours read as a contradiction
+    comp = compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+                   step_model=a.step_model, critic=critic, generation_cards=[
+                       ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards])  # fmt: skip
     if rl.keeps_critic(job) and comp is not None and comp.training_seconds is not None:
         # PPO's further epochs and critic passes are in the per-op compute only (compute.py training_seconds): their
         # collectives are added where the compute they overlap is. The critic, trained in full, is stepped with the

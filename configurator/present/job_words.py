@@ -66,6 +66,15 @@ def vision_words(v: VisionInfo) -> tuple[str, str]:
     return images, tower
 
 
+def step_words(job: JobResult, digits: int = 3) -> str:
+    """The job's step time as every view says it: '1.841 s', or 'at least 1.841 s' where the engine times a
+    parameter-count-only model without its attention (Compute.lower_bound); '' without a step time."""
+    if job.step_seconds is None:
+        return ""
+    secs = f"{job.step_seconds:.{digits}f} s"
+    return f"at least {secs}" if job.compute is not None and job.compute.lower_bound else secs
+
+
 def step_range_words(job: JobResult, digits: int = 2) -> str:
     """The step time's band beside the figure: "1.94–6.10 s" (published runs held apart from the model,
     engine/time/steptime/band.py); "" where the job has none (the utilisation model, an RL step)."""

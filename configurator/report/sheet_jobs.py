@@ -10,7 +10,7 @@ from configurator.engine import BuildResult
 from configurator.engine.memory import rl
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
-from configurator.present.job_words import parameters_words, step_band_phrase, vision_words, word
+from configurator.present.job_words import parameters_words, step_band_phrase, step_words, vision_words, word
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import parts_note, reserved_basis_note
 from configurator.present.rl_words import capacity_note, generation_sentence, step_split
@@ -93,7 +93,7 @@ def _job_steps(job: JobResult) -> list[str]:
         out.append(
             f"<p>Compute {comp.flops_per_step / 1e12:,.1f} TFLOP per card per step ({comp.tokens_per_step:,} "
             f"tokens) {rate}: {secs}"
-            + (f". Step time {job.step_seconds:.3f} s" if job.step_seconds is not None else "")
+            + (f". Step time {step_words(job)}" if job.step_seconds is not None else "")
             + (f" ({escape(band)})" if band else "")
             + ".</p>"
         )

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from configurator.engine.model.labels import band_words
 from configurator.engine.model.result import BuildResult, Check, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
-from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
+from configurator.present.job_words import parameters_words, step_band_phrase, step_words, vision_words
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import parts_note, reserved_basis_note
 from configurator.present.rl_words import capacity_note, generation_sentence, step_split
@@ -145,7 +145,7 @@ def _job(job: JobResult, errors: Sequence[Check] = ()) -> list[str]:
     out += _steps(job)
     if job.step_seconds is not None:
         band = step_band_phrase(job)
-        out.append(f"  step time: {job.step_seconds:.3f} s" + (f" ({band})" if band else ""))
+        out.append(f"  step time: {step_words(job)}" + (f" ({band})" if band else ""))
     return out
 
 

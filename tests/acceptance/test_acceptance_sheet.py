@@ -59,7 +59,7 @@ def test_each_job_says_which_step_band_it_has() -> None:
     build = Build.model_validate({"name": "two", "chassis": "generic-workstation-4", "jobs": jobs, "cards": placed})
     html = build_html(build, evaluate(build), default_catalog(), SheetOptions())
     section = html.split("Acceptance: what the built machine must measure", 1)[1]
-    assert "DPO 1B: memory" in section and "step assumption: +-30 %" in section
+    assert "DPO 1B: memory" in section and "step assumption: ±30 %" in section
     assert "LoRA 8B: memory" in section and "step 90% of 28 published runs not used to fit the model" in section
 
 

@@ -33,7 +33,7 @@ MIG_MEMORY_TOLERANCE = 0.03
 # this assumption, stated as such wherever shown. Stored runs of this machine (measured_store) are printed beside
 # the prediction as "measured on this machine", never mixed into it.
 STEP_TIME_TOLERANCE = 0.30
-STEP_TIME_SOURCE = "assumption: +-30 % (no published run validates the utilisation model or an RL step)"
+STEP_TIME_SOURCE = "assumption: ±30 % (no published run validates the utilisation model or an RL step)"
 
 # Wall draw: the platform figure is a rule of thumb (STH: 2-socket GPU server budget, chassis-power.md 2.4) and
 # cards are taken at their power limit, so a measured draw above the prediction by more than 10 % means the

@@ -148,6 +148,9 @@ class Compute(Out):
     training_seconds: float | None = None
     generation_bound: Literal["memory", "compute", "launch"] | None = None  # RL: the generation round's decode
     utilization: float  # per-op: the achieved model FLOPs utilisation; utilization model: the assumption
+    # a model given by its parameter count only: its dense FLOPs at the utilisation constant, attention left out
+    # (its shapes are unknown), so the time is a lower bound, and every view says so (present/job_words step_words)
+    lower_bound: bool = False
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)

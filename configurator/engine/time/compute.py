@@ -301,6 +301,12 @@ class JobCards:
     fp4_tflops: dict[str, float]
 
 
+# flops_per_token needs the model's layers and heads for attention: a parameter count alone gives the dense part
+LOWER_BOUND_NOTE = ("The model is given by its parameter count only: its step is timed on the dense FLOPs at the "
+                    "utilisation constant, attention left out (its shapes are unknown): a lower bound at that "
+                    "utilisation. Name the model's config for the per-op step time.")  # fmt: skip
+
+
 def job_cards(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | None, estimates: bool,
               precision: str) -> JobCards:  # fmt: skip
     """``JobCards`` for ``cards`` (with their compute shares), memoised on the card specs (by identity) and the
@@ -421,6 +427,8 @@ def compute(
         seconds = low.seconds + rl_seconds if low.seconds is not None else None
     notes += low.notes
     notes += _tower_notes(model, job, op_rows)
+    if model.is_params_only and seconds is not None:
+        notes.append(LOWER_BOUND_NOTE)
     return Compute.of(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
@@ -434,4 +442,5 @@ def compute(
         training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
         estimated_cards=estimated, attention_kernel=attention_kernel,
+        lower_bound=model.is_params_only and seconds is not None,
     )  # fmt: skip

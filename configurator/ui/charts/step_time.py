@@ -19,7 +19,7 @@ from configurator.engine.model.result import JobResult
 from configurator.engine.time.compute import attention_kernel_parts
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
-from configurator.present.job_words import band_caveat_words, step_range_words
+from configurator.present.job_words import band_caveat_words, step_range_words, step_words
 from configurator.present.link_words import COMM_SHARE_NOTE, comm_share_words, link_rates_note
 from configurator.present.op_words import collective_name, op_name
 from configurator.present.words import jobs_named
@@ -249,7 +249,7 @@ class StepTimeChart(_Chart):
                                  else ["(no compute rate)"])  # fmt: skip
                 colour = "#8a8a8a"
             else:
-                step = [f"step {job.step_seconds:.2f} s"]
+                step = [f"step {step_words(job, 2)}"]
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     step.append("(estimated rate)")
                 # a job that does not fit has no step time: the engine's figure is what it would take if it did
