@@ -126,8 +126,9 @@ def gemm_cases() -> list[dict[str, Any]]:
         for name, k, n in shapes:
             m = tokens
             flops, moved = gemm_work(m, n, k)  # as ops.py micro_batch counts every GEMM
-            kernel = eff.gemm_kernel_fraction(arch, m, n, k, dev.sms)  # the kernel alone, as measure.py times it
-            frac = eff.gemm_fraction(arch, m, n, k, dev.sms)  # in a step: with the FITTED sustained fraction
+            # the kernel alone, as measure.py times it; in a step: with the FITTED sustained fraction
+            kernel = eff.gemm_kernel_fraction(arch, m, n, k, dev.sms, dev.card)
+            frac = eff.gemm_fraction(arch, m, n, k, dev.sms, dev.card)
             alone = _timed(flops, moved, peak * kernel, bw * eff.bandwidth)
             alone["fraction_of_peak"] = _r(kernel)
             in_step = _timed(flops, moved, peak * frac, bw * eff.bandwidth)

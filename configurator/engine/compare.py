@@ -14,6 +14,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.engine.lowprecision.checks import Recipe, precision_choices, support
 from configurator.engine.model.bom import BillOfMaterials, money
 from configurator.engine.model.build import Build, Job
+from configurator.engine.model.labels import band_words
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import FIT_RANK, BuildResult, CardMemory, JobResult
 from configurator.engine.model.stack import PROFILES
@@ -71,7 +72,7 @@ def band_text(card: CardMemory | None) -> str:
     """The cross-validated band around the peak ('71.7–88.3 GB'), 'unknown' without one."""
     if card is None or not (card.band_low_gb or card.band_high_gb):
         return UNKNOWN
-    return f"{card.band_low_gb:,.1f}–{card.band_high_gb:,.1f} GB"
+    return band_words(card.band_low_gb, card.band_high_gb, "GB", 1)
 
 
 def _stack_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
@@ -96,7 +97,12 @@ def _stack_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Dif
 
 def _step_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
     sa, sb = (a.step_seconds if a else None), (b.step_seconds if b else None)
-    return Difference(name, "step time", _fmt(sa, "s"), _fmt(sb, "s"), _rank(sa, sb, 0.005, False),
+
+    def shown(job: JobResult | None, seconds: float | None) -> str:  # a parameter-count-only model: a lower bound
+        bound = job is not None and job.compute is not None and job.compute.lower_bound
+        return ("≥ " if bound and seconds is not None else "") + _fmt(seconds, "s")
+
+    return Difference(name, "step time", shown(a, sa), shown(b, sb), _rank(sa, sb, 0.005, False),
                       _delta(sa, sb, "s"))  # fmt: skip
 
 

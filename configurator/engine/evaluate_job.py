@@ -44,7 +44,7 @@ from configurator.engine.memory.precision import trained_bytes
 from configurator.engine.memory.states import trained_layout
 from configurator.engine.mig.layout import LayoutCheck, profile_shares
 from configurator.engine.model.build import Job
-from configurator.engine.model.labels import method_name
+from configurator.engine.model.labels import band_words, method_name
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.resolver import RESOLVE_ERRORS, ModelResolver
 from configurator.engine.model.result import (
@@ -258,7 +258,7 @@ def _fit_checks(job: Job, model: ModelSpec, mem: MemoryBreakdown, rows: list[Car
         elif row.status == "tight":
             checks.append(Check(severity="warning", code="JOB_TIGHT", slot=row.slot, job=name, message=(
                 f"Job '{name}' leaves {row.headroom_gb:.1f} GB on {where} of {row.capacity_gb:.1f} GB: inside the "
-                f"model's uncertainty (peak {row.peak_low_gb:.1f}-{row.peak_high_gb:.1f} GB) or under the "
+                f"model's uncertainty (peak {band_words(row.peak_low_gb, row.peak_high_gb, 'GB', 1)}) or under the "
                 f"{margin:.0%} safety margin; too little to plan on. Use a larger card or instance, "
                 "or lower the peak (QLoRA, a shorter sequence, FSDP over more cards).")))  # fmt: skip
     return checks
@@ -331,10 +331,11 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     shares, memory = _compute_shares(shape, ctx.cards, ctx.layouts)
     estimates = a.compute_rates == "estimated"
     seen = vision.language_view(model, job)  # a VLM's language model runs on text + image tokens
-    comp = (None if model.is_params_only
-            else compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
-                         step_model=a.step_model, critic=critic, generation_cards=[
-                             ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards]))  # fmt: skip
+    # a parameter-count-only model is timed too (compute.py: its dense FLOPs at the utilisation constant, a lower
+    # bound), as the service planner times it: an "unknown" beside the planner's hours read as a contradiction
+    comp = compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
+                   step_model=a.step_model, critic=critic, generation_cards=[
+                       ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards])  # fmt: skip
     if rl.keeps_critic(job) and comp is not None and comp.training_seconds is not None:
         # PPO's further epochs and critic passes are in the per-op compute only (compute.py training_seconds): their
         # collectives are added where the compute they overlap is. The critic, trained in full, is stepped with the
@@ -414,7 +415,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
                       windowed=model.window_cuts(job.sequence_length))  # fmt: skip
     result = JobResult(**base_result, cards=rows, communication=comm, compute=comp, step_seconds=step,
                        step_low_seconds=band[0], step_high_seconds=band[1], step_band_basis=band[2],
-                       step_band_caveat=band[3],
+                       step_band_outside=band[3],
                        fits=fits, status=status, precision=precision, host_memory_gb=host, rl=rl_summary,
                        host_ram=list(need.ram), host_nvme=list(need.nvme))  # fmt: skip
     engine = rl_result.engine_uses(job, rows, server, set(shape.slots)) if rl.generates(job) else {}
@@ -423,14 +424,14 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
 
 
 def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool, images: bool = False,
-               windowed: bool = False) -> tuple[float | None, float | None, str | None, str | None]:  # fmt: skip
-    """(low, high, basis, caveat) of the step time: the held-apart runs' band (time/steptime/band.py) around a
-    per-op step time, saying so (the caveat, ending the basis) where the job is of a kind no run in it is (QLoRA,
-    FP8 or FP4 compute, a MIG slice, images);
+               windowed: bool = False) -> tuple[float | None, float | None, str | None, list[str]]:  # fmt: skip
+    """(low, high, basis, outside) of the step time: the held-apart runs' band (time/steptime/band.py) around a
+    per-op step time, saying so (a caveat ending the basis) where the job is of kinds no run in it is (``outside``:
+    QLoRA, FP8 or FP4 compute, a MIG slice, images);
     none for the utilisation model, whose constant no run validates, nor for an RL step (generation and the extra
     passes: no measured RL throughput among the runs)."""
     if step is None or comp is None or comp.step_model != "per-op" or rl.is_rl(job):
-        return None, None, None, None
+        return None, None, None, []
     band = step_band()
     low, high = band.around(step)
     kernel = attention_kernel_word(comp.attention_kernel)  # the runs were all timed with FlashAttention-2
@@ -443,8 +444,9 @@ def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool,
                # FlashAttention-2 skips the tiles outside a window (ops.py local_attention_share): no run is windowed
                *(["a sliding-window model under FlashAttention-2"] if windowed and kernel == "FlashAttention-2"
                  else [])]  # fmt: skip
-    caveat = f"none of the runs is {' or '.join(outside)} as this job is" if outside else None
-    return low, high, band.basis + (f"; {caveat}" if caveat else ""), caveat
+    # this job's wording; several jobs with one caveat are said together in present/job_words.band_caveat_words
+    caveat = f"; none of the runs is {' or '.join(outside)} as this job is" if outside else ""
+    return low, high, band.basis + caveat, outside
 
 
 def _precision_info(model: ModelSpec, job: Job, params: Parameters, cards: list[CardSpec], cc: Capability | None,

@@ -3,9 +3,12 @@ ids ("lora, adamw, fsdp"). A word missing here is printed as it is in the file."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from configurator.engine.model.build import Job
-from configurator.engine.model.labels import METHOD_NAMES, method_name
+from configurator.engine.model.labels import METHOD_NAMES, band_words, method_name
 from configurator.engine.model.result import JobResult, VisionInfo
+from configurator.engine.time.steptime.band import step_band
 
 WORDS: dict[str, dict[str, str]] = {
     "method": {m: method_name(m, capital=False) for m in METHOD_NAMES},  # inside a line: "Method full fine-tune"
@@ -63,12 +66,37 @@ def vision_words(v: VisionInfo) -> tuple[str, str]:
     return images, tower
 
 
+def step_words(job: JobResult, digits: int = 3) -> str:
+    """The job's step time as every view says it: '1.841 s', or 'at least 1.841 s' where the engine times a
+    parameter-count-only model without its attention (Compute.lower_bound); '' without a step time."""
+    if job.step_seconds is None:
+        return ""
+    secs = f"{job.step_seconds:.{digits}f} s"
+    return f"at least {secs}" if job.compute is not None and job.compute.lower_bound else secs
+
+
 def step_range_words(job: JobResult, digits: int = 2) -> str:
     """The step time's band beside the figure: "1.94–6.10 s" (published runs held apart from the model,
     engine/time/steptime/band.py); "" where the job has none (the utilisation model, an RL step)."""
     if job.step_low_seconds is None or job.step_high_seconds is None:
         return ""
-    return f"{job.step_low_seconds:.{digits}f}–{job.step_high_seconds:.{digits}f} s"
+    return band_words(job.step_low_seconds, job.step_high_seconds, "s", digits)
+
+
+def band_caveat_words(outside: Sequence[str], jobs: int = 1) -> str:
+    """What the step band's runs are not that ``jobs`` jobs alike are (JobResult.step_band_outside): 'none of the runs
+    is QLoRA or on a MIG slice as this job is', as the engine's basis ends for one job; 'as these jobs are' for
+    several under one caveat (the sheet's band sentence, the step-time chart's note); '' where every run is alike."""
+    if not outside:
+        return ""
+    return f"none of the runs is {' or '.join(outside)} as {'this job is' if jobs == 1 else 'these jobs are'}"
+
+
+def band_basis_words(outside: Sequence[str], jobs: int = 1) -> str:
+    """The step band's basis for ``jobs`` jobs alike: the runs' own words (time/steptime/band.py), then what they
+    are that no run is (:func:`band_caveat_words`)."""
+    caveat = band_caveat_words(outside, jobs)
+    return f"{step_band().basis}; {caveat}" if caveat else step_band().basis
 
 
 def step_band_phrase(job: JobResult, digits: int = 3) -> str:

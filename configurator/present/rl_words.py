@@ -3,6 +3,8 @@ each sentence, every figure and the generation's bound from the engine (engine/m
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from configurator.engine.model.labels import method_label as method_label  # the engine's words, shown here too
 from configurator.engine.model.result import RLResult
 
@@ -25,9 +27,28 @@ def capacity_legend(share: float) -> str:
     return "Capacity (visible)" if not share else f"Capacity for training (after vLLM's {percent(share)})"
 
 
+def capacity_legend_of(shares: Iterable[float]) -> str:
+    """The capacity line's label for the bars of several jobs, each line its own job's (``shares``: each job's
+    colocated share; the window's chart): ``capacity_legend`` where they take one share, as the sheet's chart of one
+    job says it; else that each line is the visible memory or what a colocated vLLM leaves."""
+    distinct = set(shares) or {0.0}
+    if len(distinct) == 1:
+        return capacity_legend(distinct.pop())
+    if 0.0 in distinct:
+        return "Capacity (visible, or for training after a colocated vLLM's share)"
+    return "Capacity for training (after each job's colocated vLLM share)"
+
+
 def share_phrase(share: float) -> str:
     """The verdict's qualifier: headroom measured against the training's share, not the whole card ('' without)."""
     return "" if not share else f", of the {percent(1 - share)} of it left to training beside the colocated vLLM"
+
+
+def capacity_note(share: float) -> str:
+    """Under a memory table: whose capacity and headroom the rows are where a colocated vLLM shares the cards ('':
+    the whole card's)."""
+    return ("" if not share else f"capacity and headroom are the training's: what the colocated vLLM's "
+            f"{percent(share)} of each card leaves")  # fmt: skip
 
 
 def generation_sentence(r: RLResult) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from configurator.engine.model.result import BuildResult, CardMemory, FitStatus, JobResult
+from configurator.present.rl_words import share_phrase
 from configurator.present.words import to_unit
 
 WORDS: dict[str, str] = {"fits": "fits", "tight": "tight", "does-not-fit": "does not fit", "unknown": "not sized"}
@@ -32,10 +33,12 @@ def _where(card: CardMemory) -> str:
     return f"the {name} in slot {card.slot}" + (f" (MIG slice {card.mig})" if card.mig else "")
 
 
-def job_verdict(job: JobResult, unit: str = "GB", share: str = "") -> Verdict:
-    """One job's verdict and why, from its fullest card (the one with the least headroom). ``share``: what the
-    headroom is measured against when not the whole card (rl_words.share_phrase: a colocated vLLM's rest)."""
+def job_verdict(job: JobResult, unit: str = "GB") -> Verdict:
+    """One job's verdict and why, from its fullest card (the one with the least headroom), saying what the headroom
+    is measured against where that is not the whole card (a colocated vLLM's rest, from the engine's
+    RLResult.colocated_share)."""
     word = WORDS.get(job.status, job.status)
+    share = share_phrase(colocated_share(job))
     if not job.cards:
         return Verdict(job.status, word, "it runs on no card yet: choose the cards it runs on")
     card = min(job.cards, key=lambda c: c.headroom_gb)
@@ -48,6 +51,11 @@ def job_verdict(job: JobResult, unit: str = "GB", share: str = "") -> Verdict:
     if job.status == "fits":
         return Verdict(job.status, word, f"{head:,.1f} {unit} to spare on {_where(card)}{share}")
     return Verdict(job.status, word, "it could not be sized (see the checks)")
+
+
+def colocated_share(job: JobResult) -> float:
+    """The share of each of the job's cards a colocated vLLM holds (0: none), as the engine sized it."""
+    return job.rl.colocated_share if job.rl is not None else 0.0
 
 
 def build_verdict(result: BuildResult) -> Verdict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Collection, Sequence
 
 from configurator.catalog.loader import Catalog
 from configurator.catalog.units import gb_to_gib
@@ -77,6 +78,15 @@ def free_slots(build: Build, catalog: Catalog) -> int | None:
         return None
     taken = {c.slot for c in build.cards}
     return sum(1 for pos in chassis.positions if pos.slot not in taken)
+
+
+def jobs_named(names: Sequence[str], jobs: Collection[str]) -> str:
+    """Whom a line several jobs share is for: 'all 4 jobs' where ``names`` are every one of ``jobs`` (more than one),
+    else the names once each, 'tenant A, tenant B'. The sheet's band sentence and host sources and the step-time
+    chart's note say it alike (each had its own grouper, 'For all 4 jobs', 'all 4 jobs', 'every job')."""
+    if len(set(jobs)) > 1 and set(names) == set(jobs):
+        return f"all {len(set(jobs))} jobs"
+    return ", ".join(dict.fromkeys(names))
 
 
 def check_ref(code: str) -> str:

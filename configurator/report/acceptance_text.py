@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from configurator.engine.acceptance.predict import ESTIMATE_LABEL, UNCONFIRMED_LABEL, AcceptancePrediction
 from configurator.engine.acceptance.verify import VerifyReport
+from configurator.engine.model.labels import figure_band_words
 
 MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "missing": "----"}
 
@@ -50,15 +51,15 @@ def render_prediction(p: AcceptancePrediction) -> str:
         out += ["", "Jobs:"]
         for j in p.jobs:
             out.append(f"  {j.name} (GPU {', '.join(map(str, j.gpus))}{'; MIG ' + j.mig if j.mig else ''}):")
-            alloc = f"{j.peak_allocated_gb:.1f} GB ({j.allocated_low_gb:.1f}-{j.allocated_high_gb:.1f})"
-            smi = f"{j.nvidia_smi_gb:.1f} GB ({j.nvidia_smi_low_gb:.1f}-{j.nvidia_smi_high_gb:.1f})"
+            alloc = figure_band_words(j.peak_allocated_gb, j.allocated_low_gb, j.allocated_high_gb, "GB", 1)
+            smi = figure_band_words(j.nvidia_smi_gb, j.nvidia_smi_low_gb, j.nvidia_smi_high_gb, "GB", 1)
             if j.generation_share_gb:
                 smi += f", with the colocated vLLM's {j.generation_share_gb:.1f} GB"
             out.append(f"    peak allocated {alloc}; as nvidia-smi shows it {smi}")
             if j.step_seconds is not None:
                 tok = f", {j.tokens_per_second:,.0f} tokens/s" if j.tokens_per_second else ""
-                band = f"({j.step_low_s:.2f}-{j.step_high_s:.2f})"
-                out.append(f"    step {j.step_seconds:.2f} s {band}{tok} {ESTIMATE_LABEL}")
+                step = figure_band_words(j.step_seconds, j.step_low_s, j.step_high_s, "s")
+                out.append(f"    step {step}{tok} {ESTIMATE_LABEL}")
             else:
                 out.append("    step time: not predicted (no compute rate for a card of the job)")
             out += [f"    {line}" for line in j.measured_here]

@@ -8,8 +8,9 @@ from configurator.engine.compare import Difference
 HEADERS = ("", "left", "right", "right - left", "better")
 
 
-def _better(row: Difference) -> str:
-    return {"left": "left", "right": "right"}.get(row.better or "", "")
+def _cells(row: Difference) -> tuple[str, str, str, str, str]:
+    """A row's cells under HEADERS: what, left, right, right - left, which is better (left, right or nothing)."""
+    return row.what, row.left, row.right, row.delta, {"left": "left", "right": "right"}.get(row.better or "", "")
 
 
 def render_compare(left_name: str, right_name: str, rows: list[Difference]) -> str:
@@ -18,8 +19,10 @@ def render_compare(left_name: str, right_name: str, rows: list[Difference]) -> s
     groups: dict[str | None, list[Difference]] = {}
     for row in rows:
         groups.setdefault(row.job, []).append(row)
-    table = [[r.what, r.left, r.right, r.delta, _better(r)] for r in rows]
-    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(HEADERS)] if table else [0] * 5
+    # each column as wide as its header and its widest cell, measured row by row (no copy of the table)
+    widths = [len(h) for h in HEADERS]
+    for row in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, _cells(row), strict=True)]
     widths[0] += 2  # a row sits under its job's heading
 
     def line(cells: list[str] | tuple[str, ...]) -> str:
@@ -29,5 +32,5 @@ def render_compare(left_name: str, right_name: str, rows: list[Difference]) -> s
         out.append("")
         out.append(f"Job: {job}" if job is not None else "Build")
         out.append(line(HEADERS))
-        out += [line(["  " + r.what, r.left, r.right, r.delta, _better(r)]) for r in members]
+        out += [line(("  " + r.what, *_cells(r)[1:])) for r in members]
     return "\n".join(out) + "\n"

@@ -24,6 +24,8 @@ from configurator.present.colours import (
     card_ink_hex,
 )
 from configurator.present.memory_words import at_peak
+from configurator.present.rl_words import capacity_legend
+from configurator.present.verdict import colocated_share
 from configurator.present.words import PITCH_MM, headroom_label, mig_words
 
 
@@ -259,10 +261,11 @@ def _draw_bar(painter: QPainter, plot: QRectF, top: float, cx: float, slot_w: fl
                      r.card_name.removeprefix("NVIDIA "))  # fmt: skip
 
 
-def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult, capacity: str = "Capacity (visible)") -> None:
-    """Stacked memory per card against its capacity line, headroom written on each bar (GB). ``capacity``: the
-    line's label (rl_words.capacity_legend: what a colocated vLLM leaves the training)."""
+def draw_headroom(painter: QPainter, rect: QRectF, job: JobResult) -> None:
+    """Stacked memory per card against its capacity line, headroom written on each bar (GB); the line's label says
+    where a colocated vLLM leaves the training less than the card (rl_words.capacity_legend)."""
     rows: list[CardMemory] = job.cards
+    capacity = capacity_legend(colocated_share(job))
     if not rows:
         return
     painter.save()

@@ -1,5 +1,5 @@
-"""Page breaks of the build sheet's laid-out document: paragraphs and headings kept whole on a page
-(:func:`keep_together`) and the first table row Qt splits across a page (:func:`first_split_row`)."""
+"""Page breaks of the build sheet's laid-out document: paragraphs, headings and preformatted blocks kept whole on a
+page (:func:`keep_together`) and the first table row Qt splits across a page (:func:`first_split_row`)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ def keep_together(doc: QTextDocument) -> int:
 
     Qt's layout splits a paragraph between its lines at a page end; a sheet read on paper should not split
     a sentence. A table's header row and first KEEP_ROWS rows start on one page, with the heading and lead-in line
-    before it; later rows are left to Qt (their header row repeats on the next page). A block taller than
-    a page is left to split. Walks the document once, top to bottom: moving a block only shifts the
-    blocks after it.
+    before it; later rows are left to Qt (their header row repeats on the next page). A preformatted block (``<pre>``,
+    which Qt imports as one block per line: the ``nvidia-smi topo -m`` grid) stays whole with its lead-in line, as a
+    table's start does. A block taller than a page is left to split. Walks the document once, top to bottom:
+    moving a block only shifts the blocks after it.
     """
     layout = doc.documentLayout()
     page_h = doc.pageSize().height()
@@ -68,9 +69,29 @@ def keep_together(doc: QTextDocument) -> int:
     def breaks_before(fmt: QTextBlockFormat | QTextTableFormat) -> bool:  # it starts a page
         return bool(fmt.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
 
+    def preformatted(block: QTextBlock) -> bool:  # a line of a <pre>: Qt marks each one's lines non-breakable
+        fmt = block.blockFormat()
+        return block.isValid() and fmt.nonBreakableLines() and QTextCursor(block).currentTable() is None
+
     tables_seen: set[int] = set()
     block = doc.begin()
     while block.isValid():
+        if preformatted(block) and not preformatted(block.previous()):
+            end = block
+            while preformatted(end.next()):
+                end = end.next()
+            top, bottom = layout.blockBoundingRect(block).top(), layout.blockBoundingRect(end).bottom()
+            if int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.8 * page_h:
+                lead = lead_in(block)  # the grid's caption goes with it, as a table's lead-in line does
+                lead_top = layout.blockBoundingRect(lead).top() if lead is not None else top
+                if lead is not None and not breaks_before(lead.blockFormat()) and bottom - lead_top < 0.8 * page_h:
+                    break_before(lead)
+                    moved += 1
+                elif not breaks_before(block.blockFormat()):
+                    break_before(block)
+                    moved += 1
+            block = end.next()
+            continue
         table = QTextCursor(block).currentTable()
         if table is not None and table.firstPosition() not in tables_seen:
             # a table's start: its header and first rows on one page, with what introduces it (the heading or

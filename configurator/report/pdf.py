@@ -41,10 +41,8 @@ from configurator.catalog.errors import FileError
 from configurator.catalog.fileio import atomic_replace, pdf_problem, safe_read_bytes
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.engine import Build, BuildResult
-from configurator.engine.memory.rl import colocated_share  # a colocated vLLM's share of each card
 from configurator.engine.model.buildcode import qr_modules
 from configurator.paths import resource
-from configurator.present.rl_words import capacity_legend
 from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
 from configurator.report.pagination import first_split_row, keep_together
@@ -141,8 +139,7 @@ class FigureObject(QPyTextObject):
             draw_qr(painter, area, self.code)
         elif kind.startswith("headroom:"):
             i = int(kind.split(":")[1])
-            share = colocated_share(self.build.jobs[i]) if i < len(self.build.jobs) else 0.0
-            draw_headroom(painter, area, self.result.jobs[i], capacity_legend(share))
+            draw_headroom(painter, area, self.result.jobs[i])
         painter.restore()
 
 

@@ -10,6 +10,9 @@ from configurator.catalog.loader import Catalog
 from configurator.engine import Build, BuildResult
 from configurator.engine.acceptance.predict import AcceptancePrediction, predict
 from configurator.engine.acceptance.verify import VerifyReport
+from configurator.engine.model.labels import figure_band_words
+from configurator.present.job_words import band_basis_words
+from configurator.present.words import jobs_named
 from configurator.report.acceptance_text import kit_missing
 from configurator.report.sheet_tables import H2, html_table, source_text
 
@@ -104,38 +107,41 @@ def acceptance_section(
     if p.jobs:
         rows = []
         for j in p.jobs:
-            step = (
-                f"{j.step_seconds:.2f} s ({j.step_low_s:.2f}–{j.step_high_s:.2f})"
-                if j.step_seconds is not None and j.step_low_s is not None and j.step_high_s is not None
-                else "not predicted"
-            )
+            step = "not predicted" if j.step_seconds is None else figure_band_words(j.step_seconds, j.step_low_s,
+                                                                                    j.step_high_s, "s")  # fmt: skip
             tok = f"{j.tokens_per_second:,.0f}" if j.tokens_per_second else "—"
             rows.append(
                 [
                     escape(j.name),
-                    f"{j.peak_allocated_gb:.1f} ({j.allocated_low_gb:.1f}–{j.allocated_high_gb:.1f})",
-                    f"{j.nvidia_smi_gb:.1f} ({j.nvidia_smi_low_gb:.1f}–{j.nvidia_smi_high_gb:.1f})",
+                    figure_band_words(j.peak_allocated_gb, j.allocated_low_gb, j.allocated_high_gb, "GB", 1),
+                    figure_band_words(j.nvidia_smi_gb, j.nvidia_smi_low_gb, j.nvidia_smi_high_gb, "GB", 1),
                     step,
                     tok,
                 ]
             )
         out.append(
             html_table(
-                ["Job", "Peak allocated GB", "nvidia-smi GB", "Step (estimated)", "Tokens/s"],
+                ["Job", "Peak allocated", "nvidia-smi", "Step (estimated)", "Tokens/s"],
                 rows,
-                [30, 18, 18, 20, 14],
+                [23, 20, 21, 24, 12],
             )
         )
         here = [f"{escape(j.name)}: {escape(line)}" for j in p.jobs for line in j.measured_here]
         if here:
             out.append("<p><b>Measured on this machine:</b><br>" + "<br>".join(here) + "</p>")
         # each job's own: the step band differs between a per-op job and one that falls back to the assumption;
-        # jobs with the same bases share one sentence (four MIG tenants repeated one long sentence four times)
+        # jobs with the same bases share one sentence (four MIG tenants repeated one long sentence four times), its
+        # caveat said for all of them ('as these jobs are', where the engine's basis says 'as this job is')
         same: dict[tuple[str, str], list[str]] = {}
         for j in p.jobs:
             same.setdefault((j.band_basis, j.step_source), []).append(j.name)
-        bands = "".join(f" {escape(_whose(names, len(p.jobs)))}: memory {escape(basis)}; step {escape(step)}."
-                        for (basis, step), names in same.items())  # fmt: skip
+        every = [j.name for j in p.jobs]
+        outside = {j.name: j.step_band_outside for j in result.jobs}
+        bands = ""
+        for (basis, step), names in same.items():
+            if outside.get(names[0]):  # the runs' band, its caveat said for every job in the group
+                step = band_basis_words(outside[names[0]], len(names))
+            bands += f" For {escape(jobs_named(names, every))}: memory {escape(basis)}; step {escape(step)}."
         out.append(f"<p style='color:#555'>Bands.{bands}</p>")
     if p.power:
         w = p.power
@@ -145,13 +151,6 @@ def acceptance_section(
             f"{w.wall_max_w:,.0f} W fails.</p>"
         )
     return out
-
-
-def _whose(names: list[str], jobs: int) -> str:
-    """Who a shared sentence is for: 'tenant A', 'tenant A, tenant B', or 'For all 4 jobs' when every job's."""
-    if len(names) == jobs and jobs > 1:
-        return f"For all {jobs} jobs"
-    return ", ".join(names)
 
 
 def verify_html(report: VerifyReport, reference: str, date_text: str, seller: str) -> str:

@@ -8,11 +8,9 @@ from html import escape
 
 from configurator.catalog.cards import short_card_name
 from configurator.engine import Build, BuildResult
-from configurator.engine.memory.rl import colocated_share  # a colocated vLLM's share of each card
 from configurator.engine.model.bom import BillOfMaterials, money
 from configurator.present.colours import STATUS_INK
 from configurator.present.job_words import setup_words
-from configurator.present.rl_words import share_phrase
 from configurator.present.verdict import build_verdict, job_verdict, plural
 from configurator.report.sheet_tables import H2, html_table, tax_percent
 
@@ -73,7 +71,7 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
                "uncertainty; <i>does not fit</i> means a card runs out of memory.</p>")  # fmt: skip
     rows = []
     for job, spec in zip(result.jobs, build.jobs, strict=False):
-        v = job_verdict(job, share=share_phrase(colocated_share(spec)))  # a colocated vLLM's share is not its
+        v = job_verdict(job)  # against a colocated vLLM's rest where one shares the cards
         ink = INK.get(v.status, "#555555")
         cards = [(c.slot, c.card_name) for c in job.cards]
         what = f"{escape(job.model_name)}: {escape(setup_words(spec))}"

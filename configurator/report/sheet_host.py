@@ -6,6 +6,7 @@ from html import escape
 
 from configurator.engine.model.result import HostResult
 from configurator.present.host_words import nvme_line, part_specs, ram_line, source_words, term_size_words
+from configurator.present.words import jobs_named
 from configurator.report.sheet_tables import H2, html_table
 
 
@@ -50,7 +51,7 @@ def host_sources_section(host: HostResult | None) -> list[str]:
     for terms, where in ((host.ram_terms, "RAM"), (host.nvme_terms, "NVMe")):
         for t in terms:
             same.setdefault((where, t.what, source_words(t.source)), []).append(t.job or "the host")
-    rows = [[escape(f"all {len(jobs)} jobs" if len(names) > 1 and set(names) == jobs else ", ".join(names)), where,
-             escape(what), escape(source)] for (where, what, source), names in same.items()]  # fmt: skip
+    rows = [[escape(jobs_named(names, jobs)), where, escape(what), escape(source)]
+            for (where, what, source), names in same.items()]  # fmt: skip
     out.append(html_table(["Job", "In", "For", "Source"], rows, [15, 7, 20, 58]))
     return out

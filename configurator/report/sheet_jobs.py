@@ -8,14 +8,13 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.engine import BuildResult
 from configurator.engine.memory import rl
-from configurator.engine.memory.rl import colocated_share  # a colocated vLLM's share of each card
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
-from configurator.present.job_words import parameters_words, step_band_phrase, vision_words, word
+from configurator.present.job_words import parameters_words, step_band_phrase, step_words, vision_words, word
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import parts_note, reserved_basis_note
-from configurator.present.rl_words import generation_sentence, percent, share_phrase, step_split
-from configurator.present.verdict import WORDS, job_verdict
+from configurator.present.rl_words import capacity_note, generation_sentence, step_split
+from configurator.present.verdict import WORDS, colocated_share, job_verdict
 from configurator.present.words import mig_profile_gb
 from configurator.report.sheet_tables import FIGURE_MARK, H2, fmt_gb, html_table
 from configurator.report.text import compute_phrase, overlap_phrase
@@ -48,8 +47,7 @@ def _job_memory(i: int, job: JobResult, spec: Job) -> list[str]:
         f"{r0.peak_phase} phase"
         + (f"; offloaded states take {job.host_memory_gb:.1f} GB of host memory" if job.host_memory_gb else "")
         + (f"; {note}" if (note := reserved_basis_note(r0.reserved_set_by, r0.fsdp_setup_pool_gb)) else "")
-        + (f"; capacity and headroom are the training's: what the colocated vLLM's {percent(share)} of each card "
-           "leaves" if (share := colocated_share(spec)) else "")
+        + (f"; {note}" if (note := capacity_note(colocated_share(job))) else "")
         + ".</p>"
     )
     out.append(f"<p>{FIGURE_MARK.format(f'headroom:{i}')}</p>")
@@ -95,7 +93,7 @@ def _job_steps(job: JobResult) -> list[str]:
         out.append(
             f"<p>Compute {comp.flops_per_step / 1e12:,.1f} TFLOP per card per step ({comp.tokens_per_step:,} "
             f"tokens) {rate}: {secs}"
-            + (f". Step time {job.step_seconds:.3f} s" if job.step_seconds is not None else "")
+            + (f". Step time {step_words(job)}" if job.step_seconds is not None else "")
             + (f" ({escape(band)})" if band else "")
             + ".</p>"
         )
@@ -145,7 +143,7 @@ def job_section(i: int, job: JobResult, spec: Job,
     lora = (f", LoRA rank {spec.lora.rank} on {escape(word('targets', spec.lora.targets))}"
             if spec.method != "full" else "")  # fmt: skip
     quant = f", base in {word('quantization', spec.quantization)}" if spec.method == "qlora" else ""
-    verdict = job_verdict(job, share=share_phrase(colocated_share(spec)))
+    verdict = job_verdict(job)
     out.append(
         f"<p>Model <b>{escape(job.model_name)}</b> ({parameters_words(job.params_total, job.params_trainable)}). "
         f"Method {word('method', spec.method)}{lora}{quant}; "

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from configurator.engine.model.labels import band_words
 from configurator.engine.model.result import BuildResult, Check, Communication, Compute, JobResult, VisionInfo
 from configurator.present.host_words import nvme_line, ram_line, source_words, term_size_words
-from configurator.present.job_words import parameters_words, step_band_phrase, vision_words
+from configurator.present.job_words import parameters_words, step_band_phrase, step_words, vision_words
 from configurator.present.link_words import link_name, rate_words
 from configurator.present.memory_words import parts_note, reserved_basis_note
-from configurator.present.rl_words import generation_sentence, step_split
+from configurator.present.rl_words import capacity_note, generation_sentence, step_split
+from configurator.present.verdict import colocated_share
 
 STATUS = {"fits": "fits", "tight": "TIGHT", "does-not-fit": "DOES NOT FIT", "unknown": "?"}
 
@@ -54,7 +56,7 @@ def _memory(job: JobResult) -> list[str]:
     out.append(
         f"  peak allocated {c.peak_allocated_gb:.1f} GB, allocator reserved {c.allocator_reserved_gb:.1f} GB, "
         f"+ CUDA context {c.cuda_context_gb:.1f} GB = {c.peak_reserved_gb:.1f} GB as nvidia-smi shows "
-        f"(model band {c.band_low_gb:.1f}-{c.band_high_gb:.1f} GB)"
+        f"(model band {band_words(c.band_low_gb, c.band_high_gb, 'GB', 1)})"
     )
     phases = ", ".join(f"{k} {v:.1f}" for k, v in c.phase_reserved_gb.items())
     out.append(f"  peak set by the {c.peak_phase} phase (reserved per phase, GB: {phases})")
@@ -62,6 +64,8 @@ def _memory(job: JobResult) -> list[str]:
     if c.band_basis:
         out.append(f"  band from leave-one-source-out cross-validation: {c.band_basis}")
     if note := reserved_basis_note(c.reserved_set_by, c.fsdp_setup_pool_gb):
+        out.append(f"  {note}")
+    if note := capacity_note(colocated_share(job)):  # the capacity column is not the whole card's
         out.append(f"  {note}")
     return out
 
@@ -141,7 +145,7 @@ def _job(job: JobResult, errors: Sequence[Check] = ()) -> list[str]:
     out += _steps(job)
     if job.step_seconds is not None:
         band = step_band_phrase(job)
-        out.append(f"  step time: {job.step_seconds:.3f} s" + (f" ({band})" if band else ""))
+        out.append(f"  step time: {step_words(job)}" + (f" ({band})" if band else ""))
     return out
 
 

@@ -164,7 +164,7 @@ def test_verify_shows_the_labels_and_bands_acceptance_shows(capsys: pytest.Captu
     assert g.gemm_unconfirmed and j.step_seconds is not None
     rate = f"{g.gemm_tflops:,.0f} TFLOP/s"
     limits = f"pass >= {g.gemm_pass_min:,.0f}, warn >= {g.gemm_warn_min:,.0f}"
-    step = f"{j.step_seconds:.2f} s ({j.step_low_s:.2f}-{j.step_high_s:.2f})"
+    step = f"{j.step_seconds:.2f} s ({j.step_low_s:.2f}–{j.step_high_s:.2f} s)"
     assert main(["acceptance", mig, "--store-dir", str(tmp_path)]) == 0
     acceptance = capsys.readouterr().out
     gemm = f"{rate}, {limits} (UNCONFIRMED expectation)"

@@ -222,6 +222,34 @@ def test_the_chips_the_fractions_were_measured_on_match_the_data_file() -> None:
             assert any(chip in entry["quote"] for chip in chips), (arch, chips)
 
 
+def test_an_h100_pcie_is_expected_at_its_own_measured_gemm_rate() -> None:
+    """The H100 PCIe (350 W for 114 SMs) runs torch's BF16 matmul at 0.656 of its dense peak, not the H100 SXM's
+    0.803 (efficiency.yaml gemm_peak_fraction_by_card): its expectation is the card's own measured fraction, named
+    as such and not UNCONFIRMED, and the source's own reading at the probe's shape (8192^3: 492.84 TFLOPS) passes;
+    at the Hopper fraction it read 0.81 of the expected rate, a warning on a healthy card."""
+    pcie = default_catalog().card("h100-pcie")
+    g = gemm_expect(pcie, None, False)
+    assert g["gemm_tflops"] == pytest.approx(756.5 * 0.656, abs=0.05) and g["gemm_peak_tflops"] == 756.5
+    source = str(g["gemm_source"])
+    assert "own large-GEMM fraction 0.656 (specs/efficiency.yaml gemm_peak_fraction_by_card)" in source
+    assert "UNCONFIRMED" not in source and not g["gemm_unconfirmed"]
+    assert float(g["gemm_pass_min"]) <= 492.84  # type: ignore[arg-type]
+    h100 = gemm_expect(default_catalog().card("h100-sxm"), None, False)  # no entry of its own: the Hopper figure
+    assert h100["gemm_tflops"] == pytest.approx(989.5 * efficiency().gemm_peak["Hopper"], abs=0.05)
+
+
+def test_each_cards_own_gemm_fraction_was_measured_on_that_card() -> None:
+    """gemm_peak_fraction_by_card's keys are catalog cards, each measured on a chip of the card's compute capability
+    and quoted from a source that names the card."""
+    raw = yaml.safe_load((specs_dir() / "efficiency.yaml").read_text())["gemm_peak_fraction_by_card"]
+    catalog = default_catalog()
+    assert set(raw) == set(efficiency().gemm_by_card) == {"h100-pcie"}
+    for card_id, entry in raw.items():
+        card = catalog.card(card_id)
+        assert entry["measured_on"]["compute_capability"] == card.compute_capability.value, card_id
+        assert "'NVIDIA H100 PCIe'" in entry["source"] and card.name.startswith("NVIDIA H100 PCIe")
+
+
 def test_the_chip_a_fraction_was_measured_on_is_read_from_the_data_file(tmp_path: Path) -> None:
     """gemm_expect reads efficiency.yaml's measured_on through the efficiency loader: the same file with the Hopper
     row measured on another chip makes an H200's expectation UNCONFIRMED, and the shipped file does not."""

@@ -43,6 +43,9 @@ def test_size_grpo_lora_with_colocated_vllm(capsys: pytest.CaptureFixture[str]) 
     step = float(_line(lines, "step time:").split()[2])
     assert step == pytest.approx(training + generation, abs=0.002)
     assert "12,288 tokens" in _line(lines, "compute per step:")  # 8 completions of 512 + 1,024
+    # the capacity column (59.9 GB of an 85.5 GB card) is what vLLM's 30 % leaves the training, and the table says so
+    capacity = _line(lines, "capacity and headroom").strip()
+    assert capacity == "capacity and headroom are the training's: what the colocated vLLM's 30 % of each card leaves"
 
 
 def test_size_dpo_full_on_four_cards(capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,6 +55,7 @@ def test_size_dpo_full_on_four_cards(capsys: pytest.CaptureFixture[str]) -> None
     assert "4.0 GB" in reference and "frozen bf16 copy" in reference and "dpo_trainer.py" in reference
     assert "trained in full" in _line(lines, "policy")
     assert not [line for line in lines if line.strip().startswith("generation:")]  # DPO generates nothing
+    assert not [line for line in lines if "capacity and headroom" in line]  # nothing shares its cards
     split = _line(lines, "step split:")
     assert "reference forward" in split
     assert "4,096 tokens" in _line(lines, "compute per step:")  # chosen + rejected of 2,048 tokens

@@ -59,6 +59,14 @@ def test_what_the_tenants_share_is_said_once(mig_sheet: list[str]) -> None:
     assert "all 4 jobs RAM model loading" in text
 
 
+def test_the_shared_band_caveat_speaks_of_every_tenant(mig_sheet: list[str]) -> None:
+    """The four tenants' one "Bands." sentence ended 'as this job is'; each job's own section keeps it."""
+    text = " ".join(mig_sheet)
+    shared = text.split("Bands. For all 4 jobs:", 1)[1].split("Under load", 1)[0]
+    assert shared.rstrip().endswith("none of the runs is QLoRA or on a MIG slice as these jobs are.")
+    assert text.count("on a MIG slice as this job is") == 4
+
+
 def test_the_slot_column_keeps_the_instance_whole(mig_sheet: list[str]) -> None:
     text = " ".join(mig_sheet)
     for i in range(4):

@@ -75,3 +75,38 @@ def test_tables_start_with_their_lead_in(qapp, tmp_path: Path) -> None:  # type:
         doc, _ = BuildSheet(build, evaluate(build), catalog, options).prepare(writer)
         assert not _stranded(doc), (name, _stranded(doc))
         del writer
+
+
+def test_topo_grid_stays_whole(qapp, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The predicted ``nvidia-smi topo -m`` grid (a <pre>, one block per line) moves to the next page whole with its
+    caption: eight bridged cards with three one-card jobs put its page break between the grid's rows on A4."""
+    from PySide6.QtGui import QPdfWriter
+
+    from configurator.engine import Build, evaluate
+    from configurator.report.pdf import BuildSheet, page_layout
+    from configurator.report.sheet import SheetOptions
+
+    build = Build.model_validate({
+        "name": "Eight bridged H200 NVL", "chassis": "generic-server-8",
+        "cards": [{"slot": s, "card": "h200-nvl"} for s in range(1, 9)],
+        "bridges": [{"slots": [s, s + 1]} for s in (1, 3, 5, 7)],
+        "jobs": [{"name": f"job {k}", "model": "llama-3.1-8b", "method": "lora", "cards": [k]} for k in (1, 2, 3)],
+    })  # fmt: skip
+    writer = QPdfWriter(str(tmp_path / "topo-probe.pdf"))
+    writer.setResolution(300)
+    writer.setPageLayout(page_layout("a4"))
+    doc, _ = BuildSheet(build, evaluate(build), options=SheetOptions(page="a4", date=dt.date(2026, 12, 3))).prepare(
+        writer
+    )
+    layout, page_h = doc.documentLayout(), doc.pageSize().height()
+    block, pages, caption = doc.begin(), [], None
+    while block.isValid():
+        if "topo -m" in block.text() and not block.blockFormat().nonBreakableLines():
+            caption = int(layout.blockBoundingRect(block).top() // page_h)
+        elif caption is not None and block.blockFormat().nonBreakableLines():
+            r = layout.blockBoundingRect(block)
+            pages += [int(r.top() // page_h), int((r.bottom() - 1) // page_h)]
+        block = block.next()
+    assert len(pages) == 2 * 9, "the grid: a header line and a row per card"
+    assert set(pages) == {caption}, (caption, pages)
+    del writer

@@ -606,6 +606,35 @@ def test_frontier_fits_up_to_label_covers_no_curve(qtbot, size: tuple[int, int])
                 assert not box.contains(point), (size, point, box)
 
 
+def test_frontier_places_its_label_by_the_roofline_s_free_spot(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The "fits up to" label took its spot by a copy of label_spots' rules (curves sampled every 2 px, its own
+    leader end): it is placed by label_spots.free_spot, at the rectangle that returns, the curves its segments."""
+    from PySide6.QtCore import QPointF
+
+    from configurator.ui.charts import fit_frontier, label_spots
+
+    calls = []
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args)
+        return label_spots.free_spot(*args, **kwargs)
+
+    monkeypatch.setattr(fit_frontier, "free_spot", spy)
+    tabs = _shown_tab(qtbot, (900, 420), "frontier")
+    frontier = tabs.frontier
+    calls.clear()
+    frontier._place_marker_label()
+    assert len(calls) == 1
+    spots, placed, point, size, area, lines = calls[0]
+    assert lines and all(len(s) == 4 for s in lines)  # every drawn curve, segment by segment
+    rect, _ = label_spots.free_spot(spots, placed, point, size, area, lines)
+    vb = frontier.plot.vb
+    top_left = vb.mapViewToScene(frontier.marker_label.pos())
+    origin = vb.mapViewToScene(QPointF(vb.viewRange()[0][0], vb.viewRange()[1][1]))
+    assert (top_left.x() - origin.x(), top_left.y() - origin.y()) == (pytest.approx(rect[0], abs=0.5),
+                                                                      pytest.approx(rect[1], abs=0.5))
+
+
 @pytest.mark.parametrize("size", [(900, 420), (1300, 700)])
 def test_roofline_labels_clear_the_roofs_and_each_other_s_leaders(qtbot, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
     """Roof lines struck labels through, leaders crossed other labels, and near-coincident points' labels floated

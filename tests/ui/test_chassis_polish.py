@@ -209,3 +209,27 @@ def test_the_bridge_says_what_the_topology_tab_calls_it(window) -> None:  # type
     assert label.startswith("NV")
     tip = bar.toolTip()
     assert label in tip and "×2" in tip and "cards it joins" in tip, tip
+
+
+@pytest.mark.parametrize("build", ["default", "seed-30b-lora-h100-sxm"])
+def test_one_resize_draws_the_chassis_once(qtbot, monkeypatch, build: str) -> None:  # type: ignore[no-untyped-def]
+    """The text grows in 5 % steps where the drawing is scaled down, and fit drew the whole scene again at each step
+    (two to six times in one resize to 300x220 px): the size it settles at is found from the frame's measures and
+    drawn once, and it reads as that many rounds made it read."""
+    from configurator.ui.base.document import BuildDocument
+    from configurator.ui.chassis.chassis_view import LEGIBLE_PX, ChassisView
+
+    view = ChassisView(BuildDocument(load_build(BUILDS / f"{build}.yaml")))
+    qtbot.addWidget(view)
+    view.resize(1200, 800)
+    view.show()
+    qtbot.waitExposed(view)
+    drawn = []
+    real = ChassisView._build_chassis
+    monkeypatch.setattr(ChassisView, "_build_chassis", lambda self, chassis: drawn.append(1) or real(self, chassis))
+    for size in [(520, 360), (300, 220), (700, 500), (1400, 900), (300, 220)]:
+        drawn.clear()
+        view.resize(*size)
+        QApplication.processEvents()
+        assert len(drawn) <= 1, (size, len(drawn))
+        assert view.text_points() * view.logicalDpiY() / 72 * view.transform().m11() >= LEGIBLE_PX - 0.01, size

@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication, QToolTip
 
+from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.buildfile import load_build
 from configurator.ui.base.document import BuildDocument
 from configurator.ui.charts import HeadroomChart
 
 ROOT = Path(__file__).resolve().parents[2]
-EIGHT = ROOT / "resources" / "builds" / "seed-70b-lora-8x-h200-nvl.yaml"
+BUILDS = ROOT / "resources" / "builds"
+EIGHT = BUILDS / "seed-70b-lora-8x-h200-nvl.yaml"
 
 
 def make_chart(qtbot, result):  # type: ignore[no-untyped-def]
@@ -271,3 +273,77 @@ def test_the_hover_tip_shows_its_breakdown_as_rich_text_and_the_job_name_as_type
     assert "<b>evil</b> & co" in text  # the user's name as typed
     assert "\nAt the peak" in text  # one line per figure
     assert shown.begin().begin().fragment().charFormat().fontWeight() > 400  # the job's line in bold
+
+
+def test_a_resize_sets_each_bar_label_s_words_once(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Each wording a bar's label might take was measured by setting it as the label's text (setText re-renders the
+    item) on every resize: the words are measured from the font, and each label's text set at most once a layout
+    (the range may be laid out twice: fit_labels), to the words it shows."""
+    import pyqtgraph as pg
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    chart.resize(520, 420)  # too narrow for 'short 13.0 GB' over eight bars: shorter words are tried
+    QApplication.processEvents()
+    texts: list[tuple[int, str]] = []
+    real = pg.TextItem.setText
+
+    def counted(item, text, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if any(item is label for label in chart.labels):
+            texts.append((id(item), text))
+        return real(item, text, *args, **kwargs)
+
+    monkeypatch.setattr(pg.TextItem, "setText", counted)
+    for width in (480, 620, 450):
+        texts.clear()
+        chart.resize(width, 420)
+        QApplication.processEvents()
+        layouts = 2  # fit_labels lays the labels out once more where a second row is needed
+        assert len(texts) <= layouts * len(chart._label_spec), (width, texts)
+        # and the size measured is the size drawn
+        for label in chart.labels[: len(chart._label_spec)]:
+            if label.isVisible():
+                _, height = chart._label_size(label, label.toPlainText())
+                assert height == label.textItem.boundingRect().height(), width
+
+
+def test_legend_entries_listed_later_take_the_presentation_s_type_and_the_theme_s_ink(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The headroom legend kept its own copy of the charts' legend rebuild and restyle (common.set_legend,
+    restyle_legend): 'Measured', listed after the kiosk's type and the dark theme were set, came in pyqtgraph's 9 pt
+    and the light theme's ink."""
+    from PySide6.QtGui import QColor
+
+    from configurator.ui.charts.presentation import ChartLook
+
+    result = BuildDocument(load_build(EIGHT)).result
+    chart = make_chart(qtbot, result)
+    chart.set_presentation(ChartLook(legend_pt=12.0))
+    chart.set_dark(True)
+    chart.update_result(result, free=[(9, "NVIDIA H200 NVL", 150.8)])
+    chart.set_measured({result.jobs[0].name: 100.0})
+    labels = {label.text: label for _, label in chart.legend.items}
+    assert {"Measured", "Free (no job)", "Weights"} <= set(labels)
+    for label in labels.values():
+        assert label.opts["size"] == "12.0pt", label.text
+        assert QColor(label.opts["color"]).name() == QColor(chart.ink).name(), label.text
+
+
+@pytest.mark.parametrize("name", ["rl-grpo-8b-lora-vllm-h100.yaml", "default.yaml"])
+def test_the_window_names_the_capacity_line_as_the_sheet_does(qtbot, tmp_path, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The window's chart called a colocated vLLM job's line 'Capacity' where the sheet says what it is: the 70 %
+    vLLM leaves the training (rl_words.capacity_legend, report/pdf.py)."""
+    from configurator.engine.memory.rl import colocated_share
+    from configurator.present.rl_words import capacity_legend
+    from tests.gui_helpers import make_window
+
+    window = make_window(qtbot, tmp_path, BUILDS / name)
+    sheet = capacity_legend(colocated_share(window.doc.build.jobs[0]))
+    texts = [label.text for _, label in window.chart.legend.items]
+    assert escape_rich(sheet) in texts, texts
+    if name.startswith("rl-"):
+        assert sheet == "Capacity for training (after vLLM's 30 %)"
+        # and the bar's tooltip says whose capacity its figure is
+        assert "the colocated vLLM's 30 % of each card leaves" in window.chart.tooltip_for(0)
+    else:
+        assert "vLLM" not in window.chart.tooltip_for(0)
+

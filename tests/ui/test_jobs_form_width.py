@@ -49,3 +49,27 @@ def test_every_jobs_rows_fit_a_1024_window(first_start, qtbot, build: str) -> No
         qtbot.wait(10)
         assert panel.editor.minimumSizeHint().width() <= viewport.width(), (row, panel.editor.minimumSizeHint())
         assert panel.editor.width() <= viewport.width()
+
+
+@pytest.mark.parametrize("kind", ["check", "button"])
+def test_a_fitting_button_s_two_hints_are_its_words_one_s(qtbot, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """FittingCheck and FittingButton each spelt out both size hints (which words, at which height): _Words gives
+    both, the whole words for the hint and the least for the minimum, at the style's height, wherever the words
+    shown now stand."""
+    from PySide6.QtWidgets import QCheckBox, QPushButton
+
+    from configurator.ui.jobs.fields import FittingButton, FittingCheck
+
+    cls, base = (FittingCheck, QCheckBox) if kind == "check" else (FittingButton, QPushButton)
+    button = cls("Gradient checkpointing everywhere", "Checkpointing everything")
+    qtbot.addWidget(button)
+    button.resize(60, 30)  # its words cut: the hints stay the whole and the least words'
+    natural = base.sizeHint(button)
+    assert button.sizeHint() == button.fitting.size_hint(natural)
+    assert button.minimumSizeHint() == button.fitting.minimum_size_hint(natural)
+    metrics = button.fontMetrics()
+    whole, least = metrics.horizontalAdvance("Gradient checkpointing everywhere"), metrics.horizontalAdvance(
+        "Checkpointin…"
+    )
+    assert button.sizeHint().width() - button.minimumSizeHint().width() == whole - least
+    assert button.sizeHint().height() == button.minimumSizeHint().height() == natural.height()

@@ -64,6 +64,16 @@ def test_the_note_carries_each_job_s_own_band_caveat(qtbot) -> None:  # type: ig
         assert caveat in note, (caveat, note)
 
 
+def test_a_caveat_several_jobs_share_speaks_of_them_all(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Four MIG tenants under one caveat: 'Every job: ... as this job is' read oddly; now they are named as the sheet
+    names them and the caveat is plural."""
+    result = BuildDocument(load_build(BUILDS / "seed-mig-four-tenants.yaml")).result
+    assert len(result.jobs) == 4 and all(j.step_band_outside == result.jobs[0].step_band_outside for j in result.jobs)
+    note = chart_of(qtbot, result).note.text
+    assert "For all 4 jobs: none of the runs is QLoRA or on a MIG slice as these jobs are." in note, note
+    assert "as this job is" not in note
+
+
 def test_segments_read_as_names_and_the_tallest_are_named_first(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Segments read 'mlp (compute) 1.07 s', 'lora', 'bwd all-gather' where the Roofline tab reads 'MLP
     up-projection'; and at 2560x1440 a 0.75 s segment had no name (its name wider than the bar) while a 0.07 s one

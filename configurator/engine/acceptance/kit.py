@@ -316,8 +316,8 @@ nccl-tests all_reduce_perf for {groups} GPU group(s), gemm_probe.py on each GPU 
 matmul, {gemm_seconds} s per GPU after a 2 s warm-up: `GEMM_SECONDS=120` soaks longer; needs torch) and
 measure.py for the single-card supervised jobs (random weights, real training steps; needs torch, transformers,
 peft, bitsandbytes; a DPO, GRPO or PPO step is not a supervised one: report.txt says how to measure it). The GEMM
-rate is each card's health figure: `configurator verify` compares it with the card's dense BF16 peak x its
-architecture's large-GEMM fraction and names a power cap, throttled clocks or heat.
+rate is each card's health figure: `configurator verify` compares it with the card's dense BF16 peak x its own
+measured large-GEMM fraction (else its architecture's) and names a power cap, throttled clocks or heat.
 """
 
 

@@ -69,7 +69,7 @@ class GpuExpect(Out):
     mig_profiles: list[MigProfileExpect] = []  # what `nvidia-smi mig -lgip` lists once MIG is on
     mig_layout: list[str] = []  # the instances the build asks for on this card
     # the kit's GEMM probe (acceptance_tool/gemm_probe.py): sustained BF16 TFLOP/s of an 8192^3 torch.matmul
-    gemm_tflops: float | None = None  # dense BF16 peak x the architecture's large-GEMM fraction; None: no peak
+    gemm_tflops: float | None = None  # dense BF16 peak x the card's own or its arch's GEMM fraction; None: no peak
     gemm_peak_tflops: float | None = None  # the card's dense BF16 peak (catalog), above which a reading is wrong
     gemm_pass_min: float | None = None
     gemm_warn_min: float | None = None
@@ -165,8 +165,9 @@ def build_digest(build: Build) -> str:
 
 def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[str, object]:
     """The GEMM probe's expected rate on ``card``: its dense BF16 peak (published, or with ``estimates`` the
-    catalog's UNCONFIRMED estimate) x its architecture's large-GEMM fraction (the step model's own table,
-    engine/time/steptime/efficiency.py), with the pass / warn floors of :mod:`.tolerances` and where each comes from."""
+    catalog's UNCONFIRMED estimate) x its own measured large-GEMM fraction where the table has one, else its
+    architecture's (the step model's own table and rule, engine/time/steptime/efficiency.py gemm_large), with the
+    pass / warn floors of :mod:`.tolerances` and where each comes from."""
     peak = bf16_rate(card, estimates)  # the step model's rule: published, or with estimates the catalog's estimate
     unconfirmed = []
     peak_src = card.bf16_dense_tflops.source
@@ -179,18 +180,22 @@ def gemm_expect(card: CardSpec, limit: float | None, estimates: bool) -> dict[st
         return {"gemm_source": f"no dense BF16 peak for {card.name} in the catalog: the GEMM rate is not predicted"}
     eff = efficiency()
     arch = eff.arch(card.architecture)
-    fraction = eff.gemm_peak[arch]
-    measured_on = eff.gemm_measured_on.get(arch)
-    if measured_on is None or card.compute_capability.value != measured_on:
-        unconfirmed.append(
-            f"the {arch} fraction was not measured on this chip (compute capability {card.compute_capability.value})"
+    fraction = eff.gemm_large(arch, card.id)  # the card's own measured fraction where it has one, else its arch's
+    if card.id in eff.gemm_by_card:
+        fraction_words = (
+            f"{card.name}'s own large-GEMM fraction {fraction:.3f} (specs/efficiency.yaml gemm_peak_fraction_by_card)"
         )
+    else:
+        fraction_words = f"{arch} large-GEMM fraction {fraction:.3f} (specs/efficiency.yaml gemm_peak_fraction)"
+        measured_on = eff.gemm_measured_on.get(arch)
+        if measured_on is None or card.compute_capability.value != measured_on:
+            cc = card.compute_capability.value
+            unconfirmed.append(f"the {arch} fraction was not measured on this chip (compute capability {cc})")
     expected = peak * fraction
     default = card.power.tdp_w.value
     capped = limit if is_capped(limit, default) else None  # as the engine's POWER_LIMIT_NOT_TIMED decides it
     source = (
-        f"{card.name} dense BF16 peak {peak:g} TFLOPS ({peak_src[:120]}) x {arch} large-GEMM fraction "
-        f"{fraction:.3f} (specs/efficiency.yaml gemm_peak_fraction)"
+        f"{card.name} dense BF16 peak {peak:g} TFLOPS ({peak_src[:120]}) x {fraction_words}"
         + (f"; UNCONFIRMED: {'; '.join(unconfirmed)}" if unconfirmed else "")
         + (
             f"; at the card's default {default:g} W: the build caps it at {limit:g} W, so a lower rate is expected "

@@ -33,7 +33,7 @@ MIG_MEMORY_TOLERANCE = 0.03
 # this assumption, stated as such wherever shown. Stored runs of this machine (measured_store) are printed beside
 # the prediction as "measured on this machine", never mixed into it.
 STEP_TIME_TOLERANCE = 0.30
-STEP_TIME_SOURCE = "assumption: +-30 % (no published run validates the utilisation model or an RL step)"
+STEP_TIME_SOURCE = "assumption: ±30 % (no published run validates the utilisation model or an RL step)"
 
 # Wall draw: the platform figure is a rule of thumb (STH: 2-socket GPU server budget, chassis-power.md 2.4) and
 # cards are taken at their power limit, so a measured draw above the prediction by more than 10 % means the
@@ -43,7 +43,9 @@ WALL_OVER_TOLERANCE = 0.10
 
 # Each GPU's sustained BF16 GEMM rate (the kit's gemm_probe.py: torch.matmul 8192 x 8192 x 8192, 10 s after a 2 s
 # warm-up) against the card's dense BF16 peak x its architecture's large-GEMM fraction (specs/efficiency.yaml
-# gemm_peak_fraction: stas00's 'Maximum Achievable Matmul FLOPS' table, the best rate over a sweep of shapes).
+# gemm_peak_fraction: stas00's 'Maximum Achievable Matmul FLOPS' table, the best rate over a sweep of shapes), or
+# the card's own where one was measured on it (gemm_peak_fraction_by_card: the H100 PCIe, 0.656 against the SXM's
+# 0.803, which at the Hopper figure would read 0.81 of the expected rate and warn on a healthy card).
 # Pass from 0.85 of that: the spread a healthy card shows against it. Two healthy A100s of one peak (312) read 86.9 %
 # (SXM) and 81.1 % (PCIe, lower power) in that table, so a PCIe card reads 0.93 of the SXM's fraction; the fixed
 # 8192^3 shape lands a little below a best-of-sweep maximum (the RTX PRO 6000 sweep's repository reads 386 TFLOPS

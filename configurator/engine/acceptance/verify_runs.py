@@ -12,13 +12,7 @@ from configurator.engine.acceptance.findings import (
     pct,
 )
 from configurator.engine.acceptance.predict import ESTIMATE_LABEL, JobExpect
-
-
-def band_text(exp: float, low: float | None, high: float | None, unit: str) -> str:
-    """An expected figure with its band, as every check of it reads, measured or not (the band as acceptance shows
-    it: a missing step time was shown without its band, so verify's list hid the tolerance acceptance gives)."""
-    band = f" ({low:,.2f}-{high:,.2f})" if low is not None and high is not None else ""
-    return f"{exp:,.2f} {unit}{band}"
+from configurator.engine.model.labels import figure_band_words
 
 
 class RunChecks:
@@ -30,7 +24,7 @@ class RunChecks:
     def job(self, e: JobExpect) -> None:
         measured = next((j for out in self.f.m.measure for j in out.jobs if j.name == e.name), None)
         common = {"job": e.name, "slot": e.slots[0] if e.slots else None}
-        band = f"{e.nvidia_smi_gb:.1f} GB ({e.nvidia_smi_low_gb:.1f}-{e.nvidia_smi_high_gb:.1f})"
+        band = figure_band_words(e.nvidia_smi_gb, e.nvidia_smi_low_gb, e.nvidia_smi_high_gb, "GB", 1)
         # DCGM frame buffer used: the whole GPU's for a job on whole cards; for a job in a MIG instance, the
         # instances of its profile on its GPU (seed B: "DCGM_FI_DEV_FB_USED per instance")
         fb = [
@@ -119,7 +113,9 @@ class RunChecks:
                 category="job speed",
                 figure=f"{e.name}: step time",
                 status="missing",
-                expected=f"{band_text(e.step_seconds, e.step_low_s, e.step_high_s, 's')} {ESTIMATE_LABEL}",
+                # an expected figure with its band, measured or not: a missing step time was shown without its band, so
+                # verify's list hid the tolerance acceptance gives
+                expected=f"{figure_band_words(e.step_seconds, e.step_low_s, e.step_high_s, 's')} {ESTIMATE_LABEL}",
                 cause="no measurement of this job",
                 source=e.step_source,
                 **common,
@@ -176,7 +172,7 @@ class RunChecks:
             category=category,
             figure=figure,
             status=status,
-            expected=band_text(exp, low, high, unit) + (f" {label}" if label else ""),
+            expected=figure_band_words(exp, low, high, unit) + (f" {label}" if label else ""),
             measured=f"{got:,.2f} {unit}",
             difference=pct(got, exp),
             cause=cause,

@@ -75,6 +75,8 @@ def rl_result(model: ModelSpec, job: Job, mem: MemoryBreakdown, rows: list[CardM
     needed = rl.generation_kv_needed(model, job, ranks)
     fields: dict[str, object] = {"sequences": seqs, "kv_needed_gb": needed / GB}
     share = rl.colocated_share(job)
+    if share:
+        fields["colocated_share"] = share
     if share and rows:
         row = min(rows, key=lambda r: r.capacity_gb)
         budget, weights, kv = rl.generation_budget(model, job, card_bytes(row, share))

@@ -50,8 +50,12 @@ CHECKPOINT_SHARD_GB = 5.0
 # ASSUMPTION (no measurement found that settles it): each training process's own host memory beside any tensor it
 # holds: the Python interpreter, torch and its CUDA libraries and the CUDA context's host side. pytorch/pytorch#12873
 # measured 1.1 GiB of RSS added by the first CUDA tensor (CUDA 9/10, before lazy module loading), on top of ~0.15 GiB
-# for Python with torch imported; NCCL, the tokenizer and the dataset's Arrow buffers come on top. Named so a shop
-# can replace it with its own `ps`.
+# for Python with torch imported; NCCL, the tokenizer and the dataset's Arrow buffers come on top. Measured since, none
+# of them an LLM fine-tuning process (so the figure stays an assumption, above them): with lazy module loading
+# (PyTorch 2.2, CUDA 11.8) `import torch` peaks at 322,040 kB and one CUDA tensor at 438,632 kB of maximum RSS
+# (pytorch/pytorch#113326, /usr/bin/time -v); a whole bert-base training rank holds 1.3 and 1.6 GB of RSS, DataLoader
+# workers not included (traceopt-ai/traceml#401); fairseq's transformer base ~1.9 GB per GPU (facebookresearch/
+# fairseq#574, 2019). Named so a shop can replace it with its own `ps`.
 ASSUMPTION_PROCESS_HOST_GB = 3.0
 # ASSUMPTION (no source found): what the OS, the page cache's working set, sshd, monitoring and the NVIDIA driver
 # daemons keep on a training server, once per build.
@@ -94,7 +98,8 @@ SRC_LOAD_META = ("built on the meta device and sharded before any weight exists 
                  "specs/frameworks.yaml): each rank reads its own part of the checkpoint")  # fmt: skip
 SRC_PROCESS = ("ASSUMPTION_PROCESS_HOST_GB (engine/memory/host.py): Python, torch, the CUDA libraries and the CUDA "
                "context's host side per process, not measured here (pytorch/pytorch#12873 saw 1.1 GiB from CUDA "
-               "init alone)")  # fmt: skip
+               "init alone before lazy loading, pytorch/pytorch#113326 0.44 GB with it; a bert-base training rank "
+               "holds 1.3-1.6 GB, traceopt-ai/traceml#401; no LLM fine-tuning process measured)")  # fmt: skip
 SRC_OS = ("ASSUMPTION_OS_RESERVE_GB (engine/memory/host.py): the OS, daemons and the NVIDIA driver's services, once "
           "per build; no source found")  # fmt: skip
 SRC_SWAP = ("ZeRO-Infinity (offload_param / offload_optimizer device nvme): 16-bit parameter partitions "

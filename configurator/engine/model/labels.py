@@ -51,3 +51,16 @@ def method_phrase(method: str, objective: str = "sft") -> str:
     """A method in a sentence: "full-parameter fine-tuning", "GRPO post-training by low-rank (LoRA) fine-tuning"."""
     words = METHOD_PHRASES.get(method, f"{method} fine-tuning")
     return words if objective == "sft" else f"{objective.upper()} post-training by {words}"
+
+
+def band_words(low: float, high: float, unit: str, digits: int = 2) -> str:
+    """A band as every view writes it, low to high with an en dash and the unit: '0.24–0.31 s', '71.7–88.3 GB'.
+    One wording for the step time's and the memory's bands: the sheet, the text reports, verify and compare had
+    three (a hyphen, an en dash, with or without the unit)."""
+    return f"{low:,.{digits}f}–{high:,.{digits}f} {unit}"
+
+
+def figure_band_words(value: float, low: float | None, high: float | None, unit: str, digits: int = 2) -> str:
+    """A figure with its band after it: '0.28 s (0.24–0.31 s)'; the figure alone where it has no band."""
+    band = f" ({band_words(low, high, unit, digits)})" if low is not None and high is not None else ""
+    return f"{value:,.{digits}f} {unit}{band}"

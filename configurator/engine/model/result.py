@@ -148,6 +148,9 @@ class Compute(Out):
     training_seconds: float | None = None
     generation_bound: Literal["memory", "compute", "launch"] | None = None  # RL: the generation round's decode
     utilization: float  # per-op: the achieved model FLOPs utilisation; utilization model: the assumption
+    # a model given by its parameter count only: its dense FLOPs at the utilisation constant, attention left out
+    # (its shapes are unknown), so the time is a lower bound, and every view says so (present/job_words step_words)
+    lower_bound: bool = False
     bf16_tflops: float | None  # of the slowest card in the job (MIG: its share)
     memory_bandwidth_gb_s: float | None = None  # the job's narrowest card memory bandwidth (MIG: its share)
     bf16_rate_estimated: bool = False  # a card's rate is the catalog's UNCONFIRMED estimate (assumptions)
@@ -260,6 +263,9 @@ class RLResult(Out):
     objective: str
     models: list[RLModel] = []
     generation: str = ""  # where generation runs, in words ("" for DPO: no generation)
+    # the fraction of each training card a colocated vLLM holds (engine/memory/rl.py colocated_share; 0: none):
+    # the rows' capacity and headroom are the training's rest, which every view says
+    colocated_share: float = 0.0
     generation_share_gb: float | None = None  # the engine's memory on one of its cards
     generation_weights_gb: float | None = None
     kv_cache_gb: float | None = None  # what the share leaves for the KV cache
@@ -301,8 +307,9 @@ class JobResult(Out):
     step_low_seconds: float | None = None
     step_high_seconds: float | None = None
     step_band_basis: str | None = None
-    # the part of step_band_basis that is this job's own: the kinds of job it is that no run in the band is
-    step_band_caveat: str | None = None
+    # the kinds of job it is that no run in the band is ('QLoRA', 'on a MIG slice'), which step_band_basis ends
+    # with in a sentence for this job; present/job_words.band_caveat_words says them for several jobs at once
+    step_band_outside: list[str] = []
     precision: PrecisionInfo | None = None
     vision: VisionInfo | None = None  # a vision-language job's images and tower
     rl: RLResult | None = None  # objective dpo / grpo / ppo

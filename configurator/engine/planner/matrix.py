@@ -12,18 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from configurator.catalog.errors import FileError, UnknownIdError
 from configurator.catalog.loader import Catalog
-from configurator.engine.evaluate import evaluate, resolve_model
-from configurator.engine.memory.estimate import job_parameters
-from configurator.engine.memory.precision import trained_bytes
+from configurator.engine.evaluate import evaluate
 from configurator.engine.mig.layout import is_base_profile, profile_shares, total_compute_slices
-from configurator.engine.model.build import Build, Job
+from configurator.engine.model.build import Build
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.result import FitStatus, JobResult
+from configurator.engine.model.result import FitStatus
 from configurator.engine.planner.nodes import ResolvedNode
 from configurator.engine.planner.plan import JobClass, Plan
-from configurator.engine.time.compute import compute
 
 
 @dataclass(frozen=True)
@@ -145,30 +141,6 @@ def cell_build(cls: JobClass, node: ResolvedNode, device: Device, plan: Plan) ->
     )
 
 
-def _params_only_step(
-    build: Build, jr: JobResult, node: ResolvedNode, device: Device, catalog: Catalog, base: Path | None
-) -> tuple[float | None, bool]:
-    """Step time for a parameter-count-only model, which the build engine leaves without compute.
-
-    Dense FLOPs need only the parameter count (compute.flops_per_token: 4N + 2N recompute + 6 per adapter
-    parameter for LoRA, 6N (+2N) for a full fine-tune); attention FLOPs need the architecture and are left out,
-    so this time is a lower bound. Communication overlaps compute under DDP/FSDP as in evaluate.py.
-    """
-    job: Job = build.jobs[0]
-    model = resolve_model(job.model, catalog, base)
-    p = job_parameters(model, job)
-    tb = trained_bytes(job.method, job.optimizer, job.precision)
-    shares = [(node.card, device.compute_share)] * device.cards
-    tp = device.cards if PARALLELISM[job.parallelism].splits_layers else 1
-    a = build.assumptions
-    comp = compute(job, model, p, tb, shares, a.utilization, tp, a.compute_rates == "estimated",
-                   memory_shares=[device.memory_share] * device.cards)  # fmt: skip
-    if comp.seconds_per_step is None:
-        return None, comp.bf16_rate_estimated
-    comm = jr.communication.seconds_per_step if jr.communication else 0.0
-    return PARALLELISM[job.parallelism].step_seconds(comp.seconds_per_step, comm), comp.bf16_rate_estimated
-
-
 def evaluate_cell(
     cls: JobClass, k: int, node: ResolvedNode, device: Device, plan: Plan, catalog: Catalog, base: Path | None
 ) -> Cell:
@@ -197,15 +169,8 @@ def evaluate_cell(
     step = jr.step_seconds
     banded = jr.step_high_seconds is not None
     estimated = bool(jr.compute and jr.compute.bf16_rate_estimated)
-    try:
-        model = resolve_model(cls.model, catalog, base)
-        params_only = model.is_params_only
-    except (UnknownIdError, FileError, OSError, ValueError):
-        params_only = False
-    if step is None and params_only:
-        step, estimated = _params_only_step(build, jr, node, device, catalog, base)
-        if step is not None:
-            note = (note + "; " if note else "") + "parameter count only: attention FLOPs left out (a lower bound)"
+    if step is not None and jr.compute is not None and jr.compute.lower_bound:  # the engine's (Compute.lower_bound)
+        note = (note + "; " if note else "") + "parameter count only: attention FLOPs left out (a lower bound)"
     service = None
     if step is not None:
         split = PARALLELISM[cls.multi_card_parallelism].splits_layers

@@ -197,7 +197,7 @@ def card_device(c: CardSpec, share: float = 1.0, memory_share: float | None = No
     mem = share if memory_share is None else memory_share
     sms = (c.sm_count.value if c.sm_count is not None and c.sm_count.value else 100.0) * share
     return Device(c.architecture, rate * share, (c.memory_bandwidth_gb_s.value or 0) * mem, sms,
-                  c.compute_capability.value or 0.0)
+                  c.compute_capability.value or 0.0, c.id)
 
 
 # the attention kernels (efficiency.py attention_kernel): their short word, and how the step times them where that
@@ -299,6 +299,12 @@ class JobCards:
     devices: list[tuple[CardSpec, Device]]
     fp8_tflops: dict[str, float]
     fp4_tflops: dict[str, float]
+
+
+# flops_per_token needs the model's layers and heads for attention: a parameter count alone gives the dense part
+LOWER_BOUND_NOTE = ("The model is given by its parameter count only: its step is timed on the dense FLOPs at the "
+                    "utilisation constant, attention left out (its shapes are unknown): a lower bound at that "
+                    "utilisation. Name the model's config for the per-op step time.")  # fmt: skip
 
 
 def job_cards(cards: list[tuple[CardSpec, float]], memory_shares: list[float] | None, estimates: bool,
@@ -421,6 +427,8 @@ def compute(
         seconds = low.seconds + rl_seconds if low.seconds is not None else None
     notes += low.notes
     notes += _tower_notes(model, job, op_rows)
+    if model.is_params_only and seconds is not None:
+        notes.append(LOWER_BOUND_NOTE)
     return Compute.of(
         op_rows,
         tokens_per_step=tokens, flops_per_step=flops, matmul_seconds=matmul_s,
@@ -434,4 +442,5 @@ def compute(
         training_seconds=low.seconds if training_s is not None else None, generation_bound=generation_bound,
         step_model="per-op" if per_op else "utilization", launch_bound=launch_bound,
         estimated_cards=estimated, attention_kernel=attention_kernel,
+        lower_bound=model.is_params_only and seconds is not None,
     )  # fmt: skip

@@ -280,12 +280,20 @@ def power_budget(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec])
                 severity="warning",
                 code="PSU_TRANSIENT",
                 message=(
-                    f"Card power excursions (up to 3× for 100 us under PCIe CEM 5.0) could reach "
-                    f"{transient:,.0f} W; the ATX 3.x PSU carries {transient_cap:,.0f} W for 100 us. "
+                    f"Card power excursions (up to {CARD_EXCURSION:g}× for 100 µs under PCIe CEM 5.0) could reach "
+                    f"{transient:,.0f} W; the ATX 3.x PSU carries {transient_cap:,.0f} W for 100 µs. "
                     "Lower power limits or fit a larger PSU."
                 ),
             )
         )
+    elif transient_cap is None and watts_each and transient > (installed := watts_each * chassis.psu.units):
+        # a server PSU publishes no excursion rating (only ATX 3.x states 200 % for 100 µs). Redundant units share
+        # the load, so only an excursion past every installed unit's continuous rating is raised: the shop asks
+        checks.append(Check(severity="info", code="PSU_TRANSIENT_UNRATED", message=(
+            f"Card power excursions (up to {CARD_EXCURSION:g}× for 100 µs under PCIe CEM 5.0) could reach "
+            f"{transient:,.0f} W, more than the {installed:,.0f} W its {chassis.psu.units} PSUs are rated for "
+            f"continuously, and {chassis.name}'s PSUs publish no excursion rating: check with their maker that "
+            "they carry this.")))  # fmt: skip
     checks += wall_checks(power)
     return power, checks
 

@@ -186,6 +186,39 @@ def fit_legend(legend: pg.LegendItem, room: float, most: int) -> None:
         legend.setColumnCount(cols)
 
 
+LegendKey = tuple[tuple[int, str], ...]  # what a legend lists: each entry's item (by id) and its words
+
+
+def set_legend(legend: pg.LegendItem, entries: list[tuple[object, str]], listed: LegendKey) -> LegendKey:
+    """List ``entries`` (a plot item, or an ItemSample drawn as its own sample, and its words) in ``legend``, which
+    lists ``listed`` (this function's last answer); returns what it lists now. Only words changed: those labels are
+    retexted (a rebuild costs a few ms); else it is rebuilt, each label in the legend's colour and size
+    (restyle_legend). Every label escaped: pyqtgraph draws it as HTML, and a job or card name is never markup."""
+    key = tuple((id(item), label) for item, label in entries)
+    if key == listed:
+        return key
+    if [k[0] for k in key] == [k[0] for k in listed]:
+        for (_, label_item), (_, text) in zip(legend.items, entries, strict=True):
+            if label_item.text != escape_rich(text):
+                label_item.setText(escape_rich(text))  # in the colour and size it has
+    else:
+        legend.clear()
+        for item, label in entries:
+            legend.addItem(item, escape_rich(label))
+    return key
+
+
+def restyle_legend(legend: pg.LegendItem, colour: object = None, size: str | None = None) -> None:
+    """The legend's labels in ``colour`` and ``size`` (CSS: '8.5pt'), drawn again; the labels listed later take
+    them too (pyqtgraph makes a label in the legend's own)."""
+    if colour is not None:
+        legend.setLabelTextColor(colour)
+    if size is not None:
+        legend.setLabelTextSize(size)
+    for _, label in legend.items:
+        label.setText(label.text)
+
+
 class _Chart(QWidget):
     """A GraphicsLayoutWidget with a legend row above the plot, a note row below it and an empty-state text."""
 
@@ -196,7 +229,7 @@ class _Chart(QWidget):
         self.alert = LIGHT_ALERT
         self.dark = False
         self._title = ""
-        self._legend_key: tuple[tuple[int, str], ...] = ()
+        self._legend_key: LegendKey = ()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.view = pg.GraphicsLayoutWidget()
@@ -291,20 +324,9 @@ class _Chart(QWidget):
         wrap_label(self.note, room)
 
     def _set_legend(self, entries: list[tuple[object, str]]) -> None:
-        key = tuple((id(item), label) for item, label in entries)
-        if key == self._legend_key:
-            return
-        same_items = [k[0] for k in key] == [k[0] for k in self._legend_key]
-        self._legend_key = key
-        if same_items:  # only a label changed: retext it (a rebuild costs a few ms)
-            for (_, label_item), (_, text) in zip(self.legend.items, entries, strict=True):
-                if label_item.text != escape_rich(text):
-                    label_item.setText(escape_rich(text), color=self.ink)
-        else:
-            self.legend.clear()
-            for item, label in entries:
-                self.legend.addItem(item, escape_rich(label))
-        self._fit_legend()
+        listed, self._legend_key = self._legend_key, set_legend(self.legend, entries, self._legend_key)
+        if self._legend_key != listed:
+            self._fit_legend()
 
     def _fit_legend(self) -> None:
         """As many legend columns as the width holds: a legend wider than the widget would push the plot
@@ -362,9 +384,7 @@ class _Chart(QWidget):
         self.view.setBackground(DARK_BACKGROUND if dark else "w")
         title, self._title = self._title, ""
         self._set_title(title)
-        self.legend.setLabelTextColor(self.ink)
-        for _, label in self.legend.items:
-            label.setText(label.text, color=self.ink)
+        restyle_legend(self.legend, self.ink)
         note = getattr(self, "_note_html", "")
         self._note_html = None  # type: ignore[assignment]  # forces _set_note to draw it again in the new ink
         self._set_note(note)

@@ -26,20 +26,7 @@ from configurator.ui.charts.common import (
     _length_label,
     _shorten,
 )
-
-
-def _crossings(rect: tuple[float, float, float, float], lines: list[list[tuple[float, float]]]) -> int:
-    """How many of ``lines`` (polylines in pixels) pass through ``rect`` (left, top, right, bottom; 2 px margin),
-    each sampled every ~2 px."""
-    a, b, c, d = rect[0] - 2, rect[1] - 2, rect[2] + 2, rect[3] + 2
-    count = 0
-    for line in lines:
-        for (p, q), (r, t) in itertools.pairwise(line):
-            steps = max(1, int(math.hypot(r - p, t - q) / 2))
-            if any(a <= p + (r - p) * k / steps <= c and b <= q + (t - q) * k / steps <= d for k in range(steps + 1)):
-                count += 1
-                break
-    return count
+from configurator.ui.charts.label_spots import Segment, free_spot, leader_end
 
 
 class FitFrontierChart(_Chart):
@@ -287,10 +274,10 @@ class FitFrontierChart(_Chart):
             self.marker_label.setVisible(bool(text))
 
     def _place_marker_label(self, *_: object) -> None:
-        """The "fits up to" label at the first spot around its marker that no drawn curve crosses (above right,
-        above left, then further out and below), inside the plot; where every spot is crossed, the one crossed
-        least. A leader joins it to the marker when it stands away. Its backing centred over the marker hid the
-        curves exactly where they cross 0 GB."""
+        """The "fits up to" label at the first spot around its marker that no drawn curve crosses and that keeps off
+        the marker (above right, above left, then further out and below), inside the plot; where every spot is
+        crossed, the one crossed least (label_spots.free_spot, the roofline's rule). A leader joins it to the marker
+        when it stands away. Its backing centred over the marker hid the curves exactly where they cross 0 GB."""
         if self._marker_at is None or not self.marker_label.isVisible():
             return
         vb = self.plot.vb
@@ -302,22 +289,24 @@ class FitFrontierChart(_Chart):
         def px(x: float, y: float) -> tuple[float, float]:
             return ((x - x0) / (x1 - x0) * w, (y1 - y) / (y1 - y0) * h)
 
-        lines = []
+        lines: list[Segment] = []  # the drawn curves, segment by segment, in pixels
         for item in self.curves:
             xs, ys = item.getData()  # in view coordinates (log10 length)
             if xs is not None and len(xs):
-                lines.append([px(float(x), float(y)) for x, y in zip(xs, ys, strict=True)])
+                points = [px(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]
+                lines += [(*p, *q) for p, q in itertools.pairwise(points)]
         box = self.marker_label.textItem.boundingRect()
         tw, th = box.width(), box.height()
         u, v = px(*self._marker_at)
         spots = [(u + 8, v - th - 6), (u - tw - 8, v - th - 6), (u + 14, v - th - 26), (u - tw - 14, v - th - 26),
                  (u + 20, v - th - 50), (u - tw - 20, v - th - 50), (u + 8, v + 8), (u - tw - 8, v + 8),
                  (u - tw / 2, v - th - 70)]  # fmt: skip
-        inside = [(a, b) for a, b in spots if a >= 0 and a + tw <= w and b >= 0 and b + th <= h] or spots[:1]
-        best = min(inside, key=lambda ab: (_crossings((ab[0], ab[1], ab[0] + tw, ab[1] + th), lines), inside.index(ab)))
-        left, top = best
+        # the marker is an obstacle too: a spot slid inside the plot's edge (free_spot) must not cover it
+        marker = (u - 6, v - 6, u + 6, v + 6)
+        rect = free_spot(spots, [marker], (u, v), (tw, th), (w, h), lines)[0]
+        left, top = rect[0], rect[1]
         self.marker_label.setPos(x0 + left / w * (x1 - x0), y1 - top / h * (y1 - y0))
-        nu, nv = min(max(u, left), left + tw), min(max(v, top), top + th)
+        nu, nv = leader_end((u, v), rect)
         if math.hypot(nu - u, nv - v) > 10:
             ends = [(u, v), (nu, nv)]
             # lengths as the curves take them: the plot's log mode takes their log10 itself

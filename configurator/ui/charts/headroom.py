@@ -20,12 +20,23 @@ from configurator.catalog.cards import short_card_name
 from configurator.catalog.loader import Catalog
 from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build
+from configurator.engine.model.labels import band_words
 from configurator.engine.model.result import BuildResult, CardMemory
 from configurator.present.colours import status_ink
 from configurator.present.memory_words import at_peak, reserved_basis_note
+from configurator.present.rl_words import capacity_legend_of, capacity_note
+from configurator.present.verdict import colocated_share
 from configurator.present.words import headroom_label
 from configurator.ui.base import COMPONENTS, ViewState, to_unit
-from configurator.ui.charts.common import TipKeeper, axis_number, fit_legend, wrap_label
+from configurator.ui.charts.common import (
+    LegendKey,
+    TipKeeper,
+    axis_number,
+    fit_legend,
+    restyle_legend,
+    set_legend,
+    wrap_label,
+)
 from configurator.ui.charts.presentation import (
     MAX_LEGEND_COLS,
     BarWords,
@@ -42,6 +53,7 @@ LABEL_GAP_PX = 4  # between a bar's label and the top of the plot
 MIN_BAR_PX = 20  # a plot shorter than a label and this keeps the plain 25 % head room (labels may then overlap)
 TITLE = "Memory per card against what the driver shows"
 FREE_FILL = QColor(120, 144, 156, 70)  # a card with no job: its whole capacity, drawn pale
+Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
 
 
 def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tuple[int, str, float | None]]:
@@ -58,6 +70,13 @@ def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tupl
             capacity = None
         out.append((placement.slot, card.name, capacity))
     return out
+
+
+def colocated_shares(result: BuildResult) -> dict[str, float]:
+    """Per job name, the share of each of its cards a colocated vLLM takes (0: none), as the engine sized it
+    (RLResult.colocated_share): the capacity line drawn is what it leaves the training, and the legend says so
+    (rl_words.capacity_legend_of)."""
+    return {job.name: colocated_share(job) for job in result.jobs}
 
 
 class HeadroomChart(QWidget):
@@ -77,6 +96,9 @@ class HeadroomChart(QWidget):
         self.bar_words: BarWords | None = None  # the kiosk's words over and under the bars (set_bar_words)
         self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
+        # per job: what a colocated vLLM takes of each card (colocated_shares); None: not given (the kiosk's chart,
+        # whose layout is made for the plain 'Capacity')
+        self.shares: dict[str, float] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         # Legend in its own row above the plot, so it never covers a bar.
@@ -94,20 +116,18 @@ class HeadroomChart(QWidget):
         # No axis grid: pyqtgraph redraws it as a QPicture on every repaint (10 ms at 1920x1080 in software
         # rendering, measured in benchmarks/test_bench_gui.py); the capacity lines are the reference.
         self.bars: dict[str, pg.BarGraphItem] = {}
-        for key, label, colour in COMPONENTS:
+        for key, _, colour in COMPONENTS:
             bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, y0=[], brush=colour, pen=pg.mkPen("w", width=0.5))
             self.plot.addItem(bar)
-            self.legend.addItem(bar, label)
             self.bars[key] = bar
         self.free_bar = pg.BarGraphItem(x=[], height=[], width=BAR_WIDTH, brush=FREE_FILL, pen=pg.mkPen("#78909C"))
         self.plot.addItem(self.free_bar)  # in the legend only while a card is free (_sync_legend)
         self.capacity = pg.PlotDataItem([], [], pen=pg.mkPen("#212121", width=2.5), connect="pairs")
         self.plot.addItem(self.capacity)
-        self.legend.addItem(self.capacity, "Capacity")
         # The engine's band around peak reserved (CardMemory.band_low_gb..band_high_gb) as an error bar.
         self.band = pg.ErrorBarItem(x=np.array([]), y=np.array([]), beam=0.18, pen=pg.mkPen("#222", width=1.5))
         self.plot.addItem(self.band)
-        self.legend.addItem(_BandSample(self.band), "Peak band")  # an I-beam, as drawn: not a line like Capacity
+        self.band_sample = _BandSample(self.band)  # an I-beam, as drawn: not a line like Capacity
         # bar labels, made as bars need them (up to MAX_LABELS) and reused: creating all 64 up front was a
         # third of the window's start-up
         self.labels: list[pg.TextItem] = []
@@ -131,6 +151,8 @@ class HeadroomChart(QWidget):
         self._settle_due = False  # a settle is posted for a change of width (resizeEvent)
         self._tick_pt: float | None = None  # the bottom axis's tick type (the look's, or the bar words')
         self._least: tuple[tuple[object, ...], int] | None = None  # least_width's last answer and its drawing
+        self._free_listed = False  # 'Free (no job)' is listed (_sync_legend)
+        self._legend_key: LegendKey = set_legend(self.legend, self._legend_entries(), ())  # what it lists
 
     def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
         super().resizeEvent(event)
@@ -180,9 +202,7 @@ class HeadroomChart(QWidget):
         self.view.setBackground("#1f1f1f" if dark else "w")
         self.plot.setTitle(self.title, color=self.ink, size=f"{self.look.title_pt:.1f}pt")
         self.fit_texts()
-        self.legend.setLabelTextColor(self.ink)
-        for _, label in self.legend.items:
-            label.setText(label.text, color=self.ink)
+        restyle_legend(self.legend, self.ink)
         self.capacity.setPen(pg.mkPen(self.ink, width=2.5))
         self.band.setData(pen=pg.mkPen(self.ink, width=1.5))
         self._set_axes()
@@ -222,9 +242,13 @@ class HeadroomChart(QWidget):
             self.update_result(result)
 
     # ---- data ----
-    def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None) -> None:
-        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity."""
+    def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None,
+                      shares: dict[str, float] | None = None) -> None:  # fmt: skip
+        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity; ``shares``
+        (from ``colocated_shares``) names the capacity line as the PDF sheet does, after a colocated vLLM's share
+        (without them it is 'Capacity')."""
         self.free = list(free or [])
+        self.shares = shares
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
         self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
         if self.look.legend_beside:  # beside or above depends on the bars' count too
@@ -265,27 +289,29 @@ class HeadroomChart(QWidget):
             self.empty.setPos(0, top / 2)
         self._place_measured()
 
-    def _sync_legend(self, free: bool) -> None:
-        """'Free (no job)' in the legend only while a card is free, before 'Capacity' (it was listed with no card
-        free)."""
-        listed = any(sample.item is self.free_bar for sample, _ in self.legend.items)
-        if listed == free:
-            return
-        if not free:
-            self.legend.removeItem(self.free_bar)
-        else:
-            # re-listed in order: the components, the free card, then what follows them
-            after = [(sample, label.text) for sample, label in self.legend.items if sample.item is not None
-                     and not any(sample.item is self.bars[k] for k, _, _ in COMPONENTS)]  # fmt: skip
-            for sample, _ in after:
-                self.legend.removeItem(sample.item)
-            self.legend.addItem(self.free_bar, "Free (no job)")
-            for sample, text in after:
-                self.legend.addItem(sample if isinstance(sample, _BandSample) else sample.item, text)
-            size = {"size": f"{self.look.legend_pt:.1f}pt"} if self.look.legend_pt is not None else {}
-            for _, label in self.legend.items:
-                label.setText(label.text, color=self.ink, **size)
-        self.fit_texts()
+    def _sync_legend(self, free: bool | None = None) -> None:
+        """The legend lists what is drawn (_legend_entries); 'Free (no job)' only while a card is free (``free``: it
+        was listed with no card free)."""
+        if free is not None:
+            self._free_listed = free
+        listed, self._legend_key = self._legend_key, set_legend(self.legend, self._legend_entries(), self._legend_key)
+        if self._legend_key != listed:
+            self.fit_texts()
+
+    def _legend_entries(self) -> list[tuple[object, str]]:
+        """The components, the free cards' capacity while listed, the capacity line, the peak band and the measured
+        points once there are any."""
+        entries: list[tuple[object, str]] = [(self.bars[key], label) for key, label, _ in COMPONENTS]
+        if self._free_listed:
+            entries.append((self.free_bar, "Free (no job)"))
+        # the sheet's words for the line (report/pdf.py): the card's visible memory, or what a colocated vLLM leaves
+        shares = self.shares
+        jobs = dict.fromkeys(job for job, _ in self.rows)
+        capacity = "Capacity" if shares is None else capacity_legend_of(shares.get(job, 0.0) for job in jobs)
+        entries += [(self.capacity, capacity), (self.band_sample, "Peak band")]
+        if self.measured_item is not None:
+            entries.append((self.measured_item, "Measured"))
+        return entries
 
     def set_measured(self, values: dict[str, float]) -> None:
         """Measured peaks per job name (GB, as nvidia-smi shows them; a verify result) drawn as a point beside the
@@ -295,7 +321,7 @@ class HeadroomChart(QWidget):
             self.measured_item = pg.ScatterPlotItem(symbol="d", size=13, brush="#6A1B9A", pen=pg.mkPen("w", width=1))
             self.measured_item.setZValue(20)
             self.plot.addItem(self.measured_item)
-            self.legend.addItem(self.measured_item, "Measured")
+            self._sync_legend()
         self._place_measured()
 
     def measured_points(self) -> list[tuple[float, float]]:
@@ -391,8 +417,7 @@ class HeadroomChart(QWidget):
             else:
                 label.setVisible(False)
                 continue
-            self._label_spec.append((forms, float(stand)))
-            self._set_label_text(label, forms[0])
+            self._label_spec.append((forms, float(stand)))  # its words are set as they are laid out (_layout_labels)
             label.setPos(float(i), stand)
             label.setVisible(True)
 
@@ -419,6 +444,8 @@ class HeadroomChart(QWidget):
         w, h = float(vb.width()), float(vb.height())
         (x0, x1), (y0, y1) = (float(a) for a in vb.viewRange()[0]), (float(b) for b in vb.viewRange()[1])
         if not spec or w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+            for label, (forms, _) in zip(self.labels, spec, strict=False):
+                self._set_label_text(label, forms[0])
             return True
 
         def px(x: float) -> float:
@@ -430,40 +457,56 @@ class HeadroomChart(QWidget):
         # each column (bar, band, capacity line) from its label's stand down
         columns = [(px(i - 0.42), py(stand), px(i + 0.42), h) for i, (_, stand) in enumerate(spec)]
 
-        def place(i: int, text: str, lift: bool, placed: list[tuple[float, float, float, float]]) -> bool:
-            label = self.labels[i]
-            self._set_label_text(label, text)
-            # the ink's width (its widest line, as its font lays it out: the item's bounding rect ran ~9 px wider
-            # in the kiosk's type, and the first of fourteen bars lost its words) and a px either side; the item's
-            # full height
-            box = label.textItem.boundingRect()
-            metrics = QFontMetricsF(label.textItem.font())
-            ink = max(metrics.horizontalAdvance(line) for line in label.toPlainText().split("\n")) + 2
+        def place(i: int, text: str, lift: bool, placed: list[Box], chosen: dict[int, tuple[str, Box]]) -> bool:
+            ink, height = self._label_size(self.labels[i], text)
             others = [c for j, c in enumerate(columns) if j != i]
             stand = py(spec[i][1])
-            spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, box.height(), [*placed, *others], w, lift)
+            spot = _free_box(px(i), stand - LABEL_GAP_PX, ink, height, [*placed, *others], w, lift)
             if spot is None:
                 return False
             placed.append(spot)
-            centre = (spot[0] + spot[2]) / 2  # the bar's centre, or inside the plot's edge
-            label.setPos(x0 + centre / w * (x1 - x0), y1 - spot[3] / h * (y1 - y0))
+            chosen[i] = (text, spot)
             return True
+
+        def show(chosen: dict[int, tuple[str, Box]]) -> None:
+            """Each label in its chosen words (set once: setText re-renders), at its spot; the others hidden."""
+            for i, label in enumerate(self.labels[: len(spec)]):
+                if i not in chosen:
+                    label.setVisible(False)  # a bar without room for its words: its tooltip says them
+                    continue
+                text, spot = chosen[i]
+                self._set_label_text(label, text)
+                centre = (spot[0] + spot[2]) / 2  # the bar's centre, or inside the plot's edge
+                label.setPos(x0 + centre / w * (x1 - x0), y1 - spot[3] / h * (y1 - y0))
+                label.setVisible(True)
 
         # one wording for every bar where one fits them all (the longest that does, standing on the bars before
         # raised over each other); else each bar its longest that fits, raised where it must, or none
         depth = max(len(forms) for forms, _ in spec)
         for lift in (False, True):
             for k in range(depth):
-                placed: list[tuple[float, float, float, float]] = []
-                if all(place(i, forms[min(k, len(forms) - 1)], lift, placed) for i, (forms, _) in enumerate(spec)):
-                    for label in self.labels[: len(spec)]:
-                        label.setVisible(True)
+                placed: list[Box] = []
+                chosen: dict[int, tuple[str, Box]] = {}
+                if all(place(i, forms[min(k, len(forms) - 1)], lift, placed, chosen)
+                       for i, (forms, _) in enumerate(spec)):  # fmt: skip
+                    show(chosen)
                     return k == 0 and not lift
-        placed = []
+        placed, chosen = [], {}
         for i, (forms, _) in enumerate(spec):
-            shown = any(place(i, text, True, placed) for text in forms)
-            self.labels[i].setVisible(shown)  # a bar without room for its words: its tooltip says them
+            any(place(i, text, True, placed, chosen) for text in forms)
+        show(chosen)
         return False
+
+    @staticmethod
+    def _label_size(label: pg.TextItem, text: str) -> tuple[float, float]:
+        """The width of ``text``'s ink in ``label`` (its widest line, as its font lays it out: the item's bounding
+        rect ran ~9 px wider in the kiosk's type, and the first of fourteen bars lost its words) and a px either side,
+        and the item's full height: its document's lines, each its font's height rounded up to a whole pixel, inside
+        the document's margin. Measured from the font, not by setting each wording tried (setText re-renders)."""
+        metrics = QFontMetricsF(label.textItem.font())
+        lines = text.split("\n")
+        ink = max(metrics.horizontalAdvance(line) for line in lines) + 2
+        return ink, len(lines) * math.ceil(metrics.height()) + 2 * label.textItem.document().documentMargin()
 
     def _set_ticks(self, free: list[tuple[int, str, float | None]]) -> None:
         """Under each bar its slot (and MIG instance) and job, or the free card's slot and name."""
@@ -514,8 +557,7 @@ class HeadroomChart(QWidget):
         for label in self.labels:
             label.setFont(self._label_font)
         if look.legend_pt is not None:
-            for _, item in self.legend.items:
-                item.setText(item.text, size=f"{look.legend_pt:.1f}pt")
+            restyle_legend(self.legend, size=f"{look.legend_pt:.1f}pt")
         if not self._legend_fits_beside():
             self.legend.setColumnCount(min(MAX_LEGEND_COLS, look.legend_cols))
         self.fit_texts()
@@ -599,9 +641,10 @@ class HeadroomChart(QWidget):
             f"Model states: {to_unit(r.model_states_gb, u):.2f} {u}",
             f"Peak allocated: {to_unit(r.peak_allocated_gb, u):.2f} {u}",
             f"Peak reserved (nvidia-smi): {to_unit(r.peak_reserved_gb, u):.2f} {u} (set by {e(r.peak_phase)})",
-            f"Band: {to_unit(r.band_low_gb, u):.1f}–{to_unit(r.band_high_gb, u):.1f} {u}"
+            f"Band: {band_words(to_unit(r.band_low_gb, u), to_unit(r.band_high_gb, u), u, 1)}"
             + (f" ({e(r.band_basis)})" if r.band_basis else ""),
-            f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}",
+            f"Capacity: {to_unit(r.capacity_gb, u):.2f} {u} · headroom {to_unit(r.headroom_gb, u):.2f} {u}"
+            + (f" ({capacity_note(share)})" if (share := (self.shares or {}).get(job, 0.0)) else ""),
             f"Status: {r.status}"
             + (" — the band straddles the capacity: it may or may not fit" if r.status == "tight" else ""),
         ]

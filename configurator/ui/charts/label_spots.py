@@ -1,4 +1,5 @@
-"""Where the roofline puts a point's label: the spots it tries around the point, and the first free one.
+"""Where the roofline puts a point's label: the spots it tries around the point, and the first free one (the fit
+frontier places its "fits up to" label by the same ``free_spot``, around its own spots).
 
 Split out of ``roofline.py`` (issue 11: modules under ~400 lines, functions under ~60). Pixels, y down.
 """

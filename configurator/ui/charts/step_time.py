@@ -19,9 +19,10 @@ from configurator.engine.model.result import JobResult
 from configurator.engine.time.compute import attention_kernel_parts
 from configurator.engine.time.steptime.band import step_band
 from configurator.present.colours import ink_on
-from configurator.present.job_words import step_range_words
+from configurator.present.job_words import band_caveat_words, step_range_words, step_words
 from configurator.present.link_words import COMM_SHARE_NOTE, comm_share_words, link_rates_note
 from configurator.present.op_words import collective_name, op_name
+from configurator.present.words import jobs_named
 from configurator.ui.charts.common import (
     COMPUTE_MATMUL,
     COMPUTE_MEMORY,
@@ -248,7 +249,7 @@ class StepTimeChart(_Chart):
                                  else ["(no compute rate)"])  # fmt: skip
                 colour = "#8a8a8a"
             else:
-                step = [f"step {job.step_seconds:.2f} s"]
+                step = [f"step {step_words(job, 2)}"]
                 if job.compute is not None and job.compute.bf16_rate_estimated:
                     step.append("(estimated rate)")
                 # a job that does not fit has no step time: the engine's figure is what it would take if it did
@@ -334,15 +335,15 @@ class StepTimeChart(_Chart):
         # the band's own words, then each job's own caveat (where it is of a kind no run in the band is), jobs with
         # one caveat named together: the caveat was only in a tooltip
         generic = step_band().basis
-        caveats: dict[str, list[str]] = {}
+        caveats: dict[tuple[str, ...], list[str]] = {}
         for job in result.jobs:
             if job.step_band_basis:
-                caveats.setdefault(job.step_band_caveat or "", []).append(job.name)
+                caveats.setdefault(tuple(job.step_band_outside), []).append(job.name)
         band = f"Range: {generic}." if caveats else ""
-        named = [(names, words) for words, names in caveats.items() if words]
-        for names, words in named:
-            who = "every job" if len(named) == 1 and len(names) == len(result.jobs) else ", ".join(names)
-            band += f" {who[0].upper()}{who[1:]}: {words}."
+        every = [job.name for job in result.jobs]
+        for outside, names in caveats.items():
+            if outside:  # 'as these jobs are' where several share it
+                band += f" For {jobs_named(names, every)}: {band_caveat_words(outside, len(names))}."
         return f"{note}. {band}" if note and band else f"{note}." if note else band
 
     # ---- hover ----

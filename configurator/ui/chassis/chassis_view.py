@@ -12,7 +12,7 @@ import itertools
 import math
 from functools import partial
 
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QBrush,
@@ -25,7 +25,6 @@ from PySide6.QtGui import (
     QDropEvent,
     QFocusEvent,
     QFont,
-    QFontMetricsF,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
@@ -48,41 +47,20 @@ from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult, editing
 from configurator.present.colours import FOCUS
-from configurator.present.verdict import plural
 from configurator.present.words import PITCH_MM
 from configurator.ui.base import BuildDocument, ViewState, drag_started, item_under
 from configurator.ui.chassis.drops import ChassisDrops
+from configurator.ui.chassis.frame import ARROW, Frame, Room, layout_frame
 from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, SlotItem
 from configurator.ui.chassis.keys import ChassisKeys
-from configurator.ui.chassis.label import CARD_FONT_PX, wrap
+from configurator.ui.chassis.label import CARD_FONT_PX
 from configurator.ui.dnd import slot_mime
 
-LABEL_W = 150.0  # the slot label column at the least (widened to the longest label)
 LEGIBLE_PX = 9.0  # the smallest text on screen (pixels): below it the chassis text could not be read
 CARD_MAX_FLOOR_PX = 40  # a floor no higher than this (scene px): a window too small for the drawing still lays out
-TOP = 90.0  # the slots' top at the least: below the heading, which may take more lines (_heading)
-SXM_SIZE = 150.0
-SXM_MARGIN = 10.0  # left of the sockets, where no slot label stands
-SXM_GAP = 24.0  # between sockets in a row; widened to the socket labels on each redraw
-SXM_UNDER = 70.0  # below a row of sockets, for their two-line labels; more where the labels are drawn larger
-HEADING_POINTS = 24.0  # the chassis name, at the least: it stays larger than the slot labels when they grow
 GROW_STEP = 0.05  # the text grows in steps of 5 % (fit): a resize redraws the drawing only when a step is crossed
 MAX_GROW = 3.0  # a window too small for any legible drawing still lays out
-
-
-def chassis_line(chassis: ChassisSpec) -> str:
-    """The line under the chassis name: sockets, power supplies, airflow and the longest card, parts joined by
-    ' · ' (where it wraps)."""
-    psu = chassis.psu
-    watts = (
-        f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
-        else f"{plural(psu.units, 'PSU')} (rating not published)"
-    )  # fmt: skip
-    red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
-    airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
-    length = chassis.max_card_length_mm.value
-    return (f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
-            + (f" · cards up to {length:.0f} mm" if length else ""))  # fmt: skip
+FIT_MARGIN = 2  # px inside the viewport's edge that QGraphicsView.fitInView leaves (qgraphicsview.cpp)
 
 
 class ChassisView(QGraphicsView):
@@ -97,12 +75,9 @@ class ChassisView(QGraphicsView):
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = document
-        self._label_w = LABEL_W  # widened to the longest slot label on each redraw
+        self._room = Room()  # where the slots stand: the label column widened to the longest label on each redraw
         self._card_min_px = CARD_FONT_PX[1]  # the card labels' smallest size in scene pixels (fit)
         self.unit = "GB"  # the view state's memory unit (follow): the cards' figures are written in it
-        self._sxm_gap = SXM_GAP
-        self._sxm_under = SXM_UNDER
-        self._top = TOP
         # the text's size over its designed size (label_points, subtitle_points): raised by fit where the drawing is
         # scaled down so far that it would read under LEGIBLE_PX; the label column and the heading grow with it
         self._grow = 1.0
@@ -139,12 +114,7 @@ class ChassisView(QGraphicsView):
 
     # ---- drawing ----
     def _geometry(self, chassis: ChassisSpec, pos: SlotPosition) -> QRectF:
-        if pos.kind == "sxm":
-            col, row = pos.x % 4, pos.x // 4
-            pitch = SXM_SIZE + self._sxm_gap, SXM_SIZE + self._sxm_under
-            return QRectF(self._label_w + col * pitch[0], self._top + row * pitch[1], SXM_SIZE, SXM_SIZE)
-        length = (chassis.max_card_length_mm.value or 312.0) * MM
-        return QRectF(self._label_w, self._top + pos.x * PITCH_MM * MM, length, max(pos.max_width, 1) * PITCH_MM * MM)
+        return self._room.slot_rect(chassis, pos)
 
     def _card_rect(self, chassis: ChassisSpec, pos: SlotPosition, card: CardSpec) -> QRectF:
         slot_rect = self._geometry(chassis, pos)
@@ -196,21 +166,9 @@ class ChassisView(QGraphicsView):
         """The slot labels' point size as drawn (the designed size, grown by fit where the drawing is small)."""
         return self.label_points * self._grow
 
-    def _heading(self, chassis: ChassisSpec, small: QFont, width: float) -> float:
-        """The chassis name and the line under it, each wrapped to ``width`` (the drawing's, so the heading does
-        not widen it: the line under the name was the widest thing drawn and set the scale); their bottom."""
-        f = QFont()
-        # grown text: the name a quarter larger than the labels at the least (the designed sizes are left as they are)
-        f.setPointSizeF(HEADING_POINTS if self._grow == 1.0 else max(HEADING_POINTS, 1.25 * self.text_points()))
-        f.setBold(True)
-        name = self._text("\n".join(wrap(chassis.name, " ", QFontMetricsF(f), width)), f)
-        name.setPos(0, 0)
-        sub_font = QFont(small)
-        sub_font.setPointSizeF(self.subtitle_points * self._grow)
-        lines = wrap(chassis_line(chassis), " · ", QFontMetricsF(sub_font), width)
-        sub = self._text(" ·\n".join(lines), sub_font)
-        sub.setPos(0, max(40.0, name.boundingRect().height() + 4))
-        return sub.pos().y() + sub.boundingRect().height()
+    def _frame(self, chassis: ChassisSpec, grow: float) -> Frame:
+        """The chassis's frame with its text ``grow`` times its designed size (frame.layout_frame)."""
+        return layout_frame(chassis, self.label_points, self.subtitle_points, grow, self.draws_heading)
 
     def _build_chassis(self, chassis: ChassisSpec) -> None:
         scene = self.scene()
@@ -221,51 +179,20 @@ class ChassisView(QGraphicsView):
         self.slot_items.clear()
         self.card_items.clear()
         self._overlay.clear()
-        small = QFont()
-        small.setPointSizeF(self.text_points())
-
-        def slot_label(pos: SlotPosition) -> str:
-            if pos.kind == "sxm":  # under a socket: short lines, so the sockets stay side by side
-                return f"Slot {pos.slot} · SXM5\n{pos.root_label()}"
-            # the link on the slot's line and the path to it below: the column is as wide as the longer of the two
-            # (the link and the path on one line made it a third wider, and scaled the drawing down with it)
-            return f"Slot {pos.slot} · Gen{pos.pcie_generation} x{pos.lanes}\n{pos.root_label()}"
-
-        # the label column is as wide as the longest label (cascaded switches name two switches); SXM
-        # sockets are spaced by their labels, which sit under them
-        metrics = QFontMetricsF(small)
-        widths = {p.slot: max(metrics.horizontalAdvance(line) for line in slot_label(p).split("\n"))
-                  for p in chassis.positions}  # fmt: skip
-        widest = max((widths[p.slot] for p in chassis.positions if p.kind != "sxm"), default=None)
-        # no column where every slot is a socket (their labels sit under them): it was a third of the drawing's
-        # width, empty, and scaled the sockets and their labels down with it
-        self._label_w = SXM_MARGIN if widest is None else max(LABEL_W, widest + 18)
-        widest_sxm = max((widths[p.slot] for p in chassis.positions if p.kind == "sxm"), default=0.0)
-        self._sxm_gap = max(SXM_GAP, widest_sxm + 16 - SXM_SIZE)
-        self._sxm_under = max(SXM_UNDER, 2 * metrics.height() + 20)
-        # the slots' x and width do not depend on their top: the heading is wrapped to their extent, then they go
-        # under it
-        self._top = 0.0
-        if self.draws_heading:
-            right = max((self._geometry(chassis, p).right() for p in chassis.positions), default=self._label_w)
-            self._top = max(TOP, self._heading(chassis, small, right + 40) + 24)  # a name 40 px wider: one line
-        for pos in sorted(chassis.positions, key=lambda p: p.x):
-            rect = self._geometry(chassis, pos)
+        frame = self._frame(chassis, self._grow)
+        self._room = frame.room
+        for text, font, at in frame.heading:
+            self._text(text, font).setPos(at)
+        for pos, rect, label, at in frame.slots:
             item = SlotItem(pos, rect)
             scene.addItem(item)
             self.slot_items[pos.slot] = item
-            label = self._text(slot_label(pos), small)
-            if pos.kind == "sxm":
-                label.setPos(rect.left() + 2, rect.bottom() + 2)
-            else:
-                label.setPos(6, rect.top() + 4)
-        if chassis.airflow == "server":
-            arrow = QGraphicsSimpleTextItem("airflow →  front to rear")
-            arrow.setFont(small)
+            self._text(label, frame.small).setPos(at)
+        if frame.arrow is not None:
+            arrow = QGraphicsSimpleTextItem(ARROW)
+            arrow.setFont(frame.small)
             arrow.setBrush(QBrush(QColor("#42A5F5")))
-            bottom = max(i.rect().bottom() for i in self.slot_items.values())
-            under = max(60.0, 2 * metrics.height() + 10)  # clear of the two-line labels under SXM sockets
-            arrow.setPos(self._label_w, bottom + (under if chassis.nvswitch else 30))
+            arrow.setPos(frame.arrow)
             scene.addItem(arrow)
 
     def refresh(self, build: Build, result: BuildResult) -> None:
@@ -372,11 +299,10 @@ class ChassisView(QGraphicsView):
         self._fit_view()
         # the slot labels and the heading no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to
         # ~0.3 and its 16 pt labels read ~6 px. Their type grows (and the label column with it, which scales the
-        # drawing down a little more: a few rounds) until they read; back down when the window grows again
-        for _ in range(6):
-            grow = self._legible_grow()
-            if grow == self._grow or self._chassis_id is None:
-                break
+        # drawing down a little more); back down when the window grows again. The size it settles at is found from
+        # the frame's measures (_settled_grow) and drawn once: each 5 % step was drawn in turn, up to six a resize
+        grow = self._settled_grow()
+        if grow != self._grow:
             self._grow = grow
             self._chassis_id = None  # the chassis is drawn again, at the new size
             self._draw(self.doc.build)
@@ -390,6 +316,35 @@ class ChassisView(QGraphicsView):
         self._card_min_px = min(max(px, CARD_FONT_PX[1]), CARD_MAX_FLOOR_PX)
         for item in self.card_items.values():
             item.set_min_px(self._card_min_px)
+
+    def _settled_grow(self) -> float:
+        """The text's growth that reads LEGIBLE_PX at the scale the drawing fits at when drawn with it: the frame
+        measured at each step (frame.layout_frame), with the room the cards, bridges and margin take beside it as
+        drawn now, until a step holds (six at most, as a window too small for any legible drawing may never settle)."""
+        chassis = self.doc.catalog.chassis.get(self.doc.build.chassis) if self._chassis_id is not None else None
+        grow = self._grow
+        if chassis is None:
+            return grow
+        scale = self.transform().m11()
+        beside: QSizeF | None = None
+        for _ in range(6):
+            step = self._legible_grow(scale, grow)
+            if step == grow:
+                break
+            if beside is None:  # what the drawing takes beyond its frame, as drawn
+                drawn, here = self.scene().sceneRect(), self._frame(chassis, self._grow).extent()
+                beside = QSizeF(drawn.width() - here.width(), drawn.height() - here.height())
+            grow = step
+            size = self._frame(chassis, grow).extent().size() + beside
+            scale = self._fit_scale(size)
+        return grow
+
+    def _fit_scale(self, size: QSizeF) -> float:
+        """The scale fitInView gives a scene rectangle of ``size`` (KeepAspectRatio)."""
+        room = self.viewport().rect().adjusted(FIT_MARGIN, FIT_MARGIN, -FIT_MARGIN, -FIT_MARGIN)
+        if size.width() <= 0 or size.height() <= 0:
+            return self.transform().m11()
+        return min(room.width() / size.width(), room.height() / size.height())
 
     def label_floor_px(self) -> float:
         """The slot labels' least size on screen (pixels): fit grows them to it."""
@@ -406,20 +361,18 @@ class ChassisView(QGraphicsView):
         xs = sorted(p.x for p in chassis.positions if p.kind != "sxm") if chassis is not None else []
         return min(((b - a) * PITCH_MM * MM for a, b in itertools.pairwise(xs) if b > a), default=None)
 
-    def _legible_grow(self) -> float:
-        """The text's growth at which the slot labels read label_floor_px on screen at the present scale, in
-        GROW_STEPs (1: the designed size is legible); the present one while it reads and is no more than a step too
-        large."""
-        scale = self.transform().m11()
+    def _legible_grow(self, scale: float, grow: float) -> float:
+        """The text's growth at which the slot labels read label_floor_px on screen at ``scale``, in GROW_STEPs (1:
+        the designed size is legible); ``grow`` while it reads and is no more than a step too large."""
         px = self.label_points * self.logicalDpiY() / 72 * scale  # the designed size on screen
         if px <= 0:
-            return self._grow
+            return grow
         need = self.label_floor_px() / px
         cap = max(1.0, min(MAX_GROW, self.most_grow()))
         if need > cap:  # as far as it may: the step at or under the cap
             return max(1.0, math.floor(cap / GROW_STEP + 1e-9) * GROW_STEP)
-        if need <= self._grow < need + GROW_STEP or (need <= 1.0 and self._grow == 1.0):
-            return self._grow
+        if need <= grow < need + GROW_STEP or (need <= 1.0 and grow == 1.0):
+            return grow
         # a step over the need: the label column widens with the text and scales the drawing down a little
         return min(MAX_GROW, max(1.0, math.ceil(need / GROW_STEP + 1) * GROW_STEP))
 

@@ -341,6 +341,14 @@ class _Words(QObject):
     def hint(self, text: str, height: int) -> QSize:
         return QSize(self.around() + self.button.fontMetrics().horizontalAdvance(text), height)
 
+    def size_hint(self, natural: QSize) -> QSize:
+        """The button's size hint: its whole words, not the words shown now, at its ``natural`` (its style's) height."""
+        return self.hint(self.words[0], natural.height())
+
+    def minimum_size_hint(self, natural: QSize) -> QSize:
+        """The least it may take: its shortest words, cut after MIN_CHARS, at its ``natural`` size hint's height."""
+        return self.hint(self.least(), natural.height())
+
     def least(self) -> str:
         last = self.words[-1]
         return last if len(last) <= self.MIN_CHARS else last[: self.MIN_CHARS] + "…"
@@ -362,11 +370,10 @@ class FittingCheck(QCheckBox):
         self.fitting = _Words(self, QStyle.ContentsType.CT_CheckBox, words)
 
     def sizeHint(self) -> QSize:
-        return self.fitting.hint(self.fitting.words[0], super().sizeHint().height())  # not the words shown now
+        return self.fitting.size_hint(super().sizeHint())
 
     def minimumSizeHint(self) -> QSize:
-        return self.fitting.hint(self.fitting.least(), super().sizeHint().height())
-
+        return self.fitting.minimum_size_hint(super().sizeHint())
 
 
 class FittingButton(QPushButton):
@@ -377,10 +384,10 @@ class FittingButton(QPushButton):
         self.fitting = _Words(self, QStyle.ContentsType.CT_PushButton, words)
 
     def sizeHint(self) -> QSize:
-        return self.fitting.hint(self.fitting.words[0], super().sizeHint().height())
+        return self.fitting.size_hint(super().sizeHint())
 
     def minimumSizeHint(self) -> QSize:
-        return self.fitting.hint(self.fitting.least(), super().sizeHint().height())
+        return self.fitting.minimum_size_hint(super().sizeHint())
 
 
 class CardCheck(FittingCheck):

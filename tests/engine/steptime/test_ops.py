@@ -362,3 +362,26 @@ def test_flash_attention_skips_the_tiles_outside_a_sliding_window(catalog: Catal
         masked = {c.name: c for c in micro_batch(model, other, H100).classes}["attention"]
         plain = {c.name: c for c in micro_batch(no_window, other, H100).classes}["attention"]
         assert masked.flops == pytest.approx(plain.flops), kernel
+
+
+def test_a_card_with_its_own_measured_gemm_fraction_is_timed_at_it(catalog: Catalog) -> None:
+    """efficiency.yaml's gemm_peak_fraction_by_card takes precedence over the architecture's large-GEMM fraction for
+    that card alone: the H100 PCIe's compute-bound GEMMs run at its own measured 0.656 of peak, not the H100 SXM's
+    0.803 (Hopper); its memory-bound work and the attention kernel's rate do not move."""
+    from dataclasses import replace
+
+    from configurator.engine.time.compute import card_device
+
+    eff = efficiency()
+    pcie = card_device(catalog.card("h100-pcie"))
+    assert pcie is not None and pcie.card == "h100-pcie"
+    assert eff.gemm_large("Hopper", "h100-pcie") == 0.656 and eff.gemm_large("Hopper") == eff.gemm_peak["Hopper"]
+    sxm = card_device(catalog.card("h100-sxm"))
+    assert sxm is not None and eff.gemm_large("Hopper", sxm.card) == eff.gemm_peak["Hopper"]  # no entry: its arch's
+    kw = {"method": "full", "sequence_length": 4096}
+    own = {k.name: k for k in _step(catalog, "llama-3.1-8b", pcie, **kw).classes}
+    arch = {k.name: k for k in _step(catalog, "llama-3.1-8b", replace(pcie, card=""), **kw).classes}
+    for name in ("projections", "mlp"):
+        ratio = own[name].compute_seconds / arch[name].compute_seconds
+        assert ratio == pytest.approx(eff.gemm_peak["Hopper"] / 0.656, rel=1e-6), name
+    assert own["attention"].seconds == pytest.approx(arch["attention"].seconds)  # the fused kernel's own rate

@@ -43,6 +43,10 @@ def test_shipped_specs_validate() -> None:
     lambda d: d["gemm_peak_fraction"]["Hopper"]["measured_on"].pop("source"),  # a chip without its source
     lambda d: d["gemm_peak_fraction"]["Ada Lovelace"].update(  # an UNCONFIRMED fraction said to be measured
         measured_on={"compute_capability": 8.9, "source": "a guess"}),
+    lambda d: d["gemm_peak_fraction_by_card"]["h100-pcie"].pop("measured_on"),  # a card's own figure, unmeasured
+    lambda d: d["gemm_peak_fraction_by_card"]["h100-pcie"].update(  # a card's own figure as an assumption
+        source="UNCONFIRMED: a guess", measured_on=None),
+    lambda d: d["gemm_peak_fraction_by_card"]["h100-pcie"].update(value=1.2),  # a card's fraction above 1
 ])  # fmt: skip
 def test_efficiency_rejects_a_bad_file(tmp_path: Path, change: Any) -> None:
     data = copy.deepcopy(_shipped("efficiency.yaml"))

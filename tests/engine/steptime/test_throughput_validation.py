@@ -100,7 +100,9 @@ def test_unnamed_editions_are_reported_against_each_candidate(catalog: Catalog, 
         errs = [abs(r.error) for r in mine]
         summary[edition] = (round(statistics.median(errs), 3), round(max(errs), 3))
         assert f"{scored_on:<15} as {edition:<15} {'scored' if edition == scored_on else 'reported':<9} n=5" in text
-    assert summary == {"h100-sxm": (1.260, 2.086), "h100-pcie": (0.653, 1.209),
+    # h100-pcie read (0.653, 1.209) until the card's own measured GEMM fraction (efficiency.yaml
+    # gemm_peak_fraction_by_card, added for the burn-in probe) slowed its modelled rows; a report, no score moved
+    assert summary == {"h100-sxm": (1.260, 2.086), "h100-pcie": (0.482, 1.023),
                        "a100-sxm4-80gb": (1.015, 1.633), "a100-80gb-pcie": (1.000, 1.605)}  # fmt: skip
     by_card = {(r.model, r.method, r.card): r.predicted for r in report}
     for r in report:  # the PCIe editions are the slower cards: every row modelled slower there, measured the same

@@ -43,10 +43,17 @@ class Efficiency:
     grouped_experts: dict[str, bool]  # stack -> a MoE layer's experts run as one grouped GEMM
     # arch -> the compute capability of the chip its large-GEMM fraction was measured on (absent: UNCONFIRMED)
     gemm_measured_on: dict[str, float] = field(default_factory=dict)
+    # card id -> its own measured large-GEMM fraction, which takes precedence over its architecture's (gemm_large)
+    gemm_by_card: dict[str, float] = field(default_factory=dict)
 
     def arch(self, architecture: str) -> str:
         """The efficiency table's key for a card's architecture (unknown ones read as Hopper-class)."""
         return architecture if architecture in self.gemm_peak else "Hopper"
+
+    def gemm_large(self, arch: str, card: str = "") -> float:
+        """The large-GEMM fraction of peak on a card: its own measured figure where the table has one for its id
+        (gemm_peak_fraction_by_card: the H100 PCIe runs well below the H100 SXM's), else its architecture's."""
+        return self.gemm_by_card.get(card, self.gemm_peak[arch])
 
     def attention_kernel(self, attention: str, compute_capability: float = 0.0, masked: bool = False) -> str:
         """The kernel a job's attention runs on a chip: PyTorch SDPA puts cuDNN first where the table has a cuDNN
@@ -71,21 +78,21 @@ class Efficiency:
             return self.cudnn_attention_by_cc[compute_capability]
         return self.attention_by_cc.get(compute_capability, self.attention[arch])
 
-    def gemm_kernel_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
+    def gemm_kernel_fraction(self, arch: str, m: float, n: float, k: float, sms: float, card: str = "") -> float:
         """Achieved fraction of peak for an M x N x K GEMM on ``sms`` SMs, the kernel alone (as a benchmark times
-        it): the architecture's large-GEMM fraction times wave quantisation (tiles over SMs, a partial last wave
-        costs a whole one: NVIDIA performance guide, 'Matrix Multiplication Background') times the pipeline fill of
-        a short K."""
+        it): the large-GEMM fraction (the card's own, else its architecture's: gemm_large) times wave quantisation
+        (tiles over SMs, a partial last wave costs a whole one: NVIDIA performance guide, 'Matrix Multiplication
+        Background') times the pipeline fill of a short K."""
         tm, tn = self.tiles[arch]
         tiles = math.ceil(max(m, 1) / tm) * math.ceil(max(n, 1) / tn)
         waves = tiles / max(sms, 1)
         wave = waves / math.ceil(waves)
-        return self.gemm_peak[arch] * wave * k / (k + self.k_fill)
+        return self.gemm_large(arch, card) * wave * k / (k + self.k_fill)
 
-    def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float) -> float:
+    def gemm_fraction(self, arch: str, m: float, n: float, k: float, sms: float, card: str = "") -> float:
         """The same GEMM in a training step: the kernel's fraction times the FITTED sustained fraction of
         compute-bound ops in a step."""
-        return self.gemm_kernel_fraction(arch, m, n, k, sms) * self.sustained.get(arch, 1.0)
+        return self.gemm_kernel_fraction(arch, m, n, k, sms, card) * self.sustained.get(arch, 1.0)
 
 
 class _Sourced(Strict):
@@ -161,6 +168,7 @@ class EfficiencySpec(Strict):
 
     schema_version: Literal[1]
     gemm_peak_fraction: dict[str, _GemmFraction]
+    gemm_peak_fraction_by_card: dict[str, _GemmFraction] = {}
     tiles: dict[str, _Tile]
     k_fill: _Sourced
     attention_fraction: dict[str, _Fraction]
@@ -184,6 +192,10 @@ class EfficiencySpec(Strict):
             if set(getattr(self, name)) != archs:
                 raise ValueError(f"{name} names architectures {sorted(getattr(self, name))}, "
                                  f"gemm_peak_fraction {sorted(archs)}")  # fmt: skip
+        assumed = [card for card, v in self.gemm_peak_fraction_by_card.items() if v.measured_on is None]
+        if assumed:
+            raise ValueError(f"gemm_peak_fraction_by_card {assumed}: a card's own fraction is measured on it, "
+                             "else its architecture's applies")  # fmt: skip
         return self
 
 
@@ -214,6 +226,7 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         grouped_experts={k: v.value for k, v in d.grouped_experts.items()},
         gemm_measured_on={k: v.measured_on.compute_capability
                           for k, v in d.gemm_peak_fraction.items() if v.measured_on is not None},
+        gemm_by_card={k: v.value for k, v in d.gemm_peak_fraction_by_card.items()},
     )
 
 

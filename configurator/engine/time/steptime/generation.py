@@ -93,13 +93,13 @@ def generation_time(model: ModelSpec, job: Job, device: Device, sequences: int |
     h = model.hidden_size or 1
     peak = device.peak_tflops * 1e12
     prefill_flops = active * seqs * prompt / tp
-    prefill = prefill_flops / (peak * eff.gemm_fraction(arch, seqs * prompt, h, h, device.sms))
+    prefill = prefill_flops / (peak * eff.gemm_fraction(arch, seqs * prompt, h, h, device.sms, device.card))
     bandwidth = device.bandwidth_gb_s * 1e9 * eff.bandwidth
     weights = decode_weight_bytes(model, seqs) / tp
     # keys and values read over the round: every step reads each sequence's cache so far (prompt + tokens made)
     kv = seqs * rl.kv_bytes_per_token(model) / tp * (completion * prompt + completion * (completion + 1) / 2)
     step_flops = active * seqs / tp
-    compute_floor = step_flops / (peak * eff.gemm_fraction(arch, seqs, h, h, device.sms))
+    compute_floor = step_flops / (peak * eff.gemm_fraction(arch, seqs, h, h, device.sms, device.card))
     decode = completion * max(weights / bandwidth, compute_floor) + kv / bandwidth
     bound: Literal["memory", "compute", "launch"] = "compute" if compute_floor > weights / bandwidth else "memory"
     if in_process and decode_launch_seconds(model) > decode / completion:

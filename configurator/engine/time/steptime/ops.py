@@ -56,6 +56,7 @@ class Device:
     bandwidth_gb_s: float
     sms: float
     compute_capability: float = 0.0  # 0: unknown, the architecture's figures apply
+    card: str = ""  # the catalog's card id: its own measured GEMM fraction where it has one (Efficiency.gemm_large)
 
 
 @dataclass(frozen=True)
@@ -438,7 +439,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     tokens = float(shape.seq * shape.batch)
     tm_, tn_ = eff.tiles[arch]
     sms = max(device.sms, 1.0)
-    top = eff.gemm_peak[arch] * sustained * peak
+    top = eff.gemm_large(arch, device.card) * sustained * peak
     kf = eff.k_fill
     # rows: FLOPs, bytes, time, compute-bound time, memory-bound time, per class (plain floats: for a few dozen
     # GEMMs this is faster than numpy's per-call overhead)

@@ -125,7 +125,7 @@ def tower_class(v: VisionTower, s: TowerShape, device: Device) -> OpClass:
     def gemm(m: float, n: float, k: float, count: float) -> None:
         if count <= 0 or m <= 0:
             return
-        rate = peak * eff.gemm_fraction(arch, m, n, k, sms)  # the sustained fraction included
+        rate = peak * eff.gemm_fraction(arch, m, n, k, sms, device.card)  # the sustained fraction included
         add(2.0 * m * n * k * count, 2.0 * (m * k + k * n + m * n) * count, rate)
 
     for m, n, k, count, input_gradient in _gemms(v, s):
