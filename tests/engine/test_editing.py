@@ -12,6 +12,8 @@ from configurator.engine.editing import (
     add_job,
     assign_job,
     duplicate_job,
+    instance_mapping,
+    lost_placements,
     remove_job,
     rename_job,
     set_mig_layout,
@@ -70,11 +72,11 @@ def test_set_mig_layout_refuses_invalid_and_drops_orphans() -> None:
     mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
     two = set_mig_layout(mig, CAT, 1, [("2g.48gb", None), ("2g.48gb", None)])
     assert [r.profile for r in two.card_in(1).mig] == ["2g.48gb", "2g.48gb"]
-    assert two.jobs[0].cards and not two.jobs[2].cards  # instances 2 and 3 are gone
+    assert not any(j.cards for j in two.jobs)  # no 1g.24gb instance is left
     with pytest.raises(EditRefused):
         set_mig_layout(mig, CAT, 1, [("1g.24gb", None)] * 5)
     off = set_mig_layout(mig, CAT, 1, None)
-    assert off.card_in(1).mig is None and all(not j.cards for j in off.jobs)
+    assert off.card_in(1).mig is None
 
 
 def test_swap_cards_drops_what_no_longer_applies(build: Build) -> None:
@@ -162,3 +164,28 @@ def test_demo_method_switch_renames_generated_job_names_only() -> None:
     assert [j.name for j in after.jobs] == ["70B full fine-tune", "70B, slot 3"]
     assert [j.method for j in after.jobs] == ["full", "full"]
     assert [j.name for j in set_method(build, "full").jobs] == ["70B LoRA", "70B, slot 3"]  # no resolver: as before
+
+
+def test_mig_off_puts_instance_jobs_on_the_whole_card() -> None:
+    """Running without MIG means running on the whole card: the tenants keep the card (sharing it), none is lost."""
+    mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    off = set_mig_layout(mig, CAT, 1, None)
+    assert [j.cards for j in off.jobs] == [[1]] * 4
+    assert lost_placements(mig, off, 1) == []
+    one = off.model_copy(update={"jobs": off.jobs[:1]})
+    assert evaluate(one, CAT).jobs[0].cards  # tenant A alone: sized on the whole card
+
+
+def test_layout_change_keeps_jobs_on_instances_of_their_profile() -> None:
+    """A new layout keeps each job on an instance of the profile it had (same index first) and names the ones
+    whose profile is gone."""
+    mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    mixed = set_mig_layout(mig, CAT, 1, [("2g.48gb", None), ("1g.24gb", None), ("1g.24gb", None)])
+    assert [j.cards for j in mixed.jobs] == [[], [InstanceRef(slot=1, instance=1)],
+                                             [InstanceRef(slot=1, instance=2)], []]  # fmt: skip
+    assert lost_placements(mig, mixed, 1) == ["tenant A", "tenant D"]
+    # fewer instances of the profile: the ones left keep their jobs, by index first
+    moved = set_mig_layout(mig, CAT, 1, [("2g.48gb", None), ("1g.24gb", None)])
+    assert moved.jobs[0].cards == [] and moved.jobs[1].cards == [InstanceRef(slot=1, instance=1)]
+    assert instance_mapping(["1g", "2g", "1g"], ["2g", "1g"]) == {0: 1, 1: 0}
+    assert lost_placements(mig, moved, 1) == ["tenant A", "tenant C", "tenant D"]

@@ -46,7 +46,14 @@ from configurator.engine.editing.jobs import (
     update_job,
     update_job_titled,
 )
-from configurator.engine.editing.mig import check_mig_layout, remove_mig_instance, set_mig_layout, snap_start
+from configurator.engine.editing.mig import (
+    check_mig_layout,
+    instance_mapping,
+    lost_placements,
+    remove_mig_instance,
+    set_mig_layout,
+    snap_start,
+)
 
 __all__ = [
     "EditRefused",
@@ -64,8 +71,10 @@ __all__ = [
     "clear_host_drives",
     "duplicate_job",
     "follow_title",
+    "instance_mapping",
     "is_generated_name",
     "job_title",
+    "lost_placements",
     "move_card",
     "parallelism_for",
     "place_card",
