@@ -11,6 +11,7 @@ from configurator.engine.editing import (
     EditRefused,
     add_job,
     assign_job,
+    default_swap_target,
     duplicate_job,
     instance_mapping,
     lost_placements,
@@ -18,6 +19,7 @@ from configurator.engine.editing import (
     rename_job,
     set_mig_layout,
     swap_cards,
+    swap_note,
     update_job,
 )
 from configurator.engine.model.build import InstanceRef
@@ -189,3 +191,31 @@ def test_layout_change_keeps_jobs_on_instances_of_their_profile() -> None:
     assert moved.jobs[0].cards == [] and moved.jobs[1].cards == [InstanceRef(slot=1, instance=1)]
     assert instance_mapping(["1g", "2g", "1g"], ["2g", "1g"]) == {0: 1, 1: 0}
     assert lost_placements(mig, moved, 1) == ["tenant A", "tenant C", "tenant D"]
+
+
+def test_swap_carries_a_mig_layout_or_puts_its_jobs_on_the_whole_card() -> None:
+    """Review 2 #8: the Server -> Workstation swap keeps the four 1g.24gb instances and their tenants; a card
+    without those profiles runs the tenants on the whole card (CARD_SHARED speaks), and the note says which."""
+    mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    ws = swap_cards(mig, CAT, "rtx-pro-6000-server", "rtx-pro-6000-ws")
+    assert ws.card_in(1).mig == mig.card_in(1).mig and [j.cards for j in ws.jobs] == [j.cards for j in mig.jobs]
+    assert "carried" in swap_note(mig, CAT, "rtx-pro-6000-server", "rtx-pro-6000-ws")
+    nvl = swap_cards(mig, CAT, "rtx-pro-6000-server", "h200-nvl")
+    assert nvl.card_in(1).mig is None and [j.cards for j in nvl.jobs] == [[1]] * 4
+    assert "whole card" in swap_note(mig, CAT, "rtx-pro-6000-server", "h200-nvl")
+    assert any(c.code == "CARD_SHARED" for c in evaluate(nvl, CAT).checks)
+    assert default_swap_target(mig, CAT, "rtx-pro-6000-server", ["h200-nvl", "rtx-pro-6000-ws"]) == "rtx-pro-6000-ws"
+
+
+def test_compare_lists_build_rows_first_and_absent_jobs_once() -> None:
+    """Review 2 #7: the build-level rows compare two builds with no job in common; a job one side lacks reads
+    'absent' there, with no difference and no rows of dashes."""
+    left = evaluate(load_build(BUILDS / "default.yaml"), CAT)
+    right = evaluate(load_build(BUILDS / "seed-70b-lora-8x-h200-nvl.yaml"), CAT)
+    rows = compare(left, right)
+    build = [r.what for r in rows if r.job is None]
+    assert rows[0].job is None and {"cards", "fit (worst job)", "headroom (GB, tightest card)", "power"} <= set(build)
+    cards = next(r for r in rows if r.what == "cards")
+    assert (cards.left, cards.right) == ("3", "8")
+    other = [r for r in rows if r.job == right.jobs[0].name]
+    assert [r.left for r in other] == ["absent"] * 3 and all(r.right != "absent" and not r.delta for r in other)

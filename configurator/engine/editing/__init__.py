@@ -12,12 +12,14 @@ from configurator.engine.editing.base import EditRefused
 from configurator.engine.editing.bridges import add_bridge, bridge_group_for, check_bridge, remove_bridge
 from configurator.engine.editing.cards import (
     check_place,
+    default_swap_target,
     move_card,
     place_card,
     remove_card,
     remove_cards,
     set_chassis,
     swap_cards,
+    swap_note,
 )
 from configurator.engine.editing.host import (
     check_dimms,
@@ -69,6 +71,7 @@ __all__ = [
     "check_place",
     "clear_host_dimms",
     "clear_host_drives",
+    "default_swap_target",
     "duplicate_job",
     "follow_title",
     "instance_mapping",
@@ -96,6 +99,7 @@ __all__ = [
     "set_parallelism",
     "snap_start",
     "swap_cards",
+    "swap_note",
     "toggle_job_card",
     "unique_job_name",
     "update_job",
