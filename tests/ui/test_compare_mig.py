@@ -25,7 +25,7 @@ def _dialog(qtbot, tmp_path: Path, build: Path | None = None):  # type: ignore[n
 def test_default_compare_of_a_mig_build_carries_the_layout(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The default swap of the four-tenant Server keeps the four instances on the Workstation: the other chart has
     the four tenants' bars and the table figures on both sides, and the note says the layout was carried."""
-    window, dialog = _dialog(qtbot, tmp_path, MIG)
+    _window, dialog = _dialog(qtbot, tmp_path, MIG)
     assert dialog.to_card.currentData() == "rtx-pro-6000-ws"
     assert len(dialog.right_chart.rows) == len(dialog.left_chart.rows) == 4
     head = next(i for i, r in enumerate(dialog.rows) if r.job == "tenant A" and r.what.startswith("headroom"))
@@ -40,7 +40,7 @@ def test_default_compare_of_a_mig_build_carries_the_layout(qtbot, tmp_path: Path
 def test_the_other_builds_jobs_and_the_build_rows(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Beside a build with other jobs: the build-level rows lead the table and compare; the other build's job is
     listed with 'absent' on this side; the recipe note has its own row (not a column of single words)."""
-    window, dialog = _dialog(qtbot, tmp_path)
+    _window, dialog = _dialog(qtbot, tmp_path)
     dialog.resize(1024, 700)
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -55,7 +55,7 @@ def test_the_other_builds_jobs_and_the_build_rows(qtbot, tmp_path: Path) -> None
 
 def test_card_boxes_tell_server_from_workstation(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The card boxes cut long names in the middle at 1024 px: both ends of the name stay readable."""
-    window, dialog = _dialog(qtbot, tmp_path, MIG)
+    _window, dialog = _dialog(qtbot, tmp_path, MIG)
     dialog.resize(1024, 700)
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -65,7 +65,7 @@ def test_card_boxes_tell_server_from_workstation(qtbot, tmp_path: Path) -> None:
 
 def test_mig_bar_ticks_do_not_run_into_each_other(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Four instance bars in half a 1024 px dialog: no tick line is wider than its bar."""
-    window, dialog = _dialog(qtbot, tmp_path, MIG)
+    _window, dialog = _dialog(qtbot, tmp_path, MIG)
     dialog.resize(1024, 700)
     dialog.show()
     qtbot.waitExposed(dialog)
