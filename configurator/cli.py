@@ -71,7 +71,7 @@ def _compare(left: Path, right: Path, as_json: bool) -> int:
     results = [evaluate(load_build(p), base_dir=p.parent) for p in (left, right)]
     rows = compare(*results)
     if as_json:
-        print(json.dumps({"left": str(left), "right": str(right), "rows": [vars(r) for r in rows]}, indent=2))
+        print(json.dumps({"left": str(left), "right": str(right), "rows": [r.as_json() for r in rows]}, indent=2))
     else:
         print(render_compare(results[0].name, results[1].name, rows), end="")
     return 0

@@ -20,6 +20,7 @@ from configurator.engine.model.result import FIT_RANK, BuildResult, CardMemory, 
 from configurator.engine.model.stack import PROFILES
 
 UNKNOWN = "unknown"
+ABSENT = "absent"  # a job only the other build has: one word in a cell and in the JSON, never a figure
 # An FP8 base (base_weights: fp8) is read by FP8 GEMMs or dequantised; lowprecision.precision_checks gates it on
 # the card's FP8 support, asked as the current-scaling recipe (TE quantization.py _compute_fp8_support).
 FP8_BASE_RECIPE: Recipe = "fp8-current"
@@ -34,6 +35,29 @@ class Difference:
     right: str
     better: str | None  # "left", "right" or None (equal or not comparable)
     delta: str = ""  # right minus left where both are numbers ("+17.1 GB"), "unknown" where one is unknown
+    unit: str = ""  # the figures' unit ("GB", "s", "W") where the row compares numbers, "" for words
+    left_value: float | None = None  # the figures themselves (None: unknown, or the job is absent)
+    right_value: float | None = None
+
+    def as_json(self) -> dict[str, object]:
+        """The row for ``compare --json``: numbers under unit-suffixed keys ("left_gb", "delta_s"), null where a
+        side has none; the display string only where it is a word ("absent", "unknown", a framework's name)."""
+        out: dict[str, object] = {"job": self.job, "what": self.what, "better": self.better}
+        if not self.unit:
+            return {**out, "left": _word(self.left), "right": _word(self.right)}
+        key = self.unit.lower()
+        lv, rv = self.left_value, self.right_value
+        out |= {f"left_{key}": lv, f"right_{key}": rv,
+                f"delta_{key}": None if lv is None or rv is None else rv - lv}  # fmt: skip
+        for side, value, text in (("left", lv, self.left), ("right", rv, self.right)):
+            if value is None and _word(text) is not None:  # why there is no number: "absent" or "unknown"
+                out[side] = _word(text)
+        return out
+
+
+def _word(text: str) -> str | None:
+    """A cell's text for JSON: None for the empty dash."""
+    return None if text in ("—", "") else text
 
 
 def _fmt(v: float | None, unit: str) -> str:
@@ -95,45 +119,77 @@ def _stack_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Dif
             for what in ("framework", "sharding", "offload", "loss", "peak phase", "peak band")]  # fmt: skip
 
 
-def _step_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
+def _number_row(name: str | None, what: str, a: float | None, b: float | None, unit: str, tol: float,
+                higher_is_better: bool, absent: tuple[bool, bool] = (False, False)) -> Difference:  # fmt: skip
+    """A row of two figures: shown, ranked and subtracted; a side whose job is absent says so, with no delta."""
+    la, lb = (ABSENT if absent[0] else _fmt(a, unit)), (ABSENT if absent[1] else _fmt(b, unit))
+    delta = "" if any(absent) else _delta(a, b, unit)
+    return Difference(name, what, la, lb, _rank(a, b, tol, higher_is_better), delta, unit, a, b)
+
+
+def _step_row(name: str, a: JobResult | None, b: JobResult | None, absent: bool = False) -> Difference:
+    """``absent``: a missing job is not in that build (rather than a side with no result at all)."""
     sa, sb = (a.step_seconds if a else None), (b.step_seconds if b else None)
+    row = _number_row(name, "step time", sa, sb, "s", 0.005, False, (absent and a is None, absent and b is None))
 
-    def shown(job: JobResult | None, seconds: float | None) -> str:  # a parameter-count-only model: a lower bound
-        bound = job is not None and job.compute is not None and job.compute.lower_bound
-        return ("≥ " if bound and seconds is not None else "") + _fmt(seconds, "s")
+    def shown(job: JobResult | None, text: str) -> str:  # a parameter-count-only model: a lower bound
+        bound = job is not None and job.compute is not None and job.compute.lower_bound and job.step_seconds
+        return ("≥ " if bound else "") + text
 
-    return Difference(name, "step time", shown(a, sa), shown(b, sb), _rank(sa, sb, 0.005, False),
-                      _delta(sa, sb, "s"))  # fmt: skip
+    return Difference(row.job, row.what, shown(a, row.left), shown(b, row.right), row.better, row.delta, row.unit,
+                      sa, sb)  # fmt: skip
 
 
-def _fit_row(name: str, a: JobResult | None, b: JobResult | None) -> Difference:
-    st_a, st_b = (a.status if a else "—"), (b.status if b else "—")
-    better = None if st_a == st_b else ("left" if FIT_RANK.get(st_a, -1) > FIT_RANK.get(st_b, -1) else "right")
+def _fit_row(name: str, a: JobResult | None, b: JobResult | None, missing: str = "—") -> Difference:
+    st_a, st_b = (a.status if a else missing), (b.status if b else missing)
+    better = None if a is None or b is None or st_a == st_b else (
+        "left" if FIT_RANK.get(st_a, -1) > FIT_RANK.get(st_b, -1) else "right")  # fmt: skip
     return Difference(name, "fit", st_a, st_b, better)
 
 
 def _job_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
     ha = min((c.headroom_gb for c in a.cards), default=None) if a else None
     hb = min((c.headroom_gb for c in b.cards), default=None) if b else None
-    rows = [Difference(name, "headroom (GB, smallest card)", _fmt(ha, "GB"), _fmt(hb, "GB"),
-                       _rank(ha, hb, 0.05, True), _delta(ha, hb, "GB"))]  # fmt: skip
+    absent = (a is None, b is None)
+    if any(absent):  # a job one build lacks: say so once per side, no stack rows of dashes
+        return [_number_row(name, "headroom (GB, smallest card)", ha, hb, "GB", 0.05, True, absent),
+                _step_row(name, a, b, absent=True), _fit_row(name, a, b, ABSENT)]  # fmt: skip
+    rows = [_number_row(name, "headroom (GB, smallest card)", ha, hb, "GB", 0.05, True)]
     return [*rows, _step_row(name, a, b), _fit_row(name, a, b), *_stack_rows(name, a, b)]
 
 
+def _build_rows(left: BuildResult, right: BuildResult) -> list[Difference]:
+    """What compares whatever the jobs are called: the cards, the build's fit, its tightest card, power, errors."""
+    ca = len(left.topology.slots) if left.topology else None
+    cb = len(right.topology.slots) if right.topology else None
+    ha = min((c.headroom_gb for j in left.jobs for c in j.cards), default=None)
+    hb = min((c.headroom_gb for j in right.jobs for c in j.cards), default=None)
+    sa, sb = left.status, right.status
+    fit_better = None if sa == sb else ("left" if FIT_RANK.get(sa, -1) > FIT_RANK.get(sb, -1) else "right")
+    pa = left.power.total_w if left.power else None
+    pb = right.power.total_w if right.power else None
+    ea, eb = len(left.errors), len(right.errors)
+    return [
+        Difference(None, "cards", "—" if ca is None else str(ca), "—" if cb is None else str(cb), None,
+                   "" if ca is None or cb is None else f"{cb - ca:+d}", "cards", ca, cb),
+        Difference(None, "fit (worst job)", sa, sb, fit_better),
+        _number_row(None, "headroom (GB, tightest card)", ha, hb, "GB", 0.05, True),
+        _number_row(None, "power", pa, pb, "W", 1e-9, False),
+        Difference(None, "errors", str(ea), str(eb), None if ea == eb else ("left" if ea < eb else "right"),
+                   f"{eb - ea:+d}" if ea != eb else "", "errors", ea, eb),
+    ]  # fmt: skip
+
+
 def compare(left: BuildResult, right: BuildResult) -> list[Difference]:
-    """Rows for every job present in either build, matched by name, plus power and error counts."""
-    rows: list[Difference] = []
+    """The build-level rows first (they compare whatever the jobs are called), then every job of either build,
+    matched by name: this build's in order, then the other's that this one lacks, each side that lacks a job
+    saying ``ABSENT``."""
+    rows = _build_rows(left, right)
     right_jobs = {j.name: j for j in right.jobs}
     names = [j.name for j in left.jobs] + [j.name for j in right.jobs if j.name not in {x.name for x in left.jobs}]
     left_jobs = {j.name: j for j in left.jobs}
     for name in names:
         rows += _job_rows(name, left_jobs.get(name), right_jobs.get(name))
-    pa = left.power.total_w if left.power else None
-    pb = right.power.total_w if right.power else None
-    rows.append(Difference(None, "power", _fmt(pa, "W"), _fmt(pb, "W"), _rank(pa, pb, 1e-9, False),
-                           _delta(pa, pb, "W")))  # fmt: skip
-    ea, eb = len(left.errors), len(right.errors)
-    rows.append(Difference(None, "errors", str(ea), str(eb), None if ea == eb else ("left" if ea < eb else "right")))
     # step times on different rate bases are not like for like: show the bases, rank neither
     for what, la, rb in (("link rates", left.link_rates, right.link_rates),
                          ("compute rates", left.compute_rates, right.compute_rates)):  # fmt: skip

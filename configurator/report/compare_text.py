@@ -14,7 +14,8 @@ def _cells(row: Difference) -> tuple[str, str, str, str, str]:
 
 
 def render_compare(left_name: str, right_name: str, rows: list[Difference]) -> str:
-    """'Compare: A (left) with B (right)', then per job its rows, then the build-wide rows (power, errors, rates)."""
+    """'Compare: A (left) with B (right)', the build-wide rows (cards, fit, power, errors, rates), then per job its
+    rows."""
     out = [f"Compare: {left_name} (left) with {right_name} (right)"]
     groups: dict[str | None, list[Difference]] = {}
     for row in rows:
@@ -28,7 +29,7 @@ def render_compare(left_name: str, right_name: str, rows: list[Difference]) -> s
     def line(cells: list[str] | tuple[str, ...]) -> str:
         return "  ".join(f"{c:{w}s}" for c, w in zip(cells, widths, strict=True)).rstrip()
 
-    for job, members in sorted(groups.items(), key=lambda g: g[0] is None):  # the jobs first, the build last
+    for job, members in sorted(groups.items(), key=lambda g: g[0] is not None):  # the build first, then the jobs
         out.append("")
         out.append(f"Job: {job}" if job is not None else "Build")
         out.append(line(HEADERS))

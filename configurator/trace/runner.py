@@ -145,9 +145,12 @@ def _same_python(python: str) -> bool:
     return False
 
 
-def environment_versions(command: WorkerCommand | None = None) -> dict[str, str | None]:
+def environment_versions(command: WorkerCommand | None = None,
+                         cancel: threading.Event | None = None) -> dict[str, str | None]:  # fmt: skip
     """The library versions the worker's Python would trace with (read from package metadata, nothing
-    imported), plus this configurator's: the cache's key, and the check that the extra is installed."""
+    imported), plus this configurator's: the cache's key, and the check that the extra is installed. ``cancel``
+    set while another Python is asked stops it at once (TraceCancelled): a cold start on a network disk can take
+    the probe's whole minute."""
     command = command or worker_command()
     key = (command.python, os.environ.get("PYTHONPATH", ""))
     if key not in _probed:
@@ -160,9 +163,8 @@ def environment_versions(command: WorkerCommand | None = None) -> dict[str, str 
                     found[name] = None
         else:
             try:
-                out = subprocess.run([command.python, "-c", _PROBE], capture_output=True, text=True, timeout=60,
-                                     env=_env(command), check=False)  # fmt: skip
-                found = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else {}
+                rc, stdout = _probe(command, cancel)
+                found = json.loads(stdout.strip().splitlines()[-1]) if rc == 0 else {}
             except (OSError, subprocess.SubprocessError, ValueError, IndexError):
                 found = {}
             if not found and not command.custom:
@@ -171,6 +173,42 @@ def environment_versions(command: WorkerCommand | None = None) -> dict[str, str 
         _probed[key] = found
     extra = {"worker": command.describe()} if command.custom else {}  # a custom worker's results are its own
     return {**_probed[key], **extra, "configurator": __version__}
+
+
+PROBE_TIMEOUT_S = 60
+
+
+def _probe(command: WorkerCommand, cancel: threading.Event | None) -> tuple[int, str]:
+    """Run the version probe in the worker's Python, in a process group of its own so that a cancel (or the minute
+    running out) kills it and whatever it started: (exit status, its output)."""
+    proc = subprocess.Popen([command.python, "-c", _PROBE], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, env=_env(command),
+                            start_new_session=os.name == "posix")  # fmt: skip
+    out = bytearray()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        while chunk := proc.stdout.read(65536):
+            out.extend(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
+    try:
+        while proc.poll() is None:
+            if cancel is not None and cancel.is_set():
+                raise TraceCancelled("the trace was cancelled")
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(command.python, PROBE_TIMEOUT_S)
+            time.sleep(0.02)
+    finally:
+        if proc.poll() is None:
+            _kill(proc)
+        reader.join(timeout=5)
+        if proc.stdout is not None:
+            with contextlib.suppress(OSError):
+                proc.stdout.close()
+    return proc.returncode, out.decode("utf-8", errors="replace")
 
 
 def missing_libraries(versions: dict[str, str | None], request: TraceRequest | None = None) -> list[str]:
@@ -291,7 +329,7 @@ def run_trace(request: TraceRequest, *, command: WorkerCommand | None = None, ca
     default_timeout, default_memory = _limits()
     timeout_s = timeout_s or default_timeout
     memory_gb = memory_gb or default_memory
-    versions = environment_versions(command)
+    versions = environment_versions(command, cancel)
     if cache is not None and use_cache:
         hit = cache.get(request, versions)
         if hit is not None:

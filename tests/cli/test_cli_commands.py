@@ -43,9 +43,24 @@ def test_compare_prints_the_engines_rows(capsys: pytest.CaptureFixture[str]) -> 
     assert headroom.split()[-1] == "right"  # the RTX PRO 6000's 96 GB leave more room than the H100's 80 GB
     assert main(["compare", str(H100), str(RTX), "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    assert {"job", "what", "left", "right", "better", "delta"} <= set(rows[0])
     assert any(r["what"] == "power" and r["job"] is None for r in rows)
+    # review 2 (CLI) #19: numbers under unit-suffixed keys, not display strings
+    head = next(r for r in rows if r["job"] == "30B LoRA" and r["what"].startswith("headroom"))
+    assert isinstance(head["left_gb"], float) and "left" not in head
+    assert head["delta_gb"] == pytest.approx(head["right_gb"] - head["left_gb"])
+    framework = next(r for r in rows if r["what"] == "framework")
+    assert isinstance(framework["left"], str) and "left_gb" not in framework
 
+
+def test_compare_json_says_absent_for_a_job_one_build_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+    """A job only one build has: null figures and the word 'absent' on the side that lacks it, for headroom and
+    step time alike (one said '—', the other 'unknown'), and no difference."""
+    assert main(["compare", str(BUILDS / "default.yaml"), str(BUILDS / "seed-13b-tensor-parallel.yaml"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows[0]["job"] is None  # the build-level rows come first
+    only_left = {r["what"]: r for r in rows if r["job"] == "70B QLoRA"}
+    assert only_left["headroom (GB, smallest card)"]["right"] == "absent" == only_left["step time"]["right"]
+    assert only_left["step time"]["right_s"] is None and only_left["step time"]["delta_s"] is None
 
 
 

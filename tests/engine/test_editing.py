@@ -11,11 +11,15 @@ from configurator.engine.editing import (
     EditRefused,
     add_job,
     assign_job,
+    default_swap_target,
     duplicate_job,
+    instance_mapping,
+    lost_placements,
     remove_job,
     rename_job,
     set_mig_layout,
     swap_cards,
+    swap_note,
     update_job,
 )
 from configurator.engine.model.build import InstanceRef
@@ -70,11 +74,11 @@ def test_set_mig_layout_refuses_invalid_and_drops_orphans() -> None:
     mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
     two = set_mig_layout(mig, CAT, 1, [("2g.48gb", None), ("2g.48gb", None)])
     assert [r.profile for r in two.card_in(1).mig] == ["2g.48gb", "2g.48gb"]
-    assert two.jobs[0].cards and not two.jobs[2].cards  # instances 2 and 3 are gone
+    assert not any(j.cards for j in two.jobs)  # no 1g.24gb instance is left
     with pytest.raises(EditRefused):
         set_mig_layout(mig, CAT, 1, [("1g.24gb", None)] * 5)
     off = set_mig_layout(mig, CAT, 1, None)
-    assert off.card_in(1).mig is None and all(not j.cards for j in off.jobs)
+    assert off.card_in(1).mig is None
 
 
 def test_swap_cards_drops_what_no_longer_applies(build: Build) -> None:
@@ -162,3 +166,56 @@ def test_demo_method_switch_renames_generated_job_names_only() -> None:
     assert [j.name for j in after.jobs] == ["70B full fine-tune", "70B, slot 3"]
     assert [j.method for j in after.jobs] == ["full", "full"]
     assert [j.name for j in set_method(build, "full").jobs] == ["70B LoRA", "70B, slot 3"]  # no resolver: as before
+
+
+def test_mig_off_puts_instance_jobs_on_the_whole_card() -> None:
+    """Running without MIG means running on the whole card: the tenants keep the card (sharing it), none is lost."""
+    mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    off = set_mig_layout(mig, CAT, 1, None)
+    assert [j.cards for j in off.jobs] == [[1]] * 4
+    assert lost_placements(mig, off, 1) == []
+    one = off.model_copy(update={"jobs": off.jobs[:1]})
+    assert evaluate(one, CAT).jobs[0].cards  # tenant A alone: sized on the whole card
+
+
+def test_layout_change_keeps_jobs_on_instances_of_their_profile() -> None:
+    """A new layout keeps each job on an instance of the profile it had (same index first) and names the ones
+    whose profile is gone."""
+    mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    mixed = set_mig_layout(mig, CAT, 1, [("2g.48gb", None), ("1g.24gb", None), ("1g.24gb", None)])
+    assert [j.cards for j in mixed.jobs] == [[], [InstanceRef(slot=1, instance=1)],
+                                             [InstanceRef(slot=1, instance=2)], []]  # fmt: skip
+    assert lost_placements(mig, mixed, 1) == ["tenant A", "tenant D"]
+    # fewer instances of the profile: the ones left keep their jobs, by index first
+    moved = set_mig_layout(mig, CAT, 1, [("2g.48gb", None), ("1g.24gb", None)])
+    assert moved.jobs[0].cards == [] and moved.jobs[1].cards == [InstanceRef(slot=1, instance=1)]
+    assert instance_mapping(["1g", "2g", "1g"], ["2g", "1g"]) == {0: 1, 1: 0}
+    assert lost_placements(mig, moved, 1) == ["tenant A", "tenant C", "tenant D"]
+
+
+def test_swap_carries_a_mig_layout_or_puts_its_jobs_on_the_whole_card() -> None:
+    """Review 2 #8: the Server -> Workstation swap keeps the four 1g.24gb instances and their tenants; a card
+    without those profiles runs the tenants on the whole card (CARD_SHARED speaks), and the note says which."""
+    mig = load_build(BUILDS / "seed-mig-four-tenants.yaml")
+    ws = swap_cards(mig, CAT, "rtx-pro-6000-server", "rtx-pro-6000-ws")
+    assert ws.card_in(1).mig == mig.card_in(1).mig and [j.cards for j in ws.jobs] == [j.cards for j in mig.jobs]
+    assert "carried" in swap_note(mig, CAT, "rtx-pro-6000-server", "rtx-pro-6000-ws")
+    nvl = swap_cards(mig, CAT, "rtx-pro-6000-server", "h200-nvl")
+    assert nvl.card_in(1).mig is None and [j.cards for j in nvl.jobs] == [[1]] * 4
+    assert "whole card" in swap_note(mig, CAT, "rtx-pro-6000-server", "h200-nvl")
+    assert any(c.code == "CARD_SHARED" for c in evaluate(nvl, CAT).checks)
+    assert default_swap_target(mig, CAT, "rtx-pro-6000-server", ["h200-nvl", "rtx-pro-6000-ws"]) == "rtx-pro-6000-ws"
+
+
+def test_compare_lists_build_rows_first_and_absent_jobs_once() -> None:
+    """Review 2 #7: the build-level rows compare two builds with no job in common; a job one side lacks reads
+    'absent' there, with no difference and no rows of dashes."""
+    left = evaluate(load_build(BUILDS / "default.yaml"), CAT)
+    right = evaluate(load_build(BUILDS / "seed-70b-lora-8x-h200-nvl.yaml"), CAT)
+    rows = compare(left, right)
+    build = [r.what for r in rows if r.job is None]
+    assert rows[0].job is None and {"cards", "fit (worst job)", "headroom (GB, tightest card)", "power"} <= set(build)
+    cards = next(r for r in rows if r.what == "cards")
+    assert (cards.left, cards.right) == ("3", "8")
+    other = [r for r in rows if r.job == right.jobs[0].name]
+    assert [r.left for r in other] == ["absent"] * 3 and all(r.right != "absent" and not r.delta for r in other)

@@ -199,3 +199,32 @@ def test_charts_that_cannot_trace_offer_nothing(qtbot) -> None:  # type: ignore[
     qtbot.addWidget(chart)
     chart.update_result(evaluate(load_build(DEFAULT), base_dir=DEFAULT.parent))
     assert chart.menu_for(0) is None and "Trace exactly" not in chart.tooltip_for(0)
+
+
+def test_cancel_stops_a_slow_tracer_python_at_once(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Review 2 #4: a tracer Python slow to answer the version probe (a cold torch import on a network disk) kept
+    the row at "Tracing…" until its minute ran out. Cancel now says "Cancelling…" at once, kills the probe, and the
+    row says "Trace cancelled."; the thread has ended (nothing left running at quit)."""
+    import os
+
+    from configurator.trace import runner
+
+    monkeypatch.delenv("CONFIGURATOR_TRACE_WORKER")
+    monkeypatch.setattr(runner, "_probed", {})
+    pid_file = tmp_path / "probe.pid"
+    slow = tmp_path / "python"
+    slow.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 30\n")
+    slow.chmod(0o755)
+    _, panel = open_panel(qtbot)
+    row = panel.trace_row
+    row.python = lambda: str(slow)
+    assert row.start()
+    qtbot.waitUntil(pid_file.exists, timeout=10_000)
+    qtbot.mouseClick(row.cancel_button, Qt.MouseButton.LeftButton)
+    assert row.label.text() == "Cancelling…" and not row.cancel_button.isEnabled()
+    finish(qtbot, panel, timeout=10_000)  # the probe's own limit is 60 s and the script sleeps 30 s
+    assert row.label.text() == "Trace cancelled." and not row.task.isRunning()
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the probe's process is gone, not left sleeping
+    assert runner._probed == {}  # a cancelled probe answers nothing: the next trace asks again

@@ -416,3 +416,23 @@ def test_narrow_blocks_write_fewer_words_not_cut_ones(first_start, qtbot, size: 
         chip_words = [c.text() for c in chip.childItems() if isinstance(c, QGraphicsSimpleTextItem)]
         assert not any("…" in w for w in chip_words) and " ".join(chip_words).startswith(chip.job.name), chip_words
         assert block.profile in block.toolTip() and chip.job.name in chip.toolTip()
+
+
+def test_layout_and_mig_off_say_which_jobs_lost_their_instance(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Review 2 #6: all-balanced keeps tenants A and B on their 1g.24gb instances and says C and D lost theirs;
+    MIG off puts every tenant on the whole card (none is unassigned); undo restores the instances."""
+    doc = BuildDocument(load_build(SEED))
+    editor = make_editor(qtbot, doc)
+    statuses: list[str] = []
+    editor.status.connect(statuses.append)
+    assert editor.edits.apply_preset("all-balanced")
+    assert [j.cards for j in doc.build.jobs[:2]] == [[InstanceRef(slot=1, instance=0)],
+                                                       [InstanceRef(slot=1, instance=1)]]  # fmt: skip
+    assert "2 jobs lost their instance: tenant C, tenant D" in statuses[-1]
+    assert "tenant C, tenant D" in editor.message.text()
+    doc.undo_stack.undo()
+    assert editor.edits.set_mig(False)
+    assert [j.cards for j in doc.build.jobs] == [[1]] * 4
+    assert "lost" not in statuses[-1] and "whole card" in statuses[-1]
+    doc.undo_stack.undo()
+    assert doc.build.jobs[3].cards == [InstanceRef(slot=1, instance=3)]

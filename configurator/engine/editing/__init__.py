@@ -12,12 +12,14 @@ from configurator.engine.editing.base import EditRefused
 from configurator.engine.editing.bridges import add_bridge, bridge_group_for, check_bridge, remove_bridge
 from configurator.engine.editing.cards import (
     check_place,
+    default_swap_target,
     move_card,
     place_card,
     remove_card,
     remove_cards,
     set_chassis,
     swap_cards,
+    swap_note,
 )
 from configurator.engine.editing.host import (
     check_dimms,
@@ -46,7 +48,14 @@ from configurator.engine.editing.jobs import (
     update_job,
     update_job_titled,
 )
-from configurator.engine.editing.mig import check_mig_layout, remove_mig_instance, set_mig_layout, snap_start
+from configurator.engine.editing.mig import (
+    check_mig_layout,
+    instance_mapping,
+    lost_placements,
+    remove_mig_instance,
+    set_mig_layout,
+    snap_start,
+)
 
 __all__ = [
     "EditRefused",
@@ -62,10 +71,13 @@ __all__ = [
     "check_place",
     "clear_host_dimms",
     "clear_host_drives",
+    "default_swap_target",
     "duplicate_job",
     "follow_title",
+    "instance_mapping",
     "is_generated_name",
     "job_title",
+    "lost_placements",
     "move_card",
     "parallelism_for",
     "place_card",
@@ -87,6 +99,7 @@ __all__ = [
     "set_parallelism",
     "snap_start",
     "swap_cards",
+    "swap_note",
     "toggle_job_card",
     "unique_job_name",
     "update_job",

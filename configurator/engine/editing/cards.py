@@ -5,7 +5,8 @@ from __future__ import annotations
 from configurator.catalog.loader import Catalog
 from configurator.engine.editing.base import EditRefused, _drop_bridges_with, _job_cards
 from configurator.engine.editing.bridges import check_bridge
-from configurator.engine.model.build import Build, CardPlacement
+from configurator.engine.editing.mig import check_mig_layout
+from configurator.engine.model.build import Build, CardPlacement, InstanceRef
 from configurator.engine.topology.physical import card_span, fit_problems, slot_width
 
 
@@ -113,19 +114,60 @@ def set_chassis(build: Build, catalog: Catalog, chassis_id: str) -> Build:
 
 
 def swap_cards(build: Build, catalog: Catalog, old: str, new: str) -> Build:
-    """Every ``old`` card becomes ``new`` (for comparing builds); bridges and MIG layouts that no longer
-    apply are dropped."""
+    """Every ``old`` card becomes ``new`` (for comparing builds); bridges that no longer apply are dropped. A MIG
+    layout the new card can place (the same profiles) is carried with its jobs; one it cannot leaves MIG off and
+    its jobs run on the whole card, as set_mig_layout(None) puts them (``swap_note`` says which)."""
     if new not in catalog.cards:
         raise EditRefused(f"unknown card '{new}'")
-    cards = [c.model_copy(update={"card": new, "mig": None if c.card == old else c.mig}) if c.card == old else c
+    spec = catalog.cards[new].mig
+    carried = {c.slot for c in build.cards if c.card == old and c.mig and spec is not None
+               and check_mig_layout(spec, [(r.profile, r.start) for r in c.mig]) is None}  # fmt: skip
+    cards = [c.model_copy(update={"card": new, "mig": c.mig if c.slot in carried else None}) if c.card == old else c
              for c in build.cards]  # fmt: skip
     swapped = build.model_copy(update={"cards": cards, "name": f"{build.name} ({catalog.cards[new].name})"})
     bridges = [b for b in swapped.bridges if check_bridge(swapped.model_copy(update={"bridges": []}), catalog, b.slots)
                is None]  # fmt: skip
-    moved = {c.slot for c in build.cards if c.card == old}
-    jobs = [j.model_copy(update={"cards": [r for r in j.cards if isinstance(r, int) or r.slot not in moved]})
-            for j in swapped.jobs]  # fmt: skip
+    whole = {c.slot for c in build.cards if c.card == old and c.slot not in carried}
+
+    def refs(job_cards: list[int | InstanceRef]) -> list[int | InstanceRef]:
+        out: list[int | InstanceRef] = []
+        for r in job_cards:
+            r = r.slot if isinstance(r, InstanceRef) and r.slot in whole else r
+            if r not in out:  # two instances of one card become the one whole card
+                out.append(r)
+        return out
+
+    jobs = [j.model_copy(update={"cards": refs(j.cards)}) for j in swapped.jobs]
     return swapped.model_copy(update={"bridges": bridges, "jobs": jobs})
+
+
+def swap_note(build: Build, catalog: Catalog, old: str, new: str) -> str | None:
+    """What ``swap_cards`` did to the MIG layouts, in a sentence (None when the build has none on ``old``)."""
+    split = [c for c in build.cards if c.card == old and c.mig]
+    if not split or new not in catalog.cards:
+        return None
+    swapped = swap_cards(build, catalog, old, new)
+    kept = {c.slot for c in swapped.cards if c.mig}
+    lost = [c.slot for c in split if c.slot not in kept]
+    name = catalog.cards[new].name
+    if not lost:
+        return f"MIG layouts carried to the {name} (the same profiles)"
+    slots = ", ".join(str(s) for s in lost)
+    why = "has no MIG" if catalog.cards[new].mig is None else "cannot place the same MIG profiles"
+    return f"The {name} {why}: the jobs in slot {slots}'s instances run on the whole card"
+
+
+def default_swap_target(build: Build, catalog: Catalog, old: str, preferred: list[str]) -> str:
+    """The card to compare ``old`` with by default: the first of ``preferred`` that is another card and, where the
+    build splits ``old`` with MIG, places the same layouts (so the same jobs run on both sides); else the first
+    other card of ``preferred``."""
+    others = [c for c in preferred if c != old and c in catalog.cards]
+    layouts = [[(r.profile, r.start) for r in c.mig] for c in build.cards if c.card == old and c.mig]
+    for card in others:
+        spec = catalog.cards[card].mig
+        if not layouts or (spec is not None and all(check_mig_layout(spec, lay) is None for lay in layouts)):
+            return card
+    return others[0] if others else old
 
 
 def remove_cards(build: Build, slots: list[int]) -> Build:

@@ -12,9 +12,37 @@ from configurator.engine.model.build import Build, InstanceRef, MigInstanceReque
 def set_mig_layout(build: Build, catalog: Catalog, slot: int, profiles: list[tuple[str, int | None]] | None) -> Build:
     """Give the card in ``slot`` a MIG layout (profile, start) list, or None to leave MIG mode.
 
-    Jobs that named instances beyond the new layout are taken off the card; an invalid layout is refused
-    with the placement reason.
+    Leaving MIG mode puts the jobs that ran in the card's instances on the whole card (what running without MIG
+    means; jobs that shared the card then share it whole, and the CARD_SHARED check says so). A new layout keeps
+    each job on an instance of the profile it had: the same index where the profile is unchanged, else the first
+    unclaimed instance of that profile (``instance_mapping``); jobs whose profile is gone leave the card
+    (``lost_placements`` names them). An invalid layout is refused with the placement reason.
     """
+    placement = build.card_in(slot)
+    old = [r.profile for r in placement.mig or []] if placement is not None else []
+    new = [p for p, _ in profiles] if profiles is not None else []
+    return _place_layout(build, catalog, slot, profiles, instance_mapping(old, new))
+
+
+def instance_mapping(old: list[str], new: list[str]) -> dict[int, int]:
+    """Old instance index -> new index for a card's layout ``old`` (profiles in order) replaced by ``new``: an
+    instance keeps its index where the profile there is unchanged, the others go to the first unclaimed instance
+    of their profile, in order; an old instance left out of the dict has no instance of its profile left."""
+    mapping = {i: i for i, p in enumerate(old) if i < len(new) and new[i] == p}
+    free = [k for k in range(len(new)) if k not in mapping.values()]
+    for i, p in enumerate(old):
+        if i in mapping:
+            continue
+        k = next((k for k in free if new[k] == p), None)
+        if k is not None:
+            mapping[i] = k
+            free.remove(k)
+    return mapping
+
+
+def _place_layout(build: Build, catalog: Catalog, slot: int, profiles: list[tuple[str, int | None]] | None,
+                  mapping: dict[int, int]) -> Build:  # fmt: skip
+    """The card in ``slot`` with layout ``profiles`` (None: MIG off), jobs' instances moved by ``mapping``."""
     placement = build.card_in(slot)
     if placement is None:
         raise EditRefused(f"slot {slot} holds no card")
@@ -28,15 +56,37 @@ def set_mig_layout(build: Build, catalog: Catalog, slot: int, profiles: list[tup
             raise EditRefused(reason)
         requests = [MigInstanceRequest(profile=p, start=s) for p, s in profiles]
     cards = [c.model_copy(update={"mig": requests}) if c.slot == slot else c for c in build.cards]
-    count = len(requests) if requests else 0
 
-    def keep(ref: int | InstanceRef) -> bool:
-        if isinstance(ref, int):
-            return ref != slot or requests is None
-        return ref.slot != slot or ref.instance < count
+    def moved(ref: int | InstanceRef) -> int | InstanceRef | None:
+        if isinstance(ref, int):  # a whole card: kept unless the card is now split (no instance to run it in)
+            return ref if ref != slot or requests is None else None
+        if ref.slot != slot:
+            return ref
+        if requests is None:  # MIG off: the instance's job runs on the whole card
+            return slot
+        k = mapping.get(ref.instance)
+        return None if k is None else InstanceRef(slot=slot, instance=k)
 
-    jobs = [j.model_copy(update={"cards": [c for c in j.cards if keep(c)]}) for j in build.jobs]
+    jobs = []
+    for j in build.jobs:
+        refs: list[int | InstanceRef] = []
+        for ref in j.cards:
+            m = moved(ref)
+            if m is not None and m not in refs:  # two instances of one card become one whole card
+                refs.append(m)
+        jobs.append(j if refs == j.cards else j.model_copy(update={"cards": refs}))
     return build.model_copy(update={"cards": cards, "jobs": jobs})
+
+
+def lost_placements(before: Build, after: Build, slot: int) -> list[str]:
+    """The jobs that ran on the card in ``slot`` (whole or an instance) in ``before`` and run nowhere on it in
+    ``after``: what a layout change took away, for the window to say."""
+
+    def on(build: Build) -> set[str]:
+        return {j.name for j in build.jobs if any((r if isinstance(r, int) else r.slot) == slot for r in j.cards)}
+
+    kept = on(after)
+    return [j.name for j in before.jobs if j.name in on(before) - kept]
 
 
 def remove_mig_instance(build: Build, catalog: Catalog, slot: int, layout: list[tuple[str, int | None]],
@@ -46,19 +96,9 @@ def remove_mig_instance(build: Build, catalog: Catalog, slot: int, layout: list[
     jobs in the removed one leave the card."""
     if not 0 <= index < len(layout):
         raise EditRefused(f"slot {slot} has no MIG instance {index}")
-    jobs = []
-    for j in build.jobs:
-        refs: list[int | InstanceRef] = []
-        for ref in j.cards:
-            if isinstance(ref, InstanceRef) and ref.slot == slot:
-                if ref.instance == index:
-                    continue
-                if ref.instance > index:
-                    ref = InstanceRef(slot=slot, instance=ref.instance - 1)
-            refs.append(ref)
-        jobs.append(j.model_copy(update={"cards": refs}))
+    mapping = {i: i - (i > index) for i in range(len(layout)) if i != index}
     rest = layout[:index] + layout[index + 1 :]
-    return set_mig_layout(build.model_copy(update={"jobs": jobs}), catalog, slot, rest)
+    return _place_layout(build, catalog, slot, rest, mapping)
 
 
 def snap_start(spec: MigSpec, profile: str, unit: int) -> tuple[int, int]:

@@ -8,6 +8,7 @@ the application (ui/shell) assembles the rooms on top (the layers contract in py
 
 from __future__ import annotations
 
+from configurator.ui.base.combo import MiddleElidedComboBox
 from configurator.ui.base.document import BuildDocument
 from configurator.ui.base.guard import guard_slot, guarded, install_excepthook
 from configurator.ui.base.lazy import hidden_in_shown_window
@@ -44,6 +45,7 @@ __all__ = [
     "SEVERITY_COLOUR",
     "SEVERITY_COLOUR_DARK",
     "BuildDocument",
+    "MiddleElidedComboBox",
     "OutlinedIndicators",
     "PlanDocument",
     "Progress",

@@ -520,6 +520,8 @@ class HeadroomChart(QWidget):
         for i, (job, r) in enumerate(self.rows):
             own = self.bar_words.tick(job, r, total, self.plot.vb.width()) if self.bar_words is not None else None
             where = f"slot {r.slot}" + (f" {r.mig}#{r.instance}" if r.mig else "")
+            if len(where) > room:  # 'slot 1 1g.24gb#0' ran into its neighbour's: the profile is in the tooltip
+                where = f"slot {r.slot}" + (f" · #{r.instance}" if r.mig else "")
             ticks.append((float(i), own if own is not None else _tick(r.slot, r.instance if r.mig else None, room,
                                                                        f"{where}\n{_tick_name(job, chars)}")))
         if room < 8 and self.bar_words is None:  # the bars' ticks lost their names: a job's bars share one

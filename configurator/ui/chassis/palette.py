@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import (
-    QComboBox,
     QLabel,
     QLineEdit,
     QListWidgetItem,
@@ -18,7 +17,7 @@ from configurator.catalog.loader import Catalog
 from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL
 from configurator.present.verdict import plural
 from configurator.present.words import capacity_label, memory_label
-from configurator.ui.base import ViewState, card_colour, hidpi_canvas
+from configurator.ui.base import MiddleElidedComboBox, ViewState, card_colour, hidpi_canvas
 from configurator.ui.dnd import DragList, bridge_mime, card_mime
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -112,10 +111,9 @@ class Palette(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(QLabel("<b>Chassis</b>"))
-        self.chassis_box = QComboBox()
+        # cut in the middle where the dock is narrow: "Generic HGX…8-GPU server", never "…8-GPU serv"
+        self.chassis_box = MiddleElidedComboBox(min_chars=18)
         self.chassis_box.setAccessibleName("Chassis")
-        self.chassis_box.setMinimumContentsLength(18)
-        self.chassis_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         for ch in catalog.chassis.values():
             self.chassis_box.addItem(ch.name, ch.id)
             self.chassis_box.setItemData(

@@ -37,16 +37,17 @@ from configurator.engine.compare import (
     price_row,
     with_recipe,
 )
-from configurator.engine.editing import EditRefused, swap_cards
+from configurator.engine.editing import EditRefused, default_swap_target, swap_cards, swap_note
 from configurator.engine.model.bom import bill_of_materials
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.resolver import ModelResolver
-from configurator.ui.base import BuildDocument, fit_to_screen, safe_message
+from configurator.ui.base import BuildDocument, MiddleElidedComboBox, fit_to_screen, safe_message
 from configurator.ui.charts import HeadroomChart, colocated_shares, palette_is_dark
 from configurator.ui.jobs.recipe_bar import RecipeBar
 
 BETTER = QColor(46, 125, 50, 70)
 SAME_CARDS = ""  # the "replaced by" item that keeps the cards: the other side is this build itself
+PREFERRED_TO = ["rtx-pro-6000-ws", "h200-nvl"]  # the default "replaced by" card, first that compares (seed A's)
 COLUMNS = ["Job", "Figure", "This build", "Other build", "Difference"]
 
 
@@ -64,13 +65,24 @@ class CompareDialog(QDialog):
         self.rows: list[Difference] = []
         layout = QVBoxLayout(self)
         layout.addLayout(self._card_bar())
+        # what the card swap did to a MIG layout ("carried", or the jobs on the whole card), on its own row
+        self.swap_note = QLabel()
+        self.swap_note.setObjectName("swapNote")
+        self.swap_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.swap_note.setWordWrap(True)
+        self.swap_note.setVisible(False)
+        layout.addWidget(self.swap_note)
         self.recipes = RecipeBar(document.catalog)
         for box in self.recipes.findChildren(QComboBox):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             box.setMinimumContentsLength(8)
-        # "the other build has no job called …" wraps in its place: on one line it widened the dialog by 390 px
-        self.recipes.note.setWordWrap(True)
         layout.addWidget(self.recipes)
+        # "the other build has no job called …" on a row of its own, the dialog's width: squeezed beside the recipe
+        # boxes it wrapped one word a line, a column ~190 px tall that pushed the charts down (review 2 #20)
+        note = self.recipes.note
+        note.setParent(None)
+        note.setWordWrap(True)
+        layout.addWidget(note)
         layout.addWidget(self._charts(), 3)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -89,7 +101,10 @@ class CompareDialog(QDialog):
         self._follow_theme()
 
     def _default_to(self) -> str:
-        return "rtx-pro-6000-ws" if self.from_card.currentData() != "rtx-pro-6000-ws" else "h200-nvl"
+        """Seed A's question (H200 NVL against RTX PRO 6000 WS) by default; for a MIG build, the first card that
+        places the same layouts, so the same tenants run on both sides (a Workstation for a Server)."""
+        src = self.from_card.currentData() or ""
+        return default_swap_target(self.doc.build, self.doc.catalog, src, [*PREFERRED_TO, *self.doc.catalog.cards])
 
     def changeEvent(self, event: QEvent) -> None:
         """The charts follow the application's light or dark palette (the window's View > Dark theme)."""
@@ -107,8 +122,10 @@ class CompareDialog(QDialog):
     def _card_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Compare with this build using"))
-        self.from_card = QComboBox()
-        self.to_card = QComboBox()
+        # 16 characters at least, as wide as the longest name where there is room (the dialog grew past the screen
+        # when the minimum was the longest name), cut in the middle: "NVIDIA RTX…Server Edition" (review 2 #22)
+        self.from_card = MiddleElidedComboBox(min_chars=16)
+        self.to_card = MiddleElidedComboBox(min_chars=16)
         self.to_card.addItem("the same cards (compare recipes)", SAME_CARDS)
         for card in self.doc.catalog.cards.values():
             self.to_card.addItem(card.name, card.id)
@@ -118,10 +135,6 @@ class CompareDialog(QDialog):
         self.open_button = QPushButton("…or open another build…")
         bar.addWidget(self.open_button)
         bar.addStretch(1)
-        for box in (self.from_card, self.to_card, *self.findChildren(QComboBox)):
-            # as wide as 16 characters at least, not as the longest card name (the dialog grew past the screen)
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(16)
         return bar
 
     def _charts(self) -> QSplitter:
@@ -222,6 +235,7 @@ class CompareDialog(QDialog):
     def _refresh(self, build: Build, result: BuildResult) -> None:
         self._fill_from_cards()
         self.other = self._other_build(build)
+        self._say_swap(build)
         self.recipes.fill(build, self.other)
         left, right = build, self.other
         job = self.recipes.job_name() if self.recipes.active() else None
@@ -243,6 +257,14 @@ class CompareDialog(QDialog):
         if job is not None and this is not None and other is not None:
             self.rows = compare_recipes(job, self.left_result, self.other_result, this, other) + self.rows
         self._fill_table()
+
+    def _say_swap(self, build: Build) -> None:
+        src, dst = self.from_card.currentData(), self.to_card.currentData()
+        note = None
+        if self.other_path is None and src and dst and dst != SAME_CARDS:
+            note = swap_note(build, self.doc.catalog, src, dst)
+        self.swap_note.setText(note or "")
+        self.swap_note.setVisible(bool(note))
 
     def _bom(self, build: Build, result: BuildResult):  # type: ignore[no-untyped-def]
         """``build``'s bill of materials from the seller's price list (its host's DIMMs and drives included, as the

@@ -252,13 +252,20 @@ class TraceRow(QWidget):
         return True
 
     def cancel(self) -> None:
-        if self.task is not None:
+        """Stop the running trace: the row says so at once; the worker (or the version probe before it) is killed
+        within the runner's 20 ms poll and the row then says "Trace cancelled."."""
+        if self.task is not None and self.running:
             self.task.cancel()
+            self.cancel_button.setEnabled(False)
+            if self._showing_task_job():
+                self.label.setText("Cancelling…")
+                self.label.setToolTip("")
 
     def _sync_running(self, running: bool | None = None) -> None:
         running = self.running if running is None else running
         self.progress.setVisible(running)
         self.cancel_button.setVisible(running)
+        self.cancel_button.setEnabled(running and not (self.task is not None and self.task.cancel_event.is_set()))
         self.button.setEnabled(not running and self.prepared is not None)
 
     def _progressed(self, fraction: float, words: str) -> None:

@@ -31,7 +31,7 @@ from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.build import MigInstanceRequest
 from configurator.engine.model.result import MigCard
-from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window
+from configurator.ui.base import BuildDocument, MiddleElidedComboBox, ViewState, hidden_in_shown_window
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
@@ -51,8 +51,8 @@ class _TwoRows(QWidget):
         self.box.setContentsMargins(0, 0, 0, 0)
         self.box.setSpacing(self.GAP)
         self.box.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # the minimum is this widget's own
-        self.box.addLayout(first, 2)
-        self.box.addLayout(second, 3)
+        self.box.addLayout(first, 0)  # the card box as wide as its entry; the layout box takes the rest of the row
+        self.box.addLayout(second, 1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def side_by_side(self) -> bool:
@@ -135,12 +135,12 @@ class MigEditor(QWidget):
         """The card combo and the MIG toggle, the layout combo beside them or, where the tab is narrow, below."""
         card = QHBoxLayout()
         card.addWidget(QLabel("<b>Card</b>"))
-        self.card_box = QComboBox()
+        # as wide as its entries where the row has room, cut in the middle where not (it was cut at 16 characters,
+        # "Slot 1: RTX PRO 6000 Serve", while the layout box took the rest of the row)
+        self.card_box = MiddleElidedComboBox(min_chars=16)
         self.card_box.setAccessibleName("MIG card")
-        self.card_box.setMinimumContentsLength(16)
-        self.card_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.card_box.currentIndexChanged.connect(self._card_chosen)
-        card.addWidget(self.card_box, 2)
+        card.addWidget(self.card_box)
         self.mig_toggle = QCheckBox("MIG on")
         self.mig_toggle.setAccessibleName("MIG on")
         self.mig_toggle.setToolTip("Split the card into GPU instances (nvidia-smi -mig 1); off runs it as one GPU")

@@ -60,10 +60,21 @@ class MigEdits:
             return False
         requests: list[tuple[str, int | None]] = [(p, None) for p in profiles]
         make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=requests)
+        before = self.host.doc.build
         ok = self.host.edit(f"MIG layout {name} on slot {slot}", make)
         if ok:
-            self.host.say(f"Slot {slot}: MIG layout {name}")
+            self.say_lost(f"Slot {slot}: MIG layout {name}", before, slot)
         return ok
+
+    def say_lost(self, done: str, before: Build, slot: int) -> None:
+        """Say what an edit did, and which jobs it took off the card (they no longer run anywhere on it)."""
+        lost = editing.lost_placements(before, self.host.doc.build, slot)
+        if not lost:
+            self.host.say(done)
+            return
+        n = len(lost)
+        self.host.say(f"{done}. {n} job{'s' if n > 1 else ''} lost {'their' if n > 1 else 'its'} instance: "
+                      f"{', '.join(lost)} (Ctrl+Z to undo)", error=True)  # fmt: skip
 
     def apply_preset(self, name: str) -> bool:
         for choice, profiles in self.host.layout_choices():
@@ -81,9 +92,11 @@ class MigEdits:
             return False
         layout: list[tuple[str, int | None]] | None = [] if on else None
         make = partial(editing.set_mig_layout, catalog=catalog, slot=slot, profiles=layout)
+        before = self.host.doc.build
         ok = self.host.edit(f"MIG {'on' if on else 'off'} on slot {slot}", make)
         if ok:
-            self.host.say(f"Slot {slot}: MIG {'on: choose a layout or drag profiles onto the grid' if on else 'off'}")
+            what = "on: choose a layout or drag profiles onto the grid" if on else "off, its jobs run on the whole card"
+            self.say_lost(f"Slot {slot}: MIG {what}", before, slot)
         else:  # refused or unchanged: show the real state again
             placement = self.host.doc.build.card_in(slot)
             self.host.mig_toggle.setChecked(placement is not None and placement.mig is not None)
@@ -127,9 +140,10 @@ class MigEdits:
             return False
         profile = layout[index][0]
         make = partial(editing.remove_mig_instance, catalog=catalog, slot=slot, layout=layout, index=index)
+        before = self.host.doc.build
         ok = self.host.edit(f"Remove MIG instance {index} ({profile}) from slot {slot}", make)
         if ok:
-            self.host.say(f"Slot {slot}: removed instance {index} ({profile})")
+            self.say_lost(f"Slot {slot}: removed instance {index} ({profile})", before, slot)
         return ok
 
     def remove_selected(self) -> bool:
