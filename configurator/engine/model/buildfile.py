@@ -68,7 +68,11 @@ def slot_problems(data: dict[str, Any], lines: Mapping[tuple[Any, ...], int]) ->
     return out
 
 
-def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
+def parse_build(text: str, where: str, catalog: Catalog | None = None, *, keep_unknown: bool = False) -> Build:
+    """The build in ``text``; FileError when it is not a build. ``keep_unknown``: a card, chassis or model id
+    the catalog lacks does not refuse the file (the window opens it and the engine's CARD_UNKNOWN,
+    CHASSIS_UNKNOWN and JOB_MODEL_UNKNOWN checks show each where it is); only unreadable YAML or a wrong
+    schema does."""
     data, lines = parse_yaml(text, where)
     if not isinstance(data, dict):
         msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
@@ -89,6 +93,8 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
         if slots:  # the model's own "slot(s) [1] hold more than one card" has no line: these do
             problems = [p for p in problems if "more than one card" not in p.message] + slots
         raise FileError(where, problems) from None
+    if keep_unknown:
+        return build
     problems = reference_problems(build, catalog or default_catalog(), lines)
     if problems:
         raise FileError(where, problems)
@@ -118,9 +124,10 @@ def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any,
     return out
 
 
-def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Build:
-    """Load and validate a build file; FileError (file, line, field, what is allowed) on any problem."""
-    return parse_build(safe_read_text(path, MAX_BUILD_BYTES), str(path), catalog)
+def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None, *, keep_unknown: bool = False) -> Build:
+    """Load and validate a build file; FileError (file, line, field, what is allowed) on any problem.
+    ``keep_unknown``: unknown catalog ids are kept for the engine's checks (see ``parse_build``)."""
+    return parse_build(safe_read_text(path, MAX_BUILD_BYTES), str(path), catalog, keep_unknown=keep_unknown)
 
 
 class _Dumper(yaml.SafeDumper):

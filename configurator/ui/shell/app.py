@@ -53,7 +53,7 @@ def make_window(build_path: Path | None) -> MainWindow:
     from configurator.ui.shell.main_window import MainWindow
 
     path = build_path or resource("builds", "default.yaml")  # cli.default_build_path; ui sits below cli
-    build = load_build(path)
+    build = load_build(path, keep_unknown=True)  # unknown ids open, shown where they are (File > Open too)
     doc = BuildDocument(build, path=path if build_path else None)
     return MainWindow(doc)
 

@@ -165,7 +165,7 @@ class BuildFiles(QObject):
             orphan.discard()
             return False
         try:
-            build = load_build(orphan.build_path, self.doc.catalog)
+            build = load_build(orphan.build_path, self.doc.catalog, keep_unknown=True)
             result = self.doc.prepare(build, orphan.base_dir)
         except FileError as exc:
             self.show_error("Cannot restore", str(exc))
