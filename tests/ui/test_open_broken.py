@@ -7,6 +7,8 @@ problem in Checks, and saves back with the unknown id still in it.
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,10 @@ def boxes(monkeypatch):  # type: ignore[no-untyped-def]
         monkeypatch.setattr(QMessageBox, name, staticmethod(
             lambda parent, title, text, *a, **k: (said.append((title, text)), QMessageBox.StandardButton.Ok)[1]))
     return said
+
+
+def plain(rich: str) -> str:
+    return html.unescape(re.sub("<[^>]+>", "", rich))
 
 
 def codes(w) -> set[str]:  # type: ignore[no-untyped-def]
@@ -120,11 +126,52 @@ def test_an_edit_keeps_the_unknown_card(window, boxes) -> None:  # type: ignore[
     assert "CARD_UNKNOWN" not in codes(window)
 
 
-def test_malformed_file_still_refused(window, boxes) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_file_still_refused(window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    shown: list[QMessageBox] = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box) or 0)
     before = window.doc.build
     assert not window.files.open_path(DATA / "malformed.yaml")
-    assert boxes and boxes[0][0] == "Cannot open build"
+    assert [b.windowTitle() for b in shown] == ["Cannot open build"]
+    assert "Line 16" in shown[0].text() and "YAML" in shown[0].text()
     assert window.doc.build is before
+
+
+def test_cannot_open_message_reads_in_one_line(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Review 2 item 3, for a file still refused (a build code, the command line's `size` read the same ids
+    strictly): what and where in one line with a did-you-mean, the path once, every choice behind Show
+    Details, ids whole, "1 problem"."""
+    from configurator.catalog.errors import FileError
+    from configurator.engine.model.buildfile import load_build
+    from configurator.ui.base import file_error_box
+    from configurator.ui.base.windows import NB_HYPHEN
+
+    for name, close in (("unknown_model", "7b"), ("unknown_chassis", None)):
+        path = DATA / f"{name}.yaml"
+        with pytest.raises(FileError) as caught:
+            load_build(path)
+        exc = caught.value
+        assert "problem(s)" not in str(exc) and "1 problem" in str(exc)
+        box = file_error_box(None, "Cannot open build", exc, "The build you had open stays as it was.")
+        qtbot.addWidget(box)
+        text = plain(box.text() + box.informativeText()).replace(NB_HYPHEN, "-")
+        assert text.count(str(path)) == 1
+        first = box.text()
+        assert ("Line 11, jobs[0].model" if name == "unknown_model" else "Line 6, chassis") in first
+        if close:
+            assert "did you mean" in first and close in first
+        # the ids are never broken at a hyphen, and the whole list is behind Show Details, not in the text
+        assert f"'no{NB_HYPHEN}such" in first
+        assert "known:" not in first
+        first = plain(first).replace(NB_HYPHEN, "-")
+        details = box.detailedText()
+        for known in ("supermicro-sys-521ge-tnrt", "gpt-oss-120b") if name == "unknown_chassis" else ("gpt-oss-120b",):
+            if name == "unknown_chassis" and known == "gpt-oss-120b":
+                continue
+            assert known in details
+        box.resize(1280, 800)
+        box.show()
+        qtbot.waitExposed(box)
+        save_shot(box, f"open_broken_errorbox_{name}")
 
 
 def test_command_line_opens_the_file_not_the_demo(qtbot) -> None:  # type: ignore[no-untyped-def]

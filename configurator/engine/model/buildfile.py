@@ -102,26 +102,35 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None, *, keep_u
 
 
 def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any, ...], int]) -> list[Problem]:
-    """Unknown catalog ids, with the line and the ids that are allowed."""
-    def near(word: str, known: list[str]) -> str:
-        close = difflib.get_close_matches(word, known, n=3)
-        return f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(sorted(known))}"
-
+    """Unknown catalog ids, with the line, the closest ids and (as the problem's choices) all that are allowed."""
     out: list[Problem] = []
     if build.chassis not in catalog.chassis:
-        hint = near(build.chassis, list(catalog.chassis))
-        out.append(Problem("chassis", f"unknown chassis '{build.chassis}'; {hint}", line_for(("chassis",), lines)))
+        out.append(Problem("chassis", unknown_words("chassis", build.chassis, list(catalog.chassis)),
+                           line_for(("chassis",), lines), tuple(sorted(catalog.chassis))))  # fmt: skip
     for i, c in enumerate(build.cards):
         if c.card not in catalog.cards:
-            out.append(Problem(f"cards[{i}].card", f"unknown card '{c.card}'; {near(c.card, list(catalog.cards))}",
-                               line_for(("cards", i, "card"), lines)))  # fmt: skip
+            out.append(Problem(f"cards[{i}].card", unknown_words("card", c.card, list(catalog.cards)),
+                               line_for(("cards", i, "card"), lines), tuple(sorted(catalog.cards))))  # fmt: skip
     for i, j in enumerate(build.jobs):
         m = j.model
         if isinstance(m, str) and not (m.endswith(".json") or "/" in m) and m not in catalog.models:
-            out.append(Problem(f"jobs[{i}].model", f"unknown model '{m}'; {near(m, list(catalog.models))} "
-                               "(or give a path to a config.json, or {parameters: 30e9})",
-                               line_for(("jobs", i, "model"), lines)))  # fmt: skip
+            out.append(Problem(f"jobs[{i}].model", unknown_words("model", m, list(catalog.models))
+                               + " (or give a path to a config.json, or {parameters: 30e9})",
+                               line_for(("jobs", i, "model"), lines), tuple(sorted(catalog.models))))  # fmt: skip
     return out
+
+
+def unknown_words(kind: str, wanted: str, known: list[str]) -> str:
+    """ "unknown model 'x'; did you mean y, z?": the closest ids (a looser match than difflib's default 0.6, so
+    'no-such-model-7b' still finds the 7B models), never the whole list (the problem's choices carry it)."""
+    close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.4)
+    if not close:  # the ids that share a part with it: its size ('7b') or family ('llama'), the closest first
+        parts = {p for p in wanted.lower().split("-") if any(ch.isdigit() for ch in p) or len(p) >= 5}
+        sharing = [k for k in known if parts & set(k.lower().split("-"))]
+        rank = {k: difflib.SequenceMatcher(None, wanted, k).ratio() for k in sharing}
+        close = sorted(sharing, key=lambda k: -rank[k])[:3]
+    hint = f"did you mean {', '.join(close)}?" if close else f"none of the {len(known)} known {kind} ids is close"
+    return f"unknown {kind} '{wanted}'; {hint}"
 
 
 def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None, *, keep_unknown: bool = False) -> Build:
