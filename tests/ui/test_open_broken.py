@@ -201,3 +201,22 @@ def test_job_on_an_empty_slot_is_marked_and_counted(window, boxes, qtbot) -> Non
 def test_unknown_chassis_verdict_says_why_nothing_is_sized(window, boxes) -> None:  # type: ignore[no-untyped-def]
     assert window.files.open_path(DATA / "unknown_chassis.yaml")
     assert "chassis is unknown" in window.verdict_line.text()
+
+
+def test_hgx_board_refuses_another_gpu_model(window, boxes, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Review 2 item 5: the reviewer's mixed board opens with the error in Checks; a drop of H200 SXM on the
+    H100 SXM board is refused with the reason in the status bar."""
+    from configurator.ui.dnd.mime import card_mime
+    from tests.gui_helpers import drag_drop
+
+    assert window.files.open_path(DATA / "hgx_mixed.yaml")
+    assert "SXM_BOARD_MIXED" in window.checks.codes()
+    from configurator.engine import editing
+
+    assert window.doc.edit("Remove", lambda b: editing.remove_card(b, 2))
+    before = window.doc.build
+    drag_drop(window.chassis_view, card_mime("h200-sxm"), 3)
+    assert window.doc.build == before
+    assert "this HGX board holds" in window.statusBar().currentMessage()
+    assert drag_drop(window.chassis_view, card_mime("h100-sxm"), 3)
+    assert window.doc.build.card_in(3) is not None
