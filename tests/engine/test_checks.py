@@ -350,7 +350,7 @@ CASES: list[Case] = [
     Case("host-ram-short", "HOST_RAM_SHORT", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "host": {"dimms": {"count": 2, "size_gb": 16}},
           "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
-         says=("2 × 16 GB", "less than", "install at least")),
+         says=("2 × 16 GB DIMMs (32 GiB)", "less than", " GB = ", "Install at least ")),
     Case("host-nvme-short", "HOST_NVME_SHORT", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1), "host": {"drives": {"count": 1, "tb": 0.1}},
           "jobs": [job(method="full", cards=[1])]},
