@@ -145,10 +145,28 @@ class UnknownIdError(KeyError):
 
     def __init__(self, kind: str, wanted: str, known: list[str]) -> None:
         wanted = shorten(str(wanted), 80)
-        close = difflib.get_close_matches(wanted, known, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(known))}"
-        super().__init__(f"unknown {kind} '{wanted}'{hint}")
+        super().__init__(unknown_words(kind, wanted, known))
         self.kind, self.wanted = kind, wanted
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+def close_ids(wanted: str, known: list[str]) -> list[str]:
+    """Up to three ids near ``wanted``: difflib's closest (cutoff 0.4, looser than its 0.6, so a typo of a long id
+    is still found), else the ids sharing a part with it, its size ('7b') or family ('llama'), closest first."""
+    close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.4)
+    if close:
+        return close
+    parts = {p for p in wanted.lower().split("-") if any(ch.isdigit() for ch in p) or len(p) >= 5}
+    sharing = [k for k in known if parts & set(k.lower().split("-"))]
+    rank = {k: difflib.SequenceMatcher(None, wanted, k).ratio() for k in sharing}
+    return sorted(sharing, key=lambda k: -rank[k])[:3]
+
+
+def unknown_words(kind: str, wanted: str, known: list[str]) -> str:
+    """ "unknown model 'x'; did you mean y, z?": the closest ids, never the whole list (40 model ids were cut off
+    at 'mi…' in the Checks list and the message box; a file's Problem carries them all as its choices)."""
+    close = close_ids(wanted, known)
+    hint = f"did you mean {', '.join(close)}?" if close else f"none of the {len(known)} known {kind} ids is close"
+    return f"unknown {kind} '{wanted}'; {hint}"

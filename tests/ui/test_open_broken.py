@@ -220,3 +220,11 @@ def test_hgx_board_refuses_another_gpu_model(window, boxes, qtbot) -> None:  # t
     assert "this HGX board holds" in window.statusBar().currentMessage()
     assert drag_drop(window.chassis_view, card_mime("h100-sxm"), 3)
     assert window.doc.build.card_in(3) is not None
+
+
+def test_unknown_model_on_its_job_names_the_closest_models(window, boxes) -> None:  # type: ignore[no-untyped-def]
+    """The job row shows the unknown id and the check says what was meant, not 32 ids cut off at 'mi…'."""
+    assert window.files.open_path(DATA / "unknown_model.yaml")
+    message = next(c.message for c in window.doc.result.checks if c.code == "JOB_MODEL_UNKNOWN")
+    assert "did you mean" in message and "7b" in message and "known:" not in message
+    assert window.jobs_panel.model_rows.box.currentText() == "no-such-model-7b"  # the unknown model on its job row

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.errors import FileError, Problem, unknown_words
 from configurator.catalog.fileio import atomic_write_text, safe_read_text
 from configurator.catalog.limits import MAX_BUILD_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
@@ -118,19 +117,6 @@ def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any,
                                + " (or give a path to a config.json, or {parameters: 30e9})",
                                line_for(("jobs", i, "model"), lines), tuple(sorted(catalog.models))))  # fmt: skip
     return out
-
-
-def unknown_words(kind: str, wanted: str, known: list[str]) -> str:
-    """ "unknown model 'x'; did you mean y, z?": the closest ids (a looser match than difflib's default 0.6, so
-    'no-such-model-7b' still finds the 7B models), never the whole list (the problem's choices carry it)."""
-    close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.4)
-    if not close:  # the ids that share a part with it: its size ('7b') or family ('llama'), the closest first
-        parts = {p for p in wanted.lower().split("-") if any(ch.isdigit() for ch in p) or len(p) >= 5}
-        sharing = [k for k in known if parts & set(k.lower().split("-"))]
-        rank = {k: difflib.SequenceMatcher(None, wanted, k).ratio() for k in sharing}
-        close = sorted(sharing, key=lambda k: -rank[k])[:3]
-    hint = f"did you mean {', '.join(close)}?" if close else f"none of the {len(known)} known {kind} ids is close"
-    return f"unknown {kind} '{wanted}'; {hint}"
 
 
 def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None, *, keep_unknown: bool = False) -> Build:
