@@ -45,8 +45,10 @@ def check_place(build: Build, catalog: Catalog, slot: int, card_id: str, moving_
                         if p.card in catalog.cards and p.slot != moving_from}, chassis)  # fmt: skip
     if board is not None and pos.kind == "sxm" and card.form_factor.kind == "sxm" and card.id != board:
         held = catalog.cards[board].name
-        return (f"this HGX board holds {held}: an HGX baseboard carries one GPU model, so all its modules must be "
-                f"{held} (remove them first to build a {card.name} board)")
+        return (
+            f"this HGX board holds {held}: an HGX baseboard carries one GPU model, so all its modules must be "
+            f"{held} (remove them first to build a {card.name} board)"
+        )
     problems = fit_problems(card, chassis, pos)
     if problems:
         return {

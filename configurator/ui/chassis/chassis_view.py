@@ -400,8 +400,9 @@ class ChassisView(QGraphicsView):
 
     # ---- selection ----
     def selected_slots(self) -> list[int]:
-        placeholders = [i for i in self.problem_items.values() if i.removable]  # an unknown card: Delete removes it
-        return sorted(i.slot for i in [*self.card_items.values(), *placeholders] if i.isSelected())
+        cards = [i.slot for i in self.card_items.values() if i.isSelected()]
+        # an unknown card's placeholder: Delete removes it as it removes a card
+        return sorted(cards + [i.slot for i in self.problem_items.values() if i.removable and i.isSelected()])
 
     def select_slot(self, slot: int) -> None:
         self.scene().clearSelection()
