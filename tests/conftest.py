@@ -37,7 +37,7 @@ def _no_modal_dialogs(monkeypatch: pytest.MonkeyPatch) -> None:
         text = " | ".join(str(a) for a in args[1:3])
         raise AssertionError(f"unexpected modal dialog: {text}")
 
-    for name in ("critical", "warning", "information", "question", "about"):
+    for name in ("critical", "warning", "information", "question", "about", "exec"):
         monkeypatch.setattr(QMessageBox, name, refuse)
     for name in ("getOpenFileName", "getSaveFileName", "getExistingDirectory"):
         monkeypatch.setattr(QFileDialog, name, refuse)

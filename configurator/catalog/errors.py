@@ -70,6 +70,9 @@ class Problem:
     field: str  # dotted path, e.g. "jobs[0].method"
     message: str  # what is wrong and what is allowed
     line: int | None = None  # 1-based line in the file, when known
+    # every value allowed, for a details view (the message names the closest few): a list of 40 ids in the
+    # message itself was cut off in the window's message box
+    choices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "field", shorten(str(self.field), MAX_FIELD_CHARS))
@@ -95,18 +98,46 @@ class FileError(Exception):
         out = [f"{self.path}{f':{p.line}' if p.line else ''}: {f'{p.field}: ' if p.field else ''}{p.message}"
                for p in self.problems[:MAX_LISTED]]  # fmt: skip
         if len(self.problems) > MAX_LISTED:
-            out.append(f"… and {len(self.problems) - MAX_LISTED:,} more problem(s)")
+            out.append(f"… and {problems(len(self.problems) - MAX_LISTED, 'more ')}")
         return out
 
     def summary(self) -> str:
         """One line: the first problem with its file and line, and how many more there are."""
         if not self.problems:
             return f"{self.path}: cannot be read"
-        more = f" (and {len(self.problems) - 1:,} more problem(s))" if len(self.problems) > 1 else ""
+        more = f" (and {problems(len(self.problems) - 1, 'more ')})" if len(self.problems) > 1 else ""
         return self.lines()[0] + more
 
+    def headline(self) -> str:
+        """What is wrong and where, without the path (a message box gives it once, below): "Line 11,
+        jobs[0].model: unknown model 'x'; did you mean y?" and how many more problems there are."""
+        if not self.problems:
+            return "The file cannot be read."
+        first = self.problems[0]
+        where = ", ".join(w for w in (f"Line {first.line}" if first.line else "", first.field) if w)
+        text = f"{where}: {first.message}" if where else first.message[:1].upper() + first.message[1:]
+        more = f" (and {problems(len(self.problems) - 1, 'more ')})" if len(self.problems) > 1 else ""
+        return text + more
+
+    def details(self) -> str:
+        """Every problem listed (the first MAX_LISTED) with the full list of what each allows."""
+        out: list[str] = []
+        for p in self.problems[:MAX_LISTED]:
+            out.append(str(p))
+            if p.choices:
+                out.append(f"  Allowed ({len(p.choices)}):")
+                out += [f"    {c}" for c in p.choices]
+        if len(self.problems) > MAX_LISTED:
+            out.append(f"… and {problems(len(self.problems) - MAX_LISTED, 'more ')}")
+        return "\n".join(out)
+
     def __str__(self) -> str:
-        return "\n".join([f"{self.path}: {len(self.problems)} problem(s)", *(f"  {s}" for s in self.lines())])
+        return "\n".join([f"{self.path}: {problems(len(self.problems))}", *(f"  {s}" for s in self.lines())])
+
+
+def problems(n: int, adjective: str = "") -> str:
+    """ "1 problem", "2 problems", "1 more problem" """
+    return f"{n:,} {adjective}problem{'' if n == 1 else 's'}"
 
 
 class UnknownIdError(KeyError):
@@ -114,10 +145,28 @@ class UnknownIdError(KeyError):
 
     def __init__(self, kind: str, wanted: str, known: list[str]) -> None:
         wanted = shorten(str(wanted), 80)
-        close = difflib.get_close_matches(wanted, known, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(known))}"
-        super().__init__(f"unknown {kind} '{wanted}'{hint}")
+        super().__init__(unknown_words(kind, wanted, known))
         self.kind, self.wanted = kind, wanted
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+def close_ids(wanted: str, known: list[str]) -> list[str]:
+    """Up to three ids near ``wanted``: difflib's closest (cutoff 0.4, looser than its 0.6, so a typo of a long id
+    is still found), else the ids sharing a part with it, its size ('7b') or family ('llama'), closest first."""
+    close = difflib.get_close_matches(wanted, known, n=3, cutoff=0.4)
+    if close:
+        return close
+    parts = {p for p in wanted.lower().split("-") if any(ch.isdigit() for ch in p) or len(p) >= 5}
+    sharing = [k for k in known if parts & set(k.lower().split("-"))]
+    rank = {k: difflib.SequenceMatcher(None, wanted, k).ratio() for k in sharing}
+    return sorted(sharing, key=lambda k: -rank[k])[:3]
+
+
+def unknown_words(kind: str, wanted: str, known: list[str]) -> str:
+    """ "unknown model 'x'; did you mean y, z?": the closest ids, never the whole list (40 model ids were cut off
+    at 'mi…' in the Checks list and the message box; a file's Problem carries them all as its choices)."""
+    close = close_ids(wanted, known)
+    hint = f"did you mean {', '.join(close)}?" if close else f"none of the {len(known)} known {kind} ids is close"
+    return f"unknown {kind} '{wanted}'; {hint}"

@@ -120,6 +120,11 @@ def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     return CACHE.memo("job", inputs, (*links, limits), lambda: evaluate_job(job, ctx))
 
 
+def _sentence(text: str) -> str:
+    """``text`` ended once: "did you mean h100-sxm?" took a full stop after its question mark."""
+    return text if text.endswith(("?", ".")) else text + "."
+
+
 def _place_cards(build: Build, chassis: ChassisSpec, catalog: Catalog) -> tuple[dict[int, CardSpec], list[Check]]:
     """The card spec in each slot the chassis has; a check for each unknown slot or card."""
     cards: dict[int, CardSpec] = {}
@@ -144,7 +149,7 @@ def _place_cards(build: Build, chassis: ChassisSpec, catalog: Catalog) -> tuple[
                     severity="error",
                     code="CARD_UNKNOWN",
                     slot=placement.slot,
-                    message=f"Slot {placement.slot}: {exc}.",
+                    message=_sentence(f"Slot {placement.slot}: {exc}"),
                 )
             )
     return cards, checks
@@ -215,7 +220,7 @@ def evaluate(build: Build, catalog: Catalog | None = None, base_dir: str | Path 
     try:
         chassis = catalog.chassis_spec(build.chassis)
     except UnknownIdError as exc:
-        checks.append(Check(severity="error", code="CHASSIS_UNKNOWN", message=f"{exc}."))
+        checks.append(Check(severity="error", code="CHASSIS_UNKNOWN", message=_sentence(str(exc))))
         return BuildResult(name=build.name, chassis=None, link_rates=a.link_rates, compute_rates=a.compute_rates,
                            utilization=a.utilization, checks=checks)  # fmt: skip
 

@@ -61,6 +61,9 @@ def colocated_share(job: JobResult) -> float:
 def build_verdict(result: BuildResult) -> Verdict:
     """The build's verdict: the worst job's status, and how many jobs are in each."""
     jobs = result.jobs
+    if any(c.code == "CHASSIS_UNKNOWN" for c in result.checks):  # evaluate sizes nothing without a chassis
+        return Verdict("unknown", WORDS["unknown"], "the chassis is unknown: choose one in the Chassis box to size "
+                       "the jobs")  # fmt: skip
     if not jobs:
         return Verdict("unknown", WORDS["unknown"], "no job yet: add one to size the build")
     worst = result.status

@@ -210,7 +210,7 @@ def test_hostile_yaml_exits_2_without_traceback(tmp_path: Path, text: str) -> No
     path.write_text(text, encoding="utf-8")
     proc = _subprocess("size", str(path))
     assert proc.returncode == 2
-    assert proc.stderr.startswith(f"error: {path}: 1 problem(s)")
+    assert proc.stderr.startswith(f"error: {path}: 1 problem\n")
     assert "Traceback" not in proc.stderr
 
 

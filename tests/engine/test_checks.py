@@ -113,6 +113,9 @@ CASES: list[Case] = [
          slot=2, says=("slot 2", "choose an HGX chassis")),
     Case("pcie-in-sxm-socket", "PCIE_IN_SXM_SOCKET", "error", {"chassis": HGX, "cards": cards("h200-nvl", 3)},
          slot=3, says=("Slot 3", "Use H100 SXM or H200 SXM here")),
+    Case("sxm-board-mixed", "SXM_BOARD_MIXED", "error",  # review 2 item 5: an HGX board is one GPU model
+         {"chassis": HGX, "cards": cards("h100-sxm", 1) + cards("h200-sxm", 2)},
+         slot=2, says=("Slot 2 holds NVIDIA H200 SXM", "this HGX board holds NVIDIA H100 SXM")),
     Case("card-too-wide", "CARD_TOO_WIDE", "error", {"chassis": SERVER, "cards": cards(WIDE_CARD, 1)},
          slot=1, says=("3 slots wide", "slot 1 takes cards up to 2 wide"), custom_catalog=True),
     Case("card-too-long", "CARD_TOO_LONG", "error", {"chassis": SHORT_CHASSIS, "cards": cards("h200-nvl", 2)},
@@ -347,7 +350,7 @@ CASES: list[Case] = [
     Case("host-ram-short", "HOST_RAM_SHORT", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "host": {"dimms": {"count": 2, "size_gb": 16}},
           "jobs": [job(method="full", parallelism="zero3", offload="cpu", cards=[1, 2])]},
-         says=("2 × 16 GB", "less than", "install at least")),
+         says=("2 × 16 GB DIMMs (32 GiB)", "less than", " GB = ", "Install at least ")),
     Case("host-nvme-short", "HOST_NVME_SHORT", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1), "host": {"drives": {"count": 1, "tb": 0.1}},
           "jobs": [job(method="full", cards=[1])]},

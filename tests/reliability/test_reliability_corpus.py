@@ -154,7 +154,7 @@ edit("unknown-chassis", "chassis: generic-server-8", "chassis: nope", 2, "unknow
 edit("unknown-card", "{slot: 2, card: h200-nvl}", "{slot: 2, card: h900}", 2, "unknown card")
 edit("unknown-model", "model: llama-3.1-8b", "model: llama-9", 2, "unknown model")
 edit("unknown-top-key", "name: corpus build", "name: corpus build\nnmae: typo", 2, "unknown key")
-build("ten-thousand-keys", GOOD + "".join(f"k{i}: {i}\n" for i in range(10_000)), 2, "more problem(s)")
+build("ten-thousand-keys", GOOD + "".join(f"k{i}: {i}\n" for i in range(10_000)), 2, "more problems")
 edit("wrong-type-cards", "cards:\n  - {slot: 1, card: h200-nvl}\n  - {slot: 2, card: h200-nvl}", "cards: 5", 2,
      "valid list")  # fmt: skip
 edit("two-cards-one-slot", "{slot: 2, card: h200-nvl}", "{slot: 1, card: h200-nvl}", 2, "build.yaml:6:")

@@ -207,13 +207,13 @@ def test_save_reopen_and_compare(window, tmp_path: Path) -> None:  # type: ignor
 def test_broken_file_keeps_current_build(window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A file that fails to load shows file, line and reason, and leaves the open build untouched."""
     shown: list[str] = []
-    monkeypatch.setattr(window.files, "show_error", lambda title, text: shown.append(text))
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("name: x\nchassis: generic-server-8\ncards:\n  - {slot: 1, card: h200-nvx}\n")
+    monkeypatch.setattr(window.files, "show_file_error", lambda title, exc, after="": shown.append(str(exc)))
+    bad = tmp_path / "bad.yaml"  # a slot that is no number: a wrong schema (an unknown card id opens, with its check)
+    bad.write_text("name: x\nchassis: generic-server-8\ncards:\n  - {slot: one, card: h200-nvl}\n")
     before = window.doc.build
     assert not window.files.open_path(bad)
     assert window.doc.build == before
-    assert "bad.yaml" in shown[0] and ":4:" in shown[0] and "h200-nvl" in shown[0]
+    assert "bad.yaml" in shown[0] and ":4:" in shown[0] and "slot" in shown[0]
     bad.write_text("name: [unclosed\n")
     assert not window.files.open_path(bad)
     assert window.doc.build == before and "YAML" in shown[1]

@@ -163,3 +163,22 @@ def test_the_dark_theme_greys_disabled_text() -> None:
         active = p.color(QPalette.ColorGroup.Active, role)
         disabled = p.color(QPalette.ColorGroup.Disabled, role)
         assert disabled.lightness() < active.lightness() - 60
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_one_dimm_short_says_one_unit_a_sentence_and_the_dimms_to_install(qtbot, tmp_path: Path, theme) -> None:  # type: ignore[no-untyped-def]
+    """Review 2 item 14: "less than the 1153 GB its jobs need … install at least 1074 GB (binary)" gave one need
+    in two different GB. Now the need reads "N GB = M GiB" in one sentence and the fix names DIMMs to buy."""
+    window = _window(qtbot, tmp_path)
+    window.set_dark(theme == "dark")
+    window.resize(1280, 800)
+    dialog = window.host_parts()
+    dialog.dimms.state.click()
+    dialog.dimms.count.setValue(1)
+    text = dialog.checks.text()
+    need = window.doc.result.host.ram_need_gb
+    assert f"{need:,.0f} GB = " in text and " GiB" in text
+    assert "binary" not in text
+    assert "Install at least " in text and " GB DIMMs" in text
+    qtbot.wait(20)
+    save_shot(dialog, f"host_dialog_1dimm_{theme}")

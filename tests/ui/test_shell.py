@@ -53,15 +53,16 @@ def test_edit_that_raises_or_is_invalid_is_refused(window) -> None:  # type: ign
 
 
 def test_open_is_all_or_nothing(window, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A build that cannot be loaded (here a card the catalog lacks) leaves the old build, path, history and
-    title intact. (A job whose model file cannot be read no longer refuses the build: tests/reliability.)"""
+    """A build that cannot be loaded (here a slot that is no number) leaves the old build, path, history and
+    title intact. (A job whose model file cannot be read, or an id the catalog lacks, no longer refuses the
+    build: tests/reliability, tests/ui/test_open_broken.py.)"""
     assert drag_drop(window.chassis_view, card_mime("l40s"), 7)
     before, path, title, depth = window.doc.build, window.doc.path, window.windowTitle(), window.doc.undo_stack.count()
     bad = tmp_path / "bad.yaml"
     save_build(before.model_copy(update={"name": "Other"}), bad)
-    bad.write_text(bad.read_text(encoding="utf-8").replace("card: l40s", "card: no-such-card"), encoding="utf-8")
+    bad.write_text(bad.read_text(encoding="utf-8").replace("slot: 7", "slot: seven"), encoding="utf-8")
     shown: list[str] = []
-    monkeypatch.setattr(window.files, "show_error", lambda title, text: shown.append(text))
+    monkeypatch.setattr(window.files, "show_file_error", lambda title, exc, after="": shown.append(str(exc)))
     assert not window.files.open_path(bad)
     assert shown
     assert window.doc.build == before and window.doc.path == path
@@ -138,7 +139,7 @@ def test_command_line_bad_file_opens_with_message(tmp_path: Path, monkeypatch, c
     bad = tmp_path / "broken.yaml"
     bad.write_text("name: [unclosed\n")
     shown: list[str] = []
-    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append(text))
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text() + box.informativeText()) or 0)
     monkeypatch.setattr(QApplication, "exec", lambda self=None: 0)
     monkeypatch.setattr("sys.excepthook", __import__("sys").excepthook)  # restored after the test
     assert app_module.main([str(bad)]) == 0

@@ -3,6 +3,8 @@ what the build says is installed. Each sentence says the fix."""
 
 from __future__ import annotations
 
+import math
+
 from configurator.catalog.chassis import ChassisSpec
 from configurator.catalog.units import GB, GIB
 from configurator.engine.memory.host import DRIVE_SIZES_TB, dimms_misfit, drives_misfit
@@ -53,6 +55,20 @@ def _storage(host: HostResult, chassis: ChassisSpec) -> list[Check]:
         "checkpoints, write them to network storage, or choose a chassis with more drive bays."))]  # fmt: skip
 
 
+def _dimm_fix(host: HostResult, size: float, need: float) -> str:
+    """The concrete DIMMs that hold ``need`` GB: as many of the installed size as it takes (in the slots), and the
+    engine's pick where that differs (every memory channel filled alike, memory/host.py pick_dimms)."""
+    count = math.ceil(need * GB / GIB / size)
+    pick = host.picked_dimms
+    picked = f"{pick.count} × {pick.size:g} GB" if pick is not None else None
+    if host.dimm_slots is not None and count > host.dimm_slots:
+        return f"Install {picked} DIMMs" if picked else "No DIMMs in its slots hold that: run fewer jobs at once"
+    fix = f"Install at least {count} × {size:g} GB DIMMs"
+    if picked and picked != f"{count} × {size:g} GB":
+        fix += f" ({picked} fills every memory channel alike)"
+    return fix
+
+
 def _installed(host: HostResult, chassis: ChassisSpec, need: float) -> list[Check]:
     checks: list[Check] = []
     d = host.dimms
@@ -61,10 +77,10 @@ def _installed(host: HostResult, chassis: ChassisSpec, need: float) -> list[Chec
         checks.append(Check(severity="error", code="HOST_PARTS_DONT_FIT", message=misfit))
     if d is not None and d.stated and d.capacity_gb < need:
         checks.append(Check(severity="error", code="HOST_RAM_SHORT", message=(
-            f"The build installs {d.count} × {d.size:g} GB = {d.capacity_gb:.0f} GB of host memory, less than the "
-            f"{need:.0f} GB its jobs need at the same time: install at least {need * GB / GIB:.0f} GB (binary, as "
-            "DIMMs are labelled), offload less, or load the model on rank 0 only (FSDP "
-            "cpu_ram_efficient_loading).")))  # fmt: skip
+            f"The build installs {d.count} × {d.size:g} GB {'DIMM' if d.count == 1 else 'DIMMs'} "
+            f"({d.count * d.size:,.0f} GiB), less than its jobs need at the same time: {need:,.0f} GB = "
+            f"{need * GB / GIB:,.0f} GiB (a DIMM's label counts GiB). {_dimm_fix(host, d.size, need)}, offload "
+            "less, or load the model on rank 0 only (FSDP cpu_ram_efficient_loading).")))  # fmt: skip
     r = host.drives
     misfit = drives_misfit(chassis, r.count) if r is not None and r.stated else None
     if misfit is not None:

@@ -7,6 +7,7 @@ from configurator.engine.editing.base import EditRefused, _drop_bridges_with, _j
 from configurator.engine.editing.bridges import check_bridge
 from configurator.engine.editing.mig import check_mig_layout
 from configurator.engine.model.build import Build, CardPlacement, InstanceRef
+from configurator.engine.topology.links import board_card
 from configurator.engine.topology.physical import card_span, fit_problems, slot_width
 
 
@@ -41,6 +42,14 @@ def check_place(build: Build, catalog: Catalog, slot: int, card_id: str, moving_
     if occupant is not None and slot != moving_from:
         held = catalog.cards[occupant.card].name if occupant.card in catalog.cards else occupant.card
         return f"slot {slot} already holds {held}"
+    board = board_card({p.slot: catalog.cards[p.card] for p in build.cards
+                        if p.card in catalog.cards and p.slot != moving_from}, chassis)  # fmt: skip
+    if board is not None and pos.kind == "sxm" and card.form_factor.kind == "sxm" and card.id != board:
+        held = catalog.cards[board].name
+        return (
+            f"this HGX board holds {held}: an HGX baseboard carries one GPU model, so all its modules must be "
+            f"{held} (remove them first to build a {card.name} board)"
+        )
     problems = fit_problems(card, chassis, pos)
     if problems:
         return {

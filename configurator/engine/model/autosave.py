@@ -36,7 +36,7 @@ class Orphan:
     base_dir: Path | None  # the folder relative model paths resolve against
 
     def load(self) -> Build:
-        return load_build(self.build_path)
+        return load_build(self.build_path, keep_unknown=True)  # unsaved work with an unknown id is still work
 
     def discard(self) -> None:
         for p in (self.build_path, self.build_path.with_suffix(".json"), self.build_path.with_suffix(".lock")):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from configurator.catalog.errors import FileError, Problem
+from configurator.catalog.errors import FileError, Problem, unknown_words
 from configurator.catalog.fileio import atomic_write_text, safe_read_text
 from configurator.catalog.limits import MAX_BUILD_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
@@ -68,7 +67,11 @@ def slot_problems(data: dict[str, Any], lines: Mapping[tuple[Any, ...], int]) ->
     return out
 
 
-def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
+def parse_build(text: str, where: str, catalog: Catalog | None = None, *, keep_unknown: bool = False) -> Build:
+    """The build in ``text``; FileError when it is not a build. ``keep_unknown``: a card, chassis or model id
+    the catalog lacks does not refuse the file (the window opens it and the engine's CARD_UNKNOWN,
+    CHASSIS_UNKNOWN and JOB_MODEL_UNKNOWN checks show each where it is); only unreadable YAML or a wrong
+    schema does."""
     data, lines = parse_yaml(text, where)
     if not isinstance(data, dict):
         msg = "empty file" if data is None else f"a {type(data).__name__} at the top level"
@@ -89,6 +92,8 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
         if slots:  # the model's own "slot(s) [1] hold more than one card" has no line: these do
             problems = [p for p in problems if "more than one card" not in p.message] + slots
         raise FileError(where, problems) from None
+    if keep_unknown:
+        return build
     problems = reference_problems(build, catalog or default_catalog(), lines)
     if problems:
         raise FileError(where, problems)
@@ -96,31 +101,28 @@ def parse_build(text: str, where: str, catalog: Catalog | None = None) -> Build:
 
 
 def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any, ...], int]) -> list[Problem]:
-    """Unknown catalog ids, with the line and the ids that are allowed."""
-    def near(word: str, known: list[str]) -> str:
-        close = difflib.get_close_matches(word, known, n=3)
-        return f"did you mean {', '.join(close)}?" if close else f"known: {', '.join(sorted(known))}"
-
+    """Unknown catalog ids, with the line, the closest ids and (as the problem's choices) all that are allowed."""
     out: list[Problem] = []
     if build.chassis not in catalog.chassis:
-        hint = near(build.chassis, list(catalog.chassis))
-        out.append(Problem("chassis", f"unknown chassis '{build.chassis}'; {hint}", line_for(("chassis",), lines)))
+        out.append(Problem("chassis", unknown_words("chassis", build.chassis, list(catalog.chassis)),
+                           line_for(("chassis",), lines), tuple(sorted(catalog.chassis))))  # fmt: skip
     for i, c in enumerate(build.cards):
         if c.card not in catalog.cards:
-            out.append(Problem(f"cards[{i}].card", f"unknown card '{c.card}'; {near(c.card, list(catalog.cards))}",
-                               line_for(("cards", i, "card"), lines)))  # fmt: skip
+            out.append(Problem(f"cards[{i}].card", unknown_words("card", c.card, list(catalog.cards)),
+                               line_for(("cards", i, "card"), lines), tuple(sorted(catalog.cards))))  # fmt: skip
     for i, j in enumerate(build.jobs):
         m = j.model
         if isinstance(m, str) and not (m.endswith(".json") or "/" in m) and m not in catalog.models:
-            out.append(Problem(f"jobs[{i}].model", f"unknown model '{m}'; {near(m, list(catalog.models))} "
-                               "(or give a path to a config.json, or {parameters: 30e9})",
-                               line_for(("jobs", i, "model"), lines)))  # fmt: skip
+            out.append(Problem(f"jobs[{i}].model", unknown_words("model", m, list(catalog.models))
+                               + " (or give a path to a config.json, or {parameters: 30e9})",
+                               line_for(("jobs", i, "model"), lines), tuple(sorted(catalog.models))))  # fmt: skip
     return out
 
 
-def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None) -> Build:
-    """Load and validate a build file; FileError (file, line, field, what is allowed) on any problem."""
-    return parse_build(safe_read_text(path, MAX_BUILD_BYTES), str(path), catalog)
+def load_build(path: str | os.PathLike[str], catalog: Catalog | None = None, *, keep_unknown: bool = False) -> Build:
+    """Load and validate a build file; FileError (file, line, field, what is allowed) on any problem.
+    ``keep_unknown``: unknown catalog ids are kept for the engine's checks (see ``parse_build``)."""
+    return parse_build(safe_read_text(path, MAX_BUILD_BYTES), str(path), catalog, keep_unknown=keep_unknown)
 
 
 class _Dumper(yaml.SafeDumper):

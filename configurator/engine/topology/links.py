@@ -145,12 +145,29 @@ def _links(card: CardSpec) -> int:
     return NVLINK4_LINKS
 
 
+def board_card(cards: dict[int, CardSpec], chassis: ChassisSpec) -> str | None:
+    """The one GPU model an HGX baseboard holds: the SXM module in its lowest-numbered socket (None: no NVSwitch
+    board, or no module on it). An HGX board is sold as one part with its GPUs mounted, one SKU for all eight
+    (NVIDIA, "Introducing NVIDIA HGX H100": "The HGX H100 8-GPU ... hosts eight H100 Tensor Core GPUs and four
+    third-generation NVSwitch", https://developer.nvidia.com/blog/introducing-nvidia-hgx-h100-an-accelerated-
+    server-platform-for-ai-and-high-performance-computing/; the HGX H200 8-GPU is a board of its own), so an H200
+    SXM beside an H100 SXM is on no board with it: a module of another model is flagged (SXM_BOARD_MIXED) and
+    joins no NVSwitch domain."""
+    if not chassis.nvswitch:
+        return None
+    sxm = sorted(s for s, c in cards.items() if chassis.position(s).kind == "sxm" and c.form_factor.kind == "sxm")
+    return cards[sxm[0]].id if sxm else None
+
+
 def link_between(
-    a: int, b: int, cards: dict[int, CardSpec], chassis: ChassisSpec, groups: dict[int, tuple[int, ...]]
-) -> Link:
+    a: int, b: int, cards: dict[int, CardSpec], chassis: ChassisSpec, groups: dict[int, tuple[int, ...]],
+    board: str | None = None,
+) -> Link:  # fmt: skip
+    """``board``: the model the HGX board holds (board_card); only its modules meet over the NVSwitches."""
     ca, cb = cards[a], cards[b]
     pa, pb = chassis.position(a), chassis.position(b)
-    if chassis.nvswitch and pa.kind == "sxm" and pb.kind == "sxm" and ca.nvlink and cb.nvlink:
+    on_board = board is None or ca.id == cb.id == board
+    if chassis.nvswitch and pa.kind == "sxm" and pb.kind == "sxm" and ca.nvlink and cb.nvlink and on_board:
         nominal = min(ca.nvlink.gb_s_bidirectional.value or 0, cb.nvlink.gb_s_bidirectional.value or 0) / 2
         measured = min(ca.nvlink.measured_busbw_gb_s.value or 0, cb.nvlink.measured_busbw_gb_s.value or 0)
         return Link("nvswitch", f"NV{min(_links(ca), _links(cb))}", nominal, measured or nominal)
@@ -194,10 +211,13 @@ class TopologyModel:
 def build_topology(build: Build, cards: dict[int, CardSpec], chassis: ChassisSpec) -> TopologyModel:
     slots = sorted(cards)
     groups = bridge_groups(build)
-    links = {(a, b): link_between(a, b, cards, chassis, groups) for i, a in enumerate(slots) for b in slots[i + 1 :]}
+    board = board_card(cards, chassis)
+    links = {(a, b): link_between(a, b, cards, chassis, groups, board) for i, a in enumerate(slots)
+             for b in slots[i + 1 :]}  # fmt: skip
     domains: list[list[int]] = []
     if chassis.nvswitch:
-        sxm = [s for s in slots if chassis.position(s).kind == "sxm" and cards[s].nvlink]
+        sxm = [s for s in slots if chassis.position(s).kind == "sxm" and cards[s].nvlink
+               and (board is None or cards[s].id == board)]  # fmt: skip
         if len(sxm) > 1:
             domains.append(sxm)
     for members in {g for g in groups.values() if len(g) > 1}:

@@ -9,6 +9,7 @@ from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.engine.model.build import Build
 from configurator.engine.model.result import Check, Power, WallCircuitDraw
 from configurator.engine.model.wall import PSU_EFFICIENCY, wall_draw
+from configurator.engine.topology.links import board_card
 
 # PCIe CEM 5.0 lets a card draw up to 3x its sustained power for 100 us (Intel's Stephen Eastman via
 # TweakTown, chassis-power.md §2.2); an ATX 3.x PSU must carry 200 % of its rating for 100 us (Intel
@@ -167,7 +168,22 @@ def slot_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) 
             continue
         spans[slot] = card_span(card, pos.x)
         out += _card_checks(card, slot, chassis, pos, problems)
+    out += _board_checks(cards, chassis)
     return out + _occupancy_checks(spans, chassis, cards) + _spacing_checks(spans, cards)
+
+
+def _board_checks(cards: dict[int, CardSpec], chassis: ChassisSpec) -> list[Check]:
+    """An SXM module of another model than the HGX board's (links.board_card: one SKU a board)."""
+    board = board_card(cards, chassis)
+    if board is None:
+        return []
+    name = cards[min(s for s, c in cards.items() if c.id == board)].name
+    return [Check(severity="error", code="SXM_BOARD_MIXED", slot=slot, message=(
+        f"Slot {slot} holds {card.name}, but this HGX board holds {name}: an HGX baseboard carries one GPU model "
+        f"on all its sockets, so {card.name} cannot sit on it or reach the others over NVLink. Use {name} here, "
+        f"or make every module {card.name}."))
+        for slot, card in sorted(cards.items())
+        if card.form_factor.kind == "sxm" and chassis.position(slot).kind == "sxm" and card.id != board]  # fmt: skip
 
 
 def bridge_checks(build: Build, chassis: ChassisSpec, cards: dict[int, CardSpec]) -> list[Check]:

@@ -32,7 +32,7 @@ from configurator.ui.base.style import (
     to_unit,
 )
 from configurator.ui.base.view_state import ViewState
-from configurator.ui.base.windows import MIN_WINDOW, fit_to_screen, redo_shortcuts, safe_message
+from configurator.ui.base.windows import MIN_WINDOW, file_error_box, fit_to_screen, redo_shortcuts, safe_message
 from configurator.ui.base.worker import Progress, Worker, internal_error
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "card_colour",
     "dark_palette",
     "drag_started",
+    "file_error_box",
     "fit_to_screen",
     "guard_slot",
     "guarded",

@@ -159,9 +159,12 @@ class BuildDocument(QObject):
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
             return f"the edit would make an invalid build ({where}: {first.get('msg', 'invalid')})"
-        if build.chassis not in self.catalog.chassis:
+        # an id the opened file already named stays (it is shown with its check until the user changes it);
+        # an edit never brings in a new one
+        if build.chassis not in self.catalog.chassis and build.chassis != self._build.chassis:
             return f"the edit would make an invalid build (unknown chassis {build.chassis!r})"
-        unknown = sorted({c.card for c in build.cards} - set(self.catalog.cards))
+        known = set(self.catalog.cards) | {c.card for c in self._build.cards}
+        unknown = sorted({c.card for c in build.cards} - known)
         if unknown:
             return f"the edit would make an invalid build (unknown card {unknown[0]!r})"
         return None
@@ -191,8 +194,10 @@ class BuildDocument(QObject):
 
     def open(self, path: Path) -> None:
         """Load and evaluate ``path`` first; only then swap it in (all or nothing). Raises FileError (or the
-        engine's error for a build it cannot evaluate) and leaves build, path, history and title untouched."""
-        build = load_build(path, self.catalog)
+        engine's error for a build it cannot evaluate) and leaves build, path, history and title untouched.
+        A card, chassis or model id the catalog lacks opens: the result's checks say where it is, and a save
+        writes it back unchanged until the user replaces it."""
+        build = load_build(path, self.catalog, keep_unknown=True)
         result = self.prepare(build, path.parent)
         self.replace(build, path, result)
 

@@ -46,12 +46,12 @@ from configurator.catalog.cards import CardSpec
 from configurator.catalog.chassis import ChassisSpec, SlotPosition
 from configurator.catalog.richtext import plain_tooltip
 from configurator.engine import Build, BuildResult, editing
-from configurator.present.colours import FOCUS
+from configurator.present.colours import FOCUS, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK
 from configurator.present.words import PITCH_MM
 from configurator.ui.base import BuildDocument, ViewState, drag_started, item_under
 from configurator.ui.chassis.drops import ChassisDrops
 from configurator.ui.chassis.frame import ARROW, Frame, Room, layout_frame
-from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, SlotItem
+from configurator.ui.chassis.items import KEYS_HINT, MM, BridgeItem, CardItem, ProblemSlotItem, SlotItem
 from configurator.ui.chassis.keys import ChassisKeys
 from configurator.ui.chassis.label import CARD_FONT_PX
 from configurator.ui.dnd import slot_mime
@@ -97,6 +97,8 @@ class ChassisView(QGraphicsView):
         self._overlay: list[QGraphicsItem] = []
         self._marks: dict[int, QGraphicsRectItem] = {}  # slot outlines (set_slot_marks)
         self._chassis_id: str | None = None
+        self._dark = False
+        self.problem_items: dict[int, ProblemSlotItem] = {}  # slots with a problem drawn where it is (_problems)
         self._press: QPointF | None = None
         self._choosing: int | None = None  # the slot being announced as chosen here (follow)
         self.drops = ChassisDrops(self)
@@ -145,6 +147,9 @@ class ChassisView(QGraphicsView):
             self.select_slot(slot)
 
     def _theme_changed(self, dark: bool) -> None:
+        if dark != self._dark:
+            self._dark = dark
+            self._draw(self.doc.build)  # the problem slots' red is the theme's
         self.setBackgroundBrush(QColor("#262626") if dark else QColor("white"))
         self.set_ink("#e6e6e6" if dark else "#222222")
 
@@ -206,9 +211,17 @@ class ChassisView(QGraphicsView):
             if self.keys.focus_frame.scene() is self.scene():
                 self.scene().removeItem(self.keys.focus_frame)
             self.scene().clear()
+            self._texts.clear()
+            self._overlay.clear()
             self.slot_items.clear()
             self.card_items.clear()
+            self.problem_items.clear()
             self._chassis_id = None
+            font = QFont()
+            font.setPointSizeF(self.label_points)
+            self._text(f"Unknown chassis '{build.chassis}'", font)
+            self._text("Choose one in the Chassis box: the cards and jobs stay", font).setPos(0, 2 * font.pointSizeF())
+            self.scene().setSceneRect(self.scene().itemsBoundingRect().adjusted(-10, -10, 10, 10))
             return False
         new_chassis = chassis.id != self._chassis_id
         if new_chassis:
@@ -250,6 +263,7 @@ class ChassisView(QGraphicsView):
         for gone in before.values():
             if gone.scene() is self.scene():
                 self.scene().removeItem(gone)
+        self._problems(build, chassis)
         for bridge in build.bridges:
             items = [self.card_items[s] for s in bridge.slots if s in self.card_items]
             if len(items) < 2:
@@ -267,6 +281,36 @@ class ChassisView(QGraphicsView):
             self.scene().addItem(self.keys.focus_frame)
         self.keys.place_cursor(self.keys.cursor_slot)
         return new_chassis
+
+    def _problems(self, build: Build, chassis: ChassisSpec) -> None:
+        """A placeholder in each slot whose card id the catalog lacks, and a mark on each empty slot a job names
+        (the engine's JOB_SLOT_EMPTY): the problem drawn where it is, as the checks list says it."""
+        ink = (SEVERITY_COLOUR_DARK if self._dark else SEVERITY_COLOUR)["error"]
+        self.problem_items = {}
+        for placement in build.cards:
+            if placement.card in self.doc.catalog.cards or placement.slot not in self.slot_items:
+                continue
+            rect = self._geometry(chassis, chassis.position(placement.slot)).adjusted(4, 4, -4, -4)
+            tip = (f"Slot {placement.slot}: unknown card '{placement.card}' (not in the catalog). It is kept and "
+                   "saved as it is; Delete removes it, then drop the card you meant into the slot.")  # fmt: skip
+            self.problem_items[placement.slot] = ProblemSlotItem(
+                placement.slot, rect, ["Unknown card", placement.card], tip, True, ink)
+        named: dict[int, list[str]] = {}
+        for check in self.doc.result.checks:
+            if check.code == "JOB_SLOT_EMPTY" and check.slot is not None and build.card_in(check.slot) is None:
+                named.setdefault(check.slot, []).append(check.job or "")
+        for slot, jobs in named.items():
+            if slot not in self.slot_items:
+                continue
+            rect = self._geometry(chassis, chassis.position(slot)).adjusted(4, 4, -4, -4)
+            who = ", ".join(f"'{j}'" for j in jobs)
+            tip = (f"Slot {slot} holds no card, but job{'s' if len(jobs) > 1 else ''} {who} "
+                   f"name{'' if len(jobs) > 1 else 's'} it: drop a card here, or give the job an occupied slot.")
+            lines = ["No card", f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} here"]
+            self.problem_items[slot] = ProblemSlotItem(slot, rect, lines, tip, False, ink)
+        for item in self.problem_items.values():
+            self.scene().addItem(item)
+            self._overlay.append(item)
 
     def set_slot_marks(self, marks: dict[int, tuple[str, str]]) -> None:
         """Outline slots in a colour with a tooltip, e.g. a verify result: {slot: (colour, text)}; {} removes them."""
@@ -382,13 +426,18 @@ class ChassisView(QGraphicsView):
 
     # ---- selection ----
     def selected_slots(self) -> list[int]:
-        return sorted(i.slot for i in self.card_items.values() if i.isSelected())
+        cards = [i.slot for i in self.card_items.values() if i.isSelected()]
+        # an unknown card's placeholder: Delete removes it as it removes a card
+        return sorted(cards + [i.slot for i in self.problem_items.values() if i.removable and i.isSelected()])
 
     def select_slot(self, slot: int) -> None:
         self.scene().clearSelection()
         if slot in self.card_items:
             self.card_items[slot].setSelected(True)
             self.centerOn(self.card_items[slot])
+        elif slot in self.problem_items:
+            self.problem_items[slot].setSelected(self.problem_items[slot].removable)
+            self.centerOn(self.problem_items[slot])
         elif slot in self.slot_items:
             self.centerOn(self.slot_items[slot])
         self.keys.place_cursor(slot)

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.chassis import SlotPosition
-from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, card_ink_hex
+from configurator.present.colours import BRIDGE_EDGE, BRIDGE_FILL, FOCUS, SELECTED, SEVERITY_COLOUR, card_ink_hex
 from configurator.present.words import memory_label
 from configurator.ui.base import card_colour
 from configurator.ui.chassis.label import CARD_FONT_PX, Piece, bold_px, layout, mig_words
@@ -194,3 +194,49 @@ class FocusFrame(QGraphicsRectItem):
 
     def around(self, rect: QRectF) -> None:
         self.setRect(rect.adjusted(-3, -3, 3, 3))
+
+
+class ProblemSlotItem(QGraphicsRectItem):
+    """A slot with a problem the engine found, drawn where it is: a card id the catalog lacks (a placeholder the
+    user can select and remove, or replace after removing) or a slot a job names that holds no card. Dashed red
+    over the slot, its words centred and shrunk to fit the slot's width: an id is never broken."""
+
+    def __init__(self, slot: int, rect: QRectF, lines: list[str], tooltip: str, removable: bool,
+                 ink: str = SEVERITY_COLOUR["error"]) -> None:  # fmt: skip
+        super().__init__(rect)
+        self.slot, self.lines, self.removable = slot, lines, removable
+        self.ink = QColor(ink)  # the checks list's error red of the theme (present.colours)
+        self.setPen(QPen(self.ink, 2.5, Qt.PenStyle.DashLine))
+        self.setBrush(QBrush(QColor(198, 40, 40, 28)))
+        self.setZValue(3)
+        self.setToolTip(tooltip)
+        if removable:
+            self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable, True)
+
+    def label_font(self) -> QFont:
+        """The largest of 16 .. 6 scene px at which every line fits the slot's width."""
+        font = QFont()
+        room = self.rect().width() - 8
+        for px in range(16, 5, -1):
+            font.setPixelSize(px)
+            metrics = QFontMetricsF(font)
+            if all(metrics.horizontalAdvance(line) <= room for line in self.lines):
+                break
+        return font
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        pen = QPen(self.pen())
+        if self.isSelected():
+            pen.setColor(QColor(SELECTED))
+            pen.setStyle(Qt.PenStyle.SolidLine)
+        painter.setPen(pen)
+        painter.setBrush(self.brush())
+        painter.drawRect(self.rect())
+        font = self.label_font()
+        painter.setFont(font)
+        painter.setPen(self.ink)
+        height = QFontMetricsF(font).height()
+        top = self.rect().center().y() - height * len(self.lines) / 2
+        for i, line in enumerate(self.lines):
+            row = QRectF(self.rect().left(), top + i * height, self.rect().width(), height)
+            painter.drawText(row, int(Qt.AlignmentFlag.AlignCenter), line)

@@ -60,6 +60,9 @@ def bridge_icon(size_cards: int, size: int = 40) -> QIcon:
     return QIcon(pm)
 
 
+UNKNOWN_CHASSIS = "unknown"  # the role marking the box's entry for a chassis id the catalog lacks
+
+
 class BridgeList(DragList):
     """NVLink bridges by how many cards they join, dragged onto a card in the chassis."""
 
@@ -171,9 +174,20 @@ class Palette(QWidget):
             )
 
     def set_chassis(self, chassis_id: str) -> None:
+        """Show ``chassis_id`` in the box; one the catalog lacks (a build file's typo) is shown as itself, marked
+        unknown, first in the list until the user chooses a known one (the Checks list says which exist)."""
+        unknown = self.chassis_box.findData(UNKNOWN_CHASSIS, Qt.ItemDataRole.UserRole + 1)
+        if unknown >= 0 and self.chassis_box.itemData(unknown) != chassis_id:
+            self.chassis_box.removeItem(unknown)
+            unknown = -1
         i = self.chassis_box.findData(chassis_id)
-        if i >= 0:
-            self.chassis_box.setCurrentIndex(i)
+        if i < 0:
+            self.chassis_box.insertItem(0, f"{chassis_id} (unknown chassis)", chassis_id)
+            self.chassis_box.setItemData(0, UNKNOWN_CHASSIS, Qt.ItemDataRole.UserRole + 1)
+            self.chassis_box.setItemData(0, f"'{chassis_id}' is not in the catalog: the build file names it. "
+                                         "Choose a chassis from this list to replace it.", Qt.ItemDataRole.ToolTipRole)
+            i = 0
+        self.chassis_box.setCurrentIndex(i)
 
     def _apply_filter(self, text: str) -> None:
         words = text.lower().split()

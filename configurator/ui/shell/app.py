@@ -53,7 +53,7 @@ def make_window(build_path: Path | None) -> MainWindow:
     from configurator.ui.shell.main_window import MainWindow
 
     path = build_path or resource("builds", "default.yaml")  # cli.default_build_path; ui sits below cli
-    build = load_build(path)
+    build = load_build(path, keep_unknown=True)  # unknown ids open, shown where they are (File > Open too)
     doc = BuildDocument(build, path=path if build_path else None)
     return MainWindow(doc)
 
@@ -117,15 +117,16 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
     from configurator.ui.base import install_excepthook, write_screenshot
 
     install_excepthook()  # an exception in a slot shows a message instead of ending the program
-    problem: str | None = None
+    problem: FileError | None = None
     try:
         window = make_window(build)
     except FileError as exc:
         if screenshot:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        # the window still opens (with the preloaded build) and says why the file was not opened
-        problem = str(exc)
+        # the window still opens (with the preloaded build) and says why the file was not opened: only an
+        # unreadable file gets here (malformed YAML, a wrong schema); an unknown id opens with its check
+        problem = exc
         print(f"error: {exc}", file=sys.stderr)
         window = make_window(None)
     if screenshot:
@@ -142,6 +143,6 @@ def _run_editor(app, build: Path | None, screenshot: Path | None, width: int, he
         return status
     window.show()
     if problem is not None:
-        window.files.show_error("Cannot open build", f"{problem}\nShowing the preloaded build instead.")
+        window.files.show_file_error("Cannot open build", problem, "Showing the preloaded build instead.")
     window.files.offer_restore()
     return int(app.exec())

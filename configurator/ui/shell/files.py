@@ -17,7 +17,7 @@ from configurator.engine import Build
 from configurator.engine.model.autosave import AutosaveSlot, Orphan, orphans
 from configurator.engine.model.buildcode import decode_build
 from configurator.engine.model.buildfile import load_build
-from configurator.ui.base import BuildDocument, Settings, safe_message
+from configurator.ui.base import BuildDocument, Settings, file_error_box, safe_message
 from configurator.ui.kiosk import demo_folder, open_demo_code
 from configurator.ui.shell.code_dialog import CodeDialog
 
@@ -52,6 +52,10 @@ class BuildFiles(QObject):
     def show_error(self, title: str, text: str) -> None:
         QMessageBox.critical(self.window, title, safe_message(text))
 
+    def show_file_error(self, title: str, exc: FileError, after: str = "Nothing changed.") -> None:
+        """A file that cannot be read: what and where in one line, the file once, the details behind a button."""
+        file_error_box(self.window, title, exc, after).exec()
+
     # ---- new / open ----
     def new_build(self) -> None:
         if not self.maybe_save():
@@ -73,7 +77,7 @@ class BuildFiles(QObject):
         try:
             self.doc.open(path)
         except FileError as exc:
-            self.show_error("Cannot open build", str(exc))
+            self.show_file_error("Cannot open build", exc, "The build you had open stays as it was.")
             return False
         except Exception as exc:  # the engine could not evaluate it: still a message, never a crash
             self.show_error("Cannot open build", f"{path}: the build cannot be evaluated ({exc})")
@@ -165,10 +169,10 @@ class BuildFiles(QObject):
             orphan.discard()
             return False
         try:
-            build = load_build(orphan.build_path, self.doc.catalog)
+            build = load_build(orphan.build_path, self.doc.catalog, keep_unknown=True)
             result = self.doc.prepare(build, orphan.base_dir)
         except FileError as exc:
-            self.show_error("Cannot restore", str(exc))
+            self.show_file_error("Cannot restore", exc)
             return False
         except Exception as exc:
             self.show_error("Cannot restore", f"the autosaved build cannot be evaluated ({exc})")

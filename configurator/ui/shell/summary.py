@@ -14,6 +14,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from configurator.engine.model.result import BuildResult
+from configurator.present.colours import STATUS_INK, STATUS_INK_DARK
 from configurator.present.host_words import nvme_line, ram_line, short_line
 from configurator.present.link_words import rate_words, short_rate_words
 from configurator.present.words import psu_room_label
@@ -71,6 +72,8 @@ class SummaryStrip(QWidget):
     def _colour(self, meaning: str) -> str:
         if meaning == "ok":
             return OK_COLOUR_DARK if self._dark else OK_COLOUR
+        if meaning == "unsized":
+            return (STATUS_INK_DARK if self._dark else STATUS_INK)["unknown"]
         return (SEVERITY_COLOUR_DARK if self._dark else SEVERITY_COLOUR)[meaning]
 
     def update_result(self, result: BuildResult, n_cards: int, n_bridges: int, card_w: float | None = None,
@@ -86,7 +89,10 @@ class SummaryStrip(QWidget):
             f"<b>Jobs</b> <span style='color:{self._colour('ok')}'>{counts['fits']} fit</span> · "
             f"<span style='color:{self._colour('warning')}'>{counts['tight']} tight</span> · "
             f"<span style='color:{self._colour('error')}'>{counts['does-not-fit']} don't fit</span>"
-        )
+            # a job the engine could not size (an empty slot, an unknown model) is counted too, as the verdict does
+            + (f" · <span style='color:{self._colour('unsized')}'>{counts['unknown']} not sized</span>"
+               if counts["unknown"] else "")
+        )  # fmt: skip
         self.links.setText(f"<b>Links</b> {short_rate_words(result.link_rates)}")
         self.links.setToolTip(f"Link rates: {rate_words(result.link_rates)} (View > Link rates)")
         if result.compute_rates == "estimated":
