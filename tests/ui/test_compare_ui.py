@@ -98,8 +98,8 @@ def _seed_b_dialog(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_seed_b_fp8_base_on_h100_against_bf16_on_rtx_pro_6000(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Issue 14, seed B: the 30B LoRA on an H100 SXM with an FP8 base against the RTX PRO 6000 Server with a BF16
-    base. The cells are the engine's rows; step times stay 'unknown' (a parameter count has no FLOPs)."""
-    from configurator.engine.compare import UNKNOWN, RecipeChoice, compare_recipes, with_recipe
+    base. The cells are the engine's rows; step times are lower bounds (a parameter count: attention left out)."""
+    from configurator.engine.compare import RecipeChoice, compare_recipes, with_recipe
 
     window, dialog = _seed_b_dialog(qtbot, tmp_path)
     fp8, bf16 = RecipeChoice("mixed-bf16", "fp8"), RecipeChoice("mixed-bf16", "bf16")
@@ -111,7 +111,7 @@ def test_seed_b_fp8_base_on_h100_against_bf16_on_rtx_pro_6000(qtbot, tmp_path: P
     got = [(dialog.cell(i, 1), dialog.cell(i, 2), dialog.cell(i, 3), dialog.cell(i, 4)) for i in range(len(expected))]
     assert got == [(r.what, r.left, r.right, r.delta) for r in expected]
     rows = {r.what: i for i, r in enumerate(expected)}
-    assert dialog.cell(rows["step time"], 2) == UNKNOWN == dialog.cell(rows["step time"], 4)
+    assert dialog.cell(rows["step time"], 2).startswith("≥ ") and dialog.cell(rows["step time"], 3).startswith("≥ ")
     assert "_compute_fp8_support" in dialog.cell(rows["support source"], 2)
     peak = [float(dialog.cell(rows["peak reserved"], col).split()[0]) for col in (2, 3)]
     assert peak[0] < peak[1]  # the FP8 base halves the 60 GB of BF16 weights
