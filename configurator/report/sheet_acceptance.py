@@ -16,7 +16,7 @@ from configurator.present.words import jobs_named
 from configurator.report.acceptance_text import kit_missing
 from configurator.report.sheet_tables import H2, html_table, source_text
 
-COLOUR = {"pass": "#2E7D32", "warn": "#EF6C00", "fail": "#C62828", "missing": "#757575"}
+COLOUR = {"pass": "#2E7D32", "warn": "#EF6C00", "fail": "#C62828", "missing": "#757575", "incomplete": "#757575"}
 
 
 def _num(v: float | None, fmt: str = "{:,.1f}") -> str:
@@ -155,7 +155,7 @@ def acceptance_section(
 
 def verify_html(report: VerifyReport, reference: str, date_text: str, seller: str) -> str:
     """The acceptance report: verdict, every figure, and the shop's sign-off lines."""
-    v = report.verdict
+    v = report.result  # "incomplete" when too little was measured: never a PASS on one figure of twenty
     by = f" · {escape(seller)}" if seller else ""  # no seller named: nothing, not the app's name
     out = [
         f"<h1 style='margin:0'>Acceptance report: {escape(report.build_name)}</h1>",
