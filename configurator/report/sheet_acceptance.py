@@ -163,6 +163,8 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         f"<p><b>Result: <span style='color:{COLOUR[v]}'>{v.upper()}</span></b> — {report.count('pass')} pass, "
         f"{report.count('warn')} warn, {report.count('fail')} fail, {report.count('missing')} not measured.</p>",
     ]
+    if report.not_accepted:  # nothing, or too little, measured, or a figure failed: said under the result, first
+        out.append(f"<p><b>{escape(report.not_accepted)}</b></p>")
     order = {"fail": 0, "warn": 1, "missing": 2, "pass": 3}
     rows = []
     for c in sorted(report.checks, key=lambda c: order[c.status]):
@@ -197,11 +199,10 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         out.append(
             "<p>Measured with " + escape(", ".join(f"{k} {val}" for k, val in report.versions.items())) + ".</p>"
         )
-    if report.not_accepted:  # nothing measured, or a figure failed: the customer signs a passing report only
-        out.append(f"<p><b>{escape(report.not_accepted)}</b></p>")
     if report.nothing_measured:  # no sign-off lines at all: nothing was burnt in
         return "\n".join(out)
     out.append(H2.format("Sign-off"))
+    # the customer signs a passing report only (report.not_accepted, said under the result)
     sign = [["Burn-in performed by (shop)", "", ""], ["Checked by", "", ""]]
     if report.not_accepted is None:
         sign.append(["Accepted by (customer)", "", ""])

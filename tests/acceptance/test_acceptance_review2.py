@@ -111,3 +111,13 @@ def test_acceptance_words_busbw_basis_band_and_assumptions(capsys: pytest.Captur
     assert assumptions.count("90% of 28 published runs") == 1
     assert "step time, 70B QLoRA: none of the runs is QLoRA as this job is" in assumptions
     assert "step time, 70B LoRA, FSDP over the bridge: none of the runs is timed with cuDNN attention" in assumptions
+
+
+def test_the_report_pdf_says_incomplete_under_its_result_and_asks_no_customer(tmp_path: Path, default_build) -> None:  # type: ignore[no-untyped-def]
+    from configurator.report.sheet_acceptance import verify_html
+
+    _build, _result, pred = default_build
+    (tmp_path / "wall-meter.txt").write_text("3800 W\n")
+    html = verify_html(verify(pred, collect([tmp_path / "wall-meter.txt"])), "GBC-X", "3 December 2026", "")
+    assert "INCOMPLETE</span>" in html and "Accepted by (customer)" not in html
+    assert html.index("Incomplete: 3 cards were never read") < html.index("Figures")
