@@ -359,8 +359,11 @@ def _parser() -> argparse.ArgumentParser:
     p_trace.add_argument("--no-cache", action="store_true", help="trace again even when a result is cached")
     p_trace.add_argument("--timeout", type=float, default=None, help="seconds per trace (default 600)")
     p_nccl = sub.add_parser("nccl-busbw", help="read an nccl-tests all_reduce_perf output; print its busbw")
-    p_nccl.add_argument("file", type=Path)
-    p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie")
+    p_nccl.add_argument("file", type=Path, help="the all_reduce_perf output, as it printed it")
+    p_nccl.add_argument("--link", choices=["pcie", "nvlink", "nvswitch"], default="pcie",
+                        help="the link the run went over (default: pcie); a busbw above what that link can carry "
+                             "is refused")  # fmt: skip
+    p_nccl.add_argument("--json", action="store_true", help="print the busbw and the calibration entry as JSON")
     p_pin = sub.add_parser("demo-pin", help="is the demo's stored PIN usable? --reset unlocks a locked demo")
     p_pin.add_argument("--reset", action="store_true",
                        help="remove the stored PIN (the shipped default then applies until staff set their own)")
@@ -368,18 +371,28 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _nccl_busbw(path: Path, link: str) -> int:
+def _nccl_busbw(path: Path, link: str, as_json: bool = False, link_given: bool = True) -> int:
     """Print an nccl-tests all_reduce_perf output's large-message busbw as a build's calibration entry."""
     # start-up time: the engine loads for nccl-busbw only
-    from configurator.engine.time.nccl import large_message_busbw
+    from configurator.engine.time.nccl import large_message_busbw, link_check
 
     try:
         busbw = large_message_busbw(read_text(path))
+        warning = link_check(link, busbw)  # 170.8 GB/s "over PCIe" is an NVLink run given the default link
     except ValueError as exc:  # the file named with the sentence (which names the line)
         raise FileError(str(path), [Problem("busbw", str(exc))]) from None
-    print(f"large-message all_reduce busbw: {busbw:.1f} GB/s\n"
+    source = shorten(path.name, 80)
+    if as_json:
+        entry = {"link": link, "busbw_gb_s": round(busbw, 1), "source": source}
+        print(json.dumps({"busbw_gb_s": busbw, "link": link, "link_given": link_given, "calibration": [entry],
+                          "warnings": [warning] if warning else []}, indent=2))  # fmt: skip
+        return 0
+    said = "" if link_given else " (the default: give --link for another link)"
+    print(f"large-message all_reduce busbw: {busbw:.1f} GB/s over {link}{said}\n"
           f"add to the build's assumptions:\n  calibration: [{{link: {link}, busbw_gb_s: {busbw:.1f}, "
-          f"source: {json.dumps(shorten(path.name, 80))}}}]")  # fmt: skip
+          f"source: {json.dumps(source)}}}]")  # fmt: skip
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -468,7 +481,8 @@ def _command(parser: argparse.ArgumentParser, words: list[str]) -> int:
     if args.command == "open-code":
         return _open_code(args.code, args.print_only)
     if args.command == "nccl-busbw":
-        return _nccl_busbw(_user_path(args.file), args.link)
+        given = any(w == "--link" or w.startswith("--link=") for w in words)
+        return _nccl_busbw(_user_path(args.file), args.link, args.json, given)
     if args.command == "demo-pin":
         return _demo_pin(args.reset)
     if args.command == "trace":

@@ -7,18 +7,23 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from configurator.catalog.fileio import expand_path
 from configurator.catalog.loader import default_catalog
 
+if TYPE_CHECKING:
+    from configurator.engine.model.result import Check
+
 COMMANDS = ("acceptance", "verify", "burnin")
 
 # verify's exit status, for a shop's or CI's gate: only 0 accepts the machine. 3 is every command's internal error
-# (cli.py), so "nothing measured" takes 4.
-EXIT_FAILED, EXIT_NO_FILES, EXIT_NOTHING_MEASURED = 1, 2, 4
+# (cli.py), so "incomplete" takes 4. A build with errors exits 1, as size does: its figures cannot be met.
+EXIT_FAILED, EXIT_NO_FILES, EXIT_INCOMPLETE = 1, 2, 4
 VERIFY_EXIT_CODES = (
-    "exit status: 0 every measured figure passed (warnings allowed); 1 a figure failed; 2 no file could be read "
-    "as a result; 4 files were read but no figure was measured (not an acceptance)"
+    "exit status: 0 every measured figure passed (warnings allowed) and enough was measured; 1 a figure failed, "
+    "or the build has errors; 2 no file could be read as a result; 4 incomplete: files were read but a card was "
+    "never read by nvidia-smi or fewer than half of the figures were measured (not an acceptance)"
 )
 
 
@@ -82,13 +87,35 @@ def _stored(store: Path | None, digest: str) -> dict[str, list[str]]:
     return stored_lines(runs)
 
 
+def _refuse_errors(path: Path, errors: list[Check], as_json: bool) -> int:
+    """A build with errors gets no acceptance figures, kit or verdict: its targets cannot be met (a 154.5 GB job
+    on a 102.6 GB card, 2,100 W from a 2,000 W PSU). The errors listed, exit 1 as size exits."""
+    head = (
+        f"{path}: the build has {len(errors)} error{'s' if len(errors) != 1 else ''}; acceptance figures are set "
+        "only for a build that sizes without errors (configurator size lists them)"
+    )
+    if as_json:
+        listed = [{"line": None, "field": e.code, "message": e.message} for e in errors]
+        print(json.dumps({"error": {"kind": "build-errors", "message": head, "file": str(path), "problems": listed}},
+                         indent=2))  # fmt: skip
+    else:
+        print("error: " + "\n  ".join([head] + [f"ERROR {e.code}: {e.message}" for e in errors]), file=sys.stderr)
+    return EXIT_FAILED
+
+
 def run(args: argparse.Namespace) -> int:
     # start-up time: as _load (every command's parser loads this module)
     from configurator.engine.acceptance import collect, predict, verify
     from configurator.engine.acceptance.predict import build_digest
 
     path = expand_path(args.build)
+    if args.command == "verify":
+        for r in args.results:  # a mistyped path is bad input, said first (as every command says it), not a line
+            if not expand_path(r).exists():  # at the foot of twenty unmeasured figures
+                raise ValueError(f"{r}: file not found")
     build, result = _load(path)
+    if result.errors:
+        return _refuse_errors(path, result.errors, getattr(args, "json", False))
     catalog = default_catalog()
     store = expand_path(args.store_dir) if getattr(args, "store_dir", None) else None
     if args.command == "acceptance":
@@ -126,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
 
         pages = export_acceptance_pdf(expand_path(args.pdf), build, report, page=args.page, seller=args.seller)
         print(f"wrote {args.pdf}: {pages} page(s)", file=sys.stderr)
-    if not measurements.files:
+    if not measurements.files and not measurements.kit_report:  # the kit's folder was read: incomplete (4), not 2
         return EXIT_NO_FILES  # nothing readable: say so by the exit status too
     if report.verdict == "fail":
         return EXIT_FAILED
     # a machine nothing was measured on has not passed: a gate reading 0 would accept it
-    return EXIT_NOTHING_MEASURED if report.nothing_measured else 0
+    return EXIT_INCOMPLETE if report.result == "incomplete" else 0

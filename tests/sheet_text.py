@@ -11,7 +11,8 @@ PRICES = """\
 currency: EUR
 tax_rate: 0.19
 valid_days: 30
-parts: {h200-nvl: 31000, rtx-pro-6000-server: 8900.50, generic-server-8: 9800, nvlink-bridge-h200-nvl-2way: 650}
+parts: {h200-nvl: 31000, rtx-pro-6000-server: 8900.50, generic-server-8: 9800, nvlink-bridge-h200-nvl-2way: 650,
+        dimm-32gb: 160, nvme-1.92tb: 240}
 services: [{name: Assembly and burn-in, price: 450}]
 """
 CUSTOMER = "Jane Doe, Example Research GmbH"

@@ -8,6 +8,14 @@ from configurator.engine.acceptance.verify import VerifyReport
 from configurator.engine.model.labels import figure_band_words
 
 MARK = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "missing": "----"}
+# the wall line the kit writes while the meter file is still empty: dropped once verify has read a reading
+_KIT_WALL = "wall draw:"
+# what an nccl figure's basis means: a sheet of predictions printed "(measured)" before anything was measured
+BASIS_WORDS = {
+    "measured": "basis: typical busbw, published measurements",
+    "calibrated": "basis: your nccl-tests calibration",
+    "nominal": "basis: datasheet rate",
+}
 
 
 def _f(v: float | None, fmt: str = "{:,.2f}") -> str:
@@ -44,7 +52,7 @@ def render_prediction(p: AcceptancePrediction) -> str:
         for n in p.nccl:
             out.append(
                 f"  {n.name:44s} {n.link:5s} {n.expected_busbw_gb_s:7.1f} GB/s  pass >= {n.pass_min_gb_s:.1f}, "
-                f"warn >= {n.warn_min_gb_s:.1f} ({n.basis})"
+                f"warn >= {n.warn_min_gb_s:.1f} ({BASIS_WORDS.get(n.basis, n.basis)})"
             )
         out.append(f"  {p.nccl[0].tolerance}")  # the sentence opens with "tolerance from ..." itself
     if p.jobs:
@@ -78,12 +86,17 @@ def kit_missing(r: VerifyReport) -> list[str]:
     """The kit's own NOT MEASURED lines (its report.txt), each saying why and how to get it."""
     if not r.kit_report:
         return []
-    return [ln.removeprefix("NOT MEASURED: ") for ln in r.kit_report.splitlines() if ln.startswith("NOT MEASURED: ")]
+    wall_read = any(c.category == "wall" and c.status != "missing" for c in r.checks)
+    lines = [ln.removeprefix("NOT MEASURED: ") for ln in r.kit_report.splitlines() if ln.startswith("NOT MEASURED: ")]
+    return [ln for ln in lines if not (wall_read and ln.startswith(_KIT_WALL))]
 
 
 def render_verify(r: VerifyReport) -> str:
-    out = [
-        f"Verify: {r.build_name} (digest {r.build_digest}): {r.verdict.upper()}  "
+    out = []
+    if r.problems:  # a path that could not be read comes first, as every other command's error does
+        out += ["Files that could not be read:"] + [f"  {p}" for p in r.problems] + [""]
+    out += [
+        f"Verify: {r.build_name} (digest {r.build_digest}): {r.result.upper()}  "
         f"{r.count('pass')} pass, {r.count('warn')} warn, {r.count('fail')} fail, {r.count('missing')} not measured",
         "",
     ]
@@ -94,12 +107,10 @@ def render_verify(r: VerifyReport) -> str:
         if c.measured is not None:
             line += f", measured {c.measured}"
         if c.difference:
-            line += f" ({c.difference})"
+            line += f", difference {c.difference}"
         out.append(line)
         if c.cause and c.status != "pass":
             out.append(f"      likely cause: {c.cause}")
-    if r.problems:
-        out += ["", "Files that could not be read:"] + [f"  {p}" for p in r.problems]
     missing = kit_missing(r)
     if missing:
         out += ["", "The burn-in kit could not measure:"] + [f"  {line}" for line in missing]

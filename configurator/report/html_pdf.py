@@ -11,11 +11,19 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPdfWriter, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPdfWriter, QPen, QTextDocument
 
 from configurator.catalog.fileio import atomic_replace, pdf_problem
-from configurator.report.pagination import keep_together
-from configurator.report.pdf import MARGIN_MM, draw_footer, ensure_app, page_document, page_layout, paint_pages
+from configurator.report.pagination import first_split_row, keep_together, split_tables
+from configurator.report.pdf import (
+    MARGIN_MM,
+    MAX_ROW_SPLITS,
+    draw_footer,
+    ensure_app,
+    page_document,
+    page_layout,
+    paint_pages,
+)
 
 STYLE = "h1 {font-size: 16pt} h2 {font-size: 12pt} h3 {font-size: 10pt} td {font-size: 7pt} th {font-size: 7pt}"
 # the build sheet's margins (pdf.MARGIN_MM); a title line and a page-number line of their own
@@ -46,12 +54,38 @@ def _paint(writer: QPdfWriter, html: str, style: str, title: str) -> int:
     dpi = writer.logicalDpiX()
     mm = dpi / 25.4
     full = writer.pageLayout().fullRectPixels(dpi)
-    doc, body = page_document(writer, style, HEADER_MM, FOOTER_MM)
-    doc.setHtml(html)
-    doc.documentLayout().documentSize()
-    keep_together(doc)  # no paragraph split across pages, no heading alone at a page's foot
+    doc, body = laid_out(writer, html, style)
     return paint_pages(writer, doc, body, lambda painter, page, pages: _header_footer(
         painter, full.width(), full.height(), mm, title, page, pages))
+
+
+def laid_out(writer: QPdfWriter, html: str, style: str = STYLE) -> tuple[QTextDocument, QRectF]:
+    """``html`` laid out on ``writer``'s pages, paragraphs and table rows kept whole; and its text area."""
+    doc, body = page_document(writer, style, HEADER_MM, FOOTER_MM)
+    # Lay out, keep paragraphs whole (keep_together), then cut a table before the first row Qt splits across a page
+    # ("HGX H100 /" at a page's foot, "7g.80gb" alone on the next): the rest of the table starts the next page with
+    # its header again. Each cut moves only what follows it, so the layout runs again, a few times at most.
+    breaks: dict[int, set[int]] = {}
+    for _ in range(MAX_ROW_SPLITS + 1):
+        cut, parts = split_tables(html, breaks)
+        doc.setHtml(cut)
+        doc.documentLayout().documentSize()
+        keep_together(doc)  # no paragraph split across pages, no heading alone at a page's foot
+        split = first_split_row(doc)
+        if split is None or split[0] >= len(parts):
+            break
+        table, first_row = parts[split[0]]
+        row = first_row + split[1] - 1  # Qt's row 0 is the header
+        asked = breaks.setdefault(table, set())
+        if row <= first_row:  # the part's first row splits: the part starts a new page, unless it already did
+            if first_row in asked or (first_row == 0 and 0 in asked):
+                break  # taller than a page's room: nothing to gain
+            asked.add(first_row)
+            continue
+        if row in asked:
+            break
+        asked.add(row)
+    return doc, body
 
 
 def _header_footer(painter: QPainter, width: float, height: float, mm: float, title: str, page: int,

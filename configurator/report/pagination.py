@@ -3,6 +3,8 @@ page (:func:`keep_together`) and the first table row Qt splits across a page (:f
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtGui import (
     QTextBlock,
     QTextBlockFormat,
@@ -13,6 +15,10 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
+_TABLE = re.compile(r"<table\b[^>]*>.*?</table>", re.S | re.I)
+_ROW = re.compile(r"<tr\b.*?</tr>", re.S | re.I)
+_OPEN = re.compile(r"<table\b[^>]*>", re.I)
+_STYLE = re.compile(r"style=(['\"])", re.I)
 KEEP_ROWS = 3  # a table's header row and at least this many rows stay on the page that starts it
 
 
@@ -157,3 +163,54 @@ def first_split_row(doc: QTextDocument) -> tuple[int, int] | None:
         if row > 0 and int(top // page_h) != int(max(top, bottom - 1) // page_h) and bottom - top < 0.5 * page_h:
             return t, row
     return None
+
+
+def split_tables(html: str, breaks: dict[int, set[int]]) -> tuple[str, list[tuple[int, int]]]:
+    """``html`` with its n-th table cut before the data rows ``breaks[n]`` names, each later part a table of its own
+    that starts a new page with the header row again (0 in ``breaks[n]``: the whole table starts a new page); and,
+    for each table Qt will lay out, in order, (the source table's number, its first data row). A row
+    :func:`first_split_row` finds maps back through that list. Tables are not nested (the plan and acceptance
+    reports' are not); a table's first row is its header."""
+    parts: list[tuple[int, int]] = []
+    count = [0]
+
+    def cut(m: re.Match[str]) -> str:
+        n = count[0]
+        count[0] += 1
+        table = m.group(0)
+        found = list(_ROW.finditer(table))
+        rows = [r.group(0) for r in found]
+        asked = breaks.get(n, set())
+        opening = _OPEN.match(table)
+        if opening is None or len(rows) < 2 or not asked:
+            parts.append((n, 0))
+            return _new_page(table) if 0 in asked else table
+        head, data = rows[0], rows[1:]
+        cuts = sorted(b for b in asked if 0 < b < len(data))
+        out = []
+        for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(data)], strict=True)):
+            parts.append((n, a))
+            if i == 0:  # the first part keeps what the source wrote around its rows (thead, tbody)
+                first = table[: found[1 + cuts[0]].start() if cuts else len(table)]
+                close = ("</tbody></table>" if "<tbody" in table.lower() else "</table>") if cuts else ""
+                piece = first + close
+                out.append(_new_page(piece) if 0 in asked else piece)
+            else:
+                wrap = ("<thead>", "</thead><tbody>", "</tbody>") if "<thead" in table.lower() else ("", "", "")
+                piece = f"{opening.group(0)}{wrap[0]}{head}{wrap[1]}{''.join(data[a:b])}{wrap[2]}</table>"
+                out.append(_new_page(piece))
+        return "".join(out)
+
+    return _TABLE.sub(cut, html), parts
+
+
+def _new_page(table: str) -> str:
+    """``table`` with page-break-before:always in its opening tag's style."""
+    opening = _OPEN.match(table)
+    assert opening is not None
+    tag = opening.group(0)
+    if _STYLE.search(tag):
+        tag = _STYLE.sub(lambda q: f"style={q.group(1)}page-break-before:always;", tag, count=1)
+    else:
+        tag = tag[:-1] + " style='page-break-before:always'>"
+    return tag + table[opening.end() :]

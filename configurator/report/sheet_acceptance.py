@@ -16,7 +16,7 @@ from configurator.present.words import jobs_named
 from configurator.report.acceptance_text import kit_missing
 from configurator.report.sheet_tables import H2, html_table, source_text
 
-COLOUR = {"pass": "#2E7D32", "warn": "#EF6C00", "fail": "#C62828", "missing": "#757575"}
+COLOUR = {"pass": "#2E7D32", "warn": "#EF6C00", "fail": "#C62828", "missing": "#757575", "incomplete": "#757575"}
 
 
 def _num(v: float | None, fmt: str = "{:,.1f}") -> str:
@@ -155,7 +155,7 @@ def acceptance_section(
 
 def verify_html(report: VerifyReport, reference: str, date_text: str, seller: str) -> str:
     """The acceptance report: verdict, every figure, and the shop's sign-off lines."""
-    v = report.verdict
+    v = report.result  # "incomplete" when too little was measured: never a PASS on one figure of twenty
     by = f" · {escape(seller)}" if seller else ""  # no seller named: nothing, not the app's name
     out = [
         f"<h1 style='margin:0'>Acceptance report: {escape(report.build_name)}</h1>",
@@ -163,6 +163,8 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         f"<p><b>Result: <span style='color:{COLOUR[v]}'>{v.upper()}</span></b> — {report.count('pass')} pass, "
         f"{report.count('warn')} warn, {report.count('fail')} fail, {report.count('missing')} not measured.</p>",
     ]
+    if report.not_accepted:  # nothing, or too little, measured, or a figure failed: said under the result, first
+        out.append(f"<p><b>{escape(report.not_accepted)}</b></p>")
     order = {"fail": 0, "warn": 1, "missing": 2, "pass": 3}
     rows = []
     for c in sorted(report.checks, key=lambda c: order[c.status]):
@@ -197,11 +199,10 @@ def verify_html(report: VerifyReport, reference: str, date_text: str, seller: st
         out.append(
             "<p>Measured with " + escape(", ".join(f"{k} {val}" for k, val in report.versions.items())) + ".</p>"
         )
-    if report.not_accepted:  # nothing measured, or a figure failed: the customer signs a passing report only
-        out.append(f"<p><b>{escape(report.not_accepted)}</b></p>")
     if report.nothing_measured:  # no sign-off lines at all: nothing was burnt in
         return "\n".join(out)
     out.append(H2.format("Sign-off"))
+    # the customer signs a passing report only (report.not_accepted, said under the result)
     sign = [["Burn-in performed by (shop)", "", ""], ["Checked by", "", ""]]
     if report.not_accepted is None:
         sign.append(["Accepted by (customer)", "", ""])

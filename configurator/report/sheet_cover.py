@@ -69,6 +69,11 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
     out.append(f"<p>{escape(verdict.sentence[:1].upper() + verdict.sentence[1:])}. A job that <i>fits</i> leaves "
                "the safety margin free on every card it uses; <i>tight</i> means it fits only inside the estimate's "
                "uncertainty; <i>does not fit</i> means a card runs out of memory.</p>")  # fmt: skip
+    errors = result.errors
+    if errors:  # on the cover, not only in the appendix's Checks: what the memory verdict above does not say
+        out.append(f"<p style='color:#C62828'><b>{plural(len(errors), 'build error')}: this build cannot be built or "
+                   "run as specified.</b></p><ul>" + "".join(f"<li>{escape(e.message)}</li>" for e in errors)
+                   + "</ul>")  # fmt: skip
     rows = []
     for job, spec in zip(result.jobs, build.jobs, strict=False):
         v = job_verdict(job)  # against a colocated vLLM's rest where one shares the cards
@@ -89,6 +94,15 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
         parts.append(plural(len(build.bridges), "NVLink bridge"))
     out.append(f"<p><b>In this build:</b> {'; '.join(parts)}.</p>")
     out.append(H2.format("Acceptance"))
+    # nobody is asked to sign for a build with errors or a total that leaves parts out (review2 cli 17)
+    why_not = [plural(len(errors), "build error") + " remain"] if errors else []
+    if bom is not None and not bom.complete:
+        why_not.append("the price is incomplete (" + ", ".join(bom.unpriced) + " unpriced)")
+    if why_not:
+        out.append(f"<p style='color:#C62828'><b>NOT A QUOTE, not for signature:</b> {escape('; '.join(why_not))}. "
+                   f"Fix {'them' if len(why_not) > 1 else 'it'} and print the sheet again to offer it for "
+                   f"acceptance. Reference {reference}.</p>")  # fmt: skip
+        return out
     price = (" at the price above" if bom is not None else "")
     priced = "" if bom is not None else " The price is quoted separately."
     out.append(f"<p>By signing, the customer accepts this build{price}, as described on the following pages; the "

@@ -53,6 +53,11 @@ def test_dialog_with_unreadable_files_says_so(qtbot, tmp_path: Path) -> None:  #
     with qtbot.waitSignal(dialog.verified, timeout=30000):
         dialog.load([bad, tmp_path / "missing.txt"])
     text = dialog.summary.text()
-    assert "Could not read" in text and "No result file was recognised" in text
+    assert "No result file was recognised" in text
+    # one bullet per file, by name; the paths and what was wrong in the tooltip (review2 gui 18)
+    listed = dialog.unreadable.text()
+    assert dialog.unreadable.isVisibleTo(dialog) and "Could not read 2 files" in listed
+    assert "<li>topo.txt</li>" in listed and "<li>missing.txt</li>" in listed and str(tmp_path) not in listed
+    assert str(bad) in dialog.unreadable.toolTip()
     assert not dialog.store_button.isEnabled()
     dialog.close()

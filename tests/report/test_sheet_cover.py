@@ -7,6 +7,7 @@ import datetime as dt
 import re
 import shutil
 import subprocess
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,26 @@ def test_the_total_points_to_the_bill_of_materials_not_a_page() -> None:
     catalog = default_catalog()
     html = _html(prices=parse_price_list(PRICES, "prices.yaml", set(catalog.cards) | set(catalog.chassis)))
     assert "its lines are in the bill of materials after the parts list" in html and "next page" not in html
+
+
+def test_no_signature_at_an_incomplete_price_or_with_build_errors() -> None:
+    """review2 cli 17: "By signing, the customer accepts this build at the price above" under a total that left parts
+    unpriced, and under a build whose errors (PSU overload, passive card in a tower, mixed bridge) only the appendix
+    named. Now: NOT A QUOTE, no signature lines, and the errors on the cover."""
+    from configurator.catalog.prices import parse_price_list
+
+    catalog = default_catalog()
+    partial = "currency: EUR\ntax_rate: 0.19\nparts: {h200-nvl: 31000, rtx-pro-6000-server: 8000}\n"
+    prices = parse_price_list(partial, "prices.yaml", set(catalog.cards) | set(catalog.chassis))
+    html = _html(prices=prices)
+    assert "Incomplete: no price for" in html and "accepts this build" not in html and "Signature:" not in html
+    assert "NOT A QUOTE, not for signature:</b> the price is incomplete (" in html
+
+    build = load_build(ROOT / "resources" / "builds" / "mixed-with-errors.yaml")
+    result = evaluate(build)
+    html = build_html(build, result, catalog, SheetOptions(page="a4", date=dt.date(2026, 12, 3)))
+    cover = html.split("NOT A QUOTE")[0]  # the cover ends with the acceptance section
+    assert "4 build errors: this build cannot be built or run as specified." in cover
+    for error in result.errors:
+        assert escape(error.message) in cover
+    assert "4 build errors remain" in html and "accepts this build" not in html and "Signature:" not in html

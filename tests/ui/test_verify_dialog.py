@@ -138,7 +138,8 @@ def test_a_folder_is_read_with_progress_then_the_verdict(window, qtbot, gate, fo
     assert dialog.report is report and report.verdict == "fail"
     text = dialog.summary.text()
     assert text.startswith("<b style=") and "FAIL" in text and f"from {len(report.files)} file(s)" in text
-    assert f"Could not read: {folder / BAD}: " in text and "peak_allocated_gb" in text  # the bad file, its problem
+    # the bad file by name, its path and problem in the tooltip
+    assert f"<li>{BAD}</li>" in dialog.unreadable.text() and "peak_allocated_gb" in dialog.unreadable.toolTip()
     assert "Not ready for acceptance" in text  # a failed figure: nobody is asked to accept the machine
     rows = [(dialog.table.item(r, 0).text(), dialog.table.item(r, 1).text()) for r in range(dialog.table.rowCount())]
     assert ("FAIL", "GPU5 PCIe link") in rows
@@ -174,7 +175,7 @@ def test_cancel_gives_the_dialog_back_and_stops_the_read(window, qtbot, gate, co
     with qtbot.waitSignal(dialog.verified, timeout=30000) as verified:
         dialog.load([folder / BAD, folder / "topo.txt"])
     assert dialog.report is verified.args[0] and dialog.report is not first
-    assert str(folder / "topo.txt") in dialog.report.files and "Could not read" in dialog.summary.text()
+    assert str(folder / "topo.txt") in dialog.report.files and "Could not read" in dialog.unreadable.text()
     dialog.close()
 
 
@@ -267,7 +268,8 @@ def test_files_that_do_not_parse_are_named_with_their_problem(window, qtbot, fol
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", lambda *a, **k: (picked, ""))
     with qtbot.waitSignal(dialog.verified, timeout=30000):
         dialog.files_button.click()
-    text = dialog.summary.text()
+    text = dialog.unreadable.toolTip()  # the names listed, each path with its problem in the tooltip
+    assert f"<li>{BAD}</li>" in dialog.unreadable.text() and f"<li>{broken.name}</li>" in dialog.unreadable.text()
     assert f"{folder / BAD}: " in text and "peak_allocated_gb" in text
     assert f"{broken}: nccl-tests all_reduce_perf: no all_reduce_perf rows" in text
     assert dialog.report is not None and str(folder / "topo.txt") in dialog.report.files
@@ -302,3 +304,18 @@ def test_a_bug_while_verifying_is_a_message_not_an_exception(window, qtbot, fold
     with qtbot.waitSignal(dialog.verified, timeout=30000):  # and the next load works
         dialog.load([folder])
     assert "FAIL" in dialog.summary.text()
+
+
+def test_before_any_result_the_dialog_says_what_to_open(window, qtbot, folder) -> None:  # type: ignore[no-untyped-def]
+    """review2 gui 18: an empty grey table with headers and no guidance; now a line saying what to open, until a
+    report fills the table. No unreadable file: no 'Could not read' list."""
+    from configurator.ui.shell.verify_dialog import PLACEHOLDER
+
+    dialog = open_dialog(window)
+    assert dialog.table_stack.currentWidget() is dialog.placeholder and dialog.placeholder.text() == PLACEHOLDER
+    assert dialog.placeholder.isVisible() and not dialog.table.isVisible()
+    with qtbot.waitSignal(dialog.verified, timeout=30000):
+        dialog.load([RESULTS])
+    assert dialog.table_stack.currentWidget() is dialog.table and dialog.table.rowCount() > 0
+    assert not dialog.unreadable.isVisibleTo(dialog)
+    dialog.close()

@@ -7,13 +7,16 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, computed_field
 
 from configurator.engine.acceptance.collect import Measurements
 from configurator.engine.acceptance.parse import LspciDevice, SmiGpu
 from configurator.engine.acceptance.predict import AcceptancePrediction
 
 Status = Literal["pass", "warn", "fail", "missing"]
+# The report's overall result: "incomplete" when too little was measured to accept the machine (see
+# VerifyReport.incomplete), whatever the measured figures say; a failed figure is "fail" all the same.
+Result = Literal["pass", "warn", "fail", "incomplete"]
 
 RANK: dict[str, int] = {"pass": 0, "missing": 1, "warn": 2, "fail": 3}
 STATUSES: tuple[Status, ...] = ("pass", "missing", "warn", "fail")
@@ -34,6 +37,17 @@ NOTHING_MEASURED = (
 FAILED_NOT_ACCEPTED = (
     "Not ready for acceptance: at least one figure failed. Fix its cause, run the burn-in kit again and verify "
     "the new results; the customer signs a report that passes."
+)
+
+
+# A result is an acceptance only when the cards themselves were read (nvidia-smi: name, memory, power limit: the
+# machine holds what was sold) and at least half of the figures were measured: one wall reading among 20 unmeasured
+# figures passed as "PASS" (review2 cli finding 5). The half is a plain majority, not a fitted threshold.
+REQUIRED_CATEGORY = "identity"
+MEASURED_SHARE_MIN = 0.5
+INCOMPLETE = (
+    "Incomplete: {why}. This report accepts nothing yet: run the burn-in kit with the missing tools (its "
+    "report.txt says which) and verify the new results."
 )
 
 
@@ -77,12 +91,41 @@ class VerifyReport(BaseModel):
         return all(c.status == "missing" for c in self.checks)
 
     @property
+    def incomplete(self) -> str | None:
+        """Why too little was measured to accept the machine, or None: a card whose identity (nvidia-smi) was
+        never read, or fewer than MEASURED_SHARE_MIN of the figures measured."""
+        if not self.checks:
+            return None
+        measured = len(self.checks) - self.count("missing")
+        unread = [c.figure for c in self.checks if c.category == REQUIRED_CATEGORY and c.status == "missing"]
+        if unread:
+            cards = "card was" if len(unread) == 1 else "cards were"
+            return f"{len(unread)} {cards} never read by nvidia-smi ({', '.join(unread)})"
+        if measured < MEASURED_SHARE_MIN * len(self.checks):
+            return f"only {measured} of {len(self.checks)} figures were measured"
+        return None
+
+    @computed_field  # type: ignore[prop-decorator]  # in --json too: a script reads the same result as the text
+    @property
+    def result(self) -> Result:
+        """The overall result: "fail" when a measured figure failed, else "incomplete" when too little was
+        measured (:attr:`incomplete`), else the worst measured status (pass or warn)."""
+        if self.verdict == "fail":
+            return "fail"
+        if self.nothing_measured or self.incomplete:
+            return "incomplete"
+        return "warn" if self.verdict == "warn" else "pass"
+
+    @property
     def not_accepted(self) -> str | None:
-        """Why this report is no acceptance of the machine (NOTHING_MEASURED, FAILED_NOT_ACCEPTED), or None: the
-        one rule the text, the PDF's sign-off and the dialog follow."""
+        """Why this report is no acceptance of the machine (NOTHING_MEASURED, FAILED_NOT_ACCEPTED, INCOMPLETE), or
+        None: the one rule the text, the PDF's sign-off and the dialog follow."""
         if self.nothing_measured:
             return NOTHING_MEASURED
-        return FAILED_NOT_ACCEPTED if self.verdict == "fail" else None
+        if self.verdict == "fail":
+            return FAILED_NOT_ACCEPTED
+        why = self.incomplete
+        return INCOMPLETE.format(why=why) if why else None
 
     @property
     def verdict(self) -> Status:
@@ -108,8 +151,10 @@ def same_card(expected: str, measured: str) -> bool:
     return bool(m) and (e == m or e.startswith(m) or m.startswith(e))  # nvidia-smi may truncate long names
 
 
-def pct(measured: float, expected: float) -> str:
-    return f"{measured - expected:+,.1f} ({(measured / expected - 1) * 100:+.0f} %)" if expected else f"{measured:,.1f}"
+def pct(measured: float, expected: float, unit: str, decimals: int = 1) -> str:
+    """The difference from the prediction in the figure's unit and in per cent: '-3,121 W (-79 %)'."""
+    amount = f"{measured - expected:+,.{decimals}f} {unit}"
+    return f"{amount} ({(measured / expected - 1) * 100:+.0f} %)" if expected else amount
 
 
 class Findings:

@@ -40,6 +40,11 @@ STEP_TIME_SOURCE = "assumption: ±30 % (no published run validates the utilisati
 # budget is wrong (more than the platform allowance), not noise. Below it is expected (cards rarely sit at
 # the limit in training).
 WALL_OVER_TOLERANCE = 0.10
+# A reading below this share of the predicted draw is no reading under load: a card idles at a small share of its
+# power limit (nvidia-smi shows tens of watts on a 300-600 W card), so half the predicted draw or less means the
+# load had stopped or not started when the meter was read, or the meter reads one of several PSU feeds. Warned,
+# never passed. ASSUMPTION: half, the midpoint between an idle machine and the predicted draw.
+WALL_UNDER_FRACTION = 0.5
 
 # Each GPU's sustained BF16 GEMM rate (the kit's gemm_probe.py: torch.matmul 8192 x 8192 x 8192, 10 s after a 2 s
 # warm-up) against the card's dense BF16 peak x its architecture's large-GEMM fraction (specs/efficiency.yaml

@@ -78,7 +78,7 @@ class ComputeChecks:
             status=status,
             expected=expected,
             measured=measured,
-            difference=pct(got, e.gemm_tflops),
+            difference=pct(got, e.gemm_tflops, "TFLOP/s", 0),
             cause=cause,
             value=got,
             **common,

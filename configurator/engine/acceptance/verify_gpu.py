@@ -99,7 +99,7 @@ class GpuChecks:
                 status="pass" if ok else ("warn" if mig_on else "fail"),
                 expected=f"{e.memory_total_mib:,.0f} MiB",
                 measured=f"{g.memory_total_mib:,.0f} MiB",
-                difference=pct(g.memory_total_mib, e.memory_total_mib),
+                difference=pct(g.memory_total_mib, e.memory_total_mib, "MiB", 0),
                 cause=None
                 if ok
                 else (
@@ -121,7 +121,7 @@ class GpuChecks:
                 status="fail" if capped else ("warn" if low else "pass"),
                 expected=f"{e.power_limit_w:,.0f} W",
                 measured=f"{g.power_limit_w:,.0f} W",
-                difference=pct(g.power_limit_w, e.power_limit_w),
+                difference=pct(g.power_limit_w, e.power_limit_w, "W", 0),
                 cause=(
                     "a lower-power card: its maximum limit is below the build's"
                     if capped
@@ -178,7 +178,9 @@ class GpuChecks:
                     figure=f"GPU{e.index} PCIe link",
                     status="pass",
                     expected=expected,
-                    measured=f"{measured}, max Gen{gen_max}",
+                    # lspci's "(downgraded)" beside a PASS read as a fault (review2 cli 18): say why it reads lower
+                    measured=f"Gen{gen_now or '?'} x{width or '?'} now (idle power saving), capable Gen{gen_max} "
+                    f"x{width or '?'}",
                     cause="reads lower at idle (power saving); nvidia-smi's pcie.link.gen.max is as planned",
                     value=float(width or 0),
                     **common,

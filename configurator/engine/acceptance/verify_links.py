@@ -141,7 +141,7 @@ class LinkChecks:
             status=status,
             expected=expected,
             measured=f"{bw:.1f} GB/s",
-            difference=pct(bw, e.expected_busbw_gb_s),
+            difference=pct(bw, e.expected_busbw_gb_s, "GB/s"),
             cause=cause,
             value=bw,
             source=e.source,

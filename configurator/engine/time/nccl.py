@@ -22,7 +22,33 @@ _NUMBER = re.compile(r"(?:\d{1,20}(?:\.\d{0,20})?|inf|nan|N/A)")
 _ROW = re.compile(r"^\s*(\d{1,20})\s+(\d{1,20})\s+(\w+)\s+(\w+)\s+(-?\d{1,20})\s+(\S{1,40})\s+(\S{1,40})"
                   r"\s+(\S{1,40})(?:\s|$)")  # fmt: skip
 
-LARGE_MESSAGE_BYTES = 64 * 2**20  # NCCL reaches its plateau above tens of MB (nccl-tests PERFORMANCE.md)
+LARGE_MESSAGE_BYTES = 64 * 2**20
+# The fastest one direction of a link can carry, GB/s: a ring all_reduce's busbw cannot exceed it (nccl-tests
+# PERFORMANCE.md: busbw is comparable to the hardware's peak bandwidth, per direction). PCIe x16: 32 GT/s (Gen5) and
+# 64 GT/s (Gen6) per lane x 16 lanes / 8 bits, 128b/130b and FLIT encodings left out: 64 and 128 GB/s (PCI-SIG PCIe
+# 5.0 / 6.0 base specification rates). NVLink: 900 GB/s per GPU per direction, NVLink 5 (B200: 1.8 TB/s both
+# directions, https://www.nvidia.com/en-us/data-center/dgx-b200/), the fastest in the catalog's generations.
+PCIE_GEN5_X16_GB_S = 64.0
+LINK_CEILING_GB_S = {"pcie": 128.0, "nvlink": 900.0, "nvswitch": 900.0}
+LINK_CEILING_WORDS = {
+    "pcie": "PCIe Gen6 x16 carries 128 GB/s per direction (Gen5 x16: 64)",
+    "nvlink": "NVLink 5 carries 900 GB/s per GPU per direction",
+    "nvswitch": "NVLink 5 through NVSwitch carries 900 GB/s per GPU per direction",
+}
+
+
+def link_check(link: str, busbw: float) -> str | None:
+    """A warning for a busbw above what ``link`` usually carries (PCIe above Gen5 x16: only a Gen6 link does), or
+    None. ValueError above what the link can physically carry: another link's figure (an NVLink run given as PCIe)."""
+    if busbw > LINK_CEILING_GB_S[link]:
+        others = " or ".join(f"--link {k}" for k in LINK_CEILING_GB_S if k != link and busbw <= LINK_CEILING_GB_S[k])
+        hint = f"; if the run went over another link, give {others}" if others else ""
+        raise ValueError(f"{busbw:.1f} GB/s is more than a {link} link can carry ({LINK_CEILING_WORDS[link]}): "
+                         f"not a {link} figure{hint}")  # fmt: skip
+    if link == "pcie" and busbw > PCIE_GEN5_X16_GB_S:
+        return (f"{busbw:.1f} GB/s is above PCIe Gen5 x16's {PCIE_GEN5_X16_GB_S:.0f} GB/s per direction: only a Gen6 "
+                "x16 link carries it; check that the run went over PCIe (nvidia-smi topo -m shows NV# for NVLink)")
+    return None  # NCCL reaches its plateau above tens of MB (nccl-tests PERFORMANCE.md)
 
 
 def _usable(busbw: float) -> bool:

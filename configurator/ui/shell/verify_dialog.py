@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -55,10 +56,21 @@ from configurator.ui.charts import HeadroomChart
 from configurator.ui.chassis import ChassisView
 from configurator.ui.shell.files import data_folder  # where measured runs are kept (tests patch it here)
 
-COLOUR = {"pass": OK_COLOUR, "warn": SEVERITY_COLOUR["warning"], "fail": SEVERITY_COLOUR["error"], "missing": "#757575"}
+COLOUR = {"pass": OK_COLOUR, "warn": SEVERITY_COLOUR["warning"], "fail": SEVERITY_COLOUR["error"], "missing": "#757575",
+          "incomplete": "#757575"}  # fmt: skip
 COLUMNS = ["Result", "Figure", "Expected", "Measured", "Difference", "Likely cause"]
 WIDTHS = {1: 220, 2: 160, 3: 140, 4: 100}  # pixels at most, per column but the first and the last
 ORDER = {"fail": 0, "warn": 1, "missing": 2, "pass": 3}
+PLACEHOLDER = (
+    "No results yet. Open the burn-in kit's results folder (Open results folder…) to compare the machine's measured "
+    "figures with this build's predictions, one row per figure."
+)
+
+
+def unreadable_names(problems: list[str]) -> list[str]:
+    """The file name of each problem line (the engine writes each as 'PATH: what is wrong'), once each, in order."""
+    names = [Path(p.split(": ", 1)[0]).name or p for p in problems]
+    return list(dict.fromkeys(names))
 
 
 class VerifiedWindow(Protocol):
@@ -103,6 +115,12 @@ class VerifyDialog(QDialog):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
+        # the files that could not be read: one bullet per file, by name; the paths and problems in the tooltip
+        self.unreadable = QLabel()
+        self.unreadable.setWordWrap(True)
+        self.unreadable.setTextFormat(Qt.TextFormat.RichText)
+        self.unreadable.setVisible(False)
+        layout.addWidget(self.unreadable)
         progress_row = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setAccessibleName("Reading result files")
@@ -128,7 +146,15 @@ class VerifyDialog(QDialog):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(True)
         self.table.setAccessibleName("Verify results")
-        layout.addWidget(self.table, 1)
+        # before any result: what to do, in place of an empty grey table
+        self.placeholder = QLabel(PLACEHOLDER)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setMargin(24)
+        self.table_stack = QStackedWidget()
+        self.table_stack.addWidget(self.placeholder)
+        self.table_stack.addWidget(self.table)
+        layout.addWidget(self.table_stack, 1)
         row = QHBoxLayout()
         self.folder_button = QPushButton("Open results &folder…")
         self.files_button = QPushButton("Open result &files…")
@@ -230,14 +256,21 @@ class VerifyDialog(QDialog):
         self._say("Could not verify these results", message)
 
     def _show(self, report: VerifyReport) -> None:
-        v = report.verdict
+        v = report.result  # the engine's overall result: "incomplete" when too little was measured
         text = (
             f"<b style='color:{COLOUR[v]}'>{v.upper()}</b> — {report.count('pass')} pass, {report.count('warn')} "
             f"warn, {report.count('fail')} fail, {report.count('missing')} not measured, from "
             f"{len(report.files)} file(s)."
         )
-        if report.problems:
-            text += "<br>Could not read: " + "; ".join(html.escape(p[:160]) for p in report.problems[:5])
+        names = unreadable_names(report.problems)
+        if names:
+            more = f"<li>… and {len(names) - 5} more</li>" if len(names) > 5 else ""
+            self.unreadable.setText(
+                f"<b>Could not read {len(names)} file{'s' if len(names) != 1 else ''}</b> (hover for why):<ul "
+                "style='margin:0'>" + "".join(f"<li>{html.escape(n)}</li>" for n in names[:5]) + more + "</ul>"
+            )
+            self.unreadable.setToolTip(plain_tooltip("\n".join(report.problems)))
+        self.unreadable.setVisible(bool(names))
         if not report.files:
             text += "<br>No result file was recognised: give the kit's results folder or the tools' outputs."
         elif report.not_accepted:
@@ -251,6 +284,7 @@ class VerifyDialog(QDialog):
         self._shown = text
         checks = sorted(report.checks, key=lambda c: ORDER[c.status])
         self.table.setRowCount(len(checks))
+        self.table_stack.setCurrentWidget(self.table)
         for r, c in enumerate(checks):
             cells = [
                 c.status.upper(),
