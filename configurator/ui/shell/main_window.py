@@ -11,7 +11,16 @@ from functools import partial
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox, QVBoxLayout
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDockWidget,
+    QMainWindow,
+    QMessageBox,
+    QTabBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
@@ -178,6 +187,16 @@ class MainWindow(QMainWindow):
             self.jobs_dock.raise_()
             self.view.set_job(name)
 
+    def show_cards(self) -> None:
+        """View › Cards palette (Ctrl+1): the Cards tab in front, the focus in its filter."""
+        self.cards_dock.raise_()
+        self.card_palette.filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def show_jobs(self) -> None:
+        """View › Jobs (Ctrl+2): the Jobs tab in front, the focus in its job list (Tab goes on into the form)."""
+        self.jobs_dock.raise_()
+        self.jobs_panel.job_list.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
     def _traced(self, name: str) -> None:
         self.statusBar().showMessage(f"Traced {name}: the figure is in the Jobs tab and the bar's tooltip", 8000)
 
@@ -275,9 +294,17 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes(list(layout.first_split(sum(self.splitter.sizes()), tabs)))
         self.fit_checks()  # again at the dock's width: a check's wrapped lines are known only now
 
+    def tab_regions(self) -> list[QWidget]:
+        """The window's parts in the order Tab visits them, left to right: the Cards/Jobs tab strip and the
+        dock in front, the verdict line, the chassis, the analysis tabs, the summary strip, then the Checks."""
+        strips = [bar for bar in self.findChildren(QTabBar) if bar.parentWidget() is self]  # the docks' tabs
+        return [*strips, self.cards_dock, self.jobs_dock, self.verdict_line, self.chassis_view, self.analysis_scroll,
+                self.summary, self.checks_dock]  # fmt: skip
+
     def focusNextPrevChild(self, next: bool) -> bool:
-        """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
-        return layout.focus_next_shown(self, next) or super().focusNextPrevChild(next)
+        """Tab left to right through the window (tab_regions), skipping the dock parked behind another dock's
+        tab (layout.focus_next_shown)."""
+        return layout.focus_next_shown(self, next, self.tab_regions()) or super().focusNextPrevChild(next)
 
     # ---- closing ----
     def closeEvent(self, event: QCloseEvent) -> None:
