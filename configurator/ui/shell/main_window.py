@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         right.setObjectName("checks")
         right.setWidget(self.checks)
         self.checks.setMinimumHeight(self.checks.fontMetrics().height() + 8)  # one line: fit_checks sizes the dock
-        self._checks_fitted: int | None = None  # the number of checks the dock was last fitted to
+        self._checks_fitted: int | None = None  # the height of the checks the dock was last fitted to
         self.card_palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
@@ -148,6 +148,7 @@ class MainWindow(QMainWindow):
         view.theme_changed.connect(self._apply_theme)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.summary.host_clicked.connect(self.host_parts)
+        self.checks.rows_resized.connect(self._refit_checks)
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
         self.card_palette.bridge_activated.connect(self.bridge_from_palette)
@@ -157,8 +158,7 @@ class MainWindow(QMainWindow):
         free = free_cards(build, self.doc.catalog, result)
         self.chart.update_result(result, free=free, shares=colocated_shares(result))
         self.checks.update_result(result)
-        if getattr(self, "_docks_sized", False) and self.checks.count() != self._checks_fitted:
-            self.fit_checks()
+        self._refit_checks()
         catalog = self.doc.catalog
         self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
                                    free_slots(build, catalog))  # fmt: skip
@@ -278,10 +278,16 @@ class MainWindow(QMainWindow):
             self.fit_checks()
             QTimer.singleShot(0, self._first_split)  # once the docks have their width
 
+    def _refit_checks(self) -> None:
+        """Fit the Checks dock again when its checks want another height (more or fewer of them, or rows that
+        wrap to more or fewer lines at a new width), not on every change: a height the user drags stays."""
+        if getattr(self, "_docks_sized", False) and self.checks.wanted_height() != self._checks_fitted:
+            self.fit_checks()
+
     def fit_checks(self) -> None:
         """The Checks dock as tall as its checks (up to ChecksPanel.ROWS of them, a third of the window at most);
-        refitted when their number changes, so a height the user drags stays until then."""
-        self._checks_fitted = self.checks.count()
+        refitted when the height they want changes (_refit_checks)."""
+        self._checks_fitted = self.checks.wanted_height()
         dock = self.checks_dock
         title = dock.height() - self.checks.height() if dock.height() > self.checks.height() else 0
         title = title or self.checks.fontMetrics().height() + 8
