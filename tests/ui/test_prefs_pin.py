@@ -43,6 +43,9 @@ def test_typo_in_confirm_is_refused(dialog, qtbot, window) -> None:  # type: ign
     assert dialog.isVisible()
     assert dialog.pin_message.isVisible() and "differ" in dialog.pin_message.text()
     assert "PIN not changed" in dialog.pin_message.text()
+    qtbot.wait(20)
+    message = dialog.pin_message
+    assert message.height() >= message.heightForWidth(message.width())  # every line of it shown, not cut
 
 
 def test_one_digit_pin_is_refused(dialog, qtbot, window) -> None:  # type: ignore[no-untyped-def]

@@ -5,14 +5,13 @@ text: escaped before they go into rich text (issue 13)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.present.job_words import parameters_words
-from configurator.ui.base import FIT_COLOUR
+from configurator.ui.base import FIT_COLOUR, WrapLabel
 from configurator.ui.jobs.fields import STATUS_TEXT
 
 NO_JOB = "No job selected. Add one to see whether it fits."
@@ -26,32 +25,6 @@ def info_text(job: Job, result: JobResult) -> str:
     stack = f"<br>Stack: {escape_rich(result.stack)}" if result.stack else ""  # what the job runs, defaults applied
     return (f"<b>{escape_rich(job.name)}</b> · <span style='color:{colour}'><b>{status}</b></span><br>"
             f"{params[:1].upper() + params[1:]}{stack}")  # fmt: skip
-
-
-class WrapLabel(QLabel):
-    """A word-wrapped label that asks for the height of all its lines at the width it is given: the Jobs form
-    (a QFormLayout in a scroll area) gave its spanning wrapped labels one line too few at a narrow dock, and
-    cut the info line's stack and the trace row's "Tracing …" in half (review 2, finding 10)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWordWrap(True)
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        self._fit()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self._fit()
-
-    def _fit(self) -> None:
-        if self.width() <= 0:
-            return
-        height = self.heightForWidth(self.width()) if self.text() else 0
-        if height >= 0 and height != self.minimumHeight():
-            self.setMinimumHeight(height)
 
 
 def info_label() -> QLabel:

@@ -25,8 +25,7 @@ from configurator.trace.protocol import TraceRequest, TraceResult
 from configurator.trace.request import PreparedTrace, TraceRefused, engine_estimate_gb, prepare_trace
 from configurator.trace.runner import TraceCancelled, TraceError, TraceOutcome, run_trace, worker_command
 from configurator.trace.words import breakdown_lines, difference_text, traced_line
-from configurator.ui.base import BuildDocument
-from configurator.ui.jobs.info_line import WrapLabel
+from configurator.ui.base import BuildDocument, WrapLabel
 
 FAIL_COLOUR = "#C62828"
 PROGRESS_STEPS = 1000

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
@@ -20,8 +19,9 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.prices import load_price_list
+from configurator.present.verdict import plural
 from configurator.present.words import UNIT_WORDS, UNITS
-from configurator.ui.base import OPTIONS, Settings, safe_message
+from configurator.ui.base import OPTIONS, Settings, WrapLabel, safe_message
 
 MIN_PIN = 4  # digits a new demo PIN needs here: a one-digit PIN was accepted, guessed in ten tries at most (a
 # PIN the settings file already holds stays usable, 1 to 12 digits: settings.py)
@@ -35,7 +35,7 @@ def pin_problem(pin: str, again: str) -> str | None:
     if not pin:
         return "Type the new PIN in the Demo PIN field too, or clear Confirm PIN to keep the current one."
     if not (pin.isdigit() and MIN_PIN <= len(pin) <= 12):
-        return f"The demo PIN needs {MIN_PIN} to 12 digits; this one has {len(pin)}."
+        return f"The demo PIN needs {MIN_PIN} to 12 digits; this one has {plural(len(pin), 'digit')}."
     if pin != again:
         return ("The two PINs differ: type the new PIN again in Confirm PIN." if again
                 else "Type the new PIN again in Confirm PIN.")  # fmt: skip
@@ -98,8 +98,7 @@ class PreferencesDialog(QDialog):
         self.pin_again.setPlaceholderText("the new PIN again")
         self.pin_again.setAccessibleName("Confirm demo PIN")
         form.addRow("Confirm PIN", self.pin_again)
-        self.pin_message = QLabel()
-        self.pin_message.setWordWrap(True)
+        self.pin_message = WrapLabel()
         self.pin_message.setObjectName("pinMessage")
         self.pin_message.hide()
         form.addRow("", self.pin_message)
