@@ -270,6 +270,7 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             month=None,
             before=best.kinds,
             after=best.kinds,
+            sized=best.kinds,
             settled=False,
             words=(
                 f"The reversal was not searched: {n:,} candidate fleets is more than the "
@@ -312,11 +313,13 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
                 if seen[last] == before
                 else f" By month {last}, the month the fleet is sized for, it is {_kinds_words(seen[last])}."
             )
-        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, words=words)
+        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after,
+                        sized=seen[last], words=words)  # fmt: skip
     return Reversal(
         month=None,
         before=best.kinds,
         after=best.kinds,
+        sized=best.kinds,
         words=(
             f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
             f"from month 1 to month {last}, the month it is sized for."
