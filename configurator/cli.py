@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import overload
 
 from configurator import __version__, cli_acceptance
+from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.errors import FileError, Problem, shorten
 from configurator.catalog.fileio import expand_path, regular_or_absent, safe_read_bytes
 from configurator.catalog.loader import default_catalog
@@ -261,6 +262,39 @@ def check_logo(logo: str) -> Path:
     return path
 
 
+def name_cell(name: str, width: int) -> str:
+    """A card's name in a column ``width`` wide: whole where it fits, else without 'NVIDIA' and 'Blackwell'
+    (short_card_name), else cut with an ellipsis; the RTX PRO 6000 names (up to 55 characters) pushed every
+    later column of their rows out of line."""
+    for text in (name, short_card_name(name, abbreviate=False)):
+        if len(text) <= width:
+            return f"{text:{width}s}"
+    return name[: width - 1] + "…"
+
+
+def bf16_cell(card: CardSpec) -> str:
+    """The BF16 column: the published dense rate; where none is published, the catalog's UNCONFIRMED estimate
+    marked 'est.' (what plan, size and sheet use, build assumptions allowing), or 'n/p' with neither."""
+    if card.bf16_dense_tflops.value:
+        return f"{card.bf16_dense_tflops.value:.1f}"
+    estimate = card.bf16_dense_tflops_estimate
+    if estimate is not None and estimate.value:
+        return f"est. {estimate.value:.1f}"
+    return "n/p"
+
+
+def card_legend(marks: set[str]) -> list[str]:
+    """The lines under `catalog cards` that say what its marks mean (only the marks the table shows)."""
+    lines = []
+    if "est." in marks:
+        lines.append("est.: BF16 rate not published by NVIDIA; the catalog's UNCONFIRMED estimate, used by plan, "
+                     "size and sheet unless a build's assumptions say compute_rates: published")  # fmt: skip
+    if "n/p" in marks:
+        lines.append("n/p: BF16 rate not published and no estimate: no compute time for this card")
+    lines.append("Full names and every figure's source: configurator catalog cards --json")
+    return lines
+
+
 def _catalog(kind: str, as_json: bool) -> int:
     cat = default_catalog()
     if kind == "cards":
@@ -273,12 +307,18 @@ def _catalog(kind: str, as_json: bool) -> int:
             return 0
         print(f"{'id':22s} {'name':42s} {'visible GB':>10s} {'BF16 TFLOPS':>11s} {'TDP W':>6s}  NVLink  MIG  "
               f"{'CC':>4s}  recipes (Transformer Engine)")  # fmt: skip
+        marks: set[str] = set()
         for c in cards:
-            bf16 = f"{c.bf16_dense_tflops.value:.1f}" if c.bf16_dense_tflops.value else "n/p"
+            bf16 = bf16_cell(c)
+            marks.update(m for m in ("est.", "n/p") if m in bf16)
             cc = f"{c.compute_capability.value:.1f}" if c.compute_capability.value else "?"
             lp = ", ".join(supported_recipes([c])) or "none (BF16 only)"
-            print(f"{c.id:22s} {c.name:42s} {c.visible_gb:10.1f} {bf16:>11s} {c.power.tdp_w.value or 0:6.0f}  "
+            name = name_cell(c.name, 42)
+            print(f"{c.id:22s} {name} {c.visible_gb:10.1f} {bf16:>11s} {c.power.tdp_w.value or 0:6.0f}  "
                   f"{'yes' if c.nvlink else 'no ':6s}  {'yes' if c.mig else 'no ':3s}  {cc:>4s}  {lp}")  # fmt: skip
+        print()
+        for line in card_legend(marks):
+            print(line)
     elif kind == "models":
         models = cat.models.values()
         if as_json:

@@ -123,6 +123,7 @@ def test_price_list_and_pin_preferences(window, tmp_path: Path, monkeypatch) -> 
     assert warned and window.settings.get("price_list") == ""  # refused, nothing stored
     dialog.prices.setText("")
     dialog.pin.setText("97531")
+    dialog.pin_again.setText("97531")
     dialog.accept()
     assert window.settings.get("demo/pin") == "97531"
     window.settings.set("price_list", str(bad))  # a file gone bad after it was chosen

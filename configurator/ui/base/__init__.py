@@ -34,6 +34,7 @@ from configurator.ui.base.style import (
 from configurator.ui.base.view_state import ViewState
 from configurator.ui.base.windows import MIN_WINDOW, file_error_box, fit_to_screen, redo_shortcuts, safe_message
 from configurator.ui.base.worker import Progress, Worker, internal_error
+from configurator.ui.base.wrap_label import WrapLabel
 
 __all__ = [
     "COMPONENTS",
@@ -52,6 +53,7 @@ __all__ = [
     "Settings",
     "ViewState",
     "Worker",
+    "WrapLabel",
     "apply_theme",
     "card_colour",
     "dark_palette",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, Qt, Signal
-from PySide6.QtGui import QColor, QIcon
+from PySide6.QtGui import QColor, QIcon, QKeyEvent
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -103,6 +103,18 @@ class CardList(DragList):
         return card_mime(item.data(ID_ROLE))
 
 
+class FilterEdit(QLineEdit):
+    """The palette's filter: Down (or Page Down) goes into the list below it, as in a search box."""
+
+    down = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_PageDown) and not event.modifiers():
+            self.down.emit()
+            return
+        super().keyPressEvent(event)
+
+
 class Palette(QWidget):
     chassis_chosen = Signal(str)
     card_activated = Signal(str)  # Enter / double-click: place the card in the first slot that takes it
@@ -125,11 +137,13 @@ class Palette(QWidget):
         self.chassis_box.activated.connect(lambda i: self.chassis_chosen.emit(self.chassis_box.itemData(i)))
         layout.addWidget(self.chassis_box)
         layout.addWidget(QLabel("<b>Cards</b> <span style='color:gray'>(drag into a slot)</span>"))
-        self.filter = QLineEdit()
+        self.filter = FilterEdit()
         self.filter.setPlaceholderText("Filter cards…")
         self.filter.setClearButtonEnabled(True)
         self.filter.setAccessibleName("Filter cards")
         self.filter.textChanged.connect(self._apply_filter)
+        self.filter.returnPressed.connect(self._place_first_match)  # Enter: as Enter on the first card shown
+        self.filter.down.connect(self._enter_list)
         layout.addWidget(self.filter)
         self.cards = CardList()
         self.cards.setAccessibleName("Card palette")
@@ -195,6 +209,30 @@ class Palette(QWidget):
             item = self.cards.item(i)
             hay = (item.text() + " " + item.data(ID_ROLE)).lower()
             item.setHidden(not all(w in hay for w in words))
+
+    def _first_shown(self) -> QListWidgetItem | None:
+        """The card Enter in the filter means: the list's current card if the filter left it shown, else the
+        first card shown (the only one, when the filter narrows to one)."""
+        current = self.cards.currentItem()
+        if current is not None and not current.isHidden() and current.isSelected():
+            return current
+        for i in range(self.cards.count()):
+            if not self.cards.item(i).isHidden():
+                return self.cards.item(i)
+        return None
+
+    def _place_first_match(self) -> None:
+        item = self._first_shown()
+        if item is not None:
+            self.cards.setCurrentItem(item)
+            self.card_activated.emit(item.data(ID_ROLE))
+
+    def _enter_list(self) -> None:
+        """Down in the filter: the focus to the list, on the first card shown."""
+        item = self._first_shown()
+        if item is not None:
+            self.cards.setCurrentItem(item)
+        self.cards.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def visible_ids(self) -> list[str]:
         return [

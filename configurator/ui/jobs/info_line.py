@@ -11,7 +11,7 @@ from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.build import Job
 from configurator.engine.model.result import JobResult
 from configurator.present.job_words import parameters_words
-from configurator.ui.base import FIT_COLOUR
+from configurator.ui.base import FIT_COLOUR, WrapLabel
 from configurator.ui.jobs.fields import STATUS_TEXT
 
 NO_JOB = "No job selected. Add one to see whether it fits."
@@ -28,7 +28,7 @@ def info_text(job: Job, result: JobResult) -> str:
 
 
 def info_label() -> QLabel:
-    label = QLabel()
+    label = WrapLabel()
     label.setTextFormat(Qt.TextFormat.RichText)
     label.setWordWrap(True)
     label.setObjectName("jobInfo")

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.richtext import plain_tooltip
@@ -25,7 +25,7 @@ from configurator.trace.protocol import TraceRequest, TraceResult
 from configurator.trace.request import PreparedTrace, TraceRefused, engine_estimate_gb, prepare_trace
 from configurator.trace.runner import TraceCancelled, TraceError, TraceOutcome, run_trace, worker_command
 from configurator.trace.words import breakdown_lines, difference_text, traced_line
-from configurator.ui.base import BuildDocument
+from configurator.ui.base import BuildDocument, WrapLabel
 
 FAIL_COLOUR = "#C62828"
 PROGRESS_STEPS = 1000
@@ -102,8 +102,8 @@ class TraceRow(QWidget):
         self._lines: dict[str, str | None] = {}
         self._lines_for: tuple[object, ...] = ()
         self.python: Callable[[], str | None] = _no_python  # the Preferences' tracer Python (the window sets it)
-        line = QHBoxLayout(self)
-        line.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(0, 0, 0, 0)
         self.button = QPushButton("Trace exactly")
         self.button.setObjectName("traceButton")
         self.button.setToolTip(BUTTON_TIP)
@@ -116,12 +116,20 @@ class TraceRow(QWidget):
         self.cancel_button.setObjectName("traceCancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.setVisible(False)
-        line.addWidget(self.button)
-        line.addWidget(self.progress, 1)
-        line.addWidget(self.cancel_button)
+        # the button on a line of its own, progress and Cancel on the next: side by side they made the row
+        # 280 px wide while tracing, wider than the Jobs dock at 1024x768 (256 px), which cut the whole form
+        # ("Ca" for Cancel, the job list's verdicts) without a scroll bar (review 2, finding 10)
+        first = QHBoxLayout()
+        first.addWidget(self.button)
+        first.addStretch(1)
+        second = QHBoxLayout()
+        second.addWidget(self.progress, 1)
+        second.addWidget(self.cancel_button)
+        rows.addLayout(first)
+        rows.addLayout(second)
         # The figure goes in a form row of its own (the owner adds it): a wrapped label nested in this row's layout
         # was given one line too few in the form, and cut its last line.
-        self.label = QLabel()
+        self.label = WrapLabel()
         self.label.setObjectName("traceResult")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
+from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.result import BuildResult
@@ -20,10 +20,15 @@ MARK = {"error": "✖", "warning": "▲", "info": "ℹ"}
 class ChecksPanel(QListWidget):
     slot_clicked = Signal(int)
     job_clicked = Signal(str)
+    rows_resized = Signal()  # the rows were measured again (new checks, or a new width): the window refits the dock
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
+        # each row as tall as its wrapped lines (size_rows), scrolled by pixels: a row taller than the dock
+        # scrolls instead of showing half its second line
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self._rows_width = -1  # the text width the rows were last measured at
         self.setAlternatingRowColors(True)
         self.setAccessibleName("Checks")
         self.itemActivated.connect(self._activated)
@@ -68,13 +73,43 @@ class ChecksPanel(QListWidget):
             tip += f"<p style='color:#777'>Check {check_ref(check.code)}</p>"
             item.setToolTip(tip)
             self.addItem(item)
+        self.size_rows(force=True)
+
+    def _text_width(self) -> int:
+        """The width a row's text wraps at: the viewport's, less the item's margins (the style's focus frame
+        on either side, and a scroll bar's width kept back so the bar showing does not rewrap the rows)."""
+        margin = self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self) + 1
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+        width = self.viewport().width() if self.verticalScrollBar().isVisible() else self.viewport().width() - bar
+        return max(width - 2 * margin - 2 * self.spacing() - 4, 40)
+
+    def size_rows(self, force: bool = False) -> None:
+        """Give each row the height of its text wrapped at the list's width, in whole lines: the list's own
+        measure took every row for one line, so a two-line check was drawn in a one-line row (review 2, 21)."""
+        width = self._text_width()
+        if width == self._rows_width and not force:
+            return
+        self._rows_width = width
+        metrics = self.fontMetrics()
+        pad = 2 * (self.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameVMargin, None, self) + 1)
+        for i in range(self.count()):
+            item = self.item(i)
+            text = metrics.boundingRect(QRect(0, 0, width, 1 << 20), Qt.TextFlag.TextWordWrap, item.text())
+            lines = max(1, round(text.height() / metrics.lineSpacing()))
+            item.setSizeHint(QSize(width, lines * metrics.lineSpacing() + pad))
+        self.rows_resized.emit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.size_rows()
 
     ROWS = 5  # the checks shown without scrolling when the window makes room for them
 
     def wanted_height(self) -> int:
         """The height of the list's rows, up to ROWS of them: one "No problems found." line took ~100 px of a
         1366x768 window."""
-        rows = sum(self.sizeHintForRow(i) for i in range(min(self.count(), self.ROWS)))
+        rows = sum(self.sizeHintForRow(i) + 2 * self.spacing() for i in range(min(self.count(), self.ROWS)))
         return max(rows, self.fontMetrics().height() + 4) + 2 * self.frameWidth() + 2
 
     def codes(self) -> list[str]:

@@ -145,23 +145,54 @@ def parked(widget: QWidget, window: QWidget) -> bool:
     return not QRect(part.mapTo(window, QPoint(0, 0)), part.size()).intersects(window.rect())
 
 
-def focus_next_shown(window: QWidget, forward: bool) -> bool:
-    """Tab (Shift+Tab): the focus to the next (previous) widget of the Tab chain that takes Tab focus and is
-    not parked off-screen. Qt's own chain walked into the Jobs form behind the Cards tab, where two Down
-    presses changed a LoRA rank unseen. Walks the chain without moving the focus through the skipped
-    widgets (no focus-out edits from the hidden form). False when no widget qualifies (Qt's own then)."""
-    start = QApplication.focusWidget()
-    if start is None or start.window() is not window:
-        return False
+def _tab_stop(widget: QWidget, window: QWidget) -> bool:
+    """Whether Tab may stop at ``widget``: it takes Tab focus, is shown and enabled, and is not parked."""
+    takes_tab = bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus) and widget.focusProxy() is None
+    shown = widget.window() is window and widget.isVisible() and widget.isEnabled()
+    return takes_tab and shown and not parked(widget, window)
+
+
+def tab_ring(window: QWidget, regions: list[QWidget], start: QWidget) -> list[QWidget]:
+    """``window``'s focus chain (with ``start`` in it) ordered by the region each widget lies in
+    (``regions``: widgets in the order Tab should visit them; a widget in none comes last), Qt's chain order
+    kept inside a region. Qt's own chain follows the order the widgets were made: the docks, made after the
+    centre, came after the charts."""
+    chain: list[QWidget] = []
     widget: QWidget | None = start
     for _ in range(10_000):  # the chain is a ring; the bound only guards a broken one
         assert widget is not None
-        widget = widget.nextInFocusChain() if forward else widget.previousInFocusChain()
+        chain.append(widget)
+        widget = widget.nextInFocusChain()
         if widget is None or widget is start:
-            return False
-        takes_tab = bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus) and widget.focusProxy() is None
-        shown = widget.window() is window and widget.isVisible() and widget.isEnabled()
-        if takes_tab and shown and not parked(widget, window):
+            break
+
+    def region(w: QWidget) -> int:
+        for i, part in enumerate(regions):
+            if w is part or part.isAncestorOf(w):
+                return i
+        return len(regions)
+
+    # from the window itself (a fixed start), so the order does not depend on where the focus is
+    first = chain.index(window) if window in chain else 0
+    chain = chain[first:] + chain[:first]
+    return sorted(chain, key=region)  # stable: the chain's order inside each region
+
+
+def focus_next_shown(window: QWidget, forward: bool, regions: list[QWidget] | None = None) -> bool:
+    """Tab (Shift+Tab): the focus to the next (previous) widget of the Tab chain that takes Tab focus and is
+    not parked off-screen. Qt's own chain walked into the Jobs form behind the Cards tab, where two Down
+    presses changed a LoRA rank unseen. Walks the chain without moving the focus through the skipped
+    widgets (no focus-out edits from the hidden form). With ``regions``, the chain is taken in their order
+    (tab_ring). False when no widget qualifies (Qt's own then)."""
+    start = QApplication.focusWidget()
+    if start is None or start.window() is not window:
+        return False
+    ring = tab_ring(window, regions or [], start)
+    at = ring.index(start)
+    step = 1 if forward else -1
+    for k in range(1, len(ring)):
+        widget = ring[(at + step * k) % len(ring)]
+        if _tab_stop(widget, window):
             widget.setFocus(Qt.FocusReason.TabFocusReason if forward else Qt.FocusReason.BacktabFocusReason)
             return True
     return False

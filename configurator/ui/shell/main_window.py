@@ -11,7 +11,16 @@ from functools import partial
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QIcon, QShowEvent
-from PySide6.QtWidgets import QApplication, QDialog, QDockWidget, QMainWindow, QMessageBox, QVBoxLayout
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDockWidget,
+    QMainWindow,
+    QMessageBox,
+    QTabBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from configurator import __version__
 from configurator.engine import Build, BuildResult, editing
@@ -114,7 +123,7 @@ class MainWindow(QMainWindow):
         right.setObjectName("checks")
         right.setWidget(self.checks)
         self.checks.setMinimumHeight(self.checks.fontMetrics().height() + 8)  # one line: fit_checks sizes the dock
-        self._checks_fitted: int | None = None  # the number of checks the dock was last fitted to
+        self._checks_fitted: int | None = None  # the height of the checks the dock was last fitted to
         self.card_palette.setMinimumWidth(230)
         right.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, right)
@@ -139,6 +148,7 @@ class MainWindow(QMainWindow):
         view.theme_changed.connect(self._apply_theme)
         self.mig_editor.status.connect(lambda text: self.statusBar().showMessage(text, 6000))
         self.summary.host_clicked.connect(self.host_parts)
+        self.checks.rows_resized.connect(self._refit_checks)
         self.card_palette.chassis_chosen.connect(self._choose_chassis)
         self.card_palette.card_activated.connect(self.place_in_first_free_slot)
         self.card_palette.bridge_activated.connect(self.bridge_from_palette)
@@ -148,8 +158,7 @@ class MainWindow(QMainWindow):
         free = free_cards(build, self.doc.catalog, result)
         self.chart.update_result(result, free=free, shares=colocated_shares(result))
         self.checks.update_result(result)
-        if getattr(self, "_docks_sized", False) and self.checks.count() != self._checks_fitted:
-            self.fit_checks()
+        self._refit_checks()
         catalog = self.doc.catalog
         self.summary.update_result(result, len(build.cards), len(build.bridges), largest_card_w(build, catalog),
                                    free_slots(build, catalog))  # fmt: skip
@@ -177,6 +186,16 @@ class MainWindow(QMainWindow):
         if self.doc.build.job_index(name) is not None:
             self.jobs_dock.raise_()
             self.view.set_job(name)
+
+    def show_cards(self) -> None:
+        """View › Cards palette (Ctrl+1): the Cards tab in front, the focus in its filter."""
+        self.cards_dock.raise_()
+        self.card_palette.filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def show_jobs(self) -> None:
+        """View › Jobs (Ctrl+2): the Jobs tab in front, the focus in its job list (Tab goes on into the form)."""
+        self.jobs_dock.raise_()
+        self.jobs_panel.job_list.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _traced(self, name: str) -> None:
         self.statusBar().showMessage(f"Traced {name}: the figure is in the Jobs tab and the bar's tooltip", 8000)
@@ -259,10 +278,16 @@ class MainWindow(QMainWindow):
             self.fit_checks()
             QTimer.singleShot(0, self._first_split)  # once the docks have their width
 
+    def _refit_checks(self) -> None:
+        """Fit the Checks dock again when its checks want another height (more or fewer of them, or rows that
+        wrap to more or fewer lines at a new width), not on every change: a height the user drags stays."""
+        if getattr(self, "_docks_sized", False) and self.checks.wanted_height() != self._checks_fitted:
+            self.fit_checks()
+
     def fit_checks(self) -> None:
         """The Checks dock as tall as its checks (up to ChecksPanel.ROWS of them, a third of the window at most);
-        refitted when their number changes, so a height the user drags stays until then."""
-        self._checks_fitted = self.checks.count()
+        refitted when the height they want changes (_refit_checks)."""
+        self._checks_fitted = self.checks.wanted_height()
         dock = self.checks_dock
         title = dock.height() - self.checks.height() if dock.height() > self.checks.height() else 0
         title = title or self.checks.fontMetrics().height() + 8
@@ -275,9 +300,17 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes(list(layout.first_split(sum(self.splitter.sizes()), tabs)))
         self.fit_checks()  # again at the dock's width: a check's wrapped lines are known only now
 
+    def tab_regions(self) -> list[QWidget]:
+        """The window's parts in the order Tab visits them, left to right: the Cards/Jobs tab strip and the
+        dock in front, the verdict line, the chassis, the analysis tabs, the summary strip, then the Checks."""
+        strips = [bar for bar in self.findChildren(QTabBar) if bar.parentWidget() is self]  # the docks' tabs
+        return [*strips, self.cards_dock, self.jobs_dock, self.verdict_line, self.chassis_view, self.analysis_scroll,
+                self.summary, self.checks_dock]  # fmt: skip
+
     def focusNextPrevChild(self, next: bool) -> bool:
-        """Tab skips the dock parked behind another dock's tab (layout.focus_next_shown)."""
-        return layout.focus_next_shown(self, next) or super().focusNextPrevChild(next)
+        """Tab left to right through the window (tab_regions), skipping the dock parked behind another dock's
+        tab (layout.focus_next_shown)."""
+        return layout.focus_next_shown(self, next, self.tab_regions()) or super().focusNextPrevChild(next)
 
     # ---- closing ----
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -21,6 +21,13 @@ from configurator.ui.shell.sheet import SheetExport
 Shortcut = QKeySequence | QKeySequence.StandardKey
 
 
+def standard_keys(key: QKeySequence.StandardKey, fallback: str) -> list[QKeySequence]:
+    """The platform's keys for a standard command, else ``fallback``: Qt gives Quit and Preferences none on
+    Windows-style schemes (the offscreen platform's too), where File › Quit and Preferences then had no key."""
+    keys = [k for k in QKeySequence.keyBindings(key) if not k.isEmpty()]
+    return keys or [QKeySequence(fallback)]
+
+
 class WindowCommands(Protocol):
     """What the menus call on the window that holds them (MainWindow)."""
 
@@ -31,6 +38,8 @@ class WindowCommands(Protocol):
     def preferences(self) -> None: ...
     def verify_build(self) -> Any: ...
     def compare_with(self) -> None: ...
+    def show_cards(self) -> None: ...
+    def show_jobs(self) -> None: ...
     def start_demo(self) -> Any: ...
     def set_unit(self, unit: str) -> None: ...
     def set_dark(self, dark: bool) -> None: ...
@@ -85,9 +94,11 @@ class Menus(QObject):
         self.export_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+P")])  # a print preview
         self.verify_action = act(file, "&Verify build…", self.commands.verify_build, None,
                                  "Check a built machine's burn-in results against the acceptance figures")
-        act(file, "Pr&eferences…", self.commands.preferences, QKeySequence.StandardKey.Preferences)
+        self.preferences_action = act(file, "Pr&eferences…", self.commands.preferences)
+        self.preferences_action.setShortcuts(standard_keys(QKeySequence.StandardKey.Preferences, "Ctrl+,"))
         file.addSeparator()
-        act(file, "&Quit", self.window.close, QKeySequence.StandardKey.Quit)
+        self.quit_action = act(file, "&Quit", self.window.close)
+        self.quit_action.setShortcuts(standard_keys(QKeySequence.StandardKey.Quit, "Ctrl+Q"))
 
     def _make_edit_menu(self, edit: QMenu, chassis_view: QWidget, remove_action: QAction) -> None:
         """Undo and redo (the document's stack), remove, bridge and unbridge."""
@@ -125,6 +136,12 @@ class Menus(QObject):
             ("estimated", "Include UNCONFIRMED estimates",
              "Where no rate is published, use the catalog's sourced estimate; every result that does says so"),
         ], commands.set_compute_rates)  # fmt: skip
+        view.addSeparator()
+        # the docks by key: the Jobs form sits behind the Cards tab, where Tab alone does not go
+        self.cards_action = self._act(view, "C&ards palette", commands.show_cards, QKeySequence("Ctrl+1"),
+                                      "Show the Cards tab and put the focus in its filter")
+        self.jobs_action = self._act(view, "&Jobs", commands.show_jobs, QKeySequence("Ctrl+2"),
+                                     "Show the Jobs tab and put the focus in its job list")
         view.addSeparator()
         self.compare_action = self._act(view, "&Compare with…", commands.compare_with, QKeySequence("Ctrl+K"),
                                         "This build beside another, or beside itself with another card")

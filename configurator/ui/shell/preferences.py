@@ -19,8 +19,27 @@ from PySide6.QtWidgets import (
 
 from configurator.catalog.errors import FileError
 from configurator.catalog.prices import load_price_list
+from configurator.present.verdict import plural
 from configurator.present.words import UNIT_WORDS, UNITS
-from configurator.ui.base import OPTIONS, Settings, safe_message
+from configurator.ui.base import OPTIONS, Settings, WrapLabel, safe_message
+
+MIN_PIN = 4  # digits a new demo PIN needs here: a one-digit PIN was accepted, guessed in ten tries at most (a
+# PIN the settings file already holds stays usable, 1 to 12 digits: settings.py)
+
+
+def pin_problem(pin: str, again: str) -> str | None:
+    """Why the PIN typed twice (``pin``, then ``again``) is not taken, or None: both empty (the PIN is kept)
+    or the same 4 to 12 digits."""
+    if not pin and not again:
+        return None
+    if not pin:
+        return "Type the new PIN in the Demo PIN field too, or clear Confirm PIN to keep the current one."
+    if not (pin.isdigit() and MIN_PIN <= len(pin) <= 12):
+        return f"The demo PIN needs {MIN_PIN} to 12 digits; this one has {plural(len(pin), 'digit')}."
+    if pin != again:
+        return ("The two PINs differ: type the new PIN again in Confirm PIN." if again
+                else "Type the new PIN again in Confirm PIN.")  # fmt: skip
+    return None
 
 
 class PreferencesDialog(QDialog):
@@ -70,8 +89,21 @@ class PreferencesDialog(QDialog):
         self.pin.setEchoMode(QLineEdit.EchoMode.Password)  # masked: the dialog may be open in the shop
         self.pin.setValidator(QRegularExpressionValidator(QRegularExpression(r"\d{0,12}"), self.pin))
         self.pin.setPlaceholderText("unchanged")
-        self.pin.setToolTip("The PIN that leaves demo mode (1 to 12 digits); empty keeps the current one")
+        self.pin.setToolTip(f"The PIN that leaves demo mode ({MIN_PIN} to 12 digits); empty keeps the current one")
         form.addRow("Demo PIN", self.pin)
+        # masked, so typed twice: a typo locked the staff out of demo mode until `configurator demo-pin --reset`
+        self.pin_again = QLineEdit()
+        self.pin_again.setEchoMode(QLineEdit.EchoMode.Password)
+        self.pin_again.setValidator(QRegularExpressionValidator(QRegularExpression(r"\d{0,12}"), self.pin_again))
+        self.pin_again.setPlaceholderText("the new PIN again")
+        self.pin_again.setAccessibleName("Confirm demo PIN")
+        form.addRow("Confirm PIN", self.pin_again)
+        self.pin_message = WrapLabel()
+        self.pin_message.setObjectName("pinMessage")
+        self.pin_message.hide()
+        form.addRow("", self.pin_message)
+        for field in (self.pin, self.pin_again):
+            field.textEdited.connect(lambda _text: self.pin_message.hide())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -88,8 +120,8 @@ class PreferencesDialog(QDialog):
             self.prices.setText(path)
 
     def accept(self) -> None:
-        """Store the choices; a price list that does not load, or a PIN that is not 1 to 12 digits, is
-        refused with the reason and the dialog stays open."""
+        """Store the choices; a price list that does not load, or a new PIN that is not 4 to 12 digits typed
+        the same twice, is refused with the reason and the dialog stays open (nothing stored)."""
         prices = self.prices.text().strip()
         if prices:
             try:
@@ -98,6 +130,12 @@ class PreferencesDialog(QDialog):
                 QMessageBox.warning(self, "Price list not usable", safe_message(str(exc)))
                 return
         pin = self.pin.text()
+        problem = pin_problem(pin, self.pin_again.text())
+        if problem is not None:
+            self.pin_message.setText(f"<b>PIN not changed.</b> {problem}")
+            self.pin_message.show()
+            (self.pin_again if pin and len(pin) >= MIN_PIN else self.pin).setFocus()
+            return
         if pin:
             try:
                 OPTIONS["demo/pin"].parse(pin)

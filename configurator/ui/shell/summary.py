@@ -10,8 +10,8 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QMouseEvent
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPaintEvent
+from PySide6.QtWidgets import QLabel, QStyle, QStyleOptionFocusRect, QStylePainter, QWidget
 
 from configurator.engine.model.result import BuildResult
 from configurator.present.colours import STATUS_INK, STATUS_INK_DARK
@@ -23,9 +23,28 @@ from configurator.ui.shell.flow import FlowLayout
 
 
 class _ClickLabel(QLabel):
-    """A label that says when it is clicked (the Host figures open the host dialog)."""
+    """A label that says when it is clicked (the Host figures open the host dialog), a Tab stop too: Enter or
+    Space clicks it, and it draws the focus frame while it has the focus."""
 
     clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and not event.modifiers():
+            self.clicked.emit()
+            return
+        super().keyPressEvent(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self.hasFocus():
+            painter = QStylePainter(self)
+            option = QStyleOptionFocusRect()
+            option.initFrom(self)
+            painter.drawPrimitive(QStyle.PrimitiveElement.PE_FrameFocusRect, option)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
@@ -49,6 +68,7 @@ class SummaryStrip(QWidget):
         self.compute = QLabel()
         self.host = _ClickLabel()  # host RAM and NVMe: need / installed (engine/memory/host.py)
         self.host.setObjectName("summaryHost")
+        self.host.setAccessibleName("Host memory and storage")
         self.host.setCursor(Qt.CursorShape.PointingHandCursor)
         self.host.clicked.connect(self.host_clicked)
         for w in (self.power, self.room, self.cards, self.bridges, self.jobs, self.links, self.compute, self.host):
@@ -115,7 +135,7 @@ class SummaryStrip(QWidget):
         colour = self._colour("error" if short else "ok")
         self.host.setText(f"<b>Host</b> <span style='color:{colour}'>{escape(short_line(host))}</span>")
         self.host.setToolTip(f"{ram_line(host)}\n{nvme_line(host)}\nClick to state the DIMMs and drives installed "
-                             "(Edit > Host memory and storage…)")  # fmt: skip
+                             "(Edit > Host memory and storage…), or Tab to it and press Enter")  # fmt: skip
         self.host.show()
 
     def _power(self, result: BuildResult, card_w: float | None, free: int | None = None) -> None:
