@@ -51,7 +51,7 @@ def route_wait(mean: float | None, p95: float | None, unstable: bool) -> str:
 
 def class_line(c: ClassInfo) -> str:
     """One class in the recommended fleet: where it runs, its waits against its target, and its MIG gain."""
-    where = ", ".join(sorted(set(c.routed_to))) or "not served"
+    where = "on " + ", ".join(sorted(set(c.routed_to))) if c.routed_to else "not served"
     target = ""
     if c.wait_target_hours is not None:
         met = "met" if c.wait_target_met else "NOT met"
@@ -60,7 +60,7 @@ def class_line(c: ClassInfo) -> str:
         mig = "MIG gain: no MIG instance holds it"
     else:
         mig = f"MIG gain {c.mig_gain:.2f}× jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
-    return f"  {c.name}: on {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
+    return f"  {c.name}: {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
 
 
 def recommendation_lines(result: PlanResult) -> list[str]:
@@ -68,18 +68,23 @@ def recommendation_lines(result: PlanResult) -> list[str]:
     rec = result.recommendation
     if rec is None:
         return ["Recommendation: none (no fleet of these servers serves the plan)", ""]
-    out = [f"Recommendation: {rec.fleet}"]
+    if rec.serves:
+        out = [f"Recommendation: {rec.fleet}"]
+    else:
+        out = [f"Recommendation: none. No fleet within the search's bounds serves month {result.size_for_month}"]
     out += [f"  {w}" for w in rec.why]
     out.append("")
     out.append("Best fleet of each server mix (pure fleets beside mixed ones), best first")
     for a in rec.alternatives:
         per = plan_money(a.cost_per_job, result.currency) + " a job" if a.cost_per_job is not None else "cost unknown"
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
-        serve = "" if a.feasible else "  [does not serve every class]"
+        serve = "" if a.feasible else "  [does not serve every class: no cost a job]"
         size = f"{plural(a.nodes, 'server')}, {plural(a.cards, 'card')}"
-        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {size}, {per}{kwh}{serve}")
+        money = f", {per}{kwh}" if a.feasible else ""
+        out.append(f"  {' + '.join(a.kinds)}: {a.label}; {size}{money}{serve}")
     out.append("")
-    out.append(f"Per class in the recommended fleet (peak hour: {result.peak_factor:.2f}× the mean arrival rate)")
+    which = "the recommended fleet" if rec.serves else "the first fleet listed"
+    out.append(f"Per class in {which} (peak hour: {result.peak_factor:.2f}× the mean arrival rate)")
     out += [class_line(c) for c in result.classes]
     out.append("")
     if rec.reversal is not None:
@@ -191,7 +196,10 @@ def answer_html(result: PlanResult) -> str:
     rec = result.recommendation
     if rec is None:
         return "<h3>No fleet of these servers serves the plan</h3><p>See Problems &amp; notes.</p>"
-    out = [f"<h3>Recommended: {escape(rec.fleet)}</h3>"]
+    if rec.serves:
+        out = [f"<h3>Recommended: {escape(rec.fleet)}</h3>"]
+    else:
+        out = [f"<h3>No fleet within the search's bounds serves month {result.size_for_month}</h3>"]
     out.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in rec.why) + "</ul>")
     if rec.reversal is not None:
         out.append(f"<p><b>{escape(rec.reversal.words)}</b></p>")
@@ -227,7 +235,8 @@ def answer_html(result: PlanResult) -> str:
         kwh = "" if a.kwh_per_job is None else f", {a.kwh_per_job:.1f} kWh a job"
         serve = "" if a.feasible else " <i>(does not serve every class within the search's bounds)</i>"
         kinds = escape(" + ".join(a.kinds))
-        out.append(f"<li><b>{kinds}</b>: {escape(a.label)}; {a.cards} cards, {per}{kwh}{serve}</li>")
+        money = f", {per}{kwh}" if a.feasible else ""
+        out.append(f"<li><b>{kinds}</b>: {escape(a.label)}; {a.cards} cards{money}{serve}</li>")
     out.append("</ul>")
     if result.price_sources:
         out.append("<h4>Prices</h4><ul>")

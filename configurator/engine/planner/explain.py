@@ -30,6 +30,7 @@ from configurator.engine.planner.result import (
     Recommendation,
     Reversal,
     SlowEnd,
+    Totals,
 )
 from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
 
@@ -80,8 +81,9 @@ def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternat
             kinds=[model.nodes[t].name for t, on in enumerate(mix) if on],
             label=fleet_label(model, cand),
             feasible=s[0],
-            cost_per_job=s[1],
-            kwh_per_job=s[2] if math.isfinite(s[2]) else None,
+            # a fleet that cannot run every job has no cost or energy a job: it would divide by jobs it never runs
+            cost_per_job=s[1] if s[0] else None,
+            kwh_per_job=s[2] if s[0] and math.isfinite(s[2]) else None,
             cards=s[3],
             nodes=s[4],
         )
@@ -127,14 +129,23 @@ def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str
     if bt.cost_per_job is not None and ot.cost_per_job is not None:
         parts.append(f"{plan_money(bt.cost_per_job, currency)} a job against {plan_money(ot.cost_per_job, currency)}")
     text = f"Against {other.label} ({_kinds_words(other.kinds)}): " + ", ".join(parts) + "."
-    if bt.cost_per_month and bt.capital_per_month is not None and bt.energy_cost_per_month is not None:
-        cap = bt.capital_per_month / bt.cost_per_month
-        text += f" Capital is {cap:.0%} of its monthly cost and energy {1 - cap:.0%}."
+    split = [f"{_capital_share(t):.0%}" for t in (bt, ot) if _capital_share(t) is not None]
+    if len(split) == 2:  # each fleet's own split of its monthly cost (the recommended one's first)
+        text += f" Capital is {split[0]} of the recommended fleet's monthly cost against {split[1]} of this one's."
     return text
+
+
+def _capital_share(t: Totals) -> float | None:
+    """A fleet's capital (straight-line over the service life) over its monthly cost; None where either is unknown."""
+    if not t.cost_per_month or t.capital_per_month is None or t.energy_cost_per_month is None:
+        return None
+    return t.capital_per_month / t.cost_per_month
 
 
 def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternative, FleetResult | None]],
          infos: list[ClassInfo], currency: str | None, slow_end: SlowEnd | None = None) -> list[str]:  # fmt: skip
+    if not best.feasible:
+        return _why_unserved(plan, pre, best)
     why = [f"Ranked by {best.ranked_by}."]
     targets = [i for i in infos if i.wait_target_hours is not None]
     peak = plan.service.peak_factor
@@ -191,6 +202,31 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
                 "class on a whole card, or its tokens/s on both the slice and the whole card, replaces it (tokens/s "
                 "on the whole card alone scales the slice by the engine's ratio and leaves the gain as it is)."
             )
+    return why
+
+
+def _why_unserved(plan: Plan, pre: Prepared, best: FleetResult) -> list[str]:
+    """No fleet within the search's bounds serves the sizing month: say so and what to raise, and no utilisation
+    or cost a job (the fleet shown cannot run part of the jobs, so neither figure means anything)."""
+    fit = {pre.infos[pre.usable.index(c.job_class)].name for c in pre.cells if c.fits and c.job_class in pre.usable}
+    nowhere = [n for n in best.unserved if n not in fit]
+    short = [n for n in best.unserved if n in fit]
+    why = []
+    if short:
+        caps = ", ".join(f"{n.name}: {n.max_nodes}" for n in plan.nodes)
+        why.append(
+            f"No fleet within the search's bounds serves month {pre.month}: even the largest it may buy leaves "
+            f"{_names(short)} without enough devices. Raise nodes[].max_nodes (now {caps}) or lower the demand."
+        )
+    if nowhere:
+        why.append(
+            f"{_names(nowhere)} {'fits' if len(nowhere) == 1 else 'fit'} no device of these node types: add a node "
+            "type whose cards hold it (or more cards a job), or change the class."
+        )
+    why.append(
+        f"The fleets listed (first {best.label}) do not run every job: no utilisation or cost a job is given for "
+        "them, as it would be spread over jobs they cannot run."
+    )
     return why
 
 
@@ -402,9 +438,10 @@ def recommend(
     ]
     return Recommendation(
         fleet=best.label,
+        serves=best.feasible,
         ranked_by=best.ranked_by or ranked_by((best.feasible, best.totals.cost_per_job, 0.0, 0, 0)),
         why=_why(plan, pre, best, full, infos, pre.currency, slow_end),
         alternatives=[alt for alt, _r in alts],
-        reversal=reversal(plan, pre, best),
+        reversal=reversal(plan, pre, best) if best.feasible else None,  # no fleet to reverse
         one_card=one_card_limits(plan, pre, catalog, base),
     )

@@ -276,6 +276,9 @@ class Reversal(Out):
 
 class Recommendation(Out):
     fleet: str
+    # False: no fleet within the search's bounds serves the sizing month; ``fleet`` is then the search's nearest,
+    # not a recommendation, and ``why`` says what to raise
+    serves: bool = True
     ranked_by: str
     why: list[str]  # what drives the ranking, in words a platform team reads
     alternatives: list[Alternative] = []  # pure fleets beside mixed ones, best first

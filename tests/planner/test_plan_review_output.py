@@ -1,0 +1,52 @@
+"""The plan's output as a platform team reads it (review 2 of the planner's text, PDF and JSON): no
+"Recommended" for a fleet that cannot carry the demand, the cost inputs printed, a reversal that does not
+contradict the recommendation, the labels and splits each fleet's own."""
+
+from __future__ import annotations
+
+import pytest
+
+from configurator.engine.planner import PlanResult, load_plan, plan_service
+from configurator.paths import resource
+from configurator.report.plan_text import answer_html, render_plan
+
+SEED_B = resource("plans", "seed-b-service.yaml")
+
+
+@pytest.fixture(scope="module")
+def seed_b() -> PlanResult:
+    return plan_service(load_plan(SEED_B), base_dir=SEED_B.parent)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_no_fleet_serving_the_demand_is_never_recommended() -> None:
+    """A million 7B LoRA jobs a day: no fleet within max_nodes carries it. The answer says so and what to raise,
+    and gives no utilisation or cost a job spread over jobs the fleet cannot run."""
+    plan = load_plan(SEED_B)
+    classes = [c.model_copy(update={"jobs_per_day": 1e6}) if c.name == "7B LoRA" else c for c in plan.classes]
+    result = plan_service(plan.model_copy(update={"classes": classes}), base_dir=SEED_B.parent)
+    rec = result.recommendation
+    assert rec is not None and not rec.serves and not result.fleets[0].feasible
+    text, html = _flat(render_plan(result)), answer_html(result)
+    assert "Recommended" not in html and "Recommendation: none" in text
+    assert "max_nodes" in text and "RTX PRO 6000 server: 16" in text and "max_nodes" in html
+    assert "busy" not in " ".join(rec.why)  # no utilisation of a fleet 10,000x short
+    assert all(f.totals.cost_per_job is None and f.totals.kwh_per_job is None for f in result.fleets)
+    assert all(a.cost_per_job is None for a in rec.alternatives if not a.feasible)
+    assert rec.reversal is None
+
+
+def test_each_alternative_states_its_own_capital_share(seed_b: PlanResult) -> None:
+    rec = seed_b.recommendation
+    assert rec is not None
+    best = seed_b.fleets[0].totals
+    assert best.capital_per_month is not None and best.cost_per_month
+    mine = f"{best.capital_per_month / best.cost_per_month:.0%}"
+    against = [w for w in rec.why if w.startswith("Against ")]
+    assert len(against) >= 2
+    shares = {w.split("against ")[-1] for w in against}
+    assert len(shares) == len(against)  # each alternative its own split, not the recommended fleet's repeated
+    assert all(f"Capital is {mine} of the recommended fleet's monthly cost" in w for w in against)
