@@ -94,6 +94,39 @@ def recommendation_lines(result: PlanResult) -> list[str]:
     return out
 
 
+def cost_lines(result: PlanResult) -> list[str]:
+    """The figures the cost ranking uses, with their sources: each part's unit price, each node type's capital,
+    power price, PUE, service life and utilisation target (PlanResult.costs)."""
+    c = result.costs
+    if c is None:
+        return []
+    cur = c.currency
+    out = ["Costs used (what the ranking rests on)"]
+    for u in c.unit_prices:
+        src = u.source or "no source given"
+        out.append(f"  {u.name} ({u.role}, {u.part}): {plan_money(u.price, cur, whole=True)}; {src}")
+    whole = {u.part for u in c.unit_prices if u.role == "node"}
+    for n in c.nodes:
+        how = f"{plan_money(n.capital, cur, whole=True)} a server"
+        parts = "its whole-node price" if n.node in whole else f"{n.chassis} + {n.cards_per_node} × {n.card}"
+        out.append(f"  {n.node}: {how} ({parts})")
+    if c.power_price_per_kwh is None:
+        out.append("  power price: none given (energy has no cost, so no cost per job)")
+    else:
+        src = f"; {c.power_price_source}" if c.power_price_source else ""
+        unit = f"{cur} per kWh" if cur else "per kWh"
+        out.append(f"  power price: {c.power_price_per_kwh:g} {unit}{src}")
+    out.append(f"  PUE: {c.pue:g}" + (f"; {c.pue_source}" if c.pue_source else ""))
+    out.append(
+        f"  service life: {c.service_life_years:g} years (capital straight-line over {c.service_life_years * 12:g} "
+        f"months); utilisation target {c.utilisation_target:.0%}; {c.hours_per_day:g} h a day, "
+        f"{c.days_per_month:g} days a month"
+    )
+    out += [f"  {k} (not used by these node types): {v}" for k, v in c.other_sources.items()]
+    out.append("")
+    return out
+
+
 def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     t = f.totals
     out = [f"#{f.rank}  {f.label}" + ("" if f.feasible else "   [DOES NOT SERVE: " + ", ".join(f.unserved) + "]")]
@@ -144,10 +177,7 @@ def render_plan(result: PlanResult) -> str:
         out.append("Measurements")
         out += [f"  {m}" for m in result.measurements]
         out.append("")
-    if result.price_sources:
-        out.append("Prices")
-        out += [f"  {k}: {v}" for k, v in result.price_sources.items()]
-        out.append("")
+    out += cost_lines(result)
     out.append("Job classes")
     for c in result.classes:
         wait = f", p95 wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
@@ -238,9 +268,10 @@ def answer_html(result: PlanResult) -> str:
         money = f", {per}{kwh}" if a.feasible else ""
         out.append(f"<li><b>{kinds}</b>: {escape(a.label)}; {a.cards} cards{money}{serve}</li>")
     out.append("</ul>")
-    if result.price_sources:
-        out.append("<h4>Prices</h4><ul>")
-        out += [f"<li>{escape(k)}: {escape(v)}</li>" for k, v in result.price_sources.items()]
+    lines = cost_lines(result)
+    if lines:  # the same lines as the text report's, as a list
+        out.append(f"<h4>{escape(lines[0])}</h4><ul>")
+        out += [f"<li>{escape(w.strip())}</li>" for w in lines[1:] if w.strip()]
         out.append("</ul>")
     if result.measurements:
         out.append("<h4>Measurements</h4><ul>" + "".join(f"<li>{escape(m)}</li>" for m in result.measurements))

@@ -50,3 +50,25 @@ def test_each_alternative_states_its_own_capital_share(seed_b: PlanResult) -> No
     shares = {w.split("against ")[-1] for w in against}
     assert len(shares) == len(against)  # each alternative its own split, not the recommended fleet's repeated
     assert all(f"Capital is {mine} of the recommended fleet's monthly cost" in w for w in against)
+
+
+def test_the_cost_inputs_are_printed_as_numbers_in_text_json_and_pdf(seed_b: PlanResult) -> None:
+    """Capital 1,182,240 USD = 12 x (8 x 8,565 + 30,000): a reader checks it from the figures the plan prints."""
+    from configurator.report.plan_sheet import plan_html
+
+    c = seed_b.costs
+    assert c is not None
+    units = {u.part: u.price for u in c.unit_prices}
+    assert units["rtx-pro-6000-server"] == 8565 and units["h100-sxm"] == 27500 and units["hgx-8"] == 30000
+    assert all(u.source for u in c.unit_prices)  # each with its source
+    assert (c.pue, c.power_price_per_kwh, c.service_life_years, c.utilisation_target) == (1.3, 0.0929, 4, 0.7)
+    rtx = next(n for n in c.nodes if n.node == "RTX PRO 6000 server")
+    assert rtx.capital == 8 * 8565 + 30000
+    js = seed_b.model_dump(mode="json")["costs"]
+    assert js["pue"] == 1.3 and js["power_price_per_kwh"] == 0.0929 and js["service_life_years"] == 4
+    text = _flat(render_plan(seed_b))
+    for words in ("8,565 USD; street price, NewGearHub", "27,500 USD", "PUE: 1.3", "0.0929 USD per kWh",
+                  "service life: 4 years", "utilisation target 70%", "98,520 USD a server"):  # fmt: skip
+        assert words in text, words
+    html = plan_html(seed_b)
+    assert "8,565 USD" in html and "PUE: 1.3" in html and "service life: 4 years" in html

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from configurator.catalog.errors import FileError, Problem, UnknownIdError
@@ -114,6 +114,7 @@ class Prepared:
     month: int
     months: int
     applied: Applied | None = None  # what the plan's measurement files said and changed
+    prices: dict[str, float] = field(default_factory=dict)  # catalog id -> unit price (price list, then prices:)
 
 
 def _node_problems(resolved: list[ResolvedNode], node_problems: list[Problem]) -> list[PlanProblem]:
@@ -309,4 +310,5 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     dev_models = [DevModel(d.id, node_pos[d.node], d.kind, d.profile, d.cards, d.card_fraction) for d in dev_list]
     class_models = _class_models(plan, usable, cells, devices, index, problems)
     model = _model(plan.service, nodes, dev_models, class_models)
-    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months, applied)
+    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months, applied,
+                    prices)  # fmt: skip

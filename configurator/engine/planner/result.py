@@ -333,6 +333,44 @@ class SlowEnd(Out):
         return self.mixes[0] if self.mixes and self.mixes[0].servers is not None else None
 
 
+class UnitPrice(Out):
+    """One price the cost ranking uses, with where it comes from."""
+
+    part: str  # catalog id (card or chassis); the node type's name for a whole-node price (nodes[].price)
+    name: str  # in words: the catalog's name, or the node type's
+    role: Literal["card", "chassis", "node"]
+    price: float  # in PlanResult.currency, one unit
+    source: str = ""  # the plan's price_sources entry, "price list <file>", or "" where the plan gives none
+
+
+class NodeCapital(Out):
+    """A node type's capital as the ranking counts it: its platform plus its cards, or its whole-node price."""
+
+    node: str
+    chassis: str  # catalog id
+    card: str  # catalog id
+    cards_per_node: int
+    capital: float | None  # None: a part has no price, so no cost is ranked on it
+
+
+class CostInputs(Out):
+    """Every figure the cost ranking rests on, as numbers (cost per job = capital over the service life plus
+    energy at the power price x PUE, over the jobs a month), so a reader can check a fleet's cost by hand."""
+
+    currency: str | None
+    unit_prices: list[UnitPrice] = []  # the parts the plan's node types buy
+    nodes: list[NodeCapital] = []
+    power_price_per_kwh: float | None = None  # None: energy has no cost, so no cost per job
+    power_price_source: str = ""
+    pue: float
+    pue_source: str = ""
+    service_life_years: float  # capital straight-line over this many years
+    utilisation_target: float  # busy fraction planned per device
+    hours_per_day: float  # hours of operation
+    days_per_month: float
+    other_sources: dict[str, str] = {}  # price_sources entries no node type of the plan uses
+
+
 class SearchStats(Out):
     candidates: int
     feasible: int
@@ -357,6 +395,7 @@ class PlanResult(Out):
     slow_end: SlowEnd | None = None  # the recommended fleet at the slow end of the step-time band
     measurements: list[str] = []  # what each imported measurement file said and what it changed
     price_sources: dict[str, str] = {}
+    costs: CostInputs | None = None  # the figures the cost ranking uses, as numbers with their sources
 
     def cell(self, job_class: str, device: str) -> FitCell:
         for c in self.matrix:
