@@ -27,3 +27,14 @@ def packing_words(p: Packing) -> str:
         + f"{whole} ({p.method}, lower bound {p.lower_bound}); "
         + plural(p.stranded_compute_slices, "stranded compute slice")
     )
+
+
+def hours_words(hours: float | None, lower_bound: bool = False, unknown: str = "unknown") -> str:
+    """A service time: '5.00 h', or '≥ 5.00 h' where it is the engine's lower bound (a model given by its
+    parameter count only: FitCell.lower_bound, Route.lower_bound), the same mark in the text, PDF and window."""
+    if hours is None:
+        return unknown
+    return f"≥ {hours:.2f} h" if lower_bound else f"{hours:.2f} h"
+
+
+LOWER_BOUND_KEY = "≥: a lower bound (the model is given by its parameter count only: attention FLOPs left out)"

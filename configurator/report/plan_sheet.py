@@ -12,7 +12,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
-from configurator.present.plan_words import packing_words
+from configurator.present.plan_words import LOWER_BOUND_KEY, hours_words, packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
@@ -65,7 +65,7 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     )
     rows = [
         [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
-         _f(r.service_hours), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
+         hours_words(r.service_hours, r.lower_bound).removesuffix(" h"), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
          escape(plan_money(r.cost_per_job, currency))]
         for r in f.routes
     ]  # fmt: skip
@@ -102,13 +102,16 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     out.append("<h2>Classes × devices</h2>")
     rows = [
         [escape(c.job_class), escape(c.device), _fit(c), _f(c.peak_gb, "{:.1f}"), _f(c.capacity_gb, "{:.1f}"),
-         (_f(c.service_hours) + (" (est.)" if c.estimated_rate else "")) if c.fits else "",
+         (hours_words(c.service_hours, c.lower_bound).removesuffix(" h") + (" (est.)" if c.estimated_rate else ""))
+         if c.fits else "",
          _f(c.jobs_per_day_per_card, "{:.1f}") if c.fits else "",
          "" if c.devices_needed is None else str(c.devices_needed)]
         for c in result.matrix
     ]  # fmt: skip
     out.append(_table(["Class", "Device", "Fit", "Peak GB", "Capacity GB", "Hours per job", "Jobs/day per card",
                        "Devices needed"], rows))  # fmt: skip
+    if any(c.lower_bound for c in result.matrix):
+        out.append(f"<p>{escape(LOWER_BOUND_KEY)}.</p>")
     s = result.search
     out.append(
         f"<h2>Fleets</h2><p>{s.candidates:,} candidate fleets searched, {s.feasible:,} serve every class; "

@@ -7,7 +7,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
-from configurator.present.plan_words import packing_words
+from configurator.present.plan_words import LOWER_BOUND_KEY, hours_words, packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import plural
 
@@ -20,7 +20,7 @@ def _num(x: float | None, fmt: str = "{:,.2f}", unknown: str = "unknown") -> str
 
 def _cell(c: FitCell) -> str:
     if c.fits:
-        svc = f"{c.service_hours:.2f} h" if c.service_hours is not None else "time unknown"
+        svc = hours_words(c.service_hours, c.lower_bound, "time unknown")
         per = f", {c.jobs_per_day_per_card:.1f} jobs/day per card" if c.jobs_per_day_per_card is not None else ""
         need = f", {c.devices_needed} needed" if c.devices_needed is not None else ""
         if c.mig_gain is not None:
@@ -89,6 +89,8 @@ def recommendation_lines(result: PlanResult) -> list[str]:
     out.append("")
     if rec.reversal is not None:
         out.append(rec.reversal.words)
+    if rec.full_ft_test:
+        out.append(rec.full_ft_test)
     out += rec.one_card
     out.append("")
     return out
@@ -150,7 +152,7 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
         wait = f", {route_wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable)}"
         out.append(
             f"    {r.job_class} -> {r.devices} × {r.device} ({r.share:.0%} of its jobs, "
-            f"{_num(r.service_hours)} h each{wait})"
+            f"{hours_words(r.service_hours, r.lower_bound)} each{wait})"
         )
     for u in f.use:
         out.append(f"    utilisation {u.node}: {u.utilisation:.0%} of {plural(u.cards, 'card')}")
@@ -189,6 +191,8 @@ def render_plan(result: PlanResult) -> str:
         )
     out.append("")
     out.append("Classes × devices (peak/capacity per card, service time per job)")
+    if any(c.lower_bound for c in result.matrix):
+        out.append(f"  {LOWER_BOUND_KEY}")
     by_class: dict[str, list[FitCell]] = {}
     for m in result.matrix:  # grouped once: a scan of the matrix per class was classes x cells
         by_class.setdefault(m.job_class, []).append(m)
@@ -233,6 +237,8 @@ def answer_html(result: PlanResult) -> str:
     out.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in rec.why) + "</ul>")
     if rec.reversal is not None:
         out.append(f"<p><b>{escape(rec.reversal.words)}</b></p>")
+    if rec.full_ft_test:
+        out.append(f"<p>{escape(rec.full_ft_test)}</p>")
     if rec.one_card:
         out.append("<p>" + " ".join(escape(w) for w in rec.one_card) + "</p>")
     out.append(

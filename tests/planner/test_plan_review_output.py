@@ -72,3 +72,49 @@ def test_the_cost_inputs_are_printed_as_numbers_in_text_json_and_pdf(seed_b: Pla
         assert words in text, words
     html = plan_html(seed_b)
     assert "8,565 USD" in html and "PUE: 1.3" in html and "service life: 4 years" in html
+
+
+def test_a_change_that_flips_back_is_not_the_reversal(seed_b: PlanResult) -> None:
+    """Seed B's month 10, 12 and 15 best fleets are a mix, months 11, 13, 14 and 16 to 18 RTX-only again: a step of
+    whole server counts, not 'the reversal' of the RTX-only fleet the plan recommends."""
+    rec = seed_b.recommendation
+    assert rec is not None and rec.reversal is not None
+    words = rec.reversal.words
+    assert not words.startswith("The reversal") and words.startswith("No lasting reversal")
+    assert "months 10, 12 and 15" in words and "whole server counts" in words
+    assert "no longer the right purchase" not in words
+    text = _flat(render_plan(seed_b))
+    assert "flips the moment a job needs two cards" not in text  # the fleet shown runs 2-, 3- and 6-card jobs
+
+
+def test_the_full_fine_tune_above_13b_claim_is_tested_with_its_numbers(seed_b: PlanResult) -> None:
+    rec = seed_b.recommendation
+    assert rec is not None
+    words = rec.full_ft_test
+    assert words.startswith("Full fine-tuning above roughly 13B") and "is not reached in this plan" in words
+    cell = seed_b.cell("30B full fine-tune", "RTX PRO 6000 server / 6 cards")
+    hgx = seed_b.cell("30B full fine-tune", "HGX H100 / 7 cards")
+    assert cell.service_hours is not None and hgx.service_hours is not None
+    assert f"at least {cell.service_hours:.2f} h a job on RTX PRO 6000 server / 6 cards" in words
+    assert f"at least {hgx.service_hours:.2f} h on HGX H100 / 7 cards" in words
+    assert "jobs/day in month 18" in words and words in _flat(render_plan(seed_b))
+    # a plan without such a class says it was not tested
+    plan = load_plan(SEED_B)
+    small = plan.model_copy(update={"classes": [c for c in plan.classes if c.name != "30B full fine-tune"]})
+    other = plan_service(small, base_dir=SEED_B.parent).recommendation
+    assert other is not None and "not tested" in other.full_ft_test
+
+
+def test_lower_bound_times_are_marked_in_text_pdf_and_routes(seed_b: PlanResult) -> None:
+    from configurator.report.plan_sheet import plan_html
+
+    cell = seed_b.cell("30B LoRA", "RTX PRO 6000 server / whole card")
+    assert cell.lower_bound and cell.service_hours is not None
+    assert not seed_b.cell("7B LoRA", "RTX PRO 6000 server / whole card").lower_bound
+    route = next(r for r in seed_b.fleets[0].routes if r.job_class == "30B LoRA")
+    assert route.lower_bound
+    text = render_plan(seed_b)
+    assert f"≥ {cell.service_hours:.2f} h (est. rate)" in text and f"≥ {route.service_hours:.2f} h each" in text
+    assert "≥: a lower bound" in text
+    html = plan_html(seed_b)
+    assert f"≥ {cell.service_hours:.2f} (est.)" in html and "≥: a lower bound" in html

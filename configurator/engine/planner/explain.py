@@ -314,50 +314,69 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             ),
         )
     arrivals = sorted({i.from_month for i in pre.infos if 1 < i.from_month <= last})
-    months = sorted({1, *arrivals, last})
+    # every month where the roadmap is short enough (a change that comes and goes shows as such); else month 1,
+    # each month a class arrives and the month before it, and the sizing month
+    if last <= EVERY_MONTH:
+        months = list(range(1, last + 1))
+    else:
+        months = sorted({1, *arrivals, *(m - 1 for m in arrivals), last})
     seen: dict[int, list[str]] = {last: best.kinds}
     for m in months:
         if m not in seen:
             seen[m] = _best_at(model, m, plan.search.processes)
-    for a, b in itertools.pairwise(months):
-        if seen[a] == seen[b]:
-            continue
+    final = seen[last]
+    differ = [m for m in months if seen[m] != final]
+    if not differ:
+        return Reversal(
+            month=None,
+            before=best.kinds,
+            after=best.kinds,
+            words=(
+                f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
+                f"from month 1 to month {last}, the month it is sized for."
+            ),
+        )
+    b = next(m for m in months if m > differ[-1])  # from b on, the sizing month's servers stay best
+    prior = max(m for m in months if m < b)
+    if seen[1] != final:  # the change lasts to the sizing month
         cause = next((i for i in pre.infos if i.from_month == b), None)
-        if cause is not None and b - 1 > a:
-            seen[b - 1] = _best_at(model, b - 1, plan.search.processes)
-            if seen[b - 1] != seen[a]:
-                cause = None  # it changed before the class arrived: growth, not the class
-        before, after = seen[a], seen[b]
+        if cause is not None and prior != b - 1:
+            cause = None  # not checked the month before: growth may have done it
+        before, after = seen[prior], final
         if cause is not None:
             words = (
                 f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
-                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In other "
-                f"words: once the roadmap includes {method_phrase(cause.method, cause.objective)} of "
-                f"{parameters_label(cause.parameters)}-class models, {_kinds_words(before)} is no longer the right "
-                "purchase."
+                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}, and it stays so "
+                f"to month {last}, the month the fleet is sized for. In other words: once the roadmap includes "
+                f"{cause.name}, {_kinds_words(before)} is no longer the right purchase."
             )
         else:
             words = (
-                f"The reversal: the best fleet is {_kinds_words(before)} in month {a} and {_kinds_words(after)} by "
-                f"month {b}, as demand grows (no class arrives in between)."
-            )
-        if b != last and seen[last] != after:  # the change need not last: say where the sizing month ends up
-            words += (
-                f" By month {last}, the month the fleet is sized for, the best fleet is {_kinds_words(seen[last])} "
-                "again at that month's demand: the recommendation above is the one for the roadmap as sized."
-                if seen[last] == before
-                else f" By month {last}, the month the fleet is sized for, it is {_kinds_words(seen[last])}."
+                f"The reversal: the best fleet is {_kinds_words(before)} in month {prior} and {_kinds_words(after)} "
+                f"from month {b} to month {last}, as demand grows (no class arrives in between)."
             )
         return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, words=words)
-    return Reversal(
-        month=None,
-        before=best.kinds,
-        after=best.kinds,
-        words=(
-            f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
-            f"from month 1 to month {last}, the month it is sized for."
-        ),
+    # the sizing month's servers are best in month 1 and again by the sizing month: a change that does not last
+    first = differ[0]
+    cause = next((i for i in pre.infos if i.from_month == first), None)
+    when = f" (month {first} is when {cause.name} arrives)" if cause is not None else ""
+    others = sorted({tuple(seen[m]) for m in differ})
+    other_words = " or ".join(_kinds_words(list(k)) for k in others)
+    words = (
+        f"No lasting reversal: {_kinds_words(final)} is the best fleet in month 1 and in month {last}, the month "
+        f"the fleet is sized for. In {_month_list(differ)}{when} {other_words} costs less at that "
+        f"month's demand, and {_kinds_words(final)} is best again at that month's demand after each: a step of "
+        "whole server counts as demand grows, not a change of server the roadmap calls for."
     )
+    return Reversal(month=first, job_class=cause.name if cause else None, before=final, after=list(others[0]),
+                    words=words)  # fmt: skip
+
+
+EVERY_MONTH = 36  # roadmaps up to this long are searched again at every month
+
+
+def _month_list(months: list[int]) -> str:
+    return ("month " if len(months) == 1 else "months ") + _names([str(m) for m in months])
 
 
 def _fits_one_card(template: JobClass, parameters: float, node: ResolvedNode, plan: Plan, catalog: Catalog,
@@ -410,11 +429,64 @@ def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Ca
         if parts:
             out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
     if out:
-        out.append(
-            "Above those sizes a job needs several cards, and the link between them decides: the choice of server "
-            "flips the moment a job needs two cards."
-        )
+        out.append("Above those sizes a job needs several cards, and the link between them carries its traffic.")
     return out
+
+
+# The claim tested: full-parameter fine-tuning above roughly 13B needs several cards, and there the link between
+# them (PCIe against NVLink) decides the server (the project's seed B article, /work/shared/seeds/)
+FULL_FT_SEVERAL_CARDS = 13e9
+
+
+def full_ft_test(pre: Prepared, best: FleetResult, cells: list[FitCell], infos: list[ClassInfo],
+                 currency: str | None) -> str:  # fmt: skip
+    """Whether the plan reaches the rule of thumb that full fine-tuning above roughly 13B reverses the choice of
+    server, with the numbers: where the recommended fleet runs each such class, its time and cost a job there,
+    against the fewest cards of each other node type that hold it."""
+    claim = ("Full fine-tuning above roughly 13B (where a job needs several cards and the link between them is held "
+             "to decide the server)")  # fmt: skip
+    big = [i for i in infos if i.method == "full" and i.parameters > FULL_FT_SEVERAL_CARDS]
+    if not big:
+        return f"{claim}: not tested, no class of this plan is a full fine-tune above 13B."
+    node_of = {d.id: pre.resolved[[n.index for n in pre.resolved].index(d.node)].name for d in pre.devices.values()}
+    single = {node_of[d] for i in infos if i.cards_per_job == 1 for d in i.routed_to if d in node_of}
+    parts, reached, kept = [], [], []
+    for i in big:
+        mine = [c for c in cells if c.job_class == i.name and c.fits and c.service_hours is not None]
+        here = [c for c in mine if c.device in i.routed_to]
+        demand = f"{i.name} ({i.jobs_per_day:,.1f} jobs/day in month {pre.month})"
+        if not here:
+            parts.append(f"{demand} is not served by the recommended fleet")
+            continue
+        cell = min(here, key=lambda c: c.service_hours or 0.0)
+        home = node_of[cell.device]
+        (reached if home not in single else kept).append(demand)
+        others = []
+        for node in sorted({node_of[c.device] for c in mine} - {home}):
+            theirs = [c for c in mine if node_of[c.device] == node]
+            o = min(theirs, key=lambda c: (pre.devices[c.device].cards, c.service_hours or 0.0))
+            others.append(f"{_hours(o)} on {o.device}{_cost(o, currency)}")
+        text = f"{i.name} takes {_hours(cell)} a job on {cell.device}{_cost(cell, currency)}"
+        parts.append(text + (" against " + "; ".join(others) if others else ""))
+    if reached:
+        verdict = (f" is reached: the recommended fleet runs {_names(reached)} on other servers than its one-card "
+                   "jobs")  # fmt: skip
+    elif kept:
+        verdict = (f" is not reached in this plan: the recommended fleet runs {_names(kept)} on the same servers as "
+                   "its one-card jobs")  # fmt: skip
+    else:
+        verdict = ": not tested, the recommended fleet serves no such class"
+    costs = " (cost a job on each device alone, at the utilisation target)" if any("a job)" in p for p in parts) else ""
+    return f"{claim}{verdict}. " + "; ".join(parts) + f"{costs}."
+
+
+def _hours(c: FitCell) -> str:
+    h = c.service_hours or 0.0
+    return f"at least {h:.2f} h" if c.lower_bound else f"{h:.2f} h"  # as present/plan_words.hours_words
+
+
+def _cost(c: FitCell, currency: str | None) -> str:
+    return "" if c.cost_per_job is None else f" ({plan_money(c.cost_per_job, currency)} a job)"
 
 
 def recommend(
@@ -426,6 +498,7 @@ def recommend(
     catalog: Catalog,
     base: Path | None,
     slow_end: SlowEnd | None = None,
+    cells: list[FitCell] | None = None,
 ) -> Recommendation:
     best = fleets[0]
     alts = _alternatives(pre.model, mixes)
@@ -444,4 +517,5 @@ def recommend(
         alternatives=[alt for alt, _r in alts],
         reversal=reversal(plan, pre, best) if best.feasible else None,  # no fleet to reverse
         one_card=one_card_limits(plan, pre, catalog, base),
+        full_ft_test=full_ft_test(pre, best, cells or [], infos, pre.currency) if best.feasible else "",
     )

@@ -154,6 +154,9 @@ class FitCell(Out):
     # what mig_gain rests on, from this cell and the whole card's (mig_gain_basis above); None where no gain
     mig_gain_basis: str | None = None
     mig_gain_estimated: bool | None = None  # the gain rests on the engine's estimate, in whole or in part
+    # service_hours is the engine's lower bound (a model given by its parameter count only: attention FLOPs left
+    # out); False where a measurement set the time
+    lower_bound: bool = False
 
     @property
     def estimated(self) -> bool:
@@ -193,6 +196,7 @@ class Route(Out):
     cost_per_job: float | None = None
     wait_p95_hours: float | None = None  # in the peak hour; None when unstable
     peak_unstable: bool = False  # the peak hour's load reaches the devices: the queue grows through it
+    lower_bound: bool = False  # service_hours is the engine's lower bound (FitCell.lower_bound)
 
 
 class DeviceUse(Out):
@@ -285,6 +289,9 @@ class Recommendation(Out):
     reversal: Reversal | None = None
     # seed B's criterion as sizes: the largest model one card of each node type holds, per training method
     one_card: list[str] = []
+    # the rule of thumb that full fine-tuning above roughly 13B reverses the choice of server: tested (reached or
+    # not, with the class's time and cost a job on each node type) or not tested, in words
+    full_ft_test: str = ""
 
 
 class SlowMix(Out):

@@ -35,6 +35,7 @@ from configurator.engine.planner.result import (
     PlanResult,
     SearchStats,
     UnitPrice,
+    is_estimate,
     mig_gain_basis,
 )
 from configurator.engine.planner.search import Mix, Ranked, candidate_count, search
@@ -128,6 +129,7 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
                 basis=c.basis,
                 mig_gain_basis=gain_basis.basis if gain_basis else None,
                 mig_gain_estimated=gain_basis.estimated if gain_basis else None,
+                lower_bound=c.lower_bound and is_estimate(c.basis),
             )
         )
     return out_cells
@@ -241,6 +243,18 @@ def _device_infos(pre: Prepared) -> list[DeviceInfo]:
     ]
 
 
+def _mark_lower_bounds(fleets: list[FleetResult], cells: list[FitCell]) -> list[FleetResult]:
+    """Each route whose time is the engine's lower bound says so, as its cell does (FitCell.lower_bound)."""
+    lower = {(c.job_class, c.device) for c in cells if c.lower_bound}
+    if not lower:
+        return fleets
+    return [
+        f.model_copy(update={"routes": [r.model_copy(update={"lower_bound": (r.job_class, r.device) in lower})
+                                        for r in f.routes]})  # fmt: skip
+        for f in fleets
+    ]
+
+
 def _costs(plan: Plan, pre: Prepared) -> CostInputs:
     """The figures the cost ranking uses, as numbers: each part's unit price with its source, each node type's
     capital, PUE, power price, service life and utilisation target (prepare._node_model prices a node)."""
@@ -285,12 +299,13 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
     pre = prepare(plan, catalog, base_dir)
     out_cells = _fit_cells(plan, pre)
     fleets, stats, mixes, best = _search(plan, pre)
+    fleets = _mark_lower_bounds(fleets, out_cells)
     infos = class_infos(pre, fleets, out_cells)
     cat = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
     # the recommended fleet at the slow end of the step-time band, where it is feasible as sized
     slow = slow_end(pre, best, mixes) if best is not None and fleets[0].feasible else None
-    rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow) if fleets else None
+    rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow, out_cells) if fleets else None
     return PlanResult(
         name=plan.name,
         currency=pre.currency,
