@@ -12,7 +12,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
-from configurator.present.plan_words import LOWER_BOUND_KEY, hours_words, packing_words
+from configurator.present.plan_words import LOWER_BOUND_KEY, demand_input_words, hours_words, packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
@@ -93,11 +93,12 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     rows = [
         [escape(c.name), escape(c.model_name),
          escape(method_label(c.method, c.objective)), f"{c.parameters / 1e9:.1f} B",
-         f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f}",
+         f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f} ({escape(demand_input_words(c))})",
          f"{c.wait_target_hours:g} h" if c.wait_target_hours else "none", str(c.from_month)]
         for c in result.classes
     ]  # fmt: skip
-    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job", "Jobs per day", "p95 wait target",
+    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job",
+                       f"Jobs per day in month {result.size_for_month}", "p95 wait target",
                        "From month"], rows))  # fmt: skip
     out.append("<h2>Classes × devices</h2>")
     rows = [

@@ -7,7 +7,7 @@ from html import escape
 
 from configurator.engine.planner.explain import plan_money
 from configurator.engine.planner.result import ClassInfo, FitCell, FleetResult, PlanResult
-from configurator.present.plan_words import LOWER_BOUND_KEY, hours_words, packing_words
+from configurator.present.plan_words import LOWER_BOUND_KEY, demand_input_words, hours_words, packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import plural
 
@@ -58,9 +58,14 @@ def class_line(c: ClassInfo) -> str:
         target = f" (p95 target {c.wait_target_hours:g} h: {met})"
     if c.mig_gain is None:
         mig = "MIG gain: no MIG instance holds it"
+    elif c.mig_gain_full_card:
+        mig = f"MIG gain: none, only the full-card instance {c.mig_gain_device} holds it"
     else:
         mig = f"MIG gain {c.mig_gain:.2f}× jobs per card-day on {c.mig_gain_device} ({c.mig_gain_tag})"
-    return f"  {c.name}: {where}; {wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)}{target}; {mig}"
+    wait = wait_words(c.wait_mean_h, c.wait_p95_h, c.peak_unstable)
+    if len(set(c.routed_to)) > 1 and c.wait_p95_h is not None:
+        wait += f" on the worst of its {len(set(c.routed_to))} routes"
+    return f"  {c.name}: {where}; {wait}{target}; {mig}"
 
 
 def recommendation_lines(result: PlanResult) -> list[str]:
@@ -180,14 +185,15 @@ def render_plan(result: PlanResult) -> str:
         out += [f"  {m}" for m in result.measurements]
         out.append("")
     out += cost_lines(result)
-    out.append("Job classes")
+    out.append(f"Job classes (jobs/day in month {result.size_for_month}, the month the fleet is sized for)")
     for c in result.classes:
         wait = f", p95 wait target {c.wait_target_hours:g} h" if c.wait_target_hours else ""
         start = f", from month {c.from_month}" if c.from_month > 1 else ""
         out.append(
             f"  {c.name}: {c.model_name}, {method_label(c.method, c.objective)}, "
             f"{c.parameters / 1e9:.1f} B parameters, "
-            f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day{wait}{start}"
+            f"{c.tokens_per_job / 1e6:,.1f} M tokens per job, {c.jobs_per_day:,.1f} jobs/day in month "
+            f"{result.size_for_month} ({demand_input_words(c)}){wait}{start}"
         )
     out.append("")
     out.append("Classes × devices (peak/capacity per card, service time per job)")
@@ -254,12 +260,16 @@ def answer_html(result: PlanResult) -> str:
             wait = "unknown"
         else:
             wait = f"mean {c.wait_mean_h:.2f} h, p95 {c.wait_p95_h:.2f} h"
+            if len(set(c.routed_to)) > 1:
+                wait += f" (worst of {len(set(c.routed_to))} routes)"
         if c.wait_target_hours is None:
             target = "none"
         else:
             target = f"{c.wait_target_hours:g} h: " + ("met" if c.wait_target_met else "<b>not met</b>")
         if c.mig_gain is None:
             gain = "no MIG instance holds it"
+        elif c.mig_gain_full_card:
+            gain = f"none: only the full-card instance {escape(c.mig_gain_device or '')} holds it"
         else:
             gain = f"{c.mig_gain:.2f}&times; on {escape(c.mig_gain_device or '')} ({escape(c.mig_gain_tag or '')})"
         out.append(f"<tr><td>{escape(c.name)}</td><td>{escape(where)}</td><td>{wait}</td><td>{target}</td>"

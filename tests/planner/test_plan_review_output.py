@@ -118,3 +118,42 @@ def test_lower_bound_times_are_marked_in_text_pdf_and_routes(seed_b: PlanResult)
     assert "≥: a lower bound" in text
     html = plan_html(seed_b)
     assert f"≥ {cell.service_hours:.2f} (est.)" in html and "≥: a lower bound" in html
+
+
+def test_job_classes_say_the_month_their_demand_is_for_and_the_input(seed_b: PlanResult) -> None:
+    small = next(c for c in seed_b.classes if c.name == "7B LoRA")
+    assert small.jobs_per_day_input == 120 and small.growth_per_month == pytest.approx(0.06)
+    assert small.jobs_per_day == pytest.approx(120 * 1.06**17)
+    text = _flat(render_plan(seed_b))
+    assert "Job classes (jobs/day in month 18, the month the fleet is sized for)" in text
+    assert f"{small.jobs_per_day:,.1f} jobs/day in month 18 (input 120, +6 %/month)" in text
+    assert "(input 1, +6 %/month from month 12)" in text  # 30B full fine-tune, grown from its first month
+    from configurator.report.plan_sheet import plan_html
+
+    assert "Jobs per day in month 18" in plan_html(seed_b) and "input 120, +6 %/month" in plan_html(seed_b)
+
+
+def test_slow_end_names_the_max_nodes_it_needs_raised(seed_b: PlanResult) -> None:
+    se = seed_b.slow_end
+    assert se is not None and se.servers_needed is not None and se.over_bounds == ["RTX PRO 6000 server"]
+    assert se.over_bounds_max_nodes == [16] and se.grown_up_to > se.servers_needed
+    assert "bound" not in se.model_dump()  # the JSON's unexplained 'bound': now grown_up_to, with its comment
+    assert (f"needs {se.servers_needed} servers instead of {se.servers}" in se.words
+            and "above this plan's max_nodes for RTX PRO 6000 server of 16: raise it" in se.words)  # fmt: skip
+    assert "stops the search short" not in se.words
+
+
+def test_mig_split_per_server_full_card_instance_and_worst_route(seed_b: PlanResult) -> None:
+    rec = seed_b.recommendation
+    assert rec is not None
+    why = " ".join(rec.why)
+    assert "MIG split: 2 of the 8 cards in each RTX PRO 6000 server (24 of its 96 cards) as 4×1g.24gb" in why
+    lora = next(c for c in seed_b.classes if c.name == "30B LoRA")
+    assert lora.mig_gain_full_card and lora.mig_gain_device == "RTX PRO 6000 server / 4g.96gb"
+    assert "only the full-card instance (RTX PRO 6000 server / 4g.96gb) holds 30B LoRA" in why
+    assert "30B LoRA runs 1.00×" not in why
+    small = next(c for c in seed_b.classes if c.name == "7B LoRA")
+    assert not small.mig_gain_full_card and len(set(small.routed_to)) == 2
+    text = _flat(render_plan(seed_b))
+    assert f"p95 {small.wait_p95_h:.2f} h on the worst of its 2 routes" in text
+    assert "worst of 2 routes" in answer_html(seed_b)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog
@@ -65,6 +66,7 @@ def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) 
                     "mig_gain_device": gain.device if gain else None,
                     "mig_gain_basis": gain.mig_gain_basis if gain else None,
                     "mig_gain_estimated": gain.mig_gain_estimated is not False if gain else True,
+                    "mig_gain_full_card": bool(gain and pre.devices[gain.device].compute_share >= 1 - 1e-9),
                     "routed_to": [r.device for r in routes],
                     "cards_per_job": min(cards) if cards else None,
                 }
@@ -147,6 +149,7 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
     if not best.feasible:
         return _why_unserved(plan, pre, best)
     why = [f"Ranked by {best.ranked_by}."]
+    why += _mig_split_words(best)
     targets = [i for i in infos if i.wait_target_hours is not None]
     peak = plan.service.peak_factor
     sized = (
@@ -188,6 +191,10 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
             continue
         where = f"{i.mig_gain_device}"
         verdict = "more" if i.mig_gain > 1.005 else "no more"
+        if i.mig_gain_full_card:  # the full-card instance is the whole card under MIG: nothing to gain
+            why.append(f"MIG: only the full-card instance ({where}) holds {i.name}, so MIG gains it nothing "
+                       f"({i.mig_gain:.2f}× a whole card's jobs per card-day).")  # fmt: skip
+            continue
         why.append(
             f"MIG: {i.name} runs {i.mig_gain:.2f}× the jobs per card-day on {where} "
             f"({verdict} than a whole card; {i.mig_gain_basis_words})."
@@ -203,6 +210,22 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
                 "on the whole card alone scales the slice by the engine's ratio and leaves the gain as it is)."
             )
     return why
+
+
+def _mig_split_words(best: FleetResult) -> list[str]:
+    """The fleet's MIG cards in full: per server and in total (its label says '2 of 8 cards as 4×1g.24gb', which
+    reads as two cards in all)."""
+    out = []
+    for n in best.nodes:
+        if not n.count or not n.mig_cards_per_node or not n.mig_layout:
+            continue
+        layout = " + ".join(f"{c}×{p}" if c > 1 else p for p, c in Counter(n.mig_layout).items())
+        total, mig = n.count * n.cards_per_node, n.count * n.mig_cards_per_node
+        out.append(
+            f"MIG split: {n.mig_cards_per_node} of the {n.cards_per_node} cards in each {n.node} "
+            f"({mig} of its {total} cards) as {layout}; the other {total - mig} run whole."
+        )
+    return out
 
 
 def _why_unserved(plan: Plan, pre: Prepared, best: FleetResult) -> list[str]:
@@ -262,16 +285,18 @@ def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> s
     if se.targets_met:
         text += f"the same {se.servers} servers still keep every p95 wait target."
     else:
-        need = (f"more than {se.bound}" if se.servers_needed is None
+        need = (f"more than {se.grown_up_to}" if se.servers_needed is None
                 else f"{se.servers_needed}")  # fmt: skip
         text += f"the same fleet needs {need} servers instead of {se.servers} to keep its p95 targets"
         if se.fleet_needed is not None:
             cost = "" if se.needed_cost_per_job is None else f", {plan_money(se.needed_cost_per_job, currency)} a job"
             text += f" ({se.fleet_needed}{cost})"
+        if se.over_bounds:  # the fleet it needs is one the search could not buy: say which cap and its value
+            caps = _names([f"{n} of {m}" for n, m in zip(se.over_bounds, se.over_bounds_max_nodes, strict=True)])
+            text += (f", above this plan's max_nodes for {caps}: raise it to buy for the slow end"
+                     if len(se.over_bounds) == 1 else f", above this plan's max_nodes for {caps}: raise them to buy "
+                     "for the slow end")  # fmt: skip
         text += f"; as bought, {_names(se.short)} {'runs' if len(se.short) == 1 else 'run'} short."
-    if se.over_bounds:
-        text += (f" The plan's cap on how many {_names(se.over_bounds)} nodes to buy (max_nodes) stops the search "
-                 "short of that.")  # fmt: skip
     best = se.best
     if best is not None and len(se.mixes) > 1:
         cost = "" if best.cost_per_job is None else f" ({plan_money(best.cost_per_job, currency)} a job)"

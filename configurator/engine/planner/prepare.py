@@ -176,6 +176,8 @@ def _class_matrix(
                 jobs_per_day=lam,
                 wait_target_hours=cls.wait_target_hours,
                 from_month=cls.from_month,
+                jobs_per_day_input=None if by_month else (cls.jobs_per_day or 0.0),
+                growth_per_month=0.0 if by_month else growth,
             )
         )
         class_list, groups = class_cells(cls, k, resolved, plan, catalog, base)

@@ -76,6 +76,10 @@ class ClassInfo(Out):
     objective: str = "sft"  # sft, dpo, grpo, ppo
     tokens_per_job: float
     jobs_per_day: float  # in the month the search sizes for
+    # what the plan gave: jobs a day in the class's first month, grown by growth_per_month a month from then on;
+    # None where the plan gives the roadmap month by month (jobs_per_day_by_month)
+    jobs_per_day_input: float | None = None
+    growth_per_month: float = 0.0
     wait_target_hours: float | None  # the p95 of the wait in the peak hour must not exceed it
     from_month: int
     # the recommended fleet (ranked first) at the peak hour: mean and p95 of the wait for a device, in hours;
@@ -93,7 +97,10 @@ class ClassInfo(Out):
     mig_gain_basis: str | None = None
     # the gain rests on the engine's estimate, in whole or in part (mig_gain_basis's GainBasis.estimated)
     mig_gain_estimated: bool = True
-    routed_to: list[str] = []  # devices of the recommended fleet that run it
+    # the MIG device of mig_gain is the full-card instance (all the card's compute as one instance): no MIG gain in
+    # the sense of more tenants, only the one instance holds the class
+    mig_gain_full_card: bool = False
+    routed_to: list[str] = []  # devices of the recommended fleet that run it (wait_p95_h: the worst of them)
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
@@ -322,12 +329,15 @@ class SlowEnd(Out):
     short: list[str] = []  # classes it then leaves without capacity within their target (its routing's order)
     # the fewest servers of the recommended fleet's own mix (same node types, MIG layouts and MIG'd cards per node,
     # counts in its proportions) that serve every class within its p95 target at the slow end; None: not within
-    # ``bound`` servers (the search's nodes[].max_nodes do not bound it: over_bounds names the types it exceeds)
+    # ``grown_up_to`` servers (the search's nodes[].max_nodes do not bound it: over_bounds names the types it
+    # exceeds)
     servers_needed: int | None
     fleet_needed: str | None = None  # that fleet's label
     needed_cost_per_job: float | None = None  # that fleet's at the slow end (None without prices)
     over_bounds: list[str] = []  # node types of it over nodes[].max_nodes
-    bound: int = 0
+    over_bounds_max_nodes: list[int] = []  # their nodes[].max_nodes, in over_bounds' order
+    # the most servers the mix was grown to at the slow end (0: not grown, the fleet as bought keeps its targets)
+    grown_up_to: int = 0
     # the best fleet of each server mix the search found, grown the same way, best first by the search's ranking:
     # not a second search (too slow for a re-plan), so a mix whose best fleet changes shape at the slow end may rank
     # better than shown

@@ -140,7 +140,9 @@ def slow_end(pre: Prepared, cand: Candidate, mixes: dict[Mix, Ranked], band: Ste
         fleet_needed=None if needed is None else fleet_label(slow, needed),
         needed_cost_per_job=None if needed is None else score(slow, needed, month)[1],
         over_bounds=[n.name for n, (c, _l, _k) in zip(slow.nodes, needed or (), strict=False) if c > n.max_nodes],
-        bound=bound,
+        over_bounds_max_nodes=[n.max_nodes for n, (c, _l, _k) in zip(slow.nodes, needed or (), strict=False)
+                               if c > n.max_nodes],  # fmt: skip
+        grown_up_to=bound,
         mixes=[m for _k, m in grown],
     )
     return se.model_copy(update={"words": slow_end_words(se, kinds(pre.model, cand), pre.currency)})
