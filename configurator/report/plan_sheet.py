@@ -11,7 +11,7 @@ import os
 from html import escape
 
 from configurator.engine.planner.explain import plan_money
-from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
+from configurator.engine.planner.result import FitCell, FleetResult, PlanResult, months_phrase
 from configurator.present.plan_words import LOWER_BOUND_KEY, demand_input_words, hours_words, packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
@@ -81,7 +81,7 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     """The plan section as HTML: the first ``fleets`` ranked fleets in full."""
     out = [f"<h1 style='margin:0'>Service plan: {escape(result.name)}</h1>"]
     out.append(
-        f"<p>Sized for month {result.size_for_month} of a {result.months}-month roadmap. "
+        f"<p>Sized for month {result.size_for_month} of {months_phrase(result.months)} roadmap. "
         f"Currency: {escape(result.currency or 'none (no prices given)')}. GB = 10<sup>9</sup> bytes.</p>"
     )
     out.append("<h2>Answer</h2>" + answer_html(result))

@@ -157,3 +157,32 @@ def test_mig_split_per_server_full_card_instance_and_worst_route(seed_b: PlanRes
     text = _flat(render_plan(seed_b))
     assert f"p95 {small.wait_p95_h:.2f} h on the worst of its 2 routes" in text
     assert "worst of 2 routes" in answer_html(seed_b)
+
+
+def test_a_sizing_month_past_the_roadmap_is_a_problem() -> None:
+    """The planner window's 'Size for month' 60 on an 18-month roadmap sized month 18 and said 'No problems.'."""
+    plan = load_plan(SEED_B)
+    late = plan.model_copy(update={"search": plan.search.model_copy(update={"size_for_month": 60})})
+    result = plan_service(late, base_dir=SEED_B.parent)
+    assert result.size_for_month == 18
+    problem = next(p for p in result.problems if p.code == "SIZE_MONTH_PAST_ROADMAP")
+    assert problem.field == "search.size_for_month" and problem.severity == "warning"
+    assert "size_for_month 60 is past the roadmap (an 18-month roadmap); sized for month 18" in problem.message
+
+
+def test_a_power_price_in_cents_is_warned_about() -> None:
+    plan = load_plan(SEED_B)
+    cents = plan.model_copy(update={"service": plan.service.model_copy(update={"power_price_per_kwh": 9.29})})
+    result = plan_service(cents, base_dir=SEED_B.parent)
+    problem = next(p for p in result.problems if p.code == "POWER_PRICE_IMPLAUSIBLE")
+    assert "is it in cents?" in problem.message and "0.0929 per kWh" in problem.message
+    assert not any(p.code == "POWER_PRICE_IMPLAUSIBLE" for p in plan_service(plan, base_dir=SEED_B.parent).problems)
+
+
+def test_months_phrase_takes_the_spoken_article() -> None:
+    from configurator.engine.planner.result import months_phrase
+    from configurator.report.plan_sheet import plan_html
+
+    assert [months_phrase(n) for n in (18, 8, 11, 12, 80, 1)] == [
+        "an 18-month", "an 8-month", "an 11-month", "a 12-month", "an 80-month", "a 1-month"]  # fmt: skip
+    assert "of an 18-month roadmap" in plan_html(plan_service(load_plan(SEED_B), base_dir=SEED_B.parent))

@@ -19,6 +19,12 @@ DeviceKind = Literal["card", "mig", "group"]
 ENGINE = "engine"
 
 
+def months_phrase(months: int) -> str:
+    """'an 18-month', 'a 12-month': the article as the number is spoken (eight, eleven, eighteen, eighty-...)."""
+    spoken_vowel = str(months).startswith("8") or months in (11, 18)
+    return f"{'an' if spoken_vowel else 'a'} {months}-month"
+
+
 def is_estimate(basis: str | None) -> bool:
     """A cell's time is the engine's estimate: its basis is "engine" (or unset), not a measurement the plan
     imports. The one rule every view labels a cell "estimate" by (a MIG gain's: GainBasis.estimated)."""
