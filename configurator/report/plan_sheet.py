@@ -118,18 +118,25 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
         f"<h2>Fleets</h2><p>{s.candidates:,} candidate fleets searched, {s.feasible:,} serve every class; "
         f"ranked by {escape(result.fleets[0].ranked_by if result.fleets else 'cost per job')}.</p>"
     )
+    if len(result.fleets) > fleets:  # the text and JSON list every ranked fleet: say this shows fewer
+        out.append(f"<p>The first {fleets} of {len(result.fleets)} ranked fleets are shown here; "
+                   "<tt>configurator plan</tt> (text or --json) lists all of them.</p>")  # fmt: skip
     for f in result.fleets[:fleets]:
         out.append(_fleet(f, result.currency, result.months))
     if result.fleets:
         best = result.fleets[0]
         out.append("<h2>Roadmap of fleet #1</h2>")
+        unserved = any(m.unserved for m in best.months)  # a column only where some month has a class unserved
         rows = [
             [str(m.month), f"{m.demand_card_hours_per_day:,.1f}", f"{m.capacity_card_hours_per_day:,.1f}",
-             "yes" if m.fits_largest else "no", "yes" if m.enough_capacity else "no", escape(", ".join(m.unserved))]
+             f"{m.demand_card_hours_per_day / m.capacity_card_hours_per_day:.0%}"
+             if m.capacity_card_hours_per_day else "",
+             "yes" if m.fits_largest else "no", "yes" if m.enough_capacity else "no"]
+            + ([escape(", ".join(m.unserved))] if unserved else [])
             for m in best.months
         ]  # fmt: skip
-        out.append(_table(["Month", "Demand card-h/day", "Capacity card-h/day", "Fits largest", "Enough",
-                           "Unserved"], rows))  # fmt: skip
+        out.append(_table(["Month", "Demand card-h/day", "Capacity card-h/day", "Load", "Fits largest", "Enough"]
+                          + (["Unserved"] if unserved else []), rows))  # fmt: skip
     out.append("<h2>Notes</h2>" + "".join(f"<p>{escape(n)}</p>" for n in result.notes))
     return "".join(out)
 

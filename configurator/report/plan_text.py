@@ -168,6 +168,21 @@ def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     return out
 
 
+def roadmap_lines(result: PlanResult) -> list[str]:
+    """Fleet #1 month by month, as the PDF's roadmap table: the demand routed against its capacity at the
+    utilisation target, and the classes it leaves unserved."""
+    if not result.fleets:
+        return []
+    out = ["Roadmap of fleet #1 (card-hours a day: demand / capacity at the utilisation target, load)"]
+    for m in result.fleets[0].months:
+        load = f"{m.demand_card_hours_per_day / m.capacity_card_hours_per_day:.0%}" if m.capacity_card_hours_per_day else ""
+        gaps = "" if m.enough_capacity and m.fits_largest else "; unserved: " + (", ".join(m.unserved) or "some jobs")
+        out.append(f"  month {m.month:>3}: {m.demand_card_hours_per_day:,.1f} / "
+                   f"{m.capacity_card_hours_per_day:,.1f}, {load}{gaps}")  # fmt: skip
+    out.append("")
+    return out
+
+
 def render_plan(result: PlanResult) -> str:
     out = [
         f"Plan: {result.name}",
@@ -216,6 +231,7 @@ def render_plan(result: PlanResult) -> str:
     for f in result.fleets:
         out += fleet_lines(f, result.currency, result.months)
     out.append("")
+    out += roadmap_lines(result)
     out += [f"Note: {n}" for n in result.notes]
     return "\n".join(line for text in out for line in wrapped(text)) + "\n"
 

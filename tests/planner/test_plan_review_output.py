@@ -186,3 +186,15 @@ def test_months_phrase_takes_the_spoken_article() -> None:
     assert [months_phrase(n) for n in (18, 8, 11, 12, 80, 1)] == [
         "an 18-month", "an 8-month", "an 11-month", "a 12-month", "an 80-month", "a 1-month"]  # fmt: skip
     assert "of an 18-month roadmap" in plan_html(plan_service(load_plan(SEED_B), base_dir=SEED_B.parent))
+
+
+def test_text_and_pdf_show_the_same_sections_or_say_what_they_leave_out(seed_b: PlanResult) -> None:
+    from configurator.report.plan_sheet import plan_html
+
+    text = render_plan(seed_b)
+    first = seed_b.fleets[0].months[0]
+    assert "Roadmap of fleet #1" in text  # was in the PDF only: the month-1 load visible nowhere else
+    assert f"month   1: {first.demand_card_hours_per_day:,.1f} / {first.capacity_card_hours_per_day:,.1f}" in text
+    html = plan_html(seed_b)
+    assert len(seed_b.fleets) > 3 and f"The first 3 of {len(seed_b.fleets)} ranked fleets are shown here" in html
+    assert "Unserved" not in html  # an always-empty column: shown only where a month leaves a class unserved
