@@ -134,6 +134,26 @@ def cost_lines(result: PlanResult) -> list[str]:
     return out
 
 
+def costs_html(result: PlanResult) -> str:
+    """The cost ranking's inputs as the window and PDF show them: a table of unit prices with their sources, then
+    each node type's capital and the service's figures (the text report's lines, cost_lines)."""
+    c = result.costs
+    if c is None:
+        return ""
+    lines = cost_lines(result)
+    rows = "".join(
+        f"<tr><td>{escape(u.name)}<br><small>{escape(u.part)}, {u.role}</small></td>"
+        f"<td align=right>{escape(plan_money(u.price, c.currency, whole=True))}</td>"
+        f"<td><small>{escape(u.source or 'no source given')}</small></td></tr>"
+        for u in c.unit_prices
+    )
+    table = ("<table cellspacing='0' cellpadding='3' border='1' width='100%'><tr><th>Part</th><th>Unit price</th>"
+             f"<th>Source</th></tr>{rows}</table>") if rows else ""  # fmt: skip
+    rest = lines[1 + len(c.unit_prices) :]
+    items = "".join(f"<li>{escape(w.strip())}</li>" for w in rest if w.strip())
+    return f"<h4>{escape(lines[0])}</h4>{table}<ul>{items}</ul>"
+
+
 def fleet_lines(f: FleetResult, currency: str | None, months: int) -> list[str]:
     t = f.totals
     out = [f"#{f.rank}  {f.label}" + ("" if f.feasible else "   [DOES NOT SERVE: " + ", ".join(f.unserved) + "]")]
@@ -300,11 +320,7 @@ def answer_html(result: PlanResult) -> str:
         money = f", {per}{kwh}" if a.feasible else ""
         out.append(f"<li><b>{kinds}</b>: {escape(a.label)}; {a.cards} cards{money}{serve}</li>")
     out.append("</ul>")
-    lines = cost_lines(result)
-    if lines:  # the same lines as the text report's, as a list
-        out.append(f"<h4>{escape(lines[0])}</h4><ul>")
-        out += [f"<li>{escape(w.strip())}</li>" for w in lines[1:] if w.strip()]
-        out.append("</ul>")
+    out.append(costs_html(result))
     if result.measurements:
         out.append("<h4>Measurements</h4><ul>" + "".join(f"<li>{escape(m)}</li>" for m in result.measurements))
         out.append("</ul>")
