@@ -126,7 +126,7 @@ def chart_parts(top):  # type: ignore[no-untyped-def]
                 if title.isVisible() and title.text:
                     text_rect = title.item.sceneBoundingRect()
                     parts.append((f"{name}: title {title.text[:30]!r}", text_rect, view, origin, seen))
-            elif isinstance(item, pg.LegendItem) and item.items:
+            elif (isinstance(item, pg.LegendItem) and item.items) or (getattr(item, "is_legend", False) and item.text):
                 parts.append((f"{name}: legend", item.sceneBoundingRect(), view, origin, seen))
     out = []
     for label, scene_rect, view, origin, seen in parts:

@@ -133,6 +133,23 @@ def test_reversal_names_the_month_and_the_class() -> None:
     assert "and it stays so to month 6" in rev.words
 
 
+def test_the_reversal_carries_the_kinds_best_at_the_sizing_month(seed_b: PlanResult) -> None:
+    """Seed B: the best fleet turns into a mix in month 10 and is RTX-only again by month 18, the sizing month
+    (Reversal.sized: the kiosk re-derived it from the ranked fleets)."""
+    rev = seed_b.recommendation.reversal  # type: ignore[union-attr]
+    assert rev is not None and rev.month is not None and rev.month != seed_b.size_for_month
+    assert rev.sized == seed_b.fleets[0].kinds == rev.before != rev.after
+    assert rev.undone_by_sizing and rev.sized_as_before
+
+
+def test_a_reversal_that_lasts_is_sized_as_after() -> None:
+    result = plan_service(_reversal_plan())
+    rev = result.recommendation.reversal  # type: ignore[union-attr]
+    assert rev is not None and rev.month == 4
+    assert rev.sized == result.fleets[0].kinds == rev.after
+    assert not rev.undone_by_sizing and not rev.sized_as_before
+
+
 def test_demo_figures_show_the_reversal_and_an_unstable_peak() -> None:
     """The kiosk's reversal figure names the month and the class; a wait figure never prints a finite wait
     for an unstable peak hour."""

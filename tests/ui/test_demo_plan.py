@@ -141,7 +141,7 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     # is the planner's answer (ranked by cost per job at the plan's street prices), not the scenario's
     assert key.value == best.totals.nodes and key.number == f"{best.totals.nodes} servers"
     assert {n.node for n in best.nodes} <= {RTX, H100}
-    assert key.label == (f"{best.label.replace(' x ', ' × ')}: the best of {seed_b.search.candidates:,} fleets "
+    assert key.label == (f"{best.label}: the best of {seed_b.search.candidates:,} fleets "
                          "by cost per job")  # fmt: skip
     assert best.feasible and best.out_of_capacity_month is None and key.words == "Keeps up for all 18 months"
     # "a 7B low-rank fine-tune fits in a 24 GB instance ... the same card serves four such jobs", with its gain
@@ -167,6 +167,10 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     assert "again at that month's demand" in r.words
     assert rev.text == f"Month 10 70B LoRA arrives: {RTX} + {H100} is best; by month 18, {RTX} alone again"
     assert "from then on" not in rev.text
+    # the kinds best by the sizing month are the planner's (Reversal.sized), not re-derived from the ranked fleets:
+    # a result that lists no fleet still says them
+    bare = read_plan_figure(s.more[2], shipped, seed_b.model_copy(update={"fleets": []}), catalog)
+    assert bare.text == rev.text
 
 
 def mix(kinds: list[str]) -> str:
@@ -440,9 +444,10 @@ def test_screenshots_in_both_themes(qtbot, tmp_path: Path, size: tuple[int, int]
         assert window.chassis.height() >= 300 * window.scale - 1 and window.chart.height() >= 300 * window.scale - 1
         # the views get the height the words and buttons do not need: at 1920x1080 they had 318 px and the
         # chassis's slot labels 11.7 px (an empty message line, layout margins, a key card taller than its words
-        # needed); now 380 px and 14 px
+        # needed); then 380 px and 13.5 px; 12.4 px since the chassis heading stands over the drawing in the body
+        # text's size (it read 15.4 and 10.9 px in the drawing)
         assert window.chassis.height() >= 360 * window.scale, window.chassis.height()
-        assert window.chassis.label_px() >= 13 * window.scale, window.chassis.label_px()
+        assert window.chassis.label_px() >= 12 * window.scale, window.chassis.label_px()
         # one margin all round the stage: the key card ends where the chart ends, the words start where the
         # chassis starts (the top row had Qt's default layout margins on top of the window's)
         ui = window.ui

@@ -78,8 +78,10 @@ def test_kiosk_chart_and_chassis_grow_with_the_screen(qtbot, tmp_path: Path) -> 
         assert large[i]["legend_beside"], (i, large[i])
         assert large[i]["plot_h"] >= 220, (i, large[i])  # 180 px (scenario 1) with the legend above in 3 rows
         # readable at 1920x1080 (~8-10 px before larger type; 14.9 px in scenarios 2 and 3 while an empty message
-        # line and the top row's layout margins took ~60 px from the views; 17.2-17.5 px now)
-        assert large[i]["label_px"] >= 16, (i, large[i])
+        # line and the top row's layout margins took ~60 px from the views; 17.2-17.5 px then; 15.3-17.5 since the
+        # chassis heading stands over the drawing in the body text's size)
+        assert large[i]["label_px"] >= 15, (i, large[i])
     for i in range(demo.scenario_count()):
-        if i not in builds:  # the plan scenario: a tall key card and two rows of buttons (11.7 px before, 14 now)
-            assert large[i]["label_px"] >= 13, (i, large[i])
+        if i not in builds:  # the plan scenario: a tall key card and two rows of buttons (11.7 px before, 14 then,
+            # 12.4 under the heading)
+            assert large[i]["label_px"] >= 12, (i, large[i])

@@ -30,7 +30,7 @@ def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped
     charts = window.charts
     bars = len(charts.cost_values())
     assert bars > SHOWN_FLEETS  # the case the issue saw: 8 bars
-    labels = [label.text for _, label in charts.roadmap_legend.items]
+    labels = charts.roadmap_legend.entries
     assert len(labels) == SHOWN_FLEETS + 1 and labels[-1].startswith(f"#{SHOWN_FLEETS + 1}–#{bars}")
     qtbot.wait(50)
     assert not charts_cut(window)  # at 1024 px the titles and the legend wrap instead of being cut
@@ -38,19 +38,32 @@ def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped
 
 def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Seed B's mixed fleets read '#3: 8 x RTX PRO 6000 server (2 of 8 cards as 2x2g.48gb) + 2 x H…' in the legend,
-    cut at 60 characters just before the server kind that sets them apart from #1; the legend keeps inside the
-    window at 1024 px in one column."""
+    cut at 60 characters just before the server kind that sets them apart from #1. The legend says the engine's
+    short label whole (the window cut the label down with a regex of its own) and keeps inside the window at
+    1024 px."""
     window = _seed_b_window(qtbot)
     result = window.wait_for_plan()
     assert result is not None
-    labels = [label.text for _, label in window.charts.roadmap_legend.items][:SHOWN_FLEETS]
-    # whole, in fewer characters: '(2 of 8 cards as ...)' reads '(2 of 8 as ...)', '12 x RTX' '12×RTX'
-    whole = [f"#{f.rank}: {f.label}".replace(" cards as ", " as ").replace(" x ", "×").replace(" × ", "×")
-             for f in result.fleets]
-    assert labels == whole[:SHOWN_FLEETS]
+    labels = window.charts.roadmap_legend.entries[:SHOWN_FLEETS]
+    assert labels == [f"#{f.rank}: {f.short_label}" for f in result.fleets[:SHOWN_FLEETS]]
     assert any("HGX H100" in text for text in labels)
     qtbot.wait(50)
     assert not charts_cut(window)
+
+
+def test_at_1024x768_the_legend_flows_and_the_demand_plot_keeps_its_height(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """At 1024x768 the legend stood in one column of five rows, each label wider than half the view, over a demand
+    plot 46 px high; it is now one paragraph that wraps to the view, and the plot is the taller. Shrunk from a
+    wide window, the charts were laid out at the wide window's width and cut at the right."""
+    window = _seed_b_window(qtbot)
+    assert window.wait_for_plan() is not None
+    charts = window.charts
+    for size in ((1024, 768), (1920, 1080), (1024, 768)):
+        window.resize(*size)
+        qtbot.wait(50)
+        legend = charts.roadmap_legend.boundingRect().height()
+        assert charts.roadmap.vb.height() > max(legend, 90), size  # it was 46 px under a 128 px legend
+        assert not charts_cut(window), size
 
 
 def test_the_charts_follow_the_dark_theme(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -81,7 +94,7 @@ def test_the_charts_follow_the_dark_theme(qtbot) -> None:  # type: ignore[no-unt
         app.setPalette(dark_palette())
         qtbot.waitUntil(lambda: background() < 64)
         assert min(ink()) > 180
-        assert all(QColor(label.opts["color"]).lightness() > 180 for _, label in charts.roadmap_legend.items)
+        assert QColor(charts.roadmap_legend.opts["color"]).lightness() > 180
     finally:
         app.setPalette(before)
     qtbot.waitUntil(lambda: background() > 200)
@@ -90,15 +103,14 @@ def test_the_charts_follow_the_dark_theme(qtbot) -> None:  # type: ignore[no-unt
 
 def test_at_1366x768_the_legend_is_shorter_than_the_plot_and_coinciding_lines_are_named(qtbot) -> None:  # type: ignore[no-untyped-def]
     """At 1366x768 the fleets' legend stood in five rows (128 px) over a demand plot 63 px high, and #2's capacity
-    line was drawn on #1's (the same servers, MIG laid out otherwise) with nothing to say so. The legend takes two
-    columns there and the plot is the taller; the title names the lines drawn on one another."""
+    line was drawn on #1's (the same servers, MIG laid out otherwise) with nothing to say so. The legend wraps
+    and the plot is the taller; the title names the lines drawn on one another."""
     window = _seed_b_window(qtbot)
     window.resize(1366, 768)
     result = window.wait_for_plan()
     assert result is not None
     qtbot.wait(50)
     charts = window.charts
-    assert charts.roadmap_legend.columnCount == 2
     assert charts.roadmap.vb.height() > charts.roadmap_legend.boundingRect().height()
     assert charts.capacity_series(1) == charts.capacity_series(0)
     assert charts.capacity_series(3) == charts.capacity_series(2) != charts.capacity_series(0)

@@ -331,6 +331,7 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             month=None,
             before=best.kinds,
             after=best.kinds,
+            sized=best.kinds,
             settled=False,
             words=(
                 f"The reversal was not searched: {n:,} candidate fleets is more than the "
@@ -356,6 +357,7 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             month=None,
             before=best.kinds,
             after=best.kinds,
+            sized=best.kinds,
             words=(
                 f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
                 f"from month 1 to month {last}, the month it is sized for."
@@ -380,7 +382,8 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
                 f"The reversal: the best fleet is {_kinds_words(before)} in month {prior} and {_kinds_words(after)} "
                 f"from month {b} to month {last}, as demand grows (no class arrives in between)."
             )
-        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, words=words)
+        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, sized=final,
+                        words=words)  # fmt: skip
     # the sizing month's servers are best in month 1 and again by the sizing month: a change that does not last
     first = differ[0]
     cause = next((i for i in pre.infos if i.from_month == first), None)
@@ -393,8 +396,8 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
         f"month's demand, and {_kinds_words(final)} is best again at that month's demand after each: a step of "
         "whole server counts as demand grows, not a change of server the roadmap calls for."
     )
-    return Reversal(month=first, job_class=cause.name if cause else None, before=final, after=list(others[0]),
-                    words=words)  # fmt: skip
+    return Reversal(month=first, job_class=cause.name if cause else None, before=final, after=seen[first],
+                    sized=final, words=words)  # fmt: skip
 
 
 EVERY_MONTH = 36  # roadmaps up to this long are searched again at every month

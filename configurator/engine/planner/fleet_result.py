@@ -35,19 +35,21 @@ from configurator.engine.planner.result import (
 )
 
 
-def fleet_label(model: Model, cand: Candidate) -> str:
+def fleet_label(model: Model, cand: Candidate, short: bool = False) -> str:
     """A candidate fleet in words: '2 × RTX + 1 × HGX (3 of 8 cards as 2×1g.10gb + 3g.40gb)' (FleetResult.label,
-    Alternative.label)."""
+    Alternative.label). ``short``: the same in fewer characters for a chart's legend, '2×RTX + 1×HGX (3 of 8 as
+    2×1g.10gb + 3g.40gb)' (FleetResult.short_label): nothing left out, so two fleets never read alike."""
+    times, cards = ("×", "") if short else (" × ", " cards")
     parts = []
     for t, (n, layout, k) in enumerate(cand):
         if not n:
             continue
         node = model.nodes[t]
-        text = f"{n} × {node.name}"
+        text = f"{n}{times}{node.name}"
         if layout >= 0:
             names = Counter(node.layouts[layout])
             mig = " + ".join(f"{c}×{p}" if c > 1 else p for p, c in names.items())
-            text += f" ({k} of {node.cards_per_node} cards as {mig})"
+            text += f" ({k} of {node.cards_per_node}{cards} as {mig})"
         parts.append(text)
     return " + ".join(parts)
 
@@ -245,6 +247,7 @@ def fleet_result(
     return FleetResult(
         rank=rank,
         label=fleet_label(model, cand),
+        short_label=fleet_label(model, cand, short=True),
         nodes=counts,
         feasible=not r.unserved and not r.unfit,
         totals=_totals(model, cand, month, r),

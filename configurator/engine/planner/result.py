@@ -253,6 +253,8 @@ class FleetResult(Out):
     unserved: list[str] = []
     ranked_by: str = ""  # what ranks it: cost per job, or without prices cards then energy per job
     kinds: list[str] = []  # the node types it buys
+    # the label in fewer characters, for a legend: '12×RTX (2 of 8 as 4×1g.24gb)' (fleet_result.fleet_label)
+    short_label: str = ""
 
     @property
     def roadmap_verdict(self) -> tuple[Literal["fits", "tight", "does-not-fit"], str]:
@@ -289,6 +291,18 @@ class Reversal(Out):
     after: list[str] = []
     words: str
     settled: bool = True  # False: the search was too large to search again at the other months
+    # server kinds best at the sizing month, the recommended fleet's: the change at ``month`` need not last there
+    sized: list[str] = []
+
+    @property
+    def undone_by_sizing(self) -> bool:
+        """The change does not last: by the sizing month the best fleet buys other kinds than ``after``."""
+        return self.month is not None and bool(self.sized) and self.sized != self.after
+
+    @property
+    def sized_as_before(self) -> bool:
+        """By the sizing month the kinds best before the change are best again."""
+        return self.undone_by_sizing and self.sized == self.before
 
 
 class Recommendation(Out):

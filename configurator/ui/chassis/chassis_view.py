@@ -8,6 +8,7 @@ drawn are in items.py. Every change goes through ``document.edit`` with a functi
 
 from __future__ import annotations
 
+import itertools
 import math
 from functools import partial
 
@@ -67,6 +68,9 @@ class ChassisView(QGraphicsView):
     slot_selected = Signal(int)
     label_points = 16.0  # the slot labels' type in scene units (the kiosk's view draws larger ones)
     subtitle_points = 16.0  # the line under the chassis name
+    # False: the view shows no heading in the drawing (the kiosk's shows it over the drawing, in the window's type,
+    # where the drawing's scale does not shrink it)
+    draws_heading = True
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -164,7 +168,7 @@ class ChassisView(QGraphicsView):
 
     def _frame(self, chassis: ChassisSpec, grow: float) -> Frame:
         """The chassis's frame with its text ``grow`` times its designed size (frame.layout_frame)."""
-        return layout_frame(chassis, self.label_points, self.subtitle_points, grow)
+        return layout_frame(chassis, self.label_points, self.subtitle_points, grow, self.draws_heading)
 
     def _build_chassis(self, chassis: ChassisSpec) -> None:
         scene = self.scene()
@@ -287,8 +291,12 @@ class ChassisView(QGraphicsView):
         """The colour of each slot outlined by set_slot_marks."""
         return {slot: mark.pen().color().name() for slot, mark in self._marks.items()}
 
-    def fit(self) -> None:
+    def _fit_view(self) -> None:
+        """The drawing scaled into the view (the kiosk's view fits a part of it)."""
         self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def fit(self) -> None:
+        self._fit_view()
         # the slot labels and the heading no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to
         # ~0.3 and its 16 pt labels read ~6 px. Their type grows (and the label column with it, which scales the
         # drawing down a little more); back down when the window grows again. The size it settles at is found from
@@ -300,7 +308,7 @@ class ChassisView(QGraphicsView):
             self._draw(self.doc.build)
             if self._mark_spec:
                 self.set_slot_marks(self._mark_spec)
-            self.fitInView(self.scene().sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+            self._fit_view()
         # the card labels no smaller on screen than LEGIBLE_PX: at 1024x768 the drawing is scaled to ~0.35 and its
         # 11 px labels read ~4-6 px; a label that does not fit at that size takes a shorter name or is elided
         scale = self.transform().m11()
@@ -338,13 +346,31 @@ class ChassisView(QGraphicsView):
             return self.transform().m11()
         return min(room.width() / size.width(), room.height() / size.height())
 
+    def label_floor_px(self) -> float:
+        """The slot labels' least size on screen (pixels): fit grows them to it."""
+        return LEGIBLE_PX
+
+    def most_grow(self) -> float:
+        """The most the text may grow (fit)."""
+        return MAX_GROW
+
+    def label_gap(self) -> float | None:
+        """The least distance (scene px) between two slots' tops, where their labels stand (None: every slot is a
+        socket, labelled under it)."""
+        chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
+        xs = sorted(p.x for p in chassis.positions if p.kind != "sxm") if chassis is not None else []
+        return min(((b - a) * PITCH_MM * MM for a, b in itertools.pairwise(xs) if b > a), default=None)
+
     def _legible_grow(self, scale: float, grow: float) -> float:
-        """The text's growth at which the slot labels read LEGIBLE_PX on screen at ``scale``, in GROW_STEPs (1: the
-        designed size is legible); ``grow`` while it reads and is no more than a step too large."""
+        """The text's growth at which the slot labels read label_floor_px on screen at ``scale``, in GROW_STEPs (1:
+        the designed size is legible); ``grow`` while it reads and is no more than a step too large."""
         px = self.label_points * self.logicalDpiY() / 72 * scale  # the designed size on screen
         if px <= 0:
             return grow
-        need = LEGIBLE_PX / px
+        need = self.label_floor_px() / px
+        cap = max(1.0, min(MAX_GROW, self.most_grow()))
+        if need > cap:  # as far as it may: the step at or under the cap
+            return max(1.0, math.floor(cap / GROW_STEP + 1e-9) * GROW_STEP)
         if need <= grow < need + GROW_STEP or (need <= 1.0 and grow == 1.0):
             return grow
         # a step over the need: the label column widens with the text and scales the drawing down a little

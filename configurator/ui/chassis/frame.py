@@ -87,6 +87,21 @@ class Frame:
         return rect
 
 
+def chassis_line(chassis: ChassisSpec) -> str:
+    """The line under the chassis name: sockets, power supplies, airflow and the longest card, parts joined by
+    ' · ' (where it wraps)."""
+    psu = chassis.psu
+    watts = (
+        f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
+        else f"{plural(psu.units, 'PSU')} (rating not published)"
+    )  # fmt: skip
+    red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
+    airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
+    length = chassis.max_card_length_mm.value
+    return (f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
+            + (f" · cards up to {length:.0f} mm" if length else ""))  # fmt: skip
+
+
 def heading(chassis: ChassisSpec, small: QFont, width: float, grow: float, subtitle_points: float
             ) -> tuple[list[Text], float]:  # fmt: skip
     """The chassis name and the line under it, each wrapped to ``width`` (the drawing's, so the heading does not
@@ -96,26 +111,18 @@ def heading(chassis: ChassisSpec, small: QFont, width: float, grow: float, subti
     f.setPointSizeF(HEADING_POINTS if grow == 1.0 else max(HEADING_POINTS, 1.25 * small.pointSizeF()))
     f.setBold(True)
     name = "\n".join(wrap(chassis.name, " ", QFontMetricsF(f), width))
-    psu = chassis.psu
-    watts = (
-        f"{psu.units} × {psu.watts_each.value:,.0f} W" if psu.watts_each.value
-        else f"{plural(psu.units, 'PSU')} (rating not published)"
-    )  # fmt: skip
-    red = f", {psu.redundant_units} redundant" if psu.redundant_units else ""
-    airflow = "front-to-rear server fans" if chassis.airflow == "server" else "desk airflow (tower fans)"
-    length = chassis.max_card_length_mm.value
     sub_font = QFont(small)
     sub_font.setPointSizeF(subtitle_points * grow)
-    words = (f"{plural(chassis.cpu_sockets, 'CPU socket')} · PSU {watts}{red} · {airflow}"
-             + (f" · cards up to {length:.0f} mm" if length else ""))  # fmt: skip
-    sub = " ·\n".join(wrap(words, " · ", QFontMetricsF(sub_font), width))
+    sub = " ·\n".join(wrap(chassis_line(chassis), " · ", QFontMetricsF(sub_font), width))
     sub_y = max(40.0, text_size(name, f).height() + 4)
     return [(name, f, QPointF(0, 0)), (sub, sub_font, QPointF(0, sub_y))], sub_y + text_size(sub, sub_font).height()
 
 
-def layout_frame(chassis: ChassisSpec, label_points: float, subtitle_points: float, grow: float) -> Frame:
+def layout_frame(chassis: ChassisSpec, label_points: float, subtitle_points: float, grow: float,
+                 with_heading: bool = True) -> Frame:  # fmt: skip
     """The frame with its text ``grow`` times its designed size (``label_points`` for the slot labels,
-    ``subtitle_points`` for the line under the name)."""
+    ``subtitle_points`` for the line under the name). ``with_heading`` False: no heading, the slots at the top (the
+    kiosk shows the heading over the drawing)."""
     small = QFont()
     small.setPointSizeF(label_points * grow)
     # the label column is as wide as the longest label (cascaded switches name two switches); SXM
@@ -131,9 +138,11 @@ def layout_frame(chassis: ChassisSpec, label_points: float, subtitle_points: flo
     room = Room(label_w, max(SXM_GAP, widest_sxm + 16 - SXM_SIZE), max(SXM_UNDER, 2 * metrics.height() + 20), 0.0)
     # the slots' x and width do not depend on their top: the heading is wrapped to their extent, then they go
     # under it
-    right = max((room.slot_rect(chassis, p).right() for p in chassis.positions), default=label_w)
-    texts, bottom = heading(chassis, small, right + 40, grow, subtitle_points)  # a name 40 px wider: one line
-    room = Room(room.label_w, room.sxm_gap, room.sxm_under, max(TOP, bottom + 24))
+    texts: list[Text] = []
+    if with_heading:
+        right = max((room.slot_rect(chassis, p).right() for p in chassis.positions), default=label_w)
+        texts, bottom = heading(chassis, small, right + 40, grow, subtitle_points)  # a name 40 px wider: one line
+        room = Room(room.label_w, room.sxm_gap, room.sxm_under, max(TOP, bottom + 24))
     slots = []
     for pos in sorted(chassis.positions, key=lambda p: p.x):
         rect = room.slot_rect(chassis, pos)

@@ -130,7 +130,7 @@ def _fleet(spec: PlanFigureSpec, r: _Reader, unit: str) -> Figure:
     else:
         per_job = "?" if t.kwh_per_job is None else f"{t.kwh_per_job:,.1f} kWh a job"
         ranked_by = "cards, then energy per job"
-    words = {"fleet": f.label.replace(" x ", " × "), "candidates": f"{res.search.candidates:,}", "per_job": per_job,
+    words = {"fleet": f.label, "candidates": f"{res.search.candidates:,}", "per_job": per_job,
              "ranked_by": ranked_by, "month": str(res.size_for_month), "months": str(res.months)}  # fmt: skip
     status, line = f.roadmap_verdict  # the planner's verdict over the roadmap
     return Figure(float(t.nodes), _count(t.nodes, "server", "servers"), spec.label.format(**words), status, line)
@@ -251,8 +251,8 @@ def _mix(kinds: list[str]) -> str:
 def _reversal(spec: PlanFigureSpec, r: _Reader) -> Figure:
     """The roadmap month at which the recommended servers change, with the planner's sentence ({reversal}) and
     a kiosk's short form of it ({summary}): the same fields, in fewer words. The change need not last: the
-    planner also says which servers are best by the month the fleet is sized for (the first ranked fleet's), and
-    so does the short form; it never says "from then on" where the planner does not."""
+    planner also says which servers are best by the month the fleet is sized for (Reversal.sized), and so does
+    the short form; it never says "from then on" where the planner does not."""
     rec = r.result.recommendation
     rev = rec.reversal if rec is not None else None
     if rev is None:
@@ -266,10 +266,8 @@ def _reversal(spec: PlanFigureSpec, r: _Reader) -> Figure:
     else:
         why = f"{rev.job_class} arrives" if rev.job_class else "demand grows"
         summary = f"{why}: {_mix(rev.after)} is best"
-        final = r.result.fleets[0].kinds if r.result.fleets else rev.after
-        if rev.month != last and final != rev.after:
-            again = " again" if final == rev.before else ""
-            summary += f"; by month {last}, {_mix(final)}{again}"
+        if rev.undone_by_sizing:
+            summary += f"; by month {last}, {_mix(rev.sized)}{' again' if rev.sized_as_before else ''}"
     words = {"reversal": rev.words, "month": str(rev.month) if rev.month else "none", "summary": summary}
     return Figure(float(month), number, spec.label.format(**words), "tight" if rev.month else "fits")
 

@@ -60,7 +60,7 @@ READS: dict[type[BaseModel], tuple[str, ...]] = {
     ClassInfo: ("name", "wait_mean_h", "wait_p95_h", "peak_unstable", "wait_target_hours", "wait_target_met",
                 "mig_gain", "mig_gain_device", "mig_gain_basis", "mig_gain_estimated"),
     Recommendation: ("reversal", "ranked_by"),
-    Reversal: ("month", "words", "settled", "job_class", "before", "after"),
+    Reversal: ("month", "words", "settled", "job_class", "before", "after", "sized"),
     FleetResult: ("label", "nodes", "feasible", "unserved", "stops_fitting_month", "out_of_capacity_month",
                   "totals.nodes", "totals.cost_per_job", "totals.kwh_per_job", "ranked_by"),
     FitCell: ("job_class", "device", "status", "fits", "peak_gb", "capacity_gb", "devices_per_card",

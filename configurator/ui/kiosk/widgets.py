@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.loader import Catalog
+from configurator.catalog.richtext import escape_rich
 from configurator.engine import Build, BuildResult
 from configurator.engine.editing.kiosk import (
     check_drop,
@@ -33,7 +34,7 @@ from configurator.engine.editing.kiosk import (
 )
 from configurator.present.words import capacity_label
 from configurator.ui.base import BuildDocument
-from configurator.ui.chassis import ChassisView, card_icon
+from configurator.ui.chassis import ChassisView, card_icon, chassis_line
 from configurator.ui.dnd import card_mime, read_card, read_slot
 from configurator.ui.kiosk.scenarios import GRID_W, INK
 
@@ -155,22 +156,59 @@ class DemoPalette(QListWidget):
         drag.exec(Qt.DropAction.CopyAction)
 
 
-SUBTITLE_POINTS, SUBTITLE_MOST = 17.0, 24.0  # the line under the chassis name at 1920x1080, and at the most
+HEADING_POINTS = 18.0  # the chassis heading at 1920x1080, scaled with the window: the body text's size (layout.py)
+HEADING_PAD = 8  # px at 1920x1080: the heading's inset in the view's white card
+# the slot labels' least size at 1920x1080 (scaled with the window; never under the chassis view's 9 px): the plan
+# scenario's read 13.5 px there with the heading in the drawing, 10.4 under the heading at body size. They grow
+# toward it as far as they stay clear of each other (most_grow): 12.4 px. Its drawing is as tall as its view allows,
+# so the wider label column costs it no scale
+LABEL_FLOOR_PX = 13.0
+
+
+class ChassisHeading(QLabel):
+    """The chassis name (bold) and the line under it (chassis.chassis_line) as one paragraph over the drawing, in
+    the window's body type: drawn in the drawing, they shrank with it (at 1366x768 both read 10.5 px in the plan
+    scenario, whose eight slots scale it most, beside 17 px body text). One paragraph, not two: the plan scenario's
+    view has ~270 px of height at 1366x768, and each line the heading takes the drawing loses."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)  # a drop or a tap goes to the view
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setWordWrap(True)
+        self.setStyleSheet(f"color: {INK}; background: transparent;")
+        self.name = self.line = ""
+        self.set_scale(1.0)
+
+    def set_scale(self, s: float) -> None:
+        self.setFont(_font(HEADING_POINTS * s))
+
+    def set_chassis(self, name: str, line: str) -> None:
+        self.name, self.line = name, line
+        # catalog words in rich text: escaped (a chassis file is anyone's to write). The words flow on from the
+        # name: kept whole between the ' · ' (as the drawing's heading wrapped), they took a line more
+        self.setText(f"<b>{escape_rich(name)}</b> · {escape_rich(line)}" if name else "")
+
+    def px(self) -> float:
+        """The heading's type as shown, in screen pixels."""
+        return self.font().pointSizeF() * self.logicalDpiY() / 72
 
 
 class DemoChassisView(ChassisView):
     """The chassis view with kiosk rules: a palette card dropped on a card swaps it, a tapped slot takes the
     armed card, and there is no context menu. Its slot labels are drawn in larger type than the main window's,
-    so they read at a stand's distance (~8 px at 1920x1080 before; ``label_px``)."""
+    so they read at a stand's distance (~8 px at 1920x1080 before; ``label_px``). Its heading stands over the
+    drawing, outside it (ChassisHeading): the viewport starts under it."""
 
     label_points = 21.0
-    # the line under the name: 17 pt at 1920x1080, larger on smaller screens (set_scale), where its drawing is scaled
-    # down further: at 17 it read 7.7-10.5 px at 1366x768, now 12.3-14.4 (10.5 in the plan scenario). Larger still
-    # made the heading taller and the drawing smaller (at 30: 11.6-15.8 px, and the slot labels lost 2 px)
-    subtitle_points = SUBTITLE_POINTS
+    draws_heading = False
+    heading: ChassisHeading | None = None  # made after the first drawing (ChassisView.__init__ draws)
+    screen_scale = 1.0  # the window's screen scale (kiosk/scaling.py; QGraphicsView has a scale())
 
     def __init__(self, document: BuildDocument, parent: QWidget | None = None) -> None:
         super().__init__(document, parent)
+        self.heading = ChassisHeading(self)
+        self._set_heading()
         self.armed: str | None = None
         self.locked = False  # a plan scenario's node: no card dragged in, moved or tapped into place
         self.place = self._no_place
@@ -182,14 +220,55 @@ class DemoChassisView(ChassisView):
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     def set_scale(self, s: float) -> None:
-        """The line under the chassis name for screen scale ``s``: 17 pt over ``s`` (at most SUBTITLE_MOST), so it
-        keeps its size on screen where the window scales the rest down; drawn again when that changes."""
-        points = min(SUBTITLE_MOST, SUBTITLE_POINTS / min(max(s, 0.1), 1.0))
-        if points != self.subtitle_points:
-            self.subtitle_points = points
-            self._chassis_id = None  # drawn again at the new size
-            self._draw(self.doc.build)
-            self.fit()
+        """The heading's type for screen scale ``s``, as the window's (kiosk/scaling.py)."""
+        self.screen_scale = s
+        if self.heading is not None:
+            self.heading.set_scale(s)
+        self._place_heading()
+        self.fit()  # the slot labels' floor scales too
+
+    def _build_chassis(self, chassis) -> None:  # type: ignore[no-untyped-def]
+        super()._build_chassis(chassis)
+        self._set_heading()
+
+    def _set_heading(self) -> None:
+        if self.heading is None:
+            return
+        chassis = self.doc.catalog.chassis.get(self.doc.build.chassis)
+        self.heading.set_chassis(chassis.name if chassis else "", chassis_line(chassis) if chassis else "")
+        self._place_heading()
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        self._place_heading()
+        super().resizeEvent(event)
+
+    def _place_heading(self) -> None:
+        """The heading across the view's top, wrapped to its width; the viewport (the drawing) under it."""
+        heading = self.heading
+        if heading is None:
+            return
+        pad = round(HEADING_PAD * self.screen_scale)
+        width = max(self.width() - 2 * pad, 1)
+        height = heading.heightForWidth(width) if heading.name else 0
+        heading.setGeometry(pad, pad, width, max(height, 0))
+        heading.setVisible(height > 0)
+        top = height + pad if height > 0 else 0  # the drawing's own margin (focus_rect) parts them
+        if self.viewportMargins().top() != top:
+            self.setViewportMargins(0, top, 0, 0)  # the viewport resizes: the drawing fits again (resizeEvent)
+
+    def label_floor_px(self) -> float:
+        return max(super().label_floor_px(), LABEL_FLOOR_PX * self.screen_scale)
+
+    def most_grow(self) -> float:
+        """As far as a slot's two-line label stays clear of the next slot's: the kiosk's labels are drawn large, and
+        grown 30 % (the plan scenario's at 1366x768) they ran into each other."""
+        gap = self.label_gap()
+        if gap is None:
+            return super().most_grow()
+        font = QFont()
+        font.setPointSizeF(self.label_points)
+        line = QFontMetricsF(font).height()
+        return (gap - 6) / (2 * line)  # its two lines, 4 px under the slot's top and clear of the next
 
     def label_px(self) -> float:
         """The slot labels' type as shown, in screen pixels (their point size through the view's scale)."""
@@ -203,8 +282,8 @@ class DemoChassisView(ChassisView):
         self.fit()
 
     def focus_rect(self) -> QRectF | None:
-        """The chassis heading and as many whole slots as fit the view at full width, down to one past the
-        last card at least: empty slots further down would only shrink the drawing."""
+        """As many whole slots as fit the view at full width, down to one past the last card at least: empty
+        slots further down would only shrink the drawing."""
         scene = self.scene()
         if scene is None or not self.slot_items:
             return None
@@ -226,10 +305,12 @@ class DemoChassisView(ChassisView):
             n -= 1
         return QRectF(full.left(), full.top(), full.width(), min(bottom(n), full.bottom()) - full.top())
 
-    def fit(self) -> None:
+    def _fit_view(self) -> None:
+        """The focus rectangle scaled into the view; ChassisView.fit grows the slot labels from there where they
+        would read under its LEGIBLE_PX (the plan scenario's eight slots at 1366x768, under the heading)."""
         rect = self.focus_rect()
         if rect is None:
-            super().fit()
+            super()._fit_view()
             return
         self._focus = rect
         self.scene().setSceneRect(rect)

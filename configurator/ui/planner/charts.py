@@ -5,7 +5,7 @@ the chart says so). Every item is created once; an update only calls ``setData``
 
 from __future__ import annotations
 
-import re
+import math
 from html import escape
 
 import numpy as np
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
 from configurator.engine.planner.result import FleetResult
-from configurator.ui.charts import DARK_BACKGROUND, DARK_INK, LIGHT_INK, fit_legend, palette_is_dark, wrap_label
+from configurator.ui.charts import DARK_BACKGROUND, DARK_INK, LIGHT_INK, palette_is_dark, wrap_label
 
 # Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
 FLEET_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -26,7 +26,8 @@ MAX_NODE_TYPES = 12
 INK = LIGHT_INK  # the main window's charts' ink and, in the dark theme, DARK_INK on DARK_BACKGROUND
 OTHER_FLEETS = "#9E9E9E"  # the cost chart's bars for the fleets past SHOWN_FLEETS
 ROADMAP_TITLE = "Demand (dashed) against capacity (solid), card-hours per day"
-LEGEND_ROW_PX = 20  # a legend row: its 9 pt line and a little air
+LEGEND_PT = 9  # the legend's text, as pyqtgraph's LegendItem wrote it
+LEGEND_GAP = "&nbsp;&nbsp;&nbsp; "  # between two entries: wider than a word's space, and a place to break the line
 
 
 def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan: int = 1) -> pg.PlotItem:
@@ -42,17 +43,28 @@ def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan
     return plot
 
 
-_CARDS_AS = re.compile(r"\((\d+) of (\d+) cards as ")
+def legend_entry(colour: str, sample: str, text: str) -> str:
+    """One legend entry as HTML: its sample in the fleet's colour, then ``text`` (already HTML). The sample and the
+    rank stay on one line; the rest of the entry breaks where the line ends."""
+    rank, _, rest = text.partition(" ")
+    return f'<span style="color:{colour}">{sample}</span>&nbsp;<b>{rank}</b> {rest}'
 
 
-def _short(label: str, limit: int = 90) -> str:
-    """A fleet's label for the legend, cut only past ``limit`` characters: at 60, seed B's mixed fleets lost their
-    second server kind ('… + 2 x H…', the one word telling #3 from #1); 90 fit one legend column at 1024x768.
-    '(2 of 8 cards as 4x1g.24gb)' reads '(2 of 8 as 4x1g.24gb)' and ' x ' (' × ') between count and server '×': seed B's
-    four fleets then take two legend columns at 1366x768, three rows where five stood taller than the plot (the
-    Fleets tab and the Answer keep the whole label)."""
-    label = _CARDS_AS.sub(r"(\1 of \2 as ", label).replace(" x ", "×").replace(" × ", "×")
-    return label if len(label) <= limit else label[: limit - 1] + "…"
+class FlowLegend(pg.LabelItem):  # type: ignore[misc]  # pyqtgraph is untyped
+    """The fleets' legend as one paragraph that wraps to the view's width, entry after entry: as a grid (pyqtgraph's
+    LegendItem) seed B's five entries took one column of five rows at 1024x768 and 1280x800 (each label wider than
+    half the view), and the demand plot under them kept 46 px of height."""
+
+    is_legend = True  # tests/gui_helpers.chart_parts checks it lies inside its view, as a LegendItem
+
+    def __init__(self) -> None:
+        super().__init__("", size=f"{LEGEND_PT}pt", color=INK, justify="left")
+        self.entries: list[str] = []  # each entry's HTML, without its sample
+
+    def set_entries(self, entries: list[tuple[str, str, str]], ink: str) -> None:
+        """``entries``: (colour, sample, HTML text) each."""
+        self.entries = [text for _c, _s, text in entries]
+        self.setText(LEGEND_GAP.join(legend_entry(*e) for e in entries), color=ink)
 
 
 def same_capacity(series: list[list[float]]) -> list[tuple[int, int]]:
@@ -83,14 +95,12 @@ class PlannerCharts(QWidget):
         grid.setRowStretchFactor(0, 0)  # the legend row takes only its own height
         grid.setRowStretchFactor(1, 3)
         grid.setRowStretchFactor(2, 2)
-        grid.setRowMaximumHeight(0, 52)
         grid.setVerticalSpacing(2)
         # the fleets ranked past SHOWN_FLEETS are drawn grey in the cost chart: the legend names them too (it had
         # 4 entries beside 8 bars)
-        self.others_sample = pg.BarGraphItem(x=[], height=[], width=0.6, brush=OTHER_FLEETS, pen=pg.mkPen("w"))
         self.names: list[str] = []
         self.showing_energy = False
-        self._legend_labels: list[str] = []
+        self._legend_entries: list[tuple[str, str, str]] = []
         self._tick_cache: dict[int, list[tuple[float, str]]] = {}
         self._title_cache = ""
         self.dark = False
@@ -122,15 +132,13 @@ class PlannerCharts(QWidget):
                 axis.setTextPen(self.ink)
                 if axis.labelText:
                     axis.setLabel(axis.labelText, **{**axis.labelStyle, "color": self.ink})
-        self.roadmap_legend.setLabelTextColor(self.ink)
-        for _, label in self.roadmap_legend.items:
-            label.setText(label.text, color=self.ink)
+        self.roadmap_legend.set_entries(self._legend_entries, self.ink)
         self._fit_texts()
 
     def _build_roadmap(self) -> None:
         """Demand against capacity, month by month, with the fleets' legend."""
         # the fleets' legend in its own row above the plots, so it never covers a line
-        self.roadmap_legend = pg.LegendItem(colCount=2, labelTextColor=INK, horSpacing=18)
+        self.roadmap_legend = FlowLegend()
         self.view.addItem(self.roadmap_legend, row=0, col=0, colspan=2)
         self.roadmap = _plot(self.view, 1, 0, ROADMAP_TITLE, colspan=2)
         self.roadmap.setLabel("bottom", "Roadmap month", color=INK)
@@ -179,17 +187,22 @@ class PlannerCharts(QWidget):
         self._fit_texts()
 
     def _fit_texts(self) -> None:
-        """Titles wrap and the legend takes the columns the width holds, its row as tall as its lines: a long
-        title or legend widened the scene past the view (at 1024x768 the right half of every chart was cut)."""
+        """Titles and the legend wrap, the legend's row as tall as its lines: a long title or legend widened the
+        scene past the view (at 1024x768 the right half of every chart was cut)."""
         width = self.width()
-        fit_legend(self.roadmap_legend, width - 24, 2)
-        rows = -(-len(self.roadmap_legend.items) // max(self.roadmap_legend.columnCount, 1))
-        self.view.ci.layout.setRowMaximumHeight(0, LEGEND_ROW_PX * max(rows, 1) + 8)
+        legend = self.roadmap_legend
+        wrap_label(legend, width - 40)
+        height = math.ceil(legend.itemRect().height()) + 4 if legend.entries else 0
+        self.view.ci.layout.setRowMaximumHeight(0, height)
+        self.view.ci.layout.setRowMinimumHeight(0, height)
         wrap_label(self.roadmap.titleLabel, width - 90, centred=True)
         for plot in (self.util, self.cost):
             # half the view, or the plot's own width where the layout already gave it less (its axis labels)
             laid = plot.geometry().width()
             wrap_label(plot.titleLabel, min(width / 2 - 80, laid - 40) if laid > 120 else width / 2 - 80, centred=True)
+        # the view was resized before its texts wrapped: the layout kept the width the unwrapped texts asked for
+        # (shrunk from 1920 to 1024 px, the charts stayed 1539 px wide in a 683 px view), so lay it out again
+        self.view.ci.setGeometry(self.view.range)
 
     def _ticks(self, plot: pg.PlotItem, ticks: list[tuple[float, str]]) -> None:
         if self._tick_cache.get(id(plot)) != ticks:  # new ticks re-lay the axis: only when they change
@@ -206,15 +219,15 @@ class PlannerCharts(QWidget):
         """Demand against capacity month by month, one colour per fleet, and the legend."""
         fleets = result.fleets
         shown = min(SHOWN_FLEETS, len(fleets))
-        labels = [f"#{f.rank}: {escape(_short(f.label))}" for f in fleets[:shown]]  # a legend label is HTML
+        # a legend entry is HTML: the engine's short label (FleetResult.short_label), escaped
+        entries = [(FLEET_COLOURS[i], "━━", f"#{f.rank}: {escape(f.short_label)}")
+                   for i, f in enumerate(fleets[:shown])]  # fmt: skip
         more = min(len(fleets), MAX_BARS)
         if more > shown:
-            labels.append(f"#{shown + 1}–#{more}: cost chart, Fleets tab")
-        if labels != self._legend_labels:  # rebuilding a legend costs ~10 ms: only when its text changes
-            self.roadmap_legend.clear()
-            for i, text in enumerate(labels):
-                self.roadmap_legend.addItem(self.capacity[i] if i < shown else self.others_sample, text)
-            self._legend_labels = labels
+            entries.append((OTHER_FLEETS, "■", f"#{shown + 1}–#{more}: cost chart, Fleets tab"))
+        if entries != self._legend_entries:  # re-laying the legend: only when its text changes
+            self._legend_entries = entries
+            self.roadmap_legend.set_entries(entries, self.ink)
             self._fit_texts()
         for i in range(SHOWN_FLEETS):
             cap, dem = self.capacity[i], self.demand[i]
