@@ -65,7 +65,8 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     )
     rows = [
         [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
-         hours_words(r.service_hours, r.lower_bound).removesuffix(" h"), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
+         hours_words(r.service_hours, r.lower_bound).removesuffix(" h"),
+         _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
          escape(plan_money(r.cost_per_job, currency))]
         for r in f.routes
     ]  # fmt: skip

@@ -195,7 +195,8 @@ def roadmap_lines(result: PlanResult) -> list[str]:
         return []
     out = ["Roadmap of fleet #1 (card-hours a day: demand / capacity at the utilisation target, load)"]
     for m in result.fleets[0].months:
-        load = f"{m.demand_card_hours_per_day / m.capacity_card_hours_per_day:.0%}" if m.capacity_card_hours_per_day else ""
+        cap = m.capacity_card_hours_per_day
+        load = f"{m.demand_card_hours_per_day / cap:.0%}" if cap else ""
         gaps = "" if m.enough_capacity and m.fits_largest else "; unserved: " + (", ".join(m.unserved) or "some jobs")
         out.append(f"  month {m.month:>3}: {m.demand_card_hours_per_day:,.1f} / "
                    f"{m.capacity_card_hours_per_day:,.1f}, {load}{gaps}")  # fmt: skip

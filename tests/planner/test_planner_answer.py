@@ -44,7 +44,8 @@ def test_seed_b_recommendation_says_why(seed_b: PlanResult) -> None:
     assert {("RTX PRO 6000 server",), ("HGX H100",), ("RTX PRO 6000 server", "HGX H100")} <= kinds
     assert rec.alternatives[0].kinds == seed_b.fleets[0].kinds
     assert any("cards against" in w and "kWh a job against" in w for w in rec.why)
-    assert rec.reversal is not None and rec.reversal.words.startswith(("The reversal", "No reversal", "No lasting reversal"))
+    assert rec.reversal is not None
+    assert rec.reversal.words.startswith(("The reversal", "No reversal", "No lasting reversal"))
 
 
 def test_seed_b_waits_and_mig_gain_per_class(seed_b: PlanResult) -> None:

@@ -10,7 +10,6 @@ before it still recommends the old servers; otherwise it is put down to growth b
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import Counter
 from pathlib import Path
@@ -478,7 +477,9 @@ def full_ft_test(pre: Prepared, best: FleetResult, cells: list[FitCell], infos: 
         return f"{claim}: not tested, no class of this plan is a full fine-tune above 13B."
     node_of = {d.id: pre.resolved[[n.index for n in pre.resolved].index(d.node)].name for d in pre.devices.values()}
     single = {node_of[d] for i in infos if i.cards_per_job == 1 for d in i.routed_to if d in node_of}
-    parts, reached, kept = [], [], []
+    parts: list[str] = []
+    reached: list[str] = []
+    kept: list[str] = []
     for i in big:
         mine = [c for c in cells if c.job_class == i.name and c.fits and c.service_hours is not None]
         here = [c for c in mine if c.device in i.routed_to]

@@ -256,12 +256,12 @@ def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, pro
                 )
             )
             continue
-        if m.mig_lgip and (text := _read(m.mig_lgip, base, f"{where}.mig_lgip", problems)) is not None:
-            if not _lgip(node, text, applied):
-                problems.append(_unused(f"{where}.mig_lgip", m.mig_lgip, applied))
-        if m.lspci and (text := _read(m.lspci, base, f"{where}.lspci", problems)) is not None:
-            if not _lspci(node, text, plan, applied):
-                problems.append(_unused(f"{where}.lspci", m.lspci, applied))
+        lgip = _read(m.mig_lgip, base, f"{where}.mig_lgip", problems) if m.mig_lgip else None
+        if m.mig_lgip and lgip is not None and not _lgip(node, lgip, applied):
+            problems.append(_unused(f"{where}.mig_lgip", m.mig_lgip, applied))
+        lspci = _read(m.lspci, base, f"{where}.lspci", problems) if m.lspci else None
+        if m.lspci and lspci is not None and not _lspci(node, lspci, plan, applied):
+            problems.append(_unused(f"{where}.lspci", m.lspci, applied))
         for j, run in enumerate(m.dcgm):
             if run.job_class not in classes:
                 problems.append(
@@ -273,9 +273,9 @@ def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, pro
                     )
                 )
                 continue
-            if (text := _read(run.file, base, f"{where}.dcgm[{j}].file", problems)) is not None:
-                if not _dcgm(node, run.job_class, text, applied):
-                    problems.append(_unused(f"{where}.dcgm[{j}].file", run.file, applied))
+            text = _read(run.file, base, f"{where}.dcgm[{j}].file", problems)
+            if text is not None and not _dcgm(node, run.job_class, text, applied):
+                problems.append(_unused(f"{where}.dcgm[{j}].file", run.file, applied))
     return applied
 
 

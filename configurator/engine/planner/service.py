@@ -248,11 +248,11 @@ def _mark_lower_bounds(fleets: list[FleetResult], cells: list[FitCell]) -> list[
     lower = {(c.job_class, c.device) for c in cells if c.lower_bound}
     if not lower:
         return fleets
-    return [
-        f.model_copy(update={"routes": [r.model_copy(update={"lower_bound": (r.job_class, r.device) in lower})
-                                        for r in f.routes]})  # fmt: skip
-        for f in fleets
-    ]
+    out = []
+    for f in fleets:
+        routes = [r.model_copy(update={"lower_bound": (r.job_class, r.device) in lower}) for r in f.routes]
+        out.append(f.model_copy(update={"routes": routes}))
+    return out
 
 
 def _costs(plan: Plan, pre: Prepared) -> CostInputs:
