@@ -18,7 +18,7 @@ from typing import overload
 from configurator import __version__, cli_acceptance
 from configurator.catalog.cards import CardSpec, short_card_name
 from configurator.catalog.errors import FileError, Problem, shorten
-from configurator.catalog.fileio import expand_path, regular_or_absent, safe_read_bytes
+from configurator.catalog.fileio import check_pdf_target, expand_path, regular_or_absent, safe_read_bytes
 from configurator.catalog.loader import default_catalog
 from configurator.catalog.yamlio import read_text
 from configurator.paths import resource
@@ -145,6 +145,8 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
     from configurator.present.verdict import plural
     from configurator.report.plan_text import render_plan
 
+    if pdf is not None:  # before the work: a wrong name or a missing folder fails now, not after the plan
+        pdf = check_pdf_target(pdf)
     plan = with_files(load_plan(path), *measured)  # a ValueError (a bad measurement file) exits 2 in main
     result = plan_service(plan, base_dir=path.parent)
     print(result.model_dump_json(indent=2) if as_json else render_plan(result), end="\n" if as_json else "")
@@ -154,7 +156,13 @@ def _plan(path: Path, as_json: bool, pdf: Path | None, measured: tuple[list[str]
 
         pages = export_plan_pdf(pdf, result)
         print(f"wrote {pdf}: {plural(pages, 'page')}", file=sys.stderr)
-    return 1 if result.errors else 0
+    # a measurement file given on the command line that could not be read or measured nothing: said on stderr,
+    # and a nonzero exit, as the user asked for it by name (in the report it is one line among hundreds)
+    given = {str(Path(a.partition("=")[2].strip()).expanduser().resolve()) for flags in measured for a in flags}
+    unused = [p for p in result.problems if p.code.startswith("MEASUREMENT_") and any(g in p.message for g in given)]
+    for p in unused:
+        print(f"{p.severity}: {p.message}", file=sys.stderr)
+    return 1 if result.errors or unused else 0
 
 
 def _trace(path: Path, job: str | None, as_json: bool, arch: str | None, use_cache: bool,

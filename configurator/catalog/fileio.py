@@ -351,6 +351,31 @@ def image_problem(path: Path, fmt: str | None = None) -> str | None:
     return None if any(head.startswith(m) for m in wanted) else "not an image"
 
 
+def check_pdf_target(path: str | os.PathLike[str]) -> Path:
+    """The path a PDF may be written to, checked before the work that fills it: FileError when its name does not
+    end in .pdf (as check_image_target for a screenshot), its folder does not exist, it is not a regular file, or
+    it exists and is not a PDF (a report never replaces a plan or a build)."""
+    p = expand_path(path)
+    if p.suffix.lower() != ".pdf":
+        raise _fail(p, f"a PDF is written to a .pdf file; '{p.name}' is not one (choose a name ending in .pdf)")
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise _fail(p, f"the folder {folder} does not exist")
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        return p
+    except OSError as exc:
+        raise _fail(p, f"cannot write here: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _fail(p, f"is {_kind(st.st_mode)}: choose a PDF file name")
+    if st.st_size:
+        with open(p, "rb") as f:
+            if not f.read(5).startswith(b"%PDF"):
+                raise _fail(p, "exists and is not a PDF: refusing to overwrite it (choose another file name)")
+    return p
+
+
 def check_image_target(path: str | os.PathLike[str]) -> tuple[Path, str]:
     """(the path, its Qt format) a screenshot may be written to; FileError before anything is drawn when it
     is not an image's name (``--screenshot mybuild.yaml``: arguments swapped), not a regular file, or an

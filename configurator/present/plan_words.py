@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from configurator.engine.planner.packing import Packing
+from configurator.engine.planner.result import ClassInfo
 from configurator.present.verdict import plural
 from configurator.present.words import layout_words
 
@@ -27,3 +28,24 @@ def packing_words(p: Packing) -> str:
         + f"{whole} ({p.method}, lower bound {p.lower_bound}); "
         + plural(p.stranded_compute_slices, "stranded compute slice")
     )
+
+
+def hours_words(hours: float | None, lower_bound: bool = False, unknown: str = "unknown") -> str:
+    """A service time: '5.00 h', or '≥ 5.00 h' where it is the engine's lower bound (a model given by its
+    parameter count only: FitCell.lower_bound, Route.lower_bound), the same mark in the text, PDF and window."""
+    if hours is None:
+        return unknown
+    return f"≥ {hours:.2f} h" if lower_bound else f"{hours:.2f} h"
+
+
+LOWER_BOUND_KEY = "≥: a lower bound (the model is given by its parameter count only: attention FLOPs left out)"
+
+
+def demand_input_words(c: ClassInfo) -> str:
+    """What the plan gave for a class's demand, beside the sizing month's figure: 'input 120, +6 %/month', or
+    'month by month' where the plan lists it (ClassInfo.jobs_per_day_input)."""
+    if c.jobs_per_day_input is None:
+        return "input month by month"
+    growth = f", {c.growth_per_month * 100:+g} %/month" if c.growth_per_month else ""
+    start = f" from month {c.from_month}" if c.from_month > 1 and c.growth_per_month else ""
+    return f"input {c.jobs_per_day_input:,.4g}{growth}{start}"

@@ -11,8 +11,8 @@ import os
 from html import escape
 
 from configurator.engine.planner.explain import plan_money
-from configurator.engine.planner.result import FitCell, FleetResult, PlanResult
-from configurator.present.plan_words import packing_words
+from configurator.engine.planner.result import FitCell, FleetResult, PlanResult, months_phrase
+from configurator.present.plan_words import LOWER_BOUND_KEY, demand_input_words, hours_words, packing_words
 from configurator.present.rl_words import method_label
 from configurator.present.verdict import WORDS, plural
 from configurator.report.html_pdf import write_html_pdf
@@ -65,7 +65,8 @@ def _fleet(f: FleetResult, currency: str | None, months: int) -> str:
     )
     rows = [
         [escape(r.job_class), escape(r.device or "fits no device"), str(r.devices), f"{r.share:.0%}",
-         _f(r.service_hours), _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
+         hours_words(r.service_hours, r.lower_bound).removesuffix(" h"),
+         _wait(r.mean_wait_hours, r.wait_p95_hours, r.peak_unstable),
          escape(plan_money(r.cost_per_job, currency))]
         for r in f.routes
     ]  # fmt: skip
@@ -81,7 +82,7 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     """The plan section as HTML: the first ``fleets`` ranked fleets in full."""
     out = [f"<h1 style='margin:0'>Service plan: {escape(result.name)}</h1>"]
     out.append(
-        f"<p>Sized for month {result.size_for_month} of a {result.months}-month roadmap. "
+        f"<p>Sized for month {result.size_for_month} of {months_phrase(result.months)} roadmap. "
         f"Currency: {escape(result.currency or 'none (no prices given)')}. GB = 10<sup>9</sup> bytes.</p>"
     )
     out.append("<h2>Answer</h2>" + answer_html(result))
@@ -93,39 +94,50 @@ def plan_html(result: PlanResult, fleets: int = 3) -> str:
     rows = [
         [escape(c.name), escape(c.model_name),
          escape(method_label(c.method, c.objective)), f"{c.parameters / 1e9:.1f} B",
-         f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f}",
+         f"{c.tokens_per_job / 1e6:,.1f} M", f"{c.jobs_per_day:,.1f} ({escape(demand_input_words(c))})",
          f"{c.wait_target_hours:g} h" if c.wait_target_hours else "none", str(c.from_month)]
         for c in result.classes
     ]  # fmt: skip
-    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job", "Jobs per day", "p95 wait target",
+    out.append(_table(["Class", "Model", "Method", "Parameters", "Tokens per job",
+                       f"Jobs per day in month {result.size_for_month}", "p95 wait target",
                        "From month"], rows))  # fmt: skip
     out.append("<h2>Classes × devices</h2>")
     rows = [
         [escape(c.job_class), escape(c.device), _fit(c), _f(c.peak_gb, "{:.1f}"), _f(c.capacity_gb, "{:.1f}"),
-         (_f(c.service_hours) + (" (est.)" if c.estimated_rate else "")) if c.fits else "",
+         (hours_words(c.service_hours, c.lower_bound).removesuffix(" h") + (" (est.)" if c.estimated_rate else ""))
+         if c.fits else "",
          _f(c.jobs_per_day_per_card, "{:.1f}") if c.fits else "",
          "" if c.devices_needed is None else str(c.devices_needed)]
         for c in result.matrix
     ]  # fmt: skip
     out.append(_table(["Class", "Device", "Fit", "Peak GB", "Capacity GB", "Hours per job", "Jobs/day per card",
                        "Devices needed"], rows))  # fmt: skip
+    if any(c.lower_bound for c in result.matrix):
+        out.append(f"<p>{escape(LOWER_BOUND_KEY)}.</p>")
     s = result.search
     out.append(
         f"<h2>Fleets</h2><p>{s.candidates:,} candidate fleets searched, {s.feasible:,} serve every class; "
         f"ranked by {escape(result.fleets[0].ranked_by if result.fleets else 'cost per job')}.</p>"
     )
+    if len(result.fleets) > fleets:  # the text and JSON list every ranked fleet: say this shows fewer
+        out.append(f"<p>The first {fleets} of {len(result.fleets)} ranked fleets are shown here; "
+                   "<tt>configurator plan</tt> (text or --json) lists all of them.</p>")  # fmt: skip
     for f in result.fleets[:fleets]:
         out.append(_fleet(f, result.currency, result.months))
     if result.fleets:
         best = result.fleets[0]
         out.append("<h2>Roadmap of fleet #1</h2>")
+        unserved = any(m.unserved for m in best.months)  # a column only where some month has a class unserved
         rows = [
             [str(m.month), f"{m.demand_card_hours_per_day:,.1f}", f"{m.capacity_card_hours_per_day:,.1f}",
-             "yes" if m.fits_largest else "no", "yes" if m.enough_capacity else "no", escape(", ".join(m.unserved))]
+             f"{m.demand_card_hours_per_day / m.capacity_card_hours_per_day:.0%}"
+             if m.capacity_card_hours_per_day else "",
+             "yes" if m.fits_largest else "no", "yes" if m.enough_capacity else "no"]
+            + ([escape(", ".join(m.unserved))] if unserved else [])
             for m in best.months
         ]  # fmt: skip
-        out.append(_table(["Month", "Demand card-h/day", "Capacity card-h/day", "Fits largest", "Enough",
-                           "Unserved"], rows))  # fmt: skip
+        out.append(_table(["Month", "Demand card-h/day", "Capacity card-h/day", "Load", "Fits largest", "Enough"]
+                          + (["Unserved"] if unserved else []), rows))  # fmt: skip
     out.append("<h2>Notes</h2>" + "".join(f"<p>{escape(n)}</p>" for n in result.notes))
     return "".join(out)
 

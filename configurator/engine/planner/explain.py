@@ -10,8 +10,8 @@ before it still recommends the old servers; otherwise it is put down to growth b
 
 from __future__ import annotations
 
-import itertools
 import math
+from collections import Counter
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog
@@ -30,6 +30,7 @@ from configurator.engine.planner.result import (
     Recommendation,
     Reversal,
     SlowEnd,
+    Totals,
 )
 from configurator.engine.planner.search import Mix, Ranked, best_feasible, candidate_count
 
@@ -64,6 +65,7 @@ def class_infos(pre: Prepared, fleets: list[FleetResult], cells: list[FitCell]) 
                     "mig_gain_device": gain.device if gain else None,
                     "mig_gain_basis": gain.mig_gain_basis if gain else None,
                     "mig_gain_estimated": gain.mig_gain_estimated is not False if gain else True,
+                    "mig_gain_full_card": bool(gain and pre.devices[gain.device].compute_share >= 1 - 1e-9),
                     "routed_to": [r.device for r in routes],
                     "cards_per_job": min(cards) if cards else None,
                 }
@@ -80,8 +82,9 @@ def _alternatives(model: Model, mixes: dict[Mix, Ranked]) -> list[tuple[Alternat
             kinds=[model.nodes[t].name for t, on in enumerate(mix) if on],
             label=fleet_label(model, cand),
             feasible=s[0],
-            cost_per_job=s[1],
-            kwh_per_job=s[2] if math.isfinite(s[2]) else None,
+            # a fleet that cannot run every job has no cost or energy a job: it would divide by jobs it never runs
+            cost_per_job=s[1] if s[0] else None,
+            kwh_per_job=s[2] if s[0] and math.isfinite(s[2]) else None,
             cards=s[3],
             nodes=s[4],
         )
@@ -127,15 +130,25 @@ def _compare(best: FleetResult, other: FleetResult, currency: str | None) -> str
     if bt.cost_per_job is not None and ot.cost_per_job is not None:
         parts.append(f"{plan_money(bt.cost_per_job, currency)} a job against {plan_money(ot.cost_per_job, currency)}")
     text = f"Against {other.label} ({_kinds_words(other.kinds)}): " + ", ".join(parts) + "."
-    if bt.cost_per_month and bt.capital_per_month is not None and bt.energy_cost_per_month is not None:
-        cap = bt.capital_per_month / bt.cost_per_month
-        text += f" Capital is {cap:.0%} of its monthly cost and energy {1 - cap:.0%}."
+    split = [f"{_capital_share(t):.0%}" for t in (bt, ot) if _capital_share(t) is not None]
+    if len(split) == 2:  # each fleet's own split of its monthly cost (the recommended one's first)
+        text += f" Capital is {split[0]} of the recommended fleet's monthly cost against {split[1]} of this one's."
     return text
+
+
+def _capital_share(t: Totals) -> float | None:
+    """A fleet's capital (straight-line over the service life) over its monthly cost; None where either is unknown."""
+    if not t.cost_per_month or t.capital_per_month is None or t.energy_cost_per_month is None:
+        return None
+    return t.capital_per_month / t.cost_per_month
 
 
 def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternative, FleetResult | None]],
          infos: list[ClassInfo], currency: str | None, slow_end: SlowEnd | None = None) -> list[str]:  # fmt: skip
+    if not best.feasible:
+        return _why_unserved(plan, pre, best)
     why = [f"Ranked by {best.ranked_by}."]
+    why += _mig_split_words(best)
     targets = [i for i in infos if i.wait_target_hours is not None]
     peak = plan.service.peak_factor
     sized = (
@@ -177,6 +190,10 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
             continue
         where = f"{i.mig_gain_device}"
         verdict = "more" if i.mig_gain > 1.005 else "no more"
+        if i.mig_gain_full_card:  # the full-card instance is the whole card under MIG: nothing to gain
+            why.append(f"MIG: only the full-card instance ({where}) holds {i.name}, so MIG gains it nothing "
+                       f"({i.mig_gain:.2f}× a whole card's jobs per card-day).")  # fmt: skip
+            continue
         why.append(
             f"MIG: {i.name} runs {i.mig_gain:.2f}× the jobs per card-day on {where} "
             f"({verdict} than a whole card; {i.mig_gain_basis_words})."
@@ -191,6 +208,47 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
                 "class on a whole card, or its tokens/s on both the slice and the whole card, replaces it (tokens/s "
                 "on the whole card alone scales the slice by the engine's ratio and leaves the gain as it is)."
             )
+    return why
+
+
+def _mig_split_words(best: FleetResult) -> list[str]:
+    """The fleet's MIG cards in full: per server and in total (its label says '2 of 8 cards as 4×1g.24gb', which
+    reads as two cards in all)."""
+    out = []
+    for n in best.nodes:
+        if not n.count or not n.mig_cards_per_node or not n.mig_layout:
+            continue
+        layout = " + ".join(f"{c}×{p}" if c > 1 else p for p, c in Counter(n.mig_layout).items())
+        total, mig = n.count * n.cards_per_node, n.count * n.mig_cards_per_node
+        out.append(
+            f"MIG split: {n.mig_cards_per_node} of the {n.cards_per_node} cards in each {n.node} "
+            f"({mig} of its {total} cards) as {layout}; the other {total - mig} run whole."
+        )
+    return out
+
+
+def _why_unserved(plan: Plan, pre: Prepared, best: FleetResult) -> list[str]:
+    """No fleet within the search's bounds serves the sizing month: say so and what to raise, and no utilisation
+    or cost a job (the fleet shown cannot run part of the jobs, so neither figure means anything)."""
+    fit = {pre.infos[pre.usable.index(c.job_class)].name for c in pre.cells if c.fits and c.job_class in pre.usable}
+    nowhere = [n for n in best.unserved if n not in fit]
+    short = [n for n in best.unserved if n in fit]
+    why = []
+    if short:
+        caps = ", ".join(f"{n.name}: {n.max_nodes}" for n in plan.nodes)
+        why.append(
+            f"No fleet within the search's bounds serves month {pre.month}: even the largest it may buy leaves "
+            f"{_names(short)} without enough devices. Raise nodes[].max_nodes (now {caps}) or lower the demand."
+        )
+    if nowhere:
+        why.append(
+            f"{_names(nowhere)} {'fits' if len(nowhere) == 1 else 'fit'} no device of these node types: add a node "
+            "type whose cards hold it (or more cards a job), or change the class."
+        )
+    why.append(
+        f"The fleets listed (first {best.label}) do not run every job: no utilisation or cost a job is given for "
+        "them, as it would be spread over jobs they cannot run."
+    )
     return why
 
 
@@ -226,16 +284,18 @@ def slow_end_words(se: SlowEnd, rec_kinds: list[str], currency: str | None) -> s
     if se.targets_met:
         text += f"the same {se.servers} servers still keep every p95 wait target."
     else:
-        need = (f"more than {se.bound}" if se.servers_needed is None
+        need = (f"more than {se.grown_up_to}" if se.servers_needed is None
                 else f"{se.servers_needed}")  # fmt: skip
         text += f"the same fleet needs {need} servers instead of {se.servers} to keep its p95 targets"
         if se.fleet_needed is not None:
             cost = "" if se.needed_cost_per_job is None else f", {plan_money(se.needed_cost_per_job, currency)} a job"
             text += f" ({se.fleet_needed}{cost})"
+        if se.over_bounds:  # the fleet it needs is one the search could not buy: say which cap and its value
+            caps = _names([f"{n} of {m}" for n, m in zip(se.over_bounds, se.over_bounds_max_nodes, strict=True)])
+            text += (f", above this plan's max_nodes for {caps}: raise it to buy for the slow end"
+                     if len(se.over_bounds) == 1 else f", above this plan's max_nodes for {caps}: raise them to buy "
+                     "for the slow end")  # fmt: skip
         text += f"; as bought, {_names(se.short)} {'runs' if len(se.short) == 1 else 'run'} short."
-    if se.over_bounds:
-        text += (f" The plan's cap on how many {_names(se.over_bounds)} nodes to buy (max_nodes) stops the search "
-                 "short of that.")  # fmt: skip
     best = se.best
     if best is not None and len(se.mixes) > 1:
         cost = "" if best.cost_per_job is None else f" ({plan_money(best.cost_per_job, currency)} a job)"
@@ -279,52 +339,71 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
             ),
         )
     arrivals = sorted({i.from_month for i in pre.infos if 1 < i.from_month <= last})
-    months = sorted({1, *arrivals, last})
+    # every month where the roadmap is short enough (a change that comes and goes shows as such); else month 1,
+    # each month a class arrives and the month before it, and the sizing month
+    if last <= EVERY_MONTH:
+        months = list(range(1, last + 1))
+    else:
+        months = sorted({1, *arrivals, *(m - 1 for m in arrivals), last})
     seen: dict[int, list[str]] = {last: best.kinds}
     for m in months:
         if m not in seen:
             seen[m] = _best_at(model, m, plan.search.processes)
-    for a, b in itertools.pairwise(months):
-        if seen[a] == seen[b]:
-            continue
+    final = seen[last]
+    differ = [m for m in months if seen[m] != final]
+    if not differ:
+        return Reversal(
+            month=None,
+            before=best.kinds,
+            after=best.kinds,
+            sized=best.kinds,
+            words=(
+                f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
+                f"from month 1 to month {last}, the month it is sized for."
+            ),
+        )
+    b = next(m for m in months if m > differ[-1])  # from b on, the sizing month's servers stay best
+    prior = max(m for m in months if m < b)
+    if seen[1] != final:  # the change lasts to the sizing month
         cause = next((i for i in pre.infos if i.from_month == b), None)
-        if cause is not None and b - 1 > a:
-            seen[b - 1] = _best_at(model, b - 1, plan.search.processes)
-            if seen[b - 1] != seen[a]:
-                cause = None  # it changed before the class arrived: growth, not the class
-        before, after = seen[a], seen[b]
+        if cause is not None and prior != b - 1:
+            cause = None  # not checked the month before: growth may have done it
+        before, after = seen[prior], final
         if cause is not None:
             words = (
                 f"The reversal: until month {b - 1} the best fleet is {_kinds_words(before)}; from month {b}, when "
-                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}. In other "
-                f"words: once the roadmap includes {method_phrase(cause.method, cause.objective)} of "
-                f"{parameters_label(cause.parameters)}-class models, {_kinds_words(before)} is no longer the right "
-                "purchase."
+                f"{cause.name} arrives ({_class_words(cause, pre)}), it is {_kinds_words(after)}, and it stays so "
+                f"to month {last}, the month the fleet is sized for. In other words: once the roadmap includes "
+                f"{cause.name}, {_kinds_words(before)} is no longer the right purchase."
             )
         else:
             words = (
-                f"The reversal: the best fleet is {_kinds_words(before)} in month {a} and {_kinds_words(after)} by "
-                f"month {b}, as demand grows (no class arrives in between)."
+                f"The reversal: the best fleet is {_kinds_words(before)} in month {prior} and {_kinds_words(after)} "
+                f"from month {b} to month {last}, as demand grows (no class arrives in between)."
             )
-        if b != last and seen[last] != after:  # the change need not last: say where the sizing month ends up
-            words += (
-                f" By month {last}, the month the fleet is sized for, the best fleet is {_kinds_words(seen[last])} "
-                "again at that month's demand: the recommendation above is the one for the roadmap as sized."
-                if seen[last] == before
-                else f" By month {last}, the month the fleet is sized for, it is {_kinds_words(seen[last])}."
-            )
-        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after,
-                        sized=seen[last], words=words)  # fmt: skip
-    return Reversal(
-        month=None,
-        before=best.kinds,
-        after=best.kinds,
-        sized=best.kinds,
-        words=(
-            f"No reversal within the {pre.months}-month roadmap: {_kinds_words(best.kinds)} stays the best fleet "
-            f"from month 1 to month {last}, the month it is sized for."
-        ),
+        return Reversal(month=b, job_class=cause.name if cause else None, before=before, after=after, sized=final,
+                        words=words)  # fmt: skip
+    # the sizing month's servers are best in month 1 and again by the sizing month: a change that does not last
+    first = differ[0]
+    cause = next((i for i in pre.infos if i.from_month == first), None)
+    when = f" (month {first} is when {cause.name} arrives)" if cause is not None else ""
+    others = sorted({tuple(seen[m]) for m in differ})
+    other_words = " or ".join(_kinds_words(list(k)) for k in others)
+    words = (
+        f"No lasting reversal: {_kinds_words(final)} is the best fleet in month 1 and in month {last}, the month "
+        f"the fleet is sized for. In {_month_list(differ)}{when} {other_words} costs less at that "
+        f"month's demand, and {_kinds_words(final)} is best again at that month's demand after each: a step of "
+        "whole server counts as demand grows, not a change of server the roadmap calls for."
     )
+    return Reversal(month=first, job_class=cause.name if cause else None, before=final, after=seen[first],
+                    sized=final, words=words)  # fmt: skip
+
+
+EVERY_MONTH = 36  # roadmaps up to this long are searched again at every month
+
+
+def _month_list(months: list[int]) -> str:
+    return ("month " if len(months) == 1 else "months ") + _names([str(m) for m in months])
 
 
 def _fits_one_card(template: JobClass, parameters: float, node: ResolvedNode, plan: Plan, catalog: Catalog,
@@ -377,11 +456,66 @@ def _limits(plan: Plan, pre: Prepared, methods: dict[str, JobClass], catalog: Ca
         if parts:
             out.append(f"One {node.card.name} ({node.name}) holds " + ", and ".join(parts) + " parameters.")
     if out:
-        out.append(
-            "Above those sizes a job needs several cards, and the link between them decides: the choice of server "
-            "flips the moment a job needs two cards."
-        )
+        out.append("Above those sizes a job needs several cards, and the link between them carries its traffic.")
     return out
+
+
+# The claim tested: full-parameter fine-tuning above roughly 13B needs several cards, and there the link between
+# them (PCIe against NVLink) decides the server (the project's seed B article, /work/shared/seeds/)
+FULL_FT_SEVERAL_CARDS = 13e9
+
+
+def full_ft_test(pre: Prepared, best: FleetResult, cells: list[FitCell], infos: list[ClassInfo],
+                 currency: str | None) -> str:  # fmt: skip
+    """Whether the plan reaches the rule of thumb that full fine-tuning above roughly 13B reverses the choice of
+    server, with the numbers: where the recommended fleet runs each such class, its time and cost a job there,
+    against the fewest cards of each other node type that hold it."""
+    claim = ("Full fine-tuning above roughly 13B (where a job needs several cards and the link between them is held "
+             "to decide the server)")  # fmt: skip
+    big = [i for i in infos if i.method == "full" and i.parameters > FULL_FT_SEVERAL_CARDS]
+    if not big:
+        return f"{claim}: not tested, no class of this plan is a full fine-tune above 13B."
+    node_of = {d.id: pre.resolved[[n.index for n in pre.resolved].index(d.node)].name for d in pre.devices.values()}
+    single = {node_of[d] for i in infos if i.cards_per_job == 1 for d in i.routed_to if d in node_of}
+    parts: list[str] = []
+    reached: list[str] = []
+    kept: list[str] = []
+    for i in big:
+        mine = [c for c in cells if c.job_class == i.name and c.fits and c.service_hours is not None]
+        here = [c for c in mine if c.device in i.routed_to]
+        demand = f"{i.name} ({i.jobs_per_day:,.1f} jobs/day in month {pre.month})"
+        if not here:
+            parts.append(f"{demand} is not served by the recommended fleet")
+            continue
+        cell = min(here, key=lambda c: c.service_hours or 0.0)
+        home = node_of[cell.device]
+        (reached if home not in single else kept).append(demand)
+        others = []
+        for node in sorted({node_of[c.device] for c in mine} - {home}):
+            theirs = [c for c in mine if node_of[c.device] == node]
+            o = min(theirs, key=lambda c: (pre.devices[c.device].cards, c.service_hours or 0.0))
+            others.append(f"{_hours(o)} on {o.device}{_cost(o, currency)}")
+        text = f"{i.name} takes {_hours(cell)} a job on {cell.device}{_cost(cell, currency)}"
+        parts.append(text + (" against " + "; ".join(others) if others else ""))
+    if reached:
+        verdict = (f" is reached: the recommended fleet runs {_names(reached)} on other servers than its one-card "
+                   "jobs")  # fmt: skip
+    elif kept:
+        verdict = (f" is not reached in this plan: the recommended fleet runs {_names(kept)} on the same servers as "
+                   "its one-card jobs")  # fmt: skip
+    else:
+        verdict = ": not tested, the recommended fleet serves no such class"
+    costs = " (cost a job on each device alone, at the utilisation target)" if any("a job)" in p for p in parts) else ""
+    return f"{claim}{verdict}. " + "; ".join(parts) + f"{costs}."
+
+
+def _hours(c: FitCell) -> str:
+    h = c.service_hours or 0.0
+    return f"at least {h:.2f} h" if c.lower_bound else f"{h:.2f} h"  # as present/plan_words.hours_words
+
+
+def _cost(c: FitCell, currency: str | None) -> str:
+    return "" if c.cost_per_job is None else f" ({plan_money(c.cost_per_job, currency)} a job)"
 
 
 def recommend(
@@ -393,6 +527,7 @@ def recommend(
     catalog: Catalog,
     base: Path | None,
     slow_end: SlowEnd | None = None,
+    cells: list[FitCell] | None = None,
 ) -> Recommendation:
     best = fleets[0]
     alts = _alternatives(pre.model, mixes)
@@ -405,9 +540,11 @@ def recommend(
     ]
     return Recommendation(
         fleet=best.label,
+        serves=best.feasible,
         ranked_by=best.ranked_by or ranked_by((best.feasible, best.totals.cost_per_job, 0.0, 0, 0)),
         why=_why(plan, pre, best, full, infos, pre.currency, slow_end),
         alternatives=[alt for alt, _r in alts],
-        reversal=reversal(plan, pre, best),
+        reversal=reversal(plan, pre, best) if best.feasible else None,  # no fleet to reverse
         one_card=one_card_limits(plan, pre, catalog, base),
+        full_ft_test=full_ft_test(pre, best, cells or [], infos, pre.currency) if best.feasible else "",
     )

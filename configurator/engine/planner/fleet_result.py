@@ -154,6 +154,7 @@ def _totals(model: Model, cand: Candidate, month: int, r: Routing) -> Totals:
     monthly = fleet_cost(model, cand, busy)
     idle_known = all(model.nodes[t].idle_kw is not None for t, (n, _l, _k) in enumerate(cand) if n)
     jobs = jobs_per_month(model, month)
+    served = not r.unserved and not r.unfit
     return Totals(
         nodes=nodes,
         cards=cards,
@@ -167,8 +168,9 @@ def _totals(model: Model, cand: Candidate, month: int, r: Routing) -> Totals:
         energy_cost_per_month=energy_cost,
         cost_per_month=monthly,
         jobs_per_month=jobs,
-        kwh_per_job=energy / jobs if jobs > 0 else None,
-        cost_per_job=monthly / jobs if monthly is not None and jobs > 0 else None,
+        # per job only where the fleet runs every job: else the month's jobs include ones it cannot run
+        kwh_per_job=energy / jobs if jobs > 0 and served else None,
+        cost_per_job=monthly / jobs if monthly is not None and jobs > 0 and served else None,
     )
 
 

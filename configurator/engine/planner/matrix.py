@@ -53,6 +53,8 @@ class Cell:
     ratio_basis: str | None = None
     # the engine gives the step time its held-apart runs' band (a per-op step time, not RL: evaluate_job._step_band)
     banded: bool = False
+    # the engine's time is a lower bound: a model given by its parameter count only (Compute.lower_bound)
+    lower_bound: bool = False
 
 
 def whole_card_id(node_name: str) -> str:
@@ -169,7 +171,8 @@ def evaluate_cell(
     step = jr.step_seconds
     banded = jr.step_high_seconds is not None
     estimated = bool(jr.compute and jr.compute.bf16_rate_estimated)
-    if step is not None and jr.compute is not None and jr.compute.lower_bound:  # the engine's (Compute.lower_bound)
+    lower = step is not None and jr.compute is not None and jr.compute.lower_bound
+    if lower:  # the engine's (Compute.lower_bound)
         note = (note + "; " if note else "") + "parameter count only: attention FLOPs left out (a lower bound)"
     service = None
     if step is not None:
@@ -180,7 +183,8 @@ def evaluate_cell(
     elif fits:
         extra = "no compute rate is published for this card (set assumptions.compute_rates: estimated)"
         note = (note + "; " if note else "") + extra
-    return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note, banded=banded)
+    return Cell(k, device.id, status, fits, peak, capacity, step, service, estimated, note, banded=banded,
+                lower_bound=lower)  # fmt: skip
 
 
 # What a cell depends on is the job (not its demand), the node, the device and the assumptions. Editing

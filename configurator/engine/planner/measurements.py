@@ -120,16 +120,17 @@ def _read(path_text: str, base: Path | None, where: str, problems: list[PlanProb
         return None
 
 
-def _lgip(node: ResolvedNode, text: str, applied: Applied) -> None:
+def _lgip(node: ResolvedNode, text: str, applied: Applied) -> bool:
+    """Read an nvidia-smi mig -lgip file; False where it measured nothing."""
     card: CardSpec = node.card
     try:
         rows, _enabled = parse_lgip(text)
     except ParseError as exc:
         applied.words.append(f"{node.name}: {exc}")
-        return
+        return False
     if not rows:
         applied.words.append(f"{node.name}: the mig -lgip file lists no MIG profile (is MIG enabled?)")
-        return
+        return False
     known = {p.name: p for p in (card.mig.profiles if card.mig else [])}
     seen: dict[str, LgipProfile] = {}
     for r in rows:
@@ -147,17 +148,19 @@ def _lgip(node: ResolvedNode, text: str, applied: Applied) -> None:
     missing = sorted(set(known) - set(seen))
     tail = f"; the catalog's {', '.join(missing)} not offered by this driver" if missing else ""
     applied.words.append(f"{node.name}: nvidia-smi mig -lgip offers " + "; ".join(parts) + tail)
+    return True
 
 
-def _lspci(node: ResolvedNode, text: str, plan: Plan, applied: Applied) -> None:
+def _lspci(node: ResolvedNode, text: str, plan: Plan, applied: Applied) -> bool:
+    """Read an lspci -vv file; False where it measured nothing."""
     try:
         links = gpu_links(parse_lspci(text))
     except ParseError as exc:
         applied.words.append(f"{node.name}: {exc}")
-        return
+        return False
     if not links:
         applied.words.append(f"{node.name}: the lspci -vv file shows no NVIDIA GPU with a link status")
-        return
+        return False
     worst = min(links, key=lambda link: link.factor)
     counts: dict[str, int] = {}
     for link in links:
@@ -166,14 +169,14 @@ def _lspci(node: ResolvedNode, text: str, plan: Plan, applied: Applied) -> None:
     if worst.factor >= 0.999:
         gpus = f"{len(links)} GPU" + ("" if len(links) == 1 else "s")
         applied.words.append(f"{node.name}: lspci -vv shows {gpus}, {seen}: every link at its capability")
-        return
+        return True
     nccl = any(c.link.startswith("pcie") for c in plan.assumptions.calibration)
     if nccl:
         applied.words.append(
             f"{node.name}: lspci -vv shows {seen}; {worst.address} runs at {worst.factor:.0%} of its capable rate, "
             "but the plan's nccl-tests PCIe calibration measures the path end to end and is kept"
         )
-        return
+        return True
     gen = worst.generation or 5
     # the typical busbw of a Gen5 x16 path through one root complex (engine/topology/links.py), by generation and width
     rate = MEASURED_PCIE_GEN5_GB_S["NODE"] * PCIE_X16_GB_S.get(gen, 64.0) / 64.0 * worst.width / 16
@@ -186,14 +189,16 @@ def _lspci(node: ResolvedNode, text: str, plan: Plan, applied: Applied) -> None:
         f"multi-card jobs on this node type are planned at {rate:.1f} GB/s all-reduce busbw instead of the "
         "typical rate"
     )
+    return True
 
 
-def _dcgm(node: ResolvedNode, job_class: str, text: str, applied: Applied) -> None:
+def _dcgm(node: ResolvedNode, job_class: str, text: str, applied: Applied) -> bool:
+    """Read a DCGM export of one class's job; False where it measured nothing."""
     try:
         samples = parse_dcgm(text)
     except ParseError as exc:
         applied.words.append(f"{node.name}, {job_class}: {exc}")
-        return
+        return False
     sm = [s.sm_active for s in samples if s.sm_active is not None and s.instance is None]
     fb = [(s, s.fb_used_mib) for s in samples if s.fb_used_mib is not None]
     words = []
@@ -218,9 +223,19 @@ def _dcgm(node: ResolvedNode, job_class: str, text: str, applied: Applied) -> No
         else:
             verdict = "holds the job" if used <= cap else "does NOT hold the job"
             words.append(f"FB_USED {used:.1f} GB of {cap:.1f} GB on a {s.profile} instance: it {verdict}")
+    measured = bool(words)
     if not words:
         words.append("no SM_ACTIVE or FB_USED samples found")
     applied.words.append(f"{node.name}, {job_class}: DCGM " + "; ".join(words))
+    return measured
+
+
+def _unused(where: str, path: str, applied: Applied) -> PlanProblem:
+    """A file that was read but measured nothing (empty, another tool's output): a problem, not only a line in
+    the Measurements list, so a measurement the user meant to apply is not silently left out."""
+    why = applied.words[-1].split(": ", 1)[-1] if applied.words else "nothing measured"
+    return PlanProblem(severity="warning", code="MEASUREMENT_UNUSED", field=where,
+                       message=f"{path}: nothing measured, the plan keeps the engine's figures ({why})")  # fmt: skip
 
 
 def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, problems: list[PlanProblem]) -> Applied:
@@ -241,10 +256,12 @@ def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, pro
                 )
             )
             continue
-        if m.mig_lgip and (text := _read(m.mig_lgip, base, f"{where}.mig_lgip", problems)) is not None:
-            _lgip(node, text, applied)
-        if m.lspci and (text := _read(m.lspci, base, f"{where}.lspci", problems)) is not None:
-            _lspci(node, text, plan, applied)
+        lgip = _read(m.mig_lgip, base, f"{where}.mig_lgip", problems) if m.mig_lgip else None
+        if m.mig_lgip and lgip is not None and not _lgip(node, lgip, applied):
+            problems.append(_unused(f"{where}.mig_lgip", m.mig_lgip, applied))
+        lspci = _read(m.lspci, base, f"{where}.lspci", problems) if m.lspci else None
+        if m.lspci and lspci is not None and not _lspci(node, lspci, plan, applied):
+            problems.append(_unused(f"{where}.lspci", m.lspci, applied))
         for j, run in enumerate(m.dcgm):
             if run.job_class not in classes:
                 problems.append(
@@ -256,8 +273,9 @@ def apply_files(plan: Plan, resolved: list[ResolvedNode], base: Path | None, pro
                     )
                 )
                 continue
-            if (text := _read(run.file, base, f"{where}.dcgm[{j}].file", problems)) is not None:
-                _dcgm(node, run.job_class, text, applied)
+            text = _read(run.file, base, f"{where}.dcgm[{j}].file", problems)
+            if text is not None and not _dcgm(node, run.job_class, text, applied):
+                problems.append(_unused(f"{where}.dcgm[{j}].file", run.file, applied))
     return applied
 
 
@@ -341,6 +359,12 @@ def with_files(plan: Plan, mig_lgip: list[str], lspci: list[str], dcgm: list[str
     ``--mig-lgip`` and ``--lspci``, ``NODE:CLASS=FILE`` for ``--dcgm`` (paths as given, absolute once resolved).
     ValueError with a plain sentence for a malformed argument."""
     entries = [m.model_dump() for m in plan.measurements]
+    node_names = [n.name for n in plan.nodes]
+    class_names = [c.name for c in plan.classes]
+
+    def known(flag: str, arg: str, name: str, names: list[str], what: str) -> None:
+        if name not in names:  # a usage error, named by its flag: not a problem at a YAML path the user never wrote
+            raise ValueError(f"{flag} {arg!r}: no {what} {name!r} in the plan (its {what}s: {', '.join(names)})")
 
     def entry(node: str) -> dict[str, object]:
         for e in entries:
@@ -358,15 +382,19 @@ def with_files(plan: Plan, mig_lgip: list[str], lspci: list[str], dcgm: list[str
 
     for arg in mig_lgip:
         node, path = split(arg, "--mig-lgip", "NODE=FILE (a node type of the plan)")
+        known("--mig-lgip", arg, node, node_names, "node type")
         entry(node)["mig_lgip"] = path
     for arg in lspci:
         node, path = split(arg, "--lspci", "NODE=FILE (a node type of the plan)")
+        known("--lspci", arg, node, node_names, "node type")
         entry(node)["lspci"] = path
     for arg in dcgm:
         key, path = split(arg, "--dcgm", "NODE:CLASS=FILE")
         node, sep, job_class = key.partition(":")
         if not sep or not node.strip() or not job_class.strip():
             raise ValueError(f"--dcgm {arg!r}: give it as NODE:CLASS=FILE (the node type and the job class that ran)")
+        known("--dcgm", arg, node.strip(), node_names, "node type")
+        known("--dcgm", arg, job_class.strip(), class_names, "job class")
         dcgm_runs = entry(node.strip())["dcgm"]
         assert isinstance(dcgm_runs, list)
         dcgm_runs.append({"file": path, "job_class": job_class.strip()})

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from configurator.catalog.errors import FileError, Problem, UnknownIdError
@@ -23,7 +23,7 @@ from configurator.engine.planner.matrix import Cell, Device, class_cells, node_d
 from configurator.engine.planner.measurements import Applied, apply_to_cells, measured_nodes
 from configurator.engine.planner.nodes import ResolvedNode, resolve_nodes
 from configurator.engine.planner.plan import IdleDraw, Plan, Service
-from configurator.engine.planner.result import ClassInfo, PlanProblem
+from configurator.engine.planner.result import ClassInfo, PlanProblem, months_phrase
 
 
 def _prices(plan: Plan, base: Path | None, problems: list[PlanProblem]) -> tuple[dict[str, float], str | None]:
@@ -58,6 +58,31 @@ def _prices(plan: Plan, base: Path | None, problems: list[PlanProblem]) -> tuple
             prices.update({k: float(v) for k, v in plist.parts.items()})  # Decimal in the list, float here
     prices.update(plan.prices)
     return prices, currency
+
+
+PLAUSIBLE_POWER_PRICE = 1.0  # per kWh: retail electricity is well under this in any currency priced per unit
+
+
+def _service_problems(plan: Plan, month: int) -> list[PlanProblem]:
+    """Inputs the plan accepts but that change the answer silently: a sizing month past the roadmap (the plan
+    sizes for the roadmap's last month instead) and a power price that reads as cents."""
+    out = []
+    asked = plan.search.size_for_month
+    if asked is not None and asked > month:
+        out.append(PlanProblem(
+            severity="warning", code="SIZE_MONTH_PAST_ROADMAP", field="search.size_for_month",
+            message=(f"size_for_month {asked} is past the roadmap ({months_phrase(plan.roadmap.months)} "
+                     f"roadmap); sized for month "
+                     f"{month}, the roadmap's last (lengthen roadmap.months to size for month {asked})"),
+        ))  # fmt: skip
+    price = plan.service.power_price_per_kwh
+    if price is not None and price > PLAUSIBLE_POWER_PRICE:
+        out.append(PlanProblem(
+            severity="warning", code="POWER_PRICE_IMPLAUSIBLE", field="service.power_price_per_kwh",
+            message=(f"power price {price:g} per kWh is above {PLAUSIBLE_POWER_PRICE:g} per kWh: is it in cents? "
+                     f"{price:g} cents is {price / 100:g} per kWh; the ranking weighs energy at the price as given"),
+        ))  # fmt: skip
+    return out
 
 
 def _node_model(
@@ -114,6 +139,7 @@ class Prepared:
     month: int
     months: int
     applied: Applied | None = None  # what the plan's measurement files said and changed
+    prices: dict[str, float] = field(default_factory=dict)  # catalog id -> unit price (price list, then prices:)
 
 
 def _node_problems(resolved: list[ResolvedNode], node_problems: list[Problem]) -> list[PlanProblem]:
@@ -175,6 +201,8 @@ def _class_matrix(
                 jobs_per_day=lam,
                 wait_target_hours=cls.wait_target_hours,
                 from_month=cls.from_month,
+                jobs_per_day_input=None if by_month else (cls.jobs_per_day or 0.0),
+                growth_per_month=0.0 if by_month else growth,
             )
         )
         class_list, groups = class_cells(cls, k, resolved, plan, catalog, base)
@@ -274,6 +302,7 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     nodes = [_node_model(n, prices, problems, idle) for n in resolved]
     months = plan.roadmap.months
     month = min(plan.search.size_for_month or 1, months)
+    problems += _service_problems(plan, month)
 
     # ---- the class x device matrix: every class on every device once ----
     devices: dict[str, Device] = {}
@@ -309,4 +338,5 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     dev_models = [DevModel(d.id, node_pos[d.node], d.kind, d.profile, d.cards, d.card_fraction) for d in dev_list]
     class_models = _class_models(plan, usable, cells, devices, index, problems)
     model = _model(plan.service, nodes, dev_models, class_models)
-    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months, applied)
+    return Prepared(resolved, model, cells, devices, usable, infos, problems, currency, month, months, applied,
+                    prices)  # fmt: skip

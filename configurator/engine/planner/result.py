@@ -19,6 +19,12 @@ DeviceKind = Literal["card", "mig", "group"]
 ENGINE = "engine"
 
 
+def months_phrase(months: int) -> str:
+    """'an 18-month', 'a 12-month': the article as the number is spoken (eight, eleven, eighteen, eighty-...)."""
+    spoken_vowel = str(months).startswith("8") or months in (11, 18)
+    return f"{'an' if spoken_vowel else 'a'} {months}-month"
+
+
 def is_estimate(basis: str | None) -> bool:
     """A cell's time is the engine's estimate: its basis is "engine" (or unset), not a measurement the plan
     imports. The one rule every view labels a cell "estimate" by (a MIG gain's: GainBasis.estimated)."""
@@ -76,6 +82,10 @@ class ClassInfo(Out):
     objective: str = "sft"  # sft, dpo, grpo, ppo
     tokens_per_job: float
     jobs_per_day: float  # in the month the search sizes for
+    # what the plan gave: jobs a day in the class's first month, grown by growth_per_month a month from then on;
+    # None where the plan gives the roadmap month by month (jobs_per_day_by_month)
+    jobs_per_day_input: float | None = None
+    growth_per_month: float = 0.0
     wait_target_hours: float | None  # the p95 of the wait in the peak hour must not exceed it
     from_month: int
     # the recommended fleet (ranked first) at the peak hour: mean and p95 of the wait for a device, in hours;
@@ -93,7 +103,10 @@ class ClassInfo(Out):
     mig_gain_basis: str | None = None
     # the gain rests on the engine's estimate, in whole or in part (mig_gain_basis's GainBasis.estimated)
     mig_gain_estimated: bool = True
-    routed_to: list[str] = []  # devices of the recommended fleet that run it
+    # the MIG device of mig_gain is the full-card instance (all the card's compute as one instance): no MIG gain in
+    # the sense of more tenants, only the one instance holds the class
+    mig_gain_full_card: bool = False
+    routed_to: list[str] = []  # devices of the recommended fleet that run it (wait_p95_h: the worst of them)
     cards_per_job: int | None = None  # the fewest cards one job of the class takes where it is routed
 
     @property
@@ -154,6 +167,9 @@ class FitCell(Out):
     # what mig_gain rests on, from this cell and the whole card's (mig_gain_basis above); None where no gain
     mig_gain_basis: str | None = None
     mig_gain_estimated: bool | None = None  # the gain rests on the engine's estimate, in whole or in part
+    # service_hours is the engine's lower bound (a model given by its parameter count only: attention FLOPs left
+    # out); False where a measurement set the time
+    lower_bound: bool = False
 
     @property
     def estimated(self) -> bool:
@@ -193,6 +209,7 @@ class Route(Out):
     cost_per_job: float | None = None
     wait_p95_hours: float | None = None  # in the peak hour; None when unstable
     peak_unstable: bool = False  # the peak hour's load reaches the devices: the queue grows through it
+    lower_bound: bool = False  # service_hours is the engine's lower bound (FitCell.lower_bound)
 
 
 class DeviceUse(Out):
@@ -290,12 +307,18 @@ class Reversal(Out):
 
 class Recommendation(Out):
     fleet: str
+    # False: no fleet within the search's bounds serves the sizing month; ``fleet`` is then the search's nearest,
+    # not a recommendation, and ``why`` says what to raise
+    serves: bool = True
     ranked_by: str
     why: list[str]  # what drives the ranking, in words a platform team reads
     alternatives: list[Alternative] = []  # pure fleets beside mixed ones, best first
     reversal: Reversal | None = None
     # seed B's criterion as sizes: the largest model one card of each node type holds, per training method
     one_card: list[str] = []
+    # the rule of thumb that full fine-tuning above roughly 13B reverses the choice of server: tested (reached or
+    # not, with the class's time and cost a job on each node type) or not tested, in words
+    full_ft_test: str = ""
 
 
 class SlowMix(Out):
@@ -326,12 +349,15 @@ class SlowEnd(Out):
     short: list[str] = []  # classes it then leaves without capacity within their target (its routing's order)
     # the fewest servers of the recommended fleet's own mix (same node types, MIG layouts and MIG'd cards per node,
     # counts in its proportions) that serve every class within its p95 target at the slow end; None: not within
-    # ``bound`` servers (the search's nodes[].max_nodes do not bound it: over_bounds names the types it exceeds)
+    # ``grown_up_to`` servers (the search's nodes[].max_nodes do not bound it: over_bounds names the types it
+    # exceeds)
     servers_needed: int | None
     fleet_needed: str | None = None  # that fleet's label
     needed_cost_per_job: float | None = None  # that fleet's at the slow end (None without prices)
     over_bounds: list[str] = []  # node types of it over nodes[].max_nodes
-    bound: int = 0
+    over_bounds_max_nodes: list[int] = []  # their nodes[].max_nodes, in over_bounds' order
+    # the most servers the mix was grown to at the slow end (0: not grown, the fleet as bought keeps its targets)
+    grown_up_to: int = 0
     # the best fleet of each server mix the search found, grown the same way, best first by the search's ranking:
     # not a second search (too slow for a re-plan), so a mix whose best fleet changes shape at the slow end may rank
     # better than shown
@@ -342,6 +368,44 @@ class SlowEnd(Out):
     def best(self) -> SlowMix | None:
         """The best of ``mixes`` at the slow end."""
         return self.mixes[0] if self.mixes and self.mixes[0].servers is not None else None
+
+
+class UnitPrice(Out):
+    """One price the cost ranking uses, with where it comes from."""
+
+    part: str  # catalog id (card or chassis); the node type's name for a whole-node price (nodes[].price)
+    name: str  # in words: the catalog's name, or the node type's
+    role: Literal["card", "chassis", "node"]
+    price: float  # in PlanResult.currency, one unit
+    source: str = ""  # the plan's price_sources entry, "price list <file>", or "" where the plan gives none
+
+
+class NodeCapital(Out):
+    """A node type's capital as the ranking counts it: its platform plus its cards, or its whole-node price."""
+
+    node: str
+    chassis: str  # catalog id
+    card: str  # catalog id
+    cards_per_node: int
+    capital: float | None  # None: a part has no price, so no cost is ranked on it
+
+
+class CostInputs(Out):
+    """Every figure the cost ranking rests on, as numbers (cost per job = capital over the service life plus
+    energy at the power price x PUE, over the jobs a month), so a reader can check a fleet's cost by hand."""
+
+    currency: str | None
+    unit_prices: list[UnitPrice] = []  # the parts the plan's node types buy
+    nodes: list[NodeCapital] = []
+    power_price_per_kwh: float | None = None  # None: energy has no cost, so no cost per job
+    power_price_source: str = ""
+    pue: float
+    pue_source: str = ""
+    service_life_years: float  # capital straight-line over this many years
+    utilisation_target: float  # busy fraction planned per device
+    hours_per_day: float  # hours of operation
+    days_per_month: float
+    other_sources: dict[str, str] = {}  # price_sources entries no node type of the plan uses
 
 
 class SearchStats(Out):
@@ -368,6 +432,7 @@ class PlanResult(Out):
     slow_end: SlowEnd | None = None  # the recommended fleet at the slow end of the step-time band
     measurements: list[str] = []  # what each imported measurement file said and what it changed
     price_sources: dict[str, str] = {}
+    costs: CostInputs | None = None  # the figures the cost ranking uses, as numbers with their sources
 
     def cell(self, job_class: str, device: str) -> FitCell:
         for c in self.matrix:

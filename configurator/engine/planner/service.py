@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Literal
 
 from configurator.catalog.limits import MAX_SEARCH_WORK
 from configurator.catalog.loader import Catalog, default_catalog
@@ -25,12 +26,16 @@ from configurator.engine.planner.plan import Plan
 from configurator.engine.planner.prepare import Prepared, prepare
 from configurator.engine.planner.queueing import devices_needed, mean_wait_hours, peak_load, wait_quantile_hours
 from configurator.engine.planner.result import (
+    CostInputs,
     DeviceInfo,
     FitCell,
     FleetResult,
+    NodeCapital,
     PlanProblem,
     PlanResult,
     SearchStats,
+    UnitPrice,
+    is_estimate,
     mig_gain_basis,
 )
 from configurator.engine.planner.search import Mix, Ranked, candidate_count, search
@@ -124,6 +129,7 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
                 basis=c.basis,
                 mig_gain_basis=gain_basis.basis if gain_basis else None,
                 mig_gain_estimated=gain_basis.estimated if gain_basis else None,
+                lower_bound=c.lower_bound and is_estimate(c.basis),
             )
         )
     return out_cells
@@ -237,17 +243,69 @@ def _device_infos(pre: Prepared) -> list[DeviceInfo]:
     ]
 
 
+def _mark_lower_bounds(fleets: list[FleetResult], cells: list[FitCell]) -> list[FleetResult]:
+    """Each route whose time is the engine's lower bound says so, as its cell does (FitCell.lower_bound)."""
+    lower = {(c.job_class, c.device) for c in cells if c.lower_bound}
+    if not lower:
+        return fleets
+    out = []
+    for f in fleets:
+        routes = [r.model_copy(update={"lower_bound": (r.job_class, r.device) in lower}) for r in f.routes]
+        out.append(f.model_copy(update={"routes": routes}))
+    return out
+
+
+def _costs(plan: Plan, pre: Prepared) -> CostInputs:
+    """The figures the cost ranking uses, as numbers: each part's unit price with its source, each node type's
+    capital, PUE, power price, service life and utilisation target (prepare._node_model prices a node)."""
+    sources = plan.price_sources
+    listed = f"price list {Path(plan.price_list).name}" if plan.price_list else ""
+    units: dict[str, UnitPrice] = {}
+    nodes = []
+    for n, model in zip(pre.resolved, pre.model.nodes, strict=True):
+        nodes.append(NodeCapital(node=n.name, chassis=n.chassis.id, card=n.card.id,
+                                 cards_per_node=n.cards_per_node, capital=model.capital))  # fmt: skip
+        if n.price is not None:
+            units[n.name] = UnitPrice(part=n.name, name=n.name, role="node", price=n.price,
+                                      source=sources.get(n.name, f"nodes[{n.index}].price"))  # fmt: skip
+            continue
+        parts: tuple[tuple[str, str, Literal["chassis", "card"]], ...] = (
+            (n.chassis.id, n.chassis.name, "chassis"),
+            (n.card.id, n.card.name, "card"),
+        )
+        for part, name, role in parts:
+            if part in pre.prices and part not in units:
+                src = sources.get(part) or (listed if part not in plan.prices else "")
+                units[part] = UnitPrice(part=part, name=name, role=role, price=pre.prices[part], source=src)
+    svc = plan.service
+    return CostInputs(
+        currency=pre.currency,
+        unit_prices=list(units.values()),
+        nodes=nodes,
+        power_price_per_kwh=svc.power_price_per_kwh,
+        power_price_source=sources.get("power", ""),
+        pue=svc.pue,
+        pue_source=sources.get("pue", ""),
+        service_life_years=svc.service_life_years,
+        utilisation_target=svc.utilisation_target,
+        hours_per_day=svc.hours_per_day,
+        days_per_month=svc.days_per_month,
+        other_sources={k: v for k, v in sources.items() if k not in units and k not in ("power", "pue")},
+    )
+
+
 def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> PlanResult:
     """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap."""
     pre = prepare(plan, catalog, base_dir)
     out_cells = _fit_cells(plan, pre)
     fleets, stats, mixes, best = _search(plan, pre)
+    fleets = _mark_lower_bounds(fleets, out_cells)
     infos = class_infos(pre, fleets, out_cells)
     cat = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
     # the recommended fleet at the slow end of the step-time band, where it is feasible as sized
     slow = slow_end(pre, best, mixes) if best is not None and fleets[0].feasible else None
-    rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow) if fleets else None
+    rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow, out_cells) if fleets else None
     return PlanResult(
         name=plan.name,
         currency=pre.currency,
@@ -265,4 +323,5 @@ def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Pat
         slow_end=slow,
         measurements=pre.applied.words if pre.applied else [],
         price_sources=dict(plan.price_sources),
+        costs=_costs(plan, pre),
     )

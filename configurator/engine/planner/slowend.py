@@ -126,6 +126,7 @@ def slow_end(pre: Prepared, cand: Candidate, mixes: dict[Mix, Ranked], band: Ste
                     servers=None if g is None else node_count(g), cost_per_job=sc[1] if sc else None),
         ))  # fmt: skip
     grown.sort(key=lambda x: x[0])
+    over_max = [n.max_nodes for n, (c, _l, _k) in zip(slow.nodes, needed or (), strict=False) if c > n.max_nodes]
     se = SlowEnd(
         factor=factor,
         low=band.band.low,
@@ -140,7 +141,8 @@ def slow_end(pre: Prepared, cand: Candidate, mixes: dict[Mix, Ranked], band: Ste
         fleet_needed=None if needed is None else fleet_label(slow, needed),
         needed_cost_per_job=None if needed is None else score(slow, needed, month)[1],
         over_bounds=[n.name for n, (c, _l, _k) in zip(slow.nodes, needed or (), strict=False) if c > n.max_nodes],
-        bound=bound,
+        over_bounds_max_nodes=over_max,
+        grown_up_to=bound,
         mixes=[m for _k, m in grown],
     )
     return se.model_copy(update={"words": slow_end_words(se, kinds(pre.model, cand), pre.currency)})

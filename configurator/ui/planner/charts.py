@@ -291,7 +291,9 @@ class PlannerCharts(QWidget):
         self.showing_energy = not ranked or any(c is None for c in costs)
         if self.showing_energy:
             values = [f.totals.kwh_per_job for f in ranked]
-            title = "Energy per job (kWh): cost unknown, the plan lacks some node prices"
+            title = ("Energy per job (kWh): cost unknown, the plan lacks some node prices"
+                     if any(f.feasible for f in ranked) or not ranked
+                     else "No fleet within the search's bounds serves the plan: no cost per job")  # fmt: skip
             left = "kWh per job"
         else:
             values = costs
