@@ -285,6 +285,13 @@ def test_palette_filter(window) -> None:  # type: ignore[no-untyped-def]
     """Typing in the filter box narrows the palette."""
     window.card_palette.filter.setText("rtx")
     assert set(window.card_palette.visible_ids()) == {"rtx-pro-6000-ws", "rtx-pro-6000-maxq", "rtx-pro-6000-server"}
+    # a name first: "nvl" is the NVL cards, not every card whose line says "NVLink" (the H200 SXM's did)
+    window.card_palette.filter.setText("nvl")
+    assert set(window.card_palette.visible_ids()) == {"h200-nvl", "h100-nvl"}
+    # where no name holds the words, the card's whole text: its figures and bridge
+    window.card_palette.filter.setText("nvlink")
+    shown = set(window.card_palette.visible_ids())
+    assert {"h200-nvl", "h200-sxm"} <= shown
 
 
 def test_hover_tooltip_has_exact_figures(window) -> None:  # type: ignore[no-untyped-def]

@@ -204,11 +204,17 @@ class Palette(QWidget):
         self.chassis_box.setCurrentIndex(i)
 
     def _apply_filter(self, text: str) -> None:
+        """Cards whose name or id holds every word; where none does, cards whose whole text does (their figures
+        and 'NVLink'): 'nvl' lists the NVL cards, not every card with an NVLink bridge, while 'nvlink' still finds
+        those."""
         words = text.lower().split()
-        for i in range(self.cards.count()):
-            item = self.cards.item(i)
-            hay = (item.text() + " " + item.data(ID_ROLE)).lower()
-            item.setHidden(not all(w in hay for w in words))
+        items = [self.cards.item(i) for i in range(self.cards.count())]
+        names = [(item.text().split("\n")[0] + " " + item.data(ID_ROLE)).lower() for item in items]
+        by_name = [all(w in name for w in words) for name in names]
+        if not any(by_name):
+            by_name = [all(w in (item.text() + " " + item.data(ID_ROLE)).lower() for w in words) for item in items]
+        for item, shown in zip(items, by_name, strict=True):
+            item.setHidden(not shown)
 
     def _first_shown(self) -> QListWidgetItem | None:
         """The card Enter in the filter means: the list's current card if the filter left it shown, else the
