@@ -273,6 +273,22 @@ def test_chassis_change_keeps_cards_that_fit(window) -> None:  # type: ignore[no
     assert window.doc.build.chassis == "generic-server-8"
 
 
+def test_chassis_change_says_which_cards_it_removed(window) -> None:  # type: ignore[no-untyped-def]
+    """A card in a slot the new chassis lacks is removed by the edit, and the status bar says which (it went unsaid);
+    undo brings it back."""
+    from functools import partial
+
+    from configurator.engine import editing
+
+    window.doc.edit("Place", partial(editing.place_card, catalog=window.doc.catalog, slot=6, card_id="h100-nvl"))
+    window.card_palette.chassis_chosen.emit("generic-workstation-4")
+    assert window.doc.build.card_in(6) is None
+    message = window.statusBar().currentMessage()
+    assert "does not take 1 of the cards: removed slot 6 (NVIDIA H100 NVL" in message and "Ctrl+Z" in message
+    window.menus.undo_action.trigger()
+    assert window.doc.build.card_in(6) is not None
+
+
 def test_checks_click_selects_slot(window) -> None:  # type: ignore[no-untyped-def]
     """Clicking a check selects the card it concerns in the chassis view."""
     window.card_palette.chassis_chosen.emit("generic-workstation-4")

@@ -178,8 +178,16 @@ class MainWindow(QMainWindow):
         if chassis_id == self.doc.build.chassis:
             return
         name = self.doc.catalog.chassis[chassis_id].name
+        before = {p.slot: p.card for p in self.doc.build.cards}
         self.doc.edit(f"Change chassis to {name}", partial(editing.set_chassis, catalog=self.doc.catalog,
                                                            chassis_id=chassis_id))  # fmt: skip
+        # set_chassis keeps the cards the new chassis takes: say which went (they went unsaid; Ctrl+Z brings them)
+        kept = {p.slot for p in self.doc.build.cards}
+        if self.doc.build.chassis == chassis_id and (gone := sorted(set(before) - kept)):
+            cards = self.doc.catalog.cards
+            words = ", ".join(f"slot {s} ({cards[before[s]].name if before[s] in cards else before[s]})" for s in gone)
+            self.statusBar().showMessage(f"{name} does not take {len(gone)} of the cards: removed {words}. "
+                                         "Ctrl+Z brings them back.", 12000)  # fmt: skip
 
     def select_job_named(self, name: str) -> None:
         """Select a job (the jobs panel and the charts follow the view state) and show the Jobs tab."""
