@@ -9,8 +9,8 @@ from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -34,7 +34,15 @@ from configurator.engine.planner import Plan, PlanResult, load_plan
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource
 from configurator.report.plan_text import answer_html
-from configurator.ui.base import MIN_WINDOW, SEVERITY_COLOUR, PlanDocument, fit_to_screen, redo_shortcuts, safe_message
+from configurator.ui.base import (
+    MIN_WINDOW,
+    PlanDocument,
+    fit_to_screen,
+    muted_ink,
+    redo_shortcuts,
+    safe_message,
+    severity_ink,
+)
 from configurator.ui.planner.charts import PlannerCharts
 from configurator.ui.planner.export import PlanPdfWriter
 from configurator.ui.planner.fleets import FleetsPanel
@@ -254,16 +262,24 @@ class PlannerWindow(QMainWindow):
         s = result.search
         self.timing.setText(f"planned in {seconds * 1000:.0f} ms · {s.candidates:,} fleets searched")
 
-    @staticmethod
-    def _problems_html(result: PlanResult) -> str:
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.result is not None:  # the theme: inks follow it
+            self.problems.setHtml(self._problems_html(self.result))
+
+    def _problems_html(self, result: PlanResult) -> str:
+        """The problems in their severity's ink and the notes in a secondary one, both readable on the theme's
+        background (a fixed #555 on the dark theme was 2.0:1)."""
+        base = QPalette.ColorRole.Base
         rows = []
         for p in result.problems:
-            colour = SEVERITY_COLOUR[p.severity]
+            colour = severity_ink(self, p.severity, base)
             where = f" [{escape(p.field)}]" if p.field else ""
             rows.append(f"<p><b style='color:{colour}'>{p.severity.upper()}</b>{where}: {escape(p.message)}</p>")
         if not result.problems:
             rows.append("<p>No problems.</p>")
-        rows += [f"<p style='color:#555'>{escape(n)}</p>" for n in result.notes]
+        muted = muted_ink(self, base)
+        rows += [f"<p style='color:{muted}'>{escape(n)}</p>" for n in result.notes]
         return "".join(rows)
 
     def wait_for_plan(self, msecs: int = 30_000) -> PlanResult | None:
