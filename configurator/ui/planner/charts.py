@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
+from configurator.present.colours import readable
 from configurator.ui.charts import DARK_BACKGROUND, DARK_INK, LIGHT_INK, palette_is_dark, wrap_label
 
 # Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
@@ -153,6 +154,10 @@ class PlannerCharts(QWidget):
                 if axis.labelText:
                     axis.setLabel(axis.labelText, **{**axis.labelStyle, "color": self.ink})
         self.roadmap_legend.set_entries(self._legend_entries, self.ink)
+        # the words drawn on the panel in a fixed colour, readable on it (#777 and #C62828 were 3-4:1 on dark)
+        panel = DARK_BACKGROUND if dark else "#ffffff"
+        self.empty.setColor(readable("#777777", panel))
+        self.target_line.label.setColor(readable("#C62828", panel))
         self._fit_texts()
 
     def _build_roadmap(self) -> None:
