@@ -216,3 +216,15 @@ def undo_all(doc: BuildDocument) -> None:
 
 def last_text(doc: BuildDocument) -> str:
     return doc.undo_stack.text(doc.undo_stack.index() - 1)
+
+
+def focused() -> QWidget:
+    widget = QApplication.focusWidget()
+    assert widget is not None, "nothing has keyboard focus"
+    return widget
+
+
+def press(qtbot, key: Qt.Key, mods: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier, times: int = 1) -> None:  # type: ignore[no-untyped-def]
+    """A key press where the keyboard sends it: to the widget with focus."""
+    for _ in range(times):
+        qtbot.keyClick(focused(), key, mods)

@@ -117,7 +117,9 @@ def _evaluate_job_memo(job: Job, ctx: EvalContext) -> JobEvaluation:
     # and the power limit at each slot it times (a cap raises POWER_LIMIT_NOT_TIMED), slot by slot
     caps = ctx.power_limits
     limits = tuple((s, caps.get(s)) for s in (*slots, *job.rl.generation_cards))
-    return CACHE.memo("job", inputs, (*links, limits), lambda: evaluate_job(job, ctx))
+    # and the card id placed at each slot where the catalog lacks it (JOB_CARD_UNKNOWN names it)
+    unknown = tuple((s, p.card) for s in slots if s not in cards and (p := ctx.build.card_in(s)) is not None)
+    return CACHE.memo("job", inputs, (*links, limits, unknown), lambda: evaluate_job(job, ctx))
 
 
 def _sentence(text: str) -> str:

@@ -372,7 +372,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
                 message=(f"Job '{job.name}' runs on no card yet: assign it to a card or a MIG instance."),
             ),
         ))  # fmt: skip
-    keys, checks = valid_keys(job, cards, layouts)
+    keys, checks = valid_keys(job, cards, layouts, {p.slot: p.card for p in ctx.build.cards})
     if not keys:
         return JobEvaluation(JobResult(**base_result), tuple(checks))
     shape, shape_checks = job_shape(job, keys)

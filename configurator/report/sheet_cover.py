@@ -51,10 +51,13 @@ def cover_page(build: Build, result: BuildResult, card_names: dict[str, str], se
     blank lines for it, filled in by hand; ``bom`` None: a build proposal, priced on request."""
     out: list[str] = []
     out.append(f"<h1 style='margin:0'>{escape(build.name)}</h1>")
-    # without the seller's price list there is no quote: a proposal, priced on request
-    kind = "Quote and build sheet" if bom is not None else "Build proposal"
+    # without the seller's price list there is no quote: a proposal, priced on request; nor is there one while the
+    # build has errors or parts are unpriced (the Acceptance section says NOT A QUOTE: the heading must agree)
+    quote = bom is not None and bom.complete and not result.errors
+    quote_word = "Quote" if quote else "Draft quote"
+    kind = f"{quote_word} and build sheet" if bom is not None else "Build proposal"
     out.append(f"<p style='color:#555555;margin-top:2px'>{kind}</p>")
-    dated = (f"Quote {escape(bom.quote_number)} of {date_text}" if bom is not None
+    dated = (f"{quote_word} {escape(bom.quote_number)} of {date_text}" if bom is not None
              else f"Build proposal of {date_text}")  # fmt: skip
     # no seller named: a line to fill in by hand, as the customer's, not the app's name
     out.append(html_table(["Customer", "Seller"], [

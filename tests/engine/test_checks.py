@@ -223,6 +223,10 @@ CASES: list[Case] = [
     Case("job-slot-empty", "JOB_SLOT_EMPTY", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1), "jobs": [job(cards=[2])]},
          slot=2, job="t", says=("Job 't'", "slot 2", "place a card there")),
+    # a card the catalog lacks: the job says so and names it ("holds no card" sent the user to an occupied slot)
+    Case("job-card-unknown", "JOB_CARD_UNKNOWN", "error",
+         {"chassis": SERVER, "cards": cards("rtx-pro-9000", 2), "jobs": [job(cards=[2])]},
+         slot=2, job="t", says=("Job 't'", "slot 2", "whose card 'rtx-pro-9000' is not in the catalog")),
     Case("job-single-on-two-cards", "JOB_PARALLELISM", "error",
          {"chassis": SERVER, "cards": cards("h200-nvl", 1, 2), "jobs": [job(cards=[1, 2])]},
          job="t", says=("Job 't'", "names 2", "choose DDP, FSDP or tensor parallel")),

@@ -112,6 +112,8 @@ def test_no_signature_at_an_incomplete_price_or_with_build_errors() -> None:
     html = _html(prices=prices)
     assert "Incomplete: no price for" in html and "accepts this build" not in html and "Signature:" not in html
     assert "NOT A QUOTE, not for signature:</b> the price is incomplete (" in html
+    # and its heading agrees: a draft, not a quote (it read "Quote and build sheet" over the NOT A QUOTE)
+    assert ">Draft quote and build sheet</p>" in html and ">Quote and build sheet<" not in html
 
     build = load_build(ROOT / "resources" / "builds" / "mixed-with-errors.yaml")
     result = evaluate(build)

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 
-from tests.trace.conftest import STUB
-
+STUB = Path(__file__).resolve().parents[1] / "trace" / "stub_worker.py"  # the tracer's stand-in (tests/trace)
 pytestmark = pytest.mark.usefixtures("qapp")
 
 

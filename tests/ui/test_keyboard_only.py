@@ -15,21 +15,10 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QTabBar, QWidget
 
 from configurator.ui.chassis.items import BridgeItem
+from tests.gui_helpers import focused, press
 
 pytestmark = pytest.mark.usefixtures("qapp")
 Key, Mod = Qt.Key, Qt.KeyboardModifier
-
-
-def focused() -> QWidget:
-    widget = QApplication.focusWidget()
-    assert widget is not None, "nothing has keyboard focus"
-    return widget
-
-
-def press(qtbot, key: Qt.Key, mods: Qt.KeyboardModifier = Mod.NoModifier, times: int = 1) -> None:  # type: ignore[no-untyped-def]
-    """A key press where the keyboard sends it: to the widget with focus."""
-    for _ in range(times):
-        qtbot.keyClick(focused(), key, mods)
 
 
 def tab_to(qtbot, wanted: Callable[[QWidget], bool], backwards: bool = False, limit: int = 80) -> QWidget:  # type: ignore[no-untyped-def]

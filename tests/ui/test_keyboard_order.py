@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTabBar, QWidget
 
 from configurator.ui.shell.help import shortcut_rows
-from tests.ui.test_keyboard_only import focused, press
+from tests.gui_helpers import focused, press
 
 pytestmark = pytest.mark.usefixtures("qapp")
 Key, Mod = Qt.Key, Qt.KeyboardModifier

@@ -44,15 +44,22 @@ class Shape:
 
 
 def key_problem(job: Job, earlier: list[Key], key: Key, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
-                ) -> Check | None:  # fmt: skip
-    """Why one of the job's card references (after ``earlier`` ones) cannot be used (repeated, empty slot, unknown
-    MIG instance), or None."""
+                job_card_ids: dict[int, str] | None = None) -> Check | None:  # fmt: skip
+    """Why one of the job's card references (after ``earlier`` ones) cannot be used (repeated, empty slot, a card the
+    catalog lacks (``job_card_ids``: the build's card id per slot), unknown MIG instance), or None."""
+    job_card_ids = job_card_ids or {}
     name = job.name
     slot, instance = key
     if key in earlier:
         where = f"slot {slot}" + (f" instance {instance}" if instance is not None else "")
         return Check(severity="error", code="JOB_CARD_REPEATED", slot=slot, job=name, message=(
             f"Job '{name}' names {where} more than once: list each card once."))  # fmt: skip
+    if slot not in cards and (unknown := job_card_ids.get(slot)) is not None:
+        # a card the catalog does not know (CARD_UNKNOWN names it too): "holds no card" sent the user to an
+        # occupied slot
+        return Check(severity="error", code="JOB_CARD_UNKNOWN", slot=slot, job=name, message=(
+            f"Job '{name}' names slot {slot}, whose card '{unknown}' is not in the catalog: the job is sized once "
+            "the card is fixed or replaced."))  # fmt: skip
     if slot not in cards:
         return Check(
             severity="error",
@@ -89,13 +96,13 @@ def key_problem(job: Job, earlier: list[Key], key: Key, cards: dict[int, CardSpe
 
 
 def valid_keys(job: Job, cards: dict[int, CardSpec], layouts: dict[int, LayoutCheck],
-               ) -> tuple[list[Key], list[Check]]:  # fmt: skip
+               placed: dict[int, str] | None = None) -> tuple[list[Key], list[Check]]:  # fmt: skip
     """The job's card references that name a card (or MIG instance) it can run on; a check for each other."""
     valid: list[Key] = []
     checks: list[Check] = []
     keys = job.card_keys
     for k, key in enumerate(keys):
-        problem = key_problem(job, keys[:k], key, cards, layouts)
+        problem = key_problem(job, keys[:k], key, cards, layouts, placed)
         if problem is None:
             valid.append(key)
         else:

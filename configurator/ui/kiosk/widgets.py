@@ -165,6 +165,10 @@ HEADING_PAD = 8  # px at 1920x1080: the heading's inset in the view's white card
 LABEL_FLOOR_PX = 13.0
 
 
+# the most of the view's height the heading's name and specification may take before it shows the name alone
+HEADING_MOST_SHARE = 0.2
+
+
 class ChassisHeading(QLabel):
     """The chassis name (bold) and the line under it (chassis.chassis_line) as one paragraph over the drawing, in
     the window's body type: drawn in the drawing, they shrank with it (at 1366x768 both read 10.5 px in the plan
@@ -183,11 +187,13 @@ class ChassisHeading(QLabel):
     def set_scale(self, s: float) -> None:
         self.setFont(_font(HEADING_POINTS * s))
 
-    def set_chassis(self, name: str, line: str) -> None:
+    def set_chassis(self, name: str, line: str, with_line: bool = True) -> None:
+        """``with_line`` False: the name alone, where the specification would take the drawing's room."""
         self.name, self.line = name, line
         # catalog words in rich text: escaped (a chassis file is anyone's to write). The words flow on from the
         # name: kept whole between the ' · ' (as the drawing's heading wrapped), they took a line more
-        self.setText(f"<b>{escape_rich(name)}</b> · {escape_rich(line)}" if name else "")
+        tail = f" · {escape_rich(line)}" if with_line and line else ""
+        self.setText(f"<b>{escape_rich(name)}</b>{tail}" if name else "")
 
     def px(self) -> float:
         """The heading's type as shown, in screen pixels."""
@@ -249,7 +255,13 @@ class DemoChassisView(ChassisView):
             return
         pad = round(HEADING_PAD * self.screen_scale)
         width = max(self.width() - 2 * pad, 1)
+        heading.set_chassis(heading.name, heading.line)
         height = heading.heightForWidth(width) if heading.name else 0
+        if height > HEADING_MOST_SHARE * self.height():
+            # the plan scenario's eight slots at 1366x768: the specification took four lines of a ~270 px view and
+            # the slot labels fell under 9 px, the MIG marks with them; the name alone keeps the drawing readable
+            heading.set_chassis(heading.name, heading.line, with_line=False)
+            height = heading.heightForWidth(width)
         heading.setGeometry(pad, pad, width, max(height, 0))
         heading.setVisible(height > 0)
         top = height + pad if height > 0 else 0  # the drawing's own margin (focus_rect) parts them
