@@ -39,7 +39,7 @@ def capacity_pen(i: int, on: dict[int, int]) -> QPen:
     """Fleet ``i``'s capacity pen: solid, or long dashes where its line lies on an earlier fleet's (``on``: fleet ->
     the fleet it lies on). Dash and gap alternate with the line under it; with k lines on one, each is a dash in
     k + 1 and the next starts where the last ended, so every colour shows in turn."""
-    pen = pg.mkPen(FLEET_COLOURS[i], width=2.5)
+    pen = QPen(pg.mkPen(FLEET_COLOURS[i], width=2.5))
     if i in on:
         base = on[i]
         over = sorted(k for k, j in on.items() if j == base)

@@ -24,10 +24,10 @@ class PlanPdfWriter(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._path = Path()
         self._worker = Worker(self)
         self._worker.finished.connect(lambda pages: self.finished.emit(self._path, int(pages), ""))
         self._worker.failed.connect(lambda error: self.finished.emit(self._path, 0, error))
-        self._path = Path()
 
     @property
     def busy(self) -> bool:

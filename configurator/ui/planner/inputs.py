@@ -54,7 +54,7 @@ class ReadableSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         state = QValidator.State
         if self.specialValueText() and text == self.specialValueText():
             return state.Acceptable, text, pos
