@@ -3,6 +3,7 @@
 ``plan_service(plan) -> PlanResult`` is the one entry point; ``load_plan(path)`` reads a plan file.
 """
 
+from configurator.engine.planner.cancel import PlanCancelled
 from configurator.engine.planner.plan import JobClass, NodeType, Plan
 from configurator.engine.planner.planfile import load_plan, parse_plan, plan_to_yaml, save_plan
 from configurator.engine.planner.result import PlanResult
@@ -12,6 +13,7 @@ __all__ = [
     "JobClass",
     "NodeType",
     "Plan",
+    "PlanCancelled",
     "PlanResult",
     "load_plan",
     "parse_plan",

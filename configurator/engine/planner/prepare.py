@@ -17,6 +17,7 @@ from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import PriceList, load_price_list
 from configurator.engine.evaluate import resolve_model
 from configurator.engine.memory.estimate import job_parameters
+from configurator.engine.planner.cancel import Cancel, check, never
 from configurator.engine.planner.energy import idle_draws, node_power
 from configurator.engine.planner.fleet import ClassModel, DevModel, Model, NodeModel, class_demand
 from configurator.engine.planner.matrix import Cell, Device, class_cells, node_devices
@@ -165,6 +166,7 @@ def _class_matrix(
     month: int,
     devices: dict[str, Device],
     problems: list[PlanProblem],
+    cancel: Cancel = never,
 ) -> tuple[list[Cell], list[ClassInfo], list[int]]:
     """Every class with a model the engine can size on every device once: the cells, the classes' rows and
     their plan.classes indices (MIG group devices the cells name join ``devices``)."""
@@ -172,6 +174,7 @@ def _class_matrix(
     infos: list[ClassInfo] = []
     usable: list[int] = []
     for k, cls in enumerate(plan.classes):
+        check(cancel)  # a class on every device is the first plan's longest step
         try:
             model_spec = resolve_model(cls.model, catalog, base)
             params = job_parameters(model_spec, cls)  # type: ignore[arg-type]
@@ -290,7 +293,9 @@ def _model(svc: Service, nodes: list[NodeModel], devs: list[DevModel], classes: 
     )
 
 
-def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> Prepared:
+def prepare(
+    plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None, cancel: Cancel = never
+) -> Prepared:
     """Resolve nodes and prices and evaluate every class on every device once (cached across calls)."""
     catalog = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
@@ -315,7 +320,7 @@ def prepare(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | N
     infos: list[ClassInfo] = []
     usable: list[int] = []
     if len(plan.classes) * len(devices) <= MAX_PLAN_CELLS:
-        cells, infos, usable = _class_matrix(plan, catalog, base, resolved, month, devices, problems)
+        cells, infos, usable = _class_matrix(plan, catalog, base, resolved, month, devices, problems, cancel)
     if len(plan.classes) * len(devices) > MAX_PLAN_CELLS or len(cells) > MAX_PLAN_CELLS:
         problems.append(
             PlanProblem(

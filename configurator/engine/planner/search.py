@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
+from configurator.engine.planner.cancel import Cancel, check, never
 from configurator.engine.planner.fleet import Candidate, Model, RankKey, Score, jobs_per_month, rank_key, score
 
 Key = tuple[RankKey, int]  # the rank key, then the candidate's index (ties keep the enumeration order)
@@ -45,8 +46,11 @@ def _candidates(model: Model, start: int, stop: int) -> Iterator[tuple[int, Cand
 Mix = tuple[bool, ...]  # which node types a candidate buys
 
 
+CHECK_EVERY = 4096  # candidates scored between two looks at the caller's cancel (a few ms)
+
+
 def _best(
-    model: Model, month: int, top: int, start: int, stop: int
+    model: Model, month: int, top: int, start: int, stop: int, cancel: Cancel = never
 ) -> tuple[list[Ranked], int, int, dict[Mix, Ranked]]:
     """The ``top`` best of a range of candidates, their counts, and the best candidate of each mix of node types
     (each type alone, and every mix), so pure fleets are ranked beside mixed ones."""
@@ -54,6 +58,8 @@ def _best(
     mixes: dict[Mix, Ranked] = {}
     feasible = n = 0
     for i, cand in _candidates(model, start, stop):
+        if n % CHECK_EVERY == 0:
+            check(cancel)
         s = score(model, cand, month)
         n += 1
         feasible += s[0]
@@ -85,12 +91,18 @@ class _Neg:
 
 
 def search(
-    model: Model, month: int, top: int, processes: int | None = None, mixes: dict[Mix, Ranked] | None = None
+    model: Model,
+    month: int,
+    top: int,
+    processes: int | None = None,
+    mixes: dict[Mix, Ranked] | None = None,
+    cancel: Cancel = never,
 ) -> tuple[list[Ranked], int, int, float, int]:
     """The ``top`` candidates by (feasible first, cost per job, cards, nodes).
 
     Returns (ranked [(key, candidate, score)], candidates scored, feasible, seconds, processes used); fills
-    ``mixes`` (when given) with the best candidate of each mix of node types.
+    ``mixes`` (when given) with the best candidate of each mix of node types. ``cancel`` is asked every
+    CHECK_EVERY candidates in one process, and before and after the worker processes' share.
     """
     start = time.perf_counter()
     total = candidate_count(model) + 1  # the index range includes the empty fleet, which is skipped
@@ -99,8 +111,9 @@ def search(
         workers = 1
     workers = max(1, min(workers, total))
     if workers == 1:
-        best, n, feasible, found = _best(model, month, top, 0, total)
+        best, n, feasible, found = _best(model, month, top, 0, total, cancel)
     else:
+        check(cancel)
         bounds = [total * w // workers for w in range(workers + 1)]
         with ProcessPoolExecutor(max_workers=workers) as pool:
             parts = list(
@@ -108,6 +121,7 @@ def search(
                     _best, *zip(*[(model, month, top, bounds[w], bounds[w + 1]) for w in range(workers)], strict=True)
                 )
             )
+        check(cancel)
         best = [b for part in parts for b in part[0]]
         n = sum(p[1] for p in parts)
         feasible = sum(p[2] for p in parts)

@@ -15,6 +15,7 @@ from typing import Literal
 
 from configurator.catalog.limits import MAX_SEARCH_WORK
 from configurator.catalog.loader import Catalog, default_catalog
+from configurator.engine.planner.cancel import Cancel, check, never
 from configurator.engine.planner.energy import idle_draws
 from configurator.engine.planner.explain import class_infos, recommend
 from configurator.engine.planner.fleet import Candidate, Model, Score
@@ -70,7 +71,7 @@ def _devices_per_card(dev: Device, resolved: list[ResolvedNode], node_pos: dict[
     return per_card
 
 
-def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
+def _fit_cells(plan: Plan, pre: Prepared, cancel: Cancel = never) -> list[FitCell]:
     """The matrix cells for the result, at the sizing month: each device alone serving the class's demand, its
     waits in the peak hour, and a MIG instance's gain over the whole card."""
     svc = plan.service
@@ -82,6 +83,7 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
     fitting = {(c.job_class, c.device): c for c in pre.cells if c.fits}
     out_cells = []
     for c in pre.cells:
+        check(cancel)  # a cell's Erlang sizing takes ~10 ms at a million jobs a day
         dev = devices[c.device]
         node = pre.resolved[node_pos[dev.node]]
         lam = model.classes[pos[c.job_class]].demand(month)
@@ -135,7 +137,9 @@ def _fit_cells(plan: Plan, pre: Prepared) -> list[FitCell]:
     return out_cells
 
 
-def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked], Candidate | None]:
+def _search(
+    plan: Plan, pre: Prepared, cancel: Cancel = never
+) -> tuple[list[FleetResult], SearchStats, dict[Mix, Ranked], Candidate | None]:
     """The ranked fleets, each in full, the search's statistics, the best fleet of each server mix and the first
     ranked candidate (the slow end sizes its mix); a search over search.max_candidates is refused as a problem
     instead."""
@@ -172,11 +176,13 @@ def _search(plan: Plan, pre: Prepared) -> tuple[list[FleetResult], SearchStats, 
             )
         )
     elif n_cand > 0 and model.classes:
-        ranked, n, feasible, seconds, workers = search(model, month, plan.search.top * 16, plan.search.processes, mixes)
+        ranked, n, feasible, seconds, workers = search(
+            model, month, plan.search.top * 16, plan.search.processes, mixes, cancel
+        )
         ranked = _distinct(model, ranked, plan.search.top)
         stats = SearchStats(candidates=n, feasible=feasible, seconds=seconds, processes=workers)
         fleets = [
-            fleet_result(model, cand, i + 1, month, pre.months, pre.resolved, plan)
+            fleet_result(model, cand, i + 1, month, pre.months, pre.resolved, plan, cancel)
             for i, (_key, cand, _s) in enumerate(ranked)
         ]
         best = ranked[0][1] if ranked else None
@@ -294,18 +300,26 @@ def _costs(plan: Plan, pre: Prepared) -> CostInputs:
     )
 
 
-def plan_service(plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None) -> PlanResult:
-    """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap."""
-    pre = prepare(plan, catalog, base_dir)
-    out_cells = _fit_cells(plan, pre)
-    fleets, stats, mixes, best = _search(plan, pre)
+def plan_service(
+    plan: Plan, catalog: Catalog | None = None, base_dir: str | Path | None = None, cancel: Cancel = never
+) -> PlanResult:
+    """Size a fleet for the plan's service: the class x device matrix, ranked fleets, the roadmap.
+
+    ``cancel`` is asked between steps; when it answers True, :class:`~configurator.engine.planner.cancel.
+    PlanCancelled` is raised (the planner window's Stop)."""
+    pre = prepare(plan, catalog, base_dir, cancel)
+    out_cells = _fit_cells(plan, pre, cancel)
+    fleets, stats, mixes, best = _search(plan, pre, cancel)
+    check(cancel)
     fleets = _mark_lower_bounds(fleets, out_cells)
     infos = class_infos(pre, fleets, out_cells)
     cat = catalog or default_catalog()
     base = Path(base_dir) if base_dir else None
     # the recommended fleet at the slow end of the step-time band, where it is feasible as sized
     slow = slow_end(pre, best, mixes) if best is not None and fleets[0].feasible else None
+    check(cancel)
     rec = recommend(plan, pre, fleets, mixes, infos, cat, base, slow, out_cells) if fleets else None
+    check(cancel)
     return PlanResult(
         name=plan.name,
         currency=pre.currency,

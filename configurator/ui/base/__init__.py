@@ -29,6 +29,9 @@ from configurator.ui.base.style import (
     card_colour,
     dark_palette,
     hidpi_canvas,
+    ink,
+    muted_ink,
+    severity_ink,
     to_unit,
 )
 from configurator.ui.base.view_state import ViewState
@@ -64,14 +67,17 @@ __all__ = [
     "guarded",
     "hidden_in_shown_window",
     "hidpi_canvas",
+    "ink",
     "install_excepthook",
     "install_pg_guard",
     "internal_error",
     "item_under",
+    "muted_ink",
     "redo_shortcuts",
     "safe_message",
     "save_image",
     "save_screenshot",
+    "severity_ink",
     "to_unit",
     "write_screenshot",
 ]

@@ -13,10 +13,30 @@ from configurator.present.colours import FIT_COLOUR as FIT_COLOUR
 # Severity text colours for the light and dark themes: one table with the sheet's (present/colours.py)
 from configurator.present.colours import SEVERITY_COLOUR as SEVERITY_COLOUR
 from configurator.present.colours import SEVERITY_COLOUR_DARK as SEVERITY_COLOUR_DARK
+from configurator.present.colours import luminance, readable
 from configurator.present.words import to_unit as to_unit
 from configurator.report.figures import card_colour as card_colour
 
 OK_COLOUR, OK_COLOUR_DARK = "#2A7430", "#7BC67E"
+MUTED = "#777777"  # secondary text (notes, details, "Check …"): made readable on the theme's background below
+
+
+def ink(widget: QWidget, colour: str, role: QPalette.ColorRole = QPalette.ColorRole.Window) -> str:
+    """``colour`` written as text on ``widget``'s ``role`` background in the current theme: itself where it reads
+    at 4.5:1 (WCAG 2.1 SC 1.4.3), else darkened (light theme) or lightened (dark theme) in its hue until it does
+    (present/colours.readable). The hard-coded #555 notes and #C62828 errors were 2.5:1 or less on the dark theme."""
+    return readable(QColor(colour).name().upper(), widget.palette().color(role).name())
+
+
+def muted_ink(widget: QWidget, role: QPalette.ColorRole = QPalette.ColorRole.Window) -> str:
+    """Secondary text on ``widget``'s background, readable in either theme."""
+    return ink(widget, MUTED, role)
+
+
+def severity_ink(widget: QWidget, severity: str, role: QPalette.ColorRole = QPalette.ColorRole.Window) -> str:
+    """A check's severity as text on ``widget``'s background: the dark theme's table where it is dark."""
+    dark = luminance(widget.palette().color(role).name()) < 0.18
+    return ink(widget, (SEVERITY_COLOUR_DARK if dark else SEVERITY_COLOUR)[severity], role)
 
 
 def dark_palette() -> QPalette:

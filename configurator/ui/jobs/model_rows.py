@@ -24,7 +24,7 @@ from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
 from configurator.engine.model.build import Job, ParamsOnlyModel
 from configurator.trace.request import engine_models_family, read_config_json
-from configurator.ui.base import safe_message
+from configurator.ui.base import safe_message, severity_ink
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, FittingButton, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
 
@@ -91,7 +91,6 @@ class ModelRows:
         self.missing_label.setObjectName("modelMissingLabel")
         self.missing_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason quotes a path: never markup
         self.missing_label.setWordWrap(True)
-        self.missing_label.setStyleSheet("color: #C62828;")
         kit.form.addRow("", self.missing_label)
         self.locate_button = FittingButton("Locate config.json…", "Locate…")
         self.locate_button.setObjectName("locateButton")
@@ -175,6 +174,8 @@ class ModelRows:
         kit.form.setRowVisible(self.adapter_spin, isinstance(job.model, ParamsOnlyModel))
         missing = self.missing_reason(job, spec)
         self.missing_label.setText(missing or "")
+        if missing is not None:  # the theme's error ink, read when shown: a fixed #C62828 was 2.5:1 on dark
+            self.missing_label.setStyleSheet(f"color: {severity_ink(self.missing_label, 'error')};")
         kit.form.setRowVisible(self.missing_label, missing is not None)
         kit.form.setRowVisible(self.locate_button, missing is not None)
 

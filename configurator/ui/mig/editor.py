@@ -31,7 +31,7 @@ from configurator.catalog.cards import CardSpec, MigSpec
 from configurator.engine import Build, BuildResult
 from configurator.engine.model.build import MigInstanceRequest
 from configurator.engine.model.result import MigCard
-from configurator.ui.base import BuildDocument, MiddleElidedComboBox, ViewState, hidden_in_shown_window
+from configurator.ui.base import BuildDocument, MiddleElidedComboBox, ViewState, hidden_in_shown_window, severity_ink
 from configurator.ui.mig.common import DISPLAY_MODE_NOTE, EMPTY_TEXT, JobInInstance, _short_name
 from configurator.ui.mig.edits import MigEdits
 from configurator.ui.mig.palette import ProfileList, fill_layouts, fill_palette, select_layout
@@ -383,10 +383,10 @@ class MigEditor(QWidget):
     def _show_message(self, mig: MigCard | None) -> None:
         if mig is not None and mig.problems:
             text = "Invalid layout: " + "; ".join(mig.problems)
-            self.message.setStyleSheet("color: #C62828;")
+            self.message.setStyleSheet(f"color: {severity_ink(self, 'error')};")  # readable on either theme
         elif self._action_message is not None:
             text, error = self._action_message
-            self.message.setStyleSheet("color: #C62828;" if error else "")
+            self.message.setStyleSheet(f"color: {severity_ink(self, 'error')};" if error else "")
         else:
             text = ""
             self.message.setStyleSheet("")

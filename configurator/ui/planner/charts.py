@@ -11,11 +11,12 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.planner import PlanResult
-from configurator.engine.planner.result import FleetResult
+from configurator.present.colours import readable
 from configurator.ui.charts import DARK_BACKGROUND, DARK_INK, LIGHT_INK, palette_is_dark, wrap_label
 
 # Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), one colour per ranked fleet
@@ -25,9 +26,26 @@ MAX_BARS = 16  # fleets in the cost chart
 MAX_NODE_TYPES = 12
 INK = LIGHT_INK  # the main window's charts' ink and, in the dark theme, DARK_INK on DARK_BACKGROUND
 OTHER_FLEETS = "#9E9E9E"  # the cost chart's bars for the fleets past SHOWN_FLEETS
-ROADMAP_TITLE = "Demand (dashed) against capacity (solid), card-hours per day"
+ROADMAP_TITLE = "Demand (dashed) against capacity (solid), card-hours per day"  # one line at 1024 px
 LEGEND_PT = 9  # the legend's text, as pyqtgraph's LegendItem wrote it
 LEGEND_GAP = "&nbsp;&nbsp;&nbsp; "  # between two entries: wider than a word's space, and a place to break the line
+SOLID_SAMPLE, DASHED_SAMPLE = "━━", "━&nbsp;━"  # a capacity line's legend sample: solid, or long dashes (on another)
+# A capacity line that lies on an earlier fleet's is drawn in long dashes with gaps as long (in pen widths), so the
+# line under it shows between its dashes: the two colours alternate along the line instead of one hiding the other.
+DASH = 4.0  # pen widths
+
+
+def capacity_pen(i: int, on: dict[int, int]) -> QPen:
+    """Fleet ``i``'s capacity pen: solid, or long dashes where its line lies on an earlier fleet's (``on``: fleet ->
+    the fleet it lies on). Dash and gap alternate with the line under it; with k lines on one, each is a dash in
+    k + 1 and the next starts where the last ended, so every colour shows in turn."""
+    pen = QPen(pg.mkPen(FLEET_COLOURS[i], width=2.5))
+    if i in on:
+        base = on[i]
+        over = sorted(k for k, j in on.items() if j == base)
+        pen.setDashPattern([DASH, DASH * len(over)])
+        pen.setDashOffset(DASH * over.index(i))
+    return pen
 
 
 def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan: int = 1) -> pg.PlotItem:
@@ -40,6 +58,7 @@ def _plot(view: pg.GraphicsLayoutWidget, row: int, col: int, title: str, colspan
         ax = plot.getAxis(side)
         ax.setTextPen(INK)
         ax.setPen("#888")
+        ax.enableAutoSIPrefix(False)  # plain numbers: a label "(x1e-06)" beside 2.5 read as a misprint
     return plot
 
 
@@ -93,8 +112,10 @@ class PlannerCharts(QWidget):
         self._build_cost()
         grid = self.view.ci.layout
         grid.setRowStretchFactor(0, 0)  # the legend row takes only its own height
-        grid.setRowStretchFactor(1, 3)
-        grid.setRowStretchFactor(2, 2)
+        # the demand plot takes the larger share: at 1024x768 it had 96 px under a three-line legend and a
+        # two-line title while the bar charts below had more (review 2 finding 23)
+        grid.setRowStretchFactor(1, 5)
+        grid.setRowStretchFactor(2, 3)
         grid.setVerticalSpacing(2)
         # the fleets ranked past SHOWN_FLEETS are drawn grey in the cost chart: the legend names them too (it had
         # 4 entries beside 8 bars)
@@ -133,6 +154,10 @@ class PlannerCharts(QWidget):
                 if axis.labelText:
                     axis.setLabel(axis.labelText, **{**axis.labelStyle, "color": self.ink})
         self.roadmap_legend.set_entries(self._legend_entries, self.ink)
+        # the words drawn on the panel in a fixed colour, readable on it (#777 and #C62828 were 3-4:1 on dark)
+        panel = DARK_BACKGROUND if dark else "#ffffff"
+        self.empty.setColor(readable("#777777", panel))
+        self.target_line.label.setColor(readable("#C62828", panel))
         self._fit_texts()
 
     def _build_roadmap(self) -> None:
@@ -158,7 +183,7 @@ class PlannerCharts(QWidget):
 
     def _build_utilisation(self) -> None:
         """The utilisation bars per device type, with the target line."""
-        self.util = _plot(self.view, 2, 0, "Utilisation per device type (fleet colours as above)")
+        self.util = _plot(self.view, 2, 0, "Utilisation per device type")
         self.util.setLabel("left", "busy / capacity (%)", color=INK)
         self.util_bars: list[pg.BarGraphItem] = []
         for i in range(SHOWN_FLEETS):
@@ -220,8 +245,15 @@ class PlannerCharts(QWidget):
         fleets = result.fleets
         shown = min(SHOWN_FLEETS, len(fleets))
         # a legend entry is HTML: the engine's short label (FleetResult.short_label), escaped
-        entries = [(FLEET_COLOURS[i], "━━", f"#{f.rank}: {escape(f.short_label)}")
-                   for i, f in enumerate(fleets[:shown])]  # fmt: skip
+        on = dict(same_capacity([
+            [p.capacity_card_hours_per_day for p in f.months] for f in fleets[:shown]
+        ]))  # fmt: skip
+        entries = [
+            (FLEET_COLOURS[i], DASHED_SAMPLE if i in on else SOLID_SAMPLE,
+             f"#{f.rank}: {escape(f.short_label)}"
+             + (f" (on #{fleets[on[i]].rank}'s line: dashes)" if i in on else ""))
+            for i, f in enumerate(fleets[:shown])
+        ]  # fmt: skip
         more = min(len(fleets), MAX_BARS)
         if more > shown:
             entries.append((OTHER_FLEETS, "■", f"#{shown + 1}–#{more}: cost chart, Fleets tab"))
@@ -241,22 +273,12 @@ class PlannerCharts(QWidget):
                 dem.setData([], [])
             cap.setVisible(i < len(fleets))
             dem.setVisible(i < len(fleets))
-        self._say_coinciding(fleets[:shown])
+            cap.setPen(capacity_pen(i, on))
         self.sizing_line.setPos(result.size_for_month)
         self.roadmap.setXRange(0.5, max(result.months, 1) + 0.5, padding=0)
         peak = max((max(self.capacity_series(i) + self.demand_series(i), default=0.0)
                     for i in range(min(SHOWN_FLEETS, len(fleets)))), default=0.0)  # fmt: skip
         self.roadmap.setYRange(0, (peak or 1.0) * 1.1, padding=0)
-
-    def _say_coinciding(self, fleets: list[FleetResult]) -> None:
-        """The demand chart's title says which fleets' capacity lines lie on another's ('#2's on #1's')."""
-        pairs = same_capacity([self.capacity_series(i) for i in range(len(fleets))])
-        said = "; ".join(f"#{fleets[i].rank}'s on #{fleets[j].rank}'s" for i, j in pairs)
-        title = f"{ROADMAP_TITLE}. Capacity lines drawn on one another: {said}" if said else ROADMAP_TITLE
-        if title != self.roadmap_title:
-            self.roadmap_title = title
-            self.roadmap.setTitle(escape_rich(title), color=self.ink, size="10pt")
-            wrap_label(self.roadmap.titleLabel, self.width() - 90, centred=True)
 
     def _draw_utilisation(self, result: PlanResult, utilisation_target: float) -> None:
         """Utilisation per node type: node types on x, one bar per fleet beside each other."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,6 +23,8 @@ from configurator.engine.planner import PlanResult
 from configurator.engine.planner.result import FleetResult
 
 HEADERS = ["#", "Fleet", "Cards", "IT kW", "Cost / job", "kWh / job", "Stops fitting", "Out of capacity"]
+FLEET = 1  # the one column of words: the others are figures, right-aligned and as wide as they need
+MIN_FLEET_WIDTH = 160  # px: below it the label is cut in the middle (the tooltip has it whole)
 
 
 def _month(m: int | None, months: int) -> str:
@@ -42,9 +45,16 @@ class FleetsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
+        # the figures' columns as wide as their header or widest figure, the Fleet column as wide as its longest
+        # label where the view has room, cut in the middle where not: stretched, it took 70 % of a 1920 px window and
+        # pushed the figures against the right edge (review 2 finding 25)
         head = self.table.horizontalHeader()
-        head.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        head.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # widths set here (fit_columns)
+        head.setStretchLastSection(False)
+        # a label longer than its column wraps (the row as tall as it needs): cut, the mixed fleets all read
+        # "8 × RTX PR…× HGX H100"; the tooltip has it whole
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setAccessibleName("Ranked fleets")
         col.addWidget(self.table, 1)
         row = QHBoxLayout()
@@ -88,10 +98,34 @@ class FleetsPanel(QWidget):
                     t.setItem(r, c, item)
                 item.setText(v)
                 item.setToolTip(escape(v))  # a tooltip may be read as rich text: node names are user text
+                if c != FLEET:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.fit_columns()
         rank = keep if keep is not None and keep <= len(result.fleets) else (1 if result.fleets else None)
         if rank is not None:
             t.selectRow(rank - 1)
         self._selected()
+
+    def fit_columns(self) -> None:
+        """The Fleet column: its labels' width, or what the figures' columns leave of the view, whichever is less."""
+        t = self.table
+        head = t.horizontalHeader()
+        for c in range(t.columnCount()):
+            if c != FLEET:
+                t.setColumnWidth(c, max(t.sizeHintForColumn(c), head.sectionSizeHint(c)) + 6)
+        others = sum(t.columnWidth(c) for c in range(t.columnCount()) if c != FLEET)
+        content = max(t.sizeHintForColumn(FLEET), head.sectionSizeHint(FLEET)) + 12
+        room = t.viewport().width() - others
+        t.setColumnWidth(FLEET, max(MIN_FLEET_WIDTH, min(content, room)))
+        t.resizeRowsToContents()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # a plan that came while another tab was shown was fitted to a hidden view
+        self.fit_columns()
 
     def selected_rank(self) -> int | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QDoubleValidator
+from PySide6.QtGui import QDoubleValidator, QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
@@ -27,11 +27,53 @@ from configurator.engine.planner.editing import set_class, set_fields
 from configurator.present.rl_words import method_label
 from configurator.ui.base import PlanDocument
 
-NO_GROWTH_OVERRIDE = -91.0  # the growth spin box's "roadmap's" value: the class follows the roadmap
+NO_GROWTH_OVERRIDE = -91.0  # the growth spin box's "same as roadmap" value: the class follows the roadmap
+SAME_AS_ROADMAP = "same as roadmap"
+
+
+class ReadableSpinBox(QDoubleSpinBox):
+    """A number as people write it: thousands grouped and no trailing zeros ("1,000,000 /day", "20 M tokens"; the
+    plain spin box showed "1000000.0 /day" and "20.000 M tokens"). Typed text may carry the commas or not."""
+
+    def textFromValue(self, value: float) -> str:
+        text = f"{value:,.{self.decimals()}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+
+    def _number(self, text: str) -> str:
+        if self.suffix() and text.endswith(self.suffix()):
+            text = text[: -len(self.suffix())]
+        if self.prefix() and text.startswith(self.prefix()):
+            text = text[len(self.prefix()) :]
+        return text.replace(",", "").replace(" ", "").strip()
+
+    def valueFromText(self, text: str) -> float:
+        if self.specialValueText() and text == self.specialValueText():
+            return self.minimum()
+        try:
+            return float(self._number(text))
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        state = QValidator.State
+        if self.specialValueText() and text == self.specialValueText():
+            return state.Acceptable, text, pos
+        number = self._number(text)
+        if number in ("", "-", ".", "-."):
+            return state.Intermediate, text, pos
+        try:
+            value = float(number)
+        except ValueError:
+            return state.Invalid, text, pos
+        frac = number.partition(".")[2]
+        if "e" in number.lower() or "n" in number.lower() or len(frac) > self.decimals():
+            return state.Invalid, text, pos  # no exponents, no "inf"/"nan", no more decimals than it keeps
+        ok = self.minimum() <= value <= self.maximum()
+        return (state.Acceptable if ok else state.Intermediate), text, pos
 
 
 def _dspin(lo: float, hi: float, decimals: int, step: float, suffix: str = "", special: str = "") -> QDoubleSpinBox:
-    s = QDoubleSpinBox()
+    s = ReadableSpinBox()
     s.setRange(lo, hi)
     s.setDecimals(decimals)
     s.setSingleStep(step)
@@ -74,6 +116,7 @@ class InputsPanel(QWidget):
         form = QFormLayout(box)
         self.class_box = QComboBox()
         self.class_box.setAccessibleName("Job class")
+        self.class_box.setToolTip("The job class these fields edit; the plan file lists its classes")
         self.class_box.currentIndexChanged.connect(lambda _i: self._load())
         form.addRow("Class:", self.class_box)
         self.model_label = QLabel()
@@ -84,14 +127,20 @@ class InputsPanel(QWidget):
         self.jobs_per_day.setToolTip("Jobs arriving per day in the class's first month (before growth)")
         form.addRow("Jobs per day:", self.jobs_per_day)
         self.sequence_length = _ispin(1, 2_097_152, 256)
+        self.sequence_length.setToolTip("Tokens per training sequence: it sets the activation memory, so which "
+                                        "devices hold one job, and the tokens of each optimizer step")  # fmt: skip
         form.addRow("Sequence length:", self.sequence_length)
         self.micro_batch = _ispin(1, 4096)
+        self.micro_batch.setToolTip("Sequences per device per forward/backward pass: more needs more memory")
         form.addRow("Micro-batch:", self.micro_batch)
         self.tokens = _dspin(0.001, 1e9, 3, 1.0, " M tokens")
         self.tokens.setToolTip("Tokens one job processes (epochs x dataset tokens), in millions")
         form.addRow("Job size:", self.tokens)
-        self.growth = _dspin(NO_GROWTH_OVERRIDE, 1000, 1, 1.0, " %/month", special="roadmap's")
-        self.growth.setToolTip("Compound monthly growth of this class's jobs; lowest value: the roadmap's growth")
+        self.growth = _dspin(NO_GROWTH_OVERRIDE, 1000, 1, 1.0, " %/month", special=SAME_AS_ROADMAP)
+        self.growth.setToolTip(
+            "Compound monthly growth of this class's jobs per day, in place of the Roadmap growth (Service box) "
+            f"for this class only; step below -90 % to '{SAME_AS_ROADMAP}': the class grows as the roadmap does"
+        )
         form.addRow("Growth:", self.growth)
         self.wait = _dspin(0, 10_000, 2, 0.25, " h", special="none")
         self.wait.setToolTip(
@@ -99,6 +148,8 @@ class InputsPanel(QWidget):
         )
         form.addRow("Wait target (p95):", self.wait)
         self.from_month = _ispin(1, 120)
+        self.from_month.setToolTip("The first roadmap month the class has jobs (a service launched later); "
+                                   "before it the class adds no demand")  # fmt: skip
         form.addRow("From month:", self.from_month)
         return box
 
@@ -107,9 +158,11 @@ class InputsPanel(QWidget):
         svc = QGroupBox("Service")
         sform = QFormLayout(svc)
         self.utilisation = _dspin(1, 100, 0, 5, " %")
-        self.utilisation.setToolTip("Busy fraction planned per device")
+        self.utilisation.setToolTip("The share of its hours of operation each device is planned to be busy: "
+                                    "lower leaves headroom for bursts and shorter waits, at more cards")  # fmt: skip
         sform.addRow("Utilisation target:", self.utilisation)
         self.hours = _dspin(0.5, 24, 1, 1, " h/day")
+        self.hours.setToolTip("Hours a day the service runs jobs; a day's arrivals are spread over them")
         sform.addRow("Hours of operation:", self.hours)
         self.power_price = QLineEdit()
         self.power_price.setPlaceholderText("unknown")
@@ -118,10 +171,15 @@ class InputsPanel(QWidget):
         self.power_price_label = QLabel("Power price / kWh:")
         sform.addRow(self.power_price_label, self.power_price)
         self.pue = _dspin(1.0, 5.0, 2, 0.05)
+        self.pue.setToolTip("Power usage effectiveness: facility power over IT power (cooling, power conversion); "
+                            "1.0 counts the servers only")  # fmt: skip
         sform.addRow("PUE:", self.pue)
         self.roadmap_growth = _dspin(-90, 1000, 1, 1.0, " %/month")
+        self.roadmap_growth.setToolTip("Compound monthly growth of every class's jobs per day, unless a class "
+                                       "sets its own Growth (Job class box)")  # fmt: skip
         sform.addRow("Roadmap growth:", self.roadmap_growth)
         self.months = _ispin(1, 120)
+        self.months.setToolTip("How many months the roadmap (the demand chart) covers")
         sform.addRow("Roadmap months:", self.months)
         self.size_for = _ispin(1, 120)
         self.size_for.setToolTip("The roadmap month the search sizes the fleet for")

@@ -1,6 +1,7 @@
 """The planner window: beside the build editor, its own File and Edit menus; inputs on the left, charts
 above, the class x device table, the ranked fleets and the plan's problems below. Planning runs on a worker
-thread (``worker.PlanRunner``); the status bar shows a busy indicator while it runs."""
+thread (``worker.PlanRunner``); the status bar shows a busy indicator and a Stop button while it runs. File >
+Export plan PDF… writes the plan section ``configurator plan --pdf`` writes, on a worker (``export.py``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from collections.abc import Callable
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QProgressBar,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QTabWidget,
@@ -32,8 +34,17 @@ from configurator.engine.planner import Plan, PlanResult, load_plan
 from configurator.engine.planner.buildout import node_build
 from configurator.paths import resource
 from configurator.report.plan_text import answer_html
-from configurator.ui.base import MIN_WINDOW, SEVERITY_COLOUR, PlanDocument, fit_to_screen, redo_shortcuts, safe_message
+from configurator.ui.base import (
+    MIN_WINDOW,
+    PlanDocument,
+    fit_to_screen,
+    muted_ink,
+    redo_shortcuts,
+    safe_message,
+    severity_ink,
+)
 from configurator.ui.planner.charts import PlannerCharts
+from configurator.ui.planner.export import PlanPdfWriter
 from configurator.ui.planner.fleets import FleetsPanel
 from configurator.ui.planner.inputs import InputsPanel
 from configurator.ui.planner.table import MatrixTable
@@ -60,6 +71,7 @@ class PlannerWindow(QMainWindow):
         self.result: PlanResult | None = None
         self.result_plan: Plan | None = None
         self.runner = PlanRunner(self)
+        self.pdf_writer = PlanPdfWriter(self)
 
         self._build_centre()
         self._build_inputs_dock()
@@ -73,6 +85,8 @@ class PlannerWindow(QMainWindow):
         self.runner.busy_changed.connect(self._busy)
         self.runner.finished.connect(self._planned)
         self.runner.failed.connect(lambda msg: self.statusBar().showMessage(msg, 12000))
+        self.runner.stopped.connect(self._stopped)
+        self.pdf_writer.finished.connect(self._pdf_written)
         self.fleets.open_requested.connect(self.open_as_build)
         # explicit, as the main window's (shell/layout.py MIN_WINDOW): a minimum taken from the layout changed
         # on relayouts and made the offscreen platform log "does not support propagateSizeHints()"
@@ -115,9 +129,10 @@ class PlannerWindow(QMainWindow):
         split.setChildrenCollapsible(False)
         self.charts.setMinimumHeight(260)
         self.tabs.setMinimumHeight(200)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([480, 360])
+        # the charts take five eighths: at 1024x768 three fifths left the demand plot 96 px high (review 2 finding 23)
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 3)
+        split.setSizes([500, 300])
         self.setCentralWidget(split)
 
     def _build_inputs_dock(self) -> None:
@@ -141,9 +156,23 @@ class PlannerWindow(QMainWindow):
         self.busy.setTextVisible(False)
         self.busy.setAccessibleName("Planning")
         self.busy.setVisible(False)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the plan being computed (Esc); the figures shown stay those of the last "
+                                    "plan that finished. Plan › Plan again (F5) runs it again.")  # fmt: skip
+        self.stop_button.setAccessibleName("Stop planning")
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.setVisible(False)
+        self.pdf_busy = QProgressBar()
+        self.pdf_busy.setRange(0, 0)  # export_plan_pdf reports no steps
+        self.pdf_busy.setMaximumWidth(120)
+        self.pdf_busy.setTextVisible(False)
+        self.pdf_busy.setAccessibleName("Writing the plan PDF")
+        self.pdf_busy.setVisible(False)
         self.timing = QLabel()
         self.statusBar().addPermanentWidget(self.timing)
         self.statusBar().addPermanentWidget(self.busy)
+        self.statusBar().addPermanentWidget(self.stop_button)
+        self.statusBar().addPermanentWidget(self.pdf_busy)
 
     # ---- menus ----
     def _make_actions(self) -> None:
@@ -169,6 +198,10 @@ class PlannerWindow(QMainWindow):
         self.save_action = act(file, "&Save", self.save, QKeySequence.StandardKey.Save)
         self.save_as_action = act(file, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
         file.addSeparator()
+        self.export_action = act(file, "&Export plan PDF…", self.export_dialog, QKeySequence("Ctrl+E"),
+                                 "The plan as a PDF: the answer, classes × devices, ranked fleets and the roadmap "
+                                 "(as configurator plan --pdf)")  # fmt: skip
+        file.addSeparator()
         act(file, "&Close", self.close, QKeySequence.StandardKey.Close)
         edit = mb.addMenu("&Edit")
         self.undo_action = self.doc.undo_stack.createUndoAction(self, "&Undo")
@@ -181,6 +214,12 @@ class PlannerWindow(QMainWindow):
         self.open_build_action = act(plan, "Open as &build", self.fleets._open, QKeySequence("Ctrl+Shift+B"),
                                      "Open a node of the selected fleet in the build editor")  # fmt: skip
         self.open_build_action.setEnabled(self.on_open_build is not None)
+        plan.addSeparator()
+        self.stop_action = act(plan, "&Stop planning", self.stop, QKeySequence(Qt.Key.Key_Escape),
+                               "Stop the plan being computed; the last finished plan stays on screen")  # fmt: skip
+        self.stop_action.setEnabled(False)
+        self.replan_action = act(plan, "&Plan again", self.replan, QKeySequence(Qt.Key.Key_F5),
+                                 "Compute the plan again from the inputs")  # fmt: skip
 
     def _title(self) -> None:
         name = self.doc.path.name if self.doc.path else "untitled"
@@ -191,8 +230,20 @@ class PlannerWindow(QMainWindow):
     def replan(self) -> None:
         self.runner.request(self.doc.plan, self.doc.base_dir)
 
+    def stop(self) -> None:
+        """Stop the running plan (Stop button, Plan › Stop planning, Esc)."""
+        if self.runner.stop():
+            self.timing.setText("stopping…")
+
+    def _stopped(self) -> None:
+        stale = self.result_plan != self.doc.plan
+        self.timing.setText("plan stopped" + (": the figures are those of an earlier plan" if stale else ""))
+        self.statusBar().showMessage("Plan stopped. Plan › Plan again (F5) or any edit runs it again.", 10000)
+
     def _busy(self, busy: bool) -> None:
         self.busy.setVisible(busy)
+        self.stop_button.setVisible(busy)
+        self.stop_action.setEnabled(busy)
         if busy:
             self.timing.setText("planning…")
 
@@ -212,16 +263,24 @@ class PlannerWindow(QMainWindow):
         s = result.search
         self.timing.setText(f"planned in {seconds * 1000:.0f} ms · {s.candidates:,} fleets searched")
 
-    @staticmethod
-    def _problems_html(result: PlanResult) -> str:
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.result is not None:  # the theme: inks follow it
+            self.problems.setHtml(self._problems_html(self.result))
+
+    def _problems_html(self, result: PlanResult) -> str:
+        """The problems in their severity's ink and the notes in a secondary one, both readable on the theme's
+        background (a fixed #555 on the dark theme was 2.0:1)."""
+        base = QPalette.ColorRole.Base
         rows = []
         for p in result.problems:
-            colour = SEVERITY_COLOUR[p.severity]
+            colour = severity_ink(self, p.severity, base)
             where = f" [{escape(p.field)}]" if p.field else ""
             rows.append(f"<p><b style='color:{colour}'>{p.severity.upper()}</b>{where}: {escape(p.message)}</p>")
         if not result.problems:
             rows.append("<p>No problems.</p>")
-        rows += [f"<p style='color:#555'>{escape(n)}</p>" for n in result.notes]
+        muted = muted_ink(self, base)
+        rows += [f"<p style='color:{muted}'>{escape(n)}</p>" for n in result.notes]
         return "".join(rows)
 
     def wait_for_plan(self, msecs: int = 30_000) -> PlanResult | None:
@@ -234,6 +293,45 @@ class PlannerWindow(QMainWindow):
                 return self.result
             self.runner.pool.waitForDone(5)
         return None
+
+    # ---- export ----
+    def export_dialog(self) -> None:
+        if not self._can_export():
+            return
+        folder = self.doc.base_dir or Path.home()
+        start = str(folder / f"{self.doc.path.stem if self.doc.path else self.doc.plan.name}.pdf")
+        path, _ = QFileDialog.getSaveFileName(self, "Export plan PDF", start, "PDF (*.pdf)")
+        if path:
+            self.export_to(Path(path))
+
+    def _can_export(self) -> bool:
+        """A PDF only of the plan as it is now: not while it is computed, nor after a Stop left an older one."""
+        if self.pdf_writer.busy:
+            self.statusBar().showMessage("A plan PDF is still being written; try again when it is saved", 8000)
+            return False
+        if self.result is None or self.result_plan != self.doc.plan:
+            why = "is still being computed" if self.runner.busy else "was stopped: Plan › Plan again (F5) first"
+            self.statusBar().showMessage(f"Cannot export yet: the plan {why}", 8000)
+            return False
+        return True
+
+    def export_to(self, path: Path, page: str | None = None) -> bool:
+        """Write the plan PDF on a worker; the status bar is busy until it is written. False when not started."""
+        if not self._can_export() or self.result is None:
+            return False
+        if not self.pdf_writer.start(path, self.result, page):
+            return False
+        self.pdf_busy.setVisible(True)
+        self.statusBar().showMessage(f"Writing the plan PDF to {path}…")
+        return True
+
+    def _pdf_written(self, path: Path, pages: int, error: str) -> None:
+        self.pdf_busy.setVisible(False)
+        if error:
+            self.statusBar().clearMessage()
+            QMessageBox.critical(self, "Cannot export plan PDF", safe_message(error))
+        else:
+            self.statusBar().showMessage(f"Plan PDF saved: {path} ({pages} page{'s' if pages != 1 else ''})", 8000)
 
     # ---- open as build ----
     def open_as_build(self, rank: int, node: str) -> Build | None:
@@ -311,7 +409,9 @@ class PlannerWindow(QMainWindow):
         if not self.maybe_save():
             event.ignore()
             return
+        self.runner.stop()  # a plan nobody will see: stopped at its next step rather than waited for
         self.runner.wait()
+        self.pdf_writer.wait()
         event.accept()
 
 

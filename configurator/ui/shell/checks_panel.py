@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QResizeEvent
+from PySide6.QtGui import QBrush, QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from configurator.catalog.richtext import escape_rich
 from configurator.engine.model.result import BuildResult
 from configurator.present.words import check_ref
-from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState
+from configurator.ui.base import OK_COLOUR, OK_COLOUR_DARK, SEVERITY_COLOUR, SEVERITY_COLOUR_DARK, ViewState, muted_ink
 
 SLOT_ROLE = Qt.ItemDataRole.UserRole
 JOB_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -53,6 +53,7 @@ class ChecksPanel(QListWidget):
         self.clear()
         dark = self._dark
         colours = SEVERITY_COLOUR_DARK if dark else SEVERITY_COLOUR
+        grey = muted_ink(self, QPalette.ColorRole.ToolTipBase)  # the code's line in a tooltip, on either theme
         if all(check.severity == "info" for check in result.checks):
             # notes are not problems: say so first, then list them
             item = QListWidgetItem("✔ No problems found." + (" Notes:" if result.checks else ""))
@@ -70,7 +71,7 @@ class ChecksPanel(QListWidget):
             tip = f"<p>{escape_rich(check.message, 2000)}</p>"
             if check.detail:
                 tip += f"<p><i>Details:</i> {escape_rich(check.detail, 2000)}</p>"
-            tip += f"<p style='color:#777'>Check {check_ref(check.code)}</p>"
+            tip += f"<p style='color:{grey}'>Check {check_ref(check.code)}</p>"
             item.setToolTip(tip)
             self.addItem(item)
         self.size_rows(force=True)

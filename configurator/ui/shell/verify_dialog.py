@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -50,6 +50,7 @@ from configurator.ui.base import (
     BuildDocument,
     Progress,
     Worker,
+    ink,
     internal_error,
 )
 from configurator.ui.charts import HeadroomChart
@@ -237,7 +238,8 @@ class VerifyDialog(QDialog):
 
     def _say(self, head: str, detail: str) -> None:
         """A line above what the table shows: a failed or cancelled load (the report before it stays)."""
-        self.summary.setText(f"<b style='color:{COLOUR['fail']}'>{head}</b>: {escape_rich(detail)}<br>{self._shown}")
+        red = ink(self, COLOUR["fail"])  # readable on the theme's window
+        self.summary.setText(f"<b style='color:{red}'>{head}</b>: {escape_rich(detail)}<br>{self._shown}")
 
     def _progressed(self, done: int, total: int, what: str) -> None:
         self.progress.setRange(0, max(total, 1))
@@ -257,8 +259,9 @@ class VerifyDialog(QDialog):
 
     def _show(self, report: VerifyReport) -> None:
         v = report.result  # the engine's overall result: "incomplete" when too little was measured
+        colour = ink(self, COLOUR[v])
         text = (
-            f"<b style='color:{COLOUR[v]}'>{v.upper()}</b> — {report.count('pass')} pass, {report.count('warn')} "
+            f"<b style='color:{colour}'>{v.upper()}</b> — {report.count('pass')} pass, {report.count('warn')} "
             f"warn, {report.count('fail')} fail, {report.count('missing')} not measured, from "
             f"{len(report.files)} file(s)."
         )
@@ -297,7 +300,7 @@ class VerifyDialog(QDialog):
             for col, value in enumerate(cells):
                 item = QTableWidgetItem(value or "")
                 if col == 0:
-                    item.setForeground(QColor(COLOUR[c.status]))
+                    item.setForeground(QColor(ink(self, COLOUR[c.status], QPalette.ColorRole.Base)))
                 if c.source:
                     item.setToolTip(plain_tooltip(
                         f"{value}\n\nSource: {c.source}" if col == len(COLUMNS) - 1 else f"Source: {c.source}"
