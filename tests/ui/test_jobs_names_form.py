@@ -98,3 +98,15 @@ def test_a_catalog_model_leaves_the_build_group(qtbot) -> None:  # type: ignore[
     assert GROUP_BUILD not in [box.itemText(k) for k in range(box.count())]
     doc.edit("back", lambda b: update_job(b, 0, model={"parameters": 30e9}))
     assert box.itemText(box.count() - 1) == "30B (parameter count only)"
+
+
+def test_a_long_model_name_shows_from_its_start(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The Model box is editable: a name longer than a narrow dock's box showed its tail ('meter count only)' at
+    1024x768) because the cursor sat at its end."""
+    from tests.gui_helpers import make_window
+    from tests.paths import BUILDS
+
+    window = make_window(qtbot, tmp_path, BUILDS / "seed-30b-lora-rtx-pro-6000-server.yaml")
+    window.jobs_dock.raise_()
+    line = window.jobs_panel.model_rows.line
+    assert line.text() == "30B (parameter count only)" and line.cursorPosition() == 0

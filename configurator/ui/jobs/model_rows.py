@@ -164,6 +164,9 @@ class ModelRows:
             if not editing and (box.currentIndex() != index or box.currentText() != box.itemText(index)):
                 box.setCurrentIndex(index)
                 box.setEditText(box.itemText(index))
+                # from the name's start: a long name ('30B (parameter count only)') showed its tail in a narrow
+                # dock ('meter count only)')
+                self.line.setCursorPosition(0)
         tip = kit.tips[box]
         if isinstance(job.model, str) and job.model not in kit.doc.catalog.models:
             tip = f"Imported from {job.model}"
