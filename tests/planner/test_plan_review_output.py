@@ -75,13 +75,15 @@ def test_the_cost_inputs_are_printed_as_numbers_in_text_json_and_pdf(seed_b: Pla
 
 
 def test_a_change_that_flips_back_is_not_the_reversal(seed_b: PlanResult) -> None:
-    """Seed B's month 10, 12 and 15 best fleets are a mix, months 11, 13, 14 and 16 to 18 RTX-only again: a step of
-    whole server counts, not 'the reversal' of the RTX-only fleet the plan recommends."""
+    """Of the months searched (1, each arrival and the month before it, the sizing month), seed B's months 10 and 12
+    best fleets are a mix and month 18's RTX-only again: a step of whole server counts, not 'the reversal' of the
+    RTX-only fleet the plan recommends. The words name the months searched (every month doubled a re-plan)."""
     rec = seed_b.recommendation
     assert rec is not None and rec.reversal is not None
     words = rec.reversal.words
     assert not words.startswith("The reversal") and words.startswith("No lasting reversal")
-    assert "months 10, 12 and 15" in words and "whole server counts" in words
+    assert "Of the months searched (months 1, 9, 10, 11, 12 and 18" in words and "in months 10 and 12" in words
+    assert "whole server counts" in words
     assert "no longer the right purchase" not in words
     text = _flat(render_plan(seed_b))
     assert "flips the moment a job needs two cards" not in text  # the fleet shown runs 2-, 3- and 6-card jobs

@@ -164,7 +164,7 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     # the short form says what the planner's sentence says, no more: the mix is best from month 10, and by the
     # month the fleet is sized for the RTX PRO 6000 servers alone are best again (it said "from then on")
     assert (r.month, r.job_class, r.before, r.after, best.kinds) == (10, "70B LoRA", [RTX], [RTX, H100], [RTX])
-    assert "again at that month's demand" in r.words
+    assert "is best again by month" in r.words
     assert rev.text == f"Month 10 70B LoRA arrives: {RTX} + {H100} is best; by month 18, {RTX} alone again"
     assert "from then on" not in rev.text
     # the kinds best by the sizing month are the planner's (Reversal.sized), not re-derived from the ranked fleets:
