@@ -399,8 +399,6 @@ def reversal(plan: Plan, pre: Prepared, best: FleetResult) -> Reversal:
                     sized=final, words=words)  # fmt: skip
 
 
-
-
 def _month_list(months: list[int]) -> str:
     return ("month " if len(months) == 1 else "months ") + _names([str(m) for m in months])
 
