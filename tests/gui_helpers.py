@@ -228,3 +228,22 @@ def press(qtbot, key: Qt.Key, mods: Qt.KeyboardModifier = Qt.KeyboardModifier.No
     """A key press where the keyboard sends it: to the widget with focus."""
     for _ in range(times):
         qtbot.keyClick(focused(), key, mods)
+
+
+def open_seed_b_planner(qtbot, on_open_build=None):  # type: ignore[no-untyped-def]
+    """The planner window on seed B's plan at 1280x800, shown and planned once (the fixture of the planner's
+    window tests); ``on_open_build`` receives the builds its "Open as build" opens."""
+    from configurator.engine.planner import load_plan
+    from configurator.paths import resource
+    from configurator.ui.base.plan_document import PlanDocument
+    from configurator.ui.planner import PlannerWindow
+
+    path = Path(resource("plans", "seed-b-service.yaml"))
+    args = (on_open_build,) if on_open_build is not None else ()
+    window = PlannerWindow(PlanDocument(load_plan(path), path), *args)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.wait_for_plan() is not None
+    return window

@@ -15,6 +15,7 @@ from configurator.engine.planner.editing import set_class, set_price
 from configurator.paths import resource
 from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
+from tests.gui_helpers import open_seed_b_planner
 
 SEED_B = Path(resource("plans", "seed-b-service.yaml"))
 RTX = "RTX PRO 6000 server / whole card"
@@ -24,13 +25,8 @@ H100 = "HGX H100 / whole card"
 @pytest.fixture
 def planner(qtbot):  # type: ignore[no-untyped-def]
     builds: list[Build] = []
-    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B), builds.append)
+    window = open_seed_b_planner(qtbot, builds.append)
     window.opened_builds = builds
-    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
-    window.resize(1280, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    assert window.wait_for_plan() is not None
     return window
 
 

@@ -11,25 +11,19 @@ from pathlib import Path
 import pytest
 from PySide6.QtGui import QKeySequence
 
-from configurator.engine.planner import PlanCancelled, load_plan
+from configurator.engine.planner import PlanCancelled
 from configurator.engine.planner.editing import set_class
 from configurator.paths import resource
-from configurator.ui.base.plan_document import PlanDocument
 from configurator.ui.planner import PlannerWindow
 from configurator.ui.planner import worker as planner_worker
+from tests.gui_helpers import open_seed_b_planner
 
 SEED_B = Path(resource("plans", "seed-b-service.yaml"))
 
 
 @pytest.fixture
 def planner(qtbot):  # type: ignore[no-untyped-def]
-    window = PlannerWindow(PlanDocument(load_plan(SEED_B), SEED_B))
-    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
-    window.resize(1280, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    assert window.wait_for_plan() is not None
-    return window
+    return open_seed_b_planner(qtbot)
 
 
 def test_stop_cancels_a_running_plan(qtbot, planner: PlannerWindow, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

@@ -8,7 +8,7 @@ the application (ui/shell) assembles the rooms on top (the layers contract in py
 
 from __future__ import annotations
 
-from configurator.ui.base.combo import MiddleElidedComboBox
+from configurator.ui.base.combo import MiddleElidedComboBox, ShownTextComboBox, edit_field_width
 from configurator.ui.base.document import BuildDocument
 from configurator.ui.base.guard import guard_slot, guarded, install_excepthook
 from configurator.ui.base.lazy import hidden_in_shown_window
@@ -54,6 +54,7 @@ __all__ = [
     "PlanDocument",
     "Progress",
     "Settings",
+    "ShownTextComboBox",
     "ViewState",
     "Worker",
     "WrapLabel",
@@ -61,6 +62,7 @@ __all__ = [
     "card_colour",
     "dark_palette",
     "drag_started",
+    "edit_field_width",
     "file_error_box",
     "fit_to_screen",
     "guard_slot",

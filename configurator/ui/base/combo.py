@@ -9,7 +9,31 @@ from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 
-class MiddleElidedComboBox(QComboBox):
+def edit_field_width(combo: QComboBox) -> int:
+    """The width the closed box has for its entry's words (the frame and the arrow left out), as Qt draws it."""
+    opt = QStyleOptionComboBox()
+    combo.initStyleOption(opt)
+    return combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                        QStyle.SubControl.SC_ComboBoxEditField, combo).width()  # fmt: skip
+
+
+class ShownTextComboBox(QComboBox):
+    """A QComboBox that writes ``shown_text()`` in its closed box in place of the entry's whole label (the list keeps
+    whole labels): the one paint of the boxes that shorten what they show."""
+
+    def shown_text(self) -> str:
+        return self.currentText()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        opt.currentText = self.shown_text()
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
+
+
+class MiddleElidedComboBox(ShownTextComboBox):
     """A QComboBox whose size hint fits its widest entry (its minimum stays ``setMinimumContentsLength``'s, so a
     narrow window can still shrink it) and whose shown entry is elided in the middle where it is narrower."""
 
@@ -40,17 +64,5 @@ class MiddleElidedComboBox(QComboBox):
 
     def shown_text(self) -> str:
         """The current entry as drawn at the box's width (elided in the middle where it does not fit)."""
-        opt = QStyleOptionComboBox()
-        self.initStyleOption(opt)
-        field = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
-                                            QStyle.SubControl.SC_ComboBoxEditField, self)  # fmt: skip
-        text = opt.currentText if self.currentIndex() >= 0 else self.placeholderText()  # as QComboBox draws it
-        return self.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, field.width())
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QStylePainter(self)
-        opt = QStyleOptionComboBox()
-        self.initStyleOption(opt)
-        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
-        opt.currentText = self.shown_text()
-        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
+        text = self.currentText() if self.currentIndex() >= 0 else self.placeholderText()  # as QComboBox draws it
+        return self.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, edit_field_width(self))

@@ -14,12 +14,11 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel, ValidationError
 from PySide6.QtCore import QEvent, QMimeData, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QColor, QDrag, QFont, QFontMetrics, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QListWidget,
     QPushButton,
     QScrollArea,
@@ -27,15 +26,13 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionButton,
-    QStyleOptionComboBox,
     QStyleOptionViewItem,
-    QStylePainter,
     QWidget,
 )
 
 from configurator.engine.model.labels import METHOD_NAMES
 from configurator.present.verdict import WORDS
-from configurator.ui.base import FIT_COLOUR
+from configurator.ui.base import FIT_COLOUR, ShownTextComboBox, edit_field_width
 from configurator.ui.dnd import job_mime
 
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -406,7 +403,7 @@ class CardCheck(FittingCheck):
         self.chosen.emit(self.slot, -1 if self.instance is None else self.instance, checked)
 
 
-class ChoiceBox(QComboBox):
+class ChoiceBox(ShownTextComboBox):
     """A combo box for one ``Literal`` field of the job; says which field the user changed."""
 
     chosen = Signal(str, int)  # field, index
@@ -422,21 +419,9 @@ class ChoiceBox(QComboBox):
     def shown_text(self) -> str:
         """What the closed box writes: the choice's label where it fits, else its short words (SHORT_ROLE), else
         the label cut with an ellipsis (the box used to cut it mid-letter); the list shows whole labels."""
-        option = QStyleOptionComboBox()
-        self.initStyleOption(option)
-        room = self.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
-                                           QStyle.SubControl.SC_ComboBoxEditField, self).width() - 2  # fmt: skip
         short = self.currentData(SHORT_ROLE)
-        words = [option.currentText, *([short] if isinstance(short, str) and short else [])]
-        return first_fitting(words, self.fontMetrics(), room)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QStylePainter(self)
-        option = QStyleOptionComboBox()
-        self.initStyleOption(option)
-        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
-        option.currentText = self.shown_text()
-        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+        words = [self.currentText(), *([short] if isinstance(short, str) and short else [])]
+        return first_fitting(words, self.fontMetrics(), edit_field_width(self) - 2)
 
 
 class _WheelGuard(QObject):
