@@ -14,7 +14,7 @@ from configurator.catalog.cards import CardSpec
 from configurator.engine.lowprecision.checks import Recipe, precision_choices, support
 from configurator.engine.model.bom import BillOfMaterials, money
 from configurator.engine.model.build import Build, Job
-from configurator.engine.model.labels import band_words
+from configurator.engine.model.labels import band_words, bound_words
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import FIT_RANK, BuildResult, CardMemory, JobResult
 from configurator.engine.model.stack import PROFILES
@@ -134,17 +134,20 @@ def _step_row(name: str, a: JobResult | None, b: JobResult | None, absent: bool 
 
     def shown(job: JobResult | None, text: str) -> str:  # a parameter-count-only model: a lower bound
         bound = job is not None and job.compute is not None and job.compute.lower_bound and job.step_seconds
-        return ("≥ " if bound else "") + text
+        return bound_words(text, bool(bound))
 
     return Difference(row.job, row.what, shown(a, row.left), shown(b, row.right), row.better, row.delta, row.unit,
                       sa, sb)  # fmt: skip
 
 
+def _fit_better(a: str, b: str) -> str | None:
+    """Which fit status is the better (FIT_RANK), None where they are equal."""
+    return None if a == b else ("left" if FIT_RANK.get(a, -1) > FIT_RANK.get(b, -1) else "right")
+
+
 def _fit_row(name: str, a: JobResult | None, b: JobResult | None, missing: str = "—") -> Difference:
     st_a, st_b = (a.status if a else missing), (b.status if b else missing)
-    better = None if a is None or b is None or st_a == st_b else (
-        "left" if FIT_RANK.get(st_a, -1) > FIT_RANK.get(st_b, -1) else "right")  # fmt: skip
-    return Difference(name, "fit", st_a, st_b, better)
+    return Difference(name, "fit", st_a, st_b, None if a is None or b is None else _fit_better(st_a, st_b))
 
 
 def _job_rows(name: str, a: JobResult | None, b: JobResult | None) -> list[Difference]:
@@ -165,14 +168,13 @@ def _build_rows(left: BuildResult, right: BuildResult) -> list[Difference]:
     ha = min((c.headroom_gb for j in left.jobs for c in j.cards), default=None)
     hb = min((c.headroom_gb for j in right.jobs for c in j.cards), default=None)
     sa, sb = left.status, right.status
-    fit_better = None if sa == sb else ("left" if FIT_RANK.get(sa, -1) > FIT_RANK.get(sb, -1) else "right")
     pa = left.power.total_w if left.power else None
     pb = right.power.total_w if right.power else None
     ea, eb = len(left.errors), len(right.errors)
     return [
         Difference(None, "cards", "—" if ca is None else str(ca), "—" if cb is None else str(cb), None,
                    "" if ca is None or cb is None else f"{cb - ca:+d}", "cards", ca, cb),
-        Difference(None, "fit (worst job)", sa, sb, fit_better),
+        Difference(None, "fit (worst job)", sa, sb, _fit_better(sa, sb)),
         _number_row(None, "headroom (GB, tightest card)", ha, hb, "GB", 0.05, True),
         _number_row(None, "power", pa, pb, "W", 1e-9, False),
         Difference(None, "errors", str(ea), str(eb), None if ea == eb else ("left" if ea < eb else "right"),

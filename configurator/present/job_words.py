@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from configurator.engine.model.build import Job
-from configurator.engine.model.labels import METHOD_NAMES, band_words, method_name
+from configurator.engine.model.labels import METHOD_NAMES, band_words, bound_words, method_name
 from configurator.engine.model.result import JobResult, VisionInfo
 from configurator.engine.time.steptime.band import step_band
 
@@ -71,8 +71,8 @@ def step_words(job: JobResult, digits: int = 3) -> str:
     parameter-count-only model without its attention (Compute.lower_bound); '' without a step time."""
     if job.step_seconds is None:
         return ""
-    secs = f"{job.step_seconds:.{digits}f} s"
-    return f"at least {secs}" if job.compute is not None and job.compute.lower_bound else secs
+    bound = job.compute is not None and job.compute.lower_bound
+    return bound_words(f"{job.step_seconds:.{digits}f} s", bound, prose=True)
 
 
 def step_range_words(job: JobResult, digits: int = 2) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from configurator.engine.model.labels import bound_words
 from configurator.engine.planner.packing import Packing
 from configurator.engine.planner.result import ClassInfo
 from configurator.present.verdict import plural
@@ -33,9 +34,7 @@ def packing_words(p: Packing) -> str:
 def hours_words(hours: float | None, lower_bound: bool = False, unknown: str = "unknown") -> str:
     """A service time: '5.00 h', or '≥ 5.00 h' where it is the engine's lower bound (a model given by its
     parameter count only: FitCell.lower_bound, Route.lower_bound), the same mark in the text, PDF and window."""
-    if hours is None:
-        return unknown
-    return f"≥ {hours:.2f} h" if lower_bound else f"{hours:.2f} h"
+    return unknown if hours is None else bound_words(f"{hours:.2f} h", lower_bound)
 
 
 LOWER_BOUND_KEY = "≥: a lower bound (the model is given by its parameter count only: attention FLOPs left out)"

@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPdfWriter, QPen, QTextDocument
 
 from configurator.catalog.fileio import atomic_replace, pdf_problem
-from configurator.report.pagination import first_split_row, keep_together, split_tables
+from configurator.report.pagination import add_row_break, first_split_row, keep_together, split_tables
 from configurator.report.pdf import (
     MARGIN_MM,
     MAX_ROW_SPLITS,
@@ -71,20 +71,8 @@ def laid_out(writer: QPdfWriter, html: str, style: str = STYLE) -> tuple[QTextDo
         doc.setHtml(cut)
         doc.documentLayout().documentSize()
         keep_together(doc)  # no paragraph split across pages, no heading alone at a page's foot
-        split = first_split_row(doc)
-        if split is None or split[0] >= len(parts):
+        if not add_row_break(breaks, parts, first_split_row(doc)):
             break
-        table, first_row = parts[split[0]]
-        row = first_row + split[1] - 1  # Qt's row 0 is the header
-        asked = breaks.setdefault(table, set())
-        if row <= first_row:  # the part's first row splits: the part starts a new page, unless it already did
-            if first_row in asked or (first_row == 0 and 0 in asked):
-                break  # taller than a page's room: nothing to gain
-            asked.add(first_row)
-            continue
-        if row in asked:
-            break
-        asked.add(row)
     return doc, body
 
 

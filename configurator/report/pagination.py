@@ -165,6 +165,28 @@ def first_split_row(doc: QTextDocument) -> tuple[int, int] | None:
     return None
 
 
+def add_row_break(breaks: dict[int, set[int]], parts: list[tuple[int, int]], split: tuple[int, int] | None) -> bool:
+    """Record where to cut next after a layout: ``split`` (first_split_row: Qt's table and row that cross a page) mapped
+    through ``parts`` ((source table, its first data row) per table Qt laid out) into ``breaks`` (source table -> data
+    rows to cut before; 0: the whole table starts a new page). False where there is nothing to gain and the layout
+    stands: no split, or a part's first row taller than the room a new page gives. The build sheet's and the HTML
+    reports' pagination loops both ask this."""
+    if split is None or split[0] >= len(parts):
+        return False
+    table, first_row = parts[split[0]]
+    row = first_row + split[1] - 1  # Qt's row 0 is the header
+    asked = breaks.setdefault(table, set())
+    if row <= first_row:  # the part's first row splits: the whole table to a new page, once
+        if first_row != 0 or 0 in asked:
+            return False
+        asked.add(0)
+        return True
+    if row in asked:
+        return False
+    asked.add(row)
+    return True
+
+
 def split_tables(html: str, breaks: dict[int, set[int]]) -> tuple[str, list[tuple[int, int]]]:
     """``html`` with its n-th table cut before the data rows ``breaks[n]`` names, each later part a table of its own
     that starts a new page with the header row again (0 in ``breaks[n]``: the whole table starts a new page); and,

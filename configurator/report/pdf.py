@@ -45,7 +45,7 @@ from configurator.engine.model.buildcode import qr_modules
 from configurator.paths import resource
 from configurator.report.attachment import ATTACHMENT_NAME, attach_build, read_attached_build, with_build_code
 from configurator.report.figures import draw_chassis, draw_headroom
-from configurator.report.pagination import first_split_row, keep_together
+from configurator.report.pagination import add_row_break, first_split_row, keep_together
 from configurator.report.sheet import (
     APP_NAME,
     FIGURE_MARK,
@@ -257,17 +257,8 @@ class BuildSheet:
             doc.markContentsDirty(0, doc.characterCount())
             doc.documentLayout().documentSize()
             keep_together(doc)
-            split = first_split_row(doc)
-            if split is None or split[0] >= len(parts):
+            if not add_row_break(breaks, parts, first_split_row(doc)):
                 break
-            ordinal, first_row = parts[split[0]]
-            row = first_row + split[1] - 1  # Qt's row 0 is the header
-            if row <= first_row and first_row == 0 and 0 not in breaks.get(ordinal, set()):
-                breaks.setdefault(ordinal, set()).add(0)  # the table's first row splits: the table to a new page
-                continue
-            if row <= first_row or row in breaks.get(ordinal, set()):
-                break  # a part's first row taller than the room left: nothing to gain
-            breaks.setdefault(ordinal, set()).add(row)
         return doc, body
 
     def prepare(self, device: QPagedPaintDevice) -> tuple[QTextDocument, QRectF]:

@@ -64,3 +64,12 @@ def figure_band_words(value: float, low: float | None, high: float | None, unit:
     """A figure with its band after it: '0.28 s (0.24–0.31 s)'; the figure alone where it has no band."""
     band = f" ({band_words(low, high, unit, digits)})" if low is not None and high is not None else ""
     return f"{value:,.{digits}f} {unit}{band}"
+
+
+def bound_words(figure: str, lower_bound: bool, *, prose: bool = False) -> str:
+    """A figure as every view writes it where the engine's figure may be a lower bound (a model given by its
+    parameter count only: Compute.lower_bound, FitCell.lower_bound, Route.lower_bound): '5.00 h' as it is, else
+    '≥ 5.00 h' in a table and 'at least 5.00 h' in a sentence."""
+    if not lower_bound:
+        return figure
+    return f"at least {figure}" if prose else f"≥ {figure}"

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from configurator.catalog.loader import Catalog
-from configurator.engine.model.labels import method_phrase, parameters_label
+from configurator.engine.model.labels import bound_words, method_phrase, parameters_label
 from configurator.engine.planner.fleet import Model, ranked_by
 from configurator.engine.planner.fleet_result import fleet_label, fleet_result, kinds
 from configurator.engine.planner.matrix import _DEMAND_FIELDS, cached_cell, node_devices
@@ -507,8 +507,7 @@ def full_ft_test(pre: Prepared, best: FleetResult, cells: list[FitCell], infos: 
 
 
 def _hours(c: FitCell) -> str:
-    h = c.service_hours or 0.0
-    return f"at least {h:.2f} h" if c.lower_bound else f"{h:.2f} h"  # as present/plan_words.hours_words
+    return bound_words(f"{c.service_hours or 0.0:.2f} h", c.lower_bound, prose=True)
 
 
 def _cost(c: FitCell, currency: str | None) -> str:
