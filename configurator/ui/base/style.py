@@ -33,10 +33,15 @@ def muted_ink(widget: QWidget, role: QPalette.ColorRole = QPalette.ColorRole.Win
     return ink(widget, MUTED, role)
 
 
+def is_dark(widget: QWidget, role: QPalette.ColorRole = QPalette.ColorRole.Window) -> bool:
+    """Whether ``widget``'s ``role`` background is the dark theme's (View > Dark theme sets the application's
+    palette): the one rule the inks, the job form and the charts outside the analysis tabs follow."""
+    return luminance(widget.palette().color(role).name()) < 0.18
+
+
 def severity_ink(widget: QWidget, severity: str, role: QPalette.ColorRole = QPalette.ColorRole.Window) -> str:
     """A check's severity as text on ``widget``'s background: the dark theme's table where it is dark."""
-    dark = luminance(widget.palette().color(role).name()) < 0.18
-    return ink(widget, (SEVERITY_COLOUR_DARK if dark else SEVERITY_COLOUR)[severity], role)
+    return ink(widget, (SEVERITY_COLOUR_DARK if is_dark(widget, role) else SEVERITY_COLOUR)[severity], role)
 
 
 def dark_palette() -> QPalette:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.catalog.richtext import escape_rich, plain_tooltip
+from configurator.ui.base import is_dark
 
 LIGHT_INK, DARK_INK = "#222222", "#e6e6e6"
 DARK_BACKGROUND = "#1f1f1f"  # a chart's panel in the dark theme
@@ -402,5 +403,5 @@ class _Chart(QWidget):
 
 def palette_is_dark(widget: QWidget) -> bool:
     """Whether the widget's palette (the application's, which View > Dark theme sets) is the dark one: the charts
-    outside the analysis tabs follow it by this one rule."""
-    return widget.palette().window().color().lightness() < 128
+    outside the analysis tabs follow it (ui/base is_dark: the inks' and the job form's rule too)."""
+    return is_dark(widget)

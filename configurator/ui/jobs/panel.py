@@ -15,7 +15,7 @@ This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette, QResizeEvent, QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
@@ -29,8 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from configurator.engine import Build, BuildResult
-from configurator.present.colours import luminance
-from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window
+from configurator.ui.base import BuildDocument, ViewState, hidden_in_shown_window, is_dark
 from configurator.ui.jobs.cards_rows import CardsRows
 from configurator.ui.jobs.fields import CardCheck, _WheelGuard, blocked
 from configurator.ui.jobs.form_kit import FormKit
@@ -283,5 +282,4 @@ class JobsPanel(QWidget):
         self.lora_rows.fill_targets_tip(job, spec)
         self.cards_rows.fill(build, job)
         if jr is not None:
-            dark = luminance(self.info.palette().color(QPalette.ColorRole.Window).name()) < 0.18
-            self.info.setText(info_text(job, jr, dark))
+            self.info.setText(info_text(job, jr, is_dark(self.info)))
