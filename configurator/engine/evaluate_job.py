@@ -283,12 +283,12 @@ def _compute_shares(shape: Shape, cards: dict[int, CardSpec], layouts: dict[int,
     return shares, memory
 
 
-def _step_time(job: Job, comm: Communication, comp: Compute | None,
+def _step_time(job: Job, comm: Communication, comp: Compute,
                ) -> tuple[Communication, float | None, list[Check]]:  # fmt: skip
     """The step: compute plus the communication it does not hide; the link's ratio to compute on ``comm``."""
     step = None
     checks: list[Check] = []
-    if comp and comp.seconds_per_step is not None:
+    if comp.seconds_per_step is not None:
         strategy = PARALLELISM[job.parallelism]
         overlap = strategy.overlaps_compute
         # RL: the training's collectives overlap its training passes only, not the generation round or the extra
@@ -314,7 +314,7 @@ def _step_time(job: Job, comm: Communication, comp: Compute | None,
 
 def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: EvalContext,
             critic: ModelSpec | None = None,
-            ) -> tuple[Communication, Compute | None, float | None, list[Check]]:  # fmt: skip
+            ) -> tuple[Communication, Compute, float | None, list[Check]]:  # fmt: skip
     """Communication over the slowest link between the job's cards, compute on them, and the step they make."""
     a = ctx.assumptions
     tb = trained_bytes(job.method, job.optimizer, job.precision)
@@ -336,7 +336,7 @@ def _timing(job: Job, model: ModelSpec, params: Parameters, shape: Shape, ctx: E
     comp = compute(seen, model, params, tb, shares, a.utilization, shape.tp, estimates, memory_shares=memory,
                    step_model=a.step_model, critic=critic, generation_cards=[
                        ctx.cards[s] for s in rl_result.generation_cards(job) if s in ctx.cards])  # fmt: skip
-    if rl.keeps_critic(job) and comp is not None and comp.training_seconds is not None:
+    if rl.keeps_critic(job) and comp.training_seconds is not None:
         # PPO's further epochs and critic passes are in the per-op compute only (compute.py training_seconds): their
         # collectives are added where the compute they overlap is. The critic, trained in full, is stepped with the
         # policy: its gradients move too, once per epoch.
@@ -400,7 +400,7 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
         checks += rl_result.in_process_checks(model, job, mem, rows, split.shards, critic)
     comm, comp, step, timing_checks = _timing(job, model, params, shape, ctx, critic)
     checks += timing_checks
-    if comp is not None and comp.seconds_per_step:  # a capped card: the time assumes its default power
+    if comp.seconds_per_step:  # a capped card: the time assumes its default power
         # its own cards and an RL job's vLLM server cards, whose generation round is in the step too
         timed = [*shape.slots, *rl_result.generation_cards(job)]
         checks += power_limit_checks(job.name, timed, cards, ctx.power_limits)
@@ -423,14 +423,14 @@ def evaluate_job(job: Job, ctx: EvalContext) -> JobEvaluation:
     return JobEvaluation(result, tuple(checks), (*uses.items(), *engine.items()))  # + a vLLM server's cards
 
 
-def _step_band(job: Job, comp: Compute | None, step: float | None, on_mig: bool, images: bool = False,
+def _step_band(job: Job, comp: Compute, step: float | None, on_mig: bool, images: bool = False,
                windowed: bool = False) -> tuple[float | None, float | None, str | None, list[str]]:  # fmt: skip
     """(low, high, basis, outside) of the step time: the held-apart runs' band (time/steptime/band.py) around a
     per-op step time, saying so (a caveat ending the basis) where the job is of kinds no run in it is (``outside``:
     QLoRA, FP8 or FP4 compute, a MIG slice, images);
     none for the utilisation model, whose constant no run validates, nor for an RL step (generation and the extra
     passes: no measured RL throughput among the runs)."""
-    if step is None or comp is None or comp.step_model != "per-op" or rl.is_rl(job):
+    if step is None or comp.step_model != "per-op" or rl.is_rl(job):
         return None, None, None, []
     band = step_band()
     low, high = band.around(step)
