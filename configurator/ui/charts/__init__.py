@@ -6,7 +6,7 @@ pyproject.toml)."""
 from configurator.ui.base import install_pg_guard
 from configurator.ui.charts.common import DARK_BACKGROUND, DARK_INK, LIGHT_INK, fit_legend, palette_is_dark, wrap_label
 from configurator.ui.charts.fit_frontier import FitFrontierChart
-from configurator.ui.charts.headroom import HeadroomChart, colocated_shares, free_cards
+from configurator.ui.charts.headroom import HeadroomChart, free_cards
 from configurator.ui.charts.presentation import BarWords, ChartLook
 from configurator.ui.charts.roofline import RooflineChart
 from configurator.ui.charts.step_time import StepTimeChart
@@ -27,7 +27,6 @@ __all__ = [
     "RooflineChart",
     "StepTimeChart",
     "TopologyGrid",
-    "colocated_shares",
     "fit_legend",
     "free_cards",
     "palette_is_dark",

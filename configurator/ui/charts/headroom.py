@@ -72,13 +72,6 @@ def free_cards(build: Build, catalog: Catalog, result: BuildResult) -> list[tupl
     return out
 
 
-def colocated_shares(result: BuildResult) -> dict[str, float]:
-    """Per job name, the share of each of its cards a colocated vLLM takes (0: none), as the engine sized it
-    (RLResult.colocated_share): the capacity line drawn is what it leaves the training, and the legend says so
-    (rl_words.capacity_legend_of)."""
-    return {job.name: colocated_share(job) for job in result.jobs}
-
-
 class HeadroomChart(QWidget):
     trace_requested = Signal(str)  # a bar's context menu asks to trace its job exactly (the Jobs tab runs it)
 
@@ -96,8 +89,8 @@ class HeadroomChart(QWidget):
         self.bar_words: BarWords | None = None  # the kiosk's words over and under the bars (set_bar_words)
         self._floor = 0.0  # a top the value axis reaches at least (share_value_range: charts side by side)
         self.host_gb: dict[str, float | None] = {}  # per job: host memory its offloaded states take
-        # per job: what a colocated vLLM takes of each card (colocated_shares); None: not given (the kiosk's chart,
-        # whose layout is made for the plain 'Capacity')
+        # per job: what a colocated vLLM takes of each card (update_result's name_capacity); None: the line is not
+        # named (the kiosk's chart, whose layout is made for the plain 'Capacity')
         self.shares: dict[str, float] | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -243,12 +236,12 @@ class HeadroomChart(QWidget):
 
     # ---- data ----
     def update_result(self, result: BuildResult, free: list[tuple[int, str, float | None]] | None = None,
-                      shares: dict[str, float] | None = None) -> None:  # fmt: skip
-        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity; ``shares``
-        (from ``colocated_shares``) names the capacity line as the PDF sheet does, after a colocated vLLM's share
-        (without them it is 'Capacity')."""
+                      name_capacity: bool = False) -> None:  # fmt: skip
+        """Draw ``result``; ``free`` (from ``free_cards``) adds each card no job uses as free capacity;
+        ``name_capacity`` names the capacity line as the PDF sheet does, after each job's colocated vLLM share
+        (RLResult.colocated_share; without it the line is 'Capacity': the kiosk's layout is made for that)."""
         self.free = list(free or [])
-        self.shares = shares
+        self.shares = {job.name: colocated_share(job) for job in result.jobs} if name_capacity else None
         self.rows = [(job.name, row) for job in result.jobs for row in job.cards]
         self.host_gb = {job.name: job.host_memory_gb for job in result.jobs if job.offload != "none"}
         if self.look.legend_beside:  # beside or above depends on the bars' count too

@@ -42,7 +42,7 @@ from configurator.engine.model.bom import bill_of_materials
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.resolver import ModelResolver
 from configurator.ui.base import BuildDocument, MiddleElidedComboBox, fit_to_screen, safe_message
-from configurator.ui.charts import HeadroomChart, colocated_shares, palette_is_dark
+from configurator.ui.charts import HeadroomChart, palette_is_dark
 from configurator.ui.jobs.recipe_bar import RecipeBar
 
 BETTER = QColor(46, 125, 50, 70)
@@ -247,8 +247,8 @@ class CompareDialog(QDialog):
         self.left_result = result if left is build else evaluate(left, self.doc.catalog, models=self.doc.models)
         self.other_result = evaluate(right, self.doc.catalog, models=models)
         self._titles(build, job, this, other)
-        self.left_chart.update_result(self.left_result, shares=colocated_shares(self.left_result))
-        self.right_chart.update_result(self.other_result, shares=colocated_shares(self.other_result))
+        self.left_chart.update_result(self.left_result, name_capacity=True)
+        self.right_chart.update_result(self.other_result, name_capacity=True)
         top = max(self.left_chart.highest, self.right_chart.highest)  # one value scale for both
         for chart in (self.left_chart, self.right_chart):
             chart.share_value_range(top)

@@ -28,7 +28,7 @@ from configurator.paths import resource
 from configurator.present.words import free_slots, largest_card_w
 from configurator.report.sheet import APP_NAME
 from configurator.ui.base import MIN_WINDOW, BuildDocument, Settings, ViewState, apply_theme
-from configurator.ui.charts import AnalysisTabs, HeadroomChart, colocated_shares, free_cards
+from configurator.ui.charts import AnalysisTabs, HeadroomChart, free_cards
 from configurator.ui.chassis import ChassisView, Palette
 from configurator.ui.jobs import CompareDialog, JobsPanel
 from configurator.ui.kiosk import DemoWindow
@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
     # ---- document updates ----
     def _on_changed(self, build: Build, result: BuildResult) -> None:
         free = free_cards(build, self.doc.catalog, result)
-        self.chart.update_result(result, free=free, shares=colocated_shares(result))
+        self.chart.update_result(result, free=free, name_capacity=True)
         self.checks.update_result(result)
         self._refit_checks()
         catalog = self.doc.catalog
