@@ -83,14 +83,15 @@ def lm_head_trained(job: Job) -> bool:
 
 
 def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
-    """Cached on what it depends on; only eager attention depends on the sequence length (s x s scores)."""
+    """Cached on what it depends on; only eager attention and an explicit mask (a sliding window, a padded batch:
+    _mask_bias) depend on the sequence length (s x s scores or bias)."""
     lora = job.lora
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
     stack = stack_of(job)
+    by_sequence = job.attention == "eager" or bool(model.sliding_layers) or job.padded_batches
     key = (job.method, targets, lora.rank, lora.dropout, job.precision, job.attention, job.moe_capacity_factor,
-           sequence if job.attention == "eager" or model.sliding_layers else 0, tp, stack.framework,
-           stack.kbit_fp32_prep,
-           job.parallelism)  # fmt: skip
+           sequence if by_sequence else 0, tp, stack.framework, stack.kbit_fp32_prep, job.parallelism,
+           job.padded_batches)  # fmt: skip
     return CACHE.memo("per-layer", (model,), key, lambda: _per_layer(model, job, sequence, tp))
 
 
@@ -167,17 +168,23 @@ def _eager_scores(model: ModelSpec, sequence: int, att: int) -> float:
     return scores
 
 
-def _window_bias(model: ModelSpec, job: Job, sequence: int, att: int) -> float:
-    """Bytes per token (averaged over the layers) of the sliding-window layers' masks under SDPA.
+def _mask_bias(model: ModelSpec, job: Job, sequence: int, att: int) -> float:
+    """Bytes per token (averaged over the layers) of the explicit masks SDPA keeps.
 
-    Transformers skips the mask (is_causal) only while the sequence is shorter than the window (masking_utils.py
-    _ignore_causal_mask_sdpa: ``kv_length < local_attention_size``); from there each sliding layer passes its boolean
-    window mask, SDPA turns it into an additive bias of the query's dtype (masked_fill, batch x 1 x s x s) and the
-    memory-efficient kernel keeps that bias for its backward: one per sliding layer. FlashAttention-2 takes the
-    window as an argument and keeps no mask."""
-    if job.attention != "sdpa" or not model.window_masks(sequence):
+    Transformers skips the mask (is_causal) only while the sequence is shorter than a sliding window and the padding
+    mask is all ones (masking_utils.py _ignore_causal_mask_sdpa: ``kv_length < local_attention_size``, and
+    ``padding_mask.all()``); otherwise each masked layer passes its boolean mask, SDPA turns it into an additive bias of
+    the query's dtype (masked_fill, batch x 1 x s x s) and the memory-efficient kernel keeps that bias for its
+    backward: one per sliding layer past the window, or one per layer of a padded batch (Job.padded_batches).
+    FlashAttention-2 takes the window as an argument and unpads a padded batch: it keeps no mask."""
+    if job.attention != "sdpa":
         return 0.0
-    return att * sequence * len(model.sliding_layers) / (model.num_layers or 1)
+    layers = model.num_layers or 1
+    if job.padded_batches:
+        return att * sequence
+    if not model.window_masks(sequence):
+        return 0.0
+    return att * sequence * len(model.sliding_layers) / layers
 
 
 def eager_forward_transient(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
@@ -245,7 +252,7 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int, 
         attn = att * 3 * a + _eager_scores(model, sequence, att)
     else:
         attn = att * (2 * a + 2 * kv) + FP32 * nh
-        attn += _window_bias(model, job, sequence, att)
+        attn += _mask_bias(model, job, sequence, att)
     if model.fused_qkv and not (qlora and autocast):
         # Phi-3 slices q, k and v out of one qkv_proj output; q and k become new tensors through rotary, but v stays
         # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention);

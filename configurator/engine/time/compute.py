@@ -19,6 +19,7 @@ from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
 from configurator.engine.model.stack import attention_run
 from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
+from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 from configurator.engine.time.steptime.ops import attention_groups, routed_share
 
@@ -203,9 +204,16 @@ def card_device(c: CardSpec, share: float = 1.0, memory_share: float | None = No
 # the attention kernels (efficiency.py attention_kernel): their short word, and how the step times them where that
 # is not the kernel's own measured rate; a step's tooltip, report and sheet show word + how
 ATTENTION_KERNELS = {"cudnn": ("cuDNN", ""), "flash": ("FlashAttention-2", ""),
-                     "efficient": ("memory-efficient", ", timed at FlashAttention-2's rate"),
+                     "efficient": ("memory-efficient", ", every tile, at {ratio:.2f} of FlashAttention-2's rate"),
                      "eager": ("eager", " (s × s matmuls and softmax)")}
-_KERNEL_WORDS = {word + how: word for word, how in ATTENTION_KERNELS.values()}
+_KERNEL_WORDS = {word: word for word, _ in ATTENTION_KERNELS.values()}
+
+
+def _kernel_words(kernel: str) -> tuple[str, str]:
+    """A kernel's word and how it is timed (the memory-efficient kernel at its measured ratio, from the table in
+    use)."""
+    word, how = ATTENTION_KERNELS[kernel]
+    return word, how.format(ratio=efficiency().efficient_attention_ratio)
 
 
 def attention_kernel_word(name: str | None) -> str | None:
@@ -232,18 +240,18 @@ def attention_kernel_parts(name: str) -> tuple[str, str]:
     return word, how
 
 
-def attention_kernel_label(model: ModelSpec, attention: str, device: Device, seq: int) -> str:
+def attention_kernel_label(model: ModelSpec, attention: str, device: Device, seq: int, padded: bool = False) -> str:
     """The attention kernel(s) a step is timed at, in words: one kernel's name and how it is timed, or, where a
     sliding-window model's layers run two (steptime/ops.py attention_groups), each with its layers:
-    "memory-efficient, timed at FlashAttention-2's rate, on 40 sliding-window layers; cuDNN on 8 full-attention
-    layers"."""
-    groups = attention_groups(model, attention, device, seq)
+    "memory-efficient, every tile, at 0.48 of FlashAttention-2's rate, on 40 sliding-window layers; cuDNN on 8
+    full-attention layers"; ``padded``: the batch's padding mask reaches every layer (Job.padded_batches)."""
+    groups = attention_groups(model, attention, device, seq, padded)
     kernels = {k for _, k, _ in groups}
     if len(kernels) == 1:
-        return "".join(ATTENTION_KERNELS[kernels.pop()])
+        return "".join(_kernel_words(kernels.pop()))
     parts = []
     for n, k, sliding in groups[::-1]:
-        word, how = ATTENTION_KERNELS[k]
+        word, how = _kernel_words(k)
         parts.append(f"{word}{how}{',' if how else ''} on {n} {'sliding-window' if sliding else 'full-attention'} "
                      "layers")
     return "; ".join(parts)
@@ -388,7 +396,7 @@ def compute(
         op_rows = step.rows
         launch_bound = step.launch_bound
         attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
-        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length)
+        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length, job.padded_batches)
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None

@@ -44,12 +44,15 @@ def test_large_steps_follow_the_sm_share(mig_rows: list[MigScored]) -> None:
     """Where the step fills the whole instance (>= 4,096 tokens), measured and modelled ratios are near the SM share
     (measured 1.03-1.18 x it), so 7 x 1g does about the whole instance's work, not 3x. Unlike the 25 % tolerance
     above, this band (0.95-1.2 x the SM share) was written after the data was seen: it describes the data, it was
-    not a prediction committed before scoring."""
+    not a prediction committed before scoring. The model's side reads up to 1.21 x since the Ampere sustained fraction
+    was refitted (0.770 -> 0.802, once LoRA's fp32-adapter traffic was timed): faster compute leaves the memory-bound
+    ops, which follow the memory slices' larger share, a larger part of the step; the committed 25 % scoring above is
+    unchanged."""
     big = [r for r in mig_rows if r.micro_batch * r.seq >= 4096]
     assert big
     for r in big:
         assert r.sm_share * 0.95 <= r.measured <= r.sm_share * 1.2, _key(r)
-        assert r.sm_share * 0.95 <= r.predicted <= r.sm_share * 1.2, _key(r)
+        assert r.sm_share * 0.95 <= r.predicted <= r.sm_share * 1.25, _key(r)
 
 
 def test_rows_reported_at_each_candidate_matmul_rate(catalog: Catalog, mig_rows: list[MigScored],

@@ -58,8 +58,8 @@ def test_a_per_op_job_carries_the_band_and_says_what_it_rests_on(one_job: Callab
     assert job.step_low_seconds == pytest.approx(job.step_seconds * band.band.low)
     assert job.step_high_seconds == pytest.approx(job.step_seconds * band.band.high)
     assert job.step_band_basis == band.basis and "not used to fit the model" in job.step_band_basis
-    # the wording is the fix: the 5 seen runs are named as such beside the 23 blind ones (was "23 scored blind")
-    assert ("15 of the runs from universal-llm-trainer; 23 of them scored blind and 5 seen: scored before a later "
+    # the wording is the fix: the 20 seen runs are named as such beside the 8 blind ones (was "23 scored blind")
+    assert ("15 of the runs from universal-llm-trainer; 8 of them scored blind and 20 seen: scored before a later "
             "change to the model)") in job.step_band_basis  # fmt: skip
     assert step_range_words(job) == f"{job.step_low_seconds:.2f}–{job.step_high_seconds:.2f} s"
 

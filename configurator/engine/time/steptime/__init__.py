@@ -14,7 +14,7 @@ from configurator.engine.memory.precision import TrainedBytes, nf4_bytes
 from configurator.engine.memory.states import Parameters
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.stack import attention_run, stack_of
+from configurator.engine.model.stack import attention_run, runs_model_dtypes, stack_of
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.ops import (
     OP_CLASSES,
@@ -101,8 +101,20 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False, attention: str | None
         seq=job.sequence_length, batch=job.micro_batch_size, checkpointing=job.gradient_checkpointing,
         full=job.method == "full", rank=0 if job.method == "full" else job.lora.rank, targets=targets,
         dequant_bytes=dequant, loss="chunked" if loss in ("chunked", "fused") else "standard", stack=stack,
-        attention=attention or job.attention,
+        attention=attention or job.attention, padded=job.padded_batches, adapters=adapter_compute(job),
+        dropout=job.method != "full" and job.lora.dropout > 0,
     )  # fmt: skip
+
+
+def adapter_compute(job: Job) -> str:
+    """How a LoRA job's adapters compute (ops.py LORA_STREAM_BYTES): PEFT keeps them in fp32 on a Transformers stack
+    that runs the model's own dtypes (peft tuners_utils cast_adapter_dtype, autocast_adapter_dtype=True; the memory
+    side's states.trained_layout reads the same), under bf16 autocast in every precision but pure-bf16 (a
+    low-precision recipe's step is its BF16 step over the measured speed-up: lowprecision/speed.py); a sharded stack
+    casts them to its compute dtype (bf16). A full fine-tune has none ("bf16": unused)."""
+    if job.method == "full" or not runs_model_dtypes(job):
+        return "bf16"
+    return "fp32" if job.precision == "pure-bf16" else "fp32-autocast"
 
 
 def optimizer_shards(job: Job, cards: int) -> int:

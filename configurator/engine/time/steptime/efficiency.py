@@ -28,6 +28,7 @@ class Efficiency:
     attention: dict[str, float]
     attention_by_cc: dict[float, float]  # a chip whose measured kernel rate departs from its architecture's
     cudnn_attention_by_cc: dict[float, float]  # cuDNN's fused attention, on the chips where SDPA prefers it
+    efficient_attention_ratio: float  # the memory-efficient kernel's rate over FlashAttention-2's on the same chip
     attention_backward: float
     bandwidth: float
     elementwise: dict[str, tuple[float, float, float]]  # stack -> (per hidden, per ffn, per q+kv width) bytes
@@ -58,11 +59,11 @@ class Efficiency:
     def attention_kernel(self, attention: str, compute_capability: float = 0.0, masked: bool = False) -> str:
         """The kernel a job's attention runs on a chip: PyTorch SDPA puts cuDNN first where the table has a cuDNN
         figure (the pinned PyTorch's check_prefer_cudnn_attention: CC 9.0 and 10.0), else FlashAttention-2; with an
-        explicit mask (a sliding-window model: Transformers passes one) SDPA moves to its memory-efficient kernel,
-        as the tracer routes it (trace/worker/emulation.py). The flash-attn package (``attention: flash``) is
-        FlashAttention-2 everywhere. Eager attention is its matmuls and elementwise passes (ops.py
-        _eager_attention); the memory-efficient kernel is timed at FlashAttention-2's rate (an ASSUMPTION: no
-        measured rate of its own in the table)."""
+        explicit mask (a sliding-window model past its window, a padded batch: Transformers passes one) SDPA moves to
+        its memory-efficient kernel, as the tracer routes it (trace/worker/emulation.py). The flash-attn package
+        (``attention: flash``) is FlashAttention-2 everywhere. Eager attention is its matmuls and elementwise passes
+        (ops.py _eager_attention); the memory-efficient kernel runs at its measured ratio to FlashAttention-2
+        (attention_fraction)."""
         if attention == "eager":
             return "eager"
         if attention != "sdpa":
@@ -73,10 +74,12 @@ class Efficiency:
 
     def attention_fraction(self, arch: str, compute_capability: float = 0.0, kernel: str = "flash") -> float:
         """The attention kernel's achieved fraction of peak on a chip: cuDNN's where it runs, else FlashAttention-2's
-        own measured figure where the table has one for the chip's compute capability, else its architecture's."""
+        own measured figure where the table has one for the chip's compute capability, else its architecture's; the
+        memory-efficient kernel at FlashAttention-2's times its measured ratio (efficient_attention_ratio)."""
         if kernel == "cudnn" and compute_capability in self.cudnn_attention_by_cc:
             return self.cudnn_attention_by_cc[compute_capability]
-        return self.attention_by_cc.get(compute_capability, self.attention[arch])
+        flash = self.attention_by_cc.get(compute_capability, self.attention[arch])
+        return flash * self.efficient_attention_ratio if kernel == "efficient" else flash
 
     def gemm_kernel_fraction(self, arch: str, m: float, n: float, k: float, sms: float, card: str = "") -> float:
         """Achieved fraction of peak for an M x N x K GEMM on ``sms`` SMs, the kernel alone (as a benchmark times
@@ -174,6 +177,7 @@ class EfficiencySpec(Strict):
     attention_fraction: dict[str, _Fraction]
     attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
     cudnn_attention_fraction_by_compute_capability: dict[float, _Fraction] = {}
+    efficient_attention_ratio: _Fraction
     attention_backward_factor: _Sourced
     bandwidth_fraction: _Fraction
     elementwise_bytes: dict[Stack, _Elementwise]
@@ -211,6 +215,7 @@ def load_efficiency(path: Path | None = None) -> Efficiency:
         attention_by_cc={float(k): v.value for k, v in d.attention_fraction_by_compute_capability.items()},
         cudnn_attention_by_cc={float(k): v.value
                                for k, v in d.cudnn_attention_fraction_by_compute_capability.items()},
+        efficient_attention_ratio=d.efficient_attention_ratio.value,
         attention_backward=d.attention_backward_factor.value,
         bandwidth=d.bandwidth_fraction.value,
         elementwise={k: (v.hidden, v.ffn, v.qk) for k, v in d.elementwise_bytes.items()},

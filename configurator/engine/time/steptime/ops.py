@@ -73,6 +73,9 @@ class Shape:
     loss: str  # standard | chunked
     stack: str  # eager | fused
     attention: str = "sdpa"  # sdpa | flash | eager: its kernel per chip (Efficiency.attention_kernel)
+    padded: bool = False  # the batch carries a padding mask, which SDPA receives as an explicit mask (Job)
+    adapters: str = "bf16"  # LoRA adapters' compute: bf16 | fp32 (PEFT's default, bf16 input) | fp32-autocast
+    dropout: bool = False  # LoRA dropout above 0 (PEFT's nn.Dropout on each adapted module's input)
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,39 @@ class _Plan:
         return gemms, tuple(self.stream_c), tuple(self.stream_k)
 
 
+# What one adapted linear's LoRA branch streams per token beyond its GEMMs' own BF16 operands (the x @ A and (x A) @ B
+# rows of the plan read x and write B's output once, 2 bytes an element), as (per input feature, per output feature),
+# forward and backward, from PEFT's lora Linear.forward (peft/tuners/lora/layer.py: ``x = self._cast_input_dtype(x,
+# lora_A.weight.dtype)``, ``result = result + lora_B(lora_A(dropout(x))) * scaling``, ``result.to(torch_result_dtype)``)
+# and autograd's passes through it; derived from the code, not measured.
+# - bf16 adapters (a sharded stack casts them for compute): forward the scale (read and write: 4) and the add to the
+#   base output (2 more): 6 per output; backward the scale's gradient (4 per output) and the input gradient added to
+#   the base's (read 2 + 2, write 2: 6 per input).
+# - fp32 adapters on a bf16 input without autocast (PEFT's default autocast_adapter_dtype=True on a bf16 model):
+#   forward x cast to fp32 (read 2, write 4), A reads it in fp32 (4, of which the plan's GEMM counts 2): 8 per input;
+#   B writes fp32 (4, GEMM counts 2), the scale (8), bf16 + fp32 promotes (read 2 + 4, write 4), cast back (read 4,
+#   write 2): 26 per output. Backward: the cast back's gradient (read 2, write 4), the add's to the bf16 base (read 4,
+#   write 2), the scale's (8), B's two GEMMs read the fp32 gradient (8, GEMMs count 4): 24 per output; A's GEMMs read
+#   x and write dx in fp32 (8, GEMMs count 4), the cast's gradient (read 4, write 2), the add to the base's input
+#   gradient (6): 16 per input.
+# - fp32 adapters under bf16 autocast (mixed-bf16): forward the fp32 cast (6) and autocast's cast back to bf16 for A
+#   (read 4, write 2): 12 per input; B writes bf16, the scale (4) and the bf16 add (6): 10 per output. Backward the
+#   scale's gradient (4) per output; autocast's cast's gradient (read 2, write 4), PEFT's cast's (read 4, write 2)
+#   and the add to the base's input gradient (6): 18 per input.
+# Dropout (p > 0) on the cast input: read, write and a 1-byte mask forward, read gradient and mask, write backward:
+# 5 per input in bf16, 9 in fp32 (the fp32 modes), each way.
+LORA_STREAM_BYTES = {"bf16": ((0.0, 6.0), (6.0, 4.0)), "fp32": ((8.0, 26.0), (16.0, 24.0)),
+                     "fp32-autocast": ((12.0, 10.0), (18.0, 4.0))}  # fmt: skip
+LORA_DROPOUT_BYTES = {"bf16": 5.0, "fp32": 9.0, "fp32-autocast": 9.0}
+
+
+def _lora_stream(s: _PlanKey, backward: bool) -> tuple[float, float]:
+    """(per input, per output) feature bytes one adapted linear streams per token (LORA_STREAM_BYTES)."""
+    (fi, fo), (bi, bo) = LORA_STREAM_BYTES[s.adapters]
+    per_in, per_out = (bi, bo) if backward else (fi, fo)
+    return per_in + (LORA_DROPOUT_BYTES[s.adapters] if s.dropout else 0.0), per_out
+
+
 def _grouped(t: _ModelTable, s: _PlanKey, eff: Efficiency) -> float:
     """How many expert GEMMs of one layer run as one kernel: all of them where the stack runs a grouped GEMM
     (efficiency.yaml ``grouped_experts``), else one (a loop over the experts, one GEMM each)."""
@@ -248,7 +284,8 @@ def _forward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency, recomp
             rows = tokens * t.routed if expert else tokens
             plan.gemm(c("lora"), rows, s.rank, k_in, count)  # x @ A
             plan.gemm(c("lora"), rows, n_out, s.rank, count)  # (x A) @ B
-            plan.stream(c("lora"), rows * (3 * 2.0 * n_out * count))  # scale, add to the base output
+            per_in, per_out = _lora_stream(s, backward=False)  # casts, dropout, scale, add (LORA_STREAM_BYTES)
+            plan.stream(c("lora"), rows * ((per_in * k_in + per_out * n_out) * count))
         plan.kernels += eff.kernels_per_adapter * sum(m[2] for m in adapted)
     if s.dequant_bytes:
         # read NF4/FP8, write BF16, at the dequantisation kernels' own achieved bandwidth
@@ -277,7 +314,8 @@ def _backward(plan: _Plan, model: ModelSpec, s: _PlanKey, eff: Efficiency) -> No
             plan.gemm("lora", rows, k_in, s.rank, count)
             plan.gemm("lora", s.rank, n_out, rows, count)
             plan.gemm("lora", k_in, s.rank, rows, count)
-            plan.stream("lora", rows * (2 * 2.0 * n_out * count))
+            per_in, per_out = _lora_stream(s, backward=True)
+            plan.stream("lora", rows * ((per_in * k_in + per_out * n_out) * count))
     if s.dequant_bytes:
         # the input gradient needs W again
         plan.stream("dequant", t.linear_weights * (s.dequant_bytes + 2.0) * eff.bandwidth / eff.dequant_bandwidth)
@@ -302,6 +340,8 @@ class _PlanKey:
     dequant_bytes: float
     loss: str
     stack: str
+    adapters: str = "bf16"
+    dropout: bool = False
 
 
 @functools.lru_cache(maxsize=1024)
@@ -318,26 +358,32 @@ def _plan(model: ModelSpec, key: _PlanKey, eff_id: int) -> tuple[PlanRows, float
     return plan.rows(), plan.kernels
 
 
-def attention_kernel_of(model: ModelSpec, attention: str, device: Device, seq: int | None = None) -> str:
+def attention_kernel_of(model: ModelSpec, attention: str, device: Device, seq: int | None = None,
+                        padded: bool = False) -> str:  # fmt: skip
     """The attention kernel a job of ``model`` runs on ``device`` at ``seq`` tokens (efficiency.py attention_kernel):
     a sliding-window model passes Transformers' explicit mask once the sequence reaches the window
-    (ModelSpec.window_masks, the rule the memory side's mask bytes follow too), which takes SDPA to its
-    memory-efficient kernel; ``seq`` None: any sliding window masks."""
-    return efficiency().attention_kernel(attention, device.compute_capability, masked=model.window_masks(seq))
+    (ModelSpec.window_masks, the rule the memory side's mask bytes follow too), and a ``padded`` batch passes its
+    padding mask in every layer (Job.padded_batches); either takes SDPA to its memory-efficient kernel; ``seq``
+    None: any sliding window masks."""
+    masked = padded or model.window_masks(seq)
+    return efficiency().attention_kernel(attention, device.compute_capability, masked=masked)
 
 
-def attention_groups(model: ModelSpec, attention: str, device: Device, seq: int) -> tuple[tuple[int, str, bool], ...]:
+def attention_groups(model: ModelSpec, attention: str, device: Device, seq: int,
+                     padded: bool = False) -> tuple[tuple[int, str, bool], ...]:  # fmt: skip
     """The model's layers by the fused kernel their attention runs: (layers, kernel, sliding). A sliding-window
     model's full-attention layers get no mask (masking_utils.py create_causal_mask: _ignore_causal_mask_sdpa keeps
     is_causal), so SDPA runs them on its fused kernel (cuDNN on CC 9.0 / 10.0), while its sliding layers past the
-    window pass a mask and run the memory-efficient kernel (attention_kernel_of); a model without sliding layers is
-    one group."""
+    window pass a mask and run the memory-efficient kernel (attention_kernel_of); a ``padded`` batch's mask reaches
+    every layer (_ignore_causal_mask_sdpa keeps is_causal only for a padding mask of all ones); a model without
+    sliding layers is one group."""
     layers = model.num_layers or 0
     sliding = len(model.sliding_layers) if model.sliding_window else 0
     if not sliding:
-        return ((layers, attention_kernel_of(model, attention, device, seq), False),)
-    full = efficiency().attention_kernel(attention, device.compute_capability, masked=False)
-    groups = ((layers - sliding, full, False), (sliding, attention_kernel_of(model, attention, device, seq), True))
+        return ((layers, attention_kernel_of(model, attention, device, seq, padded), False),)
+    full = efficiency().attention_kernel(attention, device.compute_capability, masked=padded)
+    groups = ((layers - sliding, full, False),
+              (sliding, attention_kernel_of(model, attention, device, seq, padded), True))  # fmt: skip
     return tuple(g for g in groups if g[0] > 0)
 
 
@@ -362,9 +408,10 @@ class AttentionWork:
 
 
 def fused_attention(seq: float, batch: float, heads: float, kv_heads: float, head_dim: float,
-                    layers: float = 1) -> AttentionWork:  # fmt: skip
-    """Causal fused attention over ``batch`` sequences of ``seq`` tokens in each of ``layers`` layers."""
-    flops = 4.0 * seq * seq * head_dim * heads * batch * layers * 0.5
+                    layers: float = 1, causal: bool = True) -> AttentionWork:  # fmt: skip
+    """Fused attention over ``batch`` sequences of ``seq`` tokens in each of ``layers`` layers: causal (the kernel
+    skips the tiles above the diagonal: half the work), or every tile (a kernel given an explicit mask)."""
+    flops = 4.0 * seq * seq * head_dim * heads * batch * layers * (0.5 if causal else 1.0)
     moved = 2.0 * (seq * batch) * (2 * heads * head_dim + 2 * kv_heads * head_dim) * layers
     return AttentionWork(flops, moved)
 
@@ -430,7 +477,7 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
     achieved fraction (tiles vs SMs), each stream at the achieved bandwidth, time = max(compute, memory) per op."""
     eff = efficiency()
     key = _PlanKey(shape.checkpointing, shape.full, shape.rank, shape.targets, shape.dequant_bytes, shape.loss,
-                   shape.stack)  # fmt: skip
+                   shape.stack, shape.adapters, shape.dropout)  # fmt: skip
     (gemms, sc, sk), kernels = _plan(model, key, id(eff))
     arch = eff.arch(device.arch)
     sustained = eff.sustained.get(arch, 1.0)
@@ -459,14 +506,20 @@ def micro_batch(model: ModelSpec, shape: Shape, device: Device) -> MicroBatch:
             rows[i][4] += streamed
     t = _table(model)
     again = 1.0 if shape.checkpointing else 0.0
-    kernel = attention_kernel_of(model, shape.attention, device, shape.seq)
+    kernel = attention_kernel_of(model, shape.attention, device, shape.seq, shape.padded)
     if kernel == "eager":
         _eager_attention(rows, shape, t, again, top, (tm_, tn_, sms, kf), bw)
     else:
         # a fused kernel: forward 4 s^2 d h per sequence and layer, causal halves, backward 2.5x (FlashAttention-2
-        # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward
-        for layers, group_kernel, sliding in attention_groups(model, shape.attention, device, shape.seq):
-            work = fused_attention(shape.seq, shape.batch, t.nh, t.nkv, t.hd, layers)
+        # section 4.1); reads q, k, v and writes o (backward about twice that); a recompute repeats the forward.
+        # Given an explicit mask (is_causal False: transformers sdpa_attention_forward passes is_causal only without
+        # one) the memory-efficient kernel visits every key block (ATen mem_eff_attention kernel_forward.h
+        # advance_to_block cuts num_keys at the diagonal only for its causal custom_mask_types; an additive bias is
+        # NoCustomMask): every tile, not half
+        for layers, group_kernel, sliding in attention_groups(model, shape.attention, device, shape.seq,
+                                                              shape.padded):  # fmt: skip
+            work = fused_attention(shape.seq, shape.batch, t.nh, t.nkv, t.hd, layers,
+                                   causal=group_kernel != "efficient")  # fmt: skip
             if group_kernel == "flash" and sliding and model.sliding_window:
                 # the sliding layers' tiles outside the window are skipped (local_attention_share); SDPA's kernels
                 # take the window as an explicit mask and compute every tile, eager the whole s x s

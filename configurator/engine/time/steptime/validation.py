@@ -66,7 +66,8 @@ def run_model(data: dict[str, Any], name: str, catalog: Catalog) -> ModelSpec:
 
 def run_job(run: dict[str, Any]) -> Job:
     method = run["method"]
-    lora = {"rank": run.get("rank", 16), "targets": run.get("targets", "all-linear")}
+    lora = {"rank": run.get("rank", 16), "targets": run.get("targets", "all-linear"),
+            "dropout": run.get("dropout", 0.0)}  # fmt: skip
     return Job.model_validate({
         "name": "run", "model": "m", "method": method, "lora": lora, "optimizer": run.get("optimizer", "adamw"),
         "precision": "pure-bf16" if run.get("pure_bf16") else "mixed-bf16",
@@ -77,8 +78,9 @@ def run_job(run: dict[str, Any]) -> Job:
         "behaviour": run.get("behaviour", {}),  # a behaviour of the script's own (specs/frameworks.yaml names)
         # timed with the FlashAttention-2 kernel, as every run was scored: their stacks predate PyTorch 2.13's
         # cuDNN preference on CC 9.0 / 10.0 (torchtitan's B200 table ran cuDNN, its source's note says; timing it
-        # so would change how it is scored, after the score)
-        "attention": "flash",
+        # so would change how it is scored, after the score); a row whose script is read to pass SDPA a padding
+        # mask names ``attention: sdpa`` and ``padded: true`` (its source's note says when that was read)
+        "attention": run.get("attention", "flash"), "padded_batches": run.get("padded", False),
     })  # fmt: skip
 
 
@@ -166,10 +168,12 @@ def table(rows: list[Scored]) -> str:
 
 @dataclass(frozen=True)
 class EditionScored(Scored):
-    """One row timed on one candidate edition (``card``) of a card its source does not name: a report, not a
-    score. ``scored_card`` is the edition the committed scoring takes for the row."""
+    """One row timed on one candidate edition (``card``) of a card its source does not name, or with a candidate
+    setting (``setting``) its source does not say: a report, not a score. ``scored_card`` is the edition the
+    committed scoring takes for the row."""
 
     scored_card: str = ""
+    setting: str = ""  # "" for the row's own settings; else the candidate's words ("padded mask")
 
 
 def card_candidates(path: Path | None = None) -> dict[str, dict[str, list[str]]]:
@@ -192,27 +196,43 @@ def score_editions(step_model: str = "per-op", path: Path | None = None,
     catalog = catalog or default_catalog()
     held, seen = set(data["held_apart"]), set(data.get("seen", []))
     candidates = card_candidates(path)
+    settings = setting_candidates(path)
     return [
         EditionScored(r["from"], card, r["model"], r["method"], r["seq"], int(r.get("cards", 1)), measured(r),
-                      predict({**r, "card": card}, data, catalog, step_model=step_model), r["from"] in held,
-                      r.get("scored", True), r["from"] in seen, scored_card=r["card"])
+                      predict({**r, "card": card, **extra}, data, catalog, step_model=step_model), r["from"] in held,
+                      r.get("scored", True), r["from"] in seen, scored_card=r["card"], setting=words)
         for r in data["runs"]
         for card in candidates.get(r["from"], {}).get(r["card"], [])
+        for words, extra in (("", {}), *settings.get(r["from"], {}).get(r["card"], ()))
     ]  # fmt: skip
+
+
+def setting_candidates(path: Path | None = None) -> dict[str, dict[str, tuple[tuple[str, dict[str, Any]], ...]]]:
+    """Per source, each scored card whose rows are also reported with candidate settings the source does not state
+    (its ``setting_candidates``: {card: {words: {row fields}}}), on every candidate edition of that card."""
+    out: dict[str, dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {}
+    for name, src in load_runs(path)["sources"].items():
+        named = {card: tuple(sets.items()) for card, sets in src.get("setting_candidates", {}).items()
+                 if card != "note"}  # fmt: skip
+        if named:
+            out[name] = named
+    return out
 
 
 def editions_table(rows: list[EditionScored]) -> str:
     """The edition report as text: each row's model and error on each candidate edition, then per source and scored
     card the median and worst |error| on each candidate (scored rows only, as ``by_source``)."""
     lines = [f"{'source':<22}{'scored on':<16}{'edition':<16}{'model':<17}{'method':<7}{_FIGURES_HEAD}"]
-    lines += [f"{r.source:<22}{r.scored_card:<16}{r.card:<16}{r.model:<17}{r.method:<7}{_figures(r)}" for r in rows]
+    lines += [f"{r.source:<22}{r.scored_card:<16}{r.card:<16}{r.model:<17}{r.method:<7}{_figures(r)}"
+              f"{'  ' + r.setting if r.setting else ''}" for r in rows]  # fmt: skip
     lines.append("")
-    for key in dict.fromkeys((r.source, r.scored_card, r.card) for r in rows):
-        errs = [abs(r.error) for r in rows if (r.source, r.scored_card, r.card) == key and r.scored]
+    for key in dict.fromkeys((r.source, r.scored_card, r.card, r.setting) for r in rows):
+        errs = [abs(r.error) for r in rows if (r.source, r.scored_card, r.card, r.setting) == key and r.scored]
         if errs:
-            role = "scored" if key[1] == key[2] else "reported"
+            role = "scored" if key[1] == key[2] and not key[3] else "reported"
             lines.append(f"{key[0]:<22} {key[1]:<15} as {key[2]:<15} {role:<9} n={len(errs):<3} median "
-                         f"{statistics.median(errs):6.1%}  worst {max(errs):6.1%}")  # fmt: skip
+                         f"{statistics.median(errs):6.1%}  worst {max(errs):6.1%}"
+                         f"{'  with ' + key[3] if key[3] else ''}")  # fmt: skip
     return "\n".join(lines)
 
 
