@@ -153,7 +153,8 @@ def job_section(i: int, job: JobResult, spec: Job,
         + (f"; sequence {spec.sequence_length:,}" if not rl.generates(spec) else
            f"; {spec.objective.upper()}, prompt {spec.rl.prompt_length:,} + completion {spec.rl.completion_length:,}")
         + f" × micro-batch {spec.micro_batch_size}, gradient checkpointing "
-        f"{'on' if spec.gradient_checkpointing else 'off'}, attention {word('attention', spec.attention)}, loss "
+        f"{'on' if spec.gradient_checkpointing else 'off'}, attention {word('attention', spec.attention)}"
+        f"{' (padded batches)' if spec.padded_batches else ''}, loss "
         f"{word('loss', job.loss)}"
         + (f"; stack: {escape(job.stack)}" if job.stack else "")
         + (f", fixed activation budget {spec.activation_memory_gb:g} GB"

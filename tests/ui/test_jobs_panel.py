@@ -103,6 +103,10 @@ def test_add_a_job_and_edit_every_field(qtbot) -> None:  # type: ignore[no-untyp
     assert job().loss == "chunked"
     choose(panel.attention_box, "flash")
     assert job().attention == "flash"
+    panel.padded_check.setChecked(True)
+    assert job().padded_batches is True and last_text(doc) == "Pad the batches of 8B QLoRA"
+    panel.padded_check.setChecked(False)
+    assert job().padded_batches is False
 
     # activation budget: estimate <-> fixed
     assert not panel.budget_spin.isEnabled()

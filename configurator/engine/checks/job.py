@@ -17,6 +17,7 @@ from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check
 from configurator.engine.model.stack import NO_FLASH_TRAINING, NO_SDPA, TRANSFORMERS_STACKS, attention_run
+from configurator.engine.time.steptime.efficiency import efficiency
 
 Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
 
@@ -232,7 +233,7 @@ def _attention_checks(job: Job, model: ModelSpec) -> list[Check]:
             "The job is sized and timed as FlashAttention-2 regardless. Choose eager attention."),
             detail=_NO_FLASH_DETAIL)]  # fmt: skip
     if attention_run(model.architecture, job) == job.attention:
-        return []
+        return _padded_checks(job)
     why = _NO_SDPA_WHY.get(model.architecture, "its attention")
     advice = _FUSED_ADVICE.get(model.architecture, "Choose FlashAttention for a fused kernel.")
     return [Check(severity="info", code="JOB_ATTENTION_EAGER", job=job.name, message=(
@@ -241,6 +242,25 @@ def _attention_checks(job: Job, model: ModelSpec) -> list[Check]:
         f"transformers 5.24 {NO_SDPA[model.architecture]}._supports_sdpa is False: an unset attn_implementation "
         "falls back from sdpa to eager (modeling_utils.py get_correct_attn_implementation); an explicit "
         "attn_implementation='sdpa' raises."))]  # fmt: skip
+
+
+def _padded_checks(job: Job) -> list[Check]:
+    """Padded batches under SDPA (Job.padded_batches): the mask takes SDPA off its fused causal kernel to the
+    memory-efficient one over every tile (steptime/ops.py attention_groups), which the step time includes; the check
+    says what it costs and how to keep the fused kernel. FlashAttention unpads and eager builds the mask anyway."""
+    if not job.padded_batches or job.attention != "sdpa":
+        return []
+    ratio = efficiency().efficient_attention_ratio
+    return [Check(severity="info", code="JOB_ATTENTION_PADDED", job=job.name, message=(
+        f"Job '{job.name}' pads its batches: the padding mask takes SDPA to its memory-efficient kernel, which "
+        f"computes every tile of the attention at about {ratio:.2f} of FlashAttention-2's rate, about "
+        f"{2 / ratio:.0f}× FlashAttention-2's time for causal attention; the step time includes it. Pack the "
+        "sequences (a padding-free collator) or choose FlashAttention to keep a fused kernel."), detail=(
+        "transformers masking_utils.py _ignore_causal_mask_sdpa drops the mask (is_causal) only for a padding mask "
+        "of all ones; with one, sdpa_attention_forward passes attn_mask and is_causal=False, which rules out "
+        "SDPA's flash and cuDNN kernels; the memory-efficient kernel visits every key block for an additive bias "
+        "(ATen mem_eff_attention kernel_forward.h advance_to_block). Rate: efficiency.yaml "
+        "efficient_attention_ratio (FlashAttention-2 paper, Figure 4)."))]  # fmt: skip
 
 
 def _image_checks(job: Job, model: ModelSpec) -> list[Check]:

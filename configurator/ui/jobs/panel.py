@@ -144,7 +144,7 @@ class JobsPanel(QWidget):
         self.seq_slider, self.seq_spin = self.sequence.slider, self.sequence.spin
         self.micro_spin, self.accum_spin = st.micro_spin, st.accum_spin
         self.checkpointing_check = st.checkpointing_check
-        self.loss_box, self.attention_box = st.loss_box, st.attention_box
+        self.loss_box, self.attention_box, self.padded_check = st.loss_box, st.attention_box, st.padded_check
         self.budget_check, self.budget_spin = st.budget_check, st.budget_spin
         self.checkpoints_spin = st.checkpoints_spin
         self.cards_group = self.cards_rows.group

@@ -111,6 +111,14 @@ class StepRows:
         self.loss_box = kit.choice_box("loss", Job, "Loss", "lossBox", "Chunked loss avoids the full logits tensor")
         self.loss_box.insertItem(0, "Framework default", DEFAULT)  # loss: None, what the job's framework runs
         self.attention_box = kit.choice_box("attention", Job, "Attention", "attentionBox", "Attention kernel")
+        # padded batches take SDPA off its fused causal kernel (Job.padded_batches): the step time shows what it costs
+        self.padded_check = FittingCheck("Padded batches (mask)", "Padded batches")
+        kit.register(self.padded_check, "paddedCheck", "Padded batches: the sequences are padded and the padding "
+                     "mask reaches the model (no packing, no padding-free collator). SDPA then runs its "
+                     "memory-efficient kernel over every tile of the attention, several times slower than the fused "
+                     "causal kernel; FlashAttention unpads instead", "Padded batches")  # fmt: skip
+        kit.form.addRow("", self.padded_check)
+        self.padded_check.toggled.connect(self._padded_changed)
         self._budget_row()
         self.checkpoints_spin = QSpinBox()
         self.checkpoints_spin.setRange(*int_range(Job, "checkpoints_kept"))
@@ -154,6 +162,7 @@ class StepRows:
         kit.set_choice(self.loss_box, DEFAULT if job.loss is None else job.loss)
         kit.note_build_default(self.loss_box, "loss", build)
         kit.set_choice(self.attention_box, job.attention)
+        self.padded_check.setChecked(job.padded_batches)
         fixed = job.activation_memory_gb is not None
         self.budget_check.setChecked(fixed)
         if fixed:
@@ -179,6 +188,12 @@ class StepRows:
             text = f"{'Turn on' if checked else 'Turn off'} gradient checkpointing for {job.name}"
             self.kit.apply(self.checkpointing_check, "gradient_checkpointing", shown(checked),
                            {"gradient_checkpointing": checked}, text=text)  # fmt: skip
+
+    def _padded_changed(self, checked: bool) -> None:
+        job = self.kit.job()
+        if job is not None:
+            text = f"{'Pad' if checked else 'Stop padding'} the batches of {job.name}"
+            self.kit.apply(self.padded_check, "padded_batches", shown(checked), {"padded_batches": checked}, text=text)
 
     def _checkpoints_changed(self, value: int) -> None:
         job = self.kit.job()
