@@ -86,3 +86,23 @@ jobs:
     cards: [1]
 """
 BAD_LINE = 8
+
+
+def seed_b_flip_back() -> Any:
+    """Seed B's plan (its own file) with the H100 at 25,000 USD, not 27,500: its best fleet is RTX-only in month 1,
+    a mix of RTX and HGX from month 12 (the 30B full fine-tune's arrival), and RTX-only again in month 18, the sizing
+    month: a best-fleet change that flips back. Seed B itself keeps RTX-only throughout since PEFT's fp32 adapters
+    are timed (its LoRA classes take more RTX cards); the flip-back logic is tested on this plan."""
+    from configurator.engine.planner import plan_service
+    from configurator.paths import resource
+
+    return plan_service(seed_b_flip_back_plan(), base_dir=resource("plans", "seed-b-service.yaml").parent)
+
+
+def seed_b_flip_back_plan() -> Any:
+    """The plan of seed_b_flip_back: seed B's file with the H100 at 25,000 USD."""
+    from configurator.engine.planner.planfile import load_plan
+    from configurator.paths import resource
+
+    plan = load_plan(resource("plans", "seed-b-service.yaml"))
+    return plan.model_copy(update={"prices": {**plan.prices, "h100-sxm": 25000}})

@@ -9,6 +9,7 @@ import pytest
 from configurator.engine.planner import PlanResult, load_plan, plan_service
 from configurator.paths import resource
 from configurator.report.plan_text import answer_html, render_plan
+from tests.helpers import seed_b_flip_back
 
 SEED_B = resource("plans", "seed-b-service.yaml")
 
@@ -74,18 +75,20 @@ def test_the_cost_inputs_are_printed_as_numbers_in_text_json_and_pdf(seed_b: Pla
     assert "8,565 USD" in html and "PUE: 1.3" in html and "service life: 4 years" in html
 
 
-def test_a_change_that_flips_back_is_not_the_reversal(seed_b: PlanResult) -> None:
-    """Of the months searched (1, each arrival and the month before it, the sizing month), seed B's months 10 and 12
-    best fleets are a mix and month 18's RTX-only again: a step of whole server counts, not 'the reversal' of the
-    RTX-only fleet the plan recommends. The words name the months searched (every month doubled a re-plan)."""
-    rec = seed_b.recommendation
+def test_a_change_that_flips_back_is_not_the_reversal() -> None:
+    """Of the months searched (1, each arrival and the month before it, the sizing month), seed B's month 12 best
+    fleet is a mix once the H100 is cheaper (helpers.seed_b_flip_back) and month 18's RTX-only again: a step of whole
+    server counts, not 'the reversal' of the RTX-only fleet the plan recommends. The words name the months searched
+    (every month doubled a re-plan)."""
+    flip = seed_b_flip_back()
+    rec = flip.recommendation
     assert rec is not None and rec.reversal is not None
     words = rec.reversal.words
     assert not words.startswith("The reversal") and words.startswith("No lasting reversal")
-    assert "Of the months searched (months 1, 9, 10, 11, 12 and 18" in words and "in months 10 and 12" in words
+    assert "Of the months searched (months 1, 9, 10, 11, 12 and 18" in words and "in month 12 (" in words
     assert "whole server counts" in words
     assert "no longer the right purchase" not in words
-    text = _flat(render_plan(seed_b))
+    text = _flat(render_plan(flip))
     assert "flips the moment a job needs two cards" not in text  # the fleet shown runs 2-, 3- and 6-card jobs
 
 
@@ -149,7 +152,7 @@ def test_mig_split_per_server_full_card_instance_and_worst_route(seed_b: PlanRes
     rec = seed_b.recommendation
     assert rec is not None
     why = " ".join(rec.why)
-    assert "MIG split: 2 of the 8 cards in each RTX PRO 6000 server (24 of its 96 cards) as 4×1g.24gb" in why
+    assert "MIG split: 2 of the 8 cards in each RTX PRO 6000 server (26 of its 104 cards) as 4×1g.24gb" in why
     lora = next(c for c in seed_b.classes if c.name == "30B LoRA")
     assert lora.mig_gain_full_card and lora.mig_gain_device == "RTX PRO 6000 server / 4g.96gb"
     assert "only the full-card instance (RTX PRO 6000 server / 4g.96gb) holds 30B LoRA" in why

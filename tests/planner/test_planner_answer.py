@@ -14,6 +14,7 @@ from configurator.cli import main
 from configurator.engine.planner import Plan, PlanResult, load_plan, plan_service
 from configurator.paths import resource
 from configurator.report.plan_text import render_plan
+from tests.helpers import seed_b_flip_back
 
 SEED_B = resource("plans", "seed-b-service.yaml")
 
@@ -134,13 +135,21 @@ def test_reversal_names_the_month_and_the_class() -> None:
     assert "and it stays so to month 6" in rev.words
 
 
-def test_the_reversal_carries_the_kinds_best_at_the_sizing_month(seed_b: PlanResult) -> None:
-    """Seed B: the best fleet turns into a mix in month 10 and is RTX-only again by month 18, the sizing month
-    (Reversal.sized: the kiosk re-derived it from the ranked fleets)."""
-    rev = seed_b.recommendation.reversal  # type: ignore[union-attr]
-    assert rev is not None and rev.month is not None and rev.month != seed_b.size_for_month
-    assert rev.sized == seed_b.fleets[0].kinds == rev.before != rev.after
+def test_the_reversal_carries_the_kinds_best_at_the_sizing_month() -> None:
+    """Seed B with a cheaper H100 (helpers.seed_b_flip_back): the best fleet turns into a mix in month 12 and is
+    RTX-only again by month 18, the sizing month (Reversal.sized: the kiosk re-derived it from the ranked fleets)."""
+    flip = seed_b_flip_back()
+    rev = flip.recommendation.reversal
+    assert rev is not None and rev.month == 12 and rev.month != flip.size_for_month
+    assert rev.sized == flip.fleets[0].kinds == rev.before != rev.after
     assert rev.undone_by_sizing and rev.sized_as_before
+
+
+def test_seed_b_has_no_reversal_within_its_roadmap(seed_b: PlanResult) -> None:
+    """Seed B as shipped: RTX-only is the best fleet at every month searched, and the words say so (not a month)."""
+    rev = seed_b.recommendation.reversal  # type: ignore[union-attr]
+    assert rev is not None and rev.month is None and rev.before == rev.after == rev.sized == seed_b.fleets[0].kinds
+    assert rev.words.startswith("No reversal within the 18-month roadmap: RTX PRO 6000 server only stays the best")
 
 
 def test_a_reversal_that_lasts_is_sized_as_after() -> None:
@@ -206,10 +215,11 @@ def test_one_card_limits_state_seed_bs_criterion_as_sizes(seed_b: PlanResult) ->
 
 
 def test_a_reversal_that_does_not_last_says_where_the_sizing_month_ends() -> None:
-    """Seed B: the 30B full fine-tune makes month 12's best fleet a mix, yet month 18 (the sizing month) is
-    RTX-only again; the words must not leave the reader thinking the recommendation contradicts the reversal."""
-    result = plan_service(load_plan(SEED_B), base_dir=SEED_B.parent)
-    rev = result.recommendation.reversal  # type: ignore[union-attr]
+    """Seed B with a cheaper H100: the 30B full fine-tune makes month 12's best fleet a mix, yet month 18 (the sizing
+    month) is RTX-only again; the words must not leave the reader thinking the recommendation contradicts the
+    reversal."""
+    result = seed_b_flip_back()
+    rev = result.recommendation.reversal
     assert rev is not None and rev.month is not None
     best = result.fleets[0]
     if best.kinds == rev.before:

@@ -19,10 +19,10 @@ def test_seed_b_packing_is_summarised_under_the_cards_name_and_lines_wrap() -> N
     assert max(len(line) for line in text.splitlines()) <= WIDTH
     best = result.fleets[0]
     (packing,) = best.packing
-    assert len(packing.cards) == 24  # seed B's recommended fleet: 24 cards cut four ways
+    assert len(packing.cards) == 26  # seed B's recommended fleet: 26 cards cut four ways
     words = packing_words(packing)
-    assert words.startswith("MIG packing on NVIDIA RTX PRO 6000 Blackwell Server Edition: 96 instances on 24 cards")
-    assert "24 cards as 4 × 1g.24gb" in words and "the other 72 cards whole" in words
+    assert words.startswith("MIG packing on NVIDIA RTX PRO 6000 Blackwell Server Edition: 104 instances on 26 cards")
+    assert "26 cards as 4 × 1g.24gb" in words and "the other 78 cards whole" in words
     assert words.count("1g.24gb") == 1  # the layout once, not once per card
     flat = re.sub(r"\s+", " ", text)  # the report wraps the sentence over lines
     assert words in flat

@@ -29,6 +29,7 @@ from configurator.ui.dnd.mime import card_mime
 from configurator.ui.kiosk import DemoWindow, load_scenarios, planspec
 from configurator.ui.kiosk.planscene import PlanResults, read_plan_figure, shown_build
 from configurator.ui.kiosk.planspec import READS, check_plan_reads
+from tests.helpers import seed_b_flip_back, seed_b_flip_back_plan
 from tests.kiosk_helpers import assert_bar_words_apart, clipped_labels
 from tests.shots import SCREENS
 
@@ -154,22 +155,33 @@ def test_figures_equal_the_planners(shipped: Plan, seed_b: PlanResult) -> None:
     assert info.wait_p95_h is not None and wait.value == info.wait_p95_h
     words = "7B LoRA wait at the busiest hour for nineteen jobs in twenty (target met)"
     assert wait.text == f"{info.wait_p95_h:.2f} h {words}"
-    # the reversal: the month the recommended servers change, or that they do not
+    # the reversal: the month the recommended servers change, or that they do not (seed B: they do not)
     assert seed_b.recommendation is not None and seed_b.recommendation.reversal is not None
     r = seed_b.recommendation.reversal
-    if r.month is None:
-        assert rev.number == "No change" and rev.label == f"{mix(best.kinds)} stays best all roadmap long"
-    else:
-        assert rev.number == f"Month {r.month}" and f"{mix(r.after)} is best" in rev.label
-    # the short form says what the planner's sentence says, no more: the mix is best from month 10, and by the
-    # month the fleet is sized for the RTX PRO 6000 servers alone are best again (it said "from then on")
-    assert (r.month, r.job_class, r.before, r.after, best.kinds) == (10, "70B LoRA", [RTX], [RTX, H100], [RTX])
-    assert "is best again by month" in r.words
-    assert rev.text == f"Month 10 70B LoRA arrives: {RTX} + {H100} is best; by month 18, {RTX} alone again"
-    assert "from then on" not in rev.text
+    assert r.month is None and r.sized == best.kinds
+    assert rev.number == "No change" and rev.label == f"{mix(best.kinds)} stays best all roadmap long"
     # the kinds best by the sizing month are the planner's (Reversal.sized), not re-derived from the ranked fleets:
     # a result that lists no fleet still says them
     bare = read_plan_figure(s.more[2], shipped, seed_b.model_copy(update={"fleets": []}), catalog)
+    assert bare.text == rev.text
+
+
+def test_a_flip_back_reads_as_the_planner_says_it() -> None:
+    """Seed B with a cheaper H100 (helpers.seed_b_flip_back): the mix is best from month 12, and by the month the
+    fleet is sized for the RTX PRO 6000 servers alone are best again; the short form says what the planner's sentence
+    says, no more (it said "from then on")."""
+    plan, result, catalog = seed_b_flip_back_plan(), seed_b_flip_back(), default_catalog()
+    s = load_scenarios()[5]
+    rev = read_plan_figure(s.more[2], plan, result, catalog)
+    r = result.recommendation.reversal
+    best = result.fleets[0]
+    assert r is not None
+    assert (r.month, r.job_class, r.before, r.after, best.kinds) == (12, "30B full fine-tune", [RTX], [RTX, H100],
+                                                                     [RTX])  # fmt: skip
+    assert "is best again by month" in r.words
+    assert rev.text == f"Month 12 30B full fine-tune arrives: {RTX} + {H100} is best; by month 18, {RTX} alone again"
+    assert "from then on" not in rev.text
+    bare = read_plan_figure(s.more[2], plan, result.model_copy(update={"fleets": []}), catalog)
     assert bare.text == rev.text
 
 

@@ -104,9 +104,13 @@ class KioskChart:
             text = headroom_label(row.headroom_gb, row.fits, self.unit, digits)
         # the axis names the unit: a label wider than its bar drops it (the MIG scenario's four '13.3 GB' ran into
         # each other at 1024x768)
-        font = _font(self.point_size(bars, plot_px), True)
-        if QFontMetrics(font).horizontalAdvance(text) > room_px - BAR_WORDS_GAP * self.scale:
+        metrics = QFontMetrics(_font(self.point_size(bars, plot_px), True))
+        if metrics.horizontalAdvance(text) > room_px - BAR_WORDS_GAP * self.scale:
             text = text.replace(f" {self.unit}", "", 1)
+        # then the plus of a free figure (the title says "free"): the plan's fourteen bars' '+21' ran into each other
+        # at 1280x800 (under 2 px apart)
+        if text.startswith("+") and metrics.horizontalAdvance(text) > room_px - BAR_WORDS_GAP * self.scale:
+            text = text[1:]
         return text
 
     def _dense(self, bars: int, plot_px: float) -> bool:
