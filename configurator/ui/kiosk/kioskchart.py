@@ -94,24 +94,30 @@ class KioskChart:
     def label(self, job: str, row: CardMemory, room_px: float) -> str | None:
         bars = len(self.chart.rows)
         plot_px = room_px * max(bars, 1)
-        if self.spec is not None:
-            text = bar_text(float(getattr(row, self.spec.field)), self.spec, self.unit)
-        elif not self._compact(bars, plot_px):
+        if self.spec is None and not self._compact(bars, plot_px):
             return None  # the chart's own headroom words
-        else:
-            # eight bars (a plan's node) take whole GB, so neighbouring labels do not touch
-            digits = 0 if bars >= 8 or abs(to_unit(row.headroom_gb, self.unit)) >= 100 else 1
-            text = headroom_label(row.headroom_gb, row.fits, self.unit, digits)
+        text = self._words(row, bars)
         # the axis names the unit: a label wider than its bar drops it (the MIG scenario's four '13.3 GB' ran into
         # each other at 1024x768)
         metrics = QFontMetrics(_font(self.point_size(bars, plot_px), True))
-        if metrics.horizontalAdvance(text) > room_px - BAR_WORDS_GAP * self.scale:
+        room = room_px - BAR_WORDS_GAP * self.scale
+        if metrics.horizontalAdvance(text) > room:
             text = text.replace(f" {self.unit}", "", 1)
-        # then the plus of a free figure (the title says "free"): the plan's fourteen bars' '+21' ran into each other
-        # at 1280x800 (under 2 px apart)
-        if text.startswith("+") and metrics.horizontalAdvance(text) > room_px - BAR_WORDS_GAP * self.scale:
+        # then the plus of a free figure (the title says "free"), on every bar alike where any one crowds: the plan's
+        # fourteen bars' '+21' ran into each other at 1280x800 (under 2 px apart)
+        widest = max(metrics.horizontalAdvance(self._words(r, bars).replace(f" {self.unit}", "", 1))
+                     for _, r in self.chart.rows)  # fmt: skip
+        if text.startswith("+") and widest > room:
             text = text[1:]
         return text
+
+    def _words(self, row: CardMemory, bars: int) -> str:
+        """A bar's figure in the kiosk's words: the scenario's field, or the headroom (whole GB over eight bars or
+        more, so neighbouring labels do not touch)."""
+        if self.spec is not None:
+            return bar_text(float(getattr(row, self.spec.field)), self.spec, self.unit)
+        digits = 0 if bars >= 8 or abs(to_unit(row.headroom_gb, self.unit)) >= 100 else 1
+        return headroom_label(row.headroom_gb, row.fits, self.unit, digits)
 
     def _dense(self, bars: int, plot_px: float) -> bool:
         return plot_px / max(bars, 1) < DENSE_BAR_PX * self.scale
