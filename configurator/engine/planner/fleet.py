@@ -21,6 +21,7 @@ nodes: the words of each fleet's ``ranked_by`` say which.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -161,23 +162,14 @@ class Model:
 
     def share_served(self, ci: int, d: int, devices: int, month: int) -> float:
         """The largest share of class ``ci``'s demand that ``devices`` devices ``d`` serve on their own (utilisation
-        target, stable peak, wait target), by bisection on the share; kept per (class, device, count, month)."""
+        target, stable peak, wait target): served_share, kept per (class, device, count, month)."""
         key = (ci, d, devices, month)
         got = self._served.get(key)
         if got is None:
-            lam = self.classes[ci].demand(month)
-            lo, hi = 0.0, 1.0
-            if lam <= 0 or devices <= 0:
-                hi = 0.0 if devices <= 0 else 1.0
-            else:
-                for _ in range(30):
-                    mid = (lo + hi) / 2
-                    if self.need_for(ci, d, lam * mid) <= devices:
-                        lo = mid
-                    else:
-                        hi = mid
-                hi = lo
-            got = self._served[key] = hi
+            c = self.classes[ci]
+            got = self._served[key] = served_share(
+                c.demand(month), self.service_hours(ci, d), self.utilisation, self.hours_per_day, c.wait_target_hours,
+                self.peak_share, devices)  # fmt: skip
         return got
 
     def service_hours(self, ci: int, d: int) -> float:
@@ -277,6 +269,28 @@ def node_count(cand: Candidate) -> int:
 Score = tuple[bool, float | None, float, int, int]
 # What ranks it, smallest first: (infeasible, cost per job or inf, cards without prices, kWh per job, cards, nodes)
 RankKey = tuple[bool, float, int, float, int, int]
+
+
+@functools.lru_cache(maxsize=65536)
+def served_share(jobs_per_day: float, service_hours: float, utilisation: float, hours_per_day: float,
+                 wait_target_hours: float | None, peak_share: float | None, devices: int) -> float:  # fmt: skip
+    """The largest share of ``jobs_per_day`` that ``devices`` devices serve on their own (devices_needed of the
+    share at most ``devices``), by bisection on the share (30 halvings). A function of the figures alone, memoised
+    across plans: an edit to one class re-plans the others' shares from here (the planner window's re-plan)."""
+    if devices <= 0:
+        return 0.0
+    if jobs_per_day <= 0:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        need = devices_needed(jobs_per_day * mid, service_hours, utilisation, hours_per_day, wait_target_hours,
+                              peak_share)  # fmt: skip
+        if need <= devices:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 @dataclass
