@@ -97,6 +97,18 @@ def test_quit_and_preferences_keys(active_window) -> None:  # type: ignore[no-un
     assert rows["Quit"] == "Ctrl+Q"
     assert rows["Preferences"] == menus.preferences_action.shortcuts()[0].toString()
     assert rows["Jobs"] == "Ctrl+2" and rows["Cards palette"] == "Ctrl+1"
+    assert rows["Verify build"] == "Ctrl+Shift+V"  # File › Verify build… had no key
+
+
+def test_ctrl_shift_v_opens_verify_build(active_window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from configurator.ui.shell.verify_dialog import VerifyDialog
+
+    window = active_window
+    window.chassis_view.setFocus()
+    qtbot.keyClick(focused(), Key.Key_V, Mod.ControlModifier | Mod.ShiftModifier)
+    qtbot.waitUntil(lambda: any(d.isVisible() for d in window.findChildren(VerifyDialog)))
+    for dialog in window.findChildren(VerifyDialog):
+        dialog.close()
 
 
 def test_ctrl_q_closes_the_window(active_window, qtbot) -> None:  # type: ignore[no-untyped-def]

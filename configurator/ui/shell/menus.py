@@ -92,7 +92,7 @@ class Menus(QObject):
         self.export_action = act(file, "&Export build sheet…", self.sheet.export, QKeySequence("Ctrl+E"),
                                  "Preview the build sheet and save it as PDF")  # fmt: skip
         self.export_action.setShortcuts([QKeySequence("Ctrl+E"), QKeySequence("Ctrl+P")])  # a print preview
-        self.verify_action = act(file, "&Verify build…", self.commands.verify_build, None,
+        self.verify_action = act(file, "&Verify build…", self.commands.verify_build, QKeySequence("Ctrl+Shift+V"),
                                  "Check a built machine's burn-in results against the acceptance figures")
         self.preferences_action = act(file, "Pr&eferences…", self.commands.preferences)
         self.preferences_action.setShortcuts(standard_keys(QKeySequence.StandardKey.Preferences, "Ctrl+,"))
