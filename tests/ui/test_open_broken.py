@@ -222,9 +222,24 @@ def test_hgx_board_refuses_another_gpu_model(window, boxes, qtbot) -> None:  # t
     assert window.doc.build.card_in(3) is not None
 
 
-def test_unknown_model_on_its_job_names_the_closest_models(window, boxes) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_model_on_its_job_names_the_closest_models(window, boxes, qtbot) -> None:  # type: ignore[no-untyped-def]
     """The job row shows the unknown id and the check says what was meant, not 32 ids cut off at 'mi…'."""
     assert window.files.open_path(DATA / "unknown_model.yaml")
     message = next(c.message for c in window.doc.result.checks if c.code == "JOB_MODEL_UNKNOWN")
     assert "did you mean" in message and "7b" in message and "known:" not in message
     assert window.jobs_panel.model_rows.box.currentText() == "no-such-model-7b"  # the unknown model on its job row
+    # an id is no file: no 'Locate config.json…', but the closest catalog model, one click away (undoable)
+    rows, panel = window.jobs_panel.model_rows, window.jobs_panel
+    assert not rows.locate_button.isVisibleTo(panel) and rows.suggest_button.isVisibleTo(panel)
+    assert rows.suggestion is not None and rows.suggestion in message
+    name = window.doc.catalog.models[rows.suggestion].name
+    assert rows.suggest_button.text() == f"Use {name}"
+    index = next(i for i, j in enumerate(window.doc.build.jobs) if j.model == "no-such-model-7b")
+    suggestion = rows.suggestion
+    rows.suggest_button.click()
+    assert window.doc.build.jobs[index].model == suggestion
+    assert not any(c.code == "JOB_MODEL_UNKNOWN" for c in window.doc.result.checks)
+    panel.catch_up()
+    assert not rows.suggest_button.isVisibleTo(panel)
+    window.doc.undo_stack.undo()
+    assert any(j.model == "no-such-model-7b" for j in window.doc.build.jobs)

@@ -12,19 +12,19 @@ from PySide6.QtWidgets import (
     QCompleter,
     QDoubleSpinBox,
     QFileDialog,
-    QLabel,
     QLineEdit,
     QMessageBox,
+    QPushButton,
     QWidget,
 )
 
-from configurator.catalog.errors import FileError
+from configurator.catalog.errors import FileError, close_ids
 from configurator.catalog.hf_config import load_hf_config
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
 from configurator.engine.model.build import Job, ParamsOnlyModel
 from configurator.trace.request import engine_models_family, read_config_json
-from configurator.ui.base import safe_message, severity_ink
+from configurator.ui.base import WrapLabel, safe_message, severity_ink
 from configurator.ui.jobs.fields import _PARAMS, _SCALE, FittingButton, float_range, reason
 from configurator.ui.jobs.form_kit import FormKit
 
@@ -45,6 +45,11 @@ def model_order(spec: ModelSpec) -> tuple[bool, bool, str, int, str]:
     parameter-count-only entries after the real ones."""
     family = spec.family if not spec.is_params_only else None
     return spec.is_params_only, family is None, (family or "").casefold(), spec.total_params or 0, spec.name.casefold()
+
+
+def looks_like_file(text: str) -> bool:
+    """A job model that names a file (a config.json path), not a catalog id."""
+    return text.endswith(".json") or "/" in text or "\\" in text
 
 
 class ModelRows:
@@ -87,16 +92,23 @@ class ModelRows:
         kit.form.addRow("", self.import_button)
         # a job whose config.json cannot be read (moved, a folder, a FIFO, unreadable): the reason and a way
         # to point the job at the file again; the rest of the build works meanwhile
-        self.missing_label = QLabel()
+        self.missing_label = WrapLabel()  # as tall as its wrapped lines: a QLabel was cut to three of four
         self.missing_label.setObjectName("modelMissingLabel")
         self.missing_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason quotes a path: never markup
         self.missing_label.setWordWrap(True)
-        kit.form.addRow("", self.missing_label)
+        kit.form.addRow(self.missing_label)  # the whole width, as the trace row's note
         self.locate_button = FittingButton("Locate config.json…", "Locate…")
         self.locate_button.setObjectName("locateButton")
         self.locate_button.setToolTip("This job's model file cannot be read: choose where its config.json is now")
         self.locate_button.clicked.connect(self._locate_config)
         kit.form.addRow("", self.locate_button)
+        # a model id the catalog lacks (a typo in a build file, a model a newer catalog had): no file to locate, the
+        # closest catalog model to use instead (the engine's message names up to three)
+        self.suggest_button = QPushButton()
+        self.suggest_button.setObjectName("suggestButton")
+        self.suggest_button.clicked.connect(self._use_suggestion)
+        kit.form.addRow("", self.suggest_button)
+        self.suggestion: str | None = None
         spin = self.adapter_spin = QDoubleSpinBox()
         spin.setDecimals(2)
         spin.setRange(*float_range(ParamsOnlyModel, "adapter_fraction", 2, scale=100))
@@ -180,7 +192,18 @@ class ModelRows:
         if missing is not None:  # the theme's error ink, read when shown: a fixed #C62828 was 2.5:1 on dark
             self.missing_label.setStyleSheet(f"color: {severity_ink(self.missing_label, 'error')};")
         kit.form.setRowVisible(self.missing_label, missing is not None)
-        kit.form.setRowVisible(self.locate_button, missing is not None)
+        is_file = isinstance(job.model, str) and looks_like_file(job.model)
+        kit.form.setRowVisible(self.locate_button, missing is not None and is_file)
+        self.suggestion = None
+        if missing is not None and not is_file and isinstance(job.model, str):
+            catalog = kit.doc.catalog.models
+            self.suggestion = next(iter(close_ids(job.model, list(catalog))), None)
+        if self.suggestion is not None:
+            name = kit.doc.catalog.models[self.suggestion].name
+            self.suggest_button.setText(f"Use {name}")
+            self.suggest_button.setToolTip(f"The catalog has no model '{job.model}': use {name} "
+                                           f"({self.suggestion}), the closest id, or pick another from the list")
+        kit.form.setRowVisible(self.suggest_button, self.suggestion is not None)
 
     def missing_reason(self, job: Job, spec: ModelSpec | None) -> str | None:
         """Why the job's model file cannot be read (the engine's JOB_MODEL_UNKNOWN check on it), or None."""
@@ -205,7 +228,7 @@ class ModelRows:
         m = _PARAMS.match(text)
         if m:
             return ParamsOnlyModel(parameters=float(m.group(1)) * _SCALE[m.group(2).lower()])
-        if text.endswith(".json") or "/" in text or "\\" in text:
+        if looks_like_file(text):
             try:
                 load_hf_config(text)
             except FileError as exc:
@@ -252,6 +275,10 @@ class ModelRows:
             self._import_for_trace(path, exc)
             return
         self.set_model(str(Path(path).resolve()), spec.name)
+
+    def _use_suggestion(self) -> None:
+        if self.suggestion is not None:
+            self.set_model(self.suggestion, self.kit.doc.catalog.models[self.suggestion].name)
 
     def _locate_config(self) -> None:
         """Point the job at its config.json again: the dialog opens where the file was (or the build's folder)."""
