@@ -71,3 +71,23 @@ def test_price_row_from_the_sellers_list(qtbot, tmp_path: Path, monkeypatch) -> 
 def test_price_row_without_a_list_says_so() -> None:
     row = price_row(None, None)
     assert row.left == row.right == "no price list" and row.better is None
+
+
+def test_another_build_naming_what_the_catalog_lacks_opens_beside_this_one(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """As File › Open does: a card or model id the catalog lacks opens, its side shows what can be sized and the
+    unknown job as not sized; a file that is no build at all is still refused with its reason."""
+    from unittest.mock import patch
+
+    broken = Path(__file__).resolve().parent / "data" / "broken"
+    _, dialog = _dialog(qtbot, tmp_path)
+    for name in ("unknown_model.yaml", "unknown_card.yaml"):
+        assert dialog.use_file(broken / name), name
+        assert dialog.other_path == broken / name
+        assert not charts_cut(dialog)
+        # its errors are said over its side, every one in the tooltip
+        title = dialog.right_title.text()
+        assert "error" in title and "did you mean" in title, title
+        assert dialog.right_title.toolTip().count("\n") + 1 == len(dialog.other_result.errors)
+    with patch("configurator.ui.jobs.compare.QMessageBox.critical") as critical:
+        assert not dialog.use_file(broken / "malformed.yaml")
+    assert critical.called and "malformed.yaml" in critical.call_args[0][2]

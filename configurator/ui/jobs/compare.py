@@ -41,7 +41,7 @@ from configurator.engine.editing import EditRefused, default_swap_target, swap_c
 from configurator.engine.model.bom import bill_of_materials
 from configurator.engine.model.buildfile import load_build
 from configurator.engine.model.resolver import ModelResolver
-from configurator.ui.base import BuildDocument, MiddleElidedComboBox, fit_to_screen, safe_message
+from configurator.ui.base import BuildDocument, MiddleElidedComboBox, fit_to_screen, safe_message, severity_ink
 from configurator.ui.charts import HeadroomChart, palette_is_dark
 from configurator.ui.jobs.recipe_bar import RecipeBar
 
@@ -196,7 +196,7 @@ class CompareDialog(QDialog):
 
     def use_file(self, path: Path) -> bool:
         try:
-            self.other = load_build(path, self.doc.catalog)
+            self.other = load_build(path, self.doc.catalog, keep_unknown=True)  # as File › Open: the checks say where
         except FileError as exc:
             QMessageBox.critical(self, "Cannot open build", safe_message(str(exc)))
             return False
@@ -278,11 +278,16 @@ class CompareDialog(QDialog):
         recipe_left = f" · {escape_rich(job)}: {this.label}" if job and this else ""
         recipe_right = f" · {escape_rich(job)}: {other.label}" if job and other else ""
         self.left_title.setText(f"<b>This build:</b> {escape_rich(build.name)}{recipe_left}")  # names are user text
+        # a file naming what the catalog lacks opens (as File › Open does): its errors are said where its side is
+        errors = self.other_result.errors if self.other_result is not None else []
+        said = (f" · <span style='color:{severity_ink(self.right_title, 'error')}'>{len(errors)} "
+                f"error{'s' if len(errors) != 1 else ''}: {escape_rich(errors[0].message)}</span>") if errors else ""
         self.right_title.setText(
             f"<b>Other:</b> {escape_rich(self.other.name)}"
             + (f" ({escape_rich(self.other_path.name)})" if self.other_path else "")
-            + recipe_right
+            + recipe_right + said
         )
+        self.right_title.setToolTip("\n".join(c.message for c in errors))
 
     def _fill_table(self) -> None:
         self.table.setRowCount(len(self.rows))
