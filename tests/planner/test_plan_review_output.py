@@ -38,6 +38,9 @@ def test_no_fleet_serving_the_demand_is_never_recommended() -> None:
     assert all(f.totals.cost_per_job is None and f.totals.kwh_per_job is None for f in result.fleets)
     assert all(a.cost_per_job is None for a in rec.alternatives if not a.feasible)
     assert rec.reversal is None
+    # the nearest first: the most cards the plan lets it buy (the cheapest short fleet was the smallest, 1 server)
+    cards = [f.totals.cards for f in result.fleets]
+    assert cards == sorted(cards, reverse=True) and cards[0] >= 16 * 8, cards
 
 
 def test_each_alternative_states_its_own_capital_share(seed_b: PlanResult) -> None:

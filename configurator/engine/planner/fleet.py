@@ -438,8 +438,12 @@ RANKED_BY_CARDS = "cards, then energy per job (no prices: capital unknown; idle 
 
 
 def rank_key(s: Score) -> RankKey:
-    """Feasible first, then cost per job; where prices are unknown, cards, then energy per job, then nodes."""
+    """Feasible first, then cost per job; where prices are unknown, cards, then energy per job, then nodes. Among
+    fleets that do not serve the demand, the most cards first (the nearest to serving it: the cheapest short fleet
+    is the smallest, the least use to a reader of a plan that no fleet serves), then cost or energy."""
     feasible, per_job, kwh, cards, nodes = s
+    if not feasible:
+        return (True, float(-cards), 0, per_job if per_job is not None else kwh, cards, nodes)
     if per_job is not None:
         return (not feasible, per_job, 0, kwh, cards, nodes)
     return (not feasible, math.inf, cards, kwh, cards, nodes)
