@@ -436,3 +436,27 @@ def test_layout_and_mig_off_say_which_jobs_lost_their_instance(qtbot) -> None:  
     assert "lost" not in statuses[-1] and "whole card" in statuses[-1]
     doc.undo_stack.undo()
     assert doc.build.jobs[3].cards == [InstanceRef(slot=1, instance=3)]
+
+
+def test_the_message_takes_the_new_themes_ink_at_once(qtbot, seed_doc: BuildDocument) -> None:  # type: ignore[no-untyped-def]
+    """View › Dark theme: a refusal under the diagram is recoloured when the palette turns, not at the next message
+    (review 2: it kept the light theme's red on the dark background)."""
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.ui.base import severity_ink
+    from configurator.ui.base.style import dark_palette
+
+    editor = make_editor(qtbot, seed_doc)
+    editor.say("Refused: no room", error=True)
+    light = editor.message.styleSheet()
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = app.palette()
+    try:
+        app.setPalette(dark_palette())
+        qtbot.waitUntil(lambda: editor.message.styleSheet() != light)
+        assert editor.message.styleSheet() == f"color: {severity_ink(editor, 'error')};"
+        assert editor.message.text() == "Refused: no room"
+    finally:
+        app.setPalette(before)
+    qtbot.waitUntil(lambda: editor.message.styleSheet() == light)

@@ -243,3 +243,19 @@ def test_unknown_model_on_its_job_names_the_closest_models(window, boxes, qtbot)
     assert not rows.suggest_button.isVisibleTo(panel)
     window.doc.undo_stack.undo()
     assert any(j.model == "no-such-model-7b" for j in window.doc.build.jobs)
+    # the reason follows View › Dark theme at once
+    from PySide6.QtWidgets import QApplication
+
+    from configurator.ui.base.style import dark_palette
+
+    panel.catch_up()
+    light = rows.missing_label.styleSheet()
+    assert light.startswith("color:")
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = app.palette()
+    try:
+        app.setPalette(dark_palette())
+        qtbot.waitUntil(lambda: rows.missing_label.styleSheet() != light)
+    finally:
+        app.setPalette(before)

@@ -118,6 +118,8 @@ class CompareDialog(QDialog):
         for chart in (self.left_chart, self.right_chart):
             if chart.dark != dark:
                 chart.set_dark(dark)
+        if self.other_result is not None and self.other_result.errors:  # the other side's errors, in the new ink
+            self._refresh(self.doc.build, self.doc.result)
 
     def _card_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()

@@ -189,8 +189,7 @@ class ModelRows:
         kit.form.setRowVisible(self.adapter_spin, isinstance(job.model, ParamsOnlyModel))
         missing = self.missing_reason(job, spec)
         self.missing_label.setText(missing or "")
-        if missing is not None:  # the theme's error ink, read when shown: a fixed #C62828 was 2.5:1 on dark
-            self.missing_label.setStyleSheet(f"color: {severity_ink(self.missing_label, 'error')};")
+        self.recolour()
         kit.form.setRowVisible(self.missing_label, missing is not None)
         is_file = isinstance(job.model, str) and looks_like_file(job.model)
         kit.form.setRowVisible(self.locate_button, missing is not None and is_file)
@@ -204,6 +203,12 @@ class ModelRows:
             self.suggest_button.setToolTip(f"The catalog has no model '{job.model}': use {name} "
                                            f"({self.suggestion}), the closest id, or pick another from the list")
         kit.form.setRowVisible(self.suggest_button, self.suggestion is not None)
+
+    def recolour(self) -> None:
+        """The missing-file reason in the theme's error ink, read when shown and when the theme turns: a fixed
+        #C62828 was 2.5:1 on dark."""
+        if self.missing_label.text():  # the form's palette: turned before its children's when the theme turns
+            self.missing_label.setStyleSheet(f"color: {severity_ink(self.parent, 'error')};")
 
     def missing_reason(self, job: Job, spec: ModelSpec | None) -> str | None:
         """Why the job's model file cannot be read (the engine's JOB_MODEL_UNKNOWN check on it), or None."""

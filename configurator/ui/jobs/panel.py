@@ -14,7 +14,7 @@ This module composes the rooms' parts: ``listing`` (the list), ``form_kit`` (the
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -215,6 +215,13 @@ class JobsPanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.catch_up()
+
+    def changeEvent(self, event: QEvent) -> None:
+        """View › Dark theme: a model's missing-file reason takes the theme's error ink at once."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(
+                self, "model_rows"):  # fmt: skip
+            self.model_rows.recolour()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

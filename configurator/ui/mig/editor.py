@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
@@ -289,6 +289,14 @@ class MigEditor(QWidget):
         super().showEvent(event)
         if self._refresh_pending:
             self._on_changed(self.doc.build, self.doc.result)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """View › Dark theme: the message under the diagram takes the theme's error ink at once (it kept the old
+        one until the next message)."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange) and hasattr(
+                self, "message"):  # fmt: skip
+            self._show_message(self.mig_card())
 
     def _refresh(self, build: Build, result: BuildResult) -> None:
         self._refresh_pending = False
