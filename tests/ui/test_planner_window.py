@@ -329,3 +329,24 @@ def test_no_propagate_size_hints_warning_on_show_and_resize(qtbot, qtlog) -> Non
     window.resize(1920, 1080)
     qtbot.wait(20)
     assert not [r.message for r in qtlog.records if "propagateSizeHints" in r.message]
+
+
+def test_padded_batches_of_a_class_slow_its_jobs_and_undo_restores(qtbot, planner: PlannerWindow) -> None:  # type: ignore[no-untyped-def]
+    """A class whose batches are padded (its mask takes SDPA to the masked kernel over every tile) takes longer a
+    job on every device: one undoable edit, shown in the box when the class is chosen again."""
+    planner.wait_for_plan()
+    before = planner.result
+    assert before is not None
+    index = planner.inputs.class_box.findText("8B full fine-tune")
+    planner.inputs.class_box.setCurrentIndex(index)
+    assert not planner.inputs.padded.isChecked()
+    planner.inputs.padded.setChecked(True)
+    assert planner.doc.plan.classes[index].padded_batches is True
+    after = planner.wait_for_plan()
+    assert after is not None
+    name = planner.doc.plan.classes[index].name
+    slower = [(b.service_hours, a.service_hours) for b, a in zip(before.matrix, after.matrix, strict=True)
+              if b.job_class == name and b.service_hours is not None]  # fmt: skip
+    assert slower and all(a > b for b, a in slower)
+    planner.undo_action.trigger()
+    assert planner.doc.plan.classes[index].padded_batches is False and not planner.inputs.padded.isChecked()

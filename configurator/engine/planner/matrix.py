@@ -102,6 +102,8 @@ def _job(cls: JobClass, cards: list[int] | list[dict[str, int]], parallelism: st
         "micro_batch_size": cls.micro_batch_size,
         "gradient_accumulation_steps": cls.gradient_accumulation_steps,
         "gradient_checkpointing": cls.gradient_checkpointing,
+        "attention": cls.attention,
+        "padded_batches": cls.padded_batches,
         "activation_memory_gb": cls.activation_memory_gb,
         "cards": cards,
     }

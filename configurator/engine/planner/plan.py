@@ -75,6 +75,9 @@ class JobClass(Strict):
     micro_batch_size: int = Field(default=1, ge=1, le=4096)
     gradient_accumulation_steps: int = Field(default=1, ge=1, le=65536)
     gradient_checkpointing: bool = True
+    attention: Literal["sdpa", "flash", "eager"] = "sdpa"
+    # the class's batches are padded and the mask reaches the model (Job.padded_batches: SDPA's masked kernel)
+    padded_batches: bool = False
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
     # how a class that needs more than one card splits over a group of cards in one node
     multi_card_parallelism: Literal["fsdp", "ddp", "tp"] = "fsdp"

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QDoubleValidator, QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -133,6 +134,11 @@ class InputsPanel(QWidget):
         self.micro_batch = _ispin(1, 4096)
         self.micro_batch.setToolTip("Sequences per device per forward/backward pass: more needs more memory")
         form.addRow("Micro-batch:", self.micro_batch)
+        self.padded = QCheckBox("Padded batches (mask)")
+        self.padded.setToolTip("The class's sequences are padded and the padding mask reaches the model (no packing): "
+                               "SDPA then runs its memory-efficient kernel over every tile of the attention, several "
+                               "times slower than the fused causal kernel")  # fmt: skip
+        form.addRow("", self.padded)
         self.tokens = _dspin(0.001, 1e9, 3, 1.0, " M tokens")
         self.tokens.setToolTip("Tokens one job processes (epochs x dataset tokens), in millions")
         form.addRow("Job size:", self.tokens)
@@ -203,6 +209,8 @@ class InputsPanel(QWidget):
         on(self.jobs_per_day, "Change jobs per day", "jpd", lambda p, v: self._cls(p, jobs_per_day=v))
         on(self.sequence_length, "Change sequence length", "seq", lambda p, v: self._cls(p, sequence_length=v))
         on(self.micro_batch, "Change micro-batch", "mb", lambda p, v: self._cls(p, micro_batch_size=v))
+        self.padded.toggled.connect(lambda v: self._edit("Pad batches" if v else "Stop padding batches", "pad",
+                                                         lambda p, x: self._cls(p, padded_batches=x), v))  # fmt: skip
         on(self.tokens, "Change job size", "tok", lambda p, v: self._cls(p, tokens_per_job=v * 1e6, steps=None))
         on(self.growth, "Change class growth", "growth", lambda p, v: self._cls(
             p, growth_per_month=None if v <= NO_GROWTH_OVERRIDE else v / 100))  # fmt: skip
@@ -264,6 +272,7 @@ class InputsPanel(QWidget):
             self.jobs_per_day.setValue(c.jobs_per_day or 0.0)
             self.sequence_length.setValue(c.sequence_length)
             self.micro_batch.setValue(c.micro_batch_size)
+            self.padded.setChecked(c.padded_batches)
             self.tokens.setValue(c.job_tokens / 1e6)
             self.growth.setValue(NO_GROWTH_OVERRIDE if c.growth_per_month is None else c.growth_per_month * 100)
             self.wait.setValue(c.wait_target_hours or 0.0)
