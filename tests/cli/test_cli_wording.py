@@ -62,7 +62,7 @@ def test_the_plan_report_multiplies_with_one_sign(capsys: pytest.CaptureFixture[
     main(["plan", str(ROOT / "resources" / "plans" / "seed-b-service.yaml")])
     out = capsys.readouterr().out
     assert not RATIO_X.findall(out), RATIO_X.findall(out)
-    assert "Recommendation: 13 × RTX PRO 6000 server (2 of 8 cards as 4×1g.24gb)" in out
+    assert "Recommendation: 13 × RTX PRO 6000 server (2 of 8 cards in each as 4×1g.24gb)" in out
     assert "Classes × devices" in out
 
 

@@ -38,7 +38,8 @@ def test_every_bar_has_a_legend_entry(qtbot) -> None:  # type: ignore[no-untyped
 
 def test_the_legend_names_each_fleet_whole(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Seed B's mixed fleets read '#3: 8 x RTX PRO 6000 server (2 of 8 cards as 2x2g.48gb) + 2 x H…' in the legend,
-    cut at 60 characters just before the server kind that sets them apart from #1. The legend says the engine's
+    cut at 60 characters just before the server kind that sets them apart from #1 (before the labels said 'in
+    each'). The legend says the engine's
     short label whole (the window cut the label down with a regex of its own) and keeps inside the window at
     1024 px."""
     window = _seed_b_window(qtbot)

@@ -212,8 +212,8 @@ def _why(plan: Plan, pre: Prepared, best: FleetResult, alts: list[tuple[Alternat
 
 
 def _mig_split_words(best: FleetResult) -> list[str]:
-    """The fleet's MIG cards in full: per server and in total (its label says '2 of 8 cards as 4×1g.24gb', which
-    reads as two cards in all)."""
+    """The fleet's MIG cards in full: per server and in total (its label says '2 of 8 cards in each as 4×1g.24gb',
+    each server's split, not the fleet's total)."""
     out = []
     for n in best.nodes:
         if not n.count or not n.mig_cards_per_node or not n.mig_layout:

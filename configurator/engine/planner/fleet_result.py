@@ -37,10 +37,11 @@ from configurator.engine.planner.result import (
 
 
 def fleet_label(model: Model, cand: Candidate, short: bool = False) -> str:
-    """A candidate fleet in words: '2 × RTX + 1 × HGX (3 of 8 cards as 2×1g.10gb + 3g.40gb)' (FleetResult.label,
-    Alternative.label). ``short``: the same in fewer characters for a chart's legend, '2×RTX + 1×HGX (3 of 8 as
+    """A candidate fleet in words: '2 × RTX + 1 × HGX (3 of 8 cards in each as 2×1g.10gb + 3g.40gb)'
+    (FleetResult.label, Alternative.label): the MIG split is each server's ('3 of 8 cards as …' read as three cards
+    in all). ``short``: the same in fewer characters for a chart's legend, '2×RTX + 1×HGX (3 of 8 each as
     2×1g.10gb + 3g.40gb)' (FleetResult.short_label): nothing left out, so two fleets never read alike."""
-    times, cards = ("×", "") if short else (" × ", " cards")
+    times, cards = ("×", " each") if short else (" × ", " cards in each")
     parts = []
     for t, (n, layout, k) in enumerate(cand):
         if not n:

@@ -253,7 +253,7 @@ class FleetResult(Out):
     unserved: list[str] = []
     ranked_by: str = ""  # what ranks it: cost per job, or without prices cards then energy per job
     kinds: list[str] = []  # the node types it buys
-    # the label in fewer characters, for a legend: '12×RTX (2 of 8 as 4×1g.24gb)' (fleet_result.fleet_label)
+    # the label in fewer characters, for a legend: '12×RTX (2 of 8 each as 4×1g.24gb)' (fleet_result.fleet_label)
     short_label: str = ""
 
     @property
