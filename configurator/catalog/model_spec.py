@@ -396,7 +396,7 @@ class ModelSpec(Strict):
         """Whether Transformers passes SDPA the sliding layers' window mask at ``sequence`` tokens (None: any
         sequence): from the window's length on; below it masking_utils.py _ignore_causal_mask_sdpa keeps is_causal
         (``kv_length < local_attention_size``). The mask takes SDPA to its memory-efficient kernel and is kept for
-        the backward (step time's attention_kernel_of, memory's _mask_bias)."""
+        the backward (step time's attention_kernel_of, memory's _mask_bytes)."""
         return self.sliding_window is not None and (sequence is None or sequence >= self.sliding_window)
 
     def window_cuts(self, sequence: int) -> bool:

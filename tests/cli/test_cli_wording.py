@@ -49,13 +49,13 @@ RATIO_X = re.compile(r"\d(?:\.\d+)?x(?![0-9A-Za-z])")  # '3.6x', '0.84x to 2.64x
 
 @pytest.mark.parametrize("name", ["default", "seed-70b-lora-8x-h200-nvl", "mixed-with-errors"])
 def test_one_multiplication_sign_per_output(capsys: pytest.CaptureFixture[str], name: str) -> None:
-    """'3.54× compute' in the communication block sat beside '(3.6x)' in the check: × throughout."""
+    """'3.50× compute' in the communication block sat beside '(3.6x)' in the check: × throughout."""
     out = _size(capsys, name)
     assert not RATIO_X.findall(out), RATIO_X.findall(out)
     assert "×" in out
     if name == "seed-70b-lora-8x-h200-nvl":
         (line,) = [ln for ln in out.splitlines() if "COMM_DOMINATES" in ln]
-        assert "(3.54× compute)" in line and "3.54× compute, on the critical path" in out  # the same figure
+        assert "(3.50× compute)" in line and "3.50× compute, on the critical path" in out  # the same figure
 
 
 def test_the_plan_report_multiplies_with_one_sign(capsys: pytest.CaptureFixture[str]) -> None:

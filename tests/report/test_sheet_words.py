@@ -171,9 +171,9 @@ def test_a_shared_models_second_copy_says_whose_it_shares_not_zero() -> None:
 
 
 def test_step_time_reads_as_a_step_timed_op_by_op() -> None:
-    """'2.332 s per op' read as a time per op: it is the step's, timed op by op."""
+    """'2.358 s per op' read as a time per op: it is the step's, timed op by op."""
     build, result = _sized("default")
     text = render(result)
-    assert "s per op" not in text and "2.332 s a step, timed op by op at 835.5 dense BF16 TFLOPS" in text
+    assert "s per op" not in text and "2.358 s a step, timed op by op at 835.5 dense BF16 TFLOPS" in text
     sheet = "".join(job_section(0, result.jobs[0], build.jobs[0]))
     assert "timed op by op at 835.5 dense BF16 TFLOPS" in sheet and " per op at " not in sheet

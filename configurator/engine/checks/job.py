@@ -248,8 +248,8 @@ def _padded_checks(job: Job) -> list[Check]:
     """Padded batches under SDPA (Job.padded_batches): the mask takes SDPA off its fused causal kernel to the
     memory-efficient one over every tile (steptime/ops.py attention_groups), which the step time includes; the check
     says what it costs and how to keep the fused kernel. FlashAttention unpads and eager builds the mask anyway."""
-    if not job.padded_batches or job.attention != "sdpa":
-        return []
+    if not job.padded_batches or job.attention != "sdpa" or job.framework not in TRANSFORMERS_STACKS:
+        return []  # FlashAttention unpads, eager builds the mask anyway, other stacks pass no padding mask
     ratio = efficiency().efficient_attention_ratio
     return [Check(severity="info", code="JOB_ATTENTION_PADDED", job=job.name, message=(
         f"Job '{job.name}' pads its batches: the padding mask takes SDPA to its memory-efficient kernel, which "
@@ -258,9 +258,12 @@ def _padded_checks(job: Job) -> list[Check]:
         "sequences (a padding-free collator) or choose FlashAttention to keep a fused kernel."), detail=(
         "transformers masking_utils.py _ignore_causal_mask_sdpa drops the mask (is_causal) only for a padding mask "
         "of all ones; with one, sdpa_attention_forward passes attn_mask and is_causal=False, which rules out "
-        "SDPA's flash and cuDNN kernels; the memory-efficient kernel visits every key block for an additive bias "
+        "SDPA's flash kernel; the memory-efficient kernel visits every key block for an additive bias "
         "(ATen mem_eff_attention kernel_forward.h advance_to_block). Rate: efficiency.yaml "
-        "efficient_attention_ratio (FlashAttention-2 paper, Figure 4)."))]  # fmt: skip
+        "efficient_attention_ratio (FlashAttention-2 paper, Figure 4). UNCONFIRMED on H100, H200 and B200: a "
+        "PyTorch that prefers cuDNN there (2.13 and later, cuDNN 9.15.1 and later) may run the masked call on cuDNN, "
+        "which takes a bias too (sdp_utils.cpp can_use_cudnn_attention checks the mask's shape only), faster than "
+        "timed here; the engine times it as the tracer routes it (trace/worker/emulation.py)."))]  # fmt: skip
 
 
 def _image_checks(job: Job, model: ModelSpec) -> list[Check]:

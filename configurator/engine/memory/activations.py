@@ -84,7 +84,7 @@ def lm_head_trained(job: Job) -> bool:
 
 def per_layer_bytes_per_token(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
     """Cached on what it depends on; only eager attention and an explicit mask (a sliding window, a padded batch:
-    _mask_bias) depend on the sequence length (s x s scores or bias)."""
+    _mask_bytes) depend on the sequence length (s x s scores or bias)."""
     lora = job.lora
     targets = lora.targets if isinstance(lora.targets, str) else tuple(lora.targets)
     stack = stack_of(job)
@@ -168,23 +168,31 @@ def _eager_scores(model: ModelSpec, sequence: int, att: int) -> float:
     return scores
 
 
-def _mask_bias(model: ModelSpec, job: Job, sequence: int, att: int) -> float:
-    """Bytes per token (averaged over the layers) of the explicit masks SDPA keeps.
+def _masked_share(model: ModelSpec, job: Job, sequence: int) -> float:
+    """The share of the layers whose SDPA call gets an explicit mask: every layer of a padded batch on a Transformers
+    stack (Job.padded_batches), the sliding layers past their window, else none.
 
     Transformers skips the mask (is_causal) only while the sequence is shorter than a sliding window and the padding
     mask is all ones (masking_utils.py _ignore_causal_mask_sdpa: ``kv_length < local_attention_size``, and
-    ``padding_mask.all()``); otherwise each masked layer passes its boolean mask, SDPA turns it into an additive bias of
-    the query's dtype (masked_fill, batch x 1 x s x s) and the memory-efficient kernel keeps that bias for its
-    backward: one per sliding layer past the window, or one per layer of a padded batch (Job.padded_batches).
-    FlashAttention-2 takes the window as an argument and unpads a padded batch: it keeps no mask."""
+    ``padding_mask.all()``). FlashAttention-2 takes the window as an argument and unpads a padded batch: none."""
     if job.attention != "sdpa":
         return 0.0
-    layers = model.num_layers or 1
-    if job.padded_batches:
-        return att * sequence
+    if job.padded_batches and job.framework in TRANSFORMERS_STACKS:
+        return 1.0
     if not model.window_masks(sequence):
         return 0.0
-    return att * sequence * len(model.sliding_layers) / layers
+    return len(model.sliding_layers) / (model.num_layers or 1)
+
+
+def _mask_bytes(model: ModelSpec, job: Job, sequence: int, att: int, a: int, kv: int) -> float:
+    """Bytes per token (averaged over the layers) a masked SDPA call keeps beyond an unmasked one: SDPA turns the
+    boolean mask into an additive bias of the query's dtype (masked_fill, batch x 1 x s x s) that the
+    memory-efficient kernel keeps for its backward, one per masked layer; and with a mask Transformers expands k
+    and v to every head first (sdpa_attention_forward: use_gqa_in_sdpa needs ``attention_mask is None``, else
+    repeat_kv), so the kernel keeps the expanded copies (the tracer's emulation does the same:
+    trace/worker/emulation.py)."""
+    share = _masked_share(model, job, sequence)
+    return share * att * (sequence + 2 * (a - kv)) if share else 0.0
 
 
 def eager_forward_transient(model: ModelSpec, job: Job, sequence: int, tp: int = 1) -> float:
@@ -252,7 +260,7 @@ def _per_layer_transformers(model: ModelSpec, job: Job, sequence: int, tp: int, 
         attn = att * 3 * a + _eager_scores(model, sequence, att)
     else:
         attn = att * (2 * a + 2 * kv) + FP32 * nh
-        attn += _mask_bias(model, job, sequence, att)
+        attn += _mask_bytes(model, job, sequence, att, a, kv)
     if model.fused_qkv and not (qlora and autocast):
         # Phi-3 slices q, k and v out of one qkv_proj output; q and k become new tensors through rotary, but v stays
         # a view, so the kernel's saved v keeps the whole fused output alive (modeling_phi3.py Phi3Attention);

@@ -217,7 +217,7 @@ class Job(Strict):
     # collator): Transformers then gives SDPA an explicit mask (masking_utils.py _ignore_causal_mask_sdpa keeps
     # is_causal only for a padding mask of all ones), which moves it to its memory-efficient kernel over every tile
     # and keeps the mask for the backward (step time: steptime/ops.py attention_groups; memory: activations.py
-    # _mask_bias). FlashAttention-2 (attention: flash) unpads instead and eager builds the mask anyway: no change
+    # _mask_bytes). FlashAttention-2 (attention: flash) unpads instead and eager builds the mask anyway: no change
     padded_batches: bool = False
     activation_memory_gb: float | None = Field(default=None, ge=0, le=10_000)
     # vision-language models (engine/vision.py): images per sample, each image_resolution x image_resolution pixels

@@ -18,7 +18,7 @@ from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
 from configurator.engine.model.stack import attention_run
-from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
+from configurator.engine.time.steptime import Device, OpRow, job_step, padded_mask, scaled_class, tower_step
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 from configurator.engine.time.steptime.ops import attention_groups, routed_share
@@ -396,7 +396,7 @@ def compute(
         op_rows = step.rows
         launch_bound = step.launch_bound
         attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
-        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length, job.padded_batches)
+        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length, padded_mask(job))
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None

@@ -3,6 +3,7 @@ config.json), the import button, and the adapter share of a parameter-count-only
 
 from __future__ import annotations
 
+import difflib
 from functools import partial
 from pathlib import Path
 
@@ -45,6 +46,18 @@ def model_order(spec: ModelSpec) -> tuple[bool, bool, str, int, str]:
     parameter-count-only entries after the real ones."""
     family = spec.family if not spec.is_params_only else None
     return spec.is_params_only, family is None, (family or "").casefold(), spec.total_params or 0, spec.name.casefold()
+
+
+TYPO_RATIO = 0.75  # difflib's similarity from which an unknown id reads as a typo of a catalog id
+
+
+def typo_of(wanted: str, known: list[str]) -> str | None:
+    """The catalog id ``wanted`` is a typo of (the closest, at least TYPO_RATIO alike), or None: the engine's message
+    names looser matches ('no-such-model-7b' -> qwen2.5-vl-7b, sharing '7b'), not one to offer as the fix."""
+    close = close_ids(wanted, known)
+    if close and difflib.SequenceMatcher(None, wanted, close[0]).ratio() >= TYPO_RATIO:
+        return close[0]
+    return None
 
 
 def looks_like_file(text: str) -> bool:
@@ -195,8 +208,7 @@ class ModelRows:
         kit.form.setRowVisible(self.locate_button, missing is not None and is_file)
         self.suggestion = None
         if missing is not None and not is_file and isinstance(job.model, str):
-            catalog = kit.doc.catalog.models
-            self.suggestion = next(iter(close_ids(job.model, list(catalog))), None)
+            self.suggestion = typo_of(job.model, list(kit.doc.catalog.models))
         if self.suggestion is not None:
             name = kit.doc.catalog.models[self.suggestion].name
             self.suggest_button.setText(f"Use {name}")

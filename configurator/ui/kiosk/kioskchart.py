@@ -97,17 +97,17 @@ class KioskChart:
         if self.spec is None and not self._compact(bars, plot_px):
             return None  # the chart's own headroom words
         text = self._words(row, bars)
-        # the axis names the unit: a label wider than its bar drops it (the MIG scenario's four '13.3 GB' ran into
-        # each other at 1024x768)
         metrics = QFontMetrics(_font(self.point_size(bars, plot_px), True))
         room = room_px - BAR_WORDS_GAP * self.scale
-        if metrics.horizontalAdvance(text) > room:
-            text = text.replace(f" {self.unit}", "", 1)
-        # then the plus of a free figure (the title says "free"), on every bar alike where any one crowds: the plan's
-        # fourteen bars' '+21' ran into each other at 1280x800 (under 2 px apart)
-        widest = max(metrics.horizontalAdvance(self._words(r, bars).replace(f" {self.unit}", "", 1))
-                     for _, r in self.chart.rows)  # fmt: skip
-        if text.startswith("+") and widest > room:
+        unit = f" {self.unit}"
+        every = [self._words(r, bars) for _, r in self.chart.rows]
+        # the axis names the unit: where any bar's label is wider than its bar, every bar drops it (the MIG
+        # scenario's four '13.3 GB' ran into each other at 1024x768; '7 GB' beside '21' read as two kinds of figure)
+        if max(metrics.horizontalAdvance(t) for t in every) > room:
+            text, every = text.replace(unit, "", 1), [t.replace(unit, "", 1) for t in every]
+        # then the plus of a free figure (the title says "free"), alike: the plan's fourteen bars' '+21' ran into
+        # each other at 1280x800 (under 2 px apart)
+        if text.startswith("+") and max(metrics.horizontalAdvance(t) for t in every) > room:
             text = text[1:]
         return text
 

@@ -227,8 +227,8 @@ class _Plan:
 # lora_A.weight.dtype)``, ``result = result + lora_B(lora_A(dropout(x))) * scaling``, ``result.to(torch_result_dtype)``)
 # and autograd's passes through it; derived from the code, not measured.
 # - bf16 adapters (a sharded stack casts them for compute): forward the scale (read and write: 4) and the add to the
-#   base output (2 more): 6 per output; backward the scale's gradient (4 per output) and the input gradient added to
-#   the base's (read 2 + 2, write 2: 6 per input).
+#   base output (read 2 + 2, write 2: 6): 10 per output; backward the scale's gradient (4 per output) and the input
+#   gradient added to the base's (read 2 + 2, write 2: 6 per input).
 # - fp32 adapters on a bf16 input without autocast (PEFT's default autocast_adapter_dtype=True on a bf16 model):
 #   forward x cast to fp32 (read 2, write 4), A reads it in fp32 (4, of which the plan's GEMM counts 2): 8 per input;
 #   B writes fp32 (4, GEMM counts 2), the scale (8), bf16 + fp32 promotes (read 2 + 4, write 4), cast back (read 4,
@@ -242,7 +242,7 @@ class _Plan:
 #   and the add to the base's input gradient (6): 18 per input.
 # Dropout (p > 0) on the cast input: read, write and a 1-byte mask forward, read gradient and mask, write backward:
 # 5 per input in bf16, 9 in fp32 (the fp32 modes), each way.
-LORA_STREAM_BYTES = {"bf16": ((0.0, 6.0), (6.0, 4.0)), "fp32": ((8.0, 26.0), (16.0, 24.0)),
+LORA_STREAM_BYTES = {"bf16": ((0.0, 10.0), (6.0, 4.0)), "fp32": ((8.0, 26.0), (16.0, 24.0)),
                      "fp32-autocast": ((12.0, 10.0), (18.0, 4.0))}  # fmt: skip
 LORA_DROPOUT_BYTES = {"bf16": 5.0, "fp32": 9.0, "fp32-autocast": 9.0}
 
