@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QRect, QSettings, Qt
@@ -247,3 +249,18 @@ def open_seed_b_planner(qtbot, on_open_build=None):  # type: ignore[no-untyped-d
     qtbot.waitExposed(window)
     assert window.wait_for_plan() is not None
     return window
+
+
+@contextmanager
+def dark_theme() -> Iterator[None]:
+    """The application in View › Dark theme's palette for the block, the palette it had restored after it."""
+    from configurator.ui.base.style import dark_palette
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    before = app.palette()
+    try:
+        app.setPalette(dark_palette())
+        yield
+    finally:
+        app.setPalette(before)

@@ -441,22 +441,14 @@ def test_layout_and_mig_off_say_which_jobs_lost_their_instance(qtbot) -> None:  
 def test_the_message_takes_the_new_themes_ink_at_once(qtbot, seed_doc: BuildDocument) -> None:  # type: ignore[no-untyped-def]
     """View › Dark theme: a refusal under the diagram is recoloured when the palette turns, not at the next message
     (review 2: it kept the light theme's red on the dark background)."""
-    from PySide6.QtWidgets import QApplication
-
     from configurator.ui.base import severity_ink
-    from configurator.ui.base.style import dark_palette
+    from tests.gui_helpers import dark_theme
 
     editor = make_editor(qtbot, seed_doc)
     editor.say("Refused: no room", error=True)
     light = editor.message.styleSheet()
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    before = app.palette()
-    try:
-        app.setPalette(dark_palette())
+    with dark_theme():
         qtbot.waitUntil(lambda: editor.message.styleSheet() != light)
         assert editor.message.styleSheet() == f"color: {severity_ink(editor, 'error')};"
         assert editor.message.text() == "Refused: no room"
-    finally:
-        app.setPalette(before)
     qtbot.waitUntil(lambda: editor.message.styleSheet() == light)

@@ -249,18 +249,10 @@ def test_unknown_model_on_its_job_names_the_closest_models(window, boxes, qtbot)
     window.doc.undo_stack.undo()
     assert window.doc.build.jobs[index].model == "llama-3.1-8bb"
     # the reason follows View › Dark theme at once
-    from PySide6.QtWidgets import QApplication
-
-    from configurator.ui.base.style import dark_palette
+    from tests.gui_helpers import dark_theme
 
     panel.catch_up()
     light = rows.missing_label.styleSheet()
     assert light.startswith("color:")
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    before = app.palette()
-    try:
-        app.setPalette(dark_palette())
+    with dark_theme():
         qtbot.waitUntil(lambda: rows.missing_label.styleSheet() != light)
-    finally:
-        app.setPalette(before)
