@@ -164,6 +164,18 @@ def close_ids(wanted: str, known: list[str]) -> list[str]:
     return sorted(sharing, key=lambda k: -rank[k])[:3]
 
 
+TYPO_RATIO = 0.75  # difflib's similarity from which an unknown id reads as a typo of a known one
+
+
+def typo_of(wanted: str, known: list[str]) -> str | None:
+    """The id ``wanted`` is a typo of (the closest, at least TYPO_RATIO alike), or None: close_ids also names looser
+    matches ('no-such-model-7b' -> qwen2.5-vl-7b, sharing '7b'), fit for a message, not to offer as the fix."""
+    close = close_ids(wanted, known)
+    if close and difflib.SequenceMatcher(None, wanted, close[0]).ratio() >= TYPO_RATIO:
+        return close[0]
+    return None
+
+
 def unknown_words(kind: str, wanted: str, known: list[str]) -> str:
     """ "unknown model 'x'; did you mean y, z?": the closest ids, never the whole list (40 model ids were cut off
     at 'mi…' in the Checks list and the message box; a file's Problem carries them all as its choices)."""

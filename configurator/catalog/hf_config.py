@@ -116,6 +116,12 @@ CONFIG_LIMITS: dict[str, int] = {
 }
 
 
+def names_file(ref: str) -> bool:
+    """Whether a job's model reference names a Hugging Face config.json file (a path), not a catalog id: the rule
+    the resolver, the build and plan files' checks, the planner's cell cache, the tracer and the job form share."""
+    return ref.endswith(".json") or "/" in ref or "\\" in ref
+
+
 def _int(config: dict[str, Any], key: str, default: int | None = None) -> int:
     value = config.get(key, default)
     if value is None:

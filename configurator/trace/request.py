@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from configurator.catalog.errors import FileError, Problem, shorten
-from configurator.catalog.hf_config import model_from_hf_config, read_config_object
+from configurator.catalog.hf_config import model_from_hf_config, names_file, read_config_object
 from configurator.catalog.loader import Catalog
 from configurator.catalog.model_spec import SUPPORTED_MODEL_TYPES, ModelSpec
 from configurator.engine.model.build import Build, Job, ParamsOnlyModel
@@ -174,7 +174,7 @@ def model_source(job: Job, resolver: ModelResolver) -> ModelSource:
     if ref in resolver.catalog.models:
         spec = resolver.catalog.models[ref]
         return ModelSource(config_from_spec(spec), spec.name, spec, None, True)
-    if not (ref.endswith(".json") or "/" in ref or "\\" in ref):
+    if not names_file(ref):
         raise TraceRefused(f"unknown model {ref!r}: name a catalog model (configurator catalog models) or a "
                            "config.json path")  # fmt: skip
     path = resolver.path_of(ref)

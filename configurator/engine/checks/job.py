@@ -16,7 +16,13 @@ from configurator.engine.mig.layout import LayoutCheck
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import CardMemory, Check
-from configurator.engine.model.stack import NO_FLASH_TRAINING, NO_SDPA, TRANSFORMERS_STACKS, attention_run
+from configurator.engine.model.stack import (
+    NO_FLASH_TRAINING,
+    NO_SDPA,
+    TRANSFORMERS_STACKS,
+    attention_run,
+    passes_padding_mask,
+)
 from configurator.engine.time.steptime.efficiency import efficiency
 
 Key = tuple[int, int | None]  # (slot, MIG instance or None for the whole card)
@@ -248,7 +254,7 @@ def _padded_checks(job: Job) -> list[Check]:
     """Padded batches under SDPA (Job.padded_batches): the mask takes SDPA off its fused causal kernel to the
     memory-efficient one over every tile (steptime/ops.py attention_groups), which the step time includes; the check
     says what it costs and how to keep the fused kernel. FlashAttention unpads and eager builds the mask anyway."""
-    if not job.padded_batches or job.attention != "sdpa" or job.framework not in TRANSFORMERS_STACKS:
+    if not passes_padding_mask(job) or job.attention != "sdpa":
         return []  # FlashAttention unpads, eager builds the mask anyway, other stacks pass no padding mask
     ratio = efficiency().efficient_attention_ratio
     return [Check(severity="info", code="JOB_ATTENTION_PADDED", job=job.name, message=(

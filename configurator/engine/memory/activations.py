@@ -17,7 +17,14 @@ from configurator.engine.cache import CACHE
 from configurator.engine.memory import moe
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.stack import PROFILES, TRANSFORMERS_STACKS, as_run, runs_model_dtypes, stack_of
+from configurator.engine.model.stack import (
+    PROFILES,
+    TRANSFORMERS_STACKS,
+    as_run,
+    passes_padding_mask,
+    runs_model_dtypes,
+    stack_of,
+)
 
 BF16, FP32 = 2, 4
 
@@ -177,7 +184,7 @@ def _masked_share(model: ModelSpec, job: Job, sequence: int) -> float:
     ``padding_mask.all()``). FlashAttention-2 takes the window as an argument and unpads a padded batch: none."""
     if job.attention != "sdpa":
         return 0.0
-    if job.padded_batches and job.framework in TRANSFORMERS_STACKS:
+    if passes_padding_mask(job):
         return 1.0
     if not model.window_masks(sequence):
         return 0.0

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from configurator.catalog.errors import FileError, Problem, unknown_words
 from configurator.catalog.fileio import atomic_write_text, safe_read_text
+from configurator.catalog.hf_config import names_file
 from configurator.catalog.limits import MAX_BUILD_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.yamlio import line_for, parse_yaml, validation_problems
@@ -112,7 +113,7 @@ def reference_problems(build: Build, catalog: Catalog, lines: Mapping[tuple[Any,
                                line_for(("cards", i, "card"), lines), tuple(sorted(catalog.cards))))  # fmt: skip
     for i, j in enumerate(build.jobs):
         m = j.model
-        if isinstance(m, str) and not (m.endswith(".json") or "/" in m) and m not in catalog.models:
+        if isinstance(m, str) and not names_file(m) and m not in catalog.models:
             out.append(Problem(f"jobs[{i}].model", unknown_words("model", m, list(catalog.models))
                                + " (or give a path to a config.json, or {parameters: 30e9})",
                                line_for(("jobs", i, "model"), lines), tuple(sorted(catalog.models))))  # fmt: skip

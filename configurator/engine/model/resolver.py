@@ -10,7 +10,7 @@ from pathlib import Path
 
 from configurator.catalog.errors import FileError, Problem, UnknownIdError, plain_message
 from configurator.catalog.fileio import expand_path
-from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.hf_config import load_hf_config, names_file
 from configurator.catalog.loader import Catalog
 from configurator.catalog.models import ModelSpec
 from configurator.engine.model.build import ParamsOnlyModel
@@ -49,7 +49,7 @@ class ModelResolver:
                 raise ValueError(f"model {plain_message(exc)}") from None
         if ref in self.catalog.models:
             return self.catalog.models[ref]
-        if ref.endswith(".json") or "/" in ref or "\\" in ref:
+        if names_file(ref):
             path = self.path_of(ref)
             try:
                 key = (os.path.realpath(path), path.stat().st_mtime if path.exists() else 0.0)

@@ -127,6 +127,13 @@ PROFILES: dict[str, FrameworkProfile] = load_profiles()  # read once, at import
 TRANSFORMERS_STACKS = frozenset({"hf-trainer", "axolotl"})
 
 
+def passes_padding_mask(job: Job) -> bool:
+    """Whether a padded batch's mask reaches the model (Job.padded_batches): on a Transformers stack, whose masking
+    utilities pass the padding mask on; torchtune, LitGPT and torchtitan keep is_causal and pass none. The step time
+    (steptime job_shape), the memory (activations.py _masked_share) and the check (JOB_ATTENTION_PADDED) read it."""
+    return job.padded_batches and job.framework in TRANSFORMERS_STACKS
+
+
 def runs_model_dtypes(job: Job) -> bool:
     """A Transformers stack on one card or DDP: the model's own dtypes run (engine/memory/activations.py)."""
     record = PARALLELISM[job.parallelism]  # whole replicas: nothing sharded, no layer split

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from configurator.catalog.hf_config import names_file
 from configurator.catalog.loader import Catalog
 from configurator.engine.evaluate import evaluate
 from configurator.engine.mig.layout import is_base_profile, profile_shares, total_compute_slices
@@ -213,7 +214,7 @@ def cached_cell(
         tuple(c.model_dump_json() for c in node.calibration),
     )  # fmt: skip
     cell = _CACHE.get(key)
-    from_file = isinstance(cls.model, str) and (cls.model.endswith(".json") or "/" in cls.model)
+    from_file = isinstance(cls.model, str) and names_file(cls.model)
     if cell is None or from_file:  # a config.json may change on disk: evaluate it again
         cell = evaluate_cell(cls, k, node, device, plan, catalog, base)
         if len(_CACHE) >= CACHE_LIMIT:

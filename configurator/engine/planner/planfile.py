@@ -12,6 +12,7 @@ import yaml
 
 from configurator.catalog.errors import FileError, Problem
 from configurator.catalog.fileio import atomic_write_text, safe_read_text
+from configurator.catalog.hf_config import names_file
 from configurator.catalog.limits import MAX_PLAN_BYTES
 from configurator.catalog.loader import Catalog, default_catalog
 from configurator.catalog.prices import load_price_list
@@ -43,7 +44,7 @@ def reference_problems(
 
     for i, c in enumerate(plan.classes):
         m = c.model
-        if isinstance(m, str) and not (m.endswith(".json") or "/" in m) and m not in catalog.models:
+        if isinstance(m, str) and not names_file(m) and m not in catalog.models:
             out.append(
                 Problem(
                     f"classes[{i}].model",

@@ -17,8 +17,8 @@ from configurator.engine.memory.states import trained_layout
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
 from configurator.engine.model.result import Compute, MatmulIntensity
-from configurator.engine.model.stack import attention_run
-from configurator.engine.time.steptime import Device, OpRow, job_step, padded_mask, scaled_class, tower_step
+from configurator.engine.model.stack import attention_run, passes_padding_mask
+from configurator.engine.time.steptime import Device, OpRow, job_step, scaled_class, tower_step
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.generation import RLStep, rl_step
 from configurator.engine.time.steptime.ops import attention_groups, routed_share
@@ -206,7 +206,7 @@ def card_device(c: CardSpec, share: float = 1.0, memory_share: float | None = No
 ATTENTION_KERNELS = {"cudnn": ("cuDNN", ""), "flash": ("FlashAttention-2", ""),
                      "efficient": ("memory-efficient", ", every tile, at {ratio:.2f} of FlashAttention-2's rate"),
                      "eager": ("eager", " (s × s matmuls and softmax)")}
-_KERNEL_WORDS = {word: word for word, _ in ATTENTION_KERNELS.values()}
+_KERNEL_WORDS = tuple(word for word, _ in ATTENTION_KERNELS.values())
 
 
 def _kernel_words(kernel: str) -> tuple[str, str]:
@@ -221,10 +221,7 @@ def attention_kernel_word(name: str | None) -> str | None:
     for a model whose layers run two (attention_kernel_label); None without one."""
     if not name:
         return None
-    if name in _KERNEL_WORDS:
-        return _KERNEL_WORDS[name]
-    words = (next((w for label, w in _KERNEL_WORDS.items() if part.startswith(label)), None)
-             for part in name.split("; "))  # fmt: skip
+    words = (next((w for w in _KERNEL_WORDS if part.startswith(w)), None) for part in name.split("; "))
     known = list(dict.fromkeys(w for w in words if w))
     return " and ".join(known) if known else None
 
@@ -396,7 +393,8 @@ def compute(
         op_rows = step.rows
         launch_bound = step.launch_bound
         attention = attention_run(model.architecture, job)  # as job_step timed it (Gemma 2, gpt-oss: stack.py)
-        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length, padded_mask(job))
+        padded = passes_padding_mask(job)
+        attention_kernel = attention_kernel_label(model, attention, device, job.sequence_length, padded)
         seconds: float | None = step.seconds
         achieved = flops / (slowest * 1e12 * step.seconds) if step.seconds else utilization
         matmul_s: float | None

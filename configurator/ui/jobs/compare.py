@@ -118,8 +118,8 @@ class CompareDialog(QDialog):
         for chart in (self.left_chart, self.right_chart):
             if chart.dark != dark:
                 chart.set_dark(dark)
-        if self.other_result is not None and self.other_result.errors:  # the other side's errors, in the new ink
-            self._refresh(self.doc.build, self.doc.result)
+        if hasattr(self, "_right_title"):  # the other side's errors, in the new ink (no evaluation again)
+            self._say_other()
 
     def _card_bar(self) -> QHBoxLayout:
         bar = QHBoxLayout()
@@ -280,15 +280,20 @@ class CompareDialog(QDialog):
         recipe_left = f" · {escape_rich(job)}: {this.label}" if job and this else ""
         recipe_right = f" · {escape_rich(job)}: {other.label}" if job and other else ""
         self.left_title.setText(f"<b>This build:</b> {escape_rich(build.name)}{recipe_left}")  # names are user text
-        # a file naming what the catalog lacks opens (as File › Open does): its errors are said where its side is
+        self._right_title = (
+            f"<b>Other:</b> {escape_rich(self.other.name)}"
+            + (f" ({escape_rich(self.other_path.name)})" if self.other_path else "")
+            + recipe_right
+        )
+        self._say_other()
+
+    def _say_other(self) -> None:
+        """The other side's title, and its errors in the theme's error ink: a file naming what the catalog lacks
+        opens (as File › Open does), and its errors are said where its side is (every one in the tooltip)."""
         errors = self.other_result.errors if self.other_result is not None else []
         said = (f" · <span style='color:{severity_ink(self.right_title, 'error')}'>{len(errors)} "
                 f"error{'s' if len(errors) != 1 else ''}: {escape_rich(errors[0].message)}</span>") if errors else ""
-        self.right_title.setText(
-            f"<b>Other:</b> {escape_rich(self.other.name)}"
-            + (f" ({escape_rich(self.other_path.name)})" if self.other_path else "")
-            + recipe_right + said
-        )
+        self.right_title.setText(self._right_title + said)
         self.right_title.setToolTip("\n".join(c.message for c in errors))
 
     def _fill_table(self) -> None:

@@ -3,7 +3,6 @@ config.json), the import button, and the adapter share of a parameter-count-only
 
 from __future__ import annotations
 
-import difflib
 from functools import partial
 from pathlib import Path
 
@@ -19,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from configurator.catalog.errors import FileError, close_ids
-from configurator.catalog.hf_config import load_hf_config
+from configurator.catalog.errors import FileError, typo_of
+from configurator.catalog.hf_config import load_hf_config, names_file
 from configurator.catalog.models import ModelSpec
 from configurator.engine import Build
 from configurator.engine.model.build import Job, ParamsOnlyModel
@@ -46,23 +45,6 @@ def model_order(spec: ModelSpec) -> tuple[bool, bool, str, int, str]:
     parameter-count-only entries after the real ones."""
     family = spec.family if not spec.is_params_only else None
     return spec.is_params_only, family is None, (family or "").casefold(), spec.total_params or 0, spec.name.casefold()
-
-
-TYPO_RATIO = 0.75  # difflib's similarity from which an unknown id reads as a typo of a catalog id
-
-
-def typo_of(wanted: str, known: list[str]) -> str | None:
-    """The catalog id ``wanted`` is a typo of (the closest, at least TYPO_RATIO alike), or None: the engine's message
-    names looser matches ('no-such-model-7b' -> qwen2.5-vl-7b, sharing '7b'), not one to offer as the fix."""
-    close = close_ids(wanted, known)
-    if close and difflib.SequenceMatcher(None, wanted, close[0]).ratio() >= TYPO_RATIO:
-        return close[0]
-    return None
-
-
-def looks_like_file(text: str) -> bool:
-    """A job model that names a file (a config.json path), not a catalog id."""
-    return text.endswith(".json") or "/" in text or "\\" in text
 
 
 class ModelRows:
@@ -108,7 +90,6 @@ class ModelRows:
         self.missing_label = WrapLabel()  # as tall as its wrapped lines: a QLabel was cut to three of four
         self.missing_label.setObjectName("modelMissingLabel")
         self.missing_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason quotes a path: never markup
-        self.missing_label.setWordWrap(True)
         kit.form.addRow(self.missing_label)  # the whole width, as the trace row's note
         self.locate_button = FittingButton("Locate config.json…", "Locate…")
         self.locate_button.setObjectName("locateButton")
@@ -204,7 +185,7 @@ class ModelRows:
         self.missing_label.setText(missing or "")
         self.recolour()
         kit.form.setRowVisible(self.missing_label, missing is not None)
-        is_file = isinstance(job.model, str) and looks_like_file(job.model)
+        is_file = isinstance(job.model, str) and names_file(job.model)
         kit.form.setRowVisible(self.locate_button, missing is not None and is_file)
         self.suggestion = None
         if missing is not None and not is_file and isinstance(job.model, str):
@@ -245,7 +226,7 @@ class ModelRows:
         m = _PARAMS.match(text)
         if m:
             return ParamsOnlyModel(parameters=float(m.group(1)) * _SCALE[m.group(2).lower()])
-        if looks_like_file(text):
+        if names_file(text):
             try:
                 load_hf_config(text)
             except FileError as exc:

@@ -3,6 +3,8 @@ the chart's public presentation interface (``set_presentation``, ``set_title``, 
 
 from __future__ import annotations
 
+from operator import is_
+
 from PySide6.QtGui import QFontMetrics
 
 from configurator.engine.model.result import BuildResult, CardMemory
@@ -53,6 +55,9 @@ class KioskChart:
         # the dense ticks' type for the drawing's bars, width and tick words (_dense_size): asked once a tick
         self._dense_key: tuple[object, ...] | None = None
         self._dense_answer = (15.0, True)
+        # whether the bars' words drop the unit and the plus, for the drawing's rows and width (_crowding)
+        self._crowd_key: tuple[tuple[CardMemory, ...], tuple[object, ...]] | None = None
+        self._crowd = (False, False)
         chart.set_presentation(self.look)
         chart.set_title(f"Over each bar: {DEFAULT_WORDS}")
         chart.setMinimumHeight(300)
@@ -97,19 +102,31 @@ class KioskChart:
         if self.spec is None and not self._compact(bars, plot_px):
             return None  # the chart's own headroom words
         text = self._words(row, bars)
-        metrics = QFontMetrics(_font(self.point_size(bars, plot_px), True))
-        room = room_px - BAR_WORDS_GAP * self.scale
-        unit = f" {self.unit}"
-        every = [self._words(r, bars) for _, r in self.chart.rows]
-        # the axis names the unit: where any bar's label is wider than its bar, every bar drops it (the MIG
-        # scenario's four '13.3 GB' ran into each other at 1024x768; '7 GB' beside '21' read as two kinds of figure)
-        if max(metrics.horizontalAdvance(t) for t in every) > room:
-            text, every = text.replace(unit, "", 1), [t.replace(unit, "", 1) for t in every]
-        # then the plus of a free figure (the title says "free"), alike: the plan's fourteen bars' '+21' ran into
-        # each other at 1280x800 (under 2 px apart)
-        if text.startswith("+") and max(metrics.horizontalAdvance(t) for t in every) > room:
+        drop_unit, drop_plus = self._crowding(bars, plot_px, room_px)
+        if drop_unit:
+            text = text.replace(f" {self.unit}", "", 1)
+        if drop_plus and text.startswith("+"):
             text = text[1:]
         return text
+
+    def _crowding(self, bars: int, plot_px: float, room_px: float) -> tuple[bool, bool]:
+        """Whether every bar's words drop the unit, then the plus, alike: where any bar's label is wider than its bar
+        (the MIG scenario's four '13.3 GB' ran into each other at 1024x768, the plan's fourteen '+21' at 1280x800;
+        '7 GB' beside '21' read as two kinds of figure). The axis names the unit and the title says "free". Asked
+        once a drawing, not once a bar."""
+        rows = tuple(r for _, r in self.chart.rows)  # held, and compared by identity: a new drawing's rows are new
+        key = (round(room_px, 1), self.scale, self.spec)
+        known = self._crowd_key
+        if known is None or known[1] != key or len(known[0]) != len(rows) or not all(map(is_, known[0], rows)):
+            metrics = QFontMetrics(_font(self.point_size(bars, plot_px), True))
+            room = room_px - BAR_WORDS_GAP * self.scale
+            every = [self._words(r, bars) for _, r in self.chart.rows]
+            drop_unit = max((metrics.horizontalAdvance(t) for t in every), default=0) > room
+            if drop_unit:
+                every = [t.replace(f" {self.unit}", "", 1) for t in every]
+            drop_plus = max((metrics.horizontalAdvance(t) for t in every), default=0) > room
+            self._crowd_key, self._crowd = (rows, key), (drop_unit, drop_plus)
+        return self._crowd
 
     def _words(self, row: CardMemory, bars: int) -> str:
         """A bar's figure in the kiosk's words: the scenario's field, or the headroom (whole GB over eight bars or

@@ -14,7 +14,7 @@ from configurator.engine.memory.precision import TrainedBytes, nf4_bytes
 from configurator.engine.memory.states import Parameters
 from configurator.engine.model.build import Job
 from configurator.engine.model.parallelism import PARALLELISM
-from configurator.engine.model.stack import TRANSFORMERS_STACKS, attention_run, runs_model_dtypes, stack_of
+from configurator.engine.model.stack import attention_run, passes_padding_mask, runs_model_dtypes, stack_of
 from configurator.engine.time.steptime.efficiency import efficiency
 from configurator.engine.time.steptime.ops import (
     OP_CLASSES,
@@ -28,7 +28,7 @@ from configurator.engine.time.steptime.ops import (
 from configurator.engine.time.steptime.vision import tower_class, tower_shape
 
 __all__ = ["OP_CLASSES", "Device", "JobStep", "OpClass", "OpRow", "adapter_compute", "job_shape", "job_step",
-           "optimizer_shards", "padded_mask", "scaled_class", "tower_step", "with_class"]
+           "optimizer_shards", "scaled_class", "tower_step", "with_class"]
 
 
 OpRow = tuple[str, float, float, float, Literal["compute", "memory"]]
@@ -101,15 +101,9 @@ def job_shape(job: Job, *, fp8_base_dequant: bool = False, attention: str | None
         seq=job.sequence_length, batch=job.micro_batch_size, checkpointing=job.gradient_checkpointing,
         full=job.method == "full", rank=0 if job.method == "full" else job.lora.rank, targets=targets,
         dequant_bytes=dequant, loss="chunked" if loss in ("chunked", "fused") else "standard", stack=stack,
-        attention=attention or job.attention, padded=padded_mask(job), adapters=adapter_compute(job),
+        attention=attention or job.attention, padded=passes_padding_mask(job), adapters=adapter_compute(job),
         dropout=job.method != "full" and job.lora.dropout > 0,
     )  # fmt: skip
-
-
-def padded_mask(job: Job) -> bool:
-    """Whether a padded batch's mask reaches SDPA: on a Transformers stack (its masking utilities pass the padding
-    mask); torchtune, LitGPT and torchtitan keep is_causal and pass none (Job.padded_batches says nothing there)."""
-    return job.padded_batches and job.framework in TRANSFORMERS_STACKS
 
 
 def adapter_compute(job: Job) -> str:
